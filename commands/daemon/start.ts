@@ -1,0 +1,83 @@
+import {Command, Flags} from '@oclif/core'
+import {startDetached, isAlive, readRecord, waitReady} from '../../src/daemon/control.js'
+import {DEFAULT_HOST, DEFAULT_PORT, daemonFiles, defaultDbFile} from '../../src/daemon/paths.js'
+import {startServer} from '../../src/daemon/server.js'
+import {SchemaOutOfDateError} from '../../src/store/store.js'
+
+export default class DaemonStart extends Command {
+  static summary = 'Start the placemat daemon (the Placement API on SQLite).'
+  static description =
+    'Serves the OpenStack Placement HTTP API (microversions 1.0 to 1.39). Without --foreground it detaches, ' +
+    'writing a pid file and a log file beside the database.'
+
+  static examples = [
+    '<%= config.bin %> daemon start',
+    '<%= config.bin %> daemon start --foreground --db /tmp/p.db --port 8000 --auth noauth2',
+  ]
+
+  static flags = {
+    foreground: Flags.boolean({description: 'stay in the foreground until SIGTERM or SIGINT'}),
+    db: Flags.string({description: 'SQLite database file', default: defaultDbFile()}),
+    host: Flags.string({description: 'address to listen on', default: DEFAULT_HOST}),
+    port: Flags.integer({description: 'port to listen on (0: any free port)', default: DEFAULT_PORT}),
+    auth: Flags.string({
+      description: 'token: only the admin token in the data directory; noauth2: Placement\'s test auth (token "admin" is admin)',
+      options: ['token', 'noauth2'],
+      default: 'token',
+    }),
+    'cors-origin': Flags.string({description: 'allowed CORS origin (repeatable)', multiple: true}),
+    'cors-allow-headers': Flags.string({description: 'comma separated headers CORS preflights may ask for'}),
+    'max-candidates': Flags.integer({description: 'cap on allocation candidates generated (-1: none)', default: -1}),
+    randomize: Flags.boolean({description: 'shuffle allocation candidates when a limit applies'}),
+    strategy: Flags.string({
+      description: 'candidate generation across trees',
+      options: ['breadth-first', 'depth-first'],
+      default: 'depth-first',
+    }),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(DaemonStart)
+    const hostForUrl = flags.host.includes(':') ? `[${flags.host}]` : flags.host
+    if (!flags.foreground) {
+      const existing = readRecord(flags.db)
+      if (existing && isAlive(existing.pid)) this.error(`a daemon already serves ${flags.db} at ${existing.url} (pid ${existing.pid})`, {exit: 1})
+      const args = process.argv.slice(2).filter((a) => a !== 'daemon' && a !== 'start')
+      if (!args.includes('--db')) args.push('--db', flags.db)
+      const url = `http://${hostForUrl}:${flags.port}`
+      const record = await startDetached(args, flags.db, url)
+      if (!(await waitReady(url, 15000))) {
+        this.error(`the daemon did not answer at ${url}; see ${daemonFiles(flags.db).log}`, {exit: 1})
+      }
+      this.log(`placemat daemon listening on ${url} (pid ${record.pid}, database ${record.db})`)
+      return
+    }
+    let server
+    try {
+      server = await startServer({
+        db: flags.db,
+        host: flags.host,
+        port: flags.port,
+        auth: flags.auth as 'token' | 'noauth2',
+        corsOrigins: flags['cors-origin'],
+        corsAllowHeaders: flags['cors-allow-headers']?.split(',').map((h) => h.trim()).filter(Boolean),
+        candidates: {
+          maxCandidates: flags['max-candidates'],
+          randomize: flags.randomize,
+          strategy: flags.strategy as 'breadth-first' | 'depth-first',
+        },
+      })
+    } catch (err) {
+      if (err instanceof SchemaOutOfDateError) this.error(err.message, {exit: 3})
+      throw err
+    }
+    this.log(`placemat daemon listening on ${server.url} (database ${flags.db}, auth ${flags.auth})`)
+    const stop = async () => {
+      await server.close()
+      process.exit(0)
+    }
+    process.once('SIGTERM', stop)
+    process.once('SIGINT', stop)
+    await new Promise(() => undefined)
+  }
+}

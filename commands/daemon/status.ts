@@ -1,0 +1,22 @@
+import {Command, Flags} from '@oclif/core'
+import {isAlive, readRecord, waitReady} from '../../src/daemon/control.js'
+import {defaultDbFile} from '../../src/daemon/paths.js'
+
+export default class DaemonStatus extends Command {
+  static summary = 'Tell whether a daemon serves a database (exit 0 running, 1 not).'
+  static flags = {
+    db: Flags.string({description: 'SQLite database file', default: defaultDbFile()}),
+    json: Flags.boolean({description: 'print a JSON object'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(DaemonStatus)
+    const record = readRecord(flags.db)
+    const running = Boolean(record && isAlive(record.pid))
+    const answering = running ? await waitReady(record!.url, 2000) : false
+    const status = {running, answering, pid: running ? record!.pid : null, url: running ? record!.url : null, db: flags.db}
+    if (flags.json) this.log(JSON.stringify(status, null, 2))
+    else this.log(running ? `running: pid ${status.pid} at ${status.url} (${answering ? 'answering' : 'not answering'})` : 'not running')
+    if (!running) this.exit(1)
+  }
+}

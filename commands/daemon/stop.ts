@@ -1,0 +1,19 @@
+import {Command, Flags} from '@oclif/core'
+import {isAlive, readRecord, stopDaemon} from '../../src/daemon/control.js'
+import {defaultDbFile} from '../../src/daemon/paths.js'
+
+export default class DaemonStop extends Command {
+  static summary = 'Stop the detached daemon serving a database.'
+  static flags = {db: Flags.string({description: 'SQLite database file', default: defaultDbFile()})}
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(DaemonStop)
+    const record = readRecord(flags.db)
+    if (!record || !isAlive(record.pid)) {
+      this.log('no daemon running')
+      return
+    }
+    if (!(await stopDaemon(record, flags.db))) this.error(`pid ${record.pid} did not stop`, {exit: 1})
+    this.log(`stopped daemon pid ${record.pid}`)
+  }
+}

@@ -1,0 +1,36 @@
+/** Placement's error codes (placement/errors.py), sent in error bodies from microversion 1.23. */
+export const ErrorCode = {
+  DEFAULT: 'placement.undefined_code',
+  INVENTORY_INUSE: 'placement.inventory.inuse',
+  CONCURRENT_UPDATE: 'placement.concurrent_update',
+  DUPLICATE_NAME: 'placement.duplicate_name',
+  PROVIDER_IN_USE: 'placement.resource_provider.inuse',
+  PROVIDER_CANNOT_DELETE_PARENT: 'placement.resource_provider.cannot_delete_parent',
+  PROVIDER_NOT_FOUND: 'placement.resource_provider.not_found',
+  QUERY_DUPLICATE_KEY: 'placement.query.duplicate_key',
+  QUERY_BAD_VALUE: 'placement.query.bad_value',
+  QUERY_MISSING_VALUE: 'placement.query.missing_value',
+} as const
+
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode]
+
+/**
+ * A domain failure that every transport renders the same way: HTTP turns it into
+ * Placement's error body, the CLI into a message and an exit code.
+ */
+export class PlacementError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly code: ErrorCodeValue = ErrorCode.DEFAULT,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail)
+    this.name = 'PlacementError'
+  }
+}
+
+export const badRequest = (detail: string, code: ErrorCodeValue = ErrorCode.DEFAULT) => new PlacementError(400, detail, code)
+export const notFound = (detail: string, code: ErrorCodeValue = ErrorCode.DEFAULT) => new PlacementError(404, detail, code)
+export const conflict = (detail: string, code: ErrorCodeValue = ErrorCode.DEFAULT) => new PlacementError(409, detail, code)
+export const concurrentUpdate = (detail: string) => new PlacementError(409, detail, ErrorCode.CONCURRENT_UPDATE)

@@ -1,0 +1,333 @@
+/**
+ * The in-memory model of a placement database. It is the single source every read is
+ * served from; the store keeps it exact (loaded at start, patched by each committed
+ * write, reloaded when another process commits to the same file).
+ *
+ * Mutations go through the methods below so that the dirty set the store flushes in
+ * the same transaction always matches what changed here.
+ */
+
+export interface Inventory {
+  total: number
+  reserved: number
+  min_unit: number
+  max_unit: number
+  step_size: number
+  allocation_ratio: number
+}
+
+/** Amounts per resource class. */
+export type Amounts = Map<string, number>
+
+export interface Provider {
+  uuid: string
+  name: string
+  generation: number
+  parent: string | null
+  root: string
+  createdAt: number
+  updatedAt: number
+  inventories: Map<string, Inventory>
+  traits: Set<string>
+  aggregates: Set<string>
+  children: Set<string>
+  /** Derived: total used per class over every consumer. */
+  usages: Amounts
+  /** Derived: consumer uuid -> amounts this consumer holds here. */
+  allocations: Map<string, Amounts>
+}
+
+export interface Consumer {
+  uuid: string
+  project: string
+  user: string
+  type: string | null
+  generation: number
+  createdAt: number
+  updatedAt: number
+  /** provider uuid -> amounts */
+  allocations: Map<string, Amounts>
+}
+
+export interface NamedRecord {
+  id: number
+  name: string
+  createdAt: number
+  updatedAt: number
+}
+
+export type ProviderPart = 'row' | 'inventories' | 'traits' | 'aggregates'
+
+/** What a transaction changed, by entity; the store writes exactly this. */
+export class Changes {
+  providers = new Map<string, Set<ProviderPart>>()
+  deletedProviders = new Set<string>()
+  consumers = new Set<string>()
+  deletedConsumers = new Set<string>()
+  classes = new Set<string>()
+  deletedClasses = new Set<string>()
+  traits = new Set<string>()
+  deletedTraits = new Set<string>()
+
+  get empty(): boolean {
+    return (
+      this.providers.size + this.deletedProviders.size + this.consumers.size + this.deletedConsumers.size +
+        this.classes.size + this.deletedClasses.size + this.traits.size + this.deletedTraits.size ===
+      0
+    )
+  }
+}
+
+export const capacityOf = (inv: Inventory): number => Math.floor((inv.total - inv.reserved) * inv.allocation_ratio)
+
+export class State {
+  providers = new Map<string, Provider>()
+  providerByName = new Map<string, Provider>()
+  consumers = new Map<string, Consumer>()
+  classes = new Map<string, NamedRecord>()
+  traits = new Map<string, NamedRecord>()
+  /** aggregate uuid -> member provider uuids */
+  aggregateMembers = new Map<string, Set<string>>()
+  /** Bumped on every committed change; caches key on it. */
+  version = 0
+  /** Set while a transaction runs; null otherwise. */
+  changes: Changes | null = null
+  private nextClassId = 10000
+  private nextTraitId = 1
+
+  setNextIds(classId: number, traitId: number): void {
+    this.nextClassId = Math.max(classId, 10000)
+    this.nextTraitId = traitId
+  }
+
+  // ---- reads -------------------------------------------------------------
+
+  provider(uuid: string): Provider | undefined {
+    return this.providers.get(uuid)
+  }
+
+  /** Every provider in the tree rooted at `uuid` (itself first, then depth-first). */
+  subtree(uuid: string): Provider[] {
+    const out: Provider[] = []
+    const walk = (u: string) => {
+      const p = this.providers.get(u)
+      if (!p) return
+      out.push(p)
+      for (const c of p.children) walk(c)
+    }
+    walk(uuid)
+    return out
+  }
+
+  // ---- mutation primitives (only valid inside a transaction) -------------
+
+  private get tx(): Changes {
+    if (!this.changes) throw new Error('state mutated outside a transaction')
+    return this.changes
+  }
+
+  markProvider(p: Provider, ...parts: ProviderPart[]): void {
+    let set = this.tx.providers.get(p.uuid)
+    if (!set) this.tx.providers.set(p.uuid, (set = new Set()))
+    for (const part of parts) set.add(part)
+  }
+
+  /** Bumps the generation and touches updated_at, as Placement does on every provider write. */
+  bumpProvider(p: Provider, now: number): void {
+    p.generation += 1
+    p.updatedAt = now
+    this.markProvider(p, 'row')
+  }
+
+  addProvider(p: Provider): void {
+    this.providers.set(p.uuid, p)
+    this.providerByName.set(p.name, p)
+    if (p.parent) this.providers.get(p.parent)?.children.add(p.uuid)
+    for (const agg of p.aggregates) this.memberSet(agg).add(p.uuid)
+    this.tx.deletedProviders.delete(p.uuid)
+    this.markProvider(p, 'row', 'inventories', 'traits', 'aggregates')
+  }
+
+  renameProvider(p: Provider, name: string): void {
+    if (this.providerByName.get(p.name) === p) this.providerByName.delete(p.name)
+    p.name = name
+    this.providerByName.set(name, p)
+    this.markProvider(p, 'row')
+  }
+
+  /** Moves `p` under `parent` (or makes it a root), re-rooting its whole subtree. */
+  reparentProvider(p: Provider, parent: Provider | null): void {
+    if (p.parent) this.providers.get(p.parent)?.children.delete(p.uuid)
+    p.parent = parent ? parent.uuid : null
+    if (parent) parent.children.add(p.uuid)
+    const root = parent ? parent.root : p.uuid
+    for (const q of this.subtree(p.uuid)) {
+      if (q.root !== root) {
+        q.root = root
+        this.markProvider(q, 'row')
+      }
+    }
+    this.markProvider(p, 'row')
+  }
+
+  removeProvider(p: Provider): void {
+    this.providers.delete(p.uuid)
+    if (this.providerByName.get(p.name) === p) this.providerByName.delete(p.name)
+    if (p.parent) this.providers.get(p.parent)?.children.delete(p.uuid)
+    for (const agg of p.aggregates) this.dropMember(agg, p.uuid)
+    this.tx.providers.delete(p.uuid)
+    this.tx.deletedProviders.add(p.uuid)
+  }
+
+  setInventory(p: Provider, rc: string, inv: Inventory): void {
+    p.inventories.set(rc, inv)
+    this.markProvider(p, 'inventories')
+  }
+
+  deleteInventory(p: Provider, rc: string): void {
+    p.inventories.delete(rc)
+    this.markProvider(p, 'inventories')
+  }
+
+  setTraits(p: Provider, traits: Iterable<string>): void {
+    p.traits = new Set(traits)
+    this.markProvider(p, 'traits')
+  }
+
+  setAggregates(p: Provider, aggregates: Iterable<string>): void {
+    for (const agg of p.aggregates) this.dropMember(agg, p.uuid)
+    p.aggregates = new Set(aggregates)
+    for (const agg of p.aggregates) this.memberSet(agg).add(p.uuid)
+    this.markProvider(p, 'aggregates')
+  }
+
+  private memberSet(agg: string): Set<string> {
+    let set = this.aggregateMembers.get(agg)
+    if (!set) this.aggregateMembers.set(agg, (set = new Set()))
+    return set
+  }
+
+  private dropMember(agg: string, uuid: string): void {
+    const set = this.aggregateMembers.get(agg)
+    if (!set) return
+    set.delete(uuid)
+    if (set.size === 0) this.aggregateMembers.delete(agg)
+  }
+
+  addConsumer(c: Consumer): void {
+    this.consumers.set(c.uuid, c)
+    this.tx.deletedConsumers.delete(c.uuid)
+    this.tx.consumers.add(c.uuid)
+  }
+
+  markConsumer(c: Consumer): void {
+    this.tx.consumers.add(c.uuid)
+  }
+
+  removeConsumer(c: Consumer): void {
+    this.setAllocations(c, new Map())
+    this.consumers.delete(c.uuid)
+    this.tx.consumers.delete(c.uuid)
+    this.tx.deletedConsumers.add(c.uuid)
+  }
+
+  /** Replaces all of a consumer's allocations, keeping provider usages exact. */
+  setAllocations(c: Consumer, allocations: Map<string, Amounts>): void {
+    for (const [puuid, amounts] of c.allocations) {
+      const p = this.providers.get(puuid)
+      if (!p) continue
+      for (const [rc, used] of amounts) {
+        const left = (p.usages.get(rc) ?? 0) - used
+        if (left > 0) p.usages.set(rc, left)
+        else p.usages.delete(rc)
+      }
+      p.allocations.delete(c.uuid)
+    }
+    c.allocations = allocations
+    for (const [puuid, amounts] of allocations) {
+      const p = this.providers.get(puuid)
+      if (!p) continue
+      for (const [rc, used] of amounts) p.usages.set(rc, (p.usages.get(rc) ?? 0) + used)
+      p.allocations.set(c.uuid, amounts)
+    }
+    this.tx.consumers.add(c.uuid)
+  }
+
+  addClass(name: string, now: number, id?: number): NamedRecord {
+    const rec = {id: id ?? this.nextClassId++, name, createdAt: now, updatedAt: now}
+    if (rec.id >= this.nextClassId) this.nextClassId = rec.id + 1
+    this.classes.set(name, rec)
+    if (this.changes) {
+      this.changes.deletedClasses.delete(name)
+      this.changes.classes.add(name)
+    }
+    return rec
+  }
+
+  /** Renames a class everywhere it is used (inventories and allocations refer to it by name). */
+  renameClass(from: string, to: string, now: number): void {
+    const rec = this.classes.get(from)!
+    this.classes.delete(from)
+    rec.name = to
+    rec.updatedAt = now
+    this.classes.set(to, rec)
+    this.tx.deletedClasses.add(from)
+    this.tx.classes.add(to)
+    const rename = <V>(m: Map<string, V>) => {
+      if (!m.has(from)) return false
+      m.set(to, m.get(from)!)
+      m.delete(from)
+      return true
+    }
+    for (const p of this.providers.values()) {
+      if (rename(p.inventories)) this.markProvider(p, 'inventories')
+      rename(p.usages)
+    }
+    for (const c of this.consumers.values()) {
+      let touched = false
+      for (const amounts of c.allocations.values()) touched = rename(amounts) || touched
+      if (touched) this.tx.consumers.add(c.uuid)
+    }
+  }
+
+  removeClass(name: string): void {
+    this.classes.delete(name)
+    this.tx.classes.delete(name)
+    this.tx.deletedClasses.add(name)
+  }
+
+  addTrait(name: string, now: number, id?: number): NamedRecord {
+    const rec = {id: id ?? this.nextTraitId++, name, createdAt: now, updatedAt: now}
+    if (rec.id >= this.nextTraitId) this.nextTraitId = rec.id + 1
+    this.traits.set(name, rec)
+    if (this.changes) {
+      this.changes.deletedTraits.delete(name)
+      this.changes.traits.add(name)
+    }
+    return rec
+  }
+
+  removeTrait(name: string): void {
+    this.traits.delete(name)
+    this.tx.traits.delete(name)
+    this.tx.deletedTraits.add(name)
+  }
+}
+
+export function newProvider(uuid: string, name: string, parent: Provider | null, now: number): Provider {
+  return {
+    uuid,
+    name,
+    generation: 0,
+    parent: parent ? parent.uuid : null,
+    root: parent ? parent.root : uuid,
+    createdAt: now,
+    updatedAt: now,
+    inventories: new Map(),
+    traits: new Set(),
+    aggregates: new Set(),
+    children: new Set(),
+    usages: new Map(),
+    allocations: new Map(),
+  }
+}

@@ -1,0 +1,69 @@
+import {spawn} from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {daemonFiles} from './paths.js'
+
+const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/run.js')
+
+export interface DaemonRecord {
+  pid: number
+  url: string
+  db: string
+}
+
+export function readRecord(dbFile: string): DaemonRecord | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(daemonFiles(dbFile).pid, 'utf8')) as DaemonRecord
+  } catch {
+    return undefined
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** Polls GET / until it answers 200 or the time runs out. */
+export async function waitReady(url: string, timeoutMs: number): Promise<boolean> {
+  const until = Date.now() + timeoutMs
+  while (Date.now() < until) {
+    try {
+      const res = await fetch(url + '/', {signal: AbortSignal.timeout(1000)})
+      if (res.ok) return true
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return false
+}
+
+/** Starts `placemat daemon start --foreground` detached, its output in the log file. */
+export async function startDetached(args: string[], dbFile: string, url: string): Promise<DaemonRecord> {
+  const files = daemonFiles(dbFile)
+  fs.mkdirSync(files.dir, {recursive: true})
+  const log = fs.openSync(files.log, 'a')
+  const child = spawn(process.execPath, [BIN, 'daemon', 'start', '--foreground', ...args], {
+    detached: true,
+    stdio: ['ignore', log, log],
+  })
+  child.unref()
+  const record = {pid: child.pid!, url, db: path.resolve(dbFile)}
+  fs.writeFileSync(files.pid, JSON.stringify(record) + '\n')
+  return record
+}
+
+export async function stopDaemon(record: DaemonRecord, dbFile: string, timeoutMs = 10000): Promise<boolean> {
+  if (isAlive(record.pid)) process.kill(record.pid, 'SIGTERM')
+  const until = Date.now() + timeoutMs
+  while (isAlive(record.pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 100))
+  const stopped = !isAlive(record.pid)
+  if (stopped) fs.rmSync(daemonFiles(dbFile).pid, {force: true})
+  return stopped
+}

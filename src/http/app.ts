@@ -1,0 +1,233 @@
+import {randomUUID} from 'node:crypto'
+import Fastify, {type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
+import {ErrorCode, PlacementError} from '../core/errors.js'
+import {type AppOptions, type Ctx, type RouteDef} from './context.js'
+import {detailText, errorBody, toPlacementError} from './errors.js'
+import {MAX_VERSION, MIN_VERSION, Version, maxVersionString, minVersionString, negotiate} from './microversion.js'
+import {routes as rootRoutes} from './routes/root.js'
+import {routes as providerRoutes} from './routes/resource-providers.js'
+import {routes as inventoryRoutes} from './routes/inventories.js'
+import {routes as classRoutes} from './routes/resource-classes.js'
+import {routes as traitRoutes} from './routes/traits.js'
+import {routes as aggregateRoutes} from './routes/aggregates.js'
+import {routes as allocationRoutes} from './routes/allocations.js'
+import {routes as usageRoutes} from './routes/usages.js'
+import {routes as candidateRoutes} from './routes/allocation-candidates.js'
+import {routes as reshaperRoutes} from './routes/reshaper.js'
+
+export const PLACEMENT_ROUTES: RouteDef[] = [
+  ...rootRoutes,
+  ...classRoutes,
+  ...providerRoutes,
+  ...inventoryRoutes,
+  ...aggregateRoutes,
+  ...allocationRoutes,
+  ...candidateRoutes,
+  ...traitRoutes,
+  ...usageRoutes,
+  ...reshaperRoutes,
+]
+
+const ALL_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'] as const
+
+/** Sends Placement's error body (or webob's HTML page when the client prefers HTML). */
+function sendError(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  message: string,
+  code: string | null,
+  headers: Record<string, string> = {},
+  versionKnown = true,
+) {
+  const detail = detailText(status, message, req.method)
+  const withCode = versionKnown && req.mv?.gte(23) ? (code ?? ErrorCode.DEFAULT) : null
+  const extra = !versionKnown && status === 406 ? {max_version: maxVersionString(), min_version: minVersionString()} : {}
+  for (const [k, v] of Object.entries(headers)) reply.header(k, v)
+  reply.code(status)
+  if (prefersHtml(req.headers.accept)) {
+    reply.type('text/html; charset=UTF-8')
+    return reply.send(`<html>\n <head>\n  <title>${status}</title>\n </head>\n <body>\n  <h1>${status}</h1>\n  ${escapeHtml(detail)}\n </body>\n</html>`)
+  }
+  reply.type('application/json')
+  return reply.send(errorBody(status, detail, req.requestId, withCode as any, extra))
+}
+
+function prefersHtml(accept: string | undefined): boolean {
+  if (!accept) return false
+  const a = accept.toLowerCase()
+  return a.includes('text/html') && !a.includes('application/json') && !a.includes('*/*')
+}
+
+const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+
+/** True when an Accept header admits application/json (webob's acceptable_offers). */
+function acceptsJson(accept: string | undefined): boolean {
+  if (!accept || accept.trim() === '') return true
+  for (const range of accept.split(',')) {
+    const [type, ...params] = range.trim().toLowerCase().split(';')
+    let q = 1
+    for (const p of params) {
+      const [k, v] = p.trim().split('=')
+      if (k === 'q') q = Number(v)
+    }
+    if (q <= 0) continue
+    if (type === 'application/json' || type === 'application/*' || type === '*/*') return true
+  }
+  return false
+}
+
+function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0].trim().toLowerCase()
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.bodyLimit ?? 16 * 1024 * 1024,
+    exposeHeadRoutes: false,
+    return503OnClosing: false,
+    routerOptions: {ignoreDuplicateSlashes: false, maxParamLength: 1024},
+    // Node's parser refuses a Content-Length that is not a number before any hook runs.
+    clientErrorHandler(err: NodeJS.ErrnoException, socket: import('node:net').Socket) {
+      const invalidLength = err.code === 'HPE_INVALID_CONTENT_LENGTH' || err.code === 'HPE_UNEXPECTED_CONTENT_LENGTH'
+      const detail = invalidLength ? 'content-length header must be an integer' : 'Bad request'
+      const body = JSON.stringify(errorBody(400, detailText(400, detail), `req-${randomUUID()}`, null))
+      if (socket.writable) {
+        socket.end(
+          `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        )
+      }
+    },
+  })
+
+  // Bodies are read raw; handlers parse and validate them so the errors read as Placement's.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', {parseAs: 'string'}, (_req, body, done) => done(null, body))
+
+  app.decorateRequest('mv', null as unknown as Version)
+  app.decorateRequest('requestId', '')
+  app.decorateRequest('isAdmin', false)
+
+  app.addHook('onRequest', async (req, reply) => {
+    req.requestId = `req-${randomUUID()}`
+    reply.header('x-openstack-request-id', req.requestId)
+    const path = req.url.split('?')[0]
+
+    // CORS (only when configured): preflights are answered here, before auth and routing.
+    const origin = req.headers.origin
+    if (options.cors && typeof origin === 'string') {
+      const allowed = options.cors.origins.includes(origin) || options.cors.origins.includes('*')
+      if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
+        reply.header('openstack-api-version', `placement ${MIN_VERSION[0]}.${MIN_VERSION[1]}`)
+        reply.header('vary', 'openstack-api-version')
+        if (allowed) {
+          reply.header('access-control-allow-origin', origin)
+          reply.header('access-control-allow-methods', String(req.headers['access-control-request-method']))
+          const wanted = String(req.headers['access-control-request-headers'] ?? '')
+            .split(',')
+            .map((h) => h.trim().toLowerCase())
+            .filter(Boolean)
+          const ok = wanted.filter((h) => options.cors!.allowHeaders.map((x) => x.toLowerCase()).includes(h))
+          if (ok.length) reply.header('access-control-allow-headers', ok.join(','))
+          reply.header('vary', 'Origin')
+        }
+        return reply.code(200).send()
+      }
+      if (allowed) {
+        reply.header('access-control-allow-origin', origin)
+        reply.header('vary', 'Origin')
+      }
+    }
+
+    const negotiated = negotiate(req.headers['openstack-api-version'])
+    if (!negotiated.ok) {
+      req.mv = new Version(MIN_VERSION[0], MIN_VERSION[1])
+      return sendError(req, reply, negotiated.status, negotiated.detail, null, {}, false)
+    }
+    req.mv = negotiated.version
+    reply.header('openstack-api-version', `placement ${req.mv}`)
+    reply.header('vary', 'openstack-api-version')
+
+    if (path !== '/' && path !== '') {
+      const token = req.headers['x-auth-token']
+      const tokenStr = typeof token === 'string' ? token : undefined
+      if (options.auth === 'trusted') req.isAdmin = true
+      else if (options.auth === 'noauth2') {
+        if (tokenStr === undefined) return sendError(req, reply, 401, 'Authentication required', null)
+        req.isAdmin = tokenStr.split(':')[0] === 'admin'
+      } else {
+        if (tokenStr === undefined || tokenStr !== options.adminToken) {
+          return sendError(req, reply, 401, 'Authentication required', null)
+        }
+        req.isAdmin = true
+      }
+    }
+
+    const clen = req.headers['content-length']
+    if (clen !== undefined && Number(clen) > 0 && !req.headers['content-type']) {
+      return sendError(req, reply, 400, 'content-type header required when content-length > 0', null)
+    }
+  })
+
+  app.setErrorHandler((err, req, reply) => {
+    const pe = toPlacementError(err)
+    if (pe) return sendError(req, reply, pe.status, pe.detail, pe.code, pe.headers)
+    req.log.error(err)
+    return sendError(req, reply, 500, 'An unexpected error occurred.', null)
+  })
+
+  app.setNotFoundHandler((req, reply) => sendError(req, reply, 404, '', null))
+
+  registerRoutes(app, PLACEMENT_ROUTES, options)
+  return app
+}
+
+/** Registers routes and, for each path, a 405 answer (with Allow) for every other method. */
+export function registerRoutes(app: FastifyInstance, defs: RouteDef[], options: AppOptions): void {
+  const byPath = new Map<string, RouteDef[]>()
+  for (const def of defs) {
+    const list = byPath.get(def.url) ?? []
+    list.push(def)
+    byPath.set(def.url, list)
+  }
+  for (const [url, list] of byPath) {
+    for (const def of list) {
+      app.route({
+        method: def.method,
+        url,
+        handler: async (req, reply) => {
+          const ctx: Ctx = {req, reply, mv: req.mv, store: options.store, options, params: req.params as Record<string, string>}
+          if (def.minVersion !== undefined && req.mv.lt(def.minVersion)) throw new PlacementError(404, '')
+          if (def.body && mediaType(req.headers['content-type']) !== 'application/json') {
+            const given = mediaType(req.headers['content-type']) || 'None'
+            throw new PlacementError(415, `The media type ${given} is not supported, use application/json`)
+          }
+          if (def.method === 'GET' && !acceptsJson(req.headers.accept)) {
+            throw new PlacementError(406, 'Only application/json is provided')
+          }
+          if (!req.isAdmin) {
+            throw new PlacementError(403, `Policy does not allow placement:${url} to be performed.`)
+          }
+          const result = await def.handler(ctx)
+          if (reply.sent) return reply
+          if (result === undefined) return reply.send()
+          reply.type('application/json')
+          return reply.send(JSON.stringify(result))
+        },
+      })
+    }
+    const allow = list.map((d) => d.method).join(', ')
+    for (const method of ALL_METHODS) {
+      if (list.some((d) => d.method === method)) continue
+      app.route({
+        method,
+        url,
+        handler: async (req, reply) =>
+          sendError(req, reply, 405, 'The method specified is not allowed for this resource.', null, {allow}),
+      })
+    }
+  }
+}
+
+export const VERSION_RANGE = {min: MIN_VERSION, max: MAX_VERSION}

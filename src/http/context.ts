@@ -1,0 +1,122 @@
+import type {FastifyReply, FastifyRequest} from 'fastify'
+import {PlacementError} from '../core/errors.js'
+import type {Store} from '../store/store.js'
+import {validateSchema} from './jsonschema.js'
+import type {Version} from './microversion.js'
+
+export type AuthMode = 'noauth2' | 'token' | 'trusted'
+
+export interface CandidateOptions {
+  /** Cap on candidates generated before limit applies (Placement's max_allocation_candidates); -1 for none. */
+  maxCandidates?: number
+  /** Shuffle candidates when limited (Placement's randomize_allocation_candidates). */
+  randomize?: boolean
+  /** breadth-first spreads across roots; depth-first fills the first root first. */
+  strategy?: 'breadth-first' | 'depth-first'
+}
+
+export interface AppOptions {
+  store: Store
+  auth: AuthMode
+  /** The only token accepted with auth 'token'. */
+  adminToken?: string
+  cors?: {origins: string[]; allowHeaders: string[]}
+  candidates?: CandidateOptions
+  /** Largest request body accepted, bytes. */
+  bodyLimit?: number
+  logger?: boolean
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    mv: Version
+    requestId: string
+    isAdmin: boolean
+  }
+}
+
+export interface Ctx {
+  req: FastifyRequest
+  reply: FastifyReply
+  mv: Version
+  store: Store
+  options: AppOptions
+  params: Record<string, string>
+}
+
+export interface RouteDef {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  url: string
+  /** Below this 1.x microversion the route answers 404, as Placement's version_handler does. */
+  minVersion?: number
+  /** Handler that returns the JSON body; or sets status on ctx.reply and returns undefined. */
+  handler: (ctx: Ctx) => unknown | Promise<unknown>
+  /** The route reads a JSON body: enforce content-type application/json (415 otherwise). */
+  body?: boolean
+}
+
+/** Parses the raw body as JSON and validates it, with Placement's wording for both failures. */
+export function readJson<T = any>(ctx: Ctx, schema?: object): T {
+  const raw = ctx.req.body
+  let data: unknown
+  try {
+    data = JSON.parse(typeof raw === 'string' ? raw : '')
+  } catch (err) {
+    throw new PlacementError(400, `Malformed JSON: ${pythonJsonError(err as Error, typeof raw === 'string' ? raw : '')}`)
+  }
+  if (schema) {
+    const msg = validateSchema(schema, data)
+    if (msg !== null) throw new PlacementError(400, `JSON does not validate: ${msg}`)
+  }
+  return data as T
+}
+
+function pythonJsonError(err: Error, raw: string): string {
+  if (raw.trim() === '') return 'Expecting value: line 1 column 1 (char 0)'
+  return err.message
+}
+
+/** Every query parameter, each with its values in order. */
+export function queryParams(req: FastifyRequest): Map<string, string[]> {
+  const out = new Map<string, string[]>()
+  const q = req.url.indexOf('?')
+  if (q < 0) return out
+  for (const [k, v] of new URLSearchParams(req.url.slice(q + 1))) {
+    const list = out.get(k)
+    if (list) list.push(v)
+    else out.set(k, [v])
+  }
+  return out
+}
+
+/** Validates the query as Placement does: the schema sees each key's last value. */
+export function validateQuery(params: Map<string, string[]>, schema: object): void {
+  const flat: Record<string, string> = {}
+  for (const [k, v] of params) flat[k] = v[v.length - 1]
+  const msg = validateSchema(schema, flat)
+  if (msg !== null) throw new PlacementError(400, `Invalid query string parameters: ${msg}`)
+}
+
+export const httpDate = (ms: number) => new Date(ms).toUTCString()
+
+/** Sets Last-Modified and Cache-Control as Placement does from microversion 1.15. */
+export function cacheHeaders(ctx: Ctx, lastModifiedMs: number | null = null): void {
+  if (!ctx.mv.gte(15)) return
+  ctx.reply.header('last-modified', httpDate(lastModifiedMs ?? Date.now()))
+  ctx.reply.header('cache-control', 'no-cache')
+}
+
+export const UUID_RE = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/
+
+/** Placement's is_uuid_like: the hex digits of a UUID, dashes optional, any case. */
+export function isUuidLike(value: unknown): value is string {
+  if (typeof value !== 'string') return false
+  const hex = value.replace(/-/g, '')
+  return /^[0-9a-fA-F]{32}$/.test(hex) && UUID_RE.test(value)
+}
+
+/** The canonical form Placement stores: lower case with dashes. */
+export function canonicalUuid(value: string): string {
+  const h = value.replace(/-/g, '').toLowerCase()
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
+}

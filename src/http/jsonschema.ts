@@ -1,0 +1,828 @@
+/**
+ * A small JSON Schema validator that behaves like python-jsonschema 4.10.x
+ * (the version Debian bookworm ships) as OpenStack Placement uses it:
+ *
+ *   jsonschema.validate(instance, schema, format_checker=jsonschema.FormatChecker())
+ *
+ * Facts this mimics (from jsonschema 4.10.3's sources):
+ *  - No "$schema" in Placement's schemas, so `validator_for` picks the latest
+ *    draft, Draft 2020-12: keywords are applied in the schema dict's order,
+ *    "integer" also accepts floats with an integral value, booleans are never
+ *    numbers.
+ *  - `validate` raises `best_match(iter_errors(instance))`: the error with the
+ *    greatest relevance key (-len(path), keyword not in {anyOf, oneOf},
+ *    keyword in STRONG (empty), not error._matches_type()), the first one on
+ *    ties; then, while that error has a context (anyOf/oneOf), the context's
+ *    smallest-keyed error is taken unless the two smallest tie, in which case
+ *    the anyOf/oneOf error itself is kept.
+ *  - `str(ValidationError)`:
+ *        <message>
+ *
+ *        Failed validating <keyword!r> in schema[<relative schema path minus keyword>]:
+ *            <pprint.pformat(schema, width=72)>
+ *
+ *        On instance[<relative instance path>]:
+ *            <pprint.pformat(instance, width=72)>
+ *  - Placement registers its own "uuid" format checker
+ *    (oslo_utils.uuidutils.is_uuid_like), which replaces jsonschema's own.
+ *  - Python `re.search` semantics for "pattern", "patternProperties" and the
+ *    additionalProperties check (unanchored; `$` also matches before a final
+ *    newline).
+ */
+
+type Json = unknown
+type Schema = Record<string, unknown> | boolean
+type PathItem = string | number
+
+/** One validation error, shaped like python-jsonschema's ValidationError. */
+export interface SchemaError {
+  message: string
+  /** The keyword that failed (python: error.validator); null for a `false` schema. */
+  keyword: string | null
+  keywordValue: unknown
+  /** The (sub)instance that failed. */
+  instance: Json
+  /** The (sub)schema holding the keyword. */
+  schema: Schema
+  /** Instance path relative to the parent error (or the root for top-level errors). */
+  path: PathItem[]
+  /** Schema path relative to the parent error, ending with the keyword. */
+  schemaPath: PathItem[]
+  /** Sub-errors of anyOf/oneOf. */
+  context: SchemaError[]
+}
+
+export interface ValidateOptions {
+  /** Check "format" (Placement always passes a FormatChecker). Default true. */
+  formatChecker?: boolean
+}
+
+// ---------------------------------------------------------------------------
+// Python repr / pprint
+// ---------------------------------------------------------------------------
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+
+const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k)
+
+/** Length of a string in code points, as Python's len(). */
+function pyLen(s: string): number {
+  let n = 0
+  for (const _ of s) n++
+  return n
+}
+
+/** Python string ordering (by code point). */
+function pyStrCompare(a: string, b: string): number {
+  const ai = a[Symbol.iterator]()
+  const bi = b[Symbol.iterator]()
+  for (;;) {
+    const x = ai.next()
+    const y = bi.next()
+    if (x.done) return y.done ? 0 : -1
+    if (y.done) return 1
+    const cx = x.value.codePointAt(0)!
+    const cy = y.value.codePointAt(0)!
+    if (cx !== cy) return cx < cy ? -1 : 1
+  }
+}
+
+const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u
+
+function hex(n: number, width: number): string {
+  return n.toString(16).padStart(width, '0')
+}
+
+/** Python's repr() of a str. */
+function pyStrRepr(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'"
+  let out = quote
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!
+    if (ch === quote || ch === '\\') out += '\\' + ch
+    else if (ch === '\t') out += '\\t'
+    else if (ch === '\n') out += '\\n'
+    else if (ch === '\r') out += '\\r'
+    else if (cp < 0x20 || cp === 0x7f) out += '\\x' + hex(cp, 2)
+    else if (cp < 0x7f) out += ch
+    else if (ch !== ' ' && NON_PRINTABLE.test(ch)) {
+      if (cp <= 0xff) out += '\\x' + hex(cp, 2)
+      else if (cp <= 0xffff) out += '\\u' + hex(cp, 4)
+      else out += '\\U' + hex(cp, 8)
+    } else out += ch
+  }
+  return out + quote
+}
+
+/** Python's repr() of a float. */
+function pyFloatRepr(n: number): string {
+  if (Number.isNaN(n)) return 'nan'
+  if (n === Infinity) return 'inf'
+  if (n === -Infinity) return '-inf'
+  if (n === 0) return Object.is(n, -0) ? '-0.0' : '0.0'
+  const sign = n < 0 ? '-' : ''
+  const [mant, expStr] = Math.abs(n).toExponential().split('e')
+  const exp = Number(expStr)
+  const digits = mant.replace('.', '')
+  if (exp < -4 || exp >= 16) {
+    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits
+    const e = Math.abs(exp).toString().padStart(2, '0')
+    return `${sign}${m}e${exp < 0 ? '-' : '+'}${e}`
+  }
+  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`
+  const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, '0')
+  const frac = digits.slice(exp + 1) || '0'
+  return `${sign}${intPart}.${frac}`
+}
+
+/**
+ * Python's repr() of a number parsed from JSON. Python keeps ints and floats
+ * apart; after JSON.parse we cannot, so integral values within the safe
+ * integer range print as ints (1.0 prints as "1") and anything else as a float.
+ */
+function pyNumberRepr(n: number): string {
+  if (Number.isSafeInteger(n)) return String(n)
+  return pyFloatRepr(n)
+}
+
+function reprImpl(value: unknown, sortDicts: boolean): string {
+  if (value === null || value === undefined) return 'None'
+  if (value === true) return 'True'
+  if (value === false) return 'False'
+  if (typeof value === 'number') return pyNumberRepr(value)
+  if (typeof value === 'bigint') return value.toString()
+  if (typeof value === 'string') return pyStrRepr(value)
+  if (Array.isArray(value)) return '[' + value.map((v) => reprImpl(v, sortDicts)).join(', ') + ']'
+  if (isObject(value)) {
+    let keys = Object.keys(value)
+    if (sortDicts) keys = [...keys].sort(pyStrCompare)
+    return '{' + keys.map((k) => `${pyStrRepr(k)}: ${reprImpl(value[k], sortDicts)}`).join(', ') + '}'
+  }
+  return String(value)
+}
+
+/** Python's repr() of a JSON value: 'str', True/False/None, {'a': 1}, [1, 2], 1.5. */
+export function pyRepr(value: unknown): string {
+  return reprImpl(value, false)
+}
+
+/** Python's str.splitlines(keepends=True). */
+function splitLinesKeepEnds(s: string): string[] {
+  const out: string[] = []
+  const re = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/g
+  let last = 0
+  let m: RegExpExecArray | null
+  while ((m = re.exec(s)) !== null) {
+    out.push(s.slice(last, m.index + m[0].length))
+    last = m.index + m[0].length
+  }
+  if (last < s.length) out.push(s.slice(last))
+  return out
+}
+
+/** Python's pprint.pformat(value, width) (indent=1, sort_dicts=True, compact=False). */
+export function pformat(value: unknown, width = 72): string {
+  const out: string[] = []
+  const write = (s: string) => out.push(s)
+
+  const format = (obj: unknown, indent: number, allowance: number, level: number): void => {
+    const rep = reprImpl(obj, true)
+    const maxWidth = width - indent - allowance
+    if (pyLen(rep) > maxWidth) {
+      if (isObject(obj)) return pprintDict(obj, indent, allowance, level + 1)
+      if (Array.isArray(obj)) return pprintList(obj, indent, allowance, level + 1)
+      if (typeof obj === 'string') return pprintStr(obj, indent, allowance, level + 1)
+    }
+    write(rep)
+  }
+
+  const pprintDict = (obj: Record<string, unknown>, indent: number, allowance: number, level: number) => {
+    write('{')
+    const keys = Object.keys(obj).sort(pyStrCompare)
+    if (keys.length) {
+      allowance += 1
+      indent += 1
+      const delimnl = ',\n' + ' '.repeat(indent)
+      keys.forEach((k, i) => {
+        const last = i === keys.length - 1
+        const rep = pyStrRepr(k)
+        write(rep)
+        write(': ')
+        format(obj[k], indent + pyLen(rep) + 2, last ? allowance : 1, level)
+        if (!last) write(delimnl)
+      })
+    }
+    write('}')
+  }
+
+  const pprintList = (obj: unknown[], indent: number, allowance: number, level: number) => {
+    write('[')
+    allowance += 1
+    indent += 1
+    const delimnl = ',\n' + ' '.repeat(indent)
+    obj.forEach((ent, i) => {
+      const last = i === obj.length - 1
+      if (i > 0) write(delimnl)
+      format(ent, indent, last ? allowance : 1, level)
+    })
+    write(']')
+  }
+
+  const pprintStr = (obj: string, indent: number, allowance: number, level: number) => {
+    if (!obj.length) {
+      write(pyStrRepr(obj))
+      return
+    }
+    const chunks: string[] = []
+    const lines = splitLinesKeepEnds(obj)
+    if (level === 1) {
+      indent += 1
+      allowance += 1
+    }
+    const maxWidth = width - indent
+    let maxWidth1 = maxWidth
+    let rep = ''
+    lines.forEach((line, i) => {
+      rep = pyStrRepr(line)
+      const lastLine = i === lines.length - 1
+      if (lastLine) maxWidth1 -= allowance
+      if (pyLen(rep) <= maxWidth1) {
+        chunks.push(rep)
+        return
+      }
+      const parts = line.match(/\S*\s*/gu) ?? ['']
+      parts.pop()
+      let maxWidth2 = maxWidth
+      let current = ''
+      parts.forEach((part, j) => {
+        const candidate = current + part
+        if (j === parts.length - 1 && lastLine) maxWidth2 -= allowance
+        if (pyLen(pyStrRepr(candidate)) > maxWidth2) {
+          if (current) chunks.push(pyStrRepr(current))
+          current = part
+        } else current = candidate
+      })
+      if (current) chunks.push(pyStrRepr(current))
+    })
+    if (chunks.length === 1) {
+      write(rep)
+      return
+    }
+    if (level === 1) write('(')
+    chunks.forEach((c, i) => {
+      if (i > 0) write('\n' + ' '.repeat(indent))
+      write(c)
+    })
+    if (level === 1) write(')')
+  }
+
+  format(value, 0, 0, 0)
+  return out.join('')
+}
+
+// ---------------------------------------------------------------------------
+// Python regular expressions
+// ---------------------------------------------------------------------------
+
+const regexCache = new Map<string, RegExp>()
+
+/**
+ * Compiles a Python `re` pattern into a JS RegExp usable for `re.search`.
+ * Handles the differences that matter for simple patterns: Python's `$`
+ * (without MULTILINE) also matches before a trailing newline, `\Z`, `\A`,
+ * and `(?P<name>...)` groups.
+ */
+export function pyRegex(pattern: string): RegExp {
+  const cached = regexCache.get(pattern)
+  if (cached) return cached
+  let out = ''
+  let inClass = false
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]
+    if (ch === '\\') {
+      const next = pattern[i + 1] ?? ''
+      i++
+      if (!inClass && next === 'Z') out += '$'
+      else if (!inClass && next === 'A') out += '^'
+      else out += '\\' + next
+      continue
+    }
+    if (inClass) {
+      if (ch === ']') inClass = false
+      out += ch
+      continue
+    }
+    if (ch === '[') {
+      inClass = true
+      out += ch
+      // a leading ']' (or '^]') is literal in Python
+      if (pattern[i + 1] === '^') out += pattern[++i]
+      if (pattern[i + 1] === ']') {
+        out += '\\]'
+        i++
+      }
+      continue
+    }
+    if (ch === '$') {
+      out += '(?=\\n?$)'
+      continue
+    }
+    if (ch === '(' && pattern.startsWith('(?P<', i)) {
+      out += '(?<'
+      i += 3
+      continue
+    }
+    out += ch
+  }
+  let re: RegExp
+  try {
+    re = new RegExp(out, 'u')
+  } catch {
+    re = new RegExp(out)
+  }
+  regexCache.set(pattern, re)
+  return re
+}
+
+const reSearch = (pattern: string, s: string) => pyRegex(pattern).test(s)
+
+// ---------------------------------------------------------------------------
+// Types, equality, formats
+// ---------------------------------------------------------------------------
+
+function isType(instance: unknown, type: string): boolean {
+  switch (type) {
+    case 'array':
+      return Array.isArray(instance)
+    case 'boolean':
+      return typeof instance === 'boolean'
+    case 'integer':
+      return (typeof instance === 'number' && Number.isInteger(instance)) || typeof instance === 'bigint'
+    case 'null':
+      return instance === null
+    case 'number':
+      return typeof instance === 'number' || typeof instance === 'bigint'
+    case 'object':
+      return isObject(instance)
+    case 'string':
+      return typeof instance === 'string'
+    default:
+      throw new Error(`Unknown type ${pyStrRepr(type)} for validator`)
+  }
+}
+
+const isNumber = (v: unknown): v is number => typeof v === 'number'
+
+/** jsonschema._utils.equal: Python equality, but booleans never equal numbers. */
+function jsEqual(a: unknown, b: unknown): boolean {
+  if (typeof a === 'string' || typeof b === 'string') return a === b
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => jsEqual(x, b[i]))
+  if (isObject(a) && isObject(b)) {
+    const ka = Object.keys(a)
+    if (ka.length !== Object.keys(b).length) return false
+    return ka.every((k) => hasOwn(b, k) && jsEqual(a[k], b[k]))
+  }
+  if (typeof a === 'boolean' || typeof b === 'boolean') return a === b
+  if (a === undefined) a = null
+  if (b === undefined) b = null
+  return a === b
+}
+
+/** Python's == on JSON values (True == 1, 1 == 1.0). */
+function pyEqual(a: unknown, b: unknown): boolean {
+  const num = (v: unknown) => (typeof v === 'boolean' ? Number(v) : v)
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => pyEqual(x, b[i]))
+  }
+  if (isObject(a) || isObject(b)) {
+    if (!isObject(a) || !isObject(b)) return false
+    const ka = Object.keys(a)
+    if (ka.length !== Object.keys(b).length) return false
+    return ka.every((k) => hasOwn(b, k) && pyEqual(a[k], b[k]))
+  }
+  return num(a ?? null) === num(b ?? null)
+}
+
+/** oslo_utils.uuidutils.is_uuid_like, which Placement registers as the "uuid" format. */
+export function isUuidLike(value: unknown): boolean {
+  if (typeof value !== 'string') return false
+  const stripped = value
+    .replaceAll('urn:', '')
+    .replaceAll('uuid:', '')
+    .replace(/^[{}]+|[{}]+$/g, '')
+    .replaceAll('-', '')
+  return /^[0-9a-fA-F]{32}$/.test(stripped)
+}
+
+const FORMAT_CHECKERS: Record<string, (instance: unknown) => boolean> = {
+  uuid: isUuidLike,
+}
+
+// ---------------------------------------------------------------------------
+// The validator
+// ---------------------------------------------------------------------------
+
+/** Errors whose keyword/instance/schema are still to be filled in by iterErrors (python's _unset). */
+const unset = new WeakSet<SchemaError>()
+
+function mkError(message: string, context: SchemaError[] = []): SchemaError {
+  const err: SchemaError = {message, keyword: null, keywordValue: undefined, instance: undefined, schema: {}, path: [], schemaPath: [], context}
+  unset.add(err)
+  return err
+}
+
+type KeywordFn = (v: Validator, value: any, instance: any, schema: Record<string, unknown>) => SchemaError[]
+
+class Validator {
+  constructor(readonly formats: boolean) {}
+
+  iterErrors(instance: unknown, schema: Schema): SchemaError[] {
+    if (schema === true) return []
+    if (schema === false) {
+      return [
+        {
+          message: `False schema does not allow ${pyRepr(instance)}`,
+          keyword: null,
+          keywordValue: null,
+          instance,
+          schema,
+          path: [],
+          schemaPath: [],
+          context: [],
+        },
+      ]
+    }
+    const out: SchemaError[] = []
+    for (const [k, v] of Object.entries(schema)) {
+      const fn = KEYWORDS[k]
+      if (!fn) continue
+      for (const err of fn(this, v, instance, schema)) {
+        if (unset.has(err)) {
+          unset.delete(err)
+          err.keyword = k
+          err.keywordValue = v
+          err.instance = instance
+          err.schema = schema
+        }
+        if (k !== 'if' && k !== '$ref') err.schemaPath.unshift(k)
+        out.push(err)
+      }
+    }
+    return out
+  }
+
+  descend(instance: unknown, schema: Schema, path?: PathItem, schemaPath?: PathItem): SchemaError[] {
+    const errs = this.iterErrors(instance, schema)
+    for (const err of errs) {
+      if (path !== undefined) err.path.unshift(path)
+      if (schemaPath !== undefined) err.schemaPath.unshift(schemaPath)
+    }
+    return errs
+  }
+
+  isValid(instance: unknown, schema: Schema): boolean {
+    return this.iterErrors(instance, schema).length === 0
+  }
+}
+
+function findAdditionalProperties(instance: Record<string, unknown>, schema: Record<string, unknown>): string[] {
+  const properties = isObject(schema.properties) ? schema.properties : {}
+  const patterns = isObject(schema.patternProperties) ? Object.keys(schema.patternProperties).join('|') : ''
+  return Object.keys(instance).filter((p) => !hasOwn(properties, p) && !(patterns && reSearch(patterns, p)))
+}
+
+const KEYWORDS: Record<string, KeywordFn> = {
+  type(v, types, instance) {
+    const list: string[] = typeof types === 'string' ? [types] : types
+    if (list.some((t) => isType(instance, t))) return []
+    return [mkError(`${pyRepr(instance)} is not of type ${list.map((t) => pyStrRepr(t)).join(', ')}`)]
+  },
+
+  enum(v, enums: unknown[], instance) {
+    // `if instance == 0 or instance == 1`: compare with bools kept apart from numbers,
+    // otherwise plain Python `instance not in enums`.
+    const zeroOrOne = typeof instance === 'boolean' || instance === 0 || instance === 1
+    const found = zeroOrOne ? enums.some((e) => jsEqual(instance, e)) : enums.some((e) => pyEqual(instance, e))
+    return found ? [] : [mkError(`${pyRepr(instance)} is not one of ${pyRepr(enums)}`)]
+  },
+
+  const(v, c, instance) {
+    return jsEqual(instance, c) ? [] : [mkError(`${pyRepr(c)} was expected`)]
+  },
+
+  properties(v, properties: Record<string, Schema>, instance) {
+    if (!isObject(instance)) return []
+    const out: SchemaError[] = []
+    for (const [prop, sub] of Object.entries(properties)) {
+      if (hasOwn(instance, prop)) out.push(...v.descend(instance[prop], sub, prop, prop))
+    }
+    return out
+  },
+
+  patternProperties(v, pp: Record<string, Schema>, instance) {
+    if (!isObject(instance)) return []
+    const out: SchemaError[] = []
+    for (const [pattern, sub] of Object.entries(pp)) {
+      for (const [k, val] of Object.entries(instance)) {
+        if (reSearch(pattern, k)) out.push(...v.descend(val, sub, k, pattern))
+      }
+    }
+    return out
+  },
+
+  additionalProperties(v, aP: Schema, instance, schema) {
+    if (!isObject(instance)) return []
+    const extras = findAdditionalProperties(instance, schema)
+    if (isObject(aP)) return extras.flatMap((extra) => v.descend(instance[extra], aP, extra))
+    if (aP === false && extras.length) {
+      const sorted = [...extras].sort(pyStrCompare)
+      if ('patternProperties' in schema) {
+        const verb = extras.length === 1 ? 'does' : 'do'
+        const joined = sorted.map(pyStrRepr).join(', ')
+        const patterns = Object.keys(schema.patternProperties as object)
+          .sort(pyStrCompare)
+          .map(pyStrRepr)
+          .join(', ')
+        return [mkError(`${joined} ${verb} not match any of the regexes: ${patterns}`)]
+      }
+      const verb = extras.length === 1 ? 'was' : 'were'
+      return [mkError(`Additional properties are not allowed (${sorted.map(pyStrRepr).join(', ')} ${verb} unexpected)`)]
+    }
+    return []
+  },
+
+  propertyNames(v, pn: Schema, instance) {
+    if (!isObject(instance)) return []
+    return Object.keys(instance).flatMap((k) => v.descend(k, pn))
+  },
+
+  required(v, required: string[], instance) {
+    if (!isObject(instance)) return []
+    return required.filter((p) => !hasOwn(instance, p)).map((p) => mkError(`${pyStrRepr(p)} is a required property`))
+  },
+
+  minProperties(v, mP: number, instance) {
+    if (isObject(instance) && Object.keys(instance).length < mP) {
+      return [mkError(`${pyRepr(instance)} does not have enough properties`)]
+    }
+    return []
+  },
+
+  maxProperties(v, mP: number, instance) {
+    if (isObject(instance) && Object.keys(instance).length > mP) {
+      return [mkError(`${pyRepr(instance)} has too many properties`)]
+    }
+    return []
+  },
+
+  prefixItems(v, prefix: Schema[], instance) {
+    if (!Array.isArray(instance)) return []
+    const n = Math.min(prefix.length, instance.length)
+    const out: SchemaError[] = []
+    for (let i = 0; i < n; i++) out.push(...v.descend(instance[i], prefix[i], i, i))
+    return out
+  },
+
+  items(v, items: Schema | Schema[], instance, schema) {
+    if (!Array.isArray(instance)) return []
+    if (Array.isArray(items)) {
+      // draft 4 tuple form, for completeness
+      const out: SchemaError[] = []
+      const n = Math.min(items.length, instance.length)
+      for (let i = 0; i < n; i++) out.push(...v.descend(instance[i], items[i], i, i))
+      return out
+    }
+    const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems.length : 0
+    const total = instance.length
+    if (items === false && total > prefix) return [mkError(`Expected at most ${prefix} items, but found ${total}`)]
+    const out: SchemaError[] = []
+    for (let i = prefix; i < total; i++) out.push(...v.descend(instance[i], items, i))
+    return out
+  },
+
+  minItems(v, mI: number, instance) {
+    return Array.isArray(instance) && instance.length < mI ? [mkError(`${pyRepr(instance)} is too short`)] : []
+  },
+
+  maxItems(v, mI: number, instance) {
+    return Array.isArray(instance) && instance.length > mI ? [mkError(`${pyRepr(instance)} is too long`)] : []
+  },
+
+  uniqueItems(v, uI: boolean, instance) {
+    if (!uI || !Array.isArray(instance)) return []
+    for (let i = 0; i < instance.length; i++) {
+      for (let j = 0; j < i; j++) {
+        if (jsEqual(instance[i], instance[j])) return [mkError(`${pyRepr(instance)} has non-unique elements`)]
+      }
+    }
+    return []
+  },
+
+  pattern(v, patrn: string, instance) {
+    if (typeof instance === 'string' && !reSearch(patrn, instance)) {
+      return [mkError(`${pyRepr(instance)} does not match ${pyStrRepr(patrn)}`)]
+    }
+    return []
+  },
+
+  format(v, format: string, instance) {
+    if (!v.formats) return []
+    const check = FORMAT_CHECKERS[format]
+    if (!check || check(instance)) return []
+    return [mkError(`${pyRepr(instance)} is not a ${pyStrRepr(format)}`)]
+  },
+
+  minLength(v, mL: number, instance) {
+    return typeof instance === 'string' && pyLen(instance) < mL ? [mkError(`${pyRepr(instance)} is too short`)] : []
+  },
+
+  maxLength(v, mL: number, instance) {
+    return typeof instance === 'string' && pyLen(instance) > mL ? [mkError(`${pyRepr(instance)} is too long`)] : []
+  },
+
+  minimum(v, minimum: number, instance) {
+    if (isNumber(instance) && instance < minimum) {
+      return [mkError(`${pyRepr(instance)} is less than the minimum of ${pyRepr(minimum)}`)]
+    }
+    return []
+  },
+
+  maximum(v, maximum: number, instance) {
+    if (isNumber(instance) && instance > maximum) {
+      return [mkError(`${pyRepr(instance)} is greater than the maximum of ${pyRepr(maximum)}`)]
+    }
+    return []
+  },
+
+  exclusiveMinimum(v, minimum: number, instance) {
+    if (isNumber(instance) && instance <= minimum) {
+      return [mkError(`${pyRepr(instance)} is less than or equal to the minimum of ${pyRepr(minimum)}`)]
+    }
+    return []
+  },
+
+  exclusiveMaximum(v, maximum: number, instance) {
+    if (isNumber(instance) && instance >= maximum) {
+      return [mkError(`${pyRepr(instance)} is greater than or equal to the maximum of ${pyRepr(maximum)}`)]
+    }
+    return []
+  },
+
+  multipleOf(v, dB: number, instance) {
+    if (!isNumber(instance)) return []
+    const q = instance / dB
+    if (Number.isInteger(dB) ? instance % dB !== 0 : !Number.isInteger(q)) {
+      return [mkError(`${pyRepr(instance)} is not a multiple of ${pyRepr(dB)}`)]
+    }
+    return []
+  },
+
+  allOf(v, allOf: Schema[], instance) {
+    return allOf.flatMap((sub, i) => v.descend(instance, sub, undefined, i))
+  },
+
+  anyOf(v, anyOf: Schema[], instance) {
+    const all: SchemaError[] = []
+    for (let i = 0; i < anyOf.length; i++) {
+      const errs = v.descend(instance, anyOf[i], undefined, i)
+      if (!errs.length) return []
+      all.push(...errs)
+    }
+    return [mkError(`${pyRepr(instance)} is not valid under any of the given schemas`, all)]
+  },
+
+  oneOf(v, oneOf: Schema[], instance) {
+    const all: SchemaError[] = []
+    let firstValid = -1
+    for (let i = 0; i < oneOf.length; i++) {
+      const errs = v.descend(instance, oneOf[i], undefined, i)
+      if (!errs.length) {
+        firstValid = i
+        break
+      }
+      all.push(...errs)
+    }
+    const out: SchemaError[] = []
+    if (firstValid < 0) {
+      out.push(mkError(`${pyRepr(instance)} is not valid under any of the given schemas`, all))
+      return out
+    }
+    const more = oneOf.slice(firstValid + 1).filter((s) => v.isValid(instance, s))
+    if (more.length) {
+      more.push(oneOf[firstValid])
+      out.push(mkError(`${pyRepr(instance)} is valid under each of ${more.map((s) => pyRepr(s)).join(', ')}`))
+    }
+    return out
+  },
+
+  not(v, notSchema: Schema, instance) {
+    if (v.isValid(instance, notSchema)) {
+      return [mkError(`${pyRepr(instance)} should not be valid under ${pyRepr(notSchema)}`)]
+    }
+    return []
+  },
+
+  if(v, ifSchema: Schema, instance, schema) {
+    if (v.isValid(instance, ifSchema)) {
+      return 'then' in schema ? v.descend(instance, schema.then as Schema, undefined, 'then') : []
+    }
+    return 'else' in schema ? v.descend(instance, schema.else as Schema, undefined, 'else') : []
+  },
+}
+
+// ---------------------------------------------------------------------------
+// best_match
+// ---------------------------------------------------------------------------
+
+const WEAK = new Set(['anyOf', 'oneOf'])
+
+function matchesType(err: SchemaError): boolean {
+  if (!isObject(err.schema) || !('type' in err.schema)) return false
+  const t = err.schema.type
+  try {
+    if (typeof t === 'string') return isType(err.instance, t)
+    if (Array.isArray(t)) return t.some((x) => isType(err.instance, String(x)))
+  } catch {
+    return false
+  }
+  return false
+}
+
+/** jsonschema.exceptions.relevance, as a tuple of numbers (bigger is more relevant). */
+function relevance(err: SchemaError): number[] {
+  return [-err.path.length, WEAK.has(err.keyword ?? '') ? 0 : 1, 0, matchesType(err) ? 0 : 1]
+}
+
+function cmpKey(a: number[], b: number[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1
+  return 0
+}
+
+/** jsonschema.exceptions.best_match (4.10.3). */
+export function bestMatch(errors: SchemaError[]): SchemaError | null {
+  if (!errors.length) return null
+  let best = errors[0]
+  let bestKey = relevance(best)
+  for (const e of errors.slice(1)) {
+    const k = relevance(e)
+    if (cmpKey(k, bestKey) > 0) {
+      best = e
+      bestKey = k
+    }
+  }
+  while (best.context.length) {
+    // heapq.nsmallest(2, ...) is stable: the first two in (key, position) order
+    const sorted = best.context
+      .map((e, i) => ({e, i, k: relevance(e)}))
+      .sort((a, b) => cmpKey(a.k, b.k) || a.i - b.i)
+    if (sorted.length >= 2 && cmpKey(sorted[0].k, sorted[1].k) === 0) return best
+    best = sorted[0].e
+  }
+  return best
+}
+
+function formatAsIndex(container: string, indices: PathItem[]): string {
+  if (!indices.length) return container
+  return `${container}[${indices.map((i) => (typeof i === 'number' ? String(i) : pyStrRepr(i))).join('][')}]`
+}
+
+const indentLines = (text: string) =>
+  text
+    .split('\n')
+    .map((l) => (l.trim() ? '    ' + l : l))
+    .join('\n')
+
+/** str(ValidationError) as python-jsonschema 4.10 renders it. */
+export function formatError(err: SchemaError): string {
+  const schemaPath = formatAsIndex('schema', err.schemaPath.slice(0, -1))
+  const instancePath = formatAsIndex('instance', err.path)
+  const keyword = err.keyword === null ? 'None' : pyStrRepr(err.keyword)
+  return (
+    `${err.message}\n\n` +
+    `Failed validating ${keyword} in ${schemaPath}:\n` +
+    `${indentLines(pformat(err.schema, 72))}\n\n` +
+    `On ${instancePath}:\n` +
+    `${indentLines(pformat(err.instance, 72))}`
+  ).trimEnd()
+}
+
+/** Every error python-jsonschema's iter_errors would yield, in the same order. */
+export function iterErrors(schema: object | boolean, instance: unknown, options: ValidateOptions = {}): SchemaError[] {
+  const errs = new Validator(options.formatChecker ?? true).iterErrors(instance, schema as Schema)
+  return errs
+}
+
+/** The error `jsonschema.validate` would raise, or null when the instance is valid. */
+export function validationError(schema: object | boolean, instance: unknown, options: ValidateOptions = {}): SchemaError | null {
+  return bestMatch(iterErrors(schema, instance, options))
+}
+
+/**
+ * Validates like `jsonschema.validate(instance, schema, format_checker=FormatChecker())`
+ * with Placement's uuid checker: null when valid, else `str(ValidationError)`.
+ */
+export function validateSchema(schema: object, instance: unknown, options: ValidateOptions = {}): string | null {
+  const err = validationError(schema, instance, options)
+  return err ? formatError(err) : null
+}

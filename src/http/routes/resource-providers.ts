@@ -1,0 +1,70 @@
+import {createProvider, deleteProvider, getProvider, updateProvider} from '../../core/providers.js'
+import {listProviders} from '../../core/provider-list.js'
+import {canonicalUuid, cacheHeaders, queryParams, readJson, validateQuery, type RouteDef} from '../context.js'
+import {lastModifiedOf, providerUrl, renderProvider} from '../render.js'
+import * as S from '../schemas.js'
+
+export const routes: RouteDef[] = [
+  {
+    method: 'GET',
+    url: '/resource_providers',
+    async handler(ctx) {
+      const params = queryParams(ctx.req)
+      validateQuery(params, S.providerListQuerySchema(ctx.mv))
+      const state = await ctx.store.refresh()
+      const providers = listProviders(state, params, ctx.mv)
+      cacheHeaders(ctx, lastModifiedOf(providers))
+      return {resource_providers: providers.map((p) => renderProvider(p, ctx.mv))}
+    },
+  },
+  {
+    method: 'POST',
+    url: '/resource_providers',
+    body: true,
+    async handler(ctx) {
+      const data = readJson(ctx, ctx.mv.gte(14) ? S.POST_RESOURCE_PROVIDER_1_14 : S.POST_RESOURCE_PROVIDER_1_0)
+      if (data.uuid) data.uuid = canonicalUuid(data.uuid)
+      const p = await ctx.store.write((s, now) => createProvider(s, now, data))
+      ctx.reply.header('location', providerUrl(p.uuid))
+      if (ctx.mv.gte(20)) {
+        cacheHeaders(ctx, p.updatedAt)
+        return renderProvider(p, ctx.mv)
+      }
+      ctx.reply.code(201)
+      return undefined
+    },
+  },
+  {
+    method: 'GET',
+    url: '/resource_providers/:uuid',
+    async handler(ctx) {
+      const state = await ctx.store.refresh()
+      const p = getProvider(state, ctx.params.uuid)
+      cacheHeaders(ctx, p.updatedAt)
+      return renderProvider(p, ctx.mv)
+    },
+  },
+  {
+    method: 'PUT',
+    url: '/resource_providers/:uuid',
+    body: true,
+    async handler(ctx) {
+      await ctx.store.refresh().then((s) => getProvider(s, ctx.params.uuid))
+      const data = readJson(ctx, ctx.mv.gte(14) ? S.PUT_RESOURCE_PROVIDER_1_14 : S.PUT_RESOURCE_PROVIDER_1_0)
+      const p = await ctx.store.write((s, now) =>
+        updateProvider(s, now, ctx.params.uuid, data, {allowReparenting: ctx.mv.gte(37)}),
+      )
+      cacheHeaders(ctx, p.updatedAt)
+      return renderProvider(p, ctx.mv)
+    },
+  },
+  {
+    method: 'DELETE',
+    url: '/resource_providers/:uuid',
+    async handler(ctx) {
+      await ctx.store.write((s) => deleteProvider(s, ctx.params.uuid))
+      ctx.reply.code(204)
+      return undefined
+    },
+  },
+]

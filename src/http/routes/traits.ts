@@ -1,0 +1,3 @@
+import type {RouteDef} from '../context.js'
+
+export const routes: RouteDef[] = []

@@ -1,0 +1,126 @@
+import {Kysely, Migration, sql} from 'kysely'
+
+/** Row types of the database, as kysely sees them. Times are epoch milliseconds. */
+export interface Database {
+  resource_classes: {id: number; name: string; created_at: number; updated_at: number}
+  traits: {id: number; name: string; created_at: number; updated_at: number}
+  resource_providers: {
+    uuid: string
+    name: string
+    generation: number
+    parent_uuid: string | null
+    root_uuid: string
+    created_at: number
+    updated_at: number
+  }
+  inventories: {
+    provider_uuid: string
+    resource_class: string
+    total: number
+    reserved: number
+    min_unit: number
+    max_unit: number
+    step_size: number
+    allocation_ratio: number
+  }
+  provider_traits: {provider_uuid: string; trait: string}
+  provider_aggregates: {provider_uuid: string; aggregate_uuid: string}
+  consumers: {
+    uuid: string
+    project_id: string
+    user_id: string
+    consumer_type: string | null
+    generation: number
+    created_at: number
+    updated_at: number
+  }
+  allocations: {consumer_uuid: string; provider_uuid: string; resource_class: string; used: number}
+  placemat_meta: {key: string; value: string}
+}
+
+/**
+ * Schema migrations, in order. The map is static so a bundled build carries them;
+ * new migrations are appended with the next number and never edited once released.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001_initial': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('resource_classes')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('name', 'varchar(255)', (c) => c.notNull().unique())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createTable('traits')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('name', 'varchar(255)', (c) => c.notNull().unique())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createTable('resource_providers')
+        .addColumn('uuid', 'varchar(36)', (c) => c.primaryKey())
+        .addColumn('name', 'varchar(200)', (c) => c.notNull().unique())
+        .addColumn('generation', 'integer', (c) => c.notNull())
+        .addColumn('parent_uuid', 'varchar(36)')
+        .addColumn('root_uuid', 'varchar(36)', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute()
+      await db.schema.createIndex('resource_providers_root').on('resource_providers').column('root_uuid').execute()
+      await db.schema
+        .createTable('inventories')
+        .addColumn('provider_uuid', 'varchar(36)', (c) => c.notNull())
+        .addColumn('resource_class', 'varchar(255)', (c) => c.notNull())
+        .addColumn('total', 'integer', (c) => c.notNull())
+        .addColumn('reserved', 'integer', (c) => c.notNull())
+        .addColumn('min_unit', 'integer', (c) => c.notNull())
+        .addColumn('max_unit', 'integer', (c) => c.notNull())
+        .addColumn('step_size', 'integer', (c) => c.notNull())
+        .addColumn('allocation_ratio', 'double precision', (c) => c.notNull())
+        .addPrimaryKeyConstraint('inventories_pk', ['provider_uuid', 'resource_class'])
+        .execute()
+      await db.schema
+        .createTable('provider_traits')
+        .addColumn('provider_uuid', 'varchar(36)', (c) => c.notNull())
+        .addColumn('trait', 'varchar(255)', (c) => c.notNull())
+        .addPrimaryKeyConstraint('provider_traits_pk', ['provider_uuid', 'trait'])
+        .execute()
+      await db.schema
+        .createTable('provider_aggregates')
+        .addColumn('provider_uuid', 'varchar(36)', (c) => c.notNull())
+        .addColumn('aggregate_uuid', 'varchar(36)', (c) => c.notNull())
+        .addPrimaryKeyConstraint('provider_aggregates_pk', ['provider_uuid', 'aggregate_uuid'])
+        .execute()
+      await db.schema
+        .createTable('consumers')
+        .addColumn('uuid', 'varchar(36)', (c) => c.primaryKey())
+        .addColumn('project_id', 'varchar(255)', (c) => c.notNull())
+        .addColumn('user_id', 'varchar(255)', (c) => c.notNull())
+        .addColumn('consumer_type', 'varchar(255)')
+        .addColumn('generation', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createTable('allocations')
+        .addColumn('consumer_uuid', 'varchar(36)', (c) => c.notNull())
+        .addColumn('provider_uuid', 'varchar(36)', (c) => c.notNull())
+        .addColumn('resource_class', 'varchar(255)', (c) => c.notNull())
+        .addColumn('used', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('allocations_pk', ['consumer_uuid', 'provider_uuid', 'resource_class'])
+        .execute()
+      await db.schema.createIndex('allocations_provider').on('allocations').column('provider_uuid').execute()
+      await db.schema
+        .createTable('placemat_meta')
+        .addColumn('key', 'varchar(255)', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .execute()
+      await sql`select 1`.execute(db)
+    },
+  },
+}
+
+export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1)!

@@ -1,0 +1,364 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import SQLite from 'better-sqlite3'
+import {Kysely, Migrator, SqliteDialect, sql, type Transaction, type MigrationProvider} from 'kysely'
+import {Changes, State, newProvider, type Consumer} from '../core/state.js'
+import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../core/standard.js'
+import {migrations, LATEST_MIGRATION, type Database} from './schema.js'
+
+export class SchemaOutOfDateError extends Error {
+  constructor(
+    readonly file: string,
+    readonly pending: string[],
+  ) {
+    super(
+      `database ${file} has schema migrations pending (${pending.join(', ')}); ` +
+        `run \`placemat db upgrade --db ${file}\` first`,
+    )
+    this.name = 'SchemaOutOfDateError'
+  }
+}
+
+const staticMigrations: MigrationProvider = {getMigrations: async () => migrations}
+
+export interface OpenOptions {
+  /** Create the schema on a new file, or run pending migrations (default: true for new files only). */
+  migrate?: boolean
+  readonly?: boolean
+  /** How long a writer waits for another process's lock, ms. */
+  busyTimeoutMs?: number
+}
+
+/**
+ * The persistent store: a kysely database plus the in-memory State it keeps exact.
+ * Writes run `fn` on the State inside one database transaction (BEGIN IMMEDIATE on
+ * SQLite, so the write lock is held before anything is read), then write exactly what
+ * `fn` changed. Another process's commits are noticed through PRAGMA data_version and
+ * trigger a reload before the next read or write.
+ */
+export class Store {
+  readonly state = new State()
+  private dataVersion = -1
+  private closed = false
+
+  private constructor(
+    readonly file: string,
+    readonly db: Kysely<Database>,
+    private readonly raw: SQLite.Database,
+  ) {}
+
+  static async open(file: string, options: OpenOptions = {}): Promise<Store> {
+    const isNew = file === ':memory:' || !fs.existsSync(file) || fs.statSync(file).size === 0
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), {recursive: true})
+    const raw = new SQLite(file, {readonly: options.readonly ?? false})
+    raw.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10000}`)
+    if (!options.readonly) {
+      raw.pragma('journal_mode = WAL')
+      raw.pragma('synchronous = NORMAL')
+    }
+    const db = new Kysely<Database>({dialect: new SqliteDialect({database: raw})})
+    const store = new Store(file, db, raw)
+    try {
+      const pending = await store.pendingMigrations()
+      if (pending.length > 0) {
+        if (!(options.migrate ?? isNew)) throw new SchemaOutOfDateError(file, pending)
+        await store.migrate()
+      }
+      if (!options.readonly) await store.ensureStandard()
+      await store.reload()
+    } catch (err) {
+      await db.destroy()
+      throw err
+    }
+    return store
+  }
+
+  async pendingMigrations(): Promise<string[]> {
+    const migrator = new Migrator({db: this.db, provider: staticMigrations})
+    const all = await migrator.getMigrations()
+    return all.filter((m) => !m.executedAt).map((m) => m.name)
+  }
+
+  async migrate(): Promise<string[]> {
+    const migrator = new Migrator({db: this.db, provider: staticMigrations})
+    const {error, results} = await migrator.migrateToLatest()
+    if (error) throw error
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
+  }
+
+  get schemaVersion(): string {
+    return LATEST_MIGRATION
+  }
+
+  /** Inserts any standard resource class or trait the database lacks. */
+  private async ensureStandard(): Promise<void> {
+    const now = Date.now()
+    await this.db.transaction().execute(async (trx) => {
+      const classes = new Set((await trx.selectFrom('resource_classes').select('name').execute()).map((r) => r.name))
+      const missingClasses = STANDARD_RESOURCE_CLASSES.map((name, id) => ({id, name})).filter((c) => !classes.has(c.name))
+      for (const c of missingClasses) {
+        await trx.insertInto('resource_classes').values({...c, created_at: now, updated_at: now}).execute()
+      }
+      const traits = new Set((await trx.selectFrom('traits').select('name').execute()).map((r) => r.name))
+      const missingTraits = STANDARD_TRAITS.filter((t) => !traits.has(t))
+      if (missingTraits.length > 0) {
+        const maxId = (await trx.selectFrom('traits').select(sql<number>`coalesce(max(id), 0)`.as('m')).executeTakeFirst())?.m ?? 0
+        let id = maxId + 1
+        for (const name of missingTraits) {
+          await trx.insertInto('traits').values({id: id++, name, created_at: now, updated_at: now}).execute()
+        }
+      }
+    })
+  }
+
+  /** Rebuilds the State from the database. */
+  async reload(): Promise<void> {
+    await this.loadInto(this.db)
+    this.dataVersion = this.readDataVersion()
+  }
+
+  private readDataVersion(): number {
+    return this.raw.pragma('data_version', {simple: true}) as number
+  }
+
+  private async loadInto(db: Kysely<Database> | Transaction<Database>): Promise<void> {
+    const s = this.state
+    s.providers.clear()
+    s.providerByName.clear()
+    s.consumers.clear()
+    s.classes.clear()
+    s.traits.clear()
+    s.aggregateMembers.clear()
+    const [classes, traits, providers, inventories, ptraits, paggs, consumers, allocations] = await Promise.all([
+      db.selectFrom('resource_classes').selectAll().orderBy('id').execute(),
+      db.selectFrom('traits').selectAll().orderBy('id').execute(),
+      db.selectFrom('resource_providers').selectAll().execute(),
+      db.selectFrom('inventories').selectAll().execute(),
+      db.selectFrom('provider_traits').selectAll().execute(),
+      db.selectFrom('provider_aggregates').selectAll().execute(),
+      db.selectFrom('consumers').selectAll().execute(),
+      db.selectFrom('allocations').selectAll().execute(),
+    ])
+    for (const c of classes) s.classes.set(c.name, {id: c.id, name: c.name, createdAt: c.created_at, updatedAt: c.updated_at})
+    s.setNextIds(classes.reduce((m, c) => Math.max(m, c.id + 1), 10000), traits.reduce((m, t) => Math.max(m, t.id + 1), 1))
+    for (const t of traits) s.traits.set(t.name, {id: t.id, name: t.name, createdAt: t.created_at, updatedAt: t.updated_at})
+    for (const r of providers) {
+      const p = newProvider(r.uuid, r.name, null, r.created_at)
+      p.generation = r.generation
+      p.parent = r.parent_uuid
+      p.root = r.root_uuid
+      p.updatedAt = r.updated_at
+      s.providers.set(p.uuid, p)
+      s.providerByName.set(p.name, p)
+    }
+    for (const p of s.providers.values()) if (p.parent) s.providers.get(p.parent)?.children.add(p.uuid)
+    for (const r of inventories) {
+      s.providers.get(r.provider_uuid)?.inventories.set(r.resource_class, {
+        total: r.total,
+        reserved: r.reserved,
+        min_unit: r.min_unit,
+        max_unit: r.max_unit,
+        step_size: r.step_size,
+        allocation_ratio: r.allocation_ratio,
+      })
+    }
+    for (const r of ptraits) s.providers.get(r.provider_uuid)?.traits.add(r.trait)
+    for (const r of paggs) {
+      const p = s.providers.get(r.provider_uuid)
+      if (!p) continue
+      p.aggregates.add(r.aggregate_uuid)
+      let set = s.aggregateMembers.get(r.aggregate_uuid)
+      if (!set) s.aggregateMembers.set(r.aggregate_uuid, (set = new Set()))
+      set.add(p.uuid)
+    }
+    for (const r of consumers) {
+      const c: Consumer = {
+        uuid: r.uuid,
+        project: r.project_id,
+        user: r.user_id,
+        type: r.consumer_type,
+        generation: r.generation,
+        createdAt: r.created_at,
+        updatedAt: r.updated_at,
+        allocations: new Map(),
+      }
+      s.consumers.set(c.uuid, c)
+    }
+    for (const r of allocations) {
+      const c = s.consumers.get(r.consumer_uuid)
+      const p = s.providers.get(r.provider_uuid)
+      if (!c || !p) continue
+      let amounts = c.allocations.get(p.uuid)
+      if (!amounts) {
+        c.allocations.set(p.uuid, (amounts = new Map()))
+        p.allocations.set(c.uuid, amounts)
+      }
+      amounts.set(r.resource_class, r.used)
+      p.usages.set(r.resource_class, (p.usages.get(r.resource_class) ?? 0) + r.used)
+    }
+    s.version += 1
+  }
+
+  /** Makes the State current with what other processes committed. Call before serving a read. */
+  async refresh(): Promise<State> {
+    // Waits for any write of ours in flight: kysely hands out the one connection in turn.
+    await this.db.connection().execute(async () => {
+      if (this.readDataVersion() !== this.dataVersion) await this.reload()
+    })
+    return this.state
+  }
+
+  /** Serves a read from the current State without waiting on a database round trip when nothing changed. */
+  read<T>(fn: (state: State) => T): Promise<T> {
+    return this.refresh().then(fn)
+  }
+
+  /**
+   * Runs `fn` against the State inside one write transaction and persists what it changed.
+   * If `fn` throws, nothing is written; if it had already changed the State, the State is
+   * reloaded from the database so memory never holds what the file does not.
+   */
+  async write<T>(fn: (state: State, now: number) => T): Promise<T> {
+    if (this.closed) throw new Error('store is closed')
+    return this.db.connection().execute(async (conn) => {
+      await sql`begin immediate`.execute(conn)
+      let result: T
+      const changes = new Changes()
+      try {
+        if (this.readDataVersion() !== this.dataVersion) await this.loadInto(conn)
+        this.state.changes = changes
+        try {
+          result = fn(this.state, Date.now())
+        } finally {
+          this.state.changes = null
+        }
+        if (!changes.empty) await this.flush(conn, changes)
+        await sql`commit`.execute(conn)
+      } catch (err) {
+        await sql`rollback`.execute(conn).catch(() => undefined)
+        if (!changes.empty) await this.loadInto(conn)
+        this.dataVersion = this.readDataVersion()
+        throw err
+      }
+      this.dataVersion = this.readDataVersion()
+      if (!changes.empty) this.state.version += 1
+      return result
+    })
+  }
+
+  private async flush(db: Kysely<Database>, ch: Changes): Promise<void> {
+    const s = this.state
+    for (const uuid of ch.deletedProviders) {
+      await db.deleteFrom('resource_providers').where('uuid', '=', uuid).execute()
+      await db.deleteFrom('inventories').where('provider_uuid', '=', uuid).execute()
+      await db.deleteFrom('provider_traits').where('provider_uuid', '=', uuid).execute()
+      await db.deleteFrom('provider_aggregates').where('provider_uuid', '=', uuid).execute()
+      await db.deleteFrom('allocations').where('provider_uuid', '=', uuid).execute()
+    }
+    for (const uuid of ch.deletedConsumers) {
+      await db.deleteFrom('consumers').where('uuid', '=', uuid).execute()
+      await db.deleteFrom('allocations').where('consumer_uuid', '=', uuid).execute()
+    }
+    for (const name of ch.deletedClasses) await db.deleteFrom('resource_classes').where('name', '=', name).execute()
+    for (const name of ch.deletedTraits) {
+      await db.deleteFrom('traits').where('name', '=', name).execute()
+      await db.deleteFrom('provider_traits').where('trait', '=', name).execute()
+    }
+    for (const name of ch.classes) {
+      const c = s.classes.get(name)!
+      await db
+        .insertInto('resource_classes')
+        .values({id: c.id, name: c.name, created_at: c.createdAt, updated_at: c.updatedAt})
+        .onConflict((oc) => oc.column('id').doUpdateSet({name: c.name, updated_at: c.updatedAt}))
+        .execute()
+    }
+    for (const name of ch.traits) {
+      const t = s.traits.get(name)!
+      await db
+        .insertInto('traits')
+        .values({id: t.id, name: t.name, created_at: t.createdAt, updated_at: t.updatedAt})
+        .onConflict((oc) => oc.column('id').doUpdateSet({name: t.name, updated_at: t.updatedAt}))
+        .execute()
+    }
+    for (const [uuid, parts] of ch.providers) {
+      const p = s.providers.get(uuid)
+      if (!p) continue
+      if (parts.has('row')) {
+        const row = {
+          uuid,
+          name: p.name,
+          generation: p.generation,
+          parent_uuid: p.parent,
+          root_uuid: p.root,
+          created_at: p.createdAt,
+          updated_at: p.updatedAt,
+        }
+        await db
+          .insertInto('resource_providers')
+          .values(row)
+          .onConflict((oc) =>
+            oc.column('uuid').doUpdateSet({
+              name: row.name,
+              generation: row.generation,
+              parent_uuid: row.parent_uuid,
+              root_uuid: row.root_uuid,
+              updated_at: row.updated_at,
+            }),
+          )
+          .execute()
+      }
+      if (parts.has('inventories')) {
+        await db.deleteFrom('inventories').where('provider_uuid', '=', uuid).execute()
+        const rows = [...p.inventories].map(([rc, inv]) => ({provider_uuid: uuid, resource_class: rc, ...inv}))
+        if (rows.length) await db.insertInto('inventories').values(rows).execute()
+      }
+      if (parts.has('traits')) {
+        await db.deleteFrom('provider_traits').where('provider_uuid', '=', uuid).execute()
+        const rows = [...p.traits].map((trait) => ({provider_uuid: uuid, trait}))
+        if (rows.length) await db.insertInto('provider_traits').values(rows).execute()
+      }
+      if (parts.has('aggregates')) {
+        await db.deleteFrom('provider_aggregates').where('provider_uuid', '=', uuid).execute()
+        const rows = [...p.aggregates].map((aggregate_uuid) => ({provider_uuid: uuid, aggregate_uuid}))
+        if (rows.length) await db.insertInto('provider_aggregates').values(rows).execute()
+      }
+    }
+    for (const uuid of ch.consumers) {
+      const c = s.consumers.get(uuid)
+      if (!c) continue
+      await db
+        .insertInto('consumers')
+        .values({
+          uuid,
+          project_id: c.project,
+          user_id: c.user,
+          consumer_type: c.type,
+          generation: c.generation,
+          created_at: c.createdAt,
+          updated_at: c.updatedAt,
+        })
+        .onConflict((oc) =>
+          oc.column('uuid').doUpdateSet({
+            project_id: c.project,
+            user_id: c.user,
+            consumer_type: c.type,
+            generation: c.generation,
+            updated_at: c.updatedAt,
+          }),
+        )
+        .execute()
+      await db.deleteFrom('allocations').where('consumer_uuid', '=', uuid).execute()
+      const rows = []
+      for (const [provider_uuid, amounts] of c.allocations) {
+        for (const [resource_class, used] of amounts) rows.push({consumer_uuid: uuid, provider_uuid, resource_class, used})
+      }
+      if (rows.length) await db.insertInto('allocations').values(rows).execute()
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await this.db.destroy()
+  }
+}
