@@ -49,8 +49,8 @@ function sendError(
     reply.type('text/html; charset=UTF-8')
     return reply.send(`<html>\n <head>\n  <title>${status}</title>\n </head>\n <body>\n  <h1>${status}</h1>\n  ${escapeHtml(detail)}\n </body>\n</html>`)
   }
-  reply.type('application/json')
-  return reply.send(errorBody(status, detail, req.requestId, withCode as any, extra))
+  reply.header('content-type', 'application/json')
+  return reply.send(JSON.stringify(errorBody(status, detail, req.requestId, withCode as any, extra)))
 }
 
 function prefersHtml(accept: string | undefined): boolean {
@@ -170,6 +170,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   })
 
+  // Placement sends a bare application/json content type; fastify would add a charset.
+  app.addHook('onSend', async (_req, reply, payload) => {
+    const type = reply.getHeader('content-type')
+    if (typeof type === 'string' && type.startsWith('application/json')) reply.header('content-type', 'application/json')
+    return payload
+  })
+
   app.setErrorHandler((err, req, reply) => {
     const pe = toPlacementError(err)
     if (pe) return sendError(req, reply, pe.status, pe.detail, pe.code, pe.headers)
@@ -206,13 +213,13 @@ export function registerRoutes(app: FastifyInstance, defs: RouteDef[], options: 
           if (def.method === 'GET' && !acceptsJson(req.headers.accept)) {
             throw new PlacementError(406, 'Only application/json is provided')
           }
-          if (!req.isAdmin) {
+          if (!def.public && !req.isAdmin) {
             throw new PlacementError(403, `Policy does not allow placement:${url} to be performed.`)
           }
           const result = await def.handler(ctx)
           if (reply.sent) return reply
           if (result === undefined) return reply.send()
-          reply.type('application/json')
+          reply.header('content-type', 'application/json')
           return reply.send(JSON.stringify(result))
         },
       })

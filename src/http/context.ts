@@ -53,6 +53,8 @@ export interface RouteDef {
   handler: (ctx: Ctx) => unknown | Promise<unknown>
   /** The route reads a JSON body: enforce content-type application/json (415 otherwise). */
   body?: boolean
+  /** Served without a token or admin role (the version document). */
+  public?: boolean
 }
 
 /** Parses the raw body as JSON and validates it, with Placement's wording for both failures. */

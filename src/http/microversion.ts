@@ -29,7 +29,7 @@ export const maxVersionString = () => `${MAX_VERSION[0]}.${MAX_VERSION[1]}`
 
 export type Negotiated = {ok: true; version: Version} | {ok: false; status: 400 | 406; detail: string}
 
-const VERSION_RE = /^([1-9]\d*)\.([1-9]\d*|0)$/
+const VERSION_RE = /^(\d+)\.(\d+)$/
 
 /**
  * Picks the requested version from the header value(s), as microversion_parse does:

@@ -10,7 +10,7 @@ export const routes: RouteDef[] = [
     url: '/resource_providers',
     async handler(ctx) {
       const params = queryParams(ctx.req)
-      validateQuery(params, S.providerListQuerySchema(ctx.mv))
+      validateQuery(params, S.resourceProvidersGetQuerySchema(ctx.mv))
       const state = await ctx.store.refresh()
       const providers = listProviders(state, params, ctx.mv)
       cacheHeaders(ctx, lastModifiedOf(providers))
@@ -22,7 +22,7 @@ export const routes: RouteDef[] = [
     url: '/resource_providers',
     body: true,
     async handler(ctx) {
-      const data = readJson(ctx, ctx.mv.gte(14) ? S.POST_RESOURCE_PROVIDER_1_14 : S.POST_RESOURCE_PROVIDER_1_0)
+      const data = readJson(ctx, S.resourceProviderPostSchema(ctx.mv))
       if (data.uuid) data.uuid = canonicalUuid(data.uuid)
       const p = await ctx.store.write((s, now) => createProvider(s, now, data))
       ctx.reply.header('location', providerUrl(p.uuid))
@@ -50,7 +50,7 @@ export const routes: RouteDef[] = [
     body: true,
     async handler(ctx) {
       await ctx.store.refresh().then((s) => getProvider(s, ctx.params.uuid))
-      const data = readJson(ctx, ctx.mv.gte(14) ? S.PUT_RESOURCE_PROVIDER_1_14 : S.PUT_RESOURCE_PROVIDER_1_0)
+      const data = readJson(ctx, S.resourceProviderPutSchema(ctx.mv))
       const p = await ctx.store.write((s, now) =>
         updateProvider(s, now, ctx.params.uuid, data, {allowReparenting: ctx.mv.gte(37)}),
       )

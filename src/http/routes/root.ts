@@ -5,6 +5,7 @@ export const routes: RouteDef[] = [
   {
     method: 'GET',
     url: '/',
+    public: true,
     handler(ctx) {
       cacheHeaders(ctx)
       return {
