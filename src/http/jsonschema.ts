@@ -384,9 +384,7 @@ function jsEqual(a: unknown, b: unknown): boolean {
     return ka.every((k) => hasOwn(b, k) && jsEqual(a[k], b[k]))
   }
   if (typeof a === 'boolean' || typeof b === 'boolean') return a === b
-  if (a === undefined) a = null
-  if (b === undefined) b = null
-  return a === b
+  return (a ?? null) === (b ?? null)
 }
 
 /** Python's == on JSON values (True == 1, 1 == 1.0). */

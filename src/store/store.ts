@@ -202,8 +202,11 @@ export class Store {
   /** Makes the State current with what other processes committed. Call before serving a read. */
   async refresh(): Promise<State> {
     // Waits for any write of ours in flight: kysely hands out the one connection in turn.
-    await this.db.connection().execute(async () => {
-      if (this.readDataVersion() !== this.dataVersion) await this.reload()
+    await this.db.connection().execute(async (conn) => {
+      if (this.readDataVersion() !== this.dataVersion) {
+        await this.loadInto(conn)
+        this.dataVersion = this.readDataVersion()
+      }
     })
     return this.state
   }
