@@ -17,7 +17,9 @@ const STATUS: Record<number, [title: string, explanation: string]> = {
 export const statusTitle = (status: number): string => STATUS[status]?.[0] ?? 'Error'
 
 /** The detail text as Placement renders it: webob's explanation, a blank line, then the message. */
-export function detailText(status: number, message: string, method?: string): string {
+export function detailText(status: number, rawMessage: string, method?: string): string {
+  // webob's strip_tags: newlines become spaces and anything tag-like goes.
+  const message = rawMessage.replace(/\n/g, ' ').replace(/\r/g, '').replace(/<[\s\S]*?>/g, '')
   if (status === 405) return `The method ${method} is not allowed for this resource.\n\n ${message}  `
   const explanation = STATUS[status]?.[1] ?? ''
   return message ? `${explanation}\n\n ${message}  ` : `${explanation}\n\n   `

@@ -1,0 +1,52 @@
+import {Flags} from '@oclif/core'
+import {PlacematCommand, type Column} from '../../src/cli/base.js'
+
+interface ProviderRow {
+  uuid: string
+  name: string
+  generation: number
+  parent_provider_uuid?: string | null
+  root_provider_uuid?: string
+}
+
+export default class ProviderList extends PlacematCommand {
+  static summary = 'List resource providers, filtered as GET /resource_providers filters.'
+  static examples = [
+    '<%= config.bin %> provider list',
+    '<%= config.bin %> provider list --resources VCPU:4,MEMORY_MB:8192 --required HW_CPU_X86_AVX2 --json',
+    '<%= config.bin %> provider list --in-tree $ROOT -c uuid,name',
+  ]
+
+  static flags = {
+    name: Flags.string({description: 'exact name'}),
+    uuid: Flags.string({description: 'exact uuid'}),
+    'member-of': Flags.string({description: 'aggregate filter: UUID, in:A,B or !UUID (repeatable: AND)', multiple: true}),
+    resources: Flags.string({description: 'capacity filter, e.g. VCPU:2,MEMORY_MB:1024'}),
+    required: Flags.string({description: 'traits: T1,!T2 or in:T1,T2 (repeatable)', multiple: true}),
+    'in-tree': Flags.string({description: 'providers in the tree of this provider'}),
+  }
+
+  static columns: Column<ProviderRow>[] = [
+    {key: 'uuid'},
+    {key: 'name'},
+    {key: 'generation', align: 'right'},
+    {key: 'parent', get: (r) => r.parent_provider_uuid ?? ''},
+    {key: 'root', get: (r) => r.root_provider_uuid ?? ''},
+  ]
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(ProviderList)
+    const client = await this.client()
+    const body = await client.get('/resource_providers', {
+      query: {
+        name: flags.name,
+        uuid: flags.uuid,
+        member_of: flags['member-of'],
+        resources: flags.resources,
+        required: flags.required,
+        in_tree: flags['in-tree'],
+      },
+    })
+    this.output(body, body.resource_providers as ProviderRow[], ProviderList.columns)
+  }
+}

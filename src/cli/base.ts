@@ -1,0 +1,136 @@
+import fs from 'node:fs'
+import {Command, Flags, Errors, type Interfaces} from '@oclif/core'
+import {ApiError, PlacementClient, UnreachableError} from '../client/client.js'
+import {HttpTransport, LocalTransport} from '../client/transports.js'
+import {readRecord} from '../daemon/control.js'
+import {DEFAULT_HOST, DEFAULT_PORT, defaultDbFile, readAdminToken} from '../daemon/paths.js'
+import {SchemaOutOfDateError} from '../store/store.js'
+import {serialize, table, type Column, type Format} from './output.js'
+
+/** Exit codes every command keeps (documented in the README). */
+export const ExitCode = {
+  OK: 0,
+  ERROR: 1,
+  USAGE: 2,
+  NOT_FOUND: 3,
+  CONFLICT: 4,
+  UNREACHABLE: 5,
+  BAD_REQUEST: 6,
+} as const
+
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof PlacematCommand)['baseFlags'] & T['flags']>
+
+/**
+ * The base of every command that talks to placement: resolves the transport
+ * (--url, --db, env, or the local daemon), renders output, and turns failures
+ * into one line on stderr with a stable exit code.
+ */
+export abstract class PlacematCommand extends Command {
+  static baseFlags = {
+    url: Flags.string({
+      description: 'Placement endpoint: a placemat daemon or any OpenStack Placement (env PLACEMAT_URL)',
+      helpGroup: 'CONNECTION',
+      exclusive: ['db'],
+    }),
+    db: Flags.string({
+      description: 'work on this SQLite file directly, no daemon needed (env PLACEMAT_DB)',
+      helpGroup: 'CONNECTION',
+    }),
+    token: Flags.string({
+      description: 'auth token (env PLACEMAT_TOKEN or OS_TOKEN; the local daemon\'s own is found by itself)',
+      helpGroup: 'CONNECTION',
+    }),
+    json: Flags.boolean({description: 'print JSON', helpGroup: 'OUTPUT', exclusive: ['yaml']}),
+    yaml: Flags.boolean({description: 'print YAML', helpGroup: 'OUTPUT'}),
+    columns: Flags.string({char: 'c', description: 'comma separated columns to show in tables', helpGroup: 'OUTPUT'}),
+  }
+
+  protected base!: {url?: string; db?: string; token?: string; json: boolean; yaml: boolean; columns?: string}
+  private clientPromise?: Promise<PlacementClient>
+
+  async init(): Promise<void> {
+    await super.init()
+    const {flags} = await this.parse(this.ctor as any)
+    this.base = flags as any
+  }
+
+  get format(): Format {
+    return this.base.json ? 'json' : this.base.yaml ? 'yaml' : 'table'
+  }
+
+  /** The client for this invocation, opened on first use. */
+  client(): Promise<PlacementClient> {
+    this.clientPromise ??= this.openClient()
+    return this.clientPromise
+  }
+
+  private async openClient(): Promise<PlacementClient> {
+    const url = this.base.url ?? (this.base.db ? undefined : process.env.PLACEMAT_URL)
+    const db = this.base.db ?? (url ? undefined : process.env.PLACEMAT_DB)
+    if (db) {
+      if (!fs.existsSync(db)) throw new Errors.CLIError(`no database file at ${db}`, {exit: ExitCode.NOT_FOUND})
+      return new PlacementClient(await LocalTransport.open(db))
+    }
+    const token = this.base.token ?? process.env.PLACEMAT_TOKEN ?? process.env.OS_TOKEN
+    if (url) return new PlacementClient(new HttpTransport(url, token))
+    // The local daemon: its pid record says where it listens; its admin token sits beside its database.
+    const dbFile = defaultDbFile()
+    const record = readRecord(dbFile)
+    const localUrl = record?.url ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`
+    return new PlacementClient(new HttpTransport(localUrl, token ?? readAdminToken(dbFile)), 'latest')
+  }
+
+  /** Prints data as JSON/YAML when asked, else as a table of `columns` (or via `human`). */
+  output<T>(data: unknown, rows: T[], columns: Column<T>[]): void {
+    if (this.format !== 'table') {
+      this.log(serialize(data, this.format))
+      return
+    }
+    const only = this.base.columns?.split(',').map((c) => c.trim()).filter(Boolean)
+    try {
+      this.log(table(rows, columns, only))
+    } catch (err) {
+      this.error((err as Error).message, {exit: ExitCode.USAGE})
+    }
+  }
+
+  /** Prints a record (JSON/YAML) or key: value lines. */
+  outputRecord(data: Record<string, unknown>): void {
+    if (this.format !== 'table') {
+      this.log(serialize(data, this.format))
+      return
+    }
+    const width = Math.max(...Object.keys(data).map((k) => k.length))
+    for (const [k, v] of Object.entries(data)) {
+      const text = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)
+      this.log(`${k.padEnd(width)}  ${text}`)
+    }
+  }
+
+  protected async catch(err: Error & {exitCode?: number}): Promise<any> {
+    if (err instanceof ApiError) {
+      const exit =
+        err.status === 404 ? ExitCode.NOT_FOUND : err.status === 409 ? ExitCode.CONFLICT : err.status === 400 ? ExitCode.BAD_REQUEST : ExitCode.ERROR
+      const code = err.code && err.code !== 'placement.undefined_code' ? ` [${err.code}]` : ''
+      return this.fail(`${err.status}${code}: ${err.detail}`, exit)
+    }
+    if (err instanceof UnreachableError) {
+      const hint = this.base?.url || process.env.PLACEMAT_URL ? '' : '; start one with `placemat daemon start`, or work on a file with --db FILE'
+      return this.fail(`${err.message}${hint}`, ExitCode.UNREACHABLE)
+    }
+    if (err instanceof SchemaOutOfDateError) return this.fail(err.message, ExitCode.ERROR)
+    return super.catch(err)
+  }
+
+  private fail(message: string, exit: number): never {
+    process.stderr.write(`placemat: ${message}\n`)
+    this.exit(exit)
+  }
+
+  protected async finally(err: Error | undefined): Promise<any> {
+    if (this.clientPromise) await (await this.clientPromise.catch(() => undefined))?.close()
+    return super.finally(err)
+  }
+}
+
+export type {Column}

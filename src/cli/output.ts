@@ -1,0 +1,55 @@
+import {Chalk} from 'chalk'
+import YAML from 'yaml'
+
+export type Format = 'table' | 'json' | 'yaml'
+
+export interface Column<T> {
+  key: string
+  header?: string
+  get?: (row: T) => unknown
+  align?: 'left' | 'right'
+}
+
+/** Color only for a terminal, and never when NO_COLOR is set. */
+export function colorEnabled(stream: NodeJS.WriteStream = process.stdout): boolean {
+  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') return false
+  if (process.env.FORCE_COLOR) return true
+  return Boolean(stream.isTTY)
+}
+
+export const chalkFor = (stream: NodeJS.WriteStream = process.stdout) => new Chalk({level: colorEnabled(stream) ? 1 : 0})
+
+const cell = (v: unknown): string => {
+  if (v === null || v === undefined) return ''
+  if (Array.isArray(v)) return v.join(',')
+  if (typeof v === 'object') return JSON.stringify(v)
+  return String(v)
+}
+
+// Width on screen, without ANSI color codes.
+const visible = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '').length
+
+/** Renders rows as an aligned text table; `only` picks and orders columns by key. */
+export function table<T>(rows: T[], columns: Column<T>[], only?: string[]): string {
+  const chalk = chalkFor()
+  let cols = columns
+  if (only?.length) {
+    const unknown = only.filter((k) => !columns.some((c) => c.key === k))
+    if (unknown.length) throw new Error(`unknown column(s): ${unknown.join(', ')}; choose from ${columns.map((c) => c.key).join(', ')}`)
+    cols = only.map((k) => columns.find((c) => c.key === k)!)
+  }
+  const headers = cols.map((c) => (c.header ?? c.key).toUpperCase())
+  const body = rows.map((r) => cols.map((c) => cell(c.get ? c.get(r) : (r as any)[c.key])))
+  const widths = headers.map((h, i) => Math.max(visible(h), ...body.map((b) => visible(b[i]))))
+  const pad = (s: string, i: number) => {
+    const fill = ' '.repeat(widths[i] - visible(s))
+    return cols[i].align === 'right' ? fill + s : s + fill
+  }
+  const lines = [headers.map((h, i) => chalk.bold(pad(h, i))).join('  ').trimEnd()]
+  for (const b of body) lines.push(b.map((s, i) => pad(s, i)).join('  ').trimEnd())
+  return lines.join('\n')
+}
+
+export function serialize(data: unknown, format: 'json' | 'yaml'): string {
+  return format === 'json' ? JSON.stringify(data, null, 2) : YAML.stringify(data).trimEnd()
+}
