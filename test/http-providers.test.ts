@@ -84,7 +84,7 @@ describe('resource providers', () => {
     expect(created.body).toMatchObject({uuid: PARENT, generation: 0, root_provider_uuid: PARENT, parent_provider_uuid: null})
     const old = await api.call('POST', '/resource_providers', {name: 'cn2'}, {'openstack-api-version': 'placement 1.19'})
     expect(old.status).toBe(201)
-    expect(old.headers.location).toMatch(/^\/resource_providers\//)
+    expect(old.headers.location).toMatch(/\/resource_providers\/[0-9a-f-]{36}$/)
     const dup = await api.call('POST', '/resource_providers', {name: 'cn1'})
     expect(dup.status).toBe(409)
     expect(dup.body.errors[0].code).toBe('placement.duplicate_name')

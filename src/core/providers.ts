@@ -4,7 +4,7 @@ import {newProvider, type Provider, type State} from './state.js'
 
 export function getProvider(s: State, uuid: string): Provider {
   const p = s.providers.get(uuid)
-  if (!p) throw notFound(`No resource provider with uuid ${uuid} found`, ErrorCode.PROVIDER_NOT_FOUND)
+  if (!p) throw notFound(`No resource provider with uuid ${uuid} found`)
   return p
 }
 

@@ -78,7 +78,7 @@ export class Changes {
   }
 }
 
-export const capacityOf = (inv: Inventory): number => Math.floor((inv.total - inv.reserved) * inv.allocation_ratio)
+export const capacityOf = (inv: Inventory): number => Math.trunc((inv.total - inv.reserved) * inv.allocation_ratio)
 
 export class State {
   providers = new Map<string, Provider>()

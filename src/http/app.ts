@@ -210,7 +210,7 @@ export function registerRoutes(app: FastifyInstance, defs: RouteDef[], options: 
             const given = mediaType(req.headers['content-type']) || 'None'
             throw new PlacementError(415, `The media type ${given} is not supported, use application/json`)
           }
-          if (def.method === 'GET' && !acceptsJson(req.headers.accept)) {
+          if (def.method === 'GET' && !def.anyAccept && !acceptsJson(req.headers.accept)) {
             throw new PlacementError(406, 'Only application/json is provided')
           }
           if (!def.public && !req.isAdmin) {

@@ -53,6 +53,8 @@ export interface RouteDef {
   handler: (ctx: Ctx) => unknown | Promise<unknown>
   /** The route reads a JSON body: enforce content-type application/json (415 otherwise). */
   body?: boolean
+  /** Skip the Accept check (Placement does not check it on every GET). */
+  anyAccept?: boolean
   /** Served without a token or admin role (the version document). */
   public?: boolean
 }
@@ -97,6 +99,13 @@ export function validateQuery(params: Map<string, string[]>, schema: object): vo
   for (const [k, v] of params) flat[k] = v[v.length - 1]
   const msg = validateSchema(schema, flat)
   if (msg !== null) throw new PlacementError(400, `Invalid query string parameters: ${msg}`)
+}
+
+/** An absolute URL for a Location header, as webob makes them. */
+export function absoluteUrl(ctx: Ctx, path: string): string {
+  const host = ctx.req.headers.host
+  if (!host) return path
+  return `${ctx.req.protocol}://${host}${path}`
 }
 
 export const httpDate = (ms: number) => new Date(ms).toUTCString()

@@ -1,3 +1,169 @@
-import type {RouteDef} from '../context.js'
+import {
+  consumerAllocations,
+  deleteAllocations,
+  postAllocationErrors,
+  putAllocationErrors,
+  writeAllocations,
+  NULL_CONSUMER_TYPE_ALIAS,
+  type ConsumerWrite,
+} from '../../core/allocations.js'
+import {badRequest, notFound} from '../../core/errors.js'
+import type {Consumer, Provider, State} from '../../core/state.js'
+import {cacheHeaders, readJson, type Ctx, type RouteDef} from '../context.js'
+import {isUuidLike} from '../jsonschema.js'
+import type {Version} from '../microversion.js'
+import * as S from '../schemas.js'
 
-export const routes: RouteDef[] = []
+/** str(uuid.UUID(value)) for a value oslo's is_uuid_like accepted. */
+function pythonUuidStr(value: string): string {
+  const h = value
+    .replaceAll('urn:', '')
+    .replaceAll('uuid:', '')
+    .replace(/^[{}]+|[{}]+$/g, '')
+    .replaceAll('-', '')
+    .toLowerCase()
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
+}
+
+type Resources = Record<string, number>
+
+interface DictAllocations {
+  [rpUuid: string]: {resources: Resources; generation?: number}
+}
+
+interface ConsumerBody {
+  allocations: DictAllocations
+  project_id?: string
+  user_id?: string
+  consumer_generation?: number | null
+  consumer_type?: string
+  mappings?: unknown
+}
+
+function toAmounts(allocations: DictAllocations): Map<string, Map<string, number>> {
+  const out = new Map<string, Map<string, number>>()
+  for (const [rp, entry] of Object.entries(allocations)) out.set(rp, new Map(Object.entries(entry.resources)))
+  return out
+}
+
+function toWrite(uuid: string, body: ConsumerBody, mv: Version): ConsumerWrite {
+  return {
+    uuid,
+    allocations: toAmounts(body.allocations),
+    project: body.project_id ?? null,
+    user: body.user_id ?? null,
+    generation: mv.gte(28) ? (body.consumer_generation ?? null) : undefined,
+    type: mv.gte(38) ? body.consumer_type : undefined,
+  }
+}
+
+/** Newest write of any consumer holding something on `p` (allocation rows are only ever inserted). */
+function providerAllocationsModified(s: State, p: Provider): number | null {
+  let max: number | null = null
+  for (const cu of p.allocations.keys()) {
+    const c = s.consumers.get(cu)
+    if (c && (max === null || c.updatedAt > max)) max = c.updatedAt
+  }
+  return max
+}
+
+function renderConsumerAllocations(s: State, c: Consumer | null, mv: Version) {
+  const allocations: Record<string, {resources: Resources; generation: number}> = {}
+  if (!c) return {allocations}
+  for (const [rpUuid, amounts] of c.allocations) {
+    const p = s.providers.get(rpUuid)
+    if (!p) continue
+    allocations[rpUuid] = {resources: Object.fromEntries(amounts), generation: p.generation}
+  }
+  const out: Record<string, unknown> = {allocations}
+  if (mv.gte(12)) {
+    out.project_id = c.project
+    out.user_id = c.user
+    if (mv.gte(28)) out.consumer_generation = c.generation
+    if (mv.gte(38)) out.consumer_type = c.type ?? NULL_CONSUMER_TYPE_ALIAS
+  }
+  return out
+}
+
+async function putAllocations(ctx: Ctx) {
+  const raw = ctx.params.consumer_uuid
+  if (!isUuidLike(raw)) throw badRequest(`Malformed consumer_uuid: ${raw}`)
+  const uuid = pythonUuidStr(raw)
+  const data = readJson(ctx, S.allocationsPutSchema(ctx.mv))
+  let body: ConsumerBody = data
+  if (!ctx.mv.gte(12)) {
+    // The list form: later entries for the same provider replace earlier ones.
+    const dict: DictAllocations = {}
+    for (const a of data.allocations as Array<{resource_provider: {uuid: string}; resources: Resources}>) {
+      dict[a.resource_provider.uuid] = {resources: a.resources}
+    }
+    body = {...data, allocations: dict}
+  }
+  const write = toWrite(uuid, body, ctx.mv)
+  await ctx.store.write((s, now) =>
+    writeAllocations(s, now, [write], {checkGeneration: ctx.mv.gte(28), ...putAllocationErrors(uuid)}),
+  )
+  ctx.reply.code(204)
+  return undefined
+}
+
+export const routes: RouteDef[] = [
+  {
+    method: 'GET',
+    url: '/allocations/:consumer_uuid',
+    async handler(ctx) {
+      const s = await ctx.store.refresh()
+      const c = consumerAllocations(s, ctx.params.consumer_uuid)
+      cacheHeaders(ctx, c ? c.updatedAt : null)
+      return renderConsumerAllocations(s, c, ctx.mv)
+    },
+  },
+  {
+    method: 'PUT',
+    url: '/allocations/:consumer_uuid',
+    body: true,
+    handler: putAllocations,
+  },
+  {
+    method: 'DELETE',
+    url: '/allocations/:consumer_uuid',
+    async handler(ctx) {
+      await ctx.store.write((s) => deleteAllocations(s, ctx.params.consumer_uuid))
+      ctx.reply.code(204)
+      return undefined
+    },
+  },
+  {
+    method: 'POST',
+    url: '/allocations',
+    minVersion: 13,
+    body: true,
+    async handler(ctx) {
+      const data = readJson<Record<string, ConsumerBody>>(ctx, S.allocationsPostSchema(ctx.mv))
+      const writes = Object.entries(data).map(([uuid, body]) => toWrite(uuid, body, ctx.mv))
+      await ctx.store.write((s, now) =>
+        writeAllocations(s, now, writes, {checkGeneration: ctx.mv.gte(28), ...postAllocationErrors}),
+      )
+      ctx.reply.code(204)
+      return undefined
+    },
+  },
+  {
+    method: 'GET',
+    url: '/resource_providers/:uuid/allocations',
+    async handler(ctx) {
+      const s = await ctx.store.refresh()
+      const uuid = ctx.params.uuid
+      const p = s.providers.get(uuid)
+      if (!p) throw notFound(`Resource provider '${uuid}' not found: No resource provider with uuid ${uuid} found`)
+      const allocations: Record<string, {resources: Resources; consumer_generation?: number}> = {}
+      for (const [cu, amounts] of p.allocations) {
+        const entry: {resources: Resources; consumer_generation?: number} = {resources: Object.fromEntries(amounts)}
+        if (ctx.mv.gte(28)) entry.consumer_generation = s.consumers.get(cu)?.generation
+        allocations[cu] = entry
+      }
+      cacheHeaders(ctx, providerAllocationsModified(s, p))
+      return {allocations, resource_provider_generation: p.generation}
+    },
+  },
+]

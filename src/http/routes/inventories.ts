@@ -11,7 +11,7 @@ import {
 } from '../../core/inventories.js'
 import {PlacementError} from '../../core/errors.js'
 import type {Inventory} from '../../core/state.js'
-import {httpDate, readJson, type Ctx, type RouteDef} from '../context.js'
+import {absoluteUrl, httpDate, readJson, type Ctx, type RouteDef} from '../context.js'
 import {providerUrl} from '../render.js'
 import * as S from '../schemas.js'
 
@@ -19,11 +19,6 @@ import * as S from '../schemas.js'
  * An absolute URL for a Location header: webob makes every relative Location absolute
  * against the request URL (scheme and Host), and Placement's tests expect exactly that.
  */
-export function absoluteUrl(ctx: Ctx, path: string): string {
-  const host = ctx.req.headers.host
-  if (!host) return path
-  return `${ctx.req.protocol}://${host}${path}`
-}
 
 /**
  * Cache headers from microversion 1.15, as webob sets them: Cache-Control always,

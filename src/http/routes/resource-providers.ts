@@ -1,6 +1,6 @@
 import {createProvider, deleteProvider, getProvider, updateProvider} from '../../core/providers.js'
 import {listProviders} from '../../core/provider-list.js'
-import {canonicalUuid, cacheHeaders, queryParams, readJson, validateQuery, type RouteDef} from '../context.js'
+import {absoluteUrl, canonicalUuid, cacheHeaders, queryParams, readJson, validateQuery, type RouteDef} from '../context.js'
 import {lastModifiedOf, providerUrl, renderProvider} from '../render.js'
 import * as S from '../schemas.js'
 
@@ -25,7 +25,7 @@ export const routes: RouteDef[] = [
       const data = readJson(ctx, S.resourceProviderPostSchema(ctx.mv))
       if (data.uuid) data.uuid = canonicalUuid(data.uuid)
       const p = await ctx.store.write((s, now) => createProvider(s, now, data))
-      ctx.reply.header('location', providerUrl(p.uuid))
+      ctx.reply.header('location', absoluteUrl(ctx, providerUrl(p.uuid)))
       if (ctx.mv.gte(20)) {
         cacheHeaders(ctx, p.updatedAt)
         return renderProvider(p, ctx.mv)

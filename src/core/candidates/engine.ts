@@ -1,0 +1,1061 @@
+/**
+ * The allocation-candidates engine: Placement 8.0.0's GET /allocation_candidates search
+ * (placement/objects/allocation_candidate.py, research_context.py, rp_candidates.py) over the
+ * in-memory State, plus the provider filter of GET /resource_providers.
+ *
+ * How Placement searches, and how this file mirrors it:
+ *  - Each request group is searched on its own. A suffixed (granular) group, or any group when
+ *    the deployment has neither provider trees nor sharing providers, is satisfied by one
+ *    provider that has every requested class, trait and aggregate ("single path"). The
+ *    unsuffixed group otherwise picks one provider per resource class among the providers of
+ *    one tree plus the sharing providers associated with that tree ("multi path"); its required
+ *    traits must be covered by the union of the chosen providers' traits and none of them may
+ *    have a forbidden trait.
+ *  - Every per-group result is keyed by an "anchor": the root of the tree it belongs to; a
+ *    sharing provider (trait MISC_SHARES_VIA_AGGREGATE) also anchors at the root of every
+ *    provider that shares one of its aggregates. Candidates are the products, per anchor, of one
+ *    result from each group, filtered by group_policy=isolate (granular groups on distinct
+ *    providers), same_subtree (one of the group providers is an ancestor-or-self of the others)
+ *    and the combined capacity/max_unit of amounts that land on the same provider and class.
+ *    Identical candidates from different anchors are returned once.
+ *  - provider_summaries: every provider of every tree that contains a provider allocated from
+ *    in a returned candidate (below 1.29 with trees: only the providers allocated from).
+ *
+ * Speed: an index per State.version (typed arrays of capacities, tree layout, lazy sharing
+ * anchors and summaries) is cached in a WeakMap. Candidates are enumerated lazily, depth first
+ * per anchor with incremental pruning, and the enumeration stops as soon as `limit` (or
+ * maxCandidates) distinct candidates exist when the answer does not depend on the rest.
+ */
+import {PlacementError, badRequest} from '../errors.js'
+import type {Provider, State} from '../state.js'
+import type {CandidateRequest, ProviderFilters, RequestGroup} from './request.js'
+
+// ---- public types ---------------------------------------------------------------------------
+
+export interface AllocationRequest {
+  /** provider uuid -> resource class -> amount (providers that give resources only). */
+  allocations: Map<string, Map<string, number>>
+  /** group suffix ('' for the unsuffixed group) -> uuids of the providers satisfying it. */
+  mappings: Map<string, string[]>
+}
+
+export interface SummaryResource {
+  rc: string
+  capacity: number
+  used: number
+}
+
+/** One provider of provider_summaries. Shared, cached objects: do not mutate. */
+export interface ProviderSummary {
+  uuid: string
+  parentUuid: string | null
+  rootUuid: string
+  /** Every inventory of the provider (render.ts narrows it below 1.27). */
+  resources: SummaryResource[]
+  /** Trait names, in trait id order. */
+  traits: string[]
+}
+
+export interface CandidateResult {
+  allocationRequests: AllocationRequest[]
+  providerSummaries: ProviderSummary[]
+  /** Union of the classes requested by all groups (provider_summaries below 1.27 show only these). */
+  requestedClasses: Set<string>
+}
+
+export interface CandidateOptions {
+  /** Stop generating after this many candidates (before `limit`); unlimited when absent (8.0.0). */
+  maxCandidates?: number
+  /** Placement's [placement]randomize_allocation_candidates: sample/shuffle the candidates. */
+  randomize?: boolean
+  /** With maxCandidates: exhaust one tree after another (default), or take turns between trees. */
+  strategy?: 'breadth-first' | 'depth-first'
+}
+
+const SHARES = 'MISC_SHARES_VIA_AGGREGATE'
+
+// ---- the index ------------------------------------------------------------------------------
+
+interface RcInv {
+  /** Providers with an inventory of this class, in provider order. */
+  provs: Int32Array
+  /** Inventory slot of each entry of provs. */
+  slots: Int32Array
+  /** provider -> slot, or -1; built on first use. */
+  slotOf: Int32Array | null
+}
+
+class Index {
+  readonly n: number
+  readonly provs: Provider[]
+  readonly idxOf = new Map<string, number>()
+  readonly parent: Int32Array
+  readonly root: Int32Array
+  readonly depth: Int32Array
+  readonly isSharing: Uint8Array
+  hasTrees = false
+  anySharing = false
+  readonly rcs = new Map<string, RcInv>()
+  // per inventory slot
+  slotCap!: Float64Array // (total - reserved) * allocation_ratio, unrounded as in Placement's SQL
+  slotUsed!: Float64Array
+  slotMin!: Float64Array
+  slotMax!: Float64Array
+  slotStep!: Float64Array
+  // tree members (index order) of each root: members[treeOff[r] .. treeOff[r+1])
+  readonly treeOff: Int32Array
+  readonly treeMem: Int32Array
+  // scratch, always left zeroed
+  acc!: Float64Array
+  readonly isoCount: Int32Array
+  readonly stamp: Int32Array
+  stampGen = 0
+  private sharingAnchorCache: (Int32Array | undefined)[] = []
+  private summaryCache: (ProviderSummary | undefined)[] = []
+
+  constructor(
+    readonly state: State,
+    readonly version: number,
+  ) {
+    const provs = (this.provs = [...state.providers.values()])
+    const n = (this.n = provs.length)
+    for (let i = 0; i < n; i++) this.idxOf.set(provs[i].uuid, i)
+    this.parent = new Int32Array(n)
+    this.root = new Int32Array(n)
+    this.depth = new Int32Array(n).fill(-1)
+    this.isSharing = new Uint8Array(n)
+    this.isoCount = new Int32Array(n)
+    this.stamp = new Int32Array(n)
+    const rcProvs = new Map<string, number[]>()
+    let slots = 0
+    for (let i = 0; i < n; i++) {
+      const p = provs[i]
+      const par = p.parent === null ? -1 : (this.idxOf.get(p.parent) ?? -1)
+      this.parent[i] = par
+      if (par >= 0) this.hasTrees = true
+      this.root[i] = this.idxOf.get(p.root) ?? i
+      if (p.traits.has(SHARES)) {
+        this.isSharing[i] = 1
+        this.anySharing = true
+      }
+      p.inventories.forEach((_inv, rc) => {
+        let list = rcProvs.get(rc)
+        if (!list) rcProvs.set(rc, (list = []))
+        list.push(i)
+        slots++
+      })
+    }
+    for (let i = 0; i < n; i++) this.depthOf(i)
+    // Inventory slots, grouped by class.
+    this.slotCap = new Float64Array(slots)
+    this.slotUsed = new Float64Array(slots)
+    this.slotMin = new Float64Array(slots)
+    this.slotMax = new Float64Array(slots)
+    this.slotStep = new Float64Array(slots)
+    this.acc = new Float64Array(slots)
+    let s = 0
+    for (const [rc, list] of rcProvs) {
+      const inv: RcInv = {provs: Int32Array.from(list), slots: new Int32Array(list.length), slotOf: null}
+      for (let k = 0; k < list.length; k++) {
+        const p = provs[list[k]]
+        const v = p.inventories.get(rc)!
+        inv.slots[k] = s
+        this.slotCap[s] = (v.total - v.reserved) * v.allocation_ratio
+        this.slotUsed[s] = p.usages.get(rc) ?? 0
+        this.slotMin[s] = v.min_unit
+        this.slotMax[s] = v.max_unit
+        this.slotStep[s] = v.step_size
+        s++
+      }
+      this.rcs.set(rc, inv)
+    }
+    // Tree members, by root.
+    const off = (this.treeOff = new Int32Array(n + 1))
+    for (let i = 0; i < n; i++) off[this.root[i] + 1]++
+    for (let i = 0; i < n; i++) off[i + 1] += off[i]
+    const fill = off.slice(0, n)
+    const mem = (this.treeMem = new Int32Array(n))
+    for (let i = 0; i < n; i++) mem[fill[this.root[i]]++] = i
+  }
+
+  private depthOf(i: number): number {
+    if (this.depth[i] >= 0) return this.depth[i]
+    // iterative walk up to a known depth (guards against cycles too)
+    const chain: number[] = []
+    let j = i
+    while (j >= 0 && this.depth[j] < 0 && chain.length <= this.n) {
+      chain.push(j)
+      j = this.parent[j]
+    }
+    let d = j >= 0 && this.depth[j] >= 0 ? this.depth[j] : -1
+    for (let k = chain.length - 1; k >= 0; k--) this.depth[chain[k]] = ++d
+    return this.depth[i]
+  }
+
+  slotOf(inv: RcInv): Int32Array {
+    if (!inv.slotOf) {
+      const a = new Int32Array(this.n).fill(-1)
+      for (let k = 0; k < inv.provs.length; k++) a[inv.provs[k]] = inv.slots[k]
+      inv.slotOf = a
+    }
+    return inv.slotOf
+  }
+
+  /** Can `amount` be taken from inventory slot s (Placement's per-class capacity query)? */
+  fits(s: number, amount: number): boolean {
+    return (
+      this.slotUsed[s] + amount <= this.slotCap[s] &&
+      this.slotMin[s] <= amount &&
+      this.slotMax[s] >= amount &&
+      amount % this.slotStep[s] === 0
+    )
+  }
+
+  nextStamp(): number {
+    if (++this.stampGen >= 0x7fffffff) {
+      this.stamp.fill(0)
+      this.stampGen = 1
+    }
+    return this.stampGen
+  }
+
+  /** Roots of every provider sharing an aggregate with p (anchors_for_sharing_providers). */
+  sharingAnchors(p: number): Int32Array {
+    let a = this.sharingAnchorCache[p]
+    if (a) return a
+    const gen = this.nextStamp()
+    const out: number[] = []
+    for (const agg of this.provs[p].aggregates) {
+      const members = this.state.aggregateMembers.get(agg)
+      if (!members) continue
+      for (const u of members) {
+        const i = this.idxOf.get(u)
+        if (i === undefined) continue
+        const r = this.root[i]
+        if (this.stamp[r] !== gen) {
+          this.stamp[r] = gen
+          out.push(r)
+        }
+      }
+    }
+    a = Int32Array.from(out).sort()
+    this.sharingAnchorCache[p] = a
+    return a
+  }
+
+  summary(i: number): ProviderSummary {
+    let s = this.summaryCache[i]
+    if (s) return s
+    const p = this.provs[i]
+    const resources: SummaryResource[] = []
+    p.inventories.forEach((v, rc) => {
+      resources.push({rc, capacity: Math.trunc((v.total - v.reserved) * v.allocation_ratio), used: p.usages.get(rc) ?? 0})
+    })
+    const ids = this.state.traits
+    const traits = [...p.traits].sort((a, b) => (ids.get(a)?.id ?? 0) - (ids.get(b)?.id ?? 0))
+    s = {uuid: p.uuid, parentUuid: p.parent, rootUuid: this.provs[this.root[i]].uuid, resources, traits}
+    this.summaryCache[i] = s
+    return s
+  }
+}
+
+const indexes = new WeakMap<State, Index>()
+
+/** The index of `state` at its current version (rebuilt after any committed change). */
+function getIndex(state: State): Index {
+  let ix = indexes.get(state)
+  if (!ix || ix.version !== state.version) {
+    ix = new Index(state, state.version)
+    indexes.set(state, ix)
+  }
+  return ix
+}
+
+// ---- shared filters -------------------------------------------------------------------------
+
+/** Does p belong to at least one aggregate of every set? */
+function inAllAggSets(p: Provider, sets: string[][]): boolean {
+  for (const set of sets) {
+    let ok = false
+    for (const a of set) if (p.aggregates.has(a)) { ok = true; break }
+    if (!ok) return false
+  }
+  return true
+}
+
+function inAnyAgg(p: Provider, aggs: Set<string>): boolean {
+  if (!aggs.size) return false
+  for (const a of aggs) if (p.aggregates.has(a)) return true
+  return false
+}
+
+/** Does p have at least one trait of every set? */
+function hasTraitSets(p: Provider, sets: string[][]): boolean {
+  for (const set of sets) {
+    let ok = false
+    for (const t of set) if (p.traits.has(t)) { ok = true; break }
+    if (!ok) return false
+  }
+  return true
+}
+
+function hasAnyTrait(p: Provider, traits: Set<string>): boolean {
+  if (!traits.size) return false
+  for (const t of traits) if (p.traits.has(t)) return true
+  return false
+}
+
+/** Is any provider in every aggregate set (provider_ids_matching_aggregates is non-empty)? */
+function anyProviderInAggSets(ix: Index, sets: string[][]): boolean {
+  for (const agg of sets[0]) {
+    const members = ix.state.aggregateMembers.get(agg)
+    if (!members) continue
+    for (const u of members) {
+      const p = ix.state.providers.get(u)
+      if (p && inAllAggSets(p, sets)) return true
+    }
+  }
+  return false
+}
+
+function checkTraitNames(state: State, names: Iterable<string>, prefix = ''): void {
+  for (const t of names) if (!state.traits.has(t)) throw badRequest(`${prefix}No such trait(s): ${t}.`)
+}
+
+function checkClassNames(state: State, names: Iterable<string>): void {
+  for (const rc of names) {
+    if (!state.classes.has(rc)) throw badRequest(`Invalid resource class in resources parameter: No such resource class ${rc}.`)
+  }
+}
+
+// ---- per-group search -----------------------------------------------------------------------
+
+interface Prepared {
+  g: RequestGroup
+  granular: boolean
+  /** Multi path: one provider per class from the anchor's tree or its sharing providers. */
+  multi: boolean
+  rcNames: string[]
+  rcAmounts: number[]
+  rcInvs: RcInv[]
+  rcSlotOf: Int32Array[]
+  /** anchor -> per class (multi) or single list (single path) of provider choices. */
+  byAnchor: Map<number, number[][]>
+  /** Multi path: provider -> bitmask of the required any-sets it covers. */
+  traitMask?: Map<number, number>
+  fullMask: number
+}
+
+/** Providers able to give `amount` of class `inv`, optionally within one tree. */
+function capable(ix: Index, inv: RcInv | undefined, amount: number, treeRoot: number): number[] {
+  const out: number[] = []
+  if (!inv) return out
+  const {provs, slots} = inv
+  for (let k = 0; k < provs.length; k++) {
+    const p = provs[k]
+    if (treeRoot >= 0 && ix.root[p] !== treeRoot) continue
+    if (ix.fits(slots[k], amount)) out.push(p)
+  }
+  return out
+}
+
+/**
+ * RequestGroupSearchContext + _get_by_one_request for one group. Returns null when Placement
+ * would stop with no candidates at all (ResourceProviderNotFound or an empty group); throws the
+ * 400s for unknown classes or traits in Placement's order.
+ */
+function prepareGroup(
+  ix: Index,
+  g: RequestGroup,
+  anchorOk: Uint8Array | null,
+  single: {maxProviders: number} | null,
+): Prepared | null {
+  const state = ix.state
+  checkClassNames(state, g.resources.keys())
+  if (g.memberOf.length && !anyProviderInAggSets(ix, g.memberOf)) return null
+  for (const any of g.requiredTraits) checkTraitNames(state, any)
+  checkTraitNames(state, g.forbiddenTraits)
+  let treeRoot = -1
+  if (g.inTree !== undefined) {
+    const t = ix.idxOf.get(g.inTree)
+    if (t === undefined) return null
+    treeRoot = ix.root[t]
+  }
+  const rcNames = [...g.resources.keys()]
+  const rcAmounts = rcNames.map((rc) => g.resources.get(rc)!)
+  const rcInvs = rcNames.map((rc) => ix.rcs.get(rc) ?? {provs: new Int32Array(0), slots: new Int32Array(0), slotOf: null})
+  const rcSlotOf = rcInvs.map((inv) => ix.slotOf(inv))
+  const granular = g.suffix !== ''
+  const multi = !granular && (ix.anySharing || ix.hasTrees)
+  const prep: Prepared = {g, granular, multi, rcNames, rcAmounts, rcInvs, rcSlotOf, byAnchor: new Map(), fullMask: 0}
+  const ok = multi ? searchMulti(ix, prep, anchorOk, treeRoot) : searchSingle(ix, prep, anchorOk, treeRoot, single?.maxProviders ?? Infinity)
+  return ok ? prep : null
+}
+
+/** Does provider p satisfy the single-provider filters of the group (not resources)? */
+function singleFilters(p: Provider, g: RequestGroup): boolean {
+  if (g.requiredTraits.length && !hasTraitSets(p, g.requiredTraits)) return false
+  if (g.memberOf.length && !inAllAggSets(p, g.memberOf)) return false
+  if (inAnyAgg(p, g.forbiddenAggs)) return false
+  if (hasAnyTrait(p, g.forbiddenTraits)) return false
+  return true
+}
+
+/** get_provider_ids_matching + _alloc_candidates_single_provider. */
+function searchSingle(ix: Index, prep: Prepared, anchorOk: Uint8Array | null, treeRoot: number, maxProviders: number): boolean {
+  const {g, rcAmounts, rcInvs, rcSlotOf} = prep
+  const by = prep.byAnchor
+  let found = 0
+  const add = (p: number) => {
+    let any = false
+    const r = ix.root[p]
+    if (!anchorOk || anchorOk[r]) {
+      pushChoice(by, r, p)
+      any = true
+    }
+    if (ix.isSharing[p]) {
+      const anchors = ix.sharingAnchors(p)
+      for (let k = 0; k < anchors.length; k++) {
+        const a = anchors[k]
+        if (a === r || (anchorOk && !anchorOk[a])) continue
+        pushChoice(by, a, p)
+        any = true
+      }
+    }
+    if (any) found++
+  }
+  if (rcAmounts.length === 0) {
+    // A resourceless group matches only through positive filters; in_tree does not apply.
+    if (!g.requiredTraits.length && !g.memberOf.length) return false
+    for (let p = 0; p < ix.n && found < maxProviders; p++) if (singleFilters(ix.provs[p], g)) add(p)
+    return by.size > 0
+  }
+  // Walk the class with the fewest inventories; check the others by slot.
+  let lead = 0
+  for (let k = 1; k < rcInvs.length; k++) if (rcInvs[k].provs.length < rcInvs[lead].provs.length) lead = k
+  const {provs, slots} = rcInvs[lead]
+  const leadAmount = rcAmounts[lead]
+  outer: for (let e = 0; e < provs.length && found < maxProviders; e++) {
+    const p = provs[e]
+    if (treeRoot >= 0 && ix.root[p] !== treeRoot) continue
+    if (!ix.fits(slots[e], leadAmount)) continue
+    for (let k = 0; k < rcAmounts.length; k++) {
+      if (k === lead) continue
+      const s = rcSlotOf[k][p]
+      if (s < 0 || !ix.fits(s, rcAmounts[k])) continue outer
+    }
+    if (!singleFilters(ix.provs[p], g)) continue
+    add(p)
+  }
+  return by.size > 0
+}
+
+function pushChoice(by: Map<number, number[][]>, anchor: number, p: number): void {
+  const lists = by.get(anchor)
+  if (lists) lists[0].push(p)
+  else by.set(anchor, [[p]])
+}
+
+/** get_trees_matching_all + _alloc_candidates_multiple_providers (lazily: per-class choices). */
+function searchMulti(ix: Index, prep: Prepared, anchorOk: Uint8Array | null, treeRoot: number): boolean {
+  const {g, rcAmounts, rcInvs} = prep
+  const nrc = rcAmounts.length
+  const provs = ix.provs
+  const memberOf = g.memberOf
+  const bad = g.forbiddenAggs
+  // anchor -> per class list, built class by class; trees missing a class are dropped.
+  let by: Map<number, number[][]> | null = null
+  for (let k = 0; k < nrc; k++) {
+    const cur = new Map<number, number[]>()
+    const consider = (p: number, a: number, dup: boolean) => {
+      if (anchorOk && !anchorOk[a]) return
+      if (memberOf.length && !inAllAggSets(provs[p], memberOf) && !inAllAggSets(provs[a], memberOf)) return
+      if (bad.size && (inAnyAgg(provs[p], bad) || inAnyAgg(provs[a], bad))) return
+      if (by && !by.has(a)) return // this tree already lacks an earlier class
+      let list = cur.get(a)
+      if (!list) cur.set(a, (list = []))
+      if (dup && list.includes(p)) return
+      list.push(p)
+    }
+    const cap = capable(ix, rcInvs[k], rcAmounts[k], treeRoot)
+    for (const p of cap) consider(p, ix.root[p], false)
+    if (treeRoot < 0 && ix.anySharing) {
+      for (const p of cap) {
+        if (!ix.isSharing[p]) continue
+        if (memberOf.length && !inAllAggSets(provs[p], memberOf)) continue
+        const anchors = ix.sharingAnchors(p)
+        for (let j = 0; j < anchors.length; j++) consider(p, anchors[j], true)
+      }
+    }
+    if (!cur.size) return false
+    if (!by) {
+      by = new Map()
+      for (const [a, list] of cur) by.set(a, [list])
+    } else {
+      for (const [a, lists] of by) {
+        const list = cur.get(a)
+        if (list) lists.push(list)
+        else by.delete(a)
+      }
+      if (!by.size) return false
+    }
+  }
+  if (!by) return false
+  // Trait constraints: forbidden traits rule a provider out; required any-sets must be covered
+  // by the union of the chosen providers' traits.
+  const req = g.requiredTraits
+  const forb = g.forbiddenTraits
+  const useMask = req.length > 0 && req.length <= 30
+  const mask = new Map<number, number>()
+  prep.fullMask = useMask ? (1 << req.length) - 1 : 0
+  const maskOf = (p: number) => {
+    let m = mask.get(p)
+    if (m === undefined) {
+      m = 0
+      const pt = provs[p].traits
+      for (let j = 0; j < req.length; j++) {
+        for (const t of req[j]) if (pt.has(t)) { m |= 1 << j; break }
+      }
+      mask.set(p, m)
+    }
+    return m
+  }
+  for (const [a, lists] of by) {
+    let alive = true
+    if (forb.size) {
+      for (let k = 0; k < lists.length; k++) {
+        lists[k] = lists[k].filter((p) => !hasAnyTrait(provs[p], forb))
+        if (!lists[k].length) { alive = false; break }
+      }
+    }
+    if (alive && useMask && !coverable(lists, maskOf, prep.fullMask)) alive = false
+    if (!alive) by.delete(a)
+  }
+  if (useMask) prep.traitMask = mask
+  prep.byAnchor = by
+  return by.size > 0
+}
+
+/** Can one provider per list be picked so that the OR of their masks is `full`? */
+function coverable(lists: number[][], maskOf: (p: number) => number, full: number): boolean {
+  const distinct = lists.map((l) => [...new Set(l.map(maskOf))])
+  const suffix = new Array<number>(distinct.length + 1).fill(0)
+  for (let k = distinct.length - 1; k >= 0; k--) suffix[k] = suffix[k + 1] | distinct[k].reduce((x, y) => x | y, 0)
+  if ((suffix[0] & full) !== full) return false
+  const dfs = (k: number, m: number): boolean => {
+    if ((m & full) === full) return true
+    if (k === distinct.length) return false
+    if (((m | suffix[k]) & full) !== full) return false
+    for (const x of distinct[k]) if (dfs(k + 1, m | x)) return true
+    return false
+  }
+  return dfs(0, 0)
+}
+
+// ---- combining groups -----------------------------------------------------------------------
+
+/** Static description of the enumeration slots (one per granular group, one per class of a multi group). */
+interface Plan {
+  preps: Prepared[]
+  slotGroup: Int32Array
+  /** class index within the group for multi slots, -1 for a whole single-path group. */
+  slotRc: Int32Array
+  slotIsolate: Uint8Array
+  /** per slot: same_subtree constraints (lists of slots) to check once this slot is set. */
+  subtreeAt: (number[][] | null)[]
+  /** per slot: the multi group whose trait cover must be checked once this slot is set. */
+  traitAt: (Prepared | null)[]
+  S: number
+}
+
+function makePlan(preps: Prepared[], req: CandidateRequest): Plan {
+  const slotGroup: number[] = []
+  const slotRc: number[] = []
+  const slotIsolate: number[] = []
+  const groupSlot: number[] = []
+  const isolate = req.groupPolicy === 'isolate'
+  preps.forEach((p, gi) => {
+    groupSlot.push(slotGroup.length)
+    if (p.multi) {
+      for (let k = 0; k < p.rcNames.length; k++) {
+        slotGroup.push(gi)
+        slotRc.push(k)
+        slotIsolate.push(0)
+      }
+    } else {
+      slotGroup.push(gi)
+      slotRc.push(-1)
+      slotIsolate.push(isolate && p.granular ? 1 : 0)
+    }
+  })
+  const S = slotGroup.length
+  const subtreeAt: (number[][] | null)[] = new Array(S).fill(null)
+  const bySuffix = new Map(preps.map((p, gi) => [p.g.suffix, gi]))
+  for (const sub of req.sameSubtree) {
+    const slots = sub.map((s) => bySuffix.get(s)).filter((gi): gi is number => gi !== undefined).map((gi) => groupSlot[gi])
+    if (slots.length < 2) continue
+    const last = Math.max(...slots)
+    ;(subtreeAt[last] ??= []).push(slots)
+  }
+  const traitAt: (Prepared | null)[] = new Array(S).fill(null)
+  preps.forEach((p, gi) => {
+    if (p.multi && p.g.requiredTraits.length) traitAt[groupSlot[gi] + p.rcNames.length - 1] = p
+  })
+  return {
+    preps,
+    slotGroup: Int32Array.from(slotGroup),
+    slotRc: Int32Array.from(slotRc),
+    slotIsolate: Uint8Array.from(slotIsolate),
+    subtreeAt,
+    traitAt,
+    S,
+  }
+}
+
+/**
+ * Depth-first enumeration of the valid candidates of one anchor, resumable (for breadth-first
+ * generation). While a candidate is current its amounts are in ix.acc and its isolated
+ * providers in ix.isoCount; suspend() takes them out again.
+ */
+class AnchorEnum {
+  readonly pos: Int32Array
+  readonly cur: Int32Array
+  private started = false
+  done = false
+
+  constructor(
+    readonly ix: Index,
+    readonly plan: Plan,
+    readonly choices: number[][],
+  ) {
+    this.pos = new Int32Array(plan.S)
+    this.cur = new Int32Array(plan.S)
+  }
+
+  /** Adds the amounts of slot d with provider p; false (and no trace) when over capacity. */
+  private add(d: number, p: number, check: boolean): boolean {
+    const {ix, plan} = this
+    const prep = plan.preps[plan.slotGroup[d]]
+    const k0 = plan.slotRc[d]
+    const acc = ix.acc
+    if (plan.slotIsolate[d]) {
+      if (check && ix.isoCount[p] > 0) return false
+      ix.isoCount[p]++
+    }
+    const from = k0 < 0 ? 0 : k0
+    const to = k0 < 0 ? prep.rcAmounts.length : k0 + 1
+    for (let k = from; k < to; k++) {
+      const s = prep.rcSlotOf[k][p]
+      const amt = prep.rcAmounts[k]
+      const total = (acc[s] += amt)
+      if (check && total !== amt && (ix.slotUsed[s] + total > ix.slotCap[s] || total > ix.slotMax[s])) {
+        for (let j = from; j <= k; j++) ix.acc[prep.rcSlotOf[j][p]] -= prep.rcAmounts[j]
+        if (plan.slotIsolate[d]) ix.isoCount[p]--
+        return false
+      }
+    }
+    if (!check) return true
+    const subs = plan.subtreeAt[d]
+    if (subs) {
+      this.cur[d] = p
+      for (const slots of subs) {
+        if (!sameSubtree(ix, slots, this.cur)) {
+          this.remove(d, p)
+          return false
+        }
+      }
+    }
+    const tp = plan.traitAt[d]
+    if (tp) {
+      this.cur[d] = p
+      if (!traitsCovered(ix, tp, this.cur, d - tp.rcNames.length + 1, d)) {
+        this.remove(d, p)
+        return false
+      }
+    }
+    return true
+  }
+
+  private remove(d: number, p: number): void {
+    const {ix, plan} = this
+    const prep = plan.preps[plan.slotGroup[d]]
+    const k0 = plan.slotRc[d]
+    const from = k0 < 0 ? 0 : k0
+    const to = k0 < 0 ? prep.rcAmounts.length : k0 + 1
+    for (let k = from; k < to; k++) ix.acc[prep.rcSlotOf[k][p]] -= prep.rcAmounts[k]
+    if (plan.slotIsolate[d]) ix.isoCount[p]--
+  }
+
+  /** Advances to the next valid candidate (left in `cur`); false when exhausted. */
+  next(): boolean {
+    if (this.done) return false
+    const S = this.plan.S
+    const {pos, cur, choices} = this
+    let d: number
+    if (this.started) {
+      d = S - 1
+      this.remove(d, cur[d])
+    } else {
+      this.started = true
+      d = 0
+      pos[0] = -1
+    }
+    while (d >= 0) {
+      const list = choices[d]
+      let placed = false
+      while (++pos[d] < list.length) {
+        const p = list[pos[d]]
+        if (this.add(d, p, true)) {
+          cur[d] = p
+          placed = true
+          break
+        }
+      }
+      if (!placed) {
+        d--
+        if (d >= 0) this.remove(d, cur[d])
+        continue
+      }
+      if (d === S - 1) return true
+      d++
+      pos[d] = -1
+    }
+    this.done = true
+    return false
+  }
+
+  /** Takes the current candidate's amounts out of the shared scratch. */
+  suspend(): void {
+    if (this.done || !this.started) return
+    for (let d = this.plan.S - 1; d >= 0; d--) this.remove(d, this.cur[d])
+  }
+
+  /** Puts them back (they were valid when suspended). */
+  resume(): void {
+    if (this.done || !this.started) return
+    for (let d = 0; d < this.plan.S; d++) this.add(d, this.cur[d], false)
+  }
+}
+
+/** _check_same_subtree: one of the providers is an ancestor-or-self of all the others. */
+function sameSubtree(ix: Index, slots: number[], cur: Int32Array): boolean {
+  let top = cur[slots[0]]
+  for (let k = 1; k < slots.length; k++) {
+    const p = cur[slots[k]]
+    if (ix.depth[p] < ix.depth[top]) top = p
+  }
+  const dt = ix.depth[top]
+  for (const s of slots) {
+    let p = cur[s]
+    while (p >= 0 && ix.depth[p] > dt) p = ix.parent[p]
+    if (p !== top) return false
+  }
+  return true
+}
+
+/** _check_traits_for_alloc_request's required part for the multi group's slots [from, to]. */
+function traitsCovered(ix: Index, prep: Prepared, cur: Int32Array, from: number, to: number): boolean {
+  if (prep.traitMask) {
+    let m = 0
+    for (let d = from; d <= to; d++) m |= prep.traitMask.get(cur[d]) ?? 0
+    return (m & prep.fullMask) === prep.fullMask
+  }
+  for (const set of prep.g.requiredTraits) {
+    let ok = false
+    for (let d = from; d <= to && !ok; d++) {
+      const pt = ix.provs[cur[d]].traits
+      for (const t of set) if (pt.has(t)) { ok = true; break }
+    }
+    if (!ok) return false
+  }
+  return true
+}
+
+/** With group_policy=isolate: can the granular groups get pairwise distinct providers at all? */
+function isolationPossible(plan: Plan, choices: number[][]): boolean {
+  const slots: number[] = []
+  for (let d = 0; d < plan.S; d++) if (plan.slotIsolate[d]) slots.push(d)
+  if (slots.length < 2) return true
+  const owner = new Map<number, number>() // provider -> slot
+  const tryAssign = (d: number, seen: Set<number>): boolean => {
+    for (const p of choices[d]) {
+      if (seen.has(p)) continue
+      seen.add(p)
+      const o = owner.get(p)
+      if (o === undefined || tryAssign(o, seen)) {
+        owner.set(p, d)
+        return true
+      }
+    }
+    return false
+  }
+  for (const d of slots) if (!tryAssign(d, new Set())) return false
+  return true
+}
+
+// ---- the search -----------------------------------------------------------------------------
+
+/**
+ * GET /allocation_candidates: every allocation request satisfying `req`, with the provider
+ * summaries Placement returns for them. Throws PlacementError(400) for unknown resource classes
+ * ("Invalid resource class in resources parameter: ...") and traits ("No such trait(s): X.").
+ */
+export function findCandidates(state: State, req: CandidateRequest, opts: CandidateOptions = {}): CandidateResult {
+  const ix = getIndex(state)
+  const requestedClasses = new Set<string>()
+  for (const g of req.groups) for (const rc of g.resources.keys()) requestedClasses.add(rc)
+  const none: CandidateResult = {allocationRequests: [], providerSummaries: [], requestedClasses}
+  const nestedAware = req.nestedAware ?? true
+  const randomize = !!opts.randomize
+  const limit = req.limit && req.limit > 0 ? req.limit : undefined
+  const maxCand = opts.maxCandidates && opts.maxCandidates > 0 ? opts.maxCandidates : Infinity
+  // Summaries below 1.29 (with trees) depend on every candidate, not only the returned ones.
+  const fullSetNeeded = randomize || (!nestedAware && ix.hasTrees)
+  const target = Math.min(maxCand, limit !== undefined && !fullSetNeeded ? limit : Infinity)
+
+  // RequestWideSearchContext: root_required / root forbidden traits filter the anchors.
+  let anchorOk: Uint8Array | null = null
+  const rootReq = req.rootRequired.map((s) => s[0])
+  if (rootReq.length || req.rootForbidden.size) {
+    checkTraitNames(state, rootReq)
+    checkTraitNames(state, req.rootForbidden)
+    anchorOk = new Uint8Array(ix.n)
+    let any = false
+    for (let i = 0; i < ix.n; i++) {
+      if (ix.parent[i] >= 0 || ix.provs[i].parent !== null) continue
+      const pt = ix.provs[i].traits
+      if (rootReq.every((t) => pt.has(t)) && !hasAnyTrait(ix.provs[i], req.rootForbidden)) {
+        anchorOk[i] = 1
+        any = true
+      }
+    }
+    if (!any) return none
+  }
+
+  // A lone single-path group needs no merging: scan only as far as needed.
+  const lone = req.groups.length === 1 && (req.groups[0].suffix !== '' || (!ix.anySharing && !ix.hasTrees))
+  const preps: Prepared[] = []
+  for (const g of req.groups) {
+    const p = prepareGroup(ix, g, anchorOk, lone ? {maxProviders: target} : null)
+    if (!p) return none
+    preps.push(p)
+  }
+
+  const plan = makePlan(preps, req)
+  const S = plan.S
+  // Viable anchors: those every group can serve, in the first group's order.
+  const anchors: number[] = []
+  const first = preps[0].byAnchor
+  for (const a of first.keys()) if (preps.every((p) => p.byAnchor.has(a))) anchors.push(a)
+
+  const found: number[] = [] // S providers per candidate
+  let count = 0
+  const seen = new Set<string>()
+  const excludeNested = !nestedAware && ix.hasTrees
+  const emit = (cur: Int32Array): void => {
+    if (excludeNested && !distinctTrees(ix, plan, cur)) return
+    let allSharing = true
+    for (let d = 0; d < S; d++) if (!ix.isSharing[cur[d]]) { allSharing = false; break }
+    if (allSharing) {
+      // Only candidates made of sharing providers alone can come from several anchors.
+      const key = Array.prototype.join.call(cur, ',')
+      if (seen.has(key)) return
+      seen.add(key)
+    }
+    for (let d = 0; d < S; d++) found.push(cur[d])
+    count++
+  }
+
+  const enums: AnchorEnum[] = []
+  for (const a of anchors) {
+    const choices: number[][] = []
+    for (let d = 0; d < S; d++) {
+      const prep = preps[plan.slotGroup[d]]
+      const lists = prep.byAnchor.get(a)!
+      choices.push(prep.multi ? lists[plan.slotRc[d]] : lists[0])
+    }
+    if (req.groupPolicy === 'isolate' && !isolationPossible(plan, choices)) continue
+    enums.push(new AnchorEnum(ix, plan, choices))
+  }
+  if (opts.strategy === 'breadth-first' && maxCand !== Infinity) {
+    // Take turns between trees, one candidate each, until the cap is reached.
+    let live = enums
+    while (live.length && count < target) {
+      const next: AnchorEnum[] = []
+      for (const e of live) {
+        if (count >= target) break
+        e.resume()
+        if (e.next()) {
+          emit(e.cur)
+          e.suspend()
+          next.push(e)
+        }
+      }
+      live = next
+    }
+  } else {
+    for (const e of enums) {
+      while (count < target && e.next()) emit(e.cur)
+      if (count >= target) {
+        e.suspend()
+        break
+      }
+    }
+  }
+
+  // limit_results
+  let picked: number[] // candidate numbers, in output order
+  const all = Array.from({length: count}, (_, i) => i)
+  if (limit !== undefined && limit < count) {
+    if (randomize) {
+      shuffle(all)
+      picked = all.slice(0, limit)
+    } else picked = all.slice(0, limit)
+  } else {
+    picked = all
+    if (randomize) shuffle(picked)
+  }
+
+  // Provider summaries.
+  const gen = ix.nextStamp()
+  const rootsUsed: number[] = []
+  const markRoots = (c: number) => {
+    for (let d = 0; d < S; d++) {
+      const prep = preps[plan.slotGroup[d]]
+      if (!prep.rcAmounts.length) continue // resourceless: in mappings only
+      const r = ix.root[found[c * S + d]]
+      if (ix.stamp[r] !== gen) {
+        ix.stamp[r] = gen
+        rootsUsed.push(r)
+      }
+    }
+  }
+  for (const c of picked) markRoots(c)
+  const summaries: ProviderSummary[] = []
+  rootsUsed.sort((a, b) => a - b)
+  if (excludeNested) {
+    // exclude_nested_providers: only providers allocated from in any (pre-limit) candidate,
+    // then limit_results keeps those in the trees of the returned ones.
+    const used = new Uint8Array(ix.n)
+    for (let c = 0; c < count; c++) {
+      for (let d = 0; d < S; d++) if (preps[plan.slotGroup[d]].rcAmounts.length) used[found[c * S + d]] = 1
+    }
+    for (let i = 0; i < ix.n; i++) if (used[i] && ix.stamp[ix.root[i]] === gen) summaries.push(ix.summary(i))
+  } else {
+    for (const r of rootsUsed) {
+      for (let k = ix.treeOff[r]; k < ix.treeOff[r + 1]; k++) summaries.push(ix.summary(ix.treeMem[k]))
+    }
+  }
+
+  const allocationRequests = picked.map((c) => materialize(ix, plan, found, c * S))
+  return {allocationRequests, providerSummaries: summaries, requestedClasses}
+}
+
+/** Below 1.29: a candidate may not take resources from two providers of one tree. */
+function distinctTrees(ix: Index, plan: Plan, cur: Int32Array): boolean {
+  const S = plan.S
+  for (let d = 0; d < S; d++) {
+    const p = cur[d]
+    for (let e = 0; e < d; e++) {
+      const q = cur[e]
+      if (q !== p && ix.root[q] === ix.root[p]) return false
+    }
+  }
+  return true
+}
+
+function materialize(ix: Index, plan: Plan, found: number[], at: number): AllocationRequest {
+  const allocations = new Map<string, Map<string, number>>()
+  const mappings = new Map<string, string[]>()
+  for (let d = 0; d < plan.S; d++) {
+    const prep = plan.preps[plan.slotGroup[d]]
+    const uuid = ix.provs[found[at + d]].uuid
+    const k0 = plan.slotRc[d]
+    const from = k0 < 0 ? 0 : k0
+    const to = k0 < 0 ? prep.rcAmounts.length : k0 + 1
+    if (to > from) {
+      let res = allocations.get(uuid)
+      if (!res) allocations.set(uuid, (res = new Map()))
+      for (let k = from; k < to; k++) {
+        const rc = prep.rcNames[k]
+        res.set(rc, (res.get(rc) ?? 0) + prep.rcAmounts[k])
+      }
+    }
+    const suffix = prep.g.suffix
+    const list = mappings.get(suffix)
+    if (!list) mappings.set(suffix, [uuid])
+    else if (!list.includes(uuid)) list.push(uuid)
+  }
+  return {allocations, mappings}
+}
+
+function shuffle<T>(a: T[]): void {
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1))
+    const t = a[i]
+    a[i] = a[j]
+    a[j] = t
+  }
+}
+
+// ---- GET /resource_providers ----------------------------------------------------------------
+
+/**
+ * The providers matching the filters of GET /resource_providers, in state order
+ * (resource_provider.get_all_by_filters). Throws PlacementError(400) for an unknown trait
+ * ('Invalid trait(s) in "required" parameter: No such trait(s): X.') or class ('Invalid
+ * resource class in resources parameter: No such resource class X.'), in Placement's order.
+ */
+export function filterProviders(state: State, f: ProviderFilters): Provider[] {
+  const ix = getIndex(state)
+  let treeRoot = -1
+  if (f.inTree) {
+    const t = ix.idxOf.get(f.inTree)
+    if (t === undefined) return []
+    treeRoot = ix.root[t]
+  }
+  let pool: number[] | null = null
+  const req = f.requiredTraits ?? []
+  if (req.length) {
+    for (const set of req) checkTraitNames(state, set, 'Invalid trait(s) in "required" parameter: ')
+    pool = []
+    for (let i = 0; i < ix.n; i++) if (hasTraitSets(ix.provs[i], req)) pool.push(i)
+    if (!pool.length) return []
+  }
+  const forb = f.forbiddenTraits ?? new Set<string>()
+  checkTraitNames(state, forb, 'Invalid trait(s) in "required" parameter: ')
+  const memberOf = f.memberOf ?? []
+  if (memberOf.length && !anyProviderInAggSets(ix, memberOf)) return []
+  const badAggs = f.forbiddenAggs ?? new Set<string>()
+  const res = f.resources ? [...f.resources] : []
+  checkClassNames(state, res.map(([rc]) => rc))
+  const rcs = res.map(([rc, amount]) => {
+    const inv = ix.rcs.get(rc)
+    return {slotOf: inv ? ix.slotOf(inv) : null, amount}
+  })
+  const out: Provider[] = []
+  const test = (i: number) => {
+    const p = ix.provs[i]
+    if (f.name && p.name !== f.name) return
+    if (f.uuid && p.uuid !== f.uuid) return
+    if (treeRoot >= 0 && ix.root[i] !== treeRoot) return
+    if (forb.size && hasAnyTrait(p, forb)) return
+    if (memberOf.length && !inAllAggSets(p, memberOf)) return
+    if (badAggs.size && inAnyAgg(p, badAggs)) return
+    for (const {slotOf, amount} of rcs) {
+      const s = slotOf ? slotOf[i] : -1
+      if (s < 0 || !ix.fits(s, amount)) return
+    }
+    out.push(p)
+  }
+  if (pool) for (const i of pool) test(i)
+  else for (let i = 0; i < ix.n; i++) test(i)
+  return out
+}
+
+/** For tests and diagnostics: drops the cached index of a state. */
+export function dropIndex(state: State): void {
+  indexes.delete(state)
+}
+
+export {PlacementError}
