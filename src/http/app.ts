@@ -14,6 +14,7 @@ import {routes as allocationRoutes} from './routes/allocations.js'
 import {routes as usageRoutes} from './routes/usages.js'
 import {routes as candidateRoutes} from './routes/allocation-candidates.js'
 import {routes as reshaperRoutes} from './routes/reshaper.js'
+import {routes as placematRoutes} from './routes/placemat.js'
 
 export const PLACEMENT_ROUTES: RouteDef[] = [
   ...rootRoutes,
@@ -27,6 +28,9 @@ export const PLACEMENT_ROUTES: RouteDef[] = [
   ...usageRoutes,
   ...reshaperRoutes,
 ]
+
+/** placemat's extensions, under their own prefix. */
+export const EXTENSION_ROUTES: RouteDef[] = [...placematRoutes]
 
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'] as const
 
@@ -186,7 +190,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.setNotFoundHandler((req, reply) => sendError(req, reply, 404, '', null))
 
-  registerRoutes(app, PLACEMENT_ROUTES, options)
+  registerRoutes(app, [...PLACEMENT_ROUTES, ...EXTENSION_ROUTES], options)
   return app
 }
 

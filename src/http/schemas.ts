@@ -743,3 +743,57 @@ for (const s of [
 ]) {
   deepFreeze(s)
 }
+
+// ---------------------------------------------------------------------------
+// placemat's own API (under /placemat/v1): not part of Placement
+// ---------------------------------------------------------------------------
+
+const PROVIDER_REF = {type: 'string', format: 'uuid'}
+const prop = (schema: S, key: string) => (schema.properties as Record<string, unknown>)[key]
+const NULLABLE_PARENT = {anyOf: [{type: 'string', format: 'uuid'}, {type: 'null'}]}
+const opSchema = (op: string, properties: Record<string, unknown>, required: string[]): S => ({
+  type: 'object',
+  properties: {op: {enum: [op]}, ...properties},
+  required: ['op', ...required],
+  additionalProperties: false,
+})
+
+/** One schema per batch operation, keyed by its `op`. */
+export const BATCH_OPERATIONS: Record<string, S> = {
+  ensure_resource_class: opSchema('ensure_resource_class', {name: prop(RESOURCE_CLASS_POST, 'name')}, ['name']),
+  ensure_trait: opSchema('ensure_trait', {name: CUSTOM_TRAIT}, ['name']),
+  create_provider: opSchema(
+    'create_provider',
+    {uuid: PROVIDER_REF, name: {type: 'string', minLength: 1, maxLength: 200}, parent_provider_uuid: NULLABLE_PARENT},
+    ['uuid', 'name'],
+  ),
+  update_provider: opSchema(
+    'update_provider',
+    {uuid: PROVIDER_REF, name: {type: 'string', minLength: 1, maxLength: 200}, parent_provider_uuid: NULLABLE_PARENT},
+    ['uuid'],
+  ),
+  delete_provider: opSchema('delete_provider', {uuid: PROVIDER_REF}, ['uuid']),
+  set_inventories: opSchema(
+    'set_inventories',
+    {uuid: PROVIDER_REF, inventories: prop(INVENTORIES_PUT, 'inventories'), generation: {type: 'integer'}},
+    ['uuid', 'inventories'],
+  ),
+  set_traits: opSchema(
+    'set_traits',
+    {uuid: PROVIDER_REF, traits: prop(RESOURCE_PROVIDER_TRAITS_PUT, 'traits'), generation: {type: 'integer'}},
+    ['uuid', 'traits'],
+  ),
+  set_aggregates: opSchema(
+    'set_aggregates',
+    {uuid: PROVIDER_REF, aggregates: AGGREGATES_LIST, generation: {type: 'integer'}},
+    ['uuid', 'aggregates'],
+  ),
+}
+
+/** POST /placemat/v1/batch envelope (each operation is then checked against BATCH_OPERATIONS). */
+export const BATCH_POST: S = {
+  type: 'object',
+  properties: {operations: {type: 'array', items: {type: 'object', required: ['op']}}},
+  required: ['operations'],
+  additionalProperties: false,
+}

@@ -1,0 +1,81 @@
+/**
+ * Many provider-level changes in one transaction: what `placemat apply` and
+ * `placemat topology apply` send to a placemat daemon (or run on a file) instead of
+ * thousands of Placement calls. Each operation goes through the same domain function
+ * as its Placement endpoint, so validation and generations are the same; the first
+ * failure aborts the whole batch and nothing is written.
+ */
+import {PlacementError} from './errors.js'
+import {setAggregates} from './aggregates.js'
+import {setInventories} from './inventories.js'
+import {createProvider, deleteProvider, getProvider, updateProvider} from './providers.js'
+import {ensureResourceClass} from './resource-classes.js'
+import {ensureTrait, setProviderTraits} from './traits.js'
+import type {State} from './state.js'
+
+export type BatchOperation =
+  | {op: 'ensure_resource_class'; name: string}
+  | {op: 'ensure_trait'; name: string}
+  | {op: 'create_provider'; uuid: string; name: string; parent_provider_uuid?: string | null}
+  | {op: 'update_provider'; uuid: string; name?: string; parent_provider_uuid?: string | null}
+  | {op: 'delete_provider'; uuid: string}
+  | {op: 'set_inventories'; uuid: string; inventories: Record<string, unknown>; generation?: number}
+  | {op: 'set_traits'; uuid: string; traits: string[]; generation?: number}
+  | {op: 'set_aggregates'; uuid: string; aggregates: string[]; generation?: number}
+
+export interface BatchResult {
+  op: BatchOperation['op']
+  uuid?: string
+  name?: string
+  generation?: number
+}
+
+export function applyBatch(s: State, now: number, operations: BatchOperation[]): BatchResult[] {
+  return operations.map((o, i) => {
+    try {
+      return applyOne(s, now, o)
+    } catch (err) {
+      if (err instanceof PlacementError) {
+        throw new PlacementError(err.status, `operation ${i} (${o.op}${'uuid' in o ? ` ${o.uuid}` : ''}): ${err.detail}`, err.code)
+      }
+      throw err
+    }
+  })
+}
+
+function applyOne(s: State, now: number, o: BatchOperation): BatchResult {
+  switch (o.op) {
+    case 'ensure_resource_class':
+      return {op: o.op, name: ensureResourceClass(s, now, o.name).rc.name}
+    case 'ensure_trait':
+      return {op: o.op, name: ensureTrait(s, now, o.name).trait.name}
+    case 'create_provider': {
+      const p = createProvider(s, now, o)
+      return {op: o.op, uuid: p.uuid, generation: p.generation}
+    }
+    case 'update_provider': {
+      const p = updateProvider(s, now, o.uuid, o, {allowReparenting: true})
+      return {op: o.op, uuid: p.uuid, generation: p.generation}
+    }
+    case 'delete_provider':
+      deleteProvider(s, o.uuid)
+      return {op: o.op, uuid: o.uuid}
+    case 'set_inventories': {
+      const generation = o.generation ?? getProvider(s, o.uuid).generation
+      const {provider} = setInventories(s, now, o.uuid, {resource_provider_generation: generation, inventories: o.inventories}, {
+        reservedCanEqualTotal: true,
+      })
+      return {op: o.op, uuid: o.uuid, generation: provider.generation}
+    }
+    case 'set_traits': {
+      const generation = o.generation ?? getProvider(s, o.uuid).generation
+      const {provider} = setProviderTraits(s, now, o.uuid, {traits: o.traits, resource_provider_generation: generation})
+      return {op: o.op, uuid: o.uuid, generation: provider.generation}
+    }
+    case 'set_aggregates': {
+      const generation = o.generation ?? getProvider(s, o.uuid).generation
+      const p = setAggregates(s, now, o.uuid, o.aggregates, generation)
+      return {op: o.op, uuid: o.uuid, generation: p.generation}
+    }
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * placemat's own API, under /placemat/v1: bulk operations a Placement client never
+ * sees. Placement's routes are untouched by anything here.
+ */
+import {PlacementError} from '../../core/errors.js'
+import {applyBatch, type BatchOperation} from '../../core/batch.js'
+import {validateSchema} from '../jsonschema.js'
+import {readJson, type RouteDef} from '../context.js'
+import * as S from '../schemas.js'
+
+export const PLACEMAT_PREFIX = '/placemat/v1'
+
+export const routes: RouteDef[] = [
+  {
+    method: 'POST',
+    url: `${PLACEMAT_PREFIX}/batch`,
+    body: true,
+    async handler(ctx) {
+      const {operations} = readJson<{operations: BatchOperation[]}>(ctx, S.BATCH_POST)
+      operations.forEach((o, i) => {
+        const schema = S.BATCH_OPERATIONS[o.op as string]
+        if (!schema) throw new PlacementError(400, `operation ${i}: unknown op ${JSON.stringify(o.op)}`)
+        const msg = validateSchema(schema, o)
+        if (msg !== null) throw new PlacementError(400, `operation ${i} (${o.op}): JSON does not validate: ${msg}`)
+      })
+      const results = await ctx.store.write((s, now) => applyBatch(s, now, operations))
+      return {results}
+    },
+  },
+  {
+    method: 'GET',
+    url: `${PLACEMAT_PREFIX}/providers`,
+    async handler(ctx) {
+      const s = await ctx.store.refresh()
+      const providers = [...s.providers.values()].map((p) => ({
+        uuid: p.uuid,
+        name: p.name,
+        generation: p.generation,
+        parent_provider_uuid: p.parent,
+        root_provider_uuid: p.root,
+        inventories: Object.fromEntries(p.inventories),
+        usages: Object.fromEntries(p.usages),
+        traits: [...p.traits],
+        aggregates: [...p.aggregates],
+      }))
+      return {providers}
+    },
+  },
+]

@@ -1,0 +1,66 @@
+import {randomUUID} from 'node:crypto'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {testApi, type TestApi} from './http-helpers.js'
+
+let api: TestApi
+beforeEach(async () => {
+  api = await testApi()
+})
+afterEach(() => api.close())
+
+const dump = async () => (await api.call('GET', '/placemat/v1/providers')).body.providers
+
+describe('POST /placemat/v1/batch', () => {
+  it('applies many provider changes in one transaction', async () => {
+    const root = randomUUID()
+    const child = randomUUID()
+    const agg = randomUUID()
+    const r = await api.call('POST', '/placemat/v1/batch', {
+      operations: [
+        {op: 'ensure_trait', name: 'CUSTOM_RACK_LOCAL'},
+        {op: 'create_provider', uuid: root, name: 'cn1'},
+        {op: 'create_provider', uuid: child, name: 'cn1-numa0', parent_provider_uuid: root},
+        {op: 'set_inventories', uuid: root, inventories: {DISK_GB: {total: 100}}},
+        {op: 'set_inventories', uuid: child, inventories: {VCPU: {total: 8, allocation_ratio: 4}}},
+        {op: 'set_traits', uuid: child, traits: ['HW_NUMA_ROOT', 'CUSTOM_RACK_LOCAL']},
+        {op: 'set_aggregates', uuid: root, aggregates: [agg]},
+      ],
+    })
+    expect(r.status).toBe(200)
+    expect(r.body.results).toHaveLength(7)
+    const providers = await dump()
+    const c = providers.find((p: any) => p.uuid === child)
+    expect(c).toMatchObject({root_provider_uuid: root, traits: expect.arrayContaining(['HW_NUMA_ROOT'])})
+    expect(c.inventories.VCPU).toMatchObject({total: 8, allocation_ratio: 4, reserved: 0, min_unit: 1, step_size: 1})
+    const tree = await api.call('GET', `/resource_providers?in_tree=${child}`)
+    expect(tree.body.resource_providers).toHaveLength(2)
+  })
+
+  it('writes nothing when any operation fails', async () => {
+    const before = await dump()
+    const a = randomUUID()
+    const r = await api.call('POST', '/placemat/v1/batch', {
+      operations: [
+        {op: 'create_provider', uuid: a, name: 'ok'},
+        {op: 'set_inventories', uuid: a, inventories: {VCPU: {total: 8}}},
+        {op: 'set_traits', uuid: a, traits: ['CUSTOM_NOT_DEFINED']},
+      ],
+    })
+    expect(r.status).toBe(400)
+    expect(r.body.errors[0].detail).toContain('operation 2 (set_traits')
+    expect(await dump()).toEqual(before)
+  })
+
+  it('rejects unknown operations and bad fields before doing anything', async () => {
+    const r = await api.call('POST', '/placemat/v1/batch', {operations: [{op: 'drop_everything'}]})
+    expect(r.status).toBe(400)
+    const bad = await api.call('POST', '/placemat/v1/batch', {operations: [{op: 'create_provider', uuid: 'nope', name: 'x'}]})
+    expect(bad.status).toBe(400)
+    expect(bad.body.errors[0].detail).toContain('JSON does not validate')
+  })
+
+  it('is not visible to Placement clients: unknown to Placement routes, admin only', async () => {
+    const user = await api.call('GET', '/placemat/v1/providers', undefined, {'x-auth-token': 'user'})
+    expect(user.status).toBe(403)
+  })
+})
