@@ -1,0 +1,192 @@
+#!/usr/bin/env node
+// npm run bench: runs the Placement perf scenarios of ../shared/perf against a placemat daemon it
+// starts (fresh SQLite database per data set) and prints a table beside OpenStack Placement 8.0.0's
+// anchor figures (the better of its SQLite and PostgreSQL runs), with the speed-up at the median.
+//
+//   npm run bench                          # flat 1000 and nested 1000 (9000 providers)
+//   npm run bench -- --sets flat:1000      # pick data sets: flat:N, nested:N
+//   npm run bench -- --big                 # also 100,000 flat providers, limit=1000 (loaded in bulk)
+//   npm run bench -- --runs 1 --placement URL   # also measure a live Placement at URL (same machine)
+//   npm run bench -- --json out.jsonl      # keep the raw scenario lines
+import {spawn, execFileSync} from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import net from 'node:net'
+import {fileURLToPath} from 'node:url'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const perf = path.resolve(root, '../shared/perf')
+const argv = process.argv.slice(2)
+const opt = (name, dflt) => {
+  const i = argv.indexOf(`--${name}`)
+  return i >= 0 ? argv[i + 1] : dflt
+}
+const flag = (name) => argv.includes(`--${name}`)
+const runs = opt('runs', '3')
+const sets = (opt('sets', 'flat:1000,nested:1000')).split(',').map((s) => s.split(':')).map(([mode, n]) => ({mode, n: Number(n)}))
+const jsonOut = opt('json')
+const placementUrl = opt('placement')
+
+// OpenStack Placement 8.0.0 on this kind of machine (../shared/perf/README.md): p50 ms, best of sqlite/postgres.
+const ANCHOR = {
+  'flat-1000': {candidates: 96.1, 'candidates-concurrent': 888.3, 'provider-list': 43.0, claim: 101.1, 'claims-concurrent': 308.1},
+  'nested-1000': {
+    'candidates-nested': 699.6,
+    'candidates-nested-concurrent': 4355.0,
+    'candidates-nested-net': 751.6,
+    'provider-list': 41.0,
+    claim: 643.7,
+    'claims-concurrent': 341.1,
+  },
+  'flat-10000': {candidates: 1353.5, 'candidates-concurrent': 7597.5, 'provider-list': 562.4, claim: 1144.5, 'claims-concurrent': 1215.0},
+}
+
+if (!fs.existsSync(path.join(perf, 'bench.mjs'))) {
+  console.error(`no perf scenarios at ${perf}`)
+  process.exit(2)
+}
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const {port} = srv.address()
+      srv.close(() => resolve(port))
+    })
+  })
+
+async function startDaemon(dbFile) {
+  const port = await freePort()
+  const child = spawn(process.execPath, [path.join(root, 'bin/run.js'), 'daemon', 'start', '--foreground', '--db', dbFile, '--port', String(port), '--auth', 'noauth2'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const url = `http://127.0.0.1:${port}`
+  for (let i = 0; i < 200; i++) {
+    try {
+      if ((await fetch(url + '/')).ok) return {child, url}
+    } catch {}
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error('daemon did not start')
+}
+
+const rssMiB = (pid) => {
+  try {
+    const kb = Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1])
+    return Math.round(kb / 1024)
+  } catch {
+    return null
+  }
+}
+
+function runNode(script, args) {
+  return execFileSync(process.execPath, [path.join(perf, script), ...args], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20})
+}
+
+/** Loads N placeload-shaped providers through placemat's batch API (for data sets too big to load one call at a time). */
+async function bulkLoadFlat(url, n) {
+  const aggs = ['14a5c8a3-5a99-4e8f-88be-00d85fcb1c17', '66d98e7c-8b5d-4fd0-9b4e-8d6e0a3d1a57', 'a59dbb28-4c8e-4a3b-bd4f-6d1f2f1c7f65']
+  const traits = ['HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE2', 'STORAGE_DISK_SSD']
+  const chunk = 10000
+  for (let start = 0; start < n; start += chunk) {
+    const operations = []
+    for (let i = start; i < Math.min(n, start + chunk); i++) {
+      const uuid = crypto.randomUUID()
+      operations.push(
+        {op: 'create_provider', uuid, name: uuid},
+        {
+          op: 'set_inventories',
+          uuid,
+          inventories: {
+            VCPU: {total: 32, min_unit: 1, max_unit: 16},
+            MEMORY_MB: {total: 8192, min_unit: 128, max_unit: 8192},
+            DISK_GB: {total: 8192, min_unit: 5, max_unit: 8192},
+          },
+        },
+        {op: 'set_aggregates', uuid, aggregates: aggs.slice(0, 1 + (i % 3))},
+        {op: 'set_traits', uuid, traits: traits.slice(0, 1 + ((i >> 2) % 3))},
+      )
+    }
+    const res = await fetch(url + '/placemat/v1/batch', {
+      method: 'POST',
+      headers: {'content-type': 'application/json', 'x-auth-token': 'admin'},
+      body: JSON.stringify({operations}),
+    })
+    if (!res.ok) throw new Error(`bulk load failed: ${res.status} ${await res.text()}`)
+  }
+}
+
+const lines = []
+const rows = []
+for (const {mode, n} of sets) {
+  const label = `${mode}-${n}`
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-bench-'))
+  const {child, url} = await startDaemon(path.join(dir, 'placemat.db'))
+  try {
+    process.stderr.write(`[${label}] loading...\n`)
+    const t0 = Date.now()
+    const load = JSON.parse(runNode('load.mjs', [url, '--mode', mode, '-n', String(n), '-c', '10', '--quiet']).trim().split('\n').at(-1))
+    process.stderr.write(`[${label}] loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s (${load.requests_per_s ?? load.rps ?? '?'} req/s); benchmarking...\n`)
+    const out = runNode('bench.mjs', [url, '--mode', mode, '--runs', runs, '--label', `placemat-${label}`])
+    for (const line of out.trim().split('\n')) {
+      const r = JSON.parse(line)
+      lines.push(r)
+      rows.push({set: label, scenario: r.scenario, p50: r.p50, p99: r.p99, rps: r.rps, anchor: ANCHOR[label]?.[r.scenario], notes: r.notes ?? ''})
+    }
+    rows.push({set: label, scenario: 'daemon RSS MiB', p50: rssMiB(child.pid)})
+  } finally {
+    child.kill('SIGTERM')
+    fs.rmSync(dir, {recursive: true, force: true})
+  }
+}
+
+if (flag('big')) {
+  const label = 'flat-100000'
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-bench-'))
+  const {child, url} = await startDaemon(path.join(dir, 'placemat.db'))
+  try {
+    const t0 = Date.now()
+    await bulkLoadFlat(url, 100000)
+    process.stderr.write(`[${label}] bulk-loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s; benchmarking...\n`)
+    const q = 'resources=VCPU:1,DISK_GB:10,MEMORY_MB:256&member_of=14a5c8a3-5a99-4e8f-88be-00d85fcb1c17&required=HW_CPU_X86_AVX2&limit=1000'
+    const out = runNode('bench.mjs', [url, '--mode', 'flat', '--runs', runs, '--count', '50', '--scenarios', 'candidates,claim', '--claims', '33', '--flat-query', q, '--label', `placemat-${label}`])
+    for (const line of out.trim().split('\n')) {
+      const r = JSON.parse(line)
+      lines.push(r)
+      rows.push({set: label, scenario: `${r.scenario} (limit=1000)`, p50: r.p50, p99: r.p99, rps: r.rps, anchor: undefined})
+    }
+    rows.push({set: label, scenario: 'daemon RSS MiB', p50: rssMiB(child.pid)})
+  } finally {
+    child.kill('SIGTERM')
+    fs.rmSync(dir, {recursive: true, force: true})
+  }
+}
+
+if (placementUrl) {
+  process.stderr.write(`[placement] benchmarking ${placementUrl} (load it first with ../shared/perf/load.mjs)\n`)
+  const out = runNode('bench.mjs', [placementUrl, '--mode', 'flat', '--runs', runs, '--label', 'placement'])
+  for (const line of out.trim().split('\n')) {
+    const r = JSON.parse(line)
+    lines.push(r)
+    const mine = rows.find((x) => x.set === 'flat-1000' && x.scenario === r.scenario)
+    if (mine) mine.live = r.p50
+  }
+}
+
+if (jsonOut) fs.writeFileSync(jsonOut, lines.map((l) => JSON.stringify(l)).join('\n') + '\n')
+
+const fmt = (v) => (v === undefined || v === null ? '' : typeof v === 'number' ? (v >= 100 ? v.toFixed(0) : v.toFixed(2)) : String(v))
+const header = ['data set', 'scenario', 'p50 ms', 'p99 ms', 'req/s', 'Placement p50', 'speed-up', ...(placementUrl ? ['live Placement p50', 'live speed-up'] : [])]
+const table = rows.map((r) => [
+  r.set,
+  r.scenario,
+  fmt(r.p50),
+  fmt(r.p99),
+  fmt(r.rps),
+  fmt(r.anchor),
+  r.anchor && r.p50 ? `${(r.anchor / r.p50).toFixed(1)}x` : '',
+  ...(placementUrl ? [fmt(r.live), r.live && r.p50 ? `${(r.live / r.p50).toFixed(1)}x` : ''] : []),
+])
+console.log(`| ${header.join(' | ')} |`)
+console.log(`|${header.map(() => '---').join('|')}|`)
+for (const t of table) console.log(`| ${t.join(' | ')} |`)
