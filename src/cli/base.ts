@@ -4,7 +4,6 @@ import {ApiError, PlacementClient, UnreachableError} from '../client/client.js'
 import {HttpTransport, LocalTransport} from '../client/transports.js'
 import {readRecord} from '../daemon/control.js'
 import {DEFAULT_HOST, DEFAULT_PORT, defaultDbFile, readAdminToken} from '../daemon/paths.js'
-import {SchemaOutOfDateError} from '../store/store.js'
 import {serialize, table, type Column, type Format} from './output.js'
 
 /** Exit codes every command keeps (documented in the README). */
@@ -118,7 +117,11 @@ export abstract class PlacematCommand extends Command {
       const hint = this.base?.url || process.env.PLACEMAT_URL ? '' : '; start one with `placemat daemon start`, or work on a file with --db FILE'
       return this.fail(`${err.message}${hint}`, ExitCode.UNREACHABLE)
     }
-    if (err instanceof SchemaOutOfDateError) return this.fail(err.message, ExitCode.ERROR)
+    if (err.name === 'SchemaOutOfDateError') return this.fail(err.message, ExitCode.ERROR)
+    // this.error(msg, {exit}) from a command: one line too (oclif would wrap it); parse errors keep oclif's help.
+    if (err instanceof Errors.CLIError && !(err instanceof Errors.ExitError) && !('parse' in err)) {
+      return this.fail(err.message, (err as Errors.CLIError).oclif?.exit ?? ExitCode.ERROR)
+    }
     return super.catch(err)
   }
 

@@ -1,6 +1,5 @@
 import type {FastifyInstance} from 'fastify'
-import {buildApp} from '../http/app.js'
-import {Store, type OpenOptions} from '../store/store.js'
+import type {Store, OpenOptions} from '../store/store.js'
 import {UnreachableError, type ApiResponse, type Transport} from './client.js'
 
 function parseBody(text: string, contentType: string | undefined): unknown {
@@ -58,6 +57,8 @@ export class LocalTransport implements Transport {
   }
 
   static async open(file: string, options: OpenOptions = {}): Promise<LocalTransport> {
+    // Loaded on demand: HTTP-only invocations never pay for the app, kysely and SQLite.
+    const [{Store}, {buildApp}] = await Promise.all([import('../store/store.js'), import('../http/app.js')])
     const store = await Store.open(file, options)
     const app = await buildApp({store, auth: 'trusted'})
     await app.ready()

@@ -205,6 +205,17 @@ export function setInventories(
       throw badRequest(`Unknown resource class in inventory for resource provider ${p.uuid}: No such resource class ${rc}.`)
     }
   }
+  replaceInventories(s, now, p, wanted)
+  return {provider: p, inventories: wanted}
+}
+
+/**
+ * The replacement step of PUT /resource_providers/{uuid}/inventories (and of the
+ * reshaper): refuses (409 inventory.inuse, "update conflict: ...") to drop a class that
+ * has allocations, then replaces the whole inventory and bumps the generation.
+ * Classes must already be known to exist.
+ */
+export function replaceInventories(s: State, now: number, p: Provider, wanted: Map<string, Inventory>): void {
   const toDelete = [...p.inventories.keys()].filter((rc) => !wanted.has(rc))
   const busy = inUse(s, p, toDelete)
   if (busy.length) {
@@ -213,7 +224,6 @@ export function setInventories(
   for (const rc of toDelete) s.deleteInventory(p, rc)
   for (const [rc, inv] of wanted) s.setInventory(p, rc, inv)
   s.bumpProvider(p, now)
-  return {provider: p, inventories: wanted}
 }
 
 /** DELETE /resource_providers/{uuid}/inventories/{rc}. */

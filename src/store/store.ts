@@ -19,6 +19,18 @@ export class SchemaOutOfDateError extends Error {
   }
 }
 
+/**
+ * Test-only hook: with PLACEMAT_TEST_PAUSE_IN_TX=MS set, a write that changed something
+ * waits MS milliseconds after its rows are written and before COMMIT, saying so on stderr,
+ * so a test can kill the process in the middle of a transaction.
+ */
+async function testPauseInTransaction(changes: Changes): Promise<void> {
+  const ms = Number(process.env.PLACEMAT_TEST_PAUSE_IN_TX)
+  if (!ms || changes.empty) return
+  process.stderr.write('placemat-test: paused in transaction\n')
+  await new Promise((r) => setTimeout(r, ms))
+}
+
 const staticMigrations: MigrationProvider = {getMigrations: async () => migrations}
 
 export interface OpenOptions {
@@ -236,6 +248,7 @@ export class Store {
           this.state.changes = null
         }
         if (!changes.empty) await this.flush(conn, changes)
+        await testPauseInTransaction(changes)
         await sql`commit`.execute(conn)
       } catch (err) {
         await sql`rollback`.execute(conn).catch(() => undefined)

@@ -26,7 +26,7 @@
  * per anchor with incremental pruning, and the enumeration stops as soon as `limit` (or
  * maxCandidates) distinct candidates exist when the answer does not depend on the rest.
  */
-import {PlacementError, badRequest} from '../errors.js'
+import {badRequest} from '../errors.js'
 import type {Provider, State} from '../state.js'
 import type {CandidateRequest, ProviderFilters, RequestGroup} from './request.js'
 
@@ -85,10 +85,17 @@ interface RcInv {
   slotOf: Int32Array | null
 }
 
+/**
+ * Everything the search needs about the providers, in typed arrays. Built from scratch when
+ * the provider structure changes (providers, parents, inventories, traits, aggregates, class
+ * names); after a change of usages only (allocations) it is revalidated in one cheap pass and
+ * kept, and usages are re-read lazily per inventory slot.
+ */
 class Index {
+  version: number
   readonly n: number
   readonly provs: Provider[]
-  readonly idxOf = new Map<string, number>()
+  private idxMap: Map<string, number> | null = null
   readonly parent: Int32Array
   readonly root: Int32Array
   readonly depth: Int32Array
@@ -96,80 +103,122 @@ class Index {
   hasTrees = false
   anySharing = false
   readonly rcs = new Map<string, RcInv>()
-  // per inventory slot
-  slotCap!: Float64Array // (total - reserved) * allocation_ratio, unrounded as in Placement's SQL
-  slotUsed!: Float64Array
-  slotMin!: Float64Array
-  slotMax!: Float64Array
-  slotStep!: Float64Array
-  // tree members (index order) of each root: members[treeOff[r] .. treeOff[r+1])
+  // Inventory slots, contiguous per provider: slots provSlot[i] .. provSlot[i+1]-1.
+  readonly provSlot: Int32Array
+  readonly slotProv: Int32Array
+  readonly slotRc: string[]
+  readonly slotCap: Float64Array // (total - reserved) * allocation_ratio, unrounded as in Placement's SQL
+  readonly slotMin: Float64Array
+  readonly slotMax: Float64Array
+  readonly slotStep: Float64Array
+  private readonly slotUsed: Float64Array
+  private readonly slotUsedEpoch: Int32Array
+  private epoch = 1
+  // Tree members (index order) of each root r: treeMem[treeOff[r] .. treeOff[r+1]).
   readonly treeOff: Int32Array
   readonly treeMem: Int32Array
-  // scratch, always left zeroed
-  acc!: Float64Array
+  // Scratch, always left zeroed.
+  readonly acc: Float64Array
   readonly isoCount: Int32Array
   readonly stamp: Int32Array
-  stampGen = 0
+  private stampGen = 0
+  // Fingerprints of the structure.
+  private readonly fpGen: Float64Array
+  private readonly fpParent: (string | null)[]
+  private readonly fpTraits: Set<string>[]
+  private readonly fpAggs: Set<string>[]
+  private readonly classesKey: string
   private sharingAnchorCache: (Int32Array | undefined)[] = []
   private summaryCache: (ProviderSummary | undefined)[] = []
+  private readonly summaryEpoch: Int32Array
 
-  constructor(
-    readonly state: State,
-    readonly version: number,
-  ) {
+  constructor(readonly state: State) {
+    this.version = state.version
+    this.classesKey = classesKey(state)
     const provs = (this.provs = [...state.providers.values()])
     const n = (this.n = provs.length)
-    for (let i = 0; i < n; i++) this.idxOf.set(provs[i].uuid, i)
     this.parent = new Int32Array(n)
     this.root = new Int32Array(n)
-    this.depth = new Int32Array(n).fill(-1)
+    this.depth = new Int32Array(n)
     this.isSharing = new Uint8Array(n)
     this.isoCount = new Int32Array(n)
     this.stamp = new Int32Array(n)
-    const rcProvs = new Map<string, number[]>()
+    this.fpGen = new Float64Array(n)
+    this.fpParent = new Array(n)
+    this.fpTraits = new Array(n)
+    this.fpAggs = new Array(n)
+    this.summaryEpoch = new Int32Array(n)
+    this.provSlot = new Int32Array(n + 1)
     let slots = 0
+    let lookups = false
     for (let i = 0; i < n; i++) {
       const p = provs[i]
-      const par = p.parent === null ? -1 : (this.idxOf.get(p.parent) ?? -1)
-      this.parent[i] = par
-      if (par >= 0) this.hasTrees = true
-      this.root[i] = this.idxOf.get(p.root) ?? i
+      slots += p.inventories.size
+      if (p.parent !== null) this.hasTrees = true
+      if (p.parent !== null || p.root !== p.uuid) lookups = true
+    }
+    // A forest of lone roots needs no uuid lookups; otherwise resolve parents and roots.
+    const idxOf = lookups ? this.idx() : null
+    this.slotProv = new Int32Array(slots)
+    this.slotRc = new Array(slots)
+    const slotRcId = new Int32Array(slots)
+    this.slotCap = new Float64Array(slots)
+    this.slotMin = new Float64Array(slots)
+    this.slotMax = new Float64Array(slots)
+    this.slotStep = new Float64Array(slots)
+    this.slotUsed = new Float64Array(slots)
+    this.slotUsedEpoch = new Int32Array(slots)
+    this.acc = new Float64Array(slots)
+    const rcIds = new Map<string, number>()
+    const rcCount: number[] = []
+    let s = 0
+    for (let i = 0; i < n; i++) {
+      const p = provs[i]
+      this.fpGen[i] = p.generation
+      this.fpParent[i] = p.parent
+      this.fpTraits[i] = p.traits
+      this.fpAggs[i] = p.aggregates
+      if (idxOf) {
+        this.parent[i] = p.parent === null ? -1 : (idxOf.get(p.parent) ?? -1)
+        this.root[i] = idxOf.get(p.root) ?? i
+      } else {
+        this.parent[i] = -1
+        this.root[i] = i
+      }
       if (p.traits.has(SHARES)) {
         this.isSharing[i] = 1
         this.anySharing = true
       }
-      p.inventories.forEach((_inv, rc) => {
-        let list = rcProvs.get(rc)
-        if (!list) rcProvs.set(rc, (list = []))
-        list.push(i)
-        slots++
-      })
-    }
-    for (let i = 0; i < n; i++) this.depthOf(i)
-    // Inventory slots, grouped by class.
-    this.slotCap = new Float64Array(slots)
-    this.slotUsed = new Float64Array(slots)
-    this.slotMin = new Float64Array(slots)
-    this.slotMax = new Float64Array(slots)
-    this.slotStep = new Float64Array(slots)
-    this.acc = new Float64Array(slots)
-    let s = 0
-    for (const [rc, list] of rcProvs) {
-      const inv: RcInv = {provs: Int32Array.from(list), slots: new Int32Array(list.length), slotOf: null}
-      for (let k = 0; k < list.length; k++) {
-        const p = provs[list[k]]
-        const v = p.inventories.get(rc)!
-        inv.slots[k] = s
+      this.provSlot[i] = s
+      for (const [rc, v] of p.inventories) {
+        let id = rcIds.get(rc)
+        if (id === undefined) {
+          rcIds.set(rc, (id = rcCount.length))
+          rcCount.push(0)
+        }
+        rcCount[id]++
+        slotRcId[s] = id
+        this.slotProv[s] = i
+        this.slotRc[s] = rc
         this.slotCap[s] = (v.total - v.reserved) * v.allocation_ratio
-        this.slotUsed[s] = p.usages.get(rc) ?? 0
         this.slotMin[s] = v.min_unit
         this.slotMax[s] = v.max_unit
         this.slotStep[s] = v.step_size
         s++
       }
-      this.rcs.set(rc, inv)
     }
-    // Tree members, by root.
+    this.provSlot[n] = s
+    const lists = rcCount.map((c) => ({provs: new Int32Array(c), slots: new Int32Array(c), slotOf: null, k: 0}))
+    for (let t = 0; t < s; t++) {
+      const l = lists[slotRcId[t]]
+      l.provs[l.k] = this.slotProv[t]
+      l.slots[l.k++] = t
+    }
+    for (const [rc, id] of rcIds) this.rcs.set(rc, {provs: lists[id].provs, slots: lists[id].slots, slotOf: null})
+    if (idxOf) {
+      this.depth.fill(-1)
+      for (let i = 0; i < n; i++) this.depthOf(i)
+    }
     const off = (this.treeOff = new Int32Array(n + 1))
     for (let i = 0; i < n; i++) off[this.root[i] + 1]++
     for (let i = 0; i < n; i++) off[i + 1] += off[i]
@@ -178,9 +227,68 @@ class Index {
     for (let i = 0; i < n; i++) mem[fill[this.root[i]]++] = i
   }
 
+  /** uuid -> provider index (built on first use). */
+  idx(): Map<string, number> {
+    if (!this.idxMap) {
+      const m = (this.idxMap = new Map())
+      for (let i = 0; i < this.n; i++) m.set(this.provs[i].uuid, i)
+    }
+    return this.idxMap
+  }
+
+  /**
+   * Brings the index to the state's current version when only usages (or generations) changed;
+   * false when the structure changed and the index must be rebuilt.
+   */
+  refresh(state: State): boolean {
+    if (state.providers.size !== this.n || classesKey(state) !== this.classesKey) return false
+    const {provs, fpGen, fpParent, fpTraits, fpAggs} = this
+    let i = 0
+    for (const p of state.providers.values()) {
+      if (
+        p !== provs[i] ||
+        p.parent !== fpParent[i] ||
+        p.traits !== fpTraits[i] ||
+        p.aggregates !== fpAggs[i]
+      ) {
+        return false
+      }
+      if (p.generation !== fpGen[i]) {
+        // Placement bumps the generation on every inventory change (and on allocations).
+        if (!this.sameInventories(i, p)) return false
+        fpGen[i] = p.generation
+      }
+      i++
+    }
+    this.version = state.version
+    if (++this.epoch >= 0x7fffffff) {
+      this.slotUsedEpoch.fill(0)
+      this.summaryEpoch.fill(0)
+      this.epoch = 1
+    }
+    return true
+  }
+
+  private sameInventories(i: number, p: Provider): boolean {
+    let s = this.provSlot[i]
+    if (p.inventories.size !== this.provSlot[i + 1] - s) return false
+    for (const [rc, v] of p.inventories) {
+      if (
+        this.slotRc[s] !== rc ||
+        this.slotCap[s] !== (v.total - v.reserved) * v.allocation_ratio ||
+        this.slotMin[s] !== v.min_unit ||
+        this.slotMax[s] !== v.max_unit ||
+        this.slotStep[s] !== v.step_size
+      ) {
+        return false
+      }
+      s++
+    }
+    return true
+  }
+
   private depthOf(i: number): number {
     if (this.depth[i] >= 0) return this.depth[i]
-    // iterative walk up to a known depth (guards against cycles too)
     const chain: number[] = []
     let j = i
     while (j >= 0 && this.depth[j] < 0 && chain.length <= this.n) {
@@ -201,13 +309,22 @@ class Index {
     return inv.slotOf
   }
 
+  /** Current usage of inventory slot s (read from the provider once per version). */
+  used(s: number): number {
+    if (this.slotUsedEpoch[s] !== this.epoch) {
+      this.slotUsed[s] = this.provs[this.slotProv[s]].usages.get(this.slotRc[s]) ?? 0
+      this.slotUsedEpoch[s] = this.epoch
+    }
+    return this.slotUsed[s]
+  }
+
   /** Can `amount` be taken from inventory slot s (Placement's per-class capacity query)? */
   fits(s: number, amount: number): boolean {
     return (
-      this.slotUsed[s] + amount <= this.slotCap[s] &&
       this.slotMin[s] <= amount &&
       this.slotMax[s] >= amount &&
-      amount % this.slotStep[s] === 0
+      amount % this.slotStep[s] === 0 &&
+      this.used(s) + amount <= this.slotCap[s]
     )
   }
 
@@ -225,11 +342,12 @@ class Index {
     if (a) return a
     const gen = this.nextStamp()
     const out: number[] = []
+    const idxOf = this.idx()
     for (const agg of this.provs[p].aggregates) {
       const members = this.state.aggregateMembers.get(agg)
       if (!members) continue
       for (const u of members) {
-        const i = this.idxOf.get(u)
+        const i = idxOf.get(u)
         if (i === undefined) continue
         const r = this.root[i]
         if (this.stamp[r] !== gen) {
@@ -243,31 +361,51 @@ class Index {
     return a
   }
 
+  /** provider_summaries entry of provider i, with current usages (cached while they hold). */
   summary(i: number): ProviderSummary {
-    let s = this.summaryCache[i]
-    if (s) return s
-    const p = this.provs[i]
+    let sum = this.summaryCache[i]
+    if (sum && this.summaryEpoch[i] === this.epoch) return sum
+    const from = this.provSlot[i]
+    const to = this.provSlot[i + 1]
+    if (sum) {
+      let same = true
+      for (let s = from; s < to && same; s++) same = sum.resources[s - from].used === this.used(s)
+      if (same) {
+        this.summaryEpoch[i] = this.epoch
+        return sum
+      }
+    }
     const resources: SummaryResource[] = []
-    p.inventories.forEach((v, rc) => {
-      resources.push({rc, capacity: Math.trunc((v.total - v.reserved) * v.allocation_ratio), used: p.usages.get(rc) ?? 0})
-    })
-    const ids = this.state.traits
-    const traits = [...p.traits].sort((a, b) => (ids.get(a)?.id ?? 0) - (ids.get(b)?.id ?? 0))
-    s = {uuid: p.uuid, parentUuid: p.parent, rootUuid: this.provs[this.root[i]].uuid, resources, traits}
-    this.summaryCache[i] = s
-    return s
+    for (let s = from; s < to; s++) {
+      resources.push({rc: this.slotRc[s], capacity: Math.trunc(this.slotCap[s]), used: this.used(s)})
+    }
+    if (sum) sum = {...sum, resources}
+    else {
+      const p = this.provs[i]
+      const ids = this.state.traits
+      const traits = [...p.traits].sort((a, b) => (ids.get(a)?.id ?? 0) - (ids.get(b)?.id ?? 0))
+      sum = {uuid: p.uuid, parentUuid: p.parent, rootUuid: this.provs[this.root[i]].uuid, resources, traits}
+    }
+    this.summaryCache[i] = sum
+    this.summaryEpoch[i] = this.epoch
+    return sum
   }
+}
+
+function classesKey(state: State): string {
+  let k = ''
+  for (const name of state.classes.keys()) k += name + ','
+  return k
 }
 
 const indexes = new WeakMap<State, Index>()
 
-/** The index of `state` at its current version (rebuilt after any committed change). */
+/** The index of `state` at its current version. */
 function getIndex(state: State): Index {
   let ix = indexes.get(state)
-  if (!ix || ix.version !== state.version) {
-    ix = new Index(state, state.version)
-    indexes.set(state, ix)
-  }
+  if (ix && (ix.version === state.version || ix.refresh(state))) return ix
+  ix = new Index(state)
+  indexes.set(state, ix)
   return ix
 }
 
@@ -341,6 +479,8 @@ interface Prepared {
   rcSlotOf: Int32Array[]
   /** anchor -> per class (multi) or single list (single path) of provider choices. */
   byAnchor: Map<number, number[][]>
+  /** Lone single-path group (no merging needed): the matching providers, in order. */
+  lone?: number[]
   /** Multi path: provider -> bitmask of the required any-sets it covers. */
   traitMask?: Map<number, number>
   fullMask: number
@@ -377,7 +517,7 @@ function prepareGroup(
   checkTraitNames(state, g.forbiddenTraits)
   let treeRoot = -1
   if (g.inTree !== undefined) {
-    const t = ix.idxOf.get(g.inTree)
+    const t = ix.idx().get(g.inTree)
     if (t === undefined) return null
     treeRoot = ix.root[t]
   }
@@ -388,7 +528,7 @@ function prepareGroup(
   const granular = g.suffix !== ''
   const multi = !granular && (ix.anySharing || ix.hasTrees)
   const prep: Prepared = {g, granular, multi, rcNames, rcAmounts, rcInvs, rcSlotOf, byAnchor: new Map(), fullMask: 0}
-  const ok = multi ? searchMulti(ix, prep, anchorOk, treeRoot) : searchSingle(ix, prep, anchorOk, treeRoot, single?.maxProviders ?? Infinity)
+  const ok = multi ? searchMulti(ix, prep, anchorOk, treeRoot) : searchSingle(ix, prep, anchorOk, treeRoot, single ? single.maxProviders : -1)
   return ok ? prep : null
 }
 
@@ -402,11 +542,27 @@ function singleFilters(p: Provider, g: RequestGroup): boolean {
 }
 
 /** get_provider_ids_matching + _alloc_candidates_single_provider. */
+/** maxProviders: -1 to fill byAnchor (for merging), else fill `lone` with at most that many. */
 function searchSingle(ix: Index, prep: Prepared, anchorOk: Uint8Array | null, treeRoot: number, maxProviders: number): boolean {
+  const lone: number[] | null = maxProviders !== -1 ? (prep.lone = []) : null
+  if (maxProviders === -1) maxProviders = Infinity
   const {g, rcAmounts, rcInvs, rcSlotOf} = prep
   const by = prep.byAnchor
   let found = 0
   const add = (p: number) => {
+    if (lone) {
+      // Only whether some anchor is viable matters: every match is one candidate.
+      let ok = !anchorOk || anchorOk[ix.root[p]] === 1
+      if (!ok && ix.isSharing[p]) {
+        const anchors = ix.sharingAnchors(p)
+        for (let k = 0; k < anchors.length && !ok; k++) ok = anchorOk![anchors[k]] === 1
+      }
+      if (ok) {
+        lone.push(p)
+        found++
+      }
+      return
+    }
     let any = false
     const r = ix.root[p]
     if (!anchorOk || anchorOk[r]) {
@@ -428,7 +584,7 @@ function searchSingle(ix: Index, prep: Prepared, anchorOk: Uint8Array | null, tr
     // A resourceless group matches only through positive filters; in_tree does not apply.
     if (!g.requiredTraits.length && !g.memberOf.length) return false
     for (let p = 0; p < ix.n && found < maxProviders; p++) if (singleFilters(ix.provs[p], g)) add(p)
-    return by.size > 0
+    return found > 0
   }
   // Walk the class with the fewest inventories; check the others by slot.
   let lead = 0
@@ -447,7 +603,7 @@ function searchSingle(ix: Index, prep: Prepared, anchorOk: Uint8Array | null, tr
     if (!singleFilters(ix.provs[p], g)) continue
     add(p)
   }
-  return by.size > 0
+  return found > 0
 }
 
 function pushChoice(by: Map<number, number[][]>, anchor: number, p: number): void {
@@ -626,10 +782,17 @@ class AnchorEnum {
   constructor(
     readonly ix: Index,
     readonly plan: Plan,
-    readonly choices: number[][],
+    public choices: number[][],
   ) {
     this.pos = new Int32Array(plan.S)
     this.cur = new Int32Array(plan.S)
+  }
+
+  /** Starts over on another anchor's choices (the current candidate must be suspended). */
+  reset(choices: number[][]): void {
+    this.choices = choices
+    this.started = false
+    this.done = false
   }
 
   /** Adds the amounts of slot d with provider p; false (and no trace) when over capacity. */
@@ -648,7 +811,7 @@ class AnchorEnum {
       const s = prep.rcSlotOf[k][p]
       const amt = prep.rcAmounts[k]
       const total = (acc[s] += amt)
-      if (check && total !== amt && (ix.slotUsed[s] + total > ix.slotCap[s] || total > ix.slotMax[s])) {
+      if (check && total !== amt && (ix.used(s) + total > ix.slotCap[s] || total > ix.slotMax[s])) {
         for (let j = from; j <= k; j++) ix.acc[prep.rcSlotOf[j][p]] -= prep.rcAmounts[j]
         if (plan.slotIsolate[d]) ix.isoCount[p]--
         return false
@@ -793,6 +956,43 @@ function isolationPossible(plan: Plan, choices: number[][]): boolean {
   return true
 }
 
+/**
+ * For each class requested by several slots: can the providers those slots may use hold the
+ * summed amount at all? (A necessary condition; spares the search of hopeless trees.)
+ */
+function capacityPossible(ix: Index, plan: Plan, choices: number[][]): boolean {
+  const demand = new Map<string, {amount: number; entries: [number, number][]}>() // rc -> (slot, class index)
+  for (let d = 0; d < plan.S; d++) {
+    const prep = plan.preps[plan.slotGroup[d]]
+    const k0 = plan.slotRc[d]
+    const from = k0 < 0 ? 0 : k0
+    const to = k0 < 0 ? prep.rcAmounts.length : k0 + 1
+    for (let k = from; k < to; k++) {
+      const rc = prep.rcNames[k]
+      let e = demand.get(rc)
+      if (!e) demand.set(rc, (e = {amount: 0, entries: []}))
+      e.amount += prep.rcAmounts[k]
+      e.entries.push([d, k])
+    }
+  }
+  for (const {amount, entries} of demand.values()) {
+    if (entries.length < 2) continue
+    const gen = ix.nextStamp()
+    let supply = 0
+    for (const [d, k] of entries) {
+      const slotOf = plan.preps[plan.slotGroup[d]].rcSlotOf[k]
+      for (const p of choices[d]) {
+        if (ix.stamp[p] === gen) continue
+        ix.stamp[p] = gen
+        const s = slotOf[p]
+        supply += Math.max(0, Math.min(ix.slotCap[s] - ix.used(s), ix.slotMax[s]))
+      }
+    }
+    if (supply < amount) return false
+  }
+  return true
+}
+
 // ---- the search -----------------------------------------------------------------------------
 
 /**
@@ -833,7 +1033,9 @@ export function findCandidates(state: State, req: CandidateRequest, opts: Candid
   }
 
   // A lone single-path group needs no merging: scan only as far as needed.
-  const lone = req.groups.length === 1 && (req.groups[0].suffix !== '' || (!ix.anySharing && !ix.hasTrees))
+  const breadthFirst = opts.strategy === 'breadth-first' && maxCand !== Infinity
+  const lone =
+    req.groups.length === 1 && !breadthFirst && (req.groups[0].suffix !== '' || (!ix.anySharing && !ix.hasTrees))
   const preps: Prepared[] = []
   for (const g of req.groups) {
     const p = prepareGroup(ix, g, anchorOk, lone ? {maxProviders: target} : null)
@@ -843,12 +1045,7 @@ export function findCandidates(state: State, req: CandidateRequest, opts: Candid
 
   const plan = makePlan(preps, req)
   const S = plan.S
-  // Viable anchors: those every group can serve, in the first group's order.
-  const anchors: number[] = []
-  const first = preps[0].byAnchor
-  for (const a of first.keys()) if (preps.every((p) => p.byAnchor.has(a))) anchors.push(a)
-
-  const found: number[] = [] // S providers per candidate
+  let found: number[] = [] // S providers per candidate
   let count = 0
   const seen = new Set<string>()
   const excludeNested = !nestedAware && ix.hasTrees
@@ -866,20 +1063,30 @@ export function findCandidates(state: State, req: CandidateRequest, opts: Candid
     count++
   }
 
-  const enums: AnchorEnum[] = []
-  for (const a of anchors) {
+  // Viable anchors: those every group can serve, in the first group's order.
+  const anchors: number[] = []
+  if (!lone) for (const a of preps[0].byAnchor.keys()) if (preps.every((p) => p.byAnchor.has(a))) anchors.push(a)
+  const choicesOf = (a: number): number[][] | null => {
     const choices: number[][] = []
     for (let d = 0; d < S; d++) {
       const prep = preps[plan.slotGroup[d]]
       const lists = prep.byAnchor.get(a)!
       choices.push(prep.multi ? lists[plan.slotRc[d]] : lists[0])
     }
-    if (req.groupPolicy === 'isolate' && !isolationPossible(plan, choices)) continue
-    enums.push(new AnchorEnum(ix, plan, choices))
+    if (req.groupPolicy === 'isolate' && !isolationPossible(plan, choices)) return null
+    if (!capacityPossible(ix, plan, choices)) return null
+    return choices
   }
-  if (opts.strategy === 'breadth-first' && maxCand !== Infinity) {
+  if (lone) {
+    found = preps[0].lone!
+    count = found.length
+  } else if (breadthFirst) {
     // Take turns between trees, one candidate each, until the cap is reached.
-    let live = enums
+    let live: AnchorEnum[] = []
+    for (const a of anchors) {
+      const choices = choicesOf(a)
+      if (choices) live.push(new AnchorEnum(ix, plan, choices))
+    }
     while (live.length && count < target) {
       const next: AnchorEnum[] = []
       for (const e of live) {
@@ -894,7 +1101,12 @@ export function findCandidates(state: State, req: CandidateRequest, opts: Candid
       live = next
     }
   } else {
-    for (const e of enums) {
+    let e: AnchorEnum | null = null
+    for (const a of anchors) {
+      const choices = choicesOf(a)
+      if (!choices) continue
+      if (e) e.reset(choices)
+      else e = new AnchorEnum(ix, plan, choices)
       while (count < target && e.next()) emit(e.cur)
       if (count >= target) {
         e.suspend()
@@ -1010,7 +1222,7 @@ export function filterProviders(state: State, f: ProviderFilters): Provider[] {
   const ix = getIndex(state)
   let treeRoot = -1
   if (f.inTree) {
-    const t = ix.idxOf.get(f.inTree)
+    const t = ix.idx().get(f.inTree)
     if (t === undefined) return []
     treeRoot = ix.root[t]
   }
@@ -1057,5 +1269,3 @@ export function filterProviders(state: State, f: ProviderFilters): Provider[] {
 export function dropIndex(state: State): void {
   indexes.delete(state)
 }
-
-export {PlacementError}

@@ -46,4 +46,25 @@ export const routes: RouteDef[] = [
       return {providers}
     },
   },
+  {
+    // Every consumer with its allocations, project, user and times (placemat audit / top).
+    method: 'GET',
+    url: `${PLACEMAT_PREFIX}/consumers`,
+    async handler(ctx) {
+      const s = await ctx.store.refresh()
+      const consumers = [...s.consumers.values()].map((c) => ({
+        uuid: c.uuid,
+        project_id: c.project,
+        user_id: c.user,
+        consumer_type: c.type,
+        consumer_generation: c.generation,
+        created_at: new Date(c.createdAt).toISOString(),
+        updated_at: new Date(c.updatedAt).toISOString(),
+        allocations: Object.fromEntries(
+          [...c.allocations].map(([rp, amounts]) => [rp, {resources: Object.fromEntries(amounts)}]),
+        ),
+      }))
+      return {consumers}
+    },
+  },
 ]

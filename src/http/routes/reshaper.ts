@@ -1,3 +1,18 @@
-import type {RouteDef} from '../context.js'
+import {reshape, type ReshaperBody} from '../../core/reshaper.js'
+import {readJson, type RouteDef} from '../context.js'
+import * as S from '../schemas.js'
 
-export const routes: RouteDef[] = []
+export const routes: RouteDef[] = [
+  {
+    method: 'POST',
+    url: '/reshaper',
+    minVersion: 30,
+    body: true,
+    async handler(ctx) {
+      const body = readJson<ReshaperBody>(ctx, S.reshaperPostSchema(ctx.mv))
+      await ctx.store.write((s, now) => reshape(s, now, body, {consumerTypes: ctx.mv.gte(38)}))
+      ctx.reply.code(204)
+      return undefined
+    },
+  },
+]

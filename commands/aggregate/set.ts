@@ -1,0 +1,38 @@
+import {Args, Flags} from '@oclif/core'
+import {PlacematCommand} from '../../src/cli/base.js'
+import {resolveProvider} from '../../src/cli/services/providers.js'
+import {updateProviderSet} from '../../src/cli/services/sets.js'
+
+export default class AggregateSet extends PlacematCommand {
+  static summary = 'Replace the aggregates of a resource provider (none given: take it out of all).'
+  static description =
+    'Aggregates are uuids. The provider generation (Placement 1.19) is read and sent for you and a concurrent update ' +
+    'is retried, unless --generation is given: then it is sent as is and a mismatch fails (exit 4). ' +
+    'Prints the aggregates now (JSON/YAML: the PUT response body).'
+
+  static examples = [
+    '<%= config.bin %> aggregate set compute-1 0a7a5ee4-3f0c-4b4e-9b1d-2a0f3c1ee8d1 5f1c2c4e-1111-4e9e-a1b1-8d1c7f0e2a10',
+    '<%= config.bin %> aggregate set compute-1',
+    '<%= config.bin %> aggregate set compute-1 $AGG --generation 7',
+  ]
+
+  static strict = false
+  static args = {
+    provider: Args.string({description: 'provider uuid or name', required: true}),
+    aggregate: Args.string({description: 'aggregate uuid (several may be given)'}),
+  }
+
+  static flags = {generation: Flags.integer({description: 'the provider generation to expect (no retry)'})}
+
+  async run(): Promise<void> {
+    const {argv, flags} = await this.parse(AggregateSet)
+    const [ref, ...aggregates] = argv as string[]
+    const client = await this.client()
+    const p = await resolveProvider(client, ref)
+    const body =
+      flags.generation === undefined
+        ? await updateProviderSet(client, p.uuid, 'aggregates', () => aggregates)
+        : await client.put(`/resource_providers/${p.uuid}/aggregates`, {aggregates, resource_provider_generation: flags.generation})
+    this.output(body, (body.aggregates as string[]).map((uuid) => ({uuid})), [{key: 'uuid', header: 'aggregate'}])
+  }
+}

@@ -1,0 +1,16 @@
+import {Args} from '@oclif/core'
+import {PlacematCommand} from '../../src/cli/base.js'
+
+export default class AllocationDelete extends PlacematCommand {
+  static summary = 'Delete all the allocations of consumers.'
+  static description = 'A consumer without allocations is not found (exit 3); deletion stops at the first failure.'
+  static examples = ['<%= config.bin %> allocation delete $SERVER', '<%= config.bin %> allocation delete $SERVER $MIGRATION']
+  static strict = false
+  static args = {consumer: Args.string({description: 'consumer uuid (several may be given)', required: true})}
+
+  async run(): Promise<void> {
+    const {argv} = await this.parse(AllocationDelete)
+    const client = await this.client()
+    for (const c of argv as string[]) await client.delete(`/allocations/${encodeURIComponent(c)}`)
+  }
+}

@@ -1,0 +1,136 @@
+import {Args, Flags} from '@oclif/core'
+import {ApiError} from '../src/client/client.js'
+import {PlacematCommand} from '../src/cli/base.js'
+import {
+  applyBatch,
+  applyStandard,
+  isStalePlan,
+  loadCatalog,
+  makePlan,
+  planDocument,
+  planIsEmpty,
+  planLines,
+  readApplyFile,
+  summaryLine,
+  type ApplyProgress,
+} from '../src/cli/services/apply.js'
+import {loadCloud} from '../src/cli/services/cloud-view.js'
+import {PLACEMAT_NAMESPACE} from '../src/cli/services/uuid5.js'
+
+export default class Apply extends PlacematCommand {
+  static summary = 'Make providers, inventories, traits and aggregates match a YAML file (idempotent).'
+
+  static description = `Reads FILE (YAML or JSON; "-" for stdin), compares it with the cloud,
+prints the plan (one line per change: "+" create, "~" update, "-" delete;
+unchanged things are not listed) and applies it. Running it again with
+the same file plans nothing.
+
+On a placemat endpoint (and always with --db) the plan is one
+POST /placemat/v1/batch: one transaction, all or nothing. On a plain
+OpenStack Placement endpoint it is applied as standard calls in order
+(classes and traits, renames, creates parents first, re-parenting,
+inventories/traits/aggregates, deletes children first), --concurrency at
+a time; if a call fails, the calls before it stay made and applying again
+finishes the job.
+
+The file (see fixtures/cloud.yaml and the README, section "## Apply"):
+- resource_classes, traits: custom classes and traits to create (CUSTOM_* names that providers use are created anyway)
+- aggregates: an optional map of aggregate names to uuids
+- providers: a list; each one has a name (required); a uuid (default: the provider of that name, else uuid5 of the name); a parent (top level only: a name, a uuid or null; absent: left as it is, a new provider is a root); inventories (CLASS: TOTAL, or CLASS: {total, reserved, min_unit, max_unit, step_size, allocation_ratio}, Placement's defaults for the fields left out); traits; aggregates (uuids or names); children (nested providers, same keys but parent)
+
+inventories, traits and aggregates are managed only when the key is
+there, and then they are the provider's whole set (traits: [] removes
+every trait). Providers not in the file are left alone, unless --prune:
+then every provider that is neither in the file nor the parent of one is
+deleted (custom classes and traits are never deleted).
+
+Names become uuids as Python's uuid.uuid5(NAMESPACE, NAME) does, with
+placemat's fixed namespace ${PLACEMAT_NAMESPACE}:
+an aggregate named A is uuid5(ns, "aggregate:A"); a new provider P
+without a uuid is uuid5(ns, "provider:P"). One file, the same uuids
+everywhere.
+
+Nothing is applied when the plan cannot work: exit 4 when it would remove
+a class from an inventory that has allocations or --prune a provider that
+has allocations; exit 2 for unknown standard traits or classes, parents
+that do not exist, loops, or names taken by other providers.`
+
+  static examples = [
+    '<%= config.bin %> apply fixtures/cloud.yaml --dry-run',
+    '<%= config.bin %> apply cloud.yaml --url http://placement:8778 --token $OS_TOKEN',
+    '<%= config.bin %> apply cloud.yaml --db placement.db --prune',
+  ]
+
+  static args = {
+    file: Args.string({required: true, description: 'YAML or JSON file ("-" for stdin)'}),
+  }
+
+  static flags = {
+    'dry-run': Flags.boolean({description: 'print the plan and change nothing'}),
+    prune: Flags.boolean({description: 'delete providers that are not in the file (never ones with allocations)'}),
+    concurrency: Flags.integer({description: 'calls in flight on a plain Placement endpoint', default: 16, min: 1, max: 256}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(Apply)
+    const file = readApplyFile(args.file)
+    const client = await this.client()
+    const tty = Boolean(process.stdout.isTTY) && this.format === 'table'
+    const progress = tty ? (await import('../src/cli/components/Progress.js')).startProgress() : undefined
+    const onRead = progress ? (done: number, total: number) => progress.update(done, total, 'reading the current state') : undefined
+    let snap
+    let catalog
+    try {
+      ;[snap, catalog] = await Promise.all([loadCloud(client, {onProgress: onRead}), loadCatalog(client)])
+    } finally {
+      progress?.stop()
+    }
+    const plan = makePlan(file, snap, catalog, {prune: flags.prune})
+    const transport = snap.placemat ? 'placemat' : 'placement'
+    const doc = {transport, ...planDocument(plan)}
+
+    if (this.format === 'table') {
+      const lines = planLines(plan)
+      process.stdout.write(`${summaryLine(plan)}\n${lines.length ? lines.join('\n') + '\n' : ''}`)
+    }
+    if (planIsEmpty(plan) || flags['dry-run']) {
+      if (this.format !== 'table') this.outputRecord({...doc, dry_run: Boolean(flags['dry-run']), applied: false})
+      else if (flags['dry-run'] && !planIsEmpty(plan)) this.log('Dry run: nothing was changed.')
+      return
+    }
+
+    const bar = tty ? (await import('../src/cli/components/Progress.js')).startProgress() : undefined
+    let done = 0
+    const onApply: ApplyProgress = (d, total, label) => {
+      done = d
+      bar?.update(d, total, label)
+    }
+    if (!bar && this.format === 'table') {
+      this.log(snap.placemat ? `Applying ${plan.ops.length} operations in one transaction...` : `Applying ${plan.ops.length} calls...`)
+    }
+    const start = performance.now()
+    try {
+      if (snap.placemat) await applyBatch(client, plan, onApply)
+      else await applyStandard(client, plan, flags.concurrency, onApply)
+    } catch (err) {
+      bar?.stop()
+      if (err instanceof ApiError) {
+        const where = snap.placemat
+          ? 'nothing was applied'
+          : `${done} of ${plan.ops.length} calls were made before this one failed; apply again to finish`
+        const stale = isStalePlan(err) ? 'the cloud changed while the plan was applied; ' : ''
+        throw new ApiError(err.status, `${stale}${err.detail} (${where})`, err.code, err.method, err.path)
+      }
+      throw err
+    }
+    bar?.stop()
+    const seconds = (performance.now() - start) / 1000
+    if (this.format !== 'table') {
+      this.outputRecord({...doc, dry_run: false, applied: true, operations: plan.ops.length, seconds: Number(seconds.toFixed(3))})
+      return
+    }
+    const s = plan.summary
+    const how = snap.placemat ? 'one transaction' : `${plan.ops.length} calls`
+    this.log(`Applied: ${s.create} created, ${s.update} updated, ${s.delete} deleted (${how}, ${seconds.toFixed(2)} s).`)
+  }
+}

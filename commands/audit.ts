@@ -1,0 +1,96 @@
+import {Flags} from '@oclif/core'
+import {PlacematCommand, type Column} from '../src/cli/base.js'
+import {audit, countByKind, deleteOrphans, findingRows, readKnownConsumers, type FindingRow} from '../src/cli/services/audit.js'
+import {loadCloud} from '../src/cli/services/cloud-view.js'
+
+/** Exit code when findings remain and --exit-code is given. */
+export const FINDINGS_EXIT = 7
+
+export default class Audit extends PlacematCommand {
+  static summary = 'Find orphan allocations, providers over capacity and incomplete consumers.'
+
+  static description = `Checks the whole placement database for:
+- orphan: allocations of consumers not in --known-consumers (as nova-manage placement audit finds them: deleted instances, finished migrations); skipped without the file
+- over-capacity: a provider uses more of a class than its capacity, int((total-reserved)*allocation_ratio): possible after an inventory was lowered (Placement allows that), or it uses a class it has no inventory of
+- empty-consumer: a consumer record holding no allocations (placemat endpoints only: the standard API cannot list them)
+- incomplete: a consumer whose project or user is missing or is Placement's placeholder for writes made before microversion 1.8 (00000000-0000-0000-0000-000000000000)
+
+--known-consumers FILE: one consumer uuid per line (blank lines and #
+comments ignored), or a JSON or YAML list of uuids; "-" reads stdin.
+--delete removes every orphan's allocations (DELETE /allocations/{uuid});
+it needs --known-consumers.
+
+On a placemat endpoint (or --db) everything is read in two calls; on a
+plain Placement endpoint, per provider (inventories, usages, allocations)
+and per consumer (project and user).
+
+Exit codes:
+- 0: no findings; or findings without --exit-code; or --delete fixed all
+- 7: findings remain and --exit-code was given
+- 1: an error, e.g. a --delete call failed (the other orphans are deleted)
+- 2: usage: bad flags, an unreadable or invalid --known-consumers file, --delete without --known-consumers
+- 5: the endpoint cannot be reached`
+
+  static examples = [
+    '<%= config.bin %> audit',
+    {
+      description: 'Orphans, against the instances nova knows (openstack server list --all-projects -f value -c ID > known.txt):',
+      command: '<%= config.bin %> audit --known-consumers known.txt',
+    },
+    '<%= config.bin %> audit --known-consumers known.txt --delete --exit-code',
+  ]
+
+  static flags = {
+    'known-consumers': Flags.string({description: 'file of known consumer uuids (one per line, or a JSON/YAML list)'}),
+    delete: Flags.boolean({description: 'delete the allocations of orphan consumers', dependsOn: ['known-consumers']}),
+    'exit-code': Flags.boolean({description: `exit ${FINDINGS_EXIT} when findings remain`}),
+    concurrency: Flags.integer({description: 'calls in flight on a plain Placement endpoint', default: 16, min: 1, max: 256}),
+  }
+
+  static columns: Column<FindingRow>[] = [{key: 'kind'}, {key: 'subject'}, {key: 'detail'}]
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Audit)
+    const known = flags['known-consumers'] ? readKnownConsumers(flags['known-consumers']) : undefined
+    const client = await this.client()
+    const view = await loadCloud(client, {consumers: true, consumerOwners: true, concurrency: flags.concurrency})
+    const result = audit(view, known)
+    let failed = 0
+    let left = result.findings
+    if (flags.delete && result.findings.some((f) => f.kind === 'orphan_allocations')) {
+      failed = (await deleteOrphans(client, result.findings, Math.min(flags.concurrency, 8))).failed
+      // What is left is what a fresh look finds (a deletion may also end an over-capacity).
+      const after = await loadCloud(client, {consumers: true, consumerOwners: true, concurrency: flags.concurrency, placemat: view.placemat})
+      left = audit(after, known).findings
+    }
+    const doc = {
+      transport: view.placemat ? 'placemat' : 'placement',
+      checked: result.checked,
+      summary: {findings: result.findings.length, remaining: left.length, ...countByKind(result.findings)},
+      findings: result.findings,
+    }
+    if (this.format !== 'table') {
+      this.outputRecord(doc)
+    } else {
+      const c = doc.summary
+      if (result.findings.length) this.output(doc, findingRows(result.findings, view), Audit.columns)
+      const parts = [
+        `${c.orphan_allocations} orphan`,
+        `${c.over_capacity} over capacity`,
+        `${c.empty_consumer} empty consumer`,
+        `${c.incomplete_consumer} incomplete`,
+      ]
+      const deleted = result.findings.filter((f) => f.kind === 'orphan_allocations' && f.deleted).length
+      const checked = `${result.checked.providers} providers, ${result.checked.consumers} consumers checked`
+      const fixed = flags.delete && c.orphan_allocations ? `; ${deleted} orphan(s) deleted, ${left.length} finding(s) left` : ''
+      this.log(
+        result.findings.length
+          ? `${result.findings.length} finding(s): ${parts.join(', ')}${fixed} (${checked}).`
+          : `No findings (${checked}).`,
+      )
+      if (!known) this.log('Orphan allocations not checked: give --known-consumers FILE.')
+    }
+    if (failed) this.error(`${failed} orphan deletion(s) failed`, {exit: 1})
+    if (flags['exit-code'] && left.length) this.exit(FINDINGS_EXIT)
+  }
+}

@@ -1,0 +1,32 @@
+import {Args, Flags} from '@oclif/core'
+import {PlacematCommand} from '../../src/cli/base.js'
+
+export default class ClassCreate extends PlacematCommand {
+  static summary = 'Create custom resource classes.'
+  static description =
+    'Names must start with CUSTOM_ and use A-Z, 0-9 and _. An existing class is a conflict (exit 4) unless ' +
+    '--exist-ok is given, which makes the command idempotent (PUT /resource_classes/{name}, what ' +
+    '`openstack resource class set` does). Prints the classes, each with "created" true or false.'
+
+  static examples = ['<%= config.bin %> class create CUSTOM_FPGA', '<%= config.bin %> class create CUSTOM_A CUSTOM_B --exist-ok']
+
+  static strict = false
+  static args = {name: Args.string({description: 'class name (several may be given)', required: true})}
+  static flags = {'exist-ok': Flags.boolean({description: 'no error when the class already exists'})}
+
+  async run(): Promise<void> {
+    const {argv, flags} = await this.parse(ClassCreate)
+    const client = await this.client()
+    const rows: Array<{name: string; created: boolean}> = []
+    for (const name of argv as string[]) {
+      if (flags['exist-ok']) {
+        const res = await client.request('PUT', `/resource_classes/${encodeURIComponent(name)}`)
+        rows.push({name, created: res.status === 201})
+      } else {
+        await client.post('/resource_classes', {name})
+        rows.push({name, created: true})
+      }
+    }
+    this.output({resource_classes: rows}, rows, [{key: 'name'}, {key: 'created'}])
+  }
+}

@@ -1,0 +1,17 @@
+import {Flags} from '@oclif/core'
+import {PlacematCommand} from '../../src/cli/base.js'
+
+export default class ClassList extends PlacematCommand {
+  static summary = 'List resource classes (standard and custom).'
+  static description = 'JSON/YAML: the body of GET /resource_classes.'
+  static examples = ['<%= config.bin %> class list', '<%= config.bin %> class list --custom']
+  static flags = {custom: Flags.boolean({description: 'only the custom classes (CUSTOM_*)'})}
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(ClassList)
+    const client = await this.client()
+    const body = await client.get('/resource_classes')
+    if (flags.custom) body.resource_classes = body.resource_classes.filter((c: {name: string}) => c.name.startsWith('CUSTOM_'))
+    this.output(body, body.resource_classes, [{key: 'name'}])
+  }
+}

@@ -1,0 +1,54 @@
+import {Command, Flags} from '@oclif/core'
+import {defaultDbFile} from '../../src/daemon/paths.js'
+import {checkExitCode, dbCheck, fileCommandFailure} from '../../src/cli/services/db.js'
+
+export default class DbCheck extends Command {
+  static summary = 'Run upgrade checks on a database file (as placement-status upgrade check does).'
+
+  static description = `Checks, each success / warning / failure:
+  Schema version                   migrations pending or unknown (failure)
+  SQLite integrity                 PRAGMA integrity_check (failure)
+  Missing Root Provider IDs        providers without a root, or whose root disagrees with their parents (failure)
+  Provider trees                   parents that do not exist, parent loops (failure)
+  Incomplete Consumers             allocations without a consumer record (warning, as Placement)
+  Consumers missing project/user   consumers with the incomplete-consumer project/user (warning)
+  Rows referring to nothing        inventories, traits, aggregates or allocations of missing providers,
+                                   unknown resource classes or traits (failure)
+  Inventory and allocation values  values Placement could not have written (failure)
+  Allocations without inventory    allocations of a class the provider has no inventory of (failure)
+  Allocations over capacity        usage above (total - reserved) * allocation_ratio (warning)
+
+Reads the file directly; a daemon may keep serving it.
+
+Exit codes: 0 every check succeeded; 8 warnings only; 9 at least one failure; 3 no such file;
+1 another error.`
+
+  static examples = ['<%= config.bin %> db check', '<%= config.bin %> db check --db placement.db --json']
+
+  static flags = {
+    db: Flags.string({description: 'SQLite database file (env PLACEMAT_DB; default: the daemon\'s)', default: defaultDbFile()}),
+    json: Flags.boolean({description: 'print the results as JSON'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(DbCheck)
+    const results = dbCheck(flags.db)
+    if (flags.json) this.log(JSON.stringify({file: flags.db, checks: results}, null, 2))
+    else {
+      const width = Math.max(...results.map((r) => r.name.length))
+      for (const r of results) {
+        this.log(`${r.name.padEnd(width)}  ${r.result.toUpperCase()}`)
+        for (const d of r.details) this.log(`${' '.repeat(width + 2)}${d}`)
+      }
+    }
+    const code = checkExitCode(results)
+    if (code) this.exit(code)
+  }
+
+  protected async catch(err: Error & {oclif?: {exit?: number}}): Promise<any> {
+    const failure = fileCommandFailure(err)
+    if (!failure) return super.catch(err)
+    process.stderr.write(`placemat: ${failure.message}\n`)
+    this.exit(failure.exit)
+  }
+}

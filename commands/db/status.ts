@@ -1,0 +1,52 @@
+import {Command, Flags} from '@oclif/core'
+import {defaultDbFile} from '../../src/daemon/paths.js'
+import {DbExit, dbStatus, fileCommandFailure} from '../../src/cli/services/db.js'
+
+export default class DbStatus extends Command {
+  static summary = 'Show the schema version of a database file, pending migrations and the SQLite integrity check.'
+
+  static description = `Reads the file directly (no daemon needed; a daemon may keep serving it).
+
+Exit codes: 0 schema current and integrity ok; 7 migrations pending (run \`placemat db upgrade\`);
+9 the integrity check failed; 1 the file was written by a newer placemat, or another error;
+3 no such file.`
+
+  static examples = ['<%= config.bin %> db status', '<%= config.bin %> db status --db /var/lib/placemat/placemat.db --json']
+
+  static flags = {
+    db: Flags.string({description: 'SQLite database file (env PLACEMAT_DB; default: the daemon\'s)', default: defaultDbFile()}),
+    json: Flags.boolean({description: 'print a JSON object'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(DbStatus)
+    const s = dbStatus(flags.db)
+    if (flags.json) this.log(JSON.stringify(s, null, 2))
+    else {
+      const lines: [string, string][] = [
+        ['file', s.file],
+        ['schema', s.schema_version ?? '(none)'],
+        ['latest known', s.latest],
+        ['state', s.state],
+        ['pending', s.pending.join(', ') || '-'],
+        ...(s.unknown.length ? ([['unknown', s.unknown.join(', ')]] as [string, string][]) : []),
+        ['integrity', s.integrity_ok ? 'ok' : s.integrity.join('; ')],
+        ['journal mode', s.journal_mode],
+        ['rows', Object.entries(s.counts).map(([t, n]) => `${t} ${n}`).join(', ')],
+        ['daemon', s.daemon ? `pid ${s.daemon.pid} at ${s.daemon.url}` : 'not running'],
+      ]
+      for (const [k, v] of lines) this.log(`${k.padEnd(13)} ${v}`)
+      if (s.state === 'upgrade-needed') this.log(`\nRun \`placemat db upgrade --db ${s.file}\` to apply ${s.pending.length} migration(s).`)
+    }
+    if (!s.integrity_ok) this.exit(DbExit.FAILURES)
+    if (s.state === 'newer') this.exit(1)
+    if (s.state === 'upgrade-needed' || s.state === 'empty') this.exit(DbExit.UPGRADE_NEEDED)
+  }
+
+  protected async catch(err: Error & {oclif?: {exit?: number}}): Promise<any> {
+    const failure = fileCommandFailure(err)
+    if (!failure) return super.catch(err)
+    process.stderr.write(`placemat: ${failure.message}\n`)
+    this.exit(failure.exit)
+  }
+}

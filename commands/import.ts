@@ -1,0 +1,46 @@
+import {Args, Command, Flags} from '@oclif/core'
+import {fileCommandFailure} from '../src/cli/services/db.js'
+import {importSnapshot, readSnapshot} from '../src/cli/services/state-export.js'
+
+export default class Import extends Command {
+  static summary = 'Load a snapshot (from `placemat export`) into a new or empty database file.'
+
+  static description = `Writes straight through the store, in one transaction, so every provider and consumer keeps its
+generation exactly (going through the API would move them). The file must be new or empty: no
+providers, no consumers, no custom classes or traits. Classes and traits the snapshot uses but
+this placemat does not know (a newer os-traits on the exporting side) are created.
+
+Exit codes: 0 imported; 2 the snapshot is not readable or not consistent (nothing written);
+4 the file is not empty (nothing written); 1 any other error.`
+
+  static examples = ['<%= config.bin %> export --url http://placement:8778 > snap.yaml && <%= config.bin %> import snap.yaml --db copy.db']
+
+  static args = {
+    file: Args.string({required: true, description: 'snapshot file, YAML or JSON ("-" for stdin)'}),
+  }
+
+  static flags = {
+    db: Flags.string({description: 'the SQLite file to create (or an empty one)', required: true}),
+    json: Flags.boolean({description: 'print what was imported as JSON'}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(Import)
+    const snap = readSnapshot(args.file)
+    const result = await importSnapshot(flags.db, snap)
+    if (flags.json) this.log(JSON.stringify(result, null, 2))
+    else {
+      this.log(
+        `imported into ${flags.db}: ${result.providers} providers, ${result.consumers} consumers, ` +
+          `${result.allocations} allocations, ${result.resource_classes} custom classes, ${result.traits} custom traits`,
+      )
+    }
+  }
+
+  protected async catch(err: Error & {oclif?: {exit?: number}}): Promise<any> {
+    const failure = fileCommandFailure(err)
+    if (!failure) return super.catch(err)
+    process.stderr.write(`placemat: ${failure.message}\n`)
+    this.exit(failure.exit)
+  }
+}

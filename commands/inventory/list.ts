@@ -1,0 +1,26 @@
+import {Args} from '@oclif/core'
+import {PlacematCommand} from '../../src/cli/base.js'
+import {inventoryColumns, inventoryRows} from '../../src/cli/services/inventory.js'
+import {resolveProvider} from '../../src/cli/services/providers.js'
+
+export default class InventoryList extends PlacematCommand {
+  static summary = 'List the inventories of a resource provider, with what is used of each.'
+  static description =
+    'JSON/YAML: the body of GET /resource_providers/{uuid}/inventories ({resource_provider_generation, inventories}) ' +
+    'plus "usages" from GET /resource_providers/{uuid}/usages. CAPACITY is (total - reserved) * allocation_ratio.'
+
+  static examples = ['<%= config.bin %> inventory list compute-1', '<%= config.bin %> inventory list compute-1 --json']
+
+  static args = {provider: Args.string({description: 'provider uuid or name', required: true})}
+
+  async run(): Promise<void> {
+    const {args} = await this.parse(InventoryList)
+    const client = await this.client()
+    const p = await resolveProvider(client, args.provider)
+    const [inv, use] = await Promise.all([
+      client.get(`/resource_providers/${p.uuid}/inventories`),
+      client.get(`/resource_providers/${p.uuid}/usages`),
+    ])
+    this.output({...inv, usages: use.usages}, inventoryRows(inv.inventories, use.usages), inventoryColumns)
+  }
+}

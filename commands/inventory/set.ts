@@ -1,0 +1,95 @@
+import {Args, Flags} from '@oclif/core'
+import {PlacematCommand, ExitCode} from '../../src/cli/base.js'
+import {collectChanges, inventoryColumns, inventoryRows, mergeInventories, type InventoryRecord} from '../../src/cli/services/inventory.js'
+import {resolveProvider, type ProviderRecord} from '../../src/cli/services/providers.js'
+import {retryOnConcurrentUpdate} from '../../src/cli/services/retry.js'
+
+const field = (description: string) => Flags.string({description, multiple: true, multipleNonGreedy: true, helpValue: 'CLASS=VALUE'})
+
+export default class InventorySet extends PlacematCommand {
+  static summary = 'Set the inventories of a resource provider (several classes at once).'
+  static description =
+    'Arguments are CLASS=TOTAL, or CLASS:FIELD=VALUE as osc-placement takes them (FIELD: total, reserved, min_unit, ' +
+    'max_unit, step_size, allocation_ratio). The field flags take CLASS=VALUE (repeatable, or comma separated), or a ' +
+    'bare VALUE for every class given as an argument.\n\n' +
+    'Without --amend the provider\'s inventory is REPLACED by the classes given (classes not named are removed, and ' +
+    'fields not given take Placement\'s defaults), as `openstack resource provider inventory set` does. With --amend ' +
+    'the other classes are kept and only the fields given change. The provider generation is read and sent for you; ' +
+    'a concurrent update is retried.\n\n' +
+    'Prints the inventories written (JSON/YAML: the PUT response body; with --dry-run the body that would be sent).'
+
+  static examples = [
+    '<%= config.bin %> inventory set compute-1 VCPU=64 MEMORY_MB=262144 DISK_GB=2000 --allocation-ratio VCPU=4 --reserved MEMORY_MB=512',
+    '<%= config.bin %> inventory set compute-1 VCPU=64 --max-unit VCPU=16 --amend',
+    '<%= config.bin %> inventory set compute-1 --amend --allocation-ratio VCPU=8,MEMORY_MB=1.5',
+    '<%= config.bin %> inventory set compute-1 CUSTOM_FPGA=4 --step-size 2 --amend --dry-run --json',
+    '<%= config.bin %> inventory set $AGGREGATE VCPU=32 --aggregate --amend',
+  ]
+
+  static strict = false
+  static args = {
+    provider: Args.string({description: 'provider uuid or name (with --aggregate: an aggregate uuid)', required: true}),
+    resource: Args.string({description: 'CLASS=TOTAL or CLASS:FIELD=VALUE (several may be given)'}),
+  }
+
+  static flags = {
+    amend: Flags.boolean({description: 'keep the classes not named and the fields not given'}),
+    total: field('total of a class'),
+    reserved: field('amount reserved for the provider\'s own use'),
+    'allocation-ratio': field('overcommit ratio (a number, e.g. VCPU=4.0)'),
+    'min-unit': field('smallest amount one allocation may take'),
+    'max-unit': field('largest amount one allocation may take'),
+    'step-size': field('allocations must be a multiple of this'),
+    aggregate: Flags.boolean({description: 'PROVIDER is an aggregate uuid: set the inventory of each of its member providers'}),
+    'dry-run': Flags.boolean({description: 'print what would be written, write nothing'}),
+  }
+
+  async run(): Promise<void> {
+    const {argv, flags} = await this.parse(InventorySet)
+    const [target, ...resources] = argv as string[]
+    const changes = collectChanges(resources, {
+      total: flags.total,
+      reserved: flags.reserved,
+      allocation_ratio: flags['allocation-ratio'],
+      min_unit: flags['min-unit'],
+      max_unit: flags['max-unit'],
+      step_size: flags['step-size'],
+    })
+    if (!changes.perClass.size && !flags.amend) {
+      this.error('give at least one CLASS=TOTAL (to remove all inventory use `inventory delete --all`)', {exit: ExitCode.USAGE})
+    }
+    const client = await this.client()
+    let providers: ProviderRecord[]
+    if (flags.aggregate) {
+      providers = (await client.get('/resource_providers', {query: {member_of: target}})).resource_providers
+      if (!providers.length) this.error(`no resource provider is a member of aggregate ${target}`, {exit: ExitCode.NOT_FOUND})
+    } else {
+      providers = [await resolveProvider(client, target)]
+    }
+
+    const results: Array<{uuid: string; body: {resource_provider_generation: number; inventories: Record<string, InventoryRecord>}}> = []
+    for (const p of providers) {
+      const body = await retryOnConcurrentUpdate(async () => {
+        const current = await client.get(`/resource_providers/${p.uuid}/inventories`)
+        const payload = {
+          resource_provider_generation: current.resource_provider_generation,
+          inventories: mergeInventories(current.inventories, changes, flags.amend),
+        }
+        if (flags['dry-run']) return payload
+        return client.put(`/resource_providers/${p.uuid}/inventories`, payload)
+      })
+      results.push({uuid: p.uuid, body})
+    }
+
+    if (!flags.aggregate) {
+      const body = results[0].body
+      return this.output(body, inventoryRows(body.inventories), inventoryColumns.filter((c) => c.key !== 'used'))
+    }
+    const rows = results.flatMap((r) => inventoryRows(r.body.inventories).map((row) => ({resource_provider: r.uuid, ...row})))
+    this.output(
+      {resource_providers: Object.fromEntries(results.map((r) => [r.uuid, r.body]))},
+      rows,
+      [{key: 'resource_provider', header: 'provider'}, ...(inventoryColumns.filter((c) => c.key !== 'used') as any)],
+    )
+  }
+}

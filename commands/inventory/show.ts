@@ -1,0 +1,29 @@
+import {Args} from '@oclif/core'
+import {PlacematCommand} from '../../src/cli/base.js'
+import {capacity} from '../../src/cli/services/inventory.js'
+import {resolveProvider} from '../../src/cli/services/providers.js'
+
+export default class InventoryShow extends PlacematCommand {
+  static summary = 'Show the inventory of one resource class of a provider.'
+  static description =
+    'JSON/YAML: the body of GET /resource_providers/{uuid}/inventories/{class} plus "used" (from the provider\'s usages) ' +
+    'and "capacity" ((total - reserved) * allocation_ratio).'
+
+  static examples = ['<%= config.bin %> inventory show compute-1 VCPU', '<%= config.bin %> inventory show compute-1 MEMORY_MB --json']
+
+  static args = {
+    provider: Args.string({description: 'provider uuid or name', required: true}),
+    class: Args.string({description: 'resource class', required: true}),
+  }
+
+  async run(): Promise<void> {
+    const {args} = await this.parse(InventoryShow)
+    const client = await this.client()
+    const p = await resolveProvider(client, args.provider)
+    const [inv, use] = await Promise.all([
+      client.get(`/resource_providers/${p.uuid}/inventories/${encodeURIComponent(args.class)}`),
+      client.get(`/resource_providers/${p.uuid}/usages`),
+    ])
+    this.outputRecord({resource_class: args.class, ...inv, used: use.usages[args.class] ?? 0, capacity: capacity(inv)})
+  }
+}

@@ -1,0 +1,31 @@
+import {Args, Flags} from '@oclif/core'
+import {PlacematCommand} from '../../src/cli/base.js'
+import {resolveProviderUuid} from '../../src/cli/services/providers.js'
+
+export default class ProviderCreate extends PlacematCommand {
+  static summary = 'Create a resource provider.'
+  static description = 'Prints the new provider (POST /resource_providers). The parent may be given by uuid or name.'
+  static examples = [
+    '<%= config.bin %> provider create compute-1',
+    '<%= config.bin %> provider create compute-1_numa0 --parent compute-1',
+    '<%= config.bin %> provider create sharing-disk --uuid 4e8e5957-649f-477b-9e5b-f1f75b21c03c --json',
+  ]
+
+  static args = {name: Args.string({description: 'name of the provider (unique)', required: true})}
+  static flags = {
+    uuid: Flags.string({description: 'uuid to give the provider (default: a new one)'}),
+    parent: Flags.string({description: 'parent provider (uuid or name): makes it a nested provider'}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(ProviderCreate)
+    const client = await this.client()
+    const body: Record<string, unknown> = {name: args.name}
+    if (flags.uuid) body.uuid = flags.uuid
+    if (flags.parent) body.parent_provider_uuid = await resolveProviderUuid(client, flags.parent)
+    const p = await client.post('/resource_providers', body)
+    if (this.format !== 'table') return this.outputRecord(p)
+    const {links: _links, ...plain} = p
+    this.outputRecord(plain)
+  }
+}

@@ -1,0 +1,39 @@
+import {Args, Flags} from '@oclif/core'
+import {PlacematCommand, ExitCode} from '../../src/cli/base.js'
+import {resolveProvider, resolveProviderUuid} from '../../src/cli/services/providers.js'
+
+export default class ProviderSet extends PlacematCommand {
+  static summary = 'Rename or re-parent a resource provider.'
+  static description =
+    'Changes what is given and keeps the rest (PUT /resource_providers/{uuid}). Moving a provider to another ' +
+    'parent, or making it a root with --no-parent, needs Placement 1.37 or later.'
+
+  static examples = [
+    '<%= config.bin %> provider set compute-1 --name compute-001',
+    '<%= config.bin %> provider set compute-1_numa0 --parent compute-2',
+    '<%= config.bin %> provider set compute-1_numa0 --no-parent',
+  ]
+
+  static args = {provider: Args.string({description: 'provider uuid or name', required: true})}
+  static flags = {
+    name: Flags.string({description: 'new name'}),
+    parent: Flags.string({description: 'new parent provider (uuid or name)', exclusive: ['no-parent']}),
+    'no-parent': Flags.boolean({description: 'make the provider the root of its own tree'}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(ProviderSet)
+    if (flags.name === undefined && flags.parent === undefined && !flags['no-parent']) {
+      this.error('nothing to change: give --name, --parent or --no-parent', {exit: ExitCode.USAGE})
+    }
+    const client = await this.client()
+    const p = await resolveProvider(client, args.provider)
+    const body: Record<string, unknown> = {name: flags.name ?? p.name}
+    if (flags.parent !== undefined) body.parent_provider_uuid = await resolveProviderUuid(client, flags.parent)
+    else if (flags['no-parent']) body.parent_provider_uuid = null
+    const out = await client.put(`/resource_providers/${p.uuid}`, body)
+    if (this.format !== 'table') return this.outputRecord(out)
+    const {links: _links, ...plain} = out
+    this.outputRecord(plain)
+  }
+}

@@ -1,0 +1,46 @@
+import {Args, Flags} from '@oclif/core'
+import {PlacematCommand} from '../../src/cli/base.js'
+import {formatResources} from '../../src/cli/services/allocations.js'
+import {resolveProvider} from '../../src/cli/services/providers.js'
+
+export default class ProviderShow extends PlacematCommand {
+  static summary = 'Show a resource provider.'
+  static description =
+    'PROVIDER is a uuid or a name. With --allocations the consumers holding resources on it are included ' +
+    '(JSON/YAML: an "allocations" key as in GET /resource_providers/{uuid}/allocations).'
+
+  static examples = [
+    '<%= config.bin %> provider show compute-1',
+    '<%= config.bin %> provider show 4e8e5957-649f-477b-9e5b-f1f75b21c03c --allocations --json',
+  ]
+
+  static args = {provider: Args.string({description: 'provider uuid or name', required: true})}
+  static flags = {allocations: Flags.boolean({description: 'include the allocations held on the provider'})}
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(ProviderShow)
+    const client = await this.client()
+    const p = await resolveProvider(client, args.provider)
+    const record: Record<string, unknown> = {...p}
+    let allocations: Record<string, {resources: Record<string, number>; consumer_generation?: number}> | undefined
+    if (flags.allocations) {
+      allocations = (await client.get(`/resource_providers/${p.uuid}/allocations`)).allocations
+      record.allocations = allocations
+    }
+    if (this.format !== 'table') return this.outputRecord(record)
+    const {links: _links, allocations: _a, ...plain} = record
+    this.outputRecord(plain)
+    if (allocations) {
+      this.log('')
+      this.output(
+        undefined,
+        Object.entries(allocations).map(([consumer, a]) => ({consumer, resources: a.resources, consumer_generation: a.consumer_generation})),
+        [
+          {key: 'consumer'},
+          {key: 'resources', get: (r) => formatResources(r.resources)},
+          {key: 'consumer_generation', header: 'generation', align: 'right'},
+        ],
+      )
+    }
+  }
+}

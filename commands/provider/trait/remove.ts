@@ -1,0 +1,37 @@
+import {Args, Flags} from '@oclif/core'
+import {PlacematCommand, ExitCode} from '../../../src/cli/base.js'
+import {resolveProvider} from '../../../src/cli/services/providers.js'
+import {updateProviderSet} from '../../../src/cli/services/sets.js'
+
+export default class ProviderTraitRemove extends PlacematCommand {
+  static summary = 'Remove traits from a resource provider, or all of them with --all.'
+  static description =
+    'Traits it does not have are ignored. --all is `openstack resource provider trait delete` ' +
+    '(DELETE .../traits). The provider generation is read and sent for you, and a concurrent update is retried. ' +
+    'Prints the traits left on the provider (JSON/YAML: as GET .../traits).'
+
+  static examples = ['<%= config.bin %> provider trait remove compute-1 CUSTOM_GOLD', '<%= config.bin %> provider trait remove compute-1 --all']
+  static strict = false
+  static args = {
+    provider: Args.string({description: 'provider uuid or name', required: true}),
+    trait: Args.string({description: 'trait name (several may be given)'}),
+  }
+
+  static flags = {all: Flags.boolean({description: 'remove every trait of the provider'})}
+
+  async run(): Promise<void> {
+    const {argv, flags} = await this.parse(ProviderTraitRemove)
+    const [ref, ...traits] = argv as string[]
+    if (flags.all === traits.length > 0) this.error('give the traits to remove, or --all', {exit: ExitCode.USAGE})
+    const client = await this.client()
+    const p = await resolveProvider(client, ref)
+    let body
+    if (flags.all) {
+      await client.delete(`/resource_providers/${p.uuid}/traits`)
+      body = await client.get(`/resource_providers/${p.uuid}/traits`)
+    } else {
+      body = await updateProviderSet(client, p.uuid, 'traits', (cur) => cur.filter((t) => !traits.includes(t)))
+    }
+    this.output(body, (body.traits as string[]).map((name) => ({name})), [{key: 'name'}])
+  }
+}

@@ -1,0 +1,31 @@
+import {Args} from '@oclif/core'
+import {PlacematCommand} from '../../../src/cli/base.js'
+import {resolveProvider} from '../../../src/cli/services/providers.js'
+import {updateProviderSet} from '../../../src/cli/services/sets.js'
+
+export default class ProviderTraitSet extends PlacematCommand {
+  static summary = 'Replace the traits of a resource provider (none given: remove them all).'
+  static description =
+    'The provider generation is read and sent for you, and a concurrent update is retried. ' +
+    'Prints the traits now on the provider (JSON/YAML: the PUT response body).'
+
+  static examples = [
+    '<%= config.bin %> provider trait set compute-1 HW_CPU_X86_AVX2 CUSTOM_GOLD',
+    '<%= config.bin %> provider trait set compute-1',
+  ]
+
+  static strict = false
+  static args = {
+    provider: Args.string({description: 'provider uuid or name', required: true}),
+    trait: Args.string({description: 'trait name (several may be given)'}),
+  }
+
+  async run(): Promise<void> {
+    const {argv} = await this.parse(ProviderTraitSet)
+    const [ref, ...traits] = argv as string[]
+    const client = await this.client()
+    const p = await resolveProvider(client, ref)
+    const body = await updateProviderSet(client, p.uuid, 'traits', () => traits)
+    this.output(body, body.traits!.map((name) => ({name})), [{key: 'name'}])
+  }
+}

@@ -1,0 +1,42 @@
+import {Flags} from '@oclif/core'
+import {PlacematCommand} from '../src/cli/base.js'
+import {renderFrameText, TopModel} from '../src/cli/services/top.js'
+
+export default class Top extends PlacematCommand {
+  static summary = 'A live view of capacity and usage: per resource class, fullest providers, recent claims.'
+
+  static description = `Shows, refreshed every --interval seconds: capacity and usage per
+resource class (as bars), the fullest providers (each with its fullest
+class), and recent claims: consumers whose allocations appeared (new),
+changed or went away (removed) between frames. The first frame lists the
+most recently updated consumers (placemat endpoints only: the standard
+API does not say when a consumer was written). q, Esc or Ctrl-C quits.
+
+When stdout is not a terminal, or with --once, one frame is printed as
+plain text (or JSON/YAML with --json/--yaml) and the command exits.
+
+Each frame reads two calls on placemat; on a plain Placement endpoint,
+three per provider (inventories, usages, allocations).`
+
+  static examples = ['<%= config.bin %> top', '<%= config.bin %> top --once', '<%= config.bin %> top --interval 5 --url http://placement:8778']
+
+  static flags = {
+    interval: Flags.integer({description: 'seconds between refreshes', default: 2, min: 1}),
+    once: Flags.boolean({description: 'print one frame and exit'}),
+    limit: Flags.integer({description: 'rows of fullest providers and of recent claims', default: 10, min: 1}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Top)
+    const client = await this.client()
+    const model = new TopModel(client, {limit: flags.limit})
+    if (flags.once || !process.stdout.isTTY || this.format !== 'table') {
+      const frame = await model.frame()
+      if (this.format !== 'table') this.outputRecord(frame as unknown as Record<string, unknown>)
+      else this.log(renderFrameText(frame))
+      return
+    }
+    const {runTop} = await import('../src/cli/components/Top.js')
+    await runTop(() => model.frame(), flags.interval)
+  }
+}

@@ -1,0 +1,24 @@
+import {Args} from '@oclif/core'
+import {PlacematCommand} from '../../src/cli/base.js'
+
+export default class TraitCreate extends PlacematCommand {
+  static summary = 'Create custom traits (idempotent).'
+  static description =
+    'Names must start with CUSTOM_ and use A-Z, 0-9 and _. Creating an existing trait is not an error. ' +
+    'Prints the traits, each with "created" true or false.'
+
+  static examples = ['<%= config.bin %> trait create CUSTOM_RAID CUSTOM_GOLD']
+  static strict = false
+  static args = {name: Args.string({description: 'trait name (several may be given)', required: true})}
+
+  async run(): Promise<void> {
+    const {argv} = await this.parse(TraitCreate)
+    const client = await this.client()
+    const rows: Array<{name: string; created: boolean}> = []
+    for (const name of argv as string[]) {
+      const res = await client.request('PUT', `/traits/${encodeURIComponent(name)}`)
+      rows.push({name, created: res.status === 201})
+    }
+    this.output({traits: rows}, rows, [{key: 'name'}, {key: 'created'}])
+  }
+}

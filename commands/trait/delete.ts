@@ -1,0 +1,18 @@
+import {Args} from '@oclif/core'
+import {PlacematCommand} from '../../src/cli/base.js'
+
+export default class TraitDelete extends PlacematCommand {
+  static summary = 'Delete custom traits.'
+  static description =
+    'Standard traits cannot be deleted (exit 6), nor a trait some provider has (exit 4); deletion stops at the first failure.'
+
+  static examples = ['<%= config.bin %> trait delete CUSTOM_RAID']
+  static strict = false
+  static args = {name: Args.string({description: 'trait name (several may be given)', required: true})}
+
+  async run(): Promise<void> {
+    const {argv} = await this.parse(TraitDelete)
+    const client = await this.client()
+    for (const name of argv as string[]) await client.delete(`/traits/${encodeURIComponent(name)}`)
+  }
+}

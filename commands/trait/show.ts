@@ -1,0 +1,16 @@
+import {Args} from '@oclif/core'
+import {PlacematCommand} from '../../src/cli/base.js'
+
+export default class TraitShow extends PlacematCommand {
+  static summary = 'Tell whether a trait exists (exit 0 and its name, or exit 3).'
+  static description = 'JSON/YAML: {"name": NAME}.'
+  static examples = ['<%= config.bin %> trait show HW_CPU_X86_AVX2']
+  static args = {name: Args.string({description: 'trait name', required: true})}
+
+  async run(): Promise<void> {
+    const {args} = await this.parse(TraitShow)
+    const client = await this.client()
+    await client.request('GET', `/traits/${encodeURIComponent(args.name)}`)
+    this.outputRecord({name: args.name})
+  }
+}

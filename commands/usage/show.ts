@@ -1,0 +1,39 @@
+import {Args} from '@oclif/core'
+import {PlacematCommand} from '../../src/cli/base.js'
+import {capacity, type InventoryRecord} from '../../src/cli/services/inventory.js'
+import {resolveProvider} from '../../src/cli/services/providers.js'
+
+export default class UsageShow extends PlacematCommand {
+  static summary = 'Show what is used on a resource provider, per resource class.'
+  static description =
+    'The usage topic has two commands: `usage show PROVIDER` (one provider, what `openstack resource provider usage ' +
+    'show` gives) and `usage total --project P` (a project\'s consumption across all providers, what `openstack ' +
+    'resource usage show` gives).\n\n' +
+    'The table adds the capacity of each class ((total - reserved) * allocation_ratio) and what is free. ' +
+    'JSON/YAML: the body of GET /resource_providers/{uuid}/usages ({resource_provider_generation, usages}).'
+
+  static examples = ['<%= config.bin %> usage show compute-1', '<%= config.bin %> usage show compute-1 --json']
+
+  static args = {provider: Args.string({description: 'provider uuid or name', required: true})}
+
+  async run(): Promise<void> {
+    const {args} = await this.parse(UsageShow)
+    const client = await this.client()
+    const p = await resolveProvider(client, args.provider)
+    const [use, inv] = await Promise.all([
+      client.get(`/resource_providers/${p.uuid}/usages`),
+      this.format === 'table' ? client.get(`/resource_providers/${p.uuid}/inventories`) : undefined,
+    ])
+    const inventories: Record<string, InventoryRecord> = inv?.inventories ?? {}
+    const rows = Object.entries(use.usages as Record<string, number>).map(([rc, used]) => {
+      const cap = inventories[rc] ? capacity(inventories[rc]) : undefined
+      return {resource_class: rc, usage: used, capacity: cap, free: cap === undefined ? undefined : cap - used}
+    })
+    this.output(use, rows, [
+      {key: 'resource_class', header: 'class'},
+      {key: 'usage', align: 'right'},
+      {key: 'capacity', align: 'right'},
+      {key: 'free', align: 'right'},
+    ])
+  }
+}

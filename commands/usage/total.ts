@@ -1,0 +1,56 @@
+import {Flags} from '@oclif/core'
+import {PlacematCommand} from '../../src/cli/base.js'
+
+interface Row {
+  consumer_type?: string
+  resource_class: string
+  usage: number
+  consumer_count?: number
+}
+
+export default class UsageTotal extends PlacematCommand {
+  static summary = 'Show the total usage of a project (optionally of one user) across all providers.'
+  static description =
+    'What `openstack resource usage show PROJECT` gives (GET /usages). From Placement 1.38 usages are grouped by ' +
+    'consumer type, each group with its consumer count; --consumer-type keeps one type ("all" adds every type ' +
+    'together, "unknown" keeps the consumers without a type). For one provider\'s usage see `usage show PROVIDER`.\n\n' +
+    'JSON/YAML: the body of GET /usages ({"usages": {TYPE: {CLASS: N, consumer_count: N}}} from 1.38).'
+
+  static examples = [
+    '<%= config.bin %> usage total --project 6c8d1e9b2c6f4b5e8a1d3f7c9b2e4a6d',
+    '<%= config.bin %> usage total --project $PROJECT --user $USER --consumer-type INSTANCE',
+    '<%= config.bin %> usage total --project $PROJECT --consumer-type all --json',
+  ]
+
+  static flags = {
+    project: Flags.string({description: 'project id', required: true}),
+    user: Flags.string({description: 'user id'}),
+    'consumer-type': Flags.string({description: 'only this consumer type (or "all", "unknown")'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(UsageTotal)
+    const client = await this.client()
+    const body = await client.get('/usages', {
+      query: {project_id: flags.project, user_id: flags.user, consumer_type: flags['consumer-type']},
+    })
+    const rows: Row[] = []
+    const grouped = Object.values(body.usages).some((v) => typeof v === 'object' && v !== null)
+    if (grouped) {
+      for (const [type, group] of Object.entries(body.usages as Record<string, Record<string, number>>)) {
+        for (const [rc, n] of Object.entries(group)) {
+          if (rc !== 'consumer_count') rows.push({consumer_type: type, resource_class: rc, usage: n, consumer_count: group.consumer_count})
+        }
+      }
+    } else {
+      for (const [rc, n] of Object.entries(body.usages as Record<string, number>)) rows.push({resource_class: rc, usage: n})
+    }
+    const columns = [
+      ...(grouped ? [{key: 'consumer_type', header: 'type'}] : []),
+      {key: 'resource_class', header: 'class'},
+      {key: 'usage', align: 'right' as const},
+      ...(grouped ? [{key: 'consumer_count', header: 'consumers', align: 'right' as const}] : []),
+    ]
+    this.output(body, rows, columns)
+  }
+}

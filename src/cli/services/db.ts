@@ -1,0 +1,366 @@
+/**
+ * The database file itself: schema version and pending migrations, the offline upgrade
+ * (one transaction, after a backup), and Placement-style upgrade checks on the data.
+ * All of this works on the SQLite file directly, without a daemon (and refuses to
+ * upgrade while one serves the file).
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import SQLite from 'better-sqlite3'
+import {Errors} from '@oclif/core'
+import {Kysely, Migrator, SqliteDialect, sql, type MigrationProvider} from 'kysely'
+import {INCOMPLETE_CONSUMER_ID} from '../../core/allocations.js'
+import {inventoryCapacity} from '../../core/inventories.js'
+import {isAlive, readRecord} from '../../daemon/control.js'
+import {migrations} from '../../store/schema.js'
+import {Store} from '../../store/store.js'
+
+/** Exit codes of the db commands (besides 0 ok, 1 error, 2 usage, 3 no such file). */
+export const DbExit = {
+  /** db status: migrations are pending (run db upgrade). */
+  UPGRADE_NEEDED: 7,
+  /** db check: warnings only. */
+  WARNINGS: 8,
+  /** db check: at least one failure; db status: the integrity check failed. */
+  FAILURES: 9,
+  /** db upgrade: a daemon serves the file. */
+  IN_USE: 4,
+} as const
+
+export class DbError extends Error {
+  constructor(
+    message: string,
+    readonly exit: number,
+  ) {
+    super(message)
+    this.name = 'DbError'
+  }
+}
+
+const known = () => Object.keys(migrations).sort()
+
+function openRaw(file: string, readonly: boolean): SQLite.Database {
+  if (!fs.existsSync(file)) throw new DbError(`no database file at ${file}`, 3)
+  const raw = new SQLite(file, {readonly, fileMustExist: true})
+  raw.pragma('busy_timeout = 10000')
+  return raw
+}
+
+const hasTable = (raw: SQLite.Database, name: string) =>
+  Boolean(raw.prepare(`select 1 from sqlite_master where type = 'table' and name = ?`).get(name))
+
+function executedMigrations(raw: SQLite.Database): string[] {
+  if (!hasTable(raw, 'kysely_migration')) return []
+  return (raw.prepare('select name from kysely_migration order by name').all() as {name: string}[]).map((r) => r.name)
+}
+
+export interface DbStatus {
+  file: string
+  /** The newest migration the file has (null: an empty file). */
+  schema_version: string | null
+  /** The newest migration this placemat knows. */
+  latest: string
+  applied: string[]
+  pending: string[]
+  /** Migrations the file has and this placemat does not know: it was written by a newer placemat. */
+  unknown: string[]
+  state: 'current' | 'upgrade-needed' | 'newer' | 'empty'
+  integrity: string[]
+  integrity_ok: boolean
+  journal_mode: string
+  counts: Record<string, number>
+  daemon: {pid: number; url: string} | null
+}
+
+function daemonOn(file: string): DbStatus['daemon'] {
+  const record = readRecord(file)
+  if (!record || path.resolve(record.db) !== path.resolve(file) || !isAlive(record.pid)) return null
+  return {pid: record.pid, url: record.url}
+}
+
+export function dbStatus(file: string): DbStatus {
+  const raw = openRaw(file, true)
+  try {
+    const applied = executedMigrations(raw)
+    const all = known()
+    const pending = all.filter((m) => !applied.includes(m))
+    const unknown = applied.filter((m) => !all.includes(m))
+    const integrity = (raw.pragma('integrity_check') as {integrity_check: string}[]).map((r) => r.integrity_check)
+    const counts: Record<string, number> = {}
+    for (const t of ['resource_providers', 'inventories', 'consumers', 'allocations', 'resource_classes', 'traits']) {
+      if (hasTable(raw, t)) counts[t] = (raw.prepare(`select count(*) as n from ${t}`).get() as {n: number}).n
+    }
+    const state: DbStatus['state'] =
+      applied.length === 0 ? 'empty' : unknown.length ? 'newer' : pending.length ? 'upgrade-needed' : 'current'
+    return {
+      file,
+      schema_version: applied.at(-1) ?? null,
+      latest: all.at(-1)!,
+      applied,
+      pending,
+      unknown,
+      state,
+      integrity,
+      integrity_ok: integrity.length === 1 && integrity[0] === 'ok',
+      journal_mode: String(raw.pragma('journal_mode', {simple: true})),
+      counts,
+      daemon: daemonOn(file),
+    }
+  } finally {
+    raw.close()
+  }
+}
+
+export interface UpgradeResult {
+  file: string
+  from: string | null
+  to: string
+  applied: string[]
+  backup: string | null
+}
+
+/** Copies the database (a consistent snapshot, WAL included) beside it; returns the backup's path. */
+export async function backupFile(file: string, tag: string): Promise<string> {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')
+  let dest = `${file}.backup-${tag}-${stamp}`
+  for (let i = 2; fs.existsSync(dest); i++) dest = `${file}.backup-${tag}-${stamp}-${i}`
+  const raw = openRaw(file, true)
+  try {
+    await raw.backup(dest)
+  } finally {
+    raw.close()
+  }
+  return dest
+}
+
+/**
+ * Runs every pending migration in ONE transaction (BEGIN IMMEDIATE: no other writer gets
+ * in); a failing migration rolls all of them back and leaves the file as it was. A
+ * backup copy is made first unless `backup` is false.
+ */
+export async function dbUpgrade(file: string, opts: {backup: boolean}): Promise<UpgradeResult> {
+  const status = dbStatus(file)
+  if (status.daemon) {
+    throw new DbError(`a daemon serves ${file} (pid ${status.daemon.pid}, ${status.daemon.url}); stop it first (placemat daemon stop)`, DbExit.IN_USE)
+  }
+  if (status.state === 'newer') {
+    throw new DbError(`${file} was written by a newer placemat (migrations ${status.unknown.join(', ')} are unknown here); upgrade placemat instead`, 1)
+  }
+  if (!status.pending.length) return {file, from: status.schema_version, to: status.schema_version ?? status.latest, applied: [], backup: null}
+  const backup = opts.backup ? await backupFile(file, status.schema_version ?? 'empty') : null
+
+  const raw = openRaw(file, false)
+  const db = new Kysely<any>({dialect: new SqliteDialect({database: raw})})
+  const provider: MigrationProvider = {getMigrations: async () => migrations}
+  try {
+    await db.connection().execute(async (conn) => {
+      await sql`begin immediate`.execute(conn)
+      try {
+        const {error, results} = await new Migrator({db: conn, provider}).migrateToLatest()
+        if (error) {
+          const failed = results?.find((r) => r.status === 'Error')?.migrationName
+          throw new DbError(`migration ${failed ?? '?'} failed: ${(error as Error).message ?? error}; nothing was changed`, 1)
+        }
+        await sql`commit`.execute(conn)
+      } catch (err) {
+        await sql`rollback`.execute(conn).catch(() => undefined)
+        throw err
+      }
+    })
+  } finally {
+    await db.destroy()
+  }
+  // The result must load as the daemon loads it.
+  const store = await Store.open(file)
+  await store.close()
+  const after = dbStatus(file)
+  return {file, from: status.schema_version, to: after.schema_version!, applied: status.pending, backup}
+}
+
+// ---------------------------------------------------------------------------
+// Upgrade checks
+// ---------------------------------------------------------------------------
+
+export type CheckCode = 'success' | 'warning' | 'failure'
+
+export interface CheckResult {
+  name: string
+  result: CheckCode
+  details: string[]
+}
+
+const LIMIT = 20
+function result(name: string, code: CheckCode, problems: string[], hint?: string): CheckResult {
+  if (!problems.length) return {name, result: 'success', details: []}
+  const details = problems.slice(0, LIMIT)
+  if (problems.length > LIMIT) details.push(`... and ${problems.length - LIMIT} more`)
+  if (hint) details.push(hint)
+  return {name, result: code, details}
+}
+
+/**
+ * Placement's `placement-status upgrade check` (missing root provider ids, incomplete
+ * consumers) and the other checks that make sense on a placemat file: the schema, the
+ * SQLite integrity check, the provider trees, rows pointing at nothing, inventories and
+ * allocations that break Placement's rules, and allocations over capacity.
+ */
+export function dbCheck(file: string): CheckResult[] {
+  const status = dbStatus(file)
+  const out: CheckResult[] = []
+  out.push(
+    result(
+      'Schema version',
+      'failure',
+      status.state === 'upgrade-needed'
+        ? [`migrations pending: ${status.pending.join(', ')}`]
+        : status.state === 'newer'
+          ? [`written by a newer placemat (${status.unknown.join(', ')})`]
+          : status.state === 'empty'
+            ? ['no placemat schema in this file']
+            : [],
+      status.state === 'upgrade-needed' ? `Run "placemat db upgrade --db ${file}".` : undefined,
+    ),
+  )
+  out.push(result('SQLite integrity', 'failure', status.integrity_ok ? [] : status.integrity))
+  if (status.state === 'empty') return out
+
+  const raw = openRaw(file, true)
+  try {
+    const rows = <T>(q: string, ...params: unknown[]) => raw.prepare(q).all(...params) as T[]
+    type P = {uuid: string; name: string; parent_uuid: string | null; root_uuid: string | null}
+    const providers = new Map(rows<P>('select uuid, name, parent_uuid, root_uuid from resource_providers').map((p) => [p.uuid, p]))
+
+    // Placement's "Missing Root Provider IDs", and roots that are not what the parents say.
+    const rootProblems: string[] = []
+    const treeProblems: string[] = []
+    const trueRoot = (p: P): string | null => {
+      const seen = new Set<string>()
+      let cur: P | undefined = p
+      while (cur && cur.parent_uuid) {
+        if (seen.has(cur.uuid)) return null
+        seen.add(cur.uuid)
+        cur = providers.get(cur.parent_uuid)
+      }
+      return cur ? cur.uuid : null
+    }
+    for (const p of providers.values()) {
+      if (p.parent_uuid && !providers.has(p.parent_uuid)) treeProblems.push(`provider ${p.uuid} (${p.name}): parent ${p.parent_uuid} does not exist`)
+      const root = trueRoot(p)
+      if (root === null && p.parent_uuid && providers.has(p.parent_uuid)) treeProblems.push(`provider ${p.uuid} (${p.name}) is in a parent loop`)
+      if (!p.root_uuid) rootProblems.push(`provider ${p.uuid} (${p.name}) has no root provider id`)
+      else if (!providers.has(p.root_uuid)) rootProblems.push(`provider ${p.uuid} (${p.name}): root ${p.root_uuid} does not exist`)
+      else if (root !== null && root !== p.root_uuid) rootProblems.push(`provider ${p.uuid} (${p.name}): root is ${p.root_uuid}, its parents say ${root}`)
+    }
+    out.push(result('Missing Root Provider IDs', 'failure', rootProblems))
+    out.push(result('Provider trees', 'failure', treeProblems))
+
+    // Placement's "Incomplete Consumers": allocations whose consumer record is missing.
+    const missing = rows<{consumer_uuid: string}>(
+      'select distinct a.consumer_uuid from allocations a left join consumers c on c.uuid = a.consumer_uuid where c.uuid is null',
+    )
+    out.push(
+      result(
+        'Incomplete Consumers',
+        'warning',
+        missing.map((r) => `allocations of consumer ${r.consumer_uuid} have no consumer record (placemat does not load them)`),
+      ),
+    )
+    const incomplete = rows<{uuid: string}>("select uuid from consumers where project_id in (?, '') or user_id in (?, '')", INCOMPLETE_CONSUMER_ID, INCOMPLETE_CONSUMER_ID)
+    out.push(
+      result(
+        'Consumers missing project/user',
+        'warning',
+        incomplete.map((r) => `consumer ${r.uuid} has the incomplete-consumer project/user ${INCOMPLETE_CONSUMER_ID} (written before microversion 1.8)`),
+        'Rewrite their allocations with project_id and user_id (placemat allocation set) to complete them.',
+      ),
+    )
+
+    // Rows pointing at nothing.
+    const dangling: string[] = []
+    const classes = new Set(rows<{name: string}>('select name from resource_classes').map((r) => r.name))
+    const traits = new Set(rows<{name: string}>('select name from traits').map((r) => r.name))
+    for (const t of ['inventories', 'provider_traits', 'provider_aggregates', 'allocations']) {
+      for (const r of rows<{provider_uuid: string; n: number}>(`select provider_uuid, count(*) as n from ${t} group by provider_uuid`)) {
+        if (!providers.has(r.provider_uuid)) dangling.push(`${r.n} ${t} row(s) for provider ${r.provider_uuid}, which does not exist`)
+      }
+    }
+    for (const r of rows<{provider_uuid: string; trait: string}>('select provider_uuid, trait from provider_traits')) {
+      if (!traits.has(r.trait)) dangling.push(`provider ${r.provider_uuid} has trait ${r.trait}, which does not exist`)
+    }
+    for (const t of ['inventories', 'allocations']) {
+      for (const r of rows<{resource_class: string; n: number}>(`select resource_class, count(*) as n from ${t} group by resource_class`)) {
+        if (!classes.has(r.resource_class)) dangling.push(`${r.n} ${t} row(s) of resource class ${r.resource_class}, which does not exist`)
+      }
+    }
+    out.push(result('Rows referring to nothing', 'failure', dangling))
+
+    // Inventories and allocations Placement could never have written.
+    type Inv = {provider_uuid: string; resource_class: string; total: number; reserved: number; min_unit: number; max_unit: number; step_size: number; allocation_ratio: number}
+    const inventories = rows<Inv>('select * from inventories')
+    const invalid: string[] = []
+    for (const i of inventories) {
+      const bad: string[] = []
+      if (i.total < 0) bad.push('total < 0')
+      if (i.reserved < 0) bad.push('reserved < 0')
+      if (i.min_unit < 1) bad.push('min_unit < 1')
+      if (i.max_unit < 1) bad.push('max_unit < 1')
+      if (i.step_size < 1) bad.push('step_size < 1')
+      if (i.min_unit > i.max_unit) bad.push('min_unit > max_unit')
+      if (!(i.allocation_ratio > 0)) bad.push('allocation_ratio <= 0')
+      if (bad.length) invalid.push(`${i.resource_class} on ${i.provider_uuid}: ${bad.join(', ')}`)
+    }
+    for (const r of rows<{consumer_uuid: string; provider_uuid: string; resource_class: string; used: number}>('select * from allocations where used < 1')) {
+      invalid.push(`consumer ${r.consumer_uuid} holds ${r.used} ${r.resource_class} on ${r.provider_uuid}`)
+    }
+    out.push(result('Inventory and allocation values', 'failure', invalid))
+
+    const invByKey = new Map(inventories.map((i) => [`${i.provider_uuid}\u0000${i.resource_class}`, i]))
+    const noInventory: string[] = []
+    const over: string[] = []
+    for (const u of rows<{provider_uuid: string; resource_class: string; used: number}>(
+      'select provider_uuid, resource_class, sum(used) as used from allocations group by provider_uuid, resource_class',
+    )) {
+      if (!providers.has(u.provider_uuid)) continue
+      const inv = invByKey.get(`${u.provider_uuid}\u0000${u.resource_class}`)
+      const name = providers.get(u.provider_uuid)!.name
+      if (!inv) {
+        noInventory.push(`${u.used} ${u.resource_class} allocated on ${name} (${u.provider_uuid}), which has no ${u.resource_class} inventory`)
+        continue
+      }
+      const cap = inventoryCapacity(inv)
+      if (u.used > cap) over.push(`${u.resource_class} on ${name} (${u.provider_uuid}): ${u.used} allocated, capacity ${cap}`)
+    }
+    out.push(result('Allocations without inventory', 'failure', noInventory))
+    out.push(
+      result(
+        'Allocations over capacity',
+        'warning',
+        over,
+        'Placement allows this after an inventory was reduced; new allocations there will fail until usage drops.',
+      ),
+    )
+  } finally {
+    raw.close()
+  }
+  return out
+}
+
+export function checkExitCode(results: CheckResult[]): number {
+  if (results.some((r) => r.result === 'failure')) return DbExit.FAILURES
+  if (results.some((r) => r.result === 'warning')) return DbExit.WARNINGS
+  return 0
+}
+
+/**
+ * The one-line failure of a command that works on the file itself (not through
+ * PlacematCommand): DbError, a schema out of date, or a CLIError a service raised.
+ * Returns null for anything else (oclif's own errors, parse errors keep their help).
+ */
+export function fileCommandFailure(err: Error & {oclif?: {exit?: number}}): {message: string; exit: number} | null {
+  if (err instanceof DbError) return {message: err.message, exit: err.exit}
+  if (err.name === 'SchemaOutOfDateError') return {message: err.message, exit: 1}
+  if (err instanceof Errors.CLIError && !(err instanceof Errors.ExitError) && !('parse' in err)) {
+    return {message: err.message, exit: err.oclif?.exit ?? 1}
+  }
+  return null
+}

@@ -1,0 +1,76 @@
+/**
+ * Resolving providers named by uuid or by name, and the reads several commands share.
+ */
+import {ApiError, type PlacementClient} from '../../client/client.js'
+
+export interface ProviderRecord {
+  uuid: string
+  name: string
+  generation: number
+  parent_provider_uuid?: string | null
+  root_provider_uuid?: string
+  links?: unknown
+}
+
+const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i
+
+export const isUuidLike = (s: string) => UUID_RE.test(s)
+
+/** Lower case with dashes, as Placement stores uuids. */
+export function canonical(uuid: string): string {
+  const h = uuid.replace(/-/g, '').toLowerCase()
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
+}
+
+function notFound(ref: string): ApiError {
+  return new ApiError(404, `No resource provider with uuid or name '${ref}' found`, 'placement.undefined_code', 'GET', '/resource_providers')
+}
+
+/**
+ * The provider a user named: a uuid (GET /resource_providers/{uuid}), else an exact
+ * name (GET /resource_providers?name=). A uuid that matches no provider is tried as a
+ * name too, since names are free text.
+ */
+export async function resolveProvider(client: PlacementClient, ref: string): Promise<ProviderRecord> {
+  if (isUuidLike(ref)) {
+    try {
+      return await client.get<ProviderRecord>(`/resource_providers/${canonical(ref)}`)
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 404) throw err
+    }
+  }
+  const body = await client.get<{resource_providers: ProviderRecord[]}>('/resource_providers', {query: {name: ref}})
+  const found = body.resource_providers[0]
+  if (!found) throw notFound(ref)
+  return found
+}
+
+/** Only the uuid: skips the round trip when the reference already is a uuid and `trustUuid` is set. */
+export async function resolveProviderUuid(client: PlacementClient, ref: string, trustUuid = false): Promise<string> {
+  if (trustUuid && isUuidLike(ref)) return canonical(ref)
+  return (await resolveProvider(client, ref)).uuid
+}
+
+/**
+ * Resolves several references (uuids are trusted as they are, names looked up once each),
+ * as a map from reference to uuid.
+ */
+export async function resolveProviderUuids(client: PlacementClient, refs: string[]): Promise<Map<string, string>> {
+  const unique = [...new Set(refs)]
+  const uuids = await mapLimit(unique, 8, (r) => resolveProviderUuid(client, r, true))
+  return new Map(unique.map((r, i) => [r, uuids[i]]))
+}
+
+/** Runs `fn` with up to `limit` calls in flight, keeping the order of `items`. */
+export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length)
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++
+      out[i] = await fn(items[i], i)
+    }
+  }
+  await Promise.all(Array.from({length: Math.min(limit, items.length)}, worker))
+  return out
+}

@@ -1,0 +1,36 @@
+/**
+ * The trait and aggregate sets of a provider: read with the provider generation, change,
+ * write back (PUT .../traits or .../aggregates with resource_provider_generation), and run
+ * again on a concurrent update so that "add" and "remove" compose with other writers.
+ */
+import type {PlacementClient} from '../../client/client.js'
+import {retryOnConcurrentUpdate} from './retry.js'
+
+export type SetKind = 'traits' | 'aggregates'
+
+export interface SetBody {
+  resource_provider_generation: number
+  traits?: string[]
+  aggregates?: string[]
+}
+
+/**
+ * Applies `change` to the provider's current set; writes only when the set differs.
+ * Returns the body Placement answered (or the current one when nothing changed).
+ */
+export async function updateProviderSet(
+  client: PlacementClient,
+  uuid: string,
+  kind: SetKind,
+  change: (current: string[]) => string[],
+): Promise<SetBody> {
+  const path = `/resource_providers/${uuid}/${kind}`
+  return retryOnConcurrentUpdate(async () => {
+    const current = await client.get<SetBody>(path)
+    const before = current[kind] ?? []
+    const after = [...new Set(change(before))]
+    const same = after.length === before.length && after.every((x) => before.includes(x))
+    if (same) return current
+    return client.put<SetBody>(path, {[kind]: after, resource_provider_generation: current.resource_provider_generation})
+  })
+}

@@ -1,0 +1,348 @@
+/**
+ * Whole-state snapshots: `placemat export` reads everything through the public Placement
+ * API (so it works on any endpoint, a real OpenStack Placement included), and
+ * `placemat import` writes a snapshot straight through the store into a new or empty
+ * file, keeping every provider and consumer generation exactly.
+ *
+ * The snapshot is plain data, in a fixed order, so export -> import -> export gives the
+ * same text:
+ *
+ *   placemat_snapshot: 1
+ *   resource_classes: [CUSTOM_...]         # custom classes (standard ones are built in)
+ *   traits: [CUSTOM_...]                   # custom traits
+ *   providers:                             # parents before children; roots by uuid, children by uuid
+ *     - uuid, name, generation, parent_provider_uuid,
+ *       inventories: {CLASS: {total, reserved, min_unit, max_unit, step_size, allocation_ratio}},
+ *       traits: [sorted], aggregates: [sorted]
+ *   consumers:                             # by uuid
+ *     - uuid, project_id, user_id, consumer_type (null: none), generation,
+ *       allocations: {provider uuid: {CLASS: amount}}
+ *
+ * Not carried: created/updated times (the API does not show them) and consumers that hold
+ * no allocations (the API cannot see them).
+ */
+import fs from 'node:fs'
+import {Errors} from '@oclif/core'
+import YAML from 'yaml'
+import type {PlacementClient} from '../../client/client.js'
+import {newProvider, type Consumer, type Inventory, type Provider} from '../../core/state.js'
+import {INVENTORY_FIELDS} from '../../core/inventories.js'
+import {Store} from '../../store/store.js'
+import {mapLimit} from './providers.js'
+
+export const SNAPSHOT_VERSION = 1
+
+export interface SnapshotProvider {
+  uuid: string
+  name: string
+  generation: number
+  parent_provider_uuid: string | null
+  inventories: Record<string, Inventory>
+  traits: string[]
+  aggregates: string[]
+}
+
+export interface SnapshotConsumer {
+  uuid: string
+  project_id: string
+  user_id: string
+  consumer_type: string | null
+  generation: number
+  allocations: Record<string, Record<string, number>>
+}
+
+export interface Snapshot {
+  placemat_snapshot: number
+  resource_classes: string[]
+  traits: string[]
+  providers: SnapshotProvider[]
+  consumers: SnapshotConsumer[]
+}
+
+const CUSTOM = 'CUSTOM_'
+const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+const sortedRecord = <V>(r: Record<string, V>): Record<string, V> =>
+  Object.fromEntries(Object.entries(r).sort(([a], [b]) => byString(a, b)))
+
+function inventoryRecord(raw: Record<string, unknown>): Inventory {
+  const inv = {} as Inventory
+  for (const f of INVENTORY_FIELDS) inv[f] = raw[f] as number
+  return inv
+}
+
+/** Parents before children: roots by uuid, then each provider's children by uuid, depth first. */
+export function treeOrder<T extends {uuid: string; parent_provider_uuid: string | null}>(providers: T[]): T[] {
+  const byUuid = new Map(providers.map((p) => [p.uuid, p]))
+  const children = new Map<string | null, T[]>()
+  for (const p of providers) {
+    const parent = p.parent_provider_uuid !== null && byUuid.has(p.parent_provider_uuid) ? p.parent_provider_uuid : null
+    const list = children.get(parent) ?? []
+    list.push(p)
+    children.set(parent, list)
+  }
+  const out: T[] = []
+  const walk = (parent: string | null) => {
+    for (const p of (children.get(parent) ?? []).sort((a, b) => byString(a.uuid, b.uuid))) {
+      out.push(p)
+      walk(p.uuid)
+    }
+  }
+  walk(null)
+  return out
+}
+
+/** Sorts every list and key so equal states give equal text. */
+export function normalizeSnapshot(s: Snapshot): Snapshot {
+  return {
+    placemat_snapshot: s.placemat_snapshot,
+    resource_classes: [...s.resource_classes].sort(byString),
+    traits: [...s.traits].sort(byString),
+    providers: treeOrder(s.providers).map((p) => ({
+      uuid: p.uuid,
+      name: p.name,
+      generation: p.generation,
+      parent_provider_uuid: p.parent_provider_uuid ?? null,
+      inventories: Object.fromEntries(
+        Object.entries(sortedRecord(p.inventories)).map(([rc, inv]) => [rc, inventoryRecord(inv as unknown as Record<string, unknown>)]),
+      ),
+      traits: [...p.traits].sort(byString),
+      aggregates: [...p.aggregates].sort(byString),
+    })),
+    consumers: [...s.consumers]
+      .sort((a, b) => byString(a.uuid, b.uuid))
+      .map((c) => ({
+        uuid: c.uuid,
+        project_id: c.project_id,
+        user_id: c.user_id,
+        consumer_type: c.consumer_type ?? null,
+        generation: c.generation,
+        allocations: Object.fromEntries(
+          Object.entries(sortedRecord(c.allocations)).map(([rp, amounts]) => [rp, sortedRecord(amounts)]),
+        ),
+      })),
+  }
+}
+
+interface ProviderListing {
+  uuid: string
+  name: string
+  generation: number
+  parent_provider_uuid?: string | null
+}
+
+async function readOnce(client: PlacementClient): Promise<{snapshot: Snapshot; generations: Map<string, number>}> {
+  const classes = (await client.get<{resource_classes: {name: string}[]}>('/resource_classes')).resource_classes
+    .map((c) => c.name)
+    .filter((n) => n.startsWith(CUSTOM))
+  const traits = (await client.get<{traits: string[]}>('/traits', {query: {name: `startswith:${CUSTOM}`}})).traits
+  const listing = (await client.get<{resource_providers: ProviderListing[]}>('/resource_providers')).resource_providers
+  const consumerUuids = new Set<string>()
+  const providers = await mapLimit(listing, 8, async (p): Promise<SnapshotProvider> => {
+    const base = `/resource_providers/${p.uuid}`
+    const [inv, tr, agg, alloc] = await Promise.all([
+      client.get<{inventories: Record<string, Record<string, unknown>>}>(`${base}/inventories`),
+      client.get<{traits: string[]}>(`${base}/traits`),
+      client.get<{aggregates: string[]}>(`${base}/aggregates`),
+      client.get<{allocations: Record<string, unknown>}>(`${base}/allocations`),
+    ])
+    for (const c of Object.keys(alloc.allocations)) consumerUuids.add(c)
+    return {
+      uuid: p.uuid,
+      name: p.name,
+      generation: p.generation,
+      parent_provider_uuid: p.parent_provider_uuid ?? null,
+      inventories: Object.fromEntries(Object.entries(inv.inventories).map(([rc, i]) => [rc, inventoryRecord(i)])),
+      traits: tr.traits,
+      aggregates: agg.aggregates,
+    }
+  })
+  const consumers = await mapLimit([...consumerUuids], 8, async (uuid): Promise<SnapshotConsumer> => {
+    const c = await client.get<{
+      allocations: Record<string, {resources: Record<string, number>}>
+      project_id: string
+      user_id: string
+      consumer_generation?: number
+      consumer_type?: string
+    }>(`/allocations/${uuid}`)
+    return {
+      uuid,
+      project_id: c.project_id,
+      user_id: c.user_id,
+      consumer_type: c.consumer_type && c.consumer_type !== 'unknown' ? c.consumer_type : null,
+      generation: c.consumer_generation ?? 0,
+      allocations: Object.fromEntries(Object.entries(c.allocations).map(([rp, a]) => [rp, a.resources])),
+    }
+  })
+  const snapshot = normalizeSnapshot({placemat_snapshot: SNAPSHOT_VERSION, resource_classes: classes, traits, providers, consumers})
+  return {snapshot, generations: new Map(listing.map((p) => [p.uuid, p.generation]))}
+}
+
+/**
+ * Reads the whole state through the public API. The read is not one transaction, so it
+ * is checked afterwards: when any provider generation moved meanwhile (every inventory,
+ * trait, aggregate and allocation write moves one), the whole read is made again.
+ */
+export async function exportSnapshot(client: PlacementClient, tries = 5): Promise<Snapshot> {
+  for (let i = 1; ; i++) {
+    const {snapshot, generations} = await readOnce(client)
+    const after = (await client.get<{resource_providers: ProviderListing[]}>('/resource_providers')).resource_providers
+    const same = after.length === generations.size && after.every((p) => generations.get(p.uuid) === p.generation)
+    if (same || i >= tries) return snapshot
+  }
+}
+
+export function snapshotText(s: Snapshot, format: 'yaml' | 'json'): string {
+  return format === 'json' ? JSON.stringify(s, null, 2) + '\n' : YAML.stringify(s)
+}
+
+const usage = (msg: string) => new Errors.CLIError(msg, {exit: 2})
+
+/** Reads a snapshot file (YAML or JSON; "-" for stdin) and checks its shape and references. */
+export function readSnapshot(file: string): Snapshot {
+  let text: string
+  try {
+    text = fs.readFileSync(file === '-' ? 0 : file, 'utf8')
+  } catch (err) {
+    throw usage(`cannot read ${file}: ${(err as Error).message}`)
+  }
+  let data: any
+  try {
+    data = YAML.parse(text)
+  } catch (err) {
+    throw usage(`${file}: not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`)
+  }
+  if (!data || typeof data !== 'object' || data.placemat_snapshot !== SNAPSHOT_VERSION) {
+    throw usage(`${file}: not a placemat snapshot (expected placemat_snapshot: ${SNAPSHOT_VERSION}, as \`placemat export\` writes)`)
+  }
+  const list = (v: unknown, what: string) => {
+    if (v === undefined || v === null) return []
+    if (!Array.isArray(v)) throw usage(`${file}: ${what} must be a list`)
+    return v
+  }
+  const snap: Snapshot = {
+    placemat_snapshot: SNAPSHOT_VERSION,
+    resource_classes: list(data.resource_classes, 'resource_classes').map(String),
+    traits: list(data.traits, 'traits').map(String),
+    providers: list(data.providers, 'providers'),
+    consumers: list(data.consumers, 'consumers'),
+  }
+  const uuids = new Set<string>()
+  const names = new Set<string>()
+  for (const p of snap.providers) {
+    if (!p || typeof p.uuid !== 'string' || typeof p.name !== 'string' || !Number.isInteger(p.generation)) {
+      throw usage(`${file}: every provider needs uuid, name and an integer generation`)
+    }
+    if (uuids.has(p.uuid)) throw usage(`${file}: provider ${p.uuid} appears twice`)
+    if (names.has(p.name)) throw usage(`${file}: provider name ${p.name} appears twice`)
+    uuids.add(p.uuid)
+    names.add(p.name)
+    p.parent_provider_uuid ??= null
+    p.inventories ??= {}
+    p.traits ??= []
+    p.aggregates ??= []
+    for (const [rc, inv] of Object.entries(p.inventories)) {
+      for (const f of INVENTORY_FIELDS) {
+        if (typeof (inv as any)?.[f] !== 'number') throw usage(`${file}: provider ${p.uuid} inventory ${rc} needs a number ${f}`)
+      }
+    }
+  }
+  for (const p of snap.providers) {
+    if (p.parent_provider_uuid !== null && !uuids.has(p.parent_provider_uuid)) {
+      throw usage(`${file}: provider ${p.uuid} has parent ${p.parent_provider_uuid}, which is not in the snapshot`)
+    }
+  }
+  if (treeOrder(snap.providers).length !== snap.providers.length) throw usage(`${file}: the provider parents form a loop`)
+  const consumers = new Set<string>()
+  for (const c of snap.consumers) {
+    if (!c || typeof c.uuid !== 'string' || !Number.isInteger(c.generation) || typeof c.project_id !== 'string' || typeof c.user_id !== 'string') {
+      throw usage(`${file}: every consumer needs uuid, project_id, user_id and an integer generation`)
+    }
+    if (consumers.has(c.uuid)) throw usage(`${file}: consumer ${c.uuid} appears twice`)
+    consumers.add(c.uuid)
+    c.consumer_type ??= null
+    c.allocations ??= {}
+    for (const [rp, amounts] of Object.entries(c.allocations)) {
+      if (!uuids.has(rp)) throw usage(`${file}: consumer ${c.uuid} has allocations on ${rp}, which is not in the snapshot`)
+      for (const [rc, n] of Object.entries(amounts ?? {})) {
+        if (!Number.isInteger(n) || n <= 0) throw usage(`${file}: consumer ${c.uuid}: ${rc} on ${rp} must be a positive integer`)
+      }
+    }
+  }
+  return snap
+}
+
+export interface ImportResult {
+  file: string
+  resource_classes: number
+  traits: number
+  providers: number
+  consumers: number
+  allocations: number
+}
+
+/**
+ * Writes a snapshot into a new or empty database file, in one transaction, through the
+ * store's primitives (not the API, which would move every generation). Classes and traits
+ * referenced but unknown here (a newer os-traits on the exporting side) are created.
+ */
+export async function importSnapshot(file: string, snap: Snapshot): Promise<ImportResult> {
+  const store = await Store.open(file, {migrate: fs.existsSync(file) ? undefined : true})
+  try {
+    return await store.write((s, now) => {
+      const customClasses = [...s.classes.keys()].filter((n) => n.startsWith(CUSTOM))
+      const customTraits = [...s.traits.keys()].filter((n) => n.startsWith(CUSTOM))
+      if (s.providers.size || s.consumers.size || customClasses.length || customTraits.length) {
+        throw new Errors.CLIError(
+          `${file} is not empty (${s.providers.size} providers, ${s.consumers.size} consumers, ` +
+            `${customClasses.length} custom classes, ${customTraits.length} custom traits); import only into a new or empty file`,
+          {exit: 4},
+        )
+      }
+      const classes = new Set(snap.resource_classes)
+      const traits = new Set(snap.traits)
+      for (const p of snap.providers) {
+        for (const rc of Object.keys(p.inventories)) classes.add(rc)
+        for (const t of p.traits) traits.add(t)
+      }
+      for (const c of snap.consumers) for (const amounts of Object.values(c.allocations)) for (const rc of Object.keys(amounts)) classes.add(rc)
+      for (const rc of [...classes].sort(byString)) if (!s.classes.has(rc)) s.addClass(rc, now)
+      for (const t of [...traits].sort(byString)) if (!s.traits.has(t)) s.addTrait(t, now)
+      for (const sp of treeOrder(snap.providers)) {
+        const parent: Provider | null = sp.parent_provider_uuid ? s.providers.get(sp.parent_provider_uuid)! : null
+        const p = newProvider(sp.uuid, sp.name, parent, now)
+        p.generation = sp.generation
+        p.inventories = new Map(Object.entries(sp.inventories).map(([rc, inv]) => [rc, inventoryRecord(inv as any)]))
+        p.traits = new Set(sp.traits)
+        p.aggregates = new Set(sp.aggregates)
+        s.addProvider(p)
+      }
+      let allocations = 0
+      for (const sc of snap.consumers) {
+        const c: Consumer = {
+          uuid: sc.uuid,
+          project: sc.project_id,
+          user: sc.user_id,
+          type: sc.consumer_type,
+          generation: sc.generation,
+          createdAt: now,
+          updatedAt: now,
+          allocations: new Map(),
+        }
+        s.addConsumer(c)
+        const amounts = new Map(Object.entries(sc.allocations).map(([rp, a]) => [rp, new Map(Object.entries(a))]))
+        for (const a of amounts.values()) allocations += a.size
+        s.setAllocations(c, amounts)
+      }
+      return {
+        file,
+        resource_classes: snap.resource_classes.length,
+        traits: snap.traits.length,
+        providers: snap.providers.length,
+        consumers: snap.consumers.length,
+        allocations,
+      }
+    })
+  } finally {
+    await store.close()
+  }
+}

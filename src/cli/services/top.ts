@@ -1,0 +1,218 @@
+/**
+ * `placemat top`: frames of what the cloud holds and uses. Each frame has capacity and
+ * usage per resource class, the fullest providers, and recent claims: consumers whose
+ * allocations appeared, changed or went away between frames (seeded, on the first frame,
+ * with the most recently updated consumers where the endpoint tells their times).
+ */
+import type {PlacementClient} from '../../client/client.js'
+import {capacityOf, loadCloud, type ConsumerState} from './cloud-view.js'
+
+export interface ClassRow {
+  resource_class: string
+  used: number
+  capacity: number
+  /** Providers with an inventory of this class. */
+  providers: number
+}
+
+export interface FullRow {
+  uuid: string
+  name: string
+  resource_class: string
+  used: number
+  capacity: number
+  /** used / capacity (may exceed 1). */
+  ratio: number
+}
+
+export interface Claim {
+  consumer: string
+  change: 'new' | 'changed' | 'removed' | 'recent'
+  resources: Record<string, number>
+  providers: string[]
+  /** ISO time the change was seen (or the consumer's updated_at for "recent"). */
+  at: string
+}
+
+export interface Frame {
+  at: string
+  endpoint: string
+  transport: 'placemat' | 'placement'
+  providers: number
+  consumers: number
+  classes: ClassRow[]
+  fullest: FullRow[]
+  claims: Claim[]
+}
+
+const FIRST = ['VCPU', 'PCPU', 'MEMORY_MB', 'DISK_GB']
+const classOrder = (a: string, b: string) => {
+  const ia = FIRST.indexOf(a)
+  const ib = FIRST.indexOf(b)
+  if (ia >= 0 || ib >= 0) return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib)
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+const signature = (c: ConsumerState) =>
+  JSON.stringify(
+    Object.keys(c.allocations)
+      .sort()
+      .map((rp) => [rp, Object.entries(c.allocations[rp].resources).sort(([a], [b]) => (a < b ? -1 : 1))]),
+  )
+
+const totals = (c: ConsumerState): Record<string, number> => {
+  const out: Record<string, number> = {}
+  for (const a of Object.values(c.allocations)) for (const [rc, n] of Object.entries(a.resources)) out[rc] = (out[rc] ?? 0) + n
+  return out
+}
+
+export interface TopOptions {
+  /** Rows of fullest providers and of claims. */
+  limit?: number
+  concurrency?: number
+}
+
+/** Makes frames; keeps what it needs of the previous one to see changes. */
+export class TopModel {
+  private placemat?: boolean
+  private previous?: Map<string, {sig: string; consumer: ConsumerState}>
+  private recent: Claim[] = []
+  private readonly limit: number
+
+  constructor(
+    private readonly client: PlacementClient,
+    private readonly opts: TopOptions = {},
+  ) {
+    this.limit = opts.limit ?? 10
+  }
+
+  async frame(): Promise<Frame> {
+    const view = await loadCloud(this.client, {
+      consumers: true,
+      placemat: this.placemat,
+      parts: {traits: false, aggregates: false},
+      concurrency: this.opts.concurrency,
+    })
+    this.placemat = view.placemat
+    const now = new Date()
+    const names = (rps: string[]) => rps.map((rp) => view.providers.get(rp)?.name ?? rp)
+
+    const classes = new Map<string, ClassRow>()
+    const fullest: FullRow[] = []
+    for (const p of view.providers.values()) {
+      let top: FullRow | undefined
+      for (const [rc, inv] of Object.entries(p.inventories)) {
+        const cap = capacityOf(inv)
+        const used = p.usages[rc] ?? 0
+        let row = classes.get(rc)
+        if (!row) classes.set(rc, (row = {resource_class: rc, used: 0, capacity: 0, providers: 0}))
+        row.used += used
+        row.capacity += cap
+        row.providers++
+        const ratio = cap > 0 ? used / cap : used > 0 ? Infinity : 0
+        if (used > 0 && (!top || ratio > top.ratio)) top = {uuid: p.uuid, name: p.name, resource_class: rc, used, capacity: cap, ratio}
+      }
+      if (top) fullest.push(top)
+    }
+    fullest.sort((a, b) => b.ratio - a.ratio || b.used - a.used || (a.name < b.name ? -1 : 1))
+
+    const current = new Map<string, {sig: string; consumer: ConsumerState}>()
+    for (const c of view.consumers?.values() ?? []) {
+      if (Object.keys(c.allocations).length) current.set(c.uuid, {sig: signature(c), consumer: c})
+    }
+    if (!this.previous) {
+      // First frame: the most recently updated consumers, when the endpoint says when.
+      const dated = [...current.values()].filter((x) => x.consumer.updated_at)
+      dated.sort((a, b) => (a.consumer.updated_at! < b.consumer.updated_at! ? 1 : -1))
+      this.recent = dated.slice(0, this.limit).map(({consumer: c}) => ({
+        consumer: c.uuid,
+        change: 'recent' as const,
+        resources: totals(c),
+        providers: names(Object.keys(c.allocations)),
+        at: c.updated_at!,
+      }))
+    } else {
+      const seen: Claim[] = []
+      const at = now.toISOString()
+      for (const [uuid, x] of current) {
+        const before = this.previous.get(uuid)
+        if (!before || before.sig !== x.sig) {
+          seen.push({consumer: uuid, change: before ? 'changed' : 'new', resources: totals(x.consumer), providers: names(Object.keys(x.consumer.allocations)), at})
+        }
+      }
+      for (const [uuid, x] of this.previous) {
+        if (!current.has(uuid)) {
+          seen.push({consumer: uuid, change: 'removed', resources: totals(x.consumer), providers: names(Object.keys(x.consumer.allocations)), at})
+        }
+      }
+      this.recent = [...seen, ...this.recent.filter((r) => !seen.some((s) => s.consumer === r.consumer))].slice(0, this.limit)
+    }
+    this.previous = current
+
+    return {
+      at: now.toISOString(),
+      endpoint: this.client.transport.description,
+      transport: view.placemat ? 'placemat' : 'placement',
+      providers: view.providers.size,
+      consumers: current.size,
+      classes: [...classes.values()].sort((a, b) => classOrder(a.resource_class, b.resource_class)),
+      fullest: fullest.slice(0, this.limit),
+      claims: this.recent,
+    }
+  }
+}
+
+export const percent = (used: number, capacity: number) => (capacity > 0 ? (100 * used) / capacity : used > 0 ? Infinity : 0)
+
+export const fmtPercent = (used: number, capacity: number) => {
+  const p = percent(used, capacity)
+  return Number.isFinite(p) ? `${p.toFixed(1)}%` : 'over'
+}
+
+export const fmtResources = (r: Record<string, number>) =>
+  Object.entries(r)
+    .map(([rc, n]) => `${rc}=${n}`)
+    .join(',')
+
+export const clock = (iso: string) => iso.slice(11, 19)
+
+/** A text bar of `width` characters. */
+export function textBar(ratio: number, width: number, fill = '#', empty = '.'): string {
+  const r = Number.isFinite(ratio) ? Math.max(0, Math.min(1, ratio)) : 1
+  const n = Math.round(r * width)
+  return fill.repeat(n) + empty.repeat(width - n)
+}
+
+const pad = (s: string | number, w: number, right = false) => (right ? String(s).padStart(w) : String(s).padEnd(w))
+
+/** One frame as plain text (no color, no cursor movement). */
+export function renderFrameText(f: Frame): string {
+  const lines: string[] = []
+  lines.push(`placemat top  ${f.endpoint} (${f.transport})  ${f.at.slice(0, 19).replace('T', ' ')}Z`)
+  lines.push(`${f.providers} providers, ${f.consumers} consumers with allocations`)
+  lines.push('')
+  const cw = Math.max(14, ...f.classes.map((c) => c.resource_class.length))
+  const nw = Math.max(4, ...f.classes.map((c) => String(c.capacity).length))
+  lines.push(`${pad('RESOURCE CLASS', cw)}  ${pad('USAGE', 30)}  ${pad('USED', nw, true)}  ${pad('CAPACITY', Math.max(nw, 8), true)}  ${pad('%', 7, true)}`)
+  for (const c of f.classes) {
+    lines.push(
+      `${pad(c.resource_class, cw)}  [${textBar(c.capacity ? c.used / c.capacity : 0, 28)}]  ${pad(c.used, nw, true)}  ${pad(c.capacity, Math.max(nw, 8), true)}  ${pad(fmtPercent(c.used, c.capacity), 7, true)}`,
+    )
+  }
+  if (!f.classes.length) lines.push('(no inventories)')
+  lines.push('')
+  lines.push('FULLEST PROVIDERS')
+  if (!f.fullest.length) lines.push('(nothing allocated)')
+  const pw = Math.max(8, ...f.fullest.map((r) => r.name.length))
+  const rw = Math.max(5, ...f.fullest.map((r) => r.resource_class.length))
+  for (const r of f.fullest) {
+    lines.push(`${pad(r.name, pw)}  ${pad(r.resource_class, rw)}  [${textBar(r.ratio, 20)}]  ${r.used}/${r.capacity}  ${fmtPercent(r.used, r.capacity)}`)
+  }
+  lines.push('')
+  lines.push('RECENT CLAIMS')
+  if (!f.claims.length) lines.push(f.transport === 'placemat' ? '(none)' : '(changes show from the next frame)')
+  for (const c of f.claims) {
+    lines.push(`${clock(c.at)}  ${pad(c.change, 7)}  ${c.consumer}  ${fmtResources(c.resources)}  on ${c.providers.join(',')}`)
+  }
+  return lines.join('\n')
+}

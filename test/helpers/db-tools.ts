@@ -1,0 +1,66 @@
+/**
+ * Helpers for the reshape and db tests: running the real binary, and a dump of every
+ * row of a database file, to prove a file did (not) change.
+ */
+import {execFile, spawn} from 'node:child_process'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import SQLite from 'better-sqlite3'
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+export const BIN = path.join(ROOT, 'bin', 'run.js')
+
+export interface Result {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+export const childEnv = (extra: Record<string, string> = {}) => {
+  const env: NodeJS.ProcessEnv = {...process.env, NO_COLOR: '1', ...extra}
+  for (const k of ['PLACEMAT_URL', 'PLACEMAT_DB', 'PLACEMAT_TOKEN', 'OS_TOKEN', 'FORCE_COLOR', 'PLACEMAT_TEST_PAUSE_IN_TX']) {
+    if (!(k in extra)) delete env[k]
+  }
+  return env
+}
+
+/** Runs `placemat ARGS` and resolves with its exit code and output. */
+export function placemat(args: string[], opts: {input?: string; env?: Record<string, string>} = {}): Promise<Result> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [BIN, ...args], {cwd: ROOT, env: childEnv(opts.env), maxBuffer: 64 << 20}, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : 1) : 0
+      resolve({code, stdout, stderr})
+    })
+    child.stdin!.end(opts.input)
+  })
+}
+
+/** Runs a node script of the repository (scripts/...). */
+export function script(file: string, args: string[]): Promise<Result> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(ROOT, file), ...args], {cwd: ROOT, env: childEnv()}, (err, stdout, stderr) => {
+      resolve({code: err ? ((err as any).code ?? 1) : 0, stdout, stderr})
+    })
+  })
+}
+
+/**
+ * Every row of every table (but kysely's migration lock), each table's rows sorted, as
+ * one string: two equal dumps mean two files hold the same data. Opening the file runs
+ * SQLite's recovery (a torn WAL tail is dropped), as any later reader would.
+ */
+export function dumpDb(file: string): string {
+  const raw = new SQLite(file, {readonly: true, fileMustExist: true})
+  try {
+    const tables = (raw.prepare(`select name from sqlite_master where type = 'table' order by name`).all() as {name: string}[])
+      .map((t) => t.name)
+      .filter((t) => t !== 'kysely_migration_lock')
+    const out: Record<string, string[]> = {}
+    for (const t of tables) out[t] = (raw.prepare(`select * from "${t}"`).all() as object[]).map((r) => JSON.stringify(r)).sort()
+    return JSON.stringify(out)
+  } finally {
+    raw.close()
+  }
+}
+
+export {spawn}

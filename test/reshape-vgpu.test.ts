@@ -1,0 +1,123 @@
+/**
+ * The VGPU fixture plan (fixtures/reshape/vgpu.yaml) on the real binary: offline on a
+ * file and online against a daemon, dry run (prints before/after, changes nothing) and
+ * for real (the VGPU inventory and the allocations move to the new children).
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import YAML from 'yaml'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {startServer, type RunningServer} from '../src/daemon/server.js'
+import {dumpDb, placemat, ROOT, script} from './helpers/db-tools.js'
+
+const PLAN = path.join(ROOT, 'fixtures/reshape/vgpu.yaml')
+const CN = '0d0d0d0d-0000-4000-8000-000000000001'
+const PGPU0 = '0d0d0d0d-0000-4000-8000-0000000000a0'
+const PGPU1 = '0d0d0d0d-0000-4000-8000-0000000000a1'
+const VM_A = 'a0a0a0a0-0000-4000-8000-00000000000a'
+const VM_B = 'b0b0b0b0-0000-4000-8000-00000000000b'
+
+let dir: string
+let file: string
+let server: RunningServer
+let online: string[]
+let offline: string[]
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-vgpu-'))
+  file = path.join(dir, 'vgpu.db')
+  server = await startServer({db: path.join(dir, 'daemon.db'), host: '127.0.0.1', port: 0, auth: 'noauth2'})
+  online = ['--url', server.url, '--token', 'admin']
+  offline = ['--db', file]
+  for (const args of [offline, online]) {
+    const r = await script('scripts/setup-vgpu-fixture.mjs', args)
+    expect(r.code, r.stderr).toBe(0)
+  }
+})
+
+afterAll(async () => {
+  await server?.close()
+  fs.rmSync(dir, {recursive: true, force: true})
+})
+
+describe('placemat reshape fixtures/reshape/vgpu.yaml', () => {
+  it('--dry-run prints the tree before and after and changes nothing', async () => {
+    const before = dumpDb(file)
+    const exportBefore = (await placemat(['export', ...online])).stdout
+    const r = await placemat(['reshape', PLAN, '--dry-run', ...offline])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/^Before:\n {2}compute-vgpu-1 {2}0d0d0d0d-0000-4000-8000-000000000001 {2}generation 3\n(.*\n){3}/m)
+    expect(r.stdout).toMatch(/ {6}VGPU +6\/8 {2}total 8, max 4/)
+    expect(r.stdout).toMatch(/After:\n {2}compute-vgpu-1 .*generation 6\n {6}MEMORY_MB .*\n {6}VCPU .*\n {4}compute-vgpu-1_pgpu0 .*generation 3 {2}\(new\)\n {8}VGPU +2\/4/)
+    expect(r.stdout).toMatch(/compute-vgpu-1_pgpu1 .*\(new\)\n {8}VGPU +4\/4/)
+    expect(r.stdout).toContain(`${VM_A}  VGPU:2  compute-vgpu-1 -> compute-vgpu-1_pgpu0`)
+    expect(r.stdout).toContain(`${VM_B}  VGPU:4  compute-vgpu-1 -> compute-vgpu-1_pgpu1`)
+    expect(r.stdout).toMatch(/Conflicts:\n {2}none/)
+    expect(r.stdout).toContain('Nothing was changed (dry run).')
+    expect(dumpDb(file)).toBe(before)
+
+    // The same plan, the same report online (but for the transport), and nothing changes there either.
+    const [d, f] = await Promise.all([
+      placemat(['reshape', PLAN, '--dry-run', '--json', ...online]),
+      placemat(['reshape', PLAN, '--dry-run', '--json', ...offline]),
+    ])
+    expect(d.code, d.stderr).toBe(0)
+    const dj = JSON.parse(d.stdout)
+    const fj = JSON.parse(f.stdout)
+    expect(dj.transaction).toBe('online')
+    expect(fj.transaction).toBe('offline')
+    expect({...dj, transaction: null}).toEqual({...fj, transaction: null})
+    expect(fj.after.map((p: any) => [p.name, p.depth, p.created])).toEqual([
+      ['compute-vgpu-1', 0, false],
+      ['compute-vgpu-1_pgpu0', 1, true],
+      ['compute-vgpu-1_pgpu1', 1, true],
+    ])
+    expect((await placemat(['export', ...online])).stdout).toBe(exportBefore)
+    expect(dumpDb(file)).toBe(before)
+  })
+
+  it('for real: the inventory and the allocations move, offline and online alike', async () => {
+    // A daemon serving the same file while the offline reshape commits.
+    const neighbour = await startServer({db: file, host: '127.0.0.1', port: 0, auth: 'noauth2'})
+    try {
+      const seen = await fetch(`${neighbour.url}/allocations/${VM_A}`, {headers: {'x-auth-token': 'admin'}}).then((r) => r.json())
+      expect(Object.keys(seen.allocations)).toEqual([CN])
+
+      const [d, f] = await Promise.all([placemat(['reshape', PLAN, ...online]), placemat(['reshape', PLAN, ...offline])])
+      expect(d.code, d.stderr).toBe(0)
+      expect(f.code, f.stderr).toBe(0)
+      expect(f.stdout.trimEnd()).toMatch(/Reshaped\.$/)
+
+      const ex = await placemat(['export', ...offline])
+      expect(ex.code, ex.stderr).toBe(0)
+      const snap = YAML.parse(ex.stdout)
+      const byUuid = Object.fromEntries(snap.providers.map((p: any) => [p.uuid, p]))
+      expect(Object.keys(byUuid[CN].inventories)).toEqual(['MEMORY_MB', 'VCPU'])
+      expect(byUuid[PGPU0]).toMatchObject({name: 'compute-vgpu-1_pgpu0', parent_provider_uuid: CN, inventories: {VGPU: {total: 4, max_unit: 4}}})
+      expect(byUuid[PGPU1]).toMatchObject({name: 'compute-vgpu-1_pgpu1', parent_provider_uuid: CN, inventories: {VGPU: {total: 4}}})
+      const consumers = Object.fromEntries(snap.consumers.map((c: any) => [c.uuid, c]))
+      expect(consumers[VM_A].allocations).toEqual({[CN]: {MEMORY_MB: 8192, VCPU: 4}, [PGPU0]: {VGPU: 2}})
+      expect(consumers[VM_B].allocations).toEqual({[CN]: {MEMORY_MB: 16384, VCPU: 8}, [PGPU1]: {VGPU: 4}})
+      expect(consumers[VM_A]).toMatchObject({generation: 2, consumer_type: 'INSTANCE'})
+
+      // Online gave exactly the same state (same uuids, same generations).
+      expect((await placemat(['export', ...online])).stdout).toBe(ex.stdout)
+
+      // The daemon on the same file sees the offline commit at once.
+      const after = await fetch(`${neighbour.url}/allocations/${VM_A}`, {headers: {'x-auth-token': 'admin'}}).then((r) => r.json())
+      expect(after.allocations[PGPU0].resources).toEqual({VGPU: 2})
+      const usages = await fetch(`${neighbour.url}/resource_providers/${PGPU1}/usages`, {headers: {'x-auth-token': 'admin'}}).then((r) => r.json())
+      expect(usages.usages).toEqual({VGPU: 4})
+
+      // Run again: the plan no longer fits (no VGPU left on the compute node), nothing changes.
+      const dump = dumpDb(file)
+      const again = await placemat(['reshape', PLAN, ...offline])
+      expect(again.code).toBe(2)
+      expect(again.stderr).toContain('compute-vgpu-1 has no VGPU inventory to move')
+      expect(dumpDb(file)).toBe(dump)
+    } finally {
+      await neighbour.close()
+    }
+  })
+})
