@@ -56,6 +56,18 @@ export interface NamedRecord {
   updatedAt: number
 }
 
+export type TopologyLevel = 'room' | 'row' | 'rack'
+
+/** A rack, row or room: a named aggregate (its uuid is the aggregate's) inside its parent node. */
+export interface TopologyNode {
+  uuid: string
+  name: string
+  level: TopologyLevel
+  parent: string | null
+  createdAt: number
+  updatedAt: number
+}
+
 export type ProviderPart = 'row' | 'inventories' | 'traits' | 'aggregates'
 
 /** What a transaction changed, by entity; the store writes exactly this. */
@@ -68,12 +80,16 @@ export class Changes {
   deletedClasses = new Set<string>()
   traits = new Set<string>()
   deletedTraits = new Set<string>()
+  topologyNodes = new Set<string>()
+  deletedTopologyNodes = new Set<string>()
+  topologyGeneration = false
 
   get empty(): boolean {
     return (
       this.providers.size + this.deletedProviders.size + this.consumers.size + this.deletedConsumers.size +
-        this.classes.size + this.deletedClasses.size + this.traits.size + this.deletedTraits.size ===
-      0
+        this.classes.size + this.deletedClasses.size + this.traits.size + this.deletedTraits.size +
+        this.topologyNodes.size + this.deletedTopologyNodes.size ===
+        0 && !this.topologyGeneration
     )
   }
 }
@@ -88,6 +104,10 @@ export class State {
   traits = new Map<string, NamedRecord>()
   /** aggregate uuid -> member provider uuids */
   aggregateMembers = new Map<string, Set<string>>()
+  /** Racks, rows and rooms by aggregate uuid (placemat's topology). */
+  topology = new Map<string, TopologyNode>()
+  /** Bumped on every topology change, so layout edits can be guarded like provider writes. */
+  topologyGeneration = 0
   /** Bumped on every committed change; caches key on it. */
   version = 0
   /** Set while a transaction runs; null otherwise. */
@@ -305,6 +325,23 @@ export class State {
       this.changes.traits.add(name)
     }
     return rec
+  }
+
+  setTopologyNode(node: TopologyNode): void {
+    this.topology.set(node.uuid, node)
+    this.tx.deletedTopologyNodes.delete(node.uuid)
+    this.tx.topologyNodes.add(node.uuid)
+  }
+
+  removeTopologyNode(uuid: string): void {
+    this.topology.delete(uuid)
+    this.tx.topologyNodes.delete(uuid)
+    this.tx.deletedTopologyNodes.add(uuid)
+  }
+
+  bumpTopology(): void {
+    this.topologyGeneration += 1
+    this.tx.topologyGeneration = true
   }
 
   removeTrait(name: string): void {

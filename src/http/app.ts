@@ -15,6 +15,7 @@ import {routes as usageRoutes} from './routes/usages.js'
 import {routes as candidateRoutes} from './routes/allocation-candidates.js'
 import {routes as reshaperRoutes} from './routes/reshaper.js'
 import {routes as placematRoutes} from './routes/placemat.js'
+import {routes as topologyRoutes} from './routes/topology.js'
 
 export const PLACEMENT_ROUTES: RouteDef[] = [
   ...rootRoutes,
@@ -30,7 +31,7 @@ export const PLACEMENT_ROUTES: RouteDef[] = [
 ]
 
 /** placemat's extensions, under their own prefix. */
-export const EXTENSION_ROUTES: RouteDef[] = [...placematRoutes]
+export const EXTENSION_ROUTES: RouteDef[] = [...placematRoutes, ...topologyRoutes]
 
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'] as const
 

@@ -797,3 +797,37 @@ export const BATCH_POST: S = {
   required: ['operations'],
   additionalProperties: false,
 }
+
+const TOPOLOGY_NAME = {type: 'string', minLength: 1, maxLength: 255}
+const RACK_LAYOUT = {
+  type: 'object',
+  properties: {name: TOPOLOGY_NAME, hosts: {type: 'array', items: {type: 'string', minLength: 1}}},
+  required: ['name'],
+  additionalProperties: false,
+}
+const ROW_LAYOUT = {
+  type: 'object',
+  properties: {name: TOPOLOGY_NAME, racks: {type: 'array', items: RACK_LAYOUT}},
+  required: ['name'],
+  additionalProperties: false,
+}
+
+/** PUT /placemat/v1/topology/layout: rooms > rows > racks > hosts (rows and racks may stand alone). */
+export const TOPOLOGY_LAYOUT_PUT: S = {
+  type: 'object',
+  properties: {
+    generation: {type: 'integer'},
+    rooms: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {name: TOPOLOGY_NAME, rows: {type: 'array', items: ROW_LAYOUT}},
+        required: ['name'],
+        additionalProperties: false,
+      },
+    },
+    rows: {type: 'array', items: ROW_LAYOUT},
+    racks: {type: 'array', items: RACK_LAYOUT},
+  },
+  additionalProperties: false,
+}

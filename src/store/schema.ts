@@ -36,6 +36,14 @@ export interface Database {
   }
   allocations: {consumer_uuid: string; provider_uuid: string; resource_class: string; used: number}
   placemat_meta: {key: string; value: string}
+  topology_nodes: {
+    uuid: string
+    name: string
+    level: string
+    parent_uuid: string | null
+    created_at: number
+    updated_at: number
+  }
 }
 
 /**
@@ -119,6 +127,21 @@ export const migrations: Record<string, Migration> = {
         .addColumn('value', 'text', (c) => c.notNull())
         .execute()
       await sql`select 1`.execute(db)
+    },
+  },
+  // Racks, rows and rooms: named aggregates with a level and the node that contains them.
+  '0002_topology': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('topology_nodes')
+        .addColumn('uuid', 'varchar(36)', (c) => c.primaryKey())
+        .addColumn('name', 'varchar(255)', (c) => c.notNull())
+        .addColumn('level', 'varchar(16)', (c) => c.notNull())
+        .addColumn('parent_uuid', 'varchar(36)')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addUniqueConstraint('topology_nodes_level_name', ['level', 'name'])
+        .execute()
     },
   },
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
 import {Kysely, Migrator, SqliteDialect, sql, type Transaction, type MigrationProvider} from 'kysely'
-import {Changes, State, newProvider, type Consumer} from '../core/state.js'
+import {Changes, State, newProvider, type Consumer, type TopologyLevel} from '../core/state.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../core/standard.js'
 import {migrations, LATEST_MIGRATION, type Database} from './schema.js'
 
@@ -141,7 +141,8 @@ export class Store {
     s.classes.clear()
     s.traits.clear()
     s.aggregateMembers.clear()
-    const [classes, traits, providers, inventories, ptraits, paggs, consumers, allocations] = await Promise.all([
+    s.topology.clear()
+    const [classes, traits, providers, inventories, ptraits, paggs, consumers, allocations, topology, meta] = await Promise.all([
       db.selectFrom('resource_classes').selectAll().orderBy('id').execute(),
       db.selectFrom('traits').selectAll().orderBy('id').execute(),
       db.selectFrom('resource_providers').selectAll().execute(),
@@ -150,7 +151,20 @@ export class Store {
       db.selectFrom('provider_aggregates').selectAll().execute(),
       db.selectFrom('consumers').selectAll().execute(),
       db.selectFrom('allocations').selectAll().execute(),
+      db.selectFrom('topology_nodes').selectAll().execute(),
+      db.selectFrom('placemat_meta').selectAll().where('key', '=', 'topology_generation').execute(),
     ])
+    for (const r of topology) {
+      s.topology.set(r.uuid, {
+        uuid: r.uuid,
+        name: r.name,
+        level: r.level as TopologyLevel,
+        parent: r.parent_uuid,
+        createdAt: r.created_at,
+        updatedAt: r.updated_at,
+      })
+    }
+    s.topologyGeneration = Number(meta[0]?.value ?? 0)
     for (const c of classes) s.classes.set(c.name, {id: c.id, name: c.name, createdAt: c.created_at, updatedAt: c.updated_at})
     s.setNextIds(classes.reduce((m, c) => Math.max(m, c.id + 1), 10000), traits.reduce((m, t) => Math.max(m, t.id + 1), 1))
     for (const t of traits) s.traits.set(t.name, {id: t.id, name: t.name, createdAt: t.created_at, updatedAt: t.updated_at})
@@ -338,6 +352,24 @@ export class Store {
         const rows = [...p.aggregates].map((aggregate_uuid) => ({provider_uuid: uuid, aggregate_uuid}))
         if (rows.length) await db.insertInto('provider_aggregates').values(rows).execute()
       }
+    }
+    for (const uuid of ch.deletedTopologyNodes) await db.deleteFrom('topology_nodes').where('uuid', '=', uuid).execute()
+    for (const uuid of ch.topologyNodes) {
+      const n = s.topology.get(uuid)
+      if (!n) continue
+      await db
+        .insertInto('topology_nodes')
+        .values({uuid, name: n.name, level: n.level, parent_uuid: n.parent, created_at: n.createdAt, updated_at: n.updatedAt})
+        .onConflict((oc) => oc.column('uuid').doUpdateSet({name: n.name, level: n.level, parent_uuid: n.parent, updated_at: n.updatedAt}))
+        .execute()
+    }
+    if (ch.topologyGeneration) {
+      const value = String(s.topologyGeneration)
+      await db
+        .insertInto('placemat_meta')
+        .values({key: 'topology_generation', value})
+        .onConflict((oc) => oc.column('key').doUpdateSet({value}))
+        .execute()
     }
     for (const uuid of ch.consumers) {
       const c = s.consumers.get(uuid)
