@@ -9,7 +9,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {ApiError, PlacementClient, type ApiResponse, type Transport} from '../src/client/client.js'
+import {PlacementClient, type ApiResponse, type Transport} from '../src/client/client.js'
 import {HttpTransport} from '../src/client/transports.js'
 import {parsePlan, runReshape} from '../src/cli/services/reshape.js'
 import {startServer, type RunningServer} from '../src/daemon/server.js'
@@ -209,6 +209,5 @@ describe('online, in process', () => {
     expect(await names(client)).toEqual(['compute-vgpu-1', 'compute-vgpu-1_pgpu0', 'compute-vgpu-1_pgpu1'])
     const a = await client.get(`/allocations/${VM_A}`)
     expect(Object.keys(a.allocations).sort()).toEqual([CN, '0d0d0d0d-0000-4000-8000-0000000000a0'])
-    void ApiError
   })
 })

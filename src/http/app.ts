@@ -16,6 +16,8 @@ import {routes as candidateRoutes} from './routes/allocation-candidates.js'
 import {routes as reshaperRoutes} from './routes/reshaper.js'
 import {routes as placematRoutes} from './routes/placemat.js'
 import {routes as topologyRoutes} from './routes/topology.js'
+import {routes as placematCandidateRoutes} from './routes/placemat-candidates.js'
+import {routes as claimRoutes} from './routes/claims.js'
 
 export const PLACEMENT_ROUTES: RouteDef[] = [
   ...rootRoutes,
@@ -31,7 +33,7 @@ export const PLACEMENT_ROUTES: RouteDef[] = [
 ]
 
 /** placemat's extensions, under their own prefix. */
-export const EXTENSION_ROUTES: RouteDef[] = [...placematRoutes, ...topologyRoutes]
+export const EXTENSION_ROUTES: RouteDef[] = [...placematRoutes, ...topologyRoutes, ...placematCandidateRoutes, ...claimRoutes]
 
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'] as const
 

@@ -831,3 +831,39 @@ export const TOPOLOGY_LAYOUT_PUT: S = {
   },
   additionalProperties: false,
 }
+
+/** One claim of POST /placemat/v1/claims: a consumer's allocations plus topology rules checked at write time. */
+export const CLAIM: S = {
+  type: 'object',
+  properties: {
+    consumer_uuid: {type: 'string', format: 'uuid'},
+    project_id: {type: 'string', minLength: 1, maxLength: 255},
+    user_id: {type: 'string', minLength: 1, maxLength: 255},
+    consumer_type: {type: 'string', pattern: CONSUMER_TYPE_PATTERN, minLength: 1, maxLength: 255},
+    consumer_generation: {type: ['integer', 'null']},
+    allocations: clone((ALLOCATIONS_PUT_1_12.properties as S).allocations),
+    affinity: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          relation: {enum: ['same', 'different']},
+          level: {enum: ['rack', 'row', 'room']},
+          consumer: {type: 'string', format: 'uuid'},
+        },
+        required: ['relation', 'level', 'consumer'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['consumer_uuid', 'project_id', 'user_id', 'consumer_generation', 'allocations'],
+  additionalProperties: false,
+}
+
+/** POST /placemat/v1/claims with several consumers, written in one transaction. */
+export const CLAIMS_BATCH: S = {
+  type: 'object',
+  properties: {claims: {type: 'array', minItems: 1, items: CLAIM}},
+  required: ['claims'],
+  additionalProperties: false,
+}

@@ -484,6 +484,8 @@ interface Prepared {
   /** Multi path: provider -> bitmask of the required any-sets it covers. */
   traitMask?: Map<number, number>
   fullMask: number
+  /** Root index of the in_tree provider, or -1. */
+  treeRoot: number
 }
 
 /** Providers able to give `amount` of class `inv`, optionally within one tree. */
@@ -527,7 +529,7 @@ function prepareGroup(
   const rcSlotOf = rcInvs.map((inv) => ix.slotOf(inv))
   const granular = g.suffix !== ''
   const multi = !granular && (ix.anySharing || ix.hasTrees)
-  const prep: Prepared = {g, granular, multi, rcNames, rcAmounts, rcInvs, rcSlotOf, byAnchor: new Map(), fullMask: 0}
+  const prep: Prepared = {g, granular, multi, rcNames, rcAmounts, rcInvs, rcSlotOf, byAnchor: new Map(), fullMask: 0, treeRoot}
   const ok = multi ? searchMulti(ix, prep, anchorOk, treeRoot) : searchSingle(ix, prep, anchorOk, treeRoot, single ? single.maxProviders : -1)
   return ok ? prep : null
 }
@@ -721,6 +723,11 @@ interface Plan {
   subtreeAt: (number[][] | null)[]
   /** per slot: the multi group whose trait cover must be checked once this slot is set. */
   traitAt: (Prepared | null)[]
+  /** Slots of the multi group ([-1, -1] when none). */
+  multiFrom: number
+  multiLast: number
+  /** Set when the multi group's sharing-only results must be kept under one anchor only. */
+  sole: SoleAnchor | null
   S: number
 }
 
@@ -757,8 +764,19 @@ function makePlan(preps: Prepared[], req: CandidateRequest): Plan {
   preps.forEach((p, gi) => {
     if (p.multi && p.g.requiredTraits.length) traitAt[groupSlot[gi] + p.rcNames.length - 1] = p
   })
+  let multiFrom = -1
+  let multiLast = -1
+  preps.forEach((p, gi) => {
+    if (p.multi) {
+      multiFrom = groupSlot[gi]
+      multiLast = groupSlot[gi] + p.rcNames.length - 1
+    }
+  })
   return {
     preps,
+    multiFrom,
+    multiLast,
+    sole: null,
     slotGroup: Int32Array.from(slotGroup),
     slotRc: Int32Array.from(slotRc),
     slotIsolate: Uint8Array.from(slotIsolate),
@@ -782,6 +800,7 @@ class AnchorEnum {
   constructor(
     readonly ix: Index,
     readonly plan: Plan,
+    public anchor: number,
     public choices: number[][],
   ) {
     this.pos = new Int32Array(plan.S)
@@ -789,7 +808,8 @@ class AnchorEnum {
   }
 
   /** Starts over on another anchor's choices (the current candidate must be suspended). */
-  reset(choices: number[][]): void {
+  reset(anchor: number, choices: number[][]): void {
+    this.anchor = anchor
     this.choices = choices
     this.started = false
     this.done = false
@@ -832,6 +852,14 @@ class AnchorEnum {
     if (tp) {
       this.cur[d] = p
       if (!traitsCovered(ix, tp, this.cur, d - tp.rcNames.length + 1, d)) {
+        this.remove(d, p)
+        return false
+      }
+    }
+    if (d === plan.multiLast && plan.sole) {
+      this.cur[d] = p
+      const w = plan.sole.winner(this.cur, plan.multiFrom, d)
+      if (w !== -2 && w !== this.anchor) {
         this.remove(d, p)
         return false
       }
@@ -993,6 +1021,254 @@ function capacityPossible(ix: Index, plan: Plan, choices: number[][]): boolean {
   return true
 }
 
+// ---- Placement's one-anchor quirk for the unsuffixed group ------------------------------------
+//
+// _alloc_candidates_multiple_providers collects the unsuffixed group's results of all trees in
+// one Python set, and AllocationRequest equality ignores the anchor: a result made of sharing
+// providers only, valid under several anchors, survives under just one of them, the first tree
+// in the iteration order of the set of (provider id, anchor id, class id) tuples built by
+// get_trees_matching_all. That order is CPython's (3.11) hash-table order, reproduced below with
+// Placement's internal ids taken as: provider id = position in the state + 1 (creation order),
+// class id = the class record's id. (Exact as long as no provider was deleted; Placement's
+// own order also depends on the hash seed where tuples collide in its tables.)
+
+const M64 = (1n << 64n) - 1n
+const XX1 = 11400714785074694791n
+const XX2 = 14029467366897019727n
+const XX5 = 2870177450012600261n
+
+/** CPython 3.11 hash() of a tuple of small non-negative ints. */
+function pyTupleHash(items: number[]): bigint {
+  let acc = XX5
+  for (const x of items) {
+    acc = (acc + BigInt(x) * XX2) & M64
+    acc = ((acc << 31n) | (acc >> 33n)) & M64
+    acc = (acc * XX1) & M64
+  }
+  acc = (acc + (BigInt(items.length) ^ (XX5 ^ 3527539n))) & M64
+  return acc === M64 ? 1546275796n : acc
+}
+
+interface PyEntry {
+  t: number[]
+  k: string
+  h: bigint
+}
+
+/** The slot layout of a CPython 3.11 set (no deletions), enough to know its iteration order. */
+class PySet {
+  mask = 7
+  table: (PyEntry | null)[] = new Array(8).fill(null)
+  fill = 0
+  used = 0
+
+  static of(tuples: Iterable<number[]>): PySet {
+    const s = new PySet()
+    for (const t of tuples) s.add(t)
+    return s
+  }
+
+  add(t: number[]): void {
+    this.addEntry({t, k: t.join(','), h: pyTupleHash(t)})
+  }
+
+  *[Symbol.iterator](): IterableIterator<number[]> {
+    for (const e of this.table) if (e) yield e.t
+  }
+
+  private insertClean(e: PyEntry): void {
+    const mask = this.mask
+    let perturb = e.h
+    let i = Number(e.h & BigInt(mask))
+    for (;;) {
+      if (this.table[i] === null) {
+        this.table[i] = e
+        return
+      }
+      if (i + 9 <= mask) {
+        for (let j = 0; j < 9; j++) {
+          i++
+          if (this.table[i] === null) {
+            this.table[i] = e
+            return
+          }
+        }
+      }
+      perturb >>= 5n
+      i = Number((BigInt(i) * 5n + 1n + perturb) & BigInt(mask))
+    }
+  }
+
+  private resize(minused: number): void {
+    let size = 8
+    while (size <= minused) size <<= 1
+    const old = this.table
+    this.mask = size - 1
+    this.table = new Array(size).fill(null)
+    for (const e of old) if (e) this.insertClean(e)
+  }
+
+  private addEntry(e: PyEntry): void {
+    const mask = this.mask
+    let i = Number(e.h & BigInt(mask))
+    let perturb = e.h
+    for (;;) {
+      let probes = i + 9 <= mask ? 9 : 0
+      let j = i
+      for (;;) {
+        const x = this.table[j]
+        if (x === null) {
+          this.table[j] = e
+          this.fill++
+          this.used++
+          if (this.fill * 5 >= mask * 3) this.resize(this.used > 50000 ? this.used * 2 : this.used * 4)
+          return
+        }
+        if (x.h === e.h && x.k === e.k) return
+        if (probes-- === 0) break
+        j++
+      }
+      perturb >>= 5n
+      i = Number((BigInt(i) * 5n + 1n + perturb) & BigInt(mask))
+    }
+  }
+
+  /** this |= other (set_merge). */
+  merge(other: PySet): void {
+    if (other === this || other.used === 0) return
+    if ((this.fill + other.used) * 5 >= this.mask * 3) this.resize((this.used + other.used) * 2)
+    if (this.fill === 0 && this.mask === other.mask) {
+      this.table = other.table.slice()
+      this.fill = other.fill
+      this.used = other.used
+      return
+    }
+    if (this.fill === 0) {
+      this.fill = other.used
+      this.used = other.used
+      for (const e of other.table) if (e) this.insertClean(e)
+      return
+    }
+    for (const e of other.table) if (e) this.addEntry(e)
+  }
+}
+
+class SoleAnchor {
+  private readonly cache = new Map<string, number>()
+  /** anchor -> position in Placement's tree order (computed on first need) */
+  private rank: Map<number, number> | null = null
+
+  private constructor(
+    /** per class slot: sharing provider -> anchors whose choices include it */
+    private readonly anchorsOf: Map<number, number[]>[],
+    private readonly ix: Index,
+    private readonly prep: Prepared,
+    private readonly anchorOk: Uint8Array | null,
+  ) {}
+
+  /** null when the group never puts sharing providers alone in a result. */
+  static make(ix: Index, prep: Prepared, anchorOk: Uint8Array | null): SoleAnchor | null {
+    if (!ix.anySharing) return null
+    const anchorsOf = prep.rcNames.map(() => new Map<number, number[]>())
+    let any = false
+    for (const [a, lists] of prep.byAnchor) {
+      lists.forEach((list, k) => {
+        for (const p of list) {
+          if (!ix.isSharing[p]) continue
+          any = true
+          const l = anchorsOf[k].get(p)
+          if (l) l.push(a)
+          else anchorsOf[k].set(p, [a])
+        }
+      })
+    }
+    if (!any) return null
+    return new SoleAnchor(anchorsOf, ix, prep, anchorOk)
+  }
+
+  /** The anchor a result (slots from..to of cur) belongs to: mixed results keep their own. */
+  winner(cur: Int32Array, from: number, to: number): number {
+    const ix = this.ix
+    for (let d = from; d <= to; d++) if (!ix.isSharing[cur[d]]) return -2 // not sharing-only: caller's anchor
+    let key = ''
+    for (let d = from; d <= to; d++) key += cur[d] + ','
+    let w = this.cache.get(key)
+    if (w === undefined) {
+      let common: Set<number> | null = null
+      for (let d = from; d <= to; d++) {
+        const l = this.anchorsOf[d - from].get(cur[d]) ?? []
+        if (!common) common = new Set(l)
+        else {
+          const next = new Set<number>()
+          for (const a of l) if (common.has(a)) next.add(a)
+          common = next
+        }
+      }
+      w = -1
+      if (common && common.size === 1) w = common.values().next().value!
+      else if (common) {
+        let best = Infinity
+        this.rank ??= placementTreeOrder(this.ix, this.prep, this.anchorOk)
+        for (const a of common) {
+          const r = this.rank.get(a) ?? Infinity
+          if (r < best || w < 0) {
+            best = r
+            w = a
+          }
+        }
+      }
+      this.cache.set(key, w)
+    }
+    return w
+  }
+}
+
+/** The order in which Placement's tree_dict meets the anchors of the multi group (see above). */
+function placementTreeOrder(ix: Index, prep: Prepared, anchorOk: Uint8Array | null): Map<number, number> {
+  const {g, rcNames, rcAmounts, rcInvs} = prep
+  const state = ix.state
+  const pid = (i: number) => i + 1 // and back: id - 1
+  const memberOf = g.memberOf
+  const bad = g.forbiddenAggs
+  const inAggs = (i: number) => inAllAggSets(ix.provs[i], memberOf)
+  const inBad = (i: number) => inAnyAgg(ix.provs[i], bad)
+  let acc: PySet | null = null
+  for (let k = 0; k < rcNames.length; k++) {
+    const rcId = state.classes.get(rcNames[k])?.id ?? 0
+    const capableIdx = capable(ix, rcInvs[k], rcAmounts[k], prep.treeRoot)
+    // get_providers_with_resource rows (inventory order ~ provider order) -> set -> RPCandidates
+    const rows = PySet.of(capableIdx.map((i) => [pid(i), pid(ix.root[i])]))
+    let cur = new PySet()
+    cur.merge(PySet.of([...rows].map(([a, b]) => [a, b, rcId])))
+    if (prep.treeRoot < 0) {
+      const sharing = capableIdx.filter((i) => ix.isSharing[i] && (!memberOf.length || inAggs(i)))
+      if (sharing.length) {
+        const pairs: number[][] = []
+        for (const sp of sharing) for (const a of ix.sharingAnchors(sp)) pairs.push([pid(sp), pid(a)])
+        const anchorSet = PySet.of(pairs)
+        cur.merge(PySet.of([...anchorSet].map(([a, b]) => [a, b, rcId])))
+      }
+    }
+    const at = (t: number[]) => t[1] - 1
+    const rp = (t: number[]) => t[0] - 1
+    if (anchorOk) cur = PySet.of([...cur].filter((t) => anchorOk[at(t)] === 1))
+    if (memberOf.length) cur = PySet.of([...cur].filter((t) => inAggs(rp(t)) || inAggs(at(t))))
+    if (bad.size) cur = PySet.of([...cur].filter((t) => !(inBad(rp(t)) || inBad(at(t)))))
+    if (!acc || acc.used === 0) acc = cur
+    else if (cur.used) {
+      const trees = new Set<number>()
+      for (const t of acc) trees.add(t[1])
+      const both = new Set<number>()
+      for (const t of cur) if (trees.has(t[1])) both.add(t[1])
+      acc.merge(cur)
+      acc = PySet.of([...acc].filter((t) => both.has(t[1])))
+    }
+  }
+  const rank = new Map<number, number>()
+  if (acc) for (const t of acc) if (!rank.has(t[1] - 1)) rank.set(t[1] - 1, rank.size)
+  return rank
+}
+
 // ---- the search -----------------------------------------------------------------------------
 
 /**
@@ -1045,6 +1321,7 @@ export function findCandidates(state: State, req: CandidateRequest, opts: Candid
 
   const plan = makePlan(preps, req)
   const S = plan.S
+  if (plan.multiLast >= 0 && preps.length > 1) plan.sole = SoleAnchor.make(ix, preps.find((p) => p.multi)!, anchorOk)
   let found: number[] = [] // S providers per candidate
   let count = 0
   const seen = new Set<string>()
@@ -1085,7 +1362,7 @@ export function findCandidates(state: State, req: CandidateRequest, opts: Candid
     let live: AnchorEnum[] = []
     for (const a of anchors) {
       const choices = choicesOf(a)
-      if (choices) live.push(new AnchorEnum(ix, plan, choices))
+      if (choices) live.push(new AnchorEnum(ix, plan, a, choices))
     }
     while (live.length && count < target) {
       const next: AnchorEnum[] = []
@@ -1105,8 +1382,8 @@ export function findCandidates(state: State, req: CandidateRequest, opts: Candid
     for (const a of anchors) {
       const choices = choicesOf(a)
       if (!choices) continue
-      if (e) e.reset(choices)
-      else e = new AnchorEnum(ix, plan, choices)
+      if (e) e.reset(a, choices)
+      else e = new AnchorEnum(ix, plan, a, choices)
       while (count < target && e.next()) emit(e.cur)
       if (count >= target) {
         e.suspend()

@@ -1,0 +1,39 @@
+/**
+ * The base of the rack/row/room commands: each is one edit of the layout document,
+ * made by read-modify-write (src/cli/services/topology.ts editLayout) and printed as
+ * the plan of what changed.
+ */
+import {Flags} from '@oclif/core'
+import type {Layout} from '../core/topology.js'
+import {PlacematCommand} from './base.js'
+import {editLayout, planLines, planSize, planSummary} from './services/topology.js'
+
+export const editFlags = {
+  'dry-run': Flags.boolean({description: 'print what would change and change nothing'}),
+  layout: Flags.string({
+    description: 'plain OpenStack Placement only: the layout file that records the names (read, edited and written back)',
+    helpGroup: 'CONNECTION',
+  }),
+}
+
+export const PLAIN_NOTE = `On a plain OpenStack Placement endpoint (no /placemat/v1) the racks, rows
+and rooms are aggregates only: Placement cannot store their names, so pass
+the layout file with --layout FILE; it is read, edited, applied (each
+host's aggregates set with its generation) and written back.`
+
+export abstract class TopologyEditCommand extends PlacematCommand {
+  /** Runs one edit and prints the plan it made (JSON/YAML: {transport, dry_run, applied, plan}). */
+  protected async edit(flags: {'dry-run'?: boolean; layout?: string}, fn: (doc: Layout) => void): Promise<void> {
+    const client = await this.client()
+    const dryRun = Boolean(flags['dry-run'])
+    const res = await editLayout(client, fn, {dryRun, layoutFile: flags.layout})
+    if (this.format !== 'table') {
+      this.outputRecord({transport: res.transport, dry_run: dryRun, applied: res.applied, plan: res.plan})
+      return
+    }
+    const lines = planLines(res.plan, res.layout)
+    this.log(planSummary(res.plan).replace(/^Plan: /, dryRun ? 'Plan: ' : 'Changed: '))
+    if (lines.length) this.log(lines.join('\n'))
+    if (dryRun && planSize(res.plan) > 0) this.log('Dry run: nothing was changed.')
+  }
+}

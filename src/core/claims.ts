@@ -1,0 +1,100 @@
+/**
+ * Claims with topology rules (placemat's own, not Placement's): one or several consumers'
+ * allocations written in ONE transaction, after checking at that very moment that each
+ * claim is (or is not) in the same rack, row or room as other consumers. Two schedulers
+ * racing to put members of an anti-affinity group in one row cannot both win: the check
+ * and the write happen under the same store write lock.
+ *
+ * The write itself is Placement's (writeAllocations: consumer generations, providers,
+ * classes, capacity); this module only adds the rule check in front of it.
+ */
+import {planConsumers, postAllocationErrors, putAllocationErrors, writeAllocations, type ConsumerWrite} from './allocations.js'
+import {PlacementError, badRequest, type ErrorCodeValue} from './errors.js'
+import type {State} from './state.js'
+import {affinityViolation, providerPlacement, type AffinityRule, type Placement} from './topology.js'
+
+/** The error code of a rule that does not hold at write time (409). */
+export const AFFINITY_VIOLATION = 'placemat.affinity_violation' as ErrorCodeValue
+
+export interface Claim {
+  /** consumer, allocations, project, user, generation (null: a new consumer), type. */
+  write: ConsumerWrite
+  affinity: AffinityRule[]
+}
+
+export interface ClaimResult {
+  consumer_uuid: string
+  consumer_generation: number
+  allocations: Record<string, {resources: Record<string, number>}>
+}
+
+const affinityConflict = (consumer: string, why: string) =>
+  new PlacementError(409, `Affinity rule violated for consumer ${consumer}: ${why}`, AFFINITY_VIOLATION)
+
+/** The racks, rows and rooms a set of providers' hosts are in. */
+function placementOf(s: State, providerUuids: Iterable<string>): Placement {
+  const out: Placement = {room: new Set(), row: new Set(), rack: new Set()}
+  for (const u of providerUuids) providerPlacement(s, u, out)
+  return out
+}
+
+/** The rule against another claim of the same batch (its proposed placement, not the stored one). */
+function batchViolation(mine: Placement, anchor: Placement, rule: AffinityRule): string | null {
+  const overlap = [...mine[rule.level]].some((n) => anchor[rule.level].has(n))
+  if (rule.relation === 'same') {
+    if (anchor[rule.level].size === 0) return `consumer ${rule.consumer} is not claimed in any ${rule.level}`
+    return overlap ? null : `not in the same ${rule.level} as consumer ${rule.consumer}`
+  }
+  return overlap ? `in the same ${rule.level} as consumer ${rule.consumer}` : null
+}
+
+/**
+ * Checks every claim, then writes them all (one writeAllocations call: all or nothing).
+ * Order of failures: malformed batch (400), consumer generations (409
+ * placement.concurrent_update), rules (409 placemat.affinity_violation), then Placement's
+ * own provider / class / capacity checks. Rules naming a consumer of the batch are checked
+ * against that consumer's claim; others against the stored allocations.
+ */
+export function claimAllocations(s: State, now: number, claims: Claim[]): ClaimResult[] {
+  if (claims.length === 0) throw badRequest('No claims given.')
+  const inBatch = new Map<string, Claim>()
+  for (const c of claims) {
+    const uuid = c.write.uuid
+    if (inBatch.has(uuid)) throw badRequest(`Consumer ${uuid} is claimed twice.`)
+    if (c.write.allocations.size === 0) throw badRequest(`The claim for consumer ${uuid} has no allocations.`)
+    for (const r of c.affinity) {
+      if (r.consumer === uuid) throw badRequest(`The claim for consumer ${uuid} has an affinity rule on itself.`)
+    }
+    inBatch.set(uuid, c)
+  }
+  const writes = claims.map((c) => c.write)
+  planConsumers(s, writes, {checkGeneration: true})
+
+  const proposed = new Map<string, Placement>()
+  for (const c of claims) proposed.set(c.write.uuid, placementOf(s, c.write.allocations.keys()))
+  for (const c of claims) {
+    const uuid = c.write.uuid
+    const outside = c.affinity.filter((r) => !inBatch.has(r.consumer))
+    const why = affinityViolation(s, c.write.allocations.keys(), outside)
+    if (why) throw affinityConflict(uuid, why)
+    for (const r of c.affinity) {
+      if (!inBatch.has(r.consumer)) continue
+      const w = batchViolation(proposed.get(uuid)!, proposed.get(r.consumer)!, r)
+      if (w) throw affinityConflict(uuid, w)
+    }
+  }
+
+  const errors = claims.length === 1 ? putAllocationErrors(claims[0].write.uuid) : postAllocationErrors
+  writeAllocations(s, now, writes, {checkGeneration: true, ...errors})
+
+  return claims.map((c) => {
+    const consumer = s.consumers.get(c.write.uuid)!
+    return {
+      consumer_uuid: consumer.uuid,
+      consumer_generation: consumer.generation,
+      allocations: Object.fromEntries(
+        [...consumer.allocations].map(([rp, amounts]) => [rp, {resources: Object.fromEntries(amounts)}]),
+      ),
+    }
+  })
+}

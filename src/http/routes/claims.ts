@@ -1,0 +1,64 @@
+/**
+ * POST /placemat/v1/claims: race-free affinity and anti-affinity. The body is one claim
+ *
+ *   {consumer_uuid, project_id, user_id, consumer_type?, consumer_generation,
+ *    allocations: {rp_uuid: {resources: {CLASS: n}}},            (an allocation candidate's)
+ *    affinity?: [{relation: same|different, level: rack|row|room, consumer}]}
+ *
+ * or {claims: [claim, ...]} for several consumers at once (a rule may name another
+ * consumer of the batch: it is checked against that consumer's claim). The rules are
+ * checked against the state at the moment of the write, inside the write transaction.
+ * 200 with {consumer_uuid, consumer_generation, allocations} (or {claims: [...]}); 409
+ * placement.concurrent_update on a consumer generation conflict, 409
+ * placemat.affinity_violation when a rule does not hold, 409 when capacity is short, as
+ * PUT /allocations.
+ */
+import {claimAllocations, type Claim} from '../../core/claims.js'
+import type {AffinityRule} from '../../core/topology.js'
+import {canonicalUuid, readJson, type RouteDef} from '../context.js'
+import * as S from '../schemas.js'
+import {PLACEMAT_PREFIX} from './placemat.js'
+
+interface ClaimBody {
+  consumer_uuid: string
+  project_id: string
+  user_id: string
+  consumer_type?: string
+  consumer_generation: number | null
+  allocations: Record<string, {resources: Record<string, number>}>
+  affinity?: AffinityRule[]
+}
+
+function toClaim(b: ClaimBody): Claim {
+  return {
+    write: {
+      uuid: canonicalUuid(b.consumer_uuid),
+      allocations: new Map(Object.entries(b.allocations).map(([rp, a]) => [rp, new Map(Object.entries(a.resources))])),
+      project: b.project_id,
+      user: b.user_id,
+      generation: b.consumer_generation,
+      type: b.consumer_type,
+    },
+    affinity: (b.affinity ?? []).map((r) => ({...r, consumer: canonicalUuid(r.consumer)})),
+  }
+}
+
+export const routes: RouteDef[] = [
+  {
+    method: 'POST',
+    url: `${PLACEMAT_PREFIX}/claims`,
+    body: true,
+    async handler(ctx) {
+      const raw = readJson<Record<string, unknown>>(ctx)
+      const batch = raw !== null && typeof raw === 'object' && !Array.isArray(raw) && 'claims' in raw
+      if (batch) {
+        const {claims} = readJson<{claims: ClaimBody[]}>(ctx, S.CLAIMS_BATCH)
+        const results = await ctx.store.write((s, now) => claimAllocations(s, now, claims.map(toClaim)))
+        return {claims: results}
+      }
+      const one = readJson<ClaimBody>(ctx, S.CLAIM)
+      const [result] = await ctx.store.write((s, now) => claimAllocations(s, now, [toClaim(one)]))
+      return result
+    },
+  },
+]

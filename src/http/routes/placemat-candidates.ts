@@ -1,0 +1,81 @@
+/**
+ * GET /placemat/v1/allocation_candidates: Placement's GET /allocation_candidates (same
+ * query, same engine, same body at the same microversion) plus soft topology affinity:
+ *
+ *   near=CONSUMER  candidates in the consumer's rack first, then its row, then its room, then the rest
+ *   far=CONSUMER   the reverse: elsewhere first, same rack last
+ *
+ * The order within each closeness band is the engine's (a stable sort). With `limit`, the
+ * whole set is found and sorted first, then cut, so "near" really means the nearest
+ * `limit` candidates; provider_summaries then cover only the candidates kept.
+ */
+import {findCandidates, type CandidateResult} from '../../core/candidates/engine.js'
+import {renderCandidates} from '../../core/candidates/render.js'
+import {parseCandidateRequest} from '../../core/candidates/request.js'
+import {PlacementError} from '../../core/errors.js'
+import type {State} from '../../core/state.js'
+import {closeness, consumerPlacement} from '../../core/topology.js'
+import {cacheHeaders, canonicalUuid, isUuidLike, queryParams, validateQuery, type RouteDef} from '../context.js'
+import * as S from '../schemas.js'
+import {PLACEMAT_PREFIX} from './placemat.js'
+
+/** Sorts (stably) and cuts the candidates; summaries narrowed to what the kept candidates use. */
+export function orderByCloseness(
+  s: State,
+  result: CandidateResult,
+  consumer: string,
+  direction: 'near' | 'far',
+  limit: number | undefined,
+  nested: boolean,
+): CandidateResult {
+  const anchor = consumerPlacement(s, consumer)
+  const keyed = result.allocationRequests.map((ar, i) => ({ar, i, c: closeness(s, ar.allocations.keys(), anchor)}))
+  keyed.sort((a, b) => (direction === 'near' ? a.c - b.c : b.c - a.c) || a.i - b.i)
+  const kept = (limit !== undefined ? keyed.slice(0, limit) : keyed).map((k) => k.ar)
+  if (kept.length === result.allocationRequests.length) return {...result, allocationRequests: kept}
+  const used = new Set<string>()
+  const roots = new Set<string>()
+  for (const ar of kept) {
+    for (const uuid of ar.allocations.keys()) {
+      used.add(uuid)
+      const p = s.providers.get(uuid)
+      if (p) roots.add(p.root)
+    }
+  }
+  const providerSummaries = result.providerSummaries.filter((p) => (nested ? roots.has(p.rootUuid) : used.has(p.uuid)))
+  return {...result, allocationRequests: kept, providerSummaries}
+}
+
+export const routes: RouteDef[] = [
+  {
+    method: 'GET',
+    url: `${PLACEMAT_PREFIX}/allocation_candidates`,
+    minVersion: 10,
+    async handler(ctx) {
+      const params = queryParams(ctx.req)
+      const near = params.get('near')
+      const far = params.get('far')
+      params.delete('near')
+      params.delete('far')
+      if (near && far) throw new PlacementError(400, 'Give near or far, not both.')
+      const direction = near ? 'near' : far ? 'far' : null
+      const anchorRaw = (near ?? far)?.at(-1)
+      if (anchorRaw !== undefined && !isUuidLike(anchorRaw)) {
+        throw new PlacementError(400, `Invalid query string parameters: ${direction} must be a consumer uuid. Got: ${anchorRaw}`)
+      }
+      validateQuery(params, S.allocationCandidatesGetQuerySchema(ctx.mv))
+      const version = [ctx.mv.major, ctx.mv.minor] as const
+      const request = parseCandidateRequest(params, version)
+      const state = await ctx.store.refresh()
+      let result: CandidateResult
+      if (direction && anchorRaw !== undefined) {
+        const all = findCandidates(state, {...request, limit: undefined}, ctx.options.candidates ?? {})
+        result = orderByCloseness(state, all, canonicalUuid(anchorRaw), direction, request.limit, ctx.mv.gte(29))
+      } else {
+        result = findCandidates(state, request, ctx.options.candidates ?? {})
+      }
+      cacheHeaders(ctx)
+      return renderCandidates(result, version)
+    },
+  },
+]
