@@ -1,18 +1,12 @@
 /**
  * Provider aggregates (handlers/aggregate.py, objects/resource_provider.py _set_aggregates).
  */
-import {ErrorCode, PlacementError, notFound} from './errors.js'
+import {ErrorCode, PlacementError} from './errors.js'
+import {getProvider} from './providers.js'
 import type {Provider, State} from './state.js'
 
-/** Looks a provider up as Placement's handlers do when ResourceProvider.get_by_uuid raises NotFound. */
-export function providerOr404(s: State, uuid: string): Provider {
-  const p = s.providers.get(uuid)
-  if (!p) throw notFound(`No resource provider with uuid ${uuid} found`)
-  return p
-}
-
 export function getAggregates(s: State, uuid: string): {provider: Provider; aggregates: string[]} {
-  const p = providerOr404(s, uuid)
+  const p = getProvider(s, uuid)
   return {provider: p, aggregates: [...p.aggregates]}
 }
 
@@ -21,7 +15,7 @@ export function getAggregates(s: State, uuid: string): {provider: Provider; aggr
  * provider's generation is bumped; before 1.19 Placement changes the associations only.
  */
 export function setAggregates(s: State, now: number, uuid: string, aggregates: string[], generation?: number): Provider {
-  const p = providerOr404(s, uuid)
+  const p = getProvider(s, uuid)
   if (generation !== undefined && p.generation !== generation) {
     throw new PlacementError(
       409,

@@ -12,6 +12,7 @@
  * Everything is validated before anything is mutated, so a failure changes nothing.
  */
 import {ErrorCode, PlacementError, badRequest, notFound} from './errors.js'
+import {getProvider} from './providers.js'
 import type {Inventory, Provider, State} from './state.js'
 
 /** Placement's db_const.MAX_INT, the default max_unit. */
@@ -47,16 +48,6 @@ export function withDefaults(input: InventoryInput): Inventory {
   return inv
 }
 
-function providerMissing(uuid: string): PlacementError {
-  return notFound(`No resource provider with uuid ${uuid} found`)
-}
-
-/** The provider, or Placement's plain 404 (handler.py turns objects' NotFound into it). */
-export function requireProvider(s: State, uuid: string): Provider {
-  const p = s.providers.get(uuid)
-  if (!p) throw providerMissing(uuid)
-  return p
-}
 
 /** The provider for the GET handlers, whose 404 repeats the cause after " : ". */
 function providerForRead(s: State, uuid: string): Provider {
@@ -126,7 +117,7 @@ export function createInventory(
   input: CreateInventoryInput,
   opts: CapacityOptions,
 ): {provider: Provider; inventory: Inventory} {
-  const p = requireProvider(s, uuid)
+  const p = getProvider(s, uuid)
   const rc = input.resource_class
   const inv = withDefaults(input)
   const prefix = `Unable to create inventory for resource provider ${p.uuid}`
@@ -158,7 +149,7 @@ export function updateInventory(
   input: UpdateInventoryInput,
   opts: CapacityOptions,
 ): {provider: Provider; inventory: Inventory} {
-  const p = requireProvider(s, uuid)
+  const p = getProvider(s, uuid)
   generationConflict(p, input.resource_provider_generation)
   const inv = withDefaults(input)
   checkCapacity(p, rc, inv, opts, `Unable to update inventory for resource provider ${p.uuid}`)
@@ -187,7 +178,7 @@ export function setInventories(
   input: SetInventoriesInput,
   opts: CapacityOptions,
 ): {provider: Provider; inventories: Map<string, Inventory>} {
-  const p = requireProvider(s, uuid)
+  const p = getProvider(s, uuid)
   generationConflict(p, input.resource_provider_generation)
   const wanted = new Map<string, Inventory>()
   for (const [rc, raw] of Object.entries(input.inventories)) {
@@ -228,7 +219,7 @@ export function replaceInventories(s: State, now: number, p: Provider, wanted: M
 
 /** DELETE /resource_providers/{uuid}/inventories/{rc}. */
 export function deleteInventory(s: State, now: number, uuid: string, rc: string): Provider {
-  const p = requireProvider(s, uuid)
+  const p = getProvider(s, uuid)
   if (!s.classes.has(rc)) throw notFound(`No inventory of class ${rc} found for delete: No such resource class ${rc}.`)
   if (classHasAllocations(p, rc)) {
     // Placement sends this one with the concurrent_update code.
@@ -248,7 +239,7 @@ export function deleteInventory(s: State, now: number, uuid: string, rc: string)
 
 /** DELETE /resource_providers/{uuid}/inventories (1.5+): removes every inventory. */
 export function deleteAllInventories(s: State, now: number, uuid: string): Provider {
-  const p = requireProvider(s, uuid)
+  const p = getProvider(s, uuid)
   const busy = inUse(s, p, p.inventories.keys())
   if (busy.length) throw new PlacementError(409, inUseMessage(busy, p.uuid), ErrorCode.INVENTORY_INUSE)
   for (const rc of [...p.inventories.keys()]) s.deleteInventory(p, rc)

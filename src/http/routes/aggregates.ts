@@ -1,4 +1,5 @@
-import {getAggregates, providerOr404, setAggregates} from '../../core/aggregates.js'
+import {getAggregates, setAggregates} from '../../core/aggregates.js'
+import {getProvider} from '../../core/providers.js'
 import {cacheHeaders, readJson, type RouteDef} from '../context.js'
 import * as S from '../schemas.js'
 
@@ -24,7 +25,7 @@ export const routes: RouteDef[] = [
     body: true,
     async handler(ctx) {
       // The provider is looked up before the body is read, as Placement does.
-      providerOr404(await ctx.store.refresh(), ctx.params.uuid)
+      getProvider(await ctx.store.refresh(), ctx.params.uuid)
       const withGeneration = ctx.mv.gte(19)
       const data = readJson(ctx, S.aggregatesPutSchema(ctx.mv))
       const aggregates: string[] = withGeneration ? data.aggregates : data

@@ -4,13 +4,13 @@ import {
   deleteInventory,
   INVENTORY_FIELDS,
   listInventories,
-  requireProvider,
   setInventories,
   showInventory,
   updateInventory,
 } from '../../core/inventories.js'
 import {PlacementError} from '../../core/errors.js'
 import type {Inventory} from '../../core/state.js'
+import {getProvider} from '../../core/providers.js'
 import {absoluteUrl, httpDate, readJson, type Ctx, type RouteDef} from '../context.js'
 import {providerUrl} from '../render.js'
 import * as S from '../schemas.js'
@@ -67,7 +67,7 @@ export const routes: RouteDef[] = [
     body: true,
     async handler(ctx) {
       const uuid = ctx.params.uuid
-      await ctx.store.refresh().then((s) => requireProvider(s, uuid))
+      await ctx.store.refresh().then((s) => getProvider(s, uuid))
       const data = readJson(ctx, S.INVENTORY_POST)
       const {provider, inventory} = await ctx.store.write((s, now) => createInventory(s, now, uuid, data, capacityOpts(ctx)))
       ctx.reply.header('location', absoluteUrl(ctx, inventoryUrl(provider.uuid, data.resource_class)))
@@ -82,7 +82,7 @@ export const routes: RouteDef[] = [
     body: true,
     async handler(ctx) {
       const uuid = ctx.params.uuid
-      await ctx.store.refresh().then((s) => requireProvider(s, uuid))
+      await ctx.store.refresh().then((s) => getProvider(s, uuid))
       const data = readJson(ctx, S.INVENTORIES_PUT)
       const {provider, inventories} = await ctx.store.write((s, now) => setInventories(s, now, uuid, data, capacityOpts(ctx)))
       cacheHeadersOrNone(ctx, inventories.size ? Date.now() : null)
@@ -116,7 +116,7 @@ export const routes: RouteDef[] = [
     body: true,
     async handler(ctx) {
       const {uuid, resource_class: rc} = ctx.params
-      await ctx.store.refresh().then((s) => requireProvider(s, uuid))
+      await ctx.store.refresh().then((s) => getProvider(s, uuid))
       const data = readJson(ctx, S.INVENTORY_PUT_SINGLE)
       const {provider, inventory} = await ctx.store.write((s, now) =>
         updateInventory(s, now, uuid, rc, data, capacityOpts(ctx)),
