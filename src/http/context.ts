@@ -117,14 +117,9 @@ export function cacheHeaders(ctx: Ctx, lastModifiedMs: number | null = null): vo
   ctx.reply.header('cache-control', 'no-cache')
 }
 
-export const UUID_RE = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/
 
-/** Placement's is_uuid_like: the hex digits of a UUID, dashes optional, any case. */
-export function isUuidLike(value: unknown): value is string {
-  if (typeof value !== 'string') return false
-  const hex = value.replace(/-/g, '')
-  return /^[0-9a-fA-F]{32}$/.test(hex) && UUID_RE.test(value)
-}
+/** Placement's is_uuid_like (oslo's), shared with the schema validator's uuid format. */
+export {isUuidLike} from './jsonschema.js'
 
 /** The canonical form Placement stores: lower case with dashes. */
 export function canonicalUuid(value: string): string {
