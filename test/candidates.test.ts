@@ -716,6 +716,31 @@ describe('limits and combinatorial explosion', () => {
     expect(Object.keys(body.provider_summaries)).toHaveLength(2) // pf1_1 and pf1_2 share cn1's tree
   })
 
+  it('keeps an unsuffixed result made of sharing providers under one tree, as Placement does', () => {
+    // Checked against Placement 8.0.0: of cn1..cn3 only cn3 pairs with the shared disk, because
+    // Placement's set of unsuffixed results keeps {ss: DISK_GB} under a single anchor (cn3).
+    const w = new World()
+    const agg = 'aaaaaaaa-0000-4000-8000-000000000001'
+    const mk = (name: string, n: number) => {
+      const p = newProvider(`11111111-0000-4000-8000-00000000000${n}`, name, null, 0)
+      w.state.addProvider(p)
+      w.state.setAggregates(p, [agg])
+      return p
+    }
+    const cns = [mk('cn1', 1), mk('cn2', 2), mk('cn3', 3)]
+    for (const cn of cns) w.inv(cn, 'VCPU', 4)
+    const ss = mk('ss', 4)
+    w.inv(ss, 'DISK_GB', 100)
+    w.traits(ss, 'MISC_SHARES_VIA_AGGREGATE')
+    for (const q of ['resources=DISK_GB:10&resources1=VCPU:1', 'resources1=VCPU:1&resources=DISK_GB:10']) {
+      const body = w.ac(q)
+      expect(body.allocation_requests).toHaveLength(1)
+      expect(Object.keys(body.allocation_requests[0].allocations).sort()).toEqual([cns[2].uuid, ss.uuid])
+    }
+    // with the compute resources in the unsuffixed group every tree pairs with the disk
+    expect(w.ac('resources=DISK_GB:10,VCPU:1&resources1=VCPU:1&group_policy=none').allocation_requests).toHaveLength(3)
+  })
+
   it('is consistent with usages and sees new state versions', () => {
     const w = new World()
     const cn = w.rp('cn')

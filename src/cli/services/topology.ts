@@ -733,7 +733,8 @@ export async function plainView(client: PlacementClient, layout: Layout, opts: {
       const p = cloud.providers.get(stack.pop()!)
       if (!p) continue
       for (const [rc, inv] of Object.entries(p.inventories)) r.capacity[rc] = (r.capacity[rc] ?? 0) + capacityOf(inv)
-      for (const [rc, n] of Object.entries(p.usages)) r.used[rc] = (r.used[rc] ?? 0) + n
+      // as placemat counts: only classes something is allocated from
+      for (const [rc, n] of Object.entries(p.usages)) if (n) r.used[rc] = (r.used[rc] ?? 0) + n
       stack.push(...(children.get(p.uuid) ?? []))
     }
     return r

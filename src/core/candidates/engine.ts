@@ -21,10 +21,21 @@
  *  - provider_summaries: every provider of every tree that contains a provider allocated from
  *    in a returned candidate (below 1.29 with trees: only the providers allocated from).
  *
- * Speed: an index per State.version (typed arrays of capacities, tree layout, lazy sharing
- * anchors and summaries) is cached in a WeakMap. Candidates are enumerated lazily, depth first
- * per anchor with incremental pruning, and the enumeration stops as soon as `limit` (or
- * maxCandidates) distinct candidates exist when the answer does not depend on the rest.
+ * Placement quirks reproduced: a resourceless group with neither required traits nor member_of
+ * matches nothing and ignores in_tree; traits of the unsuffixed group are checked on the union
+ * of the providers it uses (root traits do not flow down); an unsuffixed result made of sharing
+ * providers only is kept under a single anchor (see SoleAnchor); max_unit and capacity are
+ * re-checked on amounts summed across groups but min_unit/step_size are not.
+ * Not reproduced (Placement's answer there depends on Python's hash seed or is a 500): amounts
+ * corrupted by in-place consolidation when group_policy is absent or isolate and the unsuffixed
+ * group and a granular group take the same class from the same provider (we return the true
+ * sums); KeyError 500s with sharing providers that are not tree roots.
+ *
+ * Speed: an index of the providers (typed arrays of capacities, tree layout, lazy sharing
+ * anchors and summaries) is cached per State in a WeakMap, revalidated cheaply when only usages
+ * changed. Candidates are enumerated lazily, depth first per anchor with incremental pruning,
+ * and the enumeration stops as soon as `limit` (or maxCandidates) distinct candidates exist
+ * when the answer does not depend on the rest.
  */
 import {badRequest} from '../errors.js'
 import type {Provider, State} from '../state.js'
@@ -117,7 +128,7 @@ class Index {
   // Tree members (index order) of each root r: treeMem[treeOff[r] .. treeOff[r+1]).
   readonly treeOff: Int32Array
   readonly treeMem: Int32Array
-  // Scratch, always left zeroed.
+  // Scratch: acc and isoCount are always left zeroed; stamp works by generations.
   readonly acc: Float64Array
   readonly isoCount: Int32Array
   readonly stamp: Int32Array
@@ -1281,6 +1292,7 @@ export function findCandidates(state: State, req: CandidateRequest, opts: Candid
   const requestedClasses = new Set<string>()
   for (const g of req.groups) for (const rc of g.resources.keys()) requestedClasses.add(rc)
   const none: CandidateResult = {allocationRequests: [], providerSummaries: [], requestedClasses}
+  if (!req.groups.length) return none
   const nestedAware = req.nestedAware ?? true
   const randomize = !!opts.randomize
   const limit = req.limit && req.limit > 0 ? req.limit : undefined
@@ -1354,42 +1366,48 @@ export function findCandidates(state: State, req: CandidateRequest, opts: Candid
     if (!capacityPossible(ix, plan, choices)) return null
     return choices
   }
-  if (lone) {
-    found = preps[0].lone!
-    count = found.length
-  } else if (breadthFirst) {
-    // Take turns between trees, one candidate each, until the cap is reached.
-    let live: AnchorEnum[] = []
-    for (const a of anchors) {
-      const choices = choicesOf(a)
-      if (choices) live.push(new AnchorEnum(ix, plan, a, choices))
-    }
-    while (live.length && count < target) {
-      const next: AnchorEnum[] = []
-      for (const e of live) {
-        if (count >= target) break
-        e.resume()
-        if (e.next()) {
-          emit(e.cur)
+  try {
+    if (lone) {
+      found = preps[0].lone!
+      count = found.length
+    } else if (breadthFirst) {
+      // Take turns between trees, one candidate each, until the cap is reached.
+      let live: AnchorEnum[] = []
+      for (const a of anchors) {
+        const choices = choicesOf(a)
+        if (choices) live.push(new AnchorEnum(ix, plan, a, choices))
+      }
+      while (live.length && count < target) {
+        const next: AnchorEnum[] = []
+        for (const e of live) {
+          if (count >= target) break
+          e.resume()
+          if (e.next()) {
+            emit(e.cur)
+            e.suspend()
+            next.push(e)
+          }
+        }
+        live = next
+      }
+    } else {
+      let e: AnchorEnum | null = null
+      for (const a of anchors) {
+        const choices = choicesOf(a)
+        if (!choices) continue
+        if (e) e.reset(a, choices)
+        else e = new AnchorEnum(ix, plan, a, choices)
+        while (count < target && e.next()) emit(e.cur)
+        if (count >= target) {
           e.suspend()
-          next.push(e)
+          break
         }
       }
-      live = next
     }
-  } else {
-    let e: AnchorEnum | null = null
-    for (const a of anchors) {
-      const choices = choicesOf(a)
-      if (!choices) continue
-      if (e) e.reset(a, choices)
-      else e = new AnchorEnum(ix, plan, a, choices)
-      while (count < target && e.next()) emit(e.cur)
-      if (count >= target) {
-        e.suspend()
-        break
-      }
-    }
+  } catch (e) {
+    ix.acc.fill(0) // keep the shared scratch clean for the next request
+    ix.isoCount.fill(0)
+    throw e
   }
 
   // limit_results

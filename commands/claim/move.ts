@@ -1,0 +1,34 @@
+import {Args, Flags} from '@oclif/core'
+import {PlacematCommand} from '../../src/cli/base.js'
+import {move} from '../../src/cli/services/claim.js'
+
+export default class ClaimMove extends PlacematCommand {
+  static summary = "Hand a consumer's allocations to a migration consumer, atomically (as Nova's move operations do)."
+  static description = `One POST /allocations: the migration consumer (--to) gets the consumer's
+allocations and the consumer's are emptied, in one transaction, with both
+consumer generations (a concurrent update is read again and retried). The
+migration consumer gets --consumer-type (default MIGRATION) and the
+consumer's project and user; what it held before is overwritten (a warning
+says so). The consumer then holds nothing: claim it again on the destination
+(placemat claim CONSUMER ...) and release the migration consumer when the move
+is done, or move the allocations back to revert. A consumer without
+allocations is not found (exit 3).`
+  static examples = ['<%= config.bin %> claim move $SERVER --to $MIGRATION', '<%= config.bin %> claim move $MIGRATION --to $SERVER  # revert']
+  static args = {consumer: Args.string({description: 'consumer uuid whose allocations move', required: true})}
+  static flags = {
+    to: Flags.string({description: 'the migration consumer uuid that receives them', required: true}),
+    'consumer-type': Flags.string({description: 'consumer type of the receiving consumer', default: 'MIGRATION'}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(ClaimMove)
+    const out = await move(await this.client(), args.consumer, flags.to, flags['consumer-type'])
+    if (out.overwrote) process.stderr.write(`placemat: warning: the allocations ${flags.to} held were overwritten\n`)
+    this.outputRecord({
+      consumer_uuid: out.consumer_uuid,
+      migration_uuid: out.migration_uuid,
+      allocations: this.format === 'table' ? Object.keys(out.allocations).join(',') : out.allocations,
+      overwrote: out.overwrote,
+    })
+  }
+}

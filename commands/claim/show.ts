@@ -1,0 +1,44 @@
+import {Args} from '@oclif/core'
+import {PlacematCommand} from '../../src/cli/base.js'
+import {getConsumer} from '../../src/cli/services/allocations.js'
+import {candidateFlags, fetchLayout, listProviders, placementOf, readLayoutFile, topologyFromLayout} from '../../src/cli/services/candidates.js'
+
+export default class ClaimShow extends PlacematCommand {
+  static summary = 'Show what a consumer holds, and in which rack, row and room.'
+  static description = `One line per provider: name, uuid, amounts and its host's rack/row/room (from
+the placemat topology, or --layout FILE against plain Placement). JSON/YAML:
+the body of GET /allocations/{consumer} plus "topology": {rack, row, room}
+(names) when the topology is known.`
+  static examples = ['<%= config.bin %> claim show $SERVER', '<%= config.bin %> claim show $SERVER --yaml']
+  static args = {consumer: Args.string({description: 'consumer uuid', required: true})}
+  static flags = {layout: candidateFlags.layout}
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(ClaimShow)
+    const client = await this.client()
+    const [body, providers, layout] = await Promise.all([
+      getConsumer(client, args.consumer),
+      listProviders(client),
+      flags.layout ? readLayoutFile(flags.layout) : fetchLayout(client),
+    ])
+    const topo = layout ? topologyFromLayout(layout, providers, true) : undefined
+    const names = (uuids: string[]) => {
+      const where = placementOf(topo!, providers, uuids)
+      return Object.fromEntries((['rack', 'row', 'room'] as const).map((l) => [l, [...where[l]].map((u) => topo!.nodes.get(u)?.name ?? u).sort()]))
+    }
+    const uuids = Object.keys(body.allocations ?? {})
+    const data = topo && uuids.length ? {...body, topology: names(uuids)} : body
+    const rows = uuids.map((rp) => {
+      const where = topo ? names([rp]) : {rack: [], row: [], room: []}
+      return {
+        provider: providers.get(rp)?.name ?? rp,
+        uuid: rp,
+        resources: Object.entries(body.allocations[rp].resources).map(([rc, n]) => `${rc}=${n}`).join(','),
+        rack: where.rack.join(','),
+        row: where.row.join(','),
+        room: where.room.join(','),
+      }
+    })
+    this.output(data, rows, [{key: 'provider'}, {key: 'uuid'}, {key: 'resources'}, {key: 'rack'}, {key: 'row'}, {key: 'room'}])
+  }
+}

@@ -1,0 +1,41 @@
+import {Flags} from '@oclif/core'
+import {PlacematCommand} from '../../src/cli/base.js'
+import {NEEDS_LAYOUT, TopologyError, layoutBody, layoutIfPlacemat, layoutYaml, observedLayout, readLayoutFile} from '../../src/cli/services/topology.js'
+
+export default class TopologyLayout extends PlacematCommand {
+  static summary = 'Print the current layout (YAML), to edit and re-apply with `topology apply`.'
+
+  static description = `Prints rooms > rows > racks > hosts (hosts by name) in the form
+\`placemat topology apply\` reads, with the topology generation it was read
+at: applying the edited file then fails (exit 4) instead of undoing a change
+someone made in between; delete the "generation:" line to apply it anyway.
+--json prints GET /placemat/v1/topology/layout as it is.
+
+On a plain OpenStack Placement endpoint, pass the layout file (--layout
+FILE): its racks, rows and rooms are printed with the hosts each rack's
+aggregate has now.`
+
+  static examples = [
+    '<%= config.bin %> topology layout > layout.yaml',
+    '<%= config.bin %> topology layout --json',
+    '<%= config.bin %> topology layout --layout layout.yaml --url http://placement:8778',
+  ]
+
+  static flags = {
+    layout: Flags.string({description: 'plain OpenStack Placement only: the layout file that names the racks, rows and rooms'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(TopologyLayout)
+    const client = await this.client()
+    const doc = (await layoutIfPlacemat(client)) ?? (flags.layout ? await observedLayout(client, layoutBody(readLayoutFile(flags.layout))) : undefined)
+    if (!doc) throw new TopologyError(NEEDS_LAYOUT, 2)
+    if (this.format === 'json') {
+      this.log(JSON.stringify(doc, null, 2))
+      return
+    }
+    const header = ['placemat topology layout: edit, then `placemat topology apply FILE`']
+    if ('generation' in doc) header.push('generation: applies only while the topology is still at this generation (delete the line to apply anyway)')
+    process.stdout.write(layoutYaml(doc, header))
+  }
+}

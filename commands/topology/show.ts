@@ -1,0 +1,64 @@
+import {Flags} from '@oclif/core'
+import {PlacematCommand, type Column} from '../../src/cli/base.js'
+import {
+  NEEDS_LAYOUT,
+  TopologyError,
+  getView,
+  hasTopologyApi,
+  layoutBody,
+  plainView,
+  readLayoutFile,
+  usedOf,
+  viewClasses,
+  viewRows,
+  type ViewRow,
+} from '../../src/cli/services/topology.js'
+
+export default class TopologyShow extends PlacematCommand {
+  static summary = 'The racks, rows and rooms as a tree, with capacity and usage rolled up.'
+
+  static description = `One line per room, row, rack and host (indented), the number of hosts
+below it, and per resource class "used/capacity" of the hosts' whole
+provider trees (capacity as Placement counts it: (total - reserved) x
+allocation_ratio), e.g. VCPU 12/64. --json/--yaml print the view as
+GET /placemat/v1/topology returns it: {generation, topology: [{uuid, name,
+level, capacity, used, children | hosts}]}.
+
+On a plain OpenStack Placement endpoint the names come from the layout file
+(--layout FILE) and the rest from Placement (each rack's hosts as its
+aggregate has them now).`
+
+  static examples = [
+    '<%= config.bin %> topology show',
+    '<%= config.bin %> topology show --no-hosts -c name,hosts,VCPU,MEMORY_MB',
+    '<%= config.bin %> topology show --json',
+    '<%= config.bin %> topology show --layout layout.yaml --url http://placement:8778',
+  ]
+
+  static flags = {
+    hosts: Flags.boolean({description: 'list the hosts under their racks (--no-hosts: racks, rows and rooms only)', default: true, allowNo: true}),
+    layout: Flags.string({description: 'plain OpenStack Placement only: the layout file that names the racks, rows and rooms'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(TopologyShow)
+    const client = await this.client()
+    let body
+    if (await hasTopologyApi(client)) body = await getView(client)
+    else if (flags.layout) body = await plainView(client, layoutBody(readLayoutFile(flags.layout)))
+    else throw new TopologyError(NEEDS_LAYOUT, 2)
+    const rows = viewRows(body.topology, {hosts: flags.hosts})
+    const columns: Column<ViewRow>[] = [
+      {key: 'name', get: (r) => `${'  '.repeat(r.depth)}${r.name}`},
+      {key: 'level'},
+      {key: 'hosts', align: 'right'},
+      ...viewClasses(body.topology).map((rc): Column<ViewRow> => ({key: rc, get: (r) => usedOf(r, rc), align: 'right'})),
+    ]
+    if (this.base.columns?.split(',').includes('uuid')) columns.push({key: 'uuid'})
+    if (this.format === 'table' && rows.length === 0) {
+      this.log('No racks, rows or rooms yet: see `placemat topology apply --help` or `placemat rack create --help`.')
+      return
+    }
+    this.output(body, rows, columns)
+  }
+}

@@ -1,0 +1,397 @@
+/**
+ * Claiming resources for consumers as Nova's scheduler does: read the candidates, write the
+ * first one with the consumer's generation, and on a 409 (someone else took the capacity,
+ * or a concurrent update) go down the list (alternates) in a tight loop. A consumer
+ * generation conflict re-reads the generation and tries the same candidate again.
+ *
+ * With topology rules (--same / --different) on a placemat endpoint (daemon or --db) the
+ * write goes through POST /placemat/v1/claims, which checks the rules in the write
+ * transaction: when another claimer got there first the answer is 409
+ * placemat.affinity_violation and the candidates are read again (the filters then see the
+ * new allocations). Against plain Placement the rules are member_of filters only.
+ *
+ * Spread: N consumers, each in a different rack/row/room, written in one transaction
+ * (POST /placemat/v1/claims with {claims}, or POST /allocations): all or nothing.
+ */
+import {execSync} from 'node:child_process'
+import {Errors} from '@oclif/core'
+import {ApiError, type PlacementClient} from '../../client/client.js'
+import {getConsumer, hasAllocations, UNKNOWN_CONSUMER_TYPE, type ConsumerAllocations, type Ownership} from './allocations.js'
+import {
+  LEVELS,
+  placementOf,
+  searchCandidates,
+  type AffinityRule,
+  type CandidateFlagValues,
+  type CandidateSearch,
+  type Level,
+  type NodeSets,
+  type Resources,
+} from './candidates.js'
+import {PLACEMAT_API} from './cloud-view.js'
+import {canonical, isUuidLike} from './providers.js'
+import {CONCURRENT_UPDATE} from './retry.js'
+import {uuid5} from './uuid5.js'
+
+export const AFFINITY_VIOLATION = 'placemat.affinity_violation'
+
+/** Test hook: a shell command run once, after the candidates are read and before the first write. */
+export const TEST_HOOK_ENV = 'PLACEMAT_TEST_BEFORE_CLAIM'
+
+const conflict = (msg: string) => new Errors.CLIError(msg, {exit: 4})
+const usage = (msg: string) => new Errors.CLIError(msg, {exit: 2})
+
+const isConsumerGenerationConflict = (err: unknown) =>
+  err instanceof ApiError && err.status === 409 && err.code === CONCURRENT_UPDATE && /consumer generation conflict/i.test(err.detail)
+const isAffinityViolation = (err: unknown) => err instanceof ApiError && err.status === 409 && err.code === AFFINITY_VIOLATION
+const is409 = (err: unknown) => err instanceof ApiError && err.status === 409
+
+type Allocations = Record<string, {resources: Resources}>
+
+export interface ClaimOptions {
+  consumer: string
+  own: Ownership
+  /** Replace the consumer's current allocations (else a consumer that has some is a conflict). */
+  replace?: boolean
+  /** Read provider names (for tables). */
+  names?: boolean
+}
+
+export interface ClaimOutcome {
+  consumer_uuid: string
+  /** 1-based position of the winner in the candidate list it was taken from. */
+  candidate: number
+  /** Candidates in that list after the winner: the alternates left. */
+  alternates: number
+  /** Writes tried, including the winner. */
+  attempts: number
+  /** Times the candidates were read again (rule violations at write time). */
+  refreshes: number
+  consumer_generation: number
+  allocations: Allocations
+  /** Which endpoint wrote it. */
+  via: 'PUT /allocations' | 'POST /placemat/v1/claims'
+  search: CandidateSearch
+}
+
+function runTestHook(first: Allocations | undefined): void {
+  const cmd = process.env[TEST_HOOK_ENV]
+  if (!cmd) return
+  execSync(cmd, {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {...process.env, [TEST_HOOK_ENV]: '', PLACEMAT_CLAIM_FIRST: Object.keys(first ?? {}).join(' ')},
+  })
+}
+
+const stripGenerations = (a: ConsumerAllocations['allocations']): Allocations =>
+  Object.fromEntries(Object.entries(a ?? {}).map(([rp, x]) => [rp, {resources: {...x.resources}}]))
+
+/** The consumer as it is now; refuses one that already holds something unless `replace`. */
+async function currentConsumer(client: PlacementClient, consumer: string, replace: boolean | undefined): Promise<ConsumerAllocations> {
+  const current = await getConsumer(client, consumer)
+  if (hasAllocations(current) && !replace) {
+    throw conflict(`consumer ${consumer} already has allocations (release it first, or --replace)`)
+  }
+  return current
+}
+
+function ownership(consumer: string, current: ConsumerAllocations, own: Ownership) {
+  const project = own.project ?? current.project_id
+  const user = own.user ?? current.user_id
+  if (!project || !user) throw usage(`consumer ${consumer} is new: give --project and --user`)
+  const type = own.consumerType ?? (current.consumer_type && current.consumer_type !== UNKNOWN_CONSUMER_TYPE ? current.consumer_type : undefined)
+  return {project, user, type}
+}
+
+/**
+ * One consumer: candidates, then the writes down the list. Exit 4 when no candidate could
+ * be written (or there is none).
+ */
+export async function claim(client: PlacementClient, flags: CandidateFlagValues, opts: ClaimOptions): Promise<ClaimOutcome> {
+  const consumer = canonical(opts.consumer)
+  if (!isUuidLike(opts.consumer)) throw usage(`${opts.consumer} is not a consumer uuid`)
+  const [firstSearch, firstCurrent] = await Promise.all([
+    searchCandidates(client, flags, {names: opts.names}),
+    currentConsumer(client, consumer, opts.replace),
+  ])
+  let search = firstSearch
+  let current = firstCurrent
+  const {project, user, type} = ownership(consumer, current, opts.own)
+  const rules: AffinityRule[] = search.rules.map(({relation, level, consumer: c}) => ({relation, level, consumer: c}))
+  const viaClaims = rules.length > 0 && search.topology?.placemat === true
+
+  let attempts = 0
+  let refreshes = 0
+  let hookRun = false
+  let lastError = ''
+  const MAX_REFRESHES = 25
+  const MAX_GENERATION_REREADS = 10
+  for (;;) {
+    const list = search.body.allocation_requests
+    if (!list.length) {
+      throw conflict(
+        attempts
+          ? `no candidate could be claimed for ${consumer}: ${attempts} tried, none left${lastError ? ` (last: ${lastError})` : ''}`
+          : `no allocation candidates for this request`,
+      )
+    }
+    if (!hookRun) {
+      hookRun = true
+      runTestHook(list[0]?.allocations)
+    }
+    let refresh = false
+    for (let i = 0; i < list.length && !refresh; i++) {
+      const allocations = list[i].allocations
+      let rereads = 0
+      for (;;) {
+        attempts++
+        try {
+          let generation: number
+          if (viaClaims) {
+            const body: Record<string, unknown> = {
+              consumer_uuid: consumer,
+              project_id: project,
+              user_id: user,
+              consumer_generation: current.consumer_generation ?? null,
+              allocations,
+              affinity: rules,
+            }
+            if (type) body.consumer_type = type
+            const res = await client.post<{consumer_generation: number}>(`${PLACEMAT_API}/claims`, body)
+            generation = res.consumer_generation
+          } else {
+            const body: Record<string, unknown> = {
+              allocations,
+              project_id: project,
+              user_id: user,
+              consumer_generation: current.consumer_generation ?? null,
+            }
+            if (type) body.consumer_type = type
+            await client.put(`/allocations/${consumer}`, body, {version: type ? undefined : '1.37'})
+            generation = (current.consumer_generation ?? 0) + 1
+          }
+          return {
+            consumer_uuid: consumer,
+            candidate: i + 1,
+            alternates: list.length - i - 1,
+            attempts,
+            refreshes,
+            consumer_generation: generation,
+            allocations,
+            via: viaClaims ? 'POST /placemat/v1/claims' : 'PUT /allocations',
+            search,
+          }
+        } catch (err) {
+          if (!is409(err)) throw err
+          lastError = (err as ApiError).detail
+          if (isConsumerGenerationConflict(err) && rereads++ < MAX_GENERATION_REREADS) {
+            current = await currentConsumer(client, consumer, opts.replace)
+            continue // the same candidate, with the consumer's generation as it is now
+          }
+          if (isAffinityViolation(err)) refresh = true
+          break // capacity gone, or the rules no longer hold there: the next candidate
+        }
+      }
+    }
+    if (!refresh || refreshes >= MAX_REFRESHES) {
+      throw conflict(`no candidate could be claimed for ${consumer}: ${attempts} tried${lastError ? ` (last: ${lastError})` : ''}`)
+    }
+    // Another claimer moved an anchor consumer: read its place and the candidates again.
+    refreshes++
+    ;[search, current] = await Promise.all([searchCandidates(client, flags, {names: opts.names}), currentConsumer(client, consumer, opts.replace)])
+  }
+}
+
+// ---- release, move, show -------------------------------------------------------------------------
+
+/** DELETE /allocations/{consumer}; 404 when it holds nothing. */
+export async function release(client: PlacementClient, consumer: string): Promise<void> {
+  await client.delete(`/allocations/${encodeURIComponent(consumer)}`)
+}
+
+export interface MoveOutcome {
+  consumer_uuid: string
+  migration_uuid: string
+  allocations: Allocations
+  /** The migration consumer held something before (it was overwritten, as Nova does). */
+  overwrote: boolean
+}
+
+/**
+ * Nova's move_allocations: one POST /allocations gives the migration consumer the
+ * instance's allocations and empties the instance's, atomically. Both consumer generations
+ * are sent; a concurrent update re-reads both and tries again (a few times).
+ */
+export async function move(client: PlacementClient, consumer: string, migration: string, migrationType: string): Promise<MoveOutcome> {
+  if (canonical(consumer) === canonical(migration)) throw usage('--to must be another consumer')
+  for (let attempt = 1; ; attempt++) {
+    const [source, target] = await Promise.all([getConsumer(client, consumer), getConsumer(client, migration)])
+    if (!hasAllocations(source)) {
+      throw new ApiError(404, `consumer ${consumer} has no allocations to move`, undefined, 'GET', `/allocations/${consumer}`)
+    }
+    const allocations = stripGenerations(source.allocations)
+    const sourceType = source.consumer_type && source.consumer_type !== UNKNOWN_CONSUMER_TYPE ? source.consumer_type : migrationType
+    const body = {
+      [canonical(consumer)]: {
+        allocations: {},
+        project_id: source.project_id,
+        user_id: source.user_id,
+        consumer_generation: source.consumer_generation ?? null,
+        consumer_type: sourceType,
+      },
+      [canonical(migration)]: {
+        allocations,
+        project_id: source.project_id,
+        user_id: source.user_id,
+        consumer_generation: target.consumer_generation ?? null,
+        consumer_type: migrationType,
+      },
+    }
+    try {
+      await client.post('/allocations', body)
+      return {consumer_uuid: canonical(consumer), migration_uuid: canonical(migration), allocations, overwrote: hasAllocations(target)}
+    } catch (err) {
+      if (attempt >= 5 || !(err instanceof ApiError) || err.status !== 409 || err.code !== CONCURRENT_UPDATE) throw err
+      await new Promise((r) => setTimeout(r, 10 * attempt))
+    }
+  }
+}
+
+// ---- spread -------------------------------------------------------------------------------------
+
+/**
+ * The consumers of a spread: a comma list of uuids, one uuid prefix (8 hex digits, a dash
+ * and more: the index, from 1, is zero-padded onto it to make a whole uuid), or a name
+ * (uuid5 of "consumer:NAME-i").
+ */
+export function spreadConsumers(spec: string, count: number | undefined): Array<{uuid: string; label: string}> {
+  const parts = spec.split(',').map((s) => s.trim()).filter(Boolean)
+  if (parts.length > 1 || (parts.length === 1 && isUuidLike(parts[0]) && (count ?? 1) === 1)) {
+    if (!parts.every(isUuidLike)) throw usage(`${spec}: a list of consumers must be uuids`)
+    if (count !== undefined && count !== parts.length) throw usage(`--count ${count} but ${parts.length} consumers listed`)
+    if (new Set(parts.map(canonical)).size !== parts.length) throw usage(`${spec}: a consumer is listed twice`)
+    return parts.map((p) => ({uuid: canonical(p), label: p}))
+  }
+  if (!count || count < 1) throw usage('give --count N with a consumer prefix')
+  const prefix = parts[0] ?? ''
+  if (/^[0-9a-fA-F]{8}-[0-9a-fA-F-]*$/.test(prefix) && prefix.length < 36) {
+    const width = 36 - prefix.length
+    const out = Array.from({length: count}, (_, i) => `${prefix}${String(i + 1).padStart(width, '0')}`)
+    if (String(count).length > width || !out.every(isUuidLike)) throw usage(`${prefix}: not a uuid prefix that ${count} consumers fit after`)
+    return out.map((u) => ({uuid: canonical(u), label: u}))
+  }
+  return Array.from({length: count}, (_, i) => ({uuid: uuid5(`consumer:${prefix}-${i + 1}`), label: `${prefix}-${i + 1}`}))
+}
+
+export interface SpreadPick {
+  consumer_uuid: string
+  label: string
+  candidate: number
+  node: string
+  allocations: Allocations
+}
+
+export interface SpreadOutcome {
+  level: Level
+  claims: SpreadPick[]
+  attempts: number
+  via: 'POST /allocations' | 'POST /placemat/v1/claims'
+  search: CandidateSearch
+}
+
+/** The first candidates (in order) in pairwise distinct nodes of `level`; null when there are not enough. */
+export function pickDistinct(search: CandidateSearch, level: Level, n: number): Array<{index: number; node: string; allocations: Allocations}> | {found: number} {
+  const used = new Set<string>()
+  const out: Array<{index: number; node: string; allocations: Allocations}> = []
+  const rootOf = new Map<string, string>()
+  for (const [uuid, s] of Object.entries(search.body.provider_summaries ?? {})) if (s.root_provider_uuid) rootOf.set(uuid, s.root_provider_uuid)
+  search.body.allocation_requests.forEach((ar, index) => {
+    if (out.length >= n) return
+    const where: NodeSets = placementOf(search.topology!, search.providers!, Object.keys(ar.allocations), rootOf)
+    const nodes = [...where[level]]
+    if (nodes.length === 0 || nodes.some((x) => used.has(x))) return
+    for (const x of nodes) used.add(x)
+    out.push({index: index + 1, node: nodes.map((x) => search.topology!.nodes.get(x)?.name ?? x).sort().join(','), allocations: ar.allocations})
+  })
+  return out.length >= n ? out : {found: out.length}
+}
+
+/**
+ * N consumers in N distinct racks/rows/rooms, in one transaction. Nothing is claimed when
+ * it cannot be done (exit 4).
+ */
+export async function spread(
+  client: PlacementClient,
+  flags: CandidateFlagValues,
+  consumers: Array<{uuid: string; label: string}>,
+  level: Level,
+  own: Ownership,
+  replace: boolean | undefined,
+): Promise<SpreadOutcome> {
+  if (!LEVELS.includes(level)) throw usage(`--spread ${level}: rack, row or room`)
+  let attempts = 0
+  let lastError = ''
+  for (;;) {
+    attempts++
+    const [search, currents] = await Promise.all([
+      searchCandidates(client, flags, {names: true, topology: 'required', topologyWhy: `--spread ${level}`}),
+      Promise.all(consumers.map((c) => currentConsumer(client, c.uuid, replace))),
+    ])
+    const picked = pickDistinct(search, level, consumers.length)
+    if (!Array.isArray(picked)) {
+      throw conflict(
+        `cannot spread ${consumers.length} consumers over distinct ${level}s: candidates are in ${picked.found} ${level}(s); nothing claimed`,
+      )
+    }
+    const owners = consumers.map((c, i) => ownership(c.uuid, currents[i], own))
+    const rules: AffinityRule[] = search.rules.map(({relation, level: l, consumer}) => ({relation, level: l, consumer}))
+    const viaClaims = search.topology?.placemat === true
+    try {
+      if (viaClaims) {
+        const claims = consumers.map((c, i) => {
+          const o = owners[i]
+          const body: Record<string, unknown> = {
+            consumer_uuid: c.uuid,
+            project_id: o.project,
+            user_id: o.user,
+            consumer_generation: currents[i].consumer_generation ?? null,
+            allocations: picked[i].allocations,
+            affinity: [...rules, ...consumers.filter((x) => x.uuid !== c.uuid).map((x) => ({relation: 'different' as const, level, consumer: x.uuid}))],
+          }
+          if (o.type) body.consumer_type = o.type
+          return body
+        })
+        await client.post(`${PLACEMAT_API}/claims`, {claims})
+      } else {
+        const typed = owners.filter((o) => o.type).length
+        if (typed && typed !== owners.length) throw usage('some consumers have a consumer type and some not: give --consumer-type')
+        const body = Object.fromEntries(
+          consumers.map((c, i) => {
+            const o = owners[i]
+            const entry: Record<string, unknown> = {
+              allocations: picked[i].allocations,
+              project_id: o.project,
+              user_id: o.user,
+              consumer_generation: currents[i].consumer_generation ?? null,
+            }
+            if (o.type) entry.consumer_type = o.type
+            return [c.uuid, entry]
+          }),
+        )
+        await client.post('/allocations', body, {version: typed ? undefined : '1.37'})
+      }
+      return {
+        level,
+        attempts,
+        via: viaClaims ? 'POST /placemat/v1/claims' : 'POST /allocations',
+        search,
+        claims: consumers.map((c, i) => ({consumer_uuid: c.uuid, label: c.label, candidate: picked[i].index, node: picked[i].node, allocations: picked[i].allocations})),
+      }
+    } catch (err) {
+      if (!is409(err)) throw err
+      lastError = (err as ApiError).detail
+      if (attempts >= 5) throw conflict(`cannot spread ${consumers.length} consumers over distinct ${level}s: ${lastError}; nothing claimed`)
+      // Someone took capacity or a place in between: read everything again and choose again.
+    }
+  }
+}

@@ -1,0 +1,303 @@
+/**
+ * `placemat claim` on the real binary: the retry down the candidate list when a concurrent
+ * claimer takes the first candidate, consumer generation conflicts, release / move / show,
+ * topology rules checked at write time, spread in one transaction, and many anti-affinity
+ * claimers racing on one daemon. Against a daemon (--url), a file (--db) and a "plain
+ * Placement" (the daemon behind a proxy hiding /placemat/..., with --layout).
+ */
+import {execFile} from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {PlacementClient} from '../src/client/client.js'
+import {HttpTransport, LocalTransport} from '../src/client/transports.js'
+import type {Layout} from '../src/core/topology.js'
+import {startServer, type RunningServer} from '../src/daemon/server.js'
+import {Store} from '../src/store/store.js'
+import {mapLimit} from '../src/cli/services/providers.js'
+import {plainProxy, seed, U, type HostSpec} from './helpers/claim-cloud.js'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const BIN = path.join(ROOT, 'bin', 'run.js')
+
+interface Result {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+function exec(args: string[], extraEnv: Record<string, string> = {}): Promise<Result> {
+  const env: NodeJS.ProcessEnv = {...process.env, NO_COLOR: '1', ...extraEnv}
+  for (const k of ['PLACEMAT_URL', 'PLACEMAT_DB', 'PLACEMAT_TOKEN', 'OS_TOKEN', 'FORCE_COLOR']) delete env[k]
+  if (!extraEnv.PLACEMAT_TEST_BEFORE_CLAIM) delete env.PLACEMAT_TEST_BEFORE_CLAIM
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [BIN, ...args], {cwd: ROOT, env}, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : 1) : 0
+      resolve({code, stdout, stderr})
+    })
+    child.stdin!.end()
+  })
+}
+
+const json = (r: Result) => {
+  expect(r.code, r.stderr).toBe(0)
+  return JSON.parse(r.stdout)
+}
+
+/** A daemon and a file with the same cloud, and a plain-Placement proxy in front of the daemon. */
+interface Env {
+  dir: string
+  server: RunningServer
+  proxy: {url: string; close(): Promise<void>}
+  daemon: string[]
+  file: string[]
+  plain: string[]
+  close(): Promise<void>
+}
+
+async function makeEnv(hosts: HostSpec[], layout?: Layout): Promise<Env> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-cli-claim-'))
+  const server = await startServer({db: path.join(dir, 'daemon.db'), host: '127.0.0.1', port: 0, auth: 'noauth2'})
+  await seed(new PlacementClient(new HttpTransport(server.url, 'admin')), hosts, layout)
+  const file = path.join(dir, 'file.db')
+  await (await Store.open(file)).close()
+  const local = new PlacementClient(await LocalTransport.open(file))
+  await seed(local, hosts, layout)
+  await local.close()
+  const proxy = await plainProxy(server.url)
+  const layoutFile = path.join(dir, 'layout.json')
+  fs.writeFileSync(layoutFile, JSON.stringify(layout ?? {}))
+  return {
+    dir,
+    server,
+    proxy,
+    daemon: ['--url', server.url, '--token', 'admin'],
+    file: ['--db', file],
+    plain: ['--url', proxy.url, '--token', 'admin', '--layout', layoutFile],
+    async close() {
+      await proxy.close()
+      await server.close()
+      fs.rmSync(dir, {recursive: true, force: true})
+    },
+  }
+}
+
+const C = (n: number) => `c0000000-0000-4000-8000-${String(n).padStart(12, '0')}`
+const OWN = ['--project', 'p', '--user', 'u']
+const hostOf = (allocations: Record<string, unknown>) => Object.keys(allocations).map((u) => Number(u.slice(-3)))
+
+describe('claim: the first candidate that can still be written', () => {
+  let env: Env
+  beforeAll(async () => {
+    env = await makeEnv([1, 2, 3].map((i) => ({name: `h${i}`, uuid: U(i), vcpu: 8})))
+  })
+  afterAll(() => env?.close())
+
+  it('lands on the next candidate when a concurrent claimer took the first (daemon and file agree)', async () => {
+    const runs = await Promise.all(
+      [env.daemon, env.file].map((t) => {
+        // The hook runs after the candidates are read: it fills the first candidate's host.
+        const hook = [process.execPath, BIN, 'allocation', 'set', C(99), '--allocation', 'rp=$PLACEMAT_CLAIM_FIRST,VCPU=6', ...OWN, ...t].join(' ')
+        return exec(['claim', C(1), '--resources', 'VCPU:4', ...OWN, '--json', ...t], {PLACEMAT_TEST_BEFORE_CLAIM: hook})
+      }),
+    )
+    const [d, f] = runs.map(json)
+    expect(d).toEqual(f)
+    expect(d).toMatchObject({consumer_uuid: C(1), candidate: 2, alternates: 1, attempts: 2, refreshes: 0, consumer_generation: 1, via: 'PUT /allocations'})
+    expect(hostOf(d.allocations)).toEqual([2])
+    // The concurrent claimer really holds h1.
+    const other = json(await exec(['claim', 'show', C(99), '--json', ...env.daemon]))
+    expect(hostOf(other.allocations)).toEqual([1])
+  })
+
+  it('re-reads the consumer generation on a consumer generation conflict and tries the same candidate', async () => {
+    const run = async (t: string[]) => {
+      json(await exec(['claim', C(2), '--resources', 'VCPU:1', ...OWN, '--json', ...t]))
+      // Between the read and the write, someone else updates C(2) (its generation moves on).
+      const hook = [process.execPath, BIN, 'allocation', 'set', C(2), '--amend', '--allocation', `rp=${U(3)},VCPU=1`, ...t].join(' ')
+      const out = json(await exec(['claim', C(2), '--resources', 'VCPU:1', '--replace', ...OWN, '--json', ...t], {PLACEMAT_TEST_BEFORE_CLAIM: hook}))
+      expect(out).toMatchObject({candidate: 1, attempts: 2, consumer_generation: 3})
+      const shown = json(await exec(['claim', 'show', C(2), '--json', ...t]))
+      expect(shown.consumer_generation).toBe(3)
+      expect(Object.keys(shown.allocations)).toHaveLength(1)
+    }
+    await Promise.all([env.daemon, env.file].map(run))
+  })
+
+  it('prints the winner, its position and the alternates left', async () => {
+    const r = await exec(['claim', C(3), '--resources', 'VCPU:1', ...OWN, '--consumer-type', 'INSTANCE', ...env.daemon])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/^consumer\s+c0000000-0000-4000-8000-000000000003$/m)
+    expect(r.stdout).toMatch(/^candidate\s+\d of 3$/m)
+    expect(r.stdout).toMatch(/^allocations\s+h\d: VCPU=1$/m)
+    const shown = json(await exec(['claim', 'show', C(3), '--json', ...env.daemon]))
+    expect(shown.consumer_type).toBe('INSTANCE')
+  })
+
+  it('conflicts and usage errors', async () => {
+    await Promise.all(
+      [env.daemon, env.file].map(async (t) => {
+        json(await exec(['claim', C(4), '--resources', 'VCPU:1', ...OWN, '--json', ...t]))
+        const [again, none, noProject, bad] = await Promise.all([
+          exec(['claim', C(4), '--resources', 'VCPU:1', ...OWN, ...t]),
+          exec(['claim', C(50), '--resources', 'VCPU:100', ...OWN, ...t]),
+          exec(['claim', C(51), '--resources', 'VCPU:1', ...t]),
+          exec(['claim', 'not-a-uuid', '--resources', 'VCPU:1', ...OWN, ...t]),
+        ])
+        expect(again.code).toBe(4)
+        expect(again.stderr).toBe(`placemat: consumer ${C(4)} already has allocations (release it first, or --replace)\n`)
+        expect(none.code).toBe(4)
+        expect(none.stderr).toContain('no allocation candidates')
+        expect(noProject.code).toBe(2)
+        expect(noProject.stderr).toContain('give --project and --user')
+        expect(bad.code).toBe(2)
+      }),
+    )
+  })
+})
+
+// rooms m1 (rows r1 r2 r3) and m2 (rows r4 r5 r6); row rN has racks kN1 (host hN1) and kN2 (host hN2).
+const ROWS = 6
+const TOPO_HOSTS: HostSpec[] = []
+const TOPO_LAYOUT: Layout = {rooms: [{name: 'm1', rows: []}, {name: 'm2', rows: []}]}
+for (let r = 1; r <= ROWS; r++) {
+  const row = {name: `r${r}`, racks: [] as Array<{name: string; hosts: string[]}>}
+  for (let k = 1; k <= 2; k++) {
+    const n = r * 10 + k
+    TOPO_HOSTS.push({name: `h${n}`, uuid: U(n), vcpu: 16})
+    row.racks.push({name: `k${n}`, hosts: [`h${n}`]})
+  }
+  TOPO_LAYOUT.rooms![r <= 3 ? 0 : 1].rows!.push(row)
+}
+const rowOf = (host: number) => `r${Math.floor(host / 10)}`
+
+describe('claim with topology', () => {
+  let env: Env
+  beforeAll(async () => {
+    env = await makeEnv(TOPO_HOSTS, TOPO_LAYOUT)
+  })
+  afterAll(() => env?.close())
+
+  const where = async (t: string[], consumer: string) => json(await exec(['claim', 'show', consumer, '--json', ...t])).topology
+
+  it('same / different at each level: checked at the write on placemat, filters on plain Placement', async () => {
+    const anchor = C(100)
+    for (const t of [env.daemon, env.file, env.plain]) {
+      // plain shares the daemon's data: the anchor is claimed once there.
+      if (t !== env.plain) json(await exec(['claim', anchor, '--resources', 'VCPU:1', '--in-tree', 'h22', ...OWN, '--json', ...t]))
+    }
+    const cases: Array<[string, string, (w: any) => boolean]> = [
+      ['same', 'rack', (w) => w.rack[0] === 'k22'],
+      ['different', 'rack', (w) => w.rack[0] !== 'k22'],
+      ['same', 'row', (w) => w.row[0] === 'r2'],
+      ['different', 'row', (w) => w.row[0] !== 'r2'],
+      ['same', 'room', (w) => w.room[0] === 'm1'],
+      ['different', 'room', (w) => w.room[0] === 'm2'],
+    ]
+    const runs = cases.flatMap(([relation, level, check], i) =>
+      [env.daemon, env.file, env.plain].map((t, j) => ({relation, level, check, t, c: C(101 + i * 3 + j)})),
+    )
+    await mapLimit(runs, 6, async ({relation, level, check, t, c}) => {
+      const out = json(await exec(['claim', c, '--resources', 'VCPU:1', `--${relation}`, `${level}:${anchor}`, ...OWN, '--json', ...t]))
+      expect(out.via).toBe(t === env.plain ? 'PUT /allocations' : 'POST /placemat/v1/claims')
+      const w = await where(t === env.plain ? env.daemon : t, c)
+      expect(check(w), `${relation} ${level}: ${JSON.stringify(w)}`).toBe(true)
+    })
+  }, 90_000)
+
+  it('--near claims the closest place, --far the farthest', async () => {
+    const anchor = C(100) // on h22
+    const near = json(await exec(['claim', C(150), '--resources', 'VCPU:1', '--near', anchor, ...OWN, '--json', ...env.daemon]))
+    expect(hostOf(near.allocations)).toEqual([22])
+    const far = json(await exec(['claim', C(151), '--resources', 'VCPU:1', '--far', anchor, ...OWN, '--json', ...env.plain]))
+    expect(rowOf(hostOf(far.allocations)[0])).toMatch(/r[456]/)
+  })
+
+  it('spread: N consumers in N distinct rows in one write; more than there are rows claims nothing', async () => {
+    const run = async (t: string[]) => {
+      const out = json(await exec(['claim', '--count', '3', '--spread', 'row', 'web', '--resources', 'VCPU:2', ...OWN, '--json', ...t]))
+      expect(out.via).toBe('POST /placemat/v1/claims')
+      expect(out.claims).toHaveLength(3)
+      const rows = out.claims.map((c: any) => c.row)
+      expect(new Set(rows).size).toBe(3)
+      for (const c of out.claims) expect(rowOf(hostOf(c.allocations)[0])).toBe(c.row)
+      expect(out.claims.map((c: any) => c.label)).toEqual(['web-1', 'web-2', 'web-3'])
+      const shown = await Promise.all(out.claims.map((c: any) => where(t, c.consumer_uuid)))
+      expect(shown.map((w: any) => w.row[0])).toEqual(rows)
+
+      const tooMany = await exec(['claim', '--count', String(ROWS + 1), '--spread', 'row', 'e0000000-0000-4000-8000-', '--resources', 'VCPU:1', ...OWN, ...t])
+      expect(tooMany.code).toBe(4)
+      expect(tooMany.stderr).toContain('nothing claimed')
+      const client = new PlacementClient(t === env.daemon ? new HttpTransport(env.server.url, 'admin') : await LocalTransport.open(t[1]))
+      const consumers = (await client.get('/placemat/v1/consumers')).consumers
+      await client.close()
+      expect(consumers.filter((c: any) => c.uuid.startsWith('e0000000'))).toEqual([])
+    }
+    await Promise.all([env.daemon, env.file].map(run))
+  }, 90_000)
+
+  it('spread by room with a uuid list, and against plain Placement (one POST /allocations)', async () => {
+    const list = `${C(160)},${C(161)}`
+    const out = json(await exec(['claim', '--spread', 'room', list, '--resources', 'VCPU:1', ...OWN, '--json', ...env.plain]))
+    expect(out.via).toBe('POST /allocations')
+    expect(out.claims.map((c: any) => c.room).sort()).toEqual(['m1', 'm2'])
+    const bad = await exec(['claim', '--count', '3', '--spread', 'room', list, '--resources', 'VCPU:1', ...OWN, ...env.plain])
+    expect(bad.code).toBe(2)
+    const three = await exec(['claim', '--count', '3', '--spread', 'room', 'x', '--resources', 'VCPU:1', ...OWN, ...env.plain])
+    expect(three.code).toBe(4)
+  })
+
+  it('release, move to a migration consumer and back, show', async () => {
+    const run = async (t: string[]) => {
+      const inst = C(170)
+      const mig = C(171)
+      json(await exec(['claim', inst, '--resources', 'VCPU:3', '--in-tree', 'h51', ...OWN, '--consumer-type', 'INSTANCE', '--json', ...t]))
+      const moved = json(await exec(['claim', 'move', inst, '--to', mig, '--json', ...t]))
+      expect(moved).toMatchObject({consumer_uuid: inst, migration_uuid: mig, overwrote: false})
+      expect(json(await exec(['claim', 'show', inst, '--json', ...t])).allocations).toEqual({})
+      const m = json(await exec(['claim', 'show', mig, '--json', ...t]))
+      expect(m).toMatchObject({project_id: 'p', user_id: 'u', consumer_type: 'MIGRATION', topology: {rack: ['k51'], row: ['r5'], room: ['m2']}})
+      expect(m.allocations[U(51)].resources).toEqual({VCPU: 3})
+      const table = await exec(['claim', 'show', mig, ...t])
+      expect(table.stdout.split('\n')[1]).toMatch(/^h51\s+\S+\s+VCPU=3\s+k51\s+r5\s+m2$/)
+      // Revert: back to the instance.
+      json(await exec(['claim', 'move', mig, '--to', inst, '--consumer-type', 'INSTANCE', '--json', ...t]))
+      expect(json(await exec(['claim', 'show', inst, '--json', ...t])).consumer_type).toBe('INSTANCE')
+      expect((await exec(['claim', 'move', mig, '--to', inst, ...t])).code).toBe(3)
+      expect(json(await exec(['claim', 'release', inst, '--json', ...t]))).toEqual({released: inst})
+      expect((await exec(['claim', 'release', inst, ...t])).code).toBe(3)
+    }
+    await Promise.all([run(env.daemon), run(env.file)])
+  }, 90_000)
+})
+
+describe('anti-affinity claimers racing on one daemon', () => {
+  let env: Env
+  beforeAll(async () => {
+    env = await makeEnv(TOPO_HOSTS, TOPO_LAYOUT)
+  })
+  afterAll(() => env?.close())
+
+  it('12 parallel claims, each in a different row from all the others: never two in one row', {timeout: 90_000}, async () => {
+    const group = Array.from({length: 12}, (_, i) => C(200 + i))
+    const results = await Promise.all(
+      group.map((me) =>
+        exec(['claim', me, '--resources', 'VCPU:1', '--different', `row:${group.filter((o) => o !== me).join(',')}`, ...OWN, '--json', ...env.daemon]),
+      ),
+    )
+    const won = results.filter((r) => r.code === 0).map((r) => JSON.parse(r.stdout))
+    const lost = results.filter((r) => r.code !== 0)
+    for (const r of lost) {
+      expect(r.code, r.stderr).toBe(4)
+    }
+    const rows = won.map((w) => rowOf(hostOf(w.allocations)[0]))
+    expect(new Set(rows).size, rows.join(',')).toBe(rows.length)
+    expect(won).toHaveLength(ROWS)
+    // And what is stored agrees.
+    const consumers = (await (await fetch(`${env.server.url}/placemat/v1/consumers`, {headers: {'x-auth-token': 'admin'}})).json()).consumers
+    const storedRows = consumers.map((c: any) => rowOf(hostOf(c.allocations)[0]))
+    expect(storedRows.sort()).toEqual(['r1', 'r2', 'r3', 'r4', 'r5', 'r6'])
+  })
+})
