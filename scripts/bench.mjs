@@ -8,6 +8,7 @@
 //   npm run bench -- --big                 # also 100,000 flat providers, limit=1000 (loaded in bulk)
 //   npm run bench -- --runs 1 --placement URL   # also measure a live Placement at URL (same machine)
 //   npm run bench -- --json out.jsonl      # keep the raw scenario lines
+//   npm run bench -- --no-answer-cache     # every candidates query searched and encoded afresh
 import {spawn, execFileSync} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -57,7 +58,8 @@ const freePort = () =>
 
 async function startDaemon(dbFile) {
   const port = await freePort()
-  const child = spawn(process.execPath, [path.join(root, 'bin/run.js'), 'daemon', 'start', '--foreground', '--db', dbFile, '--port', String(port), '--auth', 'noauth2'], {
+  const extra = flag('no-answer-cache') ? ['--no-answer-cache'] : []
+  const child = spawn(process.execPath, [path.join(root, 'bin/run.js'), 'daemon', 'start', '--foreground', '--db', dbFile, '--port', String(port), '--auth', 'noauth2', ...extra], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const url = `http://127.0.0.1:${port}`

@@ -29,6 +29,11 @@ export default class DaemonStart extends Command {
     'cors-allow-headers': Flags.string({description: 'comma separated headers CORS preflights may ask for'}),
     'max-candidates': Flags.integer({description: 'cap on allocation candidates generated (-1: none)', default: -1}),
     randomize: Flags.boolean({description: 'shuffle allocation candidates when a limit applies'}),
+    'answer-cache': Flags.boolean({
+      description: 'reuse the serialized answer to an identical candidates query until the next write',
+      default: true,
+      allowNo: true,
+    }),
     strategy: Flags.string({
       description: 'candidate generation across trees',
       options: ['breadth-first', 'depth-first'],
@@ -65,6 +70,7 @@ export default class DaemonStart extends Command {
           maxCandidates: flags['max-candidates'],
           randomize: flags.randomize,
           strategy: flags.strategy as 'breadth-first' | 'depth-first',
+          answerCache: flags['answer-cache'],
         },
       })
     } catch (err) {

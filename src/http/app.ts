@@ -1,7 +1,7 @@
 import {randomUUID} from 'node:crypto'
 import Fastify, {type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
 import {ErrorCode, PlacementError} from '../core/errors.js'
-import {type AppOptions, type Ctx, type RouteDef} from './context.js'
+import {JsonText, type AppOptions, type Ctx, type RouteDef} from './context.js'
 import {detailText, errorBody, toPlacementError} from './errors.js'
 import {MAX_VERSION, MIN_VERSION, Version, maxVersionString, minVersionString, negotiate} from './microversion.js'
 import {routes as rootRoutes} from './routes/root.js'
@@ -227,7 +227,7 @@ export function registerRoutes(app: FastifyInstance, defs: RouteDef[], options: 
           if (reply.sent) return reply
           if (result === undefined) return reply.send()
           reply.header('content-type', 'application/json')
-          return reply.send(JSON.stringify(result))
+          return reply.send(result instanceof JsonText ? result.text : JSON.stringify(result))
         },
       })
     }

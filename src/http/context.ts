@@ -13,6 +13,8 @@ export interface CandidateOptions {
   randomize?: boolean
   /** breadth-first spreads across roots; depth-first fills the first root first. */
   strategy?: 'breadth-first' | 'depth-first'
+  /** Memoize serialized answers per State version (exact; on unless false). */
+  answerCache?: boolean
 }
 
 export interface AppOptions {
@@ -42,6 +44,11 @@ export interface Ctx {
   store: Store
   options: AppOptions
   params: Record<string, string>
+}
+
+/** A response body already serialized as JSON (for large answers built as text). */
+export class JsonText {
+  constructor(readonly text: string) {}
 }
 
 export interface RouteDef {

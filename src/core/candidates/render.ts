@@ -84,3 +84,90 @@ function renderSummaries(
   }
   return out
 }
+
+// ---- direct serialization ---------------------------------------------------------------------
+// The same document as JSON.stringify(renderCandidates(...)), written straight to text: most of a
+// large answer is provider summaries, whose text is cached per summary object (summaries are
+// shared and immutable for a State version), so a 9,000-provider answer is mostly concatenation.
+
+const SAFE = /^[A-Za-z0-9_.:-]*$/
+const str = (s: string) => (SAFE.test(s) ? `"${s}"` : JSON.stringify(s))
+
+function amountsText(res: Map<string, number>): string {
+  let out = '{'
+  let first = true
+  for (const [rc, n] of res) {
+    out += (first ? '' : ',') + str(rc) + ':' + n
+    first = false
+  }
+  return out + '}'
+}
+
+const text27 = new WeakMap<ProviderSummary, string>()
+const text29 = new WeakMap<ProviderSummary, string>()
+
+function summaryText(s: ProviderSummary, requested: Set<string>, version: Microversion): string {
+  const allResources = atLeast(version, 27)
+  const nested = atLeast(version, 29)
+  // Below 1.27 the text depends on the requested classes: not cached.
+  const cache = nested ? text29 : allResources ? text27 : null
+  const hit = cache?.get(s)
+  if (hit !== undefined) return hit
+  let out = '{"resources":{'
+  let first = true
+  for (const r of s.resources) {
+    if (!allResources && !requested.has(r.rc)) continue
+    out += (first ? '' : ',') + str(r.rc) + ':{"capacity":' + r.capacity + ',"used":' + r.used + '}'
+    first = false
+  }
+  out += '}'
+  if (atLeast(version, 17)) out += ',"traits":' + (s.traits.length ? '[' + s.traits.map(str).join(',') + ']' : '[]')
+  if (nested) {
+    out += ',"parent_provider_uuid":' + (s.parentUuid === null ? 'null' : str(s.parentUuid))
+    out += ',"root_provider_uuid":' + str(s.rootUuid)
+  }
+  out += '}'
+  cache?.set(s, out)
+  return out
+}
+
+/** renderCandidates, serialized: byte for byte what JSON.stringify would give, faster. */
+export function renderCandidatesJson(result: CandidateResult, version: Microversion): string {
+  const dictForm = atLeast(version, 12)
+  const withMappings = atLeast(version, 34)
+  const parts: string[] = ['{"allocation_requests":[']
+  const ars = result.allocationRequests
+  for (let i = 0; i < ars.length; i++) {
+    const ar = ars[i]
+    let out = i ? ',{"allocations":' : '{"allocations":'
+    let first = true
+    if (dictForm) {
+      out += '{'
+      for (const [uuid, res] of ar.allocations) {
+        out += (first ? '' : ',') + str(uuid) + ':{"resources":' + amountsText(res) + '}'
+        first = false
+      }
+      out += '}'
+      if (withMappings) {
+        const mappings: Record<string, string[]> = {}
+        for (const [suffix, uuids] of ar.mappings) mappings[suffix] = uuids
+        out += ',"mappings":' + JSON.stringify(mappings)
+      }
+    } else {
+      out += '['
+      for (const [uuid, res] of ar.allocations) {
+        out += (first ? '' : ',') + '{"resource_provider":{"uuid":' + str(uuid) + '},"resources":' + amountsText(res) + '}'
+        first = false
+      }
+      out += ']'
+    }
+    parts.push(out + '}')
+  }
+  parts.push('],"provider_summaries":{')
+  const sums = result.providerSummaries
+  for (let i = 0; i < sums.length; i++) {
+    parts.push((i ? ',' : '') + str(sums[i].uuid) + ':' + summaryText(sums[i], result.requestedClasses, version))
+  }
+  parts.push('}}')
+  return parts.join('')
+}
