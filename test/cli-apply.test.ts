@@ -4,43 +4,24 @@
  * proxy that answers 404 under /placemat/, so the CLI falls back to the standard API).
  * All three must end in the same state; a second run plans nothing.
  */
-import {execFile} from 'node:child_process'
 import fs from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {PlacementClient} from '../src/client/client.js'
 import {HttpTransport, LocalTransport} from '../src/client/transports.js'
 import {startServer, type RunningServer} from '../src/daemon/server.js'
 import {Store} from '../src/store/store.js'
+import {ROOT, placemat, type Result} from './helpers/cli.js'
+const run = (args: string[], script?: string) => placemat(args, {script})
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const BIN = path.join(ROOT, 'bin', 'run.js')
+
 const CLOUD = path.join(ROOT, 'fixtures', 'cloud.yaml')
 const GEN = path.join(ROOT, 'scripts', 'gen-apply-fixture.mjs')
 
-interface Result {
-  code: number
-  stdout: string
-  stderr: string
-}
 
-const childEnv = () => {
-  const env: NodeJS.ProcessEnv = {...process.env, NO_COLOR: '1'}
-  for (const k of ['PLACEMAT_URL', 'PLACEMAT_DB', 'PLACEMAT_TOKEN', 'OS_TOKEN', 'FORCE_COLOR']) delete env[k]
-  return env
-}
 
-function run(args: string[], script = BIN): Promise<Result> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [script, ...args], {cwd: ROOT, env: childEnv(), maxBuffer: 64 * 1024 * 1024}, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : 1) : 0
-      resolve({code, stdout, stderr})
-    })
-  })
-}
 
 async function ok(args: string[]): Promise<Result> {
   const r = await run(args)

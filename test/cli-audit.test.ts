@@ -2,42 +2,22 @@
  * `placemat audit` and `placemat top` on the real binary, against a daemon (--url) and a
  * SQLite file (--db) holding the same cloud (fixtures/cloud.yaml) and the same allocations.
  */
-import {execFile} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {PlacementClient} from '../src/client/client.js'
 import {HttpTransport, LocalTransport} from '../src/client/transports.js'
 import {startServer, type RunningServer} from '../src/daemon/server.js'
 import {Store} from '../src/store/store.js'
+import {ROOT, placemat} from './helpers/cli.js'
+const run = (args: string[]) => placemat(args)
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const BIN = path.join(ROOT, 'bin', 'run.js')
+
 const CLOUD = path.join(ROOT, 'fixtures', 'cloud.yaml')
 
-interface Result {
-  code: number
-  stdout: string
-  stderr: string
-}
 
-const childEnv = () => {
-  const env: NodeJS.ProcessEnv = {...process.env, NO_COLOR: '1'}
-  for (const k of ['PLACEMAT_URL', 'PLACEMAT_DB', 'PLACEMAT_TOKEN', 'OS_TOKEN', 'FORCE_COLOR']) delete env[k]
-  return env
-}
 
-function run(args: string[]): Promise<Result> {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [BIN, ...args], {cwd: ROOT, env: childEnv()}, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : 1) : 0
-      resolve({code, stdout, stderr})
-    })
-    child.stdin!.end()
-  })
-}
 
 const KNOWN_1 = '7a1e0c52-0000-4000-8000-000000000001'
 const KNOWN_2 = '7a1e0c52-0000-4000-8000-000000000002'

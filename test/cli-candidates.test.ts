@@ -4,11 +4,9 @@
  * on the same cloud; the outputs must agree, and the flags must mean exactly the
  * Placement query they stand for.
  */
-import {execFile} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {PlacementClient} from '../src/client/client.js'
 import {HttpTransport, LocalTransport} from '../src/client/transports.js'
@@ -17,31 +15,13 @@ import {nodeUuid} from '../src/core/topology.js'
 import {startServer, type RunningServer} from '../src/daemon/server.js'
 import {Store} from '../src/store/store.js'
 import {plainProxy, seed, U, type HostSpec} from './helpers/claim-cloud.js'
+import {placemat} from './helpers/cli.js'
+const exec = (args: string[]) => placemat(args)
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const BIN = path.join(ROOT, 'bin', 'run.js')
 
-interface Result {
-  code: number
-  stdout: string
-  stderr: string
-}
 
-const childEnv = () => {
-  const env: NodeJS.ProcessEnv = {...process.env, NO_COLOR: '1'}
-  for (const k of ['PLACEMAT_URL', 'PLACEMAT_DB', 'PLACEMAT_TOKEN', 'OS_TOKEN', 'FORCE_COLOR', 'PLACEMAT_TEST_BEFORE_CLAIM']) delete env[k]
-  return env
-}
 
-function exec(args: string[]): Promise<Result> {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [BIN, ...args], {cwd: ROOT, env: childEnv()}, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : 1) : 0
-      resolve({code, stdout, stderr})
-    })
-    child.stdin!.end()
-  })
-}
+
 
 // room m1: row r1 (rack k11: h1 h2, rack k12: h3), row r2 (rack k21: h4); room m2: row r3 (rack k31: h5 h6)
 const HOSTS: HostSpec[] = [1, 2, 3, 4, 5, 6].map((i) => ({

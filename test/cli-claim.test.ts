@@ -5,11 +5,9 @@
  * claimers racing on one daemon. Against a daemon (--url), a file (--db) and a "plain
  * Placement" (the daemon behind a proxy hiding /placemat/..., with --layout).
  */
-import {execFile} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {PlacementClient} from '../src/client/client.js'
 import {HttpTransport, LocalTransport} from '../src/client/transports.js'
@@ -18,28 +16,12 @@ import {startServer, type RunningServer} from '../src/daemon/server.js'
 import {Store} from '../src/store/store.js'
 import {mapLimit} from '../src/cli/services/providers.js'
 import {plainProxy, seed, U, type HostSpec} from './helpers/claim-cloud.js'
+import {BIN, placemat, type Result} from './helpers/cli.js'
+const exec = (args: string[], env: Record<string, string> = {}) => placemat(args, {env})
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const BIN = path.join(ROOT, 'bin', 'run.js')
 
-interface Result {
-  code: number
-  stdout: string
-  stderr: string
-}
 
-function exec(args: string[], extraEnv: Record<string, string> = {}): Promise<Result> {
-  const env: NodeJS.ProcessEnv = {...process.env, NO_COLOR: '1', ...extraEnv}
-  for (const k of ['PLACEMAT_URL', 'PLACEMAT_DB', 'PLACEMAT_TOKEN', 'OS_TOKEN', 'FORCE_COLOR']) delete env[k]
-  if (!extraEnv.PLACEMAT_TEST_BEFORE_CLAIM) delete env.PLACEMAT_TEST_BEFORE_CLAIM
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [BIN, ...args], {cwd: ROOT, env}, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : 1) : 0
-      resolve({code, stdout, stderr})
-    })
-    child.stdin!.end()
-  })
-}
+
 
 const json = (r: Result) => {
   expect(r.code, r.stderr).toBe(0)

@@ -3,40 +3,19 @@
  * a SQLite file (--db), on the same scenario: each step runs on both transports at once and
  * must give the same exit code and the same --json output.
  */
-import {execFile} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startServer, type RunningServer} from '../src/daemon/server.js'
 import {Store} from '../src/store/store.js'
+import {placemat} from './helpers/cli.js'
+const exec = (args: string[], input?: string) => placemat(args, {input})
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const BIN = path.join(ROOT, 'bin', 'run.js')
 
-interface Result {
-  code: number
-  stdout: string
-  stderr: string
-}
 
-const childEnv = () => {
-  const env: NodeJS.ProcessEnv = {...process.env, NO_COLOR: '1'}
-  for (const k of ['PLACEMAT_URL', 'PLACEMAT_DB', 'PLACEMAT_TOKEN', 'OS_TOKEN', 'FORCE_COLOR']) delete env[k]
-  return env
-}
 
-function exec(args: string[], input?: string): Promise<Result> {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [BIN, ...args], {cwd: ROOT, env: childEnv()}, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : 1) : 0
-      resolve({code, stdout, stderr})
-    })
-    if (input !== undefined) child.stdin!.end(input)
-    else child.stdin!.end()
-  })
-}
+
 
 const U = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`
 const CN = U(1)

@@ -4,36 +4,10 @@
  */
 import {execFile, spawn} from 'node:child_process'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
 import SQLite from 'better-sqlite3'
+import {BIN, ROOT, childEnv, placemat, type Result} from './cli.js'
 
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-export const BIN = path.join(ROOT, 'bin', 'run.js')
-
-export interface Result {
-  code: number
-  stdout: string
-  stderr: string
-}
-
-export const childEnv = (extra: Record<string, string> = {}) => {
-  const env: NodeJS.ProcessEnv = {...process.env, NO_COLOR: '1', ...extra}
-  for (const k of ['PLACEMAT_URL', 'PLACEMAT_DB', 'PLACEMAT_TOKEN', 'OS_TOKEN', 'FORCE_COLOR', 'PLACEMAT_TEST_PAUSE_IN_TX']) {
-    if (!(k in extra)) delete env[k]
-  }
-  return env
-}
-
-/** Runs `placemat ARGS` and resolves with its exit code and output. */
-export function placemat(args: string[], opts: {input?: string; env?: Record<string, string>} = {}): Promise<Result> {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [BIN, ...args], {cwd: ROOT, env: childEnv(opts.env), maxBuffer: 64 << 20}, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : 1) : 0
-      resolve({code, stdout, stderr})
-    })
-    child.stdin!.end(opts.input)
-  })
-}
+export {BIN, ROOT, childEnv, placemat, type Result}
 
 /** Runs a node script of the repository (scripts/...). */
 export function script(file: string, args: string[]): Promise<Result> {
