@@ -639,6 +639,57 @@ describe('limits and combinatorial explosion', () => {
     expect(w.ac('resources=VCPU:5', [1, 16]).allocation_requests).toHaveLength(0)
   })
 
+  it('a limited search over trees returns the first candidates of the full search', () => {
+    // Trees whose providers are created out of order, some of them full, with traits and
+    // aggregates: a limited answer (searched tree by tree) must be a prefix of the full one.
+    const w = new World()
+    const agg = uuid()
+    const roots = Array.from({length: 6}, (_, i) => w.rp(`cn${i}`, i % 2 ? {aggs: [agg]} : {}))
+    roots.forEach((r, i) => {
+      w.inv(r, 'DISK_GB', 100)
+      if (i !== 3) w.traits(r, 'COMPUTE_VOLUME_MULTI_ATTACH')
+    })
+    const numas: Provider[] = []
+    for (let i = 5; i >= 0; i--) {
+      for (let j = 0; j < 2; j++) {
+        const n = w.rp(`numa${i}_${j}`, {parent: roots[i]})
+        w.inv(n, 'VCPU', 4)
+        w.inv(n, 'MEMORY_MB', 2048)
+        if ((i + j) % 3 !== 0) w.traits(n, 'HW_NUMA_ROOT', 'CUSTOM_FOO')
+        numas.push(n)
+        w.inv(w.rp(`fpga${i}_${j}`, {parent: n}), 'FPGA', 1)
+      }
+    }
+    w.alloc(numas[1], {VCPU: 4})
+    w.alloc(numas[4], {MEMORY_MB: 2048})
+    const queries = [
+      'resources=DISK_GB:10&required=COMPUTE_VOLUME_MULTI_ATTACH&resources_C=VCPU:1,MEMORY_MB:256&required_C=CUSTOM_FOO&resources_F=FPGA:1&group_policy=none&same_subtree=_C,_F',
+      'resources_C=VCPU:1&resources_F=FPGA:1&group_policy=isolate&same_subtree=_C,_F',
+      'resources=VCPU:1,DISK_GB:1&required=CUSTOM_FOO&resources_F=FPGA:1&group_policy=none',
+      `resources=VCPU:2,DISK_GB:1&member_of=${agg}&resources_F=FPGA:1&group_policy=none`,
+      'resources_A=VCPU:3&resources_B=VCPU:3&group_policy=none',
+      'required_R=CUSTOM_FOO&resources_F=FPGA:1&same_subtree=_R,_F&group_policy=none',
+      'root_required=!COMPUTE_VOLUME_MULTI_ATTACH&resources_A=VCPU:1&resources_B=FPGA:1&group_policy=none',
+    ]
+    for (const q of queries) {
+      const all = w.ac(q)
+      expect(all.allocation_requests.length).toBeGreaterThan(1)
+      for (let k = 1; k <= all.allocation_requests.length + 1; k++) {
+        const body = w.ac(`${q}&limit=${k}`)
+        const want = all.allocation_requests.slice(0, k)
+        expect(body.allocation_requests).toEqual(want)
+        const trees = new Set(want.flatMap((a) => Object.keys(a.allocations).map((u) => all.provider_summaries[u].root_provider_uuid)))
+        const sums = Object.entries(all.provider_summaries).filter(([, s]) => trees.has(s.root_provider_uuid))
+        expect(Object.keys(body.provider_summaries)).toEqual(sums.map(([u]) => u))
+      }
+    }
+    // The 400 of a later group is not raised when an earlier group finds nothing, limited or not.
+    const bad = 'resources_A=VCPU:99&resources_B=FPGA:1&required_B=CUSTOM_NOPE&group_policy=none'
+    expect(w.ac(bad).allocation_requests).toHaveLength(0)
+    expect(w.ac(`${bad}&limit=1`).allocation_requests).toHaveLength(0)
+    expect(err(() => w.ac('resources_A=VCPU:1&resources_B=FPGA:1&required_B=CUSTOM_NOPE&group_policy=none&limit=1')).status).toBe(400)
+  })
+
   it('survives 8 single-unit isolated groups over 8 children', () => {
     const w = new World()
     const root = w.rp('root')

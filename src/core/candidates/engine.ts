@@ -35,7 +35,9 @@
  * anchors and summaries) is cached per State in a WeakMap, revalidated cheaply when only usages
  * changed. Candidates are enumerated lazily, depth first per anchor with incremental pruning,
  * and the enumeration stops as soon as `limit` (or maxCandidates) distinct candidates exist
- * when the answer does not depend on the rest.
+ * when the answer does not depend on the rest. Such a limited search without sharing providers
+ * does not even search the groups over the whole cloud: it prepares them tree by tree, in the
+ * eager search's anchor order, only for the trees it enumerates (walkAnchors, anchorLists).
  */
 import {badRequest} from '../errors.js'
 import type {Provider, State} from '../state.js'
@@ -528,6 +530,16 @@ function prepareGroup(
   if (g.memberOf.length && !anyProviderInAggSets(ix, g.memberOf)) return null
   for (const any of g.requiredTraits) checkTraitNames(state, any)
   checkTraitNames(state, g.forbiddenTraits)
+  const prep = groupShell(ix, g)
+  if (!prep) return null
+  const ok = prep.multi
+    ? searchMulti(ix, prep, anchorOk, prep.treeRoot)
+    : searchSingle(ix, prep, anchorOk, prep.treeRoot, single ? single.maxProviders : -1)
+  return ok ? prep : null
+}
+
+/** The group's Prepared without any search (byAnchor empty); null when in_tree is unknown. */
+function groupShell(ix: Index, g: RequestGroup): Prepared | null {
   let treeRoot = -1
   if (g.inTree !== undefined) {
     const t = ix.idx().get(g.inTree)
@@ -541,8 +553,11 @@ function prepareGroup(
   const granular = g.suffix !== ''
   const multi = !granular && (ix.anySharing || ix.hasTrees)
   const prep: Prepared = {g, granular, multi, rcNames, rcAmounts, rcInvs, rcSlotOf, byAnchor: new Map(), fullMask: 0, treeRoot}
-  const ok = multi ? searchMulti(ix, prep, anchorOk, treeRoot) : searchSingle(ix, prep, anchorOk, treeRoot, single ? single.maxProviders : -1)
-  return ok ? prep : null
+  if (multi) {
+    const n = g.requiredTraits.length
+    prep.fullMask = n > 0 && n <= 30 ? (1 << n) - 1 : 0
+  }
+  return prep
 }
 
 /** Does provider p satisfy the single-provider filters of the group (not resources)? */
@@ -719,6 +734,149 @@ function coverable(lists: number[][], maskOf: (p: number) => number, full: numbe
     return false
   }
   return dfs(0, 0)
+}
+
+// ---- lazy per-anchor search (no sharing providers) ----------------------------------------------
+//
+// Without sharing providers every result of a group lies in one tree and is anchored at its
+// root, so the per-anchor lists that searchSingle/searchMulti would build for tree r are the
+// tree's members (in index order, as every inventory list is) passing the same filters, and
+// the order of the anchors (preps[0].byAnchor's insertion order) is the order of the first
+// provider, by index, that puts the tree into the first group's results. This lets a limited
+// search prepare the groups tree by tree and stop early, with the eager search's answer.
+
+/**
+ * Calls visit(root) for each tree in the order in which the first group's eager search would
+ * insert it into byAnchor, until visit returns true. Trees may still turn out to be dead.
+ */
+function walkAnchors(ix: Index, prep: Prepared, anchorOk: Uint8Array | null, visit: (r: number) => boolean): void {
+  const seen = new Uint8Array(ix.n)
+  const {g, rcAmounts, rcInvs, rcSlotOf, treeRoot} = prep
+  const provs = ix.provs
+  if (prep.multi) {
+    if (!rcAmounts.length) return
+    const {provs: list, slots} = rcInvs[0]
+    const amount = rcAmounts[0]
+    const memberOf = g.memberOf
+    const bad = g.forbiddenAggs
+    for (let e = 0; e < list.length; e++) {
+      const p = list[e]
+      const r = ix.root[p]
+      if (seen[r] || (treeRoot >= 0 && r !== treeRoot) || (anchorOk && !anchorOk[r])) continue
+      if (!ix.fits(slots[e], amount)) continue
+      if (memberOf.length && !inAllAggSets(provs[p], memberOf) && !inAllAggSets(provs[r], memberOf)) continue
+      if (bad.size && (inAnyAgg(provs[p], bad) || inAnyAgg(provs[r], bad))) continue
+      seen[r] = 1
+      if (visit(r)) return
+    }
+    return
+  }
+  if (!rcAmounts.length) {
+    if (!g.requiredTraits.length && !g.memberOf.length) return
+    for (let p = 0; p < ix.n; p++) {
+      const r = ix.root[p]
+      if (seen[r] || (anchorOk && !anchorOk[r])) continue
+      if (!singleFilters(provs[p], g)) continue
+      seen[r] = 1
+      if (visit(r)) return
+    }
+    return
+  }
+  let lead = 0
+  for (let k = 1; k < rcInvs.length; k++) if (rcInvs[k].provs.length < rcInvs[lead].provs.length) lead = k
+  const {provs: list} = rcInvs[lead]
+  outer: for (let e = 0; e < list.length; e++) {
+    const p = list[e]
+    const r = ix.root[p]
+    if (seen[r] || (treeRoot >= 0 && r !== treeRoot) || (anchorOk && !anchorOk[r])) continue
+    for (let k = 0; k < rcAmounts.length; k++) {
+      const s = rcSlotOf[k][p]
+      if (s < 0 || !ix.fits(s, rcAmounts[k])) continue outer
+    }
+    if (!singleFilters(provs[p], g)) continue
+    seen[r] = 1
+    if (visit(r)) return
+  }
+}
+
+/**
+ * byAnchor.get(r) as the eager search of the group would leave it (for a tree root r allowed by
+ * anchorOk), or null when the tree is not among its anchors.
+ */
+function anchorLists(ix: Index, prep: Prepared, r: number): number[][] | null {
+  const {g, rcAmounts, rcSlotOf, treeRoot} = prep
+  const provs = ix.provs
+  const from = ix.treeOff[r]
+  const to = ix.treeOff[r + 1]
+  const mem = ix.treeMem
+  const nrc = rcAmounts.length
+  if (!prep.multi) {
+    const list: number[] = []
+    if (!nrc) {
+      // A resourceless group matches only through positive filters; in_tree does not apply.
+      if (!g.requiredTraits.length && !g.memberOf.length) return null
+      for (let i = from; i < to; i++) if (singleFilters(provs[mem[i]], g)) list.push(mem[i])
+    } else {
+      if (treeRoot >= 0 && r !== treeRoot) return null
+      outer: for (let i = from; i < to; i++) {
+        const p = mem[i]
+        for (let k = 0; k < nrc; k++) {
+          const s = rcSlotOf[k][p]
+          if (s < 0 || !ix.fits(s, rcAmounts[k])) continue outer
+        }
+        if (!singleFilters(provs[p], g)) continue
+        list.push(p)
+      }
+    }
+    return list.length ? [list] : null
+  }
+  if (!nrc || (treeRoot >= 0 && r !== treeRoot)) return null
+  const memberOf = g.memberOf
+  const bad = g.forbiddenAggs
+  const pr = provs[r]
+  const rootIn = memberOf.length ? inAllAggSets(pr, memberOf) : true
+  if (bad.size && inAnyAgg(pr, bad)) return null
+  const forb = g.forbiddenTraits
+  const lists: number[][] = []
+  for (let k = 0; k < nrc; k++) {
+    const slotOf = rcSlotOf[k]
+    const amount = rcAmounts[k]
+    const list: number[] = []
+    for (let i = from; i < to; i++) {
+      const p = mem[i]
+      const s = slotOf[p]
+      if (s < 0 || !ix.fits(s, amount)) continue
+      if (!rootIn && !inAllAggSets(provs[p], memberOf)) continue
+      if (bad.size && inAnyAgg(provs[p], bad)) continue
+      list.push(p)
+    }
+    if (!list.length) return null
+    lists.push(list)
+  }
+  if (forb.size) {
+    for (let k = 0; k < nrc; k++) {
+      lists[k] = lists[k].filter((p) => !hasAnyTrait(provs[p], forb))
+      if (!lists[k].length) return null
+    }
+  }
+  if (prep.fullMask) {
+    const req = g.requiredTraits
+    const mask = (prep.traitMask ??= new Map<number, number>())
+    const maskOf = (p: number) => {
+      let m = mask.get(p)
+      if (m === undefined) {
+        m = 0
+        const pt = provs[p].traits
+        for (let j = 0; j < req.length; j++) {
+          for (const t of req[j]) if (pt.has(t)) { m |= 1 << j; break }
+        }
+        mask.set(p, m)
+      }
+      return m
+    }
+    if (!coverable(lists, maskOf, prep.fullMask)) return null
+  }
+  return lists
 }
 
 // ---- combining groups -----------------------------------------------------------------------
@@ -1324,20 +1482,36 @@ export function findCandidates(state: State, req: CandidateRequest, opts: Candid
   const breadthFirst = opts.strategy === 'breadth-first' && maxCand !== Infinity
   const lone =
     req.groups.length === 1 && !breadthFirst && (req.groups[0].suffix !== '' || (!ix.anySharing && !ix.hasTrees))
+  const excludeNested = !nestedAware && ix.hasTrees
+  // A limited search without sharing providers prepares the groups tree by tree (see
+  // walkAnchors), provided no group would stop the eager search with a 400.
+  let lazy = !lone && !breadthFirst && target !== Infinity && !ix.anySharing && !excludeNested
+  if (lazy) {
+    try {
+      for (const g of req.groups) {
+        checkClassNames(state, g.resources.keys())
+        for (const any of g.requiredTraits) checkTraitNames(state, any)
+        checkTraitNames(state, g.forbiddenTraits)
+      }
+    } catch {
+      lazy = false
+    }
+  }
   const preps: Prepared[] = []
   for (const g of req.groups) {
-    const p = prepareGroup(ix, g, anchorOk, lone ? {maxProviders: target} : null)
+    let p: Prepared | null
+    if (lazy) p = g.memberOf.length && !anyProviderInAggSets(ix, g.memberOf) ? null : groupShell(ix, g)
+    else p = prepareGroup(ix, g, anchorOk, lone ? {maxProviders: target} : null)
     if (!p) return none
     preps.push(p)
   }
 
   const plan = makePlan(preps, req)
   const S = plan.S
-  if (plan.multiLast >= 0 && preps.length > 1) plan.sole = SoleAnchor.make(ix, preps.find((p) => p.multi)!, anchorOk)
+  if (!lazy && plan.multiLast >= 0 && preps.length > 1) plan.sole = SoleAnchor.make(ix, preps.find((p) => p.multi)!, anchorOk)
   let found: number[] = [] // S providers per candidate
   let count = 0
   const seen = new Set<string>()
-  const excludeNested = !nestedAware && ix.hasTrees
   const emit = (cur: Int32Array): void => {
     if (excludeNested && !distinctTrees(ix, plan, cur)) return
     let allSharing = true
@@ -1354,12 +1528,12 @@ export function findCandidates(state: State, req: CandidateRequest, opts: Candid
 
   // Viable anchors: those every group can serve, in the first group's order.
   const anchors: number[] = []
-  if (!lone) for (const a of preps[0].byAnchor.keys()) if (preps.every((p) => p.byAnchor.has(a))) anchors.push(a)
-  const choicesOf = (a: number): number[][] | null => {
+  if (!lone && !lazy) for (const a of preps[0].byAnchor.keys()) if (preps.every((p) => p.byAnchor.has(a))) anchors.push(a)
+  const choicesOf = (a: number, given?: number[][][]): number[][] | null => {
     const choices: number[][] = []
     for (let d = 0; d < S; d++) {
       const prep = preps[plan.slotGroup[d]]
-      const lists = prep.byAnchor.get(a)!
+      const lists = given ? given[plan.slotGroup[d]] : prep.byAnchor.get(a)!
       choices.push(prep.multi ? lists[plan.slotRc[d]] : lists[0])
     }
     if (req.groupPolicy === 'isolate' && !isolationPossible(plan, choices)) return null
@@ -1370,6 +1544,26 @@ export function findCandidates(state: State, req: CandidateRequest, opts: Candid
     if (lone) {
       found = preps[0].lone!
       count = found.length
+    } else if (lazy) {
+      let e: AnchorEnum | null = null
+      const byGroup: number[][][] = new Array(preps.length)
+      walkAnchors(ix, preps[0], anchorOk, (a) => {
+        for (let gi = 0; gi < preps.length; gi++) {
+          const lists = anchorLists(ix, preps[gi], a)
+          if (!lists) return false
+          byGroup[gi] = lists
+        }
+        const choices = choicesOf(a, byGroup)
+        if (!choices) return false
+        if (e) e.reset(a, choices)
+        else e = new AnchorEnum(ix, plan, a, choices)
+        while (count < target && e.next()) emit(e.cur)
+        if (count >= target) {
+          e.suspend()
+          return true
+        }
+        return false
+      })
     } else if (breadthFirst) {
       // Take turns between trees, one candidate each, until the cap is reached.
       let live: AnchorEnum[] = []
