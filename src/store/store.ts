@@ -31,6 +31,26 @@ async function testPauseInTransaction(changes: Changes): Promise<void> {
   await new Promise((r) => setTimeout(r, ms))
 }
 
+/**
+ * kysely prepares every statement anew; the same few statements run on every write, so
+ * keep them prepared (better-sqlite3 runs each synchronously, so reuse is safe).
+ */
+function withStatementCache(raw: SQLite.Database) {
+  const cache = new Map<string, SQLite.Statement>()
+  return {
+    close: () => raw.close(),
+    prepare(sqlText: string) {
+      let stmt = cache.get(sqlText)
+      if (!stmt) {
+        stmt = raw.prepare(sqlText)
+        if (cache.size > 500) cache.clear()
+        cache.set(sqlText, stmt)
+      }
+      return stmt
+    },
+  }
+}
+
 const staticMigrations: MigrationProvider = {getMigrations: async () => migrations}
 
 export interface OpenOptions {
@@ -68,7 +88,7 @@ export class Store {
       raw.pragma('journal_mode = WAL')
       raw.pragma('synchronous = NORMAL')
     }
-    const db = new Kysely<Database>({dialect: new SqliteDialect({database: raw})})
+    const db = new Kysely<Database>({dialect: new SqliteDialect({database: withStatementCache(raw)})})
     const store = new Store(file, db, raw)
     try {
       const pending = await store.pendingMigrations()
