@@ -1,5 +1,6 @@
+import path from 'node:path'
 import {Command, Flags} from '@oclif/core'
-import {startDetached, isAlive, readRecord, waitReady} from '../../src/daemon/control.js'
+import {startDetached, isAlive, readRecord, removeRecord, waitReady, writeRecord} from '../../src/daemon/control.js'
 import {DEFAULT_HOST, DEFAULT_PORT, daemonFiles, defaultDbFile} from '../../src/daemon/paths.js'
 import {startServer} from '../../src/daemon/server.js'
 import {SchemaOutOfDateError} from '../../src/store/store.js'
@@ -78,7 +79,9 @@ export default class DaemonStart extends Command {
       throw err
     }
     this.log(`placemat daemon listening on ${server.url} (database ${flags.db}, auth ${flags.auth})`)
+    writeRecord(flags.db, {pid: process.pid, url: server.url, db: path.resolve(flags.db)})
     const stop = async () => {
+      removeRecord(flags.db, process.pid)
       await server.close()
       process.exit(0)
     }

@@ -29,6 +29,17 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/** Records the daemon serving `dbFile` (so `daemon status/stop` and the CLI can find it). */
+export function writeRecord(dbFile: string, record: DaemonRecord): void {
+  const files = daemonFiles(dbFile)
+  fs.mkdirSync(files.dir, {recursive: true})
+  fs.writeFileSync(files.pid, JSON.stringify(record) + '\n')
+}
+
+export function removeRecord(dbFile: string, pid: number): void {
+  if (readRecord(dbFile)?.pid === pid) fs.rmSync(daemonFiles(dbFile).pid, {force: true})
+}
+
 /** Polls GET / until it answers 200 or the time runs out. */
 export async function waitReady(url: string, timeoutMs: number): Promise<boolean> {
   const until = Date.now() + timeoutMs
@@ -55,7 +66,7 @@ export async function startDetached(args: string[], dbFile: string, url: string)
   })
   child.unref()
   const record = {pid: child.pid!, url, db: path.resolve(dbFile)}
-  fs.writeFileSync(files.pid, JSON.stringify(record) + '\n')
+  writeRecord(dbFile, record)
   return record
 }
 
