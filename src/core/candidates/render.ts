@@ -106,6 +106,7 @@ function amountsText(res: Map<string, number>): string {
 const text27 = new WeakMap<ProviderSummary, string>()
 const text29 = new WeakMap<ProviderSummary, string>()
 
+/** `"uuid":{...}`: one provider_summaries entry. */
 function summaryText(s: ProviderSummary, requested: Set<string>, version: Microversion): string {
   const allResources = atLeast(version, 27)
   const nested = atLeast(version, 29)
@@ -113,7 +114,7 @@ function summaryText(s: ProviderSummary, requested: Set<string>, version: Microv
   const cache = nested ? text29 : allResources ? text27 : null
   const hit = cache?.get(s)
   if (hit !== undefined) return hit
-  let out = '{"resources":{'
+  let out = str(s.uuid) + ':{"resources":{'
   let first = true
   for (const r of s.resources) {
     if (!allResources && !requested.has(r.rc)) continue
@@ -127,6 +128,9 @@ function summaryText(s: ProviderSummary, requested: Set<string>, version: Microv
     out += ',"root_provider_uuid":' + str(s.rootUuid)
   }
   out += '}'
+  // Built with +=, the text is a deep rope that every later join would walk again; numeric
+  // conversion makes V8 flatten it once, in place.
+  Number(out)
   cache?.set(s, out)
   return out
 }
@@ -164,10 +168,7 @@ export function renderCandidatesJson(result: CandidateResult, version: Microvers
     parts.push(out + '}')
   }
   parts.push('],"provider_summaries":{')
-  const sums = result.providerSummaries
-  for (let i = 0; i < sums.length; i++) {
-    parts.push((i ? ',' : '') + str(sums[i].uuid) + ':' + summaryText(sums[i], result.requestedClasses, version))
-  }
-  parts.push('}}')
+  const entries = result.providerSummaries.map((sum) => summaryText(sum, result.requestedClasses, version))
+  parts.push(entries.join(','), '}}')
   return parts.join('')
 }
