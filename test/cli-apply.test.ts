@@ -5,7 +5,6 @@
  * All three must end in the same state; a second run plans nothing.
  */
 import fs from 'node:fs'
-import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -14,6 +13,7 @@ import {HttpTransport, LocalTransport} from '../src/client/transports.js'
 import {startServer, type RunningServer} from '../src/daemon/server.js'
 import {Store} from '../src/store/store.js'
 import {ROOT, placemat, type Result} from './helpers/cli.js'
+import {plainProxy as plainPlacementProxy} from './helpers/claim-cloud.js'
 const run = (args: string[], script?: string) => placemat(args, {script})
 
 
@@ -32,31 +32,6 @@ async function ok(args: string[]): Promise<Result> {
 const json = async (args: string[]) => JSON.parse((await ok([...args, '--json'])).stdout)
 
 /** A plain OpenStack Placement stand-in: forwards to `target`, but has no /placemat/ API. */
-function plainPlacementProxy(target: string): Promise<{url: string; close(): Promise<void>}> {
-  const t = new URL(target)
-  const server = http.createServer((req, res) => {
-    if (req.url?.startsWith('/placemat/')) {
-      res.writeHead(404, {'content-type': 'application/json'})
-      res.end(JSON.stringify({errors: [{status: 404, title: 'Not Found', detail: 'The resource could not be found.'}]}))
-      return
-    }
-    const up = http.request({host: t.hostname, port: t.port, path: req.url, method: req.method, headers: req.headers}, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers)
-      r.pipe(res)
-    })
-    up.on('error', () => {
-      res.writeHead(502)
-      res.end()
-    })
-    req.pipe(up)
-  })
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      const addr = server.address() as {port: number}
-      resolve({url: `http://127.0.0.1:${addr.port}`, close: () => new Promise<void>((r) => server.close(() => r()))})
-    }),
-  )
-}
 
 /** Everything apply manages, in a stable order (generations included: same operations, same generations). */
 async function dump(client: PlacementClient) {

@@ -5,7 +5,6 @@
  * /placemat/, so the CLI works client-side). All must end in the same aggregates.
  */
 import fs from 'node:fs'
-import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -16,6 +15,7 @@ import {nodeUuid, type Layout} from '../src/core/topology.js'
 import {startServer, type RunningServer} from '../src/daemon/server.js'
 import {Store} from '../src/store/store.js'
 import {ROOT, placemat as run, script, type Result} from './helpers/db-tools.js'
+import {plainProxy as plainPlacementProxy} from './helpers/claim-cloud.js'
 
 const SMALL = path.join(ROOT, 'fixtures', 'topology', 'layout-small.yaml')
 const HOSTS = path.join(ROOT, 'fixtures', 'topology', 'layout-small-hosts.yaml')
@@ -37,31 +37,6 @@ async function fails(args: string[], code: number, text: string): Promise<Result
   return r
 }
 
-function plainPlacementProxy(target: string): Promise<{url: string; close(): Promise<void>}> {
-  const t = new URL(target)
-  const server = http.createServer((req, res) => {
-    if (req.url?.startsWith('/placemat/')) {
-      res.writeHead(404, {'content-type': 'application/json'})
-      res.end(JSON.stringify({errors: [{status: 404, title: 'Not Found', detail: 'The resource could not be found.'}]}))
-      return
-    }
-    const up = http.request({host: t.hostname, port: t.port, path: req.url, method: req.method, headers: req.headers}, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers)
-      r.pipe(res)
-    })
-    up.on('error', () => {
-      res.writeHead(502)
-      res.end()
-    })
-    req.pipe(up)
-  })
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      const addr = server.address() as {port: number}
-      resolve({url: `http://127.0.0.1:${addr.port}`, close: () => new Promise<void>((r) => server.close(() => r()))})
-    }),
-  )
-}
 
 /** Each provider's name -> sorted aggregates. */
 async function aggregates(client: PlacementClient): Promise<Record<string, string[]>> {
