@@ -3,12 +3,11 @@
  * and read-modify-write of one consumer's allocations with its consumer generation
  * (re-read and re-applied on a concurrent update).
  */
-import fs from 'node:fs'
 import {Errors} from '@oclif/core'
-import YAML from 'yaml'
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {isUuidLike, mapLimit, resolveProviderUuids} from './providers.js'
 import {retryOnConcurrentUpdate} from './retry.js'
+import {readDocument} from './document.js'
 
 export type Resources = Record<string, number>
 
@@ -177,18 +176,7 @@ export interface PostEntry {
 
 /** Reads a YAML or JSON file (or stdin for "-") holding a POST /allocations body. */
 export function readPostFile(file: string): Record<string, PostEntry> {
-  let text: string
-  try {
-    text = fs.readFileSync(file === '-' ? 0 : file, 'utf8')
-  } catch (err) {
-    throw new Errors.CLIError(`cannot read ${file}: ${(err as Error).message}`, {exit: 2})
-  }
-  let data: unknown
-  try {
-    data = YAML.parse(text)
-  } catch (err) {
-    throw usage(`${file}: not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`)
-  }
+  const data = readDocument(file)
   if (!data || typeof data !== 'object' || Array.isArray(data)) {
     throw usage(`${file}: expected a mapping of consumer uuid to {allocations, project_id, user_id, ...}`)
   }

@@ -22,14 +22,13 @@
  * inventories, traits and aggregates are managed only when the key is there (then they
  * are the provider's whole set: `traits: []` clears them).
  */
-import fs from 'node:fs'
 import {Errors} from '@oclif/core'
-import YAML from 'yaml'
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {INVENTORY_DEFAULTS, INVENTORY_FIELDS, type InventoryField} from './inventory.js'
 import {canonical, isUuidLike, mapLimit} from './providers.js'
 import {PLACEMAT_API, type CloudView, type FullInventory, type ProviderState} from './cloud-view.js'
 import {aggregateUuid, providerUuid} from './uuid5.js'
+import {readDocument} from './document.js'
 
 // ---- the file ---------------------------------------------------------------------
 
@@ -67,19 +66,7 @@ const TOP_KEYS = new Set(['providers', 'resource_classes', 'traits', 'aggregates
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 export function readApplyFile(file: string): ApplyFile {
-  let text: string
-  try {
-    text = fs.readFileSync(file === '-' ? 0 : file, 'utf8')
-  } catch (err) {
-    throw new ApplyFileError(`cannot read ${file}: ${(err as Error).message}`)
-  }
-  let data: unknown
-  try {
-    // JSON is YAML, but JSON.parse is much faster on big files.
-    data = /^\s*[{[]/.test(text) ? JSON.parse(text) : YAML.parse(text, {maxAliasCount: -1})
-  } catch (err) {
-    throw new ApplyFileError(`${file}: not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`)
-  }
+  const data = readDocument(file, {fail: (m) => new ApplyFileError(m), jsonFastPath: true, yaml: {maxAliasCount: -1}})
   return parseApplyFile(data ?? {}, file)
 }
 

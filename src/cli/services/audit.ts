@@ -9,12 +9,12 @@
  *  - consumers with an incomplete project or user (Placement's placeholder
  *    00000000-0000-0000-0000-000000000000 for writes made before microversion 1.8, or none).
  */
-import fs from 'node:fs'
 import {Errors} from '@oclif/core'
 import YAML from 'yaml'
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {capacityOf, type CloudView, type ConsumerState} from './cloud-view.js'
 import {canonical, isUuidLike, mapLimit} from './providers.js'
+import {readText} from './document.js'
 
 /** Placement 8.0.0's default incomplete_consumer_project_id / incomplete_consumer_user_id. */
 export const INCOMPLETE_ID = '00000000-0000-0000-0000-000000000000'
@@ -48,12 +48,7 @@ export const FINDING_KINDS: FindingKind[] = ['orphan_allocations', 'over_capacit
 
 /** Reads the known consumers: one uuid per line (# comments), or a JSON/YAML list. "-" is stdin. */
 export function readKnownConsumers(file: string): Set<string> {
-  let text: string
-  try {
-    text = fs.readFileSync(file === '-' ? 0 : file, 'utf8')
-  } catch (err) {
-    throw new Errors.CLIError(`cannot read ${file}: ${(err as Error).message}`, {exit: 2})
-  }
+  const text = readText(file)
   let items: unknown[] | undefined
   const trimmed = text.trim()
   if (trimmed.startsWith('[') || trimmed.startsWith('-') || trimmed.startsWith('{')) {

@@ -13,13 +13,12 @@
  * order the candidates: on placemat server-side (GET /placemat/v1/allocation_candidates),
  * elsewhere on the client.
  */
-import fs from 'node:fs'
 import {Errors, Flags} from '@oclif/core'
-import YAML from 'yaml'
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {nodeUuid, type Layout, type RackLayout, type RowLayout} from '../../core/topology.js'
 import {PLACEMAT_API} from './cloud-view.js'
 import {canonical, isUuidLike, mapLimit, resolveProviderUuid} from './providers.js'
+import {readDocument} from './document.js'
 
 export type Level = 'rack' | 'row' | 'room'
 export const LEVELS: Level[] = ['rack', 'row', 'room']
@@ -277,18 +276,7 @@ export async function fetchLayout(client: PlacementClient): Promise<Layout | nul
 }
 
 export function readLayoutFile(file: string): Layout {
-  let text: string
-  try {
-    text = fs.readFileSync(file === '-' ? 0 : file, 'utf8')
-  } catch (err) {
-    throw new Errors.CLIError(`cannot read ${file}: ${(err as Error).message}`, {exit: 2})
-  }
-  let data: unknown
-  try {
-    data = YAML.parse(text)
-  } catch (err) {
-    throw usage(`${file}: not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`)
-  }
+  const data = readDocument(file)
   if (!data || typeof data !== 'object' || Array.isArray(data)) throw usage(`${file}: expected a layout: rooms, rows and/or racks`)
   const doc = data as Layout & {topology?: Layout}
   return doc.topology && typeof doc.topology === 'object' ? doc.topology : doc

@@ -49,7 +49,6 @@
  * when the generations were ours to fill in.
  */
 import {randomUUID} from 'node:crypto'
-import fs from 'node:fs'
 import {Errors} from '@oclif/core'
 import YAML from 'yaml'
 import {ApiError, type PlacementClient} from '../../client/client.js'
@@ -61,6 +60,7 @@ import {reshape, type ReshaperBody} from '../../core/reshaper.js'
 import {Changes, State, newProvider, type Consumer, type Inventory} from '../../core/state.js'
 import {canonical, isUuidLike, mapLimit, resolveProvider, type ProviderRecord} from './providers.js'
 import {isConcurrentUpdate} from './retry.js'
+import {readText} from './document.js'
 
 // ---------------------------------------------------------------------------
 // Plans
@@ -167,13 +167,7 @@ export function parsePlan(text: string, file: string): Plan {
 }
 
 export function readPlan(file: string): Plan {
-  let text: string
-  try {
-    text = fs.readFileSync(file === '-' ? 0 : file, 'utf8')
-  } catch (err) {
-    throw usage(`cannot read ${file}: ${(err as Error).message}`)
-  }
-  return parsePlan(text, file)
+  return parsePlan(readText(file), file)
 }
 
 // ---------------------------------------------------------------------------

@@ -29,6 +29,7 @@ import {newProvider, type Consumer, type Inventory, type Provider} from '../../c
 import {INVENTORY_FIELDS} from '../../core/inventories.js'
 import {Store} from '../../store/store.js'
 import {mapLimit} from './providers.js'
+import {readDocument} from './document.js'
 
 export const SNAPSHOT_VERSION = 1
 
@@ -199,18 +200,7 @@ const usage = (msg: string) => new Errors.CLIError(msg, {exit: 2})
 
 /** Reads a snapshot file (YAML or JSON; "-" for stdin) and checks its shape and references. */
 export function readSnapshot(file: string): Snapshot {
-  let text: string
-  try {
-    text = fs.readFileSync(file === '-' ? 0 : file, 'utf8')
-  } catch (err) {
-    throw usage(`cannot read ${file}: ${(err as Error).message}`)
-  }
-  let data: any
-  try {
-    data = YAML.parse(text)
-  } catch (err) {
-    throw usage(`${file}: not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`)
-  }
+  const data: any = readDocument(file)
   if (!data || typeof data !== 'object' || data.placemat_snapshot !== SNAPSHOT_VERSION) {
     throw usage(`${file}: not a placemat snapshot (expected placemat_snapshot: ${SNAPSHOT_VERSION}, as \`placemat export\` writes)`)
   }

@@ -12,7 +12,6 @@
  */
 import fs from 'node:fs'
 import {Errors} from '@oclif/core'
-import YAML from 'yaml'
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {
   nodeUuid,
@@ -28,6 +27,7 @@ import type {TopologyLevel} from '../../core/state.js'
 import {PLACEMAT_API, capacityOf, loadCloud} from './cloud-view.js'
 import {isUuidLike, mapLimit, resolveProvider, type ProviderRecord} from './providers.js'
 import {retryOnConcurrentUpdate} from './retry.js'
+import {readDocument} from './document.js'
 
 export const TOPOLOGY_API = `${PLACEMAT_API}/topology`
 export const LAYOUT_API = `${TOPOLOGY_API}/layout`
@@ -52,18 +52,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** Reads a layout (YAML or JSON; "-" for stdin) and checks its shape (exit 2 when wrong). */
 export function readLayoutFile(file: string): LayoutDoc {
-  let text: string
-  try {
-    text = fs.readFileSync(file === '-' ? 0 : file, 'utf8')
-  } catch (err) {
-    throw usage(`cannot read ${file}: ${(err as Error).message}`)
-  }
-  let data: unknown
-  try {
-    data = /^\s*[{[]/.test(text) ? JSON.parse(text) : YAML.parse(text)
-  } catch (err) {
-    throw usage(`${file}: not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`)
-  }
+  const data = readDocument(file, {fail: usage, jsonFastPath: true})
   return parseLayout(data ?? {}, file)
 }
 
