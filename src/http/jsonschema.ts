@@ -30,6 +30,8 @@
  *    newline).
  */
 
+import {isUuidLike} from '../core/uuids.js'
+
 type Json = unknown
 type Schema = Record<string, unknown> | boolean
 type PathItem = string | number
@@ -402,16 +404,8 @@ function pyEqual(a: unknown, b: unknown): boolean {
   return num(a ?? null) === num(b ?? null)
 }
 
-/** oslo_utils.uuidutils.is_uuid_like, which Placement registers as the "uuid" format. */
-export function isUuidLike(value: unknown): boolean {
-  if (typeof value !== 'string') return false
-  const stripped = value
-    .replaceAll('urn:', '')
-    .replaceAll('uuid:', '')
-    .replace(/^[{}]+|[{}]+$/g, '')
-    .replaceAll('-', '')
-  return /^[0-9a-fA-F]{32}$/.test(stripped)
-}
+/** Placement registers oslo's is_uuid_like as the "uuid" format. */
+export {isUuidLike}
 
 const FORMAT_CHECKERS: Record<string, (instance: unknown) => boolean> = {
   uuid: isUuidLike,

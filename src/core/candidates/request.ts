@@ -10,6 +10,7 @@
  * empty), so engine.ts raises those errors.
  */
 import {ErrorCode, PlacementError, type ErrorCodeValue} from '../errors.js'
+import {isUuidLike} from '../uuids.js'
 
 /** A microversion as [major, minor]. */
 export type Microversion = readonly [number, number]
@@ -65,12 +66,7 @@ const atLeast = (v: Microversion, minor: number) => v[0] > 1 || (v[0] === 1 && v
 
 // ---- value parsers (util.py) ---------------------------------------------------------------
 
-/** oslo_utils.uuidutils.is_uuid_like. */
-export function isUuidLike(value: string): boolean {
-  let s = value.replace(/urn:/g, '').replace(/uuid:/g, '')
-  s = s.replace(/^[{}]+|[{}]+$/g, '').replace(/-/g, '')
-  return s.length === 32 && /^[0-9a-fA-F]{32}$/.test(s)
-}
+export {isUuidLike}
 
 /** Python's int() on a str, for the decimal forms a query string can carry; null when invalid. */
 function pyInt(s: string): number | null {
