@@ -36,6 +36,10 @@ describe('renderCandidatesJson', () => {
       'resources=VCPU:1&resources1=MEMORY_MB:512&required1=CUSTOM_FOO&group_policy=none',
       'resources=IPV4_ADDRESS:1,VCPU:2&limit=2',
       'resources_COMPUTE=VCPU:1&resources_DISK=DISK_GB:5&group_policy=isolate&same_subtree=_COMPUTE',
+      // Slots filled by the same provider (amounts summed), by different ones, and a group
+      // without resources (mappings only): each pattern has its own template.
+      'resources1=VCPU:1&resources2=VCPU:2&resources3=DISK_GB:1&group_policy=none',
+      'resources=VCPU:1,MEMORY_MB:64&resources1=MEMORY_MB:128&required2=CUSTOM_FOO&group_policy=none',
     ]
     const versions: Microversion[] = [[1, 10], [1, 12], [1, 17], [1, 27], [1, 29], [1, 34], [1, 39]]
     let compared = 0
@@ -50,7 +54,7 @@ describe('renderCandidatesJson', () => {
           continue // not valid at this version
         }
         const result = findCandidates(api.store.state, req)
-        expect(renderCandidatesJson(result, v)).toBe(JSON.stringify(renderCandidates(result, v)))
+        expect(renderCandidatesJson(result, v).toString()).toBe(JSON.stringify(renderCandidates(result, v)))
         compared++
       }
     }

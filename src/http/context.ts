@@ -48,7 +48,7 @@ export interface Ctx {
 
 /** A response body already serialized as JSON (for large answers built as text). */
 export class JsonText {
-  constructor(readonly text: string) {}
+  constructor(readonly text: string | Buffer) {}
 }
 
 export interface RouteDef {

@@ -5,12 +5,12 @@
  * many times between writes; a hit skips the search and the JSON encoding.
  */
 export class ResponseCache {
-  private entries = new Map<string, string>()
+  private entries = new Map<string, Buffer>()
   private version = -1
 
   constructor(private readonly capacity = 64) {}
 
-  get(version: number, key: string): string | undefined {
+  get(version: number, key: string): Buffer | undefined {
     if (version !== this.version) {
       this.entries.clear()
       this.version = version
@@ -25,7 +25,7 @@ export class ResponseCache {
     return hit
   }
 
-  set(version: number, key: string, text: string): void {
+  set(version: number, key: string, text: Buffer): void {
     if (version !== this.version) {
       this.entries.clear()
       this.version = version

@@ -1648,8 +1648,19 @@ export function findCandidates(state: State, req: CandidateRequest, opts: Candid
     }
   }
 
-  const allocationRequests = picked.map((c) => materialize(ix, plan, found, c * S))
-  return {allocationRequests, providerSummaries: summaries, requestedClasses}
+  // Slot form of the returned candidates; AllocationRequest objects are built only if asked for.
+  const rows = new Int32Array(picked.length * S)
+  for (let k = 0; k < picked.length; k++) for (let d = 0; d < S; d++) rows[k * S + d] = found[picked[k] * S + d]
+  const slotSuffix: string[] = []
+  const slotResources: [string, number][][] = []
+  for (let d = 0; d < S; d++) {
+    const prep = plan.preps[plan.slotGroup[d]]
+    const k0 = plan.slotRc[d]
+    const ks = k0 < 0 ? prep.rcNames.map((_, k) => k) : [k0]
+    slotSuffix.push(prep.g.suffix)
+    slotResources.push(ks.map((k) => [prep.rcNames[k], prep.rcAmounts[k]]))
+  }
+  return withSlots({providerSummaries: summaries, requestedClasses}, {S, rows, providers: ix.provs, slotSuffix, slotResources})
 }
 
 /** Below 1.29: a candidate may not take resources from two providers of one tree. */
@@ -1665,24 +1676,66 @@ function distinctTrees(ix: Index, plan: Plan, cur: Int32Array): boolean {
   return true
 }
 
-function materialize(ix: Index, plan: Plan, found: number[], at: number): AllocationRequest {
+/**
+ * The returned candidates as slots: candidate k takes slot d from providers[rows[k*S + d]].
+ * A slot is one group (or one class of the unsuffixed group when it may spread over a tree).
+ */
+export interface CandidateSlots {
+  S: number
+  rows: Int32Array
+  providers: readonly Provider[]
+  /** Group suffix of each slot ('' for the unsuffixed group). */
+  slotSuffix: string[]
+  /** Classes and amounts each slot takes (none for a group without resources). */
+  slotResources: [string, number][][]
+}
+
+const slotsOfResult = new WeakMap<CandidateResult, CandidateSlots>()
+
+/**
+ * The slot form behind a result of findCandidates, for writers that need no objects; undefined
+ * for any other result (a copy with filtered allocationRequests, say).
+ */
+export function candidateSlots(result: CandidateResult): CandidateSlots | undefined {
+  return slotsOfResult.get(result)
+}
+
+function withSlots(rest: Omit<CandidateResult, 'allocationRequests'>, slots: CandidateSlots): CandidateResult {
+  const result = rest as CandidateResult
+  Object.defineProperty(result, 'allocationRequests', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const list: AllocationRequest[] = []
+      const uuids: string[] = new Array(slots.S)
+      for (let at = 0; at < slots.rows.length; at += slots.S) {
+        for (let d = 0; d < slots.S; d++) uuids[d] = slots.providers[slots.rows[at + d]].uuid
+        list.push(allocationRequestOf(slots, uuids))
+      }
+      Object.defineProperty(result, 'allocationRequests', {value: list, enumerable: true, writable: true})
+      return list
+    },
+  })
+  slotsOfResult.set(result, slots)
+  return result
+}
+
+/**
+ * One allocation request from the provider uuid of each slot: amounts of one provider summed
+ * over its slots, providers and classes in slot order, each group's providers listed once.
+ */
+export function allocationRequestOf(slots: Pick<CandidateSlots, 'S' | 'slotSuffix' | 'slotResources'>, uuids: string[]): AllocationRequest {
   const allocations = new Map<string, Map<string, number>>()
   const mappings = new Map<string, string[]>()
-  for (let d = 0; d < plan.S; d++) {
-    const prep = plan.preps[plan.slotGroup[d]]
-    const uuid = ix.provs[found[at + d]].uuid
-    const k0 = plan.slotRc[d]
-    const from = k0 < 0 ? 0 : k0
-    const to = k0 < 0 ? prep.rcAmounts.length : k0 + 1
-    if (to > from) {
+  for (let d = 0; d < slots.S; d++) {
+    const uuid = uuids[d]
+    const taken = slots.slotResources[d]
+    if (taken.length) {
       let res = allocations.get(uuid)
       if (!res) allocations.set(uuid, (res = new Map()))
-      for (let k = from; k < to; k++) {
-        const rc = prep.rcNames[k]
-        res.set(rc, (res.get(rc) ?? 0) + prep.rcAmounts[k])
-      }
+      for (const [rc, n] of taken) res.set(rc, (res.get(rc) ?? 0) + n)
     }
-    const suffix = prep.g.suffix
+    const suffix = slots.slotSuffix[d]
     const list = mappings.get(suffix)
     if (!list) mappings.set(suffix, [uuid])
     else if (!list.includes(uuid)) list.push(uuid)

@@ -4,7 +4,8 @@
  * (provider summary objects, trait lists) may be shared between responses: serialize, do not
  * mutate.
  */
-import type {CandidateResult, ProviderSummary} from './engine.js'
+import {allocationRequestOf, candidateSlots, type AllocationRequest, type CandidateResult, type CandidateSlots, type ProviderSummary} from './engine.js'
+import type {Provider} from '../state.js'
 import type {Microversion} from './request.js'
 
 const atLeast = (v: Microversion, minor: number) => v[0] > 1 || (v[0] === 1 && v[1] >= minor)
@@ -86,12 +87,41 @@ function renderSummaries(
 }
 
 // ---- direct serialization ---------------------------------------------------------------------
-// The same document as JSON.stringify(renderCandidates(...)), written straight to text: most of a
-// large answer is provider summaries, whose text is cached per summary object (summaries are
-// shared and immutable for a State version), so a 9,000-provider answer is mostly concatenation.
+// The same document as JSON.stringify(renderCandidates(...)), written straight to bytes. Most of
+// a large answer is provider summaries, whose bytes are cached per summary object (summaries are
+// shared and immutable while their provider's usage holds), and allocation requests, which
+// differ only in their providers: each is written from a template of constant bytes per
+// pattern of slot providers, with the providers' quoted uuids (cached) in between.
 
 const SAFE = /^[A-Za-z0-9_.:-]*$/
 const str = (s: string) => (SAFE.test(s) ? `"${s}"` : JSON.stringify(s))
+
+/** A growing byte buffer. */
+class ByteWriter {
+  buf: Buffer
+  pos = 0
+  constructor(size: number) {
+    this.buf = Buffer.allocUnsafe(Math.max(size, 256))
+  }
+  private room(n: number): void {
+    if (this.pos + n <= this.buf.length) return
+    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n))
+    this.buf.copy(bigger, 0, 0, this.pos)
+    this.buf = bigger
+  }
+  bytes(b: Uint8Array): void {
+    this.room(b.length)
+    this.buf.set(b, this.pos)
+    this.pos += b.length
+  }
+  text(s: string): void {
+    this.room(s.length * 3)
+    this.pos += this.buf.write(s, this.pos)
+  }
+  done(): Buffer {
+    return this.buf.subarray(0, this.pos)
+  }
+}
 
 function amountsText(res: Map<string, number>): string {
   let out = '{'
@@ -103,17 +133,39 @@ function amountsText(res: Map<string, number>): string {
   return out + '}'
 }
 
-const text27 = new WeakMap<ProviderSummary, string>()
-const text29 = new WeakMap<ProviderSummary, string>()
+/** One element of allocation_requests. */
+function allocationRequestText(ar: AllocationRequest, dictForm: boolean, withMappings: boolean): string {
+  let out = '{"allocations":'
+  let first = true
+  if (dictForm) {
+    out += '{'
+    for (const [uuid, res] of ar.allocations) {
+      out += (first ? '' : ',') + str(uuid) + ':{"resources":' + amountsText(res) + '}'
+      first = false
+    }
+    out += '}'
+    if (withMappings) {
+      const mappings: Record<string, string[]> = {}
+      for (const [suffix, uuids] of ar.mappings) mappings[suffix] = uuids
+      out += ',"mappings":' + JSON.stringify(mappings)
+    }
+  } else {
+    out += '['
+    for (const [uuid, res] of ar.allocations) {
+      out += (first ? '' : ',') + '{"resource_provider":{"uuid":' + str(uuid) + '},"resources":' + amountsText(res) + '}'
+      first = false
+    }
+    out += ']'
+  }
+  return out + '}'
+}
+
+const bytes27 = new WeakMap<ProviderSummary, Buffer>()
+const bytes29 = new WeakMap<ProviderSummary, Buffer>()
 
 /** `"uuid":{...}`: one provider_summaries entry. */
 function summaryText(s: ProviderSummary, requested: Set<string>, version: Microversion): string {
   const allResources = atLeast(version, 27)
-  const nested = atLeast(version, 29)
-  // Below 1.27 the text depends on the requested classes: not cached.
-  const cache = nested ? text29 : allResources ? text27 : null
-  const hit = cache?.get(s)
-  if (hit !== undefined) return hit
   let out = str(s.uuid) + ':{"resources":{'
   let first = true
   for (const r of s.resources) {
@@ -123,52 +175,131 @@ function summaryText(s: ProviderSummary, requested: Set<string>, version: Microv
   }
   out += '}'
   if (atLeast(version, 17)) out += ',"traits":' + (s.traits.length ? '[' + s.traits.map(str).join(',') + ']' : '[]')
-  if (nested) {
+  if (atLeast(version, 29)) {
     out += ',"parent_provider_uuid":' + (s.parentUuid === null ? 'null' : str(s.parentUuid))
     out += ',"root_provider_uuid":' + str(s.rootUuid)
   }
-  out += '}'
-  // Built with +=, the text is a deep rope that every later join would walk again; numeric
-  // conversion makes V8 flatten it once, in place.
-  Number(out)
-  cache?.set(s, out)
-  return out
+  return out + '}'
 }
 
-/** renderCandidates, serialized: byte for byte what JSON.stringify would give, faster. */
-export function renderCandidatesJson(result: CandidateResult, version: Microversion): string {
+function summaryBytes(s: ProviderSummary, cache: WeakMap<ProviderSummary, Buffer>, version: Microversion): Buffer {
+  let b = cache.get(s)
+  if (!b) cache.set(s, (b = Buffer.from(summaryText(s, new Set(), version))))
+  return b
+}
+
+/** The entries of one tree, comma-joined: valid while its summary objects are the same. */
+interface TreeBytes {
+  members: ProviderSummary[]
+  bytes: Buffer
+}
+const treeBytes27 = new WeakMap<ProviderSummary, TreeBytes>()
+const treeBytes29 = new WeakMap<ProviderSummary, TreeBytes>()
+
+function writeSummaries(w: ByteWriter, summaries: ProviderSummary[], requested: Set<string>, version: Microversion): void {
+  if (!atLeast(version, 27)) {
+    // Below 1.27 an entry depends on the requested classes: not cached.
+    for (let i = 0; i < summaries.length; i++) w.text((i ? ',' : '') + summaryText(summaries[i], requested, version))
+    return
+  }
+  const nested = atLeast(version, 29)
+  const cache = nested ? bytes29 : bytes27
+  const trees = nested ? treeBytes29 : treeBytes27
+  // Summaries come tree by tree: each run of one root is written from its cached bytes.
+  for (let i = 0; i < summaries.length; ) {
+    const first = summaries[i]
+    let end = i + 1
+    while (end < summaries.length && summaries[end].rootUuid === first.rootUuid) end++
+    if (i) w.bytes(COMMA)
+    let t = trees.get(first)
+    let same = t !== undefined && t.members.length === end - i
+    for (let k = i; same && k < end; k++) same = t!.members[k - i] === summaries[k]
+    if (!same) {
+      const members = summaries.slice(i, end)
+      const parts: Buffer[] = []
+      for (const m of members) parts.push(parts.length ? COMMA : EMPTY, summaryBytes(m, cache, version))
+      t = {members, bytes: Buffer.concat(parts)}
+      trees.set(first, t)
+    }
+    w.bytes(t!.bytes)
+    i = end
+  }
+}
+
+const EMPTY = Buffer.alloc(0)
+const COMMA = Buffer.from(',')
+const quotedUuids = new WeakMap<Provider, Buffer>()
+
+function quotedUuid(p: Provider): Buffer {
+  let b = quotedUuids.get(p)
+  if (!b) quotedUuids.set(p, (b = Buffer.from(JSON.stringify(p.uuid))))
+  return b
+}
+
+/**
+ * An allocation request for one pattern of equal slot providers: constant bytes pieces[0],
+ * then the uuid of slot refs[0], pieces[1], and so on.
+ */
+interface Template {
+  pieces: Buffer[]
+  refs: number[]
+}
+
+function makeTemplate(slots: CandidateSlots, same: Int32Array, dictForm: boolean, withMappings: boolean): Template {
+  // Placeholder uuids: slot d stands for its first slot with the same provider.
+  const uuids = Array.from(same, (first) => `@${first}@`)
+  const text = allocationRequestText(allocationRequestOf(slots, uuids), dictForm, withMappings)
+  const pieces: Buffer[] = []
+  const refs: number[] = []
+  let from = 0
+  for (const m of text.matchAll(/"@(\d+)@"/g)) {
+    pieces.push(Buffer.from(text.slice(from, m.index)))
+    refs.push(Number(m[1]))
+    from = m.index! + m[0].length
+  }
+  pieces.push(Buffer.from(text.slice(from)))
+  return {pieces, refs}
+}
+
+function writeAllocationRequests(w: ByteWriter, slots: CandidateSlots, dictForm: boolean, withMappings: boolean): void {
+  const {S, rows, providers} = slots
+  const templates = new Map<string, Template>()
+  const same = new Int32Array(S)
+  for (let at = 0, k = 0; at < rows.length; at += S, k++) {
+    // Which earlier slot (if any) has the same provider: the pattern picks the template.
+    let key = ''
+    for (let d = 0; d < S; d++) {
+      let e = 0
+      while (rows[at + e] !== rows[at + d]) e++
+      same[d] = e
+      key += e + ','
+    }
+    let t = templates.get(key)
+    if (!t) templates.set(key, (t = makeTemplate(slots, same, dictForm, withMappings)))
+    if (k) w.bytes(COMMA)
+    const {pieces, refs} = t
+    for (let j = 0; j < refs.length; j++) {
+      w.bytes(pieces[j])
+      w.bytes(quotedUuid(providers[rows[at + refs[j]]]))
+    }
+    w.bytes(pieces[refs.length])
+  }
+}
+
+/** renderCandidates, serialized: byte for byte JSON.stringify's UTF-8, faster. */
+export function renderCandidatesJson(result: CandidateResult, version: Microversion): Buffer {
   const dictForm = atLeast(version, 12)
   const withMappings = atLeast(version, 34)
-  const parts: string[] = ['{"allocation_requests":[']
-  const ars = result.allocationRequests
-  for (let i = 0; i < ars.length; i++) {
-    const ar = ars[i]
-    let out = i ? ',{"allocations":' : '{"allocations":'
-    let first = true
-    if (dictForm) {
-      out += '{'
-      for (const [uuid, res] of ar.allocations) {
-        out += (first ? '' : ',') + str(uuid) + ':{"resources":' + amountsText(res) + '}'
-        first = false
-      }
-      out += '}'
-      if (withMappings) {
-        const mappings: Record<string, string[]> = {}
-        for (const [suffix, uuids] of ar.mappings) mappings[suffix] = uuids
-        out += ',"mappings":' + JSON.stringify(mappings)
-      }
-    } else {
-      out += '['
-      for (const [uuid, res] of ar.allocations) {
-        out += (first ? '' : ',') + '{"resource_provider":{"uuid":' + str(uuid) + '},"resources":' + amountsText(res) + '}'
-        first = false
-      }
-      out += ']'
-    }
-    parts.push(out + '}')
+  const slots = candidateSlots(result)
+  const w = new ByteWriter(64 * 1024 + result.providerSummaries.length * 300 + (slots ? slots.rows.length * 120 : 0))
+  w.text('{"allocation_requests":[')
+  if (slots) writeAllocationRequests(w, slots, dictForm, withMappings)
+  else {
+    const ars = result.allocationRequests
+    for (let i = 0; i < ars.length; i++) w.text((i ? ',' : '') + allocationRequestText(ars[i], dictForm, withMappings))
   }
-  parts.push('],"provider_summaries":{')
-  const entries = result.providerSummaries.map((sum) => summaryText(sum, result.requestedClasses, version))
-  parts.push(entries.join(','), '}}')
-  return parts.join('')
+  w.text('],"provider_summaries":{')
+  writeSummaries(w, result.providerSummaries, result.requestedClasses, version)
+  w.text('}}')
+  return w.done()
 }
