@@ -68,7 +68,8 @@ export interface TopologyNode {
   updatedAt: number
 }
 
-export type ProviderPart = 'row' | 'inventories' | 'traits' | 'aggregates'
+/** 'generation': only generation and updated_at changed; 'row': any column of the provider row. */
+export type ProviderPart = 'row' | 'generation' | 'inventories' | 'traits' | 'aggregates'
 
 /** What a transaction changed, by entity; the store writes exactly this. */
 export class Changes {
@@ -110,6 +111,12 @@ export class State {
   topologyGeneration = 0
   /** Bumped on every committed change; caches key on it. */
   version = 0
+  /**
+   * Bumped by every change other than allocations and generations: providers, trees,
+   * inventories, traits, aggregates, class and trait names. Indexes of the providers key on it,
+   * so that a claim does not make them re-check every provider.
+   */
+  shapeVersion = 0
   /** Set while a transaction runs; null otherwise. */
   changes: Changes | null = null
   private nextClassId = 10000
@@ -156,10 +163,11 @@ export class State {
   bumpProvider(p: Provider, now: number): void {
     p.generation += 1
     p.updatedAt = now
-    this.markProvider(p, 'row')
+    this.markProvider(p, 'generation')
   }
 
   addProvider(p: Provider): void {
+    this.shapeVersion++
     this.providers.set(p.uuid, p)
     this.providerByName.set(p.name, p)
     if (p.parent) this.providers.get(p.parent)?.children.add(p.uuid)
@@ -177,6 +185,7 @@ export class State {
 
   /** Moves `p` under `parent` (or makes it a root), re-rooting its whole subtree. */
   reparentProvider(p: Provider, parent: Provider | null): void {
+    this.shapeVersion++
     if (p.parent) this.providers.get(p.parent)?.children.delete(p.uuid)
     p.parent = parent ? parent.uuid : null
     if (parent) parent.children.add(p.uuid)
@@ -191,6 +200,7 @@ export class State {
   }
 
   removeProvider(p: Provider): void {
+    this.shapeVersion++
     this.providers.delete(p.uuid)
     if (this.providerByName.get(p.name) === p) this.providerByName.delete(p.name)
     if (p.parent) this.providers.get(p.parent)?.children.delete(p.uuid)
@@ -200,21 +210,25 @@ export class State {
   }
 
   setInventory(p: Provider, rc: string, inv: Inventory): void {
+    this.shapeVersion++
     p.inventories.set(rc, inv)
     this.markProvider(p, 'inventories')
   }
 
   deleteInventory(p: Provider, rc: string): void {
+    this.shapeVersion++
     p.inventories.delete(rc)
     this.markProvider(p, 'inventories')
   }
 
   setTraits(p: Provider, traits: Iterable<string>): void {
+    this.shapeVersion++
     p.traits = new Set(traits)
     this.markProvider(p, 'traits')
   }
 
   setAggregates(p: Provider, aggregates: Iterable<string>): void {
+    this.shapeVersion++
     for (const agg of p.aggregates) this.dropMember(agg, p.uuid)
     p.aggregates = new Set(aggregates)
     for (const agg of p.aggregates) this.memberSet(agg).add(p.uuid)
@@ -274,6 +288,7 @@ export class State {
   }
 
   addClass(name: string, now: number, id?: number): NamedRecord {
+    this.shapeVersion++
     const rec = {id: id ?? this.nextClassId++, name, createdAt: now, updatedAt: now}
     if (rec.id >= this.nextClassId) this.nextClassId = rec.id + 1
     this.classes.set(name, rec)
@@ -286,6 +301,7 @@ export class State {
 
   /** Renames a class everywhere it is used (inventories and allocations refer to it by name). */
   renameClass(from: string, to: string, now: number): void {
+    this.shapeVersion++
     const rec = this.classes.get(from)!
     this.classes.delete(from)
     rec.name = to
@@ -311,12 +327,14 @@ export class State {
   }
 
   removeClass(name: string): void {
+    this.shapeVersion++
     this.classes.delete(name)
     this.tx.classes.delete(name)
     this.tx.deletedClasses.add(name)
   }
 
   addTrait(name: string, now: number, id?: number): NamedRecord {
+    this.shapeVersion++
     const rec = {id: id ?? this.nextTraitId++, name, createdAt: now, updatedAt: now}
     if (rec.id >= this.nextTraitId) this.nextTraitId = rec.id + 1
     this.traits.set(name, rec)
@@ -345,6 +363,7 @@ export class State {
   }
 
   removeTrait(name: string): void {
+    this.shapeVersion++
     this.traits.delete(name)
     this.tx.traits.delete(name)
     this.tx.deletedTraits.add(name)

@@ -23,7 +23,7 @@ export interface RunningServer {
 
 /** Opens the store and serves the Placement API on host:port (port 0 picks a free one). */
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
-  const store = await Store.open(opts.db)
+  const store = await Store.open(opts.db, {backgroundCheckpoint: true})
   const adminToken = opts.auth === 'token' ? ensureAdminToken(opts.db) : undefined
   const app = await buildApp({
     store,

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3'
 import {Kysely, Migrator, SqliteDialect, sql, type Transaction, type MigrationProvider} from 'kysely'
 import {Changes, State, newProvider, type Consumer, type TopologyLevel} from '../core/state.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../core/standard.js'
+import {BackgroundCheckpointer} from './checkpointer.js'
 import {migrations, LATEST_MIGRATION, type Database} from './schema.js'
 
 export class SchemaOutOfDateError extends Error {
@@ -59,6 +60,11 @@ export interface OpenOptions {
   readonly?: boolean
   /** How long a writer waits for another process's lock, ms. */
   busyTimeoutMs?: number
+  /**
+   * Checkpoint the WAL from a worker thread instead of inside the commits of write requests
+   * (for the daemon: short writes, long-lived process).
+   */
+  backgroundCheckpoint?: boolean
 }
 
 /**
@@ -72,6 +78,7 @@ export class Store {
   readonly state = new State()
   private dataVersion = -1
   private closed = false
+  private checkpointer: BackgroundCheckpointer | null = null
 
   private constructor(
     readonly file: string,
@@ -98,6 +105,11 @@ export class Store {
       }
       if (!options.readonly) await store.ensureStandard()
       await store.reload()
+      if (options.backgroundCheckpoint && !options.readonly && file !== ':memory:') {
+        store.checkpointer = new BackgroundCheckpointer(file)
+        raw.pragma('wal_autocheckpoint = 16384')
+        raw.pragma(`journal_size_limit = ${64 * 1024 * 1024}`)
+      }
     } catch (err) {
       await db.destroy()
       throw err
@@ -162,6 +174,7 @@ export class Store {
     s.traits.clear()
     s.aggregateMembers.clear()
     s.topology.clear()
+    s.shapeVersion++
     const [classes, traits, providers, inventories, ptraits, paggs, consumers, allocations, topology, meta] = await Promise.all([
       db.selectFrom('resource_classes').selectAll().orderBy('id').execute(),
       db.selectFrom('traits').selectAll().orderBy('id').execute(),
@@ -356,6 +369,9 @@ export class Store {
             }),
           )
           .execute()
+      } else if (parts.has('generation')) {
+        // The common case (every allocation write bumps its providers): two columns, no index.
+        await db.updateTable('resource_providers').set({generation: p.generation, updated_at: p.updatedAt}).where('uuid', '=', uuid).execute()
       }
       if (parts.has('inventories')) {
         await db.deleteFrom('inventories').where('provider_uuid', '=', uuid).execute()
@@ -427,6 +443,7 @@ export class Store {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    await this.checkpointer?.stop()
     await this.db.destroy()
   }
 }

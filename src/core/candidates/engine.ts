@@ -106,6 +106,8 @@ interface RcInv {
  */
 class Index {
   version: number
+  /** state.shapeVersion indexed: while it holds, only usages (and generations) can differ. */
+  shapeVersion: number
   readonly n: number
   readonly provs: Provider[]
   private idxMap: Map<string, number> | null = null
@@ -147,6 +149,7 @@ class Index {
 
   constructor(readonly state: State) {
     this.version = state.version
+    this.shapeVersion = state.shapeVersion
     this.classesKey = classesKey(state)
     const provs = (this.provs = [...state.providers.values()])
     const n = (this.n = provs.length)
@@ -254,6 +257,21 @@ class Index {
    * false when the structure changed and the index must be rebuilt.
    */
   refresh(state: State): boolean {
+    if (state.shapeVersion !== this.shapeVersion) {
+      if (!this.sameShape(state)) return false
+      this.shapeVersion = state.shapeVersion
+    }
+    this.version = state.version
+    if (++this.epoch >= 0x7fffffff) {
+      this.slotUsedEpoch.fill(0)
+      this.summaryEpoch.fill(0)
+      this.epoch = 1
+    }
+    return true
+  }
+
+  /** After a change of shape: is it still the one indexed (the change was undone, say)? */
+  private sameShape(state: State): boolean {
     if (state.providers.size !== this.n || classesKey(state) !== this.classesKey) return false
     const {provs, fpGen, fpParent, fpTraits, fpAggs} = this
     let i = 0
@@ -272,12 +290,6 @@ class Index {
         fpGen[i] = p.generation
       }
       i++
-    }
-    this.version = state.version
-    if (++this.epoch >= 0x7fffffff) {
-      this.slotUsedEpoch.fill(0)
-      this.summaryEpoch.fill(0)
-      this.epoch = 1
     }
     return true
   }
@@ -432,6 +444,44 @@ function inAllAggSets(p: Provider, sets: string[][]): boolean {
     if (!ok) return false
   }
   return true
+}
+
+/**
+ * The providers (ascending indices) that can pass a member_of filter: members of every set and,
+ * with `trees`, every provider of a tree whose root is one (the rule for a group that may
+ * spread over a tree: the provider or its root). Null when there is no filter or when it
+ * would not narrow a scan of `scanSize` providers much: a scan checks the filter anyway.
+ */
+function memberScope(ix: Index, sets: string[][], trees: boolean, scanSize: number): Int32Array | null {
+  if (!sets.length) return null
+  let pick: string[] | null = null
+  let size = Infinity
+  for (const set of sets) {
+    let n = 0
+    for (const agg of set) n += ix.state.aggregateMembers.get(agg)?.size ?? 0
+    if (n < size) {
+      size = n
+      pick = set
+    }
+  }
+  if (size * 4 > scanSize) return null
+  const idxOf = ix.idx()
+  const gen = ix.nextStamp()
+  const out: number[] = []
+  const add = (i: number) => {
+    if (ix.stamp[i] === gen) return
+    ix.stamp[i] = gen
+    out.push(i)
+  }
+  for (const agg of pick!) {
+    for (const u of ix.state.aggregateMembers.get(agg) ?? []) {
+      const i = idxOf.get(u)
+      if (i === undefined || !inAllAggSets(ix.provs[i], sets)) continue
+      add(i)
+      if (trees && ix.root[i] === i) for (let k = ix.treeOff[i]; k < ix.treeOff[i + 1]; k++) add(ix.treeMem[k])
+    }
+  }
+  return Int32Array.from(out).sort()
 }
 
 function inAnyAgg(p: Provider, aggs: Set<string>): boolean {
@@ -619,10 +669,16 @@ function searchSingle(ix: Index, prep: Prepared, anchorOk: Uint8Array | null, tr
   for (let k = 1; k < rcInvs.length; k++) if (rcInvs[k].provs.length < rcInvs[lead].provs.length) lead = k
   const {provs, slots} = rcInvs[lead]
   const leadAmount = rcAmounts[lead]
-  outer: for (let e = 0; e < provs.length && found < maxProviders; e++) {
-    const p = provs[e]
+  // With a narrow member_of, walk its members instead (same order: ascending index).
+  const scope = memberScope(ix, g.memberOf, false, provs.length)
+  const leadSlotOf = rcSlotOf[lead]
+  const count = scope ? scope.length : provs.length
+  outer: for (let e = 0; e < count && found < maxProviders; e++) {
+    const p = scope ? scope[e] : provs[e]
+    const slot = scope ? leadSlotOf[p] : slots[e]
+    if (slot < 0) continue
     if (treeRoot >= 0 && ix.root[p] !== treeRoot) continue
-    if (!ix.fits(slots[e], leadAmount)) continue
+    if (!ix.fits(slot, leadAmount)) continue
     for (let k = 0; k < rcAmounts.length; k++) {
       if (k === lead) continue
       const s = rcSlotOf[k][p]
@@ -759,11 +815,16 @@ function walkAnchors(ix: Index, prep: Prepared, anchorOk: Uint8Array | null, vis
     const amount = rcAmounts[0]
     const memberOf = g.memberOf
     const bad = g.forbiddenAggs
-    for (let e = 0; e < list.length; e++) {
-      const p = list[e]
+    const scope = memberScope(ix, memberOf, true, list.length)
+    const slotOf = rcSlotOf[0]
+    const count = scope ? scope.length : list.length
+    for (let e = 0; e < count; e++) {
+      const p = scope ? scope[e] : list[e]
+      const slot = scope ? slotOf[p] : slots[e]
+      if (slot < 0) continue
       const r = ix.root[p]
       if (seen[r] || (treeRoot >= 0 && r !== treeRoot) || (anchorOk && !anchorOk[r])) continue
-      if (!ix.fits(slots[e], amount)) continue
+      if (!ix.fits(slot, amount)) continue
       if (memberOf.length && !inAllAggSets(provs[p], memberOf) && !inAllAggSets(provs[r], memberOf)) continue
       if (bad.size && (inAnyAgg(provs[p], bad) || inAnyAgg(provs[r], bad))) continue
       seen[r] = 1
@@ -785,8 +846,11 @@ function walkAnchors(ix: Index, prep: Prepared, anchorOk: Uint8Array | null, vis
   let lead = 0
   for (let k = 1; k < rcInvs.length; k++) if (rcInvs[k].provs.length < rcInvs[lead].provs.length) lead = k
   const {provs: list} = rcInvs[lead]
-  outer: for (let e = 0; e < list.length; e++) {
-    const p = list[e]
+  const scope = memberScope(ix, g.memberOf, false, list.length)
+  const count = scope ? scope.length : list.length
+  outer: for (let e = 0; e < count; e++) {
+    const p = scope ? scope[e] : list[e]
+    if (rcSlotOf[lead][p] < 0) continue
     const r = ix.root[p]
     if (seen[r] || (treeRoot >= 0 && r !== treeRoot) || (anchorOk && !anchorOk[r])) continue
     for (let k = 0; k < rcAmounts.length; k++) {

@@ -291,7 +291,7 @@ export function renderCandidatesJson(result: CandidateResult, version: Microvers
   const dictForm = atLeast(version, 12)
   const withMappings = atLeast(version, 34)
   const slots = candidateSlots(result)
-  const w = new ByteWriter(64 * 1024 + result.providerSummaries.length * 300 + (slots ? slots.rows.length * 120 : 0))
+  const w = new ByteWriter(1024 + result.providerSummaries.length * 300 + (slots ? slots.rows.length * 120 : 0))
   w.text('{"allocation_requests":[')
   if (slots) writeAllocationRequests(w, slots, dictForm, withMappings)
   else {
