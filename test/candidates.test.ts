@@ -528,6 +528,61 @@ describe('member_of and forbidden aggregates', () => {
   })
 })
 
+describe('member_of through the aggregate members', () => {
+  // A narrow member_of is searched from the aggregate's members instead of a scan of every
+  // provider. The same world with the aggregate padded by many inventory-less members (so
+  // the scan runs) must give the same answers, in the same order.
+  const build = (padding: number) => {
+    const w = new World()
+    const agg = '00000000-0000-4000-8000-aaaaaaaaaaaa'
+    const roots: Provider[] = []
+    for (let i = 0; i < 30; i++) {
+      const r = w.rp(`cn${i}`, [4, 11, 19, 26].includes(i) ? {aggs: [agg]} : {})
+      w.inv(r, 'DISK_GB', 100)
+      roots.push(r)
+    }
+    for (let i = 29; i >= 0; i--) {
+      const n = w.rp(`numa${i}`, {parent: roots[i], aggs: [7, 11, 22].includes(i) ? [agg] : []})
+      w.inv(n, 'VCPU', 4)
+    }
+    for (let i = 0; i < 30; i++) w.inv(w.rp(`flat${i}`, [2, 28].includes(i) ? {aggs: [agg]} : {}), 'VCPU', 8)
+    w.alloc(roots[19], {DISK_GB: 100}) // a full member
+    for (let i = 0; i < padding; i++) w.rp(`pad${i}`, {aggs: [agg]})
+    return {w, agg}
+  }
+  const named = (w: World, body: ReturnType<World['ac']>) =>
+    body.allocation_requests.map((ar) =>
+      Object.entries(ar.allocations).map(([u, a]) => [w.state.providers.get(u)!.name, a.resources]),
+    )
+  it('gives what a scan gives, limited or not', () => {
+    const narrow = build(0)
+    const wide = build(400)
+    const queries = [
+      'resources=VCPU:1&member_of=AGG',
+      'resources=VCPU:1,DISK_GB:10&member_of=AGG',
+      'resources1=VCPU:1&member_of1=AGG',
+      'resources=DISK_GB:10&resources1=VCPU:1&member_of1=AGG&group_policy=none',
+      'resources=VCPU:1&member_of=in:AGG,00000000-0000-4000-8000-bbbbbbbbbbbb',
+    ]
+    let seen = 0
+    for (const q of queries) {
+      for (const limit of ['', '&limit=1', '&limit=3']) {
+        const a = named(narrow.w, narrow.w.ac(q.replaceAll('AGG', narrow.agg) + limit))
+        const b = named(wide.w, wide.w.ac(q.replaceAll('AGG', wide.agg) + limit))
+        expect(a).toEqual(b)
+        seen += a.length
+      }
+    }
+    expect(seen).toBeGreaterThan(20)
+    expect(named(narrow.w, narrow.w.ac(`resources=VCPU:1,DISK_GB:10&member_of=${narrow.agg}`)).map((c) => c.map(([n]) => n).sort().join('+'))).toEqual([
+      // In the order of the VCPU providers (the NUMA nodes were made last tree first).
+      'cn26+numa26',
+      'cn11+numa11',
+      'cn4+numa4',
+    ])
+  })
+})
+
 describe('NUMA network trees', () => {
   const f = numaNetwork()
   const {w} = f
@@ -745,6 +800,13 @@ describe('limits and combinatorial explosion', () => {
     const body = w.ac('resources=VCPU:1,VGPU:1')
     expect(body.allocation_requests).toHaveLength(1)
     expect(Object.keys(body.provider_summaries)).toEqual([cn.uuid, child.uuid])
+    // Moving the child to another tree, and removing it.
+    const cn2 = w.rp('cn2')
+    w.inv(cn2, 'VCPU', 1)
+    w.state.reparentProvider(child, cn2)
+    expect(Object.keys(w.ac('resources=VCPU:1,VGPU:1').provider_summaries).sort()).toEqual([cn2.uuid, child.uuid].sort())
+    w.state.removeProvider(child)
+    expect(w.ac('resources=VCPU:1,VGPU:1').allocation_requests).toHaveLength(0)
     expect(new World().ac('resources=VCPU:1').allocation_requests).toHaveLength(0)
   })
 
