@@ -116,7 +116,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('requestId', '')
   app.decorateRequest('isAdmin', false)
 
-  app.addHook('onRequest', async (req, reply) => {
+  // Callback-style hooks: no promise per request. admit() either answers the request itself
+  // (and returns false) or lets it through.
+  const admit = (req: FastifyRequest, reply: FastifyReply): boolean => {
     req.requestId = `req-${randomUUID()}`
     reply.header('x-openstack-request-id', req.requestId)
     const path = req.url.split('?')[0]
@@ -139,7 +141,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           if (ok.length) reply.header('access-control-allow-headers', ok.join(','))
           reply.header('vary', 'Origin')
         }
-        return reply.code(200).send()
+        reply.code(200).send()
+        return false
       }
       if (allowed) {
         reply.header('access-control-allow-origin', origin)
@@ -150,7 +153,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const negotiated = negotiate(req.headers['openstack-api-version'])
     if (!negotiated.ok) {
       req.mv = new Version(MIN_VERSION[0], MIN_VERSION[1])
-      return sendError(req, reply, negotiated.status, negotiated.detail, null, {}, false)
+      sendError(req, reply, negotiated.status, negotiated.detail, null, {}, false)
+      return false
     }
     req.mv = negotiated.version
     reply.header('openstack-api-version', `placement ${req.mv}`)
@@ -161,11 +165,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const tokenStr = typeof token === 'string' ? token : undefined
       if (options.auth === 'trusted') req.isAdmin = true
       else if (options.auth === 'noauth2') {
-        if (tokenStr === undefined) return sendError(req, reply, 401, 'Authentication required', null)
+        if (tokenStr === undefined) {
+          sendError(req, reply, 401, 'Authentication required', null)
+          return false
+        }
         req.isAdmin = tokenStr.split(':')[0] === 'admin'
       } else {
         if (tokenStr === undefined || tokenStr !== options.adminToken) {
-          return sendError(req, reply, 401, 'Authentication required', null)
+          sendError(req, reply, 401, 'Authentication required', null)
+          return false
         }
         req.isAdmin = true
       }
@@ -173,15 +181,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
     const clen = req.headers['content-length']
     if (clen !== undefined && Number(clen) > 0 && !req.headers['content-type']) {
-      return sendError(req, reply, 400, 'content-type header required when content-length > 0', null)
+      sendError(req, reply, 400, 'content-type header required when content-length > 0', null)
+      return false
     }
+    return true
+  }
+  app.addHook('onRequest', (req, reply, done) => {
+    if (admit(req, reply)) done()
   })
 
   // Placement sends a bare application/json content type; fastify would add a charset.
-  app.addHook('onSend', async (_req, reply, payload) => {
+  app.addHook('onSend', (_req, reply, payload, done) => {
     const type = reply.getHeader('content-type')
-    if (typeof type === 'string' && type.startsWith('application/json')) reply.header('content-type', 'application/json')
-    return payload
+    if (typeof type === 'string' && type !== 'application/json' && type.startsWith('application/json')) reply.header('content-type', 'application/json')
+    done(null, payload)
   })
 
   app.setErrorHandler((err, req, reply) => {

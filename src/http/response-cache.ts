@@ -1,3 +1,5 @@
+import {Lru} from './lru.js'
+
 /**
  * Exact memo of serialized read answers: keyed by the State version (bumped by every
  * committed write, ours or another process's), the microversion and the query, so a
@@ -5,10 +7,12 @@
  * many times between writes; a hit skips the search and the JSON encoding.
  */
 export class ResponseCache {
-  private entries = new Map<string, Buffer>()
+  private readonly entries: Lru<string, Buffer>
   private version = -1
 
-  constructor(private readonly capacity = 64) {}
+  constructor(capacity = 64) {
+    this.entries = new Lru(capacity)
+  }
 
   get(version: number, key: string): Buffer | undefined {
     if (version !== this.version) {
@@ -16,13 +20,7 @@ export class ResponseCache {
       this.version = version
       return undefined
     }
-    const hit = this.entries.get(key)
-    if (hit !== undefined) {
-      // Most recently used last.
-      this.entries.delete(key)
-      this.entries.set(key, hit)
-    }
-    return hit
+    return this.entries.get(key)
   }
 
   set(version: number, key: string, text: Buffer): void {
@@ -31,6 +29,5 @@ export class ResponseCache {
       this.version = version
     }
     this.entries.set(key, text)
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!)
   }
 }

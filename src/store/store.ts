@@ -25,8 +25,10 @@ export class SchemaOutOfDateError extends Error {
  * waits MS milliseconds after its rows are written and before COMMIT, saying so on stderr,
  * so a test can kill the process in the middle of a transaction.
  */
+const TEST_PAUSE_MS = Number(process.env.PLACEMAT_TEST_PAUSE_IN_TX) || 0
+
 async function testPauseInTransaction(changes: Changes): Promise<void> {
-  const ms = Number(process.env.PLACEMAT_TEST_PAUSE_IN_TX)
+  const ms = TEST_PAUSE_MS
   if (!ms || changes.empty) return
   process.stderr.write('placemat-test: paused in transaction\n')
   await new Promise((r) => setTimeout(r, ms))
@@ -79,6 +81,8 @@ export class Store {
   private dataVersion = -1
   private closed = false
   private checkpointer: BackgroundCheckpointer | null = null
+  private tail: Promise<unknown> = Promise.resolve()
+  private pending = 0
 
   private constructor(
     readonly file: string,
@@ -161,8 +165,12 @@ export class Store {
     this.dataVersion = this.readDataVersion()
   }
 
+  // Asked before every read and write: prepared once (db.pragma() prepares on every call).
+  private dataVersionStmt: SQLite.Statement | null = null
+
   private readDataVersion(): number {
-    return this.raw.pragma('data_version', {simple: true}) as number
+    this.dataVersionStmt ??= this.raw.prepare('PRAGMA data_version').pluck()
+    return this.dataVersionStmt.get() as number
   }
 
   private async loadInto(db: Kysely<Database> | Transaction<Database>): Promise<void> {
@@ -258,16 +266,35 @@ export class Store {
     s.version += 1
   }
 
+  /**
+   * Runs writes and reloads one at a time, first come first served. (kysely's own connection
+   * lock wakes every waiter on each release; with many requests in flight that churn shows.)
+   */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    this.pending++
+    const run = this.tail.then(fn)
+    const done = () => {
+      this.pending--
+    }
+    this.tail = run.then(done, done)
+    return run
+  }
+
   /** Makes the State current with what other processes committed. Call before serving a read. */
-  async refresh(): Promise<State> {
-    // Waits for any write of ours in flight: kysely hands out the one connection in turn.
-    await this.db.connection().execute(async (conn) => {
+  refresh(): Promise<State> {
+    // Nothing of ours in flight and nobody else committed: the State is current, no waiting.
+    if (this.pending === 0 && this.readDataVersion() === this.dataVersion) return Promise.resolve(this.state)
+    // Otherwise wait for our writes in flight (the State may hold one not yet committed), and
+    // reload if another process committed.
+    return this.exclusive(async () => {
       if (this.readDataVersion() !== this.dataVersion) {
-        await this.loadInto(conn)
-        this.dataVersion = this.readDataVersion()
+        await this.db.connection().execute(async (conn) => {
+          await this.loadInto(conn)
+          this.dataVersion = this.readDataVersion()
+        })
       }
+      return this.state
     })
-    return this.state
   }
 
   /** Serves a read from the current State without waiting on a database round trip when nothing changed. */
@@ -282,12 +309,19 @@ export class Store {
    */
   async write<T>(fn: (state: State, now: number) => T): Promise<T> {
     if (this.closed) throw new Error('store is closed')
+    return this.exclusive(() => this.writeNow(fn))
+  }
+
+  private writeNow<T>(fn: (state: State, now: number) => T): Promise<T> {
     return this.db.connection().execute(async (conn) => {
       await sql`begin immediate`.execute(conn)
       let result: T
       const changes = new Changes()
+      // Under the write lock no other connection can commit, and our own commits do not move
+      // data_version: the value read here is the one to remember after COMMIT.
+      const dataVersion = this.readDataVersion()
       try {
-        if (this.readDataVersion() !== this.dataVersion) await this.loadInto(conn)
+        if (dataVersion !== this.dataVersion) await this.loadInto(conn)
         this.state.changes = changes
         try {
           result = fn(this.state, Date.now())
@@ -303,7 +337,7 @@ export class Store {
         this.dataVersion = this.readDataVersion()
         throw err
       }
-      this.dataVersion = this.readDataVersion()
+      this.dataVersion = dataVersion
       if (!changes.empty) this.state.version += 1
       return result
     })
@@ -443,6 +477,7 @@ export class Store {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    await this.tail // writes already accepted finish first
     await this.checkpointer?.stop()
     await this.db.destroy()
   }
