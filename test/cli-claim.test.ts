@@ -15,6 +15,7 @@ import type {Layout} from '../src/core/topology.js'
 import {startServer, type RunningServer} from '../src/daemon/server.js'
 import {Store} from '../src/store/store.js'
 import {mapLimit} from '../src/cli/services/providers.js'
+import {claim} from '../src/cli/services/claim.js'
 import {plainProxy, seed, U, type HostSpec} from './helpers/claim-cloud.js'
 import {BIN, placemat, type Result} from './helpers/cli.js'
 const exec = (args: string[], env: Record<string, string> = {}) => placemat(args, {env})
@@ -77,15 +78,31 @@ describe('claim: the first candidate that can still be written', () => {
   })
   afterAll(() => env?.close())
 
+  // The claim service runs in this process (the race needs its hook between read and write);
+  // the concurrent claimer is the real binary, another process, on the same daemon or file.
+  const clientFor = async (t: string[]) =>
+    new PlacementClient(t[0] === '--db' ? await LocalTransport.open(t[1]) : new HttpTransport(t[1], 'admin'))
+  const claimRacing = async (t: string[], consumer: string, resources: string, replace: boolean, racer: (first: string) => string[]) => {
+    const client = await clientFor(t)
+    try {
+      const out = await claim(client, {resources}, {
+        consumer,
+        own: {project: 'p', user: 'u'},
+        replace,
+        beforeFirstWrite: async (first) => void json(await exec([...racer(Object.keys(first ?? {})[0]), ...t])),
+      })
+      const {search: _search, ...rest} = out
+      return rest
+    } finally {
+      await client.close()
+    }
+  }
+
   it('lands on the next candidate when a concurrent claimer took the first (daemon and file agree)', async () => {
-    const runs = await Promise.all(
-      [env.daemon, env.file].map((t) => {
-        // The hook runs after the candidates are read: it fills the first candidate's host.
-        const hook = [process.execPath, BIN, 'allocation', 'set', C(99), '--allocation', 'rp=$PLACEMAT_CLAIM_FIRST,VCPU=6', ...OWN, ...t].join(' ')
-        return exec(['claim', C(1), '--resources', 'VCPU:4', ...OWN, '--json', ...t], {PLACEMAT_TEST_BEFORE_CLAIM: hook})
-      }),
+    // After the candidates are read, another process fills the first candidate's host.
+    const [d, f] = await Promise.all(
+      [env.daemon, env.file].map((t) => claimRacing(t, C(1), 'VCPU:4', false, (first) => ['allocation', 'set', C(99), '--allocation', `rp=${first},VCPU=6`, ...OWN, '--json'])),
     )
-    const [d, f] = runs.map(json)
     expect(d).toEqual(f)
     expect(d).toMatchObject({consumer_uuid: C(1), candidate: 2, alternates: 1, attempts: 2, refreshes: 0, consumer_generation: 1, via: 'PUT /allocations'})
     expect(hostOf(d.allocations)).toEqual([2])
@@ -98,8 +115,7 @@ describe('claim: the first candidate that can still be written', () => {
     const run = async (t: string[]) => {
       json(await exec(['claim', C(2), '--resources', 'VCPU:1', ...OWN, '--json', ...t]))
       // Between the read and the write, someone else updates C(2) (its generation moves on).
-      const hook = [process.execPath, BIN, 'allocation', 'set', C(2), '--amend', '--allocation', `rp=${U(3)},VCPU=1`, ...t].join(' ')
-      const out = json(await exec(['claim', C(2), '--resources', 'VCPU:1', '--replace', ...OWN, '--json', ...t], {PLACEMAT_TEST_BEFORE_CLAIM: hook}))
+      const out = await claimRacing(t, C(2), 'VCPU:1', true, () => ['allocation', 'set', C(2), '--amend', '--allocation', `rp=${U(3)},VCPU=1`, '--json'])
       expect(out).toMatchObject({candidate: 1, attempts: 2, consumer_generation: 3})
       const shown = json(await exec(['claim', 'show', C(2), '--json', ...t]))
       expect(shown.consumer_generation).toBe(3)

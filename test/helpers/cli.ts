@@ -12,7 +12,7 @@ export interface Result {
   stderr: string
 }
 
-const INHERITED = ['PLACEMAT_URL', 'PLACEMAT_DB', 'PLACEMAT_TOKEN', 'OS_TOKEN', 'FORCE_COLOR', 'PLACEMAT_TEST_PAUSE_IN_TX', 'PLACEMAT_TEST_BEFORE_CLAIM']
+const INHERITED = ['PLACEMAT_URL', 'PLACEMAT_DB', 'PLACEMAT_TOKEN', 'OS_TOKEN', 'FORCE_COLOR', 'PLACEMAT_TEST_PAUSE_IN_TX']
 
 /** The test process's environment without anything that would point the CLI elsewhere; `extra` wins. */
 export const childEnv = (extra: Record<string, string> = {}) => {

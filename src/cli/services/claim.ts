@@ -13,7 +13,6 @@
  * Spread: N consumers, each in a different rack/row/room, written in one transaction
  * (POST /placemat/v1/claims with {claims}, or POST /allocations): all or nothing.
  */
-import {execSync} from 'node:child_process'
 import {Errors} from '@oclif/core'
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {getConsumer, hasAllocations, UNKNOWN_CONSUMER_TYPE, type ConsumerAllocations, type Ownership} from './allocations.js'
@@ -35,9 +34,6 @@ import {uuid5} from './uuid5.js'
 
 export const AFFINITY_VIOLATION = 'placemat.affinity_violation'
 
-/** Test hook: a shell command run once, after the candidates are read and before the first write. */
-export const TEST_HOOK_ENV = 'PLACEMAT_TEST_BEFORE_CLAIM'
-
 const conflict = (msg: string) => new Errors.CLIError(msg, {exit: 4})
 const usage = (msg: string) => new Errors.CLIError(msg, {exit: 2})
 
@@ -55,6 +51,11 @@ export interface ClaimOptions {
   replace?: boolean
   /** Read provider names (for tables). */
   names?: boolean
+  /**
+   * Called once, after the candidates are read and before the first write, with the first
+   * candidate's allocations (tests use it to race a concurrent claimer).
+   */
+  beforeFirstWrite?: (first: Allocations | undefined) => Promise<void> | void
 }
 
 export interface ClaimOutcome {
@@ -72,15 +73,6 @@ export interface ClaimOutcome {
   /** Which endpoint wrote it. */
   via: 'PUT /allocations' | 'POST /placemat/v1/claims'
   search: CandidateSearch
-}
-
-function runTestHook(first: Allocations | undefined): void {
-  const cmd = process.env[TEST_HOOK_ENV]
-  if (!cmd) return
-  execSync(cmd, {
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {...process.env, [TEST_HOOK_ENV]: '', PLACEMAT_CLAIM_FIRST: Object.keys(first ?? {}).join(' ')},
-  })
 }
 
 const stripGenerations = (a: ConsumerAllocations['allocations']): Allocations =>
@@ -137,7 +129,7 @@ export async function claim(client: PlacementClient, flags: CandidateFlagValues,
     }
     if (!hookRun) {
       hookRun = true
-      runTestHook(list[0]?.allocations)
+      await opts.beforeFirstWrite?.(list[0]?.allocations)
     }
     let refresh = false
     for (let i = 0; i < list.length && !refresh; i++) {
