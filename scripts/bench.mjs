@@ -9,6 +9,8 @@
 //   npm run bench -- --runs 1 --placement URL   # also measure a live Placement at URL (same machine)
 //   npm run bench -- --json out.jsonl      # keep the raw scenario lines
 //   npm run bench -- --no-answer-cache     # every candidates query searched and encoded afresh
+//   npm run bench -- --anchor DIR          # compare with a Placement run of ../shared/perf/run-anchor.sh
+//                                          # (RESULTS=DIR) made just before, instead of the README figures
 import {spawn, execFileSync} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -41,6 +43,21 @@ const ANCHOR = {
     'claims-concurrent': 341.1,
   },
   'flat-10000': {candidates: 1353.5, 'candidates-concurrent': 7597.5, 'provider-list': 562.4, claim: 1144.5, 'claims-concurrent': 1215.0},
+}
+
+// Same-run figures: the better (lower) p50 of Placement on each backend, per data set and scenario.
+const anchorDir = opt('anchor')
+if (anchorDir) {
+  const measured = {}
+  for (const line of fs.readFileSync(path.join(anchorDir, 'bench.jsonl'), 'utf8').split('\n')) {
+    if (!line.trim()) continue
+    const r = JSON.parse(line)
+    const set = String(r.label).replace(/^(sqlite|postgres)-/, '')
+    const into = (measured[set] ??= {})
+    if (typeof r.p50 === 'number' && (into[r.scenario] === undefined || r.p50 < into[r.scenario])) into[r.scenario] = r.p50
+  }
+  for (const k of Object.keys(ANCHOR)) delete ANCHOR[k]
+  Object.assign(ANCHOR, measured)
 }
 
 if (!fs.existsSync(path.join(perf, 'bench.mjs'))) {
@@ -178,7 +195,7 @@ if (placementUrl) {
 if (jsonOut) fs.writeFileSync(jsonOut, lines.map((l) => JSON.stringify(l)).join('\n') + '\n')
 
 const fmt = (v) => (v === undefined || v === null ? '' : typeof v === 'number' ? (v >= 100 ? v.toFixed(0) : v.toFixed(2)) : String(v))
-const header = ['data set', 'scenario', 'p50 ms', 'p99 ms', 'req/s', 'Placement p50', 'speed-up', ...(placementUrl ? ['live Placement p50', 'live speed-up'] : [])]
+const header = ['data set', 'scenario', 'p50 ms', 'p99 ms', 'req/s', anchorDir ? 'Placement p50 (same run)' : 'Placement p50', 'speed-up', ...(placementUrl ? ['live Placement p50', 'live speed-up'] : [])]
 const table = rows.map((r) => [
   r.set,
   r.scenario,
