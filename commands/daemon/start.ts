@@ -4,6 +4,7 @@ import {startDetached, isAlive, readRecord, removeRecord, waitReady, writeRecord
 import {DEFAULT_HOST, DEFAULT_PORT, daemonFiles, defaultDbFile} from '../../src/daemon/paths.js'
 import {startServer} from '../../src/daemon/server.js'
 import {SchemaOutOfDateError} from '../../src/store/store.js'
+import {describeTarget, resolveTarget} from '../../src/store/backends.js'
 
 export default class DaemonStart extends Command {
   static summary = 'Start the placemat daemon (the Placement API on SQLite).'
@@ -18,7 +19,7 @@ export default class DaemonStart extends Command {
 
   static flags = {
     foreground: Flags.boolean({description: 'stay in the foreground until SIGTERM or SIGINT'}),
-    db: Flags.string({description: 'SQLite database file', default: defaultDbFile()}),
+    db: Flags.string({description: 'SQLite database file, or a postgres:// URL', default: defaultDbFile()}),
     host: Flags.string({description: 'address to listen on', default: DEFAULT_HOST}),
     port: Flags.integer({description: 'port to listen on (0: any free port)', default: DEFAULT_PORT}),
     auth: Flags.string({
@@ -78,8 +79,8 @@ export default class DaemonStart extends Command {
       if (err instanceof SchemaOutOfDateError) this.error(err.message, {exit: 3})
       throw err
     }
-    this.log(`placemat daemon listening on ${server.url} (database ${flags.db}, auth ${flags.auth})`)
-    writeRecord(flags.db, {pid: process.pid, url: server.url, db: path.resolve(flags.db)})
+    this.log(`placemat daemon listening on ${server.url} (database ${describeTarget(flags.db)}, auth ${flags.auth})`)
+    writeRecord(flags.db, {pid: process.pid, url: server.url, db: resolveTarget(flags.db)})
     const stop = async () => {
       removeRecord(flags.db, process.pid)
       await server.close()

@@ -5,7 +5,7 @@ import {defaultDbFile} from '../../src/daemon/paths.js'
 export default class DaemonStatus extends Command {
   static summary = 'Tell whether a daemon serves a database (exit 0 running, 1 not).'
   static flags = {
-    db: Flags.string({description: 'SQLite database file', default: defaultDbFile()}),
+    db: Flags.string({description: 'SQLite database file, or a postgres:// URL', default: defaultDbFile()}),
     json: Flags.boolean({description: 'print a JSON object'}),
   }
 

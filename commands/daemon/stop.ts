@@ -4,7 +4,7 @@ import {defaultDbFile} from '../../src/daemon/paths.js'
 
 export default class DaemonStop extends Command {
   static summary = 'Stop the detached daemon serving a database.'
-  static flags = {db: Flags.string({description: 'SQLite database file', default: defaultDbFile()})}
+  static flags = {db: Flags.string({description: 'SQLite database file, or a postgres:// URL', default: defaultDbFile()})}
 
   async run(): Promise<void> {
     const {flags} = await this.parse(DaemonStop)

@@ -5,6 +5,7 @@ import {HttpTransport, LocalTransport} from '../client/transports.js'
 import {readRecord} from '../daemon/control.js'
 import {DEFAULT_HOST, DEFAULT_PORT, defaultDbFile, readAdminToken} from '../daemon/paths.js'
 import {serialize, table, type Column, type Format} from './output.js'
+import {isDatabaseUrl} from '../store/backends.js'
 
 /** Exit codes every command keeps (documented in the README). */
 export const ExitCode = {
@@ -32,7 +33,7 @@ export abstract class PlacematCommand extends Command {
       exclusive: ['db'],
     }),
     db: Flags.string({
-      description: 'work on this SQLite file directly, no daemon needed (env PLACEMAT_DB)',
+      description: 'work on this SQLite file (or postgres:// URL) directly, no daemon needed (env PLACEMAT_DB)',
       helpGroup: 'CONNECTION',
     }),
     token: Flags.string({
@@ -67,7 +68,7 @@ export abstract class PlacematCommand extends Command {
     const url = this.base.url ?? (this.base.db ? undefined : process.env.PLACEMAT_URL)
     const db = this.base.db ?? (url ? undefined : process.env.PLACEMAT_DB)
     if (db) {
-      if (!fs.existsSync(db)) throw new Errors.CLIError(`no database file at ${db}`, {exit: ExitCode.NOT_FOUND})
+      if (!isDatabaseUrl(db) && !fs.existsSync(db)) throw new Errors.CLIError(`no database file at ${db}`, {exit: ExitCode.NOT_FOUND})
       return new PlacementClient(await LocalTransport.open(db))
     }
     const token = this.base.token ?? process.env.PLACEMAT_TOKEN ?? process.env.OS_TOKEN

@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {daemonFiles} from './paths.js'
+import {resolveTarget} from '../store/backends.js'
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/run.js')
 
@@ -65,7 +66,7 @@ export async function startDetached(args: string[], dbFile: string, url: string)
     stdio: ['ignore', log, log],
   })
   child.unref()
-  const record = {pid: child.pid!, url, db: path.resolve(dbFile)}
+  const record = {pid: child.pid!, url, db: resolveTarget(dbFile)}
   writeRecord(dbFile, record)
   return record
 }

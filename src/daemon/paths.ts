@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {randomBytes} from 'node:crypto'
+import {isDatabaseUrl} from '../store/backends.js'
 
 /** Where placemat keeps its database, admin token, pid and log files by default. */
 export function dataDir(): string {
@@ -14,9 +15,12 @@ export const defaultDbFile = () => process.env.PLACEMAT_DB || path.join(dataDir(
 export const DEFAULT_HOST = '127.0.0.1'
 export const DEFAULT_PORT = 8778
 
-/** Files that belong to the daemon serving `dbFile`: they live beside the database. */
+/**
+ * Files that belong to the daemon serving `dbFile`: they live beside a SQLite file, and in the
+ * data directory for a PostgreSQL URL.
+ */
 export function daemonFiles(dbFile: string) {
-  const dir = path.dirname(path.resolve(dbFile))
+  const dir = isDatabaseUrl(dbFile) ? dataDir() : path.dirname(path.resolve(dbFile))
   return {
     dir,
     pid: path.join(dir, 'placemat.pid'),

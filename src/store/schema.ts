@@ -12,6 +12,8 @@ export interface Database {
     root_uuid: string
     created_at: number
     updated_at: number
+    /** Creation order (0003): the order providers are listed and searched in. */
+    seq: number
   }
   inventories: {
     provider_uuid: string
@@ -142,6 +144,16 @@ export const migrations: Record<string, Migration> = {
         .addColumn('updated_at', 'bigint', (c) => c.notNull())
         .addUniqueConstraint('topology_nodes_level_name', ['level', 'name'])
         .execute()
+    },
+  },
+  // Creation order as a column: PostgreSQL has no rowid, and rewrites rows it updates
+  // elsewhere in the table, so listing order must not depend on where rows sit.
+  '0003_provider_order': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('resource_providers').addColumn('seq', 'bigint').execute()
+      const rows = await db.selectFrom('resource_providers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst()
+      // Rows exist only in SQLite files made before this migration: keep their rowid order.
+      if (Number(rows?.n ?? 0) > 0) await sql`update resource_providers set seq = rowid`.execute(db)
     },
   },
 }

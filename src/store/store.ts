@@ -1,10 +1,7 @@
-import fs from 'node:fs'
-import path from 'node:path'
-import SQLite from 'better-sqlite3'
-import {Kysely, Migrator, SqliteDialect, sql, type Transaction, type MigrationProvider} from 'kysely'
+import {Kysely, Migrator, sql, type Transaction, type MigrationProvider} from 'kysely'
 import {Changes, State, newProvider, type Consumer, type TopologyLevel} from '../core/state.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../core/standard.js'
-import {BackgroundCheckpointer} from './checkpointer.js'
+import {describeTarget, openBackend, type Backend} from './backends.js'
 import {migrations, LATEST_MIGRATION, type Database} from './schema.js'
 
 export class SchemaOutOfDateError extends Error {
@@ -34,26 +31,6 @@ async function testPauseInTransaction(changes: Changes): Promise<void> {
   await new Promise((r) => setTimeout(r, ms))
 }
 
-/**
- * kysely prepares every statement anew; the same few statements run on every write, so
- * keep them prepared (better-sqlite3 runs each synchronously, so reuse is safe).
- */
-function withStatementCache(raw: SQLite.Database) {
-  const cache = new Map<string, SQLite.Statement>()
-  return {
-    close: () => raw.close(),
-    prepare(sqlText: string) {
-      let stmt = cache.get(sqlText)
-      if (!stmt) {
-        stmt = raw.prepare(sqlText)
-        if (cache.size > 500) cache.clear()
-        cache.set(sqlText, stmt)
-      }
-      return stmt
-    },
-  }
-}
-
 const staticMigrations: MigrationProvider = {getMigrations: async () => migrations}
 
 export interface OpenOptions {
@@ -71,51 +48,49 @@ export interface OpenOptions {
 
 /**
  * The persistent store: a kysely database plus the in-memory State it keeps exact.
- * Writes run `fn` on the State inside one database transaction (BEGIN IMMEDIATE on
- * SQLite, so the write lock is held before anything is read), then write exactly what
- * `fn` changed. Another process's commits are noticed through PRAGMA data_version and
- * trigger a reload before the next read or write.
+ * Writes run `fn` on the State inside one database transaction that holds the database's
+ * write lock before anything is read (BEGIN IMMEDIATE on SQLite, an advisory lock on
+ * PostgreSQL), then write exactly what `fn` changed. Another process's commits are noticed
+ * through a change mark (PRAGMA data_version; a counter row on PostgreSQL) and trigger a
+ * reload before the next read or write.
  */
 export class Store {
   readonly state = new State()
   private dataVersion = -1
   private closed = false
-  private checkpointer: BackgroundCheckpointer | null = null
   private tail: Promise<unknown> = Promise.resolve()
   private pending = 0
+  /** seq of the next provider row inserted. */
+  private nextSeq = 1
 
   private constructor(
+    /** The SQLite file or the PostgreSQL URL. */
     readonly file: string,
-    readonly db: Kysely<Database>,
-    private readonly raw: SQLite.Database,
+    private readonly backend: Backend,
   ) {}
 
+  get db(): Kysely<Database> {
+    return this.backend.db
+  }
+
+  get kind(): Backend['kind'] {
+    return this.backend.kind
+  }
+
   static async open(file: string, options: OpenOptions = {}): Promise<Store> {
-    const isNew = file === ':memory:' || !fs.existsSync(file) || fs.statSync(file).size === 0
-    if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), {recursive: true})
-    const raw = new SQLite(file, {readonly: options.readonly ?? false})
-    raw.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10000}`)
-    if (!options.readonly) {
-      raw.pragma('journal_mode = WAL')
-      raw.pragma('synchronous = NORMAL')
-    }
-    const db = new Kysely<Database>({dialect: new SqliteDialect({database: withStatementCache(raw)})})
-    const store = new Store(file, db, raw)
+    const backend = await openBackend(file, options)
+    const store = new Store(file, backend)
     try {
       const pending = await store.pendingMigrations()
       if (pending.length > 0) {
-        if (!(options.migrate ?? isNew)) throw new SchemaOutOfDateError(file, pending)
+        if (!(options.migrate ?? backend.isNew)) throw new SchemaOutOfDateError(describeTarget(file), pending)
         await store.migrate()
       }
       if (!options.readonly) await store.ensureStandard()
       await store.reload()
-      if (options.backgroundCheckpoint && !options.readonly && file !== ':memory:') {
-        store.checkpointer = new BackgroundCheckpointer(file)
-        raw.pragma('wal_autocheckpoint = 16384')
-        raw.pragma(`journal_size_limit = ${64 * 1024 * 1024}`)
-      }
+      if (options.backgroundCheckpoint && !options.readonly) backend.serve()
     } catch (err) {
-      await db.destroy()
+      await backend.close()
       throw err
     }
     return store
@@ -161,16 +136,22 @@ export class Store {
 
   /** Rebuilds the State from the database. */
   async reload(): Promise<void> {
-    await this.loadInto(this.db)
-    this.dataVersion = this.readDataVersion()
+    await this.db.connection().execute((conn) => this.loadSnapshot(conn))
   }
 
-  // Asked before every read and write: prepared once (db.pragma() prepares on every call).
-  private dataVersionStmt: SQLite.Statement | null = null
-
-  private readDataVersion(): number {
-    this.dataVersionStmt ??= this.raw.prepare('PRAGMA data_version').pluck()
-    return this.dataVersionStmt.get() as number
+  /** Loads the State from one consistent snapshot and remembers the change mark it reflects. */
+  private async loadSnapshot(conn: Kysely<Database>): Promise<void> {
+    await this.backend.beginRead(conn)
+    try {
+      // Read before the rows: a commit in between only makes the mark stale (one more reload).
+      const mark = await this.backend.changeMark(conn)
+      await this.loadInto(conn)
+      await sql`commit`.execute(conn)
+      this.dataVersion = mark
+    } catch (err) {
+      await sql`rollback`.execute(conn).catch(() => undefined)
+      throw err
+    }
   }
 
   private async loadInto(db: Kysely<Database> | Transaction<Database>): Promise<void> {
@@ -186,7 +167,7 @@ export class Store {
     const [classes, traits, providers, inventories, ptraits, paggs, consumers, allocations, topology, meta] = await Promise.all([
       db.selectFrom('resource_classes').selectAll().orderBy('id').execute(),
       db.selectFrom('traits').selectAll().orderBy('id').execute(),
-      db.selectFrom('resource_providers').selectAll().execute(),
+      db.selectFrom('resource_providers').selectAll().orderBy('seq').execute(),
       db.selectFrom('inventories').selectAll().execute(),
       db.selectFrom('provider_traits').selectAll().execute(),
       db.selectFrom('provider_aggregates').selectAll().execute(),
@@ -209,6 +190,7 @@ export class Store {
     for (const c of classes) s.classes.set(c.name, {id: c.id, name: c.name, createdAt: c.created_at, updatedAt: c.updated_at})
     s.setNextIds(classes.reduce((m, c) => Math.max(m, c.id + 1), 10000), traits.reduce((m, t) => Math.max(m, t.id + 1), 1))
     for (const t of traits) s.traits.set(t.name, {id: t.id, name: t.name, createdAt: t.created_at, updatedAt: t.updated_at})
+    this.nextSeq = providers.length ? Number(providers[providers.length - 1].seq) + 1 : 1
     for (const r of providers) {
       const p = newProvider(r.uuid, r.name, null, r.created_at)
       p.generation = r.generation
@@ -282,17 +264,25 @@ export class Store {
 
   /** Makes the State current with what other processes committed. Call before serving a read. */
   refresh(): Promise<State> {
-    // Nothing of ours in flight and nobody else committed: the State is current, no waiting.
-    if (this.pending === 0 && this.readDataVersion() === this.dataVersion) return Promise.resolve(this.state)
-    // Otherwise wait for our writes in flight (the State may hold one not yet committed), and
-    // reload if another process committed.
-    return this.exclusive(async () => {
-      if (this.readDataVersion() !== this.dataVersion) {
-        await this.db.connection().execute(async (conn) => {
-          await this.loadInto(conn)
-          this.dataVersion = this.readDataVersion()
-        })
+    if (this.pending === 0) {
+      // Nothing of ours in flight and nobody else committed: the State is current, no waiting.
+      const mark = this.backend.changeMark()
+      if (typeof mark === 'number') {
+        if (mark === this.dataVersion) return Promise.resolve(this.state)
+      } else {
+        return mark.then((m) => (m === this.dataVersion && this.pending === 0 ? this.state : this.catchUp()))
       }
+    }
+    return this.catchUp()
+  }
+
+  /**
+   * Waits for our writes in flight (the State may hold one not yet committed), and reloads if
+   * another process committed.
+   */
+  private catchUp(): Promise<State> {
+    return this.exclusive(async () => {
+      if ((await this.backend.changeMark()) !== this.dataVersion) await this.reload()
       return this.state
     })
   }
@@ -314,30 +304,36 @@ export class Store {
 
   private writeNow<T>(fn: (state: State, now: number) => T): Promise<T> {
     return this.db.connection().execute(async (conn) => {
-      await sql`begin immediate`.execute(conn)
+      await this.backend.beginWrite(conn)
       let result: T
       const changes = new Changes()
-      // Under the write lock no other connection can commit, and our own commits do not move
-      // data_version: the value read here is the one to remember after COMMIT.
-      const dataVersion = this.readDataVersion()
+      let mark: number
       try {
-        if (dataVersion !== this.dataVersion) await this.loadInto(conn)
+        // Under the write lock no other process can commit: this mark holds until COMMIT.
+        mark = await this.backend.changeMark(conn)
+        if (mark !== this.dataVersion) {
+          await this.loadInto(conn)
+          this.dataVersion = mark
+        }
         this.state.changes = changes
         try {
           result = fn(this.state, Date.now())
         } finally {
           this.state.changes = null
         }
-        if (!changes.empty) await this.flush(conn, changes)
+        if (!changes.empty) {
+          await this.flush(conn, changes)
+          mark = await this.backend.noteWrite(conn, mark)
+        }
         await testPauseInTransaction(changes)
         await sql`commit`.execute(conn)
       } catch (err) {
         await sql`rollback`.execute(conn).catch(() => undefined)
-        if (!changes.empty) await this.loadInto(conn)
-        this.dataVersion = this.readDataVersion()
+        // Memory may hold what the database does not: load it again.
+        if (!changes.empty) await this.loadSnapshot(conn)
         throw err
       }
-      this.dataVersion = dataVersion
+      this.dataVersion = mark
       if (!changes.empty) this.state.version += 1
       return result
     })
@@ -389,6 +385,7 @@ export class Store {
           root_uuid: p.root,
           created_at: p.createdAt,
           updated_at: p.updatedAt,
+          seq: this.nextSeq++, // kept by an update: numbers may be skipped, never reordered
         }
         await db
           .insertInto('resource_providers')
@@ -478,7 +475,6 @@ export class Store {
     if (this.closed) return
     this.closed = true
     await this.tail // writes already accepted finish first
-    await this.checkpointer?.stop()
-    await this.db.destroy()
+    await this.backend.close()
   }
 }

@@ -13,6 +13,7 @@ import {INCOMPLETE_CONSUMER_ID} from '../../core/allocations.js'
 import {inventoryCapacity} from '../../core/inventories.js'
 import {isAlive, readRecord} from '../../daemon/control.js'
 import {migrations} from '../../store/schema.js'
+import {describeTarget, isDatabaseUrl, openBackend, resolveTarget} from '../../store/backends.js'
 import {Store} from '../../store/store.js'
 
 /** Exit codes of the db commands (besides 0 ok, 1 error, 2 usage, 3 no such file). */
@@ -40,6 +41,9 @@ export class DbError extends Error {
 const known = () => Object.keys(migrations).sort()
 
 function openRaw(file: string, readonly: boolean): SQLite.Database {
+  if (isDatabaseUrl(file)) {
+    throw new DbError(`db status and db check read SQLite files; on PostgreSQL (${describeTarget(file)}) only db upgrade applies`, 2)
+  }
   if (!fs.existsSync(file)) throw new DbError(`no database file at ${file}`, 3)
   const raw = new SQLite(file, {readonly, fileMustExist: true})
   raw.pragma('busy_timeout = 10000')
@@ -74,7 +78,7 @@ export interface DbStatus {
 
 function daemonOn(file: string): DbStatus['daemon'] {
   const record = readRecord(file)
-  if (!record || path.resolve(record.db) !== path.resolve(file) || !isAlive(record.pid)) return null
+  if (!record || resolveTarget(record.db) !== resolveTarget(file) || !isAlive(record.pid)) return null
   return {pid: record.pid, url: record.url}
 }
 
@@ -139,6 +143,7 @@ export async function backupFile(file: string, tag: string): Promise<string> {
  * backup copy is made first unless `backup` is false.
  */
 export async function dbUpgrade(file: string, opts: {backup: boolean}): Promise<UpgradeResult> {
+  if (isDatabaseUrl(file)) return upgradeDatabase(file)
   const status = dbStatus(file)
   if (status.daemon) {
     throw new DbError(`a daemon serves ${file} (pid ${status.daemon.pid}, ${status.daemon.url}); stop it first (placemat daemon stop)`, DbExit.IN_USE)
@@ -175,6 +180,42 @@ export async function dbUpgrade(file: string, opts: {backup: boolean}): Promise<
   await store.close()
   const after = dbStatus(file)
   return {file, from: status.schema_version, to: after.schema_version!, applied: status.pending, backup}
+}
+
+/**
+ * PostgreSQL: kysely's migrator runs the pending migrations in one transaction under its own
+ * lock (a failure changes nothing). No backup is made: that is pg_dump's job.
+ */
+async function upgradeDatabase(url: string): Promise<UpgradeResult> {
+  const backend = await openBackend(url, {})
+  let before: string[]
+  let applied: string[]
+  try {
+    const migrator = new Migrator({db: backend.db, provider: {getMigrations: async () => migrations}})
+    before = (await migrator.getMigrations()).filter((m) => m.executedAt).map((m) => m.name)
+    const unknownHere = await backend.db
+      .selectFrom('kysely_migration' as any)
+      .select('name' as any)
+      .execute()
+      .then((rows) => rows.map((r: any) => String(r.name)).filter((n) => !known().includes(n)))
+      .catch(() => [] as string[])
+    if (unknownHere.length) {
+      throw new DbError(`${describeTarget(url)} was written by a newer placemat (migrations ${unknownHere.join(', ')} are unknown here); upgrade placemat instead`, 1)
+    }
+    const {error, results} = await migrator.migrateToLatest()
+    if (error) {
+      const failed = results?.find((r) => r.status === 'Error')?.migrationName
+      throw new DbError(`migration ${failed ?? '?'} failed: ${(error as Error).message ?? error}; nothing was changed`, 1)
+    }
+    applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
+  } finally {
+    await backend.close()
+  }
+  // The result must load as the daemon loads it.
+  const store = await Store.open(url)
+  await store.close()
+  const all = known()
+  return {file: describeTarget(url), from: before.at(-1) ?? null, to: all.at(-1)!, applied, backup: null}
 }
 
 // ---------------------------------------------------------------------------

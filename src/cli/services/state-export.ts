@@ -30,6 +30,7 @@ import {INVENTORY_FIELDS} from '../../core/inventories.js'
 import {Store} from '../../store/store.js'
 import {mapLimit} from './providers.js'
 import {readDocument} from './document.js'
+import {isDatabaseUrl} from '../../store/backends.js'
 
 export const SNAPSHOT_VERSION = 1
 
@@ -276,7 +277,7 @@ export interface ImportResult {
  * referenced but unknown here (a newer os-traits on the exporting side) are created.
  */
 export async function importSnapshot(file: string, snap: Snapshot): Promise<ImportResult> {
-  const store = await Store.open(file, {migrate: fs.existsSync(file) ? undefined : true})
+  const store = await Store.open(file, {migrate: isDatabaseUrl(file) || fs.existsSync(file) ? undefined : true})
   try {
     return await store.write((s, now) => {
       const customClasses = [...s.classes.keys()].filter((n) => n.startsWith(CUSTOM))

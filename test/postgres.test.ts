@@ -1,0 +1,167 @@
+/**
+ * The PostgreSQL backend: the same API answers as on SQLite (before and after a reload), no
+ * lost update between two processes, other processes' commits seen, failed writes leaving
+ * nothing, and the CLI on a postgres:// URL. Needs PostgreSQL server binaries (or
+ * PLACEMAT_TEST_PG_URL); skipped, and said so, without them.
+ */
+import {execFile} from 'node:child_process'
+import path from 'node:path'
+import {promisify} from 'node:util'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {createProvider} from '../src/core/providers.js'
+import {PlacementError} from '../src/core/errors.js'
+import {buildApp} from '../src/http/app.js'
+import {startServer} from '../src/daemon/server.js'
+import {Store} from '../src/store/store.js'
+import {placemat} from './helpers/cli.js'
+import {postgresAvailable, startPostgres, type TestPostgres} from './helpers/postgres.js'
+
+const run = promisify(execFile)
+if (!postgresAvailable) console.warn('postgres.test.ts: no PostgreSQL server binaries here (apt-get install postgresql): skipped')
+
+const U = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`
+const AGG = 'aaaaaaaa-0000-4000-8000-000000000001'
+
+/** Placement calls and what to compare of each answer. */
+const SCRIPT: Array<[string, string, unknown?]> = [
+  ['POST', '/resource_providers', {name: 'cn1', uuid: U(1)}],
+  ['POST', '/resource_providers', {name: 'cn1-numa0', uuid: U(2), parent_provider_uuid: U(1)}],
+  ['POST', '/resource_providers', {name: 'cn2', uuid: U(3)}],
+  ['POST', '/resource_providers', {name: 'ss', uuid: U(4)}],
+  ['PUT', `/resource_providers/${U(1)}/inventories`, {resource_provider_generation: 0, inventories: {DISK_GB: {total: 100, reserved: 10}}}],
+  ['PUT', `/resource_providers/${U(2)}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: 8, allocation_ratio: 1.5}, MEMORY_MB: {total: 4096, step_size: 256}}}],
+  ['PUT', `/resource_providers/${U(3)}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: 4}, MEMORY_MB: {total: 2048}, DISK_GB: {total: 50}}}],
+  ['PUT', `/resource_providers/${U(4)}/inventories`, {resource_provider_generation: 0, inventories: {DISK_GB: {total: 1000}}}],
+  ['PUT', `/resource_providers/${U(4)}/traits`, {resource_provider_generation: 1, traits: ['MISC_SHARES_VIA_AGGREGATE']}],
+  ['PUT', `/resource_providers/${U(2)}/traits`, {resource_provider_generation: 1, traits: ['HW_CPU_X86_AVX2', 'HW_NUMA_ROOT']}],
+  ['PUT', `/resource_providers/${U(1)}/aggregates`, {resource_provider_generation: 1, aggregates: [AGG]}],
+  ['PUT', `/resource_providers/${U(4)}/aggregates`, {resource_provider_generation: 2, aggregates: [AGG]}],
+  ['GET', '/allocation_candidates?resources=VCPU:1,MEMORY_MB:512,DISK_GB:20'],
+  ['PUT', `/allocations/${U(100)}`, {allocations: {[U(2)]: {resources: {VCPU: 2, MEMORY_MB: 512}}, [U(4)]: {resources: {DISK_GB: 20}}}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'}],
+  ['POST', '/allocations', {
+    [U(101)]: {allocations: {[U(3)]: {resources: {VCPU: 1}}}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'},
+    [U(102)]: {allocations: {[U(3)]: {resources: {VCPU: 2}}}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'},
+  }],
+  ['PUT', `/allocations/${U(103)}`, {allocations: {[U(3)]: {resources: {VCPU: 2}}}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'}], // over capacity: 409
+  ['PUT', `/resource_providers/${U(3)}/inventories`, {resource_provider_generation: 1, inventories: {MEMORY_MB: {total: 2048}}}], // VCPU in use: 409
+  ['GET', `/allocations/${U(100)}`],
+  ['GET', '/usages?project_id=p'],
+  ['GET', `/resource_providers/${U(2)}/usages`],
+  ['GET', '/resource_providers?resources=VCPU:1'],
+  ['DELETE', `/allocations/${U(100)}`],
+  ['DELETE', `/allocations/${U(101)}`],
+  ['DELETE', `/allocations/${U(102)}`],
+  ['DELETE', `/resource_providers/${U(3)}`],
+  ['GET', '/resource_providers'],
+  ['GET', '/allocation_candidates?resources=VCPU:1,DISK_GB:20&limit=2'],
+]
+const CHECK_AFTER_RELOAD = SCRIPT.filter(([m, url]) => m === 'GET' && !url.startsWith('/allocations/'))
+
+async function answers(store: Store, calls: typeof SCRIPT) {
+  const app = await buildApp({store, auth: 'noauth2'})
+  const out = []
+  for (const [method, url, body] of calls) {
+    const res = await app.inject({
+      method: method as 'GET',
+      url,
+      headers: {'x-auth-token': 'admin', 'openstack-api-version': 'placement latest', 'content-type': 'application/json'},
+      payload: body === undefined ? undefined : JSON.stringify(body),
+    })
+    // Request ids differ from call to call.
+    out.push({call: `${method} ${url}`, status: res.statusCode, body: res.body.replace(/req-[0-9a-f-]{36}/g, 'req-x')})
+  }
+  await app.close()
+  return out
+}
+
+describe.skipIf(!postgresAvailable)('PostgreSQL backend', () => {
+  let server: TestPostgres
+  beforeAll(async () => {
+    server = await startPostgres()
+  }, 60000)
+  afterAll(() => server?.stop())
+
+  it('answers as SQLite does, before and after a reload', async () => {
+    const url = await server.database()
+    const [lite, pgs] = [await Store.open(':memory:'), await Store.open(url)]
+    const a = await answers(lite, SCRIPT)
+    const b = await answers(pgs, SCRIPT)
+    expect(b).toEqual(a)
+    expect(a.filter((r) => r.status >= 400).map((r) => r.call)).toEqual([`PUT /allocations/${U(103)}`, `PUT /resource_providers/${U(3)}/inventories`])
+    await pgs.close()
+    // A new process loads the same state: same answers, providers in creation order.
+    const again = await Store.open(url)
+    expect(await answers(again, CHECK_AFTER_RELOAD)).toEqual(await answers(lite, CHECK_AFTER_RELOAD))
+    expect([...again.state.providers.values()].map((p) => p.name)).toEqual(['cn1', 'cn1-numa0', 'ss'])
+    await again.close()
+    await lite.close()
+  })
+
+  it('sees what another process committed before its next read and write', async () => {
+    const url = await server.database()
+    const a = await Store.open(url)
+    const b = await Store.open(url)
+    await a.write((s, now) => createProvider(s, now, {name: 'from-a'}))
+    expect((await b.refresh()).providerByName.has('from-a')).toBe(true)
+    await b.write((s, now) => createProvider(s, now, {name: 'from-b'}))
+    expect([...(await a.refresh()).providers.values()].map((p) => p.name)).toEqual(['from-a', 'from-b'])
+    await a.close()
+    await b.close()
+  })
+
+  it('writes nothing, in the database or in memory, when the write function throws', async () => {
+    const url = await server.database()
+    const a = await Store.open(url)
+    await expect(
+      a.write((s, now) => {
+        createProvider(s, now, {name: 'half'})
+        throw new PlacementError(400, 'changed my mind')
+      }),
+    ).rejects.toThrow('changed my mind')
+    expect(a.state.providers.size).toBe(0)
+    await a.close()
+    const b = await Store.open(url)
+    expect(b.state.providers.size).toBe(0)
+    await b.close()
+  })
+
+  it('loses no update when two processes write the same provider at once', async () => {
+    const url = await server.database()
+    const uuid = U(7)
+    const store = await Store.open(url)
+    await store.write((s, now) => createProvider(s, now, {name: 'shared', uuid}))
+    await store.close()
+    const writer = path.resolve('test/helpers/bump-writer.mjs')
+    const [x, y] = await Promise.all([run(process.execPath, [writer, url, uuid, '40']), run(process.execPath, [writer, url, uuid, '40'])])
+    const seen = [...JSON.parse(x.stdout), ...JSON.parse(y.stdout)].sort((m, n) => m - n)
+    expect(seen).toEqual(Array.from({length: 80}, (_, i) => i + 1))
+  }, 60000)
+
+  it('runs the daemon on it, beside a second daemon on the same database', async () => {
+    const url = await server.database()
+    const [one, two] = [await startServer({db: url, host: '127.0.0.1', port: 0, auth: 'noauth2'}), await startServer({db: url, host: '127.0.0.1', port: 0, auth: 'noauth2'})]
+    const headers = {'x-auth-token': 'admin', 'openstack-api-version': 'placement 1.39', 'content-type': 'application/json'}
+    const made = await fetch(`${one.url}/resource_providers`, {method: 'POST', headers, body: JSON.stringify({name: 'cn1', uuid: U(9)})})
+    expect(made.status).toBe(200)
+    const inv = await fetch(`${two.url}/resource_providers/${U(9)}/inventories`, {method: 'PUT', headers, body: JSON.stringify({resource_provider_generation: 0, inventories: {VCPU: {total: 2}}})})
+    expect(inv.status).toBe(200)
+    const ac = await (await fetch(`${one.url}/allocation_candidates?resources=VCPU:2`, {headers})).json()
+    expect(Object.keys(ac.provider_summaries)).toEqual([U(9)])
+    await one.close()
+    await two.close()
+  })
+
+  it('serves the CLI on a postgres:// URL, and db upgrade creates the schema', async () => {
+    const url = await server.database()
+    const up = await placemat(['db', 'upgrade', '--db', url, '--json'])
+    expect(up.code, up.stderr).toBe(0)
+    expect(JSON.parse(up.stdout).applied).toEqual(['0001_initial', '0002_topology', '0003_provider_order'])
+    expect((await placemat(['provider', 'create', 'cn1', '--db', url])).code).toBe(0)
+    const list = await placemat(['provider', 'list', '--db', url, '--json'])
+    expect(list.code, list.stderr).toBe(0)
+    expect(JSON.parse(list.stdout).resource_providers.map((p: {name: string}) => p.name)).toEqual(['cn1'])
+    const status = await placemat(['db', 'status', '--db', url])
+    expect(status.code).toBe(2)
+    expect(status.stderr).toMatch(/only db upgrade applies/)
+  }, 60000)
+})
