@@ -1,22 +1,16 @@
 /**
- * The PostgreSQL backend: the same API answers as on SQLite (before and after a reload), no
- * lost update between two processes, other processes' commits seen, failed writes leaving
- * nothing, and the CLI on a postgres:// URL. Needs PostgreSQL server binaries (or
- * PLACEMAT_TEST_PG_URL); skipped, and said so, without them.
+ * The PostgreSQL backend through the API and the CLI: the same answers as on SQLite (before and
+ * after a reload), two daemons on one database, the CLI on a postgres:// URL. (The store's own
+ * guarantees are tested on both backends in store.test.ts.) Needs PostgreSQL server binaries
+ * (or PLACEMAT_TEST_PG_URL); skipped, and said so, without them.
  */
-import {execFile} from 'node:child_process'
-import path from 'node:path'
-import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {createProvider} from '../src/core/providers.js'
-import {PlacementError} from '../src/core/errors.js'
 import {buildApp} from '../src/http/app.js'
 import {startServer} from '../src/daemon/server.js'
 import {Store} from '../src/store/store.js'
 import {placemat} from './helpers/cli.js'
 import {postgresAvailable, startPostgres, type TestPostgres} from './helpers/postgres.js'
 
-const run = promisify(execFile)
 if (!postgresAvailable) console.warn('postgres.test.ts: no PostgreSQL server binaries here (apt-get install postgresql): skipped')
 
 const U = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`
@@ -96,46 +90,6 @@ describe.skipIf(!postgresAvailable)('PostgreSQL backend', () => {
     await again.close()
     await lite.close()
   })
-
-  it('sees what another process committed before its next read and write', async () => {
-    const url = await server.database()
-    const a = await Store.open(url)
-    const b = await Store.open(url)
-    await a.write((s, now) => createProvider(s, now, {name: 'from-a'}))
-    expect((await b.refresh()).providerByName.has('from-a')).toBe(true)
-    await b.write((s, now) => createProvider(s, now, {name: 'from-b'}))
-    expect([...(await a.refresh()).providers.values()].map((p) => p.name)).toEqual(['from-a', 'from-b'])
-    await a.close()
-    await b.close()
-  })
-
-  it('writes nothing, in the database or in memory, when the write function throws', async () => {
-    const url = await server.database()
-    const a = await Store.open(url)
-    await expect(
-      a.write((s, now) => {
-        createProvider(s, now, {name: 'half'})
-        throw new PlacementError(400, 'changed my mind')
-      }),
-    ).rejects.toThrow('changed my mind')
-    expect(a.state.providers.size).toBe(0)
-    await a.close()
-    const b = await Store.open(url)
-    expect(b.state.providers.size).toBe(0)
-    await b.close()
-  })
-
-  it('loses no update when two processes write the same provider at once', async () => {
-    const url = await server.database()
-    const uuid = U(7)
-    const store = await Store.open(url)
-    await store.write((s, now) => createProvider(s, now, {name: 'shared', uuid}))
-    await store.close()
-    const writer = path.resolve('test/helpers/bump-writer.mjs')
-    const [x, y] = await Promise.all([run(process.execPath, [writer, url, uuid, '40']), run(process.execPath, [writer, url, uuid, '40'])])
-    const seen = [...JSON.parse(x.stdout), ...JSON.parse(y.stdout)].sort((m, n) => m - n)
-    expect(seen).toEqual(Array.from({length: 80}, (_, i) => i + 1))
-  }, 60000)
 
   it('runs the daemon on it, beside a second daemon on the same database', async () => {
     const url = await server.database()

@@ -3,12 +3,13 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {promisify} from 'node:util'
-import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {afterAll, afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {createProvider} from '../src/core/providers.js'
 import {PlacementError} from '../src/core/errors.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../src/core/standard.js'
 import {buildApp} from '../src/http/app.js'
 import {Store} from '../src/store/store.js'
+import {postgresAvailable, startPostgres, type TestPostgres} from './helpers/postgres.js'
 
 const run = promisify(execFile)
 let dir: string
@@ -18,9 +19,21 @@ beforeEach(() => {
 })
 afterEach(() => fs.rmSync(dir, {recursive: true, force: true}))
 
-describe('Store', () => {
+// The same behaviour on each backend: `fresh()` gives a new, empty database to open.
+let pgServer: Promise<TestPostgres> | undefined
+afterAll(async () => (await pgServer)?.stop())
+const backends = [
+  {name: 'SQLite', available: true, fresh: async () => path.join(dir, 'p.db')},
+  {name: 'PostgreSQL', available: postgresAvailable, fresh: async () => (await (pgServer ??= startPostgres())).database()},
+]
+
+describe.each(backends)('Store on $name', ({available, fresh}) => {
+  if (!available) {
+    it.skip('needs PostgreSQL server binaries (apt-get install postgresql) or PLACEMAT_TEST_PG_URL')
+    return
+  }
   it('starts a new database with exactly the standard classes and traits', async () => {
-    const store = await Store.open(path.join(dir, 'p.db'))
+    const store = await Store.open(await fresh())
     expect([...store.state.classes.keys()]).toEqual([...STANDARD_RESOURCE_CLASSES])
     expect(store.state.traits.size).toBe(STANDARD_TRAITS.length)
     expect(store.state.providers.size).toBe(0)
@@ -28,7 +41,7 @@ describe('Store', () => {
   })
 
   it('persists committed writes and reloads them', async () => {
-    const file = path.join(dir, 'p.db')
+    const file = await fresh()
     const a = await Store.open(file)
     await a.write((s, now) => createProvider(s, now, {name: 'cn1', uuid: '11111111-1111-1111-1111-111111111111'}))
     await a.close()
@@ -37,8 +50,8 @@ describe('Store', () => {
     await b.close()
   })
 
-  it('writes nothing, in the file or in memory, when the write function throws', async () => {
-    const file = path.join(dir, 'p.db')
+  it('writes nothing, in the database or in memory, when the write function throws', async () => {
+    const file = await fresh()
     const a = await Store.open(file)
     await expect(
       a.write((s, now) => {
@@ -53,19 +66,20 @@ describe('Store', () => {
     await b.close()
   })
 
-  it('sees what another connection committed before its next read', async () => {
-    const file = path.join(dir, 'p.db')
+  it('sees what another connection committed before its next read and write', async () => {
+    const file = await fresh()
     const a = await Store.open(file)
     const b = await Store.open(file)
     await a.write((s, now) => createProvider(s, now, {name: 'from-a'}))
-    const state = await b.refresh()
-    expect(state.providerByName.has('from-a')).toBe(true)
+    expect((await b.refresh()).providerByName.has('from-a')).toBe(true)
+    await b.write((s, now) => createProvider(s, now, {name: 'from-b'}))
+    expect([...(await a.refresh()).providers.values()].map((p) => p.name)).toEqual(['from-a', 'from-b'])
     await a.close()
     await b.close()
   })
 
   it('keeps the generation bumps of allocation writes', async () => {
-    const file = path.join(dir, 'p.db')
+    const file = await fresh()
     const a = await Store.open(file)
     const app = await buildApp({store: a, auth: 'noauth2'})
     const headers = {'x-auth-token': 'admin', 'openstack-api-version': 'placement latest', 'content-type': 'application/json'}
@@ -91,6 +105,26 @@ describe('Store', () => {
     await b.close()
   })
 
+  it('loses no update when two processes write the same provider at once', async () => {
+    const file = await fresh()
+    const uuid = '33333333-3333-3333-3333-333333333333'
+    const store = await Store.open(file)
+    await store.write((s, now) => createProvider(s, now, {name: 'shared', uuid}))
+    await store.close()
+    const writer = path.resolve('test/helpers/bump-writer.mjs')
+    const [x, y] = await Promise.all([
+      run(process.execPath, [writer, file, uuid, '60']),
+      run(process.execPath, [writer, file, uuid, '60']),
+    ])
+    const seen = [...JSON.parse(x.stdout), ...JSON.parse(y.stdout)].sort((m, n) => m - n)
+    expect(seen).toEqual(Array.from({length: 120}, (_, i) => i + 1))
+    const after = await Store.open(file)
+    expect(after.state.providers.get(uuid)?.generation).toBe(120)
+    await after.close()
+  })
+})
+
+describe('Store on SQLite', () => {
   it('checkpoints the WAL into the database file in the background', async () => {
     const file = path.join(dir, 'p.db')
     const a = await Store.open(file, {backgroundCheckpoint: true})
@@ -112,23 +146,5 @@ describe('Store', () => {
     expect(seen).toBe(20)
     await a.close()
     expect(fs.existsSync(file + '-wal')).toBe(false)
-  })
-
-  it('loses no update when two processes write the same provider at once', async () => {
-    const file = path.join(dir, 'p.db')
-    const uuid = '33333333-3333-3333-3333-333333333333'
-    const store = await Store.open(file)
-    await store.write((s, now) => createProvider(s, now, {name: 'shared', uuid}))
-    await store.close()
-    const writer = path.resolve('test/helpers/bump-writer.mjs')
-    const [x, y] = await Promise.all([
-      run(process.execPath, [writer, file, uuid, '60']),
-      run(process.execPath, [writer, file, uuid, '60']),
-    ])
-    const seen = [...JSON.parse(x.stdout), ...JSON.parse(y.stdout)].sort((m, n) => m - n)
-    expect(seen).toEqual(Array.from({length: 120}, (_, i) => i + 1))
-    const after = await Store.open(file)
-    expect(after.state.providers.get(uuid)?.generation).toBe(120)
-    await after.close()
   })
 })
