@@ -73,10 +73,6 @@ export class Store {
     return this.backend.db
   }
 
-  get kind(): Backend['kind'] {
-    return this.backend.kind
-  }
-
   static async open(file: string, options: OpenOptions = {}): Promise<Store> {
     const backend = await openBackend(file, options)
     const store = new Store(file, backend)
@@ -134,8 +130,8 @@ export class Store {
     })
   }
 
-  /** Rebuilds the State from the database. */
-  async reload(): Promise<void> {
+  /** Rebuilds the State from the database (at open, or with the queue to ourselves: see catchUp). */
+  private async reload(): Promise<void> {
     await this.db.connection().execute((conn) => this.loadSnapshot(conn))
   }
 
