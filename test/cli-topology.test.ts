@@ -268,6 +268,27 @@ describe('placemat topology', () => {
     expect(layout.rows.map((r: any) => r.name)).toEqual(['row-1c'])
   }, 180_000)
 
+  it('apply keeps the rack, row and room aggregates a host file does not mention', async () => {
+    const mine = path.join(dir, 'keep.db')
+    await fs.promises.copyFile(await newDbWithHosts('keep-src.db'), mine)
+    await ok(['topology', 'apply', SMALL, '--db', mine])
+    const placed = [nodeUuid('rack', 'rack-1a-01'), nodeUuid('row', 'row-1a'), nodeUuid('room', 'room-1')].sort()
+    expect((await onFile(mine, aggregates))['cn-0001']).toEqual(placed)
+    const other = 'bbbbbbbb-0000-4000-8000-000000000001'
+    const hostFile = (aggs: string[]) => {
+      const f = path.join(dir, `host-${aggs.length}.yaml`)
+      fs.writeFileSync(f, YAML.stringify({providers: [{name: 'cn-0001', aggregates: aggs}]}))
+      return f
+    }
+    // The file's aggregates are the host's other aggregates: its topology ones stay.
+    await ok(['apply', hostFile([other]), '--db', mine])
+    expect((await onFile(mine, aggregates))['cn-0001']).toEqual([...placed, other].sort())
+    const again = await json(['apply', hostFile([other]), '--db', mine, '--dry-run'])
+    expect(again.changes).toEqual([])
+    await ok(['apply', hostFile([]), '--db', mine])
+    expect((await onFile(mine, aggregates))['cn-0001']).toEqual(placed)
+  }, 60_000)
+
   it('refuses what cannot be done, with its exit code, and changes nothing', async () => {
     const file = ['--db', db]
     const before = await json(['topology', 'layout', ...file])

@@ -29,6 +29,7 @@ import {canonical, isUuidLike, mapLimit} from './providers.js'
 import {PLACEMAT_API, type CloudView, type FullInventory, type ProviderState} from './cloud-view.js'
 import {aggregateUuid, providerUuid} from './uuid5.js'
 import {readDocument} from './document.js'
+import {getView} from './topology.js'
 
 // ---- the file ---------------------------------------------------------------------
 
@@ -284,14 +285,28 @@ export class PlanError extends Errors.CLIError {
 export interface Catalog {
   classes: Set<string>
   traits: Set<string>
+  /** The aggregates of placemat's racks, rows and rooms (none on plain Placement). */
+  topologyAggregates: Set<string>
 }
 
 export async function loadCatalog(client: PlacementClient): Promise<Catalog> {
-  const [rc, tr] = await Promise.all([
+  const [rc, tr, topology] = await Promise.all([
     client.get<{resource_classes: {name: string}[]}>('/resource_classes'),
     client.get<{traits: string[]}>('/traits'),
+    getView(client).then(
+      (v) => {
+        const uuids: string[] = []
+        const walk = (nodes: {uuid: string; children?: typeof nodes}[]) => nodes.forEach((n) => (uuids.push(n.uuid), walk(n.children ?? [])))
+        walk(v.topology)
+        return uuids
+      },
+      (err) => {
+        if (err instanceof ApiError && err.status === 404) return [] // plain Placement
+        throw err
+      },
+    ),
   ])
-  return {classes: new Set(rc.resource_classes.map((c) => c.name)), traits: new Set(tr.traits)}
+  return {classes: new Set(rc.resource_classes.map((c) => c.name)), traits: new Set(tr.traits), topologyAggregates: new Set(topology)}
 }
 
 const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x) => b.includes(x))
@@ -466,7 +481,13 @@ export function makePlan(file: ApplyFile, snap: CloudView, catalog: Catalog, opt
       }
     }
     if (d.traits && !sameSet(cur.traits, d.traits)) ch.traits = setDiff(cur.traits, d.traits)
-    if (d.aggregates && !sameSet(cur.aggregates, d.aggregates)) ch.aggregates = setDiff(cur.aggregates, d.aggregates)
+    if (d.aggregates) {
+      // A host's rack, row and room belong to the topology (topology apply, rack add/remove):
+      // the file's list is the rest of its aggregates.
+      const kept = cur.aggregates.filter((a) => catalog.topologyAggregates.has(a) && !d.aggregates!.includes(a))
+      if (kept.length) d.aggregates = [...d.aggregates, ...kept].sort()
+      if (!sameSet(cur.aggregates, d.aggregates)) ch.aggregates = setDiff(cur.aggregates, d.aggregates)
+    }
     if (ch.rename || ch.parent || ch.inventories || ch.traits || ch.aggregates) changes.push(ch)
   }
 
