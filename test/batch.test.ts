@@ -36,6 +36,22 @@ describe('POST /placemat/v1/batch', () => {
     expect(tree.body.resource_providers).toHaveLength(2)
   })
 
+  it('takes a body far over the API\'s 16 MiB limit (a whole cloud in one transaction)', async () => {
+    const ops: unknown[] = []
+    for (let i = 0; i < 60000; i++) {
+      const uuid = randomUUID()
+      ops.push({op: 'create_provider', uuid, name: `host-${i}-${'x'.repeat(120)}`}, {op: 'set_inventories', uuid, inventories: {VCPU: {total: 64}, MEMORY_MB: {total: 262144}}})
+    }
+    const body = JSON.stringify({operations: ops})
+    expect(body.length).toBeGreaterThan(18 * 1024 * 1024)
+    const r = await api.call('POST', '/placemat/v1/batch', body)
+    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200)
+    expect(api.store.state.providers.size).toBe(60000)
+    // Placement's own routes keep the default limit.
+    const big = JSON.stringify({name: 'x', uuid: randomUUID(), pad: 'y'.repeat(17 * 1024 * 1024)})
+    expect((await api.call('POST', '/resource_providers', big)).status).toBe(413)
+  }, 60_000)
+
   it('writes nothing when any operation fails', async () => {
     const before = await dump()
     const a = randomUUID()

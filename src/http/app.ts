@@ -223,6 +223,7 @@ export function registerRoutes(app: FastifyInstance, defs: RouteDef[], options: 
       app.route({
         method: def.method,
         url,
+        ...(def.bodyLimit ? {bodyLimit: def.bodyLimit} : {}),
         handler: async (req, reply) => {
           const ctx: Ctx = {req, reply, mv: req.mv, store: options.store, options, params: req.params as Record<string, string>}
           if (def.minVersion !== undefined && req.mv.lt(def.minVersion)) throw new PlacementError(404, '')

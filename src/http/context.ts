@@ -60,6 +60,8 @@ export interface RouteDef {
   handler: (ctx: Ctx) => unknown | Promise<unknown>
   /** The route reads a JSON body: enforce content-type application/json (415 otherwise). */
   body?: boolean
+  /** A body limit of its own (bytes), above the app's default. */
+  bodyLimit?: number
   /** Skip the Accept check (Placement does not check it on every GET). */
   anyAccept?: boolean
   /** Served without a token or admin role (the version document). */

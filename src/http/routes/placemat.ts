@@ -15,6 +15,8 @@ export const routes: RouteDef[] = [
     method: 'POST',
     url: `${PLACEMAT_PREFIX}/batch`,
     body: true,
+    // A whole cloud in one transaction (apply, import): about 100,000 providers fit.
+    bodyLimit: 512 * 1024 * 1024,
     async handler(ctx) {
       const {operations} = readJson<{operations: BatchOperation[]}>(ctx, S.BATCH_POST)
       operations.forEach((o, i) => {
