@@ -52,6 +52,36 @@ describe('POST /placemat/v1/batch', () => {
     expect((await api.call('POST', '/resource_providers', big)).status).toBe(413)
   }, 60_000)
 
+  it('creates providers and reshapes onto them in one transaction, the reshape checked as POST /reshaper', async () => {
+    const cn = randomUUID()
+    const child = randomUUID()
+    const consumer = randomUUID()
+    await api.call('POST', '/resource_providers', {name: 'cn', uuid: cn})
+    await api.call('PUT', `/resource_providers/${cn}/inventories`, {resource_provider_generation: 0, inventories: {VGPU: {total: 4}}})
+    const own = {project_id: 'p', user_id: 'u', consumer_type: 'INSTANCE'}
+    await api.call('PUT', `/allocations/${consumer}`, {allocations: {[cn]: {resources: {VGPU: 2}}}, consumer_generation: null, ...own})
+    const reshape = (generation: number) => ({
+      op: 'reshape',
+      microversion: '1.38',
+      inventories: {[cn]: {resource_provider_generation: generation, inventories: {}}, [child]: {resource_provider_generation: 0, inventories: {VGPU: {total: 4}}}},
+      allocations: {[consumer]: {allocations: {[child]: {resources: {VGPU: 2}}}, consumer_generation: 1, ...own}},
+    })
+    const create = {op: 'create_provider', uuid: child, name: 'cn-pgpu0', parent_provider_uuid: cn}
+    // Bad shape (as POST /reshaper at 1.38 would say), then a stale generation: nothing written.
+    const bad = await api.call('POST', '/placemat/v1/batch', {operations: [create, {...reshape(2), allocations: {[consumer]: {allocations: {}}}}]})
+    expect(bad.status).toBe(400)
+    expect(bad.body.errors[0].detail).toMatch(/operation 1 \(reshape\): JSON does not validate/)
+    const stale = await api.call('POST', '/placemat/v1/batch', {operations: [create, reshape(1)]})
+    expect(stale.status).toBe(409)
+    expect(stale.body.errors[0].code).toBe('placement.concurrent_update')
+    expect(api.store.state.providers.has(child)).toBe(false)
+    const r = await api.call('POST', '/placemat/v1/batch', {operations: [create, reshape(2)]})
+    expect(r.status, JSON.stringify(r.body)).toBe(200)
+    const moved = (await api.call('GET', `/allocations/${consumer}`)).body.allocations
+    expect(Object.keys(moved)).toEqual([child])
+    expect(moved[child].resources).toEqual({VGPU: 2})
+  })
+
   it('writes nothing when any operation fails', async () => {
     const before = await dump()
     const a = randomUUID()

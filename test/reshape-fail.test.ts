@@ -152,7 +152,10 @@ describe('a failing reshape changes nothing', () => {
   })
 })
 
-/** A transport that answers POST /reshaper itself for the first `times` calls. */
+/**
+ * Plain Placement in front of a daemon (no /placemat/ API, so the reshape goes in two steps),
+ * answering POST /reshaper itself for the first `times` calls.
+ */
 class FailingReshaper implements Transport {
   calls = 0
   readonly description: string
@@ -164,6 +167,9 @@ class FailingReshaper implements Transport {
     this.description = inner.description
   }
   async send(method: string, p: string, headers: Record<string, string>, body?: string): Promise<ApiResponse> {
+    if (p.startsWith('/placemat/')) {
+      return {status: 404, headers: {'content-type': 'application/json'}, body: {errors: [{status: 404, code: 'placement.undefined_code', detail: 'The resource could not be found.', title: 'Not Found'}]}}
+    }
     if (method === 'POST' && p === '/reshaper' && this.calls++ < this.times) {
       const {status, code, detail} = this.answer
       return {status, headers: {'content-type': 'application/json'}, body: {errors: [{status, code, detail, title: 'Conflict'}]}}
@@ -193,6 +199,35 @@ describe('online, in process', () => {
     await expect(runReshape(client, plan(), {dryRun: false})).rejects.toMatchObject({status: 409, detail: 'refused'})
     expect(t.calls).toBe(1)
     expect(await names(client)).toEqual(['compute-vgpu-1'])
+  })
+
+  it('on a placemat daemon the new providers and the reshape are one transaction', async () => {
+    const db = await startServer({db: path.join(dir, 'atomic.db'), host: '127.0.0.1', port: 0, auth: 'noauth2'})
+    try {
+      await setup(['--url', db.url, '--token', 'admin'])
+      // The first batch carries stale provider generations: the daemon refuses all of it.
+      let batches = 0
+      const inner = new HttpTransport(db.url, 'admin')
+      const client = new PlacementClient({
+        description: inner.description,
+        close: () => inner.close(),
+        send(method: string, p: string, headers: Record<string, string>, body?: string) {
+          if (p === '/placemat/v1/batch' && batches++ === 0) {
+            const doc = JSON.parse(body!)
+            for (const o of doc.operations) if (o.op === 'reshape') for (const inv of Object.values<any>(o.inventories)) inv.resource_provider_generation += 100
+            body = JSON.stringify(doc)
+          }
+          return inner.send(method, p, headers, body)
+        },
+      })
+      const report = await runReshape(client, plan(), {dryRun: false})
+      expect(report).toMatchObject({applied: true, atomic: true, attempts: 2})
+      // Nothing of the refused attempt stayed: the second one still had both children to create.
+      expect(report.creates.map((c) => c.name).sort()).toEqual(['compute-vgpu-1_pgpu0', 'compute-vgpu-1_pgpu1'])
+      expect(await names(client)).toEqual(['compute-vgpu-1', 'compute-vgpu-1_pgpu0', 'compute-vgpu-1_pgpu1'])
+    } finally {
+      await db.close()
+    }
   })
 
   it('a concurrent update re-reads and re-plans, reusing the providers already created', async () => {

@@ -3,12 +3,15 @@
  * `placemat topology apply` send to a placemat daemon (or run on a file) instead of
  * thousands of Placement calls. Each operation goes through the same domain function
  * as its Placement endpoint, so validation and generations are the same; the first
- * failure aborts the whole batch and nothing is written.
+ * failure aborts the whole batch and nothing is written. (`reshape` lets an online reshape
+ * create its new child providers and move inventory onto them in one transaction, which
+ * Placement's API cannot.)
  */
 import {PlacementError} from './errors.js'
 import {setAggregates} from './aggregates.js'
 import {setInventories} from './inventories.js'
 import {createProvider, deleteProvider, getProvider, updateProvider} from './providers.js'
+import {reshape, type ReshaperBody} from './reshaper.js'
 import {ensureResourceClass} from './resource-classes.js'
 import {ensureTrait, setProviderTraits} from './traits.js'
 import type {State} from './state.js'
@@ -22,6 +25,8 @@ export type BatchOperation =
   | {op: 'set_inventories'; uuid: string; inventories: Record<string, unknown>; generation?: number}
   | {op: 'set_traits'; uuid: string; traits: string[]; generation?: number}
   | {op: 'set_aggregates'; uuid: string; aggregates: string[]; generation?: number}
+  /** POST /reshaper's body at `microversion` (1.30 to 1.39): after the creates of the same batch. */
+  | ({op: 'reshape'; microversion: string} & ReshaperBody)
 
 export interface BatchResult {
   op: BatchOperation['op']
@@ -71,6 +76,11 @@ function applyOne(s: State, now: number, o: BatchOperation): BatchResult {
       const generation = o.generation ?? getProvider(s, o.uuid).generation
       const {provider} = setProviderTraits(s, now, o.uuid, {traits: o.traits, resource_provider_generation: generation})
       return {op: o.op, uuid: o.uuid, generation: provider.generation}
+    }
+    case 'reshape': {
+      const minor = Number(o.microversion.split('.')[1])
+      reshape(s, now, {inventories: o.inventories, allocations: o.allocations}, {consumerTypes: minor >= 38})
+      return {op: o.op}
     }
     case 'set_aggregates': {
       const generation = o.generation ?? getProvider(s, o.uuid).generation

@@ -788,6 +788,12 @@ export const BATCH_OPERATIONS: Record<string, S> = {
     {uuid: PROVIDER_REF, aggregates: AGGREGATES_LIST, generation: {type: 'integer'}},
     ['uuid', 'aggregates'],
   ),
+  // The body itself is then checked against reshaperPostSchema at that microversion.
+  reshape: opSchema(
+    'reshape',
+    {microversion: {type: 'string', pattern: '^1\\.(3[0-9])$'}, inventories: {type: 'object'}, allocations: {type: 'object'}},
+    ['microversion', 'inventories', 'allocations'],
+  ),
 }
 
 /** POST /placemat/v1/batch envelope (each operation is then checked against BATCH_OPERATIONS). */

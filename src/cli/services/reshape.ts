@@ -39,7 +39,9 @@
  *  - offline (--db FILE): the new child providers and the reshape in ONE store
  *    transaction on the file: it all happens or none of it (a killed process leaves the
  *    file as it was; a daemon serving the same file sees the commit on its next request);
- *  - online (--url): Placement has no call that creates a provider inside a reshape, so
+ *  - online on a placemat daemon: the same, through POST /placemat/v1/batch (create_provider
+ *    operations, then a reshape operation), one transaction in the daemon;
+ *  - online on plain Placement: it has no call that creates a provider inside a reshape, so
  *    new children are created first (POST /resource_providers), then POST /reshaper; if the
  *    reshape fails, the children created by this run are deleted again. Until then they
  *    exist empty (no inventory, no traits), which no scheduling query can select; if the
@@ -61,6 +63,7 @@ import {Changes, State, newProvider, type Consumer, type Inventory} from '../../
 import {canonical, isUuidLike, mapLimit, resolveProvider, type ProviderRecord} from './providers.js'
 import {isConcurrentUpdate} from './retry.js'
 import {readText} from './document.js'
+import {PLACEMAT_API} from './cloud-view.js'
 
 // ---------------------------------------------------------------------------
 // Plans
@@ -776,6 +779,8 @@ export interface ReshapeReport {
   conflicts: Conflict[]
   error: Check['error']
   attempts: number
+  /** Once applied: whether the new providers and the reshape were one transaction (false: plain Placement, two steps). */
+  atomic?: boolean
 }
 
 export function renderReport(r: ReshapeReport): string {
@@ -784,7 +789,8 @@ export function renderReport(r: ReshapeReport): string {
     return r.before.find((p) => p.uuid === uuid)?.name ?? r.after?.find((p) => p.uuid === uuid)?.name ?? r.creates.find((c) => c.uuid === uuid)?.name ?? uuid
   }
   const out: string[] = []
-  out.push(`${r.dry_run ? 'Dry run' : 'Reshape'} (${r.transaction}): ${r.plan === 'moves' ? 'move plan' : 'reshaper body'}, microversion ${r.microversion}`)
+  const how = r.atomic === undefined ? r.transaction : `${r.transaction}, ${r.atomic ? 'one transaction' : 'new providers first, then the reshape'}`
+  out.push(`${r.dry_run ? 'Dry run' : 'Reshape'} (${how}): ${r.plan === 'moves' ? 'move plan' : 'reshaper body'}, microversion ${r.microversion}`)
   if (r.creates.length) {
     out.push('', 'New providers:')
     for (const c of r.creates) out.push(`  + ${c.name}  ${c.uuid}  under ${name(c.parent_provider_uuid)}`)
@@ -818,6 +824,25 @@ const toApiError = (err: PlacementError) => new ApiError(err.status, err.detail,
 
 async function prepare(client: PlacementClient, plan: Plan): Promise<Prepared> {
   return plan.kind === 'moves' ? prepareMoves(client, plan.moves) : prepareBody(client, plan.body)
+}
+
+/**
+ * On a placemat daemon: the new children and the reshape in one POST /placemat/v1/batch, one
+ * transaction. False when the endpoint has no batch API (plain Placement).
+ */
+async function reshapeInOneBatch(client: PlacementClient, prep: Prepared, microversion: string): Promise<boolean> {
+  const operations = [
+    ...prep.creates.map((c) => ({op: 'create_provider', ...c})),
+    {op: 'reshape', microversion, ...prep.body},
+  ]
+  try {
+    await client.post(`${PLACEMAT_API}/batch`, {operations})
+    return true
+  } catch (err) {
+    // The route itself missing, not an operation failing ("operation N (...): ...").
+    if (err instanceof ApiError && err.status === 404 && !/^operation \d+ /.test(err.detail)) return false
+    throw err
+  }
 }
 
 /**
@@ -862,13 +887,17 @@ export async function runReshape(
         } catch (err) {
           throw err instanceof PlacementError ? toApiError(err) : err
         }
+      } else if (await reshapeInOneBatch(client, prep, microversion)) {
+        report.atomic = true
       } else {
         for (const c of prep.creates) {
           await client.post('/resource_providers', c, {version: '1.20'})
           created.push(c.uuid)
         }
         await client.post('/reshaper', prep.body, {version: microversion})
+        report.atomic = false
       }
+      report.atomic ??= true
       report.applied = true
       return report
     } catch (err) {

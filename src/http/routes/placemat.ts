@@ -6,6 +6,7 @@ import {PlacementError} from '../../core/errors.js'
 import {applyBatch, type BatchOperation} from '../../core/batch.js'
 import {validateSchema} from '../jsonschema.js'
 import {readJson, type RouteDef} from '../context.js'
+import {Version} from '../microversion.js'
 import * as S from '../schemas.js'
 
 export const PLACEMAT_PREFIX = '/placemat/v1'
@@ -22,7 +23,11 @@ export const routes: RouteDef[] = [
       operations.forEach((o, i) => {
         const schema = S.BATCH_OPERATIONS[o.op as string]
         if (!schema) throw new PlacementError(400, `operation ${i}: unknown op ${JSON.stringify(o.op)}`)
-        const msg = validateSchema(schema, o)
+        let msg = validateSchema(schema, o)
+        if (msg === null && o.op === 'reshape') {
+          const {op: _op, microversion, ...body} = o
+          msg = validateSchema(S.reshaperPostSchema(new Version(1, Number(microversion.split('.')[1]))), body)
+        }
         if (msg !== null) throw new PlacementError(400, `operation ${i} (${o.op}): JSON does not validate: ${msg}`)
       })
       const results = await ctx.store.write((s, now) => applyBatch(s, now, operations))
