@@ -7,6 +7,7 @@ import {afterAll, afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {createProvider} from '../src/core/providers.js'
 import {PlacementError} from '../src/core/errors.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../src/core/standard.js'
+import SQLite from 'better-sqlite3'
 import {buildApp} from '../src/http/app.js'
 import {Store} from '../src/store/store.js'
 import {postgresAvailable, startPostgres, type TestPostgres} from './helpers/postgres.js'
@@ -125,6 +126,20 @@ describe.each(backends)('Store on $name', ({available, fresh}) => {
 })
 
 describe('Store on SQLite', () => {
+  it('a write the database itself refuses leaves memory as the database is', async () => {
+    const file = path.join(dir, 'p.db')
+    const a = await Store.open(file)
+    await a.write((s, now) => createProvider(s, now, {name: 'kept'}))
+    // Another connection makes every new provider row fail (as a full disk or a lost
+    // connection would, after the in-memory change was made).
+    const other = new SQLite(file)
+    other.exec(`create trigger refuse before insert on resource_providers begin select raise(abort, 'refused'); end`)
+    other.close()
+    await expect(a.write((s, now) => createProvider(s, now, {name: 'refused'}))).rejects.toThrow(/refused/)
+    expect([...(await a.refresh()).providers.values()].map((p) => p.name)).toEqual(['kept'])
+    await a.close()
+  })
+
   it('checkpoints the WAL into the database file in the background', async () => {
     const file = path.join(dir, 'p.db')
     const a = await Store.open(file, {backgroundCheckpoint: true})

@@ -325,8 +325,12 @@ export class Store {
         await sql`commit`.execute(conn)
       } catch (err) {
         await sql`rollback`.execute(conn).catch(() => undefined)
-        // Memory may hold what the database does not: load it again.
-        if (!changes.empty) await this.loadSnapshot(conn)
+        if (!changes.empty) {
+          // Memory may hold what the database does not: load it again, and if even that fails
+          // (the connection is gone), make sure the next request reloads before it reads.
+          this.dataVersion = -1
+          await this.loadSnapshot(conn).catch(() => undefined)
+        }
         throw err
       }
       this.dataVersion = mark
