@@ -28,6 +28,9 @@ export type BatchOperation =
   /** POST /reshaper's body at `microversion` (1.30 to 1.39): after the creates of the same batch. */
   | ({op: 'reshape'; microversion: string} & ReshaperBody)
 
+/** The minor microversion a reshape operation's body is written for ('1.38' -> 38). */
+export const reshapeMinor = (o: {microversion: string}) => Number(o.microversion.split('.')[1])
+
 export interface BatchResult {
   op: BatchOperation['op']
   uuid?: string
@@ -78,8 +81,7 @@ function applyOne(s: State, now: number, o: BatchOperation): BatchResult {
       return {op: o.op, uuid: o.uuid, generation: provider.generation}
     }
     case 'reshape': {
-      const minor = Number(o.microversion.split('.')[1])
-      reshape(s, now, {inventories: o.inventories, allocations: o.allocations}, {consumerTypes: minor >= 38})
+      reshape(s, now, {inventories: o.inventories, allocations: o.allocations}, {consumerTypes: reshapeMinor(o) >= 38})
       return {op: o.op}
     }
     case 'set_aggregates': {

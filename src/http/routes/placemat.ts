@@ -3,7 +3,7 @@
  * sees. Placement's routes are untouched by anything here.
  */
 import {PlacementError} from '../../core/errors.js'
-import {applyBatch, type BatchOperation} from '../../core/batch.js'
+import {applyBatch, reshapeMinor, type BatchOperation} from '../../core/batch.js'
 import {validateSchema} from '../jsonschema.js'
 import {readJson, type RouteDef} from '../context.js'
 import {Version} from '../microversion.js'
@@ -16,7 +16,7 @@ export const routes: RouteDef[] = [
     method: 'POST',
     url: `${PLACEMAT_PREFIX}/batch`,
     body: true,
-    // A whole cloud in one transaction (apply, import): about 100,000 providers fit.
+    // A whole cloud in one transaction (`placemat apply`): about 100,000 providers fit.
     bodyLimit: 512 * 1024 * 1024,
     async handler(ctx) {
       const {operations} = readJson<{operations: BatchOperation[]}>(ctx, S.BATCH_POST)
@@ -25,8 +25,8 @@ export const routes: RouteDef[] = [
         if (!schema) throw new PlacementError(400, `operation ${i}: unknown op ${JSON.stringify(o.op)}`)
         let msg = validateSchema(schema, o)
         if (msg === null && o.op === 'reshape') {
-          const {op: _op, microversion, ...body} = o
-          msg = validateSchema(S.reshaperPostSchema(new Version(1, Number(microversion.split('.')[1]))), body)
+          const {op: _op, microversion: _mv, ...body} = o
+          msg = validateSchema(S.reshaperPostSchema(new Version(1, reshapeMinor(o))), body)
         }
         if (msg !== null) throw new PlacementError(400, `operation ${i} (${o.op}): JSON does not validate: ${msg}`)
       })
