@@ -116,8 +116,8 @@ describe('the upgrade transaction (test-only migrations)', () => {
     const err = await Store.open(file).catch((e) => e)
     expect(err).toBeInstanceOf(SchemaOutOfDateError)
     expect(err.message).toContain(`run \`placemat db upgrade --db ${file}\` first`)
-    expect(dbStatus(file)).toMatchObject({state: 'upgrade-needed', pending: [...real, '9999_test_column']})
-    expect(dbCheck(file)[0]).toMatchObject({name: 'Schema version', result: 'failure'})
+    expect(await dbStatus(file)).toMatchObject({state: 'upgrade-needed', pending: [...real, '9999_test_column']})
+    expect((await dbCheck(file))[0]).toMatchObject({name: 'Schema version', result: 'failure'})
   })
 
   it('a failing migration leaves the file exactly as it was', async () => {
@@ -136,7 +136,7 @@ describe('the upgrade transaction (test-only migrations)', () => {
     expect(err.exit).toBe(1)
     expect(err.message).toMatch(/migration 9999_test_fails failed: boom; nothing was changed/)
     expect(dumpDb(file)).toBe(before)
-    expect(dbStatus(file).pending).toEqual([...real, '9998_test_ok_first', '9999_test_fails'])
+    expect((await dbStatus(file)).pending).toEqual([...real, '9998_test_ok_first', '9999_test_fails'])
     expect(fs.readdirSync(path.dirname(file)).filter((f) => f.includes('backup'))).toEqual([])
   })
 
@@ -150,13 +150,13 @@ describe('the upgrade transaction (test-only migrations)', () => {
     expect(r).toMatchObject({from: '0001_initial', to: '9999_test_column', applied: [...real, '9999_test_column']})
     expect(r.backup).toMatch(/placemat\.db\.backup-0001_initial-\d{8}T\d{6}$/)
     expect(dumpDb(r.backup!)).toBe(before)
-    expect(dbStatus(file).state).toBe('current')
+    expect((await dbStatus(file)).state).toBe('current')
     expect(await exportOf(file)).toMatchObject(FIXTURE_EXPORT)
     // Nothing left to do the second time.
     expect(await dbUpgrade(file, {backup: true})).toMatchObject({applied: [], backup: null})
     // An older placemat (without that migration) sees a newer file and will not touch it.
     delete (migrations as Record<string, any>)['9999_test_column']
-    expect(dbStatus(file)).toMatchObject({state: 'newer', unknown: ['9999_test_column']})
+    expect(await dbStatus(file)).toMatchObject({state: 'newer', unknown: ['9999_test_column']})
     await expect(dbUpgrade(file, {backup: false})).rejects.toMatchObject({exit: 1, message: expect.stringMatching(/newer placemat/)})
   })
 
@@ -168,7 +168,7 @@ describe('the upgrade transaction (test-only migrations)', () => {
     // The pid record a daemon writes beside its database, naming a live process (this one).
     fs.writeFileSync(daemonFiles(file).pid, JSON.stringify({pid: process.pid, url: 'http://127.0.0.1:1', db: file}))
     await expect(dbUpgrade(file, {backup: false})).rejects.toMatchObject({exit: 4, message: expect.stringMatching(/a daemon serves/)})
-    expect(dbStatus(file).pending).toEqual([...real, '9999_test_column'])
+    expect((await dbStatus(file)).pending).toEqual([...real, '9999_test_column'])
   })
 })
 

@@ -26,13 +26,13 @@ Exit codes: 0 every check succeeded; 8 warnings only; 9 at least one failure; 3 
   static examples = ['<%= config.bin %> db check', '<%= config.bin %> db check --db placement.db --json']
 
   static flags = {
-    db: Flags.string({description: 'SQLite database file (env PLACEMAT_DB; default: the daemon\'s)', default: defaultDbFile()}),
+    db: Flags.string({description: 'SQLite database file or postgres:// URL (env PLACEMAT_DB; default: the daemon\'s)', default: defaultDbFile()}),
     json: Flags.boolean({description: 'print the results as JSON'}),
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(DbCheck)
-    const results = dbCheck(flags.db)
+    const results = await dbCheck(flags.db)
     if (flags.json) this.log(JSON.stringify({file: flags.db, checks: results}, null, 2))
     else {
       const width = Math.max(...results.map((r) => r.name.length))

@@ -14,13 +14,13 @@ Exit codes: 0 schema current and integrity ok; 7 migrations pending (run \`place
   static examples = ['<%= config.bin %> db status', '<%= config.bin %> db status --db /var/lib/placemat/placemat.db --json']
 
   static flags = {
-    db: Flags.string({description: 'SQLite database file (env PLACEMAT_DB; default: the daemon\'s)', default: defaultDbFile()}),
+    db: Flags.string({description: 'SQLite database file or postgres:// URL (env PLACEMAT_DB; default: the daemon\'s)', default: defaultDbFile()}),
     json: Flags.boolean({description: 'print a JSON object'}),
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(DbStatus)
-    const s = dbStatus(flags.db)
+    const s = await dbStatus(flags.db)
     if (flags.json) this.log(JSON.stringify(s, null, 2))
     else {
       const lines: [string, string][] = [

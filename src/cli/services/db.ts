@@ -1,14 +1,14 @@
 /**
  * The database file itself: schema version and pending migrations, the offline upgrade
  * (one transaction, after a backup), and Placement-style upgrade checks on the data.
- * All of this works on the SQLite file directly, without a daemon (and refuses to
- * upgrade while one serves the file).
+ * All of this works on the database directly, without a daemon (and refuses to upgrade a
+ * SQLite file while one serves it); status, upgrade and check also work on a PostgreSQL URL.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
 import {Errors} from '@oclif/core'
-import {Kysely, Migrator, SqliteDialect, sql, type MigrationProvider} from 'kysely'
+import {Kysely, Migrator, SqliteDialect, sql, type MigrationProvider, type RawBuilder} from 'kysely'
 import {INCOMPLETE_CONSUMER_ID} from '../../core/allocations.js'
 import {inventoryCapacity} from '../../core/inventories.js'
 import {isAlive, readRecord} from '../../daemon/control.js'
@@ -42,7 +42,7 @@ const known = () => Object.keys(migrations).sort()
 
 function openRaw(file: string, readonly: boolean): SQLite.Database {
   if (isDatabaseUrl(file)) {
-    throw new DbError(`db status and db check read SQLite files; on PostgreSQL (${describeTarget(file)}) only db upgrade applies`, 2)
+    throw new DbError(`${describeTarget(file)} is a PostgreSQL database: back it up with pg_dump`, 2)
   }
   if (!fs.existsSync(file)) throw new DbError(`no database file at ${file}`, 3)
   const raw = new SQLite(file, {readonly, fileMustExist: true})
@@ -50,12 +50,38 @@ function openRaw(file: string, readonly: boolean): SQLite.Database {
   return raw
 }
 
-const hasTable = (raw: SQLite.Database, name: string) =>
-  Boolean(raw.prepare(`select 1 from sqlite_master where type = 'table' and name = ?`).get(name))
+/**
+ * Read-only queries on the database, SQLite file or PostgreSQL, for status and checks (kysely
+ * writes each dialect's placeholders; the SQL itself is plain enough for both).
+ */
+interface Inspector {
+  kind: 'sqlite' | 'postgres'
+  rows<T>(query: RawBuilder<T> | string): Promise<T[]>
+  hasTable(name: string): Promise<boolean>
+  close(): Promise<void>
+}
 
-function executedMigrations(raw: SQLite.Database): string[] {
-  if (!hasTable(raw, 'kysely_migration')) return []
-  return (raw.prepare('select name from kysely_migration order by name').all() as {name: string}[]).map((r) => r.name)
+async function inspect(target: string): Promise<Inspector> {
+  if (!isDatabaseUrl(target) && !fs.existsSync(target)) throw new DbError(`no database file at ${target}`, 3)
+  const backend = await openBackend(target, {readonly: true})
+  const rows = async <T>(query: RawBuilder<T> | string) => (await (typeof query === 'string' ? sql.raw<T>(query) : query).execute(backend.db)).rows
+  return {
+    kind: backend.kind,
+    rows,
+    async hasTable(name) {
+      const found =
+        backend.kind === 'sqlite'
+          ? await rows(sql`select 1 as x from sqlite_master where type = 'table' and name = ${name}`)
+          : await rows(sql`select 1 as x from information_schema.tables where table_schema = current_schema() and table_name = ${name}`)
+      return found.length > 0
+    },
+    close: () => backend.close(),
+  }
+}
+
+async function executedMigrations(db: Inspector): Promise<string[]> {
+  if (!(await db.hasTable('kysely_migration'))) return []
+  return (await db.rows<{name: string}>('select name from kysely_migration order by name')).map((r) => r.name)
 }
 
 export interface DbStatus {
@@ -82,22 +108,24 @@ function daemonOn(file: string): DbStatus['daemon'] {
   return {pid: record.pid, url: record.url}
 }
 
-export function dbStatus(file: string): DbStatus {
-  const raw = openRaw(file, true)
+export async function dbStatus(file: string): Promise<DbStatus> {
+  const db = await inspect(file)
   try {
-    const applied = executedMigrations(raw)
+    const applied = await executedMigrations(db)
     const all = known()
     const pending = all.filter((m) => !applied.includes(m))
     const unknown = applied.filter((m) => !all.includes(m))
-    const integrity = (raw.pragma('integrity_check') as {integrity_check: string}[]).map((r) => r.integrity_check)
+    // PostgreSQL checks its own pages; SQLite's integrity check reads the whole file.
+    const integrity =
+      db.kind === 'sqlite' ? (await db.rows<{integrity_check: string}>('pragma integrity_check')).map((r) => r.integrity_check) : ['ok']
     const counts: Record<string, number> = {}
     for (const t of ['resource_providers', 'inventories', 'consumers', 'allocations', 'resource_classes', 'traits']) {
-      if (hasTable(raw, t)) counts[t] = (raw.prepare(`select count(*) as n from ${t}`).get() as {n: number}).n
+      if (await db.hasTable(t)) counts[t] = Number((await db.rows<{n: number}>(`select count(*) as n from ${t}`))[0].n)
     }
     const state: DbStatus['state'] =
       applied.length === 0 ? 'empty' : unknown.length ? 'newer' : pending.length ? 'upgrade-needed' : 'current'
     return {
-      file,
+      file: describeTarget(file),
       schema_version: applied.at(-1) ?? null,
       latest: all.at(-1)!,
       applied,
@@ -106,12 +134,12 @@ export function dbStatus(file: string): DbStatus {
       state,
       integrity,
       integrity_ok: integrity.length === 1 && integrity[0] === 'ok',
-      journal_mode: String(raw.pragma('journal_mode', {simple: true})),
+      journal_mode: db.kind === 'sqlite' ? String((await db.rows<{journal_mode: string}>('pragma journal_mode'))[0].journal_mode) : 'postgresql',
       counts,
       daemon: daemonOn(file),
     }
   } finally {
-    raw.close()
+    await db.close()
   }
 }
 
@@ -144,7 +172,7 @@ export async function backupFile(file: string, tag: string): Promise<string> {
  */
 export async function dbUpgrade(file: string, opts: {backup: boolean}): Promise<UpgradeResult> {
   if (isDatabaseUrl(file)) return upgradeDatabase(file)
-  const status = dbStatus(file)
+  const status = await dbStatus(file)
   if (status.daemon) {
     throw new DbError(`a daemon serves ${file} (pid ${status.daemon.pid}, ${status.daemon.url}); stop it first (placemat daemon stop)`, DbExit.IN_USE)
   }
@@ -178,7 +206,7 @@ export async function dbUpgrade(file: string, opts: {backup: boolean}): Promise<
   // The result must load as the daemon loads it.
   const store = await Store.open(file)
   await store.close()
-  const after = dbStatus(file)
+  const after = await dbStatus(file)
   return {file, from: status.schema_version, to: after.schema_version!, applied: status.pending, backup}
 }
 
@@ -245,8 +273,8 @@ function result(name: string, code: CheckCode, problems: string[], hint?: string
  * SQLite integrity check, the provider trees, rows pointing at nothing, inventories and
  * allocations that break Placement's rules, and allocations over capacity.
  */
-export function dbCheck(file: string): CheckResult[] {
-  const status = dbStatus(file)
+export async function dbCheck(file: string): Promise<CheckResult[]> {
+  const status = await dbStatus(file)
   const out: CheckResult[] = []
   out.push(
     result(
@@ -262,14 +290,14 @@ export function dbCheck(file: string): CheckResult[] {
       status.state === 'upgrade-needed' ? `Run "placemat db upgrade --db ${file}".` : undefined,
     ),
   )
-  out.push(result('SQLite integrity', 'failure', status.integrity_ok ? [] : status.integrity))
+  if (!isDatabaseUrl(file)) out.push(result('SQLite integrity', 'failure', status.integrity_ok ? [] : status.integrity))
   if (status.state === 'empty') return out
 
-  const raw = openRaw(file, true)
+  const db = await inspect(file)
   try {
-    const rows = <T>(q: string, ...params: unknown[]) => raw.prepare(q).all(...params) as T[]
+    const rows = <T>(q: RawBuilder<T> | string) => db.rows<T>(q)
     type P = {uuid: string; name: string; parent_uuid: string | null; root_uuid: string | null}
-    const providers = new Map(rows<P>('select uuid, name, parent_uuid, root_uuid from resource_providers').map((p) => [p.uuid, p]))
+    const providers = new Map((await rows<P>('select uuid, name, parent_uuid, root_uuid from resource_providers')).map((p) => [p.uuid, p]))
 
     // Placement's "Missing Root Provider IDs", and roots that are not what the parents say.
     const rootProblems: string[] = []
@@ -296,7 +324,7 @@ export function dbCheck(file: string): CheckResult[] {
     out.push(result('Provider trees', 'failure', treeProblems))
 
     // Placement's "Incomplete Consumers": allocations whose consumer record is missing.
-    const missing = rows<{consumer_uuid: string}>(
+    const missing = await rows<{consumer_uuid: string}>(
       'select distinct a.consumer_uuid from allocations a left join consumers c on c.uuid = a.consumer_uuid where c.uuid is null',
     )
     out.push(
@@ -306,7 +334,9 @@ export function dbCheck(file: string): CheckResult[] {
         missing.map((r) => `allocations of consumer ${r.consumer_uuid} have no consumer record (placemat does not load them)`),
       ),
     )
-    const incomplete = rows<{uuid: string}>("select uuid from consumers where project_id in (?, '') or user_id in (?, '')", INCOMPLETE_CONSUMER_ID, INCOMPLETE_CONSUMER_ID)
+    const incomplete = await rows<{uuid: string}>(
+      sql`select uuid from consumers where project_id in (${INCOMPLETE_CONSUMER_ID}, '') or user_id in (${INCOMPLETE_CONSUMER_ID}, '')`,
+    )
     out.push(
       result(
         'Consumers missing project/user',
@@ -318,18 +348,18 @@ export function dbCheck(file: string): CheckResult[] {
 
     // Rows pointing at nothing.
     const dangling: string[] = []
-    const classes = new Set(rows<{name: string}>('select name from resource_classes').map((r) => r.name))
-    const traits = new Set(rows<{name: string}>('select name from traits').map((r) => r.name))
+    const classes = new Set((await rows<{name: string}>('select name from resource_classes')).map((r) => r.name))
+    const traits = new Set((await rows<{name: string}>('select name from traits')).map((r) => r.name))
     for (const t of ['inventories', 'provider_traits', 'provider_aggregates', 'allocations']) {
-      for (const r of rows<{provider_uuid: string; n: number}>(`select provider_uuid, count(*) as n from ${t} group by provider_uuid`)) {
+      for (const r of await rows<{provider_uuid: string; n: number}>(`select provider_uuid, count(*) as n from ${t} group by provider_uuid`)) {
         if (!providers.has(r.provider_uuid)) dangling.push(`${r.n} ${t} row(s) for provider ${r.provider_uuid}, which does not exist`)
       }
     }
-    for (const r of rows<{provider_uuid: string; trait: string}>('select provider_uuid, trait from provider_traits')) {
+    for (const r of await rows<{provider_uuid: string; trait: string}>('select provider_uuid, trait from provider_traits')) {
       if (!traits.has(r.trait)) dangling.push(`provider ${r.provider_uuid} has trait ${r.trait}, which does not exist`)
     }
     for (const t of ['inventories', 'allocations']) {
-      for (const r of rows<{resource_class: string; n: number}>(`select resource_class, count(*) as n from ${t} group by resource_class`)) {
+      for (const r of await rows<{resource_class: string; n: number}>(`select resource_class, count(*) as n from ${t} group by resource_class`)) {
         if (!classes.has(r.resource_class)) dangling.push(`${r.n} ${t} row(s) of resource class ${r.resource_class}, which does not exist`)
       }
     }
@@ -337,7 +367,7 @@ export function dbCheck(file: string): CheckResult[] {
 
     // Inventories and allocations Placement could never have written.
     type Inv = {provider_uuid: string; resource_class: string; total: number; reserved: number; min_unit: number; max_unit: number; step_size: number; allocation_ratio: number}
-    const inventories = rows<Inv>('select * from inventories')
+    const inventories = await rows<Inv>('select * from inventories')
     const invalid: string[] = []
     for (const i of inventories) {
       const bad: string[] = []
@@ -350,7 +380,7 @@ export function dbCheck(file: string): CheckResult[] {
       if (!(i.allocation_ratio > 0)) bad.push('allocation_ratio <= 0')
       if (bad.length) invalid.push(`${i.resource_class} on ${i.provider_uuid}: ${bad.join(', ')}`)
     }
-    for (const r of rows<{consumer_uuid: string; provider_uuid: string; resource_class: string; used: number}>('select * from allocations where used < 1')) {
+    for (const r of await rows<{consumer_uuid: string; provider_uuid: string; resource_class: string; used: number}>('select * from allocations where used < 1')) {
       invalid.push(`consumer ${r.consumer_uuid} holds ${r.used} ${r.resource_class} on ${r.provider_uuid}`)
     }
     out.push(result('Inventory and allocation values', 'failure', invalid))
@@ -358,7 +388,7 @@ export function dbCheck(file: string): CheckResult[] {
     const invByKey = new Map(inventories.map((i) => [`${i.provider_uuid}\u0000${i.resource_class}`, i]))
     const noInventory: string[] = []
     const over: string[] = []
-    for (const u of rows<{provider_uuid: string; resource_class: string; used: number}>(
+    for (const u of await rows<{provider_uuid: string; resource_class: string; used: number}>(
       'select provider_uuid, resource_class, sum(used) as used from allocations group by provider_uuid, resource_class',
     )) {
       if (!providers.has(u.provider_uuid)) continue
@@ -381,7 +411,7 @@ export function dbCheck(file: string): CheckResult[] {
       ),
     )
   } finally {
-    raw.close()
+    await db.close()
   }
   return out
 }
