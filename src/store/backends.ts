@@ -37,10 +37,13 @@ export interface Backend {
   readonly isNew: boolean
   /** Moves when another connection commits (SQLite's data_version; a counter row on PostgreSQL). */
   changeMark(conn?: Conn): number | Promise<number>
-  /** BEGIN, holding the database-wide write lock before anything is read. */
-  beginWrite(conn: Conn): Promise<void>
-  /** Inside a write that changed something: tells other processes; returns the mark after COMMIT. */
-  noteWrite(conn: Conn, mark: number): Promise<number>
+  /**
+   * BEGIN, holding the database-wide write lock before anything is read; returns the change
+   * mark, which holds until COMMIT (no other process can commit meanwhile).
+   */
+  beginWrite(conn: Conn): Promise<number>
+  /** COMMIT; a write that changed something tells other processes. Returns the mark after it. */
+  commitWrite(conn: Conn, mark: number, changed: boolean): Promise<number>
   /** BEGIN a read transaction that sees one snapshot. */
   beginRead(conn: Conn): Promise<void>
   /** For a long-lived server: move per-commit upkeep off the request path. */
@@ -110,12 +113,14 @@ class SqliteBackend implements Backend {
     return this.dataVersion.get() as number
   }
 
-  async beginWrite(conn: Conn): Promise<void> {
+  async beginWrite(conn: Conn): Promise<number> {
     await sql`begin immediate`.execute(conn)
+    return this.changeMark()
   }
 
   // Our own commits do not move data_version.
-  async noteWrite(_conn: Conn, mark: number): Promise<number> {
+  async commitWrite(conn: Conn, mark: number): Promise<number> {
+    await sql`commit`.execute(conn)
     return mark
   }
 
@@ -176,19 +181,28 @@ class PostgresBackend implements Backend {
     return Number(row?.value ?? 0)
   }
 
-  async beginWrite(conn: Conn): Promise<void> {
+  // The mark is read in a statement of its own, after the lock is held: a statement's snapshot
+  // is taken when it starts, so one that waited for the lock would see the counter from before
+  // the commit it waited for (a lost update).
+  async beginWrite(conn: Conn): Promise<number> {
     await sql`begin`.execute(conn)
     await sql`select pg_advisory_xact_lock(${WRITE_LOCK_KEY})`.execute(conn)
+    return this.changeMark(conn)
   }
 
-  async noteWrite(conn: Conn, mark: number): Promise<number> {
-    const value = String(mark + 1)
-    await conn
-      .insertInto('placemat_meta')
-      .values({key: 'change_counter', value})
-      .onConflict((oc) => oc.column('key').doUpdateSet({value}))
-      .execute()
-    return mark + 1
+  // The counter and COMMIT in one round trip (a plain multi-statement query: the value is our
+  // own integer).
+
+  async commitWrite(conn: Conn, mark: number, changed: boolean): Promise<number> {
+    if (!changed) {
+      await sql`commit`.execute(conn)
+      return mark
+    }
+    const next = Math.trunc(mark) + 1
+    await sql
+      .raw(`insert into placemat_meta (key, value) values ('change_counter', '${next}') on conflict (key) do update set value = excluded.value; commit`)
+      .execute(conn)
+    return next
   }
 
   async beginRead(conn: Conn): Promise<void> {

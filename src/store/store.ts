@@ -300,13 +300,11 @@ export class Store {
 
   private writeNow<T>(fn: (state: State, now: number) => T): Promise<T> {
     return this.db.connection().execute(async (conn) => {
-      await this.backend.beginWrite(conn)
       let result: T
       const changes = new Changes()
       let mark: number
       try {
-        // Under the write lock no other process can commit: this mark holds until COMMIT.
-        mark = await this.backend.changeMark(conn)
+        mark = await this.backend.beginWrite(conn)
         if (mark !== this.dataVersion) {
           await this.loadInto(conn)
           this.dataVersion = mark
@@ -317,12 +315,9 @@ export class Store {
         } finally {
           this.state.changes = null
         }
-        if (!changes.empty) {
-          await this.flush(conn, changes)
-          mark = await this.backend.noteWrite(conn, mark)
-        }
+        if (!changes.empty) await this.flush(conn, changes)
         await testPauseInTransaction(changes)
-        await sql`commit`.execute(conn)
+        mark = await this.backend.commitWrite(conn, mark, !changes.empty)
       } catch (err) {
         await sql`rollback`.execute(conn).catch(() => undefined)
         if (!changes.empty) {
