@@ -748,18 +748,7 @@ function searchMulti(ix: Index, prep: Prepared, anchorOk: Uint8Array | null, tre
   const useMask = req.length > 0 && req.length <= 30
   const mask = new Map<number, number>()
   prep.fullMask = useMask ? (1 << req.length) - 1 : 0
-  const maskOf = (p: number) => {
-    let m = mask.get(p)
-    if (m === undefined) {
-      m = 0
-      const pt = provs[p].traits
-      for (let j = 0; j < req.length; j++) {
-        for (const t of req[j]) if (pt.has(t)) { m |= 1 << j; break }
-      }
-      mask.set(p, m)
-    }
-    return m
-  }
+  const maskOf = traitMaskOf(provs, req, mask)
   for (const [a, lists] of by) {
     let alive = true
     if (forb.size) {
@@ -774,6 +763,22 @@ function searchMulti(ix: Index, prep: Prepared, anchorOk: Uint8Array | null, tre
   if (useMask) prep.traitMask = mask
   prep.byAnchor = by
   return by.size > 0
+}
+
+/** Provider -> bitmask of the required any-sets it covers (bit j: set j), memoized in `mask`. */
+function traitMaskOf(provs: readonly Provider[], req: string[][], mask: Map<number, number>): (p: number) => number {
+  return (p) => {
+    let m = mask.get(p)
+    if (m === undefined) {
+      m = 0
+      const pt = provs[p].traits
+      for (let j = 0; j < req.length; j++) {
+        for (const t of req[j]) if (pt.has(t)) { m |= 1 << j; break }
+      }
+      mask.set(p, m)
+    }
+    return m
+  }
 }
 
 /** Can one provider per list be picked so that the OR of their masks is `full`? */
@@ -924,20 +929,7 @@ function anchorLists(ix: Index, prep: Prepared, r: number): number[][] | null {
     }
   }
   if (prep.fullMask) {
-    const req = g.requiredTraits
-    const mask = (prep.traitMask ??= new Map<number, number>())
-    const maskOf = (p: number) => {
-      let m = mask.get(p)
-      if (m === undefined) {
-        m = 0
-        const pt = provs[p].traits
-        for (let j = 0; j < req.length; j++) {
-          for (const t of req[j]) if (pt.has(t)) { m |= 1 << j; break }
-        }
-        mask.set(p, m)
-      }
-      return m
-    }
+    const maskOf = traitMaskOf(provs, g.requiredTraits, (prep.traitMask ??= new Map<number, number>()))
     if (!coverable(lists, maskOf, prep.fullMask)) return null
   }
   return lists
