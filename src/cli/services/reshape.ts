@@ -887,6 +887,7 @@ export async function runReshape(
         } catch (err) {
           throw err instanceof PlacementError ? toApiError(err) : err
         }
+        report.atomic = true
       } else if (await reshapeInOneBatch(client, prep, microversion)) {
         report.atomic = true
       } else {
@@ -897,7 +898,6 @@ export async function runReshape(
         await client.post('/reshaper', prep.body, {version: microversion})
         report.atomic = false
       }
-      report.atomic ??= true
       report.applied = true
       return report
     } catch (err) {
