@@ -18,6 +18,7 @@ import {routes as placematRoutes} from './routes/placemat.js'
 import {routes as topologyRoutes} from './routes/topology.js'
 import {routes as placematCandidateRoutes} from './routes/placemat-candidates.js'
 import {routes as claimRoutes} from './routes/claims.js'
+import {observabilityRoutes, observe} from './observability.js'
 
 export const PLACEMENT_ROUTES: RouteDef[] = [
   ...rootRoutes,
@@ -206,7 +207,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.setNotFoundHandler((req, reply) => sendError(req, reply, 404, '', null))
 
-  registerRoutes(app, [...PLACEMENT_ROUTES, ...EXTENSION_ROUTES], options)
+  observe(app, options)
+  registerRoutes(app, [...PLACEMENT_ROUTES, ...EXTENSION_ROUTES, ...observabilityRoutes(options)], options)
   return app
 }
 

@@ -26,7 +26,10 @@ export interface AppOptions {
   candidates?: CandidateOptions
   /** Largest request body accepted, bytes. */
   bodyLimit?: number
-  logger?: boolean
+  /** fastify's logger: false for none, or pino options (level, stream). */
+  logger?: boolean | Record<string, unknown>
+  /** Serve /metrics without a token. */
+  metricsPublic?: boolean
 }
 
 declare module 'fastify' {
