@@ -62,6 +62,11 @@ export class Store {
   private pending = 0
   /** seq of the next provider row inserted. */
   private nextSeq = 1
+  /**
+   * Told after each write transaction how long it ran (seconds, from its turn in the queue to
+   * COMMIT or ROLLBACK) and whether it committed. One observer per store (the daemon's metrics).
+   */
+  onWrite: ((seconds: number, ok: boolean) => void) | null = null
 
   private constructor(
     /** The SQLite file or the PostgreSQL URL. */
@@ -295,7 +300,28 @@ export class Store {
    */
   async write<T>(fn: (state: State, now: number) => T): Promise<T> {
     if (this.closed) throw new Error('store is closed')
-    return this.exclusive(() => this.writeNow(fn))
+    return this.exclusive(() => {
+      const observer = this.onWrite
+      if (!observer) return this.writeNow(fn)
+      const started = performance.now()
+      const tell = (ok: boolean) => {
+        try {
+          observer((performance.now() - started) / 1000, ok)
+        } catch {
+          // an observer never changes a write's outcome
+        }
+      }
+      return this.writeNow(fn).then(
+        (result) => {
+          tell(true)
+          return result
+        },
+        (err) => {
+          tell(false)
+          throw err
+        },
+      )
+    })
   }
 
   private writeNow<T>(fn: (state: State, now: number) => T): Promise<T> {
