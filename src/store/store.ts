@@ -492,6 +492,24 @@ export class Store {
     }
   }
 
+  /**
+   * Asks the database a trivial question (select 1) through the store's own connection; rejects
+   * when it fails or takes longer than `timeoutMs`. For health checks: it does not queue behind
+   * the store's writes, though SQLite's single connection answers after the one in progress.
+   */
+  async ping(timeoutMs = 2000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
+      timer.unref()
+    })
+    try {
+      await Promise.race([sql`select 1`.execute(this.db), timeout])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
