@@ -8,21 +8,41 @@ const STATUS: Record<number, [title: string, explanation: string]> = {
   404: ['Not Found', 'The resource could not be found.'],
   405: ['Method Not Allowed', ''],
   406: ['Not Acceptable', 'The resource could not be generated that was acceptable to your browser.'],
+  408: ['Request Timeout', 'The server has waited too long for the request to be sent by the client.'],
   409: ['Conflict', 'There was a conflict when trying to complete your request.'],
   413: ['Request Entity Too Large', 'The body of your request was too large for this server.'],
+  414: ['Request-URI Too Long', 'The request-URI was too long for this server.'],
   415: ['Unsupported Media Type', 'The request media type is not supported by this server.'],
   500: ['Internal Server Error', 'The server has either erred or is incapable of performing the requested operation.'],
+  503: ['Service Unavailable', 'The server is currently unavailable. Please try again at a later time.'],
 }
 
 export const statusTitle = (status: number): string => STATUS[status]?.[0] ?? 'Error'
 
+/** No error text is longer than this: messages quote input, and input can be huge. */
+export const MAX_DETAIL = 16 * 1024
+
 /** The detail text as Placement renders it: webob's explanation, a blank line, then the message. */
-export function detailText(status: number, rawMessage: string, method?: string): string {
+export function detailText(status: number, fullMessage: string, method?: string): string {
+  const rawMessage = fullMessage.length > MAX_DETAIL ? fullMessage.slice(0, MAX_DETAIL) + '...' : fullMessage
   // webob's strip_tags: newlines become spaces and anything tag-like goes.
-  const message = rawMessage.replace(/\n/g, ' ').replace(/\r/g, '').replace(/<[\s\S]*?>/g, '')
+  const message = stripTags(rawMessage.replace(/\n/g, ' ').replace(/\r/g, ''))
   if (status === 405) return `The method ${method} is not allowed for this resource.\n\n ${message}  `
   const explanation = STATUS[status]?.[1] ?? ''
   return message ? `${explanation}\n\n ${message}  ` : `${explanation}\n\n   `
+}
+
+/** Drops every `<...>` (shortest match), in one pass: a regex would rescan after each unclosed '<'. */
+function stripTags(text: string): string {
+  let out = ''
+  let from = 0
+  for (;;) {
+    const open = text.indexOf('<', from)
+    const close = open < 0 ? -1 : text.indexOf('>', open + 1)
+    if (close < 0) return out + text.slice(from)
+    out += text.slice(from, open)
+    from = close + 1
+  }
 }
 
 export interface ErrorBody {

@@ -26,8 +26,16 @@
  *  - Placement registers its own "uuid" format checker
  *    (oslo_utils.uuidutils.is_uuid_like), which replaces jsonschema's own.
  *  - Python `re.search` semantics for "pattern", "patternProperties" and the
- *    additionalProperties check (unanchored; `$` also matches before a final
- *    newline).
+ *    additionalProperties check (unanchored), with one deliberate difference:
+ *    `$` matches only at the very end. Python's `$` also matches before a final
+ *    newline, so Placement accepts a name like "CUSTOM_A\n" that it can then not
+ *    put in a Location header; placemat refuses it with the usual "does not match".
+ *
+ * Where this departs from python-jsonschema on purpose: error texts quote the
+ * input, so they are bounded (a repr is cut after REPR_LIMIT characters, a
+ * pformat block after PFORMAT_LIMIT, both ending in "..."), messages are only
+ * rendered for the error that is reported, and uniqueItems is linear. Normal
+ * inputs read exactly as Placement's.
  */
 
 import {isUuidLike} from '../core/uuids.js'
@@ -75,19 +83,29 @@ function pyLen(s: string): number {
   return n
 }
 
-/** Python string ordering (by code point). */
+/**
+ * Python string ordering (by code point). UTF-16 order is the same except that surrogates
+ * (code points above U+FFFF) must sort after U+E000..U+FFFF: shift the two ranges.
+ */
 function pyStrCompare(a: string, b: string): number {
-  const ai = a[Symbol.iterator]()
-  const bi = b[Symbol.iterator]()
-  for (;;) {
-    const x = ai.next()
-    const y = bi.next()
-    if (x.done) return y.done ? 0 : -1
-    if (y.done) return 1
-    const cx = x.value.codePointAt(0)!
-    const cy = y.value.codePointAt(0)!
-    if (cx !== cy) return cx < cy ? -1 : 1
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i)
+    const y = b.charCodeAt(i)
+    if (x !== y) return codePointRank(x) < codePointRank(y) ? -1 : 1
   }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1
+}
+
+const codePointRank = (unit: number) => (unit >= 0xd800 && unit <= 0xdfff ? unit + 0x2000 : unit >= 0xe000 ? unit - 0x800 : unit)
+
+/**
+ * Keys in Python's sorted() order; an object with more keys than any bounded error text
+ * could quote keeps its own order instead (sorting millions of keys to print a few is work
+ * an attacker could ask for).
+ */
+function sortedKeys(keys: string[]): string[] {
+  return keys.length > PFORMAT_LIMIT / 4 ? keys : [...keys].sort(pyStrCompare)
 }
 
 const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u
@@ -96,11 +114,18 @@ function hex(n: number, width: number): string {
   return n.toString(16).padStart(width, '0')
 }
 
-/** Python's repr() of a str. */
-function pyStrRepr(s: string): string {
+/** Error texts quote the input; past these sizes the quote is cut and ends in "...". */
+export const REPR_LIMIT = 2048
+export const PFORMAT_LIMIT = 8192
+/** Deeper than this, a repr prints "..." (readJson refuses deeper bodies anyway). */
+const REPR_DEPTH = 100
+
+/** Python's repr() of a str, cut after about `max` characters. */
+function pyStrRepr(s: string, max = Infinity): string {
   const quote = s.includes("'") && !s.includes('"') ? '"' : "'"
+  const cut = s.length > max
   let out = quote
-  for (const ch of s) {
+  for (const ch of cut ? s.slice(0, max) : s) {
     const cp = ch.codePointAt(0)!
     if (ch === quote || ch === '\\') out += '\\' + ch
     else if (ch === '\t') out += '\\t'
@@ -114,7 +139,7 @@ function pyStrRepr(s: string): string {
       else out += '\\U' + hex(cp, 8)
     } else out += ch
   }
-  return out + quote
+  return cut ? out + '...' : out + quote
 }
 
 /** Python's repr() of a float. */
@@ -148,23 +173,63 @@ function pyNumberRepr(n: number): string {
   return pyFloatRepr(n)
 }
 
-function reprImpl(value: unknown, sortDicts: boolean): string {
-  if (value === null || value === undefined) return 'None'
-  if (value === true) return 'True'
-  if (value === false) return 'False'
-  if (typeof value === 'number') return pyNumberRepr(value)
-  if (typeof value === 'bigint') return value.toString()
-  if (typeof value === 'string') return pyStrRepr(value)
-  if (Array.isArray(value)) return '[' + value.map((v) => reprImpl(v, sortDicts)).join(', ') + ']'
-  if (isObject(value)) {
-    let keys = Object.keys(value)
-    if (sortDicts) keys = [...keys].sort(pyStrCompare)
-    return '{' + keys.map((k) => `${pyStrRepr(k)}: ${reprImpl(value[k], sortDicts)}`).join(', ') + '}'
+/** Collects text up to a limit; past it, writers stop early. */
+class BoundedText {
+  private readonly parts: string[] = []
+  private length = 0
+  constructor(readonly limit: number) {}
+  get full(): boolean {
+    return this.length > this.limit
   }
-  return String(value)
+  push(text: string): void {
+    this.parts.push(text)
+    this.length += text.length
+  }
+  toString(): string {
+    const text = this.parts.join('')
+    return this.full ? text.slice(0, this.limit) + '...' : text
+  }
 }
 
-/** Python's repr() of a JSON value: 'str', True/False/None, {'a': 1}, [1, 2], 1.5. */
+function reprInto(value: unknown, sortDicts: boolean, out: BoundedText, depth: number): void {
+  if (out.full) return
+  if (value === null || value === undefined) return out.push('None')
+  if (value === true) return out.push('True')
+  if (value === false) return out.push('False')
+  if (typeof value === 'number') return out.push(pyNumberRepr(value))
+  if (typeof value === 'bigint') return out.push(value.toString())
+  if (typeof value === 'string') return out.push(pyStrRepr(value, out.limit))
+  if (depth > REPR_DEPTH) return out.push('...')
+  if (Array.isArray(value)) {
+    out.push('[')
+    for (let i = 0; i < value.length && !out.full; i++) {
+      if (i) out.push(', ')
+      reprInto(value[i], sortDicts, out, depth + 1)
+    }
+    return out.push(']')
+  }
+  if (isObject(value)) {
+    let keys = Object.keys(value)
+    if (sortDicts) keys = sortedKeys(keys)
+    out.push('{')
+    for (let i = 0; i < keys.length && !out.full; i++) {
+      if (i) out.push(', ')
+      out.push(pyStrRepr(keys[i], out.limit))
+      out.push(': ')
+      reprInto(value[keys[i]], sortDicts, out, depth + 1)
+    }
+    return out.push('}')
+  }
+  out.push(String(value))
+}
+
+function reprImpl(value: unknown, sortDicts: boolean, limit = REPR_LIMIT): string {
+  const out = new BoundedText(limit)
+  reprInto(value, sortDicts, out, 0)
+  return out.toString()
+}
+
+/** Python's repr() of a JSON value: 'str', True/False/None, {'a': 1}, [1, 2], 1.5 (cut past REPR_LIMIT). */
 export function pyRepr(value: unknown): string {
   return reprImpl(value, false)
 }
@@ -184,29 +249,33 @@ function splitLinesKeepEnds(s: string): string[] {
 }
 
 /** Python's pprint.pformat(value, width) (indent=1, sort_dicts=True, compact=False). */
-export function pformat(value: unknown, width = 72): string {
-  const out: string[] = []
+export function pformat(value: unknown, width = 72, limit = PFORMAT_LIMIT): string {
+  const out = new BoundedText(limit)
   const write = (s: string) => out.push(s)
 
   const format = (obj: unknown, indent: number, allowance: number, level: number): void => {
-    const rep = reprImpl(obj, true)
+    if (out.full) return
     const maxWidth = width - indent - allowance
+    // Only whether it fits is needed: a repr cut at twice the width answers that.
+    const rep = reprImpl(obj, true, 2 * Math.max(maxWidth, 0) + 2)
     if (pyLen(rep) > maxWidth) {
+      if (level >= REPR_DEPTH) return write('...')
       if (isObject(obj)) return pprintDict(obj, indent, allowance, level + 1)
       if (Array.isArray(obj)) return pprintList(obj, indent, allowance, level + 1)
-      if (typeof obj === 'string') return pprintStr(obj, indent, allowance, level + 1)
+      if (typeof obj === 'string') return pprintStr(obj.length > limit ? obj.slice(0, limit) : obj, indent, allowance, level + 1)
     }
     write(rep)
   }
 
   const pprintDict = (obj: Record<string, unknown>, indent: number, allowance: number, level: number) => {
     write('{')
-    const keys = Object.keys(obj).sort(pyStrCompare)
+    const keys = sortedKeys(Object.keys(obj))
     if (keys.length) {
       allowance += 1
       indent += 1
       const delimnl = ',\n' + ' '.repeat(indent)
       keys.forEach((k, i) => {
+        if (out.full) return
         const last = i === keys.length - 1
         const rep = pyStrRepr(k)
         write(rep)
@@ -224,6 +293,7 @@ export function pformat(value: unknown, width = 72): string {
     indent += 1
     const delimnl = ',\n' + ' '.repeat(indent)
     obj.forEach((ent, i) => {
+      if (out.full) return
       const last = i === obj.length - 1
       if (i > 0) write(delimnl)
       format(ent, indent, last ? allowance : 1, level)
@@ -280,7 +350,7 @@ export function pformat(value: unknown, width = 72): string {
   }
 
   format(value, 0, 0, 0)
-  return out.join('')
+  return out.toString()
 }
 
 // ---------------------------------------------------------------------------
@@ -291,9 +361,8 @@ const regexCache = new Map<string, RegExp>()
 
 /**
  * Compiles a Python `re` pattern into a JS RegExp usable for `re.search`.
- * Handles the differences that matter for simple patterns: Python's `$`
- * (without MULTILINE) also matches before a trailing newline, `\Z`, `\A`,
- * and `(?P<name>...)` groups.
+ * Handles the differences that matter for simple patterns: `\Z`, `\A` and
+ * `(?P<name>...)` groups. `$` is kept strict (end of string only): see the header.
  */
 export function pyRegex(pattern: string): RegExp {
   const cached = regexCache.get(pattern)
@@ -327,7 +396,8 @@ export function pyRegex(pattern: string): RegExp {
       continue
     }
     if (ch === '$') {
-      out += '(?=\\n?$)'
+      // Deliberately stricter than Python: no match before a final newline (see the header).
+      out += '$'
       continue
     }
     if (ch === '(' && pattern.startsWith('(?P<', i)) {
@@ -389,6 +459,23 @@ function jsEqual(a: unknown, b: unknown): boolean {
   return (a ?? null) === (b ?? null)
 }
 
+/**
+ * A string that two JSON values share exactly when jsEqual holds: strings, numbers and
+ * booleans kept apart, object keys in one order.
+ */
+function equalityKey(value: unknown): string {
+  if (typeof value === 'string') return 's' + JSON.stringify(value)
+  if (typeof value === 'number') return 'n' + String(value)
+  if (typeof value === 'boolean') return value ? 'T' : 'F'
+  if (value === null || value === undefined) return 'N'
+  if (Array.isArray(value)) return '[' + value.map(equalityKey).join(',') + ']'
+  if (isObject(value)) {
+    const keys = Object.keys(value).sort()
+    return '{' + keys.map((k) => JSON.stringify(k) + ':' + equalityKey(value[k])).join(',') + '}'
+  }
+  return 'o' + String(value)
+}
+
 /** Python's == on JSON values (True == 1, 1 == 1.0). */
 function pyEqual(a: unknown, b: unknown): boolean {
   const num = (v: unknown) => (typeof v === 'boolean' ? Number(v) : v)
@@ -415,11 +502,22 @@ const FORMAT_CHECKERS: Record<string, (instance: unknown) => boolean> = {
 // The validator
 // ---------------------------------------------------------------------------
 
+/** push(...items) without spreading: a body can fail in more places than the stack has room for. */
+function append<T>(to: T[], items: T[]): void {
+  for (const item of items) to.push(item)
+}
+
 /** Errors whose keyword/instance/schema are still to be filled in by iterErrors (python's _unset). */
 const unset = new WeakSet<SchemaError>()
 
-function mkError(message: string, context: SchemaError[] = []): SchemaError {
-  const err: SchemaError = {message, keyword: null, keywordValue: undefined, instance: undefined, schema: {}, path: [], schemaPath: [], context}
+/**
+ * A new error; its message is rendered on first read, so only the error that is reported
+ * pays for quoting the input (a body can fail in a million places).
+ */
+function mkError(message: () => string, context: SchemaError[] = []): SchemaError {
+  let text: string | undefined
+  const err = {keyword: null, keywordValue: undefined, instance: undefined, schema: {}, path: [], schemaPath: [], context} as unknown as SchemaError
+  Object.defineProperty(err, 'message', {enumerable: true, get: () => (text ??= message())})
   unset.add(err)
   return err
 }
@@ -488,7 +586,7 @@ const KEYWORDS: Record<string, KeywordFn> = {
   type(v, types, instance) {
     const list: string[] = typeof types === 'string' ? [types] : types
     if (list.some((t) => isType(instance, t))) return []
-    return [mkError(`${pyRepr(instance)} is not of type ${list.map((t) => pyStrRepr(t)).join(', ')}`)]
+    return [mkError(() => `${pyRepr(instance)} is not of type ${list.map((t) => pyStrRepr(t)).join(', ')}`)]
   },
 
   enum(v, enums: unknown[], instance) {
@@ -496,18 +594,18 @@ const KEYWORDS: Record<string, KeywordFn> = {
     // otherwise plain Python `instance not in enums`.
     const zeroOrOne = typeof instance === 'boolean' || instance === 0 || instance === 1
     const found = zeroOrOne ? enums.some((e) => jsEqual(instance, e)) : enums.some((e) => pyEqual(instance, e))
-    return found ? [] : [mkError(`${pyRepr(instance)} is not one of ${pyRepr(enums)}`)]
+    return found ? [] : [mkError(() => `${pyRepr(instance)} is not one of ${pyRepr(enums)}`)]
   },
 
   const(v, c, instance) {
-    return jsEqual(instance, c) ? [] : [mkError(`${pyRepr(c)} was expected`)]
+    return jsEqual(instance, c) ? [] : [mkError(() => `${pyRepr(c)} was expected`)]
   },
 
   properties(v, properties: Record<string, Schema>, instance) {
     if (!isObject(instance)) return []
     const out: SchemaError[] = []
     for (const [prop, sub] of Object.entries(properties)) {
-      if (hasOwn(instance, prop)) out.push(...v.descend(instance[prop], sub, prop, prop))
+      if (hasOwn(instance, prop)) append(out, v.descend(instance[prop], sub, prop, prop))
     }
     return out
   },
@@ -517,7 +615,7 @@ const KEYWORDS: Record<string, KeywordFn> = {
     const out: SchemaError[] = []
     for (const [pattern, sub] of Object.entries(pp)) {
       for (const [k, val] of Object.entries(instance)) {
-        if (reSearch(pattern, k)) out.push(...v.descend(val, sub, k, pattern))
+        if (reSearch(pattern, k)) append(out, v.descend(val, sub, k, pattern))
       }
     }
     return out
@@ -528,18 +626,21 @@ const KEYWORDS: Record<string, KeywordFn> = {
     const extras = findAdditionalProperties(instance, schema)
     if (isObject(aP)) return extras.flatMap((extra) => v.descend(instance[extra], aP, extra))
     if (aP === false && extras.length) {
-      const sorted = [...extras].sort(pyStrCompare)
+      const quoted = () => {
+        const sorted = sortedKeys(extras)
+        const shown = sorted.slice(0, 64).map((k) => pyStrRepr(k, REPR_LIMIT))
+        return shown.join(', ') + (sorted.length > shown.length ? ', ...' : '')
+      }
       if ('patternProperties' in schema) {
         const verb = extras.length === 1 ? 'does' : 'do'
-        const joined = sorted.map(pyStrRepr).join(', ')
         const patterns = Object.keys(schema.patternProperties as object)
           .sort(pyStrCompare)
-          .map(pyStrRepr)
+          .map((p) => pyStrRepr(p))
           .join(', ')
-        return [mkError(`${joined} ${verb} not match any of the regexes: ${patterns}`)]
+        return [mkError(() => `${quoted()} ${verb} not match any of the regexes: ${patterns}`)]
       }
       const verb = extras.length === 1 ? 'was' : 'were'
-      return [mkError(`Additional properties are not allowed (${sorted.map(pyStrRepr).join(', ')} ${verb} unexpected)`)]
+      return [mkError(() => `Additional properties are not allowed (${quoted()} ${verb} unexpected)`)]
     }
     return []
   },
@@ -551,19 +652,19 @@ const KEYWORDS: Record<string, KeywordFn> = {
 
   required(v, required: string[], instance) {
     if (!isObject(instance)) return []
-    return required.filter((p) => !hasOwn(instance, p)).map((p) => mkError(`${pyStrRepr(p)} is a required property`))
+    return required.filter((p) => !hasOwn(instance, p)).map((p) => mkError(() => `${pyStrRepr(p)} is a required property`))
   },
 
   minProperties(v, mP: number, instance) {
     if (isObject(instance) && Object.keys(instance).length < mP) {
-      return [mkError(`${pyRepr(instance)} does not have enough properties`)]
+      return [mkError(() => `${pyRepr(instance)} does not have enough properties`)]
     }
     return []
   },
 
   maxProperties(v, mP: number, instance) {
     if (isObject(instance) && Object.keys(instance).length > mP) {
-      return [mkError(`${pyRepr(instance)} has too many properties`)]
+      return [mkError(() => `${pyRepr(instance)} has too many properties`)]
     }
     return []
   },
@@ -572,7 +673,7 @@ const KEYWORDS: Record<string, KeywordFn> = {
     if (!Array.isArray(instance)) return []
     const n = Math.min(prefix.length, instance.length)
     const out: SchemaError[] = []
-    for (let i = 0; i < n; i++) out.push(...v.descend(instance[i], prefix[i], i, i))
+    for (let i = 0; i < n; i++) append(out, v.descend(instance[i], prefix[i], i, i))
     return out
   },
 
@@ -582,38 +683,40 @@ const KEYWORDS: Record<string, KeywordFn> = {
       // draft 4 tuple form, for completeness
       const out: SchemaError[] = []
       const n = Math.min(items.length, instance.length)
-      for (let i = 0; i < n; i++) out.push(...v.descend(instance[i], items[i], i, i))
+      for (let i = 0; i < n; i++) append(out, v.descend(instance[i], items[i], i, i))
       return out
     }
     const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems.length : 0
     const total = instance.length
-    if (items === false && total > prefix) return [mkError(`Expected at most ${prefix} items, but found ${total}`)]
+    if (items === false && total > prefix) return [mkError(() => `Expected at most ${prefix} items, but found ${total}`)]
     const out: SchemaError[] = []
-    for (let i = prefix; i < total; i++) out.push(...v.descend(instance[i], items, i))
+    for (let i = prefix; i < total; i++) append(out, v.descend(instance[i], items, i))
     return out
   },
 
   minItems(v, mI: number, instance) {
-    return Array.isArray(instance) && instance.length < mI ? [mkError(`${pyRepr(instance)} is too short`)] : []
+    return Array.isArray(instance) && instance.length < mI ? [mkError(() => `${pyRepr(instance)} is too short`)] : []
   },
 
   maxItems(v, mI: number, instance) {
-    return Array.isArray(instance) && instance.length > mI ? [mkError(`${pyRepr(instance)} is too long`)] : []
+    return Array.isArray(instance) && instance.length > mI ? [mkError(() => `${pyRepr(instance)} is too long`)] : []
   },
 
   uniqueItems(v, uI: boolean, instance) {
     if (!uI || !Array.isArray(instance)) return []
-    for (let i = 0; i < instance.length; i++) {
-      for (let j = 0; j < i; j++) {
-        if (jsEqual(instance[i], instance[j])) return [mkError(`${pyRepr(instance)} has non-unique elements`)]
-      }
+    // One pass: items are equal (jsEqual) exactly when their equality keys are.
+    const seen = new Set<string>()
+    for (const item of instance) {
+      const key = equalityKey(item)
+      if (seen.has(key)) return [mkError(() => `${pyRepr(instance)} has non-unique elements`)]
+      seen.add(key)
     }
     return []
   },
 
   pattern(v, patrn: string, instance) {
     if (typeof instance === 'string' && !reSearch(patrn, instance)) {
-      return [mkError(`${pyRepr(instance)} does not match ${pyStrRepr(patrn)}`)]
+      return [mkError(() => `${pyRepr(instance)} does not match ${pyStrRepr(patrn)}`)]
     }
     return []
   },
@@ -622,41 +725,41 @@ const KEYWORDS: Record<string, KeywordFn> = {
     if (!v.formats) return []
     const check = FORMAT_CHECKERS[format]
     if (!check || check(instance)) return []
-    return [mkError(`${pyRepr(instance)} is not a ${pyStrRepr(format)}`)]
+    return [mkError(() => `${pyRepr(instance)} is not a ${pyStrRepr(format)}`)]
   },
 
   minLength(v, mL: number, instance) {
-    return typeof instance === 'string' && pyLen(instance) < mL ? [mkError(`${pyRepr(instance)} is too short`)] : []
+    return typeof instance === 'string' && pyLen(instance) < mL ? [mkError(() => `${pyRepr(instance)} is too short`)] : []
   },
 
   maxLength(v, mL: number, instance) {
-    return typeof instance === 'string' && pyLen(instance) > mL ? [mkError(`${pyRepr(instance)} is too long`)] : []
+    return typeof instance === 'string' && pyLen(instance) > mL ? [mkError(() => `${pyRepr(instance)} is too long`)] : []
   },
 
   minimum(v, minimum: number, instance) {
     if (isNumber(instance) && instance < minimum) {
-      return [mkError(`${pyRepr(instance)} is less than the minimum of ${pyRepr(minimum)}`)]
+      return [mkError(() => `${pyRepr(instance)} is less than the minimum of ${pyRepr(minimum)}`)]
     }
     return []
   },
 
   maximum(v, maximum: number, instance) {
     if (isNumber(instance) && instance > maximum) {
-      return [mkError(`${pyRepr(instance)} is greater than the maximum of ${pyRepr(maximum)}`)]
+      return [mkError(() => `${pyRepr(instance)} is greater than the maximum of ${pyRepr(maximum)}`)]
     }
     return []
   },
 
   exclusiveMinimum(v, minimum: number, instance) {
     if (isNumber(instance) && instance <= minimum) {
-      return [mkError(`${pyRepr(instance)} is less than or equal to the minimum of ${pyRepr(minimum)}`)]
+      return [mkError(() => `${pyRepr(instance)} is less than or equal to the minimum of ${pyRepr(minimum)}`)]
     }
     return []
   },
 
   exclusiveMaximum(v, maximum: number, instance) {
     if (isNumber(instance) && instance >= maximum) {
-      return [mkError(`${pyRepr(instance)} is greater than or equal to the maximum of ${pyRepr(maximum)}`)]
+      return [mkError(() => `${pyRepr(instance)} is greater than or equal to the maximum of ${pyRepr(maximum)}`)]
     }
     return []
   },
@@ -665,7 +768,7 @@ const KEYWORDS: Record<string, KeywordFn> = {
     if (!isNumber(instance)) return []
     const q = instance / dB
     if (Number.isInteger(dB) ? instance % dB !== 0 : !Number.isInteger(q)) {
-      return [mkError(`${pyRepr(instance)} is not a multiple of ${pyRepr(dB)}`)]
+      return [mkError(() => `${pyRepr(instance)} is not a multiple of ${pyRepr(dB)}`)]
     }
     return []
   },
@@ -679,9 +782,9 @@ const KEYWORDS: Record<string, KeywordFn> = {
     for (let i = 0; i < anyOf.length; i++) {
       const errs = v.descend(instance, anyOf[i], undefined, i)
       if (!errs.length) return []
-      all.push(...errs)
+      append(all, errs)
     }
-    return [mkError(`${pyRepr(instance)} is not valid under any of the given schemas`, all)]
+    return [mkError(() => `${pyRepr(instance)} is not valid under any of the given schemas`, all)]
   },
 
   oneOf(v, oneOf: Schema[], instance) {
@@ -693,24 +796,24 @@ const KEYWORDS: Record<string, KeywordFn> = {
         firstValid = i
         break
       }
-      all.push(...errs)
+      append(all, errs)
     }
     const out: SchemaError[] = []
     if (firstValid < 0) {
-      out.push(mkError(`${pyRepr(instance)} is not valid under any of the given schemas`, all))
+      out.push(mkError(() => `${pyRepr(instance)} is not valid under any of the given schemas`, all))
       return out
     }
     const more = oneOf.slice(firstValid + 1).filter((s) => v.isValid(instance, s))
     if (more.length) {
       more.push(oneOf[firstValid])
-      out.push(mkError(`${pyRepr(instance)} is valid under each of ${more.map((s) => pyRepr(s)).join(', ')}`))
+      out.push(mkError(() => `${pyRepr(instance)} is valid under each of ${more.map((s) => pyRepr(s)).join(', ')}`))
     }
     return out
   },
 
   not(v, notSchema: Schema, instance) {
     if (v.isValid(instance, notSchema)) {
-      return [mkError(`${pyRepr(instance)} should not be valid under ${pyRepr(notSchema)}`)]
+      return [mkError(() => `${pyRepr(instance)} should not be valid under ${pyRepr(notSchema)}`)]
     }
     return []
   },
