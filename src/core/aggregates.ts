@@ -4,6 +4,7 @@
 import {ErrorCode, PlacementError} from './errors.js'
 import {getProvider} from './providers.js'
 import type {Provider, State} from './state.js'
+import {canonicalUuid} from './uuids.js'
 
 export function getAggregates(s: State, uuid: string): {provider: Provider; aggregates: string[]} {
   const p = getProvider(s, uuid)
@@ -23,7 +24,8 @@ export function setAggregates(s: State, now: number, uuid: string, aggregates: s
       ErrorCode.CONCURRENT_UPDATE,
     )
   }
-  const wanted = new Set(aggregates)
+  // Every accepted uuid form is stored as one (a urn:uuid: or {braced} id would not fit the column).
+  const wanted = new Set(aggregates.map(canonicalUuid))
   const same = wanted.size === p.aggregates.size && [...wanted].every((a) => p.aggregates.has(a))
   if (!same) {
     // Kept associations stay first, as the rows Placement keeps come before the ones it adds.

@@ -10,7 +10,7 @@
  * empty), so engine.ts raises those errors.
  */
 import {ErrorCode, PlacementError, type ErrorCodeValue} from '../errors.js'
-import {isUuidLike} from '../uuids.js'
+import {canonicalUuid, isUuidLike} from '../uuids.js'
 
 /** A microversion as [major, minor]. */
 export type Microversion = readonly [number, number]
@@ -199,7 +199,8 @@ function parseMemberOfValue(value: string): {required: string[]; forbidden: stri
       throw bad(`Invalid query string parameters: Expected 'member_of' parameter to contain valid UUID(s). Got: ${agg}`)
     }
   }
-  return {required, forbidden}
+  // Aggregates are stored in canonical form, so any accepted spelling finds them.
+  return {required: [...new Set(required.map(canonicalUuid))], forbidden: [...new Set(forbidden.map(canonicalUuid))]}
 }
 
 /** util.normalize_member_of_qs_params: every value of member_of<suffix>. */

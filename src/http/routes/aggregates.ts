@@ -1,6 +1,6 @@
 import {getAggregates, setAggregates} from '../../core/aggregates.js'
 import {getProvider} from '../../core/providers.js'
-import {cacheHeaders, readJson, type RouteDef} from '../context.js'
+import {cacheHeaders, canonicalUuid, readJson, type RouteDef} from '../context.js'
 import * as S from '../schemas.js'
 
 export const routes: RouteDef[] = [
@@ -32,7 +32,7 @@ export const routes: RouteDef[] = [
       const generation: number | undefined = withGeneration ? data.resource_provider_generation : undefined
       const p = await ctx.store.write((s, now) => setAggregates(s, now, ctx.params.uuid, aggregates, generation))
       cacheHeaders(ctx)
-      const out: Record<string, unknown> = {aggregates}
+      const out: Record<string, unknown> = {aggregates: [...new Set(aggregates.map(canonicalUuid))]}
       if (withGeneration) out.resource_provider_generation = p.generation
       return out
     },
