@@ -30,16 +30,52 @@ export function daemonFiles(dbFile: string) {
   }
 }
 
-/** Reads the admin token beside `dbFile`, creating it (owner-only) on first use. */
+/** The admin token file can not be trusted: the daemon refuses to start on it. */
+export class AdminTokenError extends Error {
+  override name = 'AdminTokenError'
+}
+
+/** Shorter than this, a token is not a secret (the generated ones have 48 characters). */
+const MIN_TOKEN_LENGTH = 16
+
+/**
+ * Reads the admin token beside `dbFile`, creating it on first use. It is written whole or not
+ * at all (a temporary file renamed into place), so a crash never leaves an empty token that
+ * an empty header would match; a file others can read, or one too short, is refused.
+ */
 export function ensureAdminToken(dbFile: string): string {
   const {dir, token} = daemonFiles(dbFile)
   fs.mkdirSync(dir, {recursive: true})
+  if (!fs.existsSync(token)) createTokenFile(token)
+  const stat = fs.statSync(token)
+  if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) {
+    const mode = (stat.mode & 0o777).toString(8)
+    throw new AdminTokenError(`the admin token file ${token} can be read by others (mode ${mode}): chmod 600 ${token}`)
+  }
+  const value = fs.readFileSync(token, 'utf8').trim()
+  if (!value) throw new AdminTokenError(`the admin token file ${token} is empty: remove it and start again to make a new one`)
+  if (value.length < MIN_TOKEN_LENGTH || /\s/.test(value)) {
+    throw new AdminTokenError(`the admin token in ${token} must be at least ${MIN_TOKEN_LENGTH} characters without spaces`)
+  }
+  return value
+}
+
+function createTokenFile(token: string): void {
+  const temp = `${token}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
+  const fd = fs.openSync(temp, 'wx', 0o600)
   try {
-    return fs.readFileSync(token, 'utf8').trim()
-  } catch {
-    const value = randomBytes(24).toString('hex')
-    fs.writeFileSync(token, value + '\n', {mode: 0o600, flag: 'wx'})
-    return value
+    fs.writeSync(fd, randomBytes(24).toString('hex') + '\n')
+    fs.fsyncSync(fd)
+  } finally {
+    fs.closeSync(fd)
+  }
+  try {
+    // link, not rename: two daemons starting at once keep the first token, never swap it.
+    fs.linkSync(temp, token)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+  } finally {
+    fs.rmSync(temp, {force: true})
   }
 }
 
