@@ -1,8 +1,9 @@
-import {randomUUID} from 'node:crypto'
+import {createHash, randomUUID, timingSafeEqual} from 'node:crypto'
+import http from 'node:http'
 import Fastify, {type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
 import {ErrorCode, PlacementError} from '../core/errors.js'
 import {JsonText, type AppOptions, type Ctx, type RouteDef} from './context.js'
-import {detailText, errorBody, toPlacementError} from './errors.js'
+import {detailText, errorBody, statusTitle, toPlacementError} from './errors.js'
 import {MAX_VERSION, MIN_VERSION, Version, maxVersionString, minVersionString, negotiate} from './microversion.js'
 import {routes as rootRoutes} from './routes/root.js'
 import {routes as providerRoutes} from './routes/resource-providers.js'
@@ -36,7 +37,22 @@ export const PLACEMENT_ROUTES: RouteDef[] = [
 /** placemat's extensions, under their own prefix. */
 export const EXTENSION_ROUTES: RouteDef[] = [...placematRoutes, ...topologyRoutes, ...placematCandidateRoutes, ...claimRoutes]
 
-const ALL_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'] as const
+/** Every method Node's parser accepts (CONNECT aside): any a route lacks is a 405 with Allow, as in Placement. */
+const ALL_METHODS = http.METHODS.filter((m) => m !== 'CONNECT')
+
+/** What a route tells the request hook, which decides before the body is read. */
+interface RouteConfig {
+  placemat?: {def?: RouteDef; allow?: string}
+}
+
+/** Timeouts for slow or stalled clients; the defaults suit loopback and LAN clients. */
+export const DEFAULT_TIMEOUTS = {headersMs: 30_000, requestMs: 120_000, keepAliveMs: 72_000}
+
+/** Compares a presented token with the admin token in constant time (digests have one length). */
+function tokenMatches(presented: string, adminToken: string): boolean {
+  const digest = (t: string) => createHash('sha256').update(t).digest()
+  return timingSafeEqual(digest(presented), digest(adminToken))
+}
 
 /** Sends Placement's error body (or webob's HTML page when the client prefers HTML). */
 function sendError(
@@ -58,7 +74,8 @@ function sendError(
     return reply.send(`<html>\n <head>\n  <title>${status}</title>\n </head>\n <body>\n  <h1>${status}</h1>\n  ${escapeHtml(detail)}\n </body>\n</html>`)
   }
   reply.header('content-type', 'application/json')
-  return reply.send(JSON.stringify(errorBody(status, detail, req.requestId, withCode as any, extra)))
+  // A Buffer: fastify adds no charset to it, even where the onSend hook does not run (framework errors).
+  return reply.send(Buffer.from(JSON.stringify(errorBody(status, detail, req.requestId, withCode as any, extra))))
 }
 
 function prefersHtml(accept: string | undefined): boolean {
@@ -90,24 +107,57 @@ function mediaType(contentType: string | undefined): string {
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  if (options.auth === 'token' && !options.adminToken?.trim()) {
+    throw new Error('auth "token" needs a non-empty admin token')
+  }
+  const timeouts = {...DEFAULT_TIMEOUTS, ...options.timeouts}
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimit ?? 16 * 1024 * 1024,
     exposeHeadRoutes: false,
     return503OnClosing: false,
-    routerOptions: {ignoreDuplicateSlashes: false, maxParamLength: 1024},
-    // Node's parser refuses a Content-Length that is not a number before any hook runs.
+    keepAliveTimeout: timeouts.keepAliveMs,
+    // A URL is at most Node's 16 KiB header limit: let every path parameter reach its handler,
+    // which answers as Placement does (404 for an unknown provider, 400 for a bad name).
+    routerOptions: {ignoreDuplicateSlashes: false, maxParamLength: 16 * 1024},
+    // Node checks request and header timeouts every connectionsCheckingInterval: keep it short.
+    serverFactory: (handler) =>
+      http.createServer(
+        {
+          requestTimeout: timeouts.requestMs,
+          headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs),
+          keepAliveTimeout: timeouts.keepAliveMs,
+          connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(timeouts.headersMs / 4))),
+        },
+        handler,
+      ),
+    // Requests fastify refuses before routing still get Placement's error body.
+    frameworkErrors(err, req, reply) {
+      req.requestId = `req-${randomUUID()}`
+      reply.header('x-openstack-request-id', req.requestId)
+      const negotiated = negotiate(req.headers['openstack-api-version'])
+      if (negotiated.ok) req.mv = negotiated.version
+      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendError(req, reply, 414, '', null, {}, negotiated.ok)
+      return sendError(req, reply, 404, '', null, {}, negotiated.ok)
+    },
+    // Node's parser refuses some requests (a Content-Length that is not a number, a stalled
+    // request past its timeout) before any hook runs.
     clientErrorHandler(err: NodeJS.ErrnoException, socket: import('node:net').Socket) {
+      const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       const invalidLength = err.code === 'HPE_INVALID_CONTENT_LENGTH' || err.code === 'HPE_UNEXPECTED_CONTENT_LENGTH'
-      const detail = invalidLength ? 'content-length header must be an integer' : 'Bad request'
-      const body = JSON.stringify(errorBody(400, detailText(400, detail), `req-${randomUUID()}`, null))
+      const status = timedOut ? 408 : 400
+      const detail = timedOut ? 'the request was not received in time' : invalidLength ? 'content-length header must be an integer' : 'Bad request'
+      const body = JSON.stringify(errorBody(status, detailText(status, detail), `req-${randomUUID()}`, null))
       if (socket.writable) {
         socket.end(
-          `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+          `HTTP/1.1 ${status} ${statusTitle(status)}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
         )
-      }
+      } else socket.destroy()
     },
   })
+  for (const method of ALL_METHODS) {
+    if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, {hasBody: true})
+  }
 
   // Bodies are read raw; handlers parse and validate them so the errors read as Placement's.
   app.removeAllContentTypeParsers()
@@ -161,7 +211,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('openstack-api-version', `placement ${req.mv}`)
     reply.header('vary', 'openstack-api-version')
 
-    if (path !== '/' && path !== '') {
+    const route = (req.routeOptions.config as RouteConfig | undefined)?.placemat
+    if (!route?.def?.public) {
       const token = req.headers['x-auth-token']
       const tokenStr = typeof token === 'string' ? token : undefined
       if (options.auth === 'trusted') req.isAdmin = true
@@ -172,7 +223,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         }
         req.isAdmin = tokenStr.split(':')[0] === 'admin'
       } else {
-        if (tokenStr === undefined || tokenStr !== options.adminToken) {
+        if (tokenStr === undefined || !tokenMatches(tokenStr, options.adminToken!)) {
           sendError(req, reply, 401, 'Authentication required', null)
           return false
         }
@@ -180,10 +231,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       }
     }
 
+    if (req.url.includes('%00') || req.url.includes('\0')) {
+      sendError(req, reply, 400, 'NUL characters are not allowed in the URL', null)
+      return false
+    }
     const clen = req.headers['content-length']
     if (clen !== undefined && Number(clen) > 0 && !req.headers['content-type']) {
       sendError(req, reply, 400, 'content-type header required when content-length > 0', null)
       return false
+    }
+    if (route?.def) {
+      // Decided before the body is read: a caller who may not use a route never sends it a byte.
+      const refusal = routeRefusal(route.def, req)
+      if (refusal) {
+        sendError(req, reply, refusal.status, refusal.detail, refusal.code)
+        return false
+      }
     }
     return true
   }
@@ -212,8 +275,25 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   return app
 }
 
+/**
+ * Why a request may not reach its route, in Placement's order of checks but with the policy
+ * before the content type: version (404), policy (403), media type (415), Accept (406).
+ */
+function routeRefusal(def: RouteDef, req: FastifyRequest): PlacementError | null {
+  if (def.minVersion !== undefined && req.mv.lt(def.minVersion)) return new PlacementError(404, '')
+  if (!def.public && !req.isAdmin) return new PlacementError(403, `Policy does not allow placement:${def.url} to be performed.`)
+  if (def.body && mediaType(req.headers['content-type']) !== 'application/json') {
+    const given = mediaType(req.headers['content-type']) || 'None'
+    return new PlacementError(415, `The media type ${given} is not supported, use application/json`)
+  }
+  if (def.method === 'GET' && !def.anyAccept && !acceptsJson(req.headers.accept)) {
+    return new PlacementError(406, 'Only application/json is provided')
+  }
+  return null
+}
+
 /** Registers routes and, for each path, a 405 answer (with Allow) for every other method. */
-export function registerRoutes(app: FastifyInstance, defs: RouteDef[], options: AppOptions): void {
+function registerRoutes(app: FastifyInstance, defs: RouteDef[], options: AppOptions): void {
   const byPath = new Map<string, RouteDef[]>()
   for (const def of defs) {
     const list = byPath.get(def.url) ?? []
@@ -225,20 +305,10 @@ export function registerRoutes(app: FastifyInstance, defs: RouteDef[], options: 
       app.route({
         method: def.method,
         url,
+        config: {placemat: {def}} satisfies RouteConfig,
         ...(def.bodyLimit ? {bodyLimit: def.bodyLimit} : {}),
         handler: async (req, reply) => {
           const ctx: Ctx = {req, reply, mv: req.mv, store: options.store, options, params: req.params as Record<string, string>}
-          if (def.minVersion !== undefined && req.mv.lt(def.minVersion)) throw new PlacementError(404, '')
-          if (def.body && mediaType(req.headers['content-type']) !== 'application/json') {
-            const given = mediaType(req.headers['content-type']) || 'None'
-            throw new PlacementError(415, `The media type ${given} is not supported, use application/json`)
-          }
-          if (def.method === 'GET' && !def.anyAccept && !acceptsJson(req.headers.accept)) {
-            throw new PlacementError(406, 'Only application/json is provided')
-          }
-          if (!def.public && !req.isAdmin) {
-            throw new PlacementError(403, `Policy does not allow placement:${url} to be performed.`)
-          }
           const result = await def.handler(ctx)
           if (reply.sent) return reply
           if (result === undefined) return reply.send()
@@ -248,15 +318,13 @@ export function registerRoutes(app: FastifyInstance, defs: RouteDef[], options: 
       })
     }
     const allow = list.map((d) => d.method).join(', ')
-    for (const method of ALL_METHODS) {
-      if (list.some((d) => d.method === method)) continue
-      app.route({
-        method,
-        url,
-        handler: async (req, reply) =>
-          sendError(req, reply, 405, 'The method specified is not allowed for this resource.', null, {allow}),
-      })
-    }
+    app.route({
+      method: ALL_METHODS.filter((m) => !list.some((d) => d.method === m)),
+      url,
+      config: {placemat: {allow}} satisfies RouteConfig,
+      handler: async (req, reply) =>
+        sendError(req, reply, 405, 'The method specified is not allowed for this resource.', null, {allow}),
+    })
   }
 }
 

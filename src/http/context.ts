@@ -2,6 +2,7 @@ import type {FastifyReply, FastifyRequest} from 'fastify'
 import {PlacementError} from '../core/errors.js'
 import type {Store} from '../store/store.js'
 import {validateSchema} from './jsonschema.js'
+import {parseJsonBody} from './json-body.js'
 import type {Version} from './microversion.js'
 
 export type AuthMode = 'noauth2' | 'token' | 'trusted'
@@ -28,6 +29,8 @@ export interface AppOptions {
   bodyLimit?: number
   /** fastify's logger: false for none, or pino options (level, stream). */
   logger?: boolean | Record<string, unknown>
+  /** Client timeouts, ms (DEFAULT_TIMEOUTS in app.ts). */
+  timeouts?: {headersMs?: number; requestMs?: number; keepAliveMs?: number}
   /** Serve /metrics without a token. */
   metricsPublic?: boolean
 }
@@ -67,29 +70,19 @@ export interface RouteDef {
   bodyLimit?: number
   /** Skip the Accept check (Placement does not check it on every GET). */
   anyAccept?: boolean
-  /** Served without a token or admin role (the version document). */
+  /** Served without a token or admin role (the version document, health). */
   public?: boolean
 }
 
 /** Parses the raw body as JSON and validates it, with Placement's wording for both failures. */
 export function readJson<T = any>(ctx: Ctx, schema?: object): T {
   const raw = ctx.req.body
-  let data: unknown
-  try {
-    data = JSON.parse(typeof raw === 'string' ? raw : '')
-  } catch (err) {
-    throw new PlacementError(400, `Malformed JSON: ${pythonJsonError(err as Error, typeof raw === 'string' ? raw : '')}`)
-  }
+  const data = parseJsonBody(typeof raw === 'string' ? raw : '')
   if (schema) {
     const msg = validateSchema(schema, data)
     if (msg !== null) throw new PlacementError(400, `JSON does not validate: ${msg}`)
   }
   return data as T
-}
-
-function pythonJsonError(err: Error, raw: string): string {
-  if (raw.trim() === '') return 'Expecting value: line 1 column 1 (char 0)'
-  return err.message
 }
 
 /** Every query parameter, each with its values in order. */
@@ -107,7 +100,8 @@ export function queryParams(req: FastifyRequest): Map<string, string[]> {
 
 /** Validates the query as Placement does: the schema sees each key's last value. */
 export function validateQuery(params: Map<string, string[]>, schema: object): void {
-  const flat: Record<string, string> = {}
+  // No prototype: a key named __proto__ is a key like any other (and an unexpected one).
+  const flat: Record<string, string> = Object.create(null)
   for (const [k, v] of params) flat[k] = v[v.length - 1]
   const msg = validateSchema(schema, flat)
   if (msg !== null) throw new PlacementError(400, `Invalid query string parameters: ${msg}`)
@@ -115,9 +109,11 @@ export function validateQuery(params: Map<string, string[]>, schema: object): vo
 
 /** An absolute URL for a Location header, as webob makes them. */
 export function absoluteUrl(ctx: Ctx, path: string): string {
+  // Percent-encoded, so any accepted name can be put in a header.
+  const encoded = encodeURI(path)
   const host = ctx.req.headers.host
-  if (!host) return path
-  return `${ctx.req.protocol}://${host}${path}`
+  if (!host || !/^[A-Za-z0-9.:[\]-]+$/.test(host)) return encoded
+  return `${ctx.req.protocol}://${host}${encoded}`
 }
 
 export const httpDate = (ms: number) => new Date(ms).toUTCString()
@@ -133,8 +129,5 @@ export function cacheHeaders(ctx: Ctx, lastModifiedMs: number | null = null): vo
 /** Placement's is_uuid_like (oslo's), shared with the schema validator's uuid format. */
 export {isUuidLike} from './jsonschema.js'
 
-/** The canonical form Placement stores: lower case with dashes. */
-export function canonicalUuid(value: string): string {
-  const h = value.replace(/-/g, '').toLowerCase()
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
-}
+/** The canonical form placemat stores (one home: core/uuids.ts). */
+export {canonicalUuid} from '../core/uuids.js'

@@ -4,7 +4,7 @@
  */
 import {PlacementError} from '../../core/errors.js'
 import {applyBatch, reshapeMinor, type BatchOperation} from '../../core/batch.js'
-import {validateSchema} from '../jsonschema.js'
+import {pyRepr, validateSchema} from '../jsonschema.js'
 import {readJson, type RouteDef} from '../context.js'
 import {Version} from '../microversion.js'
 import * as S from '../schemas.js'
@@ -21,8 +21,9 @@ export const routes: RouteDef[] = [
     async handler(ctx) {
       const {operations} = readJson<{operations: BatchOperation[]}>(ctx, S.BATCH_POST)
       operations.forEach((o, i) => {
-        const schema = S.BATCH_OPERATIONS[o.op as string]
-        if (!schema) throw new PlacementError(400, `operation ${i}: unknown op ${JSON.stringify(o.op)}`)
+        // Own keys only: "constructor" or "__proto__" is not an op.
+        const schema = Object.hasOwn(S.BATCH_OPERATIONS, o.op as string) ? S.BATCH_OPERATIONS[o.op as string] : undefined
+        if (!schema) throw new PlacementError(400, `operation ${i}: unknown op ${pyRepr(o.op)}`)
         let msg = validateSchema(schema, o)
         if (msg === null && o.op === 'reshape') {
           const {op: _op, microversion: _mv, ...body} = o
