@@ -3,6 +3,7 @@ import {Command, Flags} from '@oclif/core'
 import {startDetached, isAlive, readRecord, removeRecord, waitReady, writeRecord} from '../../src/daemon/control.js'
 import {DEFAULT_HOST, DEFAULT_PORT, daemonFiles, defaultDbFile} from '../../src/daemon/paths.js'
 import {startServer} from '../../src/daemon/server.js'
+import {LOG_LEVELS, type LogLevel} from '../../src/http/access-log.js'
 import {SchemaOutOfDateError} from '../../src/store/store.js'
 import {describeTarget, resolveTarget} from '../../src/store/backends.js'
 
@@ -41,6 +42,11 @@ export default class DaemonStart extends Command {
       options: ['breadth-first', 'depth-first'],
       default: 'depth-first',
     }),
+    'log-level': Flags.string({
+      description: 'least severe log lines written (JSON on stdout: the log file when detached); info logs every request',
+      options: [...LOG_LEVELS],
+      default: 'info',
+    }),
   }
 
   async run(): Promise<void> {
@@ -74,6 +80,7 @@ export default class DaemonStart extends Command {
           strategy: flags.strategy as 'breadth-first' | 'depth-first',
           answerCache: flags['answer-cache'],
         },
+        logLevel: flags['log-level'] as LogLevel,
       })
     } catch (err) {
       if (err instanceof SchemaOutOfDateError) this.error(err.message, {exit: 3})

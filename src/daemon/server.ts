@@ -1,4 +1,5 @@
 import type {FastifyInstance} from 'fastify'
+import {loggerOptions, type LogLevel} from '../http/access-log.js'
 import {buildApp} from '../http/app.js'
 import type {AuthMode, CandidateOptions} from '../http/context.js'
 import {Store} from '../store/store.js'
@@ -12,6 +13,8 @@ export interface ServerOptions {
   corsOrigins?: string[]
   corsAllowHeaders?: string[]
   candidates?: CandidateOptions
+  /** The log's level: JSON lines on stdout, one per request at info (default silent: no log). */
+  logLevel?: LogLevel
 }
 
 export interface RunningServer {
@@ -31,6 +34,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     adminToken,
     cors: opts.corsOrigins?.length ? {origins: opts.corsOrigins, allowHeaders: opts.corsAllowHeaders ?? []} : undefined,
     candidates: opts.candidates,
+    logger: loggerOptions(opts.logLevel ?? 'silent'),
   })
   await app.listen({host: opts.host, port: opts.port})
   const addr = app.server.address()

@@ -1,0 +1,61 @@
+/**
+ * The access log: one JSON line per request, through fastify's logger (pino). A line holds the
+ * method, the URL path and its query string apart, the status, the response time, Placement's
+ * request id and the client's address: never a header, so never a token.
+ */
+import type {FastifyError, FastifyInstance, FastifyRequest} from 'fastify'
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+/**
+ * fastify's logger options for the daemon at `level` (false: no logger at all). Lines go to
+ * stdout (or `stream`) with an ISO 8601 time; header values that may hold a credential are
+ * redacted should anything ever log a request's headers.
+ */
+export function loggerOptions(level: LogLevel, stream?: {write(line: string): void}): false | Record<string, unknown> {
+  if (level === 'silent') return false
+  return {
+    level,
+    ...(stream ? {stream} : {}),
+    timestamp: () => `,"time":"${new Date().toISOString()}"`,
+    redact: {
+      paths: ['req.headers["x-auth-token"]', 'req.headers.authorization', 'req.headers.cookie', 'headers["x-auth-token"]', 'headers.authorization', 'headers.cookie'],
+      censor: '[redacted]',
+    },
+  }
+}
+
+/** The error a request failed with, for its access line (5xx only). */
+const failures = new WeakMap<FastifyRequest, Error>()
+
+/** Logs each request once it is answered: info for 1xx-4xx, error for 5xx (with the error's message). */
+export function accessLog(app: FastifyInstance): void {
+  app.addHook('onError', (req, _reply, err: FastifyError, done) => {
+    failures.set(req, err)
+    done()
+  })
+  app.addHook('onResponse', (req, reply, done) => {
+    const url = req.url
+    const q = url.indexOf('?')
+    const status = reply.statusCode
+    const line: Record<string, unknown> = {
+      method: req.method,
+      path: q < 0 ? url : url.slice(0, q),
+      ...(q < 0 ? {} : {query: url.slice(q + 1)}),
+      status,
+      duration_ms: Math.round(reply.elapsedTime * 1000) / 1000,
+      request_id: req.requestId || undefined,
+      remote_addr: req.ip,
+    }
+    if (req.mv) line.microversion = req.mv.toString()
+    if (status >= 500) {
+      const err = failures.get(req)
+      if (err) line.error = err.message
+      req.log.error(line, 'request')
+    } else {
+      req.log.info(line, 'request')
+    }
+    done()
+  })
+}
