@@ -5,13 +5,17 @@
 import type {FastifyInstance} from 'fastify'
 import {accessLog} from './access-log.js'
 import type {AppOptions, RouteDef} from './context.js'
+import {countRequests} from './metrics.js'
+import {routes as healthRoutes} from './routes/health.js'
+import {routes as metricsRoutes} from './routes/metrics.js'
 
 /** Hooks that log and count every request; registered before the routes. */
 export function observe(app: FastifyInstance, options: AppOptions): void {
   if (options.logger) accessLog(app)
+  countRequests(app, options.store)
 }
 
 /** GET /metrics (admin-only unless metricsPublic) and GET /placemat/v1/health (public). */
-export function observabilityRoutes(_options: AppOptions): RouteDef[] {
-  return []
+export function observabilityRoutes(options: AppOptions): RouteDef[] {
+  return [...metricsRoutes(options), ...healthRoutes]
 }
