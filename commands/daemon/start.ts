@@ -47,6 +47,7 @@ export default class DaemonStart extends Command {
       options: [...LOG_LEVELS],
       default: 'info',
     }),
+    'metrics-public': Flags.boolean({description: 'serve GET /metrics without a token (it needs the admin token otherwise)'}),
   }
 
   async run(): Promise<void> {
@@ -81,6 +82,7 @@ export default class DaemonStart extends Command {
           answerCache: flags['answer-cache'],
         },
         logLevel: flags['log-level'] as LogLevel,
+        metricsPublic: flags['metrics-public'],
       })
     } catch (err) {
       if (err instanceof SchemaOutOfDateError) this.error(err.message, {exit: 3})

@@ -15,6 +15,8 @@ export interface ServerOptions {
   candidates?: CandidateOptions
   /** The log's level: JSON lines on stdout, one per request at info (default silent: no log). */
   logLevel?: LogLevel
+  /** Serve /metrics without a token. */
+  metricsPublic?: boolean
 }
 
 export interface RunningServer {
@@ -35,6 +37,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     cors: opts.corsOrigins?.length ? {origins: opts.corsOrigins, allowHeaders: opts.corsAllowHeaders ?? []} : undefined,
     candidates: opts.candidates,
     logger: loggerOptions(opts.logLevel ?? 'silent'),
+    metricsPublic: opts.metricsPublic,
   })
   await app.listen({host: opts.host, port: opts.port})
   const addr = app.server.address()

@@ -1,0 +1,195 @@
+/**
+ * Prometheus metrics of one app: requests and their latency by route pattern, claims and
+ * conflicts, write transactions, and (computed at scrape time) capacity and usage per
+ * resource class and per rack, row and room. The process's own metrics (CPU, memory, event
+ * loop, GC) live in one registry per process, started with the first app: their samplers are
+ * per process, and several apps in one process would otherwise start one each.
+ */
+import type {FastifyInstance} from 'fastify'
+import {Counter, Gauge, Histogram, Registry, collectDefaultMetrics} from 'prom-client'
+import {capacityOf, type State} from '../core/state.js'
+import {topologyView, type TopologyView} from '../core/topology.js'
+import type {Store} from '../store/store.js'
+import {PLACEMAT_PREFIX} from './routes/placemat.js'
+
+/** The route label of a request that matched no route. */
+export const UNMATCHED_ROUTE = 'unmatched'
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+
+/** Successful allocation writes: [method, route pattern, statuses that count]. */
+const CLAIM_ROUTES: Array<[string, string, (status: number) => boolean]> = [
+  ['PUT', '/allocations/:consumer_uuid', (s) => s === 204],
+  ['POST', '/allocations', (s) => s === 204],
+  ['POST', `${PLACEMAT_PREFIX}/claims`, (s) => s >= 200 && s < 300],
+]
+
+export class Metrics {
+  readonly registry = new Registry()
+  private readonly processWide = processRegistry()
+
+  readonly requests = new Counter({
+    name: 'placemat_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  })
+
+  readonly latency = new Histogram({
+    name: 'placemat_http_request_duration_seconds',
+    help: 'Time from a request arriving to its answer sent, by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  })
+
+  readonly claims = new Counter({
+    name: 'placemat_claims_total',
+    help: 'Successful allocation writes (PUT /allocations/{consumer_uuid}, POST /allocations, POST /placemat/v1/claims), by route.',
+    labelNames: ['route'] as const,
+    registers: [this.registry],
+  })
+
+  readonly conflicts = new Counter({
+    name: 'placemat_conflicts_total',
+    help: 'Requests answered 409 Conflict (generation conflicts, capacity short, affinity refused), by method and route pattern.',
+    labelNames: ['method', 'route'] as const,
+    registers: [this.registry],
+  })
+
+  readonly writes = new Histogram({
+    name: 'placemat_store_write_duration_seconds',
+    help: 'Write transactions: time from their turn to COMMIT (outcome commit) or ROLLBACK (outcome rollback).',
+    labelNames: ['outcome'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  })
+
+  readonly capacity = new Gauge({
+    name: 'placemat_capacity',
+    help: 'Capacity per resource class as Placement counts it, (total - reserved) * allocation_ratio, summed over providers.',
+    labelNames: ['resource_class'] as const,
+    registers: [this.registry],
+  })
+
+  readonly usage = new Gauge({
+    name: 'placemat_usage',
+    help: 'Amount allocated per resource class, summed over providers.',
+    labelNames: ['resource_class'] as const,
+    registers: [this.registry],
+  })
+
+  readonly topologyCapacity = new Gauge({
+    name: 'placemat_topology_capacity',
+    help: 'Capacity per resource class of the hosts in each rack, row and room.',
+    labelNames: ['level', 'name', 'resource_class'] as const,
+    registers: [this.registry],
+  })
+
+  readonly topologyUsage = new Gauge({
+    name: 'placemat_topology_usage',
+    help: 'Amount allocated per resource class on the hosts in each rack, row and room.',
+    labelNames: ['level', 'name', 'resource_class'] as const,
+    registers: [this.registry],
+  })
+
+  readonly providers = new Gauge({
+    name: 'placemat_resource_providers',
+    help: 'Resource providers.',
+    registers: [this.registry],
+  })
+
+  readonly consumers = new Gauge({
+    name: 'placemat_consumers',
+    help: 'Consumers holding allocations.',
+    registers: [this.registry],
+  })
+
+  /** Counts an answered request (route: the matched pattern, or UNMATCHED_ROUTE). */
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = {method, route, status: String(status)}
+    this.requests.inc(labels)
+    this.latency.observe(labels, seconds)
+    if (status === 409) this.conflicts.inc({method, route})
+    for (const [m, r, counts] of CLAIM_ROUTES) {
+      if (m === method && r === route && counts(status)) this.claims.inc({route})
+    }
+  }
+
+  observeWrite(seconds: number, committed: boolean): void {
+    this.writes.observe({outcome: committed ? 'commit' : 'rollback'}, seconds)
+  }
+
+  /** Sets the capacity and usage gauges from the State as it is now. */
+  observeState(s: State): void {
+    const capacity = new Map<string, number>()
+    const used = new Map<string, number>()
+    for (const p of s.providers.values()) {
+      for (const [rc, inv] of p.inventories) capacity.set(rc, (capacity.get(rc) ?? 0) + capacityOf(inv))
+      for (const [rc, n] of p.usages) used.set(rc, (used.get(rc) ?? 0) + n)
+    }
+    this.capacity.reset()
+    this.usage.reset()
+    for (const [rc, n] of capacity) this.capacity.set({resource_class: rc}, n)
+    for (const [rc, n] of used) this.usage.set({resource_class: rc}, n)
+    this.topologyCapacity.reset()
+    this.topologyUsage.reset()
+    const walk = (v: TopologyView) => {
+      for (const [rc, n] of Object.entries(v.capacity)) this.topologyCapacity.set({level: v.level, name: v.name, resource_class: rc}, n)
+      for (const [rc, n] of Object.entries(v.used)) this.topologyUsage.set({level: v.level, name: v.name, resource_class: rc}, n)
+      for (const c of v.children ?? []) walk(c)
+    }
+    if (s.topology.size > 0) for (const v of topologyView(s)) walk(v)
+    this.providers.set(s.providers.size)
+    let holding = 0
+    for (const c of s.consumers.values()) if (c.allocations.size > 0) holding++
+    this.consumers.set(holding)
+  }
+
+  /** The exposition text: this app's metrics, then the process's. */
+  async scrape(store: Store): Promise<string> {
+    this.observeState(await store.refresh())
+    return `${await this.registry.metrics()}\n${await this.processWide.metrics()}`
+  }
+
+  get contentType(): string {
+    return this.registry.contentType
+  }
+}
+
+let processMetrics: Registry | null = null
+
+/** CPU, memory, file descriptors, event loop lag and GC of this process (one registry per process). */
+function processRegistry(): Registry {
+  if (!processMetrics) {
+    processMetrics = new Registry()
+    collectDefaultMetrics({register: processMetrics})
+  }
+  return processMetrics
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: Metrics
+  }
+}
+
+/**
+ * Gives the app its Metrics (app.metrics), counts every answered request, and times the
+ * store's write transactions while the app is open.
+ */
+export function countRequests(app: FastifyInstance, store: Store): Metrics {
+  const metrics = new Metrics()
+  app.decorate('metrics', metrics)
+  app.addHook('onResponse', (req, reply, done) => {
+    metrics.observeRequest(req.method, req.routeOptions.url ?? UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime / 1000)
+    done()
+  })
+  const observer = (seconds: number, ok: boolean) => metrics.observeWrite(seconds, ok)
+  store.onWrite = observer
+  app.addHook('onClose', (_app, done) => {
+    if (store.onWrite === observer) store.onWrite = null
+    done()
+  })
+  return metrics
+}
