@@ -1,4 +1,4 @@
-import {Kysely, Migrator, sql, type Transaction, type MigrationProvider} from 'kysely'
+import {Kysely, Migrator, sql, type Insertable, type Transaction, type MigrationProvider} from 'kysely'
 import {Changes, State, newProvider, type Consumer, type TopologyLevel} from '../core/state.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../core/standard.js'
 import {describeTarget, openBackend, type Backend} from './backends.js'
@@ -428,17 +428,17 @@ export class Store {
       if (parts.has('inventories')) {
         await db.deleteFrom('inventories').where('provider_uuid', '=', uuid).execute()
         const rows = [...p.inventories].map(([rc, inv]) => ({provider_uuid: uuid, resource_class: rc, ...inv}))
-        if (rows.length) await db.insertInto('inventories').values(rows).execute()
+        await insertRows(db, 'inventories', rows)
       }
       if (parts.has('traits')) {
         await db.deleteFrom('provider_traits').where('provider_uuid', '=', uuid).execute()
         const rows = [...p.traits].map((trait) => ({provider_uuid: uuid, trait}))
-        if (rows.length) await db.insertInto('provider_traits').values(rows).execute()
+        await insertRows(db, 'provider_traits', rows)
       }
       if (parts.has('aggregates')) {
         await db.deleteFrom('provider_aggregates').where('provider_uuid', '=', uuid).execute()
         const rows = [...p.aggregates].map((aggregate_uuid) => ({provider_uuid: uuid, aggregate_uuid}))
-        if (rows.length) await db.insertInto('provider_aggregates').values(rows).execute()
+        await insertRows(db, 'provider_aggregates', rows)
       }
     }
     for (const uuid of ch.deletedTopologyNodes) await db.deleteFrom('topology_nodes').where('uuid', '=', uuid).execute()
@@ -488,7 +488,7 @@ export class Store {
       for (const [provider_uuid, amounts] of c.allocations) {
         for (const [resource_class, used] of amounts) rows.push({consumer_uuid: uuid, provider_uuid, resource_class, used})
       }
-      if (rows.length) await db.insertInto('allocations').values(rows).execute()
+      await insertRows(db, 'allocations', rows)
     }
   }
 
@@ -515,5 +515,21 @@ export class Store {
     this.closed = true
     await this.tail // writes already accepted finish first
     await this.backend.close()
+  }
+}
+
+/** Both backends cap the parameters of one statement (SQLite 32,766): insert in chunks under it. */
+const MAX_STATEMENT_PARAMETERS = 30_000
+
+async function insertRows<T extends 'inventories' | 'provider_traits' | 'provider_aggregates' | 'allocations'>(
+  db: Kysely<Database>,
+  table: T,
+  rows: Insertable<Database[T]>[],
+): Promise<void> {
+  if (!rows.length) return
+  const perRow = Object.keys(rows[0]).length
+  const chunk = Math.max(1, Math.floor(MAX_STATEMENT_PARAMETERS / perRow))
+  for (let i = 0; i < rows.length; i += chunk) {
+    await db.insertInto(table).values(rows.slice(i, i + chunk) as any).execute()
   }
 }
