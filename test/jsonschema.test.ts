@@ -325,3 +325,18 @@ describe('conformance substrings', () => {
     })
   }
 })
+
+describe('bounded error texts', () => {
+  it('a value that does not fit its line is written whole, not cut at the width check', () => {
+    const deep = {a: {b: {c: {d: {e: {f: {g: {h: {i: {j: {k: {l: {m: {n: {o: {p: {q: {r: {s: {t: {u: {v: {w: false}}}}}}}}}}}}}}}}}}}}}}}
+    expect(pformat(deep)).not.toContain('...')
+    expect(pformat(deep)).toContain('False')
+  })
+
+  it('cuts huge values with "..." and keeps Placement\'s text for small ones', () => {
+    expect(pyRepr('x'.repeat(10_000)).length).toBeLessThan(2100)
+    expect(pyRepr('x'.repeat(10_000)).endsWith('...')).toBe(true)
+    expect(pformat(Array.from({length: 100_000}, (_, i) => i)).length).toBeLessThan(8300)
+    expect(pyRepr({b: [1, 'two'], a: null})).toBe("{'b': [1, 'two'], 'a': None}")
+  })
+})

@@ -258,13 +258,15 @@ export function pformat(value: unknown, width = 72, limit = PFORMAT_LIMIT): stri
     const maxWidth = width - indent - allowance
     // Only whether it fits is needed: a repr cut at twice the width answers that.
     const rep = reprImpl(obj, true, 2 * Math.max(maxWidth, 0) + 2)
-    if (pyLen(rep) > maxWidth) {
+    const fits = pyLen(rep) <= maxWidth
+    if (!fits) {
       if (level >= REPR_DEPTH) return write('...')
       if (isObject(obj)) return pprintDict(obj, indent, allowance, level + 1)
       if (Array.isArray(obj)) return pprintList(obj, indent, allowance, level + 1)
       if (typeof obj === 'string') return pprintStr(obj.length > limit ? obj.slice(0, limit) : obj, indent, allowance, level + 1)
     }
-    write(rep)
+    // What fits was never cut; anything else is written whole (up to REPR_LIMIT).
+    write(fits ? rep : reprImpl(obj, true))
   }
 
   const pprintDict = (obj: Record<string, unknown>, indent: number, allowance: number, level: number) => {
