@@ -1,11 +1,11 @@
 import path from 'node:path'
 import {Command, Flags} from '@oclif/core'
 import {startDetached, isAlive, readRecord, removeRecord, waitReady, writeRecord} from '../../src/daemon/control.js'
-import {DEFAULT_HOST, DEFAULT_PORT, daemonFiles, defaultDbFile} from '../../src/daemon/paths.js'
+import {AdminTokenError, DEFAULT_HOST, DEFAULT_PORT, daemonFiles, defaultDbFile, ensureAdminToken} from '../../src/daemon/paths.js'
 import {startServer} from '../../src/daemon/server.js'
 import {LOG_LEVELS, type LogLevel} from '../../src/http/access-log.js'
 import {SchemaOutOfDateError} from '../../src/store/store.js'
-import {describeTarget, resolveTarget} from '../../src/store/backends.js'
+import {describeTarget, resolveTarget, type Durability} from '../../src/store/backends.js'
 
 export default class DaemonStart extends Command {
   static summary = 'Start the placemat daemon (the Placement API on SQLite).'
@@ -47,6 +47,15 @@ export default class DaemonStart extends Command {
       options: [...LOG_LEVELS],
       default: 'info',
     }),
+    durability: Flags.string({
+      description:
+        'full: every acknowledged write is fsynced before the answer (a power loss loses nothing); ' +
+        'normal: SQLite syncs at checkpoints only, faster, but a power loss or kernel crash can lose the last ' +
+        'acknowledged writes (PostgreSQL: synchronous_commit off)',
+      options: ['full', 'normal'],
+      default: 'full',
+    }),
+    'request-timeout': Flags.integer({description: 'seconds a client has to send a whole request (headers: at most 30)', default: 120}),
     'metrics-public': Flags.boolean({description: 'serve GET /metrics without a token (it needs the admin token otherwise)'}),
   }
 
@@ -54,6 +63,15 @@ export default class DaemonStart extends Command {
     const {flags} = await this.parse(DaemonStart)
     const hostForUrl = flags.host.includes(':') ? `[${flags.host}]` : flags.host
     if (!flags.foreground) {
+      // Refuse an untrustworthy token here, where the operator sees the message.
+      if (flags.auth === 'token') {
+        try {
+          ensureAdminToken(flags.db)
+        } catch (err) {
+          if (err instanceof AdminTokenError) this.error(err.message, {exit: 1})
+          throw err
+        }
+      }
       const existing = readRecord(flags.db)
       if (existing && isAlive(existing.pid)) this.error(`a daemon already serves ${flags.db} at ${existing.url} (pid ${existing.pid})`, {exit: 1})
       const args = process.argv.slice(2).filter((a) => a !== 'daemon' && a !== 'start')
@@ -83,9 +101,12 @@ export default class DaemonStart extends Command {
         },
         logLevel: flags['log-level'] as LogLevel,
         metricsPublic: flags['metrics-public'],
+        durability: flags.durability as Durability,
+        timeouts: {requestMs: flags['request-timeout'] * 1000, headersMs: Math.min(30, flags['request-timeout']) * 1000},
       })
     } catch (err) {
       if (err instanceof SchemaOutOfDateError) this.error(err.message, {exit: 3})
+      if (err instanceof AdminTokenError) this.error(err.message, {exit: 1})
       throw err
     }
     this.log(`placemat daemon listening on ${server.url} (database ${describeTarget(flags.db)}, auth ${flags.auth})`)

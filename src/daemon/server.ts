@@ -1,7 +1,8 @@
 import type {FastifyInstance} from 'fastify'
 import {loggerOptions, type LogLevel} from '../http/access-log.js'
 import {buildApp} from '../http/app.js'
-import type {AuthMode, CandidateOptions} from '../http/context.js'
+import type {AppOptions, AuthMode, CandidateOptions} from '../http/context.js'
+import type {Durability} from '../store/backends.js'
 import {Store} from '../store/store.js'
 import {ensureAdminToken} from './paths.js'
 
@@ -17,6 +18,10 @@ export interface ServerOptions {
   logLevel?: LogLevel
   /** Serve /metrics without a token. */
   metricsPublic?: boolean
+  /** full (default): every acknowledged write is on disk; normal: faster, a power loss may lose the last ones. */
+  durability?: Durability
+  /** Client timeouts, ms. */
+  timeouts?: AppOptions['timeouts']
 }
 
 export interface RunningServer {
@@ -28,8 +33,9 @@ export interface RunningServer {
 
 /** Opens the store and serves the Placement API on host:port (port 0 picks a free one). */
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
-  const store = await Store.open(opts.db, {backgroundCheckpoint: true})
+  // The token first: a daemon that can not trust it never opens the database.
   const adminToken = opts.auth === 'token' ? ensureAdminToken(opts.db) : undefined
+  const store = await Store.open(opts.db, {backgroundCheckpoint: true, durability: opts.durability})
   const app = await buildApp({
     store,
     auth: opts.auth,
@@ -38,6 +44,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     candidates: opts.candidates,
     logger: loggerOptions(opts.logLevel ?? 'silent'),
     metricsPublic: opts.metricsPublic,
+    timeouts: opts.timeouts,
   })
   await app.listen({host: opts.host, port: opts.port})
   const addr = app.server.address()

@@ -51,13 +51,23 @@ export interface Backend {
   close(): Promise<void>
 }
 
+/**
+ * When a commit is on disk. full (the default): every COMMIT is fsynced before it is
+ * acknowledged, so a power loss or kernel crash loses no acknowledged write. normal: SQLite
+ * fsyncs the WAL only at checkpoints; a process crash loses nothing, but a power loss can lose
+ * the last commits (a scheduler told 204 may then double-book). PostgreSQL follows its server's
+ * synchronous_commit; normal turns it off for placemat's sessions, with the same trade.
+ */
+export type Durability = 'full' | 'normal'
+
 export interface BackendOptions {
   readonly?: boolean
   busyTimeoutMs?: number
+  durability?: Durability
 }
 
 export async function openBackend(target: string, options: BackendOptions): Promise<Backend> {
-  return isDatabaseUrl(target) ? PostgresBackend.open(target) : SqliteBackend.open(target, options)
+  return isDatabaseUrl(target) ? PostgresBackend.open(target, options) : SqliteBackend.open(target, options)
 }
 
 /**
@@ -103,7 +113,7 @@ class SqliteBackend implements Backend {
     raw.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10000}`)
     if (!options.readonly) {
       raw.pragma('journal_mode = WAL')
-      raw.pragma('synchronous = NORMAL')
+      raw.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`)
     }
     const db = new Kysely<Database>({dialect: new SqliteDialect({database: withStatementCache(raw)})})
     return new SqliteBackend(file, raw, db, isNew)
@@ -156,10 +166,11 @@ class PostgresBackend implements Backend {
     readonly isNew: boolean,
   ) {}
 
-  static async open(url: string): Promise<PostgresBackend> {
+  static async open(url: string, options: BackendOptions = {}): Promise<PostgresBackend> {
     const pool = new pg.Pool({
       connectionString: url,
       max: 4,
+      ...(options.durability === 'normal' ? {options: '-c synchronous_commit=off'} : {}),
       // Epoch-millisecond times are bigint columns: read them as numbers.
       types: {getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser},
     })

@@ -1,7 +1,7 @@
 import {Kysely, Migrator, sql, type Insertable, type Transaction, type MigrationProvider} from 'kysely'
 import {Changes, State, newProvider, type Consumer, type TopologyLevel} from '../core/state.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../core/standard.js'
-import {describeTarget, openBackend, type Backend} from './backends.js'
+import {describeTarget, openBackend, type Backend, type Durability} from './backends.js'
 import {migrations, LATEST_MIGRATION, type Database} from './schema.js'
 
 export class SchemaOutOfDateError extends Error {
@@ -44,6 +44,8 @@ export interface OpenOptions {
    * (for the daemon: short writes, long-lived process).
    */
   backgroundCheckpoint?: boolean
+  /** full (default): each COMMIT is on disk before it returns; see Durability. */
+  durability?: Durability
 }
 
 /**
