@@ -48,6 +48,13 @@ const SCRIPT: Array<[string, string, unknown?]> = [
   ['DELETE', `/resource_providers/${U(3)}`],
   ['GET', '/resource_providers'],
   ['GET', '/allocation_candidates?resources=VCPU:1,DISK_GB:20&limit=2'],
+  // Hostile strings get the same 400 on both backends (PostgreSQL cannot store NUL or lone surrogates).
+  ['POST', '/resource_providers', {name: 'nul\u0000', uuid: U(5)}],
+  ['POST', '/resource_providers', {name: 'lone\ud800', uuid: U(5)}],
+  ['PUT', `/allocations/${U(104)}`, {allocations: {[U(2)]: {resources: {VCPU: 1}}}, project_id: 'p\u0000', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'}],
+  // Any uuid form Placement accepts fits the column: stored canonical.
+  ['PUT', `/resource_providers/${U(4)}/aggregates`, {resource_provider_generation: 4, aggregates: [`urn:uuid:${AGG}`, `{${U(99).toUpperCase()}}`]}],
+  ['GET', `/resource_providers/${U(4)}/aggregates`],
 ]
 const CHECK_AFTER_RELOAD = SCRIPT.filter(([m, url]) => m === 'GET' && !url.startsWith('/allocations/'))
 
@@ -81,7 +88,14 @@ describe.skipIf(!postgresAvailable)('PostgreSQL backend', () => {
     const a = await answers(lite, SCRIPT)
     const b = await answers(pgs, SCRIPT)
     expect(b).toEqual(a)
-    expect(a.filter((r) => r.status >= 400).map((r) => r.call)).toEqual([`PUT /allocations/${U(103)}`, `PUT /resource_providers/${U(3)}/inventories`])
+    expect(a.filter((r) => r.status >= 400).map((r) => `${r.status} ${r.call}`)).toEqual([
+      `409 PUT /allocations/${U(103)}`,
+      `409 PUT /resource_providers/${U(3)}/inventories`,
+      '400 POST /resource_providers',
+      '400 POST /resource_providers',
+      `400 PUT /allocations/${U(104)}`,
+    ])
+    expect(JSON.parse(a.at(-1)!.body).aggregates).toEqual([AGG, U(99)])
     await pgs.close()
     // A new process loads the same state: same answers, providers in creation order.
     const again = await Store.open(url)
