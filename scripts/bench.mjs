@@ -9,6 +9,9 @@
 //   npm run bench -- --runs 1 --placement URL   # also measure a live Placement at URL (same machine)
 //   npm run bench -- --json out.jsonl      # keep the raw scenario lines
 //   npm run bench -- --no-answer-cache     # every candidates query searched and encoded afresh
+//   npm run bench -- --durability both     # each data set with every commit fsynced (full, the default)
+//                                          # and with --durability normal, to see what an fsync costs
+//   npm run bench -- --scenarios claim,claims-concurrent   # only these scenarios
 //   npm run bench -- --anchor DIR          # compare with a Placement run of ../shared/perf/run-anchor.sh
 //                                          # (RESULTS=DIR) made just before, instead of the README figures
 import {spawn, execFileSync} from 'node:child_process'
@@ -30,6 +33,9 @@ const runs = opt('runs', '3')
 const sets = (opt('sets', 'flat:1000,nested:1000')).split(',').map((s) => s.split(':')).map(([mode, n]) => ({mode, n: Number(n)}))
 const jsonOut = opt('json')
 const placementUrl = opt('placement')
+// Only these scenarios of ../shared/perf/bench.mjs (e.g. claim,claims-concurrent); all by default.
+const scenarioArgs = opt('scenarios') ? ['--scenarios', opt('scenarios')] : []
+const durabilities = opt('durability', 'full') === 'both' ? ['full', 'normal'] : [opt('durability', 'full')]
 
 // OpenStack Placement 8.0.0 on this kind of machine (../shared/perf/README.md): p50 ms, best of sqlite/postgres.
 const ANCHOR = {
@@ -73,12 +79,15 @@ const freePort = () =>
     })
   })
 
-async function startDaemon(dbFile) {
+async function startDaemon(dbFile, durability = durabilities[0]) {
   const port = await freePort()
-  const extra = flag('no-answer-cache') ? ['--no-answer-cache'] : []
+  const extra = [...(flag('no-answer-cache') ? ['--no-answer-cache'] : []), '--durability', durability]
+  // The access log goes to a file beside the database, as a detached daemon's does.
+  const log = fs.openSync(path.join(path.dirname(dbFile), 'placemat.log'), 'a')
   const child = spawn(process.execPath, [path.join(root, 'bin/run.js'), 'daemon', 'start', '--foreground', '--db', dbFile, '--port', String(port), '--auth', 'noauth2', ...extra], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', log, 'inherit'],
   })
+  fs.closeSync(log)
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; i < 200; i++) {
     try {
@@ -137,20 +146,21 @@ async function bulkLoadFlat(url, n) {
 
 const lines = []
 const rows = []
-for (const {mode, n} of sets) {
-  const label = `${mode}-${n}`
+for (const {mode, n} of sets) for (const durability of durabilities) {
+  const set = `${mode}-${n}`
+  const label = durabilities.length > 1 || durability !== 'full' ? `${set} ${durability}` : set
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-bench-'))
-  const {child, url} = await startDaemon(path.join(dir, 'placemat.db'))
+  const {child, url} = await startDaemon(path.join(dir, 'placemat.db'), durability)
   try {
     process.stderr.write(`[${label}] loading...\n`)
     const t0 = Date.now()
     const load = JSON.parse(runNode('load.mjs', [url, '--mode', mode, '-n', String(n), '-c', '10', '--quiet']).trim().split('\n').at(-1))
     process.stderr.write(`[${label}] loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s (${load.requests_per_s ?? load.rps ?? '?'} req/s); benchmarking...\n`)
-    const out = runNode('bench.mjs', [url, '--mode', mode, '--runs', runs, '--label', `placemat-${label}`])
+    const out = runNode('bench.mjs', [url, '--mode', mode, '--runs', runs, '--label', `placemat-${label.replace(' ', '-')}`, ...scenarioArgs])
     for (const line of out.trim().split('\n')) {
       const r = JSON.parse(line)
       lines.push(r)
-      rows.push({set: label, scenario: r.scenario, p50: r.p50, p99: r.p99, rps: r.rps, anchor: ANCHOR[label]?.[r.scenario], notes: r.notes ?? ''})
+      rows.push({set: label, scenario: r.scenario, p50: r.p50, p99: r.p99, rps: r.rps, anchor: ANCHOR[set]?.[r.scenario], notes: r.notes ?? ''})
     }
     rows.push({set: label, scenario: 'daemon RSS MiB', p50: rssMiB(child.pid)})
   } finally {
