@@ -86,7 +86,7 @@ describe('access log', () => {
     const records = log.records()
     const line = records.find((r) => r.request_id === requestId)!
     // the only line the request left: fastify's own "incoming request" / "request completed" are off
-    expect(records.filter((r) => r.reqId === line.reqId)).toEqual([line])
+    expect(records.filter((r) => r.request_id === line.request_id)).toEqual([line])
     expect(line).toMatchObject({
       level: 30,
       msg: 'request',

@@ -45,7 +45,6 @@ export function accessLog(app: FastifyInstance): void {
       ...(q < 0 ? {} : {query: url.slice(q + 1)}),
       status,
       duration_ms: Math.round(reply.elapsedTime * 1000) / 1000,
-      request_id: req.requestId || undefined,
       remote_addr: req.ip,
     }
     if (req.mv) line.microversion = req.mv.toString()

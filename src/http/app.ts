@@ -114,8 +114,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
     // One access-log line per request (access-log.ts) instead of fastify's two.
-    logController: new LogController({disableRequestLogging: true}),
-    // The log's reqId is the x-openstack-request-id a client sees.
+    // Every log line of a request carries request_id: the x-openstack-request-id its client saw.
+    logController: new LogController({disableRequestLogging: true, requestIdLogLabel: 'request_id'}),
     genReqId: () => `req-${randomUUID()}`,
     bodyLimit: options.bodyLimit ?? 16 * 1024 * 1024,
     exposeHeadRoutes: false,
