@@ -1,7 +1,7 @@
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import type {Inventory} from '../src/core/state.js'
 import {pythonIntSetOrder} from '../src/core/allocations.js'
-import {testApi, type TestApi} from './http-helpers.js'
+import {inv, testApi, type TestApi} from './http-helpers.js'
 
 let api: TestApi
 beforeEach(async () => {
@@ -17,16 +17,6 @@ const C2 = 'cccccccc-0000-4000-8000-000000000002'
 const C3 = 'cccccccc-0000-4000-8000-000000000003'
 const PROJECT = 'dddddddd-0000-4000-8000-000000000001'
 const USER = 'eeeeeeee-0000-4000-8000-000000000001'
-
-const inv = (total: number, extra: Partial<Inventory> = {}): Inventory => ({
-  total,
-  reserved: 0,
-  min_unit: 1,
-  max_unit: total,
-  step_size: 1,
-  allocation_ratio: 1,
-  ...extra,
-})
 
 /** Creates a provider over HTTP and gives it inventory straight through the store (bumping its generation once). */
 async function provider(uuid: string, name: string, inventories: Record<string, Inventory>) {

@@ -1,6 +1,7 @@
 import type {FastifyInstance} from 'fastify'
 import {buildApp} from '../src/http/app.js'
 import type {AppOptions} from '../src/http/context.js'
+import type {Inventory} from '../src/core/state.js'
 import {Store} from '../src/store/store.js'
 
 export interface TestApi {
@@ -43,3 +44,14 @@ export async function testApi(options: Partial<AppOptions> = {}): Promise<TestAp
     },
   }
 }
+
+/** An inventory record with Placement's defaults (max_unit: the total). */
+export const inv = (total: number, extra: Partial<Inventory> = {}): Inventory => ({
+  total,
+  reserved: 0,
+  min_unit: 1,
+  max_unit: total,
+  step_size: 1,
+  allocation_ratio: 1,
+  ...extra,
+})

@@ -5,7 +5,7 @@
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import type {Inventory} from '../src/core/state.js'
 import {loggerOptions} from '../src/http/access-log.js'
-import {testApi, type TestApi} from './http-helpers.js'
+import {inv, testApi, type TestApi} from './http-helpers.js'
 
 const RP1 = 'bbbbbbbb-0000-4000-8000-000000000001'
 const RP2 = 'bbbbbbbb-0000-4000-8000-000000000002'
@@ -14,16 +14,6 @@ const C2 = 'cccccccc-0000-4000-8000-000000000002'
 const PROJECT = 'dddddddd-0000-4000-8000-000000000001'
 const USER = 'eeeeeeee-0000-4000-8000-000000000001'
 const SECRET = 'admin:s3cr3t-token-value'
-
-const inv = (total: number, extra: Partial<Inventory> = {}): Inventory => ({
-  total,
-  reserved: 0,
-  min_unit: 1,
-  max_unit: total,
-  step_size: 1,
-  allocation_ratio: 1,
-  ...extra,
-})
 
 let api: TestApi
 afterEach(async () => {
