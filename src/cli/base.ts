@@ -5,7 +5,7 @@ import {HttpTransport, LocalTransport} from '../client/transports.js'
 import {readRecord} from '../daemon/control.js'
 import {DEFAULT_HOST, DEFAULT_PORT, defaultDbFile, readAdminToken} from '../daemon/paths.js'
 import {serialize, table, type Column, type Format} from './output.js'
-import {isDatabaseUrl} from '../store/backends.js'
+import {isDatabaseUrl} from '../store/target.js'
 
 /** Exit codes every command keeps (documented in the README). */
 export const ExitCode = {

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {daemonFiles} from './paths.js'
-import {resolveTarget} from '../store/backends.js'
+import {resolveTarget} from '../store/target.js'
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/run.js')
 

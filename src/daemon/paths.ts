@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {randomBytes} from 'node:crypto'
-import {isDatabaseUrl} from '../store/backends.js'
+import {isDatabaseUrl} from '../store/target.js'
 
 /** Where placemat keeps its database, admin token, pid and log files by default. */
 export function dataDir(): string {

@@ -6,23 +6,8 @@ import pg from 'pg'
 import {BackgroundCheckpointer} from './checkpointer.js'
 import type {Database} from './schema.js'
 
-/** `postgres://` or `postgresql://`: a PostgreSQL database; anything else is a SQLite file. */
-export const isDatabaseUrl = (target: string) => /^postgres(ql)?:\/\//i.test(target)
-
-/** A target as recorded (pid records): a SQLite file's absolute path, or the URL as given. */
-export const resolveTarget = (target: string) => (isDatabaseUrl(target) ? target : path.resolve(target))
-
-/** Where the data lives, for messages: the file, or the URL without its password. */
-export function describeTarget(target: string): string {
-  if (!isDatabaseUrl(target)) return target
-  try {
-    const u = new URL(target)
-    if (u.password) u.password = '***'
-    return u.toString()
-  } catch {
-    return 'a PostgreSQL database'
-  }
-}
+export {describeTarget, isDatabaseUrl, resolveTarget} from './target.js'
+import {isDatabaseUrl} from './target.js'
 
 type Conn = Kysely<Database>
 

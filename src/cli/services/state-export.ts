@@ -30,7 +30,7 @@ import {INVENTORY_FIELDS} from '../../core/inventories.js'
 import {Store} from '../../store/store.js'
 import {mapLimit} from './providers.js'
 import {readDocument} from './document.js'
-import {isDatabaseUrl} from '../../store/backends.js'
+import {isDatabaseUrl} from '../../store/target.js'
 
 export const SNAPSHOT_VERSION = 1
 
