@@ -48,11 +48,10 @@ interface RouteConfig {
 /** Timeouts for slow or stalled clients; the defaults suit loopback and LAN clients. */
 export const DEFAULT_TIMEOUTS = {headersMs: 30_000, requestMs: 120_000, keepAliveMs: 72_000}
 
-/** Compares a presented token with the admin token in constant time (digests have one length). */
-function tokenMatches(presented: string, adminToken: string): boolean {
-  const digest = (t: string) => createHash('sha256').update(t).digest()
-  return timingSafeEqual(digest(presented), digest(adminToken))
-}
+const digest = (token: string) => createHash('sha256').update(token).digest()
+
+/** Compares a presented token with the admin token's digest in constant time (digests have one length). */
+const tokenMatches = (presented: string, adminDigest: Buffer): boolean => timingSafeEqual(digest(presented), adminDigest)
 
 /** Sends Placement's error body (or webob's HTML page when the client prefers HTML). */
 function sendError(
@@ -110,6 +109,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.auth === 'token' && !options.adminToken?.trim()) {
     throw new Error('auth "token" needs a non-empty admin token')
   }
+  const adminDigest = options.auth === 'token' ? digest(options.adminToken!) : null
   const timeouts = {...DEFAULT_TIMEOUTS, ...options.timeouts}
   const app = Fastify({
     logger: options.logger ?? false,
@@ -176,7 +176,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const admit = (req: FastifyRequest, reply: FastifyReply): boolean => {
     req.requestId = req.id
     reply.header('x-openstack-request-id', req.requestId)
-    const path = req.url.split('?')[0]
 
     // CORS (only when configured): preflights are answered here, before auth and routing.
     const origin = req.headers.origin
@@ -227,7 +226,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         }
         req.isAdmin = tokenStr.split(':')[0] === 'admin'
       } else {
-        if (tokenStr === undefined || !tokenMatches(tokenStr, options.adminToken!)) {
+        if (tokenStr === undefined || !tokenMatches(tokenStr, adminDigest!)) {
           sendError(req, reply, 401, 'Authentication required', null)
           return false
         }
