@@ -59,6 +59,13 @@ export default class DaemonStart extends Command {
     'metrics-public': Flags.boolean({description: 'serve GET /metrics without a token (it needs the admin token otherwise)'}),
   }
 
+  /** Why the daemon will not start, as one line and its exit code; anything else is a crash. */
+  private refuse(err: unknown): never {
+    if (err instanceof SchemaOutOfDateError) this.error(err.message, {exit: 3})
+    if (err instanceof AdminTokenError) this.error(err.message, {exit: 1})
+    throw err
+  }
+
   async run(): Promise<void> {
     const {flags} = await this.parse(DaemonStart)
     const hostForUrl = flags.host.includes(':') ? `[${flags.host}]` : flags.host
@@ -68,8 +75,7 @@ export default class DaemonStart extends Command {
         try {
           ensureAdminToken(flags.db)
         } catch (err) {
-          if (err instanceof AdminTokenError) this.error(err.message, {exit: 1})
-          throw err
+          this.refuse(err)
         }
       }
       const existing = readRecord(flags.db)
@@ -105,9 +111,7 @@ export default class DaemonStart extends Command {
         timeouts: {requestMs: flags['request-timeout'] * 1000, headersMs: Math.min(30, flags['request-timeout']) * 1000},
       })
     } catch (err) {
-      if (err instanceof SchemaOutOfDateError) this.error(err.message, {exit: 3})
-      if (err instanceof AdminTokenError) this.error(err.message, {exit: 1})
-      throw err
+      this.refuse(err)
     }
     this.log(`placemat daemon listening on ${server.url} (database ${describeTarget(flags.db)}, auth ${flags.auth})`)
     writeRecord(flags.db, {pid: process.pid, url: server.url, db: resolveTarget(flags.db)})
