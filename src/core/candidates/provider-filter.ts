@@ -1,0 +1,156 @@
+/**
+ * Provider filters: the per-provider tests on traits and aggregates (required and forbidden
+ * traits, member_of, forbidden aggregates) and the 400s for unknown names that the searches
+ * share, and GET /resource_providers' filter built on them.
+ */
+import {badRequest} from '../errors.js'
+import type {Provider, State} from '../state.js'
+import {getIndex, type Index} from './provider-index.js'
+import type {ProviderFilters} from './request.js'
+
+/** Does p belong to at least one aggregate of every set? */
+export function inAllAggSets(p: Provider, sets: string[][]): boolean {
+  for (const set of sets) {
+    let ok = false
+    for (const a of set) if (p.aggregates.has(a)) { ok = true; break }
+    if (!ok) return false
+  }
+  return true
+}
+
+/**
+ * The providers (ascending indices) that can pass a member_of filter: members of every set and,
+ * with `trees`, every provider of a tree whose root is one (the rule for a group that may
+ * spread over a tree: the provider or its root). Null when there is no filter or when it
+ * would not narrow a scan of `scanSize` providers much: a scan checks the filter anyway.
+ */
+export function memberScope(ix: Index, sets: string[][], trees: boolean, scanSize: number): Int32Array | null {
+  if (!sets.length) return null
+  let pick: string[] | null = null
+  let size = Infinity
+  for (const set of sets) {
+    let n = 0
+    for (const agg of set) n += ix.state.aggregateMembers.get(agg)?.size ?? 0
+    if (n < size) {
+      size = n
+      pick = set
+    }
+  }
+  if (size * 4 > scanSize) return null
+  const idxOf = ix.idx()
+  const gen = ix.nextStamp()
+  const out: number[] = []
+  const add = (i: number) => {
+    if (ix.stamp[i] === gen) return
+    ix.stamp[i] = gen
+    out.push(i)
+  }
+  for (const agg of pick!) {
+    for (const u of ix.state.aggregateMembers.get(agg) ?? []) {
+      const i = idxOf.get(u)
+      if (i === undefined || !inAllAggSets(ix.provs[i], sets)) continue
+      add(i)
+      if (trees && ix.root[i] === i) for (let k = ix.treeOff[i]; k < ix.treeOff[i + 1]; k++) add(ix.treeMem[k])
+    }
+  }
+  return Int32Array.from(out).sort()
+}
+
+export function inAnyAgg(p: Provider, aggs: Set<string>): boolean {
+  if (!aggs.size) return false
+  for (const a of aggs) if (p.aggregates.has(a)) return true
+  return false
+}
+
+/** Does p have at least one trait of every set? */
+export function hasTraitSets(p: Provider, sets: string[][]): boolean {
+  for (const set of sets) {
+    let ok = false
+    for (const t of set) if (p.traits.has(t)) { ok = true; break }
+    if (!ok) return false
+  }
+  return true
+}
+
+export function hasAnyTrait(p: Provider, traits: Set<string>): boolean {
+  if (!traits.size) return false
+  for (const t of traits) if (p.traits.has(t)) return true
+  return false
+}
+
+/** Is any provider in every aggregate set (provider_ids_matching_aggregates is non-empty)? */
+export function anyProviderInAggSets(ix: Index, sets: string[][]): boolean {
+  for (const agg of sets[0]) {
+    const members = ix.state.aggregateMembers.get(agg)
+    if (!members) continue
+    for (const u of members) {
+      const p = ix.state.providers.get(u)
+      if (p && inAllAggSets(p, sets)) return true
+    }
+  }
+  return false
+}
+
+export function checkTraitNames(state: State, names: Iterable<string>, prefix = ''): void {
+  for (const t of names) if (!state.traits.has(t)) throw badRequest(`${prefix}No such trait(s): ${t}.`)
+}
+
+export function checkClassNames(state: State, names: Iterable<string>): void {
+  for (const rc of names) {
+    if (!state.classes.has(rc)) throw badRequest(`Invalid resource class in resources parameter: No such resource class ${rc}.`)
+  }
+}
+// ---- GET /resource_providers ----------------------------------------------------------------
+
+/**
+ * The providers matching the filters of GET /resource_providers, in state order
+ * (resource_provider.get_all_by_filters). Throws PlacementError(400) for an unknown trait
+ * ('Invalid trait(s) in "required" parameter: No such trait(s): X.') or class ('Invalid
+ * resource class in resources parameter: No such resource class X.'), in Placement's order.
+ */
+export function filterProviders(state: State, f: ProviderFilters): Provider[] {
+  const ix = getIndex(state)
+  let treeRoot = -1
+  if (f.inTree) {
+    const t = ix.idx().get(f.inTree)
+    if (t === undefined) return []
+    treeRoot = ix.root[t]
+  }
+  let pool: number[] | null = null
+  const req = f.requiredTraits ?? []
+  if (req.length) {
+    for (const set of req) checkTraitNames(state, set, 'Invalid trait(s) in "required" parameter: ')
+    pool = []
+    for (let i = 0; i < ix.n; i++) if (hasTraitSets(ix.provs[i], req)) pool.push(i)
+    if (!pool.length) return []
+  }
+  const forb = f.forbiddenTraits ?? new Set<string>()
+  checkTraitNames(state, forb, 'Invalid trait(s) in "required" parameter: ')
+  const memberOf = f.memberOf ?? []
+  if (memberOf.length && !anyProviderInAggSets(ix, memberOf)) return []
+  const badAggs = f.forbiddenAggs ?? new Set<string>()
+  const res = f.resources ? [...f.resources] : []
+  checkClassNames(state, res.map(([rc]) => rc))
+  const rcs = res.map(([rc, amount]) => {
+    const inv = ix.rcs.get(rc)
+    return {slotOf: inv ? ix.slotOf(inv) : null, amount}
+  })
+  const out: Provider[] = []
+  const test = (i: number) => {
+    const p = ix.provs[i]
+    if (f.name && p.name !== f.name) return
+    if (f.uuid && p.uuid !== f.uuid) return
+    if (treeRoot >= 0 && ix.root[i] !== treeRoot) return
+    if (forb.size && hasAnyTrait(p, forb)) return
+    if (memberOf.length && !inAllAggSets(p, memberOf)) return
+    if (badAggs.size && inAnyAgg(p, badAggs)) return
+    for (const {slotOf, amount} of rcs) {
+      const s = slotOf ? slotOf[i] : -1
+      if (s < 0 || !ix.fits(s, amount)) return
+    }
+    out.push(p)
+  }
+  if (pool) for (const i of pool) test(i)
+  else for (let i = 0; i < ix.n; i++) test(i)
+  return out
+}
