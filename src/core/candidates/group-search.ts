@@ -2,7 +2,7 @@
  * The per-group search: Placement's per-request-group search (the single and multi paths),
  * which leaves, per anchor, each group's provider choices in a Prepared.
  */
-import type {Provider} from '../state.js'
+import type {Provider, State} from '../state.js'
 import {anyProviderInAggSets, checkClassNames, checkTraitNames, hasAnyTrait, hasTraitSets, inAllAggSets, inAnyAgg, memberScope} from './provider-filter.js'
 import type {Index, RcInv} from './provider-index.js'
 import type {RequestGroup} from './request.js'
@@ -25,6 +25,42 @@ export interface Prepared {
   fullMask: number
   /** Root index of the in_tree provider, or -1. */
   treeRoot: number
+}
+
+/**
+ * Every group's Prepared, in request order; null as soon as one matches nothing (Placement stops
+ * there, before the 400s of later groups). `lazy`: shells only, searched tree by tree later.
+ */
+export function prepareGroups(
+  ix: Index,
+  groups: RequestGroup[],
+  anchorOk: Uint8Array | null,
+  lazy: boolean,
+  single: {maxProviders: number} | null,
+): Prepared[] | null {
+  const preps: Prepared[] = []
+  for (const g of groups) {
+    let p: Prepared | null
+    if (lazy) p = g.memberOf.length && !anyProviderInAggSets(ix, g.memberOf) ? null : groupShell(ix, g)
+    else p = prepareGroup(ix, g, anchorOk, single)
+    if (!p) return null
+    preps.push(p)
+  }
+  return preps
+}
+
+/** Are all classes and traits the groups name known (would no group stop the search with a 400)? */
+export function namesKnown(state: State, groups: RequestGroup[]): boolean {
+  try {
+    for (const g of groups) {
+      checkClassNames(state, g.resources.keys())
+      for (const any of g.requiredTraits) checkTraitNames(state, any)
+      checkTraitNames(state, g.forbiddenTraits)
+    }
+  } catch {
+    return false
+  }
+  return true
 }
 
 /** Providers able to give `amount` of class `inv`, optionally within one tree. */

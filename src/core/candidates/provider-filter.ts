@@ -6,7 +6,7 @@
 import {badRequest} from '../errors.js'
 import type {Provider, State} from '../state.js'
 import {getIndex, type Index} from './provider-index.js'
-import type {ProviderFilters} from './request.js'
+import type {CandidateRequest, ProviderFilters} from './request.js'
 
 /** Does p belong to at least one aggregate of every set? */
 export function inAllAggSets(p: Provider, sets: string[][]): boolean {
@@ -100,6 +100,30 @@ export function checkClassNames(state: State, names: Iterable<string>): void {
     if (!state.classes.has(rc)) throw badRequest(`Invalid resource class in resources parameter: No such resource class ${rc}.`)
   }
 }
+/**
+ * RequestWideSearchContext: root_required / root forbidden traits filter the anchors. The
+ * roots allowed as anchors (1 at a root's index), null when there is no such filter, false
+ * when no root passes it.
+ */
+export function rootAnchors(ix: Index, req: CandidateRequest): Uint8Array | null | false {
+  const state = ix.state
+  const rootReq = req.rootRequired.map((s) => s[0])
+  if (!rootReq.length && !req.rootForbidden.size) return null
+  checkTraitNames(state, rootReq)
+  checkTraitNames(state, req.rootForbidden)
+  const anchorOk = new Uint8Array(ix.n)
+  let any = false
+  for (let i = 0; i < ix.n; i++) {
+    if (ix.parent[i] >= 0 || ix.provs[i].parent !== null) continue
+    const pt = ix.provs[i].traits
+    if (rootReq.every((t) => pt.has(t)) && !hasAnyTrait(ix.provs[i], req.rootForbidden)) {
+      anchorOk[i] = 1
+      any = true
+    }
+  }
+  return any ? anchorOk : false
+}
+
 // ---- GET /resource_providers ----------------------------------------------------------------
 
 /**
