@@ -3,7 +3,7 @@
  * (placement/objects/allocation_candidate.py, research_context.py, rp_candidates.py) over the
  * in-memory State, plus the provider filter of GET /resource_providers.
  *
- * How Placement searches, and how this file mirrors it:
+ * How Placement searches, and how this engine mirrors it:
  *  - Each request group is searched on its own. A suffixed (granular) group, or any group when
  *    the deployment has neither provider trees nor sharing providers, is satisfied by one
  *    provider that has every requested class, trait and aggregate ("single path"). The
@@ -38,12 +38,19 @@
  * when the answer does not depend on the rest. Such a limited search without sharing providers
  * does not even search the groups over the whole cloud: it prepares them tree by tree, in the
  * eager search's anchor order, only for the trees it enumerates (walkAnchors, anchorLists).
+ *
+ * Layout: this file picks a strategy (findCandidates) and re-exports the public names.
+ * provider-index.ts holds the index, provider-filter.ts the per-provider filters (and
+ * filterProviders), group-search.ts / tree-search.ts the per-group search (eager / tree by
+ * tree), plan.ts and anchor-enum.ts the combination of groups into candidates, sole-anchor.ts
+ * and python-set.ts the one-anchor quirk, strategies/ the four ways of enumerating anchors,
+ * summaries.ts and slots.ts the shape of the result; types.ts the public types.
  */
 import type {State} from '../state.js'
 import {namesKnown, prepareGroups} from './group-search.js'
 import {makePlan} from './plan.js'
-import {getIndex} from './provider-index.js'
 import {rootAnchors} from './provider-filter.js'
+import {getIndex} from './provider-index.js'
 import type {CandidateRequest} from './request.js'
 import {slotsOf, withSlots} from './slots.js'
 import {SoleAnchor} from './sole-anchor.js'

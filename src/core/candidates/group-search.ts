@@ -3,7 +3,16 @@
  * which leaves, per anchor, each group's provider choices in a Prepared.
  */
 import type {Provider, State} from '../state.js'
-import {anyProviderInAggSets, checkClassNames, checkTraitNames, hasAnyTrait, hasTraitSets, inAllAggSets, inAnyAgg, memberScope} from './provider-filter.js'
+import {
+  anyProviderInAggSets,
+  checkClassNames,
+  checkTraitNames,
+  hasAnyTrait,
+  hasTraitSets,
+  inAllAggSets,
+  inAnyAgg,
+  memberScope,
+} from './provider-filter.js'
 import type {Index, RcInv} from './provider-index.js'
 import type {RequestGroup} from './request.js'
 

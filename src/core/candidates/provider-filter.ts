@@ -1,7 +1,7 @@
 /**
- * Provider filters: the per-provider tests on traits and aggregates (required and forbidden
- * traits, member_of, forbidden aggregates) and the 400s for unknown names that the searches
- * share, and GET /resource_providers' filter built on them.
+ * Provider filters shared by the searches: per-provider tests on traits and aggregates
+ * (required and forbidden traits, member_of, forbidden aggregates), the 400s for unknown
+ * names, the root-trait filter on anchors, and GET /resource_providers' filter built on them.
  */
 import {badRequest} from '../errors.js'
 import type {Provider, State} from '../state.js'
