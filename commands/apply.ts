@@ -1,9 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 import {ApiError} from '../src/client/client.js'
 import {PlacematCommand} from '../src/cli/base.js'
+import {withContext} from '../src/cli/failure.js'
 import {
-  applyBatch,
-  applyStandard,
   isStalePlan,
   loadCatalog,
   makePlan,
@@ -14,8 +13,7 @@ import {
   summaryLine,
   type ApplyProgress,
 } from '../src/cli/services/apply.js'
-import {loadCloud} from '../src/cli/services/cloud-view.js'
-import {PLACEMAT_NAMESPACE} from '../src/cli/services/uuid5.js'
+import {NAMES_NAMESPACE} from '../src/core/uuids.js'
 
 export default class Apply extends PlacematCommand {
   static summary = 'Make providers, inventories, traits and aggregates match a YAML file (idempotent).'
@@ -45,7 +43,7 @@ then every provider that is neither in the file nor the parent of one is
 deleted (custom classes and traits are never deleted).
 
 Names become uuids as Python's uuid.uuid5(NAMESPACE, NAME) does, with
-placemat's fixed namespace ${PLACEMAT_NAMESPACE}:
+placemat's fixed namespace ${NAMES_NAMESPACE}:
 an aggregate named A is uuid5(ns, "aggregate:A"); a new provider P
 without a uuid is uuid5(ns, "provider:P"). One file, the same uuids
 everywhere.
@@ -74,19 +72,20 @@ that do not exist, loops, or names taken by other providers.`
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Apply)
     const file = readApplyFile(args.file)
-    const client = await this.client()
+    const backend = await this.backend()
     const tty = Boolean(process.stdout.isTTY) && this.format === 'table'
     const progress = tty ? (await import('../src/cli/components/Progress.js')).startProgress() : undefined
     const onRead = progress ? (done: number, total: number) => progress.update(done, total, 'reading the current state') : undefined
     let snap
     let catalog
     try {
-      ;[snap, catalog] = await Promise.all([loadCloud(client, {onProgress: onRead}), loadCatalog(client)])
+      ;[snap, catalog] = await Promise.all([backend.loadCloud({onProgress: onRead}), loadCatalog(backend)])
     } finally {
       progress?.stop()
     }
     const plan = makePlan(file, snap, catalog, {prune: flags.prune})
-    const transport = snap.placemat ? 'placemat' : 'placement'
+    const transport = backend.kind
+    const placemat = backend.kind === 'placemat'
     const doc = {transport, ...planDocument(plan)}
 
     if (this.format === 'table') {
@@ -106,20 +105,19 @@ that do not exist, loops, or names taken by other providers.`
       bar?.update(d, total, label)
     }
     if (!bar && this.format === 'table') {
-      this.log(snap.placemat ? `Applying ${plan.ops.length} operations in one transaction...` : `Applying ${plan.ops.length} calls...`)
+      this.log(placemat ? `Applying ${plan.ops.length} operations in one transaction...` : `Applying ${plan.ops.length} calls...`)
     }
     const start = performance.now()
     try {
-      if (snap.placemat) await applyBatch(client, plan, onApply)
-      else await applyStandard(client, plan, flags.concurrency, onApply)
+      await backend.applyOperations(plan, {concurrency: flags.concurrency, onProgress: onApply})
     } catch (err) {
       bar?.stop()
       if (err instanceof ApiError) {
-        const where = snap.placemat
+        const where = placemat
           ? 'nothing was applied'
           : `${done} of ${plan.ops.length} calls were made before this one failed; apply again to finish`
         const stale = isStalePlan(err) ? 'the cloud changed while the plan was applied; ' : ''
-        throw new ApiError(err.status, `${stale}${err.detail} (${where})`, err.code, err.method, err.path)
+        throw withContext(err, stale, ` (${where})`)
       }
       throw err
     }
@@ -130,7 +128,7 @@ that do not exist, loops, or names taken by other providers.`
       return
     }
     const s = plan.summary
-    const how = snap.placemat ? 'one transaction' : `${plan.ops.length} calls`
+    const how = placemat ? 'one transaction' : `${plan.ops.length} calls`
     this.log(`Applied: ${s.create} created, ${s.update} updated, ${s.delete} deleted (${how}, ${seconds.toFixed(2)} s).`)
   }
 }

@@ -1,7 +1,6 @@
 import {Flags} from '@oclif/core'
 import {PlacematCommand, type Column} from '../src/cli/base.js'
 import {audit, countByKind, deleteOrphans, findingRows, readKnownConsumers, type FindingRow} from '../src/cli/services/audit.js'
-import {loadCloud} from '../src/cli/services/cloud-view.js'
 
 /** Exit code when findings remain and --exit-code is given. */
 export const FINDINGS_EXIT = 7
@@ -52,19 +51,19 @@ Exit codes:
   async run(): Promise<void> {
     const {flags} = await this.parse(Audit)
     const known = flags['known-consumers'] ? readKnownConsumers(flags['known-consumers']) : undefined
-    const client = await this.client()
-    const view = await loadCloud(client, {consumers: true, consumerOwners: true, concurrency: flags.concurrency})
-    const result = audit(view, known)
+    const backend = await this.backend()
+    const load = () => backend.loadCloud({consumers: true, consumerOwners: true, concurrency: flags.concurrency})
+    const view = await load()
+    const result = audit(view, known, backend.kind === 'placemat')
     let failed = 0
     let left = result.findings
     if (flags.delete && result.findings.some((f) => f.kind === 'orphan_allocations')) {
-      failed = (await deleteOrphans(client, result.findings, Math.min(flags.concurrency, 8))).failed
+      failed = (await deleteOrphans(backend.client, result.findings, Math.min(flags.concurrency, 8))).failed
       // What is left is what a fresh look finds (a deletion may also end an over-capacity).
-      const after = await loadCloud(client, {consumers: true, consumerOwners: true, concurrency: flags.concurrency, placemat: view.placemat})
-      left = audit(after, known).findings
+      left = audit(await load(), known, backend.kind === 'placemat').findings
     }
     const doc = {
-      transport: view.placemat ? 'placemat' : 'placement',
+      transport: backend.kind,
       checked: result.checked,
       summary: {findings: result.findings.length, remaining: left.length, ...countByKind(result.findings)},
       findings: result.findings,

@@ -1,8 +1,7 @@
 import {Args, Flags} from '@oclif/core'
-import {ApiError} from '../src/client/client.js'
 import {PlacematCommand} from '../src/cli/base.js'
 import {serialize} from '../src/cli/output.js'
-import {readPlan, renderReport, runReshape, type ReshapeReport} from '../src/cli/services/reshape.js'
+import {dryRunFailure, readPlan, renderReport, runReshape, type ReshapeReport} from '../src/cli/services/reshape.js'
 
 export default class Reshape extends PlacematCommand {
   static summary = 'Move inventory, and the allocations against it, between providers in one POST /reshaper.'
@@ -38,11 +37,12 @@ reshaper on a copy of that state. --dry-run prints the trees before and after (i
 used/capacity), the allocations that move and the conflicts (capacity, constraints, generations,
 inventory in use) and changes nothing; it exits as the real run would (0, 4 conflict, 6 bad request).
 
-Offline (--db FILE) the new providers and the reshape are ONE transaction on the file: all or
-nothing, even if the process is killed; a daemon serving the same file sees the result on its next
-request. Online (--url) Placement cannot create a provider inside a reshape: new providers are
-created first, then POST /reshaper; when the reshape fails the providers this run created are
-deleted again (until then they exist empty, which nothing can select; a rerun reuses them by name).
+Offline (--db FILE) and on a placemat daemon the new providers and the reshape are ONE transaction
+(POST /placemat/v1/batch): all or nothing, even if the process is killed; a daemon serving the same
+file sees the result on its next request. Plain Placement cannot create a provider inside a
+reshape: new providers are created first, then POST /reshaper; when the reshape fails the providers
+this run created are deleted again (until then they exist empty, which nothing can select; a rerun
+reuses them by name).
 On 409 concurrent_update the plan is read and made again (up to 5 times) when the generations were
 filled in by placemat.
 
@@ -71,8 +71,8 @@ unreachable.`
     const print = (r: ReshapeReport) => this.log(this.format === 'table' ? renderReport(r) : serialize(r, this.format))
     const report = await runReshape(client, plan, {dryRun: Boolean(flags['dry-run'])}, print)
     print(report)
-    if (report.dry_run && report.error) {
-      throw new ApiError(report.error.status, `the reshape would fail: ${report.error.detail}`, report.error.code, 'POST', '/reshaper')
-    }
+    // A dry run exits as the real run would.
+    const failure = dryRunFailure(report)
+    if (failure) throw failure
   }
 }

@@ -28,8 +28,7 @@ three per provider (inventories, usages, allocations).`
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Top)
-    const client = await this.client()
-    const model = new TopModel(client, {limit: flags.limit})
+    const model = new TopModel(await this.backend(), {limit: flags.limit})
     if (flags.once || !process.stdout.isTTY || this.format !== 'table') {
       const frame = await model.frame()
       if (this.format !== 'table') this.outputRecord(frame as unknown as Record<string, unknown>)

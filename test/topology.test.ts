@@ -8,8 +8,9 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import YAML from 'yaml'
-import {nodeUuid, type Layout, type TopologyView} from '../src/core/topology.js'
-import {edits} from '../src/cli/services/topology.js'
+import {nodeUuid, type Layout} from '../src/core/topology.js'
+import type {TopologyView} from '../src/core/topology-view.js'
+import {edits} from '../src/core/layout-edits.js'
 import {testApi, type TestApi} from './http-helpers.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))

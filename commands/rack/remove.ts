@@ -1,6 +1,7 @@
 import {Args} from '@oclif/core'
 import {PLAIN_NOTE, TopologyEditCommand, editFlags} from '../../src/cli/topology-command.js'
-import {edits, hostNames} from '../../src/cli/services/topology.js'
+import {edits} from '../../src/core/layout-edits.js'
+import {hostNames} from '../../src/cli/topology/edit.js'
 
 export default class RackRemove extends TopologyEditCommand {
   static summary = 'Take hosts out of a rack (they leave the topology).'

@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {PLAIN_NOTE, TopologyEditCommand, editFlags} from '../../src/cli/topology-command.js'
-import {edits} from '../../src/cli/services/topology.js'
+import {edits} from '../../src/core/layout-edits.js'
 
 export default class RoomAdd extends TopologyEditCommand {
   static summary = 'Put rows in a room (a row in another room is moved).'

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {PLAIN_NOTE, TopologyEditCommand, editFlags} from '../../src/cli/topology-command.js'
-import {edits} from '../../src/cli/services/topology.js'
+import {edits} from '../../src/core/layout-edits.js'
 
 export default class RoomCreate extends TopologyEditCommand {
   static summary = "Create a room of rows: every host of those rows joins the room's aggregate."

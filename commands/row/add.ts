@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {PLAIN_NOTE, TopologyEditCommand, editFlags} from '../../src/cli/topology-command.js'
-import {edits} from '../../src/cli/services/topology.js'
+import {edits} from '../../src/core/layout-edits.js'
 
 export default class RowAdd extends TopologyEditCommand {
   static summary = 'Put racks in a row; this is how a rack moves between rows.'

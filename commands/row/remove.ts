@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {PLAIN_NOTE, TopologyEditCommand, editFlags} from '../../src/cli/topology-command.js'
-import {edits} from '../../src/cli/services/topology.js'
+import {edits} from '../../src/core/layout-edits.js'
 
 export default class RowRemove extends TopologyEditCommand {
   static summary = 'Take racks out of a row (they stand alone, hosts and all).'

@@ -2,7 +2,10 @@ import {Args, Flags} from '@oclif/core'
 import {ApiError} from '../../src/client/client.js'
 import {PlacematCommand} from '../../src/cli/base.js'
 import type {ProgressHandle} from '../../src/cli/components/Progress.js'
-import {applyLayout, layoutBody, planLines, planSize, planSummary, readLayoutFile, type TopologyPlan} from '../../src/cli/services/topology.js'
+import {withContext} from '../../src/cli/failure.js'
+import {layoutBody, readLayoutFile} from '../../src/cli/topology/layout-file.js'
+import {planLines, planSize, planSummary} from '../../src/cli/topology/plan-text.js'
+import type {TopologyPlan} from '../../src/core/topology.js'
 
 /** Plans with at least this many changes get a progress bar on a terminal. */
 const LARGE = 500
@@ -67,7 +70,7 @@ else its hosts keep that aggregate.`
     const {args, flags} = await this.parse(TopologyApply)
     const doc = readLayoutFile(args.layout)
     const previous = flags.previous ? layoutBody(readLayoutFile(flags.previous)) : undefined
-    const client = await this.client()
+    const backend = await this.backend()
     const table = this.format === 'table'
     const tty = Boolean(process.stdout.isTTY) && table
     const Progress = tty ? await import('../../src/cli/components/Progress.js') : undefined
@@ -93,7 +96,7 @@ else its hosts keep that aggregate.`
     const start = performance.now()
     let res
     try {
-      res = await applyLayout(client, layoutBody(doc), {
+      res = await backend.applyLayout(layoutBody(doc), {
         dryRun: flags['dry-run'],
         generation: flags.generation ?? doc.generation,
         previous,
@@ -104,7 +107,7 @@ else its hosts keep that aggregate.`
     } catch (err) {
       stopBar()
       if (err instanceof ApiError && err.status === 409 && planned) {
-        throw new ApiError(409, `the topology changed since the plan was made: ${err.detail}; nothing was applied (run again)`, err.code, err.method, err.path)
+        throw withContext(err, 'the topology changed since the plan was made: ', '; nothing was applied (run again)')
       }
       throw err
     }

@@ -1,6 +1,8 @@
 import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
-import {NEEDS_LAYOUT, TopologyError, layoutBody, layoutIfPlacemat, layoutYaml, observedLayout, readLayoutFile} from '../../src/cli/services/topology.js'
+import {usageError} from '../../src/cli/failure.js'
+import {NEEDS_LAYOUT} from '../../src/cli/topology/edit.js'
+import {layoutBody, layoutYaml, readLayoutFile} from '../../src/cli/topology/layout-file.js'
 
 export default class TopologyLayout extends PlacematCommand {
   static summary = 'Print the current layout (YAML), to edit and re-apply with `topology apply`.'
@@ -27,9 +29,10 @@ aggregate has now.`
 
   async run(): Promise<void> {
     const {flags} = await this.parse(TopologyLayout)
-    const client = await this.client()
-    const doc = (await layoutIfPlacemat(client)) ?? (flags.layout ? await observedLayout(client, layoutBody(readLayoutFile(flags.layout))) : undefined)
-    if (!doc) throw new TopologyError(NEEDS_LAYOUT, 2)
+    const backend = await this.backend()
+    const file = backend.kind === 'placement' && flags.layout ? layoutBody(readLayoutFile(flags.layout)) : undefined
+    const doc = await backend.currentLayout(file)
+    if (!doc) throw usageError(NEEDS_LAYOUT)
     if (this.format === 'json') {
       this.log(JSON.stringify(doc, null, 2))
       return

@@ -1,18 +1,9 @@
 import {Flags} from '@oclif/core'
 import {PlacematCommand, type Column} from '../../src/cli/base.js'
-import {
-  NEEDS_LAYOUT,
-  TopologyError,
-  getView,
-  hasTopologyApi,
-  layoutBody,
-  plainView,
-  readLayoutFile,
-  usedOf,
-  viewClasses,
-  viewRows,
-  type ViewRow,
-} from '../../src/cli/services/topology.js'
+import {NEEDS_LAYOUT} from '../../src/cli/topology/edit.js'
+import {layoutBody, readLayoutFile} from '../../src/cli/topology/layout-file.js'
+import {usedOf, viewClasses, viewRows, type ViewRow} from '../../src/cli/topology/view-rows.js'
+import {usageError} from '../../src/cli/failure.js'
 
 export default class TopologyShow extends PlacematCommand {
   static summary = 'The racks, rows and rooms as a tree, with capacity and usage rolled up.'
@@ -42,11 +33,10 @@ aggregate has them now).`
 
   async run(): Promise<void> {
     const {flags} = await this.parse(TopologyShow)
-    const client = await this.client()
-    let body
-    if (await hasTopologyApi(client)) body = await getView(client)
-    else if (flags.layout) body = await plainView(client, layoutBody(readLayoutFile(flags.layout)))
-    else throw new TopologyError(NEEDS_LAYOUT, 2)
+    const backend = await this.backend()
+    const file = backend.kind === 'placement' && flags.layout ? layoutBody(readLayoutFile(flags.layout)) : undefined
+    const body = await backend.topologyView(file)
+    if (!body) throw usageError(NEEDS_LAYOUT)
     const rows = viewRows(body.topology, {hosts: flags.hosts})
     const columns: Column<ViewRow>[] = [
       {key: 'name', get: (r) => `${'  '.repeat(r.depth)}${r.name}`},

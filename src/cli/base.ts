@@ -1,22 +1,15 @@
 import fs from 'node:fs'
 import {Command, Flags, Errors, type Interfaces} from '@oclif/core'
-import {ApiError, PlacementClient, UnreachableError} from '../client/client.js'
+import {PlacementClient, UnreachableError} from '../client/client.js'
 import {HttpTransport, LocalTransport} from '../client/transports.js'
 import {readRecord} from '../daemon/control.js'
 import {DEFAULT_HOST, DEFAULT_PORT, defaultDbFile, readAdminToken} from '../daemon/paths.js'
 import {serialize, table, type Column, type Format} from './output.js'
 import {isDatabaseUrl} from '../store/target.js'
+import type {Backend} from './backend/backend.js'
+import {exitCodeOf, messageOf, notFoundError, usageError} from './failure.js'
 
-/** Exit codes every command keeps (documented in the README). */
-export const ExitCode = {
-  OK: 0,
-  ERROR: 1,
-  USAGE: 2,
-  NOT_FOUND: 3,
-  CONFLICT: 4,
-  UNREACHABLE: 5,
-  BAD_REQUEST: 6,
-} as const
+export {ExitCode} from './failure.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof PlacematCommand)['baseFlags'] & T['flags']>
 
@@ -47,6 +40,9 @@ export abstract class PlacematCommand extends Command {
 
   protected base!: {url?: string; db?: string; token?: string; json: boolean; yaml: boolean; columns?: string}
   private clientPromise?: Promise<PlacementClient>
+  private backendPromise?: Promise<Backend>
+  /** Set when this invocation works on a database directly (--db or PLACEMAT_DB). */
+  private local = false
 
   async init(): Promise<void> {
     await super.init()
@@ -64,11 +60,25 @@ export abstract class PlacematCommand extends Command {
     return this.clientPromise
   }
 
+  /**
+   * What this invocation talks to, chosen once: a placemat daemon or --db file, or a plain
+   * OpenStack Placement (asked once, on commands that need to know).
+   */
+  backend(): Promise<Backend> {
+    this.backendPromise ??= (async () => {
+      const client = await this.client()
+      const {chooseBackend} = await import('./backend/backend.js')
+      return chooseBackend(client, {local: this.local})
+    })()
+    return this.backendPromise
+  }
+
   private async openClient(): Promise<PlacementClient> {
     const url = this.base.url ?? (this.base.db ? undefined : process.env.PLACEMAT_URL)
     const db = this.base.db ?? (url ? undefined : process.env.PLACEMAT_DB)
     if (db) {
-      if (!isDatabaseUrl(db) && !fs.existsSync(db)) throw new Errors.CLIError(`no database file at ${db}`, {exit: ExitCode.NOT_FOUND})
+      if (!isDatabaseUrl(db) && !fs.existsSync(db)) throw notFoundError(`no database file at ${db}`)
+      this.local = true
       return new PlacementClient(await LocalTransport.open(db))
     }
     const token = this.base.token ?? process.env.PLACEMAT_TOKEN ?? process.env.OS_TOKEN
@@ -90,7 +100,7 @@ export abstract class PlacematCommand extends Command {
     try {
       this.log(table(rows, columns, only))
     } catch (err) {
-      this.error((err as Error).message, {exit: ExitCode.USAGE})
+      throw usageError((err as Error).message)
     }
   }
 
@@ -108,22 +118,13 @@ export abstract class PlacematCommand extends Command {
   }
 
   protected async catch(err: Error & {exitCode?: number}): Promise<any> {
-    if (err instanceof ApiError) {
-      const exit =
-        err.status === 404 ? ExitCode.NOT_FOUND : err.status === 409 ? ExitCode.CONFLICT : err.status === 400 ? ExitCode.BAD_REQUEST : ExitCode.ERROR
-      const code = err.code && err.code !== 'placement.undefined_code' ? ` [${err.code}]` : ''
-      return this.fail(`${err.status}${code}: ${err.detail}`, exit)
+    // oclif's own exits and its parse errors (with their help) stay oclif's.
+    if (err instanceof Errors.ExitError || (err instanceof Errors.CLIError && 'parse' in err)) return super.catch(err)
+    let message = messageOf(err)
+    if (err instanceof UnreachableError && !(this.base?.url || process.env.PLACEMAT_URL)) {
+      message += '; start one with `placemat daemon start`, or work on a file with --db FILE'
     }
-    if (err instanceof UnreachableError) {
-      const hint = this.base?.url || process.env.PLACEMAT_URL ? '' : '; start one with `placemat daemon start`, or work on a file with --db FILE'
-      return this.fail(`${err.message}${hint}`, ExitCode.UNREACHABLE)
-    }
-    if (err.name === 'SchemaOutOfDateError') return this.fail(err.message, ExitCode.ERROR)
-    // this.error(msg, {exit}) from a command: one line too (oclif would wrap it); parse errors keep oclif's help.
-    if (err instanceof Errors.CLIError && !(err instanceof Errors.ExitError) && !('parse' in err)) {
-      return this.fail(err.message, (err as Errors.CLIError).oclif?.exit ?? ExitCode.ERROR)
-    }
-    return super.catch(err)
+    return this.fail(message, exitCodeOf(err))
   }
 
   private fail(message: string, exit: number): never {

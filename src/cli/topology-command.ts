@@ -1,12 +1,13 @@
 /**
  * The base of the rack/row/room commands: each is one edit of the layout document,
- * made by read-modify-write (src/cli/services/topology.ts editLayout) and printed as
+ * made by read-modify-write (src/cli/topology/edit.ts editLayout) and printed as
  * the plan of what changed.
  */
 import {Flags} from '@oclif/core'
 import type {Layout} from '../core/topology.js'
 import {PlacematCommand} from './base.js'
-import {editLayout, planLines, planSize, planSummary} from './services/topology.js'
+import {editLayout} from './topology/edit.js'
+import {planLines, planSize, planSummary} from './topology/plan-text.js'
 
 export const editFlags = {
   'dry-run': Flags.boolean({description: 'print what would change and change nothing'}),
@@ -24,9 +25,8 @@ host's aggregates set with its generation) and written back.`
 export abstract class TopologyEditCommand extends PlacematCommand {
   /** Runs one edit and prints the plan it made (JSON/YAML: {transport, dry_run, applied, plan}). */
   protected async edit(flags: {'dry-run'?: boolean; layout?: string}, fn: (doc: Layout) => void): Promise<void> {
-    const client = await this.client()
     const dryRun = Boolean(flags['dry-run'])
-    const res = await editLayout(client, fn, {dryRun, layoutFile: flags.layout})
+    const res = await editLayout(await this.backend(), fn, {dryRun, layoutFile: flags.layout})
     if (this.format !== 'table') {
       this.outputRecord({transport: res.transport, dry_run: dryRun, applied: res.applied, plan: res.plan})
       return

@@ -11,7 +11,7 @@
 import {planConsumers, postAllocationErrors, putAllocationErrors, writeAllocations, type ConsumerWrite} from './allocations.js'
 import {PlacementError, badRequest, type ErrorCodeValue} from './errors.js'
 import type {State} from './state.js'
-import {affinityViolation, providerPlacement, type AffinityRule, type Placement} from './topology.js'
+import {affinityViolation, placementOf, ruleViolation, type AffinityRule, type Placement} from './affinity.js'
 
 /** The error code of a rule that does not hold at write time (409). */
 export const AFFINITY_VIOLATION = 'placemat.affinity_violation' as ErrorCodeValue
@@ -30,23 +30,6 @@ export interface ClaimResult {
 
 const affinityConflict = (consumer: string, why: string) =>
   new PlacementError(409, `Affinity rule violated for consumer ${consumer}: ${why}`, AFFINITY_VIOLATION)
-
-/** The racks, rows and rooms a set of providers' hosts are in. */
-function placementOf(s: State, providerUuids: Iterable<string>): Placement {
-  const out: Placement = {room: new Set(), row: new Set(), rack: new Set()}
-  for (const u of providerUuids) providerPlacement(s, u, out)
-  return out
-}
-
-/** The rule against another claim of the same batch (its proposed placement, not the stored one). */
-function batchViolation(mine: Placement, anchor: Placement, rule: AffinityRule): string | null {
-  const overlap = [...mine[rule.level]].some((n) => anchor[rule.level].has(n))
-  if (rule.relation === 'same') {
-    if (anchor[rule.level].size === 0) return `consumer ${rule.consumer} is not claimed in any ${rule.level}`
-    return overlap ? null : `not in the same ${rule.level} as consumer ${rule.consumer}`
-  }
-  return overlap ? `in the same ${rule.level} as consumer ${rule.consumer}` : null
-}
 
 /**
  * Checks every claim, then writes them all (one writeAllocations call: all or nothing).
@@ -79,7 +62,8 @@ export function claimAllocations(s: State, now: number, claims: Claim[]): ClaimR
     if (why) throw affinityConflict(uuid, why)
     for (const r of c.affinity) {
       if (!inBatch.has(r.consumer)) continue
-      const w = batchViolation(proposed.get(uuid)!, proposed.get(r.consumer)!, r)
+      // Against the other claim of the batch: its proposed placement, not the stored one.
+      const w = ruleViolation(proposed.get(uuid)!, proposed.get(r.consumer)!, r, `consumer ${r.consumer} is not claimed in any ${r.level}`)
       if (w) throw affinityConflict(uuid, w)
     }
   }

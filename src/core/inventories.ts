@@ -13,7 +13,7 @@
  */
 import {ErrorCode, PlacementError, badRequest, notFound} from './errors.js'
 import {getProvider} from './providers.js'
-import type {Inventory, Provider, State} from './state.js'
+import {capacityOf, type Inventory, type Provider, type State} from './state.js'
 
 /** Placement's db_const.MAX_INT, the default max_unit. */
 export const MAX_INT = 0x7fffffff
@@ -36,11 +36,6 @@ export interface CapacityOptions {
   reservedCanEqualTotal: boolean
 }
 
-/** Placement's Inventory.capacity: python int() truncates toward zero. */
-export function inventoryCapacity(inv: Pick<Inventory, 'total' | 'reserved' | 'allocation_ratio'>): number {
-  return Math.trunc((inv.total - inv.reserved) * inv.allocation_ratio)
-}
-
 /** The stored record for an input: Placement's INVENTORY_DEFAULTS overlaid with the given fields. */
 export function withDefaults(input: InventoryInput): Inventory {
   const inv: Inventory = {total: input.total, ...INVENTORY_DEFAULTS}
@@ -57,7 +52,7 @@ function providerForRead(s: State, uuid: string): Provider {
 }
 
 function checkCapacity(p: Provider, rc: string, inv: Inventory, opts: CapacityOptions, prefix: string): void {
-  const cap = inventoryCapacity(inv)
+  const cap = capacityOf(inv)
   if (Number.isNaN(cap)) throw badRequest(`${prefix}: Bad inventory ${rc} for resource provider ${p.uuid}`)
   const bad = opts.reservedCanEqualTotal ? cap < 0 : cap <= 0
   if (!bad) return

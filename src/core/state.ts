@@ -95,7 +95,9 @@ export class Changes {
   }
 }
 
-export const capacityOf = (inv: Inventory): number => Math.trunc((inv.total - inv.reserved) * inv.allocation_ratio)
+/** Placement's Inventory.capacity: int((total - reserved) * allocation_ratio); Python's int() truncates toward zero. */
+export const capacityOf = (inv: Pick<Inventory, 'total' | 'reserved' | 'allocation_ratio'>): number =>
+  Math.trunc((inv.total - inv.reserved) * inv.allocation_ratio)
 
 export class State {
   providers = new Map<string, Provider>()

@@ -4,12 +4,9 @@
  * member of its rack's, row's and room's aggregates, so "same rack?" is an aggregate
  * question that any Placement endpoint can answer (member_of).
  */
-import {createHash} from 'node:crypto'
 import {PlacementError, badRequest} from './errors.js'
-import {capacityOf, type Provider, type State, type TopologyLevel, type TopologyNode} from './state.js'
-
-export const LEVELS: readonly TopologyLevel[] = ['room', 'row', 'rack']
-const CHILD_LEVEL: Record<TopologyLevel, TopologyLevel | null> = {room: 'row', row: 'rack', rack: null}
+import type {Provider, State, TopologyLevel, TopologyNode} from './state.js'
+import {TOPOLOGY_NAMESPACE, canonicalUuid, isUuidLike, uuid5} from './uuids.js'
 
 // ---- layout documents -------------------------------------------------------------------
 
@@ -32,18 +29,10 @@ export interface Layout {
   racks?: RackLayout[]
 }
 
-const NAMESPACE = Buffer.from('5b0c7d1e9a3f4e2b8c6d0f1a2b3c4d5e', 'hex')
+/** Deterministic aggregate uuid for a node: uuid5 of "level:name" in the topology namespace. */
+export const nodeUuid = (level: TopologyLevel, name: string): string => uuid5(`${level}:${name}`, TOPOLOGY_NAMESPACE)
 
-/** Deterministic aggregate uuid for a node (uuid v5 of "level:name" in placemat's namespace). */
-export function nodeUuid(level: TopologyLevel, name: string): string {
-  const h = createHash('sha1').update(NAMESPACE).update(`${level}:${name}`).digest()
-  h[6] = (h[6] & 0x0f) | 0x50
-  h[8] = (h[8] & 0x3f) | 0x80
-  const x = h.subarray(0, 16).toString('hex')
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`
-}
-
-interface WantedNode {
+export interface WantedNode {
   uuid: string
   name: string
   level: TopologyLevel
@@ -51,14 +40,15 @@ interface WantedNode {
 }
 
 /** The layout flattened: nodes, and each host's rack/row/room aggregates. */
-interface Resolved {
+export interface Resolved {
   nodes: Map<string, WantedNode>
   /** host uuid -> topology aggregates it must be in */
   hosts: Map<string, string[]>
 }
 
+/** A host named in a layout: by uuid (any form Placement accepts) or by name. */
 function resolveHost(s: State, ref: string): Provider | undefined {
-  return s.providers.get(ref) ?? s.providerByName.get(ref)
+  return s.providers.get(ref) ?? s.providerByName.get(ref) ?? (isUuidLike(ref) ? s.providers.get(canonicalUuid(ref)) : undefined)
 }
 
 function resolveLayout(s: State, layout: Layout): Resolved {
@@ -133,8 +123,15 @@ export interface TopologyPlan {
 
 const label = (n: {level: string; name: string}) => `${n.level} ${n.name}`
 
+export interface LayoutChanges {
+  plan: TopologyPlan
+  resolved: Resolved
+  /** host uuid -> every aggregate it must have (its other aggregates kept, as the State knows them) */
+  hostAggs: Map<string, string[]>
+}
+
 /** What applying `layout` would change, and the per-host aggregate sets it needs. */
-function plan(s: State, layout: Layout): {plan: TopologyPlan; resolved: Resolved; hostAggs: Map<string, string[]>} {
+export function layoutChanges(s: State, layout: Layout): LayoutChanges {
   const resolved = resolveLayout(s, layout)
   const p: TopologyPlan = {
     generation: s.topologyGeneration,
@@ -166,7 +163,7 @@ function plan(s: State, layout: Layout): {plan: TopologyPlan; resolved: Resolved
 }
 
 export function planLayout(s: State, layout: Layout): TopologyPlan {
-  return plan(s, layout).plan
+  return layoutChanges(s, layout).plan
 }
 
 /**
@@ -178,7 +175,7 @@ export function applyLayout(s: State, now: number, layout: Layout, generation?: 
   if (generation !== undefined && generation !== s.topologyGeneration) {
     throw new PlacementError(409, `topology generation conflict: expected ${generation}, found ${s.topologyGeneration}`, 'placement.concurrent_update')
   }
-  const {plan: p, resolved, hostAggs} = plan(s, layout)
+  const {plan: p, resolved, hostAggs} = layoutChanges(s, layout)
   const changed = p.nodes.create.length + p.nodes.update.length + p.nodes.delete.length + hostAggs.size > 0
   if (!changed) return p
   for (const n of s.topology.values()) if (!resolved.nodes.has(n.uuid)) s.removeTopologyNode(n.uuid)
@@ -220,126 +217,57 @@ export function currentLayout(s: State): Layout & {generation: number} {
   return out
 }
 
-// ---- views ---------------------------------------------------------------------------------
-
-export interface Rollup {
-  capacity: Record<string, number>
-  used: Record<string, number>
-}
-
-export interface TopologyView extends Rollup {
-  uuid: string
-  name: string
-  level: TopologyLevel
-  children?: TopologyView[]
-  hosts?: Array<{uuid: string; name: string} & Rollup>
-}
-
-function addInto(into: Rollup, from: Rollup): void {
-  for (const [rc, n] of Object.entries(from.capacity)) into.capacity[rc] = (into.capacity[rc] ?? 0) + n
-  for (const [rc, n] of Object.entries(from.used)) into.used[rc] = (into.used[rc] ?? 0) + n
-}
-
-/** Capacity and usage of a host's whole tree. */
-export function hostRollup(s: State, host: Provider): Rollup {
-  const r: Rollup = {capacity: {}, used: {}}
-  for (const p of s.subtree(host.uuid)) {
-    for (const [rc, inv] of p.inventories) r.capacity[rc] = (r.capacity[rc] ?? 0) + capacityOf(inv)
-    for (const [rc, n] of p.usages) r.used[rc] = (r.used[rc] ?? 0) + n
-  }
-  return r
-}
-
-/** The topology tree with capacity and usage rolled up per rack, row and room. */
-export function topologyView(s: State): TopologyView[] {
-  const build = (n: TopologyNode): TopologyView => {
-    const v: TopologyView = {uuid: n.uuid, name: n.name, level: n.level, capacity: {}, used: {}}
-    const childLevel = CHILD_LEVEL[n.level]
-    if (childLevel) {
-      v.children = [...s.topology.values()]
-        .filter((c) => c.parent === n.uuid && c.level === childLevel)
-        .sort((a, b) => a.name.localeCompare(b.name))
-        .map(build)
-      for (const c of v.children) addInto(v, c)
-    } else {
-      v.hosts = [...(s.aggregateMembers.get(n.uuid) ?? [])]
-        .map((u) => s.providers.get(u)!)
-        .sort((a, b) => a.name.localeCompare(b.name))
-        .map((h) => ({uuid: h.uuid, name: h.name, ...hostRollup(s, h)}))
-      for (const h of v.hosts) addInto(v, h)
-    }
-    return v
-  }
-  const tops = [...s.topology.values()].filter((n) => n.parent === null)
-  const order = (n: TopologyNode) => LEVELS.indexOf(n.level)
-  return tops.sort((a, b) => order(a) - order(b) || a.name.localeCompare(b.name)).map(build)
-}
-
-// ---- placement of hosts and consumers ------------------------------------------------------------
-
-export type Placement = Record<TopologyLevel, Set<string>>
-
-const emptyPlacement = (): Placement => ({room: new Set(), row: new Set(), rack: new Set()})
-
-/** The racks, rows and rooms of the host (tree root) a provider belongs to. */
-export function providerPlacement(s: State, providerUuid: string, into: Placement = emptyPlacement()): Placement {
-  const p = s.providers.get(providerUuid)
-  const root = p ? s.providers.get(p.root) : undefined
-  if (!root) return into
-  for (const agg of root.aggregates) {
-    const node = s.topology.get(agg)
-    if (node) into[node.level].add(node.uuid)
-  }
-  return into
-}
-
-/** Where a consumer's allocations are, by level (empty sets when it has none). */
-export function consumerPlacement(s: State, consumerUuid: string): Placement {
-  const out = emptyPlacement()
-  const c = s.consumers.get(consumerUuid)
-  if (c) for (const puuid of c.allocations.keys()) providerPlacement(s, puuid, out)
-  return out
-}
-
-export interface AffinityRule {
-  relation: 'same' | 'different'
-  level: TopologyLevel
-  consumer: string
-}
-
-/**
- * Checks a set of providers (a candidate) against affinity rules at this moment. Returns
- * null when every rule holds, else why not. A 'same' rule whose anchor consumer has no
- * allocations (or no topology) cannot hold.
- */
-export function affinityViolation(s: State, providerUuids: Iterable<string>, rules: AffinityRule[]): string | null {
-  if (rules.length === 0) return null
-  const mine = emptyPlacement()
-  for (const u of providerUuids) providerPlacement(s, u, mine)
-  for (const rule of rules) {
-    const anchor = consumerPlacement(s, rule.consumer)[rule.level]
-    const here = mine[rule.level]
-    if (rule.relation === 'same') {
-      if (anchor.size === 0) return `consumer ${rule.consumer} has no allocations in any ${rule.level}`
-      if (![...here].some((n) => anchor.has(n))) return `not in the same ${rule.level} as consumer ${rule.consumer}`
-    } else if ([...here].some((n) => anchor.has(n))) {
-      return `in the same ${rule.level} as consumer ${rule.consumer}`
-    }
-  }
-  return null
-}
-
-/** How close a set of providers is to a consumer: 0 same rack, 1 same row, 2 same room, 3 elsewhere. */
-export function closeness(s: State, providerUuids: Iterable<string>, anchor: Placement): number {
-  const mine = emptyPlacement()
-  for (const u of providerUuids) providerPlacement(s, u, mine)
-  const shares = (level: TopologyLevel) => [...mine[level]].some((n) => anchor[level].has(n))
-  return shares('rack') ? 0 : shares('row') ? 1 : shares('room') ? 2 : 3
-}
-
 export function requireNode(s: State, level: TopologyLevel, name: string): TopologyNode {
   const n = s.topology.get(nodeUuid(level, name))
   if (!n) throw new PlacementError(404, `No ${level} named ${name}`)
   return n
 }
 
+
+/** The racks, rows and rooms a layout names, by uuid (no hosts, no checks: the first of a name wins). */
+export function layoutNodes(layout: Layout): Map<string, WantedNode> {
+  const nodes = new Map<string, WantedNode>()
+  const add = (level: TopologyLevel, name: string, parent: string | null) => {
+    const uuid = nodeUuid(level, name)
+    if (!nodes.has(uuid)) nodes.set(uuid, {uuid, name, level, parent})
+    return uuid
+  }
+  const row = (r: RowLayout, parent: string | null) => {
+    const u = add('row', r.name, parent)
+    for (const k of r.racks ?? []) add('rack', k.name, u)
+  }
+  for (const m of layout.rooms ?? []) {
+    const u = add('room', m.name, null)
+    for (const r of m.rows ?? []) row(r, u)
+  }
+  for (const r of layout.rows ?? []) row(r, null)
+  for (const k of layout.racks ?? []) add('rack', k.name, null)
+  return nodes
+}
+
+const LEVEL_ABOVE: Record<TopologyLevel, TopologyLevel | null> = {rack: 'row', row: 'room', room: null}
+
+/**
+ * The topology as an endpoint that keeps no names shows it (plain Placement: aggregates
+ * only): every node of the layout applied before (`previous`), and every node `named` now
+ * whose aggregate has members, its parent read from the aggregates its first member is in.
+ * `aggregatesOf` gives a provider's aggregates among the nodes known.
+ */
+export function observedNodes(
+  previous: Map<string, WantedNode>,
+  named: Map<string, WantedNode>,
+  members: (aggregate: string) => string[],
+  aggregatesOf: (provider: string) => Iterable<string>,
+): WantedNode[] {
+  const known = new Map([...previous, ...named])
+  const out = [...previous.values()]
+  for (const n of named.values()) {
+    if (previous.has(n.uuid)) continue
+    const first = members(n.uuid)[0]
+    if (!first) continue
+    const up = LEVEL_ABOVE[n.level]
+    const parent = up ? ([...aggregatesOf(first)].find((a) => known.get(a)?.level === up) ?? null) : null
+    out.push({...n, parent})
+  }
+  return out
+}

@@ -8,7 +8,7 @@
 import type {FastifyInstance} from 'fastify'
 import {Counter, Gauge, Histogram, Registry, collectDefaultMetrics} from 'prom-client'
 import {capacityOf, type State} from '../core/state.js'
-import {topologyView, type TopologyView} from '../core/topology.js'
+import {topologyView, type TopologyView} from '../core/topology-view.js'
 import type {Store} from '../store/store.js'
 import {PLACEMAT_PREFIX} from './routes/placemat.js'
 

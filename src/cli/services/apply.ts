@@ -29,7 +29,7 @@ import {canonical, isUuidLike, mapLimit} from './providers.js'
 import {PLACEMAT_API, type CloudView, type FullInventory, type ProviderState} from './cloud-view.js'
 import {aggregateUuid, providerUuid} from './uuid5.js'
 import {readDocument} from './document.js'
-import {getView} from './topology.js'
+import type {Backend} from '../backend/backend.js'
 
 // ---- the file ---------------------------------------------------------------------
 
@@ -289,24 +289,13 @@ export interface Catalog {
   topologyAggregates: Set<string>
 }
 
-export async function loadCatalog(client: PlacementClient): Promise<Catalog> {
-  const [rc, tr, topology] = await Promise.all([
-    client.get<{resource_classes: {name: string}[]}>('/resource_classes'),
-    client.get<{traits: string[]}>('/traits'),
-    getView(client).then(
-      (v) => {
-        const uuids: string[] = []
-        const walk = (nodes: {uuid: string; children?: typeof nodes}[]) => nodes.forEach((n) => (uuids.push(n.uuid), walk(n.children ?? [])))
-        walk(v.topology)
-        return uuids
-      },
-      (err) => {
-        if (err instanceof ApiError && err.status === 404) return [] // plain Placement
-        throw err
-      },
-    ),
+export async function loadCatalog(backend: Backend): Promise<Catalog> {
+  const [rc, tr, topologyAggregates] = await Promise.all([
+    backend.client.get<{resource_classes: {name: string}[]}>('/resource_classes'),
+    backend.client.get<{traits: string[]}>('/traits'),
+    backend.topologyAggregates(),
   ])
-  return {classes: new Set(rc.resource_classes.map((c) => c.name)), traits: new Set(tr.traits), topologyAggregates: new Set(topology)}
+  return {classes: new Set(rc.resource_classes.map((c) => c.name)), traits: new Set(tr.traits), topologyAggregates}
 }
 
 const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x) => b.includes(x))

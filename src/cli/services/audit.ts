@@ -12,7 +12,9 @@
 import {Errors} from '@oclif/core'
 import YAML from 'yaml'
 import {ApiError, type PlacementClient} from '../../client/client.js'
-import {capacityOf, type CloudView, type ConsumerState} from './cloud-view.js'
+import {capacityOf} from '../../core/state.js'
+import type {ConsumerRecord as ConsumerState} from '../../core/wire.js'
+import type {CloudView} from '../backend/backend.js'
 import {canonical, isUuidLike, mapLimit} from './providers.js'
 import {readText} from './document.js'
 
@@ -91,7 +93,7 @@ export interface AuditResult {
   checked: {providers: number; consumers: number; orphans_checked: boolean; empty_consumers_checked: boolean}
 }
 
-export function audit(view: CloudView, known: Set<string> | undefined): AuditResult {
+export function audit(view: CloudView, known: Set<string> | undefined, listsConsumers: boolean): AuditResult {
   const findings: Finding[] = []
   const consumers = [...(view.consumers?.values() ?? [])].sort((a, b) => (a.uuid < b.uuid ? -1 : 1))
   const hasAllocations = (c: ConsumerState) => Object.values(c.allocations).some((a) => Object.keys(a.resources ?? {}).length > 0)
@@ -126,7 +128,7 @@ export function audit(view: CloudView, known: Set<string> | undefined): AuditRes
     }
   }
   for (const c of consumers) {
-    if (!hasAllocations(c) && view.placemat) {
+    if (!hasAllocations(c) && listsConsumers) {
       findings.push({kind: 'empty_consumer', consumer: c.uuid, project_id: c.project_id, user_id: c.user_id})
     }
   }
@@ -139,7 +141,7 @@ export function audit(view: CloudView, known: Set<string> | undefined): AuditRes
   }
   return {
     findings,
-    checked: {providers: view.providers.size, consumers: consumers.length, orphans_checked: Boolean(known), empty_consumers_checked: view.placemat},
+    checked: {providers: view.providers.size, consumers: consumers.length, orphans_checked: Boolean(known), empty_consumers_checked: listsConsumers},
   }
 }
 

@@ -10,7 +10,7 @@ import SQLite from 'better-sqlite3'
 import {Errors} from '@oclif/core'
 import {Kysely, Migrator, SqliteDialect, sql, type MigrationProvider, type RawBuilder} from 'kysely'
 import {INCOMPLETE_CONSUMER_ID} from '../../core/allocations.js'
-import {inventoryCapacity} from '../../core/inventories.js'
+import {capacityOf} from '../../core/state.js'
 import {isAlive, readRecord} from '../../daemon/control.js'
 import {migrations} from '../../store/schema.js'
 import {describeTarget, isDatabaseUrl, openBackend, resolveTarget} from '../../store/backends.js'
@@ -398,7 +398,7 @@ export async function dbCheck(file: string): Promise<CheckResult[]> {
         noInventory.push(`${u.used} ${u.resource_class} allocated on ${name} (${u.provider_uuid}), which has no ${u.resource_class} inventory`)
         continue
       }
-      const cap = inventoryCapacity(inv)
+      const cap = capacityOf(inv)
       if (u.used > cap) over.push(`${u.resource_class} on ${name} (${u.provider_uuid}): ${u.used} allocated, capacity ${cap}`)
     }
     out.push(result('Allocations without inventory', 'failure', noInventory))

@@ -4,8 +4,9 @@
  * allocations appeared, changed or went away between frames (seeded, on the first frame,
  * with the most recently updated consumers where the endpoint tells their times).
  */
-import type {PlacementClient} from '../../client/client.js'
-import {capacityOf, loadCloud, type ConsumerState} from './cloud-view.js'
+import {capacityOf} from '../../core/state.js'
+import type {ConsumerRecord as ConsumerState} from '../../core/wire.js'
+import type {Backend} from '../backend/backend.js'
 
 export interface ClassRow {
   resource_class: string
@@ -74,26 +75,23 @@ export interface TopOptions {
 
 /** Makes frames; keeps what it needs of the previous one to see changes. */
 export class TopModel {
-  private placemat?: boolean
   private previous?: Map<string, {sig: string; consumer: ConsumerState}>
   private recent: Claim[] = []
   private readonly limit: number
 
   constructor(
-    private readonly client: PlacementClient,
+    private readonly backend: Backend,
     private readonly opts: TopOptions = {},
   ) {
     this.limit = opts.limit ?? 10
   }
 
   async frame(): Promise<Frame> {
-    const view = await loadCloud(this.client, {
+    const view = await this.backend.loadCloud({
       consumers: true,
-      placemat: this.placemat,
       parts: {traits: false, aggregates: false},
       concurrency: this.opts.concurrency,
     })
-    this.placemat = view.placemat
     const now = new Date()
     const names = (rps: string[]) => rps.map((rp) => view.providers.get(rp)?.name ?? rp)
 
@@ -151,8 +149,8 @@ export class TopModel {
 
     return {
       at: now.toISOString(),
-      endpoint: this.client.transport.description,
-      transport: view.placemat ? 'placemat' : 'placement',
+      endpoint: this.backend.client.transport.description,
+      transport: this.backend.kind,
       providers: view.providers.size,
       consumers: current.size,
       classes: [...classes.values()].sort((a, b) => classOrder(a.resource_class, b.resource_class)),

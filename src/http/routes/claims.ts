@@ -14,7 +14,7 @@
  * PUT /allocations.
  */
 import {claimAllocations, type Claim} from '../../core/claims.js'
-import type {AffinityRule} from '../../core/topology.js'
+import type {AffinityRule} from '../../core/affinity.js'
 import {canonicalUuid, readJson, type RouteDef} from '../context.js'
 import * as S from '../schemas.js'
 import {PLACEMAT_PREFIX} from './placemat.js'

@@ -13,38 +13,10 @@ import {findCandidates, type CandidateResult} from '../../core/candidates/engine
 import {renderCandidates} from '../../core/candidates/render.js'
 import {parseCandidateRequest} from '../../core/candidates/request.js'
 import {PlacementError} from '../../core/errors.js'
-import type {State} from '../../core/state.js'
-import {closeness, consumerPlacement} from '../../core/topology.js'
+import {orderByCloseness} from '../../core/candidates/closeness.js'
 import {cacheHeaders, canonicalUuid, isUuidLike, queryParams, validateQuery, type RouteDef} from '../context.js'
 import * as S from '../schemas.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
-
-/** Sorts (stably) and cuts the candidates; summaries narrowed to what the kept candidates use. */
-export function orderByCloseness(
-  s: State,
-  result: CandidateResult,
-  consumer: string,
-  direction: 'near' | 'far',
-  limit: number | undefined,
-  nested: boolean,
-): CandidateResult {
-  const anchor = consumerPlacement(s, consumer)
-  const keyed = result.allocationRequests.map((ar, i) => ({ar, i, c: closeness(s, ar.allocations.keys(), anchor)}))
-  keyed.sort((a, b) => (direction === 'near' ? a.c - b.c : b.c - a.c) || a.i - b.i)
-  const kept = (limit !== undefined ? keyed.slice(0, limit) : keyed).map((k) => k.ar)
-  if (kept.length === result.allocationRequests.length) return {...result, allocationRequests: kept}
-  const used = new Set<string>()
-  const roots = new Set<string>()
-  for (const ar of kept) {
-    for (const uuid of ar.allocations.keys()) {
-      used.add(uuid)
-      const p = s.providers.get(uuid)
-      if (p) roots.add(p.root)
-    }
-  }
-  const providerSummaries = result.providerSummaries.filter((p) => (nested ? roots.has(p.rootUuid) : used.has(p.uuid)))
-  return {...result, allocationRequests: kept, providerSummaries}
-}
 
 export const routes: RouteDef[] = [
   {

@@ -4,6 +4,7 @@
  */
 import {PlacementError} from '../../core/errors.js'
 import {applyBatch, reshapeMinor, type BatchOperation} from '../../core/batch.js'
+import {consumerRecord, providerRecord} from '../../core/wire.js'
 import {pyRepr, validateSchema} from '../jsonschema.js'
 import {readJson, type RouteDef} from '../context.js'
 import {Version} from '../microversion.js'
@@ -40,17 +41,7 @@ export const routes: RouteDef[] = [
     url: `${PLACEMAT_PREFIX}/providers`,
     async handler(ctx) {
       const s = await ctx.store.refresh()
-      const providers = [...s.providers.values()].map((p) => ({
-        uuid: p.uuid,
-        name: p.name,
-        generation: p.generation,
-        parent_provider_uuid: p.parent,
-        root_provider_uuid: p.root,
-        inventories: Object.fromEntries(p.inventories),
-        usages: Object.fromEntries(p.usages),
-        traits: [...p.traits],
-        aggregates: [...p.aggregates],
-      }))
+      const providers = [...s.providers.values()].map(providerRecord)
       return {providers}
     },
   },
@@ -60,18 +51,7 @@ export const routes: RouteDef[] = [
     url: `${PLACEMAT_PREFIX}/consumers`,
     async handler(ctx) {
       const s = await ctx.store.refresh()
-      const consumers = [...s.consumers.values()].map((c) => ({
-        uuid: c.uuid,
-        project_id: c.project,
-        user_id: c.user,
-        consumer_type: c.type,
-        consumer_generation: c.generation,
-        created_at: new Date(c.createdAt).toISOString(),
-        updated_at: new Date(c.updatedAt).toISOString(),
-        allocations: Object.fromEntries(
-          [...c.allocations].map(([rp, amounts]) => [rp, {resources: Object.fromEntries(amounts)}]),
-        ),
-      }))
+      const consumers = [...s.consumers.values()].map(consumerRecord)
       return {consumers}
     },
   },

@@ -1,5 +1,6 @@
 /** placemat's topology API: racks, rows and rooms, under /placemat/v1/topology. */
-import {applyLayout, currentLayout, planLayout, topologyView, type Layout} from '../../core/topology.js'
+import {applyLayout, currentLayout, planLayout, type Layout} from '../../core/topology.js'
+import {topologyView} from '../../core/topology-view.js'
 import {PlacementError} from '../../core/errors.js'
 import {queryParams, readJson, type RouteDef} from '../context.js'
 import * as S from '../schemas.js'

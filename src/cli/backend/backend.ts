@@ -1,0 +1,111 @@
+/**
+ * What a command talks to, chosen once per command: a placemat daemon or a --db file
+ * (`PlacematBackend`: its own API under /placemat/v1 does bulk reads and writes in one
+ * transaction) or any other OpenStack Placement (`PlainBackend`: the standard API only,
+ * the same decisions made here on a snapshot of the cloud). Both carry out plans the
+ * domain core made; neither decides anything itself.
+ */
+import {ApiError, type PlacementClient} from '../../client/client.js'
+import type {BatchOperation} from '../../core/batch.js'
+import type {Layout, TopologyPlan} from '../../core/topology.js'
+import type {TopologyView} from '../../core/topology-view.js'
+import type {ConsumerRecord, ProviderRecord} from '../../core/wire.js'
+
+export const PLACEMAT_API = '/placemat/v1'
+
+export type BackendKind = 'placemat' | 'placement'
+
+/** The cloud as records (providers in the order the endpoint lists them). */
+export interface CloudView {
+  providers: Map<string, ProviderRecord>
+  /** Only when asked for. */
+  consumers?: Map<string, ConsumerRecord>
+}
+
+export interface LoadOptions {
+  /** On the standard API: which per-provider details to read (default all). */
+  parts?: {inventories?: boolean; usages?: boolean; traits?: boolean; aggregates?: boolean}
+  consumers?: boolean
+  /** On the standard API: also read each consumer's project and user (one GET each). */
+  consumerOwners?: boolean
+  concurrency?: number
+  /** Progress on the standard API: calls done so far and the calls known to be needed. */
+  onProgress?: (done: number, total: number) => void
+}
+
+export type Progress = (done: number, total: number, label: string) => void
+
+export interface LayoutApplyOptions {
+  dryRun?: boolean
+  /** Apply only if the topology is still at this generation (placemat). */
+  generation?: number
+  /** Plain Placement: the layout applied before, so its racks/rows/rooms that are gone can be emptied. */
+  previous?: Layout
+  concurrency?: number
+  /** Called with the plan before anything is applied (e.g. to print it). */
+  onPlan?: (plan: TopologyPlan) => void
+  onProgress?: Progress
+}
+
+export interface LayoutApplyResult {
+  transport: BackendKind
+  plan: TopologyPlan
+  applied: boolean
+  /** Changes made (placemat: one transaction; placement: aggregate writes). */
+  writes: number
+}
+
+export interface TopologyAnswer {
+  generation: number | null
+  topology: TopologyView[]
+}
+
+/** `placemat apply`'s operations, with the stages a plain endpoint runs them in. */
+export interface OperationPlan {
+  ops: BatchOperation[]
+  stages: {
+    names: BatchOperation[]
+    renames: BatchOperation[]
+    creates: BatchOperation[][]
+    reparents: BatchOperation[]
+    writes: BatchOperation[][]
+    deletes: BatchOperation[][]
+  }
+}
+
+export interface Backend {
+  readonly kind: BackendKind
+  readonly client: PlacementClient
+  /** The cloud's providers (and consumers when asked). */
+  loadCloud(opts?: LoadOptions): Promise<CloudView>
+  /** Aggregate uuids of the racks, rows and rooms placemat keeps (none on plain Placement). */
+  topologyAggregates(): Promise<Set<string>>
+  /** The layout now (placemat: stored, with its generation; plain: the file's names, hosts as observed). */
+  currentLayout(file?: Layout): Promise<(Layout & {generation?: number}) | undefined>
+  /** The rolled-up topology (plain: of the racks, rows and rooms `file` names). */
+  topologyView(file?: Layout, opts?: {concurrency?: number; onProgress?: (done: number, total: number) => void}): Promise<TopologyAnswer | undefined>
+  /** Makes the topology exactly `layout`. */
+  applyLayout(layout: Layout, opts?: LayoutApplyOptions): Promise<LayoutApplyResult>
+  /** Carries out `placemat apply`'s operations; returns the number of writes. */
+  applyOperations(plan: OperationPlan, opts?: {concurrency?: number; onProgress?: Progress}): Promise<number>
+}
+
+/**
+ * Which backend `client` reaches: a --db file is placemat; an endpoint is asked once
+ * (GET /placemat/v1/health, which needs no token): 404 or 405 means plain Placement.
+ */
+export async function chooseBackend(client: PlacementClient, opts: {local: boolean}): Promise<Backend> {
+  let placemat = opts.local
+  if (!placemat) {
+    try {
+      await client.request('GET', `${PLACEMAT_API}/health`)
+      placemat = true
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err
+      // 503: a placemat daemon whose database is down; the command's own calls will say so.
+      placemat = !(err.status === 404 || err.status === 405)
+    }
+  }
+  if (placemat) return new (await import('./placemat.js')).PlacematBackend(client)
+  return new (await import('./plain.js')).PlainBackend(client)
+}

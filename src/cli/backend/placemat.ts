@@ -1,0 +1,75 @@
+/**
+ * A placemat daemon, or a --db file through the daemon's own app in process: bulk reads
+ * in one call, and every plan written in one transaction by placemat's own routes.
+ */
+import type {PlacementClient} from '../../client/client.js'
+import type {Layout, TopologyPlan} from '../../core/topology.js'
+import type {ConsumerRecord, ProviderRecord} from '../../core/wire.js'
+import {
+  PLACEMAT_API,
+  type Backend,
+  type CloudView,
+  type LayoutApplyOptions,
+  type LayoutApplyResult,
+  type LoadOptions,
+  type OperationPlan,
+  type Progress,
+  type TopologyAnswer,
+} from './backend.js'
+import {planSize} from '../topology/plan-text.js'
+
+export const TOPOLOGY_API = `${PLACEMAT_API}/topology`
+export const LAYOUT_API = `${TOPOLOGY_API}/layout`
+
+export class PlacematBackend implements Backend {
+  readonly kind = 'placemat' as const
+
+  constructor(readonly client: PlacementClient) {}
+
+  async loadCloud(opts: LoadOptions = {}): Promise<CloudView> {
+    const [p, c] = await Promise.all([
+      this.client.get<{providers: ProviderRecord[]}>(`${PLACEMAT_API}/providers`),
+      opts.consumers ? this.client.get<{consumers: ConsumerRecord[]}>(`${PLACEMAT_API}/consumers`) : undefined,
+    ])
+    const view: CloudView = {providers: new Map(p.providers.map((r) => [r.uuid, r]))}
+    if (c) view.consumers = new Map(c.consumers.map((r) => [r.uuid, r]))
+    return view
+  }
+
+  async topologyAggregates(): Promise<Set<string>> {
+    const view = await this.topologyView()
+    const uuids = new Set<string>()
+    const walk = (nodes: {uuid: string; children?: typeof nodes}[]) => nodes.forEach((n) => (uuids.add(n.uuid), walk(n.children ?? [])))
+    walk(view.topology)
+    return uuids
+  }
+
+  currentLayout(): Promise<Layout & {generation: number}> {
+    return this.client.get(LAYOUT_API)
+  }
+
+  topologyView(): Promise<TopologyAnswer> {
+    return this.client.get(TOPOLOGY_API)
+  }
+
+  /** Plans (a dry run of the route), then applies with the generation it planned at (or `generation`). */
+  async applyLayout(layout: Layout, opts: LayoutApplyOptions = {}): Promise<LayoutApplyResult> {
+    const planned = (await this.client.put<{plan: TopologyPlan}>(LAYOUT_API, layout, {query: {dry_run: 'true'}})).plan
+    opts.onPlan?.(planned)
+    const n = planSize(planned)
+    if (opts.dryRun || n === 0) return {transport: this.kind, plan: planned, applied: false, writes: 0}
+    const generation = opts.generation ?? planned.generation
+    opts.onProgress?.(0, 1, `applying ${n} changes in one transaction`)
+    const res = await this.client.put<{plan: TopologyPlan}>(LAYOUT_API, {...layout, generation})
+    opts.onProgress?.(1, 1, `applied ${n} changes in one transaction`)
+    return {transport: this.kind, plan: res.plan, applied: true, writes: 1}
+  }
+
+  /** Every operation in one transaction (POST /placemat/v1/batch). */
+  async applyOperations(plan: OperationPlan, opts: {onProgress?: Progress} = {}): Promise<number> {
+    opts.onProgress?.(0, 1, `applying ${plan.ops.length} operations in one transaction`)
+    await this.client.post(`${PLACEMAT_API}/batch`, {operations: plan.ops})
+    opts.onProgress?.(1, 1, `applied ${plan.ops.length} operations in one transaction`)
+    return 1
+  }
+}

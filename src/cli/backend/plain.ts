@@ -1,0 +1,183 @@
+/**
+ * Any OpenStack Placement, through its standard API only. It keeps no racks, rows or
+ * rooms, so those are aggregates whose names live in the operator's layout file; the
+ * domain core plans on a snapshot of what the endpoint shows, and this only turns the
+ * plan into standard calls (each provider's own generation, re-read and retried on 409).
+ */
+import type {PlacementClient} from '../../client/client.js'
+import type {BatchOperation} from '../../core/batch.js'
+import {stateFromSnapshot} from '../../core/snapshot.js'
+import {currentLayout, layoutChanges, layoutNodes, observedNodes, type Layout, type WantedNode} from '../../core/topology.js'
+import {topologyView} from '../../core/topology-view.js'
+import {mapLimit} from '../services/providers.js'
+import {retryOnConcurrentUpdate} from '../services/retry.js'
+import type {
+  Backend,
+  CloudView,
+  LayoutApplyOptions,
+  LayoutApplyResult,
+  LoadOptions,
+  OperationPlan,
+  Progress,
+  TopologyAnswer,
+} from './backend.js'
+import {listProviders, loadStandard, membersOf} from './standard-reads.js'
+
+export class PlainBackend implements Backend {
+  readonly kind = 'placement' as const
+
+  constructor(readonly client: PlacementClient) {}
+
+  loadCloud(opts: LoadOptions = {}): Promise<CloudView> {
+    return loadStandard(this.client, opts)
+  }
+
+  async topologyAggregates(): Promise<Set<string>> {
+    return new Set()
+  }
+
+  /** The racks, rows and rooms of `file`, each rack's hosts as its aggregate has them now. */
+  async currentLayout(file?: Layout): Promise<Layout | undefined> {
+    if (!file) return undefined
+    const nodes = layoutNodes(file)
+    const racks = [...nodes.values()].filter((n) => n.level === 'rack').map((n) => n.uuid)
+    const [providers, members] = await Promise.all([listProviders(this.client), membersOf(this.client, racks, 16)])
+    const s = stateFromSnapshot({providers: withAggregates(providers, members), topology: [...nodes.values()]})
+    const {generation: _generation, ...layout} = currentLayout(s)
+    return layout
+  }
+
+  /** The view placemat computes, over the racks, rows and rooms of `file`. */
+  async topologyView(file?: Layout, opts: {concurrency?: number; onProgress?: (done: number, total: number) => void} = {}): Promise<TopologyAnswer | undefined> {
+    if (!file) return undefined
+    const cloud = await loadStandard(this.client, {parts: {inventories: true, usages: true, traits: false, aggregates: true}, ...opts})
+    const s = stateFromSnapshot({providers: [...cloud.providers.values()], topology: [...layoutNodes(file).values()]})
+    return {generation: null, topology: topologyView(s)}
+  }
+
+  /**
+   * Reads who is in each of the layout's aggregates (and the previous layout's), plans as
+   * placemat would, and sets each changed host's aggregates, keeping its other aggregates.
+   * Without `previous`, a rack/row/room left out of the layout cannot be known, so its
+   * hosts keep that aggregate.
+   */
+  async applyLayout(layout: Layout, opts: LayoutApplyOptions = {}): Promise<LayoutApplyResult> {
+    const concurrency = opts.concurrency ?? 16
+    const named = layoutNodes(layout)
+    const previous = opts.previous ? layoutNodes(opts.previous) : new Map<string, WantedNode>()
+    const aggs = [...new Set([...previous.keys(), ...named.keys()])]
+    let reads = 0
+    const [providers, members] = await Promise.all([
+      listProviders(this.client),
+      membersOf(this.client, aggs, concurrency, () => opts.onProgress?.(++reads, aggs.length, `reading ${aggs.length} aggregates`)),
+    ])
+    const records = withAggregates(providers, members)
+    const aggregatesOf = new Map(records.map((r) => [r.uuid, r.aggregates]))
+    const topology = observedNodes(previous, named, (a) => members.get(a) ?? [], (p) => aggregatesOf.get(p) ?? [])
+    const s = stateFromSnapshot({providers: records, topology})
+    const {plan, hostAggs} = layoutChanges(s, layout)
+    opts.onPlan?.(plan)
+    if (opts.dryRun || hostAggs.size === 0) return {transport: this.kind, plan, applied: false, writes: 0}
+
+    const topologyAggs = new Set(aggs)
+    let done = 0
+    const total = hostAggs.size
+    opts.onProgress?.(0, total, `0/${total} hosts`)
+    await mapLimit([...hostAggs], concurrency, ([uuid, wanted]) =>
+      retryOnConcurrentUpdate(async () => {
+        // The snapshot knew only the topology aggregates: keep whatever else the host has now.
+        const path = `/resource_providers/${uuid}/aggregates`
+        const cur = await this.client.get<{aggregates: string[]; resource_provider_generation: number}>(path, {version: '1.19'})
+        const next = [...cur.aggregates.filter((a) => !topologyAggs.has(a)), ...wanted.filter((a) => topologyAggs.has(a))]
+        const same = next.length === cur.aggregates.length && next.every((a) => cur.aggregates.includes(a))
+        if (!same) await this.client.put(path, {aggregates: next, resource_provider_generation: cur.resource_provider_generation}, {version: '1.19'})
+        opts.onProgress?.(++done, total, `${done}/${total} hosts`)
+      }, 10),
+    )
+    return {transport: this.kind, plan, applied: true, writes: total}
+  }
+
+  /**
+   * The operations as standard calls, in stages (classes and traits, renames, creates level
+   * by level, re-parenting, per-provider writes, deletes level by level), with `concurrency`
+   * calls in flight within a stage. Stops at the first failure; the calls made so far stay
+   * made (apply again to finish).
+   */
+  async applyOperations(plan: OperationPlan, opts: {concurrency?: number; onProgress?: Progress} = {}): Promise<number> {
+    const concurrency = opts.concurrency ?? 16
+    const total = plan.ops.length
+    let done = 0
+    opts.onProgress?.(0, total, `0/${total} calls`)
+    const generations = new Map<string, number>()
+    const run = async (o: BatchOperation) => {
+      await this.callFor(o, generations)
+      opts.onProgress?.(++done, total, `${done}/${total} calls`)
+    }
+    const parallel = (ops: BatchOperation[]) => mapLimit(ops, concurrency, run)
+    const serial = async (ops: BatchOperation[]) => {
+      for (const o of ops) await run(o)
+    }
+    const st = plan.stages
+    await parallel(st.names)
+    await serial(st.renames)
+    for (const level of st.creates) await parallel(level)
+    await serial(st.reparents)
+    // Each provider's writes in order (they chain its generation), providers in parallel.
+    await mapLimit(st.writes, concurrency, serial)
+    for (const level of st.deletes) await parallel(level)
+    return total
+  }
+
+  /** One operation as the standard call that does it; `generations` chains each provider's writes. */
+  private async callFor(o: BatchOperation, generations: Map<string, number>): Promise<void> {
+    const client = this.client
+    const rp = (uuid: string) => `/resource_providers/${uuid}`
+    switch (o.op) {
+      case 'ensure_resource_class':
+        await client.put(`/resource_classes/${o.name}`)
+        return
+      case 'ensure_trait':
+        await client.put(`/traits/${o.name}`)
+        return
+      case 'create_provider': {
+        const body = await client.post<{generation?: number}>('/resource_providers', {
+          uuid: o.uuid,
+          name: o.name,
+          ...(o.parent_provider_uuid ? {parent_provider_uuid: o.parent_provider_uuid} : {}),
+        })
+        generations.set(o.uuid, body?.generation ?? 0)
+        return
+      }
+      case 'update_provider':
+        await client.put(rp(o.uuid), {name: o.name, parent_provider_uuid: o.parent_provider_uuid})
+        return
+      case 'delete_provider':
+        await client.delete(rp(o.uuid))
+        return
+      case 'set_inventories':
+      case 'set_traits':
+      case 'set_aggregates': {
+        const generation = o.generation ?? generations.get(o.uuid)
+        if (generation === undefined) throw new Error(`no generation known for provider ${o.uuid}`)
+        const [path, body] =
+          o.op === 'set_inventories'
+            ? [`${rp(o.uuid)}/inventories`, {inventories: o.inventories, resource_provider_generation: generation}]
+            : o.op === 'set_traits'
+              ? [`${rp(o.uuid)}/traits`, {traits: o.traits, resource_provider_generation: generation}]
+              : [`${rp(o.uuid)}/aggregates`, {aggregates: o.aggregates, resource_provider_generation: generation}]
+        const res = await client.put<{resource_provider_generation?: number}>(path, body)
+        generations.set(o.uuid, res?.resource_provider_generation ?? generation + 1)
+        return
+      }
+      case 'reshape':
+        throw new Error('a reshape is not an apply operation')
+    }
+  }
+}
+
+/** Listed providers with the aggregates (among those read) each is a member of. */
+function withAggregates(providers: Awaited<ReturnType<typeof listProviders>>, members: Map<string, string[]>) {
+  const aggs = new Map<string, string[]>()
+  for (const [agg, list] of members) for (const u of list) aggs.set(u, [...(aggs.get(u) ?? []), agg])
+  return providers.map((p) => ({...p, aggregates: aggs.get(p.uuid) ?? []}))
+}

@@ -1,0 +1,78 @@
+/**
+ * The command line's one error model. Services and commands throw a `Failure` (what went
+ * wrong, in words, and its kind), or let a domain error (PlacementError) or an API answer
+ * (ApiError) through; `exitCodeOf` is the one place that turns any of them into the exit
+ * code a script sees.
+ */
+import {ApiError, UnreachableError} from '../client/client.js'
+import {PlacementError} from '../core/errors.js'
+
+/** Exit codes every command keeps (documented in the README). */
+export const ExitCode = {
+  OK: 0,
+  ERROR: 1,
+  USAGE: 2,
+  NOT_FOUND: 3,
+  CONFLICT: 4,
+  UNREACHABLE: 5,
+  BAD_REQUEST: 6,
+} as const
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
+
+export type FailureKind = 'error' | 'usage' | 'not_found' | 'conflict' | 'bad_request'
+
+const KIND_EXIT: Record<FailureKind, ExitCodeValue> = {
+  error: ExitCode.ERROR,
+  usage: ExitCode.USAGE,
+  not_found: ExitCode.NOT_FOUND,
+  conflict: ExitCode.CONFLICT,
+  bad_request: ExitCode.BAD_REQUEST,
+}
+
+/** A failure of the command line itself (bad arguments or files, a state it refuses), never an HTTP answer. */
+export class Failure extends Error {
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'Failure'
+  }
+}
+
+export const usageError = (message: string) => new Failure('usage', message)
+export const notFoundError = (message: string) => new Failure('not_found', message)
+export const conflictError = (message: string) => new Failure('conflict', message)
+export const badRequestError = (message: string) => new Failure('bad_request', message)
+export const failure = (message: string) => new Failure('error', message)
+
+function exitOfStatus(status: number): ExitCodeValue {
+  if (status === 404) return ExitCode.NOT_FOUND
+  if (status === 409) return ExitCode.CONFLICT
+  if (status === 400) return ExitCode.BAD_REQUEST
+  return ExitCode.ERROR
+}
+
+/** The exit code of any error a command can end with. */
+export function exitCodeOf(err: unknown): number {
+  if (err instanceof Failure) return KIND_EXIT[err.kind]
+  if (err instanceof ApiError || err instanceof PlacementError) return exitOfStatus(err.status)
+  if (err instanceof UnreachableError) return ExitCode.UNREACHABLE
+  const oclifExit = (err as {oclif?: {exit?: number}})?.oclif?.exit
+  return typeof oclifExit === 'number' ? oclifExit : ExitCode.ERROR
+}
+
+/** The one line a command prints for an error (after "placemat: "). */
+export function messageOf(err: unknown): string {
+  if (err instanceof ApiError || err instanceof PlacementError) {
+    const code = err.code && err.code !== 'placement.undefined_code' ? ` [${err.code}]` : ''
+    return `${err.status}${code}: ${err.detail}`
+  }
+  return (err as Error)?.message ?? String(err)
+}
+
+/** An error carrying the same code and exit as `err`, with more said in front of its detail. */
+export function withContext(err: ApiError, prefix: string, suffix = ''): ApiError {
+  return new ApiError(err.status, `${prefix}${err.detail}${suffix}`, err.code, err.method, err.path)
+}

@@ -1,0 +1,45 @@
+/** The rolled-up topology as table rows. */
+import type {TopologyView} from '../../core/topology-view.js'
+
+const CLASS_ORDER = ['VCPU', 'PCPU', 'MEMORY_MB', 'DISK_GB']
+
+/** The resource classes a view has, the usual ones first. */
+export function viewClasses(view: TopologyView[]): string[] {
+  const seen = new Set<string>()
+  for (const v of view) for (const rc of Object.keys(v.capacity)) seen.add(rc)
+  for (const v of view) for (const rc of Object.keys(v.used)) seen.add(rc)
+  const rank = (rc: string) => (CLASS_ORDER.includes(rc) ? CLASS_ORDER.indexOf(rc) : CLASS_ORDER.length)
+  return [...seen].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
+}
+
+export interface ViewRow {
+  name: string
+  level: string
+  uuid: string
+  hosts: number
+  depth: number
+  capacity: Record<string, number>
+  used: Record<string, number>
+}
+
+const hostCount = (v: TopologyView): number => (v.hosts ? v.hosts.length : (v.children ?? []).reduce((n, c) => n + hostCount(c), 0))
+
+/** The tree flattened for a table, depth first (hosts included unless `hosts` is false). */
+export function viewRows(view: TopologyView[], opts: {hosts?: boolean} = {}): ViewRow[] {
+  const rows: ViewRow[] = []
+  const walk = (v: TopologyView, depth: number) => {
+    rows.push({name: v.name, level: v.level, uuid: v.uuid, hosts: hostCount(v), depth, capacity: v.capacity, used: v.used})
+    for (const c of v.children ?? []) walk(c, depth + 1)
+    if (opts.hosts !== false) {
+      for (const h of v.hosts ?? []) rows.push({name: h.name, level: 'host', uuid: h.uuid, hosts: 1, depth: depth + 1, capacity: h.capacity, used: h.used})
+    }
+  }
+  for (const v of view) walk(v, 0)
+  return rows
+}
+
+/** "used/capacity" of one class ("" when neither). */
+export function usedOf(row: {capacity: Record<string, number>; used: Record<string, number>}, rc: string): string {
+  if (row.capacity[rc] === undefined && row.used[rc] === undefined) return ''
+  return `${row.used[rc] ?? 0}/${row.capacity[rc] ?? 0}`
+}
