@@ -9,12 +9,11 @@
  * classes, capacity); this module only adds the rule check in front of it.
  */
 import {planConsumers, postAllocationErrors, putAllocationErrors, writeAllocations, type ConsumerWrite} from './allocations.js'
-import {PlacementError, badRequest, type ErrorCodeValue} from './errors.js'
+import {AFFINITY_VIOLATION, PlacementError, badRequest} from './errors.js'
 import type {State} from './state.js'
 import {affinityViolation, placementOf, ruleViolation, type AffinityRule, type Placement} from './affinity.js'
 
-/** The error code of a rule that does not hold at write time (409). */
-export const AFFINITY_VIOLATION = 'placemat.affinity_violation' as ErrorCodeValue
+export {AFFINITY_VIOLATION}
 
 export interface Claim {
   /** consumer, allocations, project, user, generation (null: a new consumer), type. */

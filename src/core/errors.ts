@@ -12,7 +12,10 @@ export const ErrorCode = {
   QUERY_MISSING_VALUE: 'placement.query.missing_value',
 } as const
 
-export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode]
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode] | typeof AFFINITY_VIOLATION
+
+/** placemat's own code: a topology rule that does not hold at write time (409). */
+export const AFFINITY_VIOLATION = 'placemat.affinity_violation'
 
 /**
  * A domain failure that every transport renders the same way: HTTP turns it into

@@ -23,11 +23,12 @@
  * are the provider's whole set: `traits: []` clears them).
  */
 import {Errors} from '@oclif/core'
+type InventoryField = (typeof INVENTORY_FIELDS)[number]
 import {ApiError, type PlacementClient} from '../../client/client.js'
-import {INVENTORY_DEFAULTS, INVENTORY_FIELDS, type InventoryField} from './inventory.js'
+import {INVENTORY_DEFAULTS, INVENTORY_FIELDS} from '../../core/inventories.js'
+import {aggregateUuid, providerUuid} from '../../core/uuids.js'
 import {canonical, isUuidLike, mapLimit} from './providers.js'
 import {PLACEMAT_API, type CloudView, type FullInventory, type ProviderState} from './cloud-view.js'
-import {aggregateUuid, providerUuid} from './uuid5.js'
 import {readDocument} from './document.js'
 import type {Backend} from '../backend/backend.js'
 

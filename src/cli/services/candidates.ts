@@ -13,6 +13,9 @@
  * order the candidates: on placemat server-side (GET /placemat/v1/allocation_candidates),
  * elsewhere on the client.
  */
+import {LEVELS, byCloseness, emptyPlacement, ruleViolation, type AffinityRule, type Placement} from '../../core/affinity.js'
+import type {TopologyLevel} from '../../core/state.js'
+import {notFoundError, usageError} from '../failure.js'
 import {Errors, Flags} from '@oclif/core'
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {nodeUuid, type Layout, type RackLayout, type RowLayout} from '../../core/topology.js'
@@ -20,10 +23,11 @@ import {PLACEMAT_API} from './cloud-view.js'
 import {canonical, isUuidLike, mapLimit, resolveProviderUuid} from './providers.js'
 import {readDocument} from './document.js'
 
-export type Level = 'rack' | 'row' | 'room'
-export const LEVELS: Level[] = ['rack', 'row', 'room']
+/** A topology level (rack, row or room). */
+export type Level = TopologyLevel
+export {LEVELS}
 
-const usage = (msg: string) => new Errors.CLIError(msg, {exit: 2})
+const usage = usageError
 
 // ---- flags ---------------------------------------------------------------------------------
 
@@ -221,12 +225,6 @@ export const granularSuffixes = (q: Query) =>
 
 // ---- topology --------------------------------------------------------------------------------
 
-export interface AffinityRule {
-  relation: 'same' | 'different'
-  level: Level
-  consumer: string
-}
-
 /** --same / --different values into rules. */
 export function parseRules(flags: {same?: string[]; different?: string[]}): AffinityRule[] {
   const out: AffinityRule[] = []
@@ -243,9 +241,9 @@ export function parseRules(flags: {same?: string[]; different?: string[]}): Affi
   return out
 }
 
-/** Sets of topology node (aggregate) uuids per level. */
-export type NodeSets = Record<Level, Set<string>>
-export const emptyNodes = (): NodeSets => ({rack: new Set(), row: new Set(), room: new Set()})
+/** Topology node (aggregate) uuids per level: core's Placement. */
+export type NodeSets = Placement
+export const emptyNodes = emptyPlacement
 
 export interface ProviderInfo {
   uuid: string
@@ -378,8 +376,8 @@ export async function consumerNodes(client: PlacementClient, topo: Topology, pro
 }
 
 export interface ResolvedRule extends AffinityRule {
-  /** The anchor consumer's nodes at the rule's level. */
-  nodes: Set<string>
+  /** Where the anchor consumer is. */
+  anchor: Placement
 }
 
 /** Looks up every rule's anchor. A `same` rule whose consumer is nowhere at that level cannot hold: exit 3. */
@@ -394,11 +392,11 @@ export async function resolveRules(
   const found = await mapLimit(wanted, 8, (c) => consumerNodes(client, topo, providers, c))
   wanted.forEach((c, i) => anchors.set(c, found[i]))
   return rules.map((r) => {
-    const nodes = anchors.get(r.consumer)![r.level]
-    if (r.relation === 'same' && nodes.size === 0) {
-      throw new Errors.CLIError(`--same ${r.level}:${r.consumer}: that consumer has no allocations in any ${r.level}`, {exit: 3})
+    const anchor = anchors.get(r.consumer)!
+    if (r.relation === 'same' && anchor[r.level].size === 0) {
+      throw notFoundError(`--same ${r.level}:${r.consumer}: that consumer has no allocations in any ${r.level}`)
     }
-    return {...r, nodes}
+    return {...r, anchor}
   })
 }
 
@@ -413,8 +411,9 @@ export function addRuleFilters(q: Query, rules: ResolvedRule[]): boolean {
   const suffixes = granularSuffixes(q)
   let exact = unsuffixed
   for (const r of rules) {
-    if (r.nodes.size === 0) continue // `different` from a consumer that is nowhere: nothing to avoid
-    const list = [...r.nodes].sort().join(',')
+    const nodes = r.anchor[r.level]
+    if (nodes.size === 0) continue // `different` from a consumer that is nowhere: nothing to avoid
+    const list = [...nodes].sort().join(',')
     if (r.relation === 'same') {
       if (unsuffixed) add(q, 'member_of', `in:${list}`)
       continue
@@ -424,19 +423,6 @@ export function addRuleFilters(q: Query, rules: ResolvedRule[]): boolean {
   }
   if (!rules.length) exact = true
   return exact
-}
-
-/** Why a set of nodes breaks a rule, or null. */
-export function ruleViolation(mine: NodeSets, r: ResolvedRule): string | null {
-  const overlap = [...mine[r.level]].some((n) => r.nodes.has(n))
-  if (r.relation === 'same') return overlap ? null : `not in the same ${r.level} as ${r.consumer}`
-  return overlap ? `in the same ${r.level} as ${r.consumer}` : null
-}
-
-/** 0 same rack, 1 same row, 2 same room, 3 elsewhere (as placemat's core closeness). */
-export function closenessOf(mine: NodeSets, anchor: NodeSets): number {
-  const shares = (l: Level) => [...mine[l]].some((n) => anchor[l].has(n))
-  return shares('rack') ? 0 : shares('row') ? 1 : shares('room') ? 2 : 3
 }
 
 // ---- candidates --------------------------------------------------------------------------------
@@ -524,12 +510,10 @@ export async function searchCandidates(client: PlacementClient, flags: Candidate
   const rootOf = new Map<string, string>()
   for (const [uuid, s] of Object.entries(body.provider_summaries ?? {})) if (s.root_provider_uuid) rootOf.set(uuid, s.root_provider_uuid)
   const nodesOf = (ar: CandidatesBody['allocation_requests'][number]) => placementOf(topology!, providers!, Object.keys(ar.allocations), rootOf)
-  if (resolved.length) ars = ars.filter((ar) => resolved.every((r) => ruleViolation(nodesOf(ar), r) === null))
+  if (resolved.length) ars = ars.filter((ar) => resolved.every((r) => ruleViolation(nodesOf(ar), r.anchor, r) === null))
   if (order && !serverOrder) {
     const anchorNodes = opts.anchors?.get(canonical(order.consumer)) ?? (await consumerNodes(client, topology!, providers!, canonical(order.consumer)))
-    const keyed = ars.map((ar, i) => ({ar, i, c: closenessOf(nodesOf(ar), anchorNodes)}))
-    keyed.sort((a, b) => (order.direction === 'near' ? a.c - b.c : b.c - a.c) || a.i - b.i)
-    ars = keyed.map((k) => k.ar)
+    ars = byCloseness(ars, nodesOf, anchorNodes, order.direction)
   }
   if (limit !== undefined && !opts.noLimit && ars.length > limit) ars = ars.slice(0, limit)
   if (ars !== body.allocation_requests) body.allocation_requests = ars

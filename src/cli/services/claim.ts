@@ -13,32 +13,28 @@
  * Spread: N consumers, each in a different rack/row/room, written in one transaction
  * (POST /placemat/v1/claims with {claims}, or POST /allocations): all or nothing.
  */
-import {Errors} from '@oclif/core'
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {getConsumer, hasAllocations, UNKNOWN_CONSUMER_TYPE, type ConsumerAllocations, type Ownership} from './allocations.js'
 import {
   LEVELS,
   placementOf,
   searchCandidates,
-  type AffinityRule,
   type CandidateFlagValues,
   type CandidateSearch,
   type Level,
   type NodeSets,
   type Resources,
 } from './candidates.js'
-import {PLACEMAT_API} from './cloud-view.js'
-import {canonical, isUuidLike} from './providers.js'
-import {CONCURRENT_UPDATE} from './retry.js'
-import {uuid5} from './uuid5.js'
+import type {AffinityRule} from '../../core/affinity.js'
+import {AFFINITY_VIOLATION, ErrorCode} from '../../core/errors.js'
+import {NAMES_NAMESPACE, canonicalUuid as canonical, isUuidLike, uuid5} from '../../core/uuids.js'
+import {PLACEMAT_API} from '../backend/backend.js'
+import {conflictError as conflict, notFoundError, usageError as usage} from '../failure.js'
 
-export const AFFINITY_VIOLATION = 'placemat.affinity_violation'
-
-const conflict = (msg: string) => new Errors.CLIError(msg, {exit: 4})
-const usage = (msg: string) => new Errors.CLIError(msg, {exit: 2})
+export {AFFINITY_VIOLATION}
 
 const isConsumerGenerationConflict = (err: unknown) =>
-  err instanceof ApiError && err.status === 409 && err.code === CONCURRENT_UPDATE && /consumer generation conflict/i.test(err.detail)
+  err instanceof ApiError && err.status === 409 && err.code === ErrorCode.CONCURRENT_UPDATE && /consumer generation conflict/i.test(err.detail)
 const isAffinityViolation = (err: unknown) => err instanceof ApiError && err.status === 409 && err.code === AFFINITY_VIOLATION
 const is409 = (err: unknown) => err instanceof ApiError && err.status === 409
 
@@ -219,7 +215,7 @@ export async function move(client: PlacementClient, consumer: string, migration:
   for (let attempt = 1; ; attempt++) {
     const [source, target] = await Promise.all([getConsumer(client, consumer), getConsumer(client, migration)])
     if (!hasAllocations(source)) {
-      throw new ApiError(404, `consumer ${consumer} has no allocations to move`, undefined, 'GET', `/allocations/${consumer}`)
+      throw notFoundError(`consumer ${consumer} has no allocations to move`)
     }
     const allocations = stripGenerations(source.allocations)
     const sourceType = source.consumer_type && source.consumer_type !== UNKNOWN_CONSUMER_TYPE ? source.consumer_type : migrationType
@@ -243,7 +239,7 @@ export async function move(client: PlacementClient, consumer: string, migration:
       await client.post('/allocations', body)
       return {consumer_uuid: canonical(consumer), migration_uuid: canonical(migration), allocations, overwrote: hasAllocations(target)}
     } catch (err) {
-      if (attempt >= 5 || !(err instanceof ApiError) || err.status !== 409 || err.code !== CONCURRENT_UPDATE) throw err
+      if (attempt >= 5 || !(err instanceof ApiError) || err.status !== 409 || err.code !== ErrorCode.CONCURRENT_UPDATE) throw err
       await new Promise((r) => setTimeout(r, 10 * attempt))
     }
   }
@@ -272,7 +268,7 @@ export function spreadConsumers(spec: string, count: number | undefined): Array<
     if (String(count).length > width || !out.every(isUuidLike)) throw usage(`${prefix}: not a uuid prefix that ${count} consumers fit after`)
     return out.map((u) => ({uuid: canonical(u), label: u}))
   }
-  return Array.from({length: count}, (_, i) => ({uuid: uuid5(`consumer:${prefix}-${i + 1}`), label: `${prefix}-${i + 1}`}))
+  return Array.from({length: count}, (_, i) => ({uuid: uuid5(`consumer:${prefix}-${i + 1}`, NAMES_NAMESPACE), label: `${prefix}-${i + 1}`}))
 }
 
 export interface SpreadPick {

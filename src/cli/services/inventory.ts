@@ -3,23 +3,14 @@
  * arguments, per-class field flags (--reserved VCPU=2, repeatable or comma separated, or a
  * bare value for every class named), merged into a PUT /inventories body.
  */
-import {Errors} from '@oclif/core'
+import {INVENTORY_DEFAULTS, INVENTORY_FIELDS} from '../../core/inventories.js'
+import {capacityOf, type Inventory} from '../../core/state.js'
+import {usageError as usage} from '../failure.js'
 import type {Column} from '../output.js'
 
-export const INVENTORY_FIELDS = ['total', 'reserved', 'min_unit', 'max_unit', 'step_size', 'allocation_ratio'] as const
+export {INVENTORY_DEFAULTS, INVENTORY_FIELDS}
 export type InventoryField = (typeof INVENTORY_FIELDS)[number]
-export type InventoryRecord = Partial<Record<InventoryField, number>>
-
-/** Placement's defaults for fields left out of a PUT. */
-export const INVENTORY_DEFAULTS: Required<Omit<InventoryRecord, 'total'>> = {
-  reserved: 0,
-  min_unit: 1,
-  max_unit: 2147483647,
-  step_size: 1,
-  allocation_ratio: 1.0,
-}
-
-const usage = (msg: string) => new Errors.CLIError(msg, {exit: 2})
+export type InventoryRecord = Partial<Inventory>
 
 function parseNumber(field: InventoryField, text: string, where: string): number {
   const t = text.trim()
@@ -119,13 +110,8 @@ export function mergeInventories(
   return out
 }
 
-/** What an inventory can hold: (total - reserved) * allocation_ratio, as Placement computes capacity. */
-export function capacity(inv: InventoryRecord): number {
-  const total = inv.total ?? 0
-  const reserved = inv.reserved ?? 0
-  const ratio = inv.allocation_ratio ?? 1
-  return Math.floor((total - reserved) * ratio)
-}
+/** What an inventory can hold, as Placement computes capacity (fields left out take Placement's defaults). */
+export const capacity = (inv: InventoryRecord): number => capacityOf({...INVENTORY_DEFAULTS, total: 0, ...inv})
 
 // ---- tables ----------------------------------------------------------------------
 

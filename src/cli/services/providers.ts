@@ -2,6 +2,8 @@
  * Resolving providers named by uuid or by name, and the reads several commands share.
  */
 import {ApiError, type PlacementClient} from '../../client/client.js'
+import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
+import {notFoundError} from '../failure.js'
 
 export interface ProviderRecord {
   uuid: string
@@ -12,19 +14,10 @@ export interface ProviderRecord {
   links?: unknown
 }
 
-const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i
+/** Uuids are recognised and written as Placement does (core/uuids.ts). */
+export {isUuidLike, canonicalUuid as canonical} from '../../core/uuids.js'
 
-export const isUuidLike = (s: string) => UUID_RE.test(s)
-
-/** Lower case with dashes, as Placement stores uuids. */
-export function canonical(uuid: string): string {
-  const h = uuid.replace(/-/g, '').toLowerCase()
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
-}
-
-function notFound(ref: string): ApiError {
-  return new ApiError(404, `No resource provider with uuid or name '${ref}' found`, 'placement.undefined_code', 'GET', '/resource_providers')
-}
+const notFound = (ref: string) => notFoundError(`No resource provider with uuid or name '${ref}' found`)
 
 /**
  * The provider a user named: a uuid (GET /resource_providers/{uuid}), else an exact

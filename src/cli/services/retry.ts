@@ -4,11 +4,10 @@
  * is run again on 409 placement.concurrent_update (a few times, with a short backoff).
  */
 import {ApiError} from '../../client/client.js'
-
-export const CONCURRENT_UPDATE = 'placement.concurrent_update'
+import {ErrorCode} from '../../core/errors.js'
 
 export function isConcurrentUpdate(err: unknown): boolean {
-  return err instanceof ApiError && err.status === 409 && err.code === CONCURRENT_UPDATE
+  return err instanceof ApiError && err.status === 409 && err.code === ErrorCode.CONCURRENT_UPDATE
 }
 
 export async function retryOnConcurrentUpdate<T>(attempt: () => Promise<T>, tries = 5): Promise<T> {
