@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {PlacematCommand, type Column} from '../src/cli/base.js'
 import {audit, countByKind, deleteOrphans, findingRows, readKnownConsumers, type FindingRow} from '../src/cli/services/audit.js'
+import {failure} from '../src/cli/failure.js'
 
 /** Exit code when findings remain and --exit-code is given. */
 export const FINDINGS_EXIT = 7
@@ -89,7 +90,7 @@ Exit codes:
       )
       if (!known) this.log('Orphan allocations not checked: give --known-consumers FILE.')
     }
-    if (failed) this.error(`${failed} orphan deletion(s) failed`, {exit: 1})
+    if (failed) throw failure(`${failed} orphan deletion(s) failed`)
     if (flags['exit-code'] && left.length) this.exit(FINDINGS_EXIT)
   }
 }

@@ -1,5 +1,5 @@
 import {Args, Command, Flags} from '@oclif/core'
-import {fileCommandFailure} from '../src/cli/services/db.js'
+import {failureReport} from '../src/cli/failure.js'
 import {importSnapshot, readSnapshot} from '../src/cli/services/state-export.js'
 
 export default class Import extends Command {
@@ -38,7 +38,7 @@ Exit codes: 0 imported; 2 the snapshot is not readable or not consistent (nothin
   }
 
   protected async catch(err: Error & {oclif?: {exit?: number}}): Promise<any> {
-    const failure = fileCommandFailure(err)
+    const failure = failureReport(err)
     if (!failure) return super.catch(err)
     process.stderr.write(`placemat: ${failure.message}\n`)
     this.exit(failure.exit)

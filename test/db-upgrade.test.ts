@@ -13,7 +13,8 @@ import YAML from 'yaml'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {PlacementClient} from '../src/client/client.js'
 import {LocalTransport} from '../src/client/transports.js'
-import {DbError, dbCheck, dbStatus, dbUpgrade} from '../src/cli/services/db.js'
+import {dbCheck, dbStatus, dbUpgrade} from '../src/cli/services/db.js'
+import {Failure, exitCodeOf} from '../src/cli/failure.js'
 import {exportSnapshot} from '../src/cli/services/state-export.js'
 import {daemonFiles} from '../src/daemon/paths.js'
 import {migrations} from '../src/store/schema.js'
@@ -132,8 +133,8 @@ describe('the upgrade transaction (test-only migrations)', () => {
       throw new Error('boom')
     })
     const err = await dbUpgrade(file, {backup: false}).catch((e) => e)
-    expect(err).toBeInstanceOf(DbError)
-    expect(err.exit).toBe(1)
+    expect(err).toBeInstanceOf(Failure)
+    expect(exitCodeOf(err)).toBe(1)
     expect(err.message).toMatch(/migration 9999_test_fails failed: boom; nothing was changed/)
     expect(dumpDb(file)).toBe(before)
     expect((await dbStatus(file)).pending).toEqual([...real, '9998_test_ok_first', '9999_test_fails'])
@@ -157,7 +158,7 @@ describe('the upgrade transaction (test-only migrations)', () => {
     // An older placemat (without that migration) sees a newer file and will not touch it.
     delete (migrations as Record<string, any>)['9999_test_column']
     expect(await dbStatus(file)).toMatchObject({state: 'newer', unknown: ['9999_test_column']})
-    await expect(dbUpgrade(file, {backup: false})).rejects.toMatchObject({exit: 1, message: expect.stringMatching(/newer placemat/)})
+    await expect(dbUpgrade(file, {backup: false})).rejects.toMatchObject({kind: 'error', message: expect.stringMatching(/newer placemat/)})
   })
 
   it('refuses while a daemon serves the file', async () => {
@@ -167,7 +168,7 @@ describe('the upgrade transaction (test-only migrations)', () => {
     })
     // The pid record a daemon writes beside its database, naming a live process (this one).
     fs.writeFileSync(daemonFiles(file).pid, JSON.stringify({pid: process.pid, url: 'http://127.0.0.1:1', db: file}))
-    await expect(dbUpgrade(file, {backup: false})).rejects.toMatchObject({exit: 4, message: expect.stringMatching(/a daemon serves/)})
+    await expect(dbUpgrade(file, {backup: false})).rejects.toMatchObject({kind: 'conflict', message: expect.stringMatching(/a daemon serves/)})
     expect((await dbStatus(file)).pending).toEqual([...real, '9999_test_column'])
   })
 })

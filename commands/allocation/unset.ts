@@ -3,6 +3,7 @@ import {PlacematCommand, ExitCode} from '../../src/cli/base.js'
 import {allocationColumns, allocationRows} from '../../src/cli/services/allocation-render.js'
 import {amountsOf, hasAllocations, unsetAmounts, updateConsumer} from '../../src/cli/services/allocations.js'
 import {resolveProviderUuids} from '../../src/cli/services/providers.js'
+import {notFoundError} from '../../src/cli/failure.js'
 
 export default class AllocationUnset extends PlacematCommand {
   static summary = 'Release some of the allocations of a consumer.'
@@ -31,7 +32,7 @@ export default class AllocationUnset extends PlacematCommand {
     const refs = flags.provider ?? []
     const uuids = [...(await resolveProviderUuids(client, refs)).values()]
     const body = await updateConsumer(client, args.consumer, {}, (current) => {
-      if (!hasAllocations(current)) this.error(`consumer ${args.consumer} has no allocations`, {exit: ExitCode.NOT_FOUND})
+      if (!hasAllocations(current)) throw notFoundError(`consumer ${args.consumer} has no allocations`)
       return unsetAmounts(amountsOf(current), uuids, flags['resource-class'] ?? [])
     })
     this.output(body, allocationRows(body), allocationColumns)

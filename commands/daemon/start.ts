@@ -6,6 +6,7 @@ import {startServer} from '../../src/daemon/server.js'
 import {LOG_LEVELS, type LogLevel} from '../../src/http/access-log.js'
 import {SchemaOutOfDateError} from '../../src/store/store.js'
 import {describeTarget, resolveTarget, type Durability} from '../../src/store/backends.js'
+import {failure} from '../../src/cli/failure.js'
 
 export default class DaemonStart extends Command {
   static summary = 'Start the placemat daemon (the Placement API on SQLite).'
@@ -62,7 +63,7 @@ export default class DaemonStart extends Command {
   /** Why the daemon will not start, as one line and its exit code; anything else is a crash. */
   private refuse(err: unknown): never {
     if (err instanceof SchemaOutOfDateError) this.error(err.message, {exit: 3})
-    if (err instanceof AdminTokenError) this.error(err.message, {exit: 1})
+    if (err instanceof AdminTokenError) throw failure(err.message)
     throw err
   }
 
@@ -79,13 +80,13 @@ export default class DaemonStart extends Command {
         }
       }
       const existing = readRecord(flags.db)
-      if (existing && isAlive(existing.pid)) this.error(`a daemon already serves ${flags.db} at ${existing.url} (pid ${existing.pid})`, {exit: 1})
+      if (existing && isAlive(existing.pid)) throw failure(`a daemon already serves ${flags.db} at ${existing.url} (pid ${existing.pid})`)
       const args = process.argv.slice(2).filter((a) => a !== 'daemon' && a !== 'start')
       if (!args.includes('--db')) args.push('--db', flags.db)
       const url = `http://${hostForUrl}:${flags.port}`
       const record = await startDetached(args, flags.db, url)
       if (!(await waitReady(url, 15000))) {
-        this.error(`the daemon did not answer at ${url}; see ${daemonFiles(flags.db).log}`, {exit: 1})
+        throw failure(`the daemon did not answer at ${url}; see ${daemonFiles(flags.db).log}`)
       }
       this.log(`placemat daemon listening on ${url} (pid ${record.pid}, database ${record.db})`)
       return

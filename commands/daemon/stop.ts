@@ -1,6 +1,7 @@
 import {Command, Flags} from '@oclif/core'
 import {isAlive, readRecord, stopDaemon} from '../../src/daemon/control.js'
 import {defaultDbFile} from '../../src/daemon/paths.js'
+import {failure} from '../../src/cli/failure.js'
 
 export default class DaemonStop extends Command {
   static summary = 'Stop the detached daemon serving a database.'
@@ -13,7 +14,7 @@ export default class DaemonStop extends Command {
       this.log('no daemon running')
       return
     }
-    if (!(await stopDaemon(record, flags.db))) this.error(`pid ${record.pid} did not stop`, {exit: 1})
+    if (!(await stopDaemon(record, flags.db))) throw failure(`pid ${record.pid} did not stop`)
     this.log(`stopped daemon pid ${record.pid}`)
   }
 }

@@ -1,6 +1,7 @@
 import {Command, Flags} from '@oclif/core'
 import {defaultDbFile} from '../../src/daemon/paths.js'
-import {checkExitCode, dbCheck, fileCommandFailure} from '../../src/cli/services/db.js'
+import {checkExitCode, dbCheck} from '../../src/cli/services/db.js'
+import {failureReport} from '../../src/cli/failure.js'
 
 export default class DbCheck extends Command {
   static summary = 'Run upgrade checks on a database file (as placement-status upgrade check does).'
@@ -46,7 +47,7 @@ Exit codes: 0 every check succeeded; 8 warnings only; 9 at least one failure; 3 
   }
 
   protected async catch(err: Error & {oclif?: {exit?: number}}): Promise<any> {
-    const failure = fileCommandFailure(err)
+    const failure = failureReport(err)
     if (!failure) return super.catch(err)
     process.stderr.write(`placemat: ${failure.message}\n`)
     this.exit(failure.exit)

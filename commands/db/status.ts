@@ -1,6 +1,7 @@
 import {Command, Flags} from '@oclif/core'
 import {defaultDbFile} from '../../src/daemon/paths.js'
-import {DbExit, dbStatus, fileCommandFailure} from '../../src/cli/services/db.js'
+import {DbExit, dbStatus} from '../../src/cli/services/db.js'
+import {failureReport} from '../../src/cli/failure.js'
 
 export default class DbStatus extends Command {
   static summary = 'Show the schema version of a database file, pending migrations and the SQLite integrity check.'
@@ -44,7 +45,7 @@ Exit codes: 0 schema current and integrity ok; 7 migrations pending (run \`place
   }
 
   protected async catch(err: Error & {oclif?: {exit?: number}}): Promise<any> {
-    const failure = fileCommandFailure(err)
+    const failure = failureReport(err)
     if (!failure) return super.catch(err)
     process.stderr.write(`placemat: ${failure.message}\n`)
     this.exit(failure.exit)

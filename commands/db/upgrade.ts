@@ -1,5 +1,6 @@
 import {Command, Flags} from '@oclif/core'
-import {dbUpgrade, fileCommandFailure} from '../../src/cli/services/db.js'
+import {dbUpgrade} from '../../src/cli/services/db.js'
+import {failureReport} from '../../src/cli/failure.js'
 
 export default class DbUpgrade extends Command {
   static summary = 'Apply pending schema migrations to a database file, offline, in one transaction.'
@@ -32,7 +33,7 @@ newer than this placemat; 3 no such file; 4 a daemon serves the file.`
   }
 
   protected async catch(err: Error & {oclif?: {exit?: number}}): Promise<any> {
-    const failure = fileCommandFailure(err)
+    const failure = failureReport(err)
     if (!failure) return super.catch(err)
     process.stderr.write(`placemat: ${failure.message}\n`)
     this.exit(failure.exit)

@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {PlacematCommand, ExitCode} from '../../src/cli/base.js'
 import {resolveProvider} from '../../src/cli/services/providers.js'
 import {retryOnConcurrentUpdate} from '../../src/cli/services/retry.js'
+import {notFoundError, usageError} from '../../src/cli/failure.js'
 
 export default class InventoryDelete extends PlacematCommand {
   static summary = 'Delete inventories of a resource provider: some classes, or all with --all.'
@@ -27,7 +28,7 @@ export default class InventoryDelete extends PlacematCommand {
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(InventoryDelete)
     const [ref, ...classes] = argv as string[]
-    if (flags.all === classes.length > 0) this.error('give the classes to delete, or --all', {exit: ExitCode.USAGE})
+    if (flags.all === classes.length > 0) throw usageError('give the classes to delete, or --all')
     const client = await this.client()
     const p = await resolveProvider(client, ref)
     const base = `/resource_providers/${p.uuid}/inventories`
@@ -36,7 +37,7 @@ export default class InventoryDelete extends PlacematCommand {
     await retryOnConcurrentUpdate(async () => {
       const current = await client.get(base)
       const missing = classes.filter((rc) => !(rc in current.inventories))
-      if (missing.length) this.error(`no inventory of ${missing.join(', ')} on resource provider ${p.uuid}`, {exit: ExitCode.NOT_FOUND})
+      if (missing.length) throw notFoundError(`no inventory of ${missing.join(', ')} on resource provider ${p.uuid}`)
       const inventories = {...current.inventories}
       for (const rc of classes) delete inventories[rc]
       await client.put(base, {resource_provider_generation: current.resource_provider_generation, inventories})

@@ -3,6 +3,7 @@ import {PlacematCommand, ExitCode} from '../../src/cli/base.js'
 import {collectChanges, inventoryColumns, inventoryRows, mergeInventories, type InventoryRecord} from '../../src/cli/services/inventory.js'
 import {resolveProvider, type ProviderRecord} from '../../src/cli/services/providers.js'
 import {retryOnConcurrentUpdate} from '../../src/cli/services/retry.js'
+import {notFoundError, usageError} from '../../src/cli/failure.js'
 
 const field = (description: string) => Flags.string({description, multiple: true, multipleNonGreedy: true, helpValue: 'CLASS=VALUE'})
 
@@ -56,13 +57,13 @@ export default class InventorySet extends PlacematCommand {
       step_size: flags['step-size'],
     })
     if (!changes.perClass.size && !flags.amend) {
-      this.error('give at least one CLASS=TOTAL (to remove all inventory use `inventory delete --all`)', {exit: ExitCode.USAGE})
+      throw usageError('give at least one CLASS=TOTAL (to remove all inventory use `inventory delete --all`)')
     }
     const client = await this.client()
     let providers: ProviderRecord[]
     if (flags.aggregate) {
       providers = (await client.get('/resource_providers', {query: {member_of: target}})).resource_providers
-      if (!providers.length) this.error(`no resource provider is a member of aggregate ${target}`, {exit: ExitCode.NOT_FOUND})
+      if (!providers.length) throw notFoundError(`no resource provider is a member of aggregate ${target}`)
     } else {
       providers = [await resolveProvider(client, target)]
     }

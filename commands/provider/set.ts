@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand, ExitCode} from '../../src/cli/base.js'
 import {resolveProvider, resolveProviderUuid} from '../../src/cli/services/providers.js'
+import {usageError} from '../../src/cli/failure.js'
 
 export default class ProviderSet extends PlacematCommand {
   static summary = 'Rename or re-parent a resource provider.'
@@ -24,7 +25,7 @@ export default class ProviderSet extends PlacematCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(ProviderSet)
     if (flags.name === undefined && flags.parent === undefined && !flags['no-parent']) {
-      this.error('nothing to change: give --name, --parent or --no-parent', {exit: ExitCode.USAGE})
+      throw usageError('nothing to change: give --name, --parent or --no-parent')
     }
     const client = await this.client()
     const p = await resolveProvider(client, args.provider)

@@ -7,7 +7,7 @@ import {DEFAULT_HOST, DEFAULT_PORT, defaultDbFile, readAdminToken} from '../daem
 import {serialize, table, type Column, type Format} from './output.js'
 import {isDatabaseUrl} from '../store/target.js'
 import type {Backend} from './backend/backend.js'
-import {exitCodeOf, messageOf, notFoundError, usageError} from './failure.js'
+import {failureReport, notFoundError, usageError} from './failure.js'
 
 export {ExitCode} from './failure.js'
 
@@ -118,13 +118,12 @@ export abstract class PlacematCommand extends Command {
   }
 
   protected async catch(err: Error & {exitCode?: number}): Promise<any> {
-    // oclif's own exits and its parse errors (with their help) stay oclif's.
-    if (err instanceof Errors.ExitError || (err instanceof Errors.CLIError && 'parse' in err)) return super.catch(err)
-    let message = messageOf(err)
+    const report = failureReport(err)
+    if (!report) return super.catch(err)
     if (err instanceof UnreachableError && !(this.base?.url || process.env.PLACEMAT_URL)) {
-      message += '; start one with `placemat daemon start`, or work on a file with --db FILE'
+      report.message += '; start one with `placemat daemon start`, or work on a file with --db FILE'
     }
-    return this.fail(message, exitCodeOf(err))
+    return this.fail(report.message, report.exit)
   }
 
   private fail(message: string, exit: number): never {

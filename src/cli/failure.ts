@@ -72,6 +72,16 @@ export function messageOf(err: unknown): string {
   return (err as Error)?.message ?? String(err)
 }
 
+/**
+ * What a command ends with for `err`: its one line and exit code; null for oclif's own
+ * exits and its parse errors, which keep oclif's handling (and its help text).
+ */
+export function failureReport(err: unknown): {message: string; exit: number} | null {
+  const oclif = err as {oclif?: {exit?: number}; parse?: unknown; code?: string}
+  if (oclif?.code === 'EEXIT' || (oclif?.oclif && 'parse' in (oclif as object))) return null
+  return {message: messageOf(err), exit: exitCodeOf(err)}
+}
+
 /** An error carrying the same code and exit as `err`, with more said in front of its detail. */
 export function withContext(err: ApiError, prefix: string, suffix = ''): ApiError {
   return new ApiError(err.status, `${prefix}${err.detail}${suffix}`, err.code, err.method, err.path)

@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {PlacematCommand, ExitCode} from '../../../src/cli/base.js'
 import {resolveProvider} from '../../../src/cli/services/providers.js'
 import {updateProviderSet} from '../../../src/cli/services/sets.js'
+import {usageError} from '../../../src/cli/failure.js'
 
 export default class ProviderTraitRemove extends PlacematCommand {
   static summary = 'Remove traits from a resource provider, or all of them with --all.'
@@ -22,7 +23,7 @@ export default class ProviderTraitRemove extends PlacematCommand {
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(ProviderTraitRemove)
     const [ref, ...traits] = argv as string[]
-    if (flags.all === traits.length > 0) this.error('give the traits to remove, or --all', {exit: ExitCode.USAGE})
+    if (flags.all === traits.length > 0) throw usageError('give the traits to remove, or --all')
     const client = await this.client()
     const p = await resolveProvider(client, ref)
     let body

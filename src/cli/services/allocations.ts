@@ -3,11 +3,11 @@
  * and read-modify-write of one consumer's allocations with its consumer generation
  * (re-read and re-applied on a concurrent update).
  */
-import {Errors} from '@oclif/core'
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {isUuidLike, mapLimit, resolveProviderUuids} from './providers.js'
 import {retryOnConcurrentUpdate} from './retry.js'
 import {readDocument} from './document.js'
+import {usageError} from '../failure.js'
 
 export type Resources = Record<string, number>
 
@@ -22,7 +22,7 @@ export interface ConsumerAllocations {
 /** What Placement calls a consumer without a type (GET shows it, PUT does not take it). */
 export const UNKNOWN_CONSUMER_TYPE = 'unknown'
 
-const usage = (msg: string) => new Errors.CLIError(msg, {exit: 2})
+const usage = usageError
 
 /**
  * "rp=PROVIDER,VCPU=2,MEMORY_MB=1024" strings into amounts per provider reference; the

@@ -9,7 +9,6 @@
  *  - consumers with an incomplete project or user (Placement's placeholder
  *    00000000-0000-0000-0000-000000000000 for writes made before microversion 1.8, or none).
  */
-import {Errors} from '@oclif/core'
 import YAML from 'yaml'
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {capacityOf} from '../../core/state.js'
@@ -17,6 +16,7 @@ import type {ConsumerRecord as ConsumerState} from '../../core/wire.js'
 import type {CloudView} from '../backend/backend.js'
 import {canonical, isUuidLike, mapLimit} from './providers.js'
 import {readText} from './document.js'
+import {usageError} from '../failure.js'
 
 /** Placement 8.0.0's default incomplete_consumer_project_id / incomplete_consumer_user_id. */
 export const INCOMPLETE_ID = '00000000-0000-0000-0000-000000000000'
@@ -63,7 +63,7 @@ export function readKnownConsumers(file: string): Set<string> {
     } catch {
       // not YAML: lines
     }
-    if (!items) throw new Errors.CLIError(`${file}: expected one consumer uuid per line, or a JSON/YAML list of uuids`, {exit: 2})
+    if (!items) throw usageError(`${file}: expected one consumer uuid per line, or a JSON/YAML list of uuids`)
   }
   const out = new Set<string>()
   const bad: string[] = []
@@ -81,9 +81,7 @@ export function readKnownConsumers(file: string): Set<string> {
     })
   }
   if (bad.length) {
-    throw new Errors.CLIError(`${file}: not consumer uuids: ${bad.slice(0, 5).join('; ')}${bad.length > 5 ? ` (and ${bad.length - 5} more)` : ''}`, {
-      exit: 2,
-    })
+    throw usageError(`${file}: not consumer uuids: ${bad.slice(0, 5).join('; ')}${bad.length > 5 ? ` (and ${bad.length - 5} more)` : ''}`)
   }
   return out
 }

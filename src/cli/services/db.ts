@@ -7,7 +7,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
-import {Errors} from '@oclif/core'
+import {conflictError, failure, notFoundError, usageError} from '../failure.js'
 import {Kysely, Migrator, SqliteDialect, sql, type MigrationProvider, type RawBuilder} from 'kysely'
 import {INCOMPLETE_CONSUMER_ID} from '../../core/allocations.js'
 import {capacityOf} from '../../core/state.js'
@@ -28,23 +28,14 @@ export const DbExit = {
   IN_USE: 4,
 } as const
 
-export class DbError extends Error {
-  constructor(
-    message: string,
-    readonly exit: number,
-  ) {
-    super(message)
-    this.name = 'DbError'
-  }
-}
 
 const known = () => Object.keys(migrations).sort()
 
 function openRaw(file: string, readonly: boolean): SQLite.Database {
   if (isDatabaseUrl(file)) {
-    throw new DbError(`${describeTarget(file)} is a PostgreSQL database: back it up with pg_dump`, 2)
+    throw usageError(`${describeTarget(file)} is a PostgreSQL database: back it up with pg_dump`)
   }
-  if (!fs.existsSync(file)) throw new DbError(`no database file at ${file}`, 3)
+  if (!fs.existsSync(file)) throw notFoundError(`no database file at ${file}`)
   const raw = new SQLite(file, {readonly, fileMustExist: true})
   raw.pragma('busy_timeout = 10000')
   return raw
@@ -62,7 +53,7 @@ interface Inspector {
 }
 
 async function inspect(target: string): Promise<Inspector> {
-  if (!isDatabaseUrl(target) && !fs.existsSync(target)) throw new DbError(`no database file at ${target}`, 3)
+  if (!isDatabaseUrl(target) && !fs.existsSync(target)) throw notFoundError(`no database file at ${target}`)
   const backend = await openBackend(target, {readonly: true})
   const rows = async <T>(query: RawBuilder<T> | string) => (await (typeof query === 'string' ? sql.raw<T>(query) : query).execute(backend.db)).rows
   return {
@@ -174,10 +165,10 @@ export async function dbUpgrade(file: string, opts: {backup: boolean}): Promise<
   if (isDatabaseUrl(file)) return upgradeDatabase(file)
   const status = await dbStatus(file)
   if (status.daemon) {
-    throw new DbError(`a daemon serves ${file} (pid ${status.daemon.pid}, ${status.daemon.url}); stop it first (placemat daemon stop)`, DbExit.IN_USE)
+    throw conflictError(`a daemon serves ${file} (pid ${status.daemon.pid}, ${status.daemon.url}); stop it first (placemat daemon stop)`)
   }
   if (status.state === 'newer') {
-    throw new DbError(`${file} was written by a newer placemat (migrations ${status.unknown.join(', ')} are unknown here); upgrade placemat instead`, 1)
+    throw failure(`${file} was written by a newer placemat (migrations ${status.unknown.join(', ')} are unknown here); upgrade placemat instead`)
   }
   if (!status.pending.length) return {file, from: status.schema_version, to: status.schema_version ?? status.latest, applied: [], backup: null}
   const backup = opts.backup ? await backupFile(file, status.schema_version ?? 'empty') : null
@@ -192,7 +183,7 @@ export async function dbUpgrade(file: string, opts: {backup: boolean}): Promise<
         const {error, results} = await new Migrator({db: conn, provider}).migrateToLatest()
         if (error) {
           const failed = results?.find((r) => r.status === 'Error')?.migrationName
-          throw new DbError(`migration ${failed ?? '?'} failed: ${(error as Error).message ?? error}; nothing was changed`, 1)
+          throw failure(`migration ${failed ?? '?'} failed: ${(error as Error).message ?? error}; nothing was changed`)
         }
         await sql`commit`.execute(conn)
       } catch (err) {
@@ -228,12 +219,12 @@ async function upgradeDatabase(url: string): Promise<UpgradeResult> {
       .then((rows) => rows.map((r: any) => String(r.name)).filter((n) => !known().includes(n)))
       .catch(() => [] as string[])
     if (unknownHere.length) {
-      throw new DbError(`${describeTarget(url)} was written by a newer placemat (migrations ${unknownHere.join(', ')} are unknown here); upgrade placemat instead`, 1)
+      throw failure(`${describeTarget(url)} was written by a newer placemat (migrations ${unknownHere.join(', ')} are unknown here); upgrade placemat instead`)
     }
     const {error, results} = await migrator.migrateToLatest()
     if (error) {
       const failed = results?.find((r) => r.status === 'Error')?.migrationName
-      throw new DbError(`migration ${failed ?? '?'} failed: ${(error as Error).message ?? error}; nothing was changed`, 1)
+      throw failure(`migration ${failed ?? '?'} failed: ${(error as Error).message ?? error}; nothing was changed`)
     }
     applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
   } finally {
@@ -420,18 +411,4 @@ export function checkExitCode(results: CheckResult[]): number {
   if (results.some((r) => r.result === 'failure')) return DbExit.FAILURES
   if (results.some((r) => r.result === 'warning')) return DbExit.WARNINGS
   return 0
-}
-
-/**
- * The one-line failure of a command that works on the file itself (not through
- * PlacematCommand): DbError, a schema out of date, or a CLIError a service raised.
- * Returns null for anything else (oclif's own errors, parse errors keep their help).
- */
-export function fileCommandFailure(err: Error & {oclif?: {exit?: number}}): {message: string; exit: number} | null {
-  if (err instanceof DbError) return {message: err.message, exit: err.exit}
-  if (err.name === 'SchemaOutOfDateError') return {message: err.message, exit: 1}
-  if (err instanceof Errors.CLIError && !(err instanceof Errors.ExitError) && !('parse' in err)) {
-    return {message: err.message, exit: err.oclif?.exit ?? 1}
-  }
-  return null
 }

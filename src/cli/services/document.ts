@@ -1,8 +1,8 @@
 import fs from 'node:fs'
-import {Errors} from '@oclif/core'
 import YAML from 'yaml'
+import {usageError} from '../failure.js'
 
-const usage = (msg: string): Error => new Errors.CLIError(msg, {exit: 2})
+const usage = usageError
 
 export interface ReadOptions {
   /** The error to throw (default: a usage error, exit 2). */

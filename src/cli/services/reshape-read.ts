@@ -11,7 +11,7 @@ import {providersOfBody} from '../../core/reshape/generations.js'
 import type {ReshaperBody} from '../../core/reshaper.js'
 import {fullInventory, type Snapshot} from '../../core/snapshot.js'
 import type {ConsumerRecord} from '../../core/wire.js'
-import {mapLimit, resolveProvider, type ProviderRecord} from './providers.js'
+import {canonical, isUuidLike, mapLimit, type ProviderRecord} from './providers.js'
 
 type Resources = Record<string, number>
 
@@ -21,10 +21,19 @@ interface ProviderRead {
   allocations: Record<string, {resources: Resources; consumer_generation?: number}>
 }
 
-/** The provider a name or uuid refers to; null when there is none. */
+/** The provider a uuid (else an exact name) refers to, as resolveProvider finds it; null when there is none. */
 async function findProvider(client: PlacementClient, ref: string): Promise<ProviderRecord | null> {
+  if (isUuidLike(ref)) {
+    const p = await getProvider(client, canonical(ref))
+    if (p) return p
+  }
+  const {resource_providers} = await client.get<{resource_providers: ProviderRecord[]}>('/resource_providers', {query: {name: ref}})
+  return resource_providers[0] ?? null
+}
+
+async function getProvider(client: PlacementClient, uuid: string): Promise<ProviderRecord | null> {
   try {
-    return await resolveProvider(client, ref)
+    return await client.get<ProviderRecord>(`/resource_providers/${uuid}`)
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return null
     throw err
@@ -47,14 +56,7 @@ export async function providersNamedByMoves(client: PlacementClient, moves: Move
 
 /** The providers a reshaper body names that exist (the others stay in the body: the reshaper reports them). */
 export async function providersNamedByBody(client: PlacementClient, body: ReshaperBody): Promise<ProviderRecord[]> {
-  const read = await mapLimit(providersOfBody(body), 8, async (uuid) => {
-    try {
-      return await client.get<ProviderRecord>(`/resource_providers/${uuid}`)
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) return null
-      throw err
-    }
-  })
+  const read = await mapLimit(providersOfBody(body), 8, (uuid) => getProvider(client, uuid))
   return read.filter((p): p is ProviderRecord => p !== null)
 }
 

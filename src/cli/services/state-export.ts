@@ -22,7 +22,6 @@
  * no allocations (the API cannot see them).
  */
 import fs from 'node:fs'
-import {Errors} from '@oclif/core'
 import YAML from 'yaml'
 import type {PlacementClient} from '../../client/client.js'
 import {newProvider, type Consumer, type Inventory, type Provider} from '../../core/state.js'
@@ -31,6 +30,7 @@ import {Store} from '../../store/store.js'
 import {mapLimit} from './providers.js'
 import {readDocument} from './document.js'
 import {isDatabaseUrl} from '../../store/target.js'
+import {conflictError, usageError} from '../failure.js'
 
 export const SNAPSHOT_VERSION = 1
 
@@ -197,7 +197,7 @@ export function snapshotText(s: Snapshot, format: 'yaml' | 'json'): string {
   return format === 'json' ? JSON.stringify(s, null, 2) + '\n' : YAML.stringify(s)
 }
 
-const usage = (msg: string) => new Errors.CLIError(msg, {exit: 2})
+const usage = usageError
 
 /** Reads a snapshot file (YAML or JSON; "-" for stdin) and checks its shape and references. */
 export function readSnapshot(file: string): Snapshot {
@@ -283,10 +283,9 @@ export async function importSnapshot(file: string, snap: Snapshot): Promise<Impo
       const customClasses = [...s.classes.keys()].filter((n) => n.startsWith(CUSTOM))
       const customTraits = [...s.traits.keys()].filter((n) => n.startsWith(CUSTOM))
       if (s.providers.size || s.consumers.size || customClasses.length || customTraits.length) {
-        throw new Errors.CLIError(
+        throw conflictError(
           `${file} is not empty (${s.providers.size} providers, ${s.consumers.size} consumers, ` +
             `${customClasses.length} custom classes, ${customTraits.length} custom traits); import only into a new or empty file`,
-          {exit: 4},
         )
       }
       const classes = new Set(snap.resource_classes)
