@@ -2,17 +2,13 @@ import {Args, Flags} from '@oclif/core'
 import {ApiError} from '../src/client/client.js'
 import {PlacematCommand} from '../src/cli/base.js'
 import {withContext} from '../src/cli/failure.js'
-import {
-  isStalePlan,
-  loadCatalog,
-  makePlan,
-  planDocument,
-  planIsEmpty,
-  planLines,
-  readApplyFile,
-  summaryLine,
-  type ApplyProgress,
-} from '../src/cli/services/apply.js'
+import {readApplyFile} from '../src/cli/apply/apply-file.js'
+import {planDocument, planIsEmpty, planLines, summaryLine} from '../src/cli/apply/plan-text.js'
+import {loadState, type Progress} from '../src/cli/backend/backend.js'
+import {isConcurrentUpdate} from '../src/cli/services/retry.js'
+import {ApplyRefused} from '../src/core/apply-plan/types.js'
+import {planApply} from '../src/core/apply-plan/plan.js'
+import {conflictError, usageError} from '../src/cli/failure.js'
 import {NAMES_NAMESPACE} from '../src/core/uuids.js'
 
 export default class Apply extends PlacematCommand {
@@ -76,14 +72,13 @@ that do not exist, loops, or names taken by other providers.`
     const tty = Boolean(process.stdout.isTTY) && this.format === 'table'
     const progress = tty ? (await import('../src/cli/components/Progress.js')).startProgress() : undefined
     const onRead = progress ? (done: number, total: number) => progress.update(done, total, 'reading the current state') : undefined
-    let snap
-    let catalog
+    let state
     try {
-      ;[snap, catalog] = await Promise.all([backend.loadCloud({onProgress: onRead}), loadCatalog(backend)])
+      state = await loadState(backend, {onProgress: onRead})
     } finally {
       progress?.stop()
     }
-    const plan = makePlan(file, snap, catalog, {prune: flags.prune})
+    const plan = this.plan(() => planApply(file, state, {prune: flags.prune}))
     const transport = backend.kind
     const placemat = backend.kind === 'placemat'
     const doc = {transport, ...planDocument(plan)}
@@ -100,7 +95,7 @@ that do not exist, loops, or names taken by other providers.`
 
     const bar = tty ? (await import('../src/cli/components/Progress.js')).startProgress() : undefined
     let done = 0
-    const onApply: ApplyProgress = (d, total, label) => {
+    const onApply: Progress = (d, total, label) => {
       done = d
       bar?.update(d, total, label)
     }
@@ -116,7 +111,7 @@ that do not exist, loops, or names taken by other providers.`
         const where = placemat
           ? 'nothing was applied'
           : `${done} of ${plan.ops.length} calls were made before this one failed; apply again to finish`
-        const stale = isStalePlan(err) ? 'the cloud changed while the plan was applied; ' : ''
+        const stale = isConcurrentUpdate(err) ? 'the cloud changed while the plan was applied; ' : ''
         throw withContext(err, stale, ` (${where})`)
       }
       throw err
@@ -130,5 +125,15 @@ that do not exist, loops, or names taken by other providers.`
     const s = plan.summary
     const how = placemat ? 'one transaction' : `${plan.ops.length} calls`
     this.log(`Applied: ${s.create} created, ${s.update} updated, ${s.delete} deleted (${how}, ${seconds.toFixed(2)} s).`)
+  }
+
+  /** A plan the file cannot have: exit 4 when allocations stand in the way, 2 for the file itself. */
+  private plan<T>(make: () => T): T {
+    try {
+      return make()
+    } catch (err) {
+      if (!(err instanceof ApplyRefused)) throw err
+      throw err.allocationConflict ? conflictError(err.message) : usageError(err.message)
+    }
   }
 }

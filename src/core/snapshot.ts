@@ -10,6 +10,8 @@ import type {ConsumerRecord, ProviderRecord} from './wire.js'
 export interface Snapshot {
   /** Resource class names (standard classes first, as Placement lists them). */
   classes?: string[]
+  /** Trait names. */
+  traits?: string[]
   /** Parents before or after children: any order. Trees may be partial. */
   providers: Array<Partial<ProviderRecord> & {uuid: string; name: string; generation: number}>
   /**
@@ -34,6 +36,7 @@ export function stateFromSnapshot(snap: Snapshot, now = Date.now()): State {
   s.changes = new Changes()
   let custom = 10000
   ;(snap.classes ?? []).forEach((name, i) => s.addClass(name, now, name.startsWith('CUSTOM_') ? custom++ : i))
+  for (const name of snap.traits ?? []) s.addTrait(name, now)
   // Parents first, so children link to them; a parent outside the snapshot stays a uuid.
   const pending = [...snap.providers]
   const listed = new Set(pending.map((p) => p.uuid))

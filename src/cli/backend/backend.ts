@@ -7,6 +7,7 @@
  */
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import type {BatchOperation} from '../../core/batch.js'
+import type {State, TopologyNode} from '../../core/state.js'
 import type {Layout, TopologyPlan} from '../../core/topology.js'
 import type {TopologyView} from '../../core/topology-view.js'
 import type {ConsumerRecord, ProviderRecord} from '../../core/wire.js'
@@ -55,6 +56,8 @@ export interface LayoutApplyResult {
   writes: number
 }
 
+export type TopologyNodeRecord = Omit<TopologyNode, 'createdAt' | 'updatedAt'>
+
 export interface TopologyAnswer {
   generation: number | null
   topology: TopologyView[]
@@ -78,8 +81,8 @@ export interface Backend {
   readonly client: PlacementClient
   /** The cloud's providers (and consumers when asked). */
   loadCloud(opts?: LoadOptions): Promise<CloudView>
-  /** Aggregate uuids of the racks, rows and rooms placemat keeps (none on plain Placement). */
-  topologyAggregates(): Promise<Set<string>>
+  /** The racks, rows and rooms placemat keeps (none on plain Placement, which keeps no names). */
+  topologyNodes(): Promise<TopologyNodeRecord[]>
   /** The layout now (placemat: stored, with its generation; plain: the file's names, hosts as observed). */
   currentLayout(file?: Layout): Promise<(Layout & {generation?: number}) | undefined>
   /** The rolled-up topology (plain: of the racks, rows and rooms `file` names). */
@@ -88,6 +91,27 @@ export interface Backend {
   applyLayout(layout: Layout, opts?: LayoutApplyOptions): Promise<LayoutApplyResult>
   /** Carries out `placemat apply`'s operations; returns the number of writes. */
   applyOperations(plan: OperationPlan, opts?: {concurrency?: number; onProgress?: Progress}): Promise<number>
+}
+
+/**
+ * The cloud as a State, with the names of classes and traits and placemat's racks, rows
+ * and rooms: what the core plans `placemat apply` on.
+ */
+export async function loadState(backend: Backend, opts: LoadOptions = {}): Promise<State> {
+  const [cloud, rc, tr, topology, {stateFromSnapshot}] = await Promise.all([
+    backend.loadCloud(opts),
+    backend.client.get<{resource_classes: {name: string}[]}>('/resource_classes'),
+    backend.client.get<{traits: string[]}>('/traits'),
+    backend.topologyNodes(),
+    import('../../core/snapshot.js'),
+  ])
+  return stateFromSnapshot({
+    classes: rc.resource_classes.map((c) => c.name),
+    traits: tr.traits,
+    providers: [...cloud.providers.values()],
+    consumers: cloud.consumers ? [...cloud.consumers.values()] : undefined,
+    topology,
+  })
 }
 
 /**

@@ -15,7 +15,9 @@ import {
   type OperationPlan,
   type Progress,
   type TopologyAnswer,
+  type TopologyNodeRecord,
 } from './backend.js'
+import type {TopologyView} from '../../core/topology-view.js'
 import {planSize} from '../topology/plan-text.js'
 
 export const TOPOLOGY_API = `${PLACEMAT_API}/topology`
@@ -36,12 +38,16 @@ export class PlacematBackend implements Backend {
     return view
   }
 
-  async topologyAggregates(): Promise<Set<string>> {
-    const view = await this.topologyView()
-    const uuids = new Set<string>()
-    const walk = (nodes: {uuid: string; children?: typeof nodes}[]) => nodes.forEach((n) => (uuids.add(n.uuid), walk(n.children ?? [])))
-    walk(view.topology)
-    return uuids
+  async topologyNodes(): Promise<TopologyNodeRecord[]> {
+    const out: TopologyNodeRecord[] = []
+    const walk = (nodes: TopologyView[], parent: string | null) => {
+      for (const n of nodes) {
+        out.push({uuid: n.uuid, name: n.name, level: n.level, parent})
+        walk(n.children ?? [], n.uuid)
+      }
+    }
+    walk((await this.topologyView()).topology, null)
+    return out
   }
 
   currentLayout(): Promise<Layout & {generation: number}> {

@@ -20,6 +20,7 @@ import type {
   OperationPlan,
   Progress,
   TopologyAnswer,
+  TopologyNodeRecord,
 } from './backend.js'
 import {listProviders, loadStandard, membersOf} from './standard-reads.js'
 
@@ -32,8 +33,8 @@ export class PlainBackend implements Backend {
     return loadStandard(this.client, opts)
   }
 
-  async topologyAggregates(): Promise<Set<string>> {
-    return new Set()
+  async topologyNodes(): Promise<TopologyNodeRecord[]> {
+    return []
   }
 
   /** The racks, rows and rooms of `file`, each rack's hosts as its aggregate has them now. */

@@ -40,6 +40,52 @@ function parseResources(v: unknown, where: string): Record<string, number | 'all
 
 const MOVE_KEYS = new Set(['from', 'to', 'uuid', 'parent', 'resources', 'inventory', 'consumers'])
 
+/** A move's `inventory`: {CLASS: {field: number}}, any inventory field but total. */
+function parseInventoryFields(v: unknown, where: string): Record<string, Partial<Inventory>> {
+  const inventory: Record<string, Partial<Inventory>> = {}
+  if (v === undefined) return inventory
+  if (!isObject(v)) throw usageError(`${where}: inventory must be a mapping {CLASS: {field: value}}`)
+  for (const [rc, fields] of Object.entries(v)) {
+    if (!isObject(fields)) throw usageError(`${where}: inventory.${rc} must be a mapping of inventory fields`)
+    for (const [f, n] of Object.entries(fields)) {
+      if (!(INVENTORY_FIELDS as readonly string[]).includes(f) || f === 'total') {
+        throw usageError(`${where}: inventory.${rc}.${f}: one of reserved, min_unit, max_unit, step_size, allocation_ratio`)
+      }
+      if (typeof n !== 'number') throw usageError(`${where}: inventory.${rc}.${f} must be a number`)
+    }
+    inventory[rc] = fields as Partial<Inventory>
+  }
+  return inventory
+}
+
+function parseMove(m: unknown, where: string): Move {
+  if (!isObject(m)) throw usageError(`${where}: expected a mapping`)
+  for (const k of Object.keys(m)) if (!MOVE_KEYS.has(k)) throw usageError(`${where}: unknown key "${k}" (one of ${[...MOVE_KEYS].join(', ')})`)
+  for (const k of ['from', 'to'] as const) {
+    if (typeof m[k] !== 'string' || !m[k]) throw usageError(`${where}: "${k}" names a provider (name or uuid)`)
+  }
+  if (m.from === m.to) throw usageError(`${where}: from and to are the same provider`)
+  if (m.uuid !== undefined && (typeof m.uuid !== 'string' || !isUuidLike(m.uuid))) throw usageError(`${where}: uuid must be a uuid`)
+  if (m.parent !== undefined && typeof m.parent !== 'string') throw usageError(`${where}: parent names a provider`)
+  if (m.consumers !== undefined) {
+    if (!Array.isArray(m.consumers) || m.consumers.some((c: unknown) => typeof c !== 'string' || !isUuidLike(c))) {
+      throw usageError(`${where}: consumers must be a list of consumer uuids`)
+    }
+  }
+  const inventory = parseInventoryFields(m.inventory, where)
+  const resources = parseResources(m.resources, where)
+  for (const rc of Object.keys(inventory)) if (!(rc in resources)) throw usageError(`${where}: inventory.${rc} but ${rc} is not in resources`)
+  return {
+    from: m.from,
+    to: m.to,
+    uuid: m.uuid ? canonical(m.uuid) : undefined,
+    parent: m.parent,
+    resources,
+    inventory,
+    consumers: m.consumers?.map((c: string) => canonical(c)),
+  }
+}
+
 /** Parses a plan text (YAML or JSON) into one of the two forms. */
 export function parsePlan(text: string, file: string): Plan {
   let data: unknown
@@ -58,48 +104,7 @@ export function parsePlan(text: string, file: string): Plan {
   if (!Array.isArray(data.moves) || data.moves.length === 0) {
     throw usageError(`${file}: expected "moves: [...]" (see \`placemat reshape --help\`) or a POST /reshaper body`)
   }
-  const moves = data.moves.map((m: unknown, i: number): Move => {
-    const where = `${file}: moves[${i}]`
-    if (!isObject(m)) throw usageError(`${where}: expected a mapping`)
-    for (const k of Object.keys(m)) if (!MOVE_KEYS.has(k)) throw usageError(`${where}: unknown key "${k}" (one of ${[...MOVE_KEYS].join(', ')})`)
-    for (const k of ['from', 'to'] as const) {
-      if (typeof m[k] !== 'string' || !m[k]) throw usageError(`${where}: "${k}" names a provider (name or uuid)`)
-    }
-    if (m.from === m.to) throw usageError(`${where}: from and to are the same provider`)
-    if (m.uuid !== undefined && (typeof m.uuid !== 'string' || !isUuidLike(m.uuid))) throw usageError(`${where}: uuid must be a uuid`)
-    if (m.parent !== undefined && typeof m.parent !== 'string') throw usageError(`${where}: parent names a provider`)
-    if (m.consumers !== undefined) {
-      if (!Array.isArray(m.consumers) || m.consumers.some((c: unknown) => typeof c !== 'string' || !isUuidLike(c))) {
-        throw usageError(`${where}: consumers must be a list of consumer uuids`)
-      }
-    }
-    const inventory: Record<string, Partial<Inventory>> = {}
-    if (m.inventory !== undefined) {
-      if (!isObject(m.inventory)) throw usageError(`${where}: inventory must be a mapping {CLASS: {field: value}}`)
-      for (const [rc, fields] of Object.entries(m.inventory)) {
-        if (!isObject(fields)) throw usageError(`${where}: inventory.${rc} must be a mapping of inventory fields`)
-        for (const [f, v] of Object.entries(fields)) {
-          if (!(INVENTORY_FIELDS as readonly string[]).includes(f) || f === 'total') {
-            throw usageError(`${where}: inventory.${rc}.${f}: one of reserved, min_unit, max_unit, step_size, allocation_ratio`)
-          }
-          if (typeof v !== 'number') throw usageError(`${where}: inventory.${rc}.${f} must be a number`)
-        }
-        inventory[rc] = fields as Partial<Inventory>
-      }
-    }
-    const resources = parseResources(m.resources, where)
-    for (const rc of Object.keys(inventory)) if (!(rc in resources)) throw usageError(`${where}: inventory.${rc} but ${rc} is not in resources`)
-    return {
-      from: m.from,
-      to: m.to,
-      uuid: m.uuid ? canonical(m.uuid) : undefined,
-      parent: m.parent,
-      resources,
-      inventory,
-      consumers: m.consumers?.map((c: string) => canonical(c)),
-    }
-  })
-  return {kind: 'moves', moves}
+  return {kind: 'moves', moves: data.moves.map((m: unknown, i: number) => parseMove(m, `${file}: moves[${i}]`))}
 }
 
 export function readPlan(file: string): Plan {

@@ -84,6 +84,21 @@ async function reshapeInOneBatch(client: PlacementClient, compiled: CompiledResh
   }
 }
 
+/**
+ * Writes a checked reshape: in one batch where the endpoint has one (true: one
+ * transaction), else the new children first (their uuids pushed onto `created`), then
+ * POST /reshaper (false).
+ */
+async function writeReshape(client: PlacementClient, compiled: CompiledReshape, microversion: string, created: string[]): Promise<boolean> {
+  if (await reshapeInOneBatch(client, compiled, microversion)) return true
+  for (const c of compiled.creates) {
+    await client.post('/resource_providers', c, {version: '1.20'})
+    created.push(c.uuid)
+  }
+  await client.post('/reshaper', compiled.body, {version: microversion})
+  return false
+}
+
 /** For a dry run that would fail: the error the real run would end with, said as a prediction. */
 export function dryRunFailure(r: ReshapeReport): PlacementError | null {
   if (!r.dry_run || !r.error) return null
@@ -126,16 +141,7 @@ export async function runReshape(
     try {
       // A plan the check already finds failing is not tried (nothing is created for it).
       if (result.error) throw result.error
-      if (await reshapeInOneBatch(client, compiled, microversion)) {
-        report.atomic = true
-      } else {
-        for (const c of compiled.creates) {
-          await client.post('/resource_providers', c, {version: '1.20'})
-          created.push(c.uuid)
-        }
-        await client.post('/reshaper', compiled.body, {version: microversion})
-        report.atomic = false
-      }
+      report.atomic = await writeReshape(client, compiled, microversion, created)
       report.applied = true
       return report
     } catch (err) {

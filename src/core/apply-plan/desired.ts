@@ -1,0 +1,80 @@
+/**
+ * The file's providers resolved against a State: each one's uuid (given, the existing
+ * provider of that name, else uuid5 of its name), parent, aggregates as uuids, and the
+ * custom classes and traits that must exist first.
+ */
+import type {State} from '../state.js'
+import {aggregateUuid, canonicalUuid, isUuidLike, providerUuid} from '../uuids.js'
+import type {ApplyFile, Desired} from './types.js'
+
+export interface Resolution {
+  desired: Desired[]
+  /** File index by name and by uuid. */
+  byName: Map<string, number>
+  byUuid: Map<string, number>
+  neededClasses: Set<string>
+  neededTraits: Set<string>
+  labels: Map<string, string>
+}
+
+export function resolveDesired(file: ApplyFile, s: State, errors: string[]): Resolution {
+  const labels = new Map<string, string>()
+  for (const [name, uuid] of file.aggregateNames) labels.set(uuid, name)
+  for (const p of s.providers.values()) labels.set(p.uuid, p.name)
+
+  const desired: Desired[] = []
+  const byName = new Map<string, number>()
+  const byUuid = new Map<string, number>()
+  file.providers.forEach((raw, i) => {
+    const uuid = raw.uuid ?? s.providerByName.get(raw.name)?.uuid ?? providerUuid(raw.name)
+    if (byName.has(raw.name)) errors.push(`${raw.where}: name '${raw.name}' appears twice in the file`)
+    if (byUuid.has(uuid)) errors.push(`${raw.where}: uuid ${uuid} appears twice in the file`)
+    byName.set(raw.name, i)
+    byUuid.set(uuid, i)
+    desired.push({uuid, name: raw.name})
+    labels.set(uuid, raw.name)
+  })
+  const parentOf = (ref: string, where: string): string | undefined => {
+    if (isUuidLike(ref)) {
+      const u = canonicalUuid(ref)
+      if (byUuid.has(u) || s.providers.has(u)) return u
+    }
+    const i = byName.get(ref)
+    if (i !== undefined) return desired[i].uuid
+    const p = s.providerByName.get(ref)
+    if (p) return p.uuid
+    errors.push(`${where}: parent '${ref}' is neither in the file nor an existing provider`)
+    return undefined
+  }
+  const aggRef = (ref: string) => (isUuidLike(ref) ? canonicalUuid(ref) : (file.aggregateNames.get(ref) ?? aggregateUuid(ref)))
+  const neededClasses = new Set(file.resourceClasses)
+  const neededTraits = new Set(file.traits)
+  file.providers.forEach((raw, i) => {
+    const d = desired[i]
+    if (raw.parentIndex !== undefined) d.parent = desired[raw.parentIndex].uuid
+    else if (raw.parentRef === null) d.parent = null
+    else if (raw.parentRef !== undefined) d.parent = parentOf(raw.parentRef, raw.where)
+    if (d.parent === d.uuid) errors.push(`${raw.where}: a provider cannot be its own parent`)
+    if (raw.inventories) {
+      d.inventories = raw.inventories
+      for (const rc of Object.keys(raw.inventories)) {
+        if (s.classes.has(rc)) continue
+        if (rc.startsWith('CUSTOM_')) neededClasses.add(rc)
+        else errors.push(`${raw.where}: unknown resource class ${rc} (custom classes start with CUSTOM_)`)
+      }
+    }
+    if (raw.traits) {
+      d.traits = raw.traits
+      for (const t of raw.traits) {
+        if (s.traits.has(t)) continue
+        if (t.startsWith('CUSTOM_')) neededTraits.add(t)
+        else errors.push(`${raw.where}: unknown trait ${t} (custom traits start with CUSTOM_)`)
+      }
+    }
+    if (raw.aggregates) {
+      d.aggregates = [...new Set(raw.aggregates.map(aggRef))].sort()
+      raw.aggregates.forEach((a) => !isUuidLike(a) && labels.set(aggRef(a), a))
+    }
+  })
+  return {desired, byName, byUuid, neededClasses, neededTraits, labels}
+}
