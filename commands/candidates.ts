@@ -1,6 +1,8 @@
 import {Flags} from '@oclif/core'
 import {PlacematCommand, type Column} from '../src/cli/base.js'
-import {GROUP_HELP, candidateFlags, candidateRows, searchCandidates, type CandidateRow} from '../src/cli/services/candidates.js'
+import {GROUP_HELP, candidateFlags} from '../src/cli/candidates/flags.js'
+import {candidateRows, type CandidateRow} from '../src/cli/candidates/rows.js'
+import {searchCandidates} from '../src/cli/candidates/search.js'
 
 export default class Candidates extends PlacematCommand {
   static summary = 'List allocation candidates: where a request would fit (GET /allocation_candidates).'

@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
-import {GROUP_HELP, candidateFlags, type Level, type ProviderInfo} from '../../src/cli/services/candidates.js'
+import {type Level, type ProviderInfo} from '../../src/cli/candidates/anchors.js'
+import {GROUP_HELP, candidateFlags} from '../../src/cli/candidates/flags.js'
 import {claim, spread, spreadConsumers} from '../../src/cli/services/claim.js'
 
 const describeAllocations = (allocations: Record<string, {resources: Record<string, number>}>, providers?: Map<string, ProviderInfo>) =>

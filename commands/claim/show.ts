@@ -1,7 +1,8 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {getConsumer} from '../../src/cli/services/allocations.js'
-import {candidateFlags, fetchLayout, listProviders, placementOf, readLayoutFile, topologyFromLayout} from '../../src/cli/services/candidates.js'
+import {fetchLayout, listProviders, placementOf, readLayoutFile, topologyFromLayout} from '../../src/cli/candidates/anchors.js'
+import {candidateFlags} from '../../src/cli/candidates/flags.js'
 
 export default class ClaimShow extends PlacematCommand {
   static summary = 'Show what a consumer holds, and in which rack, row and room.'

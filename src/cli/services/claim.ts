@@ -15,16 +15,9 @@
  */
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {getConsumer, hasAllocations, UNKNOWN_CONSUMER_TYPE, type ConsumerAllocations, type Ownership} from './allocations.js'
-import {
-  LEVELS,
-  placementOf,
-  searchCandidates,
-  type CandidateFlagValues,
-  type CandidateSearch,
-  type Level,
-  type NodeSets,
-  type Resources,
-} from './candidates.js'
+import {LEVELS, placementOf, type Level, type NodeSets} from '../candidates/anchors.js'
+import {type CandidateFlagValues} from '../candidates/flags.js'
+import {searchCandidates, type CandidateSearch, type Resources} from '../candidates/search.js'
 import type {AffinityRule} from '../../core/affinity.js'
 import {AFFINITY_VIOLATION, ErrorCode} from '../../core/errors.js'
 import {NAMES_NAMESPACE, canonicalUuid as canonical, isUuidLike, uuid5} from '../../core/uuids.js'

@@ -1,0 +1,184 @@
+/**
+ * Where things are, for topology rules: which aggregate is which rack, row or room (the
+ * placemat daemon's layout, or --layout FILE against plain Placement), the racks, rows and
+ * rooms of a set of providers' hosts, and where each rule's anchor consumer is now.
+ */
+import {LEVELS, emptyPlacement, type AffinityRule, type Placement} from '../../core/affinity.js'
+import type {TopologyLevel} from '../../core/state.js'
+import {nodeUuid, type Layout, type RackLayout, type RowLayout} from '../../core/topology.js'
+import {ApiError, type PlacementClient} from '../../client/client.js'
+import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
+import {PLACEMAT_API} from '../backend/backend.js'
+import {notFoundError, usageError as usage} from '../failure.js'
+import {readDocument} from '../services/document.js'
+import {layoutBody, parseLayout} from '../topology/layout-file.js'
+import {mapLimit} from '../services/providers.js'
+
+/** A topology level (rack, row or room). */
+export type Level = TopologyLevel
+export {LEVELS}
+
+export type NodeSets = Placement
+export const emptyNodes = emptyPlacement
+
+export interface ProviderInfo {
+  uuid: string
+  name: string
+  root_provider_uuid?: string
+  parent_provider_uuid?: string | null
+}
+
+export interface Topology {
+  /** Read from a placemat endpoint (its own API is there). */
+  placemat: boolean
+  /** aggregate uuid -> its level and name */
+  nodes: Map<string, {level: Level; name: string}>
+  /** host (root provider) uuid -> the racks, rows and rooms it is in */
+  hosts: Map<string, NodeSets>
+}
+
+const notThere = (err: unknown) => err instanceof ApiError && (err.status === 404 || err.status === 405)
+
+/** The placemat layout document, or null on an endpoint that is not placemat. */
+export async function fetchLayout(client: PlacementClient): Promise<Layout | null> {
+  try {
+    return await client.get<Layout>(`${PLACEMAT_API}/topology/layout`)
+  } catch (err) {
+    if (notThere(err)) return null
+    throw err
+  }
+}
+
+/** The layout file (--layout), checked as `topology apply` checks it; a document wrapping it in `topology:` is taken too. */
+export function readLayoutFile(file: string): Layout {
+  const data = readDocument(file, {fail: usage, jsonFastPath: true}) as {topology?: unknown} | null
+  const inner = data && typeof data === 'object' && !Array.isArray(data) && data.topology && typeof data.topology === 'object' ? data.topology : data
+  return layoutBody(parseLayout(inner ?? {}, file))
+}
+
+/** Every provider, for names and roots (one call). */
+export async function listProviders(client: PlacementClient): Promise<Map<string, ProviderInfo>> {
+  const body = await client.get<{resource_providers: ProviderInfo[]}>('/resource_providers')
+  return new Map(body.resource_providers.map((p) => [p.uuid, p]))
+}
+
+/** Flattens a layout; hosts are named by name or uuid. */
+export function topologyFromLayout(layout: Layout, providers: Map<string, ProviderInfo>, placemat: boolean): Topology {
+  const byName = new Map<string, string>()
+  for (const p of providers.values()) byName.set(p.name, p.uuid)
+  const t: Topology = {placemat, nodes: new Map(), hosts: new Map()}
+  const node = (level: Level, name: string) => {
+    const uuid = nodeUuid(level, name)
+    t.nodes.set(uuid, {level, name})
+    return uuid
+  }
+  const rack = (r: RackLayout, chain: Array<[Level, string]>) => {
+    if (!r?.name) return
+    const all: Array<[Level, string]> = [...chain, ['rack', node('rack', r.name)]]
+    for (const ref of r.hosts ?? []) {
+      const uuid = providers.has(String(ref)) ? String(ref) : byName.get(String(ref)) ?? (isUuidLike(String(ref)) ? canonical(String(ref)) : undefined)
+      if (!uuid) continue
+      const sets = t.hosts.get(uuid) ?? emptyNodes()
+      for (const [level, u] of all) sets[level].add(u)
+      t.hosts.set(uuid, sets)
+    }
+  }
+  const row = (r: RowLayout, chain: Array<[Level, string]>) => {
+    if (!r?.name) return
+    const c: Array<[Level, string]> = [...chain, ['row', node('row', r.name)]]
+    for (const k of r.racks ?? []) rack(k, c)
+  }
+  for (const m of layout.rooms ?? []) {
+    if (!m?.name) continue
+    const c: Array<[Level, string]> = [['room', node('room', m.name)]]
+    for (const r of m.rows ?? []) row(r, c)
+  }
+  for (const r of layout.rows ?? []) row(r, [])
+  for (const k of layout.racks ?? []) rack(k, [])
+  return t
+}
+
+/**
+ * The topology to work with: --layout FILE when given, else the placemat endpoint's; on a
+ * plain Placement endpoint without --layout, a usage error (exit 2).
+ */
+export async function loadTopology(
+  client: PlacementClient,
+  providers: Map<string, ProviderInfo>,
+  layoutFile: string | undefined,
+  why: string,
+): Promise<Topology> {
+  const served = await fetchLayout(client)
+  if (layoutFile) return topologyFromLayout(readLayoutFile(layoutFile), providers, served !== null)
+  if (!served) throw usage(`${why} needs the topology: this endpoint is not placemat, so give --layout FILE`)
+  return topologyFromLayout(served, providers, true)
+}
+
+/** The racks, rows and rooms of the hosts of a set of providers. */
+export function placementOf(topo: Topology, providers: Map<string, ProviderInfo>, uuids: Iterable<string>, roots?: Map<string, string>): NodeSets {
+  const out = emptyNodes()
+  for (const u of uuids) {
+    const root = roots?.get(u) ?? providers.get(u)?.root_provider_uuid ?? u
+    const sets = topo.hosts.get(root)
+    if (sets) for (const l of LEVELS) for (const n of sets[l]) out[l].add(n)
+  }
+  return out
+}
+
+/**
+ * Where a consumer is: GET /allocations/{consumer}, the roots of its providers, and their
+ * aggregates that are topology nodes.
+ */
+export async function consumerNodes(client: PlacementClient, topo: Topology, providers: Map<string, ProviderInfo>, consumer: string): Promise<NodeSets> {
+  const body = await client.get<{allocations: Record<string, unknown>}>(`/allocations/${encodeURIComponent(consumer)}`)
+  const roots = new Set<string>()
+  for (const rp of Object.keys(body.allocations ?? {})) roots.add(providers.get(rp)?.root_provider_uuid ?? rp)
+  const out = emptyNodes()
+  const aggs = await mapLimit([...roots], 8, async (root) => {
+    try {
+      return (await client.get<{aggregates: string[]}>(`/resource_providers/${root}/aggregates`)).aggregates
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return []
+      throw err
+    }
+  })
+  for (const list of aggs) {
+    for (const a of list) {
+      const n = topo.nodes.get(a)
+      if (n) out[n.level].add(a)
+    }
+  }
+  return out
+}
+
+export interface ResolvedRule extends AffinityRule {
+  /** Where the anchor consumer is. */
+  anchor: Placement
+}
+
+/** Looks up every rule's anchor. A `same` rule whose consumer is nowhere at that level cannot hold: exit 3. */
+export async function resolveRules(
+  client: PlacementClient,
+  topo: Topology,
+  providers: Map<string, ProviderInfo>,
+  rules: AffinityRule[],
+  anchors: Map<string, NodeSets> = new Map(),
+): Promise<ResolvedRule[]> {
+  const wanted = [...new Set(rules.map((r) => r.consumer))].filter((c) => !anchors.has(c))
+  const found = await mapLimit(wanted, 8, (c) => consumerNodes(client, topo, providers, c))
+  wanted.forEach((c, i) => anchors.set(c, found[i]))
+  return rules.map((r) => {
+    const anchor = anchors.get(r.consumer)!
+    if (r.relation === 'same' && anchor[r.level].size === 0) {
+      throw notFoundError(`--same ${r.level}:${r.consumer}: that consumer has no allocations in any ${r.level}`)
+    }
+    return {...r, anchor}
+  })
+}
+
+/**
+ * Adds the rules as member_of filters: `same` as in:NODES on the unsuffixed group (where
+ * Placement counts the host's aggregates for its nested providers), `different` as
+ * !in:NODES on every group. Returns whether the filters alone are exact (else the caller
+ * must filter on the client before applying a limit).
+ */

@@ -1,0 +1,164 @@
+/**
+ * Flags into a GET /allocation_candidates query: granular groups, member_of with rack/row/room
+ * names as their aggregate uuids, providers named by name, and topology rules as member_of
+ * filters (in: / !in:) so that they work against any Placement endpoint.
+ */
+import type {PlacementClient} from '../../client/client.js'
+import {type AffinityRule} from '../../core/affinity.js'
+import {nodeUuid} from '../../core/topology.js'
+import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
+import {usageError as usage} from '../failure.js'
+import {resolveProviderUuid} from '../services/providers.js'
+import type {CandidateFlagValues} from './flags.js'
+import type {Level, ResolvedRule} from './anchors.js'
+
+export interface GranularGroup {
+  suffix: string
+  resources?: string
+  required: string[]
+  memberOf: string[]
+  inTree?: string
+}
+
+const GROUP_KEY = /^(resources|required|member[_-]of|in[_-]tree)=(.*)$/
+
+/** "SUFFIX:resources=A:1,B:2,required=T1,!T2,member_of=in:X,Y" into its parts. */
+export function parseGroup(spec: string): GranularGroup {
+  const colon = spec.indexOf(':')
+  if (colon <= 0) throw usage(`--group ${spec}: expected SUFFIX:resources=...[,required=...][,member_of=...][,in_tree=...]`)
+  const suffix = spec.slice(0, colon)
+  if (!/^[a-zA-Z0-9_-]{1,64}$/.test(suffix)) throw usage(`--group ${spec}: the suffix must be 1-64 of [a-zA-Z0-9_-], not '${suffix}'`)
+  const g: GranularGroup = {suffix, required: [], memberOf: []}
+  const fields: Array<[string, string]> = []
+  for (const token of spec.slice(colon + 1).split(',')) {
+    const m = GROUP_KEY.exec(token.trim())
+    if (m) fields.push([m[1].replace('-', '_'), m[2]])
+    else if (fields.length) fields[fields.length - 1][1] += `,${token}`
+    else throw usage(`--group ${spec}: '${token}' comes before any resources=, required=, member_of= or in_tree=`)
+  }
+  if (!fields.length) throw usage(`--group ${spec}: nothing after the suffix`)
+  for (const [key, value] of fields) {
+    if (value.trim() === '') throw usage(`--group ${spec}: ${key}= is empty`)
+    if (key === 'resources') g.resources = g.resources ? `${g.resources},${value}` : value
+    else if (key === 'required') g.required.push(value)
+    else if (key === 'member_of') g.memberOf.push(value)
+    else {
+      if (g.inTree) throw usage(`--group ${spec}: in_tree given twice`)
+      g.inTree = value
+    }
+  }
+  return g
+}
+
+/** Merges the --group flags by suffix. */
+export function parseGroups(specs: string[] = []): GranularGroup[] {
+  const out = new Map<string, GranularGroup>()
+  for (const spec of specs) {
+    const g = parseGroup(spec)
+    const prev = out.get(g.suffix)
+    if (!prev) {
+      out.set(g.suffix, g)
+      continue
+    }
+    if (g.resources) prev.resources = prev.resources ? `${prev.resources},${g.resources}` : g.resources
+    prev.required.push(...g.required)
+    prev.memberOf.push(...g.memberOf)
+    if (g.inTree) {
+      if (prev.inTree && prev.inTree !== g.inTree) throw usage(`--group ${g.suffix}: two different in_tree`)
+      prev.inTree = g.inTree
+    }
+  }
+  return [...out.values()]
+}
+
+const TOPO_REF = /^(rack|row|room):(.+)$/
+
+/** One member_of value with topology names (rack:NAME, row:NAME, room:NAME) made aggregate uuids. */
+export function memberOfValue(value: string): string {
+  let prefix = ''
+  let rest = value.trim()
+  for (const p of ['!in:', 'in:', '!']) {
+    if (rest.startsWith(p)) {
+      prefix = p
+      rest = rest.slice(p.length)
+      break
+    }
+  }
+  const items = prefix.endsWith('in:') ? rest.split(',') : [rest]
+  const mapped = items.map((item) => {
+    const m = TOPO_REF.exec(item.trim())
+    return m ? nodeUuid(m[1] as Level, m[2]) : item.trim()
+  })
+  return prefix + mapped.join(',')
+}
+
+/** The query as an ordered list of key -> values (the first appearance of a suffix orders the groups). */
+export type Query = Record<string, string[]>
+
+function add(q: Query, key: string, value: string): void {
+  ;(q[key] ??= []).push(value)
+}
+
+/** GET /allocation_candidates query from the flags (provider names in in_tree resolved). */
+export async function buildQuery(client: PlacementClient, flags: CandidateFlagValues): Promise<Query> {
+  const q: Query = {}
+  if (flags.resources) add(q, 'resources', flags.resources)
+  for (const r of flags.required ?? []) add(q, 'required', r)
+  for (const m of flags['member-of'] ?? []) add(q, 'member_of', memberOfValue(m))
+  if (flags['in-tree']) add(q, 'in_tree', await resolveProviderUuid(client, flags['in-tree'], true))
+  for (const g of parseGroups(flags.group)) {
+    const s = g.suffix
+    if (g.resources) add(q, `resources${s}`, g.resources)
+    for (const r of g.required) add(q, `required${s}`, r)
+    for (const m of g.memberOf) add(q, `member_of${s}`, memberOfValue(m))
+    if (g.inTree) add(q, `in_tree${s}`, await resolveProviderUuid(client, g.inTree, true))
+  }
+  if (flags['group-policy']) add(q, 'group_policy', flags['group-policy'])
+  for (const s of flags['same-subtree'] ?? []) add(q, 'same_subtree', s)
+  if (flags['root-required']) add(q, 'root_required', flags['root-required'])
+  if (flags.limit !== undefined) add(q, 'limit', String(flags.limit))
+  const hasGroup = Object.keys(q).some((k) => k.startsWith('resources') || k.startsWith('required') || k.startsWith('member_of'))
+  if (!hasGroup) throw usage('say what to place: --resources CLASS:AMOUNT,... and/or --group SUFFIX:resources=...')
+  return q
+}
+
+/** The suffixes of the granular groups in a query. */
+export const granularSuffixes = (q: Query) =>
+  [...new Set(Object.keys(q).map((k) => /^(?:resources|required|member_of|in_tree)(.+)$/.exec(k)?.[1]).filter((s): s is string => !!s))]
+
+/** --same / --different values into rules. */
+export function parseRules(flags: {same?: string[]; different?: string[]}): AffinityRule[] {
+  const out: AffinityRule[] = []
+  for (const relation of ['same', 'different'] as const) {
+    for (const v of flags[relation] ?? []) {
+      const m = /^(rack|row|room):(.+)$/.exec(v.trim())
+      if (!m) throw usage(`--${relation} ${v}: expected LEVEL:CONSUMER[,CONSUMER...] with LEVEL rack, row or room`)
+      for (const c of m[2].split(',').map((s) => s.trim()).filter(Boolean)) {
+        if (!isUuidLike(c)) throw usage(`--${relation} ${v}: '${c}' is not a consumer uuid`)
+        out.push({relation, level: m[1] as Level, consumer: canonical(c)})
+      }
+    }
+  }
+  return out
+}
+
+/** Topology node (aggregate) uuids per level: core's Placement. */
+
+export function addRuleFilters(q: Query, rules: ResolvedRule[]): boolean {
+  const unsuffixed = Boolean(q.resources?.length)
+  const suffixes = granularSuffixes(q)
+  let exact = unsuffixed
+  for (const r of rules) {
+    const nodes = r.anchor[r.level]
+    if (nodes.size === 0) continue // `different` from a consumer that is nowhere: nothing to avoid
+    const list = [...nodes].sort().join(',')
+    if (r.relation === 'same') {
+      if (unsuffixed) add(q, 'member_of', `in:${list}`)
+      continue
+    }
+    if (unsuffixed) add(q, 'member_of', `!in:${list}`)
+    for (const s of suffixes) add(q, `member_of${s}`, `!in:${list}`)
+  }
+  if (!rules.length) exact = true
+  return exact
+}

@@ -1,0 +1,119 @@
+/**
+ * Runs a candidates search: the query, topology rules resolved into filters, the right
+ * endpoint (placemat orders by closeness server-side), every candidate checked against the
+ * rules on the client (Placement applies a granular group's member_of to the provider
+ * itself, not its host), ordering and the --limit cut.
+ */
+import {byCloseness, ruleViolation, type AffinityRule} from '../../core/affinity.js'
+import type {PlacementClient} from '../../client/client.js'
+import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
+import {PLACEMAT_API} from '../backend/backend.js'
+import {usageError as usage} from '../failure.js'
+import {consumerNodes, fetchLayout, listProviders, loadTopology, placementOf, readLayoutFile, resolveRules, topologyFromLayout, type NodeSets, type ProviderInfo, type ResolvedRule, type Topology} from './anchors.js'
+import type {CandidateFlagValues} from './flags.js'
+import {addRuleFilters, buildQuery, parseRules, type Query} from './query.js'
+
+export type Resources = Record<string, number>
+
+export interface CandidatesBody {
+  allocation_requests: Array<{allocations: Record<string, {resources: Resources}>; mappings?: Record<string, string[]>}>
+  provider_summaries: Record<
+    string,
+    {resources: Record<string, {capacity: number; used: number}>; traits?: string[]; parent_provider_uuid?: string | null; root_provider_uuid?: string}
+  >
+}
+
+export interface CandidateSearch {
+  body: CandidatesBody
+  /** The providers listing, when it was read (names, roots). */
+  providers?: Map<string, ProviderInfo>
+  topology?: Topology
+  rules: ResolvedRule[]
+  /** The query as sent. */
+  query: Query
+  /** Which endpoint answered. */
+  path: string
+}
+
+export interface SearchOptions {
+  /** Read the providers listing (names for tables). */
+  names?: boolean
+  /** Read the topology even without rules (for rack columns or spreading); false/undefined: only when needed. */
+  topology?: 'required' | 'optional'
+  /** Why the topology is required (for the error). */
+  topologyWhy?: string
+  /** Anchors already known (consumer -> nodes), e.g. members of a batch. */
+  anchors?: Map<string, NodeSets>
+  /** Extra rules (e.g. from a spread). */
+  extraRules?: AffinityRule[]
+  /** Ignore --limit (the caller cuts). */
+  noLimit?: boolean
+}
+
+/**
+ * Runs the search: builds the query, resolves topology rules into filters, asks the right
+ * endpoint, checks the rules on every candidate, orders by closeness when asked, and cuts
+ * to --limit.
+ */
+export async function searchCandidates(client: PlacementClient, flags: CandidateFlagValues, opts: SearchOptions = {}): Promise<CandidateSearch> {
+  const query = await buildQuery(client, flags)
+  const rules = [...parseRules(flags), ...(opts.extraRules ?? [])]
+  const order = flags.near ? {direction: 'near' as const, consumer: flags.near} : flags.far ? {direction: 'far' as const, consumer: flags.far} : null
+  if (order && !isUuidLike(order.consumer)) throw usage(`--${order.direction} ${order.consumer}: not a consumer uuid`)
+  const needTopology = rules.length > 0 || order !== null || opts.topology === 'required'
+  let providers: Map<string, ProviderInfo> | undefined
+  let topology: Topology | undefined
+  // Names alone are read beside the candidates; the topology needs them first.
+  const providersRead = needTopology || opts.names || opts.topology === 'optional' ? listProviders(client) : undefined
+  providersRead?.catch(() => undefined)
+  if (needTopology) {
+    const why = opts.topologyWhy ?? (rules.length ? '--same/--different' : `--${order!.direction}`)
+    providers = await providersRead!
+    topology = await loadTopology(client, providers, flags.layout, why)
+  } else if (opts.topology === 'optional') {
+    const [served, list] = await Promise.all([flags.layout ? readLayoutFile(flags.layout) : fetchLayout(client), providersRead!])
+    providers = list
+    if (served) topology = topologyFromLayout(served, providers, true)
+  }
+  const resolved = topology ? await resolveRules(client, topology, providers!, rules, opts.anchors) : []
+  const exact = addRuleFilters(query, resolved)
+
+  // Server-side ordering on placemat (the daemon's topology); client-side elsewhere.
+  const serverOrder = order !== null && topology?.placemat === true && !flags.layout
+  const clientCut = (!exact || (order !== null && !serverOrder)) && query.limit !== undefined
+  const limit = flags.limit
+  if (clientCut || opts.noLimit) delete query.limit
+  let path = '/allocation_candidates'
+  const sent: Query = {...query}
+  if (serverOrder) {
+    path = `${PLACEMAT_API}/allocation_candidates`
+    sent[order!.direction] = [canonical(order!.consumer)]
+  }
+  const body = await client.get<CandidatesBody>(path, {query: sent})
+  providers ??= await providersRead
+
+  let ars = body.allocation_requests
+  const rootOf = new Map<string, string>()
+  for (const [uuid, s] of Object.entries(body.provider_summaries ?? {})) if (s.root_provider_uuid) rootOf.set(uuid, s.root_provider_uuid)
+  const nodesOf = (ar: CandidatesBody['allocation_requests'][number]) => placementOf(topology!, providers!, Object.keys(ar.allocations), rootOf)
+  if (resolved.length) ars = ars.filter((ar) => resolved.every((r) => ruleViolation(nodesOf(ar), r.anchor, r) === null))
+  if (order && !serverOrder) {
+    const anchorNodes = opts.anchors?.get(canonical(order.consumer)) ?? (await consumerNodes(client, topology!, providers!, canonical(order.consumer)))
+    ars = byCloseness(ars, nodesOf, anchorNodes, order.direction)
+  }
+  if (limit !== undefined && !opts.noLimit && ars.length > limit) ars = ars.slice(0, limit)
+  if (ars !== body.allocation_requests) body.allocation_requests = ars
+  body.provider_summaries = narrowSummaries(body, rootOf)
+  return {body, providers, topology, rules: resolved, query: sent, path}
+}
+
+/** provider_summaries of the trees the kept candidates use (a filtered list keeps the body consistent). */
+function narrowSummaries(body: CandidatesBody, rootOf: Map<string, string>): CandidatesBody['provider_summaries'] {
+  const summaries = body.provider_summaries ?? {}
+  if (!rootOf.size) return summaries
+  const roots = new Set<string>()
+  for (const ar of body.allocation_requests) for (const rp of Object.keys(ar.allocations)) roots.add(rootOf.get(rp) ?? rp)
+  const out: CandidatesBody['provider_summaries'] = {}
+  for (const [uuid, s] of Object.entries(summaries)) if (roots.has(s.root_provider_uuid ?? uuid)) out[uuid] = s
+  return out
+}
