@@ -22,6 +22,7 @@ import type {AffinityRule} from '../../core/affinity.js'
 import {AFFINITY_VIOLATION, ErrorCode} from '../../core/errors.js'
 import {NAMES_NAMESPACE, canonicalUuid as canonical, isUuidLike, uuid5} from '../../core/uuids.js'
 import {PLACEMAT_API} from '../backend/backend.js'
+import {retryOnConcurrentUpdate} from './retry.js'
 import {conflictError as conflict, notFoundError, usageError as usage} from '../failure.js'
 
 export {AFFINITY_VIOLATION}
@@ -205,7 +206,8 @@ export interface MoveOutcome {
  */
 export async function move(client: PlacementClient, consumer: string, migration: string, migrationType: string): Promise<MoveOutcome> {
   if (canonical(consumer) === canonical(migration)) throw usage('--to must be another consumer')
-  for (let attempt = 1; ; attempt++) {
+  // Both consumers' generations are read again when another writer got in between.
+  return retryOnConcurrentUpdate(async () => {
     const [source, target] = await Promise.all([getConsumer(client, consumer), getConsumer(client, migration)])
     if (!hasAllocations(source)) {
       throw notFoundError(`consumer ${consumer} has no allocations to move`)
@@ -228,14 +230,9 @@ export async function move(client: PlacementClient, consumer: string, migration:
         consumer_type: migrationType,
       },
     }
-    try {
-      await client.post('/allocations', body)
-      return {consumer_uuid: canonical(consumer), migration_uuid: canonical(migration), allocations, overwrote: hasAllocations(target)}
-    } catch (err) {
-      if (attempt >= 5 || !(err instanceof ApiError) || err.status !== 409 || err.code !== ErrorCode.CONCURRENT_UPDATE) throw err
-      await new Promise((r) => setTimeout(r, 10 * attempt))
-    }
-  }
+    await client.post('/allocations', body)
+    return {consumer_uuid: canonical(consumer), migration_uuid: canonical(migration), allocations, overwrote: hasAllocations(target)}
+  }, 5)
 }
 
 // ---- spread -------------------------------------------------------------------------------------

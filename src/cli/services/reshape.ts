@@ -32,11 +32,11 @@ import {compileReshapeMoves, consumersToRead} from '../../core/reshape/moves.js'
 import {stateFromSnapshot} from '../../core/snapshot.js'
 import type {State} from '../../core/state.js'
 import {usageError} from '../failure.js'
-import {PLACEMAT_API} from './cloud-view.js'
+import {PLACEMAT_API} from '../backend/backend.js'
 import type {Plan} from './reshape-plan.js'
 import {providersNamedByBody, providersNamedByMoves, readReshapeSnapshot} from './reshape-read.js'
 import type {ReshapeReport} from './reshape-report.js'
-import {isConcurrentUpdate} from './retry.js'
+import {isConcurrentUpdate, backoff} from './retry.js'
 
 export {parsePlan, readPlan, type Plan} from './reshape-plan.js'
 export {renderReport, renderTree, type ReshapeReport} from './reshape-report.js'
@@ -146,7 +146,7 @@ export async function runReshape(
       return report
     } catch (err) {
       if (concurrentUpdate(err) && compiled.generationsFilled && attempt < tries) {
-        await new Promise((r) => setTimeout(r, 10 * attempt + Math.floor(Math.random() * 20)))
+        await backoff(attempt)
         continue
       }
       onReport?.(report)

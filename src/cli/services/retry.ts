@@ -16,7 +16,12 @@ export async function retryOnConcurrentUpdate<T>(attempt: () => Promise<T>, trie
       return await attempt()
     } catch (err) {
       if (i >= tries || !isConcurrentUpdate(err)) throw err
-      await new Promise((r) => setTimeout(r, 10 * i + Math.floor(Math.random() * 20)))
+      await backoff(i)
     }
   }
+}
+
+/** The pause before attempt `attempt + 1`: a little longer each time, with jitter so racing writers spread out. */
+export function backoff(attempt: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, 10 * attempt + Math.floor(Math.random() * 20)))
 }
