@@ -9,8 +9,8 @@ import os from 'node:os'
 import path from 'node:path'
 import YAML from 'yaml'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {startServer, type RunningServer} from '../src/daemon/server.js'
-import {dumpDb, placemat, ROOT} from './helpers/db-tools.js'
+import {startServer, type RunningServer} from '../../src/daemon/server.js'
+import {dumpDb, placemat, ROOT} from '../helpers/db-tools.js'
 
 const FIXTURE = path.join(ROOT, 'fixtures/db/schema-0001.db')
 

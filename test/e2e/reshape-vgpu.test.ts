@@ -8,8 +8,8 @@ import os from 'node:os'
 import path from 'node:path'
 import YAML from 'yaml'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {startServer, type RunningServer} from '../src/daemon/server.js'
-import {dumpDb, placemat, ROOT, script} from './helpers/db-tools.js'
+import {startServer, type RunningServer} from '../../src/daemon/server.js'
+import {dumpDb, placemat, ROOT, script} from '../helpers/db-tools.js'
 
 const PLAN = path.join(ROOT, 'fixtures/reshape/vgpu.yaml')
 const CN = '0d0d0d0d-0000-4000-8000-000000000001'

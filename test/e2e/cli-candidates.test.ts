@@ -8,14 +8,13 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {PlacementClient} from '../src/client/client.js'
-import {HttpTransport, LocalTransport} from '../src/client/transports.js'
-import {memberOfValue, parseGroup, parseGroups} from '../src/cli/candidates/query.js'
-import {nodeUuid} from '../src/core/topology.js'
-import {startServer, type RunningServer} from '../src/daemon/server.js'
-import {Store} from '../src/store/store.js'
-import {plainProxy, seed, U, type HostSpec} from './helpers/claim-cloud.js'
-import {placemat} from './helpers/cli.js'
+import {PlacementClient} from '../../src/client/client.js'
+import {HttpTransport, LocalTransport} from '../../src/client/transports.js'
+import {nodeUuid} from '../../src/core/topology.js'
+import {startServer, type RunningServer} from '../../src/daemon/server.js'
+import {Store} from '../../src/store/store.js'
+import {plainProxy, seed, U, type HostSpec} from '../helpers/claim-cloud.js'
+import {placemat} from '../helpers/cli.js'
 const exec = (args: string[]) => placemat(args)
 
 
@@ -233,33 +232,5 @@ describe('topology rules and ordering', () => {
     await all(['candidates', '--required', 'HW_CPU_X86_AVX2'], {expectCode: 6})
     await all(['candidates', '--resources', 'VCPU:x'], {expectCode: 6})
     await all(['candidates'], {expectCode: 2})
-  })
-})
-
-describe('parsing', () => {
-  it('--group: values run up to the next KEY=', () => {
-    expect(parseGroup('_NET:resources=SRIOV_NET_VF:1,NET_BW_EGR_KILOBIT_PER_SEC:10,required=CUSTOM_A,!CUSTOM_B,member-of=in:x,y,in-tree=h1')).toEqual({
-      suffix: '_NET',
-      resources: 'SRIOV_NET_VF:1,NET_BW_EGR_KILOBIT_PER_SEC:10',
-      required: ['CUSTOM_A,!CUSTOM_B'],
-      memberOf: ['in:x,y'],
-      inTree: 'h1',
-    })
-    expect(parseGroup('1:required=A,required=in:B,C').required).toEqual(['A', 'in:B,C'])
-    const merged = parseGroups(['_A:resources=VCPU:1', '_B:resources=PCPU:1', '_A:required=T'])
-    expect(merged.map((g) => [g.suffix, g.resources, g.required])).toEqual([
-      ['_A', 'VCPU:1', ['T']],
-      ['_B', 'PCPU:1', []],
-    ])
-    for (const bad of ['nosuffix', ':resources=VCPU:1', '_A:VCPU:1', '_A:resources=', 'bad suffix!:resources=VCPU:1', '_A:in_tree=a,in_tree=b']) {
-      expect(() => parseGroup(bad), bad).toThrow()
-    }
-  })
-
-  it('member_of values: topology names become aggregate uuids', () => {
-    expect(memberOfValue('rack:k1')).toBe(nodeUuid('rack', 'k1'))
-    expect(memberOfValue('!in:row:r1,room:m2')).toBe(`!in:${nodeUuid('row', 'r1')},${nodeUuid('room', 'm2')}`)
-    expect(memberOfValue(`in:${U(1)},rack:k1`)).toBe(`in:${U(1)},${nodeUuid('rack', 'k1')}`)
-    expect(memberOfValue(`!${U(1)}`)).toBe(`!${U(1)}`)
   })
 })

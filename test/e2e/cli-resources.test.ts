@@ -7,9 +7,9 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {startServer, type RunningServer} from '../src/daemon/server.js'
-import {Store} from '../src/store/store.js'
-import {placemat} from './helpers/cli.js'
+import {startServer, type RunningServer} from '../../src/daemon/server.js'
+import {Store} from '../../src/store/store.js'
+import {placemat} from '../helpers/cli.js'
 const exec = (args: string[], input?: string) => placemat(args, {input})
 
 
@@ -205,8 +205,8 @@ describe('resource commands on a daemon and on a file', {timeout: 120_000}, () =
 
 describe('generation handling in the CLI services', () => {
   it('re-reads and re-applies a change after a 409 concurrent_update, and gives up on other conflicts', async () => {
-    const {PlacementClient} = await import('../src/client/client.js')
-    const {updateProviderSet} = await import('../src/cli/services/sets.js')
+    const {PlacementClient} = await import('../../src/client/client.js')
+    const {updateProviderSet} = await import('../../src/cli/services/sets.js')
     let generation = 5
     let traits = ['A']
     let racePending = true
@@ -240,8 +240,8 @@ describe('generation handling in the CLI services', () => {
     await updateProviderSet(client, 'rp', 'traits', (cur) => cur)
     expect(puts).toHaveLength(2)
     // any other conflict is not retried
-    const {ApiError} = await import('../src/client/client.js')
-    const {retryOnConcurrentUpdate} = await import('../src/cli/services/retry.js')
+    const {ApiError} = await import('../../src/client/client.js')
+    const {retryOnConcurrentUpdate} = await import('../../src/cli/services/retry.js')
     let calls = 0
     const inUse = new ApiError(409, 'in use', 'placement.inventory.inuse', 'PUT', '/x')
     await expect(retryOnConcurrentUpdate(async () => {

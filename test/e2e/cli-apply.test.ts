@@ -8,12 +8,12 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {PlacementClient} from '../src/client/client.js'
-import {HttpTransport, LocalTransport} from '../src/client/transports.js'
-import {startServer, type RunningServer} from '../src/daemon/server.js'
-import {Store} from '../src/store/store.js'
-import {ROOT, placemat, type Result} from './helpers/cli.js'
-import {plainProxy as plainPlacementProxy} from './helpers/claim-cloud.js'
+import {PlacementClient} from '../../src/client/client.js'
+import {HttpTransport, LocalTransport} from '../../src/client/transports.js'
+import {startServer, type RunningServer} from '../../src/daemon/server.js'
+import {Store} from '../../src/store/store.js'
+import {ROOT, placemat, type Result} from '../helpers/cli.js'
+import {plainProxy as plainPlacementProxy} from '../helpers/claim-cloud.js'
 const run = (args: string[], script?: string) => placemat(args, {script})
 
 

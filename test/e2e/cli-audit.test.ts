@@ -6,11 +6,11 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {PlacementClient} from '../src/client/client.js'
-import {HttpTransport, LocalTransport} from '../src/client/transports.js'
-import {startServer, type RunningServer} from '../src/daemon/server.js'
-import {Store} from '../src/store/store.js'
-import {ROOT, placemat} from './helpers/cli.js'
+import {PlacementClient} from '../../src/client/client.js'
+import {HttpTransport, LocalTransport} from '../../src/client/transports.js'
+import {startServer, type RunningServer} from '../../src/daemon/server.js'
+import {Store} from '../../src/store/store.js'
+import {ROOT, placemat} from '../helpers/cli.js'
 const run = (args: string[]) => placemat(args)
 
 

@@ -1,0 +1,120 @@
+/**
+ * Layout plans on snapshots, as the plain-Placement path makes them (the topology observed
+ * from aggregates), layout edits, and the affinity rules every path decides with.
+ */
+import {describe, expect, it} from 'vitest'
+import {byCloseness, closeness, emptyPlacement, ruleViolation, type Placement} from '../../src/core/affinity.js'
+import {edits} from '../../src/core/layout-edits.js'
+import {PlacementError} from '../../src/core/errors.js'
+import {layoutChanges, layoutNodes, nodeUuid, observedNodes, type Layout} from '../../src/core/topology.js'
+import {topologyView} from '../../src/core/topology-view.js'
+import {stateFromSnapshot} from '../../src/core/snapshot.js'
+import {exitCodeOf, messageOf, usageError, Failure} from '../../src/cli/failure.js'
+import {ApiError, UnreachableError} from '../../src/client/client.js'
+import {U, cloud} from './fixtures.js'
+
+const rack = (n: string) => nodeUuid('rack', n)
+const row = (n: string) => nodeUuid('row', n)
+
+const LAYOUT: Layout = {rooms: [{name: 'm1', rows: [{name: 'r1', racks: [{name: 'k1', hosts: ['cn1']}, {name: 'k2', hosts: ['cn2']}]}]}]}
+
+describe('layout plans on a snapshot (plain Placement)', () => {
+  it('nodes whose aggregates have members exist, with parents read from their members; the rest are created', () => {
+    const named = layoutNodes(LAYOUT)
+    const members = new Map([[rack('k1'), [U(1)]], [row('r1'), [U(1)]]])
+    const aggs = new Map([[U(1), [rack('k1'), row('r1')]]])
+    const nodes = observedNodes(new Map(), named, (a) => members.get(a) ?? [], (p) => aggs.get(p) ?? [])
+    expect(nodes.map((n) => [n.level, n.name, n.parent])).toEqual([
+      ['row', 'r1', null],
+      ['rack', 'k1', row('r1')],
+    ])
+    const s = cloud([{name: 'cn1', aggregates: [rack('k1'), row('r1')]}, {name: 'cn2'}], {topology: nodes})
+    const {plan, hostAggs} = layoutChanges(s, LAYOUT)
+    expect(plan.nodes).toEqual({create: ['room m1', 'rack k2'], update: ['row r1'], delete: []})
+    expect(plan.hosts).toEqual({add: ['cn2'], move: ['cn1'], remove: []})
+    expect(hostAggs.get(U(2))!.sort()).toEqual([rack('k2'), row('r1'), nodeUuid('room', 'm1')].sort())
+  })
+
+  it('the previous layout tells what to empty; hosts out of the layout leave; unknown hosts are refused', () => {
+    const before = layoutNodes(LAYOUT)
+    const s = cloud([{name: 'cn1', aggregates: [rack('k1'), row('r1'), nodeUuid('room', 'm1')]}, {name: 'cn2'}], {topology: [...before.values()]})
+    const {plan, hostAggs} = layoutChanges(s, {rooms: []})
+    expect(plan.nodes.delete).toEqual(['room m1', 'row r1', 'rack k1', 'rack k2'])
+    expect(plan.hosts.remove).toEqual(['cn1'])
+    expect(hostAggs.get(U(1))).toEqual([])
+    expect(() => layoutChanges(s, {racks: [{name: 'k9', hosts: ['nope']}]})).toThrow(/unknown host\(s\): nope/)
+  })
+
+  it('the rolled-up view of a snapshot counts whole trees, only classes in use', () => {
+    const s = stateFromSnapshot({
+      providers: [
+        {uuid: U(1), name: 'cn1', generation: 0, root_provider_uuid: U(1), aggregates: [rack('k1')], inventories: {VCPU: {total: 8}}, usages: {VCPU: 2, DISK_GB: 0}},
+        {uuid: U(2), name: 'gpu', generation: 0, parent_provider_uuid: U(1), root_provider_uuid: U(1), inventories: {VGPU: {total: 4}}, usages: {}},
+      ],
+      topology: [{uuid: rack('k1'), name: 'k1', level: 'rack', parent: null}],
+    })
+    expect(topologyView(s)).toEqual([
+      {uuid: rack('k1'), name: 'k1', level: 'rack', capacity: {VCPU: 8, VGPU: 4}, used: {VCPU: 2}, hosts: [{uuid: U(1), name: 'cn1', capacity: {VCPU: 8, VGPU: 4}, used: {VCPU: 2}}]},
+    ])
+  })
+})
+
+describe('layout edits', () => {
+  it('adding a host elsewhere moves it; deleting a row leaves its racks standing alone', () => {
+    const doc = structuredClone(LAYOUT)
+    edits.rackAdd(doc, 'k2', ['cn1'])
+    expect(doc.rooms![0].rows![0].racks!.map((k) => k.hosts)).toEqual([[], ['cn2', 'cn1']])
+    edits.rowDelete(doc, 'r1')
+    expect(doc.rooms![0].rows).toEqual([])
+    expect(doc.racks!.map((k) => k.name)).toEqual(['k1', 'k2'])
+  })
+
+  it('a missing name is a 404, one that exists a 409 (exit 3 and 4)', () => {
+    const doc = structuredClone(LAYOUT)
+    const missing = (() => {
+      try {
+        edits.rackDelete(doc, 'k9')
+      } catch (err) {
+        return err
+      }
+    })()
+    expect(missing).toBeInstanceOf(PlacementError)
+    expect(exitCodeOf(missing)).toBe(3)
+    expect(() => edits.rackCreate(doc, 'k1')).toThrow(/already exists/)
+  })
+})
+
+describe('affinity', () => {
+  const at = (r: string, w: string): Placement => {
+    const p = emptyPlacement()
+    p.rack.add(rack(r))
+    p.row.add(row(w))
+    return p
+  }
+  it('same and different hold or say why; same with an anchor nowhere cannot hold', () => {
+    const anchor = at('k1', 'r1')
+    expect(ruleViolation(at('k1', 'r1'), anchor, {relation: 'same', level: 'rack', consumer: U(9)})).toBeNull()
+    expect(ruleViolation(at('k2', 'r1'), anchor, {relation: 'same', level: 'rack', consumer: U(9)})).toBe(`not in the same rack as consumer ${U(9)}`)
+    expect(ruleViolation(at('k2', 'r1'), anchor, {relation: 'different', level: 'row', consumer: U(9)})).toBe(`in the same row as consumer ${U(9)}`)
+    expect(ruleViolation(at('k2', 'r1'), emptyPlacement(), {relation: 'same', level: 'row', consumer: U(9)})).toMatch(/has no allocations in any row/)
+  })
+  it('closeness orders near and far stably', () => {
+    const anchor = at('k1', 'r1')
+    const items = [at('k9', 'r9'), at('k2', 'r1'), at('k1', 'r1'), at('k8', 'r8')]
+    expect(items.map((p) => closeness(p, anchor))).toEqual([3, 1, 0, 3])
+    expect(byCloseness(items, (p) => p, anchor, 'near').map((p) => closeness(p, anchor))).toEqual([0, 1, 3, 3])
+    expect(byCloseness(items, (p) => p, anchor, 'far')).toEqual([items[0], items[3], items[1], items[2]])
+  })
+})
+
+describe('exit codes', () => {
+  it('are computed in one place from every kind of failure', () => {
+    expect(exitCodeOf(usageError('x'))).toBe(2)
+    expect(exitCodeOf(new Failure('bad_request', 'x'))).toBe(6)
+    expect(exitCodeOf(new ApiError(409, 'stale', 'placement.concurrent_update', 'PUT', '/x'))).toBe(4)
+    expect(exitCodeOf(new PlacementError(400, 'bad'))).toBe(6)
+    expect(exitCodeOf(new UnreachableError('down'))).toBe(5)
+    expect(exitCodeOf(new Error('bug'))).toBe(1)
+    expect(messageOf(new ApiError(409, 'stale', 'placement.concurrent_update', 'PUT', '/x'))).toBe('409 [placement.concurrent_update]: stale')
+  })
+})
