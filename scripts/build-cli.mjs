@@ -1,0 +1,192 @@
+// Builds what bin/run.js loads: one ES module bundle of @oclif/core plus a table of the commands
+// (dist/cli/index.js), each command in a chunk of its own that is imported only when it runs,
+// and the oclif manifest that help and the command list are printed from.
+//
+// Why: loading @oclif/core file by file (some 130 CommonJS files with semver, minimatch, ...) was
+// most of a command's start-up. oclif's "explicit" command discovery (package.json oclif.commands)
+// imports the commands from one file, so oclif and the commands can be one bundle; the command
+// classes in that table are stand-ins that import the real class on first run, so a run loads
+// only its own command. Packages other than @oclif/core (and what it uses) stay in node_modules.
+//
+// Run after tsc: the manifest is made, as `oclif manifest` made it, from the compiled commands
+// in dist/commands.
+import fs from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import * as esbuild from 'esbuild'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const commandsDir = path.join(root, 'commands')
+const outdir = path.join(root, 'dist', 'cli')
+// Built beside it and then moved in place, so a CLI started meanwhile finds the old bundle or none.
+const tmpdir = path.join(root, 'dist', `.cli-${process.pid}`)
+
+/** Command ids as oclif's pattern discovery names them: topic dirs plus file name, `index` naming its dir. */
+function commandFiles(dir, topics = []) {
+  const out = []
+  for (const entry of fs.readdirSync(dir, {withFileTypes: true}).sort((a, b) => a.name.localeCompare(b.name))) {
+    if (entry.isDirectory()) {
+      out.push(...commandFiles(path.join(dir, entry.name), [...topics, entry.name]))
+      continue
+    }
+    if (!/\.tsx?$/.test(entry.name) || /\.(d|test|spec)\.tsx?$/.test(entry.name)) continue
+    const name = entry.name.replace(/\.tsx?$/, '')
+    const id = [...topics, ...(name === 'index' ? [] : [name])].join(':')
+    out.push({id, file: path.join(dir, entry.name)})
+  }
+  return out
+}
+
+const commands = commandFiles(commandsDir)
+
+// The stand-in takes the id and plugin oclif gives it over to the real class, then runs that.
+const entrySource = `
+import {execute, settings} from '@oclif/core'
+
+// The bundle is compiled code: never look for TypeScript sources (oclif does when NODE_ENV is test or development).
+settings.enableAutoTranspile = false
+
+function commandClass(module) {
+  if (typeof module.run === 'function') return module
+  if (module.default && typeof module.default.run === 'function') return module.default
+  return Object.values(module).find((c) => c && typeof c.run === 'function')
+}
+
+function lazy(load) {
+  return class LazyCommand {
+    static async run(argv, config) {
+      const real = commandClass(await load())
+      real.id = this.id
+      real.plugin = this.plugin
+      return real.run(argv, config)
+    }
+  }
+}
+
+export const COMMANDS = {
+${commands.map((c) => `  ${JSON.stringify(c.id)}: lazy(() => import(${JSON.stringify(c.file)})),`).join('\n')}
+}
+
+export {execute}
+`
+
+/** The packages @oclif/core depends on, directly or not: the ones the bundle carries. */
+function dependencyClosure(name, from, seen = new Set()) {
+  if (seen.has(name)) return seen
+  let dir = from
+  let pkgDir
+  for (;;) {
+    const candidate = path.join(dir, 'node_modules', name)
+    if (fs.existsSync(path.join(candidate, 'package.json'))) {
+      pkgDir = candidate
+      break
+    }
+    const parent = path.dirname(dir)
+    if (parent === dir) throw new Error(`cannot find ${name} from ${from}`)
+    dir = parent
+  }
+  seen.add(name)
+  const pjson = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'))
+  for (const dep of Object.keys({...pjson.dependencies, ...pjson.optionalDependencies})) dependencyClosure(dep, pkgDir, seen)
+  return seen
+}
+const bundled = dependencyClosure('@oclif/core', root)
+const packageName = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
+
+/**
+ * Only @oclif/core and its dependencies are bundled. Every other package stays external: the
+ * project's own (fastify, kysely, ink, ...) and those oclif may require at run time (typescript).
+ */
+const externals = {
+  name: 'placemat-externals',
+  setup(build) {
+    build.onResolve({filter: /^[^./]/}, (args) => {
+      if (args.path.startsWith('node:')) return {path: args.path, external: true}
+      if (!bundled.has(packageName(args.path))) return {path: args.path, external: true}
+      return undefined
+    })
+  },
+}
+
+/** The entry module above, as a virtual file (this plugin resolves it before `externals` can). */
+const entry = {
+  name: 'placemat-entry',
+  setup(build) {
+    build.onResolve({filter: /^placemat-cli$/}, () => ({path: 'placemat-cli', namespace: 'placemat-entry'}))
+    build.onLoad({filter: /.*/, namespace: 'placemat-entry'}, () => ({contents: entrySource, resolveDir: root, loader: 'js'}))
+  },
+}
+
+/**
+ * Project modules that find files relative to themselves (import.meta.url) keep the URL they have
+ * when compiled by tsc (dist/<same path>.js), so those relative paths (e.g. ../../../bin/run.js)
+ * still resolve from whichever file of dist/cli the module lands in.
+ */
+const metaUrl = {
+  name: 'placemat-import-meta-url',
+  setup(build) {
+    build.onLoad({filter: /\.tsx?$/}, async (args) => {
+      if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined
+      const source = await fs.promises.readFile(args.path, 'utf8')
+      const loader = args.path.endsWith('x') ? 'tsx' : 'ts'
+      if (!source.includes('import.meta.url')) return {contents: source, loader}
+      const compiled = path.join(root, 'dist', path.relative(root, args.path)).replace(/\.tsx?$/, '.js')
+      const rel = path.relative(outdir, compiled).split(path.sep).join('/')
+      return {contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(rel)}, import.meta.url).href`), loader}
+    })
+  },
+}
+
+try {
+  await esbuild.build({
+    entryPoints: [{in: 'placemat-cli', out: 'index'}],
+    absWorkingDir: root,
+    outdir: tmpdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // All output in one directory: the import.meta.url rewrite below counts on it.
+    chunkNames: '[name]-[hash]',
+    sourcemap: true,
+    // Less to parse on every start; identifiers keep their names (stack traces, oclif's class names).
+    minifyWhitespace: true,
+    minifySyntax: true,
+    // oclif checks that Node satisfies the engines field of its own package.json, which it finds next
+    // to its files: there is none next to the bundle, so the check could only fail quietly after
+    // loading semver. Its documented switch turns it off.
+    define: {'process.env.OCLIF_DISABLE_ENGINE_WARNING': '"1"'},
+    // CommonJS code in the bundle (oclif and its dependencies) requires Node built-ins.
+    banner: {js: "import {createRequire as __placematCreateRequire} from 'node:module';\nconst require = __placematCreateRequire(import.meta.url);"},
+    tsconfig: path.join(root, 'tsconfig.json'),
+    plugins: [entry, externals, metaUrl],
+    logLevel: 'warning',
+  })
+  fs.rmSync(outdir, {recursive: true, force: true})
+  fs.renameSync(tmpdir, outdir)
+} finally {
+  fs.rmSync(tmpdir, {recursive: true, force: true})
+}
+
+// The manifest: what help, the command list and topic listings are printed from without loading
+// any command. Made from the compiled command classes, as `oclif manifest` did with pattern discovery.
+const {Plugin} = await import('@oclif/core')
+const globPatterns = commands.map((c) => path.relative(commandsDir, c.file).split(path.sep).join('/').replace(/\.tsx?$/, '.js'))
+const pjson = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
+const plugin = new Plugin({
+  root,
+  isRoot: true,
+  type: 'core',
+  // Only the compiled files of commands that have a source: dist/ may keep files of removed ones.
+  pjson: {...pjson, oclif: {...pjson.oclif, commands: {strategy: 'pattern', target: './dist/commands', globPatterns}}},
+  ignoreManifest: true,
+  errorOnManifestCreate: true,
+  respectNoCacheDefault: true,
+})
+await plugin.load()
+const missing = commands.filter((c) => !plugin.manifest.commands[c.id]).map((c) => c.id)
+if (missing.length > 0) throw new Error(`no compiled command in dist/commands for: ${missing.join(', ')} (run tsc first)`)
+const manifestFile = path.join(root, 'oclif.manifest.json')
+fs.writeFileSync(`${manifestFile}.${process.pid}`, JSON.stringify(plugin.manifest, null, 2))
+fs.renameSync(`${manifestFile}.${process.pid}`, manifestFile)
