@@ -13,7 +13,7 @@ import {usageError} from '../failure.js'
 import {readText} from './document.js'
 import {canonical, isUuidLike} from './providers.js'
 
-export type Plan = {kind: 'body'; body: ReshaperBody} | {kind: 'moves'; moves: Move[]}
+export type ReshapePlanFile = {kind: 'body'; body: ReshaperBody} | {kind: 'moves'; moves: Move[]}
 
 const isObject = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v)
 
@@ -87,7 +87,7 @@ function parseMove(m: unknown, where: string): Move {
 }
 
 /** Parses a plan text (YAML or JSON) into one of the two forms. */
-export function parsePlan(text: string, file: string): Plan {
+export function parsePlan(text: string, file: string): ReshapePlanFile {
   let data: unknown
   try {
     data = YAML.parse(text)
@@ -107,6 +107,6 @@ export function parsePlan(text: string, file: string): Plan {
   return {kind: 'moves', moves: data.moves.map((m: unknown, i: number) => parseMove(m, `${file}: moves[${i}]`))}
 }
 
-export function readPlan(file: string): Plan {
+export function readPlan(file: string): ReshapePlanFile {
   return parsePlan(readText(file, usageError), file)
 }

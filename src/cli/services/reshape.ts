@@ -33,12 +33,12 @@ import {stateFromSnapshot} from '../../core/snapshot.js'
 import type {State} from '../../core/state.js'
 import {usageError} from '../failure.js'
 import {PLACEMAT_API} from '../backend/backend.js'
-import type {Plan} from './reshape-plan.js'
+import type {ReshapePlanFile} from './reshape-plan.js'
 import {providersNamedByBody, providersNamedByMoves, readReshapeSnapshot} from './reshape-read.js'
 import type {ReshapeReport} from './reshape-report.js'
 import {isConcurrentUpdate, backoff} from './retry.js'
 
-export {parsePlan, readPlan, type Plan} from './reshape-plan.js'
+export {parsePlan, readPlan, type ReshapePlanFile} from './reshape-plan.js'
 export {renderReport, renderTree, type ReshapeReport} from './reshape-report.js'
 
 export interface ReshapeOptions {
@@ -47,7 +47,7 @@ export interface ReshapeOptions {
 }
 
 /** Reads what the plan involves and makes it a reshape against what was read. */
-async function planReshape(client: PlacementClient, plan: Plan): Promise<{state: State; compiled: CompiledReshape}> {
+async function planReshape(client: PlacementClient, plan: ReshapePlanFile): Promise<{state: State; compiled: CompiledReshape}> {
   if (plan.kind === 'body') {
     const start = await providersNamedByBody(client, plan.body)
     const state = stateFromSnapshot(await readReshapeSnapshot(client, start, () => Object.keys(plan.body.allocations ?? {})))
@@ -112,7 +112,7 @@ export function dryRunFailure(r: ReshapeReport): PlacementError | null {
  */
 export async function runReshape(
   client: PlacementClient,
-  plan: Plan,
+  plan: ReshapePlanFile,
   opts: ReshapeOptions,
   onReport?: (r: ReshapeReport) => void,
 ): Promise<ReshapeReport> {

@@ -3,8 +3,8 @@
  * choices, pruning as soon as a slot breaks capacity, isolation, same_subtree, the trait cover
  * or the sole-anchor rule.
  */
-import type {Prepared} from './group-search.js'
-import type {Plan} from './plan.js'
+import type {PreparedGroup} from './group-search.js'
+import type {EnumerationPlan} from './plan.js'
 import type {Index} from './provider-index.js'
 
 /**
@@ -20,7 +20,7 @@ export class AnchorEnum {
 
   constructor(
     readonly ix: Index,
-    readonly plan: Plan,
+    readonly plan: EnumerationPlan,
     public anchor: number,
     public choices: number[][],
   ) {
@@ -166,7 +166,7 @@ function sameSubtree(ix: Index, slots: number[], cur: Int32Array): boolean {
 }
 
 /** _check_traits_for_alloc_request's required part for the multi group's slots [from, to]. */
-function traitsCovered(ix: Index, prep: Prepared, cur: Int32Array, from: number, to: number): boolean {
+function traitsCovered(ix: Index, prep: PreparedGroup, cur: Int32Array, from: number, to: number): boolean {
   if (prep.traitMask) {
     let m = 0
     for (let d = from; d <= to; d++) m |= prep.traitMask.get(cur[d]) ?? 0

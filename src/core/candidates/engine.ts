@@ -48,7 +48,7 @@
  */
 import type {State} from '../state.js'
 import {namesKnown, prepareGroups} from './group-search.js'
-import {makePlan} from './plan.js'
+import {planEnumeration} from './plan.js'
 import {rootAnchors} from './provider-filter.js'
 import {getIndex} from './provider-index.js'
 import type {CandidateRequest} from './request.js'
@@ -101,7 +101,7 @@ export function findCandidates(state: State, req: CandidateRequest, opts: Candid
   const preps = prepareGroups(ix, req.groups, anchorOk, lazy, lone ? {maxProviders: target} : null)
   if (!preps) return none
 
-  const plan = makePlan(preps, req)
+  const plan = planEnumeration(preps, req)
   if (!lazy && plan.multiLast >= 0 && preps.length > 1) plan.sole = SoleAnchor.make(ix, preps.find((p) => p.multi)!, anchorOk)
   const sink = new CandidateSink(ix, plan, excludeNested)
   const search: Search = {ix, plan, anchorOk, target, isolate: req.groupPolicy === 'isolate', sink}

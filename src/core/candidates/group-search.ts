@@ -1,6 +1,6 @@
 /**
  * The per-group search: Placement's per-request-group search (the single and multi paths),
- * which leaves, per anchor, each group's provider choices in a Prepared.
+ * which leaves, per anchor, each group's provider choices in a PreparedGroup.
  */
 import type {Provider, State} from '../state.js'
 import {
@@ -16,7 +16,7 @@ import {
 import type {Index, RcInv} from './provider-index.js'
 import type {RequestGroup} from './request.js'
 
-export interface Prepared {
+export interface PreparedGroup {
   g: RequestGroup
   granular: boolean
   /** Multi path: one provider per class from the anchor's tree or its sharing providers. */
@@ -37,7 +37,7 @@ export interface Prepared {
 }
 
 /**
- * Every group's Prepared, in request order; null as soon as one matches nothing (Placement stops
+ * Every group's PreparedGroup, in request order; null as soon as one matches nothing (Placement stops
  * there, before the 400s of later groups). `lazy`: shells only, searched tree by tree later.
  */
 export function prepareGroups(
@@ -46,10 +46,10 @@ export function prepareGroups(
   anchorOk: Uint8Array | null,
   lazy: boolean,
   single: {maxProviders: number} | null,
-): Prepared[] | null {
-  const preps: Prepared[] = []
+): PreparedGroup[] | null {
+  const preps: PreparedGroup[] = []
   for (const g of groups) {
-    let p: Prepared | null
+    let p: PreparedGroup | null
     if (lazy) p = g.memberOf.length && !anyProviderInAggSets(ix, g.memberOf) ? null : groupShell(ix, g)
     else p = prepareGroup(ix, g, anchorOk, single)
     if (!p) return null
@@ -95,7 +95,7 @@ export function prepareGroup(
   g: RequestGroup,
   anchorOk: Uint8Array | null,
   single: {maxProviders: number} | null,
-): Prepared | null {
+): PreparedGroup | null {
   const state = ix.state
   checkClassNames(state, g.resources.keys())
   if (g.memberOf.length && !anyProviderInAggSets(ix, g.memberOf)) return null
@@ -109,8 +109,8 @@ export function prepareGroup(
   return ok ? prep : null
 }
 
-/** The group's Prepared without any search (byAnchor empty); null when in_tree is unknown. */
-export function groupShell(ix: Index, g: RequestGroup): Prepared | null {
+/** The group's PreparedGroup without any search (byAnchor empty); null when in_tree is unknown. */
+export function groupShell(ix: Index, g: RequestGroup): PreparedGroup | null {
   let treeRoot = -1
   if (g.inTree !== undefined) {
     const t = ix.idx().get(g.inTree)
@@ -123,7 +123,7 @@ export function groupShell(ix: Index, g: RequestGroup): Prepared | null {
   const rcSlotOf = rcInvs.map((inv) => ix.slotOf(inv))
   const granular = g.suffix !== ''
   const multi = !granular && (ix.anySharing || ix.hasTrees)
-  const prep: Prepared = {g, granular, multi, rcNames, rcAmounts, rcInvs, rcSlotOf, byAnchor: new Map(), fullMask: 0, treeRoot}
+  const prep: PreparedGroup = {g, granular, multi, rcNames, rcAmounts, rcInvs, rcSlotOf, byAnchor: new Map(), fullMask: 0, treeRoot}
   if (multi) {
     const n = g.requiredTraits.length
     prep.fullMask = n > 0 && n <= 30 ? (1 << n) - 1 : 0
@@ -142,7 +142,7 @@ export function singleFilters(p: Provider, g: RequestGroup): boolean {
 
 /** get_provider_ids_matching + _alloc_candidates_single_provider. */
 /** maxProviders: -1 to fill byAnchor (for merging), else fill `lone` with at most that many. */
-function searchSingle(ix: Index, prep: Prepared, anchorOk: Uint8Array | null, treeRoot: number, maxProviders: number): boolean {
+function searchSingle(ix: Index, prep: PreparedGroup, anchorOk: Uint8Array | null, treeRoot: number, maxProviders: number): boolean {
   const lone: number[] | null = maxProviders !== -1 ? (prep.lone = []) : null
   if (maxProviders === -1) maxProviders = Infinity
   const {g, rcAmounts, rcInvs, rcSlotOf} = prep
@@ -218,7 +218,7 @@ function pushChoice(by: Map<number, number[][]>, anchor: number, p: number): voi
 }
 
 /** get_trees_matching_all + _alloc_candidates_multiple_providers (lazily: per-class choices). */
-function searchMulti(ix: Index, prep: Prepared, anchorOk: Uint8Array | null, treeRoot: number): boolean {
+function searchMulti(ix: Index, prep: PreparedGroup, anchorOk: Uint8Array | null, treeRoot: number): boolean {
   const {g, rcAmounts, rcInvs} = prep
   const nrc = rcAmounts.length
   const provs = ix.provs

@@ -4,13 +4,13 @@
  * with one provider; the plan says which group and class each slot stands for and which
  * constraints (isolation, same_subtree, trait cover, sole anchor) are checked at which slot.
  */
-import type {Prepared} from './group-search.js'
+import type {PreparedGroup} from './group-search.js'
 import type {CandidateRequest} from './request.js'
 import type {SoleAnchor} from './sole-anchor.js'
 
 /** Static description of the enumeration slots (one per granular group, one per class of a multi group). */
-export interface Plan {
-  preps: Prepared[]
+export interface EnumerationPlan {
+  preps: PreparedGroup[]
   slotGroup: Int32Array
   /** class index within the group for multi slots, -1 for a whole single-path group. */
   slotRc: Int32Array
@@ -18,7 +18,7 @@ export interface Plan {
   /** per slot: same_subtree constraints (lists of slots) to check once this slot is set. */
   subtreeAt: (number[][] | null)[]
   /** per slot: the multi group whose trait cover must be checked once this slot is set. */
-  traitAt: (Prepared | null)[]
+  traitAt: (PreparedGroup | null)[]
   /** Slots of the multi group ([-1, -1] when none). */
   multiFrom: number
   multiLast: number
@@ -27,7 +27,7 @@ export interface Plan {
   S: number
 }
 
-export function makePlan(preps: Prepared[], req: CandidateRequest): Plan {
+export function planEnumeration(preps: PreparedGroup[], req: CandidateRequest): EnumerationPlan {
   const slotGroup: number[] = []
   const slotRc: number[] = []
   const slotIsolate: number[] = []
@@ -56,7 +56,7 @@ export function makePlan(preps: Prepared[], req: CandidateRequest): Plan {
     const last = Math.max(...slots)
     ;(subtreeAt[last] ??= []).push(slots)
   }
-  const traitAt: (Prepared | null)[] = new Array(S).fill(null)
+  const traitAt: (PreparedGroup | null)[] = new Array(S).fill(null)
   preps.forEach((p, gi) => {
     if (p.multi && p.g.requiredTraits.length) traitAt[groupSlot[gi] + p.rcNames.length - 1] = p
   })

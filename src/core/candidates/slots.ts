@@ -3,7 +3,7 @@
  * slot, from which AllocationRequest objects are built only when someone reads them.
  */
 import type {Provider} from '../state.js'
-import type {Plan} from './plan.js'
+import type {EnumerationPlan} from './plan.js'
 import type {Index} from './provider-index.js'
 import type {AllocationRequest, CandidateResult} from './types.js'
 
@@ -75,7 +75,7 @@ export function allocationRequestOf(slots: Pick<CandidateSlots, 'S' | 'slotSuffi
 }
 
 /** The slot form of candidates `picked` (numbers of the S-provider rows in `found`), in that order. */
-export function slotsOf(ix: Index, plan: Plan, found: number[], picked: number[]): CandidateSlots {
+export function slotsOf(ix: Index, plan: EnumerationPlan, found: number[], picked: number[]): CandidateSlots {
   const S = plan.S
   const rows = new Int32Array(picked.length * S)
   for (let k = 0; k < picked.length; k++) for (let d = 0; d < S; d++) rows[k * S + d] = found[picked[k] * S + d]

@@ -10,7 +10,7 @@
  * class id = the class record's id. (Exact as long as no provider was deleted; Placement's
  * own order also depends on the hash seed where tuples collide in its tables.)
  */
-import {capable, type Prepared} from './group-search.js'
+import {capable, type PreparedGroup} from './group-search.js'
 import {inAllAggSets, inAnyAgg} from './provider-filter.js'
 import type {Index} from './provider-index.js'
 import {PySet} from './python-set.js'
@@ -24,12 +24,12 @@ export class SoleAnchor {
     /** per class slot: sharing provider -> anchors whose choices include it */
     private readonly anchorsOf: Map<number, number[]>[],
     private readonly ix: Index,
-    private readonly prep: Prepared,
+    private readonly prep: PreparedGroup,
     private readonly anchorOk: Uint8Array | null,
   ) {}
 
   /** null when the group never puts sharing providers alone in a result. */
-  static make(ix: Index, prep: Prepared, anchorOk: Uint8Array | null): SoleAnchor | null {
+  static make(ix: Index, prep: PreparedGroup, anchorOk: Uint8Array | null): SoleAnchor | null {
     if (!ix.anySharing) return null
     const anchorsOf = prep.rcNames.map(() => new Map<number, number[]>())
     let any = false
@@ -86,7 +86,7 @@ export class SoleAnchor {
 }
 
 /** The order in which Placement's tree_dict meets the anchors of the multi group (see above). */
-function placementTreeOrder(ix: Index, prep: Prepared, anchorOk: Uint8Array | null): Map<number, number> {
+function placementTreeOrder(ix: Index, prep: PreparedGroup, anchorOk: Uint8Array | null): Map<number, number> {
   const {g, rcNames, rcAmounts, rcInvs} = prep
   const state = ix.state
   const pid = (i: number) => i + 1 // and back: id - 1

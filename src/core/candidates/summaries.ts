@@ -2,7 +2,7 @@
  * provider_summaries: which providers a response describes, given the candidates it returns
  * (and, with exclude_nested_providers, every candidate found before the limit).
  */
-import type {Plan} from './plan.js'
+import type {EnumerationPlan} from './plan.js'
 import type {Index} from './provider-index.js'
 import type {ProviderSummary} from './types.js'
 
@@ -13,7 +13,7 @@ import type {ProviderSummary} from './types.js'
  */
 export function providerSummaries(
   ix: Index,
-  plan: Plan,
+  plan: EnumerationPlan,
   found: number[],
   count: number,
   picked: number[],

@@ -8,7 +8,7 @@
  * provider, by index, that puts the tree into the first group's results. This lets a limited
  * search prepare the groups tree by tree and stop early, with the eager search's answer.
  */
-import {coverable, singleFilters, traitMaskOf, type Prepared} from './group-search.js'
+import {coverable, singleFilters, traitMaskOf, type PreparedGroup} from './group-search.js'
 import {hasAnyTrait, inAllAggSets, inAnyAgg, memberScope} from './provider-filter.js'
 import type {Index} from './provider-index.js'
 
@@ -16,7 +16,7 @@ import type {Index} from './provider-index.js'
  * Calls visit(root) for each tree in the order in which the first group's eager search would
  * insert it into byAnchor, until visit returns true. Trees may still turn out to be dead.
  */
-export function walkAnchors(ix: Index, prep: Prepared, anchorOk: Uint8Array | null, visit: (r: number) => boolean): void {
+export function walkAnchors(ix: Index, prep: PreparedGroup, anchorOk: Uint8Array | null, visit: (r: number) => boolean): void {
   const seen = new Uint8Array(ix.n)
   const {g, rcAmounts, rcInvs, rcSlotOf, treeRoot} = prep
   const provs = ix.provs
@@ -78,7 +78,7 @@ export function walkAnchors(ix: Index, prep: Prepared, anchorOk: Uint8Array | nu
  * byAnchor.get(r) as the eager search of the group would leave it (for a tree root r allowed by
  * anchorOk), or null when the tree is not among its anchors.
  */
-export function anchorLists(ix: Index, prep: Prepared, r: number): number[][] | null {
+export function anchorLists(ix: Index, prep: PreparedGroup, r: number): number[][] | null {
   const {g, rcAmounts, rcSlotOf, treeRoot} = prep
   const provs = ix.provs
   const from = ix.treeOff[r]

@@ -2,13 +2,13 @@
  * What every enumeration strategy works with: the request's plan and limits, the sink for its
  * candidates, and the slot choices of one anchor with the cheap checks that rule an anchor out.
  */
-import type {Plan} from '../plan.js'
+import type {EnumerationPlan} from '../plan.js'
 import type {Index} from '../provider-index.js'
 import type {CandidateSink} from './sink.js'
 
 export interface Search {
   ix: Index
-  plan: Plan
+  plan: EnumerationPlan
   /** Roots allowed as anchors by root_required / root forbidden traits (null: all). */
   anchorOk: Uint8Array | null
   /** Stop once the sink holds this many candidates (Infinity: find them all). */
@@ -19,7 +19,7 @@ export interface Search {
 }
 
 /** Viable anchors: those every group can serve, in the first group's order. */
-export function viableAnchors(plan: Plan): number[] {
+export function viableAnchors(plan: EnumerationPlan): number[] {
   const preps = plan.preps
   const anchors: number[] = []
   for (const a of preps[0].byAnchor.keys()) if (preps.every((p) => p.byAnchor.has(a))) anchors.push(a)
@@ -45,7 +45,7 @@ export function choicesOf(s: Search, a: number, given?: number[][][]): number[][
 }
 
 /** With group_policy=isolate: can the granular groups get pairwise distinct providers at all? */
-function isolationPossible(plan: Plan, choices: number[][]): boolean {
+function isolationPossible(plan: EnumerationPlan, choices: number[][]): boolean {
   const slots: number[] = []
   for (let d = 0; d < plan.S; d++) if (plan.slotIsolate[d]) slots.push(d)
   if (slots.length < 2) return true
@@ -70,7 +70,7 @@ function isolationPossible(plan: Plan, choices: number[][]): boolean {
  * For each class requested by several slots: can the providers those slots may use hold the
  * summed amount at all? (A necessary condition; spares the search of hopeless trees.)
  */
-function capacityPossible(ix: Index, plan: Plan, choices: number[][]): boolean {
+function capacityPossible(ix: Index, plan: EnumerationPlan, choices: number[][]): boolean {
   const demand = new Map<string, {amount: number; entries: [number, number][]}>() // rc -> (slot, class index)
   for (let d = 0; d < plan.S; d++) {
     const prep = plan.preps[plan.slotGroup[d]]

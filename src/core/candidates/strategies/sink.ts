@@ -3,7 +3,7 @@
  * of S provider indices, dropping duplicates and (below 1.29) candidates that use two
  * providers of one tree.
  */
-import type {Plan} from '../plan.js'
+import type {EnumerationPlan} from '../plan.js'
 import type {Index} from '../provider-index.js'
 
 export class CandidateSink {
@@ -14,7 +14,7 @@ export class CandidateSink {
 
   constructor(
     private readonly ix: Index,
-    private readonly plan: Plan,
+    private readonly plan: EnumerationPlan,
     private readonly excludeNested: boolean,
   ) {}
 
@@ -43,7 +43,7 @@ export class CandidateSink {
 }
 
 /** Below 1.29: a candidate may not take resources from two providers of one tree. */
-function distinctTrees(ix: Index, plan: Plan, cur: Int32Array): boolean {
+function distinctTrees(ix: Index, plan: EnumerationPlan, cur: Int32Array): boolean {
   const S = plan.S
   for (let d = 0; d < S; d++) {
     const p = cur[d]
