@@ -6,7 +6,7 @@
  * domain core made; neither decides anything itself.
  */
 import {ApiError, type PlacementClient} from '../../client/client.js'
-import type {BatchOperation} from '../../core/batch.js'
+import type {ApplyPlan} from '../../core/apply-plan/types.js'
 import type {State, TopologyNode} from '../../core/state.js'
 import type {Layout, TopologyPlan} from '../../core/topology.js'
 import type {TopologyView} from '../../core/topology-view.js'
@@ -24,6 +24,8 @@ export interface CloudView {
 }
 
 export interface LoadOptions {
+  /** Only the tree holding this provider (uuid). */
+  inTree?: string
   /** On the standard API: which per-provider details to read (default all). */
   parts?: {inventories?: boolean; usages?: boolean; traits?: boolean; aggregates?: boolean}
   consumers?: boolean
@@ -64,17 +66,7 @@ export interface TopologyAnswer {
 }
 
 /** `placemat apply`'s operations, with the stages a plain endpoint runs them in. */
-export interface OperationPlan {
-  ops: BatchOperation[]
-  stages: {
-    names: BatchOperation[]
-    renames: BatchOperation[]
-    creates: BatchOperation[][]
-    reparents: BatchOperation[]
-    writes: BatchOperation[][]
-    deletes: BatchOperation[][]
-  }
-}
+export type OperationPlan = Pick<ApplyPlan, 'ops' | 'stages'>
 
 export interface Backend {
   readonly kind: BackendKind

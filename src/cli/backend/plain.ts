@@ -9,7 +9,7 @@ import type {BatchOperation} from '../../core/batch.js'
 import {stateFromSnapshot} from '../../core/snapshot.js'
 import {currentLayout, layoutChanges, layoutNodes, observedNodes, type Layout, type WantedNode} from '../../core/topology.js'
 import {topologyView} from '../../core/topology-view.js'
-import {mapLimit} from '../services/providers.js'
+import {mapLimit} from '../../client/map-limit.js'
 import {retryOnConcurrentUpdate} from '../services/retry.js'
 import type {
   Backend,

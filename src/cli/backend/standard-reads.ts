@@ -5,7 +5,7 @@
 import type {PlacementClient} from '../../client/client.js'
 import type {Inventory} from '../../core/state.js'
 import type {ConsumerRecord, ProviderRecord} from '../../core/wire.js'
-import {mapLimit} from '../services/providers.js'
+import {mapLimit} from '../../client/map-limit.js'
 import type {CloudView, LoadOptions} from './backend.js'
 
 /** A provider as GET /resource_providers lists it. */
@@ -34,7 +34,7 @@ export async function membersOf(client: PlacementClient, aggs: string[], concurr
 /** The whole cloud from the standard API, in the shape placemat's bulk reads give. */
 export async function loadStandard(client: PlacementClient, opts: LoadOptions = {}): Promise<CloudView> {
   const parts = {inventories: true, usages: true, traits: true, aggregates: true, ...opts.parts}
-  const list = await listProviders(client)
+  const list = await listProviders(client, opts.inTree ? {in_tree: opts.inTree} : undefined)
   const perProvider = Object.values(parts).filter(Boolean).length + (opts.consumers ? 1 : 0)
   let done = 0
   let total = list.length * perProvider

@@ -12,7 +12,7 @@ import {PLACEMAT_API} from '../backend/backend.js'
 import {notFoundError, usageError as usage} from '../failure.js'
 import {readDocument} from '../services/document.js'
 import {layoutBody, parseLayout} from '../topology/layout-file.js'
-import {mapLimit} from '../services/providers.js'
+import {mapLimit} from '../../client/map-limit.js'
 
 /** A topology level (rack, row or room). */
 export type Level = TopologyLevel

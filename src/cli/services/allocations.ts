@@ -4,7 +4,8 @@
  * (re-read and re-applied on a concurrent update).
  */
 import {ApiError, type PlacementClient} from '../../client/client.js'
-import {isUuidLike, mapLimit, resolveProviderUuids} from './providers.js'
+import {isUuidLike, resolveProviderUuids} from './providers.js'
+import {mapLimit} from '../../client/map-limit.js'
 import {retryOnConcurrentUpdate} from './retry.js'
 import {readDocument} from './document.js'
 import {usageError} from '../failure.js'

@@ -4,6 +4,7 @@
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
 import {notFoundError} from '../failure.js'
+import {mapLimit} from '../../client/map-limit.js'
 
 export interface ProviderRecord {
   uuid: string
@@ -52,18 +53,4 @@ export async function resolveProviderUuids(client: PlacementClient, refs: string
   const unique = [...new Set(refs)]
   const uuids = await mapLimit(unique, 8, (r) => resolveProviderUuid(client, r, true))
   return new Map(unique.map((r, i) => [r, uuids[i]]))
-}
-
-/** Runs `fn` with up to `limit` calls in flight, keeping the order of `items`. */
-export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length)
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++
-      out[i] = await fn(items[i], i)
-    }
-  }
-  await Promise.all(Array.from({length: Math.min(limit, items.length)}, worker))
-  return out
 }

@@ -11,7 +11,8 @@ import {providersOfBody} from '../../core/reshape/generations.js'
 import type {ReshaperBody} from '../../core/reshaper.js'
 import {fullInventory, type Snapshot} from '../../core/snapshot.js'
 import type {ConsumerRecord} from '../../core/wire.js'
-import {canonical, isUuidLike, mapLimit, type ProviderRecord} from './providers.js'
+import {canonical, isUuidLike, type ProviderRecord} from './providers.js'
+import {mapLimit} from '../../client/map-limit.js'
 
 type Resources = Record<string, number>
 

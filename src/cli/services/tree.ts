@@ -3,45 +3,21 @@
  * --json/--yaml and rows with box-drawing prefixes for tables.
  */
 import type {PlacementClient} from '../../client/client.js'
-import {capacity, type InventoryRecord} from './inventory.js'
-import {mapLimit, resolveProvider, type ProviderRecord} from './providers.js'
+import type {ProviderRecord} from '../../core/wire.js'
+import {loadStandard} from '../backend/standard-reads.js'
+import {capacity} from './inventory.js'
+import {resolveProvider} from './providers.js'
 
-export interface TreeNode {
-  uuid: string
-  name: string
-  generation: number
-  parent_provider_uuid: string | null
-  root_provider_uuid: string
-  inventories: Record<string, InventoryRecord>
-  usages: Record<string, number>
+export interface TreeNode extends Omit<ProviderRecord, 'traits' | 'aggregates'> {
   children: TreeNode[]
 }
 
 /** The trees (all of them, or the one holding `ref`), children sorted by name. */
 export async function loadTrees(client: PlacementClient, ref?: string, concurrency = 16): Promise<TreeNode[]> {
-  const query: Record<string, string> = {}
-  if (ref) query.in_tree = (await resolveProvider(client, ref)).uuid
-  const {resource_providers: providers} = await client.get<{resource_providers: ProviderRecord[]}>('/resource_providers', {query})
-  const details = await mapLimit(providers, concurrency, async (p) => {
-    const [inv, use] = await Promise.all([
-      client.get<{inventories: Record<string, InventoryRecord>}>(`/resource_providers/${p.uuid}/inventories`),
-      client.get<{usages: Record<string, number>}>(`/resource_providers/${p.uuid}/usages`),
-    ])
-    return {inventories: inv.inventories, usages: use.usages}
-  })
+  const inTree = ref ? (await resolveProvider(client, ref)).uuid : undefined
+  const cloud = await loadStandard(client, {inTree, concurrency, parts: {inventories: true, usages: true, traits: false, aggregates: false}})
   const nodes = new Map<string, TreeNode>()
-  providers.forEach((p, i) => {
-    nodes.set(p.uuid, {
-      uuid: p.uuid,
-      name: p.name,
-      generation: p.generation,
-      parent_provider_uuid: p.parent_provider_uuid ?? null,
-      root_provider_uuid: p.root_provider_uuid ?? p.uuid,
-      inventories: details[i].inventories,
-      usages: details[i].usages,
-      children: [],
-    })
-  })
+  for (const {traits: _t, aggregates: _a, ...p} of cloud.providers.values()) nodes.set(p.uuid, {...p, children: []})
   const roots: TreeNode[] = []
   for (const n of nodes.values()) {
     const parent = n.parent_provider_uuid ? nodes.get(n.parent_provider_uuid) : undefined
