@@ -49,9 +49,8 @@ No candidate is not an error: an empty table (exit 0).`
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Candidates)
-    const client = await this.client()
     const table = this.format === 'table' && !flags.ids
-    const search = await searchCandidates(client, flags, {names: table, topology: table ? 'optional' : undefined})
+    const search = await searchCandidates(await this.backend(), flags, {names: table, topology: table ? 'optional' : undefined})
     if (flags.ids) {
       for (const ar of search.body.allocation_requests) this.log(Object.keys(ar.allocations).join(' '))
       return

@@ -67,9 +67,8 @@ unreachable.`
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Reshape)
     const plan = readPlan(args.plan)
-    const client = await this.client()
     const print = (r: ReshapeReport) => this.log(this.format === 'table' ? renderReport(r) : serialize(r, this.format))
-    const report = await runReshape(client, plan, {dryRun: Boolean(flags['dry-run'])}, print)
+    const report = await runReshape(await this.backend(), plan, {dryRun: Boolean(flags['dry-run'])}, print)
     print(report)
     // A dry run exits as the real run would.
     const failure = dryRunFailure(report)

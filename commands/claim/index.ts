@@ -62,11 +62,10 @@ ${GROUP_HELP}`
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Claim)
-    const client = await this.client()
     const own = {project: flags.project, user: flags.user, consumerType: flags['consumer-type']}
     if (flags.spread) {
       const consumers = spreadConsumers(args.consumer, flags.count)
-      const out = await spread(client, flags, consumers, flags.spread as Level, own, flags.replace)
+      const out = await spread(await this.backend(), flags, consumers, flags.spread as Level, own, flags.replace)
       const level = out.level
       const body = {
         level,
@@ -84,7 +83,7 @@ ${GROUP_HELP}`
       ])
       return
     }
-    const out = await claim(client, flags, {consumer: args.consumer, own, replace: flags.replace, names: this.format === 'table'})
+    const out = await claim(await this.backend(), flags, {consumer: args.consumer, own, replace: flags.replace, names: this.format === 'table'})
     const body = {
       consumer_uuid: out.consumer_uuid,
       candidate: out.candidate,

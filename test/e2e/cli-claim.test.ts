@@ -18,6 +18,7 @@ import {mapLimit} from '../../src/client/map-limit.js'
 import {claim} from '../../src/cli/services/claim.js'
 import {plainProxy, seed, U, type HostSpec} from '../helpers/claim-cloud.js'
 import {BIN, placemat, type Result} from '../helpers/cli.js'
+import {chooseBackend} from '../../src/cli/backend/backend.js'
 const exec = (args: string[], env: Record<string, string> = {}) => placemat(args, {env})
 
 
@@ -85,7 +86,7 @@ describe('claim: the first candidate that can still be written', () => {
   const claimRacing = async (t: string[], consumer: string, resources: string, replace: boolean, racer: (first: string) => string[]) => {
     const client = await clientFor(t)
     try {
-      const out = await claim(client, {resources}, {
+      const out = await claim(await chooseBackend(client, {local: t[0] === '--db'}), {resources}, {
         consumer,
         own: {project: 'p', user: 'u'},
         replace,

@@ -14,6 +14,7 @@ import {HttpTransport} from '../../src/client/transports.js'
 import {parsePlan, runReshape} from '../../src/cli/services/reshape.js'
 import {startServer, type RunningServer} from '../../src/daemon/server.js'
 import {dumpDb, placemat, ROOT, script} from '../helpers/db-tools.js'
+import {chooseBackend} from '../../src/cli/backend/backend.js'
 
 const CN = '0d0d0d0d-0000-4000-8000-000000000001'
 const MISSING = '0d0d0d0d-0000-4000-8000-0000000000ff'
@@ -196,7 +197,7 @@ describe('online, in process', () => {
   it('a reshape the server refuses takes back the providers it created', async () => {
     const t = new FailingReshaper(new HttpTransport(other.url, 'admin'), {status: 409, code: 'placement.undefined_code', detail: 'refused'}, 1)
     const client = new PlacementClient(t)
-    await expect(runReshape(client, plan(), {dryRun: false})).rejects.toMatchObject({status: 409, detail: 'refused'})
+    await expect(runReshape(await chooseBackend(client, {local: false}), plan(), {dryRun: false})).rejects.toMatchObject({status: 409, detail: 'refused'})
     expect(t.calls).toBe(1)
     expect(await names(client)).toEqual(['compute-vgpu-1'])
   })
@@ -220,7 +221,7 @@ describe('online, in process', () => {
           return inner.send(method, p, headers, body)
         },
       })
-      const report = await runReshape(client, plan(), {dryRun: false})
+      const report = await runReshape(await chooseBackend(client, {local: false}), plan(), {dryRun: false})
       expect(report).toMatchObject({applied: true, atomic: true, attempts: 2})
       // Nothing of the refused attempt stayed: the second one still had both children to create.
       expect(report.creates.map((c) => c.name).sort()).toEqual(['compute-vgpu-1_pgpu0', 'compute-vgpu-1_pgpu1'])
@@ -237,7 +238,7 @@ describe('online, in process', () => {
       2,
     )
     const client = new PlacementClient(t)
-    const report = await runReshape(client, plan(), {dryRun: false})
+    const report = await runReshape(await chooseBackend(client, {local: false}), plan(), {dryRun: false})
     expect(report.applied).toBe(true)
     expect(report.attempts).toBe(3)
     expect(report.creates).toEqual([]) // created on the first attempt, found by name after

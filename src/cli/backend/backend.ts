@@ -7,6 +7,7 @@
  */
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import type {ApplyPlan} from '../../core/apply-plan/types.js'
+import type {CompiledReshape} from '../../core/reshape/compiled.js'
 import type {State, TopologyNode} from '../../core/state.js'
 import type {Layout, TopologyPlan} from '../../core/topology.js'
 import type {TopologyView} from '../../core/topology-view.js'
@@ -81,6 +82,12 @@ export interface Backend {
   topologyView(file?: Layout, opts?: {concurrency?: number; onProgress?: (done: number, total: number) => void}): Promise<TopologyAnswer | undefined>
   /** Makes the topology exactly `layout`. */
   applyLayout(layout: Layout, opts?: LayoutApplyOptions): Promise<LayoutApplyResult>
+  /**
+   * Writes a checked reshape with its new child providers: true when it was one transaction.
+   * Plain Placement creates the children first (their uuids pushed onto `created`, for the
+   * caller to take back if the reshape fails), then POST /reshaper.
+   */
+  reshape(compiled: CompiledReshape, microversion: string, created: string[]): Promise<boolean>
   /** Carries out `placemat apply`'s operations; returns the number of writes. */
   applyOperations(plan: OperationPlan, opts?: {concurrency?: number; onProgress?: Progress}): Promise<number>
 }

@@ -3,6 +3,7 @@
  * in one call, and every plan written in one transaction by placemat's own routes.
  */
 import type {PlacementClient} from '../../client/client.js'
+import type {CompiledReshape} from '../../core/reshape/compiled.js'
 import type {Layout, TopologyPlan} from '../../core/topology.js'
 import type {ConsumerRecord, ProviderRecord} from '../../core/wire.js'
 import {
@@ -69,6 +70,13 @@ export class PlacematBackend implements Backend {
     const res = await this.client.put<{plan: TopologyPlan}>(LAYOUT_API, {...layout, generation})
     opts.onProgress?.(1, 1, `applied ${n} changes in one transaction`)
     return {transport: this.kind, plan: res.plan, applied: true, writes: 1}
+  }
+
+  /** The new children and the reshape in one POST /placemat/v1/batch: one transaction. */
+  async reshape(compiled: CompiledReshape, microversion: string): Promise<boolean> {
+    const operations = [...compiled.creates.map((c) => ({op: 'create_provider', ...c})), {op: 'reshape', microversion, ...compiled.body}]
+    await this.client.post(`${PLACEMAT_API}/batch`, {operations})
+    return true
   }
 
   /** Every operation in one transaction (POST /placemat/v1/batch). */

@@ -6,6 +6,7 @@
  */
 import type {PlacementClient} from '../../client/client.js'
 import type {BatchOperation} from '../../core/batch.js'
+import type {CompiledReshape} from '../../core/reshape/compiled.js'
 import {stateFromSnapshot} from '../../core/snapshot.js'
 import {currentLayout, layoutChanges, layoutNodes, observedNodes, type Layout, type WantedNode} from '../../core/topology.js'
 import {topologyView} from '../../core/topology-view.js'
@@ -96,6 +97,16 @@ export class PlainBackend implements Backend {
       }, 10),
     )
     return {transport: this.kind, plan, applied: true, writes: total}
+  }
+
+  /** Placement has no call that creates a provider inside a reshape: the children first, then POST /reshaper. */
+  async reshape(compiled: CompiledReshape, microversion: string, created: string[]): Promise<boolean> {
+    for (const c of compiled.creates) {
+      await this.client.post('/resource_providers', c, {version: '1.20'})
+      created.push(c.uuid)
+    }
+    await this.client.post('/reshaper', compiled.body, {version: microversion})
+    return false
   }
 
   /**

@@ -8,7 +8,7 @@ import type {TopologyLevel} from '../../core/state.js'
 import {nodeUuid, type Layout, type RackLayout, type RowLayout} from '../../core/topology.js'
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
-import {PLACEMAT_API} from '../backend/backend.js'
+import type {Backend} from '../backend/backend.js'
 import {notFoundError, usageError as usage} from '../failure.js'
 import {readDocument} from '../services/document.js'
 import {layoutBody, parseLayout} from '../topology/layout-file.js'
@@ -37,16 +37,9 @@ export interface Topology {
   hosts: Map<string, NodeSets>
 }
 
-const notThere = (err: unknown) => err instanceof ApiError && (err.status === 404 || err.status === 405)
-
-/** The placemat layout document, or null on an endpoint that is not placemat. */
-export async function fetchLayout(client: PlacementClient): Promise<Layout | null> {
-  try {
-    return await client.get<Layout>(`${PLACEMAT_API}/topology/layout`)
-  } catch (err) {
-    if (notThere(err)) return null
-    throw err
-  }
+/** The layout a placemat endpoint keeps; null on plain Placement, which keeps no names. */
+export async function fetchLayout(backend: Backend): Promise<Layout | null> {
+  return backend.kind === 'placemat' ? ((await backend.currentLayout()) ?? null) : null
 }
 
 /** The layout file (--layout), checked as `topology apply` checks it; a document wrapping it in `topology:` is taken too. */
@@ -103,12 +96,12 @@ export function topologyFromLayout(layout: Layout, providers: Map<string, Provid
  * plain Placement endpoint without --layout, a usage error (exit 2).
  */
 export async function loadTopology(
-  client: PlacementClient,
+  backend: Backend,
   providers: Map<string, ProviderInfo>,
   layoutFile: string | undefined,
   why: string,
 ): Promise<Topology> {
-  const served = await fetchLayout(client)
+  const served = await fetchLayout(backend)
   if (layoutFile) return topologyFromLayout(readLayoutFile(layoutFile), providers, served !== null)
   if (!served) throw usage(`${why} needs the topology: this endpoint is not placemat, so give --layout FILE`)
   return topologyFromLayout(served, providers, true)

@@ -5,9 +5,8 @@
  * itself, not its host), ordering and the --limit cut.
  */
 import {byCloseness, ruleViolation, type AffinityRule} from '../../core/affinity.js'
-import type {PlacementClient} from '../../client/client.js'
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
-import {PLACEMAT_API} from '../backend/backend.js'
+import {PLACEMAT_API, type Backend} from '../backend/backend.js'
 import {usageError as usage} from '../failure.js'
 import {consumerNodes, fetchLayout, listProviders, loadTopology, placementOf, readLayoutFile, resolveRules, topologyFromLayout, type NodeSets, type ProviderInfo, type ResolvedRule, type Topology} from './anchors.js'
 import type {CandidateFlagValues} from './flags.js'
@@ -55,7 +54,8 @@ export interface SearchOptions {
  * endpoint, checks the rules on every candidate, orders by closeness when asked, and cuts
  * to --limit.
  */
-export async function searchCandidates(client: PlacementClient, flags: CandidateFlagValues, opts: SearchOptions = {}): Promise<CandidateSearch> {
+export async function searchCandidates(backend: Backend, flags: CandidateFlagValues, opts: SearchOptions = {}): Promise<CandidateSearch> {
+  const client = backend.client
   const query = await buildQuery(client, flags)
   const rules = [...parseRules(flags), ...(opts.extraRules ?? [])]
   const order = flags.near ? {direction: 'near' as const, consumer: flags.near} : flags.far ? {direction: 'far' as const, consumer: flags.far} : null
@@ -69,9 +69,9 @@ export async function searchCandidates(client: PlacementClient, flags: Candidate
   if (needTopology) {
     const why = opts.topologyWhy ?? (rules.length ? '--same/--different' : `--${order!.direction}`)
     providers = await providersRead!
-    topology = await loadTopology(client, providers, flags.layout, why)
+    topology = await loadTopology(backend, providers, flags.layout, why)
   } else if (opts.topology === 'optional') {
-    const [served, list] = await Promise.all([flags.layout ? readLayoutFile(flags.layout) : fetchLayout(client), providersRead!])
+    const [served, list] = await Promise.all([flags.layout ? readLayoutFile(flags.layout) : fetchLayout(backend), providersRead!])
     providers = list
     if (served) topology = topologyFromLayout(served, providers, true)
   }

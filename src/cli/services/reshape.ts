@@ -22,7 +22,7 @@
  * A 409 concurrent_update (someone wrote in between) re-reads and re-plans, a few times,
  * when the generations were ours to fill in.
  */
-import {ApiError, type PlacementClient} from '../../client/client.js'
+import type {PlacementClient} from '../../client/client.js'
 import {LocalTransport} from '../../client/transports.js'
 import {ErrorCode, PlacementError} from '../../core/errors.js'
 import {checkReshape} from '../../core/reshape/check.js'
@@ -32,7 +32,7 @@ import {compileReshapeMoves, consumersToRead} from '../../core/reshape/moves.js'
 import {stateFromSnapshot} from '../../core/snapshot.js'
 import type {State} from '../../core/state.js'
 import {usageError} from '../failure.js'
-import {PLACEMAT_API} from '../backend/backend.js'
+import type {Backend} from '../backend/backend.js'
 import type {ReshapePlanFile} from './reshape-plan.js'
 import {providersNamedByBody, providersNamedByMoves, readReshapeSnapshot} from './reshape-read.js'
 import type {ReshapeReport} from './reshape-report.js'
@@ -67,38 +67,6 @@ async function planReshape(client: PlacementClient, plan: ReshapePlanFile): Prom
 const concurrentUpdate = (err: unknown) =>
   isConcurrentUpdate(err) || (err instanceof PlacementError && err.code === ErrorCode.CONCURRENT_UPDATE)
 
-/**
- * The new children and the reshape in one POST /placemat/v1/batch, one transaction (a
- * placemat daemon, or the daemon's app on a file). False when the endpoint has no batch API
- * (plain Placement).
- */
-async function reshapeInOneBatch(client: PlacementClient, compiled: CompiledReshape, microversion: string): Promise<boolean> {
-  const operations = [...compiled.creates.map((c) => ({op: 'create_provider', ...c})), {op: 'reshape', microversion, ...compiled.body}]
-  try {
-    await client.post(`${PLACEMAT_API}/batch`, {operations})
-    return true
-  } catch (err) {
-    // The route itself missing, not an operation failing ("operation N (...): ...").
-    if (err instanceof ApiError && err.status === 404 && !/^operation \d+ /.test(err.detail)) return false
-    throw err
-  }
-}
-
-/**
- * Writes a checked reshape: in one batch where the endpoint has one (true: one
- * transaction), else the new children first (their uuids pushed onto `created`), then
- * POST /reshaper (false).
- */
-async function writeReshape(client: PlacementClient, compiled: CompiledReshape, microversion: string, created: string[]): Promise<boolean> {
-  if (await reshapeInOneBatch(client, compiled, microversion)) return true
-  for (const c of compiled.creates) {
-    await client.post('/resource_providers', c, {version: '1.20'})
-    created.push(c.uuid)
-  }
-  await client.post('/reshaper', compiled.body, {version: microversion})
-  return false
-}
-
 /** For a dry run that would fail: the error the real run would end with, said as a prediction. */
 export function dryRunFailure(r: ReshapeReport): PlacementError | null {
   if (!r.dry_run || !r.error) return null
@@ -111,11 +79,12 @@ export function dryRunFailure(r: ReshapeReport): PlacementError | null {
  * fails; `onReport` gets the report before the error so a failed write still shows what was tried.
  */
 export async function runReshape(
-  client: PlacementClient,
+  backend: Backend,
   plan: ReshapePlanFile,
   opts: ReshapeOptions,
   onReport?: (r: ReshapeReport) => void,
 ): Promise<ReshapeReport> {
+  const client = backend.client
   const tries = opts.tries ?? 5
   const created: string[] = []
   for (let attempt = 1; ; attempt++) {
@@ -141,7 +110,7 @@ export async function runReshape(
     try {
       // A plan the check already finds failing is not tried (nothing is created for it).
       if (result.error) throw result.error
-      report.atomic = await writeReshape(client, compiled, microversion, created)
+      report.atomic = await backend.reshape(compiled, microversion, created)
       report.applied = true
       return report
     } catch (err) {
