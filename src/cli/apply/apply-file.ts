@@ -43,6 +43,67 @@ export function readApplyFile(file: string): ApplyFile {
   return parseApplyFile(data ?? {}, file)
 }
 
+type Problem = (where: string, msg: string) => void
+
+/** A list of class or trait names (custom ones only where they are to be created). */
+function nameList(v: unknown, where: string, custom: boolean, err: Problem): string[] {
+  if (v === undefined || v === null) return []
+  if (!Array.isArray(v)) {
+    err(where, 'expected a list of names')
+    return []
+  }
+  const names: string[] = []
+  v.forEach((n, i) => {
+    if (typeof n !== 'string' || !NAME_RE.test(n)) err(`${where}[${i}]`, `'${n}' is not a valid name (A-Z, 0-9, _)`)
+    else if (custom && !n.startsWith('CUSTOM_')) err(`${where}[${i}]`, `${n}: only custom names (CUSTOM_*) can be created`)
+    else names.push(n)
+  })
+  return [...new Set(names)]
+}
+
+/** A provider's inventories: a total, or inventory fields, per class; Placement's defaults filled in. */
+function parseInventories(v: unknown, where: string, err: Problem): Record<string, Inventory> | undefined {
+  if (v === null) return {}
+  if (!isObject(v)) {
+    err(where, 'expected a mapping of resource class to a total or to inventory fields')
+    return undefined
+  }
+  const invs: Record<string, Inventory> = {}
+  for (const [rc, spec] of Object.entries(v)) {
+    const w = `${where}.${rc}`
+    if (!NAME_RE.test(rc)) {
+      err(w, `'${rc}' is not a valid resource class name`)
+      continue
+    }
+    const fields: Partial<Record<InventoryField, unknown>> = typeof spec === 'number' ? {total: spec} : isObject(spec) ? spec : {}
+    if (typeof spec !== 'number' && !isObject(spec)) {
+      err(w, 'expected a total or a mapping of inventory fields')
+      continue
+    }
+    let ok = true
+    for (const f of Object.keys(fields)) {
+      if (!INVENTORY_FIELDS.includes(f as InventoryField)) {
+        err(w, `unknown field '${f}'; expected ${INVENTORY_FIELDS.join(', ')}`)
+        ok = false
+      }
+    }
+    for (const f of INVENTORY_FIELDS) {
+      const x = fields[f]
+      if (x === undefined) continue
+      if (typeof x !== 'number' || !Number.isFinite(x) || (f !== 'allocation_ratio' && !Number.isInteger(x))) {
+        err(`${w}.${f}`, `expected ${f === 'allocation_ratio' ? 'a number' : 'an integer'}, not ${JSON.stringify(x)}`)
+        ok = false
+      }
+    }
+    if (fields.total === undefined) {
+      err(w, 'total is required')
+      ok = false
+    }
+    if (ok) invs[rc] = {...INVENTORY_DEFAULTS, ...(fields as Record<string, number>)} as Inventory
+  }
+  return invs
+}
+
 /** Checks the shape of a parsed file and fills inventory defaults; names stay unresolved. */
 export function parseApplyFile(data: unknown, file = 'file'): ApplyFile {
   const errors: string[] = []
@@ -51,22 +112,8 @@ export function parseApplyFile(data: unknown, file = 'file'): ApplyFile {
   if (!isObject(data)) throw usageError(`${file}: expected a mapping with providers, resource_classes, traits, aggregates`)
   for (const k of Object.keys(data)) if (!TOP_KEYS.has(k)) err(k, `unknown key; expected one of ${[...TOP_KEYS].join(', ')}`)
 
-  const nameList = (v: unknown, where: string, custom: boolean): string[] => {
-    if (v === undefined || v === null) return []
-    if (!Array.isArray(v)) {
-      err(where, 'expected a list of names')
-      return []
-    }
-    const names: string[] = []
-    v.forEach((n, i) => {
-      if (typeof n !== 'string' || !NAME_RE.test(n)) err(`${where}[${i}]`, `'${n}' is not a valid name (A-Z, 0-9, _)`)
-      else if (custom && !n.startsWith('CUSTOM_')) err(`${where}[${i}]`, `${n}: only custom names (CUSTOM_*) can be created`)
-      else names.push(n)
-    })
-    return [...new Set(names)]
-  }
-  out.resourceClasses = nameList(data.resource_classes, 'resource_classes', true)
-  out.traits = nameList(data.traits, 'traits', true)
+  out.resourceClasses = nameList(data.resource_classes, 'resource_classes', true, err)
+  out.traits = nameList(data.traits, 'traits', true, err)
   if (data.aggregates !== undefined && data.aggregates !== null) {
     if (!isObject(data.aggregates)) err('aggregates', 'expected a mapping of aggregate name to uuid')
     else
@@ -74,48 +121,6 @@ export function parseApplyFile(data: unknown, file = 'file'): ApplyFile {
         if (typeof uuid !== 'string' || !isUuidLike(uuid)) err(`aggregates.${name}`, `'${uuid}' is not a uuid`)
         else out.aggregateNames.set(name, canonical(uuid))
       }
-  }
-
-  const parseInventories = (v: unknown, where: string): Record<string, Inventory> | undefined => {
-    if (v === null) return {}
-    if (!isObject(v)) {
-      err(where, 'expected a mapping of resource class to a total or to inventory fields')
-      return undefined
-    }
-    const invs: Record<string, Inventory> = {}
-    for (const [rc, spec] of Object.entries(v)) {
-      const w = `${where}.${rc}`
-      if (!NAME_RE.test(rc)) {
-        err(w, `'${rc}' is not a valid resource class name`)
-        continue
-      }
-      const fields: Partial<Record<InventoryField, unknown>> = typeof spec === 'number' ? {total: spec} : isObject(spec) ? spec : {}
-      if (typeof spec !== 'number' && !isObject(spec)) {
-        err(w, 'expected a total or a mapping of inventory fields')
-        continue
-      }
-      let ok = true
-      for (const f of Object.keys(fields)) {
-        if (!INVENTORY_FIELDS.includes(f as InventoryField)) {
-          err(w, `unknown field '${f}'; expected ${INVENTORY_FIELDS.join(', ')}`)
-          ok = false
-        }
-      }
-      for (const f of INVENTORY_FIELDS) {
-        const x = fields[f]
-        if (x === undefined) continue
-        if (typeof x !== 'number' || !Number.isFinite(x) || (f !== 'allocation_ratio' && !Number.isInteger(x))) {
-          err(`${w}.${f}`, `expected ${f === 'allocation_ratio' ? 'a number' : 'an integer'}, not ${JSON.stringify(x)}`)
-          ok = false
-        }
-      }
-      if (fields.total === undefined) {
-        err(w, 'total is required')
-        ok = false
-      }
-      if (ok) invs[rc] = {...INVENTORY_DEFAULTS, ...(fields as Record<string, number>)} as Inventory
-    }
-    return invs
   }
 
   const walk = (v: unknown, where: string, parentIndex: number | undefined) => {
@@ -139,8 +144,8 @@ export function parseApplyFile(data: unknown, file = 'file'): ApplyFile {
       else p.parentRef = v.parent as string | null
     }
     p.parentIndex = parentIndex
-    if ('inventories' in v) p.inventories = parseInventories(v.inventories, `${where}.inventories`)
-    if ('traits' in v) p.traits = nameList(v.traits, `${where}.traits`, false).sort()
+    if ('inventories' in v) p.inventories = parseInventories(v.inventories, `${where}.inventories`, err)
+    if ('traits' in v) p.traits = nameList(v.traits, `${where}.traits`, false, err).sort()
     if ('aggregates' in v) {
       if (v.aggregates !== null && !Array.isArray(v.aggregates)) err(`${where}.aggregates`, 'expected a list of aggregate uuids or names')
       else {
