@@ -5,7 +5,9 @@
  */
 import {Flags} from '@oclif/core'
 import type {Layout} from '../core/topology.js'
+import {PlacementError} from '../core/errors.js'
 import {PlacematCommand} from './base.js'
+import {Failure} from './failure.js'
 import {editLayout} from './topology/edit.js'
 import {planLines, planSize, planSummary} from './topology/plan-text.js'
 
@@ -26,7 +28,16 @@ export abstract class TopologyEditCommand extends PlacematCommand {
   /** Runs one edit and prints the plan it made (JSON/YAML: {transport, dry_run, applied, plan}). */
   protected async edit(flags: {'dry-run'?: boolean; layout?: string}, fn: (doc: Layout) => void): Promise<void> {
     const dryRun = Boolean(flags['dry-run'])
-    const res = await editLayout(await this.backend(), fn, {dryRun, layoutFile: flags.layout})
+    // An edit of the document refused (no such rack, one that exists) is said as it is, not as an HTTP answer.
+    const edit = (doc: Layout) => {
+      try {
+        fn(doc)
+      } catch (err) {
+        if (err instanceof PlacementError) throw new Failure(err.status === 404 ? 'not_found' : err.status === 409 ? 'conflict' : 'bad_request', err.detail)
+        throw err
+      }
+    }
+    const res = await editLayout(await this.backend(), edit, {dryRun, layoutFile: flags.layout})
     if (this.format !== 'table') {
       this.outputRecord({transport: res.transport, dry_run: dryRun, applied: res.applied, plan: res.plan})
       return
