@@ -279,7 +279,7 @@ describe('anti-affinity claimers racing on one daemon', () => {
   })
   afterAll(() => env?.close())
 
-  it('12 parallel claims, each in a different row from all the others: never two in one row', {timeout: 90_000}, async () => {
+  it('12 parallel claims, each in a different row from all the others: never two in one row', async () => {
     const group = Array.from({length: 12}, (_, i) => C(200 + i))
     const results = await Promise.all(
       group.map((me) =>

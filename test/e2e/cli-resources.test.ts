@@ -64,7 +64,7 @@ afterAll(async () => {
   if (dir) fs.rmSync(dir, {recursive: true, force: true})
 })
 
-describe('resource commands on a daemon and on a file', {timeout: 120_000}, () => {
+describe('resource commands on a daemon and on a file', () => {
   it('creates providers, classes and inventories', async () => {
     const cn = await both(['provider', 'create', 'compute-1', '--uuid', CN, '--json'])
     expect(cn.out).toMatchObject({uuid: CN, name: 'compute-1', generation: 0, parent_provider_uuid: null, root_provider_uuid: CN})
