@@ -91,6 +91,11 @@ export default class DaemonStart extends Command {
       this.log(`placemat daemon listening on ${url} (pid ${record.pid}, database ${record.db})`)
       return
     }
+    // One daemon per database: a second one would take over its record (and its clients).
+    const existing = readRecord(flags.db)
+    if (existing && existing.pid !== process.pid && isAlive(existing.pid)) {
+      throw failure(`a daemon already serves ${describeTarget(flags.db)} at ${existing.url} (pid ${existing.pid})`)
+    }
     let server
     try {
       server = await startServer({

@@ -13,9 +13,11 @@ export interface DaemonRecord {
   db: string
 }
 
+/** The record of the daemon serving `dbFile`; a record that names another database is not its. */
 export function readRecord(dbFile: string): DaemonRecord | undefined {
   try {
-    return JSON.parse(fs.readFileSync(daemonFiles(dbFile).pid, 'utf8')) as DaemonRecord
+    const record = JSON.parse(fs.readFileSync(daemonFiles(dbFile).pid, 'utf8')) as DaemonRecord
+    return record.db === resolveTarget(dbFile) ? record : undefined
   } catch {
     return undefined
   }

@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {randomBytes} from 'node:crypto'
+import {createHash, randomBytes} from 'node:crypto'
 import {isDatabaseUrl} from '../store/target.js'
 
 /** Where placemat keeps its database, admin token, pid and log files by default. */
@@ -16,17 +16,21 @@ export const DEFAULT_HOST = '127.0.0.1'
 export const DEFAULT_PORT = 8778
 
 /**
- * Files that belong to the daemon serving `dbFile`: they live beside a SQLite file, and in the
- * data directory for a PostgreSQL URL.
+ * Files that belong to the daemon serving `dbFile`, named after the database so that two
+ * databases in one directory have two daemons: beside a SQLite file (`big.db` -> `big.pid`,
+ * `big.log`), and in the data directory for a PostgreSQL URL (`postgres-HASH.pid`). The admin
+ * token is the directory's: every daemon there accepts it.
  */
 export function daemonFiles(dbFile: string) {
-  const dir = isDatabaseUrl(dbFile) ? dataDir() : path.dirname(path.resolve(dbFile))
+  const url = isDatabaseUrl(dbFile)
+  const dir = url ? dataDir() : path.dirname(path.resolve(dbFile))
+  const stem = url ? `postgres-${createHash('sha256').update(dbFile).digest('hex').slice(0, 12)}` : path.basename(dbFile).replace(/\.db$/, '')
   return {
     dir,
-    pid: path.join(dir, 'placemat.pid'),
-    log: path.join(dir, 'placemat.log'),
+    pid: path.join(dir, `${stem}.pid`),
+    log: path.join(dir, `${stem}.log`),
     token: path.join(dir, 'admin-token'),
-    endpoint: path.join(dir, 'placemat.endpoint'),
+    endpoint: path.join(dir, `${stem}.endpoint`),
   }
 }
 
