@@ -12,10 +12,37 @@ export interface ReadOptions {
   yaml?: YAML.ParseOptions & YAML.DocumentOptions & YAML.SchemaOptions & YAML.ToJSOptions
 }
 
+/**
+ * All of standard input. A pipe whose writer is slow can be non-blocking, and then a plain
+ * read fails with EAGAIN before the data comes: wait a little and read again until the end.
+ */
+export function readStdin(): string {
+  const chunks: Buffer[] = []
+  const buf = Buffer.alloc(1 << 16)
+  const pause = new Int32Array(new SharedArrayBuffer(4))
+  for (;;) {
+    let n: number
+    try {
+      n = fs.readSync(0, buf, 0, buf.length, null)
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code
+      if (code === 'EAGAIN' || code === 'EWOULDBLOCK') {
+        Atomics.wait(pause, 0, 0, 5)
+        continue
+      }
+      if (code === 'EOF') break
+      throw err
+    }
+    if (n === 0) break
+    chunks.push(Buffer.from(buf.subarray(0, n)))
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
 /** The text of a file, or of standard input for "-". */
 export function readText(file: string, fail: (message: string) => Error = usage): string {
   try {
-    return fs.readFileSync(file === '-' ? 0 : file, 'utf8')
+    return file === '-' ? readStdin() : fs.readFileSync(file, 'utf8')
   } catch (err) {
     throw fail(`cannot read ${file}: ${(err as Error).message}`)
   }
