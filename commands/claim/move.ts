@@ -7,8 +7,9 @@ export default class ClaimMove extends PlacematCommand {
   static description = `One POST /allocations: the migration consumer (--to) gets the consumer's
 allocations and the consumer's are emptied, in one transaction, with both
 consumer generations (a concurrent update is read again and retried). The
-migration consumer gets --consumer-type (default MIGRATION) and the
-consumer's project and user; what it held before is overwritten (a warning
+migration consumer gets --consumer-type (default MIGRATION; when the
+consumer that gives is itself a MIGRATION, the move is a revert and the
+default is INSTANCE) and the consumer's project and user; what it held before is overwritten (a warning
 says so). The consumer then holds nothing: claim it again on the destination
 (placemat claim CONSUMER ...) and release the migration consumer when the move
 is done, or move the allocations back to revert. A consumer without
@@ -17,7 +18,7 @@ allocations is not found (exit 3).`
   static args = {consumer: Args.string({description: 'consumer uuid whose allocations move', required: true})}
   static flags = {
     to: Flags.string({description: 'the migration consumer uuid that receives them', required: true}),
-    'consumer-type': Flags.string({description: 'consumer type of the receiving consumer', default: 'MIGRATION'}),
+    'consumer-type': Flags.string({description: 'consumer type of the receiving consumer (default MIGRATION; INSTANCE when moving back from a MIGRATION)'}),
   }
 
   async run(): Promise<void> {

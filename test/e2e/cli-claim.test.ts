@@ -262,7 +262,8 @@ describe('claim with topology', () => {
       const table = await exec(['claim', 'show', mig, ...t])
       expect(table.stdout.split('\n')[1]).toMatch(/^h51\s+\S+\s+VCPU=3\s+k51\s+r5\s+m2$/)
       // Revert: back to the instance.
-      json(await exec(['claim', 'move', mig, '--to', inst, '--consumer-type', 'INSTANCE', '--json', ...t]))
+      // Moving back is a revert: the instance gets its allocations back as an INSTANCE, not a MIGRATION.
+      json(await exec(['claim', 'move', mig, '--to', inst, '--json', ...t]))
       expect(json(await exec(['claim', 'show', inst, '--json', ...t])).consumer_type).toBe('INSTANCE')
       expect((await exec(['claim', 'move', mig, '--to', inst, ...t])).code).toBe(3)
       expect(json(await exec(['claim', 'release', inst, '--json', ...t]))).toEqual({released: inst})

@@ -205,7 +205,7 @@ export interface MoveOutcome {
  * instance's allocations and empties the instance's, atomically. Both consumer generations
  * are sent; a concurrent update re-reads both and tries again (a few times).
  */
-export async function move(client: PlacementClient, consumer: string, migration: string, migrationType: string): Promise<MoveOutcome> {
+export async function move(client: PlacementClient, consumer: string, migration: string, migrationType?: string): Promise<MoveOutcome> {
   if (canonical(consumer) === canonical(migration)) throw usage('--to must be another consumer')
   // Both consumers' generations are read again when another writer got in between.
   return retryOnConcurrentUpdate(async () => {
@@ -214,7 +214,10 @@ export async function move(client: PlacementClient, consumer: string, migration:
       throw notFoundError(`consumer ${consumer} has no allocations to move`)
     }
     const allocations = stripGenerations(source.allocations)
-    const sourceType = source.consumer_type && source.consumer_type !== UNKNOWN_CONSUMER_TYPE ? source.consumer_type : migrationType
+    const known = source.consumer_type && source.consumer_type !== UNKNOWN_CONSUMER_TYPE ? source.consumer_type : undefined
+    // Handing a migration's allocations back is a revert: the receiver is the instance again.
+    const receiverType = migrationType ?? (known === 'MIGRATION' ? 'INSTANCE' : 'MIGRATION')
+    const sourceType = known ?? receiverType
     const body = {
       [canonical(consumer)]: {
         allocations: {},
@@ -228,7 +231,7 @@ export async function move(client: PlacementClient, consumer: string, migration:
         project_id: source.project_id,
         user_id: source.user_id,
         consumer_generation: target.consumer_generation ?? null,
-        consumer_type: migrationType,
+        consumer_type: receiverType,
       },
     }
     await client.post('/allocations', body)
