@@ -4,7 +4,7 @@ import {PlacementClient, UnreachableError} from '../client/client.js'
 import {HttpTransport, LocalTransport} from '../client/transports.js'
 import {readRecord} from '../daemon/control.js'
 import {DEFAULT_HOST, DEFAULT_PORT, defaultDbFile, readAdminToken} from '../daemon/paths.js'
-import {serialize, table, type Column, type Format} from './output.js'
+import {pickColumns, serialize, table, type Column, type Format} from './output.js'
 import {isDatabaseUrl} from '../store/target.js'
 import type {Backend} from './backend/backend.js'
 import {failureReport, notFoundError, usageError} from './failure.js'
@@ -104,11 +104,21 @@ export abstract class PlacematCommand extends Command {
     }
   }
 
-  /** Prints a record (JSON/YAML) or key: value lines. */
+  /** Prints a record (JSON/YAML) or key: value lines; -c picks and orders the keys shown. */
   outputRecord(data: Record<string, unknown>): void {
     if (this.format !== 'table') {
       this.log(serialize(data, this.format))
       return
+    }
+    const only = this.base.columns?.split(',').map((c) => c.trim()).filter(Boolean)
+    if (only?.length) {
+      let keys: string[]
+      try {
+        keys = pickColumns(Object.keys(data).map((key) => ({key})), only)
+      } catch (err) {
+        throw usageError((err as Error).message)
+      }
+      data = Object.fromEntries(keys.map((k) => [k, data[k]]))
     }
     const width = Math.max(...Object.keys(data).map((k) => k.length))
     for (const [k, v] of Object.entries(data)) {

@@ -29,15 +29,29 @@ const cell = (v: unknown): string => {
 // Width on screen, without ANSI color codes.
 const visible = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '').length
 
-/** Renders rows as an aligned text table; `only` picks and orders columns by key. */
+/** A column name as the operator may type it: the key, or the header as printed, in any case, spaces or dashes for underscores. */
+const columnName = (s: string) => s.trim().toLowerCase().replace(/[\s-]+/g, '_')
+
+/**
+ * Picks and orders `available` names by what the operator asked for (-c), matching keys and
+ * printed headers alike; unknown names are an error that lists the choices.
+ */
+export function pickColumns(available: Array<{key: string; header?: string}>, only: string[]): string[] {
+  const byName = new Map<string, string>()
+  for (const c of available) {
+    byName.set(columnName(c.key), c.key)
+    if (c.header) byName.set(columnName(c.header), c.key)
+  }
+  const unknown = only.filter((k) => !byName.has(columnName(k)))
+  if (unknown.length) throw new Error(`unknown column(s): ${unknown.join(', ')}; choose from ${available.map((c) => c.key).join(', ')}`)
+  return only.map((k) => byName.get(columnName(k))!)
+}
+
+/** Renders rows as an aligned text table; `only` picks and orders columns by key (or header). */
 export function table<T>(rows: T[], columns: Column<T>[], only?: string[]): string {
   const chalk = chalkFor()
   let cols = columns
-  if (only?.length) {
-    const unknown = only.filter((k) => !columns.some((c) => c.key === k))
-    if (unknown.length) throw new Error(`unknown column(s): ${unknown.join(', ')}; choose from ${columns.map((c) => c.key).join(', ')}`)
-    cols = only.map((k) => columns.find((c) => c.key === k)!)
-  }
+  if (only?.length) cols = pickColumns(columns, only).map((k) => columns.find((c) => c.key === k)!)
   const headers = cols.map((c) => (c.header ?? c.key).toUpperCase())
   const body = rows.map((r) => cols.map((c) => cell(c.get ? c.get(r) : (r as any)[c.key])))
   const widths = headers.map((h, i) => Math.max(visible(h), ...body.map((b) => visible(b[i]))))

@@ -4,8 +4,9 @@
  * (re-read and re-applied on a concurrent update).
  */
 import {ApiError, type PlacementClient} from '../../client/client.js'
-import {isUuidLike, resolveProviderUuids} from './providers.js'
+import {resolveProviderUuids} from './providers.js'
 import {mapLimit} from '../../client/map-limit.js'
+import {canonicalUuid, isUuidLike} from '../../core/uuids.js'
 import {retryOnConcurrentUpdate} from './retry.js'
 import {readDocument} from './document.js'
 import {usageError} from '../failure.js'
@@ -73,8 +74,14 @@ export async function resolveAllocationProviders(client: PlacementClient, byRef:
   return out
 }
 
+/** A consumer named on the command line: a uuid in any form Placement accepts, written canonically (exit 2 otherwise). */
+export function consumerUuid(ref: string, what = 'consumer'): string {
+  if (!isUuidLike(ref)) throw usage(`'${ref}' is not a ${what} uuid`)
+  return canonicalUuid(ref)
+}
+
 export const getConsumer = (client: PlacementClient, consumer: string) =>
-  client.get<ConsumerAllocations>(`/allocations/${encodeURIComponent(consumer)}`)
+  client.get<ConsumerAllocations>(`/allocations/${consumerUuid(consumer)}`)
 
 export const hasAllocations = (c: ConsumerAllocations) => Object.keys(c.allocations ?? {}).length > 0
 
@@ -126,7 +133,7 @@ export async function updateConsumer(
   own: Ownership,
   change: (current: ConsumerAllocations) => Record<string, Resources>,
 ): Promise<ConsumerAllocations> {
-  const path = `/allocations/${encodeURIComponent(consumer)}`
+  const path = `/allocations/${consumerUuid(consumer)}`
   await retryOnConcurrentUpdate(async () => {
     const current = await getConsumer(client, consumer)
     const amounts = change(current)

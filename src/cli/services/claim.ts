@@ -14,7 +14,7 @@
  * (POST /placemat/v1/claims with {claims}, or POST /allocations): all or nothing.
  */
 import {ApiError, type PlacementClient} from '../../client/client.js'
-import {getConsumer, hasAllocations, UNKNOWN_CONSUMER_TYPE, type ConsumerAllocations, type Ownership} from './allocations.js'
+import {consumerUuid, getConsumer, hasAllocations, UNKNOWN_CONSUMER_TYPE, type ConsumerAllocations, type Ownership} from './allocations.js'
 import {LEVELS, placementOf, type Level, type NodeSets} from '../candidates/anchors.js'
 import {type CandidateFlagValues} from '../candidates/flags.js'
 import {searchCandidates, type CandidateSearch, type Resources} from '../candidates/search.js'
@@ -189,7 +189,7 @@ export async function claim(backend: Backend, flags: CandidateFlagValues, opts: 
 
 /** DELETE /allocations/{consumer}; 404 when it holds nothing. */
 export async function release(client: PlacementClient, consumer: string): Promise<void> {
-  await client.delete(`/allocations/${encodeURIComponent(consumer)}`)
+  await client.delete(`/allocations/${consumerUuid(consumer)}`)
 }
 
 export interface MoveOutcome {
@@ -206,6 +206,8 @@ export interface MoveOutcome {
  * are sent; a concurrent update re-reads both and tries again (a few times).
  */
 export async function move(client: PlacementClient, consumer: string, migration: string, migrationType?: string): Promise<MoveOutcome> {
+  consumerUuid(consumer)
+  consumerUuid(migration, 'migration consumer (--to)')
   if (canonical(consumer) === canonical(migration)) throw usage('--to must be another consumer')
   // Both consumers' generations are read again when another writer got in between.
   return retryOnConcurrentUpdate(async () => {
