@@ -107,7 +107,12 @@ else its hosts keep that aggregate.`
     } catch (err) {
       stopBar()
       if (err instanceof ApiError && err.status === 409 && planned) {
-        throw withContext(err, 'the topology changed since the plan was made: ', '; nothing was applied (run again)')
+        // Running again only helps when the generation was the plan's own, not one the file or flag pins.
+        const pinned = flags.generation !== undefined ? '--generation' : doc.generation !== undefined ? `the file's "generation: ${doc.generation}"` : undefined
+        const advice = pinned
+          ? `; nothing was applied. ${pinned} is stale: read the layout again (placemat topology layout), or drop the generation to apply over the change`
+          : '; nothing was applied (run again)'
+        throw withContext(err, pinned ? 'the topology changed since the file was read: ' : 'the topology changed since the plan was made: ', advice)
       }
       throw err
     }

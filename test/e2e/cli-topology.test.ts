@@ -341,7 +341,10 @@ describe('placemat topology', () => {
       await ok(['rack', 'add', 'rack-2a-01', 'cn-0150', ...t])
       const mid = await json(['topology', 'layout', ...t])
       expect(mid.generation).toBe(g + 1)
-      await fails(['topology', 'apply', edited, ...t], 4, `the topology changed since the plan was made: topology generation conflict: expected ${g}, found ${g + 1}`)
+      const stale = await fails(['topology', 'apply', edited, ...t], 4, `the topology changed since the file was read: topology generation conflict: expected ${g}, found ${g + 1}`)
+      // The file pins the generation, so "run again" would fail the same way: say what helps.
+      expect(stale.stderr).toContain(`the file's "generation: ${g}" is stale: read the layout again (placemat topology layout)`)
+      expect(stale.stderr).not.toContain('run again')
       await fails(['topology', 'apply', SMALL, '--generation', String(g), ...t], 4, 'topology generation conflict')
       expect(await json(['topology', 'layout', ...t])).toEqual(mid)
       // without the generation line it applies (and undoes the other change)
