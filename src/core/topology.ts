@@ -145,6 +145,7 @@ export function layoutChanges(s: State, layout: Layout): LayoutChanges {
   }
   for (const n of s.topology.values()) if (!resolved.nodes.has(n.uuid)) p.nodes.delete.push(label(n))
   const hostAggs = new Map<string, string[]>()
+  const rackOf = (aggs: string[]) => aggs.find((a) => (s.topology.get(a) ?? resolved.nodes.get(a))?.level === 'rack')
   const touched = new Set<string>(resolved.hosts.keys())
   for (const uuid of s.topology.keys()) for (const member of s.aggregateMembers.get(uuid) ?? []) touched.add(member)
   for (const uuid of touched) {
@@ -157,7 +158,8 @@ export function layoutChanges(s: State, layout: Layout): LayoutChanges {
     hostAggs.set(uuid, [...others, ...wanted])
     if (current.length === 0) p.hosts.add.push(host.name)
     else if (wanted.length === 0) p.hosts.remove.push(host.name)
-    else p.hosts.move.push(host.name)
+    // A host whose rack moved to another row stays in its rack: the rack's line says it all.
+    else if (rackOf(current) !== wanted[0]) p.hosts.move.push(host.name)
   }
   return {plan: p, resolved, hostAggs}
 }

@@ -31,8 +31,18 @@ describe('layout plans on a snapshot (plain Placement)', () => {
     const s = cloud([{name: 'cn1', aggregates: [rack('k1'), row('r1')]}, {name: 'cn2'}], {topology: nodes})
     const {plan, hostAggs} = layoutChanges(s, LAYOUT)
     expect(plan.nodes).toEqual({create: ['room m1', 'rack k2'], update: ['row r1'], delete: []})
-    expect(plan.hosts).toEqual({add: ['cn2'], move: ['cn1'], remove: []})
+    expect(plan.hosts).toEqual({add: ['cn2'], move: [], remove: []}) // cn1 stays in k1; its room aggregate is added
+    expect(hostAggs.get(U(1))!.sort()).toEqual([rack('k1'), row('r1'), nodeUuid('room', 'm1')].sort())
     expect(hostAggs.get(U(2))!.sort()).toEqual([rack('k2'), row('r1'), nodeUuid('room', 'm1')].sort())
+  })
+
+  it('a rack moved to another row is one change: its hosts are written but not listed as moved', () => {
+    const nodes = layoutNodes({rows: [{name: 'r1', racks: [{name: 'k1', hosts: []}]}, {name: 'r2', racks: []}]})
+    const s = cloud([{name: 'cn1', aggregates: [rack('k1'), row('r1')]}], {topology: [...nodes.values()]})
+    const {plan, hostAggs} = layoutChanges(s, {rows: [{name: 'r1', racks: []}, {name: 'r2', racks: [{name: 'k1', hosts: ['cn1']}]}]})
+    expect(plan.nodes.update).toEqual(['rack k1'])
+    expect(plan.hosts).toEqual({add: [], move: [], remove: []})
+    expect(hostAggs.get(U(1))).toEqual([rack('k1'), row('r2')])
   })
 
   it('the previous layout tells what to empty; hosts out of the layout leave; unknown hosts are refused', () => {
