@@ -3,6 +3,7 @@ import {ApiError} from '../src/client/client.js'
 import {PlacematCommand} from '../src/cli/base.js'
 import {withContext} from '../src/cli/failure.js'
 import {readApplyFile} from '../src/cli/apply/apply-file.js'
+import {checkOperations} from '../src/cli/apply/check.js'
 import {planDocument, planIsEmpty, planLines, summaryLine} from '../src/cli/apply/plan-text.js'
 import {loadState, type Progress} from '../src/cli/backend/backend.js'
 import {isConcurrentUpdate} from '../src/cli/services/retry.js'
@@ -79,6 +80,8 @@ that do not exist, loops, or names taken by other providers.`
       progress?.stop()
     }
     const plan = this.plan(() => planApply(file, state, {prune: flags.prune}))
+    // The dry run refuses what the write would refuse; the write is checked the same way first.
+    await checkOperations(state, plan.ops)
     const transport = backend.kind
     const placemat = backend.kind === 'placemat'
     const doc = {transport, ...planDocument(plan)}

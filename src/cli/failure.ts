@@ -67,10 +67,13 @@ export function exitCodeOf(err: unknown): number {
 export function messageOf(err: unknown): string {
   if (err instanceof ApiError || err instanceof PlacementError) {
     const code = err.code && err.code !== 'placement.undefined_code' ? ` [${err.code}]` : ''
-    return `${err.status}${code}: ${err.detail}`
+    return `${err.status}${code}: ${withoutSchemaDump(err.detail)}`
   }
-  return (err as Error)?.message ?? String(err)
+  return withoutSchemaDump((err as Error)?.message ?? String(err))
 }
+
+/** A JSON-schema failure says what is wrong first; the schema and instance dumps after it are for developers. */
+export const withoutSchemaDump = (text: string) => text.replace(/\s+Failed validating '[\s\S]*$/, '')
 
 /**
  * What a command ends with for `err`: its one line and exit code; null for oclif's own

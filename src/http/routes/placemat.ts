@@ -12,6 +12,24 @@ import * as S from '../schemas.js'
 
 export const PLACEMAT_PREFIX = '/placemat/v1'
 
+/**
+ * Each batch operation against its schema (Placement's own for the endpoint it stands for),
+ * as the batch route checks them before it writes; the first failure is a 400.
+ */
+export function validateOperations(operations: BatchOperation[]): void {
+  operations.forEach((o, i) => {
+    // Own keys only: "constructor" or "__proto__" is not an op.
+    const schema = Object.hasOwn(S.BATCH_OPERATIONS, o.op as string) ? S.BATCH_OPERATIONS[o.op as string] : undefined
+    if (!schema) throw new PlacementError(400, `operation ${i}: unknown op ${pyRepr(o.op)}`)
+    let msg = validateSchema(schema, o)
+    if (msg === null && o.op === 'reshape') {
+      const {op: _op, microversion: _mv, ...body} = o
+      msg = validateSchema(S.reshaperPostSchema(new Version(1, reshapeMinor(o))), body)
+    }
+    if (msg !== null) throw new PlacementError(400, `operation ${i} (${o.op}): JSON does not validate: ${msg}`)
+  })
+}
+
 export const routes: RouteDef[] = [
   {
     method: 'POST',
@@ -21,17 +39,7 @@ export const routes: RouteDef[] = [
     bodyLimit: 512 * 1024 * 1024,
     async handler(ctx) {
       const {operations} = readJson<{operations: BatchOperation[]}>(ctx, S.BATCH_POST)
-      operations.forEach((o, i) => {
-        // Own keys only: "constructor" or "__proto__" is not an op.
-        const schema = Object.hasOwn(S.BATCH_OPERATIONS, o.op as string) ? S.BATCH_OPERATIONS[o.op as string] : undefined
-        if (!schema) throw new PlacementError(400, `operation ${i}: unknown op ${pyRepr(o.op)}`)
-        let msg = validateSchema(schema, o)
-        if (msg === null && o.op === 'reshape') {
-          const {op: _op, microversion: _mv, ...body} = o
-          msg = validateSchema(S.reshaperPostSchema(new Version(1, reshapeMinor(o))), body)
-        }
-        if (msg !== null) throw new PlacementError(400, `operation ${i} (${o.op}): JSON does not validate: ${msg}`)
-      })
+      validateOperations(operations)
       const results = await ctx.store.write((s, now) => applyBatch(s, now, operations))
       return {results}
     },
