@@ -20,7 +20,7 @@ export default class ProviderList extends PlacematCommand {
   static flags = {
     name: Flags.string({description: 'exact name'}),
     uuid: Flags.string({description: 'exact uuid'}),
-    'member-of': Flags.string({description: 'aggregate filter: UUID, in:A,B or !UUID (repeatable: AND)', multiple: true}),
+    'member-of': Flags.string({description: 'aggregate filter: UUID, in:A,B or !UUID, aggregates also as rack:NAME, row:NAME, room:NAME (repeatable: AND)', multiple: true}),
     resources: Flags.string({description: 'capacity filter, e.g. VCPU:2,MEMORY_MB:1024'}),
     required: Flags.string({description: 'traits: T1,!T2 or in:T1,T2 (repeatable)', multiple: true}),
     'in-tree': Flags.string({description: 'providers in the tree of this provider'}),
@@ -37,11 +37,21 @@ export default class ProviderList extends PlacematCommand {
   async run(): Promise<void> {
     const {flags} = await this.parse(ProviderList)
     const client = await this.client()
+    let memberOf = flags['member-of']
+    if (memberOf?.some((m) => /(^|[:,!])(rack|row|room):/.test(m))) {
+      // Racks, rows and rooms by name, as `candidates` takes them (loaded only when used).
+      const [{memberOfValue, topologyRefs}, {checkTopologyNames}] = await Promise.all([
+        import('../../src/cli/candidates/query.js'),
+        import('../../src/cli/candidates/anchors.js'),
+      ])
+      await checkTopologyNames(await this.backend(), memberOf.flatMap(topologyRefs))
+      memberOf = memberOf.map(memberOfValue)
+    }
     const body = await client.get('/resource_providers', {
       query: {
         name: flags.name,
         uuid: flags.uuid,
-        member_of: flags['member-of'],
+        member_of: memberOf,
         resources: flags.resources,
         required: flags.required,
         in_tree: flags['in-tree'],

@@ -233,4 +233,14 @@ describe('topology rules and ordering', () => {
     await all(['candidates', '--resources', 'VCPU:x'], {expectCode: 6})
     await all(['candidates'], {expectCode: 2})
   })
+
+  it('a rack, row or room that does not exist is an error (3), not an empty answer; provider list takes them by name too', async () => {
+    const typo = await all(['candidates', '--resources', 'VCPU:1', '--member-of', 'in:rack:k11,rack:no-such-rack'], {expectCode: 3, plain: true})
+    expect(typo.stderr).toBe('placemat: no rack named no-such-rack\n')
+    await all(['candidates', '--group', '_A:resources=VCPU:1,member_of=!row:nope'], {expectCode: 3, plain: true})
+    await all(['claim', 'b0000000-0000-4000-8000-000000000077', '--resources', 'VCPU:1', '--member-of', 'room:m9'], {expectCode: 3})
+    const listed = await all(['provider', 'list', '--member-of', 'rack:k11', '-c', 'name'])
+    expect(listed.stdout.split('\n').slice(1).filter(Boolean).sort()).toEqual(['h1', 'h2'])
+    await all(['provider', 'list', '--member-of', '!row:no-such-row'], {expectCode: 3})
+  })
 })

@@ -5,7 +5,7 @@
  */
 import {LEVELS, emptyPlacement, type AffinityRule, type Placement} from '../../core/affinity.js'
 import type {TopologyLevel} from '../../core/state.js'
-import {nodeUuid, type Layout, type RackLayout, type RowLayout} from '../../core/topology.js'
+import {layoutNodes, nodeUuid, type Layout, type RackLayout, type RowLayout} from '../../core/topology.js'
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
 import type {Backend} from '../backend/backend.js'
@@ -40,6 +40,20 @@ export interface Topology {
 /** The layout a placemat endpoint keeps; null on plain Placement, which keeps no names. */
 export async function fetchLayout(backend: Backend): Promise<Layout | null> {
   return backend.kind === 'placemat' ? ((await backend.currentLayout()) ?? null) : null
+}
+
+/**
+ * Refuses racks, rows and rooms that do not exist (exit 3), so that a typo is not taken for a
+ * full cloud. They are known from the placemat endpoint's layout or --layout FILE; on plain
+ * Placement without a file nothing can be checked (the names still map to their uuids).
+ */
+export async function checkTopologyNames(backend: Backend, refs: Array<{level: TopologyLevel; name: string}>, layoutFile?: string): Promise<void> {
+  if (!refs.length) return
+  const layout = layoutFile ? readLayoutFile(layoutFile) : await fetchLayout(backend)
+  if (!layout) return
+  const known = layoutNodes(layout)
+  const missing = refs.filter((r) => !known.has(nodeUuid(r.level, r.name)))
+  if (missing.length) throw notFoundError(missing.map((r) => `no ${r.level} named ${r.name}`).join('; '))
 }
 
 /** The layout file (--layout), checked as `topology apply` checks it; a document wrapping it in `topology:` is taken too. */

@@ -92,6 +92,16 @@ export function memberOfValue(value: string): string {
   return prefix + mapped.join(',')
 }
 
+/** The racks, rows and rooms a member_of value names (rack:NAME, ...), to check that they exist. */
+export function topologyRefs(value: string): Array<{level: Level; name: string}> {
+  const rest = value.trim().replace(/^(!in:|in:|!)/, '')
+  const items = /^(!in:|in:)/.test(value.trim()) ? rest.split(',') : [rest]
+  return items.flatMap((item) => {
+    const m = TOPO_REF.exec(item.trim())
+    return m ? [{level: m[1] as Level, name: m[2]}] : []
+  })
+}
+
 /** The query as an ordered list of key -> values (the first appearance of a suffix orders the groups). */
 export type Query = Record<string, string[]>
 

@@ -8,9 +8,9 @@ import {byCloseness, ruleViolation, type AffinityRule} from '../../core/affinity
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
 import {PLACEMAT_API, type Backend} from '../backend/backend.js'
 import {usageError as usage} from '../failure.js'
-import {consumerNodes, fetchLayout, listProviders, loadTopology, placementOf, readLayoutFile, resolveRules, topologyFromLayout, type NodeSets, type ProviderInfo, type ResolvedRule, type Topology} from './anchors.js'
+import {checkTopologyNames, consumerNodes, fetchLayout, listProviders, loadTopology, placementOf, readLayoutFile, resolveRules, topologyFromLayout, type NodeSets, type ProviderInfo, type ResolvedRule, type Topology} from './anchors.js'
 import type {CandidateFlagValues} from './flags.js'
-import {addRuleFilters, buildQuery, parseRules, type Query} from './query.js'
+import {addRuleFilters, buildQuery, parseGroups, parseRules, topologyRefs, type Query} from './query.js'
 
 export type Resources = Record<string, number>
 
@@ -56,7 +56,8 @@ export interface SearchOptions {
  */
 export async function searchCandidates(backend: Backend, flags: CandidateFlagValues, opts: SearchOptions = {}): Promise<CandidateSearch> {
   const client = backend.client
-  const query = await buildQuery(client, flags)
+  const named = [...(flags['member-of'] ?? []), ...parseGroups(flags.group).flatMap((g) => g.memberOf)].flatMap(topologyRefs)
+  const [query] = await Promise.all([buildQuery(client, flags), checkTopologyNames(backend, named, flags.layout)])
   const rules = [...parseRules(flags), ...(opts.extraRules ?? [])]
   const order = flags.near ? {direction: 'near' as const, consumer: flags.near} : flags.far ? {direction: 'far' as const, consumer: flags.far} : null
   if (order && !isUuidLike(order.consumer)) throw usage(`--${order.direction} ${order.consumer}: not a consumer uuid`)
