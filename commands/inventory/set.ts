@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
-import {PlacematCommand, ExitCode} from '../../src/cli/base.js'
-import {collectChanges, inventoryColumns, inventoryRows, mergeInventories, type InventoryRecord} from '../../src/cli/services/inventory.js'
+import {PlacematCommand} from '../../src/cli/base.js'
+import {capacity, collectChanges, inventoryColumns, inventoryRows, mergeInventories, type InventoryRecord} from '../../src/cli/services/inventory.js'
 import {resolveProvider, type ProviderRecord} from '../../src/cli/services/providers.js'
 import {retryOnConcurrentUpdate} from '../../src/cli/services/retry.js'
 import {notFoundError, usageError} from '../../src/cli/failure.js'
@@ -71,10 +71,20 @@ export default class InventorySet extends PlacematCommand {
     const results: Array<{uuid: string; body: {resource_provider_generation: number; inventories: Record<string, InventoryRecord>}}> = []
     for (const p of providers) {
       const body = await retryOnConcurrentUpdate(async () => {
-        const current = await client.get(`/resource_providers/${p.uuid}/inventories`)
+        const [current, use] = await Promise.all([
+          client.get(`/resource_providers/${p.uuid}/inventories`),
+          client.get(`/resource_providers/${p.uuid}/usages`),
+        ])
         const payload = {
           resource_provider_generation: current.resource_provider_generation,
           inventories: mergeInventories(current.inventories, changes, flags.amend),
+        }
+        // Placement allows it (it only logs), but an operator should know before and after.
+        for (const [rc, inv] of Object.entries(payload.inventories)) {
+          const used = use.usages?.[rc] ?? 0
+          if (used > capacity(inv)) {
+            process.stderr.write(`placemat: warning: ${rc} on ${p.name}: capacity ${capacity(inv)} would be below what is in use (${used})\n`)
+          }
         }
         if (flags['dry-run']) return payload
         return client.put(`/resource_providers/${p.uuid}/inventories`, payload)
@@ -84,7 +94,9 @@ export default class InventorySet extends PlacematCommand {
 
     if (!flags.aggregate) {
       const body = results[0].body
-      return this.output(body, inventoryRows(body.inventories), inventoryColumns.filter((c) => c.key !== 'used'))
+      this.output(body, inventoryRows(body.inventories), inventoryColumns.filter((c) => c.key !== 'used'))
+      if (flags['dry-run'] && this.format === 'table') this.log('Dry run: nothing was changed.')
+      return
     }
     const rows = results.flatMap((r) => inventoryRows(r.body.inventories).map((row) => ({resource_provider: r.uuid, ...row})))
     this.output(
@@ -92,5 +104,6 @@ export default class InventorySet extends PlacematCommand {
       rows,
       [{key: 'resource_provider', header: 'provider'}, ...(inventoryColumns.filter((c) => c.key !== 'used') as any)],
     )
+    if (flags['dry-run'] && this.format === 'table') this.log('Dry run: nothing was changed.')
   }
 }

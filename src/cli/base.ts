@@ -11,6 +11,8 @@ import {failureReport, notFoundError, usageError} from './failure.js'
 
 export {ExitCode} from './failure.js'
 
+const noDatabase = (db: string) => `no database file at ${db} (create one with: placemat db init --db ${db})`
+
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof PlacematCommand)['baseFlags'] & T['flags']>
 
 /**
@@ -48,6 +50,9 @@ export abstract class PlacematCommand extends Command {
     await super.init()
     const {flags} = await this.parse(this.ctor as any)
     this.base = flags as any
+    // A missing file is said at once, before any input is read (a big apply file takes a while).
+    const db = this.base.db ?? (this.base.url || process.env.PLACEMAT_URL ? undefined : process.env.PLACEMAT_DB)
+    if (db && !isDatabaseUrl(db) && !fs.existsSync(db)) throw notFoundError(noDatabase(db))
   }
 
   get format(): Format {
@@ -77,7 +82,7 @@ export abstract class PlacematCommand extends Command {
     const url = this.base.url ?? (this.base.db ? undefined : process.env.PLACEMAT_URL)
     const db = this.base.db ?? (url ? undefined : process.env.PLACEMAT_DB)
     if (db) {
-      if (!isDatabaseUrl(db) && !fs.existsSync(db)) throw notFoundError(`no database file at ${db}`)
+      if (!isDatabaseUrl(db) && !fs.existsSync(db)) throw notFoundError(noDatabase(db))
       this.local = true
       return new PlacementClient(await LocalTransport.open(db))
     }

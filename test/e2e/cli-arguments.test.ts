@@ -48,3 +48,41 @@ describe('arguments', () => {
     }
   })
 })
+
+describe('offline work on a new file', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-init-'))
+  afterAll(() => fs.rmSync(dir, {recursive: true, force: true}))
+
+  it('a missing --db file is said before any input is read; db init creates one; a second init changes nothing (exit 4)', async () => {
+    const db = path.join(dir, 'new.db')
+    const big = path.join(dir, 'big.yaml')
+    fs.writeFileSync(big, 'providers: [this is not even read')
+    const missing = await placemat(['apply', big, '--db', db])
+    expect(missing.code).toBe(3)
+    expect(missing.stderr).toBe(`placemat: no database file at ${db} (create one with: placemat db init --db ${db})\n`)
+    const init = await placemat(['db', 'init', '--db', db])
+    expect(init.code, init.stderr).toBe(0)
+    expect((await placemat(['db', 'init', '--db', db])).code).toBe(4)
+    fs.writeFileSync(big, 'providers:\n  - name: cn1\n    inventories: {VCPU: 8}\n')
+    expect((await placemat(['apply', big, '--db', db])).code).toBe(0)
+    expect((await placemat(['db', 'status', '--db', db])).code).toBe(0)
+  })
+
+  it('inventory set warns when capacity would drop below usage, and a dry run says it is one', async () => {
+    const db = path.join(dir, 'inv.db')
+    expect((await placemat(['db', 'init', '--db', db])).code).toBe(0)
+    expect((await placemat(['provider', 'create', 'cn1', '--db', db])).code).toBe(0)
+    expect((await placemat(['inventory', 'set', 'cn1', 'VCPU=8', '--db', db])).code).toBe(0)
+    const consumer = '00000000-0000-0000-0000-0000000000c1'
+    const claimed = await placemat(['allocation', 'set', consumer, '--allocation', 'rp=cn1,VCPU=6', '--project', 'p', '--user', 'u', '--db', db])
+    expect(claimed.code, claimed.stderr).toBe(0)
+    const dry = await placemat(['inventory', 'set', 'cn1', 'VCPU=4', '--dry-run', '--db', db])
+    expect(dry.code).toBe(0)
+    expect(dry.stderr).toBe('placemat: warning: VCPU on cn1: capacity 4 would be below what is in use (6)\n')
+    expect(dry.stdout.trim().split('\n').at(-1)).toBe('Dry run: nothing was changed.')
+    const real = await placemat(['inventory', 'set', 'cn1', 'VCPU=4', '--db', db])
+    expect(real.code).toBe(0)
+    expect(real.stderr).toContain('capacity 4 would be below what is in use (6)')
+    expect(real.stdout).not.toContain('Dry run')
+  })
+})

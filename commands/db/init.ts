@@ -1,0 +1,36 @@
+import {Command, Flags} from '@oclif/core'
+import {conflictError, failureReport} from '../../src/cli/failure.js'
+
+export default class DbInit extends Command {
+  static summary = 'Create a new placemat database file (or initialise an empty PostgreSQL database) for offline work.'
+  static description = `Creates the file with the current schema and the standard resource classes and traits, so
+that every command can work on it with --db before any daemon has served it (a daemon started on
+a missing file creates it the same way). A file that already exists is left alone (exit 4).
+Exit codes: 0 created; 4 the file exists; 1 any other error.`
+  static examples = ['<%= config.bin %> db init --db work/cloud.db && <%= config.bin %> apply cloud.yaml --db work/cloud.db']
+  static flags = {
+    db: Flags.string({description: 'the SQLite file to create, or a postgres:// URL of an empty database', required: true}),
+    json: Flags.boolean({description: 'print a JSON object'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(DbInit)
+    const [{default: fs}, {isDatabaseUrl, describeTarget}, {Store}] = await Promise.all([
+      import('node:fs'),
+      import('../../src/store/target.js'),
+      import('../../src/store/store.js'),
+    ])
+    if (!isDatabaseUrl(flags.db) && fs.existsSync(flags.db)) throw conflictError(`${flags.db} exists already; nothing was changed`)
+    const store = await Store.open(flags.db)
+    await store.close()
+    if (flags.json) this.log(JSON.stringify({created: describeTarget(flags.db)}, null, 2))
+    else this.log(`created ${describeTarget(flags.db)}: an empty placemat database (use it with --db ${flags.db})`)
+  }
+
+  protected async catch(err: Error & {oclif?: {exit?: number}}): Promise<any> {
+    const failure = failureReport(err)
+    if (!failure) return super.catch(err)
+    process.stderr.write(`placemat: ${failure.message}\n`)
+    this.exit(failure.exit)
+  }
+}
