@@ -86,3 +86,19 @@ describe('offline work on a new file', () => {
     expect(real.stdout).not.toContain('Dry run')
   })
 })
+
+describe('the quick start on a fresh database', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-quick-'))
+  afterAll(() => fs.rmSync(dir, {recursive: true, force: true}))
+
+  it('provider trait add creates the custom traits it names', async () => {
+    const db = path.join(dir, 'q.db')
+    expect((await placemat(['db', 'init', '--db', db])).code).toBe(0)
+    expect((await placemat(['provider', 'create', 'cn-0001', '--db', db])).code).toBe(0)
+    const added = await placemat(['provider', 'trait', 'add', 'cn-0001', 'HW_CPU_X86_AVX2', 'CUSTOM_GOLD', '--json', '--db', db])
+    expect(added.code, added.stderr).toBe(0)
+    expect(JSON.parse(added.stdout).traits.sort()).toEqual(['CUSTOM_GOLD', 'HW_CPU_X86_AVX2'])
+    const bad = await placemat(['provider', 'trait', 'add', 'cn-0001', 'NOT_A_TRAIT', '--db', db])
+    expect(bad.code).toBe(6)
+  })
+})

@@ -6,8 +6,9 @@ import {updateProviderSet} from '../../../src/cli/services/sets.js'
 export default class ProviderTraitAdd extends PlacematCommand {
   static summary = 'Add traits to a resource provider, keeping the others.'
   static description =
-    'Traits it already has are left as they are. The provider generation is read and sent for you, and a ' +
-    'concurrent update is retried. Prints the traits now on the provider (JSON/YAML: as GET .../traits).'
+    'Traits it already has are left as they are. Custom traits (CUSTOM_*) that do not exist yet are created ' +
+    'first. The provider generation is read and sent for you, and a concurrent update is retried. Prints the ' +
+    'traits now on the provider (JSON/YAML: as GET .../traits).'
 
   static examples = ['<%= config.bin %> provider trait add compute-1 HW_CPU_X86_AVX2 CUSTOM_GOLD']
   static strict = false
@@ -21,6 +22,8 @@ export default class ProviderTraitAdd extends PlacematCommand {
     const [ref, ...traits] = argv as string[]
     const client = await this.client()
     const p = await resolveProvider(client, ref)
+    // PUT /traits/CUSTOM_X creates a custom trait (and is a no-op when it exists); standard ones always exist.
+    await Promise.all([...new Set(traits.filter((t) => t.startsWith('CUSTOM_')))].map((t) => client.put(`/traits/${encodeURIComponent(t)}`)))
     const body = await updateProviderSet(client, p.uuid, 'traits', (cur) => [...cur, ...traits])
     this.output(body, body.traits!.map((name) => ({name})), [{key: 'name'}])
   }
