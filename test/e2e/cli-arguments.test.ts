@@ -102,3 +102,19 @@ describe('the quick start on a fresh database', () => {
     expect(bad.code).toBe(6)
   })
 })
+
+describe('file errors', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-yaml-'))
+  afterAll(() => fs.rmSync(dir, {recursive: true, force: true}))
+
+  it('a YAML error shows the line it points at', async () => {
+    const db = path.join(dir, 'y.db')
+    expect((await placemat(['db', 'init', '--db', db])).code).toBe(0)
+    const file = path.join(dir, 'bad.yaml')
+    fs.writeFileSync(file, 'providers:\n  - name: a\n   inventories: {VCPU: 4}\n')
+    const r = await placemat(['apply', file, '--db', db])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('at line 3, column 1:\n')
+    expect(r.stderr).toContain('   inventories: {VCPU: 4}')
+  })
+})

@@ -48,6 +48,13 @@ export function readText(file: string, fail: (message: string) => Error = usage)
   }
 }
 
+/** A parser's message with the lines it points at (YAML shows them under "line N, column M:"), kept short. */
+function parseProblem(err: Error): string {
+  const [first, ...rest] = err.message.split('\n')
+  const snippet = rest.filter((l) => l.trim() !== '').slice(0, 4)
+  return snippet.length ? `${first}\n${snippet.map((l) => `  ${l}`).join('\n')}` : first
+}
+
 /** A YAML or JSON document (JSON is YAML) from a file or "-"; unreadable or malformed input fails. */
 export function readDocument(file: string, opts: ReadOptions = {}): unknown {
   const fail = opts.fail ?? usage
@@ -55,6 +62,6 @@ export function readDocument(file: string, opts: ReadOptions = {}): unknown {
   try {
     return opts.jsonFastPath && /^\s*[{[]/.test(text) ? JSON.parse(text) : YAML.parse(text, opts.yaml)
   } catch (err) {
-    throw fail(`${file}: not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`)
+    throw fail(`${file}: not valid YAML or JSON: ${parseProblem(err as Error)}`)
   }
 }
