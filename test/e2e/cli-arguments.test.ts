@@ -118,3 +118,11 @@ describe('file errors', () => {
     expect(r.stderr).toContain('   inventories: {VCPU: 4}')
   })
 })
+
+describe('a mistyped command', () => {
+  it('gets a suggestion and exit 2', async () => {
+    const r = await placemat(['provder', 'list'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toBe('placemat: command provder list not found; did you mean `placemat provider list`?\n')
+  })
+})

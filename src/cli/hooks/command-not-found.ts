@@ -1,0 +1,38 @@
+/**
+ * `placemat provder list`: oclif's own answer is "command provder:list not found". Say which
+ * command was meant (the closest by edit distance), on stderr, and exit 2 like any usage error.
+ */
+import type {Hook} from '@oclif/core'
+import {ExitCode} from '../failure.js'
+
+/** Levenshtein distance, two rows at a time. */
+export function editDistance(a: string, b: string): number {
+  let prev = Array.from({length: b.length + 1}, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i]
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+    prev = cur
+  }
+  return prev[b.length]
+}
+
+/** The commands (ids with spaces) closest to what was typed, best first. */
+export function closestCommands(typed: string, ids: string[], most = 3): string[] {
+  const want = typed.replace(/:/g, ' ')
+  const scored = ids.map((id) => ({id: id.replace(/:/g, ' '), d: editDistance(want, id.replace(/:/g, ' '))}))
+  const limit = Math.max(2, Math.floor(want.length / 3))
+  const near = scored.filter((s) => s.d <= limit).sort((a, b) => a.d - b.d || a.id.localeCompare(b.id))
+  // Only the best and what is almost as good: one wrong letter should not suggest five commands.
+  return near.filter((s) => s.d <= near[0].d + 1).slice(0, most).map((s) => s.id)
+}
+
+const hook: Hook<'command_not_found'> = async function (opts) {
+  const ids = opts.config.commands.filter((c) => !c.hidden).map((c) => c.id)
+  const typed = opts.id.replace(/:/g, ' ')
+  const near = closestCommands(opts.id, ids)
+  const hint = near.length ? `; did you mean ${near.map((c) => `\`${opts.config.bin} ${c}\``).join(' or ')}?` : `; see \`${opts.config.bin} --help\``
+  process.stderr.write(`${opts.config.bin}: command ${typed} not found${hint}\n`)
+  process.exit(ExitCode.USAGE)
+}
+
+export default hook

@@ -1,0 +1,12 @@
+import {describe, expect, it} from 'vitest'
+import {closestCommands, editDistance} from '../../src/cli/hooks/command-not-found.js'
+
+describe('a mistyped command', () => {
+  const ids = ['provider:list', 'provider:set', 'provider:show', 'topology:apply', 'topology:show', 'rack:add', 'claim']
+  it('suggests the closest commands', () => {
+    expect(editDistance('kitten', 'sitting')).toBe(3)
+    expect(closestCommands('provder:list', ids)).toEqual(['provider list'])
+    expect(closestCommands('topolgy:aply', ids)).toEqual(['topology apply'])
+    expect(closestCommands('zzzzzz', ids)).toEqual([])
+  })
+})
