@@ -30,14 +30,42 @@ export interface ProgressProps {
   total: number
   /** Seconds since the start, shown after the label. */
   elapsed?: number
+  /** Redraw count, for the moving block of a step that cannot be measured. */
+  tick?: number
 }
 
-export function Progress({label, done, total, elapsed}: ProgressProps) {
+/**
+ * One step not yet done (a whole apply in one transaction): there is nothing to measure, so
+ * the bar shows a block moving back and forth and the time going by, never a 0% that stays.
+ */
+export const isIndeterminate = (done: number, total: number) => total <= 1 && done < total
+
+/** Where the moving block of an indeterminate bar starts at redraw `tick`. */
+export function blockAt(tick: number, width: number, block: number): number {
+  const span = Math.max(1, width - block)
+  const phase = tick % (2 * span)
+  return phase <= span ? phase : 2 * span - phase
+}
+
+function MovingBar({tick, width = 40}: {tick: number; width?: number}) {
+  const block = 6
+  const at = blockAt(tick, width, block)
+  return (
+    <Text>
+      <Text dimColor>{'░'.repeat(at)}</Text>
+      <Text color="green">{'█'.repeat(block)}</Text>
+      <Text dimColor>{'░'.repeat(width - block - at)}</Text>
+    </Text>
+  )
+}
+
+export function Progress({label, done, total, elapsed, tick = 0}: ProgressProps) {
   const ratio = total > 0 ? done / total : 0
+  const moving = isIndeterminate(done, total)
   return (
     <Box>
-      <Bar ratio={ratio} width={40} />
-      <Text> {String(Math.floor(ratio * 100)).padStart(3)}% </Text>
+      {moving ? <MovingBar tick={tick} /> : <Bar ratio={ratio} width={40} />}
+      <Text> {moving ? '    ' : `${String(Math.floor(ratio * 100)).padStart(3)}%`} </Text>
       <Text>{label}</Text>
       {elapsed !== undefined ? <Text dimColor> {elapsed.toFixed(1)}s</Text> : null}
     </Box>
@@ -54,21 +82,30 @@ export function startProgress(stream: NodeJS.WriteStream = process.stdout): Prog
   const start = Date.now()
   let state: ProgressProps = {label: '', done: 0, total: 0}
   let last = 0
+  let tick = 0
   let timer: NodeJS.Timeout | undefined
+  // While one unmeasurable step runs, redraw on a clock so the block moves and the time runs.
+  let clock: NodeJS.Timeout | undefined
   const instance: Instance = render(<Progress {...state} elapsed={0} />, {stdout: stream, patchConsole: false, exitOnCtrlC: false})
   const draw = () => {
     timer = undefined
     last = Date.now()
-    instance.rerender(<Progress {...state} elapsed={(Date.now() - start) / 1000} />)
+    instance.rerender(<Progress {...state} elapsed={(Date.now() - start) / 1000} tick={tick++} />)
+  }
+  const keepTime = () => {
+    if (isIndeterminate(state.done, state.total)) clock ??= setInterval(draw, 100)
+    else if (clock) clock = void clearInterval(clock)
   }
   return {
     update(done, total, label) {
       state = {done, total, label}
+      keepTime()
       if (Date.now() - last >= 50 || done >= total) draw()
       else timer ??= setTimeout(draw, 50)
     },
     stop() {
       if (timer) clearTimeout(timer)
+      if (clock) clearInterval(clock)
       draw()
       instance.unmount()
     },
