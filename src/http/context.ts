@@ -52,6 +52,16 @@ export interface Ctx {
   params: Record<string, string>
 }
 
+/**
+ * A body as Placement's Python writes it: allocation_ratio is a float column, so a whole
+ * ratio is `1.0`, not `1` (clients such as osc-placement print what they get). Keys are
+ * matched only where JSON puts a key: after `{` or `,`, never inside a string.
+ */
+export function placementJson(body: unknown): string {
+  const text = JSON.stringify(body)
+  return text.includes('"allocation_ratio":') ? text.replace(/([{,]"allocation_ratio":)(-?\d+)(?=[,}])/g, '$1$2.0') : text
+}
+
 /** A response body already serialized as JSON (for large answers built as text). */
 export class JsonText {
   constructor(readonly text: string | Buffer) {}
