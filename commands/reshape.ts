@@ -67,7 +67,7 @@ unreachable.`
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Reshape)
     const plan = readPlan(args.plan)
-    const print = (r: ReshapeReport) => this.log(this.format === 'table' ? renderReport(r) : serialize(r, this.format))
+    const print = (r: ReshapeReport) => this.log(this.textOutput ? renderReport(r) : serialize(r, this.format))
     const report = await runReshape(await this.backend(), plan, {dryRun: Boolean(flags['dry-run'])}, print)
     print(report)
     // A dry run exits as the real run would.

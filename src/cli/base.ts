@@ -4,7 +4,7 @@ import {PlacementClient, UnreachableError} from '../client/client.js'
 import {HttpTransport, LocalTransport} from '../client/transports.js'
 import {readRecord} from '../daemon/control.js'
 import {DEFAULT_HOST, DEFAULT_PORT, defaultDbFile, readAdminToken} from '../daemon/paths.js'
-import {pickColumns, serialize, table, type Column, type Format} from './output.js'
+import {pickColumns, serialize, table, valueLines, type Column, type Format} from './output.js'
 import {isDatabaseUrl} from '../store/target.js'
 import type {Backend} from './backend/backend.js'
 import {failureReport, notFoundError, usageError} from './failure.js'
@@ -35,12 +35,30 @@ export abstract class PlacematCommand extends Command {
       description: 'auth token (env PLACEMAT_TOKEN or OS_TOKEN; the local daemon\'s own is found by itself)',
       helpGroup: 'CONNECTION',
     }),
-    json: Flags.boolean({description: 'print JSON', helpGroup: 'OUTPUT', exclusive: ['yaml']}),
-    yaml: Flags.boolean({description: 'print YAML', helpGroup: 'OUTPUT'}),
-    columns: Flags.string({char: 'c', description: 'comma separated columns to show in tables', helpGroup: 'OUTPUT'}),
+    json: Flags.boolean({description: 'print JSON', helpGroup: 'OUTPUT', exclusive: ['yaml', 'format']}),
+    yaml: Flags.boolean({description: 'print YAML', helpGroup: 'OUTPUT', exclusive: ['format']}),
+    format: Flags.string({
+      char: 'f',
+      description: 'output format: table, value (cells separated by spaces, no header: for scripts), json or yaml',
+      options: ['table', 'value', 'json', 'yaml'],
+      helpGroup: 'OUTPUT',
+    }),
+    columns: Flags.string({char: 'c', description: 'comma separated columns (or keys) to show, in this order', helpGroup: 'OUTPUT'}),
+    'no-headers': Flags.boolean({description: 'tables without their header line', helpGroup: 'OUTPUT'}),
+    'sort-column': Flags.string({description: 'sort table rows by this column (repeatable)', helpGroup: 'OUTPUT', multiple: true}),
   }
 
-  protected base!: {url?: string; db?: string; token?: string; json: boolean; yaml: boolean; columns?: string}
+  protected base!: {
+    url?: string
+    db?: string
+    token?: string
+    json: boolean
+    yaml: boolean
+    format?: Format
+    columns?: string
+    'no-headers'?: boolean
+    'sort-column'?: string[]
+  }
   private clientPromise?: Promise<PlacementClient>
   private backendPromise?: Promise<Backend>
   /** Set when this invocation works on a database directly (--db or PLACEMAT_DB). */
@@ -55,8 +73,14 @@ export abstract class PlacematCommand extends Command {
     if (db && !isDatabaseUrl(db) && !fs.existsSync(db)) throw notFoundError(noDatabase(db))
   }
 
+  /** table, value, json or yaml; `value` prints like a table without header or padding. */
   get format(): Format {
-    return this.base.json ? 'json' : this.base.yaml ? 'yaml' : 'table'
+    return this.base.json ? 'json' : this.base.yaml ? 'yaml' : (this.base.format ?? 'table')
+  }
+
+  /** True when the output is lines for people or scripts (table or value), not a document. */
+  get textOutput(): boolean {
+    return this.format === 'table' || this.format === 'value'
   }
 
   /** The client for this invocation, opened on first use. */
@@ -97,21 +121,24 @@ export abstract class PlacematCommand extends Command {
 
   /** Prints data as JSON/YAML when asked, else as a table of `columns` (or via `human`). */
   output<T>(data: unknown, rows: T[], columns: Column<T>[]): void {
-    if (this.format !== 'table') {
+    if (!this.textOutput) {
       this.log(serialize(data, this.format))
       return
     }
     const only = this.base.columns?.split(',').map((c) => c.trim()).filter(Boolean)
+    const opts = {only, sortBy: this.base['sort-column'], headers: !this.base['no-headers']}
+    let text: string
     try {
-      this.log(table(rows, columns, only))
+      text = this.format === 'value' ? valueLines(rows, columns, opts) : table(rows, columns, opts)
     } catch (err) {
       throw usageError((err as Error).message)
     }
+    if (text) this.log(text)
   }
 
   /** Prints a record (JSON/YAML) or key: value lines; -c picks and orders the keys shown. */
   outputRecord(data: Record<string, unknown>): void {
-    if (this.format !== 'table') {
+    if (!this.textOutput) {
       this.log(serialize(data, this.format))
       return
     }
@@ -128,7 +155,8 @@ export abstract class PlacematCommand extends Command {
     const width = Math.max(...Object.keys(data).map((k) => k.length))
     for (const [k, v] of Object.entries(data)) {
       const text = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)
-      this.log(`${k.padEnd(width)}  ${text}`)
+      // -f value: the values alone, one a line (osc-placement's show -f value)
+      this.log(this.format === 'value' ? text : `${k.padEnd(width)}  ${text}`)
     }
   }
 

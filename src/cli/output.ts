@@ -1,7 +1,7 @@
 import {Chalk} from 'chalk'
 import {createRequire} from 'node:module'
 
-export type Format = 'table' | 'json' | 'yaml'
+export type Format = 'table' | 'value' | 'json' | 'yaml'
 
 export interface Column<T> {
   key: string
@@ -47,24 +47,65 @@ export function pickColumns(available: Array<{key: string; header?: string}>, on
   return only.map((k) => byName.get(columnName(k))!)
 }
 
-/** Renders rows as an aligned text table; `only` picks and orders columns by key (or header). */
-export function table<T>(rows: T[], columns: Column<T>[], only?: string[]): string {
+export interface TableOptions {
+  /** Pick and order columns by key (or header). */
+  only?: string[]
+  /** Sort rows by these columns (numbers as numbers), before anything is cut. */
+  sortBy?: string[]
+  /** false: no header line (for scripts). */
+  headers?: boolean
+}
+
+const valueOf = <T>(c: Column<T>, r: T) => (c.get ? c.get(r) : (r as any)[c.key])
+
+/** Rows sorted by the named columns, stably; numbers compare as numbers, the rest as text. */
+export function sortRows<T>(rows: T[], columns: Column<T>[], sortBy: string[]): T[] {
+  const keys = pickColumns(columns, sortBy).map((k) => columns.find((c) => c.key === k)!)
+  const cmp = (a: unknown, b: unknown) =>
+    typeof a === 'number' && typeof b === 'number' ? a - b : cell(a).localeCompare(cell(b), undefined, {numeric: true})
+  return rows
+    .map((r, i) => ({r, i}))
+    .sort((x, y) => {
+      for (const c of keys) {
+        const d = cmp(valueOf(c, x.r), valueOf(c, y.r))
+        if (d) return d
+      }
+      return x.i - y.i
+    })
+    .map((x) => x.r)
+}
+
+/** The columns to print: all, or those picked. */
+const chosen = <T>(columns: Column<T>[], only?: string[]) =>
+  only?.length ? pickColumns(columns, only).map((k) => columns.find((c) => c.key === k)!) : columns
+
+/** osc-placement's `-f value`: each row's cells separated by a space, no header, no padding. */
+export function valueLines<T>(rows: T[], columns: Column<T>[], opts: TableOptions = {}): string {
+  const cols = chosen(columns, opts.only)
+  const sorted = opts.sortBy?.length ? sortRows(rows, columns, opts.sortBy) : rows
+  return sorted.map((r) => cols.map((c) => cell(valueOf(c, r))).join(' ')).join('\n')
+}
+
+/** Renders rows as an aligned text table. */
+export function table<T>(rows: T[], columns: Column<T>[], opts: TableOptions | string[] = {}): string {
+  const o: TableOptions = Array.isArray(opts) ? {only: opts} : opts
   const chalk = chalkFor()
-  let cols = columns
-  if (only?.length) cols = pickColumns(columns, only).map((k) => columns.find((c) => c.key === k)!)
+  const cols = chosen(columns, o.only)
+  if (o.sortBy?.length) rows = sortRows(rows, columns, o.sortBy)
   const headers = cols.map((c) => (c.header ?? c.key).toUpperCase())
-  const body = rows.map((r) => cols.map((c) => cell(c.get ? c.get(r) : (r as any)[c.key])))
-  const widths = headers.map((h, i) => Math.max(visible(h), ...body.map((b) => visible(b[i]))))
+  const body = rows.map((r) => cols.map((c) => cell(valueOf(c, r))))
+  const shown = o.headers !== false
+  const widths = headers.map((h, i) => Math.max(shown ? visible(h) : 0, ...body.map((b) => visible(b[i]))))
   const pad = (s: string, i: number) => {
     const fill = ' '.repeat(widths[i] - visible(s))
     return cols[i].align === 'right' ? fill + s : s + fill
   }
-  const lines = [headers.map((h, i) => chalk.bold(pad(h, i))).join('  ').trimEnd()]
+  const lines = !shown ? [] : [headers.map((h, i) => chalk.bold(pad(h, i))).join('  ').trimEnd()]
   for (const b of body) lines.push(b.map((s, i) => pad(s, i)).join('  ').trimEnd())
   return lines.join('\n')
 }
 
-export function serialize(data: unknown, format: 'json' | 'yaml'): string {
+export function serialize(data: unknown, format: 'json' | 'yaml' | string): string {
   return format === 'json' ? JSON.stringify(data, null, 2) : yaml().stringify(data).trimEnd()
 }
 

@@ -126,3 +126,20 @@ describe('a mistyped command', () => {
     expect(r.stderr).toBe('placemat: command provder list not found; did you mean `placemat provider list`?\n')
   })
 })
+
+describe('output for scripts', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-value-'))
+  afterAll(() => fs.rmSync(dir, {recursive: true, force: true}))
+
+  it('-f value, --no-headers and --sort-column on lists and records', async () => {
+    const db = path.join(dir, 'v.db')
+    expect((await placemat(['db', 'init', '--db', db])).code).toBe(0)
+    for (const n of ['cn2', 'cn10', 'cn1']) expect((await placemat(['provider', 'create', n, '--db', db])).code).toBe(0)
+    const names = await placemat(['provider', 'list', '-f', 'value', '-c', 'name', '--sort-column', 'name', '--db', db])
+    expect(names.stdout).toBe('cn1\ncn2\ncn10\n')
+    const bare = await placemat(['provider', 'list', '--no-headers', '-c', 'name', '--sort-column', 'name', '--db', db])
+    expect(bare.stdout).toBe('cn1\ncn2\ncn10\n')
+    const show = await placemat(['provider', 'show', 'cn1', '-f', 'value', '-c', 'name,generation', '--db', db])
+    expect(show.stdout).toBe('cn1\n0\n')
+  })
+})

@@ -1,0 +1,27 @@
+/** Table, value and sorted output, as scripts read them. */
+import {describe, expect, it} from 'vitest'
+import {sortRows, table, valueLines, type Column} from '../../src/cli/output.js'
+
+interface Row {
+  name: string
+  used: number
+}
+const rows: Row[] = [
+  {name: 'cn10', used: 2},
+  {name: 'cn2', used: 10},
+  {name: 'cn1', used: 2},
+]
+const cols: Column<Row>[] = [{key: 'name'}, {key: 'used', align: 'right'}]
+
+describe('output for scripts', () => {
+  it('sorts by columns, numbers as numbers, names naturally, stably', () => {
+    expect(sortRows(rows, cols, ['used']).map((r) => r.name)).toEqual(['cn10', 'cn1', 'cn2'])
+    expect(sortRows(rows, cols, ['USED', 'name']).map((r) => r.name)).toEqual(['cn1', 'cn10', 'cn2'])
+    expect(sortRows(rows, cols, ['name']).map((r) => r.name)).toEqual(['cn1', 'cn2', 'cn10'])
+    expect(() => sortRows(rows, cols, ['nope'])).toThrow(/unknown column/)
+  })
+  it('-f value: cells separated by one space, no header; --no-headers keeps the padding', () => {
+    expect(valueLines(rows, cols, {only: ['used', 'name'], sortBy: ['name']})).toBe('2 cn1\n10 cn2\n2 cn10')
+    expect(table(rows, cols, {headers: false})).toBe('cn10   2\ncn2   10\ncn1    2')
+  })
+})
