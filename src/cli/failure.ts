@@ -16,6 +16,10 @@ export const ExitCode = {
   CONFLICT: 4,
   UNREACHABLE: 5,
   BAD_REQUEST: 6,
+  /** 401: no token, or one the endpoint does not take. */
+  UNAUTHORIZED: 10,
+  /** 403: the token is good but may not do this (not an admin). */
+  FORBIDDEN: 11,
 } as const
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
@@ -48,6 +52,8 @@ export const badRequestError = (message: string) => new Failure('bad_request', m
 export const failure = (message: string) => new Failure('error', message)
 
 function exitOfStatus(status: number): ExitCodeValue {
+  if (status === 401) return ExitCode.UNAUTHORIZED
+  if (status === 403) return ExitCode.FORBIDDEN
   if (status === 404) return ExitCode.NOT_FOUND
   if (status === 409) return ExitCode.CONFLICT
   if (status === 400) return ExitCode.BAD_REQUEST

@@ -143,3 +143,21 @@ describe('output for scripts', () => {
     expect(show.stdout).toBe('cn1\n0\n')
   })
 })
+
+describe('auth failures have exit codes of their own', () => {
+  it('401 is 10, 403 is 11', async () => {
+    const {startServer} = await import('../../src/daemon/server.js')
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-auth-'))
+    const server = await startServer({db: path.join(dir, 'a.db'), host: '127.0.0.1', port: 0, auth: 'noauth2'})
+    try {
+      const none = await placemat(['provider', 'list', '--url', server.url])
+      expect(none.code, none.stderr).toBe(10)
+      const user = await placemat(['provider', 'list', '--url', server.url, '--token', 'someone'])
+      expect(user.code, user.stderr).toBe(11)
+      expect((await placemat(['provider', 'list', '--url', server.url, '--token', 'admin'])).code).toBe(0)
+    } finally {
+      await server.close()
+      fs.rmSync(dir, {recursive: true, force: true})
+    }
+  })
+})

@@ -125,6 +125,8 @@ describe('exit codes', () => {
     expect(exitCodeOf(new PlacementError(400, 'bad'))).toBe(6)
     expect(exitCodeOf(new UnreachableError('down'))).toBe(5)
     expect(exitCodeOf(new Error('bug'))).toBe(1)
+    expect(exitCodeOf(new ApiError(401, 'who', undefined, 'GET', '/'))).toBe(10)
+    expect(exitCodeOf(new ApiError(403, 'no', undefined, 'GET', '/'))).toBe(11)
     expect(messageOf(new ApiError(409, 'stale', 'placement.concurrent_update', 'PUT', '/x'))).toBe('409 [placement.concurrent_update]: stale')
   })
 })
