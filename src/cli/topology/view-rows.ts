@@ -43,3 +43,29 @@ export function usedOf(row: {capacity: Record<string, number>; used: Record<stri
   if (row.capacity[rc] === undefined && row.used[rc] === undefined) return ''
   return `${row.used[rc] ?? 0}/${row.capacity[rc] ?? 0}`
 }
+
+/** One rack, row or room with where it stands, for `rack list` / `rack show` (and rows, rooms). */
+export interface NodeEntry {
+  name: string
+  level: TopologyView['level']
+  uuid: string
+  row: string
+  room: string
+  hosts: string[]
+  capacity: Record<string, number>
+  used: Record<string, number>
+}
+
+const allHosts = (v: TopologyView): string[] => (v.hosts ? v.hosts.map((h) => h.name) : (v.children ?? []).flatMap(allHosts))
+
+/** Every node of `level` in the view, by name, with its row and room (names; '' when it stands alone). */
+export function nodesAt(view: TopologyView[], level: TopologyView['level']): NodeEntry[] {
+  const out: NodeEntry[] = []
+  const walk = (v: TopologyView, up: {row: string; room: string}) => {
+    const here = {row: v.level === 'row' ? v.name : up.row, room: v.level === 'room' ? v.name : up.room}
+    if (v.level === level) out.push({name: v.name, level: v.level, uuid: v.uuid, ...up, hosts: allHosts(v), capacity: v.capacity, used: v.used})
+    for (const c of v.children ?? []) walk(c, here)
+  }
+  for (const v of view) walk(v, {row: '', room: ''})
+  return out.sort((a, b) => a.name.localeCompare(b.name))
+}
