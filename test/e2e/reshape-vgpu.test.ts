@@ -110,11 +110,14 @@ describe('placemat reshape fixtures/reshape/vgpu.yaml', () => {
       const usages = await fetch(`${neighbour.url}/resource_providers/${PGPU1}/usages`, {headers: {'x-auth-token': 'admin'}}).then((r) => r.json())
       expect(usages.usages).toEqual({VGPU: 4})
 
-      // Run again: the plan no longer fits (no VGPU left on the compute node), nothing changes.
+      // Run again (twice, offline and online): the moves are in place, so it is done (exit 0) and nothing changes.
       const dump = dumpDb(file)
-      const again = await placemat(['reshape', PLAN, ...offline])
-      expect(again.code).toBe(2)
-      expect(again.stderr).toContain('compute-vgpu-1 has no VGPU inventory to move')
+      for (const t of [offline, offline, online]) {
+        const again = await placemat(['reshape', PLAN, ...t])
+        expect(again.code, again.stderr).toBe(0)
+        expect(again.stdout.trim()).toBe('Already done: every move of the plan is in place. Nothing was changed.')
+      }
+      expect(JSON.parse((await placemat(['reshape', PLAN, '--json', ...offline])).stdout)).toMatchObject({done: true, applied: false})
       expect(dumpDb(file)).toBe(dump)
     } finally {
       await neighbour.close()

@@ -7,7 +7,7 @@ import {ErrorCode, PlacementError} from '../../src/core/errors.js'
 import {checkReshape} from '../../src/core/reshape/check.js'
 import {ReshapePlanError, type CompiledReshape} from '../../src/core/reshape/compiled.js'
 import {fillGenerations} from '../../src/core/reshape/generations.js'
-import {compileReshapeMoves, consumersToRead, type Move} from '../../src/core/reshape/moves.js'
+import {compileReshapeMoves, consumersToRead, movesInPlace, type Move} from '../../src/core/reshape/moves.js'
 import type {ReshaperBody} from '../../src/core/reshaper.js'
 import {stateFromSnapshot} from '../../src/core/snapshot.js'
 import type {State} from '../../src/core/state.js'
@@ -287,5 +287,31 @@ describe('checkReshape', () => {
     const r = checkReshape(s, c)
     expect(r.error).toMatchObject({status: 409, code: ErrorCode.INVENTORY_INUSE})
     expect(r.conflicts.map((x) => x.kind)).toEqual(['invalid', 'inventory_in_use'])
+  })
+})
+
+describe('movesInPlace', () => {
+  it('is false before the reshape and true once it is applied (a plan run again is done)', () => {
+    const s = vgpuState()
+    expect(movesInPlace(s, VGPU_MOVES)).toBe(false)
+    const compiled = compile(s, VGPU_MOVES)
+    const after = checkReshape(s, compiled)
+    expect(after.error).toBeNull()
+    // The state after: rebuild it as the command would read it again.
+    const applied = stateFromSnapshot({
+      classes: ['VCPU', 'MEMORY_MB', 'DISK_GB', 'VGPU'],
+      providers: [
+        {uuid: CN, name: 'compute-vgpu-1', generation: 4, inventories: {VCPU: {total: 32}, MEMORY_MB: {total: 65536}}},
+        {uuid: PGPU0, name: 'compute-vgpu-1_pgpu0', generation: 1, parent_provider_uuid: CN, root_provider_uuid: CN, inventories: {VGPU: {total: 4}}},
+        {uuid: PGPU1, name: 'compute-vgpu-1_pgpu1', generation: 1, parent_provider_uuid: CN, root_provider_uuid: CN, inventories: {VGPU: {total: 4}}},
+      ],
+      consumers: [
+        {uuid: VM_A, allocations: {[CN]: {resources: {VCPU: 4}}, [PGPU0]: {resources: {VGPU: 2}}}},
+        {uuid: VM_B, allocations: {[CN]: {resources: {VCPU: 8}}, [PGPU1]: {resources: {VGPU: 4}}}},
+      ],
+    })
+    expect(movesInPlace(applied, VGPU_MOVES)).toBe(true)
+    // A target that got less than the plan moves is not done.
+    expect(movesInPlace(applied, [{...VGPU_MOVES[0], resources: {VGPU: 8}}])).toBe(false)
   })
 })

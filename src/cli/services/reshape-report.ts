@@ -36,6 +36,8 @@ export interface ReshapeReport {
   plan: 'moves' | 'body'
   dry_run: boolean
   applied: boolean
+  /** The plan's moves were all in place already (a plan run again): nothing was done, nothing needed. */
+  done?: boolean
   transaction: 'offline' | 'online'
   creates: ProviderCreate[]
   body: ReshaperBody
@@ -52,6 +54,7 @@ export interface ReshapeReport {
 }
 
 export function renderReport(r: ReshapeReport): string {
+  if (r.done) return 'Already done: every move of the plan is in place. Nothing was changed.'
   const name = (uuid: string | null) => {
     if (!uuid) return '-'
     return r.before.find((p) => p.uuid === uuid)?.name ?? r.after?.find((p) => p.uuid === uuid)?.name ?? r.creates.find((c) => c.uuid === uuid)?.name ?? uuid

@@ -28,7 +28,7 @@ import {ErrorCode, PlacementError} from '../../core/errors.js'
 import {checkReshape} from '../../core/reshape/check.js'
 import {ReshapePlanError, type CompiledReshape} from '../../core/reshape/compiled.js'
 import {fillGenerations} from '../../core/reshape/generations.js'
-import {compileReshapeMoves, consumersToRead} from '../../core/reshape/moves.js'
+import {compileReshapeMoves, consumersToRead, movesInPlace} from '../../core/reshape/moves.js'
 import {stateFromSnapshot} from '../../core/snapshot.js'
 import type {State} from '../../core/state.js'
 import {usageError} from '../failure.js'
@@ -47,7 +47,7 @@ export interface ReshapeOptions {
 }
 
 /** Reads what the plan involves and makes it a reshape against what was read. */
-async function planReshape(client: PlacementClient, plan: ReshapePlanFile): Promise<{state: State; compiled: CompiledReshape}> {
+async function planReshape(client: PlacementClient, plan: ReshapePlanFile): Promise<{state: State; compiled: CompiledReshape | null}> {
   if (plan.kind === 'body') {
     const start = await providersNamedByBody(client, plan.body)
     const state = stateFromSnapshot(await readReshapeSnapshot(client, start, () => Object.keys(plan.body.allocations ?? {})))
@@ -56,10 +56,32 @@ async function planReshape(client: PlacementClient, plan: ReshapePlanFile): Prom
   const start = await providersNamedByMoves(client, plan.moves)
   const snapshot = await readReshapeSnapshot(client, start, (trees) => consumersToRead(stateFromSnapshot(trees), plan.moves))
   const state = stateFromSnapshot(snapshot)
+  // Run again after it worked: the moves are in place, and that is success, not "nothing to move".
+  if (movesInPlace(state, plan.moves)) return {state, compiled: null}
   try {
     return {state, compiled: compileReshapeMoves(state, plan.moves)}
   } catch (err) {
     throw err instanceof ReshapePlanError ? usageError(`plan: ${err.message}`) : err
+  }
+}
+
+/** The report of a plan whose moves are all in place already: nothing to do, exit 0. */
+function alreadyDone(plan: ReshapePlanFile, opts: ReshapeOptions, transaction: 'offline' | 'online'): ReshapeReport {
+  return {
+    plan: plan.kind,
+    dry_run: opts.dryRun,
+    applied: false,
+    done: true,
+    transaction,
+    creates: [],
+    body: {inventories: {}, allocations: {}},
+    microversion: '1.37',
+    before: [],
+    after: null,
+    moves: [],
+    conflicts: [],
+    error: null,
+    attempts: 1,
   }
 }
 
@@ -89,6 +111,7 @@ export async function runReshape(
   const created: string[] = []
   for (let attempt = 1; ; attempt++) {
     const {state, compiled} = await planReshape(client, plan)
+    if (!compiled) return alreadyDone(plan, opts, client.transport instanceof LocalTransport ? 'offline' : 'online')
     const result = checkReshape(state, compiled)
     const microversion = compiled.consumerTypes ? '1.38' : '1.37'
     const report: ReshapeReport = {

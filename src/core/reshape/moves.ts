@@ -259,3 +259,28 @@ export function compileReshapeMoves(s: State, moves: Move[], opts: CompileOption
   for (const [uuid, follows] of follow) body.allocations[uuid] = movedAllocations(s, uuid, follows)
   return {body, creates, consumerTypes: false, generationsFilled: true, roots}
 }
+
+/**
+ * Whether the moves are already in place (a plan run before, run again): every target exists
+ * with the classes it was to receive, and each moved class is gone from its source, or every
+ * consumer the move names now holds it on the target and not on the source. Then there is
+ * nothing to do, rather than "no inventory to move".
+ */
+export function movesInPlace(s: State, moves: Move[]): boolean {
+  if (moves.length === 0) return false
+  return moves.every((m) => {
+    const from = providerByRef(s, m.from)
+    const to = providerByRef(s, m.to)
+    if (!from || !to || (m.uuid && canonicalUuid(m.uuid) !== to.uuid)) return false
+    return Object.entries(m.resources).every(([rc, amount]) => {
+      const target = to.inventories.get(rc)
+      if (!target || (typeof amount === 'number' && target.total < amount)) return false
+      if (!from.inventories.has(rc)) return true
+      const named = m.consumers ?? []
+      return (
+        named.length > 0 &&
+        named.every((c) => (to.allocations.get(canonicalUuid(c))?.get(rc) ?? 0) > 0 && !(from.allocations.get(canonicalUuid(c))?.get(rc) ?? 0))
+      )
+    })
+  })
+}
