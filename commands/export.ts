@@ -4,7 +4,7 @@ import {PlacematCommand} from '../src/cli/base.js'
 import {exportSnapshot, snapshotText} from '../src/cli/services/state-export.js'
 
 export default class Export extends PlacematCommand {
-  static summary = 'Print the whole state as a snapshot (YAML; JSON with --json) that `placemat import` loads.'
+  static summary = 'Print the whole state as a snapshot (YAML; JSON with --json) that `placemat import` loads, or as an apply file.'
 
   static description = `Reads everything through the public Placement API, so it works on any endpoint (a placemat
 daemon, --db FILE, or a real OpenStack Placement): custom resource classes and traits, every
@@ -21,18 +21,41 @@ Not carried: created/updated times, and consumers without allocations (the API d
     '<%= config.bin %> export --db placement.db > snap.yaml',
     '<%= config.bin %> export --url http://placement:8778 --token $OS_TOKEN > snap.yaml',
     '<%= config.bin %> export --json -o snap.json',
+    '<%= config.bin %> export --format apply > cloud.yaml  # the declarative file, following the cloud',
   ]
 
   static flags = {
     output: Flags.string({char: 'o', description: 'write to this file instead of stdout'}),
+    format: Flags.string({
+      char: 'f',
+      description: 'snapshot (default; YAML, JSON with --json), or apply: the cloud as a file for `placemat apply` (applying it plans nothing)',
+      options: ['snapshot', 'apply', 'json', 'yaml'],
+    }),
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Export)
+    if (flags.format === 'apply') return this.write(flags.output, await this.applyFile())
     const client = await this.client()
     const snap = await exportSnapshot(client)
     const text = snapshotText(snap, this.base.json ? 'json' : 'yaml')
-    if (flags.output) fs.writeFileSync(flags.output, text)
+    this.write(flags.output, text)
+  }
+
+  private write(file: string | undefined, text: string): void {
+    if (file) fs.writeFileSync(file, text)
     else process.stdout.write(text)
+  }
+
+  /** The cloud as an apply file, made by the core from a snapshot of it. */
+  private async applyFile(): Promise<string> {
+    const [{loadState}, {applyDocumentOf}, {default: YAML}] = await Promise.all([
+      import('../src/cli/backend/backend.js'),
+      import('../src/core/apply-plan/document.js'),
+      import('yaml'),
+    ])
+    const doc = applyDocumentOf(await loadState(await this.backend()))
+    if (this.base.json) return JSON.stringify(doc, null, 2) + '\n'
+    return `# placemat apply file: the cloud as it is (placemat export --format apply)\n${YAML.stringify(doc, {flowCollectionPadding: false})}`
   }
 }

@@ -137,6 +137,15 @@ describe('placemat apply', () => {
       expect(again.stdout.trim()).toBe('No changes: everything in the file is up to date.')
     }
     expect(await dumpDb(db)).toEqual(state)
+
+    // the cloud written back as an apply file: applying it anywhere plans nothing
+    for (const t of [file, daemon, plain]) {
+      const written = path.join(dir, 'exported-apply.yaml')
+      fs.writeFileSync(written, (await ok(['export', '--format', 'apply', ...t])).stdout)
+      const again = await ok(['apply', written, ...t])
+      expect(again.stdout.trim()).toBe('No changes: everything in the file is up to date.')
+    }
+    expect(await dumpDb(db)).toEqual(state)
   }, 120_000)
 
   it('updates only what differs, and --prune deletes what the file lost (never providers with allocations)', async () => {
