@@ -1,7 +1,7 @@
 /** Flags into Placement queries, and topology rules into member_of filters: pure, no endpoint. */
 import {describe, expect, it} from 'vitest'
 import {emptyPlacement} from '../../src/core/affinity.js'
-import {addRuleFilters, memberOfValue, parseGroup, parseGroups, parseRules} from '../../src/cli/candidates/query.js'
+import {addRuleFilters, memberOfValue, parseGroup, parseGroups, parseRules, unsuffixedResources} from '../../src/cli/candidates/query.js'
 import {nodeUuid} from '../../src/core/topology.js'
 
 const U = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`
@@ -70,5 +70,14 @@ describe('topology rules', () => {
     const q: Record<string, string[]> = {resources: ['VCPU:1']}
     expect(addRuleFilters(q, [{relation: 'different', level: 'room', consumer: U(1), anchor: emptyPlacement()}])).toBe(true)
     expect(q.member_of).toBeUndefined()
+  })
+})
+
+describe("osc-placement's resource form", () => {
+  it('--resource CLASS=AMOUNT and CLASS=AMOUNT in --resources read as CLASS:AMOUNT', () => {
+    expect(unsuffixedResources({resource: ['VCPU=4', 'MEMORY_MB=1024']})).toBe('VCPU:4,MEMORY_MB:1024')
+    expect(unsuffixedResources({resources: 'VCPU=2,DISK_GB:10', resource: ['VGPU=1']})).toBe('VCPU:2,DISK_GB:10,VGPU:1')
+    expect(unsuffixedResources({resources: 'VCPU:x'})).toBe('VCPU:x')
+    expect(unsuffixedResources({})).toBeUndefined()
   })
 })

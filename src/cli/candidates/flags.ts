@@ -29,6 +29,11 @@ Against plain Placement they hold when the candidates are read, not at the write
 
 export const candidateFlags = {
   resources: Flags.string({description: 'the unsuffixed group: CLASS:AMOUNT,... e.g. VCPU:2,MEMORY_MB:4096', helpGroup: 'REQUEST'}),
+  resource: Flags.string({
+    description: "osc-placement's form: CLASS=AMOUNT (repeatable), the same as --resources CLASS:AMOUNT",
+    multiple: true,
+    helpGroup: 'REQUEST',
+  }),
   required: Flags.string({
     description: 'traits of the unsuffixed group: T1,!T2 or in:T1,T2 (repeatable: all must hold)',
     multiple: true,
@@ -62,6 +67,7 @@ export const candidateFlags = {
 
 export interface CandidateFlagValues {
   resources?: string
+  resource?: string[]
   required?: string[]
   'member-of'?: string[]
   'in-tree'?: string

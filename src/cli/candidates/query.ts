@@ -109,10 +109,21 @@ function add(q: Query, key: string, value: string): void {
   ;(q[key] ??= []).push(value)
 }
 
+/**
+ * --resources CLASS:AMOUNT,... and osc-placement's --resource CLASS=AMOUNT (repeatable) as one
+ * resources value. `CLASS=AMOUNT` typed in --resources is read the same way: the habit is strong.
+ */
+export function unsuffixedResources(flags: Pick<CandidateFlagValues, 'resources' | 'resource'>): string | undefined {
+  const items = [...(flags.resources ? flags.resources.split(',') : []), ...(flags.resource ?? [])].map((i) => i.trim()).filter(Boolean)
+  // Anything else goes as it is: Placement's own answer (400) says what is wrong with it.
+  return items.length ? items.map((i) => (/^[A-Z0-9_]+=\d+$/.test(i) ? i.replace('=', ':') : i)).join(',') : undefined
+}
+
 /** GET /allocation_candidates query from the flags (provider names in in_tree resolved). */
 export async function buildQuery(client: PlacementClient, flags: CandidateFlagValues): Promise<Query> {
   const q: Query = {}
-  if (flags.resources) add(q, 'resources', flags.resources)
+  const resources = unsuffixedResources(flags)
+  if (resources) add(q, 'resources', resources)
   for (const r of flags.required ?? []) add(q, 'required', r)
   for (const m of flags['member-of'] ?? []) add(q, 'member_of', memberOfValue(m))
   if (flags['in-tree']) add(q, 'in_tree', await resolveProviderUuid(client, flags['in-tree'], true))
