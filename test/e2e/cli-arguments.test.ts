@@ -161,3 +161,15 @@ describe('auth failures have exit codes of their own', () => {
     }
   })
 })
+
+describe('help', () => {
+  it('a topic lists its commands with their examples; a command help never breaks a line in the middle', async () => {
+    const topic = await placemat(['help', 'rack'])
+    expect(topic.stdout).toContain('EXAMPLES\n  $ placemat rack add rack-1a-01 cn-0009 cn-0010\n')
+    const claim = await placemat(['claim', '--help'])
+    const description = claim.stdout.slice(claim.stdout.indexOf('DESCRIPTION'))
+    // A hand-wrapped line the help wrapped again leaves a word or two alone on a line.
+    const stranded = description.split('\n').filter((l, i, all) => /^  [a-z]\S*( \S+)?$/.test(l) && /^  [a-z]/.test(all[i + 1] ?? ''))
+    expect(stranded).toEqual([])
+  })
+})

@@ -1,31 +1,36 @@
 /** The flags of `placemat candidates` and `placemat claim`: every GET /allocation_candidates query parameter, granular groups included. */
 import {Flags} from '@oclif/core'
 
+/** Help text: every line short enough that a help screen never breaks one (76 columns). */
 export const GROUP_HELP = `Granular request groups (--group, repeatable):
   --group SUFFIX:KEY=VALUE[,KEY=VALUE...]
-  KEY is resources, required, member_of or in_tree (member-of, in-tree too); a value
-  runs up to the next KEY=, so commas inside values need no quoting:
-    --group _NET:resources=SRIOV_NET_VF:1,NET_BW_EGR_KILOBIT_PER_SEC:1000,required=CUSTOM_PHYSNET0
-    --group _ACCEL:resources=FPGA:1,required=in:CUSTOM_FPGA_A,CUSTOM_FPGA_B,member_of=rack:r12
-  becomes resources_NET=..., required_NET=..., member_of_ACCEL=... . required= and
-  member_of= may be given several times in one group (all must hold); the same SUFFIX
-  may be given in several --group flags. SUFFIX is 1-64 of [a-zA-Z0-9_-] (numbers work
-  at any microversion). An empty group (only required/member_of) must be named in
-  --same-subtree, as Placement asks.
+KEY is resources, required, member_of or in_tree (member-of and in-tree
+too). A value runs up to the next KEY=, so commas inside values need no
+quoting:
+  --group _NET:resources=SRIOV_NET_VF:1,required=CUSTOM_PHYSNET0
+  --group _ACCEL:resources=FPGA:1,member_of=rack:r12
+become resources_NET=..., required_NET=..., member_of_ACCEL=... .
+required= and member_of= may be given several times in one group (all must
+hold); the same SUFFIX may be given in several --group flags. SUFFIX is
+1-64 of [a-zA-Z0-9_-] (numbers work at any microversion). An empty group
+(only required/member_of) must be named in --same-subtree, as Placement
+asks.
 
-Aggregates (--member-of, member_of=) are uuids, or placemat topology names: rack:NAME,
-row:NAME, room:NAME (e.g. --member-of in:rack:r1,rack:r2 or --member-of '!row:r3').
+Aggregates (--member-of, member_of=) are uuids, or placemat topology
+names: rack:NAME, row:NAME, room:NAME, e.g. --member-of in:rack:r1,rack:r2
+or --member-of '!row:r3'. A name that does not exist is an error (exit 3).
 
-Topology affinity (LEVEL is rack, row or room; CONSUMER a consumer uuid, or several
-separated by commas; each flag repeatable):
-  --same rack:CONSUMER        in a rack that CONSUMER's hosts are in
-  --different row:C1,C2       in none of the rows C1's and C2's hosts are in
-  --near CONSUMER             same rack first, then same row, then same room, then the rest
-  --far CONSUMER              the reverse
-On placemat (daemon or --db) the topology is the daemon's; against plain Placement give
---layout FILE (the rooms/rows/racks document of PUT /placemat/v1/topology/layout). The
-rules become member_of filters, and every candidate is checked once more on the client.
-Against plain Placement they hold when the candidates are read, not at the write.`
+Topology affinity (LEVEL is rack, row or room; CONSUMER a consumer uuid,
+or several separated by commas; each flag repeatable):
+  --same rack:CONSUMER     in a rack that CONSUMER's hosts are in
+  --different row:C1,C2    in none of the rows C1's and C2's hosts are in
+  --near CONSUMER          same rack first, then row, then room, then the rest
+  --far CONSUMER           the reverse
+On placemat (daemon or --db) the topology is the daemon's; against plain
+Placement give --layout FILE (the rooms/rows/racks document of
+PUT /placemat/v1/topology/layout). The rules become member_of filters, and
+every candidate is checked once more on the client. Against plain
+Placement they hold when the candidates are read, not at the write.`
 
 export const candidateFlags = {
   resources: Flags.string({description: 'the unsuffixed group: CLASS:AMOUNT,... e.g. VCPU:2,MEMORY_MB:4096', helpGroup: 'REQUEST'}),

@@ -1,0 +1,37 @@
+/**
+ * placemat's help screens: descriptions re-flowed so that a help screen never breaks a
+ * hand-wrapped line in the middle (a paragraph is one line for the help to wrap; indented
+ * lines, lists and examples stay as written), and a topic's help ends with the examples of
+ * its commands.
+ */
+import {Help, type Command, type Interfaces} from '@oclif/core'
+
+/** Joins the lines of each prose paragraph; keeps indented, list and table lines as they are. */
+export function reflow(text: string): string {
+  const out: string[] = []
+  const kept = (l: string) => /^(\s|[-*|$]|\d+\.\s)/.test(l) || l.trim() === ''
+  for (const line of text.split('\n')) {
+    const prev = out.length ? out[out.length - 1] : undefined
+    if (prev !== undefined && !kept(line) && !kept(prev) && !prev.endsWith(':')) out[out.length - 1] = `${prev} ${line.trim()}`
+    else out.push(line)
+  }
+  return out.join('\n')
+}
+
+export default class PlacematHelp extends Help {
+  async showCommandHelp(command: Command.Loadable): Promise<void> {
+    return super.showCommandHelp({...command, description: command.description && reflow(command.description)} as Command.Loadable)
+  }
+
+  protected async showTopicHelp(topic: Interfaces.Topic): Promise<void> {
+    // Before the topic's own help: it rewrites command ids ("rack:add" -> "rack add") as it lists them.
+    const depth = topic.name.split(':').length + 1
+    const commands = this.sortedCommands.filter((c) => c.id.startsWith(`${topic.name}:`) && c.id.split(':').length === depth)
+    const examples = commands.flatMap((c) => (c.examples ?? []).map((e) => (typeof e === 'string' ? e : e.command)))
+    await super.showTopicHelp(topic)
+    if (!examples.length) return
+    this.log('EXAMPLES')
+    for (const e of examples) this.log(`  $ ${this.render(e)}`)
+    this.log('')
+  }
+}
