@@ -123,7 +123,7 @@ describe.skipIf(!postgresAvailable)('PostgreSQL backend', () => {
     const url = await server.database()
     const up = await placemat(['db', 'upgrade', '--db', url, '--json'])
     expect(up.code, up.stderr).toBe(0)
-    expect(JSON.parse(up.stdout).applied).toEqual(['0001_initial', '0002_topology', '0003_provider_order'])
+    expect(JSON.parse(up.stdout).applied).toEqual(['0001_initial', '0002_topology', '0003_provider_order', '0004_one_namespace'])
     expect((await placemat(['provider', 'create', 'cn1', '--db', url])).code).toBe(0)
     const list = await placemat(['provider', 'list', '--db', url, '--json'])
     expect(list.code, list.stderr).toBe(0)

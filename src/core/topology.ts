@@ -6,7 +6,7 @@
  */
 import {PlacementError, badRequest} from './errors.js'
 import type {Provider, State, TopologyLevel, TopologyNode} from './state.js'
-import {TOPOLOGY_NAMESPACE, canonicalUuid, isUuidLike, uuid5} from './uuids.js'
+import {LEGACY_TOPOLOGY_NAMESPACE, NAMES_NAMESPACE, canonicalUuid, isUuidLike, uuid5} from './uuids.js'
 
 // ---- layout documents -------------------------------------------------------------------
 
@@ -29,8 +29,11 @@ export interface Layout {
   racks?: RackLayout[]
 }
 
-/** Deterministic aggregate uuid for a node: uuid5 of "level:name" in the topology namespace. */
-export const nodeUuid = (level: TopologyLevel, name: string): string => uuid5(`${level}:${name}`, TOPOLOGY_NAMESPACE)
+/** Deterministic aggregate uuid for a node: uuid5 of "level:name" in placemat's namespace. */
+export const nodeUuid = (level: TopologyLevel, name: string): string => uuid5(`${level}:${name}`, NAMES_NAMESPACE)
+
+/** The uuid a node had before racks, rows and rooms joined placemat's one namespace. */
+export const legacyNodeUuid = (level: TopologyLevel, name: string): string => uuid5(`${level}:${name}`, LEGACY_TOPOLOGY_NAMESPACE)
 
 export interface WantedNode {
   uuid: string

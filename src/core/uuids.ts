@@ -33,11 +33,18 @@ export function uuid5(name: string, namespace: string): string {
   return canonicalUuid(hash.subarray(0, 16).toString('hex'))
 }
 
-/** The namespace of names in `placemat apply` files ("provider:NAME", "aggregate:NAME") and spread consumers ("consumer:NAME-i"). */
+/**
+ * placemat's one namespace for every name it turns into a uuid, each kind with its prefix:
+ * "provider:NAME" and "aggregate:NAME" in apply files, "rack:NAME", "row:NAME", "room:NAME"
+ * for the topology, "consumer:NAME-i" for spread claims.
+ */
 export const NAMES_NAMESPACE = '3f554320-88f4-4a12-8780-e844d459fa6f'
 
-/** The namespace of racks, rows and rooms ("rack:NAME", "row:NAME", "room:NAME"). */
-export const TOPOLOGY_NAMESPACE = '5b0c7d1e-9a3f-4e2b-8c6d-0f1a2b3c4d5e'
+/**
+ * The namespace racks, rows and rooms had before they joined NAMES_NAMESPACE (migration
+ * 0004 moves stored ones; plain-Placement applies move hosts out of the old aggregates).
+ */
+export const LEGACY_TOPOLOGY_NAMESPACE = '5b0c7d1e-9a3f-4e2b-8c6d-0f1a2b3c4d5e'
 
 /** The uuid `placemat apply` gives an aggregate named `name`. */
 export const aggregateUuid = (name: string) => uuid5(`aggregate:${name}`, NAMES_NAMESPACE)

@@ -1,3 +1,4 @@
+import {NAMES_NAMESPACE, uuid5} from '../core/uuids.js'
 import {Kysely, Migration, sql} from 'kysely'
 
 /** Row types of the database, as kysely sees them. Times are epoch milliseconds. */
@@ -154,6 +155,31 @@ export const migrations: Record<string, Migration> = {
       const rows = await db.selectFrom('resource_providers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst()
       // Rows exist only in SQLite files made before this migration: keep their rowid order.
       if (Number(rows?.n ?? 0) > 0) await sql`update resource_providers set seq = rowid`.execute(db)
+    },
+  },
+  // Racks, rows and rooms join placemat's one namespace (uuid5 of "level:name" in the namespace
+  // of apply files): each node's aggregate uuid changes, and so does every membership of it;
+  // the providers whose aggregates changed get their generation bumped, as any aggregate write.
+  '0004_one_namespace': {
+    async up(db: Kysely<any>) {
+      const nodes = await db.selectFrom('topology_nodes').select(['uuid', 'name', 'level']).execute()
+      const moved = new Map<string, string>()
+      for (const n of nodes) {
+        const next = uuid5(`${n.level}:${n.name}`, NAMES_NAMESPACE)
+        if (next !== n.uuid) moved.set(n.uuid, next)
+      }
+      const touched = new Set<string>()
+      for (const [old, next] of moved) {
+        await db.updateTable('topology_nodes').set({uuid: next}).where('uuid', '=', old).execute()
+        await db.updateTable('topology_nodes').set({parent_uuid: next}).where('parent_uuid', '=', old).execute()
+        for (const m of await db.selectFrom('provider_aggregates').select('provider_uuid').where('aggregate_uuid', '=', old).execute()) {
+          touched.add(m.provider_uuid)
+        }
+        await db.updateTable('provider_aggregates').set({aggregate_uuid: next}).where('aggregate_uuid', '=', old).execute()
+      }
+      for (const uuid of touched) {
+        await db.updateTable('resource_providers').set((eb: any) => ({generation: eb('generation', '+', 1)})).where('uuid', '=', uuid).execute()
+      }
     },
   },
 }

@@ -8,7 +8,7 @@ import type {PlacementClient} from '../../client/client.js'
 import type {BatchOperation} from '../../core/batch.js'
 import type {CompiledReshape} from '../../core/reshape/compiled.js'
 import {stateFromSnapshot} from '../../core/snapshot.js'
-import {currentLayout, layoutChanges, layoutNodes, observedNodes, type Layout, type WantedNode} from '../../core/topology.js'
+import {currentLayout, layoutChanges, layoutNodes, legacyNodeUuid, observedNodes, type Layout, type WantedNode} from '../../core/topology.js'
 import {topologyView} from '../../core/topology-view.js'
 import {mapLimit} from '../../client/map-limit.js'
 import {retryOnConcurrentUpdate} from '../services/retry.js'
@@ -68,20 +68,28 @@ export class PlainBackend implements Backend {
     const named = layoutNodes(layout)
     const previous = opts.previous ? layoutNodes(opts.previous) : new Map<string, WantedNode>()
     const aggs = [...new Set([...previous.keys(), ...named.keys()])]
+    // The same nodes under their uuids from before the one namespace: hosts still there move out.
+    const legacy = [...new Set([...previous.values(), ...named.values()].map((n) => legacyNodeUuid(n.level, n.name)))]
     let reads = 0
-    const [providers, members] = await Promise.all([
+    const toRead = aggs.length + legacy.length
+    const progress = () => opts.onProgress?.(++reads, toRead, `reading ${toRead} aggregates`)
+    const [providers, members, legacyMembers] = await Promise.all([
       listProviders(this.client),
-      membersOf(this.client, aggs, concurrency, () => opts.onProgress?.(++reads, aggs.length, `reading ${aggs.length} aggregates`)),
+      membersOf(this.client, aggs, concurrency, progress),
+      membersOf(this.client, legacy, concurrency, progress),
     ])
     const records = withAggregates(providers, members)
     const aggregatesOf = new Map(records.map((r) => [r.uuid, r.aggregates]))
     const topology = observedNodes(previous, named, (a) => members.get(a) ?? [], (p) => aggregatesOf.get(p) ?? [])
     const s = stateFromSnapshot({providers: records, topology})
-    const {plan, hostAggs} = layoutChanges(s, layout)
+    const {plan, hostAggs, resolved} = layoutChanges(s, layout)
+    for (const list of legacyMembers.values()) {
+      for (const u of list) if (!hostAggs.has(u) && s.providers.has(u)) hostAggs.set(u, resolved.hosts.get(u) ?? [])
+    }
     opts.onPlan?.(plan)
     if (opts.dryRun || hostAggs.size === 0) return {transport: this.kind, plan, applied: false, writes: 0}
 
-    const topologyAggs = new Set(aggs)
+    const topologyAggs = new Set([...aggs, ...legacy])
     let done = 0
     const total = hostAggs.size
     opts.onProgress?.(0, total, `0/${total} hosts`)
