@@ -70,7 +70,7 @@ that do not exist, loops, or names taken by other providers.`
     const {args, flags} = await this.parse(Apply)
     const file = readApplyFile(args.file)
     const backend = await this.backend()
-    const tty = Boolean(process.stdout.isTTY) && this.format === 'table'
+    const tty = Boolean(process.stdout.isTTY) && this.textOutput
     const progress = tty ? (await import('../src/cli/components/Progress.js')).startProgress() : undefined
     const onRead = progress ? (done: number, total: number) => progress.update(done, total, 'reading the current state') : undefined
     let state
@@ -86,12 +86,12 @@ that do not exist, loops, or names taken by other providers.`
     const placemat = backend.kind === 'placemat'
     const doc = {transport, ...planDocument(plan)}
 
-    if (this.format === 'table') {
+    if (this.textOutput) {
       const lines = planLines(plan)
       process.stdout.write(`${summaryLine(plan)}\n${lines.length ? lines.join('\n') + '\n' : ''}`)
     }
     if (planIsEmpty(plan) || flags['dry-run']) {
-      if (this.format !== 'table') this.outputRecord({...doc, dry_run: Boolean(flags['dry-run']), applied: false})
+      if (!this.textOutput) this.outputRecord({...doc, dry_run: Boolean(flags['dry-run']), applied: false})
       else if (flags['dry-run'] && !planIsEmpty(plan)) this.log('Dry run: nothing was changed.')
       return
     }
@@ -102,7 +102,7 @@ that do not exist, loops, or names taken by other providers.`
       done = d
       bar?.update(d, total, label)
     }
-    if (!bar && this.format === 'table') {
+    if (!bar && this.textOutput) {
       this.log(placemat ? `Applying ${plan.ops.length} operations in one transaction...` : `Applying ${plan.ops.length} calls...`)
     }
     const start = performance.now()
@@ -121,7 +121,7 @@ that do not exist, loops, or names taken by other providers.`
     }
     bar?.stop()
     const seconds = (performance.now() - start) / 1000
-    if (this.format !== 'table') {
+    if (!this.textOutput) {
       this.outputRecord({...doc, dry_run: false, applied: true, operations: plan.ops.length, seconds: Number(seconds.toFixed(3))})
       return
     }

@@ -69,7 +69,7 @@ Exit codes:
       summary: {findings: result.findings.length, remaining: left.length, ...countByKind(result.findings)},
       findings: result.findings,
     }
-    if (this.format !== 'table') {
+    if (!this.textOutput) {
       this.outputRecord(doc)
     } else {
       const c = doc.summary

@@ -29,9 +29,9 @@ three per provider (inventories, usages, allocations).`
   async run(): Promise<void> {
     const {flags} = await this.parse(Top)
     const model = new TopModel(await this.backend(), {limit: flags.limit})
-    if (flags.once || !process.stdout.isTTY || this.format !== 'table') {
+    if (flags.once || !process.stdout.isTTY || !this.textOutput) {
       const frame = await model.frame()
-      if (this.format !== 'table') this.outputRecord(frame as unknown as Record<string, unknown>)
+      if (!this.textOutput) this.outputRecord(frame as unknown as Record<string, unknown>)
       else this.log(renderFrameText(frame))
       return
     }

@@ -46,7 +46,7 @@ export default class AllocationPost extends PlacematCommand {
     const filled = Object.values(entries).some((e) => !('consumer_generation' in e))
     await (filled ? retryOnConcurrentUpdate(attempt) : attempt())
     const consumers = Object.keys(entries)
-    if (this.format !== 'table') return this.outputRecord({consumers})
+    if (!this.textOutput) return this.outputRecord({consumers})
     this.log(`allocations written for ${consumers.length} consumer${consumers.length === 1 ? '' : 's'}`)
   }
 }

@@ -83,7 +83,7 @@ ${GROUP_HELP}`
       ])
       return
     }
-    const out = await claim(await this.backend(), flags, {consumer: args.consumer, own, replace: flags.replace, names: this.format === 'table'})
+    const out = await claim(await this.backend(), flags, {consumer: args.consumer, own, replace: flags.replace, names: this.textOutput})
     const body = {
       consumer_uuid: out.consumer_uuid,
       candidate: out.candidate,
@@ -94,7 +94,7 @@ ${GROUP_HELP}`
       allocations: out.allocations,
       via: out.via,
     }
-    if (this.format !== 'table') return this.outputRecord(body)
+    if (!this.textOutput) return this.outputRecord(body)
     this.outputRecord({
       consumer: out.consumer_uuid,
       candidate: `${out.candidate} of ${out.candidate + out.alternates}`,

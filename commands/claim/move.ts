@@ -28,7 +28,7 @@ allocations is not found (exit 3).`
     this.outputRecord({
       consumer_uuid: out.consumer_uuid,
       migration_uuid: out.migration_uuid,
-      allocations: this.format === 'table' ? Object.keys(out.allocations).join(',') : out.allocations,
+      allocations: this.textOutput ? Object.keys(out.allocations).join(',') : out.allocations,
       overwrote: out.overwrote,
     })
   }

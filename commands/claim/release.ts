@@ -11,6 +11,6 @@ export default class ClaimRelease extends PlacematCommand {
   async run(): Promise<void> {
     const {args} = await this.parse(ClaimRelease)
     await release(await this.client(), args.consumer)
-    if (this.format !== 'table') this.outputRecord({released: args.consumer})
+    if (!this.textOutput) this.outputRecord({released: args.consumer})
   }
 }

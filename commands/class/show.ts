@@ -11,7 +11,7 @@ export default class ClassShow extends PlacematCommand {
     const {args} = await this.parse(ClassShow)
     const client = await this.client()
     const body = await client.get(`/resource_classes/${encodeURIComponent(args.name)}`)
-    if (this.format !== 'table') return this.outputRecord(body)
+    if (!this.textOutput) return this.outputRecord(body)
     this.outputRecord({name: body.name})
   }
 }

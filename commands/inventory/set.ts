@@ -95,7 +95,7 @@ export default class InventorySet extends PlacematCommand {
     if (!flags.aggregate) {
       const body = results[0].body
       this.output(body, inventoryRows(body.inventories), inventoryColumns.filter((c) => c.key !== 'used'))
-      if (flags['dry-run'] && this.format === 'table') this.log('Dry run: nothing was changed.')
+      if (flags['dry-run'] && this.textOutput) this.log('Dry run: nothing was changed.')
       return
     }
     const rows = results.flatMap((r) => inventoryRows(r.body.inventories).map((row) => ({resource_provider: r.uuid, ...row})))
@@ -104,6 +104,6 @@ export default class InventorySet extends PlacematCommand {
       rows,
       [{key: 'resource_provider', header: 'provider'}, ...(inventoryColumns.filter((c) => c.key !== 'used') as any)],
     )
-    if (flags['dry-run'] && this.format === 'table') this.log('Dry run: nothing was changed.')
+    if (flags['dry-run'] && this.textOutput) this.log('Dry run: nothing was changed.')
   }
 }

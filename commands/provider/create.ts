@@ -24,7 +24,7 @@ export default class ProviderCreate extends PlacematCommand {
     if (flags.uuid) body.uuid = flags.uuid
     if (flags.parent) body.parent_provider_uuid = await resolveProviderUuid(client, flags.parent)
     const p = await client.post('/resource_providers', body)
-    if (this.format !== 'table') return this.outputRecord(p)
+    if (!this.textOutput) return this.outputRecord(p)
     const {links: _links, ...plain} = p
     this.outputRecord(plain)
   }

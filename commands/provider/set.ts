@@ -33,7 +33,7 @@ export default class ProviderSet extends PlacematCommand {
     if (flags.parent !== undefined) body.parent_provider_uuid = await resolveProviderUuid(client, flags.parent)
     else if (flags['no-parent']) body.parent_provider_uuid = null
     const out = await client.put(`/resource_providers/${p.uuid}`, body)
-    if (this.format !== 'table') return this.outputRecord(out)
+    if (!this.textOutput) return this.outputRecord(out)
     const {links: _links, ...plain} = out
     this.outputRecord(plain)
   }

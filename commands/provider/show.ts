@@ -27,7 +27,7 @@ export default class ProviderShow extends PlacematCommand {
       allocations = (await client.get(`/resource_providers/${p.uuid}/allocations`)).allocations
       record.allocations = allocations
     }
-    if (this.format !== 'table') return this.outputRecord(record)
+    if (!this.textOutput) return this.outputRecord(record)
     const {links: _links, allocations: _a, ...plain} = record
     this.outputRecord(plain)
     if (allocations) {

@@ -71,7 +71,7 @@ else its hosts keep that aggregate.`
     const doc = readLayoutFile(args.layout)
     const previous = flags.previous ? layoutBody(readLayoutFile(flags.previous)) : undefined
     const backend = await this.backend()
-    const table = this.format === 'table'
+    const table = this.textOutput
     const tty = Boolean(process.stdout.isTTY) && table
     const Progress = tty ? await import('../../src/cli/components/Progress.js') : undefined
     let bar: ProgressHandle | undefined

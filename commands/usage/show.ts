@@ -22,7 +22,7 @@ export default class UsageShow extends PlacematCommand {
     const p = await resolveProvider(client, args.provider)
     const [use, inv] = await Promise.all([
       client.get(`/resource_providers/${p.uuid}/usages`),
-      this.format === 'table' ? client.get(`/resource_providers/${p.uuid}/inventories`) : undefined,
+      this.textOutput ? client.get(`/resource_providers/${p.uuid}/inventories`) : undefined,
     ])
     const inventories: Record<string, InventoryRecord> = inv?.inventories ?? {}
     const rows = Object.entries(use.usages as Record<string, number>).map(([rc, used]) => {

@@ -38,7 +38,7 @@ export abstract class TopologyEditCommand extends PlacematCommand {
       }
     }
     const res = await editLayout(await this.backend(), edit, {dryRun, layoutFile: flags.layout})
-    if (this.format !== 'table') {
+    if (!this.textOutput) {
       this.outputRecord({transport: res.transport, dry_run: dryRun, applied: res.applied, plan: res.plan})
       return
     }

@@ -173,3 +173,20 @@ describe('help', () => {
     expect(stranded).toEqual([])
   })
 })
+
+describe('-f value on commands that print a record', () => {
+  it('prints what a person reads, one value a line, not a JSON object', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-claimvalue-'))
+    const db = path.join(dir, 'c.db')
+    try {
+      expect((await placemat(['db', 'init', '--db', db])).code).toBe(0)
+      expect((await placemat(['provider', 'create', 'cn1', '--db', db])).code).toBe(0)
+      expect((await placemat(['inventory', 'set', 'cn1', 'VCPU=8', '--db', db])).code).toBe(0)
+      const r = await placemat(['claim', '00000000-0000-0000-0000-0000000000c1', '--resources', 'VCPU:2', '--project', 'p', '--user', 'u', '-f', 'value', '-c', 'allocations', '--db', db])
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stdout).toBe('cn1: VCPU=2\n')
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true})
+    }
+  })
+})
