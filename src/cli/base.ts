@@ -45,6 +45,7 @@ export abstract class PlacematCommand extends Command {
     }),
     columns: Flags.string({char: 'c', description: 'comma separated columns (or keys) to show, in this order', helpGroup: 'OUTPUT'}),
     'no-headers': Flags.boolean({description: 'tables without their header line', helpGroup: 'OUTPUT'}),
+    ids: Flags.boolean({description: 'lists: only the uuids, one a line (for scripts)', helpGroup: 'OUTPUT'}),
     'sort-column': Flags.string({description: 'sort table rows by this column (repeatable)', helpGroup: 'OUTPUT', multiple: true}),
   }
 
@@ -58,6 +59,7 @@ export abstract class PlacematCommand extends Command {
     columns?: string
     'no-headers'?: boolean
     'sort-column'?: string[]
+    ids?: boolean
   }
   private clientPromise?: Promise<PlacementClient>
   private backendPromise?: Promise<Backend>
@@ -125,11 +127,16 @@ export abstract class PlacematCommand extends Command {
       this.log(serialize(data, this.format))
       return
     }
-    const only = this.base.columns?.split(',').map((c) => c.trim()).filter(Boolean)
-    const opts = {only, sortBy: this.base['sort-column'], headers: !this.base['no-headers']}
+    let only = this.base.columns?.split(',').map((c) => c.trim()).filter(Boolean)
+    if (this.base.ids) {
+      // The uuid column alone, bare: what `for x in $(...)` wants.
+      if (!columns.some((c) => c.key === 'uuid')) throw usageError('--ids: this list has no uuid column')
+      only = ['uuid']
+    }
+    const opts = {only, sortBy: this.base['sort-column'], headers: !this.base['no-headers'] && !this.base.ids}
     let text: string
     try {
-      text = this.format === 'value' ? valueLines(rows, columns, opts) : table(rows, columns, opts)
+      text = this.format === 'value' || this.base.ids ? valueLines(rows, columns, opts) : table(rows, columns, opts)
     } catch (err) {
       throw usageError((err as Error).message)
     }

@@ -190,3 +190,20 @@ describe('-f value on commands that print a record', () => {
     }
   })
 })
+
+describe('--ids on lists', () => {
+  it('prints the uuids alone, one a line', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-ids-'))
+    const db = path.join(dir, 'i.db')
+    try {
+      expect((await placemat(['db', 'init', '--db', db])).code).toBe(0)
+      const uuids: string[] = []
+      for (const n of ['cn1', 'cn2']) uuids.push(JSON.parse((await placemat(['provider', 'create', n, '--json', '--db', db])).stdout).uuid)
+      const ids = await placemat(['provider', 'list', '--ids', '--sort-column', 'name', '--db', db])
+      expect(ids.stdout).toBe(uuids.join('\n') + '\n')
+      expect((await placemat(['class', 'list', '--ids', '--db', db])).code).toBe(2)
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true})
+    }
+  })
+})
