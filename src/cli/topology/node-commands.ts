@@ -52,3 +52,36 @@ export abstract class TopologyNodeCommand extends PlacematCommand {
 }
 
 export const nameArg = (level: TopologyLevel) => ({name: Args.string({required: true, description: `${level} name`})})
+
+/** `LEVEL list`: one command class per level, made here (the three differ only in their level). */
+export function listCommandFor(level: TopologyLevel) {
+  return class extends TopologyNodeCommand {
+    static summary = `List the ${level}s: where each stands, its hosts, capacity and usage, its aggregate uuid.`
+    static description = `One line per ${level} (used/capacity per resource class of its hosts' whole trees).
+On a plain OpenStack Placement endpoint the names come from the layout file (--layout FILE).`
+    static examples = [`<%= config.bin %> ${level} list`, `<%= config.bin %> ${level} list -f value -c name,uuid`]
+    static flags = {...layoutFlag}
+
+    async run(): Promise<void> {
+      const {flags} = await this.parse(this.ctor as any)
+      await this.list(level, (flags as {layout?: string}).layout)
+    }
+  }
+}
+
+/** `LEVEL show NAME`, likewise. */
+export function showCommandFor(level: TopologyLevel) {
+  return class extends TopologyNodeCommand {
+    static summary = `Show one ${level}: its uuid, where it stands, its hosts, capacity and usage.`
+    static description = `Exit 3 if there is no such ${level}. On a plain OpenStack Placement endpoint the names come
+from the layout file (--layout FILE).`
+    static examples = [`<%= config.bin %> ${level} show NAME`, `<%= config.bin %> ${level} show NAME -f value -c uuid`]
+    static args = nameArg(level)
+    static flags = {...layoutFlag}
+
+    async run(): Promise<void> {
+      const {args, flags} = await this.parse(this.ctor as any)
+      await this.show(level, (args as {name: string}).name, (flags as {layout?: string}).layout)
+    }
+  }
+}
