@@ -159,6 +159,13 @@ export function filterProviders(state: State, f: ProviderFilters): Provider[] {
     const inv = ix.rcs.get(rc)
     return {slotOf: inv ? ix.slotOf(inv) : null, amount}
   })
+  // ?uuid= and ?name= each name one provider: look it up rather than test every provider.
+  if (f.uuid || f.name) {
+    const named = f.uuid ? state.providers.get(f.uuid) : state.providerByName.get(f.name!)
+    const at = named ? ix.idx().get(named.uuid) : undefined
+    if (at === undefined || (pool && !pool.includes(at))) return []
+    pool = [at]
+  }
   const out: Provider[] = []
   const test = (i: number) => {
     const p = ix.provs[i]
