@@ -1,8 +1,9 @@
+import {Readable} from 'node:stream'
 import {createHash, randomUUID, timingSafeEqual} from 'node:crypto'
 import http from 'node:http'
 import Fastify, {LogController, type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
 import {ErrorCode, PlacementError} from '../core/errors.js'
-import {JsonText, placementJson, type AppOptions, type Ctx, type RouteDef} from './context.js'
+import {JsonStream, JsonText, placementJson, type AppOptions, type Ctx, type RouteDef} from './context.js'
 import {detailText, errorBody, statusTitle, toPlacementError} from './errors.js'
 import {MAX_VERSION, MIN_VERSION, Version, maxVersionString, minVersionString, negotiate} from './microversion.js'
 import {routes as rootRoutes} from './routes/root.js'
@@ -316,6 +317,7 @@ function registerRoutes(app: FastifyInstance, defs: RouteDef[], options: AppOpti
           if (reply.sent) return reply
           if (result === undefined) return reply.send()
           reply.header('content-type', 'application/json')
+          if (result instanceof JsonStream) return reply.send(Readable.from(result.pieces(), {objectMode: false}))
           return reply.send(result instanceof JsonText ? result.text : placementJson(result))
         },
       })

@@ -1,8 +1,11 @@
 import {createProvider, deleteProvider, getProvider, updateProvider} from '../../core/providers.js'
 import {listProviders} from '../../core/provider-list.js'
-import {absoluteUrl, canonicalUuid, cacheHeaders, queryParams, readJson, validateQuery, type RouteDef} from '../context.js'
+import {absoluteUrl, canonicalUuid, cacheHeaders, jsonArrayStream, queryParams, readJson, validateQuery, type RouteDef} from '../context.js'
 import {lastModifiedOf, providerUrl, renderProvider} from '../render.js'
 import * as S from '../schemas.js'
+
+/** Lists longer than this are streamed. */
+export const STREAM_ABOVE = 10_000
 
 export const routes: RouteDef[] = [
   {
@@ -14,6 +17,8 @@ export const routes: RouteDef[] = [
       const state = await ctx.store.refresh()
       const providers = listProviders(state, params, ctx.mv)
       cacheHeaders(ctx, lastModifiedOf(providers))
+      // A long list goes out in pieces: memory holds a piece, not the whole answer.
+      if (providers.length > (ctx.options.streamAbove ?? STREAM_ABOVE)) return jsonArrayStream('resource_providers', providers, (p) => renderProvider(p, ctx.mv))
       return {resource_providers: providers.map((p) => renderProvider(p, ctx.mv))}
     },
   },

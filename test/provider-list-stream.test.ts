@@ -1,0 +1,36 @@
+/** A long provider list is streamed in pieces, and is the same answer a short list would be. */
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {testApi, type TestApi} from './http-helpers.js'
+
+describe('GET /resource_providers, streamed', () => {
+  let api: TestApi
+  let whole: TestApi
+  beforeEach(async () => {
+    api = await testApi({streamAbove: 3})
+    whole = await testApi()
+  })
+  afterEach(async () => {
+    await api.close()
+    await whole.close()
+  })
+
+  it('answers the same bytes as the unstreamed list, in pieces', async () => {
+    for (const t of [api, whole]) {
+      for (let i = 0; i < 7; i++) {
+        const uuid = `00000000-0000-0000-0000-${String(i + 1).padStart(12, '0')}`
+        expect((await t.call('POST', '/resource_providers', {uuid, name: `cn${i}`})).status).toBe(200)
+      }
+    }
+    const get = (t: TestApi) =>
+      t.app.inject({method: 'GET', url: '/resource_providers', headers: {'x-auth-token': 'admin', 'openstack-api-version': 'placement latest'}})
+    const [streamed, plain] = await Promise.all([get(api), get(whole)])
+    expect(streamed.statusCode).toBe(200)
+    expect(streamed.headers['content-type']).toMatch(/application\/json/)
+    expect(streamed.headers['transfer-encoding']).toBe('chunked')
+    expect(plain.headers['transfer-encoding']).toBeUndefined()
+    expect(streamed.body).toBe(plain.body)
+    expect(JSON.parse(streamed.body).resource_providers).toHaveLength(7)
+    const one = await api.call('GET', '/resource_providers?name=cn3')
+    expect((one.body as any).resource_providers).toHaveLength(1)
+  })
+})
