@@ -47,6 +47,17 @@ const topRows = (doc: Layout) => (doc.rows ??= [])
 const topRacks = (doc: Layout) => (doc.racks ??= [])
 const unique = (xs: string[]) => [...new Set(xs)]
 
+/** Moves the named members of `list` to the top level (`top`); a name not in `list` is a 404 naming `where`. */
+function standAlone<T extends {name: string}>(list: T[] | undefined, names: string[], where: string, top: () => T[]): void {
+  const absent = names.filter((n) => !list?.some((x) => x.name === n))
+  if (absent.length) throw notFound(`not in ${where}: ${absent.join(', ')}`)
+  for (const n of unique(names)) {
+    const item = list!.find((x) => x.name === n)!
+    without(list!, item)
+    top().push(item)
+  }
+}
+
 /** Takes a host out of whatever rack holds it. */
 function detachHost(doc: Layout, host: string): void {
   for (const {rack} of racksOf(doc)) if (rack.hosts?.includes(host)) rack.hosts = rack.hosts.filter((h) => h !== host)
@@ -98,14 +109,7 @@ export const edits = {
     }
   },
   rowRemove(doc: Layout, name: string, racks: string[]): void {
-    const {row} = needRow(doc, name)
-    const absent = racks.filter((k) => !row.racks?.some((r) => r.name === k))
-    if (absent.length) throw notFound(`not in row ${name}: ${absent.join(', ')}`)
-    for (const k of unique(racks)) {
-      const rack = row.racks!.find((r) => r.name === k)!
-      without(row.racks!, rack)
-      topRacks(doc).push(rack)
-    }
+    standAlone(needRow(doc, name).row.racks, racks, `row ${name}`, () => topRacks(doc))
   },
   /** The row goes; its racks stay, standing alone. */
   rowDelete(doc: Layout, name: string): void {
@@ -130,14 +134,7 @@ export const edits = {
     }
   },
   roomRemove(doc: Layout, name: string, rows: string[]): void {
-    const room = needRoom(doc, name)
-    const absent = rows.filter((r) => !room.rows?.some((x) => x.name === r))
-    if (absent.length) throw notFound(`not in room ${name}: ${absent.join(', ')}`)
-    for (const r of unique(rows)) {
-      const row = room.rows!.find((x) => x.name === r)!
-      without(room.rows!, row)
-      topRows(doc).push(row)
-    }
+    standAlone(needRoom(doc, name).rows, rows, `room ${name}`, () => topRows(doc))
   },
   /** The room goes; its rows stay, standing alone. */
   roomDelete(doc: Layout, name: string): void {
