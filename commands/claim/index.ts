@@ -65,7 +65,7 @@ ${GROUP_HELP}`
     const own = {project: flags.project, user: flags.user, consumerType: flags['consumer-type']}
     if (flags.spread) {
       const consumers = spreadConsumers(args.consumer, flags.count)
-      const out = await spread(await this.backend(), flags, consumers, flags.spread as Level, own, flags.replace)
+      const out = await spread(await this.endpoint(), flags, consumers, flags.spread as Level, own, flags.replace)
       const level = out.level
       const body = {
         level,
@@ -83,7 +83,7 @@ ${GROUP_HELP}`
       ])
       return
     }
-    const out = await claim(await this.backend(), flags, {consumer: args.consumer, own, replace: flags.replace, names: this.textOutput})
+    const out = await claim(await this.endpoint(), flags, {consumer: args.consumer, own, replace: flags.replace, names: this.textOutput})
     const body = {
       consumer_uuid: out.consumer_uuid,
       candidate: out.candidate,

@@ -16,12 +16,12 @@ the body of GET /allocations/{consumer} plus "topology": {rack, row, room}
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(ClaimShow)
-    const backend = await this.backend()
-    const client = backend.client
+    const endpoint = await this.endpoint()
+    const {client} = endpoint
     const [body, providers, layout] = await Promise.all([
       getConsumer(client, args.consumer),
       listProviders(client),
-      flags.layout ? readLayoutFile(flags.layout) : fetchLayout(backend),
+      flags.layout ? readLayoutFile(flags.layout) : fetchLayout(endpoint),
     ])
     const topo = layout ? topologyFromLayout(layout, providers, true) : undefined
     const names = (uuids: string[]) => {

@@ -38,13 +38,11 @@ export default class ProviderList extends PlacematCommand {
     const {flags} = await this.parse(ProviderList)
     const client = await this.client()
     let memberOf = flags['member-of']
-    if (memberOf?.some((m) => /(^|[:,!])(rack|row|room):/.test(m))) {
-      // Racks, rows and rooms by name, as `candidates` takes them (loaded only when used).
-      const [{memberOfValue, topologyRefs}, {checkTopologyNames}] = await Promise.all([
-        import('../../src/cli/candidates/query.js'),
-        import('../../src/cli/candidates/anchors.js'),
-      ])
-      await checkTopologyNames(await this.backend(), memberOf.flatMap(topologyRefs))
+    if (memberOf?.length) {
+      // Racks, rows and rooms by name, as `candidates` takes them (checked only when named).
+      const {memberOfValue, topologyRefs} = await import('../../src/cli/candidates/member-of.js')
+      const named = memberOf.flatMap(topologyRefs)
+      if (named.length) await (await import('../../src/cli/candidates/anchors.js')).checkTopologyNames(await this.endpoint(), named)
       memberOf = memberOf.map(memberOfValue)
     }
     const body = await client.get('/resource_providers', {

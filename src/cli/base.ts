@@ -6,7 +6,7 @@ import {readRecord} from '../daemon/control.js'
 import {DEFAULT_HOST, DEFAULT_PORT, defaultDbFile, readAdminToken} from '../daemon/paths.js'
 import {pickColumns, serialize, table, valueLines, type Column, type Format} from './output.js'
 import {isDatabaseUrl} from '../store/target.js'
-import type {Backend} from './backend/backend.js'
+import type {Backend, Endpoint} from './backend/backend.js'
 import {failureReport, notFoundError, usageError} from './failure.js'
 
 export {ExitCode} from './failure.js'
@@ -63,15 +63,17 @@ export abstract class PlacematCommand extends Command {
   }
   private clientPromise?: Promise<PlacementClient>
   private backendPromise?: Promise<Backend>
-  /** Set when this invocation works on a database directly (--db or PLACEMAT_DB). */
-  private local = false
+  /** What this invocation talks to, from its flags and environment: an endpoint, a database, or neither (the local daemon). */
+  private target!: {url?: string; db?: string}
 
   async init(): Promise<void> {
     await super.init()
     const {flags} = await this.parse(this.ctor as any)
     this.base = flags as any
+    const url = this.base.url ?? (this.base.db ? undefined : process.env.PLACEMAT_URL)
+    const db = this.base.db ?? (url ? undefined : process.env.PLACEMAT_DB)
+    this.target = {url, db}
     // A missing file is said at once, before any input is read (a big apply file takes a while).
-    const db = this.base.db ?? (this.base.url || process.env.PLACEMAT_URL ? undefined : process.env.PLACEMAT_DB)
     if (db && !isDatabaseUrl(db) && !fs.existsSync(db)) throw notFoundError(noDatabase(db))
   }
 
@@ -99,19 +101,19 @@ export abstract class PlacematCommand extends Command {
     this.backendPromise ??= (async () => {
       const client = await this.client()
       const {chooseBackend} = await import('./backend/backend.js')
-      return chooseBackend(client, {local: this.local})
+      return chooseBackend(client, {local: this.target.db !== undefined})
     })()
     return this.backendPromise
   }
 
+  /** The client, with the backend left to be chosen if and when something needs it. */
+  async endpoint(): Promise<Endpoint> {
+    return {client: await this.client(), backend: () => this.backend()}
+  }
+
   private async openClient(): Promise<PlacementClient> {
-    const url = this.base.url ?? (this.base.db ? undefined : process.env.PLACEMAT_URL)
-    const db = this.base.db ?? (url ? undefined : process.env.PLACEMAT_DB)
-    if (db) {
-      if (!isDatabaseUrl(db) && !fs.existsSync(db)) throw notFoundError(noDatabase(db))
-      this.local = true
-      return new PlacementClient(await LocalTransport.open(db))
-    }
+    const {url, db} = this.target
+    if (db) return new PlacementClient(await LocalTransport.open(db))
     const token = this.base.token ?? process.env.PLACEMAT_TOKEN ?? process.env.OS_TOKEN
     if (url) return new PlacementClient(new HttpTransport(url, token))
     // The local daemon: its pid record says where it listens; its admin token sits beside its database.
@@ -170,7 +172,7 @@ export abstract class PlacematCommand extends Command {
   protected async catch(err: Error & {exitCode?: number}): Promise<any> {
     const report = failureReport(err)
     if (!report) return super.catch(err)
-    if (err instanceof UnreachableError && !(this.base?.url || process.env.PLACEMAT_URL)) {
+    if (err instanceof UnreachableError && !this.target?.url) {
       report.message += '; start one with `placemat daemon start`, or work on a file with --db FILE'
     }
     return this.fail(report.message, report.exit)

@@ -13,12 +13,12 @@ import {PlacementClient} from '../../src/client/client.js'
 import {HttpTransport, LocalTransport} from '../../src/client/transports.js'
 import type {Layout} from '../../src/core/topology.js'
 import {startServer, type RunningServer} from '../../src/daemon/server.js'
-import {Store} from '../../src/store/store.js'
 import {mapLimit} from '../../src/client/map-limit.js'
 import {claim} from '../../src/cli/services/claim.js'
 import {plainProxy, seed, U, type HostSpec} from '../helpers/claim-cloud.js'
 import {BIN, placemat, type Result} from '../helpers/cli.js'
 import {chooseBackend} from '../../src/cli/backend/backend.js'
+import {newDb} from '../helpers/endpoints.js'
 const exec = (args: string[], env: Record<string, string> = {}) => placemat(args, {env})
 
 
@@ -46,7 +46,7 @@ async function makeEnv(hosts: HostSpec[], layout?: Layout): Promise<Env> {
   const server = await startServer({db: path.join(dir, 'daemon.db'), host: '127.0.0.1', port: 0, auth: 'noauth2'})
   await seed(new PlacementClient(new HttpTransport(server.url, 'admin')), hosts, layout)
   const file = path.join(dir, 'file.db')
-  await (await Store.open(file)).close()
+  await newDb(file)
   const local = new PlacementClient(await LocalTransport.open(file))
   await seed(local, hosts, layout)
   await local.close()
@@ -86,7 +86,7 @@ describe('claim: the first candidate that can still be written', () => {
   const claimRacing = async (t: string[], consumer: string, resources: string, replace: boolean, racer: (first: string) => string[]) => {
     const client = await clientFor(t)
     try {
-      const out = await claim(await chooseBackend(client, {local: t[0] === '--db'}), {resources}, {
+      const out = await claim({client, backend: () => chooseBackend(client, {local: t[0] === '--db'})}, {resources}, {
         consumer,
         own: {project: 'p', user: 'u'},
         replace,

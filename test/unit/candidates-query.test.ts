@@ -1,7 +1,8 @@
 /** Flags into Placement queries, and topology rules into member_of filters: pure, no endpoint. */
 import {describe, expect, it} from 'vitest'
 import {emptyPlacement} from '../../src/core/affinity.js'
-import {addRuleFilters, memberOfValue, parseGroup, parseGroups, parseRules, unsuffixedResources} from '../../src/cli/candidates/query.js'
+import {memberOfValue} from '../../src/cli/candidates/member-of.js'
+import {addRuleFilters, parseGroup, parseGroups, parseRules, unsuffixedResources} from '../../src/cli/candidates/query.js'
 import {nodeUuid} from '../../src/core/topology.js'
 
 const U = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`

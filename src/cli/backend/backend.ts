@@ -69,6 +69,15 @@ export interface TopologyAnswer {
 /** `placemat apply`'s operations, with the stages a plain endpoint runs them in. */
 export type OperationPlan = Pick<ApplyPlan, 'ops' | 'stages'>
 
+/**
+ * A command's client, and its backend asked for only when a decision needs to know it:
+ * choosing costs a request, which a plain query need not pay.
+ */
+export interface Endpoint {
+  readonly client: PlacementClient
+  backend(): Promise<Backend>
+}
+
 export interface Backend {
   readonly kind: BackendKind
   readonly client: PlacementClient

@@ -8,7 +8,7 @@ import type {TopologyLevel} from '../../core/state.js'
 import {layoutNodes, nodeUuid, type Layout, type RackLayout, type RowLayout} from '../../core/topology.js'
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
-import type {Backend} from '../backend/backend.js'
+import type {Endpoint} from '../backend/backend.js'
 import {notFoundError, usageError as usage} from '../failure.js'
 import {readDocument} from '../services/document.js'
 import {layoutBody, parseLayout} from '../topology/layout-file.js'
@@ -38,7 +38,8 @@ export interface Topology {
 }
 
 /** The layout a placemat endpoint keeps; null on plain Placement, which keeps no names. */
-export async function fetchLayout(backend: Backend): Promise<Layout | null> {
+export async function fetchLayout(endpoint: Endpoint): Promise<Layout | null> {
+  const backend = await endpoint.backend()
   return backend.kind === 'placemat' ? ((await backend.currentLayout()) ?? null) : null
 }
 
@@ -47,9 +48,9 @@ export async function fetchLayout(backend: Backend): Promise<Layout | null> {
  * full cloud. They are known from the placemat endpoint's layout or --layout FILE; on plain
  * Placement without a file nothing can be checked (the names still map to their uuids).
  */
-export async function checkTopologyNames(backend: Backend, refs: Array<{level: TopologyLevel; name: string}>, layoutFile?: string): Promise<void> {
+export async function checkTopologyNames(endpoint: Endpoint, refs: Array<{level: TopologyLevel; name: string}>, layoutFile?: string): Promise<void> {
   if (!refs.length) return
-  const layout = layoutFile ? readLayoutFile(layoutFile) : await fetchLayout(backend)
+  const layout = layoutFile ? readLayoutFile(layoutFile) : await fetchLayout(endpoint)
   if (!layout) return
   const known = layoutNodes(layout)
   const missing = refs.filter((r) => !known.has(nodeUuid(r.level, r.name)))
@@ -110,12 +111,12 @@ export function topologyFromLayout(layout: Layout, providers: Map<string, Provid
  * plain Placement endpoint without --layout, a usage error (exit 2).
  */
 export async function loadTopology(
-  backend: Backend,
+  endpoint: Endpoint,
   providers: Map<string, ProviderInfo>,
   layoutFile: string | undefined,
   why: string,
 ): Promise<Topology> {
-  const served = await fetchLayout(backend)
+  const served = await fetchLayout(endpoint)
   if (layoutFile) return topologyFromLayout(readLayoutFile(layoutFile), providers, served !== null)
   if (!served) throw usage(`${why} needs the topology: this endpoint is not placemat, so give --layout FILE`)
   return topologyFromLayout(served, providers, true)

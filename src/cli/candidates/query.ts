@@ -5,11 +5,11 @@
  */
 import type {PlacementClient} from '../../client/client.js'
 import {type AffinityRule} from '../../core/affinity.js'
-import {nodeUuid} from '../../core/topology.js'
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
 import {usageError as usage} from '../failure.js'
 import {resolveProviderUuid} from '../services/providers.js'
 import type {CandidateFlagValues} from './flags.js'
+import {memberOfValue} from './member-of.js'
 import type {Level, ResolvedRule} from './anchors.js'
 
 export interface GranularGroup {
@@ -69,37 +69,6 @@ export function parseGroups(specs: string[] = []): GranularGroup[] {
     }
   }
   return [...out.values()]
-}
-
-const TOPO_REF = /^(rack|row|room):(.+)$/
-
-/** One member_of value with topology names (rack:NAME, row:NAME, room:NAME) made aggregate uuids. */
-export function memberOfValue(value: string): string {
-  let prefix = ''
-  let rest = value.trim()
-  for (const p of ['!in:', 'in:', '!']) {
-    if (rest.startsWith(p)) {
-      prefix = p
-      rest = rest.slice(p.length)
-      break
-    }
-  }
-  const items = prefix.endsWith('in:') ? rest.split(',') : [rest]
-  const mapped = items.map((item) => {
-    const m = TOPO_REF.exec(item.trim())
-    return m ? nodeUuid(m[1] as Level, m[2]) : item.trim()
-  })
-  return prefix + mapped.join(',')
-}
-
-/** The racks, rows and rooms a member_of value names (rack:NAME, ...), to check that they exist. */
-export function topologyRefs(value: string): Array<{level: Level; name: string}> {
-  const rest = value.trim().replace(/^(!in:|in:|!)/, '')
-  const items = /^(!in:|in:)/.test(value.trim()) ? rest.split(',') : [rest]
-  return items.flatMap((item) => {
-    const m = TOPO_REF.exec(item.trim())
-    return m ? [{level: m[1] as Level, name: m[2]}] : []
-  })
 }
 
 /** The query as an ordered list of key -> values (the first appearance of a suffix orders the groups). */

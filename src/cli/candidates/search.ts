@@ -6,11 +6,12 @@
  */
 import {byCloseness, ruleViolation, type AffinityRule} from '../../core/affinity.js'
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
-import {PLACEMAT_API, type Backend} from '../backend/backend.js'
+import {PLACEMAT_API, type Endpoint} from '../backend/backend.js'
 import {usageError as usage} from '../failure.js'
 import {checkTopologyNames, consumerNodes, fetchLayout, listProviders, loadTopology, placementOf, readLayoutFile, resolveRules, topologyFromLayout, type NodeSets, type ProviderInfo, type ResolvedRule, type Topology} from './anchors.js'
 import type {CandidateFlagValues} from './flags.js'
-import {addRuleFilters, buildQuery, parseGroups, parseRules, topologyRefs, type Query} from './query.js'
+import {topologyRefs} from './member-of.js'
+import {addRuleFilters, buildQuery, parseGroups, parseRules, type Query} from './query.js'
 
 export type Resources = Record<string, number>
 
@@ -54,10 +55,10 @@ export interface SearchOptions {
  * endpoint, checks the rules on every candidate, orders by closeness when asked, and cuts
  * to --limit.
  */
-export async function searchCandidates(backend: Backend, flags: CandidateFlagValues, opts: SearchOptions = {}): Promise<CandidateSearch> {
-  const client = backend.client
+export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagValues, opts: SearchOptions = {}): Promise<CandidateSearch> {
+  const {client} = endpoint
   const named = [...(flags['member-of'] ?? []), ...parseGroups(flags.group).flatMap((g) => g.memberOf)].flatMap(topologyRefs)
-  const [query] = await Promise.all([buildQuery(client, flags), checkTopologyNames(backend, named, flags.layout)])
+  const [query] = await Promise.all([buildQuery(client, flags), checkTopologyNames(endpoint, named, flags.layout)])
   const rules = [...parseRules(flags), ...(opts.extraRules ?? [])]
   const order = flags.near ? {direction: 'near' as const, consumer: flags.near} : flags.far ? {direction: 'far' as const, consumer: flags.far} : null
   if (order && !isUuidLike(order.consumer)) throw usage(`--${order.direction} ${order.consumer}: not a consumer uuid`)
@@ -70,9 +71,9 @@ export async function searchCandidates(backend: Backend, flags: CandidateFlagVal
   if (needTopology) {
     const why = opts.topologyWhy ?? (rules.length ? '--same/--different' : `--${order!.direction}`)
     providers = await providersRead!
-    topology = await loadTopology(backend, providers, flags.layout, why)
+    topology = await loadTopology(endpoint, providers, flags.layout, why)
   } else if (opts.topology === 'optional') {
-    const [served, list] = await Promise.all([flags.layout ? readLayoutFile(flags.layout) : fetchLayout(backend), providersRead!])
+    const [served, list] = await Promise.all([flags.layout ? readLayoutFile(flags.layout) : fetchLayout(endpoint), providersRead!])
     providers = list
     if (served) topology = topologyFromLayout(served, providers, true)
   }

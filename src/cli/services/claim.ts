@@ -21,7 +21,7 @@ import {searchCandidates, type CandidateSearch, type Resources} from '../candida
 import type {AffinityRule} from '../../core/affinity.js'
 import {AFFINITY_VIOLATION, ErrorCode} from '../../core/errors.js'
 import {NAMES_NAMESPACE, canonicalUuid as canonical, isUuidLike, uuid5} from '../../core/uuids.js'
-import {PLACEMAT_API, type Backend} from '../backend/backend.js'
+import {PLACEMAT_API, type Endpoint} from '../backend/backend.js'
 import {retryOnConcurrentUpdate} from './retry.js'
 import {conflictError as conflict, notFoundError, usageError as usage} from '../failure.js'
 
@@ -89,12 +89,12 @@ function ownership(consumer: string, current: ConsumerAllocations, own: Ownershi
  * One consumer: candidates, then the writes down the list. Exit 4 when no candidate could
  * be written (or there is none).
  */
-export async function claim(backend: Backend, flags: CandidateFlagValues, opts: ClaimOptions): Promise<ClaimOutcome> {
-  const client = backend.client
+export async function claim(endpoint: Endpoint, flags: CandidateFlagValues, opts: ClaimOptions): Promise<ClaimOutcome> {
+  const {client} = endpoint
   const consumer = canonical(opts.consumer)
   if (!isUuidLike(opts.consumer)) throw usage(`${opts.consumer} is not a consumer uuid`)
   const [firstSearch, firstCurrent] = await Promise.all([
-    searchCandidates(backend, flags, {names: opts.names}),
+    searchCandidates(endpoint, flags, {names: opts.names}),
     currentConsumer(client, consumer, opts.replace),
   ])
   let search = firstSearch
@@ -181,7 +181,7 @@ export async function claim(backend: Backend, flags: CandidateFlagValues, opts: 
     }
     // Another claimer moved an anchor consumer: read its place and the candidates again.
     refreshes++
-    ;[search, current] = await Promise.all([searchCandidates(backend, flags, {names: opts.names}), currentConsumer(client, consumer, opts.replace)])
+    ;[search, current] = await Promise.all([searchCandidates(endpoint, flags, {names: opts.names}), currentConsumer(client, consumer, opts.replace)])
   }
 }
 
@@ -305,7 +305,7 @@ export function pickDistinct(search: CandidateSearch, level: Level, n: number): 
  * it cannot be done (exit 4).
  */
 export async function spread(
-  backend: Backend,
+  endpoint: Endpoint,
   flags: CandidateFlagValues,
   consumers: Array<{uuid: string; label: string}>,
   level: Level,
@@ -313,13 +313,13 @@ export async function spread(
   replace: boolean | undefined,
 ): Promise<SpreadOutcome> {
   if (!LEVELS.includes(level)) throw usage(`--spread ${level}: rack, row or room`)
-  const client = backend.client
+  const {client} = endpoint
   let attempts = 0
   let lastError = ''
   for (;;) {
     attempts++
     const [search, currents] = await Promise.all([
-      searchCandidates(backend, flags, {names: true, topology: 'required', topologyWhy: `--spread ${level}`}),
+      searchCandidates(endpoint, flags, {names: true, topology: 'required', topologyWhy: `--spread ${level}`}),
       Promise.all(consumers.map((c) => currentConsumer(client, c.uuid, replace))),
     ])
     const picked = pickDistinct(search, level, consumers.length)
