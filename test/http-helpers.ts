@@ -1,7 +1,6 @@
 import type {FastifyInstance} from 'fastify'
 import {buildApp} from '../src/http/app.js'
 import type {AppOptions} from '../src/http/context.js'
-import type {Inventory} from '../src/core/state.js'
 import {Store} from '../src/store/store.js'
 
 export interface TestApi {
@@ -45,13 +44,4 @@ export async function testApi(options: Partial<AppOptions> = {}): Promise<TestAp
   }
 }
 
-/** An inventory record with Placement's defaults (max_unit: the total). */
-export const inv = (total: number, extra: Partial<Inventory> = {}): Inventory => ({
-  total,
-  reserved: 0,
-  min_unit: 1,
-  max_unit: total,
-  step_size: 1,
-  allocation_ratio: 1,
-  ...extra,
-})
+export {inv} from './helpers/records.js'

@@ -5,15 +5,13 @@
  * All three must end in the same state; a second run plans nothing.
  */
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {PlacementClient} from '../../src/client/client.js'
 import {HttpTransport, LocalTransport} from '../../src/client/transports.js'
-import {startServer, type RunningServer} from '../../src/daemon/server.js'
-import {Store} from '../../src/store/store.js'
 import {ROOT, placemat, type Result} from '../helpers/cli.js'
-import {plainProxy as plainPlacementProxy} from '../helpers/claim-cloud.js'
+import type {RunningServer} from '../../src/daemon/server.js'
+import {newDb, onFile, serverIn, startEndpoints, stopEndpoints, type Endpoints} from '../helpers/endpoints.js'
 const run = (args: string[], script?: string) => placemat(args, {script})
 
 
@@ -31,8 +29,6 @@ async function ok(args: string[]): Promise<Result> {
 
 const json = async (args: string[]) => JSON.parse((await ok([...args, '--json'])).stdout)
 
-/** A plain OpenStack Placement stand-in: forwards to `target`, but has no /placemat/ API. */
-
 /** Everything apply manages, in a stable order (generations included: same operations, same generations). */
 async function dump(client: PlacementClient) {
   const {providers} = await client.get('/placemat/v1/providers')
@@ -45,20 +41,9 @@ async function dump(client: PlacementClient) {
   }
 }
 
-async function newDb(file: string) {
-  const s = await Store.open(file)
-  await s.close()
-}
+const dumpDb = (file: string) => onFile(file, dump)
 
-async function dumpDb(file: string) {
-  const client = new PlacementClient(await LocalTransport.open(file))
-  try {
-    return await dump(client)
-  } finally {
-    await client.close()
-  }
-}
-
+let endpoints: Endpoints
 let dir: string
 let server: RunningServer
 let plainServer: RunningServer
@@ -69,22 +54,11 @@ let daemonClient: PlacementClient
 let plainClient: PlacementClient
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-apply-'))
-  server = await startServer({db: path.join(dir, 'daemon.db'), host: '127.0.0.1', port: 0, auth: 'noauth2'})
-  plainServer = await startServer({db: path.join(dir, 'plain.db'), host: '127.0.0.1', port: 0, auth: 'noauth2'})
-  proxy = await plainPlacementProxy(plainServer.url)
-  daemon = ['--url', server.url, '--token', 'admin']
-  plain = ['--url', proxy.url, '--token', 'admin']
-  daemonClient = new PlacementClient(new HttpTransport(server.url, 'admin'))
-  plainClient = new PlacementClient(new HttpTransport(plainServer.url, 'admin'))
+  endpoints = await startEndpoints('placemat-apply-')
+  ;({dir, server, plainServer, proxy, daemon, plain, daemonClient, plainClient} = endpoints)
 })
 
-afterAll(async () => {
-  await proxy?.close()
-  await server?.close()
-  await plainServer?.close()
-  fs.rmSync(dir, {recursive: true, force: true})
-})
+afterAll(() => stopEndpoints(endpoints))
 
 describe('placemat apply', () => {
   it('plans, applies once, and then plans nothing (file, daemon, plain Placement agree)', async () => {
@@ -215,7 +189,7 @@ describe('placemat apply', () => {
     fs.writeFileSync(big, gen.stdout)
     const db = path.join(dir, 'big.db')
     await newDb(db)
-    const bigServer = await startServer({db: path.join(dir, 'big-daemon.db'), host: '127.0.0.1', port: 0, auth: 'noauth2'})
+    const bigServer = await serverIn(dir, 'big-daemon.db')
     try {
       const viaDaemon = ['--url', bigServer.url, '--token', 'admin']
       const [a, b] = await Promise.all([json(['apply', big, '--db', db]), json(['apply', big, ...viaDaemon])])

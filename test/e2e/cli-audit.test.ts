@@ -9,8 +9,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {PlacementClient} from '../../src/client/client.js'
 import {HttpTransport, LocalTransport} from '../../src/client/transports.js'
 import {startServer, type RunningServer} from '../../src/daemon/server.js'
-import {Store} from '../../src/store/store.js'
 import {ROOT, placemat} from '../helpers/cli.js'
+import {newDb} from '../helpers/endpoints.js'
 const run = (args: string[]) => placemat(args)
 
 
@@ -35,7 +35,7 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-audit-'))
   server = await startServer({db: path.join(dir, 'daemon.db'), host: '127.0.0.1', port: 0, auth: 'noauth2'})
   db = path.join(dir, 'file.db')
-  await (await Store.open(db)).close()
+  await newDb(db)
   targets = [
     {name: 'daemon', args: ['--url', server.url, '--token', 'admin'], client: async () => new PlacementClient(new HttpTransport(server.url, 'admin'))},
     {name: 'file', args: ['--db', db], client: async () => new PlacementClient(await LocalTransport.open(db))},

@@ -12,9 +12,9 @@ import {PlacementClient} from '../../src/client/client.js'
 import {HttpTransport, LocalTransport} from '../../src/client/transports.js'
 import {nodeUuid} from '../../src/core/topology.js'
 import {startServer, type RunningServer} from '../../src/daemon/server.js'
-import {Store} from '../../src/store/store.js'
 import {plainProxy, seed, U, type HostSpec} from '../helpers/claim-cloud.js'
 import {placemat} from '../helpers/cli.js'
+import {newDb} from '../helpers/endpoints.js'
 const exec = (args: string[]) => placemat(args)
 
 
@@ -65,7 +65,7 @@ beforeAll(async () => {
   server = await startServer({db: path.join(dir, 'daemon.db'), host: '127.0.0.1', port: 0, auth: 'noauth2'})
   await seedAll(new PlacementClient(new HttpTransport(server.url, 'admin')))
   const file = path.join(dir, 'file.db')
-  await (await Store.open(file)).close()
+  await newDb(file)
   const local = new PlacementClient(await LocalTransport.open(file))
   await seedAll(local)
   await local.close()

@@ -8,8 +8,8 @@ import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startServer, type RunningServer} from '../../src/daemon/server.js'
-import {Store} from '../../src/store/store.js'
 import {placemat} from '../helpers/cli.js'
+import {newDb} from '../helpers/endpoints.js'
 const exec = (args: string[], input?: string) => placemat(args, {input})
 
 
@@ -54,7 +54,7 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-cli-res-'))
   server = await startServer({db: path.join(dir, 'daemon.db'), host: '127.0.0.1', port: 0, auth: 'noauth2'})
   const file = path.join(dir, 'file.db')
-  await (await Store.open(file)).close()
+  await newDb(file)
   daemonArgs = ['--url', server.url, '--token', 'admin']
   fileArgs = ['--db', file]
 })

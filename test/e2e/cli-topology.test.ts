@@ -5,17 +5,15 @@
  * /placemat/, so the CLI works client-side). All must end in the same aggregates.
  */
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import YAML from 'yaml'
 import {PlacementClient} from '../../src/client/client.js'
-import {HttpTransport, LocalTransport} from '../../src/client/transports.js'
+import {HttpTransport} from '../../src/client/transports.js'
 import {nodeUuid, type Layout} from '../../src/core/topology.js'
-import {startServer, type RunningServer} from '../../src/daemon/server.js'
-import {Store} from '../../src/store/store.js'
+import type {RunningServer} from '../../src/daemon/server.js'
 import {ROOT, placemat as run, script, type Result} from '../helpers/db-tools.js'
-import {plainProxy as plainPlacementProxy} from '../helpers/claim-cloud.js'
+import {newDb, onFile, serverIn, startEndpoints, stopEndpoints, type Endpoints} from '../helpers/endpoints.js'
 
 const SMALL = path.join(ROOT, 'fixtures', 'topology', 'layout-small.yaml')
 const HOSTS = path.join(ROOT, 'fixtures', 'topology', 'layout-small-hosts.yaml')
@@ -44,21 +42,13 @@ async function aggregates(client: PlacementClient): Promise<Record<string, strin
   return Object.fromEntries((providers as any[]).map((p) => [p.name, [...p.aggregates].sort()]))
 }
 
-async function onFile<T>(db: string, fn: (c: PlacementClient) => Promise<T>): Promise<T> {
-  const c = new PlacementClient(await LocalTransport.open(db))
-  try {
-    return await fn(c)
-  } finally {
-    await c.close()
-  }
-}
-
 const sortPlan = (p: any) => ({
   nodes: {create: [...p.nodes.create].sort(), update: [...p.nodes.update].sort(), delete: [...p.nodes.delete].sort()},
   hosts: {add: [...p.hosts.add].sort(), move: [...p.hosts.move].sort(), remove: [...p.hosts.remove].sort()},
 })
 const withoutGeneration = ({generation, ...rest}: any) => rest
 
+let endpoints: Endpoints
 let dir: string
 let server: RunningServer
 let plainServer: RunningServer
@@ -70,33 +60,20 @@ let plainClient: PlacementClient
 
 async function newDbWithHosts(name: string, hosts = HOSTS): Promise<string> {
   const db = path.join(dir, name)
-  await (await Store.open(db)).close()
+  await newDb(db)
   await ok(['apply', hosts, '--db', db])
   return db
 }
 
-async function freshServer(name: string): Promise<RunningServer> {
-  return startServer({db: path.join(dir, name), host: '127.0.0.1', port: 0, auth: 'noauth2'})
-}
+const freshServer = (name: string): Promise<RunningServer> => serverIn(dir, name)
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-topology-'))
-  server = await freshServer('daemon.db')
-  plainServer = await freshServer('plain.db')
-  proxy = await plainPlacementProxy(plainServer.url)
-  daemon = ['--url', server.url, '--token', 'admin']
-  plain = ['--url', proxy.url, '--token', 'admin']
-  daemonClient = new PlacementClient(new HttpTransport(server.url, 'admin'))
-  plainClient = new PlacementClient(new HttpTransport(plainServer.url, 'admin'))
+  endpoints = await startEndpoints('placemat-topology-')
+  ;({dir, server, plainServer, proxy, daemon, plain, daemonClient, plainClient} = endpoints)
   await Promise.all([ok(['apply', HOSTS, ...daemon]), ok(['apply', HOSTS, ...plain])])
 }, 60_000)
 
-afterAll(async () => {
-  await proxy?.close()
-  await server?.close()
-  await plainServer?.close()
-  fs.rmSync(dir, {recursive: true, force: true})
-})
+afterAll(() => stopEndpoints(endpoints))
 
 describe('placemat topology', () => {
   let db: string

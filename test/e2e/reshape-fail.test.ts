@@ -6,47 +6,32 @@
  * of created providers and the re-plan on a concurrent update.
  */
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {PlacementClient, type ApiResponse, type Transport} from '../../src/client/client.js'
 import {HttpTransport} from '../../src/client/transports.js'
 import {parsePlan, runReshape} from '../../src/cli/services/reshape.js'
 import {startServer, type RunningServer} from '../../src/daemon/server.js'
-import {dumpDb, placemat, ROOT, script} from '../helpers/db-tools.js'
+import {VGPU_PLAN, dumpDb, placemat, setupVgpu, startVgpu} from '../helpers/db-tools.js'
+import {CN, VM_A, VM_B} from '../helpers/vgpu-fixture.js'
 import {chooseBackend} from '../../src/cli/backend/backend.js'
 
-const CN = '0d0d0d0d-0000-4000-8000-000000000001'
 const MISSING = '0d0d0d0d-0000-4000-8000-0000000000ff'
-const VM_A = 'a0a0a0a0-0000-4000-8000-00000000000a'
-const VM_B = 'b0b0b0b0-0000-4000-8000-00000000000b'
-const PLAN = path.join(ROOT, 'fixtures/reshape/vgpu.yaml')
+const PLAN = VGPU_PLAN
 
+let vgpu: Awaited<ReturnType<typeof startVgpu>>
 let dir: string
 let file: string
-let server: RunningServer
 let online: string[]
 let offline: string[]
-
-async function setup(args: string[]) {
-  const r = await script('scripts/setup-vgpu-fixture.mjs', args)
-  expect(r.code, r.stderr).toBe(0)
-}
+const setup = setupVgpu
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-reshape-fail-'))
-  file = path.join(dir, 'vgpu.db')
-  server = await startServer({db: path.join(dir, 'daemon.db'), host: '127.0.0.1', port: 0, auth: 'noauth2'})
-  online = ['--url', server.url, '--token', 'admin']
-  offline = ['--db', file]
-  await setup(offline)
-  await setup(online)
+  vgpu = await startVgpu('placemat-reshape-fail-')
+  ;({dir, file, online, offline} = vgpu)
 })
 
-afterAll(async () => {
-  await server?.close()
-  fs.rmSync(dir, {recursive: true, force: true})
-})
+afterAll(() => vgpu?.close())
 
 const write = (name: string, plan: unknown) => {
   const p = path.join(dir, name)

@@ -3,43 +3,25 @@
  * file and online against a daemon, dry run (prints before/after, changes nothing) and
  * for real (the VGPU inventory and the allocations move to the new children).
  */
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import YAML from 'yaml'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {startServer, type RunningServer} from '../../src/daemon/server.js'
-import {dumpDb, placemat, ROOT, script} from '../helpers/db-tools.js'
+import {startServer} from '../../src/daemon/server.js'
+import {VGPU_PLAN, dumpDb, placemat, startVgpu} from '../helpers/db-tools.js'
+import {CN, PGPU0, PGPU1, VM_A, VM_B} from '../helpers/vgpu-fixture.js'
 
-const PLAN = path.join(ROOT, 'fixtures/reshape/vgpu.yaml')
-const CN = '0d0d0d0d-0000-4000-8000-000000000001'
-const PGPU0 = '0d0d0d0d-0000-4000-8000-0000000000a0'
-const PGPU1 = '0d0d0d0d-0000-4000-8000-0000000000a1'
-const VM_A = 'a0a0a0a0-0000-4000-8000-00000000000a'
-const VM_B = 'b0b0b0b0-0000-4000-8000-00000000000b'
+const PLAN = VGPU_PLAN
 
-let dir: string
+let vgpu: Awaited<ReturnType<typeof startVgpu>>
 let file: string
-let server: RunningServer
 let online: string[]
 let offline: string[]
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-vgpu-'))
-  file = path.join(dir, 'vgpu.db')
-  server = await startServer({db: path.join(dir, 'daemon.db'), host: '127.0.0.1', port: 0, auth: 'noauth2'})
-  online = ['--url', server.url, '--token', 'admin']
-  offline = ['--db', file]
-  for (const args of [offline, online]) {
-    const r = await script('scripts/setup-vgpu-fixture.mjs', args)
-    expect(r.code, r.stderr).toBe(0)
-  }
+  vgpu = await startVgpu('placemat-vgpu-')
+  ;({file, online, offline} = vgpu)
 })
 
-afterAll(async () => {
-  await server?.close()
-  fs.rmSync(dir, {recursive: true, force: true})
-})
+afterAll(() => vgpu?.close())
 
 describe('placemat reshape fixtures/reshape/vgpu.yaml', () => {
   it('--dry-run prints the tree before and after and changes nothing', async () => {

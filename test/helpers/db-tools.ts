@@ -3,8 +3,11 @@
  * row of a database file, to prove a file did (not) change.
  */
 import {execFile, spawn} from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
+import {startServer} from '../../src/daemon/server.js'
 import {BIN, ROOT, childEnv, placemat, type Result} from './cli.js'
 
 export {BIN, ROOT, childEnv, placemat, type Result}
@@ -38,3 +41,34 @@ export function dumpDb(file: string): string {
 }
 
 export {spawn}
+
+/** The VGPU fixture's plan. */
+export const VGPU_PLAN = path.join(ROOT, 'fixtures/reshape/vgpu.yaml')
+
+/** Loads the VGPU fixture into a database (--db FILE) or an endpoint (--url URL --token T). */
+export async function setupVgpu(args: string[]): Promise<void> {
+  const r = await script('scripts/setup-vgpu-fixture.mjs', args)
+  if (r.code !== 0) throw new Error(`setup-vgpu-fixture ${args.join(' ')}: exit ${r.code}\n${r.stderr}`)
+}
+
+/** The VGPU fixture offline (a file) and online (a daemon), in a fresh temporary directory. */
+export async function startVgpu(prefix: string) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  const file = path.join(dir, 'vgpu.db')
+  const server = await startServer({db: path.join(dir, 'daemon.db'), host: '127.0.0.1', port: 0, auth: 'noauth2'})
+  const online = ['--url', server.url, '--token', 'admin']
+  const offline = ['--db', file]
+  await setupVgpu(offline)
+  await setupVgpu(online)
+  return {
+    dir,
+    file,
+    server,
+    online,
+    offline,
+    async close() {
+      await server.close()
+      fs.rmSync(dir, {recursive: true, force: true})
+    },
+  }
+}

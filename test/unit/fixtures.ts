@@ -1,18 +1,11 @@
 /** Small States for unit tests, built the way the command line builds them from API records. */
 import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
 import type {State} from '../../src/core/state.js'
+import {inv} from '../helpers/records.js'
 
 export const U = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`
 
-export const inv = (total: number, extra: Record<string, number> = {}) => ({
-  total,
-  reserved: 0,
-  min_unit: 1,
-  max_unit: total,
-  step_size: 1,
-  allocation_ratio: 1,
-  ...extra,
-})
+export {inv}
 
 /** Providers by name; `parent` by name; uuids U(1), U(2)... in order. */
 export function cloud(

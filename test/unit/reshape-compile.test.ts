@@ -11,13 +11,9 @@ import {compileReshapeMoves, consumersToRead, movesInPlace, type Move} from '../
 import type {ReshaperBody} from '../../src/core/reshaper.js'
 import {stateFromSnapshot} from '../../src/core/snapshot.js'
 import type {State} from '../../src/core/state.js'
+import {CN, PGPU0, PGPU1, VM_A, VM_B} from '../helpers/vgpu-fixture.js'
 
-const CN = '0d0d0d0d-0000-4000-8000-000000000001'
-const PGPU0 = '0d0d0d0d-0000-4000-8000-0000000000a0'
-const PGPU1 = '0d0d0d0d-0000-4000-8000-0000000000a1'
 const SHARED = '0d0d0d0d-0000-4000-8000-0000000000e5'
-const VM_A = 'a0a0a0a0-0000-4000-8000-00000000000a'
-const VM_B = 'b0b0b0b0-0000-4000-8000-00000000000b'
 const PROJECT = 'f0f0f0f0-0000-4000-8000-000000000001'
 const USER = 'e0e0e0e0-0000-4000-8000-000000000001'
 
