@@ -1,8 +1,8 @@
-import {Args, Command, Flags} from '@oclif/core'
-import {failureReport} from '../src/cli/failure.js'
+import {Args, Flags} from '@oclif/core'
 import {importSnapshot, readSnapshot} from '../src/cli/services/state-export.js'
+import {BaseCommand} from '../src/cli/command.js'
 
-export default class Import extends Command {
+export default class Import extends BaseCommand {
   static summary = 'Load a snapshot (from `placemat export`) into a new or empty database file.'
 
   static description = `Writes straight through the store, in one transaction, so every provider and consumer keeps its
@@ -37,10 +37,4 @@ Exit codes: 0 imported; 2 the snapshot is not readable or not consistent (nothin
     }
   }
 
-  protected async catch(err: Error & {oclif?: {exit?: number}}): Promise<any> {
-    const failure = failureReport(err)
-    if (!failure) return super.catch(err)
-    process.stderr.write(`placemat: ${failure.message}\n`)
-    this.exit(failure.exit)
-  }
 }

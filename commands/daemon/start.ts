@@ -1,5 +1,5 @@
 import path from 'node:path'
-import {Command, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {startDetached, isAlive, readRecord, removeRecord, waitReady, writeRecord} from '../../src/daemon/control.js'
 import {AdminTokenError, DEFAULT_HOST, DEFAULT_PORT, daemonFiles, defaultDbFile, ensureAdminToken} from '../../src/daemon/paths.js'
 import {startServer} from '../../src/daemon/server.js'
@@ -7,8 +7,9 @@ import {LOG_LEVELS, type LogLevel} from '../../src/http/access-log.js'
 import {SchemaOutOfDateError} from '../../src/store/store.js'
 import {describeTarget, resolveTarget, type Durability} from '../../src/store/backends.js'
 import {failure} from '../../src/cli/failure.js'
+import {BaseCommand} from '../../src/cli/command.js'
 
-export default class DaemonStart extends Command {
+export default class DaemonStart extends BaseCommand {
   static summary = 'Start the placemat daemon (the Placement API on SQLite).'
   static description =
     'Serves the OpenStack Placement HTTP API (microversions 1.0 to 1.39). Without --foreground it detaches, ' +

@@ -1,8 +1,9 @@
-import {Command, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {isAlive, readRecord, waitReady} from '../../src/daemon/control.js'
 import {defaultDbFile} from '../../src/daemon/paths.js'
+import {BaseCommand} from '../../src/cli/command.js'
 
-export default class DaemonStatus extends Command {
+export default class DaemonStatus extends BaseCommand {
   static summary = 'Tell whether a daemon serves a database (exit 0 running, 1 not).'
   static flags = {
     db: Flags.string({description: 'SQLite database file, or a postgres:// URL', default: defaultDbFile()}),

@@ -1,9 +1,10 @@
-import {Command, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {isAlive, readRecord, stopDaemon} from '../../src/daemon/control.js'
 import {defaultDbFile} from '../../src/daemon/paths.js'
 import {failure} from '../../src/cli/failure.js'
+import {BaseCommand} from '../../src/cli/command.js'
 
-export default class DaemonStop extends Command {
+export default class DaemonStop extends BaseCommand {
   static summary = 'Stop the detached daemon serving a database.'
   static flags = {db: Flags.string({description: 'SQLite database file, or a postgres:// URL', default: defaultDbFile()})}
 

@@ -1,9 +1,9 @@
-import {Command, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {defaultDbFile} from '../../src/daemon/paths.js'
 import {checkExitCode, dbCheck} from '../../src/cli/services/db.js'
-import {failureReport} from '../../src/cli/failure.js'
+import {BaseCommand} from '../../src/cli/command.js'
 
-export default class DbCheck extends Command {
+export default class DbCheck extends BaseCommand {
   static summary = 'Run upgrade checks on a database file (as placement-status upgrade check does).'
 
   static description = `Checks, each success / warning / failure:
@@ -46,10 +46,4 @@ Exit codes: 0 every check succeeded; 8 warnings only; 9 at least one failure; 3 
     if (code) this.exit(code)
   }
 
-  protected async catch(err: Error & {oclif?: {exit?: number}}): Promise<any> {
-    const failure = failureReport(err)
-    if (!failure) return super.catch(err)
-    process.stderr.write(`placemat: ${failure.message}\n`)
-    this.exit(failure.exit)
-  }
 }

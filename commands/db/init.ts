@@ -1,7 +1,8 @@
-import {Command, Flags} from '@oclif/core'
-import {conflictError, failureReport} from '../../src/cli/failure.js'
+import {Flags} from '@oclif/core'
+import {conflictError} from '../../src/cli/failure.js'
+import {BaseCommand} from '../../src/cli/command.js'
 
-export default class DbInit extends Command {
+export default class DbInit extends BaseCommand {
   static summary = 'Create a new placemat database file (or initialise an empty PostgreSQL database) for offline work.'
   static description = `Creates the file with the current schema and the standard resource classes and traits, so
 that every command can work on it with --db before any daemon has served it (a daemon started on
@@ -27,10 +28,4 @@ Exit codes: 0 created; 4 the file exists; 1 any other error.`
     else this.log(`created ${describeTarget(flags.db)}: an empty placemat database (use it with --db ${flags.db})`)
   }
 
-  protected async catch(err: Error & {oclif?: {exit?: number}}): Promise<any> {
-    const failure = failureReport(err)
-    if (!failure) return super.catch(err)
-    process.stderr.write(`placemat: ${failure.message}\n`)
-    this.exit(failure.exit)
-  }
 }

@@ -1,9 +1,9 @@
-import {Command, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {defaultDbFile} from '../../src/daemon/paths.js'
 import {DbExit, dbStatus} from '../../src/cli/services/db.js'
-import {failureReport} from '../../src/cli/failure.js'
+import {BaseCommand} from '../../src/cli/command.js'
 
-export default class DbStatus extends Command {
+export default class DbStatus extends BaseCommand {
   static summary = 'Show the schema version of a database file, pending migrations and the SQLite integrity check.'
 
   static description = `Reads the file directly (no daemon needed; a daemon may keep serving it).
@@ -44,10 +44,4 @@ Exit codes: 0 schema current and integrity ok; 7 migrations pending (run \`place
     if (s.state === 'upgrade-needed' || s.state === 'empty') this.exit(DbExit.UPGRADE_NEEDED)
   }
 
-  protected async catch(err: Error & {oclif?: {exit?: number}}): Promise<any> {
-    const failure = failureReport(err)
-    if (!failure) return super.catch(err)
-    process.stderr.write(`placemat: ${failure.message}\n`)
-    this.exit(failure.exit)
-  }
 }

@@ -1,8 +1,8 @@
-import {Command, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {dbUpgrade} from '../../src/cli/services/db.js'
-import {failureReport} from '../../src/cli/failure.js'
+import {BaseCommand} from '../../src/cli/command.js'
 
-export default class DbUpgrade extends Command {
+export default class DbUpgrade extends BaseCommand {
   static summary = 'Apply pending schema migrations to a database file, offline, in one transaction.'
 
   static description = `Copies the file first (FILE.backup-<old schema>-<time>, a consistent SQLite backup) unless
@@ -32,10 +32,4 @@ newer than this placemat; 3 no such file; 4 a daemon serves the file.`
     }
   }
 
-  protected async catch(err: Error & {oclif?: {exit?: number}}): Promise<any> {
-    const failure = failureReport(err)
-    if (!failure) return super.catch(err)
-    process.stderr.write(`placemat: ${failure.message}\n`)
-    this.exit(failure.exit)
-  }
 }

@@ -7,7 +7,8 @@ import {DEFAULT_HOST, DEFAULT_PORT, defaultDbFile, readAdminToken} from '../daem
 import {pickColumns, serialize, table, valueLines, type Column, type Format} from './output.js'
 import {isDatabaseUrl} from '../store/target.js'
 import type {Backend, Endpoint} from './backend/backend.js'
-import {failureReport, notFoundError, usageError} from './failure.js'
+import {BaseCommand} from './command.js'
+import {notFoundError, usageError} from './failure.js'
 
 export {ExitCode} from './failure.js'
 
@@ -20,7 +21,7 @@ export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(type
  * (--url, --db, env, or the local daemon), renders output, and turns failures
  * into one line on stderr with a stable exit code.
  */
-export abstract class PlacematCommand extends Command {
+export abstract class PlacematCommand extends BaseCommand {
   static baseFlags = {
     url: Flags.string({
       description: 'Placement endpoint: a placemat daemon or any OpenStack Placement (env PLACEMAT_URL)',
@@ -169,18 +170,8 @@ export abstract class PlacematCommand extends Command {
     }
   }
 
-  protected async catch(err: Error & {exitCode?: number}): Promise<any> {
-    const report = failureReport(err)
-    if (!report) return super.catch(err)
-    if (err instanceof UnreachableError && !this.target?.url) {
-      report.message += '; start one with `placemat daemon start`, or work on a file with --db FILE'
-    }
-    return this.fail(report.message, report.exit)
-  }
-
-  private fail(message: string, exit: number): never {
-    process.stderr.write(`placemat: ${message}\n`)
-    this.exit(exit)
+  protected hint(err: Error): string {
+    return err instanceof UnreachableError && !this.target?.url ? '; start one with `placemat daemon start`, or work on a file with --db FILE' : ''
   }
 
   protected async finally(err: Error | undefined): Promise<any> {

@@ -49,7 +49,7 @@ describe('daemon records per database', () => {
     for (const extra of [[], ['--foreground']]) {
       const again = await placemat(['daemon', 'start', '--db', big, '--port', String(await freePort()), ...extra])
       expect(again.code).toBe(1)
-      expect(again.stderr).toMatch(/a daemon already serves .*big\.db/)
+      expect(again.stderr).toMatch(/^placemat: a daemon already serves .*big\.db/)
     }
     expect(fs.readFileSync(path.join(dir, 'big.pid'), 'utf8')).toBe(before)
   })
