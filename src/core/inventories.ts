@@ -36,6 +36,11 @@ export interface CapacityOptions {
   reservedCanEqualTotal: boolean
 }
 
+/** The fields besides total that differ from Placement's defaults (what a file or a line needs to say). */
+export function nonDefaultFields(inv: Inventory): Array<Exclude<keyof Inventory, 'total'>> {
+  return INVENTORY_FIELDS.filter((f): f is Exclude<keyof Inventory, 'total'> => f !== 'total' && inv[f] !== INVENTORY_DEFAULTS[f])
+}
+
 /** The stored record for an input: Placement's INVENTORY_DEFAULTS overlaid with the given fields. */
 export function withDefaults(input: InventoryInput): Inventory {
   const inv: Inventory = {total: input.total, ...INVENTORY_DEFAULTS}

@@ -3,7 +3,7 @@
  * decide in the daemon (layout plans, topology views, affinity, reshape checks) decide on
  * a copy of a remote cloud, or of the part of it a command needs.
  */
-import {INVENTORY_DEFAULTS, INVENTORY_FIELDS} from './inventories.js'
+import {INVENTORY_FIELDS, withDefaults} from './inventories.js'
 import {Changes, State, newProvider, type Amounts, type Consumer, type Inventory, type TopologyNode} from './state.js'
 import type {ConsumerRecord, ProviderRecord} from './wire.js'
 
@@ -24,9 +24,8 @@ export interface Snapshot {
 
 /** An inventory record with Placement's defaults for fields it leaves out. */
 export function fullInventory(raw: Partial<Record<keyof Inventory, unknown>>): Inventory {
-  const inv = {...INVENTORY_DEFAULTS, total: 0} as Inventory
-  for (const f of INVENTORY_FIELDS) if (typeof raw[f] === 'number') inv[f] = raw[f] as number
-  return inv
+  const given = Object.fromEntries(INVENTORY_FIELDS.filter((f) => typeof raw[f] === 'number').map((f) => [f, raw[f]]))
+  return withDefaults({total: 0, ...given})
 }
 
 const amounts = (r: Record<string, number>): Amounts => new Map(Object.entries(r).filter(([, n]) => n > 0))

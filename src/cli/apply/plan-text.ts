@@ -1,6 +1,6 @@
 /** An apply plan in words: the summary line, one line per change, and the --json/--yaml document. */
 import type {ApplyPlan} from '../../core/apply-plan/types.js'
-import {INVENTORY_DEFAULTS, INVENTORY_FIELDS} from '../../core/inventories.js'
+import {nonDefaultFields} from '../../core/inventories.js'
 import type {Inventory} from '../../core/state.js'
 
 export const planIsEmpty = (plan: ApplyPlan) => plan.ops.length === 0
@@ -19,9 +19,7 @@ export function summaryLine(plan: ApplyPlan): string {
 }
 
 const fmtInv = (inv: Inventory): string => {
-  const extras = INVENTORY_FIELDS.filter((f) => f !== 'total' && inv[f] !== INVENTORY_DEFAULTS[f as Exclude<typeof f, 'total'>]).map(
-    (f) => `${f}=${inv[f]}`,
-  )
+  const extras = nonDefaultFields(inv).map((f) => `${f}=${inv[f]}`)
   return extras.length ? `${inv.total}(${extras.join(',')})` : String(inv.total)
 }
 

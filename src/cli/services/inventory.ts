@@ -3,7 +3,7 @@
  * arguments, per-class field flags (--reserved VCPU=2, repeatable or comma separated, or a
  * bare value for every class named), merged into a PUT /inventories body.
  */
-import {INVENTORY_DEFAULTS, INVENTORY_FIELDS} from '../../core/inventories.js'
+import {INVENTORY_DEFAULTS, INVENTORY_FIELDS, withDefaults} from '../../core/inventories.js'
 import {capacityOf, type Inventory} from '../../core/state.js'
 import {usageError as usage} from '../failure.js'
 import type {Column} from '../output.js'
@@ -111,7 +111,7 @@ export function mergeInventories(
 }
 
 /** What an inventory can hold, as Placement computes capacity (fields left out take Placement's defaults). */
-export const capacity = (inv: InventoryRecord): number => capacityOf({...INVENTORY_DEFAULTS, total: 0, ...inv})
+export const capacity = (inv: InventoryRecord): number => capacityOf(withDefaults({total: 0, ...inv}))
 
 // ---- tables ----------------------------------------------------------------------
 

@@ -5,7 +5,7 @@
  * default; a host's racks, rows and rooms stay out (they belong to the topology, and apply
  * keeps them).
  */
-import {INVENTORY_DEFAULTS, INVENTORY_FIELDS} from '../inventories.js'
+import {nonDefaultFields} from '../inventories.js'
 import type {Inventory, Provider, State} from '../state.js'
 
 export interface ApplyDocumentProvider {
@@ -26,7 +26,7 @@ export interface ApplyDocument {
 const byName = (a: Provider, b: Provider) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
 function inventorySpec(inv: Inventory): number | Partial<Inventory> {
-  const changed = INVENTORY_FIELDS.filter((f) => f !== 'total' && inv[f] !== INVENTORY_DEFAULTS[f])
+  const changed = nonDefaultFields(inv)
   if (!changed.length) return inv.total
   return Object.fromEntries([['total', inv.total], ...changed.map((f) => [f, inv[f]])])
 }
