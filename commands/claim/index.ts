@@ -1,10 +1,11 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
-import {type Level, type ProviderInfo} from '../../src/cli/candidates/anchors.js'
+import type {Level} from '../../src/cli/candidates/anchors.js'
+import type {ListedProvider} from '../../src/core/wire.js'
 import {GROUP_HELP, candidateFlags} from '../../src/cli/candidates/flags.js'
 import {claim, spread, spreadConsumers} from '../../src/cli/services/claim.js'
 
-const describeAllocations = (allocations: Record<string, {resources: Record<string, number>}>, providers?: Map<string, ProviderInfo>) =>
+const describeAllocations = (allocations: Record<string, {resources: Record<string, number>}>, providers?: Map<string, ListedProvider>) =>
   Object.entries(allocations)
     .map(([rp, a]) => `${providers?.get(rp)?.name ?? rp}: ${Object.entries(a.resources).map(([rc, n]) => `${rc}=${n}`).join(',')}`)
     .join('; ')

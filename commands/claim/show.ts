@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {getConsumer} from '../../src/cli/services/allocations.js'
-import {fetchLayout, listProviders, placementOf, readLayoutFile, topologyFromLayout} from '../../src/cli/candidates/anchors.js'
+import {fetchLayout, placementOf, providersByUuid, readLayoutFile, topologyFromLayout} from '../../src/cli/candidates/anchors.js'
 import {candidateFlags} from '../../src/cli/candidates/flags.js'
 
 export default class ClaimShow extends PlacematCommand {
@@ -20,7 +20,7 @@ the body of GET /allocations/{consumer} plus "topology": {rack, row, room}
     const {client} = endpoint
     const [body, providers, layout] = await Promise.all([
       getConsumer(client, args.consumer),
-      listProviders(client),
+      providersByUuid(client),
       flags.layout ? readLayoutFile(flags.layout) : fetchLayout(endpoint),
     ])
     const topo = layout ? topologyFromLayout(layout, providers, true) : undefined

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {capacity, collectChanges, inventoryColumns, inventoryRows, mergeInventories, type InventoryRecord} from '../../src/cli/services/inventory.js'
-import {resolveProvider, type ProviderRecord} from '../../src/cli/services/providers.js'
+import {resolveProvider, type ListedProvider} from '../../src/cli/services/providers.js'
 import {retryOnConcurrentUpdate} from '../../src/cli/services/retry.js'
 import {notFoundError, usageError} from '../../src/cli/failure.js'
 
@@ -60,7 +60,7 @@ export default class InventorySet extends PlacematCommand {
       throw usageError('give at least one CLASS=TOTAL (to remove all inventory use `inventory delete --all`)')
     }
     const client = await this.client()
-    let providers: ProviderRecord[]
+    let providers: ListedProvider[]
     if (flags.aggregate) {
       providers = (await client.get('/resource_providers', {query: {member_of: target}})).resource_providers
       if (!providers.length) throw notFoundError(`no resource provider is a member of aggregate ${target}`)

@@ -5,6 +5,15 @@
  */
 import type {Consumer, Inventory, Provider} from './state.js'
 
+/** A provider as GET /resource_providers lists it (and GET /resource_providers/{uuid} answers it). */
+export interface ListedProvider {
+  uuid: string
+  name: string
+  generation: number
+  parent_provider_uuid?: string | null
+  root_provider_uuid?: string
+}
+
 /** A provider with everything about it, as one record. */
 export interface ProviderRecord {
   uuid: string

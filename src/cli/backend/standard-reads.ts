@@ -4,18 +4,10 @@
  */
 import type {PlacementClient} from '../../client/client.js'
 import type {Inventory} from '../../core/state.js'
-import type {ConsumerRecord, ProviderRecord} from '../../core/wire.js'
+import type {ConsumerRecord, ListedProvider, ProviderRecord} from '../../core/wire.js'
 import {mapLimit} from '../../client/map-limit.js'
 import type {CloudView, LoadOptions} from './backend.js'
 
-/** A provider as GET /resource_providers lists it. */
-export interface ListedProvider {
-  uuid: string
-  name: string
-  generation: number
-  parent_provider_uuid?: string | null
-  root_provider_uuid?: string
-}
 
 export async function listProviders(client: PlacementClient, query?: Record<string, string>): Promise<ListedProvider[]> {
   return (await client.get<{resource_providers: ListedProvider[]}>('/resource_providers', {query})).resource_providers

@@ -9,6 +9,8 @@ import {layoutNodes, nodeUuid, type Layout, type RackLayout, type RowLayout} fro
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
 import type {Endpoint} from '../backend/backend.js'
+import {listProviders} from '../backend/standard-reads.js'
+import type {ListedProvider} from '../../core/wire.js'
 import {notFoundError, usageError as usage} from '../failure.js'
 import {readDocument} from '../services/document.js'
 import {layoutBody, parseLayout} from '../topology/layout-file.js'
@@ -21,12 +23,6 @@ export {LEVELS}
 export type NodeSets = Placement
 export const emptyNodes = emptyPlacement
 
-export interface ProviderInfo {
-  uuid: string
-  name: string
-  root_provider_uuid?: string
-  parent_provider_uuid?: string | null
-}
 
 export interface Topology {
   /** Read from a placemat endpoint (its own API is there). */
@@ -65,13 +61,12 @@ export function readLayoutFile(file: string): Layout {
 }
 
 /** Every provider, for names and roots (one call). */
-export async function listProviders(client: PlacementClient): Promise<Map<string, ProviderInfo>> {
-  const body = await client.get<{resource_providers: ProviderInfo[]}>('/resource_providers')
-  return new Map(body.resource_providers.map((p) => [p.uuid, p]))
+export async function providersByUuid(client: PlacementClient): Promise<Map<string, ListedProvider>> {
+  return new Map((await listProviders(client)).map((p) => [p.uuid, p]))
 }
 
 /** Flattens a layout; hosts are named by name or uuid. */
-export function topologyFromLayout(layout: Layout, providers: Map<string, ProviderInfo>, placemat: boolean): Topology {
+export function topologyFromLayout(layout: Layout, providers: Map<string, ListedProvider>, placemat: boolean): Topology {
   const byName = new Map<string, string>()
   for (const p of providers.values()) byName.set(p.name, p.uuid)
   const t: Topology = {placemat, nodes: new Map(), hosts: new Map()}
@@ -112,7 +107,7 @@ export function topologyFromLayout(layout: Layout, providers: Map<string, Provid
  */
 export async function loadTopology(
   endpoint: Endpoint,
-  providers: Map<string, ProviderInfo>,
+  providers: Map<string, ListedProvider>,
   layoutFile: string | undefined,
   why: string,
 ): Promise<Topology> {
@@ -123,7 +118,7 @@ export async function loadTopology(
 }
 
 /** The racks, rows and rooms of the hosts of a set of providers. */
-export function placementOf(topo: Topology, providers: Map<string, ProviderInfo>, uuids: Iterable<string>, roots?: Map<string, string>): NodeSets {
+export function placementOf(topo: Topology, providers: Map<string, ListedProvider>, uuids: Iterable<string>, roots?: Map<string, string>): NodeSets {
   const out = emptyNodes()
   for (const u of uuids) {
     const root = roots?.get(u) ?? providers.get(u)?.root_provider_uuid ?? u
@@ -137,7 +132,7 @@ export function placementOf(topo: Topology, providers: Map<string, ProviderInfo>
  * Where a consumer is: GET /allocations/{consumer}, the roots of its providers, and their
  * aggregates that are topology nodes.
  */
-export async function consumerNodes(client: PlacementClient, topo: Topology, providers: Map<string, ProviderInfo>, consumer: string): Promise<NodeSets> {
+export async function consumerNodes(client: PlacementClient, topo: Topology, providers: Map<string, ListedProvider>, consumer: string): Promise<NodeSets> {
   const body = await client.get<{allocations: Record<string, unknown>}>(`/allocations/${encodeURIComponent(consumer)}`)
   const roots = new Set<string>()
   for (const rp of Object.keys(body.allocations ?? {})) roots.add(providers.get(rp)?.root_provider_uuid ?? rp)
@@ -168,7 +163,7 @@ export interface ResolvedRule extends AffinityRule {
 export async function resolveRules(
   client: PlacementClient,
   topo: Topology,
-  providers: Map<string, ProviderInfo>,
+  providers: Map<string, ListedProvider>,
   rules: AffinityRule[],
   anchors: Map<string, NodeSets> = new Map(),
 ): Promise<ResolvedRule[]> {

@@ -1,5 +1,6 @@
 /** Candidates as table rows: providers by name, amounts, what is left, the rack. */
-import {placementOf, emptyNodes, type ProviderInfo, type Level} from './anchors.js'
+import type {ListedProvider} from '../../core/wire.js'
+import {placementOf, emptyNodes, type Level} from './anchors.js'
 import type {CandidateSearch, Resources} from './search.js'
 
 export interface CandidateRow {
@@ -13,7 +14,7 @@ export interface CandidateRow {
   uuids: string[]
 }
 
-const nameOf = (providers: Map<string, ProviderInfo> | undefined, uuid: string) => providers?.get(uuid)?.name ?? uuid
+const nameOf = (providers: Map<string, ListedProvider> | undefined, uuid: string) => providers?.get(uuid)?.name ?? uuid
 
 /** One row per candidate: provider names, amounts, and what is left of those classes after this claim. */
 export function candidateRows(search: CandidateSearch): CandidateRow[] {

@@ -8,7 +8,8 @@ import {byCloseness, ruleViolation, type AffinityRule} from '../../core/affinity
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
 import {PLACEMAT_API, type Endpoint} from '../backend/backend.js'
 import {usageError as usage} from '../failure.js'
-import {checkTopologyNames, consumerNodes, fetchLayout, listProviders, loadTopology, placementOf, readLayoutFile, resolveRules, topologyFromLayout, type NodeSets, type ProviderInfo, type ResolvedRule, type Topology} from './anchors.js'
+import type {ListedProvider} from '../../core/wire.js'
+import {checkTopologyNames, providersByUuid, consumerNodes, fetchLayout, loadTopology, placementOf, readLayoutFile, resolveRules, topologyFromLayout, type NodeSets, type ResolvedRule, type Topology} from './anchors.js'
 import type {CandidateFlagValues} from './flags.js'
 import {topologyRefs} from './member-of.js'
 import {addRuleFilters, buildQuery, parseGroups, parseRules, type Query} from './query.js'
@@ -26,7 +27,7 @@ export interface CandidatesBody {
 export interface CandidateSearch {
   body: CandidatesBody
   /** The providers listing, when it was read (names, roots). */
-  providers?: Map<string, ProviderInfo>
+  providers?: Map<string, ListedProvider>
   topology?: Topology
   rules: ResolvedRule[]
   /** The query as sent. */
@@ -63,10 +64,10 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
   const order = flags.near ? {direction: 'near' as const, consumer: flags.near} : flags.far ? {direction: 'far' as const, consumer: flags.far} : null
   if (order && !isUuidLike(order.consumer)) throw usage(`--${order.direction} ${order.consumer}: not a consumer uuid`)
   const needTopology = rules.length > 0 || order !== null || opts.topology === 'required'
-  let providers: Map<string, ProviderInfo> | undefined
+  let providers: Map<string, ListedProvider> | undefined
   let topology: Topology | undefined
   // Names alone are read beside the candidates; the topology needs them first.
-  const providersRead = needTopology || opts.names || opts.topology === 'optional' ? listProviders(client) : undefined
+  const providersRead = needTopology || opts.names || opts.topology === 'optional' ? providersByUuid(client) : undefined
   providersRead?.catch(() => undefined)
   if (needTopology) {
     const why = opts.topologyWhy ?? (rules.length ? '--same/--different' : `--${order!.direction}`)

@@ -3,17 +3,11 @@
  */
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
+import type {ListedProvider} from '../../core/wire.js'
 import {notFoundError} from '../failure.js'
 import {mapLimit} from '../../client/map-limit.js'
 
-export interface ProviderRecord {
-  uuid: string
-  name: string
-  generation: number
-  parent_provider_uuid?: string | null
-  root_provider_uuid?: string
-  links?: unknown
-}
+export type {ListedProvider}
 
 /** Uuids are recognised and written as Placement does (core/uuids.ts). */
 export {isUuidLike, canonicalUuid as canonical} from '../../core/uuids.js'
@@ -25,18 +19,30 @@ const notFound = (ref: string) => notFoundError(`No resource provider with uuid 
  * name (GET /resource_providers?name=). A uuid that matches no provider is tried as a
  * name too, since names are free text.
  */
-export async function resolveProvider(client: PlacementClient, ref: string): Promise<ProviderRecord> {
-  if (isUuidLike(ref)) {
-    try {
-      return await client.get<ProviderRecord>(`/resource_providers/${canonical(ref)}`)
-    } catch (err) {
-      if (!(err instanceof ApiError) || err.status !== 404) throw err
-    }
-  }
-  const body = await client.get<{resource_providers: ProviderRecord[]}>('/resource_providers', {query: {name: ref}})
-  const found = body.resource_providers[0]
+export async function resolveProvider(client: PlacementClient, ref: string): Promise<ListedProvider> {
+  const found = await findProvider(client, ref)
   if (!found) throw notFound(ref)
   return found
+}
+
+/** The provider a user named, as resolveProvider finds it; null when there is none. */
+export async function findProvider(client: PlacementClient, ref: string): Promise<ListedProvider | null> {
+  if (isUuidLike(ref)) {
+    const p = await getProvider(client, canonical(ref))
+    if (p) return p
+  }
+  const body = await client.get<{resource_providers: ListedProvider[]}>('/resource_providers', {query: {name: ref}})
+  return body.resource_providers[0] ?? null
+}
+
+/** GET /resource_providers/{uuid}; null when there is no such provider. */
+export async function getProvider(client: PlacementClient, uuid: string): Promise<ListedProvider | null> {
+  try {
+    return await client.get<ListedProvider>(`/resource_providers/${uuid}`)
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null
+    throw err
+  }
 }
 
 /** Only the uuid: skips the round trip when the reference already is a uuid and `trustUuid` is set. */

@@ -5,14 +5,15 @@
  * consumers use outside the trees, and the resource class names. Only reading: what to do
  * with it is decided in src/core/reshape.
  */
-import {ApiError, type PlacementClient} from '../../client/client.js'
+import type {PlacementClient} from '../../client/client.js'
 import type {Move} from '../../core/reshape/moves.js'
 import {providersOfBody} from '../../core/reshape/generations.js'
 import type {ReshaperBody} from '../../core/reshaper.js'
 import {fullInventory, type Snapshot} from '../../core/snapshot.js'
 import type {ConsumerRecord} from '../../core/wire.js'
-import {canonical, isUuidLike, type ProviderRecord} from './providers.js'
+import {findProvider, getProvider, type ListedProvider} from './providers.js'
 import {mapLimit} from '../../client/map-limit.js'
+import {listProviders} from '../backend/standard-reads.js'
 
 type Resources = Record<string, number>
 
@@ -22,28 +23,9 @@ interface ProviderRead {
   allocations: Record<string, {resources: Resources; consumer_generation?: number}>
 }
 
-/** The provider a uuid (else an exact name) refers to, as resolveProvider finds it; null when there is none. */
-async function findProvider(client: PlacementClient, ref: string): Promise<ProviderRecord | null> {
-  if (isUuidLike(ref)) {
-    const p = await getProvider(client, canonical(ref))
-    if (p) return p
-  }
-  const {resource_providers} = await client.get<{resource_providers: ProviderRecord[]}>('/resource_providers', {query: {name: ref}})
-  return resource_providers[0] ?? null
-}
-
-async function getProvider(client: PlacementClient, uuid: string): Promise<ProviderRecord | null> {
-  try {
-    return await client.get<ProviderRecord>(`/resource_providers/${uuid}`)
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return null
-    throw err
-  }
-}
-
 /** The providers a move plan names that exist (a move's parent only where its target does not). */
-export async function providersNamedByMoves(client: PlacementClient, moves: Move[]): Promise<ProviderRecord[]> {
-  const refs = new Map<string, ProviderRecord | null>()
+export async function providersNamedByMoves(client: PlacementClient, moves: Move[]): Promise<ListedProvider[]> {
+  const refs = new Map<string, ListedProvider | null>()
   const find = async (ref: string) => {
     if (!refs.has(ref)) refs.set(ref, await findProvider(client, ref))
     return refs.get(ref)
@@ -52,16 +34,16 @@ export async function providersNamedByMoves(client: PlacementClient, moves: Move
     await find(m.from)
     if (!(await find(m.to)) && m.parent) await find(m.parent)
   }
-  return [...refs.values()].filter((p): p is ProviderRecord => p !== null)
+  return [...refs.values()].filter((p): p is ListedProvider => p !== null)
 }
 
 /** The providers a reshaper body names that exist (the others stay in the body: the reshaper reports them). */
-export async function providersNamedByBody(client: PlacementClient, body: ReshaperBody): Promise<ProviderRecord[]> {
+export async function providersNamedByBody(client: PlacementClient, body: ReshaperBody): Promise<ListedProvider[]> {
   const read = await mapLimit(providersOfBody(body), 8, (uuid) => getProvider(client, uuid))
-  return read.filter((p): p is ProviderRecord => p !== null)
+  return read.filter((p): p is ListedProvider => p !== null)
 }
 
-async function readProvider(client: PlacementClient, p: ProviderRecord): Promise<ProviderRead> {
+async function readProvider(client: PlacementClient, p: ListedProvider): Promise<ProviderRead> {
   const base = `/resource_providers/${p.uuid}`
   const [inv, alloc] = await Promise.all([
     client.get<{inventories: Record<string, Record<string, unknown>>}>(`${base}/inventories`),
@@ -114,13 +96,13 @@ function consumersOf(providers: ProviderRead[], full: Map<string, ConsumerRecord
  */
 export async function readReshapeSnapshot(
   client: PlacementClient,
-  start: ProviderRecord[],
+  start: ListedProvider[],
   wanted: (trees: Snapshot) => string[],
 ): Promise<Snapshot> {
   const classes = (await client.get<{resource_classes: {name: string}[]}>('/resource_classes')).resource_classes.map((c) => c.name)
-  const listed = new Map<string, ProviderRecord>()
+  const listed = new Map<string, ListedProvider>()
   for (const root of new Set(start.map((p) => p.root_provider_uuid ?? p.uuid))) {
-    const {resource_providers} = await client.get<{resource_providers: ProviderRecord[]}>('/resource_providers', {query: {in_tree: root}})
+    const resource_providers = await listProviders(client, {in_tree: root})
     for (const p of resource_providers) listed.set(p.uuid, p)
   }
   for (const p of start) if (!listed.has(p.uuid)) listed.set(p.uuid, p)
@@ -136,7 +118,7 @@ export async function readReshapeSnapshot(
   // Providers these consumers use elsewhere: their capacity is checked too.
   const outside = new Set<string>()
   for (const c of full.values()) for (const rp of Object.keys(c.allocations)) if (!listed.has(rp)) outside.add(rp)
-  const extra = await mapLimit([...outside], 8, async (uuid) => readProvider(client, await client.get<ProviderRecord>(`/resource_providers/${uuid}`)))
+  const extra = await mapLimit([...outside], 8, async (uuid) => readProvider(client, await client.get<ListedProvider>(`/resource_providers/${uuid}`)))
   providers.push(...extra)
   return snapshot(full)
 }
