@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {getConsumer} from '../../src/cli/services/allocations.js'
-import {fetchLayout, placementOf, providersByUuid, readLayoutFile, topologyFromLayout} from '../../src/cli/candidates/anchors.js'
+import {fetchLayout, placementInLayout, providersByUuid, readLayoutFile, topologyFromLayout} from '../../src/cli/candidates/anchors.js'
 import {candidateFlags} from '../../src/cli/candidates/flags.js'
 
 export default class ClaimShow extends PlacematCommand {
@@ -25,7 +25,7 @@ the body of GET /allocations/{consumer} plus "topology": {rack, row, room}
     ])
     const topo = layout ? topologyFromLayout(layout, providers, true) : undefined
     const names = (uuids: string[]) => {
-      const where = placementOf(topo!, providers, uuids)
+      const where = placementInLayout(topo!, providers, uuids)
       return Object.fromEntries((['rack', 'row', 'room'] as const).map((l) => [l, [...where[l]].map((u) => topo!.nodes.get(u)?.name ?? u).sort()]))
     }
     const uuids = Object.keys(body.allocations ?? {})

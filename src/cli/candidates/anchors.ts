@@ -117,8 +117,8 @@ export async function loadTopology(
   return topologyFromLayout(served, providers, true)
 }
 
-/** The racks, rows and rooms of the hosts of a set of providers. */
-export function placementOf(topo: Topology, providers: Map<string, ListedProvider>, uuids: Iterable<string>, roots?: Map<string, string>): NodeSets {
+/** The racks, rows and rooms of the hosts of a set of providers, as the layout places them (core's placementOf reads a State). */
+export function placementInLayout(topo: Topology, providers: Map<string, ListedProvider>, uuids: Iterable<string>, roots?: Map<string, string>): NodeSets {
   const out = emptyNodes()
   for (const u of uuids) {
     const root = roots?.get(u) ?? providers.get(u)?.root_provider_uuid ?? u

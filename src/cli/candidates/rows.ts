@@ -1,6 +1,6 @@
 /** Candidates as table rows: providers by name, amounts, what is left, the rack. */
 import type {ListedProvider} from '../../core/wire.js'
-import {placementOf, emptyNodes, type Level} from './anchors.js'
+import {placementInLayout, emptyNodes, type Level} from './anchors.js'
 import type {CandidateSearch, Resources} from './search.js'
 
 export interface CandidateRow {
@@ -34,7 +34,7 @@ export function candidateRows(search: CandidateSearch): CandidateRow[] {
           .join(',')}`,
       )
     }
-    const where = topology ? placementOf(topology, providers ?? new Map(), uuids) : emptyNodes()
+    const where = topology ? placementInLayout(topology, providers ?? new Map(), uuids) : emptyNodes()
     const names = (l: Level) => [...where[l]].map((u) => topology!.nodes.get(u)?.name ?? u).sort().join(',')
     return {index: i + 1, providers: uuids.map((u) => nameOf(providers, u)).join(','), resources: parts.join('; '), free_after: free.join('; '), rack: names('rack'), row: names('row'), room: names('room'), uuids}
   })

@@ -9,7 +9,7 @@ import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
 import {PLACEMAT_API, type Endpoint} from '../backend/backend.js'
 import {usageError as usage} from '../failure.js'
 import type {ListedProvider} from '../../core/wire.js'
-import {checkTopologyNames, providersByUuid, consumerNodes, fetchLayout, loadTopology, placementOf, readLayoutFile, resolveRules, topologyFromLayout, type NodeSets, type ResolvedRule, type Topology} from './anchors.js'
+import {checkTopologyNames, providersByUuid, consumerNodes, fetchLayout, loadTopology, placementInLayout, readLayoutFile, resolveRules, topologyFromLayout, type NodeSets, type ResolvedRule, type Topology} from './anchors.js'
 import type {CandidateFlagValues} from './flags.js'
 import {topologyRefs} from './member-of.js'
 import {addRuleFilters, buildQuery, parseGroups, parseRules, type Query} from './query.js'
@@ -98,7 +98,7 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
   let ars = body.allocation_requests
   const rootOf = new Map<string, string>()
   for (const [uuid, s] of Object.entries(body.provider_summaries ?? {})) if (s.root_provider_uuid) rootOf.set(uuid, s.root_provider_uuid)
-  const nodesOf = (ar: CandidatesBody['allocation_requests'][number]) => placementOf(topology!, providers!, Object.keys(ar.allocations), rootOf)
+  const nodesOf = (ar: CandidatesBody['allocation_requests'][number]) => placementInLayout(topology!, providers!, Object.keys(ar.allocations), rootOf)
   if (resolved.length) ars = ars.filter((ar) => resolved.every((r) => ruleViolation(nodesOf(ar), r.anchor, r) === null))
   if (order && !serverOrder) {
     const anchorNodes = opts.anchors?.get(canonical(order.consumer)) ?? (await consumerNodes(client, topology!, providers!, canonical(order.consumer)))

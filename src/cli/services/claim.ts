@@ -15,7 +15,7 @@
  */
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {consumerUuid, getConsumer, hasAllocations, UNKNOWN_CONSUMER_TYPE, type ConsumerAllocations, type Ownership} from './allocations.js'
-import {LEVELS, placementOf, type Level, type NodeSets} from '../candidates/anchors.js'
+import {LEVELS, placementInLayout, type Level, type NodeSets} from '../candidates/anchors.js'
 import {type CandidateFlagValues} from '../candidates/flags.js'
 import {searchCandidates, type CandidateSearch, type Resources} from '../candidates/search.js'
 import type {AffinityRule} from '../../core/affinity.js'
@@ -291,7 +291,7 @@ export function pickDistinct(search: CandidateSearch, level: Level, n: number): 
   for (const [uuid, s] of Object.entries(search.body.provider_summaries ?? {})) if (s.root_provider_uuid) rootOf.set(uuid, s.root_provider_uuid)
   search.body.allocation_requests.forEach((ar, index) => {
     if (out.length >= n) return
-    const where: NodeSets = placementOf(search.topology!, search.providers!, Object.keys(ar.allocations), rootOf)
+    const where: NodeSets = placementInLayout(search.topology!, search.providers!, Object.keys(ar.allocations), rootOf)
     const nodes = [...where[level]]
     if (nodes.length === 0 || nodes.some((x) => used.has(x))) return
     for (const x of nodes) used.add(x)
