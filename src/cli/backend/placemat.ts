@@ -4,7 +4,7 @@
  */
 import type {PlacementClient} from '../../client/client.js'
 import type {CompiledReshape} from '../../core/reshape/compiled.js'
-import type {Layout, TopologyPlan} from '../../core/topology.js'
+import {layoutNodes, type Layout, type TopologyPlan} from '../../core/topology.js'
 import type {ConsumerRecord, ProviderRecord} from '../../core/wire.js'
 import {
   PLACEMAT_API,
@@ -18,7 +18,6 @@ import {
   type TopologyAnswer,
   type TopologyNodeRecord,
 } from './backend.js'
-import type {TopologyView} from '../../core/topology-view.js'
 import {planSize} from '../topology/plan-text.js'
 
 export const TOPOLOGY_API = `${PLACEMAT_API}/topology`
@@ -39,16 +38,9 @@ export class PlacematBackend implements Backend {
     return view
   }
 
+  /** From the stored layout (names and parents; no rollup of usage needed for that). */
   async topologyNodes(): Promise<TopologyNodeRecord[]> {
-    const out: TopologyNodeRecord[] = []
-    const walk = (nodes: TopologyView[], parent: string | null) => {
-      for (const n of nodes) {
-        out.push({uuid: n.uuid, name: n.name, level: n.level, parent})
-        walk(n.children ?? [], n.uuid)
-      }
-    }
-    walk((await this.topologyView()).topology, null)
-    return out
+    return [...layoutNodes(await this.currentLayout()).values()]
   }
 
   currentLayout(): Promise<Layout & {generation: number}> {
