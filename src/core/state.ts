@@ -7,6 +7,8 @@
  * the same transaction always matches what changed here.
  */
 
+import {ShapeLog} from './shape-log.js'
+
 export interface Inventory {
   total: number
   reserved: number
@@ -119,6 +121,8 @@ export class State {
    * so that a claim does not make them re-check every provider.
    */
   shapeVersion = 0
+  /** Which providers each shapeVersion bump touched. */
+  readonly shapeLog = new ShapeLog()
   /** Set while a transaction runs; null otherwise. */
   changes: Changes | null = null
   private nextClassId = 10000
@@ -150,6 +154,16 @@ export class State {
 
   // ---- mutation primitives (only valid inside a transaction) -------------
 
+  /** A change of shape to provider `uuid` (`added`: it was just added). */
+  private reshaped(uuid: string, added = false): void {
+    this.shapeLog.note(++this.shapeVersion, uuid, added)
+  }
+
+  /** A change of shape that is not one provider's (class names, a reload). */
+  reshapedAll(): void {
+    this.shapeLog.noteAll(++this.shapeVersion)
+  }
+
   private get tx(): Changes {
     if (!this.changes) throw new Error('state mutated outside a transaction')
     return this.changes
@@ -169,7 +183,7 @@ export class State {
   }
 
   addProvider(p: Provider): void {
-    this.shapeVersion++
+    this.reshaped(p.uuid, true)
     this.providers.set(p.uuid, p)
     this.providerByName.set(p.name, p)
     if (p.parent) this.providers.get(p.parent)?.children.add(p.uuid)
@@ -187,12 +201,13 @@ export class State {
 
   /** Moves `p` under `parent` (or makes it a root), re-rooting its whole subtree. */
   reparentProvider(p: Provider, parent: Provider | null): void {
-    this.shapeVersion++
+    this.reshaped(p.uuid)
     if (p.parent) this.providers.get(p.parent)?.children.delete(p.uuid)
     p.parent = parent ? parent.uuid : null
     if (parent) parent.children.add(p.uuid)
     const root = parent ? parent.root : p.uuid
     for (const q of this.subtree(p.uuid)) {
+      this.reshaped(q.uuid)
       if (q.root !== root) {
         q.root = root
         this.markProvider(q, 'row')
@@ -202,7 +217,7 @@ export class State {
   }
 
   removeProvider(p: Provider): void {
-    this.shapeVersion++
+    this.reshaped(p.uuid)
     this.providers.delete(p.uuid)
     if (this.providerByName.get(p.name) === p) this.providerByName.delete(p.name)
     if (p.parent) this.providers.get(p.parent)?.children.delete(p.uuid)
@@ -212,25 +227,25 @@ export class State {
   }
 
   setInventory(p: Provider, rc: string, inv: Inventory): void {
-    this.shapeVersion++
+    this.reshaped(p.uuid)
     p.inventories.set(rc, inv)
     this.markProvider(p, 'inventories')
   }
 
   deleteInventory(p: Provider, rc: string): void {
-    this.shapeVersion++
+    this.reshaped(p.uuid)
     p.inventories.delete(rc)
     this.markProvider(p, 'inventories')
   }
 
   setTraits(p: Provider, traits: Iterable<string>): void {
-    this.shapeVersion++
+    this.reshaped(p.uuid)
     p.traits = new Set(traits)
     this.markProvider(p, 'traits')
   }
 
   setAggregates(p: Provider, aggregates: Iterable<string>): void {
-    this.shapeVersion++
+    this.reshaped(p.uuid)
     for (const agg of p.aggregates) this.dropMember(agg, p.uuid)
     p.aggregates = new Set(aggregates)
     for (const agg of p.aggregates) this.memberSet(agg).add(p.uuid)
@@ -303,7 +318,7 @@ export class State {
 
   /** Renames a class everywhere it is used (inventories and allocations refer to it by name). */
   renameClass(from: string, to: string, now: number): void {
-    this.shapeVersion++
+    this.reshapedAll()
     const rec = this.classes.get(from)!
     this.classes.delete(from)
     rec.name = to

@@ -1,5 +1,6 @@
 import {Kysely, Migrator, sql, type Insertable, type Transaction, type MigrationProvider} from 'kysely'
 import {Changes, State, newProvider, type Consumer, type TopologyLevel} from '../core/state.js'
+import {keepIndexCurrent} from '../core/candidates/provider-index.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../core/standard.js'
 import {describeTarget, openBackend, type Backend, type Durability} from './backends.js'
 import {migrations, LATEST_MIGRATION, type Database} from './schema.js'
@@ -166,7 +167,7 @@ export class Store {
     s.traits.clear()
     s.aggregateMembers.clear()
     s.topology.clear()
-    s.shapeVersion++
+    s.reshapedAll()
     const [classes, traits, providers, inventories, ptraits, paggs, consumers, allocations, topology, meta] = await Promise.all([
       db.selectFrom('resource_classes').selectAll().orderBy('id').execute(),
       db.selectFrom('traits').selectAll().orderBy('id').execute(),
@@ -357,7 +358,12 @@ export class Store {
         throw err
       }
       this.dataVersion = mark
-      if (!changes.empty) this.state.version += 1
+      if (!changes.empty) {
+        this.state.version += 1
+        // The provider index follows the write now, touching what it changed, so the next
+        // query does not wait for it.
+        keepIndexCurrent(this.state)
+      }
       return result
     })
   }

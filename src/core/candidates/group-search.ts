@@ -119,7 +119,7 @@ export function groupShell(ix: Index, g: RequestGroup): PreparedGroup | null {
   }
   const rcNames = [...g.resources.keys()]
   const rcAmounts = rcNames.map((rc) => g.resources.get(rc)!)
-  const rcInvs = rcNames.map((rc) => ix.rcs.get(rc) ?? {provs: new Int32Array(0), slots: new Int32Array(0), slotOf: null})
+  const rcInvs = rcNames.map((rc) => ix.inventoriesOf(rc))
   const rcSlotOf = rcInvs.map((inv) => ix.slotOf(inv))
   const granular = g.suffix !== ''
   const multi = !granular && (ix.anySharing || ix.hasTrees)
@@ -182,7 +182,7 @@ function searchSingle(ix: Index, prep: PreparedGroup, anchorOk: Uint8Array | nul
   if (rcAmounts.length === 0) {
     // A resourceless group matches only through positive filters; in_tree does not apply.
     if (!g.requiredTraits.length && !g.memberOf.length) return false
-    for (let p = 0; p < ix.n && found < maxProviders; p++) if (singleFilters(ix.provs[p], g)) add(p)
+    for (let p = 0; p < ix.n && found < maxProviders; p++) if (ix.live(p) && singleFilters(ix.provs[p], g)) add(p)
     return found > 0
   }
   // Walk the class with the fewest inventories; check the others by slot.

@@ -5,7 +5,7 @@
  */
 import {badRequest} from '../errors.js'
 import type {Provider, State} from '../state.js'
-import {getIndex, type Index} from './provider-index.js'
+import {GONE, getIndex, type Index} from './provider-index.js'
 import type {CandidateRequest, ProviderFilters} from './request.js'
 
 /** Does p belong to at least one aggregate of every set? */
@@ -50,7 +50,7 @@ export function memberScope(ix: Index, sets: string[][], trees: boolean, scanSiz
       const i = idxOf.get(u)
       if (i === undefined || !inAllAggSets(ix.provs[i], sets)) continue
       add(i)
-      if (trees && ix.root[i] === i) for (let k = ix.treeOff[i]; k < ix.treeOff[i + 1]; k++) add(ix.treeMem[k])
+      if (trees && ix.root[i] === i) for (const m of ix.treeMembers(i)) add(m)
     }
   }
   return Int32Array.from(out).sort()
@@ -114,7 +114,7 @@ export function rootAnchors(ix: Index, req: CandidateRequest): Uint8Array | null
   const anchorOk = new Uint8Array(ix.n)
   let any = false
   for (let i = 0; i < ix.n; i++) {
-    if (ix.parent[i] >= 0 || ix.provs[i].parent !== null) continue
+    if (ix.parent[i] >= 0 || ix.provs[i].parent !== null || !ix.live(i)) continue
     const pt = ix.provs[i].traits
     if (rootReq.every((t) => pt.has(t)) && !hasAnyTrait(ix.provs[i], req.rootForbidden)) {
       anchorOk[i] = 1
@@ -145,7 +145,7 @@ export function filterProviders(state: State, f: ProviderFilters): Provider[] {
   if (req.length) {
     for (const set of req) checkTraitNames(state, set, 'Invalid trait(s) in "required" parameter: ')
     pool = []
-    for (let i = 0; i < ix.n; i++) if (hasTraitSets(ix.provs[i], req)) pool.push(i)
+    for (let i = 0; i < ix.n; i++) if (ix.live(i) && hasTraitSets(ix.provs[i], req)) pool.push(i)
     if (!pool.length) return []
   }
   const forb = f.forbiddenTraits ?? new Set<string>()
@@ -169,6 +169,7 @@ export function filterProviders(state: State, f: ProviderFilters): Provider[] {
   const out: Provider[] = []
   const test = (i: number) => {
     const p = ix.provs[i]
+    if (p === GONE) return
     if (f.name && p.name !== f.name) return
     if (f.uuid && p.uuid !== f.uuid) return
     if (treeRoot >= 0 && ix.root[i] !== treeRoot) return

@@ -1,94 +1,110 @@
 /**
  * The provider index: everything the search needs about the providers of one State, in typed
- * arrays (capacities, tree layout, lazy sharing anchors and summaries), cached per State.
+ * arrays (capacities, tree layout, lazy sharing anchors and summaries), cached per State and
+ * kept current write by write (index-patch.ts): a write touches what it changed, not the cloud.
  */
 import type {Provider, State} from '../state.js'
 import type {ProviderSummary, SummaryResource} from './types.js'
+import {ClassInventories, ensure} from './typed-arrays.js'
+import {patchIndex} from './index-patch.js'
 
-const SHARES = 'MISC_SHARES_VIA_AGGREGATE'
+export const SHARES = 'MISC_SHARES_VIA_AGGREGATE'
 
-export interface RcInv {
-  /** Providers with an inventory of this class, in provider order. */
-  provs: Int32Array
-  /** Inventory slot of each entry of provs. */
-  slots: Int32Array
-  /** provider -> slot, or -1; built on first use. */
-  slotOf: Int32Array | null
+export type RcInv = ClassInventories
+
+/** Stands, in the index, for a provider deleted since the index was built (never mutated). */
+export const GONE: Provider = {
+  uuid: '',
+  name: '',
+  generation: 0,
+  parent: null,
+  root: '',
+  createdAt: 0,
+  updatedAt: 0,
+  inventories: new Map(),
+  traits: new Set(),
+  aggregates: new Set(),
+  children: new Set(),
+  usages: new Map(),
+  allocations: new Map(),
 }
 
+const NO_INVENTORIES = new ClassInventories(new Int32Array(0), new Int32Array(0))
+const NO_MEMBERS = new Int32Array(0)
+
 /**
- * Everything the search needs about the providers, in typed arrays. Built from scratch when
- * the provider structure changes (providers, parents, inventories, traits, aggregates, class
- * names); after a change of usages only (allocations) it is revalidated in one cheap pass and
- * kept, and usages are re-read lazily per inventory slot.
+ * Everything the search needs about the providers, in typed arrays. Positions follow the
+ * State's provider order; a provider added later takes the next position, a deleted one
+ * leaves GONE in its place until the next rebuild. Usages are re-read lazily per inventory
+ * slot after each change of version.
  */
 export class Index {
   version: number
-  /** state.shapeVersion indexed: while it holds, only usages (and generations) can differ. */
+  /** state.shapeVersion indexed. */
   shapeVersion: number
-  readonly n: number
-  readonly provs: Provider[]
-  private idxMap: Map<string, number> | null = null
-  readonly parent: Int32Array
-  readonly root: Int32Array
-  readonly depth: Int32Array
-  readonly isSharing: Uint8Array
-  hasTrees = false
-  anySharing = false
-  readonly rcs = new Map<string, RcInv>()
-  // Inventory slots, contiguous per provider: slots provSlot[i] .. provSlot[i+1]-1.
-  readonly provSlot: Int32Array
-  readonly slotProv: Int32Array
-  readonly slotRc: string[]
-  readonly slotCap: Float64Array // (total - reserved) * allocation_ratio, unrounded as in Placement's SQL
-  readonly slotMin: Float64Array
-  readonly slotMax: Float64Array
-  readonly slotStep: Float64Array
-  private readonly slotUsed: Float64Array
-  private readonly slotUsedEpoch: Int32Array
+  /** Positions, GONE ones included. */
+  n: number
+  /** Positions holding GONE. */
+  gone = 0
+  provs: Provider[]
+  idxMap: Map<string, number> | null = null
+  parent: Int32Array
+  root: Int32Array
+  depth: Int32Array
+  isSharing: Uint8Array
+  /** Providers with a parent, and sharing providers: the search takes other paths without them. */
+  children = 0
+  sharing = 0
+  readonly rcs = new Map<string, ClassInventories>()
+  // Inventory slots of provider i: slotStart[i] .. slotStart[i] + slotCount[i] - 1. A provider
+  // whose classes change takes a fresh range at the end; the old one is left unused.
+  slotStart: Int32Array
+  slotCount: Int32Array
+  slots = 0
+  unusedSlots = 0
+  slotProv: Int32Array
+  slotRc: string[]
+  slotCap: Float64Array // (total - reserved) * allocation_ratio, unrounded as in Placement's SQL
+  slotMin: Float64Array
+  slotMax: Float64Array
+  slotStep: Float64Array
+  slotUsed: Float64Array
+  slotUsedEpoch: Int32Array
   private epoch = 1
-  // Tree members (index order) of each root r: treeMem[treeOff[r] .. treeOff[r+1]).
-  readonly treeOff: Int32Array
-  readonly treeMem: Int32Array
+  // Tree members (index order) of each root r as built: treeMem[treeOff[r] .. treeOff[r+1]) for
+  // r < builtN; trees changed since are in treeChanged; a root added since is alone unless there.
+  private readonly treeOff: Int32Array
+  private readonly treeMem: Int32Array
+  private readonly builtN: number
+  readonly treeChanged = new Map<number, Int32Array>()
   // Scratch: acc and isoCount are always left zeroed; stamp works by generations.
-  readonly acc: Float64Array
-  readonly isoCount: Int32Array
-  readonly stamp: Int32Array
+  acc: Float64Array
+  isoCount: Int32Array
+  stamp: Int32Array
   private stampGen = 0
-  // Fingerprints of the structure.
-  private readonly fpGen: Float64Array
-  private readonly fpParent: (string | null)[]
-  private readonly fpTraits: Set<string>[]
-  private readonly fpAggs: Set<string>[]
-  private readonly classesKey: string
-  private sharingAnchorCache: (Int32Array | undefined)[] = []
-  private summaryCache: (ProviderSummary | undefined)[] = []
-  private readonly summaryEpoch: Int32Array
+  readonly sharingAnchorCache = new Map<number, Int32Array>()
+  summaryCache: (ProviderSummary | undefined)[] = []
+  summaryEpoch: Int32Array
 
   constructor(readonly state: State) {
     this.version = state.version
     this.shapeVersion = state.shapeVersion
-    this.classesKey = classesKey(state)
     const provs = (this.provs = [...state.providers.values()])
-    const n = (this.n = provs.length)
+    const n = (this.n = this.builtN = provs.length)
     this.parent = new Int32Array(n)
     this.root = new Int32Array(n)
     this.depth = new Int32Array(n)
     this.isSharing = new Uint8Array(n)
     this.isoCount = new Int32Array(n)
     this.stamp = new Int32Array(n)
-    this.fpGen = new Float64Array(n)
-    this.fpParent = new Array(n)
-    this.fpTraits = new Array(n)
-    this.fpAggs = new Array(n)
     this.summaryEpoch = new Int32Array(n)
-    this.provSlot = new Int32Array(n + 1)
+    this.slotStart = new Int32Array(n)
+    this.slotCount = new Int32Array(n)
     let slots = 0
     let lookups = false
     for (let i = 0; i < n; i++) {
       const p = provs[i]
       slots += p.inventories.size
-      if (p.parent !== null) this.hasTrees = true
       if (p.parent !== null || p.root !== p.uuid) lookups = true
     }
     // A forest of lone roots needs no uuid lookups; otherwise resolve parents and roots.
@@ -108,22 +124,20 @@ export class Index {
     let s = 0
     for (let i = 0; i < n; i++) {
       const p = provs[i]
-      this.fpGen[i] = p.generation
-      this.fpParent[i] = p.parent
-      this.fpTraits[i] = p.traits
-      this.fpAggs[i] = p.aggregates
       if (idxOf) {
         this.parent[i] = p.parent === null ? -1 : (idxOf.get(p.parent) ?? -1)
         this.root[i] = idxOf.get(p.root) ?? i
+        if (this.parent[i] >= 0) this.children++
       } else {
         this.parent[i] = -1
         this.root[i] = i
       }
       if (p.traits.has(SHARES)) {
         this.isSharing[i] = 1
-        this.anySharing = true
+        this.sharing++
       }
-      this.provSlot[i] = s
+      this.slotStart[i] = s
+      this.slotCount[i] = p.inventories.size
       for (const [rc, v] of p.inventories) {
         let id = rcIds.get(rc)
         if (id === undefined) {
@@ -141,14 +155,14 @@ export class Index {
         s++
       }
     }
-    this.provSlot[n] = s
-    const lists = rcCount.map((c) => ({provs: new Int32Array(c), slots: new Int32Array(c), slotOf: null, k: 0}))
+    this.slots = s
+    const lists = rcCount.map((c) => ({provs: new Int32Array(c), slots: new Int32Array(c), k: 0}))
     for (let t = 0; t < s; t++) {
       const l = lists[slotRcId[t]]
       l.provs[l.k] = this.slotProv[t]
       l.slots[l.k++] = t
     }
-    for (const [rc, id] of rcIds) this.rcs.set(rc, {provs: lists[id].provs, slots: lists[id].slots, slotOf: null})
+    for (const [rc, id] of rcIds) this.rcs.set(rc, new ClassInventories(lists[id].provs, lists[id].slots))
     if (idxOf) {
       this.depth.fill(-1)
       for (let i = 0; i < n; i++) this.depthOf(i)
@@ -161,22 +175,62 @@ export class Index {
     for (let i = 0; i < n; i++) mem[fill[this.root[i]]++] = i
   }
 
+  /** Does any provider have a parent? */
+  get hasTrees(): boolean {
+    return this.children > 0
+  }
+
+  /** Does any provider share its inventory through aggregates? */
+  get anySharing(): boolean {
+    return this.sharing > 0
+  }
+
+  /** Is position i a provider (not GONE)? */
+  live(i: number): boolean {
+    return this.provs[i] !== GONE
+  }
+
   /** uuid -> provider index (built on first use). */
   idx(): Map<string, number> {
     if (!this.idxMap) {
       const m = (this.idxMap = new Map())
-      for (let i = 0; i < this.n; i++) m.set(this.provs[i].uuid, i)
+      for (let i = 0; i < this.n; i++) if (this.provs[i] !== GONE) m.set(this.provs[i].uuid, i)
     }
     return this.idxMap
   }
 
+  /** The members of the tree rooted at r, in index order. */
+  treeMembers(r: number): Int32Array {
+    const changed = this.treeChanged.get(r)
+    if (changed) return changed
+    if (r < this.builtN) return this.treeMem.subarray(this.treeOff[r], this.treeOff[r + 1])
+    return this.provs[r] === GONE ? NO_MEMBERS : Int32Array.of(r)
+  }
+
+  /** Tree r now has these members (index order). */
+  setTreeMembers(r: number, members: Int32Array): void {
+    const built = r < this.builtN ? this.treeMem.subarray(this.treeOff[r], this.treeOff[r + 1]) : Int32Array.of(r)
+    if (built.length === members.length && built.every((m, k) => members[k] === m)) this.treeChanged.delete(r)
+    else this.treeChanged.set(r, members)
+  }
+
+  /** The inventories of class rc (none: an empty list). */
+  inventoriesOf(rc: string): ClassInventories {
+    return this.rcs.get(rc) ?? NO_INVENTORIES
+  }
+
   /**
-   * Brings the index to the state's current version when only usages (or generations) changed;
-   * false when the structure changed and the index must be rebuilt.
+   * Brings the index to the state's current version: usages are re-read lazily, and providers
+   * whose shape changed are patched in place. False when it must be rebuilt instead (the
+   * change is too old or too big to follow, or too many positions went unused).
    */
   refresh(state: State): boolean {
     if (state.shapeVersion !== this.shapeVersion) {
-      if (!this.sameShape(state)) return false
+      const changes = state.shapeLog.since(this.shapeVersion)
+      if (!changes || changes.touched.size > (this.n - this.gone) / 2 + 1000) return false
+      if (!patchIndex(this, state, changes)) return false
+      if (this.gone > 1000 && this.gone > this.n / 8) return false
+      if (this.unusedSlots > 100_000 && this.unusedSlots > this.slots / 2) return false
       this.shapeVersion = state.shapeVersion
     }
     this.version = state.version
@@ -188,46 +242,30 @@ export class Index {
     return true
   }
 
-  /** After a change of shape: is it still the one indexed (the change was undone, say)? */
-  private sameShape(state: State): boolean {
-    if (state.providers.size !== this.n || classesKey(state) !== this.classesKey) return false
-    const {provs, fpGen, fpParent, fpTraits, fpAggs} = this
-    let i = 0
-    for (const p of state.providers.values()) {
-      if (
-        p !== provs[i] ||
-        p.parent !== fpParent[i] ||
-        p.traits !== fpTraits[i] ||
-        p.aggregates !== fpAggs[i]
-      ) {
-        return false
-      }
-      if (p.generation !== fpGen[i]) {
-        // Placement bumps the generation on every inventory change (and on allocations).
-        if (!this.sameInventories(i, p)) return false
-        fpGen[i] = p.generation
-      }
-      i++
-    }
-    return true
+  /** Room for `n` positions in every per-provider array. */
+  growProviders(n: number): void {
+    this.parent = ensure(this.parent, n)
+    this.root = ensure(this.root, n)
+    this.depth = ensure(this.depth, n)
+    this.isSharing = ensure(this.isSharing, n)
+    this.isoCount = ensure(this.isoCount, n)
+    this.stamp = ensure(this.stamp, n)
+    this.summaryEpoch = ensure(this.summaryEpoch, n)
+    this.slotStart = ensure(this.slotStart, n)
+    this.slotCount = ensure(this.slotCount, n)
   }
 
-  private sameInventories(i: number, p: Provider): boolean {
-    let s = this.provSlot[i]
-    if (p.inventories.size !== this.provSlot[i + 1] - s) return false
-    for (const [rc, v] of p.inventories) {
-      if (
-        this.slotRc[s] !== rc ||
-        this.slotCap[s] !== (v.total - v.reserved) * v.allocation_ratio ||
-        this.slotMin[s] !== v.min_unit ||
-        this.slotMax[s] !== v.max_unit ||
-        this.slotStep[s] !== v.step_size
-      ) {
-        return false
-      }
-      s++
-    }
-    return true
+  /** Room for `s` inventory slots in every per-slot array. */
+  growSlots(s: number): void {
+    if (this.slotProv.length >= s) return
+    this.slotProv = ensure(this.slotProv, s)
+    this.slotCap = ensure(this.slotCap, s)
+    this.slotMin = ensure(this.slotMin, s)
+    this.slotMax = ensure(this.slotMax, s)
+    this.slotStep = ensure(this.slotStep, s)
+    this.slotUsed = ensure(this.slotUsed, s)
+    this.slotUsedEpoch = ensure(this.slotUsedEpoch, s)
+    this.acc = ensure(this.acc, s)
   }
 
   private depthOf(i: number): number {
@@ -243,13 +281,8 @@ export class Index {
     return this.depth[i]
   }
 
-  slotOf(inv: RcInv): Int32Array {
-    if (!inv.slotOf) {
-      const a = new Int32Array(this.n).fill(-1)
-      for (let k = 0; k < inv.provs.length; k++) a[inv.provs[k]] = inv.slots[k]
-      inv.slotOf = a
-    }
-    return inv.slotOf
+  slotOf(inv: ClassInventories): Int32Array {
+    return inv.slotMap(this.n)
   }
 
   /** Current usage of inventory slot s (read from the provider once per version). */
@@ -281,7 +314,7 @@ export class Index {
 
   /** Roots of every provider sharing an aggregate with p (anchors_for_sharing_providers). */
   sharingAnchors(p: number): Int32Array {
-    let a = this.sharingAnchorCache[p]
+    let a = this.sharingAnchorCache.get(p)
     if (a) return a
     const gen = this.nextStamp()
     const out: number[] = []
@@ -300,7 +333,7 @@ export class Index {
       }
     }
     a = Int32Array.from(out).sort()
-    this.sharingAnchorCache[p] = a
+    this.sharingAnchorCache.set(p, a)
     return a
   }
 
@@ -308,8 +341,8 @@ export class Index {
   summary(i: number): ProviderSummary {
     let sum = this.summaryCache[i]
     if (sum && this.summaryEpoch[i] === this.epoch) return sum
-    const from = this.provSlot[i]
-    const to = this.provSlot[i + 1]
+    const from = this.slotStart[i]
+    const to = from + this.slotCount[i]
     if (sum) {
       let same = true
       for (let s = from; s < to && same; s++) same = sum.resources[s - from].used === this.used(s)
@@ -335,12 +368,6 @@ export class Index {
   }
 }
 
-function classesKey(state: State): string {
-  let k = ''
-  for (const name of state.classes.keys()) k += name + ','
-  return k
-}
-
 const indexes = new WeakMap<State, Index>()
 
 /** The index of `state` at its current version. */
@@ -350,6 +377,16 @@ export function getIndex(state: State): Index {
   ix = new Index(state)
   indexes.set(state, ix)
   return ix
+}
+
+/** Brings the index of `state` up to date if there is one (after a write: the next query need not). */
+export function keepIndexCurrent(state: State): void {
+  if (!indexes.has(state)) return
+  try {
+    getIndex(state)
+  } catch {
+    indexes.delete(state) // rebuilt by the next query
+  }
 }
 
 /** For tests and diagnostics: drops the cached index of a state. */

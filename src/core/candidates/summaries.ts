@@ -46,7 +46,7 @@ export function providerSummaries(
     for (let i = 0; i < ix.n; i++) if (used[i] && ix.stamp[ix.root[i]] === gen) summaries.push(ix.summary(i))
   } else {
     for (const r of rootsUsed) {
-      for (let k = ix.treeOff[r]; k < ix.treeOff[r + 1]; k++) summaries.push(ix.summary(ix.treeMem[k]))
+      for (const m of ix.treeMembers(r)) summaries.push(ix.summary(m))
     }
   }
   return summaries

@@ -47,7 +47,7 @@ export function walkAnchors(ix: Index, prep: PreparedGroup, anchorOk: Uint8Array
     if (!g.requiredTraits.length && !g.memberOf.length) return
     for (let p = 0; p < ix.n; p++) {
       const r = ix.root[p]
-      if (seen[r] || (anchorOk && !anchorOk[r])) continue
+      if (seen[r] || (anchorOk && !anchorOk[r]) || !ix.live(p)) continue
       if (!singleFilters(provs[p], g)) continue
       seen[r] = 1
       if (visit(r)) return
@@ -81,9 +81,9 @@ export function walkAnchors(ix: Index, prep: PreparedGroup, anchorOk: Uint8Array
 export function anchorLists(ix: Index, prep: PreparedGroup, r: number): number[][] | null {
   const {g, rcAmounts, rcSlotOf, treeRoot} = prep
   const provs = ix.provs
-  const from = ix.treeOff[r]
-  const to = ix.treeOff[r + 1]
-  const mem = ix.treeMem
+  const mem = ix.treeMembers(r)
+  const from = 0
+  const to = mem.length
   const nrc = rcAmounts.length
   if (!prep.multi) {
     const list: number[] = []
