@@ -368,19 +368,21 @@ export class Store {
     })
   }
 
+  /**
+   * Writes what `ch` says changed, with a few statements per kind of row (multi-row inserts and
+   * deletes by lists of keys), so that a batch of many providers costs statements by the
+   * thousand rows, not by the row.
+   */
   private async flush(db: Kysely<Database>, ch: Changes): Promise<void> {
     const s = this.state
-    for (const uuid of ch.deletedProviders) {
-      await db.deleteFrom('resource_providers').where('uuid', '=', uuid).execute()
-      await db.deleteFrom('inventories').where('provider_uuid', '=', uuid).execute()
-      await db.deleteFrom('provider_traits').where('provider_uuid', '=', uuid).execute()
-      await db.deleteFrom('provider_aggregates').where('provider_uuid', '=', uuid).execute()
-      await db.deleteFrom('allocations').where('provider_uuid', '=', uuid).execute()
+    const deleted = [...ch.deletedProviders]
+    await deleteWhereIn(db, 'resource_providers', 'uuid', deleted)
+    for (const table of ['inventories', 'provider_traits', 'provider_aggregates', 'allocations'] as const) {
+      await deleteWhereIn(db, table, 'provider_uuid', deleted)
     }
-    for (const uuid of ch.deletedConsumers) {
-      await db.deleteFrom('consumers').where('uuid', '=', uuid).execute()
-      await db.deleteFrom('allocations').where('consumer_uuid', '=', uuid).execute()
-    }
+    const gone = [...ch.deletedConsumers]
+    await deleteWhereIn(db, 'consumers', 'uuid', gone)
+    await deleteWhereIn(db, 'allocations', 'consumer_uuid', gone)
     for (const name of ch.deletedClasses) await db.deleteFrom('resource_classes').where('name', '=', name).execute()
     for (const name of ch.deletedTraits) {
       await db.deleteFrom('traits').where('name', '=', name).execute()
@@ -402,11 +404,16 @@ export class Store {
         .onConflict((oc) => oc.column('id').doUpdateSet({name: t.name, updated_at: t.updatedAt}))
         .execute()
     }
-    for (const [uuid, parts] of ch.providers) {
+    const rows: Insertable<Database['resource_providers']>[] = []
+    const parts = {inventories: [] as string[], traits: [] as string[], aggregates: [] as string[]}
+    const inventoryRows: Insertable<Database['inventories']>[] = []
+    const traitRows: Insertable<Database['provider_traits']>[] = []
+    const aggregateRows: Insertable<Database['provider_aggregates']>[] = []
+    for (const [uuid, changed] of ch.providers) {
       const p = s.providers.get(uuid)
       if (!p) continue
-      if (parts.has('row')) {
-        const row = {
+      if (changed.has('row')) {
+        rows.push({
           uuid,
           name: p.name,
           generation: p.generation,
@@ -415,40 +422,45 @@ export class Store {
           created_at: p.createdAt,
           updated_at: p.updatedAt,
           seq: this.nextSeq++, // kept by an update: numbers may be skipped, never reordered
-        }
-        await db
-          .insertInto('resource_providers')
-          .values(row)
-          .onConflict((oc) =>
-            oc.column('uuid').doUpdateSet({
-              name: row.name,
-              generation: row.generation,
-              parent_uuid: row.parent_uuid,
-              root_uuid: row.root_uuid,
-              updated_at: row.updated_at,
-            }),
-          )
-          .execute()
-      } else if (parts.has('generation')) {
+        })
+      } else if (changed.has('generation')) {
         // The common case (every allocation write bumps its providers): two columns, no index.
         await db.updateTable('resource_providers').set({generation: p.generation, updated_at: p.updatedAt}).where('uuid', '=', uuid).execute()
       }
-      if (parts.has('inventories')) {
-        await db.deleteFrom('inventories').where('provider_uuid', '=', uuid).execute()
-        const rows = [...p.inventories].map(([rc, inv]) => ({provider_uuid: uuid, resource_class: rc, ...inv}))
-        await insertRows(db, 'inventories', rows)
+      if (changed.has('inventories')) {
+        parts.inventories.push(uuid)
+        for (const [rc, inv] of p.inventories) inventoryRows.push({provider_uuid: uuid, resource_class: rc, ...inv})
       }
-      if (parts.has('traits')) {
-        await db.deleteFrom('provider_traits').where('provider_uuid', '=', uuid).execute()
-        const rows = [...p.traits].map((trait) => ({provider_uuid: uuid, trait}))
-        await insertRows(db, 'provider_traits', rows)
+      if (changed.has('traits')) {
+        parts.traits.push(uuid)
+        for (const trait of p.traits) traitRows.push({provider_uuid: uuid, trait})
       }
-      if (parts.has('aggregates')) {
-        await db.deleteFrom('provider_aggregates').where('provider_uuid', '=', uuid).execute()
-        const rows = [...p.aggregates].map((aggregate_uuid) => ({provider_uuid: uuid, aggregate_uuid}))
-        await insertRows(db, 'provider_aggregates', rows)
+      if (changed.has('aggregates')) {
+        parts.aggregates.push(uuid)
+        for (const aggregate_uuid of p.aggregates) aggregateRows.push({provider_uuid: uuid, aggregate_uuid})
       }
     }
+    for (const chunk of chunksOf(rows)) {
+      await db
+        .insertInto('resource_providers')
+        .values(chunk)
+        .onConflict((oc) =>
+          oc.column('uuid').doUpdateSet((eb) => ({
+            name: eb.ref('excluded.name'),
+            generation: eb.ref('excluded.generation'),
+            parent_uuid: eb.ref('excluded.parent_uuid'),
+            root_uuid: eb.ref('excluded.root_uuid'),
+            updated_at: eb.ref('excluded.updated_at'),
+          })),
+        )
+        .execute()
+    }
+    await deleteWhereIn(db, 'inventories', 'provider_uuid', parts.inventories)
+    await insertRows(db, 'inventories', inventoryRows)
+    await deleteWhereIn(db, 'provider_traits', 'provider_uuid', parts.traits)
+    await insertRows(db, 'provider_traits', traitRows)
+    await deleteWhereIn(db, 'provider_aggregates', 'provider_uuid', parts.aggregates)
+    await insertRows(db, 'provider_aggregates', aggregateRows)
     for (const uuid of ch.deletedTopologyNodes) await db.deleteFrom('topology_nodes').where('uuid', '=', uuid).execute()
     for (const uuid of ch.topologyNodes) {
       const n = s.topology.get(uuid)
@@ -467,37 +479,41 @@ export class Store {
         .onConflict((oc) => oc.column('key').doUpdateSet({value}))
         .execute()
     }
+    const consumerRows: Insertable<Database['consumers']>[] = []
+    const allocationRows: Insertable<Database['allocations']>[] = []
     for (const uuid of ch.consumers) {
       const c = s.consumers.get(uuid)
       if (!c) continue
+      consumerRows.push({
+        uuid,
+        project_id: c.project,
+        user_id: c.user,
+        consumer_type: c.type,
+        generation: c.generation,
+        created_at: c.createdAt,
+        updated_at: c.updatedAt,
+      })
+      for (const [provider_uuid, amounts] of c.allocations) {
+        for (const [resource_class, used] of amounts) allocationRows.push({consumer_uuid: uuid, provider_uuid, resource_class, used})
+      }
+    }
+    for (const chunk of chunksOf(consumerRows)) {
       await db
         .insertInto('consumers')
-        .values({
-          uuid,
-          project_id: c.project,
-          user_id: c.user,
-          consumer_type: c.type,
-          generation: c.generation,
-          created_at: c.createdAt,
-          updated_at: c.updatedAt,
-        })
+        .values(chunk)
         .onConflict((oc) =>
-          oc.column('uuid').doUpdateSet({
-            project_id: c.project,
-            user_id: c.user,
-            consumer_type: c.type,
-            generation: c.generation,
-            updated_at: c.updatedAt,
-          }),
+          oc.column('uuid').doUpdateSet((eb) => ({
+            project_id: eb.ref('excluded.project_id'),
+            user_id: eb.ref('excluded.user_id'),
+            consumer_type: eb.ref('excluded.consumer_type'),
+            generation: eb.ref('excluded.generation'),
+            updated_at: eb.ref('excluded.updated_at'),
+          })),
         )
         .execute()
-      await db.deleteFrom('allocations').where('consumer_uuid', '=', uuid).execute()
-      const rows = []
-      for (const [provider_uuid, amounts] of c.allocations) {
-        for (const [resource_class, used] of amounts) rows.push({consumer_uuid: uuid, provider_uuid, resource_class, used})
-      }
-      await insertRows(db, 'allocations', rows)
     }
+    await deleteWhereIn(db, 'allocations', 'consumer_uuid', consumerRows.map((c) => c.uuid))
+    await insertRows(db, 'allocations', allocationRows)
   }
 
   /**
@@ -526,18 +542,28 @@ export class Store {
   }
 }
 
-/** Both backends cap the parameters of one statement (SQLite 32,766): insert in chunks under it. */
+/** Both backends cap the parameters of one statement (SQLite 32,766): write in chunks under it. */
 const MAX_STATEMENT_PARAMETERS = 30_000
+
+/** Rows in chunks that keep one multi-row statement under the parameter cap. */
+function* chunksOf<T extends object>(rows: T[]): Generator<T[]> {
+  if (!rows.length) return
+  const chunk = Math.max(1, Math.floor(MAX_STATEMENT_PARAMETERS / Object.keys(rows[0]).length))
+  for (let i = 0; i < rows.length; i += chunk) yield rows.slice(i, i + chunk)
+}
 
 async function insertRows<T extends 'inventories' | 'provider_traits' | 'provider_aggregates' | 'allocations'>(
   db: Kysely<Database>,
   table: T,
   rows: Insertable<Database[T]>[],
 ): Promise<void> {
-  if (!rows.length) return
-  const perRow = Object.keys(rows[0]).length
-  const chunk = Math.max(1, Math.floor(MAX_STATEMENT_PARAMETERS / perRow))
-  for (let i = 0; i < rows.length; i += chunk) {
-    await db.insertInto(table).values(rows.slice(i, i + chunk) as any).execute()
+  for (const chunk of chunksOf(rows)) await db.insertInto(table).values(chunk as any).execute()
+}
+
+/** Deletes the rows whose `column` is one of `keys`, a chunk of keys per statement. */
+async function deleteWhereIn(db: Kysely<Database>, table: keyof Database, column: string, keys: string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += MAX_STATEMENT_PARAMETERS) {
+    const chunk = keys.slice(i, i + MAX_STATEMENT_PARAMETERS)
+    await db.deleteFrom(table).where(sql.ref(column), chunk.length === 1 ? '=' : 'in', chunk.length === 1 ? chunk[0] : chunk).execute()
   }
 }
