@@ -21,7 +21,7 @@ export interface CandidateOptions {
 export interface AppOptions {
   store: Store
   auth: AuthMode
-  /** Provider lists longer than this are streamed (default 10,000). */
+  /** Answers with more entries than this (providers, candidates) are streamed (json-stream.ts STREAM_ABOVE). */
   streamAbove?: number
   /** The only token accepted with auth 'token'. */
   adminToken?: string
@@ -62,26 +62,6 @@ export interface Ctx {
 export function placementJson(body: unknown): string {
   const text = JSON.stringify(body)
   return text.includes('"allocation_ratio":') ? text.replace(/([{,]"allocation_ratio":)(-?\d+)(?=[,}])/g, '$1$2.0') : text
-}
-
-/**
- * A large JSON answer sent in pieces as they are made, so memory holds a piece and never the
- * whole text (a million providers is ~770 MB of JSON, past what one string may hold).
- */
-export class JsonStream {
-  constructor(readonly pieces: () => Iterable<string>) {}
-}
-
-/** An array answer `{key: [...]}` rendered `batch` items at a time. */
-export function jsonArrayStream<T>(key: string, items: T[], render: (item: T) => unknown, batch = 2000): JsonStream {
-  return new JsonStream(function* () {
-    yield `{${JSON.stringify(key)}:[`
-    for (let i = 0; i < items.length; i += batch) {
-      const part = items.slice(i, i + batch).map((item) => placementJson(render(item)))
-      yield (i ? ',' : '') + part.join(',')
-    }
-    yield ']}'
-  })
 }
 
 /** A response body already serialized as JSON (for large answers built as text). */

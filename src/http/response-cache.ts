@@ -4,14 +4,15 @@ import {Lru} from './lru.js'
  * Exact memo of serialized read answers: keyed by the State version (bumped by every
  * committed write, ours or another process's), the microversion and the query, so a
  * hit is byte for byte what recomputing would give. Schedulers ask the same question
- * many times between writes; a hit skips the search and the JSON encoding.
+ * many times between writes; a hit skips the search and the JSON encoding. The bytes kept
+ * are bounded too: a few large answers must not hold the daemon's memory.
  */
 export class ResponseCache {
   private readonly entries: Lru<string, Buffer>
   private version = -1
 
-  constructor(capacity = 64) {
-    this.entries = new Lru(capacity)
+  constructor(capacity = 64, maxBytes = 64 * 1024 * 1024) {
+    this.entries = new Lru(capacity, maxBytes, (text) => text.length)
   }
 
   get(version: number, key: string): Buffer | undefined {

@@ -92,6 +92,8 @@ function renderSummaries(
 // shared and immutable while their provider's usage holds), and allocation requests, which
 // differ only in their providers: each is written from a template of constant bytes per
 // pattern of slot providers, with the providers' quoted uuids (cached) in between.
+// The document is written in pieces (renderCandidatesJson: one piece; candidatesJsonPieces: a
+// piece each time some bytes are written), so a streamed answer never exists whole.
 
 const SAFE = /^[A-Za-z0-9_.:-]*$/
 const str = (s: string) => (SAFE.test(s) ? `"${s}"` : JSON.stringify(s))
@@ -121,6 +123,25 @@ class ByteWriter {
   done(): Buffer {
     return this.buf.subarray(0, this.pos)
   }
+  /** What is written so far, handed over: the writer goes on in a buffer of its own. */
+  take(): Buffer {
+    const out = this.done()
+    this.buf = Buffer.allocUnsafe(this.buf.length)
+    this.pos = 0
+    return out
+  }
+}
+
+/** How the document is cut and whether its bytes are kept for later answers. */
+interface Writing {
+  w: ByteWriter
+  /** A piece is handed over once this many bytes are written (Infinity: the whole document at the end). */
+  pieceBytes: number
+  /**
+   * Cache the bytes of summaries, trees and uuids for the next answers. Off for a streamed
+   * answer: its caches would hold the whole document again.
+   */
+  remember: boolean
 }
 
 function amountsText(res: Map<string, number>): string {
@@ -162,6 +183,7 @@ function allocationRequestText(ar: AllocationRequest, dictForm: boolean, withMap
 
 const bytes27 = new WeakMap<ProviderSummary, Buffer>()
 const bytes29 = new WeakMap<ProviderSummary, Buffer>()
+const NO_CLASSES = new Set<string>()
 
 /** `"uuid":{...}`: one provider_summaries entry. */
 function summaryText(s: ProviderSummary, requested: Set<string>, version: Microversion): string {
@@ -184,7 +206,7 @@ function summaryText(s: ProviderSummary, requested: Set<string>, version: Microv
 
 function summaryBytes(s: ProviderSummary, cache: WeakMap<ProviderSummary, Buffer>, version: Microversion): Buffer {
   let b = cache.get(s)
-  if (!b) cache.set(s, (b = Buffer.from(summaryText(s, new Set(), version))))
+  if (!b) cache.set(s, (b = Buffer.from(summaryText(s, NO_CLASSES, version))))
   return b
 }
 
@@ -196,10 +218,14 @@ interface TreeBytes {
 const treeBytes27 = new WeakMap<ProviderSummary, TreeBytes>()
 const treeBytes29 = new WeakMap<ProviderSummary, TreeBytes>()
 
-function writeSummaries(w: ByteWriter, summaries: ProviderSummary[], requested: Set<string>, version: Microversion): void {
+function* writeSummaries(out: Writing, summaries: ProviderSummary[], requested: Set<string>, version: Microversion): Generator<Buffer> {
+  const {w, pieceBytes, remember} = out
   if (!atLeast(version, 27)) {
     // Below 1.27 an entry depends on the requested classes: not cached.
-    for (let i = 0; i < summaries.length; i++) w.text((i ? ',' : '') + summaryText(summaries[i], requested, version))
+    for (let i = 0; i < summaries.length; i++) {
+      w.text((i ? ',' : '') + summaryText(summaries[i], requested, version))
+      if (w.pos >= pieceBytes) yield w.take()
+    }
     return
   }
   const nested = atLeast(version, 29)
@@ -214,14 +240,24 @@ function writeSummaries(w: ByteWriter, summaries: ProviderSummary[], requested: 
     let t = trees.get(first)
     let same = t !== undefined && t.members.length === end - i
     for (let k = i; same && k < end; k++) same = t!.members[k - i] === summaries[k]
-    if (!same) {
+    if (!same && remember) {
       const members = summaries.slice(i, end)
       const parts: Buffer[] = []
       for (const m of members) parts.push(parts.length ? COMMA : EMPTY, summaryBytes(m, cache, version))
       t = {members, bytes: Buffer.concat(parts)}
       trees.set(first, t)
+      same = true
     }
-    w.bytes(t!.bytes)
+    if (same) w.bytes(t!.bytes)
+    else {
+      for (let k = i; k < end; k++) {
+        if (k > i) w.bytes(COMMA)
+        const b = cache.get(summaries[k])
+        if (b) w.bytes(b)
+        else w.text(summaryText(summaries[k], NO_CLASSES, version))
+      }
+    }
+    if (w.pos >= pieceBytes) yield w.take()
     i = end
   }
 }
@@ -261,7 +297,8 @@ function makeTemplate(slots: CandidateSlots, same: Int32Array, dictForm: boolean
   return {pieces, refs}
 }
 
-function writeAllocationRequests(w: ByteWriter, slots: CandidateSlots, dictForm: boolean, withMappings: boolean): void {
+function* writeAllocationRequests(out: Writing, slots: CandidateSlots, dictForm: boolean, withMappings: boolean): Generator<Buffer> {
+  const {w, pieceBytes, remember} = out
   const {S, rows, providers} = slots
   const templates = new Map<string, Template>()
   const same = new Int32Array(S)
@@ -280,26 +317,58 @@ function writeAllocationRequests(w: ByteWriter, slots: CandidateSlots, dictForm:
     const {pieces, refs} = t
     for (let j = 0; j < refs.length; j++) {
       w.bytes(pieces[j])
-      w.bytes(quotedUuid(providers[rows[at + refs[j]]]))
+      const p = providers[rows[at + refs[j]]]
+      const quoted = remember ? quotedUuid(p) : quotedUuids.get(p)
+      if (quoted) w.bytes(quoted)
+      else w.text(JSON.stringify(p.uuid))
     }
     w.bytes(pieces[refs.length])
+    if (w.pos >= pieceBytes) yield w.take()
   }
+}
+
+/** The document in pieces, each handed over once `pieceBytes` are written; the rest at the end. */
+function* writeCandidates(result: CandidateResult, version: Microversion, pieceBytes: number, remember: boolean): Generator<Buffer> {
+  const dictForm = atLeast(version, 12)
+  const withMappings = atLeast(version, 34)
+  const slots = candidateSlots(result)
+  const whole = 1024 + result.providerSummaries.length * 300 + (slots ? slots.rows.length * 120 : 0)
+  const w = new ByteWriter(Math.min(whole, pieceBytes + (pieceBytes >> 2)))
+  const out: Writing = {w, pieceBytes, remember}
+  w.text('{"allocation_requests":[')
+  if (slots) yield* writeAllocationRequests(out, slots, dictForm, withMappings)
+  else {
+    const ars = result.allocationRequests
+    for (let i = 0; i < ars.length; i++) {
+      w.text((i ? ',' : '') + allocationRequestText(ars[i], dictForm, withMappings))
+      if (w.pos >= pieceBytes) yield w.take()
+    }
+  }
+  w.text('],"provider_summaries":{')
+  yield* writeSummaries(out, result.providerSummaries, result.requestedClasses, version)
+  w.text('}}')
+  yield w.done()
 }
 
 /** renderCandidates, serialized: byte for byte JSON.stringify's UTF-8, faster. */
 export function renderCandidatesJson(result: CandidateResult, version: Microversion): Buffer {
-  const dictForm = atLeast(version, 12)
-  const withMappings = atLeast(version, 34)
+  const [whole] = writeCandidates(result, version, Infinity, true)
+  return whole
+}
+
+/** Bytes a streamed piece holds before it is handed over. */
+export const PIECE_BYTES = 256 * 1024
+
+/**
+ * renderCandidatesJson's bytes in pieces of about `pieceBytes`, written as they are read: the
+ * whole document never exists (a million candidates is some 400 MB of JSON). Caches nothing.
+ */
+export function candidatesJsonPieces(result: CandidateResult, version: Microversion, pieceBytes = PIECE_BYTES): Iterable<Buffer> {
+  return writeCandidates(result, version, pieceBytes, false)
+}
+
+/** How many allocation requests a result holds, without building them. */
+export function candidateCount(result: CandidateResult): number {
   const slots = candidateSlots(result)
-  const w = new ByteWriter(1024 + result.providerSummaries.length * 300 + (slots ? slots.rows.length * 120 : 0))
-  w.text('{"allocation_requests":[')
-  if (slots) writeAllocationRequests(w, slots, dictForm, withMappings)
-  else {
-    const ars = result.allocationRequests
-    for (let i = 0; i < ars.length; i++) w.text((i ? ',' : '') + allocationRequestText(ars[i], dictForm, withMappings))
-  }
-  w.text('],"provider_summaries":{')
-  writeSummaries(w, result.providerSummaries, result.requestedClasses, version)
-  w.text('}}')
-  return w.done()
+  return slots ? (slots.S ? slots.rows.length / slots.S : 0) : result.allocationRequests.length
 }

@@ -1,7 +1,8 @@
 import {findCandidates} from '../../core/candidates/engine.js'
-import {renderCandidatesJson} from '../../core/candidates/render.js'
 import {parseCandidateRequest, type CandidateRequest} from '../../core/candidates/request.js'
+import {candidatesBody} from '../candidates-body.js'
 import {JsonText, cacheHeaders, queryParams, validateQuery, type RouteDef} from '../context.js'
+import {JsonStream} from '../json-stream.js'
 import {Lru} from '../lru.js'
 import {ResponseCache} from '../response-cache.js'
 import * as S from '../schemas.js'
@@ -35,9 +36,11 @@ export const routes: RouteDef[] = [
       const memo = !options.randomize && options.answerCache !== false
       const hit = memo ? cache.get(state.version, key) : undefined
       if (hit !== undefined) return new JsonText(hit)
-      const text = renderCandidatesJson(findCandidates(state, request, options), version)
-      if (memo) cache.set(state.version, key, text)
-      return new JsonText(text)
+      const body = candidatesBody(ctx.options, findCandidates(state, request, options), version)
+      // A streamed answer is too large to keep: it is never held whole.
+      if (body instanceof JsonStream) return body
+      if (memo) cache.set(state.version, key, body)
+      return new JsonText(body)
     },
   },
 ]

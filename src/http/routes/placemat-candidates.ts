@@ -10,11 +10,12 @@
  * `limit` candidates; provider_summaries then cover only the candidates kept.
  */
 import {findCandidates, type CandidateResult} from '../../core/candidates/engine.js'
-import {renderCandidates} from '../../core/candidates/render.js'
 import {parseCandidateRequest} from '../../core/candidates/request.js'
 import {PlacementError} from '../../core/errors.js'
 import {orderByCloseness} from '../../core/candidates/closeness.js'
-import {cacheHeaders, canonicalUuid, isUuidLike, queryParams, validateQuery, type RouteDef} from '../context.js'
+import {candidatesBody} from '../candidates-body.js'
+import {JsonText, cacheHeaders, canonicalUuid, isUuidLike, queryParams, validateQuery, type RouteDef} from '../context.js'
+import {JsonStream} from '../json-stream.js'
 import * as S from '../schemas.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
 
@@ -47,7 +48,8 @@ export const routes: RouteDef[] = [
         result = findCandidates(state, request, ctx.options.candidates ?? {})
       }
       cacheHeaders(ctx)
-      return renderCandidates(result, version)
+      const body = candidatesBody(ctx.options, result, version)
+      return body instanceof JsonStream ? body : new JsonText(body)
     },
   },
 ]

@@ -1,11 +1,9 @@
 import {createProvider, deleteProvider, getProvider, updateProvider} from '../../core/providers.js'
 import {listProviders} from '../../core/provider-list.js'
-import {absoluteUrl, canonicalUuid, cacheHeaders, jsonArrayStream, queryParams, readJson, validateQuery, type RouteDef} from '../context.js'
+import {absoluteUrl, canonicalUuid, cacheHeaders, queryParams, readJson, validateQuery, type RouteDef} from '../context.js'
+import {jsonArrayStream, streams} from '../json-stream.js'
 import {lastModifiedOf, providerUrl, renderProvider} from '../render.js'
 import * as S from '../schemas.js'
-
-/** Lists longer than this are streamed. */
-export const STREAM_ABOVE = 10_000
 
 export const routes: RouteDef[] = [
   {
@@ -18,7 +16,7 @@ export const routes: RouteDef[] = [
       const providers = listProviders(state, params, ctx.mv)
       cacheHeaders(ctx, lastModifiedOf(providers))
       // A long list goes out in pieces: memory holds a piece, not the whole answer.
-      if (providers.length > (ctx.options.streamAbove ?? STREAM_ABOVE)) return jsonArrayStream('resource_providers', providers, (p) => renderProvider(p, ctx.mv))
+      if (streams(ctx.options, providers.length)) return jsonArrayStream('resource_providers', providers, (p) => renderProvider(p, ctx.mv))
       return {resource_providers: providers.map((p) => renderProvider(p, ctx.mv))}
     },
   },
