@@ -112,6 +112,33 @@ describe('candidates answers, streamed', () => {
   })
 })
 
+describe('a streamed answer and a write between its pieces', () => {
+  it('is the answer as it was when asked: the write does not reach into it', async () => {
+    const api = await testApi()
+    try {
+      expect((await api.call('POST', '/placemat/v1/batch', {operations: cloud()})).status).toBe(200)
+      const v: Microversion = [1, 39]
+      const ask = () => findCandidates(api.store.state, parseCandidateRequest(new Map([['resources', ['VCPU:1']]]), v))
+      const result = ask()
+      const before = renderCandidatesJson(result, v).toString()
+      const pieces = candidatesJsonPieces(result, v, 100)[Symbol.iterator]()
+      const first = pieces.next().value as Buffer
+      // Deleting hosts (the index is patched in place on the next search) and adding one.
+      for (const i of [1, 4]) {
+        expect((await api.call('DELETE', `/resource_providers/${U(2, i)}`)).status).toBe(204)
+        expect((await api.call('DELETE', `/resource_providers/${U(1, i)}`)).status).toBe(204)
+      }
+      expect((await api.call('POST', '/resource_providers', {uuid: U(4, 0), name: 'late'})).status).toBe(200)
+      expect(ask().providerSummaries).toHaveLength(8)
+      const rest: Buffer[] = []
+      for (let next = pieces.next(); !next.done; next = pieces.next()) rest.push(next.value)
+      expect(Buffer.concat([first, ...rest]).toString()).toBe(before)
+    } finally {
+      await api.close()
+    }
+  })
+})
+
 describe('the answer cache', () => {
   it('keeps no more bytes than its budget, and no answer above it', () => {
     const cache = new ResponseCache(10, 100)

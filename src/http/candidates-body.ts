@@ -8,7 +8,8 @@ import {JsonStream, streams} from './json-stream.js'
 /** The body at `version`: streamed when its longer list (requests or summaries) is long. */
 export function candidatesBody(options: AppOptions, result: CandidateResult, version: Microversion): Buffer | JsonStream {
   if (streams(options, Math.max(candidateCount(result), result.providerSummaries.length))) {
-    return new JsonStream(() => candidatesJsonPieces(result, version))
+    const pieces = candidatesJsonPieces(result, version) // now: before a write can come between
+    return new JsonStream(() => pieces)
   }
   return renderCandidatesJson(result, version)
 }

@@ -328,10 +328,15 @@ function* writeAllocationRequests(out: Writing, slots: CandidateSlots, dictForm:
 }
 
 /** The document in pieces, each handed over once `pieceBytes` are written; the rest at the end. */
-function* writeCandidates(result: CandidateResult, version: Microversion, pieceBytes: number, remember: boolean): Generator<Buffer> {
+function* writeCandidates(
+  result: CandidateResult,
+  slots: CandidateSlots | undefined,
+  version: Microversion,
+  pieceBytes: number,
+  remember: boolean,
+): Generator<Buffer> {
   const dictForm = atLeast(version, 12)
   const withMappings = atLeast(version, 34)
-  const slots = candidateSlots(result)
   const whole = 1024 + result.providerSummaries.length * 300 + (slots ? slots.rows.length * 120 : 0)
   const w = new ByteWriter(Math.min(whole, pieceBytes + (pieceBytes >> 2)))
   const out: Writing = {w, pieceBytes, remember}
@@ -352,7 +357,7 @@ function* writeCandidates(result: CandidateResult, version: Microversion, pieceB
 
 /** renderCandidates, serialized: byte for byte JSON.stringify's UTF-8, faster. */
 export function renderCandidatesJson(result: CandidateResult, version: Microversion): Buffer {
-  const [whole] = writeCandidates(result, version, Infinity, true)
+  const [whole] = writeCandidates(result, candidateSlots(result), version, Infinity, true)
   return whole
 }
 
@@ -362,9 +367,14 @@ export const PIECE_BYTES = 256 * 1024
 /**
  * renderCandidatesJson's bytes in pieces of about `pieceBytes`, written as they are read: the
  * whole document never exists (a million candidates is some 400 MB of JSON). Caches nothing.
+ * The answer is the result's as it is at this call, whatever is written meanwhile.
  */
 export function candidatesJsonPieces(result: CandidateResult, version: Microversion, pieceBytes = PIECE_BYTES): Iterable<Buffer> {
-  return writeCandidates(result, version, pieceBytes, false)
+  // The slots' providers as they are now: writes served between two pieces patch the index's
+  // provider list in place.
+  const slots = candidateSlots(result)
+  const fixed = slots && {...slots, providers: slots.providers.slice()}
+  return writeCandidates(result, fixed, version, pieceBytes, false)
 }
 
 /** How many allocation requests a result holds, without building them. */
