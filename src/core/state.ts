@@ -8,6 +8,7 @@
  */
 
 import {ShapeLog} from './shape-log.js'
+import {emptyMap, emptySet, ownMap, ownSet} from './shared-collections.js'
 
 export interface Inventory {
   total: number
@@ -186,7 +187,7 @@ export class State {
     this.reshaped(p.uuid, true)
     this.providers.set(p.uuid, p)
     this.providerByName.set(p.name, p)
-    if (p.parent) this.providers.get(p.parent)?.children.add(p.uuid)
+    if (p.parent) this.adopt(this.providers.get(p.parent), p.uuid)
     for (const agg of p.aggregates) this.memberSet(agg).add(p.uuid)
     this.tx.deletedProviders.delete(p.uuid)
     this.markProvider(p, 'row', 'inventories', 'traits', 'aggregates')
@@ -202,9 +203,9 @@ export class State {
   /** Moves `p` under `parent` (or makes it a root), re-rooting its whole subtree. */
   reparentProvider(p: Provider, parent: Provider | null): void {
     this.reshaped(p.uuid)
-    if (p.parent) this.providers.get(p.parent)?.children.delete(p.uuid)
+    if (p.parent) this.disown(this.providers.get(p.parent), p.uuid)
     p.parent = parent ? parent.uuid : null
-    if (parent) parent.children.add(p.uuid)
+    if (parent) this.adopt(parent, p.uuid)
     const root = parent ? parent.root : p.uuid
     for (const q of this.subtree(p.uuid)) {
       this.reshaped(q.uuid)
@@ -220,7 +221,7 @@ export class State {
     this.reshaped(p.uuid)
     this.providers.delete(p.uuid)
     if (this.providerByName.get(p.name) === p) this.providerByName.delete(p.name)
-    if (p.parent) this.providers.get(p.parent)?.children.delete(p.uuid)
+    if (p.parent) this.disown(this.providers.get(p.parent), p.uuid)
     for (const agg of p.aggregates) this.dropMember(agg, p.uuid)
     this.tx.providers.delete(p.uuid)
     this.tx.deletedProviders.add(p.uuid)
@@ -228,12 +229,14 @@ export class State {
 
   setInventory(p: Provider, rc: string, inv: Inventory): void {
     this.reshaped(p.uuid)
+    p.inventories = ownMap(p.inventories)
     p.inventories.set(rc, inv)
     this.markProvider(p, 'inventories')
   }
 
   deleteInventory(p: Provider, rc: string): void {
     this.reshaped(p.uuid)
+    p.inventories = ownMap(p.inventories)
     p.inventories.delete(rc)
     this.markProvider(p, 'inventories')
   }
@@ -250,6 +253,18 @@ export class State {
     p.aggregates = new Set(aggregates)
     for (const agg of p.aggregates) this.memberSet(agg).add(p.uuid)
     this.markProvider(p, 'aggregates')
+  }
+
+  private adopt(parent: Provider | undefined, child: string): void {
+    if (!parent) return
+    parent.children = ownSet(parent.children)
+    parent.children.add(child)
+  }
+
+  private disown(parent: Provider | undefined, child: string): void {
+    if (!parent) return
+    parent.children = ownSet(parent.children)
+    parent.children.delete(child)
   }
 
   private memberSet(agg: string): Set<string> {
@@ -287,6 +302,8 @@ export class State {
     for (const [puuid, amounts] of c.allocations) {
       const p = this.providers.get(puuid)
       if (!p) continue
+      p.usages = ownMap(p.usages)
+      p.allocations = ownMap(p.allocations)
       for (const [rc, used] of amounts) {
         const left = (p.usages.get(rc) ?? 0) - used
         if (left > 0) p.usages.set(rc, left)
@@ -298,6 +315,8 @@ export class State {
     for (const [puuid, amounts] of allocations) {
       const p = this.providers.get(puuid)
       if (!p) continue
+      p.usages = ownMap(p.usages)
+      p.allocations = ownMap(p.allocations)
       for (const [rc, used] of amounts) p.usages.set(rc, (p.usages.get(rc) ?? 0) + used)
       p.allocations.set(c.uuid, amounts)
     }
@@ -333,8 +352,12 @@ export class State {
       return true
     }
     for (const p of this.providers.values()) {
-      if (rename(p.inventories)) this.markProvider(p, 'inventories')
-      rename(p.usages)
+      if (p.inventories.has(from)) {
+        p.inventories = ownMap(p.inventories)
+        rename(p.inventories)
+        this.markProvider(p, 'inventories')
+      }
+      if (p.usages.has(from)) rename((p.usages = ownMap(p.usages)))
     }
     for (const c of this.consumers.values()) {
       let touched = false
@@ -396,11 +419,12 @@ export function newProvider(uuid: string, name: string, parent: Provider | null,
     root: parent ? parent.root : uuid,
     createdAt: now,
     updatedAt: now,
-    inventories: new Map(),
-    traits: new Set(),
-    aggregates: new Set(),
-    children: new Set(),
-    usages: new Map(),
-    allocations: new Map(),
+    // Shared empty collections until the provider gets its own (see shared-collections.ts).
+    inventories: emptyMap(),
+    traits: emptySet(),
+    aggregates: emptySet(),
+    children: emptySet(),
+    usages: emptyMap(),
+    allocations: emptyMap(),
   }
 }

@@ -1,6 +1,7 @@
 import {Kysely, Migrator, sql, type Insertable, type Transaction, type MigrationProvider} from 'kysely'
 import {Changes, State, newProvider, type Consumer, type TopologyLevel} from '../core/state.js'
 import {keepIndexCurrent} from '../core/candidates/provider-index.js'
+import {loadTables} from './state-loader.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../core/standard.js'
 import {describeTarget, openBackend, type Backend, type Durability} from './backends.js'
 import {migrations, LATEST_MIGRATION, type Database} from './schema.js'
@@ -168,87 +169,7 @@ export class Store {
     s.aggregateMembers.clear()
     s.topology.clear()
     s.reshapedAll()
-    const [classes, traits, providers, inventories, ptraits, paggs, consumers, allocations, topology, meta] = await Promise.all([
-      db.selectFrom('resource_classes').selectAll().orderBy('id').execute(),
-      db.selectFrom('traits').selectAll().orderBy('id').execute(),
-      db.selectFrom('resource_providers').selectAll().orderBy('seq').execute(),
-      db.selectFrom('inventories').selectAll().execute(),
-      db.selectFrom('provider_traits').selectAll().execute(),
-      db.selectFrom('provider_aggregates').selectAll().execute(),
-      db.selectFrom('consumers').selectAll().execute(),
-      db.selectFrom('allocations').selectAll().execute(),
-      db.selectFrom('topology_nodes').selectAll().execute(),
-      db.selectFrom('placemat_meta').selectAll().where('key', '=', 'topology_generation').execute(),
-    ])
-    for (const r of topology) {
-      s.topology.set(r.uuid, {
-        uuid: r.uuid,
-        name: r.name,
-        level: r.level as TopologyLevel,
-        parent: r.parent_uuid,
-        createdAt: r.created_at,
-        updatedAt: r.updated_at,
-      })
-    }
-    s.topologyGeneration = Number(meta[0]?.value ?? 0)
-    for (const c of classes) s.classes.set(c.name, {id: c.id, name: c.name, createdAt: c.created_at, updatedAt: c.updated_at})
-    s.setNextIds(classes.reduce((m, c) => Math.max(m, c.id + 1), 10000), traits.reduce((m, t) => Math.max(m, t.id + 1), 1))
-    for (const t of traits) s.traits.set(t.name, {id: t.id, name: t.name, createdAt: t.created_at, updatedAt: t.updated_at})
-    this.nextSeq = providers.length ? Number(providers[providers.length - 1].seq) + 1 : 1
-    for (const r of providers) {
-      const p = newProvider(r.uuid, r.name, null, r.created_at)
-      p.generation = r.generation
-      p.parent = r.parent_uuid
-      p.root = r.root_uuid
-      p.updatedAt = r.updated_at
-      s.providers.set(p.uuid, p)
-      s.providerByName.set(p.name, p)
-    }
-    for (const p of s.providers.values()) if (p.parent) s.providers.get(p.parent)?.children.add(p.uuid)
-    for (const r of inventories) {
-      s.providers.get(r.provider_uuid)?.inventories.set(r.resource_class, {
-        total: r.total,
-        reserved: r.reserved,
-        min_unit: r.min_unit,
-        max_unit: r.max_unit,
-        step_size: r.step_size,
-        allocation_ratio: r.allocation_ratio,
-      })
-    }
-    for (const r of ptraits) s.providers.get(r.provider_uuid)?.traits.add(r.trait)
-    for (const r of paggs) {
-      const p = s.providers.get(r.provider_uuid)
-      if (!p) continue
-      p.aggregates.add(r.aggregate_uuid)
-      let set = s.aggregateMembers.get(r.aggregate_uuid)
-      if (!set) s.aggregateMembers.set(r.aggregate_uuid, (set = new Set()))
-      set.add(p.uuid)
-    }
-    for (const r of consumers) {
-      const c: Consumer = {
-        uuid: r.uuid,
-        project: r.project_id,
-        user: r.user_id,
-        type: r.consumer_type,
-        generation: r.generation,
-        createdAt: r.created_at,
-        updatedAt: r.updated_at,
-        allocations: new Map(),
-      }
-      s.consumers.set(c.uuid, c)
-    }
-    for (const r of allocations) {
-      const c = s.consumers.get(r.consumer_uuid)
-      const p = s.providers.get(r.provider_uuid)
-      if (!c || !p) continue
-      let amounts = c.allocations.get(p.uuid)
-      if (!amounts) {
-        c.allocations.set(p.uuid, (amounts = new Map()))
-        p.allocations.set(c.uuid, amounts)
-      }
-      amounts.set(r.resource_class, r.used)
-      p.usages.set(r.resource_class, (p.usages.get(r.resource_class) ?? 0) + r.used)
-    }
+    this.nextSeq = await loadTables(db, s, this.backend.kind === 'sqlite')
     s.version += 1
   }
 
