@@ -6,6 +6,8 @@
 //   npm run bench                          # flat 1000 and nested 1000 (9000 providers)
 //   npm run bench -- --sets flat:1000      # pick data sets: flat:N, nested:N
 //   npm run bench -- --big                 # also 100,000 flat providers, limit=1000 (loaded in bulk)
+//   npm run bench -- --huge                # only the huge sets: 100k and 1M flat, 100k nested trees
+//                                          # (scripts/bench-huge.mjs: load, start-up, RSS, streamed answers)
 //   npm run bench -- --runs 1 --placement URL   # also measure a live Placement at URL (same machine)
 //   npm run bench -- --json out.jsonl      # keep the raw scenario lines
 //   npm run bench -- --no-answer-cache     # every candidates query searched and encoded afresh
@@ -22,6 +24,10 @@ import net from 'node:net'
 import {fileURLToPath} from 'node:url'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+if (process.argv.includes('--huge')) {
+  execFileSync(process.execPath, [path.join(root, 'scripts/bench-huge.mjs'), ...process.argv.slice(2)], {stdio: 'inherit'})
+  process.exit(0)
+}
 const perf = path.resolve(root, '../shared/perf')
 const argv = process.argv.slice(2)
 const opt = (name, dflt) => {
