@@ -9,6 +9,7 @@ import {loadState, type Progress} from '../src/cli/backend/backend.js'
 import {isConcurrentUpdate} from '../src/cli/services/retry.js'
 import {ApplyRefused} from '../src/core/apply-plan/types.js'
 import {planApply} from '../src/core/apply-plan/plan.js'
+import type {State} from '../src/core/state.js'
 import {conflictError, usageError} from '../src/cli/failure.js'
 import {NAMES_NAMESPACE} from '../src/core/uuids.js'
 
@@ -39,6 +40,11 @@ every trait). Providers not in the file are left alone, unless --prune:
 then every provider that is neither in the file nor the parent of one is
 deleted (custom classes and traits are never deleted).
 
+A JSON file (named *.json, or starting with '{') is read provider by
+provider and never held as text; YAML is parsed whole, which suits the
+files people write: big files (a hundred thousand providers and more)
+should be JSON.
+
 Names become uuids as Python's uuid.uuid5(NAMESPACE, NAME) does, with
 placemat's fixed namespace ${NAMES_NAMESPACE}:
 an aggregate named A is uuid5(ns, "aggregate:A"); a new provider P
@@ -68,20 +74,22 @@ that do not exist, loops, or names taken by other providers.`
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Apply)
-    const file = readApplyFile(args.file)
+    const file = await readApplyFile(args.file)
     const backend = await this.backend()
     const tty = Boolean(process.stdout.isTTY) && this.textOutput
     const progress = tty ? (await import('../src/cli/components/Progress.js')).startProgress() : undefined
     const onRead = progress ? (done: number, total: number) => progress.update(done, total, 'reading the current state') : undefined
-    let state
+    let state: State | undefined
     try {
       state = await loadState(backend, {onProgress: onRead})
     } finally {
       progress?.stop()
     }
-    const plan = this.plan(() => planApply(file, state, {prune: flags.prune}))
+    const plan = this.plan(() => planApply(file, state!, {prune: flags.prune}))
     // The dry run refuses what the write would refuse; the write is checked the same way first.
     await checkOperations(state, plan.ops)
+    // The write works on the store's own State: the planning copy can go before it starts.
+    state = undefined
     const transport = backend.kind
     const placemat = backend.kind === 'placemat'
     const doc = {transport, ...planDocument(plan)}

@@ -37,16 +37,17 @@ export function stateFromSnapshot(snap: Snapshot, now = Date.now()): State {
   ;(snap.classes ?? []).forEach((name, i) => s.addClass(name, now, name.startsWith('CUSTOM_') ? custom++ : i))
   for (const name of snap.traits ?? []) s.addTrait(name, now)
   // Parents first, so children link to them; a parent outside the snapshot stays a uuid.
-  const pending = [...snap.providers]
+  // Each round adds every provider whose parent is known and keeps the rest for the next
+  // (in a list of its own: taking them out of one list in place is quadratic).
+  let pending = snap.providers
   const listed = new Set(pending.map((p) => p.uuid))
   while (pending.length) {
-    const before = pending.length
-    for (let i = 0; i < pending.length; ) {
-      const r = pending[i]
+    const waiting: typeof pending = []
+    for (const r of pending) {
       const parentUuid = r.parent_provider_uuid ?? null
       const parent = parentUuid ? s.providers.get(parentUuid) : undefined
       if (parentUuid && !parent && listed.has(parentUuid)) {
-        i++
+        waiting.push(r)
         continue
       }
       const p = newProvider(r.uuid, r.name, parent ?? null, now)
@@ -58,9 +59,9 @@ export function stateFromSnapshot(snap: Snapshot, now = Date.now()): State {
       p.aggregates = new Set(r.aggregates ?? [])
       if (!snap.consumers) p.usages = amounts(r.usages ?? {})
       s.addProvider(p)
-      pending.splice(i, 1)
     }
-    if (pending.length === before) break // a parent cycle: cannot come from Placement
+    if (waiting.length === pending.length) break // a parent cycle: cannot come from Placement
+    pending = waiting
   }
   for (const rc of snap.consumers ?? []) {
     const c: Consumer = {

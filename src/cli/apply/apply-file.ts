@@ -27,20 +27,37 @@ import type {ApplyFile, DeclaredProvider, InventoryField} from '../../core/apply
 import type {Inventory} from '../../core/state.js'
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
 import {usageError} from '../failure.js'
-import {readDocument} from '../services/document.js'
+import {openDocument} from '../services/document.js'
 
 export type {ApplyFile}
 
 const NAME_RE = /^[A-Z0-9_]+$/
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+/** What the daemon refuses in any string of a body; in unicode mode a surrogate pair is one code point, so only a lone half matches. */
+const UNSTORABLE = /\0|[\uD800-\uDFFF]/u
 const PROVIDER_KEYS = new Set(['name', 'uuid', 'parent', 'inventories', 'traits', 'aggregates', 'children'])
 const TOP_KEYS = new Set(['providers', 'resource_classes', 'traits', 'aggregates'])
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-/** Reads an apply file (YAML or JSON; "-" for stdin) and checks its shape (exit 2 when wrong). */
-export function readApplyFile(file: string): ApplyFile {
-  const data = readDocument(file, {fail: usageError, jsonFastPath: true, yaml: {maxAliasCount: -1}})
-  return parseApplyFile(data ?? {}, file)
+/**
+ * Reads an apply file ("-" for stdin) and checks its shape (exit 2 when wrong). JSON is read
+ * incrementally, provider by provider, so only the declared providers are held, never the
+ * file's text; YAML is parsed whole.
+ */
+export async function readApplyFile(file: string): Promise<ApplyFile> {
+  const doc = await openDocument(file, {
+    streamed: ['providers'],
+    notAMapping: `expected a mapping with ${[...TOP_KEYS].join(', ')}`,
+    yaml: {maxAliasCount: -1},
+  })
+  if (doc.kind === 'yaml') return parseApplyFile(doc.data ?? {}, file)
+  const reader = new ApplyFileReader(file)
+  for await (const m of doc.members) {
+    if ('element' in m) reader.provider(m.element, m.index)
+    else reader.member(m.key, m.value)
+  }
+  return reader.finish()
 }
 
 type Problem = (where: string, msg: string) => void
@@ -106,24 +123,92 @@ function parseInventories(v: unknown, where: string, err: Problem): Record<strin
 
 /** Checks the shape of a parsed file and fills inventory defaults; names stay unresolved. */
 export function parseApplyFile(data: unknown, file = 'file'): ApplyFile {
-  const errors: string[] = []
-  const err = (where: string, msg: string) => errors.push(`${where}: ${msg}`)
-  const out: ApplyFile = {resourceClasses: [], traits: [], aggregateNames: new Map(), providers: []}
-  if (!isObject(data)) throw usageError(`${file}: expected a mapping with providers, resource_classes, traits, aggregates`)
-  for (const k of Object.keys(data)) if (!TOP_KEYS.has(k)) err(k, `unknown key; expected one of ${[...TOP_KEYS].join(', ')}`)
+  if (!isObject(data)) throw usageError(`${file}: expected a mapping with ${[...TOP_KEYS].join(', ')}`)
+  const reader = new ApplyFileReader(file)
+  for (const [key, value] of Object.entries(data)) {
+    if (key === 'providers' && Array.isArray(value)) value.forEach((p, i) => reader.provider(p, i))
+    else reader.member(key, value)
+  }
+  return reader.finish()
+}
 
-  out.resourceClasses = nameList(data.resource_classes, 'resource_classes', true, err)
-  out.traits = nameList(data.traits, 'traits', true, err)
-  if (data.aggregates !== undefined && data.aggregates !== null) {
-    if (!isObject(data.aggregates)) err('aggregates', 'expected a mapping of aggregate name to uuid')
-    else
-      for (const [name, uuid] of Object.entries(data.aggregates)) {
-        if (typeof uuid !== 'string' || !isUuidLike(uuid)) err(`aggregates.${name}`, `'${uuid}' is not a uuid`)
-        else out.aggregateNames.set(name, canonical(uuid))
-      }
+/**
+ * One object for equal inventories and equal name lists: the providers of a big cloud are
+ * mostly alike, and a million copies of the same three inventory records cost a gigabyte.
+ * Nothing downstream changes what a file declares, so sharing is safe.
+ */
+class SharedValues {
+  private readonly values = new Map<string, unknown>()
+
+  /** The value kept for `key` (which names its kind: keys of two kinds never meet), else `value`, kept for next time while there are few. */
+  get<T>(value: T, key: string): T {
+    const kept = this.values.get(key)
+    if (kept !== undefined) return kept as T
+    if (this.values.size < MAX_SHARED) this.values.set(key, value)
+    return value
+  }
+}
+
+/** Distinct shapes kept for sharing; a file with more shares the first ones. */
+const MAX_SHARED = 10_000
+
+const inventoriesKey = (invs: Record<string, Inventory>) =>
+  Object.entries(invs)
+    .map(([rc, inv]) => `${rc}:${INVENTORY_FIELDS.map((f) => inv[f]).join(',')}`)
+    .join(';')
+
+/** Problems kept for the message; the rest are only counted. */
+const SHOWN_PROBLEMS = 20
+
+/**
+ * An apply file checked as it comes: top-level members, and the providers one at a time
+ * (each with its nested children), in file order.
+ */
+class ApplyFileReader {
+  private readonly out: ApplyFile = {resourceClasses: [], traits: [], aggregateNames: new Map(), providers: []}
+  private readonly problems: string[] = []
+  private problemCount = 0
+  private readonly shared = new SharedValues()
+  private readonly err: Problem = (where, msg) => {
+    if (this.problemCount++ < SHOWN_PROBLEMS) this.problems.push(`${where}: ${msg}`)
   }
 
-  const walk = (v: unknown, where: string, parentIndex: number | undefined) => {
+  constructor(private readonly file: string) {}
+
+  member(key: string, value: unknown): void {
+    const err = this.err
+    switch (key) {
+      case 'resource_classes':
+        this.out.resourceClasses = nameList(value, 'resource_classes', true, err)
+        return
+      case 'traits':
+        this.out.traits = nameList(value, 'traits', true, err)
+        return
+      case 'aggregates':
+        if (value === undefined || value === null) return
+        if (!isObject(value)) err('aggregates', 'expected a mapping of aggregate name to uuid')
+        else
+          for (const [name, uuid] of Object.entries(value)) {
+            if (typeof uuid !== 'string' || !isUuidLike(uuid)) err(`aggregates.${name}`, `'${uuid}' is not a uuid`)
+            else this.out.aggregateNames.set(name, canonical(uuid))
+          }
+        return
+      case 'providers':
+        // A list comes provider by provider; here only what is not a list.
+        if (value !== undefined && value !== null) err('providers', 'expected a list of providers')
+        return
+      default:
+        err(key, `unknown key; expected one of ${[...TOP_KEYS].join(', ')}`)
+    }
+  }
+
+  /** The `index`th provider of the top-level list, with its nested children. */
+  provider(v: unknown, index: number): void {
+    this.walk(v, `providers[${index}]`, undefined)
+  }
+
+  private walk(v: unknown, where: string, parentIndex: number | undefined): void {
+    const err = this.err
     if (!isObject(v)) {
       err(where, 'expected a provider mapping')
       return
@@ -133,10 +218,15 @@ export function parseApplyFile(data: unknown, file = 'file'): ApplyFile {
       err(`${where}.name`, 'a name (1-200 characters) is required')
       return
     }
-    const p: DeclaredProvider = {where: `${where} (${v.name})`, name: v.name}
+    if (UNSTORABLE.test(v.name)) {
+      err(`${where}.name`, 'a name cannot hold a NUL character or a lone UTF-16 surrogate (no database stores them)')
+      return
+    }
+    // Joined, not concatenated: a flat string, where a template would keep its pieces.
+    const p: DeclaredProvider = {where: [where, ' (', v.name, ')'].join(''), name: v.name}
     if (v.uuid !== undefined) {
       if (typeof v.uuid !== 'string' || !isUuidLike(v.uuid)) err(`${where}.uuid`, `'${v.uuid}' is not a uuid`)
-      else p.uuid = canonical(v.uuid)
+      else p.uuid = CANONICAL_UUID.test(v.uuid) ? v.uuid : canonical(v.uuid)
     }
     if ('parent' in v) {
       if (parentIndex !== undefined) err(`${where}.parent`, 'a nested provider takes the provider it is nested under as its parent')
@@ -144,8 +234,14 @@ export function parseApplyFile(data: unknown, file = 'file'): ApplyFile {
       else p.parentRef = v.parent as string | null
     }
     p.parentIndex = parentIndex
-    if ('inventories' in v) p.inventories = parseInventories(v.inventories, `${where}.inventories`, err)
-    if ('traits' in v) p.traits = nameList(v.traits, `${where}.traits`, false, err).sort()
+    if ('inventories' in v) {
+      const invs = parseInventories(v.inventories, `${where}.inventories`, err)
+      p.inventories = invs && this.shared.get(invs, `inventories ${inventoriesKey(invs)}`)
+    }
+    if ('traits' in v) {
+      const traits = nameList(v.traits, `${where}.traits`, false, err).sort()
+      p.traits = this.shared.get(traits, `traits ${traits.join(',')}`)
+    }
     if ('aggregates' in v) {
       if (v.aggregates !== null && !Array.isArray(v.aggregates)) err(`${where}.aggregates`, 'expected a list of aggregate uuids or names')
       else {
@@ -155,23 +251,23 @@ export function parseApplyFile(data: unknown, file = 'file'): ApplyFile {
           if (typeof a !== 'string' || !a) err(`${where}.aggregates[${i}]`, 'expected an aggregate uuid or name')
           else p.aggregates!.push(a)
         })
+        p.aggregates = this.shared.get(p.aggregates, `aggregates ${p.aggregates.join(',')}`)
       }
     }
-    const index = out.providers.length
-    out.providers.push(p)
+    const index = this.out.providers.length
+    this.out.providers.push(p)
     if (v.children !== undefined && v.children !== null) {
       if (!Array.isArray(v.children)) err(`${where}.children`, 'expected a list of providers')
-      else v.children.forEach((c, i) => walk(c, `${where}.children[${i}]`, index))
+      else v.children.forEach((c, i) => this.walk(c, `${where}.children[${i}]`, index))
     }
   }
-  if (data.providers !== undefined && data.providers !== null) {
-    if (!Array.isArray(data.providers)) err('providers', 'expected a list of providers')
-    else data.providers.forEach((p, i) => walk(p, `providers[${i}]`, undefined))
+
+  finish(): ApplyFile {
+    if (this.problemCount) {
+      const shown = this.problems.map((e) => `  ${e}`)
+      if (this.problemCount > SHOWN_PROBLEMS) shown.push(`  ... and ${this.problemCount - SHOWN_PROBLEMS} more`)
+      throw usageError(`${this.file}: ${this.problemCount} problem(s):\n${shown.join('\n')}`)
+    }
+    return this.out
   }
-  if (errors.length) {
-    const shown = errors.slice(0, 20).map((e) => `  ${e}`)
-    if (errors.length > 20) shown.push(`  ... and ${errors.length - 20} more`)
-    throw usageError(`${file}: ${errors.length} problem(s):\n${shown.join('\n')}`)
-  }
-  return out
 }

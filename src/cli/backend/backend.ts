@@ -6,6 +6,7 @@
  * domain core made; neither decides anything itself.
  */
 import {ApiError, type PlacementClient} from '../../client/client.js'
+import {LocalTransport} from '../../client/transports.js'
 import type {ApplyPlan} from '../../core/apply-plan/types.js'
 import type {CompiledReshape} from '../../core/reshape/compiled.js'
 import type {State, TopologyNode} from '../../core/state.js'
@@ -138,6 +139,7 @@ export async function chooseBackend(client: PlacementClient, opts: {local: boole
       placemat = !(err.status === 404 || err.status === 405)
     }
   }
+  if (placemat && client.transport instanceof LocalTransport) return new (await import('./local.js')).LocalPlacematBackend(client, client.transport)
   if (placemat) return new (await import('./placemat.js')).PlacematBackend(client)
   return new (await import('./plain.js')).PlainBackend(client)
 }

@@ -1,7 +1,7 @@
 /**
  * Whole-state snapshots: `placemat export` reads everything through the public Placement
  * API (so it works on any endpoint, a real OpenStack Placement included), and
- * `placemat import` writes a snapshot straight through the store into a new or empty
+ * `placemat import` (snapshot-import.ts) writes a snapshot straight into a new or empty
  * file, keeping every provider and consumer generation exactly.
  *
  * The snapshot is plain data, in a fixed order, so export -> import -> export gives the
@@ -21,16 +21,11 @@
  * Not carried: created/updated times (the API does not show them) and consumers that hold
  * no allocations (the API cannot see them).
  */
-import fs from 'node:fs'
 import YAML from 'yaml'
 import type {PlacementClient} from '../../client/client.js'
-import {newProvider, type Consumer, type Inventory, type Provider} from '../../core/state.js'
+import type {Inventory} from '../../core/state.js'
 import {INVENTORY_FIELDS} from '../../core/inventories.js'
-import {Store} from '../../store/store.js'
 import {mapLimit} from '../../client/map-limit.js'
-import {readDocument} from './document.js'
-import {isDatabaseUrl} from '../../store/target.js'
-import {conflictError, usageError} from '../failure.js'
 
 export const SNAPSHOT_VERSION = 1
 
@@ -195,144 +190,4 @@ export async function exportSnapshot(client: PlacementClient, tries = 5): Promis
 
 export function snapshotText(s: Snapshot, format: 'yaml' | 'json'): string {
   return format === 'json' ? JSON.stringify(s, null, 2) + '\n' : YAML.stringify(s)
-}
-
-const usage = usageError
-
-/** Reads a snapshot file (YAML or JSON; "-" for stdin) and checks its shape and references. */
-export function readSnapshot(file: string): Snapshot {
-  const data: any = readDocument(file)
-  if (!data || typeof data !== 'object' || data.placemat_snapshot !== SNAPSHOT_VERSION) {
-    throw usage(`${file}: not a placemat snapshot (expected placemat_snapshot: ${SNAPSHOT_VERSION}, as \`placemat export\` writes)`)
-  }
-  const list = (v: unknown, what: string) => {
-    if (v === undefined || v === null) return []
-    if (!Array.isArray(v)) throw usage(`${file}: ${what} must be a list`)
-    return v
-  }
-  const snap: Snapshot = {
-    placemat_snapshot: SNAPSHOT_VERSION,
-    resource_classes: list(data.resource_classes, 'resource_classes').map(String),
-    traits: list(data.traits, 'traits').map(String),
-    providers: list(data.providers, 'providers'),
-    consumers: list(data.consumers, 'consumers'),
-  }
-  const uuids = new Set<string>()
-  const names = new Set<string>()
-  for (const p of snap.providers) {
-    if (!p || typeof p.uuid !== 'string' || typeof p.name !== 'string' || !Number.isInteger(p.generation)) {
-      throw usage(`${file}: every provider needs uuid, name and an integer generation`)
-    }
-    if (uuids.has(p.uuid)) throw usage(`${file}: provider ${p.uuid} appears twice`)
-    if (names.has(p.name)) throw usage(`${file}: provider name ${p.name} appears twice`)
-    uuids.add(p.uuid)
-    names.add(p.name)
-    p.parent_provider_uuid ??= null
-    p.inventories ??= {}
-    p.traits ??= []
-    p.aggregates ??= []
-    for (const [rc, inv] of Object.entries(p.inventories)) {
-      for (const f of INVENTORY_FIELDS) {
-        if (typeof (inv as any)?.[f] !== 'number') throw usage(`${file}: provider ${p.uuid} inventory ${rc} needs a number ${f}`)
-      }
-    }
-  }
-  for (const p of snap.providers) {
-    if (p.parent_provider_uuid !== null && !uuids.has(p.parent_provider_uuid)) {
-      throw usage(`${file}: provider ${p.uuid} has parent ${p.parent_provider_uuid}, which is not in the snapshot`)
-    }
-  }
-  if (treeOrder(snap.providers).length !== snap.providers.length) throw usage(`${file}: the provider parents form a loop`)
-  const consumers = new Set<string>()
-  for (const c of snap.consumers) {
-    if (!c || typeof c.uuid !== 'string' || !Number.isInteger(c.generation) || typeof c.project_id !== 'string' || typeof c.user_id !== 'string') {
-      throw usage(`${file}: every consumer needs uuid, project_id, user_id and an integer generation`)
-    }
-    if (consumers.has(c.uuid)) throw usage(`${file}: consumer ${c.uuid} appears twice`)
-    consumers.add(c.uuid)
-    c.consumer_type ??= null
-    c.allocations ??= {}
-    for (const [rp, amounts] of Object.entries(c.allocations)) {
-      if (!uuids.has(rp)) throw usage(`${file}: consumer ${c.uuid} has allocations on ${rp}, which is not in the snapshot`)
-      for (const [rc, n] of Object.entries(amounts ?? {})) {
-        if (!Number.isInteger(n) || n <= 0) throw usage(`${file}: consumer ${c.uuid}: ${rc} on ${rp} must be a positive integer`)
-      }
-    }
-  }
-  return snap
-}
-
-export interface ImportResult {
-  file: string
-  resource_classes: number
-  traits: number
-  providers: number
-  consumers: number
-  allocations: number
-}
-
-/**
- * Writes a snapshot into a new or empty database file, in one transaction, through the
- * store's primitives (not the API, which would move every generation). Classes and traits
- * referenced but unknown here (a newer os-traits on the exporting side) are created.
- */
-export async function importSnapshot(file: string, snap: Snapshot): Promise<ImportResult> {
-  const store = await Store.open(file, {migrate: isDatabaseUrl(file) || fs.existsSync(file) ? undefined : true})
-  try {
-    return await store.write((s, now) => {
-      const customClasses = [...s.classes.keys()].filter((n) => n.startsWith(CUSTOM))
-      const customTraits = [...s.traits.keys()].filter((n) => n.startsWith(CUSTOM))
-      if (s.providers.size || s.consumers.size || customClasses.length || customTraits.length) {
-        throw conflictError(
-          `${file} is not empty (${s.providers.size} providers, ${s.consumers.size} consumers, ` +
-            `${customClasses.length} custom classes, ${customTraits.length} custom traits); import only into a new or empty file`,
-        )
-      }
-      const classes = new Set(snap.resource_classes)
-      const traits = new Set(snap.traits)
-      for (const p of snap.providers) {
-        for (const rc of Object.keys(p.inventories)) classes.add(rc)
-        for (const t of p.traits) traits.add(t)
-      }
-      for (const c of snap.consumers) for (const amounts of Object.values(c.allocations)) for (const rc of Object.keys(amounts)) classes.add(rc)
-      for (const rc of [...classes].sort(byString)) if (!s.classes.has(rc)) s.addClass(rc, now)
-      for (const t of [...traits].sort(byString)) if (!s.traits.has(t)) s.addTrait(t, now)
-      for (const sp of treeOrder(snap.providers)) {
-        const parent: Provider | null = sp.parent_provider_uuid ? s.providers.get(sp.parent_provider_uuid)! : null
-        const p = newProvider(sp.uuid, sp.name, parent, now)
-        p.generation = sp.generation
-        p.inventories = new Map(Object.entries(sp.inventories).map(([rc, inv]) => [rc, inventoryRecord(inv as any)]))
-        p.traits = new Set(sp.traits)
-        p.aggregates = new Set(sp.aggregates)
-        s.addProvider(p)
-      }
-      let allocations = 0
-      for (const sc of snap.consumers) {
-        const c: Consumer = {
-          uuid: sc.uuid,
-          project: sc.project_id,
-          user: sc.user_id,
-          type: sc.consumer_type,
-          generation: sc.generation,
-          createdAt: now,
-          updatedAt: now,
-          allocations: new Map(),
-        }
-        s.addConsumer(c)
-        const amounts = new Map(Object.entries(sc.allocations).map(([rp, a]) => [rp, new Map(Object.entries(a))]))
-        for (const a of amounts.values()) allocations += a.size
-        s.setAllocations(c, amounts)
-      }
-      return {
-        file,
-        resource_classes: snap.resource_classes.length,
-        traits: snap.traits.length,
-        providers: snap.providers.length,
-        consumers: snap.consumers.length,
-        allocations,
-      }
-    })
-  } finally {
-    await store.close()
-  }
 }

@@ -1,0 +1,206 @@
+/**
+ * `placemat import`: a snapshot written straight into a new or empty database, in one
+ * transaction (all or nothing), keeping every provider and consumer generation exactly
+ * (going through the API would move them). The snapshot is read item by item and written
+ * in chunks of rows as it is read; what needs the whole file is checked with compact sets of
+ * uuids and names. Classes and traits referenced but unknown here (a newer os-traits on the
+ * exporting side) are created.
+ */
+import fs from 'node:fs'
+import {sql} from 'kysely'
+import {BulkImport, isEmpty} from '../../store/bulk-import.js'
+import {openBackend} from '../../store/backends.js'
+import {Store} from '../../store/store.js'
+import {isDatabaseUrl} from '../../store/target.js'
+import {conflictError, usageError} from '../failure.js'
+import {snapshotItems, type SnapshotItem} from './snapshot-read.js'
+import type {SnapshotConsumer, SnapshotProvider} from './state-export.js'
+
+export interface ImportResult {
+  file: string
+  resource_classes: number
+  traits: number
+  providers: number
+  consumers: number
+  allocations: number
+}
+
+/** Reads `snapshotFile` ("-" for stdin) into the database `target`; see the module comment. */
+export async function importSnapshot(snapshotFile: string, target: string): Promise<ImportResult> {
+  const items = snapshotItems(snapshotFile)
+  // Reading the first item opens the file: a snapshot that cannot be read creates no database.
+  const first = await items.next()
+  const created = !isDatabaseUrl(target) && !fs.existsSync(target)
+  try {
+    // Schema and standard classes and traits, as any store opened on the target has them.
+    await (await Store.open(target, {migrate: created ? true : undefined})).close()
+    return await importInto(target, snapshotFile, first.done ? [] : prepend(first.value, items))
+  } catch (err) {
+    await items.return(undefined)
+    if (created) for (const f of [target, `${target}-wal`, `${target}-shm`]) fs.rmSync(f, {force: true})
+    throw err
+  }
+}
+
+async function* prepend<T>(first: T, rest: AsyncIterable<T>): AsyncGenerator<T> {
+  yield first
+  yield* rest
+}
+
+async function importInto(target: string, snapshotFile: string, items: AsyncIterable<SnapshotItem> | SnapshotItem[]): Promise<ImportResult> {
+  const backend = await openBackend(target, {})
+  try {
+    return await backend.db.connection().execute(async (conn) => {
+      const mark = await backend.beginWrite(conn)
+      try {
+        const o = await BulkImport.occupancy(conn)
+        if (!isEmpty(o)) {
+          throw conflictError(
+            `${target} is not empty (${o.providers} providers, ${o.consumers} consumers, ` +
+              `${o.customClasses} custom classes, ${o.customTraits} custom traits); import only into a new or empty file`,
+          )
+        }
+        const known = await BulkImport.names(conn)
+        const writer = await BulkImport.start(conn, Date.now())
+        const result = await new SnapshotImport(snapshotFile, target, writer, known).run(items)
+        await writer.finish()
+        await backend.commitWrite(conn, mark, true)
+        return result
+      } catch (err) {
+        await sql`rollback`.execute(conn).catch(() => undefined)
+        throw err
+      }
+    })
+  } finally {
+    await backend.close()
+  }
+}
+
+/**
+ * The checks across items, and the order rows are written in: a provider is written once its
+ * parent is (a child read before its parent waits for it), so every provider row knows its root.
+ */
+class SnapshotImport {
+  /** Every provider written, with its root's uuid. */
+  private readonly roots = new Map<string, string>()
+  private readonly names = new Set<string>()
+  /** Providers read before their parent, by the parent's uuid. */
+  private readonly waiting = new Map<string, SnapshotProvider[]>()
+  private readonly waitingUuids = new Set<string>()
+  private readonly consumers = new Set<string>()
+  /** Allocations on providers not read yet when their consumer was: checked at the end. */
+  private readonly laterProviders: Array<{consumer: string; provider: string}> = []
+  private readonly result: ImportResult
+
+  constructor(
+    private readonly file: string,
+    target: string,
+    private readonly writer: BulkImport,
+    private readonly known: {classes: Set<string>; traits: Set<string>},
+  ) {
+    this.result = {file: target, resource_classes: 0, traits: 0, providers: 0, consumers: 0, allocations: 0}
+  }
+
+  private usage(msg: string): Error {
+    return usageError(`${this.file}: ${msg}`)
+  }
+
+  async run(items: AsyncIterable<SnapshotItem> | SnapshotItem[]): Promise<ImportResult> {
+    for await (const item of items) {
+      switch (item.kind) {
+        case 'resource_class':
+          this.result.resource_classes++
+          await this.ensureClass(item.name)
+          break
+        case 'trait':
+          this.result.traits++
+          await this.ensureTrait(item.name)
+          break
+        case 'provider':
+          await this.provider(item.provider)
+          break
+        case 'consumer':
+          await this.consumer(item.consumer)
+          break
+      }
+    }
+    this.checkWaiting()
+    for (const {consumer, provider} of this.laterProviders) {
+      if (!this.roots.has(provider)) throw this.usage(`consumer ${consumer} has allocations on ${provider}, which is not in the snapshot`)
+    }
+    return this.result
+  }
+
+  private async ensureClass(name: string): Promise<void> {
+    if (this.known.classes.has(name)) return
+    this.known.classes.add(name)
+    await this.writer.addClass(name)
+  }
+
+  private async ensureTrait(name: string): Promise<void> {
+    if (this.known.traits.has(name)) return
+    this.known.traits.add(name)
+    await this.writer.addTrait(name)
+  }
+
+  private async provider(p: SnapshotProvider): Promise<void> {
+    if (this.roots.has(p.uuid) || this.waitingUuids.has(p.uuid)) throw this.usage(`provider ${p.uuid} appears twice`)
+    if (this.names.has(p.name)) throw this.usage(`provider name ${p.name} appears twice`)
+    this.names.add(p.name)
+    const parent = p.parent_provider_uuid
+    if (parent !== null && !this.roots.has(parent)) {
+      const list = this.waiting.get(parent)
+      if (list) list.push(p)
+      else this.waiting.set(parent, [p])
+      this.waitingUuids.add(p.uuid)
+      return
+    }
+    // This provider, then every provider that waited for it (and for those), parents first.
+    const ready = [p]
+    while (ready.length) {
+      const next = ready.pop()!
+      await this.write(next)
+      const children = this.waiting.get(next.uuid)
+      if (children) {
+        this.waiting.delete(next.uuid)
+        for (const c of children) this.waitingUuids.delete(c.uuid)
+        ready.push(...children)
+      }
+    }
+  }
+
+  private async write(p: SnapshotProvider): Promise<void> {
+    for (const rc of Object.keys(p.inventories)) await this.ensureClass(rc)
+    for (const t of p.traits) await this.ensureTrait(t)
+    const parent = p.parent_provider_uuid
+    const root = parent === null ? p.uuid : this.roots.get(parent)!
+    this.roots.set(p.uuid, root)
+    this.result.providers++
+    await this.writer.addProvider({uuid: p.uuid, name: p.name, generation: p.generation, parent_uuid: parent, root_uuid: root}, p.inventories, p.traits, p.aggregates)
+  }
+
+  /** Providers still waiting had a parent that never came, or parents that wait on each other. */
+  private checkWaiting(): void {
+    for (const [parent, children] of this.waiting) {
+      if (!this.waitingUuids.has(parent)) {
+        throw this.usage(`provider ${children[0].uuid} has parent ${parent}, which is not in the snapshot`)
+      }
+    }
+    if (this.waiting.size) throw this.usage('the provider parents form a loop')
+  }
+
+  private async consumer(c: SnapshotConsumer): Promise<void> {
+    if (this.consumers.has(c.uuid)) throw this.usage(`consumer ${c.uuid} appears twice`)
+    this.consumers.add(c.uuid)
+    for (const [rp, amounts] of Object.entries(c.allocations)) {
+      if (!this.roots.has(rp)) this.laterProviders.push({consumer: c.uuid, provider: rp})
+      for (const rc of Object.keys(amounts)) await this.ensureClass(rc)
+      this.result.allocations += Object.keys(amounts).length
+    }
+    this.result.consumers++
+    await this.writer.addConsumer(
+      {uuid: c.uuid, project_id: c.project_id, user_id: c.user_id, consumer_type: c.consumer_type, generation: c.generation},
+      c.allocations,
+    )
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * A snapshot file (`placemat export`'s, YAML or JSON; "-" for stdin) read as a sequence of
+ * items, each checked on its own as it comes: JSON is read incrementally, so a snapshot of a
+ * million providers never sits in memory whole. What needs the whole file (uuids and names
+ * unique, parents and allocations pointing at providers of the snapshot) is checked by the
+ * import that consumes the items.
+ */
+import {INVENTORY_FIELDS} from '../../core/inventories.js'
+import type {Inventory} from '../../core/state.js'
+import {usageError} from '../failure.js'
+import {openDocument} from './document.js'
+import type {JsonMember} from './json-members.js'
+import {SNAPSHOT_VERSION, type SnapshotConsumer, type SnapshotProvider} from './state-export.js'
+
+export type SnapshotItem =
+  | {kind: 'resource_class'; name: string}
+  | {kind: 'trait'; name: string}
+  | {kind: 'provider'; provider: SnapshotProvider}
+  | {kind: 'consumer'; consumer: SnapshotConsumer}
+
+const LISTS = ['resource_classes', 'traits', 'providers', 'consumers'] as const
+type ListKey = (typeof LISTS)[number]
+const isList = (k: string): k is ListKey => (LISTS as readonly string[]).includes(k)
+
+const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string')
+
+/** The items of a snapshot file, in file order; throws a usage error (exit 2) at the first one that is wrong. */
+export async function* snapshotItems(file: string): AsyncGenerator<SnapshotItem> {
+  const usage = (msg: string) => usageError(`${file}: ${msg}`)
+  const notSnapshot = `not a placemat snapshot (expected placemat_snapshot: ${SNAPSHOT_VERSION}, as \`placemat export\` writes)`
+  const doc = await openDocument(file, {streamed: LISTS, notAMapping: notSnapshot})
+  let members: AsyncIterable<JsonMember> | Iterable<JsonMember>
+  if (doc.kind === 'yaml') {
+    const data = doc.data
+    if (!isObject(data) || data.placemat_snapshot !== SNAPSHOT_VERSION) throw usage(notSnapshot)
+    members = membersOf(data)
+  } else members = doc.members
+
+  // A file that is not a snapshot fails on its first item, before its version is read: say what it is not.
+  let versioned = false
+  const check = <T>(make: () => T): T => {
+    try {
+      return make()
+    } catch (err) {
+      if (!versioned) throw usage(notSnapshot)
+      throw err
+    }
+  }
+  for await (const m of members) {
+    if (m.key === 'placemat_snapshot') {
+      if (!('value' in m) || m.value !== SNAPSHOT_VERSION) throw usage(notSnapshot)
+      versioned = true
+      continue
+    }
+    if (!isList(m.key)) continue
+    if ('value' in m) {
+      // A streamed list came element by element: a whole value here is not a list.
+      if (m.value !== null) throw usage(versioned ? `${m.key} must be a list` : notSnapshot)
+      continue
+    }
+    const v = m.element
+    switch (m.key) {
+      case 'resource_classes':
+        yield {kind: 'resource_class', name: String(v)}
+        break
+      case 'traits':
+        yield {kind: 'trait', name: String(v)}
+        break
+      case 'providers':
+        yield {kind: 'provider', provider: check(() => providerOf(v, usage))}
+        break
+      case 'consumers':
+        yield {kind: 'consumer', consumer: check(() => consumerOf(v, usage))}
+        break
+    }
+  }
+  if (!versioned) throw usage(notSnapshot)
+}
+
+/** A parsed document's members as the incremental reader gives them: lists element by element. */
+function* membersOf(data: Record<string, unknown>): Generator<JsonMember> {
+  for (const [key, value] of Object.entries(data)) {
+    if (isList(key) && Array.isArray(value)) {
+      for (let index = 0; index < value.length; index++) yield {key, index, element: value[index]}
+    } else yield {key, value}
+  }
+}
+
+function providerOf(p: unknown, usage: (msg: string) => Error): SnapshotProvider {
+  if (!isObject(p) || typeof p.uuid !== 'string' || typeof p.name !== 'string' || !Number.isInteger(p.generation)) {
+    throw usage('every provider needs uuid, name and an integer generation')
+  }
+  const parent = p.parent_provider_uuid ?? null
+  if (parent !== null && typeof parent !== 'string') throw usage(`provider ${p.uuid}: parent_provider_uuid must be a uuid or null`)
+  const inventories = p.inventories ?? {}
+  if (!isObject(inventories)) throw usage(`provider ${p.uuid}: inventories must be a mapping of resource class to inventory`)
+  const invs: Record<string, Inventory> = {}
+  for (const [rc, inv] of Object.entries(inventories)) {
+    const record = {} as Inventory
+    for (const f of INVENTORY_FIELDS) {
+      const x = (inv as any)?.[f]
+      if (typeof x !== 'number') throw usage(`provider ${p.uuid} inventory ${rc} needs a number ${f}`)
+      record[f] = x
+    }
+    invs[rc] = record
+  }
+  const traits = p.traits ?? []
+  const aggregates = p.aggregates ?? []
+  if (!isStringList(traits)) throw usage(`provider ${p.uuid}: traits must be a list of names`)
+  if (!isStringList(aggregates)) throw usage(`provider ${p.uuid}: aggregates must be a list of uuids`)
+  return {uuid: p.uuid, name: p.name, generation: p.generation, parent_provider_uuid: parent, inventories: invs, traits, aggregates}
+}
+
+function consumerOf(c: unknown, usage: (msg: string) => Error): SnapshotConsumer {
+  if (!isObject(c) || typeof c.uuid !== 'string' || !Number.isInteger(c.generation) || typeof c.project_id !== 'string' || typeof c.user_id !== 'string') {
+    throw usage('every consumer needs uuid, project_id, user_id and an integer generation')
+  }
+  const type = c.consumer_type ?? null
+  if (type !== null && typeof type !== 'string') throw usage(`consumer ${c.uuid}: consumer_type must be a string or null`)
+  const allocations = c.allocations ?? {}
+  if (!isObject(allocations)) throw usage(`consumer ${c.uuid}: allocations must be a mapping of provider uuid to amounts`)
+  for (const [rp, amounts] of Object.entries(allocations)) {
+    if (amounts !== null && amounts !== undefined && !isObject(amounts)) throw usage(`consumer ${c.uuid}: allocations on ${rp} must be a mapping of class to amount`)
+    for (const [rc, n] of Object.entries(amounts ?? {})) {
+      if (!Number.isInteger(n) || (n as number) <= 0) throw usage(`consumer ${c.uuid}: ${rc} on ${rp} must be a positive integer`)
+    }
+    allocations[rp] = amounts ?? {}
+  }
+  return {uuid: c.uuid, project_id: c.project_id, user_id: c.user_id, consumer_type: type, generation: c.generation, allocations}
+}

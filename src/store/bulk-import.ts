@@ -1,0 +1,173 @@
+/**
+ * Rows written in bulk into an empty database inside one transaction (`placemat import`):
+ * rows are gathered per table and written as multi-row INSERTs of a few thousand rows, so a
+ * million providers take a few thousand statements and memory holds one chunk per table.
+ */
+import {sql, type Insertable, type Kysely} from 'kysely'
+import type {Inventory} from '../core/state.js'
+import type {Database} from './schema.js'
+
+/** Both backends cap the parameters of one statement (SQLite 32,766): chunks stay under it. */
+const MAX_STATEMENT_PARAMETERS = 30_000
+
+/** What a database holds that an import must not overwrite. */
+export interface Occupancy {
+  providers: number
+  consumers: number
+  customClasses: number
+  customTraits: number
+}
+
+export const isEmpty = (o: Occupancy) => !o.providers && !o.consumers && !o.customClasses && !o.customTraits
+
+type BulkTable = 'resource_classes' | 'traits' | 'resource_providers' | 'inventories' | 'provider_traits' | 'provider_aggregates' | 'consumers' | 'allocations'
+
+/** Rows of one table waiting for their INSERT. */
+class PendingRows<T extends BulkTable> {
+  private rows: Insertable<Database[T]>[] = []
+  private readonly perChunk: number
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly table: T,
+    columns: number,
+  ) {
+    this.perChunk = Math.floor(MAX_STATEMENT_PARAMETERS / columns)
+  }
+
+  push(row: Insertable<Database[T]>): void {
+    this.rows.push(row)
+  }
+
+  get full(): boolean {
+    return this.rows.length >= this.perChunk
+  }
+
+  async flush(): Promise<void> {
+    if (!this.rows.length) return
+    const rows = this.rows
+    this.rows = []
+    await this.db.insertInto(this.table).values(rows as any).execute()
+  }
+}
+
+export interface ProviderRow {
+  uuid: string
+  name: string
+  generation: number
+  parent_uuid: string | null
+  root_uuid: string
+}
+
+export interface ConsumerRow {
+  uuid: string
+  project_id: string
+  user_id: string
+  consumer_type: string | null
+  generation: number
+}
+
+/**
+ * Writes into `db`, a connection inside a write transaction that the caller commits or rolls
+ * back. Every row gets the same creation time; providers are numbered (seq) in the order added.
+ */
+export class BulkImport {
+  private readonly classes: PendingRows<'resource_classes'>
+  private readonly traits: PendingRows<'traits'>
+  private readonly providers: PendingRows<'resource_providers'>
+  private readonly inventories: PendingRows<'inventories'>
+  private readonly providerTraits: PendingRows<'provider_traits'>
+  private readonly providerAggregates: PendingRows<'provider_aggregates'>
+  private readonly consumers: PendingRows<'consumers'>
+  private readonly allocations: PendingRows<'allocations'>
+  private readonly tables: PendingRows<BulkTable>[]
+  private nextClassId = 0
+  private nextTraitId = 0
+  private nextSeq = 0
+
+  private constructor(
+    private readonly db: Kysely<Database>,
+    private readonly now: number,
+  ) {
+    this.classes = new PendingRows(db, 'resource_classes', 4)
+    this.traits = new PendingRows(db, 'traits', 4)
+    this.providers = new PendingRows(db, 'resource_providers', 8)
+    this.inventories = new PendingRows(db, 'inventories', 8)
+    this.providerTraits = new PendingRows(db, 'provider_traits', 2)
+    this.providerAggregates = new PendingRows(db, 'provider_aggregates', 2)
+    this.consumers = new PendingRows(db, 'consumers', 7)
+    this.allocations = new PendingRows(db, 'allocations', 4)
+    this.tables = [this.classes, this.traits, this.providers, this.inventories, this.providerTraits, this.providerAggregates, this.consumers, this.allocations]
+  }
+
+  /** Starts an import on `db`; ids and numbers continue from what is there (custom classes from 10000, as the store does). */
+  static async start(db: Kysely<Database>, now: number): Promise<BulkImport> {
+    const b = new BulkImport(db, now)
+    const max = async (table: 'resource_classes' | 'traits' | 'resource_providers', column: 'id' | 'seq') => {
+      const row = await db.selectFrom(table).select(sql<number | string | null>`max(${sql.ref(column)})`.as('m')).executeTakeFirst()
+      return row?.m === null || row?.m === undefined ? 0 : Number(row.m)
+    }
+    b.nextClassId = Math.max(10000, (await max('resource_classes', 'id')) + 1)
+    b.nextTraitId = (await max('traits', 'id')) + 1
+    b.nextSeq = (await max('resource_providers', 'seq')) + 1
+    return b
+  }
+
+  /** What the database holds already, counted inside the transaction. */
+  static async occupancy(db: Kysely<Database>): Promise<Occupancy> {
+    const count = async (table: 'resource_providers' | 'consumers' | 'resource_classes' | 'traits', custom = false) => {
+      const where = custom ? sql`where name like 'CUSTOM_%'` : sql``
+      const r = await sql<{n: number | string}>`select count(*) as n from ${sql.table(table)} ${where}`.execute(db)
+      return Number(r.rows[0]?.n ?? 0)
+    }
+    return {
+      providers: await count('resource_providers'),
+      consumers: await count('consumers'),
+      customClasses: await count('resource_classes', true),
+      customTraits: await count('traits', true),
+    }
+  }
+
+  /** The names of the classes and of the traits the database knows. */
+  static async names(db: Kysely<Database>): Promise<{classes: Set<string>; traits: Set<string>}> {
+    const classes = await db.selectFrom('resource_classes').select('name').execute()
+    const traits = await db.selectFrom('traits').select('name').execute()
+    return {classes: new Set(classes.map((r) => r.name)), traits: new Set(traits.map((r) => r.name))}
+  }
+
+  addClass(name: string): Promise<void> {
+    this.classes.push({id: this.nextClassId++, name, created_at: this.now, updated_at: this.now})
+    return this.flushFull()
+  }
+
+  addTrait(name: string): Promise<void> {
+    this.traits.push({id: this.nextTraitId++, name, created_at: this.now, updated_at: this.now})
+    return this.flushFull()
+  }
+
+  addProvider(row: ProviderRow, inventories: Record<string, Inventory>, traits: string[], aggregates: string[]): Promise<void> {
+    this.providers.push({...row, created_at: this.now, updated_at: this.now, seq: this.nextSeq++})
+    for (const [resource_class, inv] of Object.entries(inventories)) this.inventories.push({provider_uuid: row.uuid, resource_class, ...inv})
+    for (const trait of traits) this.providerTraits.push({provider_uuid: row.uuid, trait})
+    for (const aggregate_uuid of aggregates) this.providerAggregates.push({provider_uuid: row.uuid, aggregate_uuid})
+    return this.flushFull()
+  }
+
+  addConsumer(row: ConsumerRow, allocations: Record<string, Record<string, number>>): Promise<void> {
+    this.consumers.push({...row, created_at: this.now, updated_at: this.now})
+    for (const [provider_uuid, amounts] of Object.entries(allocations)) {
+      for (const [resource_class, used] of Object.entries(amounts)) this.allocations.push({consumer_uuid: row.uuid, provider_uuid, resource_class, used})
+    }
+    return this.flushFull()
+  }
+
+  /** Writes the tables that have a whole chunk gathered (most calls write nothing). */
+  private async flushFull(): Promise<void> {
+    for (const t of this.tables) if (t.full) await t.flush()
+  }
+
+  /** Writes what is still gathered; call before COMMIT. */
+  async finish(): Promise<void> {
+    for (const t of this.tables) await t.flush()
+  }
+}
