@@ -50,7 +50,7 @@ No candidate is not an error: an empty table (exit 0).`
   async run(): Promise<void> {
     const {flags} = await this.parse(Candidates)
     const table = this.textOutput && !flags.ids
-    const search = await searchCandidates(await this.endpoint(), flags, {names: table, topology: table ? 'optional' : undefined})
+    const search = await searchCandidates(await this.endpoint(), flags, {keptNames: table, topology: table ? 'optional' : undefined})
     if (flags.ids) {
       for (const ar of search.body.allocation_requests) this.log(Object.keys(ar.allocations).join(' '))
       return

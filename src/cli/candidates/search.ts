@@ -9,8 +9,10 @@ import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
 import {PLACEMAT_API, type Endpoint} from '../backend/backend.js'
 import {usageError as usage} from '../failure.js'
 import type {ListedProvider} from '../../core/wire.js'
+import type {Layout} from '../../core/topology.js'
 import {checkTopologyNames, providersByUuid, consumerNodes, fetchLayout, loadTopology, placementInLayout, readLayoutFile, resolveRules, topologyFromLayout, type NodeSets, type ResolvedRule, type Topology} from './anchors.js'
 import type {CandidateFlagValues} from './flags.js'
+import {keptProviders} from './kept-providers.js'
 import {topologyRefs} from './member-of.js'
 import {addRuleFilters, buildQuery, parseGroups, parseRules, type Query} from './query.js'
 
@@ -26,7 +28,7 @@ export interface CandidatesBody {
 
 export interface CandidateSearch {
   body: CandidatesBody
-  /** The providers listing, when it was read (names, roots). */
+  /** The providers listing when it was read, or the kept candidates' providers (names, roots). */
   providers?: Map<string, ListedProvider>
   topology?: Topology
   rules: ResolvedRule[]
@@ -39,6 +41,8 @@ export interface CandidateSearch {
 export interface SearchOptions {
   /** Read the providers listing (names for tables). */
   names?: boolean
+  /** Look up only the providers of the candidates kept (names for a table of them), not the listing. */
+  keptNames?: boolean
   /** Read the topology even without rules (for rack columns or spreading); false/undefined: only when needed. */
   topology?: 'required' | 'optional'
   /** Why the topology is required (for the error). */
@@ -67,16 +71,25 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
   let providers: Map<string, ListedProvider> | undefined
   let topology: Topology | undefined
   // Names alone are read beside the candidates; the topology needs them first.
-  const providersRead = needTopology || opts.names || opts.topology === 'optional' ? providersByUuid(client) : undefined
+  const listing = needTopology || opts.names || (opts.topology === 'optional' && !opts.keptNames)
+  const providersRead = listing ? providersByUuid(client) : undefined
   providersRead?.catch(() => undefined)
+  // Without rules the layout only names the kept candidates' racks: it waits for their providers.
+  let layoutRead: Promise<Layout | null> | undefined
   if (needTopology) {
     const why = opts.topologyWhy ?? (rules.length ? '--same/--different' : `--${order!.direction}`)
     providers = await providersRead!
     topology = await loadTopology(endpoint, providers, flags.layout, why)
   } else if (opts.topology === 'optional') {
-    const [served, list] = await Promise.all([flags.layout ? readLayoutFile(flags.layout) : fetchLayout(endpoint), providersRead!])
-    providers = list
-    if (served) topology = topologyFromLayout(served, providers, true)
+    const served = flags.layout ? readLayoutFile(flags.layout) : fetchLayout(endpoint)
+    if (opts.keptNames) {
+      layoutRead = Promise.resolve(served)
+      layoutRead.catch(() => undefined)
+    } else {
+      const [layout, list] = await Promise.all([served, providersRead!])
+      providers = list
+      if (layout) topology = topologyFromLayout(layout, providers, true)
+    }
   }
   const resolved = topology ? await resolveRules(client, topology, providers!, rules, opts.anchors) : []
   const exact = addRuleFilters(query, resolved)
@@ -107,6 +120,11 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
   if (limit !== undefined && !opts.noLimit && ars.length > limit) ars = ars.slice(0, limit)
   if (ars !== body.allocation_requests) body.allocation_requests = ars
   body.provider_summaries = narrowSummaries(body, rootOf)
+  if (opts.keptNames && !providers) {
+    const layout = await layoutRead
+    providers = await keptProviders(endpoint, body, Boolean(layout))
+    if (layout) topology = topologyFromLayout(layout, providers, true)
+  }
   return {body, providers, topology, rules: resolved, query: sent, path}
 }
 

@@ -6,7 +6,8 @@ import {PlacementError} from '../../core/errors.js'
 import {applyBatch, reshapeMinor, type BatchOperation} from '../../core/batch.js'
 import {consumerRecord, providerRecord} from '../../core/wire.js'
 import {pyRepr, validateSchema} from '../jsonschema.js'
-import {readJson, type RouteDef} from '../context.js'
+import {canonicalUuid, isUuidLike, queryParams, readJson, type RouteDef} from '../context.js'
+import {jsonArrayStream, streams} from '../json-stream.js'
 import {Version} from '../microversion.js'
 import * as S from '../schemas.js'
 
@@ -45,12 +46,17 @@ export const routes: RouteDef[] = [
     },
   },
   {
+    // Every provider as one record; ?uuid=A,B,... only those (the ones a table names), unknown ones left out.
     method: 'GET',
     url: `${PLACEMAT_PREFIX}/providers`,
     async handler(ctx) {
+      const wanted = queryParams(ctx.req).get('uuid')?.flatMap((v) => v.split(','))
+      const bad = wanted?.find((u) => !isUuidLike(u))
+      if (bad !== undefined) throw new PlacementError(400, `Invalid query string parameters: uuid must be uuids. Got: ${bad}`)
       const s = await ctx.store.refresh()
-      const providers = [...s.providers.values()].map(providerRecord)
-      return {providers}
+      const providers = wanted ? [...new Set(wanted.map(canonicalUuid))].flatMap((u) => s.providers.get(u) ?? []) : [...s.providers.values()]
+      if (streams(ctx.options, providers.length)) return jsonArrayStream('providers', providers, providerRecord)
+      return {providers: providers.map(providerRecord)}
     },
   },
   {
