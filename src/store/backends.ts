@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
-import {Kysely, PostgresDialect, SqliteDialect, sql} from 'kysely'
+import {Kysely, PostgresDialect, SqliteDialect, sql, type CompiledQuery} from 'kysely'
 import pg from 'pg'
 import {BackgroundCheckpointer} from './checkpointer.js'
 import type {Database} from './schema.js'
@@ -31,6 +31,11 @@ export interface Backend {
   commitWrite(conn: Conn, mark: number, changed: boolean): Promise<number>
   /** BEGIN a read transaction that sees one snapshot. */
   beginRead(conn: Conn): Promise<void>
+  /**
+   * Runs a SELECT and returns its rows as arrays of column values, without an object per row
+   * (for reading whole tables at start); undefined where the driver has no such mode.
+   */
+  readonly rowArrays?: (query: CompiledQuery) => unknown[][]
   /** For a long-lived server: move per-commit upkeep off the request path. */
   serve(): void
   close(): Promise<void>
@@ -107,6 +112,12 @@ class SqliteBackend implements Backend {
   changeMark(): number {
     return this.dataVersion.get() as number
   }
+
+  readonly rowArrays = (query: CompiledQuery): unknown[][] =>
+    this.raw
+      .prepare(query.sql)
+      .raw(true)
+      .all(...(query.parameters as unknown[])) as unknown[][]
 
   async beginWrite(conn: Conn): Promise<number> {
     await sql`begin immediate`.execute(conn)

@@ -1,53 +1,45 @@
 /**
  * Reads every table into the State at start (and after another process's commit): one table
- * after another, rows streamed (SQLite) so that they die young, and each distinct inventory,
- * trait set and aggregate set kept once however many providers have it. A million providers
- * load in seconds, in a fraction of the memory a row object per row alive at once would take.
+ * after another, a page of rows at a time (on SQLite as arrays of values, no object per row),
+ * with each distinct inventory, trait set and aggregate set kept once however many providers
+ * share it. A million providers load in seconds, in a fraction of the memory a row object per
+ * row alive at once would take.
  */
-import {sql, type Kysely, type Selectable, type Transaction} from 'kysely'
-import {newProvider, type Consumer, type Inventory, type State, type TopologyLevel} from '../core/state.js'
+import {sql, type CompiledQuery, type Kysely, type Transaction} from 'kysely'
+import {newProvider, type Inventory, type State, type TopologyLevel} from '../core/state.js'
 import {Interner, SharedMap, SharedSet, ownMap, ownSet} from '../core/shared-collections.js'
 import type {Database} from './schema.js'
 
 type Db = Kysely<Database> | Transaction<Database>
+type RowArrays = ((query: CompiledQuery) => unknown[][]) | undefined
 
 const PAGE = 20_000
 
-/** The order rows are read in: providers by seq, classes and traits by id, the rest as stored. */
-const ORDER: Partial<Record<keyof Database, string>> = {resource_providers: 'seq', resource_classes: 'id', traits: 'id'}
-
 /**
- * The rows of `table`, a page at a time on SQLite (keyed by seq or rowid, so a page costs the
- * same at the end of the table as at its start), all at once elsewhere.
+ * The `columns` of every row of `table`, as arrays, a page at a time. With rowArrays (SQLite)
+ * pages are keyed by `key` (seq or rowid), so a page costs the same at the end of the table as at
+ * its start; otherwise the table is read at once.
  */
-async function* pagesOf<T extends keyof Database>(db: Db, table: T, paged: boolean): AsyncGenerator<Selectable<Database[T]>[]> {
-  type Row = Selectable<Database[T]>
-  const order = ORDER[table]
-  if (!paged) {
-    const q = db.selectFrom(table as keyof Database).selectAll()
-    yield (await (order ? q.orderBy(sql.ref(order)) : q).execute()) as unknown as Row[]
+async function* pagesOf(db: Db, rowArrays: RowArrays, table: keyof Database, columns: string[], key = 'rowid'): AsyncGenerator<unknown[][]> {
+  const select = () => db.selectFrom(table).select(columns.map((c) => sql.ref(c).as(c)))
+  if (!rowArrays) {
+    const rows = (await (key === 'rowid' ? select() : select().orderBy(sql.ref(key))).execute()) as Record<string, unknown>[]
+    yield rows.map((r) => columns.map((c) => r[c]))
     return
   }
-  const key = sql.ref(order ?? 'rowid')
   let last = -Infinity
   for (;;) {
-    const page = (await db
-      .selectFrom(table as keyof Database)
-      .selectAll()
-      .select(key.as('_key'))
-      .where(key, '>', last)
-      .orderBy(key)
-      .limit(PAGE)
-      .execute()) as unknown as (Row & {_key: number})[]
+    const query = select().select(sql.ref(key).as('_key')).where(sql.ref(key), '>', last).orderBy(sql.ref(key)).limit(PAGE).compile()
+    const page = rowArrays(query)
     yield page
     if (page.length < PAGE) return
-    last = Number(page[page.length - 1]._key)
+    last = Number(page[page.length - 1][columns.length])
   }
 }
 
 /**
- * Groups consecutive rows of one provider (rows of a provider are written together, so they
- * are nearly always adjacent) and hands each group to `flush`.
+ * Groups consecutive rows of one provider (a provider's rows are written together, so they are
+ * nearly always adjacent) and hands each group to `flush`.
  */
 class ByProvider<T> {
   private uuid: string | null = null
@@ -66,51 +58,66 @@ class ByProvider<T> {
 }
 
 /** Loads every table into `s` (already cleared); returns the next provider seq. */
-export async function loadTables(db: Db, s: State, stream: boolean): Promise<number> {
-  for await (const page of pagesOf(db, 'topology_nodes', stream)) {
-    for (const r of page) {
-      s.topology.set(r.uuid, {
-        uuid: r.uuid,
-        name: r.name,
-        level: r.level as TopologyLevel,
-        parent: r.parent_uuid,
-        createdAt: r.created_at,
-        updatedAt: r.updated_at,
-      })
-    }
+export async function loadTables(db: Db, s: State, rowArrays: RowArrays): Promise<number> {
+  for (const r of await db.selectFrom('topology_nodes').selectAll().execute()) {
+    s.topology.set(r.uuid, {
+      uuid: r.uuid,
+      name: r.name,
+      level: r.level as TopologyLevel,
+      parent: r.parent_uuid,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+    })
   }
   const meta = await db.selectFrom('placemat_meta').selectAll().where('key', '=', 'topology_generation').execute()
   s.topologyGeneration = Number(meta[0]?.value ?? 0)
   let nextClass = 10000
-  for await (const page of pagesOf(db, 'resource_classes', stream)) {
-    for (const c of page) {
-      s.classes.set(c.name, {id: c.id, name: c.name, createdAt: c.created_at, updatedAt: c.updated_at})
-      nextClass = Math.max(nextClass, c.id + 1)
-    }
+  for (const c of await db.selectFrom('resource_classes').selectAll().orderBy('id').execute()) {
+    s.classes.set(c.name, {id: c.id, name: c.name, createdAt: c.created_at, updatedAt: c.updated_at})
+    nextClass = Math.max(nextClass, c.id + 1)
   }
   let nextTrait = 1
-  for await (const page of pagesOf(db, 'traits', stream)) {
-    for (const t of page) {
-      s.traits.set(t.name, {id: t.id, name: t.name, createdAt: t.created_at, updatedAt: t.updated_at})
-      nextTrait = Math.max(nextTrait, t.id + 1)
-    }
+  for (const t of await db.selectFrom('traits').selectAll().orderBy('id').execute()) {
+    s.traits.set(t.name, {id: t.id, name: t.name, createdAt: t.created_at, updatedAt: t.updated_at})
+    nextTrait = Math.max(nextTrait, t.id + 1)
   }
   s.setNextIds(nextClass, nextTrait)
+  const nextSeq = await loadProviders(db, s, rowArrays)
+  await loadConsumers(db, s, rowArrays)
+  return nextSeq
+}
 
+async function loadProviders(db: Db, s: State, rowArrays: RowArrays): Promise<number> {
   let nextSeq = 1
-  for await (const page of pagesOf(db, 'resource_providers', stream)) {
+  // Read in storage order, which is seq order (both grow with each insert); if a table ever
+  // says otherwise, the providers are put in seq order afterwards.
+  let inSeqOrder = true
+  const seqs: number[] = []
+  const columns = ['uuid', 'name', 'generation', 'parent_uuid', 'root_uuid', 'created_at', 'updated_at', 'seq']
+  for await (const page of pagesOf(db, rowArrays, 'resource_providers', columns, rowArrays ? 'rowid' : 'seq')) {
     for (const r of page) {
       // One string per uuid: a name, root or parent equal to a uuid already read is that string.
-      const uuid = r.uuid
-      const p = newProvider(uuid, r.name === uuid ? uuid : r.name, null, r.created_at)
-      p.generation = r.generation
-      p.parent = r.parent_uuid === null ? null : (s.providers.get(r.parent_uuid)?.uuid ?? r.parent_uuid)
-      p.root = r.root_uuid === uuid ? uuid : (s.providers.get(r.root_uuid)?.uuid ?? r.root_uuid)
-      p.updatedAt = r.updated_at
+      const uuid = r[0] as string
+      const name = r[1] as string
+      const parent = r[3] as string | null
+      const root = r[4] as string
+      const p = newProvider(uuid, name === uuid ? uuid : name, null, r[5] as number)
+      p.generation = r[2] as number
+      p.parent = parent === null ? null : (s.providers.get(parent)?.uuid ?? parent)
+      p.root = root === uuid ? uuid : (s.providers.get(root)?.uuid ?? root)
+      p.updatedAt = r[6] as number
       s.providers.set(uuid, p)
       s.providerByName.set(p.name, p)
-      nextSeq = Number(r.seq) + 1
+      const seq = Number(r[7])
+      if (seq < nextSeq) inSeqOrder = false
+      seqs.push(seq)
+      nextSeq = Math.max(nextSeq, seq + 1)
     }
+  }
+  if (!inSeqOrder) {
+    const all = [...s.providers.values()].map((p, k) => ({p, seq: seqs[k]})).sort((a, b) => a.seq - b.seq)
+    s.providers.clear()
+    for (const {p} of all) s.providers.set(p.uuid, p)
   }
   for (const p of s.providers.values()) {
     const parent = p.parent === null ? undefined : s.providers.get(p.parent)
@@ -121,81 +128,83 @@ export async function loadTables(db: Db, s: State, stream: boolean): Promise<num
 
   const records = new Interner<Inventory>()
   const inventorySets = new Interner<Map<string, Inventory>>()
-  const inventories = new ByProvider<[string, Inventory]>((uuid, items) => {
+  const inventories = new ByProvider<[string, Inventory, string]>((uuid, items) => {
     const p = s.providers.get(uuid)
     if (!p) return
-    const all = p.inventories.size ? [...p.inventories, ...items] : items
-    const key = all.map(([rc, v]) => `${rc}:${recordKey(v)}`).join('|')
-    p.inventories = inventorySets.of(key, () => new SharedMap(all))
+    const all = p.inventories.size ? [...[...p.inventories].map(([rc, v]) => [rc, v, recordKey(v)] as const), ...items] : items
+    const key = all.map(([rc, , k]) => `${rc}:${k}`).join('|')
+    p.inventories = inventorySets.of(key, () => new SharedMap(all.map(([rc, v]) => [rc, v] as const)))
   })
-  for await (const page of pagesOf(db, 'inventories', stream)) {
+  const inventoryColumns = ['provider_uuid', 'resource_class', 'total', 'reserved', 'min_unit', 'max_unit', 'step_size', 'allocation_ratio']
+  for await (const page of pagesOf(db, rowArrays, 'inventories', inventoryColumns)) {
     for (const r of page) {
-      const key = `${r.total},${r.reserved},${r.min_unit},${r.max_unit},${r.step_size},${r.allocation_ratio}`
+      const key = `${r[2]},${r[3]},${r[4]},${r[5]},${r[6]},${r[7]}`
       const inv = records.of(key, () => ({
-        total: r.total,
-        reserved: r.reserved,
-        min_unit: r.min_unit,
-        max_unit: r.max_unit,
-        step_size: r.step_size,
-        allocation_ratio: r.allocation_ratio,
+        total: r[2] as number,
+        reserved: r[3] as number,
+        min_unit: r[4] as number,
+        max_unit: r[5] as number,
+        step_size: r[6] as number,
+        allocation_ratio: r[7] as number,
       }))
-      inventories.add(r.provider_uuid, [s.classes.get(r.resource_class)?.name ?? r.resource_class, inv])
+      const rc = r[1] as string
+      inventories.add(r[0] as string, [s.classes.get(rc)?.name ?? rc, inv, key])
     }
   }
   inventories.end()
 
-  const names = new Interner<Set<string>>()
+  const sets = new Interner<Set<string>>()
   const traits = new ByProvider<string>((uuid, items) => {
     const p = s.providers.get(uuid)
     if (!p) return
     const all = p.traits.size ? [...p.traits, ...items] : items
-    p.traits = names.of('t|' + all.join('|'), () => new SharedSet(all))
+    p.traits = sets.of('t|' + all.join('|'), () => new SharedSet(all))
   })
-  for await (const page of pagesOf(db, 'provider_traits', stream)) {
-    for (const r of page) {
-      traits.add(r.provider_uuid, s.traits.get(r.trait)?.name ?? r.trait)
-    }
+  for await (const page of pagesOf(db, rowArrays, 'provider_traits', ['provider_uuid', 'trait'])) {
+    for (const r of page) traits.add(r[0] as string, s.traits.get(r[1] as string)?.name ?? (r[1] as string))
   }
   traits.end()
 
-  const aggregateNames = new Interner<string>()
+  const aggregateUuids = new Interner<string>()
   const aggregates = new ByProvider<string>((uuid, items) => {
     const p = s.providers.get(uuid)
     if (!p) return
     const all = p.aggregates.size ? [...p.aggregates, ...items] : items
-    p.aggregates = names.of('a|' + all.join('|'), () => new SharedSet(all))
+    p.aggregates = sets.of('a|' + all.join('|'), () => new SharedSet(all))
     for (const agg of items) {
       let members = s.aggregateMembers.get(agg)
       if (!members) s.aggregateMembers.set(agg, (members = new Set()))
       members.add(p.uuid)
     }
   })
-  for await (const page of pagesOf(db, 'provider_aggregates', stream)) {
-    for (const r of page) {
-      aggregates.add(r.provider_uuid, aggregateNames.of(r.aggregate_uuid, () => r.aggregate_uuid))
-    }
+  for await (const page of pagesOf(db, rowArrays, 'provider_aggregates', ['provider_uuid', 'aggregate_uuid'])) {
+    for (const r of page) aggregates.add(r[0] as string, aggregateUuids.of(r[1] as string, () => r[1] as string))
   }
   aggregates.end()
+  return nextSeq
+}
 
-  for await (const page of pagesOf(db, 'consumers', stream)) {
+async function loadConsumers(db: Db, s: State, rowArrays: RowArrays): Promise<void> {
+  const columns = ['uuid', 'project_id', 'user_id', 'consumer_type', 'generation', 'created_at', 'updated_at']
+  for await (const page of pagesOf(db, rowArrays, 'consumers', columns)) {
     for (const r of page) {
-      const c: Consumer = {
-        uuid: r.uuid,
-        project: r.project_id,
-        user: r.user_id,
-        type: r.consumer_type,
-        generation: r.generation,
-        createdAt: r.created_at,
-        updatedAt: r.updated_at,
+      const uuid = r[0] as string
+      s.consumers.set(uuid, {
+        uuid,
+        project: r[1] as string,
+        user: r[2] as string,
+        type: r[3] as string | null,
+        generation: r[4] as number,
+        createdAt: r[5] as number,
+        updatedAt: r[6] as number,
         allocations: new Map(),
-      }
-      s.consumers.set(c.uuid, c)
+      })
     }
   }
-  for await (const page of pagesOf(db, 'allocations', stream)) {
+  for await (const page of pagesOf(db, rowArrays, 'allocations', ['consumer_uuid', 'provider_uuid', 'resource_class', 'used'])) {
     for (const r of page) {
-      const c = s.consumers.get(r.consumer_uuid)
-      const p = s.providers.get(r.provider_uuid)
+      const c = s.consumers.get(r[0] as string)
+      const p = s.providers.get(r[1] as string)
       if (!c || !p) continue
       let amounts = c.allocations.get(p.uuid)
       if (!amounts) {
@@ -203,14 +212,13 @@ export async function loadTables(db: Db, s: State, stream: boolean): Promise<num
         p.allocations = ownMap(p.allocations)
         p.allocations.set(c.uuid, amounts)
       }
-      const rc = s.classes.get(r.resource_class)?.name ?? r.resource_class
-      amounts.set(rc, r.used)
+      const rc = s.classes.get(r[2] as string)?.name ?? (r[2] as string)
+      const used = r[3] as number
+      amounts.set(rc, used)
       p.usages = ownMap(p.usages)
-      p.usages.set(rc, (p.usages.get(rc) ?? 0) + r.used)
+      p.usages.set(rc, (p.usages.get(rc) ?? 0) + used)
     }
   }
-  return nextSeq
 }
 
 const recordKey = (v: Inventory) => `${v.total},${v.reserved},${v.min_unit},${v.max_unit},${v.step_size},${v.allocation_ratio}`
-

@@ -169,7 +169,7 @@ export class Store {
     s.aggregateMembers.clear()
     s.topology.clear()
     s.reshapedAll()
-    this.nextSeq = await loadTables(db, s, this.backend.kind === 'sqlite')
+    this.nextSeq = await loadTables(db, s, this.backend.rowArrays)
     s.version += 1
   }
 
