@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=64
 import {statSync} from 'node:fs'
 
 const bundle = new URL('../dist/cli/index.js', import.meta.url)

@@ -17,6 +17,7 @@ import os from 'node:os'
 import path from 'node:path'
 import net from 'node:net'
 import {fileURLToPath} from 'node:url'
+import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
 import {batchBodies, AGGREGATES} from './huge-sets.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -53,7 +54,7 @@ async function startDaemon(dbFile, probe) {
   const port = await freePort()
   const log = fs.openSync(path.join(path.dirname(dbFile), 'placemat.log'), 'a')
   const t0 = performance.now()
-  const child = spawn(process.execPath, [path.join(root, 'bin/run.js'), 'daemon', 'start', '--foreground', '--db', dbFile, '--port', String(port), '--auth', 'noauth2'], {
+  const child = spawn(process.execPath, [...DAEMON_NODE_OPTIONS, path.join(root, 'bin/run.js'), 'daemon', 'start', '--foreground', '--db', dbFile, '--port', String(port), '--auth', 'noauth2'], {
     stdio: ['ignore', log, 'inherit'],
   })
   fs.closeSync(log)

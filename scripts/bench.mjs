@@ -22,6 +22,7 @@ import os from 'node:os'
 import path from 'node:path'
 import net from 'node:net'
 import {fileURLToPath} from 'node:url'
+import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 if (process.argv.includes('--huge')) {
@@ -90,7 +91,7 @@ async function startDaemon(dbFile, durability = durabilities[0]) {
   const extra = [...(flag('no-answer-cache') ? ['--no-answer-cache'] : []), '--durability', durability]
   // The access log goes to a file beside the database, as a detached daemon's does.
   const log = fs.openSync(path.join(path.dirname(dbFile), 'placemat.log'), 'a')
-  const child = spawn(process.execPath, [path.join(root, 'bin/run.js'), 'daemon', 'start', '--foreground', '--db', dbFile, '--port', String(port), '--auth', 'noauth2', ...extra], {
+  const child = spawn(process.execPath, [...DAEMON_NODE_OPTIONS, path.join(root, 'bin/run.js'), 'daemon', 'start', '--foreground', '--db', dbFile, '--port', String(port), '--auth', 'noauth2', ...extra], {
     stdio: ['ignore', log, 'inherit'],
   })
   fs.closeSync(log)

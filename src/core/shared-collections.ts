@@ -54,15 +54,27 @@ const EMPTY_MAP = new SharedMap<never, never>()
 export const ownSet = <T>(s: Set<T>): Set<T> => (s instanceof SharedSet ? new Set(s) : s)
 export const ownMap = <K, V>(m: Map<K, V>): Map<K, V> => (m instanceof SharedMap ? new Map(m) : m)
 
-/** One shared copy per distinct value, by a key the caller computes. */
+/**
+ * One shared copy per distinct sequence of keys (strings, numbers or interned objects), found by
+ * walking a trie one key at a time: no key string is built, so interning a million providers'
+ * collections costs a few map lookups each.
+ */
 export class Interner<T> {
-  private readonly seen = new Map<string, T>()
-  get size(): number {
-    return this.seen.size
+  private readonly root: TrieNode<T> = {next: null, value: undefined}
+  of(keys: readonly unknown[], make: () => T): T {
+    let node = this.root
+    for (const k of keys) {
+      const next = (node.next ??= new Map())
+      let child = next.get(k)
+      if (!child) next.set(k, (child = {next: null, value: undefined}))
+      node = child
+    }
+    if (node.value === undefined) node.value = make()
+    return node.value
   }
-  of(key: string, make: () => T): T {
-    let v = this.seen.get(key)
-    if (v === undefined) this.seen.set(key, (v = make()))
-    return v
-  }
+}
+
+interface TrieNode<T> {
+  next: Map<unknown, TrieNode<T>> | null
+  value: T | undefined
 }

@@ -1,4 +1,5 @@
 import {spawn} from 'node:child_process'
+import {DAEMON_NODE_OPTIONS} from './node-flags.js'
 import fs from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -63,7 +64,7 @@ export async function startDetached(args: string[], dbFile: string, url: string)
   const files = daemonFiles(dbFile)
   fs.mkdirSync(files.dir, {recursive: true})
   const log = fs.openSync(files.log, 'a')
-  const child = spawn(process.execPath, [BIN, 'daemon', 'start', '--foreground', ...args], {
+  const child = spawn(process.execPath, [...DAEMON_NODE_OPTIONS, BIN, 'daemon', 'start', '--foreground', ...args], {
     detached: true,
     stdio: ['ignore', log, log],
   })

@@ -128,18 +128,21 @@ async function loadProviders(db: Db, s: State, rowArrays: RowArrays): Promise<nu
 
   const records = new Interner<Inventory>()
   const inventorySets = new Interner<Map<string, Inventory>>()
-  const inventories = new ByProvider<[string, Inventory, string]>((uuid, items) => {
+  const inventories = new ByProvider<string | Inventory>((uuid, items) => {
     const p = s.providers.get(uuid)
     if (!p) return
-    const all = p.inventories.size ? [...[...p.inventories].map(([rc, v]) => [rc, v, recordKey(v)] as const), ...items] : items
-    const key = all.map(([rc, , k]) => `${rc}:${k}`).join('|')
-    p.inventories = inventorySets.of(key, () => new SharedMap(all.map(([rc, v]) => [rc, v] as const)))
+    // items: class, record, class, record...
+    const all = p.inventories.size ? [...[...p.inventories].flat(), ...items] : items
+    p.inventories = inventorySets.of(all, () => {
+      const m: [string, Inventory][] = []
+      for (let k = 0; k < all.length; k += 2) m.push([all[k] as string, all[k + 1] as Inventory])
+      return new SharedMap(m)
+    })
   })
   const inventoryColumns = ['provider_uuid', 'resource_class', 'total', 'reserved', 'min_unit', 'max_unit', 'step_size', 'allocation_ratio']
   for await (const page of pagesOf(db, rowArrays, 'inventories', inventoryColumns)) {
     for (const r of page) {
-      const key = `${r[2]},${r[3]},${r[4]},${r[5]},${r[6]},${r[7]}`
-      const inv = records.of(key, () => ({
+      const inv = records.of([r[2], r[3], r[4], r[5], r[6], r[7]], () => ({
         total: r[2] as number,
         reserved: r[3] as number,
         min_unit: r[4] as number,
@@ -148,29 +151,32 @@ async function loadProviders(db: Db, s: State, rowArrays: RowArrays): Promise<nu
         allocation_ratio: r[7] as number,
       }))
       const rc = r[1] as string
-      inventories.add(r[0] as string, [s.classes.get(rc)?.name ?? rc, inv, key])
+      const uuid = r[0] as string
+      inventories.add(uuid, s.classes.get(rc)?.name ?? rc)
+      inventories.add(uuid, inv)
     }
   }
   inventories.end()
 
-  const sets = new Interner<Set<string>>()
+  const traitSets = new Interner<Set<string>>()
   const traits = new ByProvider<string>((uuid, items) => {
     const p = s.providers.get(uuid)
     if (!p) return
     const all = p.traits.size ? [...p.traits, ...items] : items
-    p.traits = sets.of('t|' + all.join('|'), () => new SharedSet(all))
+    p.traits = traitSets.of(all, () => new SharedSet(all))
   })
   for await (const page of pagesOf(db, rowArrays, 'provider_traits', ['provider_uuid', 'trait'])) {
     for (const r of page) traits.add(r[0] as string, s.traits.get(r[1] as string)?.name ?? (r[1] as string))
   }
   traits.end()
 
-  const aggregateUuids = new Interner<string>()
+  const aggregateSets = new Interner<Set<string>>()
+  const aggregateUuids = new Map<string, string>()
   const aggregates = new ByProvider<string>((uuid, items) => {
     const p = s.providers.get(uuid)
     if (!p) return
     const all = p.aggregates.size ? [...p.aggregates, ...items] : items
-    p.aggregates = sets.of('a|' + all.join('|'), () => new SharedSet(all))
+    p.aggregates = aggregateSets.of(all, () => new SharedSet(all))
     for (const agg of items) {
       let members = s.aggregateMembers.get(agg)
       if (!members) s.aggregateMembers.set(agg, (members = new Set()))
@@ -178,7 +184,13 @@ async function loadProviders(db: Db, s: State, rowArrays: RowArrays): Promise<nu
     }
   })
   for await (const page of pagesOf(db, rowArrays, 'provider_aggregates', ['provider_uuid', 'aggregate_uuid'])) {
-    for (const r of page) aggregates.add(r[0] as string, aggregateUuids.of(r[1] as string, () => r[1] as string))
+    for (const r of page) {
+      // One string per aggregate uuid, however many members it has.
+      const agg = r[1] as string
+      let same = aggregateUuids.get(agg)
+      if (same === undefined) aggregateUuids.set(agg, (same = agg))
+      aggregates.add(r[0] as string, same)
+    }
   }
   aggregates.end()
   return nextSeq
@@ -220,5 +232,3 @@ async function loadConsumers(db: Db, s: State, rowArrays: RowArrays): Promise<vo
     }
   }
 }
-
-const recordKey = (v: Inventory) => `${v.total},${v.reserved},${v.min_unit},${v.max_unit},${v.step_size},${v.allocation_ratio}`
