@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {ApiError} from '../src/client/client.js'
 import {PlacematCommand} from '../src/cli/base.js'
 import {withContext} from '../src/cli/failure.js'
-import {readApplyFile} from '../src/cli/apply/apply-file.js'
+import {readApplyFile, type ApplyFile} from '../src/cli/apply/apply-file.js'
 import {checkOperations} from '../src/cli/apply/check.js'
 import {planDocument, planIsEmpty, planLines, summaryLine} from '../src/cli/apply/plan-text.js'
 import {loadState, type Progress} from '../src/cli/backend/backend.js'
@@ -74,7 +74,7 @@ that do not exist, loops, or names taken by other providers.`
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Apply)
-    const file = await readApplyFile(args.file)
+    let file: ApplyFile | undefined = await readApplyFile(args.file)
     const backend = await this.backend()
     const tty = Boolean(process.stdout.isTTY) && this.textOutput
     const progress = tty ? (await import('../src/cli/components/Progress.js')).startProgress() : undefined
@@ -85,7 +85,8 @@ that do not exist, loops, or names taken by other providers.`
     } finally {
       progress?.stop()
     }
-    const plan = this.plan(() => planApply(file, state!, {prune: flags.prune}))
+    const plan = this.plan(() => planApply(file!, state!, {prune: flags.prune}))
+    file = undefined // what the plan needs of it, it holds
     // The dry run refuses what the write would refuse; the write is checked the same way first.
     await checkOperations(state, plan.ops)
     // The write works on the store's own State: the planning copy can go before it starts.

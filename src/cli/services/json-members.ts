@@ -103,6 +103,8 @@ export class JsonMemberScanner {
           this.at = At.KeyString
           start = i - 1
           this.escaped = false
+          // The chunk may end with the opening quote: keep it for the key's text.
+          if (i === n) this.pieces.push(chunk.subarray(start))
           continue
         }
         case At.KeyString: {
@@ -112,7 +114,7 @@ export class JsonMemberScanner {
             i = n
             continue
           }
-          this.key = JSON.parse(this.take(chunk, start, end + 1)) as string
+          this.key = this.parse(this.take(chunk, start, end + 1), 'a member name') as string
           if (this.keys.has(this.key)) throw new JsonStreamError(`member "${this.key}" appears twice`)
           this.keys.add(this.key)
           i = end + 1
