@@ -10,6 +10,7 @@ import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {dumpDb, placemat, script} from '../helpers/db-tools.js'
 import {newDb, onFile} from '../helpers/endpoints.js'
+import {postgresAvailable, startPostgres} from '../helpers/postgres.js'
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-streamed-'))
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}))
@@ -128,6 +129,35 @@ describe('import of a JSON snapshot', () => {
       expect(f.code).toBe(2)
       expect(fs.existsSync(fresh)).toBe(false)
     })
+  })
+})
+
+describe.skipIf(!postgresAvailable)('import of a JSON snapshot into PostgreSQL', () => {
+  it('round-trips, and a snapshot that goes wrong half way writes nothing', async () => {
+    const server = await startPostgres()
+    try {
+      const snap = path.join(dir, 'pg.json')
+      await generate(['--snapshot', snap, String(PROVIDERS), '--consumers', '10', '--compact'])
+      const url = await server.database()
+      const imp = await placemat(['import', snap, '--db', url])
+      expect(imp.code, imp.stderr).toBe(0)
+      expect(imp.stdout).toContain(`: ${PROVIDERS} providers, 10 consumers, 20 allocations,`)
+      const exported = await placemat(['export', '--db', url, '--json'])
+      expect(JSON.parse(exported.stdout)).toEqual(JSON.parse(fs.readFileSync(snap, 'utf8')))
+
+      const busy = await placemat(['import', snap, '--db', url])
+      expect(busy.code).toBe(4)
+
+      const other = await server.database()
+      fs.writeFileSync(snap, fs.readFileSync(snap, 'utf8').replace('"name":"huge-0001400"', '"name":"huge-0000003"'))
+      const bad = await placemat(['import', snap, '--db', other])
+      expect(bad.code, bad.stderr).toBe(2)
+      expect(bad.stderr).toMatch(/provider name huge-0000003 appears twice/)
+      const list = await placemat(['provider', 'list', '--db', other, '--json'])
+      expect(JSON.parse(list.stdout).resource_providers).toEqual([])
+    } finally {
+      await server.stop()
+    }
   })
 })
 
