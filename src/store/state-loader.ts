@@ -6,7 +6,7 @@
  * row alive at once would take.
  */
 import {sql, type CompiledQuery, type Kysely, type Transaction} from 'kysely'
-import {newProvider, type Inventory, type State, type TopologyLevel} from '../core/state.js'
+import {newProvider, type Inventory, type Provider, type State, type TopologyLevel} from '../core/state.js'
 import {Interner, SharedMap, SharedSet, ownMap, ownSet} from '../core/shared-collections.js'
 import type {Database} from './schema.js'
 
@@ -126,10 +126,26 @@ async function loadProviders(db: Db, s: State, rowArrays: RowArrays): Promise<nu
     parent.children.add(p.uuid)
   }
 
+  // A provider's rows are mostly written in the order providers are made: look a few providers
+  // ahead in that order before asking the map (string compares instead of a hash and a probe).
+  const order = [...s.providers.values()]
+  let next = 0
+  const find = (uuid: string): Provider | undefined => {
+    for (let k = next; k < next + 8 && k < order.length; k++) {
+      if (order[k].uuid === uuid) {
+        next = k + 1
+        return order[k]
+      }
+    }
+    return s.providers.get(uuid)
+  }
+  const rewind = () => {
+    next = 0
+  }
   const records = new Interner<Inventory>()
   const inventorySets = new Interner<Map<string, Inventory>>()
   const inventories = new ByProvider<string | Inventory>((uuid, items) => {
-    const p = s.providers.get(uuid)
+    const p = find(uuid)
     if (!p) return
     // items: class, record, class, record...
     const all = p.inventories.size ? [...[...p.inventories].flat(), ...items] : items
@@ -157,10 +173,11 @@ async function loadProviders(db: Db, s: State, rowArrays: RowArrays): Promise<nu
     }
   }
   inventories.end()
+  rewind()
 
   const traitSets = new Interner<Set<string>>()
   const traits = new ByProvider<string>((uuid, items) => {
-    const p = s.providers.get(uuid)
+    const p = find(uuid)
     if (!p) return
     const all = p.traits.size ? [...p.traits, ...items] : items
     p.traits = traitSets.of(all, () => new SharedSet(all))
@@ -169,11 +186,13 @@ async function loadProviders(db: Db, s: State, rowArrays: RowArrays): Promise<nu
     for (const r of page) traits.add(r[0] as string, s.traits.get(r[1] as string)?.name ?? (r[1] as string))
   }
   traits.end()
+  rewind()
 
   const aggregateSets = new Interner<Set<string>>()
   const aggregateUuids = new Map<string, string>()
+  const recent: string[] = []
   const aggregates = new ByProvider<string>((uuid, items) => {
-    const p = s.providers.get(uuid)
+    const p = find(uuid)
     if (!p) return
     const all = p.aggregates.size ? [...p.aggregates, ...items] : items
     p.aggregates = aggregateSets.of(all, () => new SharedSet(all))
@@ -185,10 +204,15 @@ async function loadProviders(db: Db, s: State, rowArrays: RowArrays): Promise<nu
   })
   for await (const page of pagesOf(db, rowArrays, 'provider_aggregates', ['provider_uuid', 'aggregate_uuid'])) {
     for (const r of page) {
-      // One string per aggregate uuid, however many members it has.
+      // One string per aggregate uuid, however many members it has; the few most used are
+      // found by comparing, not hashing.
       const agg = r[1] as string
-      let same = aggregateUuids.get(agg)
-      if (same === undefined) aggregateUuids.set(agg, (same = agg))
+      let same = recent.find((a) => a === agg)
+      if (same === undefined) {
+        same = aggregateUuids.get(agg)
+        if (same === undefined) aggregateUuids.set(agg, (same = agg))
+        if (recent.length < 8) recent.push(same)
+      }
       aggregates.add(r[0] as string, same)
     }
   }
