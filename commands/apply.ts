@@ -7,7 +7,7 @@ import {checkOperations} from '../src/cli/apply/check.js'
 import {planDocument, planIsEmpty, planLines, summaryLine} from '../src/cli/apply/plan-text.js'
 import {loadState, type Progress} from '../src/cli/backend/backend.js'
 import {isConcurrentUpdate} from '../src/cli/services/retry.js'
-import {ApplyRefused} from '../src/core/apply-plan/types.js'
+import {ApplyRefused, type ApplyPlan} from '../src/core/apply-plan/types.js'
 import {planApply} from '../src/core/apply-plan/plan.js'
 import type {State} from '../src/core/state.js'
 import {conflictError, usageError} from '../src/cli/failure.js'
@@ -85,7 +85,7 @@ that do not exist, loops, or names taken by other providers.`
     } finally {
       progress?.stop()
     }
-    const plan = this.plan(() => planApply(file!, state!, {prune: flags.prune}))
+    let plan: ApplyPlan | undefined = this.plan(() => planApply(file!, state!, {prune: flags.prune}))
     file = undefined // what the plan needs of it, it holds
     // The dry run refuses what the write would refuse; the write is checked the same way first.
     await checkOperations(state, plan.ops)
@@ -93,17 +93,20 @@ that do not exist, loops, or names taken by other providers.`
     state = undefined
     const transport = backend.kind
     const placemat = backend.kind === 'placemat'
-    const doc = {transport, ...planDocument(plan)}
+    const {ops, stages, summary} = plan
+    // Only --json and --yaml print the document (for a million changes it is hundreds of megabytes).
+    const doc = this.textOutput ? undefined : {transport, ...planDocument(plan)}
 
     if (this.textOutput) {
       const lines = planLines(plan)
       process.stdout.write(`${summaryLine(plan)}\n${lines.length ? lines.join('\n') + '\n' : ''}`)
     }
     if (planIsEmpty(plan) || flags['dry-run']) {
-      if (!this.textOutput) this.outputRecord({...doc, dry_run: Boolean(flags['dry-run']), applied: false})
+      if (doc) this.outputRecord({...doc, dry_run: Boolean(flags['dry-run']), applied: false})
       else if (flags['dry-run'] && !planIsEmpty(plan)) this.log('Dry run: nothing was changed.')
       return
     }
+    plan = undefined // its changes were for reading; the write needs the operations alone
 
     const bar = tty ? (await import('../src/cli/components/Progress.js')).startProgress() : undefined
     let done = 0
@@ -112,17 +115,17 @@ that do not exist, loops, or names taken by other providers.`
       bar?.update(d, total, label)
     }
     if (!bar && this.textOutput) {
-      this.log(placemat ? `Applying ${plan.ops.length} operations in one transaction...` : `Applying ${plan.ops.length} calls...`)
+      this.log(placemat ? `Applying ${ops.length} operations in one transaction...` : `Applying ${ops.length} calls...`)
     }
     const start = performance.now()
     try {
-      await backend.applyOperations(plan, {concurrency: flags.concurrency, onProgress: onApply})
+      await backend.applyOperations({ops, stages}, {concurrency: flags.concurrency, onProgress: onApply})
     } catch (err) {
       bar?.stop()
       if (err instanceof ApiError) {
         const where = placemat
           ? 'nothing was applied'
-          : `${done} of ${plan.ops.length} calls were made before this one failed; apply again to finish`
+          : `${done} of ${ops.length} calls were made before this one failed; apply again to finish`
         const stale = isConcurrentUpdate(err) ? 'the cloud changed while the plan was applied; ' : ''
         throw withContext(err, stale, ` (${where})`)
       }
@@ -130,13 +133,12 @@ that do not exist, loops, or names taken by other providers.`
     }
     bar?.stop()
     const seconds = (performance.now() - start) / 1000
-    if (!this.textOutput) {
-      this.outputRecord({...doc, dry_run: false, applied: true, operations: plan.ops.length, seconds: Number(seconds.toFixed(3))})
+    if (doc) {
+      this.outputRecord({...doc, dry_run: false, applied: true, operations: ops.length, seconds: Number(seconds.toFixed(3))})
       return
     }
-    const s = plan.summary
-    const how = placemat ? 'one transaction' : `${plan.ops.length} calls`
-    this.log(`Applied: ${s.create} created, ${s.update} updated, ${s.delete} deleted (${how}, ${seconds.toFixed(2)} s).`)
+    const how = placemat ? 'one transaction' : `${ops.length} calls`
+    this.log(`Applied: ${summary.create} created, ${summary.update} updated, ${summary.delete} deleted (${how}, ${seconds.toFixed(2)} s).`)
   }
 
   /** A plan the file cannot have: exit 4 when allocations stand in the way, 2 for the file itself. */
