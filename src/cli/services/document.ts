@@ -130,12 +130,17 @@ export async function openDocument(file: string, opts: OpenOptions): Promise<Ope
   const isJson = first === '{' || first === '[' || (first !== undefined && file.toLowerCase().endsWith('.json'))
   const rest: AsyncIterable<Buffer> = {
     async *[Symbol.asyncIterator]() {
-      yield* head
-      head.length = 0
-      for (;;) {
-        const r = await chunks.next()
-        if (r.done) return
-        yield r.value
+      try {
+        yield* head
+        head.length = 0
+        for (;;) {
+          const r = await chunks.next()
+          if (r.done) return
+          yield r.value
+        }
+      } finally {
+        // A reader that stops early (a bad item) closes the file.
+        await chunks.return?.()
       }
     },
   }
