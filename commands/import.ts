@@ -5,14 +5,15 @@ import {BaseCommand} from '../src/cli/command.js'
 export default class Import extends BaseCommand {
   static summary = 'Load a snapshot (from `placemat export`) into a new or empty database file.'
 
-  static description = `Writes straight through the store, in one transaction, so every provider and consumer keeps its
+  static description = `Writes straight into the database, in one transaction, so every provider and consumer keeps its
 generation exactly (going through the API would move them). The file must be new or empty: no
 providers, no consumers, no custom classes or traits. Classes and traits the snapshot uses but
 this placemat does not know (a newer os-traits on the exporting side) are created.
 
 A JSON snapshot (\`placemat export --json\`; a file named *.json or starting with '{') is
-read and written piece by piece, so its size is bounded by the disk, not by memory: a cloud
-of a million providers imports in minutes. YAML is read whole: big snapshots should be JSON.
+read and written piece by piece: memory holds the uuids and names seen (for the checks
+across the file), never the snapshot, and a cloud of a million providers imports in about a
+minute. YAML is parsed whole: big snapshots should be JSON.
 
 Exit codes: 0 imported; 2 the snapshot is not readable or not consistent (nothing written);
 4 the file is not empty (nothing written); 1 any other error.`
