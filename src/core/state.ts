@@ -88,6 +88,32 @@ export class Changes {
   deletedTopologyNodes = new Set<string>()
   topologyGeneration = false
 
+  /** Adds what a later transaction changed, as if both had been one. */
+  absorb(later: Changes): void {
+    const follow = <T>(kept: Set<T>, gone: Set<T>, laterKept: Iterable<T>, laterGone: Iterable<T>) => {
+      for (const k of laterGone) {
+        kept.delete(k)
+        gone.add(k)
+      }
+      // Deleted then made again: the flush deletes first and writes the new rows after.
+      for (const k of laterKept) kept.add(k)
+    }
+    for (const u of later.deletedProviders) {
+      this.providers.delete(u)
+      this.deletedProviders.add(u)
+    }
+    for (const [u, parts] of later.providers) {
+      const mine = this.providers.get(u)
+      if (mine) for (const part of parts) mine.add(part)
+      else this.providers.set(u, new Set(parts))
+    }
+    follow(this.consumers, this.deletedConsumers, later.consumers, later.deletedConsumers)
+    follow(this.classes, this.deletedClasses, later.classes, later.deletedClasses)
+    follow(this.traits, this.deletedTraits, later.traits, later.deletedTraits)
+    follow(this.topologyNodes, this.deletedTopologyNodes, later.topologyNodes, later.deletedTopologyNodes)
+    this.topologyGeneration ||= later.topologyGeneration
+  }
+
   get empty(): boolean {
     return (
       this.providers.size + this.deletedProviders.size + this.consumers.size + this.deletedConsumers.size +

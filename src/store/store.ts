@@ -1,5 +1,5 @@
 import {Kysely, Migrator, sql, type Insertable, type Transaction, type MigrationProvider} from 'kysely'
-import {Changes, State, newProvider, type Consumer, type TopologyLevel} from '../core/state.js'
+import {Changes, State, type ProviderPart} from '../core/state.js'
 import {keepIndexCurrent} from '../core/candidates/provider-index.js'
 import {loadTables} from './state-loader.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../core/standard.js'
@@ -66,6 +66,9 @@ export class Store {
   private pending = 0
   /** seq of the next provider row inserted. */
   private nextSeq = 1
+  /** Writes waiting for their turn (see write). */
+  private queue: QueuedWrite[] = []
+  private drainScheduled = false
   /**
    * Told after each write transaction how long it ran (seconds, from its turn in the queue to
    * COMMIT or ROLLBACK) and whether it committed. One observer per store (the daemon's metrics).
@@ -219,39 +222,51 @@ export class Store {
 
   /**
    * Runs `fn` against the State inside one write transaction and persists what it changed.
-   * If `fn` throws, nothing is written; if it had already changed the State, the State is
+   * If `fn` throws, nothing of it is written; if it had already changed the State, the State is
    * reloaded from the database so memory never holds what the file does not.
+   *
+   * Writes that arrive while another is being committed are committed together, each in its
+   * turn against the State the ones before it left, in one transaction with one fsync (group
+   * commit): none is acknowledged before all are on disk, and a refusal of one (its `fn`
+   * throwing before it changed anything) does not touch the others.
    */
-  async write<T>(fn: (state: State, now: number) => T): Promise<T> {
-    if (this.closed) throw new Error('store is closed')
-    return this.exclusive(() => {
-      const observer = this.onWrite
-      if (!observer) return this.writeNow(fn)
-      const started = performance.now()
-      const tell = (ok: boolean) => {
-        try {
-          observer((performance.now() - started) / 1000, ok)
-        } catch {
-          // an observer never changes a write's outcome
-        }
+  write<T>(fn: (state: State, now: number) => T): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('store is closed'))
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({fn, resolve: resolve as (v: unknown) => void, reject, started: performance.now()})
+      if (!this.drainScheduled) {
+        this.drainScheduled = true
+        void this.exclusive(() => this.drain())
       }
-      return this.writeNow(fn).then(
-        (result) => {
-          tell(true)
-          return result
-        },
-        (err) => {
-          tell(false)
-          throw err
-        },
-      )
     })
   }
 
-  private writeNow<T>(fn: (state: State, now: number) => T): Promise<T> {
+  /** Commits the writes waiting, a group at a time. */
+  private async drain(): Promise<void> {
+    // Let requests already received join this group before it starts.
+    await new Promise((r) => setImmediate(r))
+    this.drainScheduled = false
+    const group = this.queue.splice(0, MAX_GROUP)
+    if (this.queue.length) {
+      this.drainScheduled = true
+      void this.exclusive(() => this.drain())
+    }
+    if (group.length === 0) return
+    if (!(await this.writeGroup(group))) {
+      // The group failed as a whole (a write changed the State and then threw, or the database
+      // refused): nothing was committed; each write is tried again on its own.
+      for (const w of group) await this.writeGroup([w])
+    }
+  }
+
+  /**
+   * One transaction for `group`; settles each write and returns true, or returns false (having
+   * settled nothing) when a group of several failed as a whole and must be run one by one.
+   */
+  private writeGroup(group: QueuedWrite[]): Promise<boolean> {
     return this.db.connection().execute(async (conn) => {
-      let result: T
-      const changes = new Changes()
+      const all = new Changes()
+      const outcomes: Array<{ok: true; value: unknown} | {ok: false; error: unknown}> = []
       let mark: number
       try {
         mark = await this.backend.beginWrite(conn)
@@ -259,34 +274,61 @@ export class Store {
           await this.loadInto(conn)
           this.dataVersion = mark
         }
-        this.state.changes = changes
-        try {
-          result = fn(this.state, Date.now())
-        } finally {
-          this.state.changes = null
+        const now = Date.now()
+        for (const w of group) {
+          const changes = new Changes()
+          this.state.changes = changes
+          try {
+            outcomes.push({ok: true, value: w.fn(this.state, now)})
+          } catch (error) {
+            if (!changes.empty) {
+              all.absorb(changes) // the State holds part of it: the whole group is undone
+              throw error
+            }
+            outcomes.push({ok: false, error})
+          } finally {
+            this.state.changes = null
+          }
+          all.absorb(changes)
         }
-        if (!changes.empty) await this.flush(conn, changes)
-        await testPauseInTransaction(changes)
-        mark = await this.backend.commitWrite(conn, mark, !changes.empty)
+        if (!all.empty) await this.flush(conn, all)
+        await testPauseInTransaction(all)
+        mark = await this.backend.commitWrite(conn, mark, !all.empty)
       } catch (err) {
         await sql`rollback`.execute(conn).catch(() => undefined)
-        if (!changes.empty) {
+        if (!all.empty) {
           // Memory may hold what the database does not: load it again, and if even that fails
           // (the connection is gone), make sure the next request reloads before it reads.
           this.dataVersion = -1
           await this.loadSnapshot(conn).catch(() => undefined)
         }
-        throw err
+        if (group.length > 1) return false
+        this.settle(group[0], {ok: false, error: err})
+        return true
       }
       this.dataVersion = mark
-      if (!changes.empty) {
+      if (!all.empty) {
         this.state.version += 1
         // The provider index follows the write now, touching what it changed, so the next
         // query does not wait for it.
         keepIndexCurrent(this.state)
       }
-      return result
+      group.forEach((w, k) => this.settle(w, outcomes[k]))
+      return true
     })
+  }
+
+  private settle(w: QueuedWrite, outcome: {ok: true; value: unknown} | {ok: false; error: unknown}): void {
+    const observer = this.onWrite
+    if (observer) {
+      try {
+        observer((performance.now() - w.started) / 1000, outcome.ok)
+      } catch {
+        // an observer never changes a write's outcome
+      }
+    }
+    if (outcome.ok) w.resolve(outcome.value)
+    else w.reject(outcome.error)
   }
 
   /**
@@ -325,12 +367,94 @@ export class Store {
         .onConflict((oc) => oc.column('id').doUpdateSet({name: t.name, updated_at: t.updatedAt}))
         .execute()
     }
+    // A chunk of providers at a time: rows for a million providers are never all in memory.
+    let chunk: [string, Set<ProviderPart>][] = []
+    for (const entry of ch.providers) {
+      chunk.push(entry)
+      if (chunk.length === FLUSH_CHUNK) {
+        await this.flushProviders(db, chunk)
+        chunk = []
+      }
+    }
+    if (chunk.length) await this.flushProviders(db, chunk)
+    for (const uuid of ch.deletedTopologyNodes) await db.deleteFrom('topology_nodes').where('uuid', '=', uuid).execute()
+    for (const uuid of ch.topologyNodes) {
+      const n = s.topology.get(uuid)
+      if (!n) continue
+      await db
+        .insertInto('topology_nodes')
+        .values({uuid, name: n.name, level: n.level, parent_uuid: n.parent, created_at: n.createdAt, updated_at: n.updatedAt})
+        .onConflict((oc) => oc.column('uuid').doUpdateSet({name: n.name, level: n.level, parent_uuid: n.parent, updated_at: n.updatedAt}))
+        .execute()
+    }
+    if (ch.topologyGeneration) {
+      const value = String(s.topologyGeneration)
+      await db
+        .insertInto('placemat_meta')
+        .values({key: 'topology_generation', value})
+        .onConflict((oc) => oc.column('key').doUpdateSet({value}))
+        .execute()
+    }
+    let consumers: string[] = []
+    for (const uuid of ch.consumers) {
+      consumers.push(uuid)
+      if (consumers.length === FLUSH_CHUNK) {
+        await this.flushConsumers(db, consumers)
+        consumers = []
+      }
+    }
+    if (consumers.length) await this.flushConsumers(db, consumers)
+  }
+
+  /** Writes the rows of these changed consumers and their allocations. */
+  private async flushConsumers(db: Kysely<Database>, uuids: string[]): Promise<void> {
+    const s = this.state
+    const consumerRows: Insertable<Database['consumers']>[] = []
+    const allocationRows: Insertable<Database['allocations']>[] = []
+    for (const uuid of uuids) {
+      const c = s.consumers.get(uuid)
+      if (!c) continue
+      consumerRows.push({
+        uuid,
+        project_id: c.project,
+        user_id: c.user,
+        consumer_type: c.type,
+        generation: c.generation,
+        created_at: c.createdAt,
+        updated_at: c.updatedAt,
+      })
+      for (const [provider_uuid, amounts] of c.allocations) {
+        for (const [resource_class, used] of amounts) allocationRows.push({consumer_uuid: uuid, provider_uuid, resource_class, used})
+      }
+    }
+    for (const chunk of chunksOf(consumerRows)) {
+      await db
+        .insertInto('consumers')
+        .values(chunk)
+        .onConflict((oc) =>
+          oc.column('uuid').doUpdateSet((eb) => ({
+            project_id: eb.ref('excluded.project_id'),
+            user_id: eb.ref('excluded.user_id'),
+            consumer_type: eb.ref('excluded.consumer_type'),
+            generation: eb.ref('excluded.generation'),
+            updated_at: eb.ref('excluded.updated_at'),
+          })),
+        )
+        .execute()
+    }
+    await deleteWhereIn(db, 'allocations', 'consumer_uuid', consumerRows.map((c) => c.uuid))
+    await insertRows(db, 'allocations', allocationRows)
+  }
+
+  /** Writes the rows of these changed providers. */
+  private async flushProviders(db: Kysely<Database>, providers: [string, Set<ProviderPart>][]): Promise<void> {
+    const s = this.state
     const rows: Insertable<Database['resource_providers']>[] = []
     const parts = {inventories: [] as string[], traits: [] as string[], aggregates: [] as string[]}
     const inventoryRows: Insertable<Database['inventories']>[] = []
     const traitRows: Insertable<Database['provider_traits']>[] = []
     const aggregateRows: Insertable<Database['provider_aggregates']>[] = []
-    for (const [uuid, changed] of ch.providers) {
+    for (const [uuid, changed] of providers) {
       const p = s.providers.get(uuid)
       if (!p) continue
       if (changed.has('row')) {
@@ -382,59 +506,6 @@ export class Store {
     await insertRows(db, 'provider_traits', traitRows)
     await deleteWhereIn(db, 'provider_aggregates', 'provider_uuid', parts.aggregates)
     await insertRows(db, 'provider_aggregates', aggregateRows)
-    for (const uuid of ch.deletedTopologyNodes) await db.deleteFrom('topology_nodes').where('uuid', '=', uuid).execute()
-    for (const uuid of ch.topologyNodes) {
-      const n = s.topology.get(uuid)
-      if (!n) continue
-      await db
-        .insertInto('topology_nodes')
-        .values({uuid, name: n.name, level: n.level, parent_uuid: n.parent, created_at: n.createdAt, updated_at: n.updatedAt})
-        .onConflict((oc) => oc.column('uuid').doUpdateSet({name: n.name, level: n.level, parent_uuid: n.parent, updated_at: n.updatedAt}))
-        .execute()
-    }
-    if (ch.topologyGeneration) {
-      const value = String(s.topologyGeneration)
-      await db
-        .insertInto('placemat_meta')
-        .values({key: 'topology_generation', value})
-        .onConflict((oc) => oc.column('key').doUpdateSet({value}))
-        .execute()
-    }
-    const consumerRows: Insertable<Database['consumers']>[] = []
-    const allocationRows: Insertable<Database['allocations']>[] = []
-    for (const uuid of ch.consumers) {
-      const c = s.consumers.get(uuid)
-      if (!c) continue
-      consumerRows.push({
-        uuid,
-        project_id: c.project,
-        user_id: c.user,
-        consumer_type: c.type,
-        generation: c.generation,
-        created_at: c.createdAt,
-        updated_at: c.updatedAt,
-      })
-      for (const [provider_uuid, amounts] of c.allocations) {
-        for (const [resource_class, used] of amounts) allocationRows.push({consumer_uuid: uuid, provider_uuid, resource_class, used})
-      }
-    }
-    for (const chunk of chunksOf(consumerRows)) {
-      await db
-        .insertInto('consumers')
-        .values(chunk)
-        .onConflict((oc) =>
-          oc.column('uuid').doUpdateSet((eb) => ({
-            project_id: eb.ref('excluded.project_id'),
-            user_id: eb.ref('excluded.user_id'),
-            consumer_type: eb.ref('excluded.consumer_type'),
-            generation: eb.ref('excluded.generation'),
-            updated_at: eb.ref('excluded.updated_at'),
-          })),
-        )
-        .execute()
-    }
-    await deleteWhereIn(db, 'allocations', 'consumer_uuid', consumerRows.map((c) => c.uuid))
-    await insertRows(db, 'allocations', allocationRows)
   }
 
   /**
@@ -463,8 +534,22 @@ export class Store {
   }
 }
 
+/** A write waiting in the store's queue. */
+interface QueuedWrite {
+  fn: (state: State, now: number) => unknown
+  resolve: (value: unknown) => void
+  reject: (error: unknown) => void
+  started: number
+}
+
+/** Writes committed together at most. */
+const MAX_GROUP = 64
+
 /** Both backends cap the parameters of one statement (SQLite 32,766): write in chunks under it. */
 const MAX_STATEMENT_PARAMETERS = 30_000
+
+/** Providers (or consumers) whose rows are built and written together. */
+const FLUSH_CHUNK = 5000
 
 /** Rows in chunks that keep one multi-row statement under the parameter cap. */
 function* chunksOf<T extends object>(rows: T[]): Generator<T[]> {
