@@ -214,6 +214,7 @@ export function replaceInventories(s: State, now: number, p: Provider, wanted: M
   }
   for (const rc of toDelete) s.deleteInventory(p, rc)
   for (const [rc, inv] of wanted) s.setInventory(p, rc, inv)
+  s.shareInventories(p)
   s.bumpProvider(p, now)
 }
 

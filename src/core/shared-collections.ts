@@ -4,6 +4,8 @@
  * providers have a handful of distinct ones). They refuse to change in place; the State's
  * mutators replace a provider's collection with its own copy before changing it.
  */
+import type {Inventory} from './state.js'
+
 const refuse = (): never => {
   throw new Error('a shared collection is never changed in place')
 }
@@ -77,4 +79,55 @@ export class Interner<T> {
 interface TrieNode<T> {
   next: Map<unknown, TrieNode<T>> | null
   value: T | undefined
+}
+
+/**
+ * The State's one copy of each distinct inventory record, inventory set, trait set and
+ * aggregate set, given to every provider that has it (at load and on each write that sets
+ * them): a million providers made alike hold a handful of collections, not millions.
+ */
+export class SharedValues {
+  private readonly records = new Interner<Inventory>()
+  private readonly inventorySets = new Interner<Map<string, Inventory>>()
+  private readonly traitSets = new Interner<Set<string>>()
+  private readonly aggregateSets = new Interner<Set<string>>()
+
+  record(v: Inventory): Inventory {
+    return this.recordOf(v.total, v.reserved, v.min_unit, v.max_unit, v.step_size, v.allocation_ratio)
+  }
+
+  recordOf(total: number, reserved: number, min_unit: number, max_unit: number, step_size: number, allocation_ratio: number): Inventory {
+    return this.records.of([total, reserved, min_unit, max_unit, step_size, allocation_ratio], () => ({
+      total,
+      reserved,
+      min_unit,
+      max_unit,
+      step_size,
+      allocation_ratio,
+    }))
+  }
+
+  /** The shared inventory set with these classes and records, in this order. */
+  inventories(entries: Iterable<readonly [string, Inventory]>): Map<string, Inventory> {
+    const keys: Array<string | Inventory> = []
+    for (const [rc, v] of entries) keys.push(rc, this.record(v))
+    return this.inventorySet(keys)
+  }
+
+  /** The same, from class, shared record, class, shared record... */
+  inventorySet(keys: ReadonlyArray<string | Inventory>): Map<string, Inventory> {
+    return this.inventorySets.of(keys, () => {
+      const m: [string, Inventory][] = []
+      for (let k = 0; k < keys.length; k += 2) m.push([keys[k] as string, keys[k + 1] as Inventory])
+      return new SharedMap(m)
+    })
+  }
+
+  traits(names: readonly string[]): Set<string> {
+    return this.traitSets.of(names, () => new SharedSet(names))
+  }
+
+  aggregates(uuids: readonly string[]): Set<string> {
+    return this.aggregateSets.of(uuids, () => new SharedSet(uuids))
+  }
 }

@@ -8,7 +8,7 @@
  */
 
 import {ShapeLog} from './shape-log.js'
-import {emptyMap, emptySet, ownMap, ownSet} from './shared-collections.js'
+import {SharedValues, emptyMap, emptySet, ownMap, ownSet} from './shared-collections.js'
 
 export interface Inventory {
   total: number
@@ -150,6 +150,8 @@ export class State {
   shapeVersion = 0
   /** Which providers each shapeVersion bump touched. */
   readonly shapeLog = new ShapeLog()
+  /** One copy of each distinct inventory set, trait set and aggregate set. */
+  readonly shared = new SharedValues()
   /** Set while a transaction runs; null otherwise. */
   changes: Changes | null = null
   private nextClassId = 10000
@@ -260,6 +262,11 @@ export class State {
     this.markProvider(p, 'inventories')
   }
 
+  /** Gives p the shared copy of its inventory set (after a change of several classes). */
+  shareInventories(p: Provider): void {
+    p.inventories = this.shared.inventories(p.inventories)
+  }
+
   deleteInventory(p: Provider, rc: string): void {
     this.reshaped(p.uuid)
     p.inventories = ownMap(p.inventories)
@@ -269,14 +276,14 @@ export class State {
 
   setTraits(p: Provider, traits: Iterable<string>): void {
     this.reshaped(p.uuid)
-    p.traits = new Set(traits)
+    p.traits = this.shared.traits([...traits])
     this.markProvider(p, 'traits')
   }
 
   setAggregates(p: Provider, aggregates: Iterable<string>): void {
     this.reshaped(p.uuid)
     for (const agg of p.aggregates) this.dropMember(agg, p.uuid)
-    p.aggregates = new Set(aggregates)
+    p.aggregates = this.shared.aggregates([...aggregates])
     for (const agg of p.aggregates) this.memberSet(agg).add(p.uuid)
     this.markProvider(p, 'aggregates')
   }

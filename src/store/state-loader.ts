@@ -7,7 +7,7 @@
  */
 import {sql, type CompiledQuery, type Kysely, type Transaction} from 'kysely'
 import {newProvider, type Inventory, type Provider, type State, type TopologyLevel} from '../core/state.js'
-import {Interner, SharedMap, SharedSet, ownMap, ownSet} from '../core/shared-collections.js'
+import {ownMap, ownSet} from '../core/shared-collections.js'
 import type {Database} from './schema.js'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -142,30 +142,18 @@ async function loadProviders(db: Db, s: State, rowArrays: RowArrays): Promise<nu
   const rewind = () => {
     next = 0
   }
-  const records = new Interner<Inventory>()
-  const inventorySets = new Interner<Map<string, Inventory>>()
+  const shared = s.shared
   const inventories = new ByProvider<string | Inventory>((uuid, items) => {
     const p = find(uuid)
     if (!p) return
     // items: class, record, class, record...
     const all = p.inventories.size ? [...[...p.inventories].flat(), ...items] : items
-    p.inventories = inventorySets.of(all, () => {
-      const m: [string, Inventory][] = []
-      for (let k = 0; k < all.length; k += 2) m.push([all[k] as string, all[k + 1] as Inventory])
-      return new SharedMap(m)
-    })
+    p.inventories = shared.inventorySet(all)
   })
   const inventoryColumns = ['provider_uuid', 'resource_class', 'total', 'reserved', 'min_unit', 'max_unit', 'step_size', 'allocation_ratio']
   for await (const page of pagesOf(db, rowArrays, 'inventories', inventoryColumns)) {
     for (const r of page) {
-      const inv = records.of([r[2], r[3], r[4], r[5], r[6], r[7]], () => ({
-        total: r[2] as number,
-        reserved: r[3] as number,
-        min_unit: r[4] as number,
-        max_unit: r[5] as number,
-        step_size: r[6] as number,
-        allocation_ratio: r[7] as number,
-      }))
+      const inv = shared.recordOf(r[2] as number, r[3] as number, r[4] as number, r[5] as number, r[6] as number, r[7] as number)
       const rc = r[1] as string
       const uuid = r[0] as string
       inventories.add(uuid, s.classes.get(rc)?.name ?? rc)
@@ -175,12 +163,11 @@ async function loadProviders(db: Db, s: State, rowArrays: RowArrays): Promise<nu
   inventories.end()
   rewind()
 
-  const traitSets = new Interner<Set<string>>()
   const traits = new ByProvider<string>((uuid, items) => {
     const p = find(uuid)
     if (!p) return
     const all = p.traits.size ? [...p.traits, ...items] : items
-    p.traits = traitSets.of(all, () => new SharedSet(all))
+    p.traits = shared.traits(all)
   })
   for await (const page of pagesOf(db, rowArrays, 'provider_traits', ['provider_uuid', 'trait'])) {
     for (const r of page) traits.add(r[0] as string, s.traits.get(r[1] as string)?.name ?? (r[1] as string))
@@ -188,14 +175,13 @@ async function loadProviders(db: Db, s: State, rowArrays: RowArrays): Promise<nu
   traits.end()
   rewind()
 
-  const aggregateSets = new Interner<Set<string>>()
   const aggregateUuids = new Map<string, string>()
   const recent: string[] = []
   const aggregates = new ByProvider<string>((uuid, items) => {
     const p = find(uuid)
     if (!p) return
     const all = p.aggregates.size ? [...p.aggregates, ...items] : items
-    p.aggregates = aggregateSets.of(all, () => new SharedSet(all))
+    p.aggregates = shared.aggregates(all)
     for (const agg of items) {
       let members = s.aggregateMembers.get(agg)
       if (!members) s.aggregateMembers.set(agg, (members = new Set()))
