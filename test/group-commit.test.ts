@@ -4,23 +4,13 @@
  * nothing and does not take the others down, and a write that fails after changing the State
  * is undone alone.
  */
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import {afterAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
+import {tempFiles} from './helpers/temp-files.js'
 import {Store} from '../src/store/store.js'
 import {applyBatch} from '../src/core/batch.js'
 import {PlacementError} from '../src/core/errors.js'
 
-const dirs: string[] = []
-afterAll(() => {
-  for (const d of dirs) fs.rmSync(d, {recursive: true, force: true})
-})
-const newFile = () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-group-'))
-  dirs.push(dir)
-  return path.join(dir, 'p.db')
-}
+const newFile = tempFiles('placemat-group-')
 const U = (n: number) => `eeeeeeee-0000-0000-0000-${String(n).padStart(12, '0')}`
 
 describe('group commit', () => {

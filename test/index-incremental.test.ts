@@ -5,10 +5,8 @@
  * patched index must describe the State exactly as an index built from scratch does, and
  * answer every query the same.
  */
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import {afterAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
+import {tempFiles} from './helpers/temp-files.js'
 import {Store} from '../src/store/store.js'
 import {applyBatch, type BatchOperation} from '../src/core/batch.js'
 import {writeAllocations, putAllocationErrors} from '../src/core/allocations.js'
@@ -17,16 +15,8 @@ import {findCandidates, filterProviders} from '../src/core/candidates/engine.js'
 import {parseCandidateRequest, parseProviderFilters} from '../src/core/candidates/request.js'
 import type {State} from '../src/core/state.js'
 
-const dirs: string[] = []
-afterAll(() => {
-  for (const d of dirs) fs.rmSync(d, {recursive: true, force: true})
-})
 
-function newFile(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-index-'))
-  dirs.push(dir)
-  return path.join(dir, 'p.db')
-}
+const newFile = tempFiles('placemat-index-')
 
 /** A small seeded generator (mulberry32), so a failing sequence can be replayed. */
 function rng(seed: number): () => number {

@@ -3,25 +3,15 @@
  * same order, same inventories, traits, aggregates, trees and usages, even though identical
  * collections are now shared between providers (and copied before one of them changes).
  */
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import {sql} from 'kysely'
-import {afterAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
+import {tempFiles} from './helpers/temp-files.js'
 import {Store} from '../src/store/store.js'
 import {applyBatch, type BatchOperation} from '../src/core/batch.js'
 import {writeAllocations, putAllocationErrors} from '../src/core/allocations.js'
 import type {State} from '../src/core/state.js'
 
-const dirs: string[] = []
-afterAll(() => {
-  for (const d of dirs) fs.rmSync(d, {recursive: true, force: true})
-})
-const newFile = () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-loader-'))
-  dirs.push(dir)
-  return path.join(dir, 'p.db')
-}
+const newFile = tempFiles('placemat-loader-')
 const U = (n: number) => `dddddddd-0000-0000-0000-${String(n).padStart(12, '0')}`
 
 /** Everything the State says, as plain data in its own order. */
