@@ -183,6 +183,7 @@ export function filterProviders(state: State, f: ProviderFilters): Provider[] {
     out.push(p)
   }
   if (pool) for (const i of pool) test(i)
+  else if (treeRoot >= 0) for (const i of ix.treeMembers(treeRoot)) test(i) // in_tree: that tree, not the cloud
   else for (let i = 0; i < ix.n; i++) test(i)
   return out
 }
