@@ -74,9 +74,13 @@ export interface TopologyNode {
 /** 'generation': only generation and updated_at changed; 'row': any column of the provider row. */
 export type ProviderPart = 'row' | 'generation' | 'inventories' | 'traits' | 'aggregates'
 
+/** A bit per ProviderPart: a batch of a million providers marks a million small numbers, not sets. */
+export const PART: Readonly<Record<ProviderPart, number>> = {row: 1, generation: 2, inventories: 4, traits: 8, aggregates: 16}
+
 /** What a transaction changed, by entity; the store writes exactly this. */
 export class Changes {
-  providers = new Map<string, Set<ProviderPart>>()
+  /** uuid -> the PART bits that changed. */
+  providers = new Map<string, number>()
   deletedProviders = new Set<string>()
   consumers = new Set<string>()
   deletedConsumers = new Set<string>()
@@ -102,11 +106,7 @@ export class Changes {
       this.providers.delete(u)
       this.deletedProviders.add(u)
     }
-    for (const [u, parts] of later.providers) {
-      const mine = this.providers.get(u)
-      if (mine) for (const part of parts) mine.add(part)
-      else this.providers.set(u, new Set(parts))
-    }
+    for (const [u, parts] of later.providers) this.providers.set(u, (this.providers.get(u) ?? 0) | parts)
     follow(this.consumers, this.deletedConsumers, later.consumers, later.deletedConsumers)
     follow(this.classes, this.deletedClasses, later.classes, later.deletedClasses)
     follow(this.traits, this.deletedTraits, later.traits, later.deletedTraits)
@@ -199,9 +199,9 @@ export class State {
   }
 
   markProvider(p: Provider, ...parts: ProviderPart[]): void {
-    let set = this.tx.providers.get(p.uuid)
-    if (!set) this.tx.providers.set(p.uuid, (set = new Set()))
-    for (const part of parts) set.add(part)
+    let bits = this.tx.providers.get(p.uuid) ?? 0
+    for (const part of parts) bits |= PART[part]
+    this.tx.providers.set(p.uuid, bits)
   }
 
   /** Bumps the generation and touches updated_at, as Placement does on every provider write. */

@@ -1,5 +1,5 @@
 import {Kysely, Migrator, sql, type Insertable, type Transaction, type MigrationProvider} from 'kysely'
-import {Changes, State, type ProviderPart} from '../core/state.js'
+import {Changes, PART, State} from '../core/state.js'
 import {keepIndexCurrent} from '../core/candidates/provider-index.js'
 import {loadTables} from './state-loader.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../core/standard.js'
@@ -368,7 +368,7 @@ export class Store {
         .execute()
     }
     // A chunk of providers at a time: rows for a million providers are never all in memory.
-    let chunk: [string, Set<ProviderPart>][] = []
+    let chunk: [string, number][] = []
     for (const entry of ch.providers) {
       chunk.push(entry)
       if (chunk.length === FLUSH_CHUNK) {
@@ -447,7 +447,7 @@ export class Store {
   }
 
   /** Writes the rows of these changed providers. */
-  private async flushProviders(db: Kysely<Database>, providers: [string, Set<ProviderPart>][]): Promise<void> {
+  private async flushProviders(db: Kysely<Database>, providers: [string, number][]): Promise<void> {
     const s = this.state
     const rows: Insertable<Database['resource_providers']>[] = []
     const parts = {inventories: [] as string[], traits: [] as string[], aggregates: [] as string[]}
@@ -457,7 +457,7 @@ export class Store {
     for (const [uuid, changed] of providers) {
       const p = s.providers.get(uuid)
       if (!p) continue
-      if (changed.has('row')) {
+      if (changed & PART.row) {
         rows.push({
           uuid,
           name: p.name,
@@ -468,19 +468,19 @@ export class Store {
           updated_at: p.updatedAt,
           seq: this.nextSeq++, // kept by an update: numbers may be skipped, never reordered
         })
-      } else if (changed.has('generation')) {
+      } else if (changed & PART.generation) {
         // The common case (every allocation write bumps its providers): two columns, no index.
         await db.updateTable('resource_providers').set({generation: p.generation, updated_at: p.updatedAt}).where('uuid', '=', uuid).execute()
       }
-      if (changed.has('inventories')) {
+      if (changed & PART.inventories) {
         parts.inventories.push(uuid)
         for (const [rc, inv] of p.inventories) inventoryRows.push({provider_uuid: uuid, resource_class: rc, ...inv})
       }
-      if (changed.has('traits')) {
+      if (changed & PART.traits) {
         parts.traits.push(uuid)
         for (const trait of p.traits) traitRows.push({provider_uuid: uuid, trait})
       }
-      if (changed.has('aggregates')) {
+      if (changed & PART.aggregates) {
         parts.aggregates.push(uuid)
         for (const aggregate_uuid of p.aggregates) aggregateRows.push({provider_uuid: uuid, aggregate_uuid})
       }
