@@ -4,7 +4,7 @@ import {PlacematCommand} from '../src/cli/base.js'
 import {withContext} from '../src/cli/failure.js'
 import {readApplyFile, type ApplyFile} from '../src/cli/apply/apply-file.js'
 import {checkOperations} from '../src/cli/apply/check.js'
-import {planDocument, planIsEmpty, planLines, summaryLine} from '../src/cli/apply/plan-text.js'
+import {planDocument, planIsEmpty, planLineStream, summaryLine} from '../src/cli/apply/plan-text.js'
 import {loadState, type Progress} from '../src/cli/backend/backend.js'
 import {isConcurrentUpdate} from '../src/cli/services/retry.js'
 import {ApplyRefused, type ApplyPlan} from '../src/core/apply-plan/types.js'
@@ -97,10 +97,7 @@ that do not exist, loops, or names taken by other providers.`
     // Only --json and --yaml print the document (for a million changes it is hundreds of megabytes).
     const doc = this.textOutput ? undefined : {transport, ...planDocument(plan)}
 
-    if (this.textOutput) {
-      const lines = planLines(plan)
-      process.stdout.write(`${summaryLine(plan)}\n${lines.length ? lines.join('\n') + '\n' : ''}`)
-    }
+    if (this.textOutput) printLines([summaryLine(plan)], planLineStream(plan))
     if (planIsEmpty(plan) || flags['dry-run']) {
       if (doc) this.outputRecord({...doc, dry_run: Boolean(flags['dry-run']), applied: false})
       else if (flags['dry-run'] && !planIsEmpty(plan)) this.log('Dry run: nothing was changed.')
@@ -150,4 +147,19 @@ that do not exist, loops, or names taken by other providers.`
       throw err.allocationConflict ? conflictError(err.message) : usageError(err.message)
     }
   }
+}
+
+/** Writes lines to stdout a few thousand at a time. */
+function printLines(...sources: Iterable<string>[]): void {
+  let chunk: string[] = []
+  for (const source of sources) {
+    for (const line of source) {
+      chunk.push(line)
+      if (chunk.length === 2000) {
+        process.stdout.write(chunk.join('\n') + '\n')
+        chunk = []
+      }
+    }
+  }
+  if (chunk.length) process.stdout.write(chunk.join('\n') + '\n')
 }

@@ -25,14 +25,18 @@ const fmtInv = (inv: Inventory): string => {
 
 /** One line per change: "+" create, "~" update, "-" delete. */
 export function planLines(plan: ApplyPlan): string[] {
+  return [...planLineStream(plan)]
+}
+
+/** The same lines one at a time (a plan of a million changes is printed without holding them all). */
+export function* planLineStream(plan: ApplyPlan): Generator<string> {
   const label = (uuid: string | null | undefined) => (uuid ? (plan.labels.get(uuid) ?? uuid) : '(root)')
-  const lines: string[] = []
   for (const change of plan.changes) {
-    if (change.kind === 'resource_class') lines.push(`+ resource class ${change.name}`)
-    else if (change.kind === 'trait') lines.push(`+ trait ${change.name}`)
+    if (change.kind === 'resource_class') yield `+ resource class ${change.name}`
+    else if (change.kind === 'trait') yield `+ trait ${change.name}`
     if (change.kind !== 'provider') continue
     const ch = change
-    if (ch.action === 'delete') lines.push(`- provider ${ch.name} ${ch.uuid}`)
+    if (ch.action === 'delete') yield `- provider ${ch.name} ${ch.uuid}`
     else if (ch.action === 'create') {
       const d = ch.create!
       const parts = [`+ provider ${d.name} ${d.uuid}`]
@@ -41,7 +45,7 @@ export function planLines(plan: ApplyPlan): string[] {
       if (inv.length) parts.push(`inventories=${inv.map(([rc, i]) => `${rc}:${fmtInv(i)}`).join(',')}`)
       if (d.traits?.length) parts.push(`traits=${d.traits.join(',')}`)
       if (d.aggregates?.length) parts.push(`aggregates=${d.aggregates.map(label).join(',')}`)
-      lines.push(parts.join(' '))
+      yield parts.join(' ')
     } else {
       const parts: string[] = []
       if (ch.rename) parts.push(`name ${ch.rename.from} -> ${ch.rename.to}`)
@@ -60,10 +64,9 @@ export function planLines(plan: ApplyPlan): string[] {
           `aggregates ${[...ch.aggregates.added.map((a) => `+${label(a)}`), ...ch.aggregates.removed.map((a) => `-${label(a)}`)].join(' ')}`,
         )
       }
-      lines.push(`~ provider ${ch.name} ${ch.uuid}: ${parts.join('; ')}`)
+      yield `~ provider ${ch.name} ${ch.uuid}: ${parts.join('; ')}`
     }
   }
-  return lines
 }
 
 /** The plan as --json/--yaml print it (no internals). */
