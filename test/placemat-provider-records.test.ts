@@ -1,4 +1,4 @@
-/** GET /placemat/v1/providers: every provider as a record, or only those asked for by uuid; a long list streamed. */
+/** GET /placemat/v1/providers and /consumers: every record, or the providers asked for by uuid; a long list streamed. */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {testApi, type TestApi} from './http-helpers.js'
 
@@ -44,5 +44,22 @@ describe('GET /placemat/v1/providers', () => {
     expect(a.body).toBe(b.body)
     expect(a.body).toContain('"allocation_ratio":4.0')
     expect(JSON.parse(a.body).providers).toHaveLength(5)
+  })
+  it('a long list of consumers is streamed too', async () => {
+    const C = (i: number) => `c0000000-0000-4000-8000-${String(i).padStart(12, '0')}`
+    for (const t of [api, streamed]) {
+      for (const i of [1, 2, 3]) {
+        const body = {allocations: {[U(i)]: {resources: {VCPU: i}}}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'TEST'}
+        expect((await t.call('PUT', `/allocations/${C(i)}`, body)).status).toBe(204)
+      }
+    }
+    const get = (t: TestApi) => t.app.inject({method: 'GET', url: '/placemat/v1/consumers', headers: {'x-auth-token': 'admin'}})
+    const [a, b] = await Promise.all([get(streamed), get(api)])
+    expect(a.headers['transfer-encoding']).toBe('chunked')
+    expect(b.headers['transfer-encoding']).toBeUndefined()
+    // The same records (their times differ: two apps wrote them).
+    const timeless = (text: string) => JSON.parse(text, (k, v) => (k === 'created_at' || k === 'updated_at' ? undefined : v))
+    expect(timeless(a.body)).toEqual(timeless(b.body))
+    expect(timeless(a.body).consumers.map((c: any) => c.uuid)).toEqual([C(1), C(2), C(3)])
   })
 })

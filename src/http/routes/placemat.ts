@@ -65,8 +65,9 @@ export const routes: RouteDef[] = [
     url: `${PLACEMAT_PREFIX}/consumers`,
     async handler(ctx) {
       const s = await ctx.store.refresh()
-      const consumers = [...s.consumers.values()].map(consumerRecord)
-      return {consumers}
+      const consumers = [...s.consumers.values()]
+      if (streams(ctx.options, consumers.length)) return jsonArrayStream('consumers', consumers, consumerRecord)
+      return {consumers: consumers.map(consumerRecord)}
     },
   },
 ]
