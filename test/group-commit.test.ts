@@ -53,3 +53,18 @@ describe('group commit', () => {
     })
   }
 })
+
+describe('closing the store', () => {
+  it('finishes every write already accepted, even more than one group holds', async () => {
+    const file = newFile()
+    const store = await Store.open(file, {migrate: true})
+    const writes = Array.from({length: 150}, (_, k) =>
+      store.write((s, now) => applyBatch(s, now, [{op: 'create_provider', uuid: U(1000 + k), name: `late-${k}`}])),
+    )
+    await store.close()
+    await Promise.all(writes)
+    const again = await Store.open(file)
+    expect(again.state.providers.size).toBe(150)
+    await again.close()
+  })
+})

@@ -529,7 +529,8 @@ export class Store {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    await this.tail // writes already accepted finish first
+    // Writes already accepted finish first, including groups queued behind the one running.
+    while (this.pending > 0) await this.tail
     await this.backend.close()
   }
 }
