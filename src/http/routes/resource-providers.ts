@@ -2,7 +2,7 @@ import {createProvider, deleteProvider, getProvider, updateProvider} from '../..
 import {listProviders} from '../../core/provider-list.js'
 import {absoluteUrl, canonicalUuid, cacheHeaders, queryParams, readJson, validateQuery, type RouteDef} from '../context.js'
 import {jsonArrayStream, streams} from '../json-stream.js'
-import {lastModifiedOf, providerUrl, renderProvider} from '../render.js'
+import {lastModifiedOf, listedNow, providerUrl, renderProvider} from '../render.js'
 import * as S from '../schemas.js'
 
 export const routes: RouteDef[] = [
@@ -16,7 +16,10 @@ export const routes: RouteDef[] = [
       const providers = listProviders(state, params, ctx.mv)
       cacheHeaders(ctx, lastModifiedOf(providers))
       // A long list goes out in pieces: memory holds a piece, not the whole answer.
-      if (streams(ctx.options, providers.length)) return jsonArrayStream('resource_providers', providers, (p) => renderProvider(p, ctx.mv))
+      if (streams(ctx.options, providers.length)) {
+        const now = listedNow(providers)
+        return jsonArrayStream('resource_providers', now.indexes, (i) => now.render(i, ctx.mv))
+      }
       return {resource_providers: providers.map((p) => renderProvider(p, ctx.mv))}
     },
   },
