@@ -3,7 +3,7 @@
  * schemas, then the whole plan through the domain's own batch on the planning snapshot, so
  * a negative total or a reserved above the total is refused before anything is written.
  */
-import {applyBatch, type BatchOperation} from '../../core/batch.js'
+import {runBatch, type BatchOperation} from '../../core/batch.js'
 import {PlacementError} from '../../core/errors.js'
 import {Changes, type State} from '../../core/state.js'
 import {badRequestError} from '../failure.js'
@@ -21,7 +21,7 @@ export async function checkOperations(s: State, ops: BatchOperation[]): Promise<
   try {
     validateOperations(ops)
     validated.add(ops)
-    applyBatch(s, Date.now(), ops)
+    runBatch(s, Date.now(), ops)
   } catch (err) {
     if (err instanceof PlacementError) throw badRequestError(`the file cannot be applied (nothing was changed): ${err.detail}`)
     throw err

@@ -6,7 +6,7 @@
  */
 import {ApiError, shortDetail, type PlacementClient} from '../../client/client.js'
 import type {LocalTransport} from '../../client/transports.js'
-import {applyBatch} from '../../core/batch.js'
+import {runBatch} from '../../core/batch.js'
 import {PlacementError} from '../../core/errors.js'
 import {consumerRecord, providerRecord} from '../../core/wire.js'
 import {detailText} from '../../http/errors.js'
@@ -40,7 +40,7 @@ export class LocalPlacematBackend extends PlacematBackend {
       // Millions of operations take tens of seconds to check against their schemas: once is enough.
       if (!schemasChecked(plan.ops)) validateOperations(plan.ops)
       await this.transport.store.write((s, now) => {
-        applyBatch(s, now, plan.ops)
+        runBatch(s, now, plan.ops)
       })
     } catch (err) {
       if (!(err instanceof PlacementError)) throw err
