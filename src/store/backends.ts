@@ -41,6 +41,12 @@ export interface Backend {
   close(): Promise<void>
 }
 
+/** Both backends cap the parameters of one statement (SQLite 32,766): multi-row writes stay under it. */
+export const MAX_STATEMENT_PARAMETERS = 30_000
+
+/** Rows of `columns` values that one multi-row statement can take. */
+export const rowsPerStatement = (columns: number) => Math.max(1, Math.floor(MAX_STATEMENT_PARAMETERS / columns))
+
 /**
  * When a commit is on disk. full (the default): every COMMIT is fsynced before it is
  * acknowledged, so a power loss or kernel crash loses no acknowledged write. normal: SQLite

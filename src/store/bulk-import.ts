@@ -6,9 +6,7 @@
 import {sql, type Insertable, type Kysely} from 'kysely'
 import type {Inventory} from '../core/state.js'
 import type {Database} from './schema.js'
-
-/** Both backends cap the parameters of one statement (SQLite 32,766): chunks stay under it. */
-const MAX_STATEMENT_PARAMETERS = 30_000
+import {rowsPerStatement} from './backends.js'
 
 /** What a database holds that an import must not overwrite. */
 export interface Occupancy {
@@ -32,7 +30,7 @@ class PendingRows<T extends BulkTable> {
     private readonly table: T,
     columns: number,
   ) {
-    this.perChunk = Math.floor(MAX_STATEMENT_PARAMETERS / columns)
+    this.perChunk = rowsPerStatement(columns)
   }
 
   push(row: Insertable<Database[T]>): void {

@@ -3,7 +3,7 @@ import {Changes, PART, State} from '../core/state.js'
 import {keepIndexCurrent} from '../core/candidates/provider-index.js'
 import {loadTables} from './state-loader.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../core/standard.js'
-import {describeTarget, openBackend, type Backend, type Durability} from './backends.js'
+import {MAX_STATEMENT_PARAMETERS, describeTarget, openBackend, rowsPerStatement, type Backend, type Durability} from './backends.js'
 import {migrations, LATEST_MIGRATION, type Database} from './schema.js'
 
 export class SchemaOutOfDateError extends Error {
@@ -368,15 +368,7 @@ export class Store {
         .execute()
     }
     // A chunk of providers at a time: rows for a million providers are never all in memory.
-    let chunk: [string, number][] = []
-    for (const entry of ch.providers) {
-      chunk.push(entry)
-      if (chunk.length === FLUSH_CHUNK) {
-        await this.flushProviders(db, chunk)
-        chunk = []
-      }
-    }
-    if (chunk.length) await this.flushProviders(db, chunk)
+    for (const chunk of batches(ch.providers, FLUSH_CHUNK)) await this.flushProviders(db, chunk)
     for (const uuid of ch.deletedTopologyNodes) await db.deleteFrom('topology_nodes').where('uuid', '=', uuid).execute()
     for (const uuid of ch.topologyNodes) {
       const n = s.topology.get(uuid)
@@ -395,15 +387,7 @@ export class Store {
         .onConflict((oc) => oc.column('key').doUpdateSet({value}))
         .execute()
     }
-    let consumers: string[] = []
-    for (const uuid of ch.consumers) {
-      consumers.push(uuid)
-      if (consumers.length === FLUSH_CHUNK) {
-        await this.flushConsumers(db, consumers)
-        consumers = []
-      }
-    }
-    if (consumers.length) await this.flushConsumers(db, consumers)
+    for (const chunk of batches(ch.consumers, FLUSH_CHUNK)) await this.flushConsumers(db, chunk)
   }
 
   /** Writes the rows of these changed consumers and their allocations. */
@@ -546,17 +530,25 @@ interface QueuedWrite {
 /** Writes committed together at most. */
 const MAX_GROUP = 64
 
-/** Both backends cap the parameters of one statement (SQLite 32,766): write in chunks under it. */
-const MAX_STATEMENT_PARAMETERS = 30_000
-
 /** Providers (or consumers) whose rows are built and written together. */
 const FLUSH_CHUNK = 5000
 
+/** `items` in arrays of `size` (the last one shorter). */
+function* batches<T>(items: Iterable<T>, size: number): Generator<T[]> {
+  let batch: T[] = []
+  for (const item of items) {
+    batch.push(item)
+    if (batch.length === size) {
+      yield batch
+      batch = []
+    }
+  }
+  if (batch.length) yield batch
+}
+
 /** Rows in chunks that keep one multi-row statement under the parameter cap. */
-function* chunksOf<T extends object>(rows: T[]): Generator<T[]> {
-  if (!rows.length) return
-  const chunk = Math.max(1, Math.floor(MAX_STATEMENT_PARAMETERS / Object.keys(rows[0]).length))
-  for (let i = 0; i < rows.length; i += chunk) yield rows.slice(i, i + chunk)
+function chunksOf<T extends object>(rows: T[]): Generator<T[]> {
+  return batches(rows, rows.length ? rowsPerStatement(Object.keys(rows[0]).length) : 1)
 }
 
 async function insertRows<T extends 'inventories' | 'provider_traits' | 'provider_aggregates' | 'allocations'>(
@@ -569,8 +561,7 @@ async function insertRows<T extends 'inventories' | 'provider_traits' | 'provide
 
 /** Deletes the rows whose `column` is one of `keys`, a chunk of keys per statement. */
 async function deleteWhereIn(db: Kysely<Database>, table: keyof Database, column: string, keys: string[]): Promise<void> {
-  for (let i = 0; i < keys.length; i += MAX_STATEMENT_PARAMETERS) {
-    const chunk = keys.slice(i, i + MAX_STATEMENT_PARAMETERS)
+  for (const chunk of batches(keys, MAX_STATEMENT_PARAMETERS)) {
     await db.deleteFrom(table).where(sql.ref(column), chunk.length === 1 ? '=' : 'in', chunk.length === 1 ? chunk[0] : chunk).execute()
   }
 }

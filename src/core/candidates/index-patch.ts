@@ -5,10 +5,8 @@
  */
 import type {Inventory, Provider, State} from '../state.js'
 import type {ShapeChanges} from '../shape-log.js'
-import {GONE, SHARES, type Index} from './provider-index.js'
+import {GONE, NO_MEMBERS, SHARES, type Index} from './provider-index.js'
 import {ClassInventories} from './typed-arrays.js'
-
-const NO_MEMBERS = new Int32Array(0)
 
 /** Applies `changes` to `ix`; false when it could not (the caller rebuilds). */
 export function patchIndex(ix: Index, state: State, changes: ShapeChanges): boolean {

@@ -30,7 +30,8 @@ export const GONE: Provider = {
 }
 
 const NO_INVENTORIES = new ClassInventories(new Int32Array(0), new Int32Array(0))
-const NO_MEMBERS = new Int32Array(0)
+/** The members of a tree that is no more. */
+export const NO_MEMBERS = new Int32Array(0)
 
 /**
  * Everything the search needs about the providers, in typed arrays. Positions follow the
