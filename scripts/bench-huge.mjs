@@ -16,10 +16,9 @@ import {spawn, execFileSync} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import net from 'node:net'
 import {fileURLToPath} from 'node:url'
 import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
-import {batchBodies, AGGREGATES} from './huge-sets.mjs'
+import {freePort, loadThroughBatch, AGGREGATES} from './huge-sets.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const perf = path.resolve(root, '../shared/perf')
@@ -34,14 +33,6 @@ const HEADERS = {'x-auth-token': 'admin', 'openstack-api-version': 'placement la
 const FLAT_QUERY = `resources=VCPU:1,DISK_GB:10,MEMORY_MB:256&member_of=${AGGREGATES[0]}&required=HW_CPU_X86_AVX2`
 const NESTED_QUERY =
   'resources=DISK_GB:10&required=COMPUTE_VOLUME_MULTI_ATTACH&resources_COMPUTE=VCPU:1,MEMORY_MB:256&required_COMPUTE=CUSTOM_FOO&resources_FPGA=FPGA:1&group_policy=none&same_subtree=_COMPUTE,_FPGA'
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const {port} = srv.address()
-      srv.close(() => resolve(port))
-    })
-  })
 
 const status = (pid, field) => {
   try {
@@ -148,11 +139,7 @@ for (const {mode, n} of sets) {
     let {child, url} = await startDaemon(db, '/')
     await fetch(url + '/traits/CUSTOM_BENCH', {method: 'PUT', headers: HEADERS})
     const t0 = performance.now()
-    let providers = 0
-    for (const body of batchBodies(mode, n)) {
-      await timed(url, '/placemat/v1/batch', {method: 'POST', body: JSON.stringify(body)})
-      providers += body.operations.filter((o) => o.op === 'create_provider').length
-    }
+    const providers = await loadThroughBatch(url, mode, n)
     const load = (performance.now() - t0) / 1000
     row(set, 'load (batch API)', `${load.toFixed(1)} s`, `${providers} providers, ${Math.round(providers / load)}/s; RSS ${status(child.pid, 'VmRSS')} MiB`)
     await stop(child)

@@ -20,9 +20,9 @@ import {spawn, execFileSync} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import net from 'node:net'
 import {fileURLToPath} from 'node:url'
 import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
+import {freePort, loadThroughBatch} from './huge-sets.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 if (process.argv.includes('--huge')) {
@@ -78,14 +78,6 @@ if (!fs.existsSync(path.join(perf, 'bench.mjs'))) {
   process.exit(2)
 }
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const {port} = srv.address()
-      srv.close(() => resolve(port))
-    })
-  })
-
 async function startDaemon(dbFile, durability = durabilities[0]) {
   const port = await freePort()
   const extra = [...(flag('no-answer-cache') ? ['--no-answer-cache'] : []), '--durability', durability]
@@ -116,39 +108,6 @@ const rssMiB = (pid) => {
 
 function runNode(script, args) {
   return execFileSync(process.execPath, [path.join(perf, script), ...args], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20})
-}
-
-/** Loads N placeload-shaped providers through placemat's batch API (for data sets too big to load one call at a time). */
-async function bulkLoadFlat(url, n) {
-  const aggs = ['14a5c8a3-5a99-4e8f-88be-00d85fcb1c17', '66d98e7c-8b5d-4fd0-9b4e-8d6e0a3d1a57', 'a59dbb28-4c8e-4a3b-bd4f-6d1f2f1c7f65']
-  const traits = ['HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE2', 'STORAGE_DISK_SSD']
-  const chunk = 10000
-  for (let start = 0; start < n; start += chunk) {
-    const operations = []
-    for (let i = start; i < Math.min(n, start + chunk); i++) {
-      const uuid = crypto.randomUUID()
-      operations.push(
-        {op: 'create_provider', uuid, name: uuid},
-        {
-          op: 'set_inventories',
-          uuid,
-          inventories: {
-            VCPU: {total: 32, min_unit: 1, max_unit: 16},
-            MEMORY_MB: {total: 8192, min_unit: 128, max_unit: 8192},
-            DISK_GB: {total: 8192, min_unit: 5, max_unit: 8192},
-          },
-        },
-        {op: 'set_aggregates', uuid, aggregates: aggs.slice(0, 1 + (i % 3))},
-        {op: 'set_traits', uuid, traits: traits.slice(0, 1 + ((i >> 2) % 3))},
-      )
-    }
-    const res = await fetch(url + '/placemat/v1/batch', {
-      method: 'POST',
-      headers: {'content-type': 'application/json', 'x-auth-token': 'admin'},
-      body: JSON.stringify({operations}),
-    })
-    if (!res.ok) throw new Error(`bulk load failed: ${res.status} ${await res.text()}`)
-  }
 }
 
 const lines = []
@@ -182,7 +141,7 @@ if (flag('big')) {
   const {child, url} = await startDaemon(path.join(dir, 'placemat.db'))
   try {
     const t0 = Date.now()
-    await bulkLoadFlat(url, 100000)
+    await loadThroughBatch(url, 'flat', 100000)
     process.stderr.write(`[${label}] bulk-loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s; benchmarking...\n`)
     const q = 'resources=VCPU:1,DISK_GB:10,MEMORY_MB:256&member_of=14a5c8a3-5a99-4e8f-88be-00d85fcb1c17&required=HW_CPU_X86_AVX2&limit=1000'
     const out = runNode('bench.mjs', [url, '--mode', 'flat', '--runs', runs, '--count', '50', '--scenarios', 'candidates,claim', '--claims', '33', '--flat-query', q, '--label', `placemat-${label}`])

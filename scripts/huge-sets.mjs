@@ -1,7 +1,8 @@
-// The big data sets of `npm run bench -- --huge`, as POST /placemat/v1/batch bodies: the
+// The big data sets of `npm run bench -- --huge` (and --big), as POST /placemat/v1/batch bodies: the
 // providers of ../shared/perf/load.mjs (placeload's flat providers, or the 9-provider
 // compute-node trees of Placement's nested-perfload), made in chunks of whole units.
 import crypto from 'node:crypto'
+import net from 'node:net'
 
 export const AGGREGATES = ['14a5c8a3-5a99-4e8f-88be-00d85fcb1c17', '66d98e7c-8b5d-4fd0-9b4e-8d6e0a3d1a57', 'a59dbb28-4c8e-4a3b-bd4f-6d1f2f1c7f65']
 const TRAITS = ['HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE2', 'STORAGE_DISK_SSD']
@@ -59,4 +60,28 @@ export function* batchBodies(mode, n, perChunk = 10000) {
     }
     yield {operations}
   }
+}
+
+/** A TCP port free on loopback now (for a daemon the bench starts). */
+export const freePort = () =>
+  new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const {port} = srv.address()
+      srv.close(() => resolve(port))
+    })
+  })
+
+/** Makes the set on the placemat at `url` through its batch API; returns the providers made. */
+export async function loadThroughBatch(url, mode, n) {
+  let providers = 0
+  for (const body of batchBodies(mode, n)) {
+    const res = await fetch(url + '/placemat/v1/batch', {
+      method: 'POST',
+      headers: {'content-type': 'application/json', 'x-auth-token': 'admin'},
+      body: JSON.stringify(body),
+    })
+    if (!res.ok) throw new Error(`bulk load failed: ${res.status} ${(await res.text()).slice(0, 300)}`)
+    providers += body.operations.filter((o) => o.op === 'create_provider').length
+  }
+  return providers
 }
