@@ -230,13 +230,12 @@ export class State {
 
   /** Moves `p` under `parent` (or makes it a root), re-rooting its whole subtree. */
   reparentProvider(p: Provider, parent: Provider | null): void {
-    this.reshaped(p.uuid)
     if (p.parent) this.disown(this.providers.get(p.parent), p.uuid)
     p.parent = parent ? parent.uuid : null
     if (parent) this.adopt(parent, p.uuid)
     const root = parent ? parent.root : p.uuid
     for (const q of this.subtree(p.uuid)) {
-      this.reshaped(q.uuid)
+      this.reshaped(q.uuid) // p itself first
       if (q.root !== root) {
         q.root = root
         this.markProvider(q, 'row')
@@ -288,7 +287,8 @@ export class State {
     this.markProvider(p, 'aggregates')
   }
 
-  private adopt(parent: Provider | undefined, child: string): void {
+  /** Lists `child` among `parent`'s children (no transaction needed: loading links trees with it too). */
+  adopt(parent: Provider | undefined, child: string): void {
     if (!parent) return
     parent.children = ownSet(parent.children)
     parent.children.add(child)

@@ -7,7 +7,7 @@
  */
 import {sql, type CompiledQuery, type Kysely, type Transaction} from 'kysely'
 import {newProvider, type Inventory, type Provider, type State, type TopologyLevel} from '../core/state.js'
-import {ownMap, ownSet} from '../core/shared-collections.js'
+import {ownMap} from '../core/shared-collections.js'
 import type {Database} from './schema.js'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -119,12 +119,7 @@ async function loadProviders(db: Db, s: State, rowArrays: RowArrays): Promise<nu
     s.providers.clear()
     for (const {p} of all) s.providers.set(p.uuid, p)
   }
-  for (const p of s.providers.values()) {
-    const parent = p.parent === null ? undefined : s.providers.get(p.parent)
-    if (!parent) continue
-    parent.children = ownSet(parent.children)
-    parent.children.add(p.uuid)
-  }
+  for (const p of s.providers.values()) if (p.parent !== null) s.adopt(s.providers.get(p.parent), p.uuid)
 
   // A provider's rows are mostly written in the order providers are made: look a few providers
   // ahead in that order before asking the map (string compares instead of a hash and a probe).
