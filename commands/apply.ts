@@ -3,7 +3,7 @@ import {ApiError} from '../src/client/client.js'
 import {PlacematCommand} from '../src/cli/base.js'
 import {withContext} from '../src/cli/failure.js'
 import {readApplyFile, type ApplyFile} from '../src/cli/apply/apply-file.js'
-import {checkOperations} from '../src/cli/apply/check.js'
+import {checkOperations, REFUSED} from '../src/cli/apply/check.js'
 import {planDocument, planIsEmpty, planLineStream, summaryLine} from '../src/cli/apply/plan-text.js'
 import {loadState, type Progress} from '../src/cli/backend/backend.js'
 import {isConcurrentUpdate} from '../src/cli/services/retry.js'
@@ -79,31 +79,36 @@ that do not exist, loops, or names taken by other providers.`
     const tty = Boolean(process.stdout.isTTY) && this.textOutput
     const progress = tty ? (await import('../src/cli/components/Progress.js')).startProgress() : undefined
     const onRead = progress ? (done: number, total: number) => progress.update(done, total, 'reading the current state') : undefined
+    const dryRun = flags['dry-run']
+    // The dry run refuses what the write would refuse. A write in one transaction is its own
+    // check; calls one by one are checked first, so that a refusal comes before the first call.
+    // The check runs the plan on the State it was made on, which must be a copy unless the
+    // backend can rehearse on its own.
+    const rehearse = dryRun && backend.rehearse !== undefined
+    const check = (dryRun && !rehearse) || !backend.oneTransaction
     let state: State | undefined
     try {
-      state = await loadState(backend, {onProgress: onRead})
+      state = await loadState(backend, {onProgress: onRead, changeable: check})
     } finally {
       progress?.stop()
     }
-    let plan: ApplyPlan | undefined = this.plan(() => planApply(file!, state!, {prune: flags.prune}))
+    const plan: ApplyPlan = this.plan(() => planApply(file!, state!, {prune: flags.prune}))
     file = undefined // what the plan needs of it, it holds
-    // The dry run refuses what the write would refuse; the write is checked the same way first.
-    await checkOperations(state, plan.ops)
-    // The write works on the store's own State: the planning copy can go before it starts.
+    if (check) await checkOperations(state, plan.operations())
+    if (rehearse) await backend.rehearse!(plan)
     state = undefined
     const transport = backend.kind
-    const placemat = backend.kind === 'placemat'
-    const {ops, stages, summary} = plan
+    const placemat = backend.oneTransaction
+    const {operationCount, summary} = plan
     // Only --json and --yaml print the document (for a million changes it is hundreds of megabytes).
     const doc = this.textOutput ? undefined : {transport, ...planDocument(plan)}
 
     if (this.textOutput) printLines([summaryLine(plan)], planLineStream(plan))
-    if (planIsEmpty(plan) || flags['dry-run']) {
-      if (doc) this.outputRecord({...doc, dry_run: Boolean(flags['dry-run']), applied: false})
-      else if (flags['dry-run'] && !planIsEmpty(plan)) this.log('Dry run: nothing was changed.')
+    if (planIsEmpty(plan) || dryRun) {
+      if (doc) this.outputRecord({...doc, dry_run: dryRun, applied: false})
+      else if (dryRun && !planIsEmpty(plan)) this.log('Dry run: nothing was changed.')
       return
     }
-    plan = undefined // its changes were for reading; the write needs the operations alone
 
     const bar = tty ? (await import('../src/cli/components/Progress.js')).startProgress() : undefined
     let done = 0
@@ -112,29 +117,27 @@ that do not exist, loops, or names taken by other providers.`
       bar?.update(d, total, label)
     }
     if (!bar && this.textOutput) {
-      this.log(placemat ? `Applying ${ops.length} operations in one transaction...` : `Applying ${ops.length} calls...`)
+      this.log(placemat ? `Applying ${operationCount} operations in one transaction...` : `Applying ${operationCount} calls...`)
     }
     const start = performance.now()
     try {
-      await backend.applyOperations({ops, stages}, {concurrency: flags.concurrency, onProgress: onApply})
+      await backend.applyOperations(plan, {concurrency: flags.concurrency, onProgress: onApply})
     } catch (err) {
       bar?.stop()
       if (err instanceof ApiError) {
-        const where = placemat
-          ? 'nothing was applied'
-          : `${done} of ${ops.length} calls were made before this one failed; apply again to finish`
         const stale = isConcurrentUpdate(err) ? 'the cloud changed while the plan was applied; ' : ''
-        throw withContext(err, stale, ` (${where})`)
+        if (placemat) throw withContext(err, stale || REFUSED, stale ? ' (nothing was changed)' : '')
+        throw withContext(err, stale, ` (${done} of ${operationCount} calls were made before this one failed; apply again to finish)`)
       }
       throw err
     }
     bar?.stop()
     const seconds = (performance.now() - start) / 1000
     if (doc) {
-      this.outputRecord({...doc, dry_run: false, applied: true, operations: ops.length, seconds: Number(seconds.toFixed(3))})
+      this.outputRecord({...doc, dry_run: false, applied: true, operations: operationCount, seconds: Number(seconds.toFixed(3))})
       return
     }
-    const how = placemat ? 'one transaction' : `${ops.length} calls`
+    const how = placemat ? 'one transaction' : `${operationCount} calls`
     this.log(`Applied: ${summary.create} created, ${summary.update} updated, ${summary.delete} deleted (${how}, ${seconds.toFixed(2)} s).`)
   }
 

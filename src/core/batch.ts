@@ -42,9 +42,16 @@ export function applyBatch(s: State, now: number, operations: BatchOperation[]):
   return operations.map((o, i) => applyNumbered(s, now, o, i))
 }
 
-/** The same without a result per operation (a batch of millions, whose results nobody reads). */
-export function runBatch(s: State, now: number, operations: BatchOperation[]): void {
-  for (let i = 0; i < operations.length; i++) applyNumbered(s, now, operations[i], i)
+/**
+ * The same without a result per operation (a batch of millions, whose results nobody reads),
+ * over operations made as they are walked; `check` sees each one before it runs.
+ */
+export function runBatch(s: State, now: number, operations: Iterable<BatchOperation>, check?: (o: BatchOperation, i: number) => void): void {
+  let i = 0
+  for (const o of operations) {
+    check?.(o, i)
+    applyNumbered(s, now, o, i++)
+  }
 }
 
 /** One operation; a refusal names it by its place in the batch. */

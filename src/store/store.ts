@@ -241,6 +241,25 @@ export class Store {
     })
   }
 
+  /**
+   * Runs `fn` against the State as a write would, and writes nothing: the State is then stale
+   * and is read again before the next read or write. For a dry run in a process that has the
+   * file to itself (the CLI's --db), where trying a plan on a copy of a million providers
+   * would double the memory.
+   */
+  rehearse<T>(fn: (state: State, now: number) => T): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('store is closed'))
+    return this.exclusive(async () => {
+      this.state.changes = new Changes()
+      try {
+        return fn(this.state, Date.now())
+      } finally {
+        this.state.changes = null
+        this.dataVersion = -1
+      }
+    })
+  }
+
   /** Commits the writes waiting, a group at a time. */
   private async drain(): Promise<void> {
     // Let requests already received join this group before it starts.

@@ -25,24 +25,30 @@ describe('planApply', () => {
     )
     const cn1 = providerUuid('cn1')
     expect(plan.summary).toEqual({create: 2, update: 0, delete: 0, resource_classes: 1, traits: 1})
-    expect(plan.stages.names.map((o) => o.op)).toEqual(['ensure_resource_class', 'ensure_trait'])
-    expect(plan.stages.creates).toEqual([
+    expect(plan.stages().names.map((o) => o.op)).toEqual(['ensure_resource_class', 'ensure_trait'])
+    expect(plan.stages().creates).toEqual([
       [{op: 'create_provider', uuid: cn1, name: 'cn1', parent_provider_uuid: null}],
       [{op: 'create_provider', uuid: providerUuid('cn1-numa0'), name: 'cn1-numa0', parent_provider_uuid: cn1}],
     ])
-    expect(plan.stages.writes[0]).toEqual([
+    expect(plan.stages().writes[0]).toEqual([
       {op: 'set_inventories', uuid: cn1, inventories: {VCPU: inv(8), CUSTOM_FPGA: inv(2)}},
       {op: 'set_aggregates', uuid: cn1, aggregates: [aggregateUuid('rack-a')]},
     ])
     expect(plan.labels.get(aggregateUuid('rack-a'))).toBe('rack-a')
+    // The operations, made as they are walked, are the stages in order, as often as asked.
+    const st = plan.stages()
+    const staged = [...st.names, ...st.renames, ...st.creates.flat(), ...st.reparents, ...st.writes.flat(), ...st.deletes.flat()]
+    expect([...plan.operations()]).toEqual(staged)
+    expect([...plan.operations()]).toEqual(staged)
+    expect(plan.operationCount).toBe(staged.length)
   })
 
   it('an up-to-date provider plans nothing; a changed one carries its generation on its first write only', () => {
     const s = cloud([{name: 'cn1', inventories: {VCPU: 8}, traits: ['HW_CPU_X86_AVX2']}])
-    expect(planApply(file([at('cn1', {inventories: {VCPU: inv(8)}, traits: ['HW_CPU_X86_AVX2']})]), s, {prune: false}).ops).toEqual([])
+    expect(planApply(file([at('cn1', {inventories: {VCPU: inv(8)}, traits: ['HW_CPU_X86_AVX2']})]), s, {prune: false}).operationCount).toBe(0)
     const plan = planApply(file([at('cn1', {inventories: {VCPU: inv(16)}, traits: []})]), s, {prune: false})
     expect(plan.changes).toMatchObject([{action: 'update', inventories: {changed: {VCPU: {total: [8, 16], max_unit: [8, 16]}}}, traits: {removed: ['HW_CPU_X86_AVX2']}}])
-    expect(plan.ops).toEqual([
+    expect([...plan.operations()]).toEqual([
       {op: 'set_inventories', uuid: U(1), inventories: {VCPU: inv(16)}, generation: 1},
       {op: 'set_traits', uuid: U(1), traits: []},
     ])
@@ -52,20 +58,20 @@ describe('planApply', () => {
     const rack = nodeUuid('rack', 'k1')
     const s = cloud([{name: 'cn1', aggregates: [rack, U(99)]}], {topology: [{uuid: rack, name: 'k1', level: 'rack', parent: null}]})
     const plan = planApply(file([at('cn1', {aggregates: []})]), s, {prune: false})
-    expect(plan.ops).toEqual([{op: 'set_aggregates', uuid: U(1), aggregates: [rack], generation: 1}])
+    expect([...plan.operations()]).toEqual([{op: 'set_aggregates', uuid: U(1), aggregates: [rack], generation: 1}])
   })
 
   it('renames free a name before another provider takes it; a cycle is refused', () => {
     const s = cloud([{name: 'a'}, {name: 'b'}])
     const plan = planApply(file([at('b', {uuid: U(1)}), at('c', {uuid: U(2)})]), s, {prune: false})
-    expect(plan.stages.renames.map((o) => 'name' in o && o.name)).toEqual(['c', 'b'])
+    expect(plan.stages().renames.map((o) => 'name' in o && o.name)).toEqual(['c', 'b'])
     expect(() => planApply(file([at('b', {uuid: U(1)}), at('a', {uuid: U(2)})]), s, {prune: false})).toThrow(/cycle of renames/)
   })
 
   it('--prune deletes deepest first and refuses providers with allocations (a conflict, not a file problem)', () => {
     const s = cloud([{name: 'keep'}, {name: 'gone'}, {name: 'gone-child', parent: 'gone'}])
     const plan = planApply(file([at('keep')]), s, {prune: true})
-    expect(plan.stages.deletes).toEqual([[{op: 'delete_provider', uuid: U(3)}], [{op: 'delete_provider', uuid: U(2)}]])
+    expect(plan.stages().deletes).toEqual([[{op: 'delete_provider', uuid: U(3)}], [{op: 'delete_provider', uuid: U(2)}]])
     const busy = cloud([{name: 'keep'}, {name: 'busy', inventories: {VCPU: 4}, usages: {VCPU: 1}}])
     try {
       planApply(file([at('keep')]), busy, {prune: true})

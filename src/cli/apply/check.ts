@@ -8,24 +8,26 @@ import {PlacementError} from '../../core/errors.js'
 import {Changes, type State} from '../../core/state.js'
 import {badRequestError} from '../failure.js'
 
-/** Lists of operations whose every operation passed the batch route's schemas (they are never changed after planning). */
-const validated = new WeakSet<BatchOperation[]>()
-
-/** True when `ops` passed the batch route's schemas here: a write in process need not check them again. */
-export const schemasChecked = (ops: BatchOperation[]) => validated.has(ops)
+/** The words of a plan refused as a whole, before or by the write. */
+export const REFUSED = 'the file cannot be applied (nothing was changed): '
 
 /** Throws a bad-request Failure (exit 6) naming the first operation the write would refuse; changes only `s`, a copy. */
-export async function checkOperations(s: State, ops: BatchOperation[]): Promise<void> {
-  const {validateOperations} = await import('../../http/routes/placemat.js')
+export async function checkOperations(s: State, ops: Iterable<BatchOperation>): Promise<void> {
+  const {sharedPayloadValidator} = await import('../../http/routes/placemat.js')
   s.changes = new Changes()
   try {
-    validateOperations(ops)
-    validated.add(ops)
-    runBatch(s, Date.now(), ops)
-  } catch (err) {
-    if (err instanceof PlacementError) throw badRequestError(`the file cannot be applied (nothing was changed): ${err.detail}`)
-    throw err
+    await asRefusal(() => runBatch(s, Date.now(), ops, sharedPayloadValidator()))
   } finally {
     s.changes = null
+  }
+}
+
+/** What `run` refuses as a bad-request Failure (exit 6) saying the file cannot be applied. */
+export async function asRefusal(run: () => unknown): Promise<void> {
+  try {
+    await run()
+  } catch (err) {
+    if (err instanceof PlacementError) throw badRequestError(`${REFUSED}${err.detail}`)
+    throw err
   }
 }

@@ -3,7 +3,7 @@ import type {ApplyPlan} from '../../core/apply-plan/types.js'
 import {nonDefaultFields} from '../../core/inventories.js'
 import type {Inventory} from '../../core/state.js'
 
-export const planIsEmpty = (plan: ApplyPlan) => plan.ops.length === 0
+export const planIsEmpty = (plan: ApplyPlan) => plan.operationCount === 0
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 

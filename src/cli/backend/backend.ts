@@ -68,7 +68,7 @@ export interface TopologyAnswer {
 }
 
 /** `placemat apply`'s operations, with the stages a plain endpoint runs them in. */
-export type OperationPlan = Pick<ApplyPlan, 'ops' | 'stages'>
+export type OperationPlan = Pick<ApplyPlan, 'operationCount' | 'operations' | 'stages'>
 
 /**
  * A command's client, and its backend asked for only when a decision needs to know it:
@@ -82,6 +82,8 @@ export interface Endpoint {
 export interface Backend {
   readonly kind: BackendKind
   readonly client: PlacementClient
+  /** applyOperations runs in one transaction: a refused operation leaves everything as it was. */
+  readonly oneTransaction: boolean
   /** The cloud's providers (and consumers when asked). */
   loadCloud(opts?: LoadOptions): Promise<CloudView>
   /** The racks, rows and rooms placemat keeps (none on plain Placement, which keeps no names). */
@@ -98,6 +100,17 @@ export interface Backend {
    * caller to take back if the reshape fails), then POST /reshaper.
    */
   reshape(compiled: CompiledReshape, microversion: string, created: string[]): Promise<boolean>
+  /**
+   * The State the backend holds itself (a --db file's store), read where it is instead of
+   * copied: for reading only, never to be changed. Absent where a State has to be made from
+   * what the API answers.
+   */
+  heldState?(): Promise<State>
+  /**
+   * Runs the operations on the held State as the write would, refusing what it would refuse,
+   * and writes nothing (a dry run without a copy of the cloud).
+   */
+  rehearse?(plan: OperationPlan): Promise<void>
   /** Carries out `placemat apply`'s operations; returns the number of writes. */
   applyOperations(plan: OperationPlan, opts?: {concurrency?: number; onProgress?: Progress}): Promise<number>
 }
@@ -106,7 +119,9 @@ export interface Backend {
  * The cloud as a State, with the names of classes and traits and placemat's racks, rows
  * and rooms: what the core plans `placemat apply` on.
  */
-export async function loadState(backend: Backend, opts: LoadOptions = {}): Promise<State> {
+export async function loadState(backend: Backend, opts: LoadOptions & {changeable?: boolean} = {}): Promise<State> {
+  // A --db file's own State, unless the caller will change it (a dry run's check).
+  if (!opts.changeable && backend.heldState) return backend.heldState()
   const [cloud, rc, tr, topology, {stateFromSnapshot}] = await Promise.all([
     backend.loadCloud(opts),
     backend.client.get<{resource_classes: {name: string}[]}>('/resource_classes'),

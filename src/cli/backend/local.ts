@@ -8,10 +8,11 @@ import {ApiError, shortDetail, type PlacementClient} from '../../client/client.j
 import type {LocalTransport} from '../../client/transports.js'
 import {runBatch} from '../../core/batch.js'
 import {PlacementError} from '../../core/errors.js'
+import type {State} from '../../core/state.js'
 import {consumerRecord, providerRecord} from '../../core/wire.js'
 import {detailText} from '../../http/errors.js'
-import {validateOperations} from '../../http/routes/placemat.js'
-import {schemasChecked} from '../apply/check.js'
+import {sharedPayloadValidator} from '../../http/routes/placemat.js'
+import {asRefusal} from '../apply/check.js'
 import {PLACEMAT_API, type CloudView, type LoadOptions, type OperationPlan, type Progress} from './backend.js'
 import {PlacematBackend} from './placemat.js'
 
@@ -25,6 +26,16 @@ export class LocalPlacematBackend extends PlacematBackend {
     super(client)
   }
 
+  /** The store's own State: a million providers are not copied to be planned on. */
+  heldState(): Promise<State> {
+    return this.transport.store.refresh()
+  }
+
+  /** A dry run on the store's State: the store reads the file again if it is used after it. */
+  rehearse(plan: OperationPlan): Promise<void> {
+    return asRefusal(() => this.transport.store.rehearse((s, now) => runBatch(s, now, plan.operations(), sharedPayloadValidator())))
+  }
+
   /** The records GET /placemat/v1/providers (and /consumers) would answer, made from the store's State. */
   async loadCloud(opts: LoadOptions = {}): Promise<CloudView> {
     const s = await this.transport.store.refresh()
@@ -35,18 +46,18 @@ export class LocalPlacematBackend extends PlacematBackend {
 
   /** Every operation in one transaction, as POST /placemat/v1/batch runs them; its refusals as the route's. */
   async applyOperations(plan: OperationPlan, opts: {onProgress?: Progress} = {}): Promise<number> {
-    opts.onProgress?.(0, 1, `applying ${plan.ops.length} operations in one transaction`)
+    opts.onProgress?.(0, 1, `applying ${plan.operationCount} operations in one transaction`)
     try {
-      // Millions of operations take tens of seconds to check against their schemas: once is enough.
-      if (!schemasChecked(plan.ops)) validateOperations(plan.ops)
+      // Each operation is made, checked against the batch route's schema and run in turn: a
+      // refusal part way rolls the transaction back, and the store reloads what it had.
       await this.transport.store.write((s, now) => {
-        runBatch(s, now, plan.ops)
+        runBatch(s, now, plan.operations(), sharedPayloadValidator())
       })
     } catch (err) {
       if (!(err instanceof PlacementError)) throw err
       throw new ApiError(err.status, shortDetail(detailText(err.status, err.detail)), err.code, 'POST', BATCH)
     }
-    opts.onProgress?.(1, 1, `applied ${plan.ops.length} operations in one transaction`)
+    opts.onProgress?.(1, 1, `applied ${plan.operationCount} operations in one transaction`)
     return 1
   }
 }

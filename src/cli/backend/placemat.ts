@@ -25,6 +25,7 @@ export const LAYOUT_API = `${TOPOLOGY_API}/layout`
 
 export class PlacematBackend implements Backend {
   readonly kind = 'placemat' as const
+  readonly oneTransaction = true
 
   constructor(readonly client: PlacementClient) {}
 
@@ -73,9 +74,9 @@ export class PlacematBackend implements Backend {
 
   /** Every operation in one transaction (POST /placemat/v1/batch). */
   async applyOperations(plan: OperationPlan, opts: {onProgress?: Progress} = {}): Promise<number> {
-    opts.onProgress?.(0, 1, `applying ${plan.ops.length} operations in one transaction`)
-    await this.client.post(`${PLACEMAT_API}/batch`, {operations: plan.ops})
-    opts.onProgress?.(1, 1, `applied ${plan.ops.length} operations in one transaction`)
+    opts.onProgress?.(0, 1, `applying ${plan.operationCount} operations in one transaction`)
+    await this.client.post(`${PLACEMAT_API}/batch`, {operations: [...plan.operations()]})
+    opts.onProgress?.(1, 1, `applied ${plan.operationCount} operations in one transaction`)
     return 1
   }
 }

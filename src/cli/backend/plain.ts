@@ -27,6 +27,7 @@ import {listProviders, loadStandard, membersOf} from './standard-reads.js'
 
 export class PlainBackend implements Backend {
   readonly kind = 'placement' as const
+  readonly oneTransaction = false
 
   constructor(readonly client: PlacementClient) {}
 
@@ -125,7 +126,7 @@ export class PlainBackend implements Backend {
    */
   async applyOperations(plan: OperationPlan, opts: {concurrency?: number; onProgress?: Progress} = {}): Promise<number> {
     const concurrency = opts.concurrency ?? 16
-    const total = plan.ops.length
+    const total = plan.operationCount
     let done = 0
     opts.onProgress?.(0, total, `0/${total} calls`)
     const generations = new Map<string, number>()
@@ -137,7 +138,7 @@ export class PlainBackend implements Backend {
     const serial = async (ops: BatchOperation[]) => {
       for (const o of ops) await run(o)
     }
-    const st = plan.stages
+    const st = plan.stages()
     await parallel(st.names)
     await serial(st.renames)
     for (const level of st.creates) await parallel(level)

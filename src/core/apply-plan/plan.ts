@@ -1,7 +1,8 @@
 /**
  * Compares an apply file with a State and returns the changes and the operations that
  * make them, in order: classes and traits, renames, creates (parents first), re-parenting
- * (shallowest first), inventories/traits/aggregates, deletes (deepest first). Refuses
+ * (shallowest first), inventories/traits/aggregates, deletes (deepest first); the operations
+ * are made when they are walked. Refuses
  * (ApplyRefused, every problem listed) what cannot be applied; changes nothing.
  */
 import type {BatchOperation} from '../batch.js'
@@ -9,7 +10,7 @@ import type {State} from '../state.js'
 import {providerChanges} from './changes.js'
 import {resolveDesired} from './desired.js'
 import {byLevel, finalDepths, orderRenames, pruned} from './tree.js'
-import {ApplyRefused, type ApplyFile, type ApplyPlan, type NameChange, type ProviderChange} from './types.js'
+import {ApplyRefused, type ApplyFile, type ApplyPlan, type Desired, type NameChange, type ProviderChange, type Stages} from './types.js'
 
 export function planApply(file: ApplyFile, s: State, opts: {prune: boolean}): ApplyPlan {
   const errors: string[] = []
@@ -33,23 +34,27 @@ export function planApply(file: ApplyFile, s: State, opts: {prune: boolean}): Ap
     name: d.name,
     parent_provider_uuid: s.providers.get(d.uuid)!.parent,
   }))
-  const createOps = byLevel(creates, (d) => depth.get(d.uuid)!).map((level) =>
-    level.map((d): BatchOperation => ({op: 'create_provider', uuid: d.uuid, name: d.name, parent_provider_uuid: d.parent ?? null})),
-  )
   reparents.sort((a, b) => depth.get(a.uuid)! - depth.get(b.uuid)!)
-  const reparentOps: BatchOperation[] = reparents.map((d) => ({op: 'update_provider', uuid: d.uuid, name: d.name, parent_provider_uuid: d.parent ?? null}))
-  const writes = changes.flatMap((ch) => {
-    const ops = ch.action === 'delete' ? [] : providerWrites(s, ch, ch.create ?? r.desired[r.byUuid.get(ch.uuid)!])
-    return ops.length ? [ops] : []
-  })
-  const deleteOps = byLevel(prune.deletes, (p) => prune.depth.get(p.uuid)!, true).map((level) =>
-    level.map((p): BatchOperation => ({op: 'delete_provider', uuid: p.uuid})),
-  )
-  const stages = {names, renames: renameOps, creates: createOps, reparents: reparentOps, writes, deletes: deleteOps}
+  // What the operations are made from when they are walked: the plan holds its changes, not
+  // their operations (four for each new provider), and none of it refers to the State.
+  const made: PlanSource = {
+    names,
+    renames: renameOps,
+    creates: byLevel(creates, (d) => depth.get(d.uuid)!),
+    reparents,
+    writes: changes.flatMap((ch): ProviderWrites[] => {
+      if (ch.action === 'delete') return []
+      const d = ch.create ?? r.desired[r.byUuid.get(ch.uuid)!]
+      return [{ch, d, generation: s.providers.get(ch.uuid)?.generation}]
+    }),
+    deletes: byLevel(prune.deletes, (p) => prune.depth.get(p.uuid)!, true).map((level) => level.map((p) => p.uuid)),
+  }
   const nameChanges: NameChange[] = [
     ...classes.map((name) => ({action: 'create' as const, kind: 'resource_class' as const, name})),
     ...traits.map((name) => ({action: 'create' as const, kind: 'trait' as const, name})),
   ]
+  let operationCount = 0
+  for (const _ of operationsOf(made)) operationCount++
   return {
     summary: {
       create: creates.length,
@@ -59,15 +64,55 @@ export function planApply(file: ApplyFile, s: State, opts: {prune: boolean}): Ap
       traits: traits.length,
     },
     changes: [...nameChanges, ...changes],
-    ops: [...names, ...renameOps, ...createOps.flat(), ...reparentOps, ...writes.flat(), ...deleteOps.flat()],
-    stages,
+    operationCount,
+    operations: () => operationsOf(made),
+    stages: () => stagesOf(made),
     labels: r.labels,
   }
 }
 
+/** One provider's writes: what it must become, and the generation it had when planned (none for a new one). */
+interface ProviderWrites {
+  ch: ProviderChange
+  d: Desired
+  generation: number | undefined
+}
+
+interface PlanSource {
+  names: BatchOperation[]
+  renames: BatchOperation[]
+  creates: Desired[][]
+  reparents: Desired[]
+  writes: ProviderWrites[]
+  deletes: string[][]
+}
+
+const createOp = (d: Desired): BatchOperation => ({op: 'create_provider', uuid: d.uuid, name: d.name, parent_provider_uuid: d.parent ?? null})
+const reparentOp = (d: Desired): BatchOperation => ({op: 'update_provider', uuid: d.uuid, name: d.name, parent_provider_uuid: d.parent ?? null})
+const deleteOp = (uuid: string): BatchOperation => ({op: 'delete_provider', uuid})
+
+function* operationsOf(m: PlanSource): Generator<BatchOperation> {
+  yield* m.names
+  yield* m.renames
+  for (const level of m.creates) for (const d of level) yield createOp(d)
+  for (const d of m.reparents) yield reparentOp(d)
+  for (const w of m.writes) yield* providerWrites(w)
+  for (const level of m.deletes) for (const uuid of level) yield deleteOp(uuid)
+}
+
+function stagesOf(m: PlanSource): Stages {
+  return {
+    names: m.names,
+    renames: m.renames,
+    creates: m.creates.map((level) => level.map(createOp)),
+    reparents: m.reparents.map(reparentOp),
+    writes: m.writes.map(providerWrites).filter((ops) => ops.length),
+    deletes: m.deletes.map((level) => level.map(deleteOp)),
+  }
+}
+
 /** One provider's inventory, trait and aggregate writes; the first to an existing provider carries the generation the plan was made on. */
-function providerWrites(s: State, ch: ProviderChange, d: NonNullable<ProviderChange['create']>): BatchOperation[] {
-  let generation: number | undefined = s.providers.get(ch.uuid)?.generation
+function providerWrites({ch, d, generation}: ProviderWrites): BatchOperation[] {
   const gen = () => {
     const g = generation
     generation = undefined

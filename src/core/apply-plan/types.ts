@@ -87,9 +87,15 @@ export interface Stages {
 export interface ApplyPlan {
   summary: {create: number; update: number; delete: number; resource_classes: number; traits: number}
   changes: Change[]
-  /** The operations in the order they must run (the stages, concatenated). */
-  ops: BatchOperation[]
-  stages: Stages
+  /** How many operations the plan makes. */
+  operationCount: number
+  /**
+   * The operations in the order they must run, made one at a time as they are walked: a
+   * million new providers are four million operations, which the plan never holds at once.
+   */
+  operations(): Iterable<BatchOperation>
+  /** The same operations by stage, made when asked. */
+  stages(): Stages
   /** uuid -> name, for rendering (aggregate names from the file, provider names). */
   labels: Map<string, string>
 }
