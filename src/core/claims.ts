@@ -12,6 +12,8 @@ import {planConsumers, postAllocationErrors, putAllocationErrors, writeAllocatio
 import {AFFINITY_VIOLATION, PlacementError, badRequest} from './errors.js'
 import type {State} from './state.js'
 import {affinityViolation, placementOf, ruleViolation, type AffinityRule, type Placement} from './affinity.js'
+import {newBreaches, refuseBreaches} from './groups.js'
+import {addMembers, requireGroup} from './group-writes.js'
 
 export {AFFINITY_VIOLATION}
 
@@ -19,6 +21,8 @@ export interface Claim {
   /** consumer, allocations, project, user, generation (null: a new consumer), type. */
   write: ConsumerWrite
   affinity: AffinityRule[]
+  /** A placement group the consumer is (or becomes) a member of; its rule is checked with every member where it is. */
+  group?: string
 }
 
 export interface ClaimResult {
@@ -37,7 +41,7 @@ const affinityConflict = (consumer: string, why: string) =>
  * own provider / class / capacity checks. Rules naming a consumer of the batch are checked
  * against that consumer's claim; others against the stored allocations.
  */
-export function claimAllocations(s: State, now: number, claims: Claim[]): ClaimResult[] {
+export function claimAllocations(s: State, now: number, claims: Claim[], opts: {allowViolations?: boolean} = {}): ClaimResult[] {
   if (claims.length === 0) throw badRequest('No claims given.')
   const inBatch = new Map<string, Claim>()
   for (const c of claims) {
@@ -67,8 +71,16 @@ export function claimAllocations(s: State, now: number, claims: Claim[]): ClaimR
     }
   }
 
+  // Placement groups: the claimed members where they would be, every other member where it is.
+  const joins = new Map<string, string[]>()
+  for (const c of claims) if (c.group !== undefined) joins.set(c.group, [...(joins.get(c.group) ?? []), c.write.uuid])
+  for (const name of joins.keys()) requireGroup(s, name)
+  const placements = new Map(claims.map((c) => [c.write.uuid, c.write.allocations.keys()] as const))
+  refuseBreaches(newBreaches(s, {placements, joins}), opts.allowViolations)
+
   const errors = claims.length === 1 ? putAllocationErrors(claims[0].write.uuid) : postAllocationErrors
   writeAllocations(s, now, writes, {checkGeneration: true, ...errors})
+  for (const [name, members] of joins) addMembers(s, now, name, members, {allowViolations: true})
 
   return claims.map((c) => {
     const consumer = s.consumers.get(c.write.uuid)!

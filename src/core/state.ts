@@ -7,6 +7,7 @@
  * the same transaction always matches what changed here.
  */
 
+import type {Group} from './groups.js'
 import {ShapeLog} from './shape-log.js'
 import {SharedValues, emptyMap, emptySet, ownMap, ownSet} from './shared-collections.js'
 
@@ -91,6 +92,8 @@ export class Changes {
   topologyNodes = new Set<string>()
   deletedTopologyNodes = new Set<string>()
   topologyGeneration = false
+  groups = new Set<string>()
+  deletedGroups = new Set<string>()
 
   /** Adds what a later transaction changed, as if both had been one. */
   absorb(later: Changes): void {
@@ -111,6 +114,7 @@ export class Changes {
     follow(this.classes, this.deletedClasses, later.classes, later.deletedClasses)
     follow(this.traits, this.deletedTraits, later.traits, later.deletedTraits)
     follow(this.topologyNodes, this.deletedTopologyNodes, later.topologyNodes, later.deletedTopologyNodes)
+    follow(this.groups, this.deletedGroups, later.groups, later.deletedGroups)
     this.topologyGeneration ||= later.topologyGeneration
   }
 
@@ -118,7 +122,7 @@ export class Changes {
     return (
       this.providers.size + this.deletedProviders.size + this.consumers.size + this.deletedConsumers.size +
         this.classes.size + this.deletedClasses.size + this.traits.size + this.deletedTraits.size +
-        this.topologyNodes.size + this.deletedTopologyNodes.size ===
+        this.topologyNodes.size + this.deletedTopologyNodes.size + this.groups.size + this.deletedGroups.size ===
         0 && !this.topologyGeneration
     )
   }
@@ -138,6 +142,8 @@ export class State {
   aggregateMembers = new Map<string, Set<string>>()
   /** Racks, rows and rooms by aggregate uuid (placemat's topology). */
   topology = new Map<string, TopologyNode>()
+  /** Placement groups by name (placemat's own: core/groups.ts). */
+  groups = new Map<string, Group>()
   /** Bumped on every topology change, so layout edits can be guarded like provider writes. */
   topologyGeneration = 0
   /** Bumped on every committed change; caches key on it. */
@@ -433,6 +439,19 @@ export class State {
   bumpTopology(): void {
     this.topologyGeneration += 1
     this.tx.topologyGeneration = true
+  }
+
+  /** Stores a group as given (a new object: groups are never changed in place). */
+  setGroup(g: Group): void {
+    this.groups.set(g.name, g)
+    this.tx.deletedGroups.delete(g.name)
+    this.tx.groups.add(g.name)
+  }
+
+  removeGroup(name: string): void {
+    this.groups.delete(name)
+    this.tx.groups.delete(name)
+    this.tx.deletedGroups.add(name)
   }
 
   removeTrait(name: string): void {

@@ -5,6 +5,7 @@
  * question that any Placement endpoint can answer (member_of).
  */
 import {PlacementError, badRequest} from './errors.js'
+import {breachRecord, newBreaches, refuseBreaches, topologyLocator, type BreachRecord} from './groups.js'
 import type {Provider, State, TopologyLevel, TopologyNode} from './state.js'
 import {LEGACY_TOPOLOGY_NAMESPACE, NAMES_NAMESPACE, canonicalUuid, isUuidLike, uuid5} from './uuids.js'
 
@@ -122,6 +123,8 @@ export interface TopologyPlan {
   generation: number
   nodes: {create: string[]; update: string[]; delete: string[]}
   hosts: {add: string[]; move: string[]; remove: string[]}
+  /** Placement groups the change breaks (hard ones; refused unless allowed). */
+  violations: BreachRecord[]
 }
 
 const label = (n: {level: string; name: string}) => `${n.level} ${n.name}`
@@ -140,6 +143,7 @@ export function layoutChanges(s: State, layout: Layout): LayoutChanges {
     generation: s.topologyGeneration,
     nodes: {create: [], update: [], delete: []},
     hosts: {add: [], move: [], remove: []},
+    violations: [],
   }
   for (const n of resolved.nodes.values()) {
     const cur = s.topology.get(n.uuid)
@@ -164,6 +168,14 @@ export function layoutChanges(s: State, layout: Layout): LayoutChanges {
     // A host whose rack moved to another row stays in its rack: the rack's line says it all.
     else if (rackOf(current) !== wanted[0]) p.hosts.move.push(host.name)
   }
+  // Where every host would be: its new aggregates in the layout's nodes.
+  const after = topologyLocator(
+    s,
+    (host) => hostAggs.get(host) ?? s.providers.get(host)?.aggregates ?? [],
+    (agg) => resolved.nodes.get(agg),
+    resolved.nodes.values(),
+  )
+  p.violations = newBreaches(s, {locator: after}).map(breachRecord)
   return {plan: p, resolved, hostAggs}
 }
 
@@ -176,11 +188,12 @@ export function planLayout(s: State, layout: Layout): TopologyPlan {
  * host's topology aggregates set (its other aggregates kept; its generation bumped as a
  * Placement aggregates write would). With `generation`, a concurrent layout change is a 409.
  */
-export function applyLayout(s: State, now: number, layout: Layout, generation?: number): TopologyPlan {
+export function applyLayout(s: State, now: number, layout: Layout, generation?: number, opts: {allowViolations?: boolean} = {}): TopologyPlan {
   if (generation !== undefined && generation !== s.topologyGeneration) {
     throw new PlacementError(409, `topology generation conflict: expected ${generation}, found ${s.topologyGeneration}`, 'placement.concurrent_update')
   }
   const {plan: p, resolved, hostAggs} = layoutChanges(s, layout)
+  refuseBreaches(p.violations, opts.allowViolations)
   const changed = p.nodes.create.length + p.nodes.update.length + p.nodes.delete.length + hostAggs.size > 0
   if (!changed) return p
   for (const n of s.topology.values()) if (!resolved.nodes.has(n.uuid)) s.removeTopologyNode(n.uuid)

@@ -21,6 +21,7 @@ import {routes as placematRoutes} from './routes/placemat.js'
 import {routes as topologyRoutes} from './routes/topology.js'
 import {routes as placematCandidateRoutes} from './routes/placemat-candidates.js'
 import {routes as claimRoutes} from './routes/claims.js'
+import {routes as groupRoutes} from './routes/groups.js'
 import {observabilityRoutes, observe} from './observability.js'
 
 export const PLACEMENT_ROUTES: RouteDef[] = [
@@ -37,7 +38,7 @@ export const PLACEMENT_ROUTES: RouteDef[] = [
 ]
 
 /** placemat's extensions, under their own prefix. */
-export const EXTENSION_ROUTES: RouteDef[] = [...placematRoutes, ...topologyRoutes, ...placematCandidateRoutes, ...claimRoutes]
+export const EXTENSION_ROUTES: RouteDef[] = [...placematRoutes, ...topologyRoutes, ...placematCandidateRoutes, ...claimRoutes, ...groupRoutes]
 
 /** Every method Node's parser accepts (CONNECT aside): any a route lacks is a 405 with Allow, as in Placement. */
 const ALL_METHODS = http.METHODS.filter((m) => m !== 'CONNECT')

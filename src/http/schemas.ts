@@ -839,6 +839,9 @@ export const TOPOLOGY_LAYOUT_PUT: S = {
 }
 
 /** One claim of POST /placemat/v1/claims: a consumer's allocations plus topology rules checked at write time. */
+/** A placement group's name. */
+const GROUP_NAME = {type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$'}
+
 export const CLAIM: S = {
   type: 'object',
   properties: {
@@ -861,8 +864,34 @@ export const CLAIM: S = {
         additionalProperties: false,
       },
     },
+    group: GROUP_NAME,
   },
   required: ['consumer_uuid', 'project_id', 'user_id', 'consumer_generation', 'allocations'],
+  additionalProperties: false,
+}
+
+const CONSUMER_LIST = {type: 'array', items: {type: 'string', format: 'uuid'}, maxItems: 100000}
+
+/** POST /placemat/v1/groups (the numbers a policy needs are checked by the domain). */
+export const GROUP_POST: S = {
+  type: 'object',
+  properties: {
+    name: GROUP_NAME,
+    policy: {enum: ['affinity', 'anti-affinity', 'max-per', 'spread']},
+    level: {enum: ['host', 'rack', 'row', 'room']},
+    max_per: {type: 'integer', minimum: 1},
+    max_skew: {type: 'integer', minimum: 1},
+    soft: {type: 'boolean'},
+    members: CONSUMER_LIST,
+  },
+  required: ['name', 'policy', 'level'],
+  additionalProperties: false,
+}
+
+/** POST /placemat/v1/groups/{name}/members */
+export const GROUP_MEMBERS_POST: S = {
+  type: 'object',
+  properties: {add: CONSUMER_LIST, remove: CONSUMER_LIST, generation: {type: 'integer'}},
   additionalProperties: false,
 }
 

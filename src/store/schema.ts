@@ -47,6 +47,19 @@ export interface Database {
     created_at: number
     updated_at: number
   }
+  placement_groups: {
+    name: string
+    policy: string
+    level: string
+    max_per: number | null
+    max_skew: number | null
+    soft: number
+    generation: number
+    created_at: number
+    updated_at: number
+  }
+  /** `seq`: the order members joined. */
+  placement_group_members: {group_name: string; consumer_uuid: string; seq: number}
 }
 
 /**
@@ -180,6 +193,30 @@ export const migrations: Record<string, Migration> = {
       for (const uuid of touched) {
         await db.updateTable('resource_providers').set((eb: any) => ({generation: eb('generation', '+', 1)})).where('uuid', '=', uuid).execute()
       }
+    },
+  },
+  // Placement groups: named sets of consumers with a rule on where they may be.
+  '0005_placement_groups': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('placement_groups')
+        .addColumn('name', 'varchar(200)', (c) => c.primaryKey())
+        .addColumn('policy', 'varchar(16)', (c) => c.notNull())
+        .addColumn('level', 'varchar(16)', (c) => c.notNull())
+        .addColumn('max_per', 'integer')
+        .addColumn('max_skew', 'integer')
+        .addColumn('soft', 'integer', (c) => c.notNull())
+        .addColumn('generation', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createTable('placement_group_members')
+        .addColumn('group_name', 'varchar(200)', (c) => c.notNull())
+        .addColumn('consumer_uuid', 'varchar(36)', (c) => c.notNull())
+        .addColumn('seq', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('placement_group_members_pk', ['group_name', 'consumer_uuid'])
+        .execute()
     },
   },
 }

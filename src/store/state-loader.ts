@@ -5,6 +5,7 @@
  * share it. A million providers load in seconds, in a fraction of the memory a row object per
  * row alive at once would take.
  */
+import type {GroupLevel, GroupPolicy} from '../core/groups.js'
 import {sql, type CompiledQuery, type Kysely, type Transaction} from 'kysely'
 import {newProvider, type Inventory, type Provider, type State, type TopologyLevel} from '../core/state.js'
 import {ownMap} from '../core/shared-collections.js'
@@ -68,6 +69,23 @@ export async function loadTables(db: Db, s: State, rowArrays: RowArrays): Promis
       createdAt: r.created_at,
       updatedAt: r.updated_at,
     })
+  }
+  for (const r of await db.selectFrom('placement_groups').selectAll().execute()) {
+    s.groups.set(r.name, {
+      name: r.name,
+      policy: r.policy as GroupPolicy,
+      level: r.level as GroupLevel,
+      ...(r.max_per !== null ? {maxPer: r.max_per} : {}),
+      ...(r.max_skew !== null ? {maxSkew: r.max_skew} : {}),
+      soft: Boolean(r.soft),
+      members: new Set(),
+      generation: r.generation,
+      createdAt: Number(r.created_at),
+      updatedAt: Number(r.updated_at),
+    })
+  }
+  for (const m of await db.selectFrom('placement_group_members').selectAll().orderBy('group_name').orderBy('seq').execute()) {
+    s.groups.get(m.group_name)?.members.add(m.consumer_uuid)
   }
   const meta = await db.selectFrom('placemat_meta').selectAll().where('key', '=', 'topology_generation').execute()
   s.topologyGeneration = Number(meta[0]?.value ?? 0)

@@ -171,6 +171,7 @@ export class Store {
     s.traits.clear()
     s.aggregateMembers.clear()
     s.topology.clear()
+    s.groups.clear()
     s.reshapedAll()
     this.nextSeq = await loadTables(db, s, this.backend.rowArrays)
     s.version += 1
@@ -407,6 +408,35 @@ export class Store {
         .execute()
     }
     for (const chunk of batches(ch.consumers, FLUSH_CHUNK)) await this.flushConsumers(db, chunk)
+    await this.flushGroups(db, ch)
+  }
+
+  /** A changed group's row and its whole member list (groups are small, and change whole). */
+  private async flushGroups(db: Kysely<Database>, ch: Changes): Promise<void> {
+    const names = [...ch.deletedGroups, ...ch.groups]
+    if (names.length === 0) return
+    await deleteWhereIn(db, 'placement_group_members', 'group_name', names)
+    await deleteWhereIn(db, 'placement_groups', 'name', names)
+    for (const name of ch.groups) {
+      const g = this.state.groups.get(name)
+      if (!g) continue
+      await db
+        .insertInto('placement_groups')
+        .values({
+          name,
+          policy: g.policy,
+          level: g.level,
+          max_per: g.maxPer ?? null,
+          max_skew: g.maxSkew ?? null,
+          soft: g.soft ? 1 : 0,
+          generation: g.generation,
+          created_at: g.createdAt,
+          updated_at: g.updatedAt,
+        })
+        .execute()
+      const members = [...g.members].map((consumer_uuid, seq) => ({group_name: name, consumer_uuid, seq}))
+      for (const rows of chunksOf(members)) await db.insertInto('placement_group_members').values(rows).execute()
+    }
   }
 
   /** Writes the rows of these changed consumers and their allocations. */

@@ -1,11 +1,13 @@
 /** A topology plan in words: the summary line and one line per change. */
 import type {Layout, TopologyPlan} from '../../core/topology.js'
 import {racksOf} from '../../core/layout-edits.js'
+import {breachText} from '../../core/groups.js'
 
 export const emptyPlan = (generation: number | null = null): TopologyPlan => ({
   generation: generation as number,
   nodes: {create: [], update: [], delete: []},
   hosts: {add: [], move: [], remove: []},
+  violations: [],
 })
 
 export const planSize = (p: TopologyPlan) =>
@@ -44,5 +46,6 @@ export function planLines(p: TopologyPlan, layout?: Layout): string[] {
   for (const h of p.hosts.add) lines.push(`+ host ${h}${to(rackOf.get(h))}`)
   for (const h of p.hosts.move) lines.push(`~ host ${h}${to(rackOf.get(h))}`)
   for (const h of p.hosts.remove) lines.push(`- host ${h}`)
+  for (const v of p.violations ?? []) lines.push(`! breaks ${breachText(v)}`)
   return lines
 }

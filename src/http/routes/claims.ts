@@ -3,21 +3,23 @@
  *
  *   {consumer_uuid, project_id, user_id, consumer_type?, consumer_generation,
  *    allocations: {rp_uuid: {resources: {CLASS: n}}},            (an allocation candidate's)
- *    affinity?: [{relation: same|different, level: rack|row|room, consumer}]}
+ *    affinity?: [{relation: same|different, level: rack|row|room, consumer}],
+ *    group?: NAME}                                   (a placement group it is or becomes a member of)
  *
  * or {claims: [claim, ...]} for several consumers at once (a rule may name another
  * consumer of the batch: it is checked against that consumer's claim). The rules are
  * checked against the state at the moment of the write, inside the write transaction.
  * 200 with {consumer_uuid, consumer_generation, allocations} (or {claims: [...]}); 409
  * placement.concurrent_update on a consumer generation conflict, 409
- * placemat.affinity_violation when a rule does not hold, 409 when capacity is short, as
- * PUT /allocations.
+ * placemat.affinity_violation when a rule or a group's rule does not hold (unless
+ * ?allow_violations=true), 409 when capacity is short, as PUT /allocations.
  */
 import {claimAllocations, type Claim} from '../../core/claims.js'
 import type {AffinityRule} from '../../core/affinity.js'
 import {canonicalUuid, readJson, type RouteDef} from '../context.js'
 import * as S from '../schemas.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
+import {booleanParam} from './groups.js'
 
 interface ClaimBody {
   consumer_uuid: string
@@ -27,6 +29,7 @@ interface ClaimBody {
   consumer_generation: number | null
   allocations: Record<string, {resources: Record<string, number>}>
   affinity?: AffinityRule[]
+  group?: string
 }
 
 function toClaim(b: ClaimBody): Claim {
@@ -40,6 +43,7 @@ function toClaim(b: ClaimBody): Claim {
       type: b.consumer_type,
     },
     affinity: (b.affinity ?? []).map((r) => ({...r, consumer: canonicalUuid(r.consumer)})),
+    group: b.group,
   }
 }
 
@@ -49,15 +53,16 @@ export const routes: RouteDef[] = [
     url: `${PLACEMAT_PREFIX}/claims`,
     body: true,
     async handler(ctx) {
+      const allowViolations = booleanParam(ctx, 'allow_violations')
       const raw = readJson<Record<string, unknown>>(ctx)
       const batch = raw !== null && typeof raw === 'object' && !Array.isArray(raw) && 'claims' in raw
       if (batch) {
         const {claims} = readJson<{claims: ClaimBody[]}>(ctx, S.CLAIMS_BATCH)
-        const results = await ctx.store.write((s, now) => claimAllocations(s, now, claims.map(toClaim)))
+        const results = await ctx.store.write((s, now) => claimAllocations(s, now, claims.map(toClaim), {allowViolations}))
         return {claims: results}
       }
       const one = readJson<ClaimBody>(ctx, S.CLAIM)
-      const [result] = await ctx.store.write((s, now) => claimAllocations(s, now, [toClaim(one)]))
+      const [result] = await ctx.store.write((s, now) => claimAllocations(s, now, [toClaim(one)], {allowViolations}))
       return result
     },
   },

@@ -1,0 +1,227 @@
+/**
+ * Placement groups through the HTTP API (inject): a rule given once stays true. Claims that
+ * name a group are checked with every member where it is; a layout change that would break a
+ * group is refused (409 placemat.affinity_violation naming the group, its rule and members),
+ * listed by the dry run, and reported by GET /placemat/v1/groups when forced.
+ *
+ * The cloud: 3 rooms x 2 rows x 2 racks x 2 hosts (24 hosts, 8 VCPU each).
+ */
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import type {Layout} from '../src/core/topology.js'
+import {Store} from '../src/store/store.js'
+import {buildApp} from '../src/http/app.js'
+import {tempFiles} from './helpers/temp-files.js'
+import {testApi, type TestApi} from './http-helpers.js'
+
+const LAYOUT = '/placemat/v1/topology/layout'
+const GROUPS = '/placemat/v1/groups'
+const H = (i: number) => `11111111-0000-4000-8000-${String(i).padStart(12, '0')}`
+const C = (i: number) => `22222222-0000-4000-8000-${String(i).padStart(12, '0')}`
+
+/** host-<room><row><rack><n>, e.g. host-1212: room 1, row 2, rack 1, second host. */
+const hostNames: string[] = []
+const layout: Layout = {rooms: []}
+for (let m = 1; m <= 3; m++) {
+  const rows = []
+  for (let r = 1; r <= 2; r++) {
+    const racks = []
+    for (let k = 1; k <= 2; k++) {
+      const hosts = [1, 2].map((n) => `host-${m}${r}${k}${n}`)
+      hostNames.push(...hosts)
+      racks.push({name: `rack-${m}${r}${k}`, hosts})
+    }
+    rows.push({name: `row-${m}${r}`, racks})
+  }
+  layout.rooms!.push({name: `room-${m}`, rows})
+}
+const hostUuid = (name: string) => H(hostNames.indexOf(name) + 1)
+
+let api: TestApi
+
+async function ok(method: string, url: string, body?: unknown) {
+  const res = await api.call(method, url, body)
+  expect(res.status, `${method} ${url}: ${JSON.stringify(res.body)}`).toBeLessThan(300)
+  return res.body
+}
+
+/** POST /placemat/v1/claims for `consumer` on `host`, in `group`. */
+const claim = (consumer: string, host: string, group?: string, query = '') =>
+  api.call('POST', `/placemat/v1/claims${query}`, {
+    consumer_uuid: consumer,
+    project_id: 'p',
+    user_id: 'u',
+    consumer_generation: null,
+    allocations: {[hostUuid(host)]: {resources: {VCPU: 1}}},
+    ...(group ? {group} : {}),
+  })
+
+async function seed(a: TestApi) {
+  api = a
+  const operations = hostNames.flatMap((name, i) => [
+    {op: 'create_provider', uuid: H(i + 1), name},
+    {op: 'set_inventories', uuid: H(i + 1), inventories: {VCPU: {total: 8}}},
+  ])
+  await ok('POST', '/placemat/v1/batch', {operations})
+  await ok('PUT', LAYOUT, layout)
+}
+
+beforeEach(async () => seed(await testApi()))
+afterEach(() => api.close())
+
+describe('placement groups', () => {
+  it('are made, listed, changed and deleted; bad ones are refused with Placement’s error format', async () => {
+    const made = await api.call('POST', GROUPS, {name: 'db', policy: 'spread', level: 'row', max_skew: 1})
+    expect(made.status).toBe(201)
+    expect(made.body).toMatchObject({name: 'db', policy: 'spread', level: 'row', max_skew: 1, soft: false, generation: 1, members: [], violations: []})
+    expect(made.body.rule).toBe('spread over rows, max skew 1')
+    for (const [body, words] of [
+      [{name: 'x', policy: 'max-per', level: 'rack'}, /needs max_per/],
+      [{name: 'x', policy: 'affinity', level: 'rack', max_skew: 2}, /max_skew applies only/],
+      [{name: 'x', policy: 'affinity', level: 'shelf'}, /JSON does not validate/],
+      [{name: '../x', policy: 'affinity', level: 'rack'}, /JSON does not validate/],
+    ] as const) {
+      const r = await api.call('POST', GROUPS, body)
+      expect(r.status, JSON.stringify(body)).toBe(400)
+      expect(r.body.errors[0].detail).toMatch(words)
+    }
+    expect((await api.call('POST', GROUPS, {name: 'db', policy: 'affinity', level: 'host'})).status).toBe(409)
+    const added = await ok('POST', `${GROUPS}/db/members`, {add: [C(1), C(2)]})
+    expect(added).toMatchObject({generation: 2, members: [C(1), C(2)]})
+    expect((await api.call('POST', `${GROUPS}/db/members`, {remove: [C(1)], generation: 1})).status).toBe(409)
+    expect(await ok('POST', `${GROUPS}/db/members`, {remove: [C(1)], generation: 2})).toMatchObject({generation: 3, members: [C(2)]})
+    expect((await ok('GET', GROUPS)).groups.map((g: any) => g.name)).toEqual(['db'])
+    expect((await api.call('DELETE', `${GROUPS}/db?generation=2`)).status).toBe(409)
+    expect((await api.call('DELETE', `${GROUPS}/db`)).status).toBe(204)
+    expect((await api.call('GET', `${GROUPS}/db`)).status).toBe(404)
+  })
+
+  it('three replicas spread by row: a rack move that would put two in one row is refused, shown by the dry run, and reported when forced', async () => {
+    await ok('POST', GROUPS, {name: 'replicas', policy: 'anti-affinity', level: 'row'})
+    expect((await claim(C(1), 'host-1111', 'replicas')).status).toBe(200)
+    expect((await claim(C(2), 'host-1211', 'replicas')).status).toBe(200)
+    // A third in row-12 is refused; in row-21 it is taken.
+    const refused = await claim(C(3), 'host-1221', 'replicas')
+    expect(refused.status).toBe(409)
+    expect(refused.body.errors[0].code).toBe('placemat.affinity_violation')
+    expect(refused.body.errors[0].detail).toMatch(/group replicas \(anti-affinity by row\): 2 members in row row-12/)
+    expect((await claim(C(3), 'host-2111', 'replicas')).status).toBe(200)
+    expect((await ok('GET', `${GROUPS}/replicas`)).placements).toEqual([
+      {consumer: C(1), hosts: ['host-1111'], rack: ['rack-111'], row: ['row-11'], room: ['room-1']},
+      {consumer: C(2), hosts: ['host-1211'], rack: ['rack-121'], row: ['row-12'], room: ['room-1']},
+      {consumer: C(3), hosts: ['host-2111'], rack: ['rack-211'], row: ['row-21'], room: ['room-2']},
+    ])
+
+    // Move rack-121 (C2's) into row-11 (C1's).
+    const moved = structuredClone(layout)
+    const row11 = moved.rooms![0].rows![0]
+    const row12 = moved.rooms![0].rows![1]
+    row11.racks!.push(row12.racks!.shift()!)
+    const before = await ok('GET', LAYOUT)
+    const dry = await ok('PUT', `${LAYOUT}?dry_run=true`, moved)
+    expect(dry.plan.violations).toEqual([
+      {
+        group: 'replicas',
+        rule: 'anti-affinity by row',
+        soft: false,
+        why: '2 members in row row-11 (at most 1)',
+        domains: [{name: 'row-11', members: [C(1), C(2)].sort()}],
+      },
+    ])
+    const put = await api.call('PUT', LAYOUT, moved)
+    expect(put.status).toBe(409)
+    expect(put.body.errors[0].code).toBe('placemat.affinity_violation')
+    expect(put.body.errors[0].detail).toContain('group replicas (anti-affinity by row)')
+    expect(await ok('GET', LAYOUT)).toEqual(before)
+    expect((await ok('GET', GROUPS)).groups[0].violations).toEqual([])
+
+    const forced = await ok('PUT', `${LAYOUT}?allow_violations=true`, moved)
+    expect(forced.plan.violations).toHaveLength(1)
+    const [group] = (await ok('GET', GROUPS)).groups
+    expect(group.violations).toEqual(dry.plan.violations)
+    // Other changes go on: a move that breaks nothing new is not refused for an old breach.
+    const back = structuredClone(moved)
+    back.rooms![2].rows![1].racks!.push(back.rooms![2].rows![0].racks!.shift()!)
+    expect((await api.call('PUT', LAYOUT, back)).status).toBe(200)
+  })
+
+  it('max-per 2 by room and spread by room with max skew 1, on 3 rooms', async () => {
+    await ok('POST', GROUPS, {name: 'web', policy: 'max-per', level: 'room', max_per: 2})
+    const webHosts = ['host-1111', 'host-1211', 'host-2111', 'host-2211', 'host-3111', 'host-3211']
+    for (const [i, h] of webHosts.entries()) expect((await claim(C(10 + i), h, 'web')).status, h).toBe(200)
+    const third = await claim(C(16), 'host-1112', 'web')
+    expect(third.status).toBe(409)
+    expect(third.body.errors[0].detail).toMatch(/at most 2 per room\): 3 members in room room-1/)
+
+    await ok('POST', GROUPS, {name: 'cache', policy: 'spread', level: 'room', max_skew: 1})
+    expect((await claim(C(20), 'host-1111', 'cache')).status).toBe(200)
+    // room-1 again: 2, 0, 0 is a skew of 2.
+    const skewed = await claim(C(21), 'host-1212', 'cache')
+    expect(skewed.status).toBe(409)
+    expect(skewed.body.errors[0].detail).toMatch(/spread over rooms, max skew 1\): skew 2 \(at most 1\): 2 in room-1, 0 in room-2, room-3/)
+    expect((await claim(C(21), 'host-2111', 'cache')).status).toBe(200)
+    expect((await claim(C(22), 'host-3111', 'cache')).status).toBe(200)
+    expect((await claim(C(23), 'host-1212', 'cache')).status).toBe(200)
+    // Forced, a breach is kept and reported.
+    expect((await claim(C(24), 'host-1221', 'cache', '?allow_violations=true')).status).toBe(200)
+    const cache = await ok('GET', `${GROUPS}/cache`)
+    expect(cache.violations.map((v: any) => v.why)).toEqual(['skew 2 (at most 1): 3 in room-1, 1 in room-2, room-3'])
+  })
+
+  it('several members claimed together are all or nothing; affinity keeps them in one rack', async () => {
+    await ok('POST', GROUPS, {name: 'pair', policy: 'affinity', level: 'rack'})
+    const two = (hosts: [string, string]) =>
+      api.call('POST', '/placemat/v1/claims', {
+        claims: hosts.map((h, i) => ({
+          consumer_uuid: C(30 + i),
+          project_id: 'p',
+          user_id: 'u',
+          consumer_generation: null,
+          allocations: {[hostUuid(h)]: {resources: {VCPU: 1}}},
+          group: 'pair',
+        })),
+      })
+    const apart = await two(['host-1111', 'host-1121'])
+    expect(apart.status).toBe(409)
+    expect(apart.body.errors[0].detail).toMatch(/members are not in one rack/)
+    expect((await ok('GET', `${GROUPS}/pair`)).members).toEqual([])
+    expect((await api.call('GET', `/allocations/${C(30)}`)).body.allocations).toEqual({})
+    expect((await two(['host-1111', 'host-1112'])).status).toBe(200)
+    expect((await ok('GET', `${GROUPS}/pair`)).members).toEqual([C(30), C(31)])
+  })
+})
+
+describe('placement groups on disk', () => {
+  const newFile = tempFiles('placemat-groups-')
+  it('survive a restart with their members in order', async () => {
+    const outer = api // the one afterEach closes
+    const file = newFile()
+    const store = await Store.open(file, {migrate: true})
+    const app = await buildApp({store, auth: 'noauth2'})
+    const a: TestApi = {
+      app,
+      store,
+      call: async (method, url, body) => {
+        const res = await app.inject({
+          method: method as any,
+          url,
+          headers: {'x-auth-token': 'admin', 'openstack-api-version': 'placement latest', 'content-type': 'application/json'},
+          payload: body === undefined ? undefined : JSON.stringify(body),
+        })
+        return {status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined, headers: res.headers}
+      },
+      close: async () => {
+        await app.close()
+        await store.close()
+      },
+    }
+    await seed(a)
+    await ok('POST', GROUPS, {name: 'g', policy: 'max-per', level: 'host', max_per: 2, soft: true, members: [C(3), C(1), C(2)]})
+    await api.close()
+    const again = await Store.open(file)
+    const g = await again.read((s) => s.groups.get('g'))
+    expect(g).toMatchObject({name: 'g', policy: 'max-per', level: 'host', maxPer: 2, soft: true, generation: 1})
+    expect([...g!.members]).toEqual([C(3), C(1), C(2)])
+    await again.close()
+    api = outer
+  })
+})
