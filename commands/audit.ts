@@ -2,18 +2,20 @@ import {Flags} from '@oclif/core'
 import {PlacematCommand, type Column} from '../src/cli/base.js'
 import {audit, countByKind, deleteOrphans, findingRows, readKnownConsumers, type FindingRow} from '../src/cli/services/audit.js'
 import {failure} from '../src/cli/failure.js'
+import {groupsOf} from '../src/cli/groups/groups.js'
 
 /** Exit code when findings remain and --exit-code is given. */
 export const FINDINGS_EXIT = 7
 
 export default class Audit extends PlacematCommand {
-  static summary = 'Find orphan allocations, providers over capacity and incomplete consumers.'
+  static summary = 'Find orphan allocations, providers over capacity, incomplete consumers and broken placement group rules.'
 
   static description = `Checks the whole placement database for:
 - orphan: allocations of consumers not in --known-consumers (as nova-manage placement audit finds them: deleted instances, finished migrations); skipped without the file
 - over-capacity: a provider uses more of a class than its capacity, int((total-reserved)*allocation_ratio): possible after an inventory was lowered (Placement allows that), or it uses a class it has no inventory of
 - empty-consumer: a consumer record holding no allocations (placemat endpoints only: the standard API cannot list them)
 - incomplete: a consumer whose project or user is missing or is Placement's placeholder for writes made before microversion 1.8 (00000000-0000-0000-0000-000000000000)
+- group: a placement group whose rule is broken where its members are now: the group, its rule, and the members in each domain involved (placemat endpoints only; soft groups too, marked "(soft)")
 
 --known-consumers FILE: one consumer uuid per line (blank lines and #
 comments ignored), or a JSON or YAML list of uuids; "-" reads stdin.
@@ -54,14 +56,15 @@ Exit codes:
     const known = flags['known-consumers'] ? readKnownConsumers(flags['known-consumers']) : undefined
     const backend = await this.backend()
     const load = () => backend.loadCloud({consumers: true, consumerOwners: true, concurrency: flags.concurrency})
-    const view = await load()
-    const result = audit(view, known, backend.kind === 'placemat')
+    const readGroups = async () => (backend.kind === 'placemat' ? groupsOf(backend).list() : [])
+    const [view, groups] = await Promise.all([load(), readGroups()])
+    const result = audit(view, known, backend.kind === 'placemat', groups)
     let failed = 0
     let left = result.findings
     if (flags.delete && result.findings.some((f) => f.kind === 'orphan_allocations')) {
       failed = (await deleteOrphans(backend.client, result.findings, Math.min(flags.concurrency, 8))).failed
       // What is left is what a fresh look finds (a deletion may also end an over-capacity).
-      left = audit(await load(), known, backend.kind === 'placemat').findings
+      left = audit(await load(), known, backend.kind === 'placemat', await readGroups()).findings
     }
     const doc = {
       transport: backend.kind,
@@ -79,6 +82,7 @@ Exit codes:
         `${c.over_capacity} over capacity`,
         `${c.empty_consumer} empty consumer`,
         `${c.incomplete_consumer} incomplete`,
+        `${c.group_violation} broken group rule${c.group_violation === 1 ? '' : 's'}`,
       ]
       const deleted = result.findings.filter((f) => f.kind === 'orphan_allocations' && f.deleted).length
       const checked = `${result.checked.providers} providers, ${result.checked.consumers} consumers checked`

@@ -4,6 +4,7 @@ import type {Level} from '../../src/cli/candidates/anchors.js'
 import type {ListedProvider} from '../../src/core/wire.js'
 import {GROUP_HELP, candidateFlags} from '../../src/cli/candidates/flags.js'
 import {claim, spread, spreadConsumers} from '../../src/cli/services/claim.js'
+import {allowViolationsFlag, refusedForGroups} from '../../src/cli/groups/flags.js'
 
 const describeAllocations = (allocations: Record<string, {resources: Record<string, number>}>, providers?: Map<string, ListedProvider>) =>
   Object.entries(allocations)
@@ -41,12 +42,21 @@ index from 1 is zero-padded onto it), or a name (consumer uuids are
 uuid5("consumer:NAME-i") in placemat's namespace). When N distinct places
 cannot be found, nothing is claimed (exit 4).
 
+Placement groups: --group NAME (a value without "=") makes CONSUMER a member
+of the placement group NAME (see \`placemat group\`). The candidates are those
+its rule allows with every member where it is now (a soft group: all of them,
+those that keep the rule first), and the write is POST /placemat/v1/claims,
+which checks the rule again in the write transaction: a concurrent claimer
+that got there first makes the claim read the candidates again. Breaking the
+rule needs --allow-violations. Only placemat keeps groups.
+
 ${GROUP_HELP}`
 
   static examples = [
     '<%= config.bin %> claim $SERVER --resources VCPU:2,MEMORY_MB:4096 --project $PROJECT --user $USER --consumer-type INSTANCE',
     '<%= config.bin %> claim $SERVER --resources VCPU:2 --different rack:$PEER1,$PEER2 --project $P --user $U --json',
     '<%= config.bin %> claim --count 3 --spread row db --resources VCPU:8,MEMORY_MB:32768 --project $P --user $U',
+    '<%= config.bin %> claim $SERVER --group db-replicas --resources VCPU:8 --project $P --user $U',
   ]
 
   static args = {consumer: Args.string({description: 'consumer uuid (with --count: a list, a uuid prefix or a name)', required: true})}
@@ -59,6 +69,7 @@ ${GROUP_HELP}`
     replace: Flags.boolean({description: 'replace the allocations the consumer already has', helpGroup: 'CONSUMER'}),
     count: Flags.integer({description: 'claim this many consumers (with --spread)', min: 1, helpGroup: 'SPREAD', dependsOn: ['spread']}),
     spread: Flags.string({description: 'each consumer in a different rack, row or room', options: ['rack', 'row', 'room'], helpGroup: 'SPREAD'}),
+    ...allowViolationsFlag,
   }
 
   async run(): Promise<void> {
@@ -84,7 +95,9 @@ ${GROUP_HELP}`
       ])
       return
     }
-    const out = await claim(await this.endpoint(), flags, {consumer: args.consumer, own, replace: flags.replace, names: this.textOutput})
+    const out = await refusedForGroups(async () =>
+      claim(await this.endpoint(), flags, {consumer: args.consumer, own, replace: flags.replace, names: this.textOutput, allowViolations: flags['allow-violations']}),
+    )
     const body = {
       consumer_uuid: out.consumer_uuid,
       candidate: out.candidate,

@@ -3,6 +3,7 @@ import {ApiError} from '../../src/client/client.js'
 import {PlacematCommand} from '../../src/cli/base.js'
 import type {ProgressHandle} from '../../src/cli/components/Progress.js'
 import {withContext} from '../../src/cli/failure.js'
+import {ALLOW_HINT, allowViolationsFlag, isGroupViolation} from '../../src/cli/groups/flags.js'
 import {layoutBody, readLayoutFile} from '../../src/cli/topology/layout-file.js'
 import {planLines, planSize, planSummary} from '../../src/cli/topology/plan-text.js'
 import type {TopologyPlan} from '../../src/core/topology.js'
@@ -46,7 +47,13 @@ PUT /resource_providers/{uuid}/aggregates with its generation (retried on
 409), other aggregates kept. Placement cannot store names, so keep the file:
 \`topology show\` and \`topology layout\` then need it (--layout FILE), and to
 delete a rack, row or room pass the layout applied before (--previous FILE),
-else its hosts keep that aggregate.`
+else its hosts keep that aggregate.
+
+A change that would break a placement group (members of an anti-affinity
+group brought into one row, a spread unbalanced) is refused with exit 4,
+naming the group, its rule and the members; the dry run lists such breaches
+("! breaks group ..."). --allow-violations applies it anyway, and
+\`placemat audit\` then reports the group.`
 
   static examples = [
     '<%= config.bin %> topology apply fixtures/topology/layout-small.yaml --dry-run',
@@ -64,6 +71,7 @@ else its hosts keep that aggregate.`
     generation: Flags.integer({description: 'apply only if the topology is still at this generation (exit 4 otherwise)', min: 0}),
     previous: Flags.string({description: 'plain Placement only: the layout applied before (its racks/rows/rooms that are gone get emptied)'}),
     concurrency: Flags.integer({description: 'calls in flight on a plain Placement endpoint', default: 16, min: 1, max: 256}),
+    ...allowViolationsFlag,
   }
 
   async run(): Promise<void> {
@@ -99,6 +107,7 @@ else its hosts keep that aggregate.`
       res = await backend.applyLayout(layoutBody(doc), {
         dryRun: flags['dry-run'],
         generation: flags.generation ?? doc.generation,
+        allowViolations: flags['allow-violations'],
         previous,
         concurrency: flags.concurrency,
         onPlan,
@@ -106,6 +115,7 @@ else its hosts keep that aggregate.`
       })
     } catch (err) {
       stopBar()
+      if (isGroupViolation(err)) throw withContext(err as ApiError, '', ALLOW_HINT)
       if (err instanceof ApiError && err.status === 409 && planned) {
         // Running again only helps when the generation was the plan's own, not one the file or flag pins.
         const pinned = flags.generation !== undefined ? '--generation' : doc.generation !== undefined ? `the file's "generation: ${doc.generation}"` : undefined

@@ -9,10 +9,12 @@ import {PlacementError} from '../core/errors.js'
 import {PlacematCommand} from './base.js'
 import {Failure} from './failure.js'
 import {editLayout} from './topology/edit.js'
+import {allowViolationsFlag, refusedForGroups} from './groups/flags.js'
 import {planLines, planSize, planSummary} from './topology/plan-text.js'
 
 export const editFlags = {
   'dry-run': Flags.boolean({description: 'print what would change and change nothing'}),
+  ...allowViolationsFlag,
   layout: Flags.string({
     description: 'plain OpenStack Placement only: the layout file that records the names (read, edited and written back)',
     helpGroup: 'CONNECTION',
@@ -26,7 +28,7 @@ host's aggregates set with its generation) and written back.`
 
 export abstract class TopologyEditCommand extends PlacematCommand {
   /** Runs one edit and prints the plan it made (JSON/YAML: {transport, dry_run, applied, plan}). */
-  protected async edit(flags: {'dry-run'?: boolean; layout?: string}, fn: (doc: Layout) => void): Promise<void> {
+  protected async edit(flags: {'dry-run'?: boolean; layout?: string; 'allow-violations'?: boolean}, fn: (doc: Layout) => void): Promise<void> {
     const dryRun = Boolean(flags['dry-run'])
     // An edit of the document refused (no such rack, one that exists) is said as it is, not as an HTTP answer.
     const edit = (doc: Layout) => {
@@ -37,7 +39,8 @@ export abstract class TopologyEditCommand extends PlacematCommand {
         throw err
       }
     }
-    const res = await editLayout(await this.backend(), edit, {dryRun, layoutFile: flags.layout})
+    const backend = await this.backend()
+    const res = await refusedForGroups(() => editLayout(backend, edit, {dryRun, layoutFile: flags.layout, allowViolations: flags['allow-violations']}))
     if (!this.textOutput) {
       this.outputRecord({transport: res.transport, dry_run: dryRun, applied: res.applied, plan: res.plan})
       return

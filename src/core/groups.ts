@@ -246,6 +246,8 @@ export interface ProposedChange {
   locator?: Locator
   /** Members a write adds to groups (a claim naming a group): group -> consumers. */
   joins?: Map<string, string[]>
+  /** The groups to look at (default: the State's). */
+  groups?: Iterable<Group>
 }
 
 /**
@@ -263,7 +265,7 @@ export function newBreaches(s: State, change: ProposedChange): Breach[] {
   const storedOf: MemberHosts = (m) => storedHosts(s, m)
   const proposedOf: MemberHosts = (m) => placed.get(m) ?? storedHosts(s, m)
   const out: Breach[] = []
-  for (const g of s.groups.values()) {
+  for (const g of change.groups ?? s.groups.values()) {
     if (g.soft || !affected(g)) continue
     const joined = change.joins?.get(g.name)
     const future: Group = joined ? {...g, members: new Set([...g.members, ...joined])} : g

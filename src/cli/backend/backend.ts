@@ -44,6 +44,8 @@ export interface LayoutApplyOptions {
   dryRun?: boolean
   /** Apply only if the topology is still at this generation (placemat). */
   generation?: number
+  /** Apply even if it breaks placement groups (placemat refuses that otherwise). */
+  allowViolations?: boolean
   /** Plain Placement: the layout applied before, so its racks/rows/rooms that are gone can be emptied. */
   previous?: Layout
   concurrency?: number

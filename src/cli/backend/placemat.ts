@@ -60,7 +60,8 @@ export class PlacematBackend implements Backend {
     if (opts.dryRun || n === 0) return {transport: this.kind, plan: planned, applied: false, writes: 0}
     const generation = opts.generation ?? planned.generation
     opts.onProgress?.(0, 1, `applying ${n} changes in one transaction`)
-    const res = await this.client.put<{plan: TopologyPlan}>(LAYOUT_API, {...layout, generation})
+    const query = opts.allowViolations ? {allow_violations: 'true'} : undefined
+    const res = await this.client.put<{plan: TopologyPlan}>(LAYOUT_API, {...layout, generation}, {query})
     opts.onProgress?.(1, 1, `applied ${n} changes in one transaction`)
     return {transport: this.kind, plan: res.plan, applied: true, writes: 1}
   }

@@ -50,10 +50,24 @@ export function parseGroup(spec: string): GranularGroup {
   return g
 }
 
-/** Merges the --group flags by suffix. */
+/**
+ * A --group value with "=" is a granular request group (SUFFIX:resources=...); one without
+ * names a placement group (placemat's), whose rule the candidates must keep.
+ */
+export const isPlacementGroupName = (spec: string) => !spec.includes('=')
+
+/** The placement group named among the --group flags (at most one). */
+export function placementGroupOf(specs: string[] = []): string | undefined {
+  const names = specs.filter(isPlacementGroupName)
+  if (names.length > 1) throw usage(`--group names one placement group, not ${names.length} (${names.join(', ')})`)
+  return names[0]
+}
+
+/** Merges the granular --group flags by suffix. */
 export function parseGroups(specs: string[] = []): GranularGroup[] {
   const out = new Map<string, GranularGroup>()
   for (const spec of specs) {
+    if (isPlacementGroupName(spec)) continue
     const g = parseGroup(spec)
     const prev = out.get(g.suffix)
     if (!prev) {

@@ -14,7 +14,7 @@ import {checkTopologyNames, providersByUuid, consumerNodes, fetchLayout, loadTop
 import type {CandidateFlagValues} from './flags.js'
 import {keptProviders} from './kept-providers.js'
 import {topologyRefs} from './member-of.js'
-import {addRuleFilters, buildQuery, parseGroups, parseRules, type Query} from './query.js'
+import {addRuleFilters, buildQuery, parseGroups, parseRules, placementGroupOf, type Query} from './query.js'
 
 export type Resources = Record<string, number>
 
@@ -67,6 +67,11 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
   const rules = [...parseRules(flags), ...(opts.extraRules ?? [])]
   const order = flags.near ? {direction: 'near' as const, consumer: flags.near} : flags.far ? {direction: 'far' as const, consumer: flags.far} : null
   if (order && !isUuidLike(order.consumer)) throw usage(`--${order.direction} ${order.consumer}: not a consumer uuid`)
+  const placementGroup = placementGroupOf(flags.group)
+  if (placementGroup !== undefined && order) throw usage(`--group ${placementGroup} orders the candidates itself: not with --${order.direction}`)
+  if (placementGroup !== undefined && (await endpoint.backend()).kind !== 'placemat') {
+    throw usage(`--group ${placementGroup}: placement groups are kept by placemat; plain OpenStack Placement has no place for them`)
+  }
   const needTopology = rules.length > 0 || order !== null || opts.topology === 'required'
   let providers: Map<string, ListedProvider> | undefined
   let topology: Topology | undefined
@@ -96,7 +101,7 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
 
   // Server-side ordering on placemat (the daemon's topology); client-side elsewhere.
   const serverOrder = order !== null && topology?.placemat === true && !flags.layout
-  const clientCut = (!exact || (order !== null && !serverOrder)) && query.limit !== undefined
+  const clientCut = (!exact || (order !== null && !serverOrder) || (placementGroup !== undefined && resolved.length > 0)) && query.limit !== undefined
   const limit = flags.limit
   if (clientCut || opts.noLimit) delete query.limit
   let path = '/allocation_candidates'
@@ -104,6 +109,10 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
   if (serverOrder) {
     path = `${PLACEMAT_API}/allocation_candidates`
     sent[order!.direction] = [canonical(order!.consumer)]
+  } else if (placementGroup !== undefined) {
+    // The daemon keeps the group: it filters (hard) or orders (soft) with every member where it is.
+    path = `${PLACEMAT_API}/allocation_candidates`
+    sent.group = [placementGroup]
   }
   const body = await client.get<CandidatesBody>(path, {query: sent})
   providers ??= await providersRead

@@ -7,11 +7,13 @@
  *    which Placement allows) or that use a class they have no inventory of;
  *  - consumers without allocations (placemat endpoints only: the standard API cannot list them);
  *  - consumers with an incomplete project or user (Placement's placeholder
- *    00000000-0000-0000-0000-000000000000 for writes made before microversion 1.8, or none).
+ *    00000000-0000-0000-0000-000000000000 for writes made before microversion 1.8, or none);
+ *  - placement groups whose rule is broken where their members are now (placemat only).
  */
 import YAML from 'yaml'
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {capacityOf} from '../../core/state.js'
+import type {BreachRecord, GroupRecord} from '../../core/groups.js'
 import type {ConsumerRecord as ConsumerState} from '../../core/wire.js'
 import type {CloudView} from '../backend/backend.js'
 import {canonical, isUuidLike} from './providers.js'
@@ -45,9 +47,10 @@ export type Finding =
     }
   | {kind: 'empty_consumer'; consumer: string; project_id?: string; user_id?: string}
   | {kind: 'incomplete_consumer'; consumer: string; project_id?: string; user_id?: string; missing: ('project' | 'user')[]}
+  | ({kind: 'group_violation'} & BreachRecord)
 
 export type FindingKind = Finding['kind']
-export const FINDING_KINDS: FindingKind[] = ['orphan_allocations', 'over_capacity', 'empty_consumer', 'incomplete_consumer']
+export const FINDING_KINDS: FindingKind[] = ['orphan_allocations', 'over_capacity', 'empty_consumer', 'incomplete_consumer', 'group_violation']
 
 /** Reads the known consumers: one uuid per line (# comments), or a JSON/YAML list. "-" is stdin. */
 export function readKnownConsumers(file: string): Set<string> {
@@ -92,7 +95,7 @@ export interface AuditResult {
   checked: {providers: number; consumers: number; orphans_checked: boolean; empty_consumers_checked: boolean}
 }
 
-export function audit(view: CloudView, known: Set<string> | undefined, listsConsumers: boolean): AuditResult {
+export function audit(view: CloudView, known: Set<string> | undefined, listsConsumers: boolean, groups: GroupRecord[] = []): AuditResult {
   const findings: Finding[] = []
   const consumers = [...(view.consumers?.values() ?? [])].sort((a, b) => (a.uuid < b.uuid ? -1 : 1))
   const hasAllocations = (c: ConsumerState) => Object.values(c.allocations).some((a) => Object.keys(a.resources ?? {}).length > 0)
@@ -138,6 +141,7 @@ export function audit(view: CloudView, known: Set<string> | undefined, listsCons
     if (!c.user_id || c.user_id === INCOMPLETE_ID) missing.push('user')
     if (missing.length) findings.push({kind: 'incomplete_consumer', consumer: c.uuid, project_id: c.project_id, user_id: c.user_id, missing})
   }
+  for (const g of groups) for (const v of g.violations) findings.push({kind: 'group_violation', ...v})
   return {
     findings,
     checked: {providers: view.providers.size, consumers: consumers.length, orphans_checked: Boolean(known), empty_consumers_checked: listsConsumers},
@@ -204,6 +208,12 @@ export function findingRows(findings: Finding[], view: CloudView): FindingRow[] 
           kind: 'incomplete',
           subject: f.consumer,
           detail: `no real ${f.missing.join(' or ')} (project ${f.project_id ?? '-'}, user ${f.user_id ?? '-'})`,
+        }
+      case 'group_violation':
+        return {
+          kind: 'group',
+          subject: `${f.group} (${f.rule})`,
+          detail: `${f.why}: ${f.domains.map((d) => `${d.name}: ${d.members.join(', ')}`).join('; ')}`,
         }
     }
   })

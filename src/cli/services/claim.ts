@@ -18,6 +18,7 @@ import {consumerUuid, getConsumer, hasAllocations, UNKNOWN_CONSUMER_TYPE, type C
 import {LEVELS, placementInLayout, type Level, type NodeSets} from '../candidates/anchors.js'
 import {type CandidateFlagValues} from '../candidates/flags.js'
 import {searchCandidates, type CandidateSearch, type Resources} from '../candidates/search.js'
+import {isPlacementGroupName, placementGroupOf} from '../candidates/query.js'
 import type {AffinityRule} from '../../core/affinity.js'
 import {AFFINITY_VIOLATION, ErrorCode} from '../../core/errors.js'
 import {NAMES_NAMESPACE, canonicalUuid as canonical, isUuidLike, uuid5} from '../../core/uuids.js'
@@ -41,6 +42,8 @@ export interface ClaimOptions {
   replace?: boolean
   /** Read provider names (for tables). */
   names?: boolean
+  /** Write even if it breaks a placement group's rule. */
+  allowViolations?: boolean
   /**
    * Called once, after the candidates are read and before the first write, with the first
    * candidate's allocations (tests use it to race a concurrent claimer).
@@ -93,6 +96,9 @@ export async function claim(endpoint: Endpoint, flags: CandidateFlagValues, opts
   const {client} = endpoint
   const consumer = canonical(opts.consumer)
   if (!isUuidLike(opts.consumer)) throw usage(`${opts.consumer} is not a consumer uuid`)
+  const group = placementGroupOf(flags.group)
+  // Allowed to break its group, the claim looks at every candidate, not only those the rule keeps.
+  if (opts.allowViolations && group !== undefined) flags = {...flags, group: flags.group!.filter((g) => !isPlacementGroupName(g))}
   const [firstSearch, firstCurrent] = await Promise.all([
     searchCandidates(endpoint, flags, {names: opts.names}),
     currentConsumer(client, consumer, opts.replace),
@@ -101,7 +107,8 @@ export async function claim(endpoint: Endpoint, flags: CandidateFlagValues, opts
   let current = firstCurrent
   const {project, user, type} = ownership(consumer, current, opts.own)
   const rules: AffinityRule[] = search.rules.map(({relation, level, consumer: c}) => ({relation, level, consumer: c}))
-  const viaClaims = rules.length > 0 && search.topology?.placemat === true
+  // A placement group (only placemat has them: the search refused it elsewhere) is checked in the write.
+  const viaClaims = (rules.length > 0 && search.topology?.placemat === true) || group !== undefined
 
   let attempts = 0
   let refreshes = 0
@@ -140,7 +147,9 @@ export async function claim(endpoint: Endpoint, flags: CandidateFlagValues, opts
               affinity: rules,
             }
             if (type) body.consumer_type = type
-            const res = await client.post<{consumer_generation: number}>(`${PLACEMAT_API}/claims`, body)
+            if (group !== undefined) body.group = group
+            const query = opts.allowViolations ? {allow_violations: 'true'} : undefined
+            const res = await client.post<{consumer_generation: number}>(`${PLACEMAT_API}/claims`, body, {query})
             generation = res.consumer_generation
           } else {
             const body: Record<string, unknown> = {

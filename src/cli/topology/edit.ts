@@ -21,6 +21,7 @@ export interface EditOptions {
   /** Plain Placement: the layout file that records the topology (read, edited, written back). */
   layoutFile?: string
   concurrency?: number
+  allowViolations?: boolean
   onProgress?: Progress
 }
 
@@ -38,7 +39,7 @@ export async function editLayout(backend: Backend, edit: (doc: Layout) => void, 
     return retryOnConcurrentUpdate(async () => {
       const {generation, ...doc} = (await backend.currentLayout())!
       edit(doc)
-      const res = await backend.applyLayout(layoutBody(doc), {dryRun: opts.dryRun, generation, onProgress: opts.onProgress})
+      const res = await backend.applyLayout(layoutBody(doc), {dryRun: opts.dryRun, generation, allowViolations: opts.allowViolations, onProgress: opts.onProgress})
       return {...res, layout: doc}
     }, 6)
   }

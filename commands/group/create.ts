@@ -1,0 +1,64 @@
+import {Args, Flags} from '@oclif/core'
+import {PlacematCommand} from '../../src/cli/base.js'
+import {allowViolationsFlag, refusedForGroups} from '../../src/cli/groups/flags.js'
+import {groupsOf} from '../../src/cli/groups/groups.js'
+import {consumerUuid} from '../../src/cli/services/allocations.js'
+import {GROUP_LEVELS, GROUP_POLICIES} from '../../src/core/groups.js'
+
+export default class GroupCreate extends PlacematCommand {
+  static summary = 'Create a placement group: consumers with a rule on where they may be.'
+  static description = `Policies, at --level host, rack, row or room:
+- affinity: every placed member in one domain
+- anti-affinity: no two members in one domain
+- max-per: at most --max-per N members in one domain (Nova's max_server_per_host, at any level)
+- spread: member counts across every domain of the level differ by at most --max-skew S (Kubernetes' maxSkew)
+
+A hard group (the default) is checked by every write that could break it:
+claims naming it (\`placemat claim --group NAME\`), topology changes (topology
+apply, rack/row/room add and remove), and members added. Such writes are
+refused (exit 4, naming the group, its rule and the members) unless
+--allow-violations. A --soft group refuses nothing: it orders the candidates
+of a claim (those keeping the rule first; affinity: the nearest to the
+members). \`placemat audit\` reports every group whose rule is broken.
+Writes through the plain Placement API are never refused (placemat answers
+as Placement does); audit reports what they break.
+
+--member adds consumers at once; if where they already are breaks the
+rule, the group is not made (unless --allow-violations).`
+
+  static examples = [
+    '<%= config.bin %> group create db-replicas --policy anti-affinity --level row',
+    '<%= config.bin %> group create web --policy max-per --max-per 2 --level rack',
+    '<%= config.bin %> group create cache --policy spread --max-skew 1 --level room --soft',
+  ]
+
+  static args = {name: Args.string({description: 'group name (letters, digits and . _ -)', required: true})}
+
+  static flags = {
+    policy: Flags.string({description: 'the rule', options: [...GROUP_POLICIES], required: true}),
+    level: Flags.string({description: 'the domain the rule speaks of', options: [...GROUP_LEVELS], required: true}),
+    'max-per': Flags.integer({description: 'max-per: members allowed in one domain', min: 1}),
+    'max-skew': Flags.integer({description: 'spread: the largest difference between the fullest and the emptiest domain', min: 1}),
+    soft: Flags.boolean({description: 'order candidates instead of refusing writes'}),
+    member: Flags.string({description: 'a consumer uuid to add (repeatable, or comma separated)', multiple: true}),
+    ...allowViolationsFlag,
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(GroupCreate)
+    const members = (flags.member ?? []).flatMap((m) => m.split(',')).filter(Boolean).map((m) => consumerUuid(m))
+    const spec = {
+      name: args.name,
+      policy: flags.policy,
+      level: flags.level,
+      ...(flags['max-per'] !== undefined ? {max_per: flags['max-per']} : {}),
+      ...(flags['max-skew'] !== undefined ? {max_skew: flags['max-skew']} : {}),
+      ...(flags.soft ? {soft: true} : {}),
+      ...(members.length ? {members} : {}),
+    }
+    const groups = groupsOf(await this.backend())
+    const g = await refusedForGroups(() => groups.create(spec, {allowViolations: flags['allow-violations']}))
+    if (!this.textOutput) return this.outputRecord(g as unknown as Record<string, unknown>)
+    this.log(`Created group ${g.name}: ${g.rule}, ${g.members.length} member(s).`)
+  }
+}

@@ -1,0 +1,22 @@
+import {Args} from '@oclif/core'
+import {PlacematCommand} from '../../src/cli/base.js'
+import {groupsOf} from '../../src/cli/groups/groups.js'
+import {consumerUuid} from '../../src/cli/services/allocations.js'
+
+export default class GroupRemove extends PlacematCommand {
+  static summary = 'Remove consumers from a placement group (their allocations stay).'
+  static examples = ['<%= config.bin %> group remove db-replicas $SERVER1']
+  static strict = false
+  static args = {
+    name: Args.string({description: 'group name', required: true}),
+    consumer: Args.string({description: 'consumer uuids', required: true}),
+  }
+
+  async run(): Promise<void> {
+    const {args, argv} = await this.parse(GroupRemove)
+    const consumers = (argv as string[]).slice(1).map((c) => consumerUuid(c))
+    const g = await groupsOf(await this.backend()).members(args.name, {remove: consumers})
+    if (!this.textOutput) return this.outputRecord(g as unknown as Record<string, unknown>)
+    this.log(`Group ${g.name}: ${g.members.length} member(s).`)
+  }
+}

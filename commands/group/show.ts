@@ -1,0 +1,31 @@
+import {Args} from '@oclif/core'
+import {PlacematCommand} from '../../src/cli/base.js'
+import {groupDrawing} from '../../src/cli/groups/draw.js'
+import {groupsOf} from '../../src/cli/groups/groups.js'
+import {breachText} from '../../src/core/groups.js'
+import type {Layout} from '../../src/core/topology.js'
+
+export default class GroupShow extends PlacematCommand {
+  static summary = 'Show a placement group: its rule, its members, and where they sit in the topology.'
+  static description = `Draws the rooms, rows, racks and hosts that hold the group's members, with
+each member on its host; the domains at the group's level say how many
+members they hold, and those where the rule is broken are marked "!".
+JSON/YAML: the group as GET /placemat/v1/groups/{name} answers it, with
+each member's hosts, racks, rows and rooms.`
+
+  static examples = ['<%= config.bin %> group show db-replicas', '<%= config.bin %> group show db-replicas --json']
+
+  static args = {name: Args.string({description: 'group name', required: true})}
+
+  async run(): Promise<void> {
+    const {args} = await this.parse(GroupShow)
+    const backend = await this.backend()
+    const [g, layout] = await Promise.all([groupsOf(backend).show(args.name), backend.currentLayout() as Promise<Layout | undefined>])
+    if (!this.textOutput) return this.outputRecord(g as unknown as Record<string, unknown>)
+    const placed = (g.placements ?? []).filter((p) => p.hosts.length).length
+    this.log(`Group ${g.name}: ${g.rule}; ${g.members.length} member(s), ${placed} placed; generation ${g.generation}`)
+    this.log(g.violations.length ? `Broken: ${g.violations.map(breachText).join('; ')}` : 'The rule holds.')
+    const lines = groupDrawing(g, layout ?? {})
+    if (lines.length) this.log(lines.join('\n'))
+  }
+}
