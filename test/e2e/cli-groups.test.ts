@@ -1,0 +1,134 @@
+/**
+ * Placement groups on the real binary, on a file (--db) and on a daemon: three replicas spread
+ * by row; a rack move that would put two in one row is refused by `topology apply` and by
+ * `rack add`, shown by their dry runs, and reported by `audit` and `group show` when forced.
+ * Against plain Placement, groups are refused with a clear word.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import YAML from 'yaml'
+import type {Layout} from '../../src/core/topology.js'
+import {placemat as run, type Result} from '../helpers/db-tools.js'
+import {startEndpoints, stopEndpoints, type Endpoints} from '../helpers/endpoints.js'
+
+const C = (i: number) => `55555555-0000-4000-8000-${String(i).padStart(12, '0')}`
+
+async function ok(args: string[]): Promise<Result> {
+  const r = await run(args)
+  expect(r.code, `placemat ${args.join(' ')}\n${r.stderr}\n${r.stdout.slice(0, 2000)}`).toBe(0)
+  return r
+}
+
+/** 3 rooms x 2 rows x 2 racks x 2 hosts, named cn-<room><row><rack><n>. */
+function cloudFiles(dir: string): {cloud: string; layout: string; moved: string} {
+  const hosts: string[] = []
+  const layout: Layout = {rooms: []}
+  for (let m = 1; m <= 3; m++) {
+    const rows = []
+    for (let r = 1; r <= 2; r++) {
+      const racks = []
+      for (let k = 1; k <= 2; k++) {
+        const hs = [1, 2].map((n) => `cn-${m}${r}${k}${n}`)
+        hosts.push(...hs)
+        racks.push({name: `rack-${m}${r}${k}`, hosts: hs})
+      }
+      rows.push({name: `row-${m}${r}`, racks})
+    }
+    layout.rooms!.push({name: `room-${m}`, rows})
+  }
+  const moved = structuredClone(layout)
+  moved.rooms![0].rows![0].racks!.push(moved.rooms![0].rows![1].racks!.shift()!) // rack-121 into row-11
+  const files = {cloud: path.join(dir, 'cloud.yaml'), layout: path.join(dir, 'layout.yaml'), moved: path.join(dir, 'moved.yaml')}
+  fs.writeFileSync(files.cloud, YAML.stringify({providers: hosts.map((name) => ({name, inventories: {VCPU: 16}}))}))
+  fs.writeFileSync(files.layout, YAML.stringify(layout))
+  fs.writeFileSync(files.moved, YAML.stringify(moved))
+  return files
+}
+
+describe('placement groups on the command line', () => {
+  let e: Endpoints
+  let files: ReturnType<typeof cloudFiles>
+  beforeAll(async () => {
+    e = await startEndpoints('placemat-cli-groups-')
+    files = cloudFiles(e.dir)
+  })
+  afterAll(() => stopEndpoints(e))
+
+  const targets = () => [
+    {what: 'a file', args: ['--db', path.join(e.dir, 'g.db')]},
+    {what: 'a daemon', args: e.daemon},
+  ]
+
+  it('three replicas spread by row stay spread: a rack move is refused, dry-run shows it, audit reports it when forced', async () => {
+    await ok(['db', 'init', '--db', path.join(e.dir, 'g.db')])
+    for (const {what, args} of targets()) {
+      await ok(['apply', files.cloud, ...args])
+      await ok(['topology', 'apply', files.layout, ...args])
+      await ok(['group', 'create', 'db-replicas', '--policy', 'anti-affinity', '--level', 'row', ...args])
+      const rows: string[] = []
+      for (const i of [1, 2, 3]) {
+        await ok(['claim', C(i), '--group', 'db-replicas', '--resources', 'VCPU:4', '--project', 'p', '--user', 'u', ...args])
+      }
+      const shown = JSON.parse((await ok(['group', 'show', 'db-replicas', '--json', ...args])).stdout)
+      for (const p of shown.placements) rows.push(...p.row)
+      expect(new Set(rows).size, what).toBe(3)
+      expect(shown.violations).toEqual([])
+      // The claims landed on cn-1111, cn-1211 and cn-2111 (the first candidate each rule allows):
+      // moving rack-121 into row-11 would put two replicas in row-11.
+      expect(shown.placements.map((p: any) => p.hosts[0])).toEqual(['cn-1111', 'cn-1211', 'cn-2111'])
+
+      const dry = await ok(['topology', 'apply', files.moved, '--dry-run', ...args])
+      expect(dry.stdout).toContain('! breaks group db-replicas (anti-affinity by row): 2 members in row row-11 (at most 1)')
+      expect(dry.stdout).toContain('Dry run: nothing was changed.')
+      const refused = await run(['topology', 'apply', files.moved, ...args])
+      expect(refused.code, what).toBe(4)
+      expect(refused.stderr).toContain('[placemat.affinity_violation]: Placement group rule violated: group db-replicas (anti-affinity by row)')
+      expect(refused.stderr).toContain(`[row-11: ${[C(1), C(2)].sort().join(', ')}]`)
+      expect(refused.stderr).toContain('--allow-violations to go ahead anyway')
+      const byRack = await run(['rack', 'add', 'rack-111', 'cn-1211', ...args])
+      expect(byRack.code, what).toBe(4)
+      expect(byRack.stderr).toContain('group db-replicas')
+      expect((await ok(['audit', ...args])).stdout).toContain('No findings')
+
+      await ok(['topology', 'apply', files.moved, '--allow-violations', ...args])
+      const audit = await run(['audit', '--exit-code', ...args])
+      expect(audit.code).toBe(7)
+      expect(audit.stdout).toMatch(/group\s+db-replicas \(anti-affinity by row\)\s+2 members in row row-11 \(at most 1\)/)
+      const audited = JSON.parse((await ok(['audit', '--json', ...args])).stdout)
+      expect(audited.findings).toEqual([
+        {
+          kind: 'group_violation',
+          group: 'db-replicas',
+          rule: 'anti-affinity by row',
+          soft: false,
+          why: '2 members in row row-11 (at most 1)',
+          domains: [{name: 'row-11', members: [C(1), C(2)].sort()}],
+        },
+      ])
+      const drawing = (await ok(['group', 'show', 'db-replicas', ...args])).stdout
+      expect(drawing).toContain('Broken: group db-replicas')
+      expect(drawing).toContain('! row row-11 (2 members)')
+      expect((await ok(['group', 'list', ...args])).stdout).toMatch(/db-replicas\s+anti-affinity by row\s+3\s+no \(1 breach\)/)
+    }
+  })
+
+  it('group commands: create, add, remove, delete; bad input and plain Placement are refused clearly', async () => {
+    const args = e.daemon
+    await ok(['group', 'create', 'web', '--policy', 'max-per', '--max-per', '2', '--level', 'host', ...args])
+    const missing = await run(['group', 'create', 'x', '--policy', 'max-per', '--level', 'host', ...args])
+    expect(missing.code).toBe(6)
+    expect(missing.stderr).toContain('needs max_per')
+    expect(JSON.parse((await ok(['group', 'add', 'web', C(1), C(2), '--json', ...args])).stdout).members).toEqual([C(1), C(2)])
+    // C(1) and C(2) both sit in row-11 now (after the forced move), on different hosts: fine for max 2 per host.
+    expect(JSON.parse((await ok(['group', 'remove', 'web', C(1), '--json', ...args])).stdout).members).toEqual([C(2)])
+    expect((await ok(['group', 'list', ...args])).stdout).toContain('at most 2 per host')
+    await ok(['group', 'delete', 'web', ...args])
+    expect((await run(['group', 'show', 'web', ...args])).code).toBe(3)
+    for (const cmd of [['group', 'list'], ['claim', C(9), '--group', 'db-replicas', '--resources', 'VCPU:1', '--project', 'p', '--user', 'u']]) {
+      const plain = await run([...cmd, ...e.plain])
+      expect(plain.code, cmd.join(' ')).toBe(2)
+      expect(plain.stderr).toContain('placement groups are kept by placemat')
+    }
+  })
+})
