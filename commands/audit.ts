@@ -3,6 +3,7 @@ import {PlacematCommand, type Column} from '../src/cli/base.js'
 import {audit, countByKind, deleteOrphans, findingRows, readKnownConsumers, type FindingRow} from '../src/cli/services/audit.js'
 import {failure} from '../src/cli/failure.js'
 import {groupsOf} from '../src/cli/groups/groups.js'
+import {groupFileFlags} from '../src/cli/groups/flags.js'
 
 /** Exit code when findings remain and --exit-code is given. */
 export const FINDINGS_EXIT = 7
@@ -15,7 +16,7 @@ export default class Audit extends PlacematCommand {
 - over-capacity: a provider uses more of a class than its capacity, int((total-reserved)*allocation_ratio): possible after an inventory was lowered (Placement allows that), or it uses a class it has no inventory of
 - empty-consumer: a consumer record holding no allocations (placemat endpoints only: the standard API cannot list them)
 - incomplete: a consumer whose project or user is missing or is Placement's placeholder for writes made before microversion 1.8 (00000000-0000-0000-0000-000000000000)
-- group: a placement group whose rule is broken where its members are now: the group, its rule, and the members in each domain involved (placemat endpoints only; soft groups too, marked "(soft)")
+- group: a placement group whose rule is broken where its members are now: the group, its rule, and the members in each domain involved (placemat endpoints, or plain Placement with --groups FILE and --layout FILE; soft groups too, marked "(soft)")
 
 --known-consumers FILE: one consumer uuid per line (blank lines and #
 comments ignored), or a JSON or YAML list of uuids; "-" reads stdin.
@@ -47,6 +48,7 @@ Exit codes:
     delete: Flags.boolean({description: 'delete the allocations of orphan consumers', dependsOn: ['known-consumers']}),
     'exit-code': Flags.boolean({description: `exit ${FINDINGS_EXIT} when findings remain`}),
     concurrency: Flags.integer({description: 'calls in flight on a plain Placement endpoint', default: 16, min: 1, max: 256}),
+    ...groupFileFlags,
   }
 
   static columns: Column<FindingRow>[] = [{key: 'kind'}, {key: 'subject'}, {key: 'detail'}]
@@ -56,7 +58,8 @@ Exit codes:
     const known = flags['known-consumers'] ? readKnownConsumers(flags['known-consumers']) : undefined
     const backend = await this.backend()
     const load = () => backend.loadCloud({consumers: true, consumerOwners: true, concurrency: flags.concurrency})
-    const readGroups = async () => (backend.kind === 'placemat' ? groupsOf(backend).list() : [])
+    // Groups: placemat's own, or on plain Placement those of --groups FILE (else none to check).
+    const readGroups = async () => (backend.kind === 'placemat' || flags.groups ? (await groupsOf(backend, flags)).list() : [])
     const [view, groups] = await Promise.all([load(), readGroups()])
     const result = audit(view, known, backend.kind === 'placemat', groups)
     let failed = 0

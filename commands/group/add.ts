@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
-import {allowViolationsFlag, refusedForGroups} from '../../src/cli/groups/flags.js'
+import {allowViolationsFlag, groupFileFlags, refusedForGroups} from '../../src/cli/groups/flags.js'
 import {groupsOf} from '../../src/cli/groups/groups.js'
 import {consumerUuid} from '../../src/cli/services/allocations.js'
 
@@ -17,12 +17,12 @@ where they are) unless --allow-violations.`
     consumer: Args.string({description: 'consumer uuids', required: true}),
   }
 
-  static flags = {...allowViolationsFlag}
+  static flags = {...allowViolationsFlag, ...groupFileFlags}
 
   async run(): Promise<void> {
     const {args, argv, flags} = await this.parse(GroupAdd)
     const consumers = (argv as string[]).slice(1).map((c) => consumerUuid(c))
-    const groups = groupsOf(await this.backend())
+    const groups = await groupsOf(await this.backend(), flags)
     const g = await refusedForGroups(() => groups.members(args.name, {add: consumers}, {allowViolations: flags['allow-violations']}))
     if (!this.textOutput) return this.outputRecord(g as unknown as Record<string, unknown>)
     this.log(`Group ${g.name}: ${g.members.length} member(s); ${g.violations.length ? `${g.violations.length} breach(es) of ${g.rule}` : 'the rule holds'}.`)

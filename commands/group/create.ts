@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
-import {allowViolationsFlag, refusedForGroups} from '../../src/cli/groups/flags.js'
+import {allowViolationsFlag, groupFileFlags, refusedForGroups} from '../../src/cli/groups/flags.js'
 import {groupsOf} from '../../src/cli/groups/groups.js'
 import {consumerUuid} from '../../src/cli/services/allocations.js'
 import {GROUP_LEVELS, GROUP_POLICIES} from '../../src/core/groups.js'
@@ -42,6 +42,7 @@ rule, the group is not made (unless --allow-violations).`
     soft: Flags.boolean({description: 'order candidates instead of refusing writes'}),
     member: Flags.string({description: 'a consumer uuid to add (repeatable, or comma separated)', multiple: true}),
     ...allowViolationsFlag,
+    ...groupFileFlags,
   }
 
   async run(): Promise<void> {
@@ -56,7 +57,7 @@ rule, the group is not made (unless --allow-violations).`
       ...(flags.soft ? {soft: true} : {}),
       ...(members.length ? {members} : {}),
     }
-    const groups = groupsOf(await this.backend())
+    const groups = await groupsOf(await this.backend(), flags)
     const g = await refusedForGroups(() => groups.create(spec, {allowViolations: flags['allow-violations']}))
     if (!this.textOutput) return this.outputRecord(g as unknown as Record<string, unknown>)
     this.log(`Created group ${g.name}: ${g.rule}, ${g.members.length} member(s).`)

@@ -1,5 +1,6 @@
 import {PlacematCommand} from '../../src/cli/base.js'
 import {groupsOf} from '../../src/cli/groups/groups.js'
+import {groupFileFlags} from '../../src/cli/groups/flags.js'
 
 export default class GroupList extends PlacematCommand {
   static summary = 'List placement groups, each with its rule and whether it holds.'
@@ -7,14 +8,17 @@ export default class GroupList extends PlacematCommand {
 be (see \`placemat group create\`). "holds" is "yes" when no member breaks the
 rule where it is now, else the breaches are counted ("soft" groups only
 order candidates, and are listed the same). Placement groups are kept by
-placemat (a daemon or --db). JSON/YAML: {groups: [...]}, each with its
+placemat (a daemon or --db); on plain OpenStack Placement, in a local
+file (--groups FILE, with --layout FILE for racks, rows and rooms). JSON/YAML: {groups: [...]}, each with its
 members and violations.`
 
   static examples = ['<%= config.bin %> group list', '<%= config.bin %> group list --json']
 
+  static flags = {...groupFileFlags}
+
   async run(): Promise<void> {
-    await this.parse(GroupList)
-    const groups = await groupsOf(await this.backend()).list()
+    const {flags} = await this.parse(GroupList)
+    const groups = await (await groupsOf(await this.backend(), flags)).list()
     const rows = groups.map((g) => ({
       name: g.name,
       rule: g.rule,

@@ -1,6 +1,7 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {groupsOf} from '../../src/cli/groups/groups.js'
+import {groupFileFlags} from '../../src/cli/groups/flags.js'
 import {consumerUuid} from '../../src/cli/services/allocations.js'
 
 export default class GroupRemove extends PlacematCommand {
@@ -12,10 +13,12 @@ export default class GroupRemove extends PlacematCommand {
     consumer: Args.string({description: 'consumer uuids', required: true}),
   }
 
+  static flags = {...groupFileFlags}
+
   async run(): Promise<void> {
-    const {args, argv} = await this.parse(GroupRemove)
+    const {args, argv, flags} = await this.parse(GroupRemove)
     const consumers = (argv as string[]).slice(1).map((c) => consumerUuid(c))
-    const g = await groupsOf(await this.backend()).members(args.name, {remove: consumers})
+    const g = await (await groupsOf(await this.backend(), flags)).members(args.name, {remove: consumers})
     if (!this.textOutput) return this.outputRecord(g as unknown as Record<string, unknown>)
     this.log(`Group ${g.name}: ${g.members.length} member(s).`)
   }

@@ -2,6 +2,8 @@ import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {groupDrawing} from '../../src/cli/groups/draw.js'
 import {groupsOf} from '../../src/cli/groups/groups.js'
+import {groupFileFlags} from '../../src/cli/groups/flags.js'
+import {layoutBody, readLayoutFile} from '../../src/cli/topology/layout-file.js'
 import {breachText} from '../../src/core/groups.js'
 import type {Layout} from '../../src/core/topology.js'
 
@@ -16,11 +18,13 @@ each member's hosts, racks, rows and rooms.`
   static examples = ['<%= config.bin %> group show db-replicas', '<%= config.bin %> group show db-replicas --json']
 
   static args = {name: Args.string({description: 'group name', required: true})}
+  static flags = {...groupFileFlags}
 
   async run(): Promise<void> {
-    const {args} = await this.parse(GroupShow)
+    const {args, flags} = await this.parse(GroupShow)
     const backend = await this.backend()
-    const [g, layout] = await Promise.all([groupsOf(backend).show(args.name), backend.currentLayout() as Promise<Layout | undefined>])
+    const file = flags.layout ? layoutBody(readLayoutFile(flags.layout)) : undefined
+    const [g, layout] = await Promise.all([(await groupsOf(backend, flags)).show(args.name), backend.currentLayout(file) as Promise<Layout | undefined>])
     if (!this.textOutput) return this.outputRecord(g as unknown as Record<string, unknown>)
     const placed = (g.placements ?? []).filter((p) => p.hosts.length).length
     this.log(`Group ${g.name}: ${g.rule}; ${g.members.length} member(s), ${placed} placed; generation ${g.generation}`)

@@ -129,6 +129,31 @@ describe('placement groups on the command line', () => {
       const plain = await run([...cmd, ...e.plain])
       expect(plain.code, cmd.join(' ')).toBe(2)
       expect(plain.stderr).toContain('placement groups are kept by placemat')
+      expect(plain.stderr).toContain('--groups FILE')
     }
+  })
+
+  it('on plain Placement, a local groups file: claims keep the rule (checked when chosen), audit reports breaches', async () => {
+    const groups = path.join(e.dir, 'groups.yaml')
+    const local = ['--groups', groups, '--layout', files.layout, ...e.plain]
+    await ok(['apply', files.cloud, ...e.plain])
+    await ok(['topology', 'apply', files.layout, ...e.plain])
+    await ok(['group', 'create', 'db-replicas', '--policy', 'anti-affinity', '--level', 'row', ...local])
+    for (const i of [11, 12, 13]) {
+      await ok(['claim', C(i), '--group', 'db-replicas', '--resources', 'VCPU:4', '--project', 'p', '--user', 'u', ...local])
+    }
+    const file = YAML.parse(fs.readFileSync(groups, 'utf8'))
+    expect(file.groups).toEqual([{name: 'db-replicas', policy: 'anti-affinity', level: 'row', members: [C(11), C(12), C(13)]}])
+    const shown = JSON.parse((await ok(['group', 'show', 'db-replicas', '--json', ...local])).stdout)
+    const rows = shown.placements.map((p: any) => p.row[0])
+    expect(new Set(rows).size).toBe(3)
+    // The move below brings rack-121 into row-11: it breaks the rule if members sit in both.
+    expect(shown.placements.map((p: any) => p.rack[0]).slice(0, 2)).toEqual(['rack-111', 'rack-121'])
+    expect((await ok(['audit', ...local])).stdout).toContain('No findings')
+    // The rack move, done on plain Placement (which checks nothing), is reported by audit.
+    await ok(['topology', 'apply', files.moved, '--previous', files.layout, ...e.plain])
+    const audit = await run(['audit', '--exit-code', '--groups', groups, '--layout', files.moved, ...e.plain])
+    expect(audit.code, audit.stderr).toBe(7)
+    expect(audit.stdout).toContain('2 members in row row-11 (at most 1)')
   })
 })

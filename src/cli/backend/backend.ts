@@ -121,14 +121,17 @@ export interface Backend {
  * The cloud as a State, with the names of classes and traits and placemat's racks, rows
  * and rooms: what the core plans `placemat apply` on.
  */
-export async function loadState(backend: Backend, opts: LoadOptions & {changeable?: boolean} = {}): Promise<State> {
+export async function loadState(
+  backend: Backend,
+  opts: LoadOptions & {changeable?: boolean; topology?: TopologyNodeRecord[]} = {},
+): Promise<State> {
   // A --db file's own State, unless the caller will change it (a dry run's check).
   if (!opts.changeable && backend.heldState) return backend.heldState()
   const [cloud, rc, tr, topology, {stateFromSnapshot}] = await Promise.all([
     backend.loadCloud(opts),
     backend.client.get<{resource_classes: {name: string}[]}>('/resource_classes'),
     backend.client.get<{traits: string[]}>('/traits'),
-    backend.topologyNodes(),
+    opts.topology ?? backend.topologyNodes(),
     import('../../core/snapshot.js'),
   ])
   return stateFromSnapshot({

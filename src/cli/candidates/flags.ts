@@ -68,6 +68,7 @@ export const candidateFlags = {
   near: Flags.string({description: 'order: same rack as CONSUMER first, then row, then room, then the rest', exclusive: ['far'], helpGroup: 'TOPOLOGY'}),
   far: Flags.string({description: 'order: the reverse of --near', helpGroup: 'TOPOLOGY'}),
   layout: Flags.string({description: 'topology layout file (YAML/JSON) for a plain Placement endpoint', helpGroup: 'TOPOLOGY'}),
+  groups: Flags.string({description: 'placement groups file for a plain Placement endpoint (--group NAME)', helpGroup: 'TOPOLOGY'}),
 }
 
 export interface CandidateFlagValues {
@@ -86,4 +87,5 @@ export interface CandidateFlagValues {
   near?: string
   far?: string
   layout?: string
+  groups?: string
 }

@@ -15,6 +15,9 @@ import type {CandidateFlagValues} from './flags.js'
 import {keptProviders} from './kept-providers.js'
 import {topologyRefs} from './member-of.js'
 import {addRuleFilters, buildQuery, parseGroups, parseRules, placementGroupOf, type Query} from './query.js'
+import {forGroup} from '../../core/candidates/group-fit.js'
+import type {State} from '../../core/state.js'
+import {NO_GROUPS_HERE} from '../groups/groups.js'
 
 export type Resources = Record<string, number>
 
@@ -69,8 +72,15 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
   if (order && !isUuidLike(order.consumer)) throw usage(`--${order.direction} ${order.consumer}: not a consumer uuid`)
   const placementGroup = placementGroupOf(flags.group)
   if (placementGroup !== undefined && order) throw usage(`--group ${placementGroup} orders the candidates itself: not with --${order.direction}`)
-  if (placementGroup !== undefined && (await endpoint.backend()).kind !== 'placemat') {
-    throw usage(`--group ${placementGroup}: placement groups are kept by placemat; plain OpenStack Placement has no place for them`)
+  // On plain Placement a group is judged here, on a snapshot with the --groups file's groups.
+  let groupState: Promise<State> | undefined
+  if (placementGroup !== undefined) {
+    const backend = await endpoint.backend()
+    if (backend.kind !== 'placemat') {
+      if (!flags.groups) throw usage(`--group ${placementGroup}: ${NO_GROUPS_HERE}`)
+      groupState = import('../groups/file-groups.js').then((m) => m.groupsSnapshot(backend, flags.groups!, flags.layout))
+      groupState.catch(() => undefined)
+    }
   }
   const needTopology = rules.length > 0 || order !== null || opts.topology === 'required'
   let providers: Map<string, ListedProvider> | undefined
@@ -101,7 +111,9 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
 
   // Server-side ordering on placemat (the daemon's topology); client-side elsewhere.
   const serverOrder = order !== null && topology?.placemat === true && !flags.layout
-  const clientCut = (!exact || (order !== null && !serverOrder) || (placementGroup !== undefined && resolved.length > 0)) && query.limit !== undefined
+  const clientCut =
+    (!exact || (order !== null && !serverOrder) || (placementGroup !== undefined && (resolved.length > 0 || groupState !== undefined))) &&
+    query.limit !== undefined
   const limit = flags.limit
   if (clientCut || opts.noLimit) delete query.limit
   let path = '/allocation_candidates'
@@ -109,7 +121,7 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
   if (serverOrder) {
     path = `${PLACEMAT_API}/allocation_candidates`
     sent[order!.direction] = [canonical(order!.consumer)]
-  } else if (placementGroup !== undefined) {
+  } else if (placementGroup !== undefined && !groupState) {
     // The daemon keeps the group: it filters (hard) or orders (soft) with every member where it is.
     path = `${PLACEMAT_API}/allocation_candidates`
     sent.group = [placementGroup]
@@ -122,6 +134,7 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
   for (const [uuid, s] of Object.entries(body.provider_summaries ?? {})) if (s.root_provider_uuid) rootOf.set(uuid, s.root_provider_uuid)
   const nodesOf = (ar: CandidatesBody['allocation_requests'][number]) => placementInLayout(topology!, providers!, Object.keys(ar.allocations), rootOf)
   if (resolved.length) ars = ars.filter((ar) => resolved.every((r) => ruleViolation(nodesOf(ar), r.anchor, r) === null))
+  if (groupState) ars = forGroup(await groupState, ars, (ar) => Object.keys(ar.allocations), placementGroup!)
   if (order && !serverOrder) {
     const anchorNodes = opts.anchors?.get(canonical(order.consumer)) ?? (await consumerNodes(client, topology!, providers!, canonical(order.consumer)))
     ars = byCloseness(ars, nodesOf, anchorNodes, order.direction)

@@ -26,3 +26,12 @@ export async function refusedForGroups<T>(write: () => Promise<T>): Promise<T> {
     throw err
   }
 }
+
+/** Where plain Placement's groups are kept, and the layout that names its racks, rows and rooms. */
+export const groupFileFlags = {
+  groups: Flags.string({
+    description: 'plain OpenStack Placement only: the file that keeps the placement groups (group commands write it back)',
+    helpGroup: 'CONNECTION',
+  }),
+  layout: Flags.string({description: 'plain OpenStack Placement only: the topology layout file (racks, rows and rooms)', helpGroup: 'CONNECTION'}),
+}

@@ -42,10 +42,14 @@ function placematGroups(client: PlacementClient): Groups {
   }
 }
 
-/** The groups of `backend`; plain Placement has nowhere to keep them. */
-export function groupsOf(backend: Backend): Groups {
-  if (backend.kind !== 'placemat') {
-    throw usageError('placement groups are kept by placemat (a daemon or --db): plain OpenStack Placement has no place for them')
-  }
-  return placematGroups(backend.client)
+/** Plain Placement without --groups FILE. */
+export const NO_GROUPS_HERE =
+  'placement groups are kept by placemat (a daemon or --db): plain OpenStack Placement has no place for them; keep them in a local file with --groups FILE (and --layout FILE for racks, rows and rooms)'
+
+/** The groups of `backend`; on plain Placement, those of the local `file`. */
+export async function groupsOf(backend: Backend, file?: {groups?: string; layout?: string}): Promise<Groups> {
+  if (backend.kind === 'placemat') return placematGroups(backend.client)
+  if (!file?.groups) throw usageError(NO_GROUPS_HERE)
+  const {fileGroups} = await import('./file-groups.js')
+  return fileGroups(backend, file.groups, file.layout)
 }

@@ -19,6 +19,7 @@ import {LEVELS, placementInLayout, type Level, type NodeSets} from '../candidate
 import {type CandidateFlagValues} from '../candidates/flags.js'
 import {searchCandidates, type CandidateSearch, type Resources} from '../candidates/search.js'
 import {isPlacementGroupName, placementGroupOf} from '../candidates/query.js'
+import {groupsOf} from '../groups/groups.js'
 import type {AffinityRule} from '../../core/affinity.js'
 import {AFFINITY_VIOLATION, ErrorCode} from '../../core/errors.js'
 import {NAMES_NAMESPACE, canonicalUuid as canonical, isUuidLike, uuid5} from '../../core/uuids.js'
@@ -107,8 +108,11 @@ export async function claim(endpoint: Endpoint, flags: CandidateFlagValues, opts
   let current = firstCurrent
   const {project, user, type} = ownership(consumer, current, opts.own)
   const rules: AffinityRule[] = search.rules.map(({relation, level, consumer: c}) => ({relation, level, consumer: c}))
-  // A placement group (only placemat has them: the search refused it elsewhere) is checked in the write.
-  const viaClaims = (rules.length > 0 && search.topology?.placemat === true) || group !== undefined
+  // A placement group is checked in the write on placemat; on plain Placement (a --groups file)
+  // only when the candidates were chosen, and the member is written to the file after the claim.
+  const placematGroup = group !== undefined && (await endpoint.backend()).kind === 'placemat'
+  const fileGroup = group !== undefined && !placematGroup
+  const viaClaims = (rules.length > 0 && search.topology?.placemat === true) || placematGroup
 
   let attempts = 0
   let refreshes = 0
@@ -122,7 +126,9 @@ export async function claim(endpoint: Endpoint, flags: CandidateFlagValues, opts
       throw conflict(
         attempts
           ? `no candidate could be claimed for ${consumer}: ${attempts} tried, none left${lastError ? ` (last: ${lastError})` : ''}`
-          : `no allocation candidates for this request`,
+          : group !== undefined && !opts.allowViolations
+            ? `no allocation candidates for this request that keep the rule of group ${group}`
+            : `no allocation candidates for this request`,
       )
     }
     if (!hookRun) {
@@ -147,7 +153,7 @@ export async function claim(endpoint: Endpoint, flags: CandidateFlagValues, opts
               affinity: rules,
             }
             if (type) body.consumer_type = type
-            if (group !== undefined) body.group = group
+            if (placematGroup) body.group = group
             const query = opts.allowViolations ? {allow_violations: 'true'} : undefined
             const res = await client.post<{consumer_generation: number}>(`${PLACEMAT_API}/claims`, body, {query})
             generation = res.consumer_generation
@@ -161,6 +167,10 @@ export async function claim(endpoint: Endpoint, flags: CandidateFlagValues, opts
             if (type) body.consumer_type = type
             await client.put(`/allocations/${consumer}`, body, {version: type ? undefined : '1.37'})
             generation = (current.consumer_generation ?? 0) + 1
+          }
+          if (fileGroup) {
+            const groups = await groupsOf(await endpoint.backend(), {groups: flags.groups, layout: flags.layout})
+            await groups.members(group!, {add: [consumer]}, {allowViolations: true})
           }
           return {
             consumer_uuid: consumer,

@@ -14,35 +14,37 @@ import {keepCandidates} from './kept.js'
 /** Stands for the consumer being placed: it holds nothing yet, and is in no group. */
 const NEWCOMER = '(candidate)'
 
+/** The candidates of `result` for a new member of group `name`, cut to `limit`. */
 export function fitToGroup(s: State, result: CandidateResult, name: string, limit: number | undefined, nested: boolean): CandidateResult {
+  return keepCandidates(s, result, forGroup(s, result.allocationRequests, (ar) => ar.allocations.keys(), name), limit, nested)
+}
+
+/**
+ * Any list of candidates (each a set of providers), for a new member of group `name`: a hard
+ * group's rule filters it, a soft one's orders it. Also what the command line runs on a
+ * snapshot for plain Placement's candidates.
+ */
+export function forGroup<T>(s: State, items: T[], providersOf: (item: T) => Iterable<string>, name: string): T[] {
   const group = requireGroup(s, name)
   // Judged as a hard rule, also for a soft group (which then only orders by it).
   const asHard: Group = {...group, soft: false}
-  const breaks = (providers: Iterable<string>) =>
-    newBreaches(s, {placements: new Map([[NEWCOMER, providers]]), joins: new Map([[name, [NEWCOMER]]]), groups: [asHard]}).length
-  const requests = result.allocationRequests
-  if (!group.soft) return keepCandidates(s, result, requests.filter((ar) => breaks(ar.allocations.keys()) === 0), limit, nested)
+  const breaks = (item: T) =>
+    newBreaches(s, {placements: new Map([[NEWCOMER, providersOf(item)]]), joins: new Map([[name, [NEWCOMER]]]), groups: [asHard]}).length
+  if (!group.soft) return items.filter((item) => breaks(item) === 0)
   if (group.policy === 'affinity' || group.policy === 'anti-affinity') {
     const members: Placement = emptyPlacement()
     for (const m of group.members) {
       const p = placementOf(s, storedHosts(s, m))
       for (const level of ['rack', 'row', 'room'] as const) for (const n of p[level]) members[level].add(n)
     }
-    const direction = group.policy === 'affinity' ? 'near' : 'far'
-    // Closeness first, then (within a band) those that keep the rule at its own level.
-    const keeping = requests.filter((ar) => breaks(ar.allocations.keys()) === 0)
+    // Those that keep the rule first, then by closeness (stable): the nearest to the members
+    // for affinity, the farthest for anti-affinity.
+    const keeping = items.filter((item) => breaks(item) === 0)
     const kept = new Set(keeping)
-    const others = requests.filter((ar) => !kept.has(ar))
-    const ordered = [...keeping, ...others]
-    return keepCandidates(s, result, byCloseness(ordered, (ar) => placementOf(s, ar.allocations.keys()), members, direction), limit, nested)
+    const ordered = [...keeping, ...items.filter((item) => !kept.has(item))]
+    return byCloseness(ordered, (item) => placementOf(s, providersOf(item)), members, group.policy === 'affinity' ? 'near' : 'far')
   }
-  const scored = requests.map((ar, i) => ({ar, i, n: breaks(ar.allocations.keys())}))
+  const scored = items.map((item, i) => ({item, i, n: breaks(item)}))
   scored.sort((a, b) => a.n - b.n || a.i - b.i)
-  return keepCandidates(
-    s,
-    result,
-    scored.map((x) => x.ar),
-    limit,
-    nested,
-  )
+  return scored.map((x) => x.item)
 }
