@@ -1,4 +1,5 @@
 import {Args, Flags} from '@oclif/core'
+import {allowViolationsFlag, refusedForGroups} from '../src/cli/groups/flags.js'
 import {PlacematCommand} from '../src/cli/base.js'
 import {serialize} from '../src/cli/output.js'
 import {dryRunFailure, readPlan, renderReport, runReshape, type ReshapeReport} from '../src/cli/services/reshape.js'
@@ -62,13 +63,15 @@ unreachable.`
 
   static flags = {
     'dry-run': Flags.boolean({description: 'print the trees before and after and the conflicts; change nothing'}),
+    ...allowViolationsFlag,
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Reshape)
     const plan = readPlan(args.plan)
     const print = (r: ReshapeReport) => this.log(this.textOutput ? renderReport(r) : serialize(r, this.format))
-    const report = await runReshape(await this.backend(), plan, {dryRun: Boolean(flags['dry-run'])}, print)
+    const backend = await this.backend()
+    const report = await refusedForGroups(() => runReshape(backend, plan, {dryRun: Boolean(flags['dry-run']), allowViolations: flags['allow-violations']}, print))
     print(report)
     // A dry run exits as the real run would.
     const failure = dryRunFailure(report)

@@ -35,6 +35,7 @@ for (let m = 1; m <= 3; m++) {
   layout.rooms!.push({name: `room-${m}`, rows})
 }
 const hostUuid = (name: string) => H(hostNames.indexOf(name) + 1)
+const H_INDEX = (uuid: string) => Number(uuid.slice(-12)) - 1
 
 let api: TestApi
 
@@ -187,6 +188,93 @@ describe('placement groups', () => {
     expect((await api.call('GET', `/allocations/${C(30)}`)).body.allocations).toEqual({})
     expect((await two(['host-1111', 'host-1112'])).status).toBe(200)
     expect((await ok('GET', `${GROUPS}/pair`)).members).toEqual([C(30), C(31)])
+  })
+})
+
+describe('placement groups and the other writes', () => {
+  const put = (consumer: string, host: string) =>
+    api.call('PUT', `/allocations/${consumer}`, {
+      allocations: {[hostUuid(host)]: {resources: {VCPU: 1}}},
+      project_id: 'p',
+      user_id: 'u',
+      consumer_generation: null,
+      consumer_type: 'INSTANCE',
+    })
+
+  it("Placement's own writes are never refused for a group; GET /placemat/v1/groups reports what they break", async () => {
+    await ok('POST', GROUPS, {name: 'solo', policy: 'anti-affinity', level: 'rack'})
+    expect((await claim(C(40), 'host-1111', 'solo')).status).toBe(200)
+    expect((await claim(C(41), 'host-1121', 'solo')).status).toBe(200)
+    // nova rewrites C41's allocations onto C40's rack through PUT /allocations: Placement's answer.
+    const rewrite = await api.call('PUT', `/allocations/${C(41)}`, {
+      allocations: {[hostUuid('host-1112')]: {resources: {VCPU: 1}}},
+      project_id: 'p',
+      user_id: 'u',
+      consumer_generation: 1,
+      consumer_type: 'INSTANCE',
+    })
+    expect(rewrite.status).toBe(204)
+    const [g] = (await ok('GET', GROUPS)).groups
+    expect(g.violations.map((v: any) => v.why)).toEqual(['2 members in rack rack-111 (at most 1)'])
+  })
+
+  it("placemat's POST /placemat/v1/allocations (claim move) and a batch reshape refuse to break a group unless allowed", async () => {
+    await ok('POST', GROUPS, {name: 'solo', policy: 'anti-affinity', level: 'rack'})
+    expect((await claim(C(50), 'host-1111', 'solo')).status).toBe(200)
+    expect((await claim(C(51), 'host-1121', 'solo')).status).toBe(200)
+    const body = {
+      [C(51)]: {allocations: {[hostUuid('host-1112')]: {resources: {VCPU: 1}}}, project_id: 'p', user_id: 'u', consumer_generation: 1, consumer_type: 'INSTANCE'},
+    }
+    const refused = await api.call('POST', '/placemat/v1/allocations', body)
+    expect(refused.status).toBe(409)
+    expect(refused.body.errors[0].code).toBe('placemat.affinity_violation')
+    expect(refused.body.errors[0].detail).toContain('group solo (anti-affinity by rack): 2 members in rack rack-111')
+    expect(Object.keys((await ok('GET', `/allocations/${C(51)}`)).allocations)).toEqual([hostUuid('host-1121')])
+    // Elsewhere it is taken, as Placement's POST /allocations would.
+    body[C(51)].allocations = {[hostUuid('host-1211')]: {resources: {VCPU: 1}}}
+    expect((await api.call('POST', '/placemat/v1/allocations', body)).status).toBe(204)
+    // A reshape in a batch that takes C50's allocation onto C51's rack.
+    const target = hostUuid('host-1212')
+    const reshape = async (query = '') =>
+      api.call('POST', `/placemat/v1/batch${query}`, {
+        operations: [
+          {
+            op: 'reshape',
+            microversion: '1.38',
+            inventories: {[target]: {resource_provider_generation: (await ok('GET', `/resource_providers/${target}`)).generation, inventories: {VCPU: {total: 8}}}},
+            allocations: {
+              [C(50)]: {allocations: {[hostUuid('host-1212')]: {resources: {VCPU: 1}}}, project_id: 'p', user_id: 'u', consumer_generation: 1, consumer_type: 'INSTANCE'},
+            },
+          },
+        ],
+      })
+    const r = await reshape()
+    expect(r.status, JSON.stringify(r.body)).toBe(409)
+    expect(r.body.errors[0].detail).toContain('group solo (anti-affinity by rack): 2 members in rack rack-121')
+    expect((await reshape('?allow_violations=true')).status).toBe(200)
+    expect((await ok('GET', `${GROUPS}/solo`)).violations).toHaveLength(1)
+  })
+
+  it('GET /placemat/v1/allocation_candidates?group= keeps what a hard rule allows and orders for a soft one', async () => {
+    await ok('POST', GROUPS, {name: 'hard', policy: 'max-per', level: 'room', max_per: 1})
+    expect((await claim(C(60), 'host-1111', 'hard')).status).toBe(200)
+    const hosts = async (query: string) => {
+      const body = await ok('GET', `/placemat/v1/allocation_candidates?resources=VCPU:1&${query}`)
+      return body.allocation_requests.map((ar: any) => hostNames[H_INDEX(Object.keys(ar.allocations)[0])])
+    }
+    const allowed = await hosts('group=hard')
+    expect(allowed).toHaveLength(16)
+    expect(allowed.some((h: string) => h.startsWith('host-1'))).toBe(false)
+    expect(await hosts('group=hard&limit=2')).toEqual(allowed.slice(0, 2))
+    await ok('POST', GROUPS, {name: 'near', policy: 'affinity', level: 'rack', soft: true})
+    expect((await put(C(61), 'host-3211')).status).toBe(204)
+    await ok('POST', `${GROUPS}/near/members`, {add: [C(61)]})
+    const ordered = await hosts('group=near')
+    expect(ordered).toHaveLength(24)
+    expect(ordered.slice(0, 2).sort()).toEqual(['host-3211', 'host-3212'])
+    expect(ordered.slice(2, 4).sort()).toEqual(['host-3221', 'host-3222'])
+    expect((await api.call('GET', '/placemat/v1/allocation_candidates?resources=VCPU:1&group=nope')).status).toBe(404)
+    expect((await api.call('GET', `/placemat/v1/allocation_candidates?resources=VCPU:1&group=near&near=${C(61)}`)).status).toBe(400)
   })
 })
 

@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {move} from '../../src/cli/services/claim.js'
+import {allowViolationsFlag, refusedForGroups} from '../../src/cli/groups/flags.js'
 
 export default class ClaimMove extends PlacematCommand {
   static summary = "Hand a consumer's allocations to a migration consumer, atomically (as Nova's move operations do)."
@@ -13,17 +14,26 @@ default is INSTANCE) and the consumer's project and user; what it held before is
 says so). The consumer then holds nothing: claim it again on the destination
 (placemat claim CONSUMER ...) and release the migration consumer when the move
 is done, or move the allocations back to revert. A consumer without
-allocations is not found (exit 3).`
+allocations is not found (exit 3).
+
+On placemat the write is POST /placemat/v1/allocations, which checks the
+placement groups of both consumers in the transaction: a move that would
+make the receiving consumer break its group's rule is refused (exit 4)
+unless --allow-violations.`
   static examples = ['<%= config.bin %> claim move $SERVER --to $MIGRATION', '<%= config.bin %> claim move $MIGRATION --to $SERVER  # revert']
   static args = {consumer: Args.string({description: 'consumer uuid whose allocations move', required: true})}
   static flags = {
     to: Flags.string({description: 'the migration consumer uuid that receives them', required: true}),
     'consumer-type': Flags.string({description: 'consumer type of the receiving consumer (default MIGRATION; INSTANCE when moving back from a MIGRATION)'}),
+    ...allowViolationsFlag,
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(ClaimMove)
-    const out = await move(await this.client(), args.consumer, flags.to, flags['consumer-type'])
+    const backend = await this.backend()
+    const out = await refusedForGroups(() =>
+      move(backend.client, args.consumer, flags.to, flags['consumer-type'], {placemat: backend.kind === 'placemat', allowViolations: flags['allow-violations']}),
+    )
     if (out.overwrote) process.stderr.write(`placemat: warning: the allocations ${flags.to} held were overwritten\n`)
     this.outputRecord({
       consumer_uuid: out.consumer_uuid,

@@ -12,6 +12,7 @@ import {setAggregates} from './aggregates.js'
 import {setInventories} from './inventories.js'
 import {createProvider, deleteProvider, getProvider, updateProvider} from './providers.js'
 import {reshape, type ReshaperBody} from './reshaper.js'
+import {newBreaches, refuseBreaches} from './groups.js'
 import {ensureResourceClass} from './resource-classes.js'
 import {ensureTrait, setProviderTraits} from './traits.js'
 import type {State} from './state.js'
@@ -38,26 +39,33 @@ export interface BatchResult {
   generation?: number
 }
 
-export function applyBatch(s: State, now: number, operations: BatchOperation[]): BatchResult[] {
-  return operations.map((o, i) => applyNumbered(s, now, o, i))
+export interface BatchOptions {
+  /** Sees each operation before it runs (a schema check). */
+  check?: (o: BatchOperation, i: number) => void
+  /** A reshape may leave members of a placement group breaking its rule. */
+  allowViolations?: boolean
+}
+
+export function applyBatch(s: State, now: number, operations: BatchOperation[], opts: BatchOptions = {}): BatchResult[] {
+  return operations.map((o, i) => applyNumbered(s, now, o, i, opts))
 }
 
 /**
  * The same without a result per operation (a batch of millions, whose results nobody reads),
- * over operations made as they are walked; `check` sees each one before it runs.
+ * over operations made as they are walked.
  */
-export function runBatch(s: State, now: number, operations: Iterable<BatchOperation>, check?: (o: BatchOperation, i: number) => void): void {
+export function runBatch(s: State, now: number, operations: Iterable<BatchOperation>, opts: BatchOptions = {}): void {
   let i = 0
   for (const o of operations) {
-    check?.(o, i)
-    applyNumbered(s, now, o, i++)
+    opts.check?.(o, i)
+    applyNumbered(s, now, o, i++, opts)
   }
 }
 
 /** One operation; a refusal names it by its place in the batch. */
-function applyNumbered(s: State, now: number, o: BatchOperation, i: number): BatchResult {
+function applyNumbered(s: State, now: number, o: BatchOperation, i: number, opts: BatchOptions): BatchResult {
   try {
-    return applyOne(s, now, o)
+    return applyOne(s, now, o, opts)
   } catch (err) {
     if (err instanceof PlacementError) {
       throw new PlacementError(err.status, `operation ${i} (${o.op}${'uuid' in o ? ` ${o.uuid}` : ''}): ${err.detail}`, err.code)
@@ -66,7 +74,7 @@ function applyNumbered(s: State, now: number, o: BatchOperation, i: number): Bat
   }
 }
 
-function applyOne(s: State, now: number, o: BatchOperation): BatchResult {
+function applyOne(s: State, now: number, o: BatchOperation, opts: BatchOptions): BatchResult {
   switch (o.op) {
     case 'ensure_resource_class':
       return {op: o.op, name: ensureResourceClass(s, now, o.name).rc.name}
@@ -96,6 +104,10 @@ function applyOne(s: State, now: number, o: BatchOperation): BatchResult {
       return {op: o.op, uuid: o.uuid, generation: provider.generation}
     }
     case 'reshape': {
+      // Allocations moved to providers of other hosts can break a placement group (POST
+      // /reshaper, Placement's own, never refuses for one).
+      const placements = new Map(Object.entries(o.allocations ?? {}).map(([c, a]) => [c, Object.keys((a as {allocations?: object}).allocations ?? {})]))
+      refuseBreaches(newBreaches(s, {placements}), opts.allowViolations)
       reshape(s, now, {inventories: o.inventories, allocations: o.allocations}, {consumerTypes: reshapeMinor(o) >= 38})
       return {op: o.op}
     }

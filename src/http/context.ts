@@ -111,6 +111,14 @@ export function queryParams(req: FastifyRequest): Map<string, string[]> {
 }
 
 /** Validates the query as Placement does: the schema sees each key's last value. */
+/** A true/false query flag (absent: false). */
+export function booleanParam(ctx: Ctx, name: string): boolean {
+  const v = queryParams(ctx.req).get(name)?.at(-1)
+  if (v === undefined) return false
+  if (v !== 'true' && v !== 'false') throw new PlacementError(400, `${name} must be true or false`)
+  return v === 'true'
+}
+
 export function validateQuery(params: Map<string, string[]>, schema: object): void {
   // No prototype: a key named __proto__ is a key like any other (and an unexpected one).
   const flat: Record<string, string> = Object.create(null)

@@ -16,7 +16,7 @@ export async function checkOperations(s: State, ops: Iterable<BatchOperation>): 
   const {sharedPayloadValidator} = await import('../../http/routes/placemat.js')
   s.changes = new Changes()
   try {
-    await asRefusal(() => runBatch(s, Date.now(), ops, sharedPayloadValidator()))
+    await asRefusal(() => runBatch(s, Date.now(), ops, {check: sharedPayloadValidator()}))
   } finally {
     s.changes = null
   }

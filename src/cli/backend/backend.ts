@@ -101,7 +101,7 @@ export interface Backend {
    * Plain Placement creates the children first (their uuids pushed onto `created`, for the
    * caller to take back if the reshape fails), then POST /reshaper.
    */
-  reshape(compiled: CompiledReshape, microversion: string, created: string[]): Promise<boolean>
+  reshape(compiled: CompiledReshape, microversion: string, created: string[], opts?: {allowViolations?: boolean}): Promise<boolean>
   /**
    * The State the backend holds itself (a --db file's store), read where it is instead of
    * copied: for reading only, never to be changed. Absent where a State has to be made from

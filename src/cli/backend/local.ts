@@ -33,7 +33,7 @@ export class LocalPlacematBackend extends PlacematBackend {
 
   /** A dry run on the store's State: the store reads the file again if it is used after it. */
   rehearse(plan: OperationPlan): Promise<void> {
-    return asRefusal(() => this.transport.store.rehearse((s, now) => runBatch(s, now, plan.operations(), sharedPayloadValidator())))
+    return asRefusal(() => this.transport.store.rehearse((s, now) => runBatch(s, now, plan.operations(), {check: sharedPayloadValidator()})))
   }
 
   /** The records GET /placemat/v1/providers (and /consumers) would answer, made from the store's State. */
@@ -51,7 +51,7 @@ export class LocalPlacematBackend extends PlacematBackend {
       // Each operation is made, checked against the batch route's schema and run in turn: a
       // refusal part way rolls the transaction back, and the store reloads what it had.
       await this.transport.store.write((s, now) => {
-        runBatch(s, now, plan.operations(), sharedPayloadValidator())
+        runBatch(s, now, plan.operations(), {check: sharedPayloadValidator()})
       })
     } catch (err) {
       if (!(err instanceof PlacementError)) throw err

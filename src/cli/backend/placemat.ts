@@ -67,9 +67,10 @@ export class PlacematBackend implements Backend {
   }
 
   /** The new children and the reshape in one POST /placemat/v1/batch: one transaction. */
-  async reshape(compiled: CompiledReshape, microversion: string): Promise<boolean> {
+  async reshape(compiled: CompiledReshape, microversion: string, _created: string[] = [], opts: {allowViolations?: boolean} = {}): Promise<boolean> {
     const operations = [...compiled.creates.map((c) => ({op: 'create_provider', ...c})), {op: 'reshape', microversion, ...compiled.body}]
-    await this.client.post(`${PLACEMAT_API}/batch`, {operations})
+    // The batch checks the placement groups of the consumers it moves (allocations taken to other hosts).
+    await this.client.post(`${PLACEMAT_API}/batch`, {operations}, opts.allowViolations ? {query: {allow_violations: 'true'}} : undefined)
     return true
   }
 

@@ -221,10 +221,17 @@ export interface MoveOutcome {
 
 /**
  * Nova's move_allocations: one POST /allocations gives the migration consumer the
- * instance's allocations and empties the instance's, atomically. Both consumer generations
+ * instance's allocations and empties the instance's, atomically (on placemat, POST
+ * /placemat/v1/allocations: the same, with the consumers' placement groups checked). Both consumer generations
  * are sent; a concurrent update re-reads both and tries again (a few times).
  */
-export async function move(client: PlacementClient, consumer: string, migration: string, migrationType?: string): Promise<MoveOutcome> {
+export async function move(
+  client: PlacementClient,
+  consumer: string,
+  migration: string,
+  migrationType?: string,
+  opts: {placemat?: boolean; allowViolations?: boolean} = {},
+): Promise<MoveOutcome> {
   consumerUuid(consumer)
   consumerUuid(migration, 'migration consumer (--to)')
   if (canonical(consumer) === canonical(migration)) throw usage('--to must be another consumer')
@@ -255,7 +262,9 @@ export async function move(client: PlacementClient, consumer: string, migration:
         consumer_type: receiverType,
       },
     }
-    await client.post('/allocations', body)
+    // placemat's twin of POST /allocations checks the placement groups of both consumers in the write.
+    if (opts.placemat) await client.post(`${PLACEMAT_API}/allocations`, body, opts.allowViolations ? {query: {allow_violations: 'true'}} : undefined)
+    else await client.post('/allocations', body)
     return {consumer_uuid: canonical(consumer), migration_uuid: canonical(migration), allocations, overwrote: hasAllocations(target)}
   }, 5)
 }

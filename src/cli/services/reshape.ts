@@ -44,6 +44,8 @@ export {renderReport, renderTree, type ReshapeReport} from './reshape-report.js'
 export interface ReshapeOptions {
   dryRun: boolean
   tries?: number
+  /** Go ahead even if allocations taken to other hosts break a placement group (placemat). */
+  allowViolations?: boolean
 }
 
 /** Reads what the plan involves and makes it a reshape against what was read. */
@@ -133,7 +135,7 @@ export async function runReshape(
     try {
       // A plan the check already finds failing is not tried (nothing is created for it).
       if (result.error) throw result.error
-      report.atomic = await backend.reshape(compiled, microversion, created)
+      report.atomic = await backend.reshape(compiled, microversion, created, {allowViolations: opts.allowViolations})
       report.applied = true
       return report
     } catch (err) {

@@ -31,7 +31,7 @@ interface DictAllocations {
   [rpUuid: string]: {resources: Resources; generation?: number}
 }
 
-interface ConsumerBody {
+export interface ConsumerBody {
   allocations: DictAllocations
   project_id?: string
   user_id?: string
@@ -46,7 +46,7 @@ function toAmounts(allocations: DictAllocations): Map<string, Map<string, number
   return out
 }
 
-function toWrite(uuid: string, body: ConsumerBody, mv: Version): ConsumerWrite {
+export function toWrite(uuid: string, body: ConsumerBody, mv: Version): ConsumerWrite {
   return {
     uuid,
     allocations: toAmounts(body.allocations),

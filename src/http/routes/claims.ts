@@ -15,11 +15,13 @@
  * ?allow_violations=true), 409 when capacity is short, as PUT /allocations.
  */
 import {claimAllocations, type Claim} from '../../core/claims.js'
+import {postAllocationErrors, writeAllocations} from '../../core/allocations.js'
+import {newBreaches, refuseBreaches} from '../../core/groups.js'
+import {toWrite, type ConsumerBody} from './allocations.js'
 import type {AffinityRule} from '../../core/affinity.js'
-import {canonicalUuid, readJson, type RouteDef} from '../context.js'
+import {booleanParam, canonicalUuid, readJson, type RouteDef} from '../context.js'
 import * as S from '../schemas.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
-import {booleanParam} from './groups.js'
 
 interface ClaimBody {
   consumer_uuid: string
@@ -48,6 +50,27 @@ function toClaim(b: ClaimBody): Claim {
 }
 
 export const routes: RouteDef[] = [
+  {
+    // Placement's POST /allocations (same body at the same microversion, same answers), for
+    // placemat's own writes of several consumers (claim move): the placement groups of the
+    // consumers it moves are checked in the write (409 placemat.affinity_violation unless
+    // ?allow_violations=true). Placement's own route never refuses for a group.
+    method: 'POST',
+    url: `${PLACEMAT_PREFIX}/allocations`,
+    minVersion: 13,
+    body: true,
+    async handler(ctx) {
+      const allowViolations = booleanParam(ctx, 'allow_violations')
+      const data = readJson<Record<string, ConsumerBody>>(ctx, S.allocationsPostSchema(ctx.mv))
+      const writes = Object.entries(data).map(([uuid, body]) => toWrite(uuid, body, ctx.mv))
+      await ctx.store.write((s, now) => {
+        refuseBreaches(newBreaches(s, {placements: new Map(writes.map((w) => [w.uuid, w.allocations.keys()]))}), allowViolations)
+        writeAllocations(s, now, writes, {checkGeneration: ctx.mv.gte(28), ...postAllocationErrors})
+      })
+      ctx.reply.code(204)
+      return undefined
+    },
+  },
   {
     method: 'POST',
     url: `${PLACEMAT_PREFIX}/claims`,

@@ -14,19 +14,11 @@
 import {groupRecord} from '../../core/groups.js'
 import {addMembers, createGroup, deleteGroup, removeMembers, requireGroup, type GroupSpec} from '../../core/group-writes.js'
 import {PlacementError} from '../../core/errors.js'
-import {canonicalUuid, queryParams, readJson, type Ctx, type RouteDef} from '../context.js'
+import {booleanParam, canonicalUuid, queryParams, readJson, type Ctx, type RouteDef} from '../context.js'
 import * as S from '../schemas.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
 
 const GROUPS = `${PLACEMAT_PREFIX}/groups`
-
-/** A true/false query flag (absent: false). */
-export function booleanParam(ctx: Ctx, name: string): boolean {
-  const v = queryParams(ctx.req).get(name)?.at(-1)
-  if (v === undefined) return false
-  if (v !== 'true' && v !== 'false') throw new PlacementError(400, `${name} must be true or false`)
-  return v === 'true'
-}
 
 function generationParam(ctx: Ctx): number | undefined {
   const v = queryParams(ctx.req).get('generation')?.at(-1)

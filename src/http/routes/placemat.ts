@@ -6,7 +6,7 @@ import {PlacementError} from '../../core/errors.js'
 import {applyBatch, reshapeMinor, type BatchOperation} from '../../core/batch.js'
 import {consumerRecord, providerRecord} from '../../core/wire.js'
 import {pyRepr, validateSchema} from '../jsonschema.js'
-import {canonicalUuid, isUuidLike, queryParams, readJson, type RouteDef} from '../context.js'
+import {booleanParam, canonicalUuid, isUuidLike, queryParams, readJson, type RouteDef} from '../context.js'
 import {jsonArrayStream, streams} from '../json-stream.js'
 import {Version} from '../microversion.js'
 import * as S from '../schemas.js'
@@ -69,7 +69,8 @@ export const routes: RouteDef[] = [
     async handler(ctx) {
       const {operations} = readJson<{operations: BatchOperation[]}>(ctx, S.BATCH_POST)
       validateOperations(operations)
-      const results = await ctx.store.write((s, now) => applyBatch(s, now, operations))
+      const allowViolations = booleanParam(ctx, 'allow_violations')
+      const results = await ctx.store.write((s, now) => applyBatch(s, now, operations, {allowViolations}))
       return {results}
     },
   },

@@ -1,10 +1,9 @@
 /** placemat's topology API: racks, rows and rooms, under /placemat/v1/topology. */
 import {applyLayout, currentLayout, planLayout, type Layout} from '../../core/topology.js'
 import {topologyView} from '../../core/topology-view.js'
-import {readJson, type RouteDef} from '../context.js'
+import {booleanParam, readJson, type RouteDef} from '../context.js'
 import * as S from '../schemas.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
-import {booleanParam} from './groups.js'
 
 export const routes: RouteDef[] = [
   {
