@@ -95,6 +95,8 @@ export function topologyLocator(
     list.push(n.uuid)
     byLevel.set(n.level, list)
   }
+  // Every host with inventory, found once (a spread by host measures across all of them).
+  let hosts: string[] | undefined
   return {
     domainsOf(host, level) {
       if (level === 'host') return [host]
@@ -104,7 +106,8 @@ export function topologyLocator(
     },
     domains(level) {
       if (level !== 'host') return byLevel.get(level) ?? []
-      return [...s.providers.values()].filter((p) => p.parent === null && p.inventories.size > 0).map((p) => p.uuid)
+      hosts ??= [...s.providers.values()].filter((p) => p.parent === null && p.inventories.size > 0).map((p) => p.uuid)
+      return hosts
     },
     label(domain) {
       const node = nodeOf(domain)
@@ -246,8 +249,6 @@ export interface ProposedChange {
   locator?: Locator
   /** Members a write adds to groups (a claim naming a group): group -> consumers. */
   joins?: Map<string, string[]>
-  /** The groups to look at (default: the State's). */
-  groups?: Iterable<Group>
 }
 
 /**
@@ -265,7 +266,7 @@ export function newBreaches(s: State, change: ProposedChange): Breach[] {
   const storedOf: MemberHosts = (m) => storedHosts(s, m)
   const proposedOf: MemberHosts = (m) => placed.get(m) ?? storedHosts(s, m)
   const out: Breach[] = []
-  for (const g of change.groups ?? s.groups.values()) {
+  for (const g of s.groups.values()) {
     if (g.soft || !affected(g)) continue
     const joined = change.joins?.get(g.name)
     const future: Group = joined ? {...g, members: new Set([...g.members, ...joined])} : g
@@ -291,6 +292,24 @@ export const breachRecord = (b: Breach): BreachRecord => ({
   why: b.why,
   domains: b.domains.map((d) => ({name: d.name, members: d.members})),
 })
+
+/**
+ * For many candidate places of one newcomer to `g` (a claim's candidates): the breaches each
+ * would make that are not there now. What does not depend on the candidate (the breaches now,
+ * where each member is) is found once.
+ */
+export function newcomerJudge(s: State, g: Group, loc: Locator = stateLocator(s)): (providers: Iterable<string>) => Breach[] {
+  const where = new Map([...g.members].map((m) => [m, storedHosts(s, m)]))
+  const before = new Set(groupBreaches(g, (m) => where.get(m) ?? [], loc).map((b) => b.key))
+  const future: Group = {...g, members: new Set([...g.members, NEWCOMER])}
+  return (providers) => {
+    const hosts = hostsOfProviders(s, providers)
+    return groupBreaches(future, (m) => (m === NEWCOMER ? hosts : (where.get(m) ?? [])), loc).filter((b) => !before.has(b.key))
+  }
+}
+
+/** Stands for a consumer being placed: it holds nothing yet, and is in no group. */
+const NEWCOMER = '(newcomer)'
 
 /** What a write refused for its breaches says: each group, its rule and the members involved. */
 export function breachText(b: BreachRecord): string {

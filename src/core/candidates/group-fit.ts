@@ -6,13 +6,10 @@
  */
 import {byCloseness, emptyPlacement, placementOf, type Placement} from '../affinity.js'
 import {requireGroup} from '../group-writes.js'
-import {newBreaches, storedHosts, type Group} from '../groups.js'
+import {newcomerJudge, storedHosts} from '../groups.js'
 import type {State} from '../state.js'
 import type {CandidateResult} from './engine.js'
 import {keepCandidates} from './kept.js'
-
-/** Stands for the consumer being placed: it holds nothing yet, and is in no group. */
-const NEWCOMER = '(candidate)'
 
 /** The candidates of `result` for a new member of group `name`, cut to `limit`. */
 export function fitToGroup(s: State, result: CandidateResult, name: string, limit: number | undefined, nested: boolean): CandidateResult {
@@ -26,10 +23,8 @@ export function fitToGroup(s: State, result: CandidateResult, name: string, limi
  */
 export function forGroup<T>(s: State, items: T[], providersOf: (item: T) => Iterable<string>, name: string): T[] {
   const group = requireGroup(s, name)
-  // Judged as a hard rule, also for a soft group (which then only orders by it).
-  const asHard: Group = {...group, soft: false}
-  const breaks = (item: T) =>
-    newBreaches(s, {placements: new Map([[NEWCOMER, providersOf(item)]]), joins: new Map([[name, [NEWCOMER]]]), groups: [asHard]}).length
+  const judge = newcomerJudge(s, group)
+  const breaks = (item: T) => judge(providersOf(item)).length
   if (!group.soft) return items.filter((item) => breaks(item) === 0)
   if (group.policy === 'affinity' || group.policy === 'anti-affinity') {
     const members: Placement = emptyPlacement()
