@@ -225,6 +225,10 @@ describe('placement groups and the other writes', () => {
     const body = {
       [C(51)]: {allocations: {[hostUuid('host-1112')]: {resources: {VCPU: 1}}}, project_id: 'p', user_id: 'u', consumer_generation: 1, consumer_type: 'INSTANCE'},
     }
+    // Asked first, as a dry run asks: what would it break?
+    const check = await ok('POST', `${GROUPS}/check`, {placements: {[C(51)]: [hostUuid('host-1112')]}})
+    expect(check.violations.map((v: any) => v.why)).toEqual(['2 members in rack rack-111 (at most 1)'])
+    expect((await ok('POST', `${GROUPS}/check`, {placements: {[C(51)]: [hostUuid('host-1211')]}})).violations).toEqual([])
     const refused = await api.call('POST', '/placemat/v1/allocations', body)
     expect(refused.status).toBe(409)
     expect(refused.body.errors[0].code).toBe('placemat.affinity_violation')

@@ -888,6 +888,20 @@ export const GROUP_POST: S = {
   additionalProperties: false,
 }
 
+/** POST /placemat/v1/groups/check: consumers placed on providers, as a write would place them. */
+export const GROUP_CHECK_POST: S = {
+  type: 'object',
+  properties: {
+    placements: {
+      type: 'object',
+      patternProperties: {'^[0-9a-fA-F-]{36}$': {type: 'array', items: {type: 'string', format: 'uuid'}, maxItems: 1000}},
+      additionalProperties: false,
+    },
+  },
+  required: ['placements'],
+  additionalProperties: false,
+}
+
 /** POST /placemat/v1/groups/{name}/members */
 export const GROUP_MEMBERS_POST: S = {
   type: 'object',

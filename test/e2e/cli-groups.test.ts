@@ -78,6 +78,16 @@ describe('placement groups on the command line', () => {
       // moving rack-121 into row-11 would put two replicas in row-11.
       expect(shown.placements.map((p: any) => p.hosts[0])).toEqual(['cn-1111', 'cn-1211', 'cn-2111'])
 
+      // A reshape taking C2's allocation to cn-1111 (C1's row): its dry run says so, the write refuses.
+      const plan = path.join(e.dir, 'move.yaml')
+      fs.writeFileSync(plan, YAML.stringify({moves: [{from: 'cn-1211', to: 'cn-1111', resources: {VCPU: 4}, consumers: [C(2)]}]}))
+      const reshapeDry = await run(['reshape', plan, '--dry-run', ...args])
+      expect(reshapeDry.code, what).toBe(4)
+      expect(reshapeDry.stdout).toContain('! breaks group db-replicas (anti-affinity by row): 2 members in row row-11')
+      const reshaped = await run(['reshape', plan, ...args])
+      expect(reshaped.code, what).toBe(4)
+      expect(reshaped.stderr).toContain('--allow-violations to go ahead anyway')
+
       const dry = await ok(['topology', 'apply', files.moved, '--dry-run', ...args])
       expect(dry.stdout).toContain('! breaks group db-replicas (anti-affinity by row): 2 members in row row-11 (at most 1)')
       expect(dry.stdout).toContain('Dry run: nothing was changed.')

@@ -5,6 +5,7 @@
  * the same decisions made here on a snapshot of the cloud). Both carry out plans the
  * domain core made; neither decides anything itself.
  */
+import type {BreachRecord} from '../../core/groups.js'
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {LocalTransport} from '../../client/transports.js'
 import type {ApplyPlan} from '../../core/apply-plan/types.js'
@@ -113,6 +114,8 @@ export interface Backend {
    * and writes nothing (a dry run without a copy of the cloud).
    */
   rehearse?(plan: OperationPlan): Promise<void>
+  /** The placement group breaches consumers placed on these providers would add (placemat only: it keeps groups). */
+  groupBreaches?(placements: Record<string, string[]>): Promise<BreachRecord[]>
   /** Carries out `placemat apply`'s operations; returns the number of writes. */
   applyOperations(plan: OperationPlan, opts?: {concurrency?: number; onProgress?: Progress}): Promise<number>
 }

@@ -2,6 +2,7 @@
  * A placemat daemon, or a --db file through the daemon's own app in process: bulk reads
  * in one call, and every plan written in one transaction by placemat's own routes.
  */
+import type {BreachRecord} from '../../core/groups.js'
 import type {PlacementClient} from '../../client/client.js'
 import type {CompiledReshape} from '../../core/reshape/compiled.js'
 import {layoutNodes, type Layout, type TopologyPlan} from '../../core/topology.js'
@@ -72,6 +73,10 @@ export class PlacematBackend implements Backend {
     // The batch checks the placement groups of the consumers it moves (allocations taken to other hosts).
     await this.client.post(`${PLACEMAT_API}/batch`, {operations}, opts.allowViolations ? {query: {allow_violations: 'true'}} : undefined)
     return true
+  }
+
+  async groupBreaches(placements: Record<string, string[]>): Promise<BreachRecord[]> {
+    return (await this.client.post<{violations: BreachRecord[]}>(`${PLACEMAT_API}/groups/check`, {placements})).violations
   }
 
   /** Every operation in one transaction (POST /placemat/v1/batch). */

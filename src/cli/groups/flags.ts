@@ -15,7 +15,7 @@ export const ALLOW_HINT = ' (nothing was changed; --allow-violations to go ahead
 
 /** A refusal for a placement group rule (409 placemat.affinity_violation). */
 export const isGroupViolation = (err: unknown) =>
-  err instanceof ApiError && err.status === 409 && err.code === AFFINITY_VIOLATION && err.detail.startsWith('Placement group rule violated')
+  err instanceof ApiError && err.status === 409 && err.code === AFFINITY_VIOLATION && err.detail.includes('Placement group rule violated')
 
 /** Runs a write; a refusal for a group rule says how to go ahead anyway. */
 export async function refusedForGroups<T>(write: () => Promise<T>): Promise<T> {

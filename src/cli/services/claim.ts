@@ -359,6 +359,9 @@ export async function spread(
     const owners = consumers.map((c, i) => ownership(c.uuid, currents[i], own))
     const rules: AffinityRule[] = search.rules.map(({relation, level: l, consumer}) => ({relation, level: l, consumer}))
     const viaClaims = search.topology?.placemat === true
+    // All of them join the placement group, checked together in the one transaction.
+    const group = placementGroupOf(flags.group)
+    if (group !== undefined && !viaClaims) throw usage(`--spread with --group ${group}: only on placemat, which checks the group in the write`)
     try {
       if (viaClaims) {
         const claims = consumers.map((c, i) => {
@@ -372,6 +375,7 @@ export async function spread(
             affinity: [...rules, ...consumers.filter((x) => x.uuid !== c.uuid).map((x) => ({relation: 'different' as const, level, consumer: x.uuid}))],
           }
           if (o.type) body.consumer_type = o.type
+          if (group !== undefined) body.group = group
           return body
         })
         await client.post(`${PLACEMAT_API}/claims`, {claims})

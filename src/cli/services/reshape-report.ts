@@ -2,6 +2,7 @@
  * The report of `placemat reshape`, and how it reads as text: the new providers, the trees
  * before and after, the allocations that move, the conflicts, and the outcome.
  */
+import {breachText, type BreachRecord} from '../../core/groups.js'
 import {INVENTORY_DEFAULTS} from '../../core/inventories.js'
 import type {ErrorCodeValue} from '../../core/errors.js'
 import type {ProviderCreate} from '../../core/reshape/compiled.js'
@@ -51,6 +52,8 @@ export interface ReshapeReport {
   attempts: number
   /** Once applied: whether the new providers and the reshape were one transaction (false: plain Placement, two steps). */
   atomic?: boolean
+  /** Dry run on placemat: the placement groups the moved allocations would break. */
+  group_violations?: BreachRecord[]
 }
 
 export function renderReport(r: ReshapeReport): string {
@@ -76,6 +79,7 @@ export function renderReport(r: ReshapeReport): string {
   out.push('', 'Conflicts:')
   if (!r.conflicts.length) out.push('  none')
   for (const c of r.conflicts) out.push(`  ${c.kind}: ${c.message}`)
+  for (const v of r.group_violations ?? []) out.push(`  ! breaks ${breachText(v)}`)
   out.push('')
   if (r.dry_run) out.push(r.error ? `The reshape would fail: ${r.error.status} ${r.error.detail}` : 'The reshape would succeed. Nothing was changed (dry run).')
   else if (r.applied) out.push(`Reshaped${r.attempts > 1 ? ` (after ${r.attempts} attempts)` : ''}.`)

@@ -22,6 +22,7 @@
  * A 409 concurrent_update (someone wrote in between) re-reads and re-plans, a few times,
  * when the generations were ours to fill in.
  */
+import {violationError} from '../../core/groups.js'
 import type {PlacementClient} from '../../client/client.js'
 import {LocalTransport} from '../../client/transports.js'
 import {ErrorCode, PlacementError} from '../../core/errors.js'
@@ -131,7 +132,21 @@ export async function runReshape(
       error: result.error && {status: result.error.status, detail: result.error.detail, code: result.error.code},
       attempts: attempt,
     }
-    if (opts.dryRun) return report
+    if (opts.dryRun) {
+      // The write would check the placement groups of the consumers it moves: so does the dry run.
+      if (backend.groupBreaches && !report.error) {
+        const placements = Object.fromEntries(Object.entries(compiled.body.allocations ?? {}).map(([c, a]) => [c, Object.keys(a.allocations ?? {})]))
+        const violations = Object.keys(placements).length ? await backend.groupBreaches(placements) : []
+        if (violations.length) {
+          report.group_violations = violations
+          if (!opts.allowViolations) {
+            const refusal = violationError(violations)
+            report.error = {status: refusal.status, detail: refusal.detail, code: refusal.code}
+          }
+        }
+      }
+      return report
+    }
     try {
       // A plan the check already finds failing is not tried (nothing is created for it).
       if (result.error) throw result.error

@@ -6,12 +6,13 @@
  *   GET    /placemat/v1/groups/{name}           the group and where each member is
  *   DELETE /placemat/v1/groups/{name}           (?generation=N guards it)
  *   POST   /placemat/v1/groups/{name}/members   {add?: [consumer], remove?: [consumer], generation?}
+ *   POST   /placemat/v1/groups/check            {placements: {consumer: [provider]}}: what they would break
  *
  * Writes that would make members break a hard rule are refused (409
  * placemat.affinity_violation, naming the group, its rule and the members) unless
  * ?allow_violations=true.
  */
-import {groupRecord} from '../../core/groups.js'
+import {breachRecord, groupRecord, newBreaches} from '../../core/groups.js'
 import {addMembers, createGroup, deleteGroup, removeMembers, requireGroup, type GroupSpec} from '../../core/group-writes.js'
 import {PlacementError} from '../../core/errors.js'
 import {booleanParam, canonicalUuid, queryParams, readJson, type Ctx, type RouteDef} from '../context.js'
@@ -50,6 +51,19 @@ export const routes: RouteDef[] = [
       const record = await ctx.store.write((s, now) => groupRecord(s, createGroup(s, now, spec, {allowViolations})))
       ctx.reply.code(201)
       return record
+    },
+  },
+  {
+    // What a write would break, asked before it is made (a reshape's dry run): the breaches of
+    // hard groups that consumers placed on these providers would add. Changes nothing.
+    method: 'POST',
+    url: `${GROUPS}/check`,
+    body: true,
+    async handler(ctx) {
+      const b = readJson<{placements: Record<string, string[]>}>(ctx, S.GROUP_CHECK_POST)
+      const s = await ctx.store.refresh()
+      const placements = new Map(Object.entries(b.placements).map(([c, rps]) => [canonicalUuid(c), rps.map(canonicalUuid)]))
+      return {violations: newBreaches(s, {placements}).map(breachRecord)}
     },
   },
   {
