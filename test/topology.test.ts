@@ -83,7 +83,7 @@ describe('topology layout', () => {
 
     const before = await snapshot()
     const again = await ok('PUT', LAYOUT, SMALL)
-    expect(again.plan).toEqual({generation: gen, nodes: {create: [], update: [], delete: []}, hosts: {add: [], move: [], remove: []}})
+    expect(again.plan).toEqual({generation: gen, nodes: {create: [], update: [], delete: []}, hosts: {add: [], move: [], remove: []}, violations: []})
     expect(await snapshot()).toEqual(before)
 
     // the stored layout is the file (sorted), and re-applying it plans nothing either
