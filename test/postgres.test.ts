@@ -77,8 +77,8 @@ async function answers(store: Store, calls: typeof SCRIPT) {
     })
     // Request ids differ from call to call.
     // Request ids differ from call to call, and a group's times from store to store.
-    const body = res.body.replace(/req-[0-9a-f-]{36}/g, 'req-x').replace(/"(created|updated)_at":"[^"]*"/g, '"$1_at":"t"')
-    out.push({call: `${method} ${url}`, status: res.statusCode, body})
+    const text = res.body.replace(/req-[0-9a-f-]{36}/g, 'req-x').replace(/"(created|updated)_at":"[^"]*"/g, '"$1_at":"t"')
+    out.push({call: `${method} ${url}`, status: res.statusCode, body: text})
   }
   await app.close()
   return out
