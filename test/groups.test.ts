@@ -7,33 +7,18 @@
  * The cloud: 3 rooms x 2 rows x 2 racks x 2 hosts (24 hosts, 8 VCPU each).
  */
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
-import type {Layout} from '../src/core/topology.js'
 import {Store} from '../src/store/store.js'
 import {buildApp} from '../src/http/app.js'
 import {tempFiles} from './helpers/temp-files.js'
 import {testApi, type TestApi} from './http-helpers.js'
+import {threeRooms} from './helpers/three-rooms.js'
 
 const LAYOUT = '/placemat/v1/topology/layout'
 const GROUPS = '/placemat/v1/groups'
 const H = (i: number) => `11111111-0000-4000-8000-${String(i).padStart(12, '0')}`
 const C = (i: number) => `22222222-0000-4000-8000-${String(i).padStart(12, '0')}`
 
-/** host-<room><row><rack><n>, e.g. host-1212: room 1, row 2, rack 1, second host. */
-const hostNames: string[] = []
-const layout: Layout = {rooms: []}
-for (let m = 1; m <= 3; m++) {
-  const rows = []
-  for (let r = 1; r <= 2; r++) {
-    const racks = []
-    for (let k = 1; k <= 2; k++) {
-      const hosts = [1, 2].map((n) => `host-${m}${r}${k}${n}`)
-      hostNames.push(...hosts)
-      racks.push({name: `rack-${m}${r}${k}`, hosts})
-    }
-    rows.push({name: `row-${m}${r}`, racks})
-  }
-  layout.rooms!.push({name: `room-${m}`, rows})
-}
+const {hosts: hostNames, layout} = threeRooms('host')
 const hostUuid = (name: string) => H(hostNames.indexOf(name) + 1)
 const H_INDEX = (uuid: string) => Number(uuid.slice(-12)) - 1
 

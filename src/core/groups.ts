@@ -181,6 +181,9 @@ export function membersByDomain(g: Group, hostsOf: MemberHosts, loc: Locator) {
   return {domainsOfMember, inDomain, nowhere}
 }
 
+/** Emptiest domains named in a spread's breach (a spread by host may have thousands). */
+const SHOWN_DOMAINS = 5
+
 const entry = (loc: Locator, domain: string, members: string[]): DomainMembers => ({domain, name: loc.label(domain), members: [...members].sort()})
 
 /** How `g`'s rule is broken with members where `hostsOf` says and hosts where `loc` says. */
@@ -197,7 +200,8 @@ export function groupBreaches(g: Group, hostsOf: MemberHosts, loc: Locator): Bre
       out.push(breach(`${members.length} members in ${g.level} ${e.name} (at most ${limit})`, [e], `${d}:${e.members.join(',')}`))
     }
   } else if (g.policy === 'affinity') {
-    if (domainsOfMember.size > 1 || nowhere.length) {
+    // One placed member keeps any affinity; two or more need a domain in common.
+    if (domainsOfMember.size > 1) {
       let common: Set<string> | undefined
       for (const ds of domainsOfMember.values()) common = common ? new Set([...common].filter((d) => ds.has(d))) : new Set(ds)
       if (!common || common.size === 0) {
@@ -213,30 +217,33 @@ export function groupBreaches(g: Group, hostsOf: MemberHosts, loc: Locator): Bre
     for (const d of loc.domains(g.level)) counts.set(d, 0)
     for (const [d, members] of inDomain) counts.set(d, members.length)
     if (counts.size > 1) {
-      const values = [...counts.values()]
-      const max = Math.max(...values)
-      const min = Math.min(...values)
+      // A loop, not Math.max(...): a spread by host may count across a million hosts.
+      let max = 0
+      let min = Infinity
+      for (const n of counts.values()) {
+        if (n > max) max = n
+        if (n < min) min = n
+      }
       if (max - min > (g.maxSkew ?? 1)) {
-        const fullest = [...counts].filter(([, n]) => n === max).map(([d]) => entry(loc, d, inDomain.get(d) ?? []))
-        const emptiest = [...counts].filter(([, n]) => n === min).map(([d]) => entry(loc, d, inDomain.get(d) ?? []))
-        const names = (es: DomainMembers[]) => es.map((e) => e.name).sort().join(', ')
+        const at = (n: number) => [...counts].filter(([, c]) => c === n).map(([d]) => d)
+        const fullest = at(max).map((d) => entry(loc, d, inDomain.get(d) ?? []))
+        const emptiest = at(min)
+        // The first few of the emptiest, in the level's order (layout order; hosts as created).
+        const shown = emptiest.slice(0, SHOWN_DOMAINS).map((d) => entry(loc, d, inDomain.get(d) ?? []))
+        const names = (es: DomainMembers[], all: number) =>
+          es.map((e) => e.name).sort().join(', ') + (all > es.length ? ` and ${all - es.length} more` : '')
         out.push(
           breach(
-            `skew ${max - min} (at most ${g.maxSkew}): ${max} in ${names(fullest)}, ${min} in ${names(emptiest)}`,
-            [...fullest, ...emptiest],
-            [...counts].map(([d, n]) => `${d}=${n}`).sort().join(';'),
+            `skew ${max - min} (at most ${g.maxSkew}): ${max} in ${names(fullest, fullest.length)}, ${min} in ${names(shown, emptiest.length)}`,
+            [...fullest, ...shown],
+            // The occupied domains' counts and the least: the empty ones need not be listed.
+            `${[...inDomain].map(([d, m]) => `${d}=${m.length}`).sort().join(';')}|min=${min}`,
           ),
         )
       }
     }
   }
   return out
-}
-
-/** Every breach of every group, as the State is. */
-export function allBreaches(s: State, loc: Locator = stateLocator(s)): Breach[] {
-  const hostsOf: MemberHosts = (m) => storedHosts(s, m)
-  return [...s.groups.values()].flatMap((g) => groupBreaches(g, hostsOf, loc))
 }
 
 // ---- what a write would break ------------------------------------------------------------------

@@ -8,9 +8,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import YAML from 'yaml'
-import type {Layout} from '../../src/core/topology.js'
 import {placemat as run, type Result} from '../helpers/db-tools.js'
 import {startEndpoints, stopEndpoints, type Endpoints} from '../helpers/endpoints.js'
+import {threeRooms} from '../helpers/three-rooms.js'
 
 const C = (i: number) => `55555555-0000-4000-8000-${String(i).padStart(12, '0')}`
 
@@ -22,21 +22,7 @@ async function ok(args: string[]): Promise<Result> {
 
 /** 3 rooms x 2 rows x 2 racks x 2 hosts, named cn-<room><row><rack><n>. */
 function cloudFiles(dir: string): {cloud: string; layout: string; moved: string} {
-  const hosts: string[] = []
-  const layout: Layout = {rooms: []}
-  for (let m = 1; m <= 3; m++) {
-    const rows = []
-    for (let r = 1; r <= 2; r++) {
-      const racks = []
-      for (let k = 1; k <= 2; k++) {
-        const hs = [1, 2].map((n) => `cn-${m}${r}${k}${n}`)
-        hosts.push(...hs)
-        racks.push({name: `rack-${m}${r}${k}`, hosts: hs})
-      }
-      rows.push({name: `row-${m}${r}`, racks})
-    }
-    layout.rooms!.push({name: `room-${m}`, rows})
-  }
+  const {hosts, layout} = threeRooms('cn')
   const moved = structuredClone(layout)
   moved.rooms![0].rows![0].racks!.push(moved.rooms![0].rows![1].racks!.shift()!) // rack-121 into row-11
   const files = {cloud: path.join(dir, 'cloud.yaml'), layout: path.join(dir, 'layout.yaml'), moved: path.join(dir, 'moved.yaml')}

@@ -81,6 +81,15 @@ describe('placement group rules', () => {
     expect(whys(s, 'ok')).toEqual([])
   })
 
+  it('a spread by host over 200,000 hosts: counted in a loop, a few of the emptiest named', () => {
+    const n = 200_000
+    const providers = Array.from({length: n}, (_, k) => ({uuid: H(k + 1), name: `h${k + 1}`, generation: 1, inventories: {VCPU: {total: 8} as any}}))
+    const s = stateFromSnapshot({classes: ['VCPU'], providers, consumers: [1, 2].map((i) => ({uuid: C(i), allocations: {[H(1)]: {resources: {VCPU: 1}}}}))})
+    s.changes = new Changes()
+    group(s, {policy: 'spread', level: 'host', maxSkew: 1, members: [C(1), C(2)]})
+    expect(whys(s)).toEqual([`skew 2 (at most 1): 2 in h1, 0 in h2, h3, h4, h5, h6 and ${n - 6} more`])
+  })
+
   it('a change is refused for the breaches it adds, not for those already there', () => {
     const s = cloud({1: [1], 2: [3], 3: [5], 4: [2]})
     group(s, {policy: 'anti-affinity', level: 'row', members: [C(1), C(2), C(3)]})
