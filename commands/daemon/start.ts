@@ -1,5 +1,6 @@
 import path from 'node:path'
 import {Flags} from '@oclif/core'
+import {Policy, type PolicyOptions} from '../../src/http/policy/policy.js'
 import {startDetached, isAlive, readRecord, removeRecord, waitReady, writeRecord} from '../../src/daemon/control.js'
 import {AdminTokenError, DEFAULT_HOST, DEFAULT_PORT, daemonFiles, defaultDbFile, ensureAdminToken} from '../../src/daemon/paths.js'
 import {startServer} from '../../src/daemon/server.js'
@@ -59,6 +60,31 @@ export default class DaemonStart extends BaseCommand {
     }),
     'request-timeout': Flags.integer({description: 'seconds a client has to send a whole request (headers: at most 30)', default: 120}),
     'metrics-public': Flags.boolean({description: 'serve GET /metrics without a token (it needs the admin token otherwise)'}),
+    'policy-file': Flags.string({
+      description: "Placement policy overrides (oslo.policy YAML or JSON: rule name -> check string), over Placement 8.0.0's defaults",
+      helpGroup: 'POLICY',
+    }),
+    'enforce-new-defaults': Flags.boolean({
+      description: "Placement's secure-RBAC defaults alone (else a deprecated default, role:admin, still allows what it allowed)",
+      helpGroup: 'POLICY',
+    }),
+    'enforce-scope': Flags.boolean({description: "refuse a token whose scope (system or project) the rule does not list", helpGroup: 'POLICY'}),
+  }
+
+  /** The policy the flags give, or exit 1 naming the file and rule that cannot be read. */
+  private policyOptions(flags: {'policy-file'?: string; 'enforce-new-defaults'?: boolean; 'enforce-scope'?: boolean}): PolicyOptions {
+    const options: PolicyOptions = {file: flags['policy-file'], enforceNewDefaults: flags['enforce-new-defaults'], enforceScope: flags['enforce-scope']}
+    try {
+      Policy.load(options)
+      if (options.file) {
+        for (const name of Policy.unknownRules(options.file).filter((n) => /^placem(ent|at):/.test(n))) {
+          process.stderr.write(`placemat: warning: ${options.file}: ${name} is not a rule of Placement's or placemat's (a typo?); it is kept for rule:${name}\n`)
+        }
+      }
+    } catch (err) {
+      throw failure((err as Error).message)
+    }
+    return options
   }
 
   /** Why the daemon will not start, as one line and its exit code; anything else is a crash. */
@@ -70,6 +96,7 @@ export default class DaemonStart extends BaseCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(DaemonStart)
+    const policy = this.policyOptions(flags)
     const hostForUrl = flags.host.includes(':') ? `[${flags.host}]` : flags.host
     if (!flags.foreground) {
       // Refuse an untrustworthy token here, where the operator sees the message.
@@ -114,6 +141,7 @@ export default class DaemonStart extends BaseCommand {
         },
         logLevel: flags['log-level'] as LogLevel,
         metricsPublic: flags['metrics-public'],
+        policy,
         durability: flags.durability as Durability,
         timeouts: {requestMs: flags['request-timeout'] * 1000, headersMs: Math.min(30, flags['request-timeout']) * 1000},
       })

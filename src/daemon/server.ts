@@ -1,3 +1,4 @@
+import {Policy, type PolicyOptions} from '../http/policy/policy.js'
 import type {FastifyInstance} from 'fastify'
 import {loggerOptions, type LogLevel} from '../http/access-log.js'
 import {buildApp} from '../http/app.js'
@@ -18,6 +19,8 @@ export interface ServerOptions {
   logLevel?: LogLevel
   /** Serve /metrics without a token. */
   metricsPublic?: boolean
+  /** Placement's policy: its file and oslo.policy's enforce_new_defaults and enforce_scope. */
+  policy?: PolicyOptions
   /** full (default): every acknowledged write is on disk; normal: faster, a power loss may lose the last ones. */
   durability?: Durability
   /** Client timeouts, ms. */
@@ -44,6 +47,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     candidates: opts.candidates,
     logger: loggerOptions(opts.logLevel ?? 'silent'),
     metricsPublic: opts.metricsPublic,
+    policy: Policy.load(opts.policy),
     timeouts: opts.timeouts,
   })
   await app.listen({host: opts.host, port: opts.port})

@@ -23,6 +23,9 @@ import {routes as placematCandidateRoutes} from './routes/placemat-candidates.js
 import {routes as claimRoutes} from './routes/claims.js'
 import {routes as groupRoutes} from './routes/groups.js'
 import {observabilityRoutes, observe} from './observability.js'
+import {Policy} from './policy/policy.js'
+import {ruleOfRoute} from './policy/defaults.js'
+import {ADMIN_CREDENTIALS, noauthCredentials, policyTarget} from './policy/credentials.js'
 
 export const PLACEMENT_ROUTES: RouteDef[] = [
   ...rootRoutes,
@@ -113,6 +116,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     throw new Error('auth "token" needs a non-empty admin token')
   }
   const adminDigest = options.auth === 'token' ? digest(options.adminToken!) : null
+  const policy = options.policy ?? Policy.load()
   const timeouts = {...DEFAULT_TIMEOUTS, ...options.timeouts}
   const app = Fastify({
     logger: options.logger ?? false,
@@ -172,7 +176,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.decorateRequest('mv', null as unknown as Version)
   app.decorateRequest('requestId', '')
-  app.decorateRequest('isAdmin', false)
+  app.decorateRequest('credentials', null)
 
   // Callback-style hooks: no promise per request. admit() either answers the request itself
   // (and returns false) or lets it through.
@@ -221,19 +225,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (!route?.def?.public) {
       const token = req.headers['x-auth-token']
       const tokenStr = typeof token === 'string' ? token : undefined
-      if (options.auth === 'trusted') req.isAdmin = true
-      else if (options.auth === 'noauth2') {
+      if (options.auth === 'noauth2') {
         if (tokenStr === undefined) {
           sendError(req, reply, 401, 'Authentication required', null)
           return false
         }
-        req.isAdmin = tokenStr.split(':')[0] === 'admin'
-      } else {
+        req.credentials = noauthCredentials(tokenStr, req.headers)
+      } else if (options.auth === 'token') {
         if (tokenStr === undefined || !tokenMatches(tokenStr, adminDigest!)) {
           sendError(req, reply, 401, 'Authentication required', null)
           return false
         }
-        req.isAdmin = true
+        req.credentials = ADMIN_CREDENTIALS
       }
     }
 
@@ -248,7 +251,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
     if (route?.def) {
       // Decided before the body is read: a caller who may not use a route never sends it a byte.
-      const refusal = routeRefusal(route.def, req)
+      const refusal = routeRefusal(route.def, req, policy)
       if (refusal) {
         sendError(req, reply, refusal.status, refusal.detail, refusal.code)
         return false
@@ -285,9 +288,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
  * Why a request may not reach its route, in Placement's order of checks but with the policy
  * before the content type: version (404), policy (403), media type (415), Accept (406).
  */
-function routeRefusal(def: RouteDef, req: FastifyRequest): PlacementError | null {
+function routeRefusal(def: RouteDef, req: FastifyRequest, policy: Policy): PlacementError | null {
   if (def.minVersion !== undefined && req.mv.lt(def.minVersion)) return new PlacementError(404, '')
-  if (!def.public && !req.isAdmin) return new PlacementError(403, `Policy does not allow placement:${def.url} to be performed.`)
+  if (!def.public && req.credentials) {
+    const rule = ruleOfRoute(def.method, def.url)
+    if (!policy.authorize(rule, req.credentials, policyTarget(def, req))) return new PlacementError(403, `Policy does not allow ${rule} to be performed.`)
+  }
   if (def.body && mediaType(req.headers['content-type']) !== 'application/json') {
     const given = mediaType(req.headers['content-type']) || 'None'
     return new PlacementError(415, `The media type ${given} is not supported, use application/json`)

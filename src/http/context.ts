@@ -4,6 +4,7 @@ import type {Store} from '../store/store.js'
 import {validateSchema} from './jsonschema.js'
 import {parseJsonBody} from './json-body.js'
 import type {Version} from './microversion.js'
+import type {Credentials, Policy} from './policy/policy.js'
 
 export type AuthMode = 'noauth2' | 'token' | 'trusted'
 
@@ -35,13 +36,16 @@ export interface AppOptions {
   timeouts?: {headersMs?: number; requestMs?: number; keepAliveMs?: number}
   /** Serve /metrics without a token. */
   metricsPublic?: boolean
+  /** Placement's policy (default: its 8.0.0 defaults, deprecated ones allowed, scope not enforced). */
+  policy?: Policy
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     mv: Version
     requestId: string
-    isAdmin: boolean
+    /** Who is asking, for the policy; null when every request is trusted (the CLI's own file). */
+    credentials: Credentials | null
   }
 }
 

@@ -1,0 +1,42 @@
+/**
+ * The policy at the daemon's edge (inject, noauth2 with keystonemiddleware's headers): each
+ * route asks its Placement rule before its body is read; placemat's own routes ask placemat's.
+ */
+import {afterEach, describe, expect, it} from 'vitest'
+import {Policy} from '../src/http/policy/policy.js'
+import {testApi, type TestApi} from './http-helpers.js'
+
+const system = (roles: string) => ({'x-auth-token': 'user', 'x-roles': roles, 'openstack-system-scope': 'all'})
+const project = (roles: string, id = 'p1') => ({'x-auth-token': 'user', 'x-roles': roles, 'x-project-id': id})
+
+let api: TestApi
+afterEach(() => api.close())
+
+describe('policy over HTTP', () => {
+  it('secure RBAC (new defaults, scope enforced): readers read, admins write, projects see their own usages', async () => {
+    api = await testApi({policy: Policy.load({enforceNewDefaults: true, enforceScope: true})})
+    expect((await api.call('GET', '/resource_providers', undefined, system('reader'))).status).toBe(200)
+    const refused = await api.call('POST', '/resource_providers', {name: 'x'}, system('reader'))
+    expect(refused.status).toBe(403)
+    expect(refused.body.errors[0].detail).toContain('Policy does not allow placement:resource_providers:create to be performed.')
+    // Refused before the body is read: a malformed body is still a 403, not a 400.
+    expect((await api.call('POST', '/resource_providers', '{not json', system('reader'))).status).toBe(403)
+    expect((await api.call('POST', '/resource_providers', {name: 'x'}, system('admin,member,reader'))).status).toBe(200)
+    expect((await api.call('GET', '/resource_providers', undefined, project('admin,member,reader'))).status).toBe(403)
+    expect((await api.call('GET', '/usages?project_id=p1', undefined, project('reader'))).status).toBe(200)
+    expect((await api.call('GET', '/usages?project_id=p2', undefined, project('reader'))).status).toBe(403)
+    expect((await api.call('GET', '/placemat/v1/groups', undefined, system('reader'))).status).toBe(200)
+    const write = await api.call('POST', '/placemat/v1/groups', {name: 'g', policy: 'affinity', level: 'rack'}, system('reader'))
+    expect(write.status).toBe(403)
+    expect(write.body.errors[0].detail).toContain('placemat:write')
+  })
+
+  it("8.0's defaults: role admin in any scope; the admin token of Placement's noauth2 too; others 403", async () => {
+    api = await testApi()
+    expect((await api.call('POST', '/resource_providers', {name: 'x'}, project('admin'))).status).toBe(200)
+    expect((await api.call('GET', '/resource_providers', undefined, {'x-auth-token': 'admin'})).status).toBe(200)
+    expect((await api.call('GET', '/resource_providers', undefined, {'x-auth-token': 'user'})).status).toBe(403)
+    expect((await api.call('GET', '/resource_providers', undefined, project('member,reader'))).status).toBe(403)
+    expect((await api.call('GET', '/usages?project_id=p1', undefined, project('reader'))).status).toBe(200)
+  })
+})
