@@ -1,5 +1,7 @@
 import path from 'node:path'
 import {Flags} from '@oclif/core'
+import {ConfigFileError, readConfigFile, type ConfigFileSettings} from '../../src/daemon/config-file.js'
+import type {AuthMode} from '../../src/http/context.js'
 import {Policy, type PolicyOptions} from '../../src/http/policy/policy.js'
 import {startDetached, isAlive, readRecord, removeRecord, waitReady, writeRecord} from '../../src/daemon/control.js'
 import {AdminTokenError, DEFAULT_HOST, DEFAULT_PORT, daemonFiles, defaultDbFile, ensureAdminToken} from '../../src/daemon/paths.js'
@@ -27,13 +29,18 @@ export default class DaemonStart extends BaseCommand {
     host: Flags.string({description: 'address to listen on', default: DEFAULT_HOST}),
     port: Flags.integer({description: 'port to listen on (0: any free port)', default: DEFAULT_PORT}),
     auth: Flags.string({
-      description: 'token: only the admin token in the data directory; noauth2: Placement\'s test auth (token "admin" is admin)',
-      options: ['token', 'noauth2'],
-      default: 'token',
+      description:
+        'token (default): only the admin token in the data directory; noauth2: Placement\'s test auth (keystonemiddleware\'s headers); ' +
+        'keystone: tokens validated against Keystone ([keystone_authtoken] of --config-file)',
+      options: ['token', 'noauth2', 'keystone'],
+    }),
+    'config-file': Flags.string({
+      description:
+        "OpenStack Placement's placement.conf: [api] auth_strategy, [keystone_authtoken], [oslo_policy], [cors], [placement] (flags override it)",
     }),
     'cors-origin': Flags.string({description: 'allowed CORS origin (repeatable)', multiple: true}),
     'cors-allow-headers': Flags.string({description: 'comma separated headers CORS preflights may ask for'}),
-    'max-candidates': Flags.integer({description: 'cap on allocation candidates generated (-1: none)', default: -1}),
+    'max-candidates': Flags.integer({description: 'cap on allocation candidates generated (-1: none, the default)'}),
     randomize: Flags.boolean({description: 'shuffle allocation candidates when a limit applies'}),
     'answer-cache': Flags.boolean({
       description: 'reuse the serialized answer to an identical candidates query until the next write',
@@ -71,9 +78,26 @@ export default class DaemonStart extends BaseCommand {
     'enforce-scope': Flags.boolean({description: "refuse a token whose scope (system or project) the rule does not list", helpGroup: 'POLICY'}),
   }
 
-  /** The policy the flags give, or exit 1 naming the file and rule that cannot be read. */
-  private policyOptions(flags: {'policy-file'?: string; 'enforce-new-defaults'?: boolean; 'enforce-scope'?: boolean}): PolicyOptions {
-    const options: PolicyOptions = {file: flags['policy-file'], enforceNewDefaults: flags['enforce-new-defaults'], enforceScope: flags['enforce-scope']}
+  /** placement.conf's settings (warnings on stderr), or exit 1 naming what cannot be read. */
+  private configFile(file: string | undefined): ConfigFileSettings {
+    if (!file) return {policy: {}, warnings: []}
+    try {
+      const settings = readConfigFile(file)
+      for (const w of settings.warnings) process.stderr.write(`placemat: warning: ${w}\n`)
+      return settings
+    } catch (err) {
+      if (err instanceof ConfigFileError) throw failure(err.message)
+      throw err
+    }
+  }
+
+  /** The policy the flags and the file give, or exit 1 naming the file and rule that cannot be read. */
+  private policyOptions(flags: {'policy-file'?: string; 'enforce-new-defaults'?: boolean; 'enforce-scope'?: boolean}, file: PolicyOptions): PolicyOptions {
+    const options: PolicyOptions = {
+      file: flags['policy-file'] ?? file.file,
+      enforceNewDefaults: flags['enforce-new-defaults'] || file.enforceNewDefaults,
+      enforceScope: flags['enforce-scope'] || file.enforceScope,
+    }
     try {
       Policy.load(options)
       if (options.file) {
@@ -96,11 +120,14 @@ export default class DaemonStart extends BaseCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(DaemonStart)
-    const policy = this.policyOptions(flags)
+    const conf = this.configFile(flags['config-file'])
+    const policy = this.policyOptions(flags, conf.policy)
+    const auth = (flags.auth ?? conf.auth ?? 'token') as AuthMode
+    if (auth === 'keystone' && !conf.keystone) throw failure('--auth keystone needs [keystone_authtoken] (auth_url, username, password, project_name) in a --config-file')
     const hostForUrl = flags.host.includes(':') ? `[${flags.host}]` : flags.host
     if (!flags.foreground) {
       // Refuse an untrustworthy token here, where the operator sees the message.
-      if (flags.auth === 'token') {
+      if (auth === 'token') {
         try {
           ensureAdminToken(flags.db)
         } catch (err) {
@@ -130,12 +157,14 @@ export default class DaemonStart extends BaseCommand {
         db: flags.db,
         host: flags.host,
         port: flags.port,
-        auth: flags.auth as 'token' | 'noauth2',
-        corsOrigins: flags['cors-origin'],
-        corsAllowHeaders: flags['cors-allow-headers']?.split(',').map((h) => h.trim()).filter(Boolean),
+        auth,
+        corsOrigins: flags['cors-origin'] ?? conf.corsOrigins,
+        corsAllowHeaders: flags['cors-allow-headers']?.split(',').map((h) => h.trim()).filter(Boolean) ?? conf.corsAllowHeaders,
+        keystone: conf.keystone,
+        incompleteConsumer: conf.incompleteConsumer,
         candidates: {
-          maxCandidates: flags['max-candidates'],
-          randomize: flags.randomize,
+          maxCandidates: flags['max-candidates'] ?? conf.maxCandidates ?? -1,
+          randomize: flags.randomize || conf.randomize,
           strategy: flags.strategy as 'breadth-first' | 'depth-first',
           answerCache: flags['answer-cache'],
         },
@@ -148,7 +177,7 @@ export default class DaemonStart extends BaseCommand {
     } catch (err) {
       this.refuse(err)
     }
-    this.log(`placemat daemon listening on ${server.url} (database ${describeTarget(flags.db)}, auth ${flags.auth})`)
+    this.log(`placemat daemon listening on ${server.url} (database ${describeTarget(flags.db)}, auth ${auth})`)
     writeRecord(flags.db, {pid: process.pid, url: server.url, db: resolveTarget(flags.db)})
     const stop = async () => {
       removeRecord(flags.db, process.pid)

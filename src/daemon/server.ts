@@ -1,3 +1,4 @@
+import {KeystoneValidator, type KeystoneSettings} from '../http/auth/keystone.js'
 import {Policy, type PolicyOptions} from '../http/policy/policy.js'
 import type {FastifyInstance} from 'fastify'
 import {loggerOptions, type LogLevel} from '../http/access-log.js'
@@ -25,6 +26,9 @@ export interface ServerOptions {
   durability?: Durability
   /** Client timeouts, ms. */
   timeouts?: AppOptions['timeouts']
+  /** auth 'keystone': the daemon's service credentials and where Keystone is. */
+  keystone?: KeystoneSettings
+  incompleteConsumer?: AppOptions['incompleteConsumer']
 }
 
 export interface RunningServer {
@@ -38,6 +42,7 @@ export interface RunningServer {
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // The token first: a daemon that can not trust it never opens the database.
   const adminToken = opts.auth === 'token' ? ensureAdminToken(opts.db) : undefined
+  if (opts.auth === 'keystone' && !opts.keystone) throw new Error('auth keystone needs [keystone_authtoken] in a --config-file')
   const store = await Store.open(opts.db, {backgroundCheckpoint: true, durability: opts.durability})
   const app = await buildApp({
     store,
@@ -48,6 +53,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     logger: loggerOptions(opts.logLevel ?? 'silent'),
     metricsPublic: opts.metricsPublic,
     policy: Policy.load(opts.policy),
+    keystone: opts.auth === 'keystone' ? new KeystoneValidator(opts.keystone!) : undefined,
+    incompleteConsumer: opts.incompleteConsumer,
     timeouts: opts.timeouts,
   })
   await app.listen({host: opts.host, port: opts.port})

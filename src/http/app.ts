@@ -180,7 +180,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Callback-style hooks: no promise per request. admit() either answers the request itself
   // (and returns false) or lets it through.
-  const admit = (req: FastifyRequest, reply: FastifyReply): boolean => {
+  const admit = (req: FastifyRequest, reply: FastifyReply): boolean | Promise<boolean> => {
     req.requestId = req.id
     reply.header('x-openstack-request-id', req.requestId)
 
@@ -237,9 +237,32 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           return false
         }
         req.credentials = ADMIN_CREDENTIALS
+      } else if (options.auth === 'keystone') {
+        const keystone = options.keystone!
+        const unauthorized = () => {
+          sendError(req, reply, 401, 'Authentication required', null, {'www-authenticate': keystone.wwwAuthenticate})
+          return false
+        }
+        if (!tokenStr) return unauthorized()
+        return keystone.validate(tokenStr).then(
+          (creds) => {
+            if (!creds) return unauthorized()
+            req.credentials = creds
+            return admitToRoute(req, reply, route?.def)
+          },
+          (err: Error) => {
+            req.log.error(err)
+            sendError(req, reply, 503, 'The identity service (Keystone) cannot be reached to validate the token.', null)
+            return false
+          },
+        )
       }
     }
+    return admitToRoute(req, reply, route?.def)
+  }
 
+  /** The checks after authentication: the URL, the content type, and the route's own refusals. */
+  const admitToRoute = (req: FastifyRequest, reply: FastifyReply, def: RouteDef | undefined): boolean => {
     if (req.url.includes('%00') || req.url.includes('\0')) {
       sendError(req, reply, 400, 'NUL characters are not allowed in the URL', null)
       return false
@@ -249,9 +272,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       sendError(req, reply, 400, 'content-type header required when content-length > 0', null)
       return false
     }
-    if (route?.def) {
+    if (def) {
       // Decided before the body is read: a caller who may not use a route never sends it a byte.
-      const refusal = routeRefusal(route.def, req, policy)
+      const refusal = routeRefusal(def, req, policy)
       if (refusal) {
         sendError(req, reply, refusal.status, refusal.detail, refusal.code)
         return false
@@ -260,7 +283,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return true
   }
   app.addHook('onRequest', (req, reply, done) => {
-    if (admit(req, reply)) done()
+    const admitted = admit(req, reply)
+    if (admitted === true) done()
+    else if (admitted !== false) void admitted.then((pass) => pass && done())
   })
 
   // Placement sends a bare application/json content type; fastify would add a charset.

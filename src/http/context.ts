@@ -5,8 +5,9 @@ import {validateSchema} from './jsonschema.js'
 import {parseJsonBody} from './json-body.js'
 import type {Version} from './microversion.js'
 import type {Credentials, Policy} from './policy/policy.js'
+import type {KeystoneValidator} from './auth/keystone.js'
 
-export type AuthMode = 'noauth2' | 'token' | 'trusted'
+export type AuthMode = 'noauth2' | 'token' | 'trusted' | 'keystone'
 
 export interface CandidateOptions {
   /** Cap on candidates generated before limit applies (Placement's max_allocation_candidates); -1 for none. */
@@ -38,6 +39,10 @@ export interface AppOptions {
   metricsPublic?: boolean
   /** Placement's policy (default: its 8.0.0 defaults, deprecated ones allowed, scope not enforced). */
   policy?: Policy
+  /** Placement's [placement] incomplete_consumer_project_id / _user_id (default 00000000-...). */
+  incompleteConsumer?: {project?: string; user?: string}
+  /** With auth 'keystone': who validates the tokens. */
+  keystone?: KeystoneValidator
 }
 
 declare module 'fastify' {

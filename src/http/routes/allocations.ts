@@ -5,11 +5,12 @@ import {
   putAllocationErrors,
   writeAllocations,
   NULL_CONSUMER_TYPE_ALIAS,
+  INCOMPLETE_CONSUMER_ID,
   type ConsumerWrite,
 } from '../../core/allocations.js'
 import {badRequest, notFound} from '../../core/errors.js'
 import type {Consumer, Provider, State} from '../../core/state.js'
-import {cacheHeaders, readJson, type Ctx, type RouteDef} from '../context.js'
+import {cacheHeaders, readJson, type AppOptions, type Ctx, type RouteDef} from '../context.js'
 import {isUuidLike} from '../jsonschema.js'
 import type {Version} from '../microversion.js'
 import * as S from '../schemas.js'
@@ -46,12 +47,15 @@ function toAmounts(allocations: DictAllocations): Map<string, Map<string, number
   return out
 }
 
-export function toWrite(uuid: string, body: ConsumerBody, mv: Version): ConsumerWrite {
+export function toWrite(uuid: string, body: ConsumerBody, mv: Version, incomplete?: AppOptions['incompleteConsumer']): ConsumerWrite {
+  // Before 1.8 a write names no project: Placement's incomplete_consumer_project_id/_user_id.
+  const missing = body.project_id === undefined || body.project_id === null
+  const configured = missing && incomplete !== undefined
   return {
     uuid,
     allocations: toAmounts(body.allocations),
-    project: body.project_id ?? null,
-    user: body.user_id ?? null,
+    project: configured ? (incomplete.project ?? INCOMPLETE_CONSUMER_ID) : (body.project_id ?? null),
+    user: configured ? (incomplete.user ?? INCOMPLETE_CONSUMER_ID) : (body.user_id ?? null),
     generation: mv.gte(28) ? (body.consumer_generation ?? null) : undefined,
     type: mv.gte(38) ? body.consumer_type : undefined,
   }
@@ -99,7 +103,7 @@ async function putAllocations(ctx: Ctx) {
     }
     body = {...data, allocations: dict}
   }
-  const write = toWrite(uuid, body, ctx.mv)
+  const write = toWrite(uuid, body, ctx.mv, ctx.options.incompleteConsumer)
   await ctx.store.write((s, now) =>
     writeAllocations(s, now, [write], {checkGeneration: ctx.mv.gte(28), ...putAllocationErrors(uuid)}),
   )
@@ -140,7 +144,7 @@ export const routes: RouteDef[] = [
     body: true,
     async handler(ctx) {
       const data = readJson<Record<string, ConsumerBody>>(ctx, S.allocationsPostSchema(ctx.mv))
-      const writes = Object.entries(data).map(([uuid, body]) => toWrite(uuid, body, ctx.mv))
+      const writes = Object.entries(data).map(([uuid, body]) => toWrite(uuid, body, ctx.mv, ctx.options.incompleteConsumer))
       await ctx.store.write((s, now) =>
         writeAllocations(s, now, writes, {checkGeneration: ctx.mv.gte(28), ...postAllocationErrors}),
       )

@@ -62,7 +62,7 @@ export const routes: RouteDef[] = [
     async handler(ctx) {
       const allowViolations = booleanParam(ctx, 'allow_violations')
       const data = readJson<Record<string, ConsumerBody>>(ctx, S.allocationsPostSchema(ctx.mv))
-      const writes = Object.entries(data).map(([uuid, body]) => toWrite(uuid, body, ctx.mv))
+      const writes = Object.entries(data).map(([uuid, body]) => toWrite(uuid, body, ctx.mv, ctx.options.incompleteConsumer))
       await ctx.store.write((s, now) => {
         refuseBreaches(newBreaches(s, {placements: new Map(writes.map((w) => [w.uuid, w.allocations.keys()]))}), allowViolations)
         writeAllocations(s, now, writes, {checkGeneration: ctx.mv.gte(28), ...postAllocationErrors})

@@ -1,0 +1,173 @@
+/**
+ * OpenStack Placement's own configuration file (placement.conf, oslo.config's INI), read for
+ * what applies to placemat, so that an operator moving from Placement points the daemon at the
+ * file they already have. Options placemat does not use are ignored with a warning, never
+ * misread; command-line flags override what the file says.
+ */
+import fs from 'node:fs'
+import type {KeystoneSettings} from '../http/auth/keystone.js'
+import type {PolicyOptions} from '../http/policy/policy.js'
+
+/** What the file sets, in the daemon's terms, and what it set that placemat leaves alone. */
+export interface ConfigFileSettings {
+  auth?: 'keystone' | 'noauth2'
+  keystone?: KeystoneSettings
+  policy: PolicyOptions
+  corsOrigins?: string[]
+  corsAllowHeaders?: string[]
+  maxCandidates?: number
+  randomize?: boolean
+  incompleteConsumer?: {project?: string; user?: string}
+  warnings: string[]
+}
+
+export class ConfigFileError extends Error {}
+
+/** oslo.config's INI: [section], key = value (or key: value), # and ; comments, indented continuation lines. */
+export function parseIni(text: string, file = 'config'): Map<string, Map<string, string>> {
+  const out = new Map<string, Map<string, string>>()
+  let section: Map<string, string> | undefined
+  let last: string | undefined
+  text.split(/\r?\n/).forEach((raw, i) => {
+    if (/^\s*([#;].*)?$/.test(raw)) return
+    if (/^\s/.test(raw) && section && last !== undefined) {
+      section.set(last, `${section.get(last)}\n${raw.trim()}`)
+      return
+    }
+    const header = /^\[([^\]]+)\]\s*$/.exec(raw)
+    if (header) {
+      const name = header[1].trim()
+      section = out.get(name) ?? new Map()
+      out.set(name, section)
+      last = undefined
+      return
+    }
+    const kv = /^([^=:\s][^=:]*?)\s*[=:]\s*(.*)$/.exec(raw)
+    if (!kv || !section) throw new ConfigFileError(`${file}:${i + 1}: expected [section] or key = value, not '${raw.trim()}'`)
+    last = kv[1].trim()
+    section.set(last, kv[2].trim())
+  })
+  return out
+}
+
+const bool = (v: string, where: string): boolean => {
+  const t = v.trim().toLowerCase()
+  if (['true', 'yes', 'on', '1'].includes(t)) return true
+  if (['false', 'no', 'off', '0'].includes(t)) return false
+  throw new ConfigFileError(`${where}: expected true or false, not '${v}'`)
+}
+
+const int = (v: string, where: string): number => {
+  if (!/^-?\d+$/.test(v.trim())) throw new ConfigFileError(`${where}: expected a whole number, not '${v}'`)
+  return Number(v)
+}
+
+const list = (v: string) =>
+  v
+    .split(/[,\n]/)
+    .map((x) => x.trim())
+    .filter(Boolean)
+
+/** Options placemat reads, by section; anything else in these sections (and other sections) is warned about. */
+const KNOWN: Record<string, string[]> = {
+  api: ['auth_strategy'],
+  keystone_authtoken: [
+    'auth_url',
+    'auth_type',
+    'username',
+    'password',
+    'project_name',
+    'user_domain_name',
+    'user_domain_id',
+    'project_domain_name',
+    'project_domain_id',
+    'www_authenticate_uri',
+    'auth_uri',
+    'token_cache_time',
+  ],
+  oslo_policy: ['policy_file', 'enforce_scope', 'enforce_new_defaults'],
+  cors: ['allowed_origin', 'allow_headers'],
+  placement: ['max_allocation_candidates', 'randomize_allocation_candidates', 'incomplete_consumer_project_id', 'incomplete_consumer_user_id'],
+}
+
+/** Sections whose options do not apply to placemat at all (said once per section, not per option). */
+const NOT_HERE: Record<string, string> = {
+  placement_database: 'placemat keeps its data where --db says',
+  DEFAULT: 'logging and the like are placemat\'s own flags',
+}
+
+export function readConfigFile(file: string): ConfigFileSettings {
+  let text: string
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch (err) {
+    throw new ConfigFileError(`${file}: ${(err as Error).message}`)
+  }
+  const ini = parseIni(text, file)
+  const out: ConfigFileSettings = {policy: {}, warnings: []}
+  const get = (section: string, key: string) => ini.get(section)?.get(key)
+  const where = (section: string, key: string) => `${file}: [${section}] ${key}`
+
+  for (const [name, options] of ini) {
+    if (NOT_HERE[name] !== undefined) {
+      if (options.size) out.warnings.push(`${file}: [${name}] ignored (${NOT_HERE[name]})`)
+      continue
+    }
+    const known = KNOWN[name]
+    if (!known) {
+      out.warnings.push(`${file}: [${name}] ignored (not an option placemat reads)`)
+      continue
+    }
+    for (const key of options.keys()) if (!known.includes(key)) out.warnings.push(`${where(name, key)} ignored (not an option placemat reads)`)
+  }
+
+  const strategy = get('api', 'auth_strategy')
+  if (strategy !== undefined) {
+    if (strategy !== 'keystone' && strategy !== 'noauth2') throw new ConfigFileError(`${where('api', 'auth_strategy')}: keystone or noauth2, not '${strategy}'`)
+    out.auth = strategy
+  }
+
+  const ks = ini.get('keystone_authtoken')
+  if (ks?.size) {
+    const authType = ks.get('auth_type') ?? 'password'
+    if (authType !== 'password') throw new ConfigFileError(`${where('keystone_authtoken', 'auth_type')}: only password is supported, not '${authType}'`)
+    const need = (key: string) => {
+      const v = ks.get(key)
+      if (!v) throw new ConfigFileError(`${file}: [keystone_authtoken] needs ${key}`)
+      return v
+    }
+    out.keystone = {
+      authUrl: need('auth_url'),
+      username: need('username'),
+      password: need('password'),
+      projectName: need('project_name'),
+      userDomainName: ks.get('user_domain_name'),
+      userDomainId: ks.get('user_domain_id'),
+      projectDomainName: ks.get('project_domain_name'),
+      projectDomainId: ks.get('project_domain_id'),
+      wwwAuthenticateUri: ks.get('www_authenticate_uri') ?? ks.get('auth_uri'),
+      tokenCacheSeconds: ks.get('token_cache_time') !== undefined ? int(ks.get('token_cache_time')!, where('keystone_authtoken', 'token_cache_time')) : undefined,
+    }
+  }
+
+  const policyFile = get('oslo_policy', 'policy_file')
+  if (policyFile !== undefined) out.policy.file = policyFile
+  const scope = get('oslo_policy', 'enforce_scope')
+  if (scope !== undefined) out.policy.enforceScope = bool(scope, where('oslo_policy', 'enforce_scope'))
+  const newDefaults = get('oslo_policy', 'enforce_new_defaults')
+  if (newDefaults !== undefined) out.policy.enforceNewDefaults = bool(newDefaults, where('oslo_policy', 'enforce_new_defaults'))
+
+  const origins = get('cors', 'allowed_origin')
+  if (origins !== undefined) out.corsOrigins = list(origins)
+  const headers = get('cors', 'allow_headers')
+  if (headers !== undefined) out.corsAllowHeaders = list(headers)
+
+  const max = get('placement', 'max_allocation_candidates')
+  if (max !== undefined) out.maxCandidates = int(max, where('placement', 'max_allocation_candidates'))
+  const randomize = get('placement', 'randomize_allocation_candidates')
+  if (randomize !== undefined) out.randomize = bool(randomize, where('placement', 'randomize_allocation_candidates'))
+  const project = get('placement', 'incomplete_consumer_project_id')
+  const user = get('placement', 'incomplete_consumer_user_id')
+  if (project !== undefined || user !== undefined) out.incompleteConsumer = {project, user}
+  return out
+}

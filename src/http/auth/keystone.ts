@@ -1,0 +1,156 @@
+/**
+ * Keystone token validation, as keystonemiddleware's auth_token does it: the daemon logs in with
+ * its own service credentials (password, scoped to its service project), then asks Keystone
+ * about each token it is shown (GET /v3/auth/tokens with X-Subject-Token). A valid token gives
+ * its user, project, roles and system scope; an invalid, expired or revoked one is a 401.
+ * Answers are cached for a bounded time (token_cache_time, and never past the token's expiry),
+ * so a request does not wait on Keystone each time.
+ */
+import type {Credentials} from '../policy/check-string.js'
+
+export interface KeystoneSettings {
+  /** Keystone's identity endpoint ([keystone_authtoken] auth_url). */
+  authUrl: string
+  username: string
+  password: string
+  projectName: string
+  userDomainName?: string
+  userDomainId?: string
+  projectDomainName?: string
+  projectDomainId?: string
+  /** What a 401 tells clients to authenticate against (www_authenticate_uri; default auth_url). */
+  wwwAuthenticateUri?: string
+  /** Seconds a validated token is trusted without asking Keystone again (token_cache_time, default 300). */
+  tokenCacheSeconds?: number
+  /** The largest number of validated tokens kept. */
+  cacheSize?: number
+}
+
+/** Keystone cannot be reached, or refused the daemon's own credentials: a 503, not the client's fault. */
+export class KeystoneUnavailable extends Error {}
+
+interface TokenBody {
+  token: {
+    expires_at: string
+    user?: {id: string}
+    project?: {id: string}
+    system?: {all?: boolean}
+    roles?: Array<{name: string}>
+  }
+}
+
+const v3 = (url: string) => url.replace(/\/+$/, '').replace(/\/v3$/, '') + '/v3'
+
+export class KeystoneValidator {
+  private serviceToken: {value: string; expires: number} | undefined
+  private login: Promise<string> | undefined
+  /** token -> credentials (or null: refused) until `until`; insertion order is age. */
+  private readonly cache = new Map<string, {creds: Credentials | null; until: number}>()
+  /** One question to Keystone per token at a time. */
+  private readonly inFlight = new Map<string, Promise<Credentials | null>>()
+
+  constructor(readonly settings: KeystoneSettings) {}
+
+  get wwwAuthenticate(): string {
+    return `Keystone uri="${this.settings.wwwAuthenticateUri ?? this.settings.authUrl}"`
+  }
+
+  /** The caller a token stands for, or null when Keystone says it is not valid (now). */
+  validate(token: string): Promise<Credentials | null> {
+    const now = Date.now()
+    const hit = this.cache.get(token)
+    if (hit && hit.until > now) return Promise.resolve(hit.creds)
+    if (hit) this.cache.delete(token)
+    let pending = this.inFlight.get(token)
+    if (!pending) {
+      pending = this.ask(token).finally(() => this.inFlight.delete(token))
+      this.inFlight.set(token, pending)
+    }
+    return pending
+  }
+
+  private async ask(token: string, retried = false): Promise<Credentials | null> {
+    const service = await this.serviceTokenValue()
+    let res: Response
+    try {
+      res = await fetch(`${v3(this.settings.authUrl)}/auth/tokens?nocatalog`, {
+        headers: {'x-auth-token': service, 'x-subject-token': token, accept: 'application/json'},
+        signal: AbortSignal.timeout(10_000),
+      })
+    } catch (err) {
+      throw new KeystoneUnavailable(`Keystone at ${this.settings.authUrl} cannot be reached: ${(err as Error).message}`)
+    }
+    if (res.status === 401 && !retried) {
+      // Our own token expired or was revoked: log in again, once.
+      this.serviceToken = undefined
+      return this.ask(token, true)
+    }
+    if (res.status === 404 || res.status === 401 || res.status === 403) {
+      await res.body?.cancel()
+      this.remember(token, null, Date.now() + Math.min(30, this.cacheSeconds) * 1000)
+      return null
+    }
+    if (!res.ok) throw new KeystoneUnavailable(`Keystone answered ${res.status} validating a token`)
+    const body = (await res.json()) as TokenBody
+    const t = body.token
+    const expires = Date.parse(t.expires_at)
+    if (!(expires > Date.now())) return null
+    const creds: Credentials = {
+      roles: (t.roles ?? []).map((r) => r.name),
+      project_id: t.project?.id ?? null,
+      user_id: t.user?.id ?? null,
+      system_scope: t.system?.all ? 'all' : null,
+    }
+    this.remember(token, creds, Math.min(expires, Date.now() + this.cacheSeconds * 1000))
+    return creds
+  }
+
+  private get cacheSeconds(): number {
+    return this.settings.tokenCacheSeconds ?? 300
+  }
+
+  private remember(token: string, creds: Credentials | null, until: number): void {
+    const max = this.settings.cacheSize ?? 10_000
+    if (this.cache.size >= max) this.cache.delete(this.cache.keys().next().value!)
+    this.cache.set(token, {creds, until})
+  }
+
+  /** The daemon's own token, logged in for again a minute before it expires. */
+  private async serviceTokenValue(): Promise<string> {
+    const t = this.serviceToken
+    if (t && t.expires - 60_000 > Date.now()) return t.value
+    this.login ??= this.logIn().finally(() => (this.login = undefined))
+    return this.login
+  }
+
+  private async logIn(): Promise<string> {
+    const s = this.settings
+    const domain = (name?: string, id?: string) => (id ? {id} : {name: name ?? 'Default'})
+    const body = {
+      auth: {
+        identity: {methods: ['password'], password: {user: {name: s.username, password: s.password, domain: domain(s.userDomainName, s.userDomainId)}}},
+        scope: {project: {name: s.projectName, domain: domain(s.projectDomainName, s.projectDomainId)}},
+      },
+    }
+    let res: Response
+    try {
+      res = await fetch(`${v3(s.authUrl)}/auth/tokens?nocatalog`, {
+        method: 'POST',
+        headers: {'content-type': 'application/json', accept: 'application/json'},
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      })
+    } catch (err) {
+      throw new KeystoneUnavailable(`Keystone at ${s.authUrl} cannot be reached: ${(err as Error).message}`)
+    }
+    if (!res.ok) {
+      await res.body?.cancel()
+      throw new KeystoneUnavailable(`Keystone refused the daemon's service credentials (user ${s.username}, project ${s.projectName}): ${res.status}`)
+    }
+    const value = res.headers.get('x-subject-token')
+    const expires = Date.parse(((await res.json()) as TokenBody).token.expires_at)
+    if (!value) throw new KeystoneUnavailable('Keystone answered the login without a token')
+    this.serviceToken = {value, expires}
+    return value
+  }
+}
