@@ -41,6 +41,22 @@ interface TokenBody {
 
 const v3 = (url: string) => url.replace(/\/+$/, '').replace(/\/v3$/, '') + '/v3'
 
+/** A kept-alive connection the server closed before this request reached it: safe to send again. */
+const closedUnderUs = (err: unknown) => {
+  const code = (err as {cause?: {code?: string}})?.cause?.code
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET'
+}
+
+/** fetch, sent again once when the connection it reused turns out to be closed. */
+async function fetchOnce(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, {...init, signal: AbortSignal.timeout(10_000)})
+  } catch (err) {
+    if (!closedUnderUs(err)) throw err
+    return fetch(url, {...init, signal: AbortSignal.timeout(10_000)})
+  }
+}
+
 export class KeystoneValidator {
   private serviceToken: {value: string; expires: number} | undefined
   private login: Promise<string> | undefined
@@ -73,9 +89,8 @@ export class KeystoneValidator {
     const service = await this.serviceTokenValue()
     let res: Response
     try {
-      res = await fetch(`${v3(this.settings.authUrl)}/auth/tokens?nocatalog`, {
+      res = await fetchOnce(`${v3(this.settings.authUrl)}/auth/tokens?nocatalog`, {
         headers: {'x-auth-token': service, 'x-subject-token': token, accept: 'application/json'},
-        signal: AbortSignal.timeout(10_000),
       })
     } catch (err) {
       throw new KeystoneUnavailable(`Keystone at ${this.settings.authUrl} cannot be reached: ${(err as Error).message}`)
@@ -134,11 +149,10 @@ export class KeystoneValidator {
     }
     let res: Response
     try {
-      res = await fetch(`${v3(s.authUrl)}/auth/tokens?nocatalog`, {
+      res = await fetchOnce(`${v3(s.authUrl)}/auth/tokens?nocatalog`, {
         method: 'POST',
         headers: {'content-type': 'application/json', accept: 'application/json'},
         body: JSON.stringify(body),
-        signal: AbortSignal.timeout(10_000),
       })
     } catch (err) {
       throw new KeystoneUnavailable(`Keystone at ${s.authUrl} cannot be reached: ${(err as Error).message}`)
