@@ -36,6 +36,17 @@ export abstract class PlacematCommand extends BaseCommand {
       description: 'auth token (env PLACEMAT_TOKEN or OS_TOKEN; the local daemon\'s own is found by itself)',
       helpGroup: 'CONNECTION',
     }),
+    'os-cloud': Flags.string({description: 'a cloud of clouds.yaml (and secure.yaml): log in to its Keystone (env OS_CLOUD)', helpGroup: 'OPENSTACK'}),
+    'os-region-name': Flags.string({description: "the catalog's region for the placement endpoint (env OS_REGION_NAME)", helpGroup: 'OPENSTACK'}),
+    'os-interface': Flags.string({
+      description: "the catalog's interface for the placement endpoint (env OS_INTERFACE; default public)",
+      options: ['public', 'internal', 'admin'],
+      helpGroup: 'OPENSTACK',
+    }),
+    'os-placement-api-version': Flags.string({
+      description: 'the microversion to ask for, as osc-placement takes it (env OS_PLACEMENT_API_VERSION; default latest)',
+      helpGroup: 'OPENSTACK',
+    }),
     json: Flags.boolean({description: 'print JSON', helpGroup: 'OUTPUT', exclusive: ['yaml', 'format']}),
     yaml: Flags.boolean({description: 'print YAML', helpGroup: 'OUTPUT', exclusive: ['format']}),
     format: Flags.string({
@@ -54,6 +65,10 @@ export abstract class PlacematCommand extends BaseCommand {
     url?: string
     db?: string
     token?: string
+    'os-cloud'?: string
+    'os-region-name'?: string
+    'os-interface'?: string
+    'os-placement-api-version'?: string
     json: boolean
     yaml: boolean
     format?: Format
@@ -115,13 +130,45 @@ export abstract class PlacematCommand extends BaseCommand {
   private async openClient(): Promise<PlacementClient> {
     const {url, db} = this.target
     if (db) return new PlacementClient(await LocalTransport.open(db))
+    const keystone = await this.openstackClient(url)
+    if (keystone) return keystone
     const token = this.base.token ?? process.env.PLACEMAT_TOKEN ?? process.env.OS_TOKEN
-    if (url) return new PlacementClient(new HttpTransport(url, token))
+    const version = this.base['os-placement-api-version'] ?? process.env.OS_PLACEMENT_API_VERSION ?? 'latest'
+    if (url) return new PlacementClient(new HttpTransport(url, token), version)
     // The local daemon: its pid record says where it listens; its admin token sits beside its database.
     const dbFile = defaultDbFile()
     const record = readRecord(dbFile)
     const localUrl = record?.url ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`
-    return new PlacementClient(new HttpTransport(localUrl, token ?? readAdminToken(dbFile)), 'latest')
+    return new PlacementClient(new HttpTransport(localUrl, token ?? readAdminToken(dbFile)), version)
+  }
+
+  /**
+   * A client that logs in to Keystone, as every OpenStack tool does: the cloud named by
+   * --os-cloud or OS_CLOUD (clouds.yaml), else the OS_* variables when they say how to
+   * authenticate (and no --token is given). Undefined when neither applies.
+   */
+  private async openstackClient(url: string | undefined): Promise<PlacementClient | undefined> {
+    const name = this.base['os-cloud'] ?? process.env.OS_CLOUD
+    if (!name && (this.base.token || process.env.PLACEMAT_TOKEN)) return undefined
+    const [{namedCloud, envCloud, CloudConfigError}, {KeystoneSession}, {KeystoneTransport}] = await Promise.all([
+      import('../client/openstack/clouds.js'),
+      import('../client/openstack/session.js'),
+      import('../client/openstack/transport.js'),
+    ])
+    let auth
+    try {
+      auth = name ? namedCloud(name, process.env) : envCloud(process.env)
+    } catch (err) {
+      if (err instanceof CloudConfigError) throw usageError(err.message)
+      throw err
+    }
+    if (!auth) return undefined
+    if (this.base['os-region-name']) auth.region = this.base['os-region-name']
+    if (this.base['os-interface']) auth.interface = this.base['os-interface'] as typeof auth.interface
+    // OS_INSECURE / verify: false: TLS certificates are not checked (Node reads this per connection).
+    if (auth.insecure) process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0'
+    const version = this.base['os-placement-api-version'] ?? process.env.OS_PLACEMENT_API_VERSION ?? auth.placementApiVersion ?? 'latest'
+    return new PlacementClient(new KeystoneTransport(new KeystoneSession(auth), url), version)
   }
 
   /** Prints data as JSON/YAML when asked, else as a table of `columns` (or via `human`). */

@@ -5,6 +5,7 @@
  * code a script sees.
  */
 import {ApiError, UnreachableError} from '../client/client.js'
+import {AuthenticationError, NoEndpointError} from '../client/openstack/session.js'
 import {PlacementError} from '../core/errors.js'
 
 /** Exit codes every command keeps (documented in the README). */
@@ -64,7 +65,8 @@ function exitOfStatus(status: number): ExitCodeValue {
 export function exitCodeOf(err: unknown): number {
   if (err instanceof Failure) return KIND_EXIT[err.kind]
   if (err instanceof ApiError || err instanceof PlacementError) return exitOfStatus(err.status)
-  if (err instanceof UnreachableError) return ExitCode.UNREACHABLE
+  if (err instanceof UnreachableError || err instanceof NoEndpointError) return ExitCode.UNREACHABLE
+  if (err instanceof AuthenticationError) return ExitCode.UNAUTHORIZED
   const oclifExit = (err as {oclif?: {exit?: number}})?.oclif?.exit
   return typeof oclifExit === 'number' ? oclifExit : ExitCode.ERROR
 }

@@ -12,7 +12,7 @@ import path from 'node:path'
 import readline from 'node:readline'
 import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {BIN} from '../helpers/cli.js'
+import {BIN, placemat} from '../helpers/cli.js'
 import {ADMIN_PASSWORD, keystoneAvailable, startKeystone, type Keystone} from '../helpers/keystone.js'
 
 const run = promisify(execFile)
@@ -66,6 +66,8 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
       })
       daemon.once('exit', (code) => reject(new Error(`daemon exited ${code}: ${warnings.join('\n')}`)))
     })
+    const svc = await ks.admin('POST', '/services', {service: {type: 'placement', name: 'placement'}})
+    await ks.admin('POST', '/endpoints', {endpoint: {service_id: svc.service.id, interface: 'public', url, region_id: 'RegionOne'}})
     // What placement.conf says that placemat does not read is said, not silently misread.
     expect(warnings.join('\n')).toContain('[keystone_authtoken] memcached_servers ignored')
     expect(warnings.join('\n')).toContain('[placement_database] ignored')
@@ -111,8 +113,6 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
   })
 
   it('serves osc-placement through the catalog', async () => {
-    const svc = await ks.admin('POST', '/services', {service: {type: 'placement', name: 'placement'}})
-    await ks.admin('POST', '/endpoints', {endpoint: {service_id: svc.service.id, interface: 'public', url, region_id: 'RegionOne'}})
     const env = {
       ...process.env,
       OS_AUTH_URL: `${ks.url}/v3`,
@@ -132,4 +132,76 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
     )
     expect(denied).toMatch(/403|Forbidden|Policy does not allow/)
   }, 60_000)
+
+  it('placemat itself logs in as OpenStack tools do: clouds.yaml (password, application credential), OS_* variables, a cached token', async () => {
+    const dir = fs.mkdtempSync(path.join(ks.dir, 'cli-'))
+    const admin = await ks.admin('GET', '/users?name=admin')
+    const adminId = admin.users[0].id
+    // An application credential is made with the user's own token.
+    const own = await ks.token('admin', ADMIN_PASSWORD, {project: 'admin'})
+    const made = await fetch(`${ks.url}/v3/users/${adminId}/application_credentials`, {
+      method: 'POST',
+      headers: {'x-auth-token': own, 'content-type': 'application/json'},
+      body: JSON.stringify({application_credential: {name: 'placemat-test'}}),
+    }).then((r) => r.json() as Promise<any>)
+    const clouds = {
+      clouds: {
+        ops: {auth: {auth_url: `${ks.url}/v3`, username: 'admin', project_name: 'admin', user_domain_name: 'Default', project_domain_name: 'Default'}, region_name: 'RegionOne'},
+        robot: {auth_type: 'v3applicationcredential', auth: {auth_url: ks.url, application_credential_id: made.application_credential.id, application_credential_secret: made.application_credential.secret}},
+        nowhere: {auth: {auth_url: `${ks.url}/v3`, username: 'admin', password: ADMIN_PASSWORD, project_name: 'admin'}, region_name: 'Atlantis'},
+        wrong: {auth: {auth_url: `${ks.url}/v3`, username: 'admin', password: 'not-it', project_name: 'admin'}},
+      },
+    }
+    fs.writeFileSync(path.join(dir, 'clouds.yaml'), JSON.stringify(clouds))
+    // The password of "ops" lives in secure.yaml, as operators keep it.
+    fs.writeFileSync(path.join(dir, 'secure.yaml'), JSON.stringify({clouds: {ops: {auth: {password: ADMIN_PASSWORD}}}}))
+    const env = {OS_CLIENT_CONFIG_FILE: path.join(dir, 'clouds.yaml'), OS_CLIENT_SECURE_FILE: path.join(dir, 'secure.yaml'), XDG_CACHE_HOME: path.join(dir, 'cache')}
+    const names = (r: {stdout: string}) => JSON.parse(r.stdout).resource_providers.map((p: any) => p.name)
+
+    for (const cloud of ['ops', 'robot']) {
+      const r = await placemat(['provider', 'list', '--os-cloud', cloud, '--json'], {env})
+      expect(r.code, r.stderr).toBe(0)
+      expect(names(r)).toEqual(['cn1'])
+    }
+    // The token is kept, owner-only, and used again; revoked, it is replaced by a new login.
+    const cacheDir = path.join(dir, 'cache', 'placemat', 'tokens')
+    const files = fs.readdirSync(cacheDir)
+    expect(files).toHaveLength(2)
+    for (const f of files) expect(fs.statSync(path.join(cacheDir, f)).mode & 0o077).toBe(0)
+    const cached = JSON.parse(fs.readFileSync(path.join(cacheDir, files[0]), 'utf8'))
+    await ks.revoke(cached.token)
+    await new Promise((r) => setTimeout(r, 1500)) // the daemon's token_cache_time
+    for (const cloud of ['ops', 'robot']) expect((await placemat(['provider', 'list', '--os-cloud', cloud, '--json'], {env})).code).toBe(0)
+
+    // OS_* variables, and --os-placement-api-version as osc-placement takes it.
+    const osEnv = {
+      OS_AUTH_URL: `${ks.url}/v3`,
+      OS_USERNAME: 'rita',
+      OS_PASSWORD: 'rita-secret',
+      OS_SYSTEM_SCOPE: 'all',
+      OS_USER_DOMAIN_NAME: 'Default',
+      OS_REGION_NAME: 'RegionOne',
+      XDG_CACHE_HOME: env.XDG_CACHE_HOME,
+    }
+    const r = await placemat(['provider', 'list', '--json', '--os-placement-api-version', '1.14'], {env: osEnv})
+    expect(r.code, r.stderr).toBe(0)
+    expect(names(r)).toEqual(['cn1'])
+    expect(JSON.parse(r.stdout).resource_providers[0].root_provider_uuid).toBeDefined()
+
+    // One line each, with an exit code of its own.
+    const wrong = await placemat(['provider', 'list', '--os-cloud', 'wrong'], {env})
+    expect(wrong.code).toBe(10)
+    expect(wrong.stderr.trim().split('\n')).toHaveLength(1)
+    expect(wrong.stderr).toContain('refused the credentials of user admin (cloud wrong)')
+    const unknown = await placemat(['provider', 'list', '--os-cloud', 'nope'], {env})
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain("no cloud named 'nope'")
+    const nowhere = await placemat(['provider', 'list', '--os-cloud', 'nowhere'], {env})
+    expect(nowhere.code).toBe(5)
+    expect(nowhere.stderr).toContain('no placement endpoint for interface public, region Atlantis')
+    const stale = await ks.token('admin', ADMIN_PASSWORD, {project: 'admin'})
+    await ks.revoke(stale)
+    const expired = await placemat(['provider', 'list'], {env: {OS_TOKEN: stale, OS_ENDPOINT: url, OS_AUTH_TYPE: 'token'}})
+    expect(expired.code, expired.stderr).toBe(10)
+  }, 120_000)
 })

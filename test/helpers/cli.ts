@@ -18,6 +18,8 @@ const INHERITED = ['PLACEMAT_URL', 'PLACEMAT_DB', 'PLACEMAT_TOKEN', 'OS_TOKEN', 
 export const childEnv = (extra: Record<string, string> = {}) => {
   const env: NodeJS.ProcessEnv = {...process.env, NO_COLOR: '1', ...extra}
   for (const k of INHERITED) if (!(k in extra)) delete env[k]
+  // An OpenStack environment of the machine (OS_CLOUD, OS_AUTH_URL, ...) would send the CLI to a cloud.
+  for (const k of Object.keys(env)) if (k.startsWith('OS_') && !(k in extra)) delete env[k]
   return env
 }
 

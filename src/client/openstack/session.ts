@@ -1,0 +1,186 @@
+/**
+ * Logging in to Keystone for the command line, as keystoneauth does: a token for the cloud's
+ * credentials (password, application credential or token), the placement endpoint from the
+ * token's catalog (by region and interface, unless one is given), and the token kept in an
+ * owner-only cache file until shortly before it expires, so that a shell loop of commands does
+ * not log in every time.
+ */
+import {createHash} from 'node:crypto'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {UnreachableError} from '../client.js'
+import type {CloudAuth} from './clouds.js'
+
+export interface Session {
+  token: string
+  endpoint: string
+  /** ms since the epoch; Infinity for a token given as it is. */
+  expires: number
+}
+
+/** Keystone refused the credentials, or the token given is no longer good (exit 10). */
+export class AuthenticationError extends Error {}
+/** The catalog has no placement endpoint for the region and interface (exit 5). */
+export class NoEndpointError extends Error {}
+
+/** A cached token is used until this long before it expires. */
+const MARGIN_MS = 5 * 60_000
+
+const v3 = (url: string) => url.replace(/\/+$/, '').replace(/\/v3$/, '') + '/v3'
+
+interface CatalogEntry {
+  type: string
+  endpoints: Array<{interface: string; region?: string; region_id?: string; url: string}>
+}
+
+export class KeystoneSession {
+  private current: Session | undefined
+
+  constructor(
+    readonly auth: CloudAuth,
+    private readonly cacheDir = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'placemat', 'tokens'),
+  ) {}
+
+  /** A good token and the endpoint: the cached one when it has time left, else a new login. */
+  async session(): Promise<Session> {
+    if (this.current && this.current.expires - MARGIN_MS > Date.now()) return this.current
+    const given = this.givenToken()
+    if (given) return (this.current = given)
+    const cached = this.readCache()
+    if (cached) return (this.current = cached)
+    return this.renew()
+  }
+
+  /** Logs in again (after a 401: the token was revoked, or expired early). */
+  async renew(): Promise<Session> {
+    if (this.givenToken()) {
+      throw new AuthenticationError(`the token given (OS_TOKEN or the cloud's) was refused: it is expired or revoked`)
+    }
+    this.current = await this.logIn()
+    this.writeCache(this.current)
+    return this.current
+  }
+
+  /** admin_token / none / a token with its endpoint: no Keystone to ask. */
+  private givenToken(): Session | undefined {
+    const a = this.auth
+    if (a.authType === 'admin_token' || a.authType === 'none') {
+      if (!a.endpoint) throw new AuthenticationError(`auth type ${a.authType} needs the placement endpoint (OS_ENDPOINT, or --url)`)
+      return {token: a.token ?? '', endpoint: a.endpoint, expires: Infinity}
+    }
+    if (a.authType === 'token' && a.endpoint && a.token) return {token: a.token, endpoint: a.endpoint, expires: Infinity}
+    return undefined
+  }
+
+  private identity(): Record<string, unknown> {
+    const a = this.auth
+    const domain = (name?: string, id?: string) => (id ? {id} : name ? {name} : {id: 'default'})
+    switch (a.authType) {
+      case 'password': {
+        if (!a.password) throw new AuthenticationError(`cloud ${a.cloud}: no password (OS_PASSWORD, or auth.password in clouds.yaml/secure.yaml)`)
+        const user = a.userId ? {id: a.userId, password: a.password} : {name: a.username, password: a.password, domain: domain(a.userDomainName, a.userDomainId)}
+        return {methods: ['password'], password: {user}}
+      }
+      case 'v3applicationcredential': {
+        if (!a.applicationCredentialSecret) throw new AuthenticationError(`cloud ${a.cloud}: no application credential secret`)
+        const cred = a.applicationCredentialId
+          ? {id: a.applicationCredentialId, secret: a.applicationCredentialSecret}
+          : {name: a.applicationCredentialName, secret: a.applicationCredentialSecret, user: {name: a.username, domain: domain(a.userDomainName, a.userDomainId)}}
+        return {methods: ['application_credential'], application_credential: cred}
+      }
+      default:
+        return {methods: ['token'], token: {id: a.token}}
+    }
+  }
+
+  private scope(): Record<string, unknown> | undefined {
+    const a = this.auth
+    if (a.authType === 'v3applicationcredential') return undefined // an application credential carries its own
+    if (a.systemScope) return {system: {[a.systemScope]: true}}
+    if (a.projectId) return {project: {id: a.projectId}}
+    if (a.projectName) {
+      const domain = a.projectDomainId ? {id: a.projectDomainId} : a.projectDomainName ? {name: a.projectDomainName} : {id: 'default'}
+      return {project: {name: a.projectName, domain}}
+    }
+    return undefined
+  }
+
+  private async logIn(): Promise<Session> {
+    const a = this.auth
+    if (!a.authUrl) throw new AuthenticationError(`cloud ${a.cloud}: no auth_url (OS_AUTH_URL)`)
+    const url = `${v3(a.authUrl)}/auth/tokens`
+    const scope = this.scope()
+    let res: Response
+    try {
+      res = await fetch(url, {
+        method: 'POST',
+        headers: {'content-type': 'application/json', accept: 'application/json'},
+        body: JSON.stringify({auth: {identity: this.identity(), ...(scope ? {scope} : {})}}),
+      })
+    } catch (err) {
+      const cause = (err as {cause?: {code?: string}}).cause
+      throw new UnreachableError(`cannot reach Keystone at ${a.authUrl} (${cause?.code ?? (err as Error).message})`)
+    }
+    if (res.status === 401) {
+      const who = a.authType === 'v3applicationcredential' ? `application credential ${a.applicationCredentialId ?? a.applicationCredentialName}` : `user ${a.username ?? a.userId}`
+      throw new AuthenticationError(`Keystone at ${a.authUrl} refused the credentials of ${who} (cloud ${a.cloud}): wrong password, or no such user or project`)
+    }
+    if (!res.ok) {
+      const text = await res.text()
+      throw new AuthenticationError(`Keystone at ${a.authUrl} answered ${res.status}: ${text.slice(0, 300)}`)
+    }
+    const token = res.headers.get('x-subject-token')
+    const body = (await res.json()) as {token: {expires_at: string; catalog?: CatalogEntry[]}}
+    if (!token) throw new AuthenticationError(`Keystone at ${a.authUrl} answered without a token`)
+    return {token, endpoint: a.endpoint ?? this.endpointIn(body.token.catalog ?? []), expires: Date.parse(body.token.expires_at)}
+  }
+
+  /** The placement endpoint of the catalog for the cloud's region and interface. */
+  private endpointIn(catalog: CatalogEntry[]): string {
+    const a = this.auth
+    const service = catalog.find((s) => s.type === 'placement')
+    const fits = (service?.endpoints ?? []).filter((e) => e.interface === a.interface && (!a.region || (e.region_id ?? e.region) === a.region))
+    if (!fits.length) {
+      const where = `interface ${a.interface}${a.region ? `, region ${a.region}` : ''}`
+      throw new NoEndpointError(
+        service
+          ? `the catalog has no placement endpoint for ${where} (it has ${service.endpoints.map((e) => `${e.interface}${e.region_id ? `@${e.region_id}` : ''}`).join(', ')})`
+          : `the catalog of cloud ${a.cloud} has no placement service (${where}); give the endpoint with --url or OS_ENDPOINT`,
+      )
+    }
+    return fits[0].url
+  }
+
+  // ---- the token cache ----------------------------------------------------------------------
+
+  /** One file per set of credentials (its name a digest: no secret in it). */
+  private cacheFile(): string {
+    const a = this.auth
+    const key = [a.authUrl, a.authType, a.username, a.userId, a.userDomainName, a.userDomainId, a.projectName, a.projectId, a.projectDomainName, a.projectDomainId, a.systemScope, a.applicationCredentialId, a.applicationCredentialName, a.region, a.interface, a.endpoint]
+    const digest = createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 32)
+    return path.join(this.cacheDir, `${digest}.json`)
+  }
+
+  private readCache(): Session | undefined {
+    try {
+      const s = JSON.parse(fs.readFileSync(this.cacheFile(), 'utf8')) as Session
+      if (typeof s.token === 'string' && typeof s.endpoint === 'string' && s.expires - MARGIN_MS > Date.now()) return s
+    } catch {
+      // no cache yet, or one that cannot be read: log in
+    }
+    return undefined
+  }
+
+  private writeCache(s: Session): void {
+    try {
+      fs.mkdirSync(this.cacheDir, {recursive: true, mode: 0o700})
+      const file = this.cacheFile()
+      const tmp = `${file}.${process.pid}.tmp`
+      fs.writeFileSync(tmp, JSON.stringify(s), {mode: 0o600})
+      fs.renameSync(tmp, file)
+    } catch {
+      // a cache that cannot be written costs a login next time, nothing more
+    }
+  }
+}
