@@ -1,6 +1,7 @@
 import type {FastifyInstance} from 'fastify'
 import type {Store, OpenOptions} from '../store/store.js'
 import {UnreachableError, type ApiResponse, type Transport} from './client.js'
+import {fetchResent} from './resend.js'
 
 function parseBody(text: string, contentType: string | undefined): unknown {
   if (!text) return undefined
@@ -31,7 +32,7 @@ export class HttpTransport implements Transport {
     if (this.token) h['x-auth-token'] = this.token
     let res: Response
     try {
-      res = await fetch(this.baseUrl + path, {method, headers: h, body})
+      res = await fetchResent(this.baseUrl + path, {method, headers: h, body})
     } catch (err) {
       const cause = (err as {cause?: {code?: string}}).cause
       throw new UnreachableError(`cannot reach ${this.baseUrl} (${cause?.code ?? (err as Error).message})`)

@@ -10,6 +10,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {UnreachableError} from '../client.js'
+import {fetchResent} from '../resend.js'
 import type {CloudAuth} from './clouds.js'
 
 export interface Session {
@@ -113,7 +114,7 @@ export class KeystoneSession {
     const scope = this.scope()
     let res: Response
     try {
-      res = await fetch(url, {
+      res = await fetchResent(url, {
         method: 'POST',
         headers: {'content-type': 'application/json', accept: 'application/json'},
         body: JSON.stringify({auth: {identity: this.identity(), ...(scope ? {scope} : {})}}),

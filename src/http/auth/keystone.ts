@@ -6,6 +6,7 @@
  * Answers are cached for a bounded time (token_cache_time, and never past the token's expiry),
  * so a request does not wait on Keystone each time.
  */
+import {fetchResent} from '../../client/resend.js'
 import type {Credentials} from '../policy/check-string.js'
 
 export interface KeystoneSettings {
@@ -41,22 +42,6 @@ interface TokenBody {
 
 const v3 = (url: string) => url.replace(/\/+$/, '').replace(/\/v3$/, '') + '/v3'
 
-/** A kept-alive connection the server closed before this request reached it: safe to send again. */
-const closedUnderUs = (err: unknown) => {
-  const code = (err as {cause?: {code?: string}})?.cause?.code
-  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET'
-}
-
-/** fetch, sent again once when the connection it reused turns out to be closed. */
-async function fetchOnce(url: string, init: RequestInit): Promise<Response> {
-  try {
-    return await fetch(url, {...init, signal: AbortSignal.timeout(10_000)})
-  } catch (err) {
-    if (!closedUnderUs(err)) throw err
-    return fetch(url, {...init, signal: AbortSignal.timeout(10_000)})
-  }
-}
-
 export class KeystoneValidator {
   private serviceToken: {value: string; expires: number} | undefined
   private login: Promise<string> | undefined
@@ -89,7 +74,8 @@ export class KeystoneValidator {
     const service = await this.serviceTokenValue()
     let res: Response
     try {
-      res = await fetchOnce(`${v3(this.settings.authUrl)}/auth/tokens?nocatalog`, {
+      res = await fetchResent(`${v3(this.settings.authUrl)}/auth/tokens?nocatalog`, {
+        timeoutMs: 10_000,
         headers: {'x-auth-token': service, 'x-subject-token': token, accept: 'application/json'},
       })
     } catch (err) {
@@ -149,7 +135,8 @@ export class KeystoneValidator {
     }
     let res: Response
     try {
-      res = await fetchOnce(`${v3(s.authUrl)}/auth/tokens?nocatalog`, {
+      res = await fetchResent(`${v3(s.authUrl)}/auth/tokens?nocatalog`, {
+        timeoutMs: 10_000,
         method: 'POST',
         headers: {'content-type': 'application/json', accept: 'application/json'},
         body: JSON.stringify(body),

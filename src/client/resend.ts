@@ -1,0 +1,20 @@
+/**
+ * fetch, sent once more when the kept-alive connection it reused had been closed by the server
+ * (undici's "other side closed"): servers that close after every answer (uwsgi's http-socket,
+ * in front of Keystone and of Placement) race with the client's reuse of the connection.
+ */
+export const closedUnderUs = (err: unknown): boolean => {
+  const code = (err as {cause?: {code?: string}})?.cause?.code
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET'
+}
+
+export async function fetchResent(url: string, init: RequestInit & {timeoutMs?: number} = {}): Promise<Response> {
+  const {timeoutMs, ...rest} = init
+  const send = () => fetch(url, timeoutMs ? {...rest, signal: AbortSignal.timeout(timeoutMs)} : rest)
+  try {
+    return await send()
+  } catch (err) {
+    if (!closedUnderUs(err)) throw err
+    return send()
+  }
+}
