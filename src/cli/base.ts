@@ -91,6 +91,32 @@ export abstract class PlacematCommand extends BaseCommand {
     this.target = {url, db}
     // A missing file is said at once, before any input is read (a big apply file takes a while).
     if (db && !isDatabaseUrl(db) && !fs.existsSync(db)) throw notFoundError(noDatabase(db))
+    if (!db) await this.trustCloudCa()
+  }
+
+  /**
+   * OS_CACERT (or the cloud's cacert): Node takes extra certificate authorities only at start
+   * (NODE_EXTRA_CA_CERTS), so the command runs again with it, before it has read anything.
+   */
+  private async trustCloudCa(): Promise<void> {
+    let ca = process.env.OS_CACERT
+    const name = this.base['os-cloud'] ?? process.env.OS_CLOUD
+    if (!ca && name) {
+      const {namedCloud} = await import('../client/openstack/clouds.js')
+      try {
+        ca = namedCloud(name, process.env).cacert
+      } catch {
+        return // said when the client is opened
+      }
+    }
+    if (!ca || process.env.NODE_EXTRA_CA_CERTS === ca) return
+    if (!fs.existsSync(ca)) throw usageError(`the CA certificate file ${ca} (OS_CACERT or cacert) does not exist`)
+    const {spawnSync} = await import('node:child_process')
+    const again = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+      stdio: 'inherit',
+      env: {...process.env, NODE_EXTRA_CA_CERTS: ca},
+    })
+    this.exit(again.status ?? 1)
   }
 
   /** table, value, json or yaml; `value` prints like a table without header or padding. */
