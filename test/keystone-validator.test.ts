@@ -42,7 +42,8 @@ function fakeKeystone() {
         return
       }
       const t = tokens.get(String(req.headers['x-subject-token']))
-      if (!t) {
+      // Keystone: an expired token is not found, unless a service asks with allow_expired.
+      if (!t || (t.expires < Date.now() && url.searchParams.get('allow_expired') !== '1')) {
         res.writeHead(404).end()
         return
       }
@@ -123,5 +124,24 @@ describe('Keystone token validation', () => {
   it('an unreachable Keystone is not a bad token', async () => {
     const v = new KeystoneValidator(settings('http://127.0.0.1:9'))
     await expect(v.validate('any')).rejects.toThrow(KeystoneUnavailable)
+  })
+
+  it("with a service's token beside it, a user token that expired is taken (X-Service-Token, service_token_roles)", async () => {
+    const ks = fakeKeystone()
+    const url = await ks.start()
+    stopFake = ks.stop
+    ks.tokens.set('nova', {expires: Date.now() + 3600_000, project: 'service', roles: ['service']})
+    ks.tokens.set('someone', {expires: Date.now() + 3600_000, project: 'p', roles: ['member']})
+    ks.tokens.set('user', {expires: Date.now() + 3600_000, project: 'p', roles: ['member']})
+    ks.tokens.set('expired', {expires: Date.now() - 60_000, project: 'p', roles: ['admin']})
+    const v = new KeystoneValidator(settings(url))
+    expect(await v.validate('expired')).toBeNull()
+    expect(await v.validate('expired', 'nova')).toMatchObject({project_id: 'p', roles: ['admin']})
+    expect(await v.validate('expired', 'someone')).toBeNull()
+    expect(await v.validate('user', 'someone')).toMatchObject({project_id: 'p'})
+    expect(await v.validate('user', 'not-a-token')).toBeNull()
+    const strict = new KeystoneValidator({...settings(url), serviceTokenRolesRequired: true})
+    expect(await strict.validate('user', 'someone')).toBeNull()
+    expect(await strict.validate('user', 'nova')).toMatchObject({project_id: 'p'})
   })
 })

@@ -84,6 +84,8 @@ const KNOWN: Record<string, string[]> = {
     'www_authenticate_uri',
     'auth_uri',
     'token_cache_time',
+    'service_token_roles',
+    'service_token_roles_required',
   ],
   oslo_policy: ['policy_file', 'enforce_scope', 'enforce_new_defaults'],
   cors: ['allowed_origin', 'allow_headers'],
@@ -147,6 +149,9 @@ export function readConfigFile(file: string): ConfigFileSettings {
       projectDomainId: ks.get('project_domain_id'),
       wwwAuthenticateUri: ks.get('www_authenticate_uri') ?? ks.get('auth_uri'),
       tokenCacheSeconds: ks.get('token_cache_time') !== undefined ? int(ks.get('token_cache_time')!, where('keystone_authtoken', 'token_cache_time')) : undefined,
+      serviceTokenRoles: ks.get('service_token_roles') !== undefined ? list(ks.get('service_token_roles')!) : undefined,
+      serviceTokenRolesRequired:
+        ks.get('service_token_roles_required') !== undefined ? bool(ks.get('service_token_roles_required')!, where('keystone_authtoken', 'service_token_roles_required')) : undefined,
     }
   }
 

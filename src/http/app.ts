@@ -244,7 +244,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           return false
         }
         if (!tokenStr) return unauthorized()
-        return keystone.validate(tokenStr).then(
+        const service = req.headers['x-service-token']
+        return keystone.validate(tokenStr, typeof service === 'string' ? service : undefined).then(
           (creds) => {
             if (!creds) return unauthorized()
             req.credentials = creds

@@ -25,6 +25,10 @@ export interface KeystoneSettings {
   tokenCacheSeconds?: number
   /** The largest number of validated tokens kept. */
   cacheSize?: number
+  /** Roles that make an X-Service-Token a service's (service_token_roles, default service). */
+  serviceTokenRoles?: string[]
+  /** Refuse an X-Service-Token without those roles (service_token_roles_required, default false). */
+  serviceTokenRolesRequired?: boolean
 }
 
 /** Keystone cannot be reached, or refused the daemon's own credentials: a 503, not the client's fault. */
@@ -56,25 +60,42 @@ export class KeystoneValidator {
     return `Keystone uri="${this.settings.wwwAuthenticateUri ?? this.settings.authUrl}"`
   }
 
-  /** The caller a token stands for, or null when Keystone says it is not valid (now). */
-  validate(token: string): Promise<Credentials | null> {
+  /**
+   * The caller a token stands for, or null when Keystone says it is not valid (now). With a
+   * service token (X-Service-Token, as nova sends one beside a user's token) of a service role,
+   * a user token that expired while the service worked on its behalf is still taken, as
+   * keystonemiddleware does; a service token that is not valid refuses the request.
+   */
+  async validate(token: string, serviceToken?: string): Promise<Credentials | null> {
+    if (serviceToken === undefined) return this.cached(token, false)
+    const service = await this.cached(serviceToken, false)
+    if (!service) return null
+    const roles = (this.settings.serviceTokenRoles ?? ['service']).map((r) => r.toLowerCase())
+    const isService = service.roles.some((r) => roles.includes(r.toLowerCase()))
+    if (!isService && this.settings.serviceTokenRolesRequired) return null
+    return (await this.cached(token, false)) ?? (isService ? this.cached(token, true) : null)
+  }
+
+  private cached(token: string, allowExpired: boolean): Promise<Credentials | null> {
+    const key = allowExpired ? `expired:${token}` : token
     const now = Date.now()
-    const hit = this.cache.get(token)
+    const hit = this.cache.get(key)
     if (hit && hit.until > now) return Promise.resolve(hit.creds)
-    if (hit) this.cache.delete(token)
-    let pending = this.inFlight.get(token)
+    if (hit) this.cache.delete(key)
+    let pending = this.inFlight.get(key)
     if (!pending) {
-      pending = this.ask(token).finally(() => this.inFlight.delete(token))
-      this.inFlight.set(token, pending)
+      pending = this.ask(token, allowExpired).finally(() => this.inFlight.delete(key))
+      this.inFlight.set(key, pending)
     }
     return pending
   }
 
-  private async ask(token: string, retried = false): Promise<Credentials | null> {
+  private async ask(token: string, allowExpired: boolean, retried = false): Promise<Credentials | null> {
     const service = await this.serviceTokenValue()
+    const key = allowExpired ? `expired:${token}` : token
     let res: Response
     try {
-      res = await fetchResent(`${v3(this.settings.authUrl)}/auth/tokens?nocatalog`, {
+      res = await fetchResent(`${v3(this.settings.authUrl)}/auth/tokens?nocatalog${allowExpired ? '&allow_expired=1' : ''}`, {
         timeoutMs: 10_000,
         headers: {'x-auth-token': service, 'x-subject-token': token, accept: 'application/json'},
       })
@@ -84,25 +105,26 @@ export class KeystoneValidator {
     if (res.status === 401 && !retried) {
       // Our own token expired or was revoked: log in again, once.
       this.serviceToken = undefined
-      return this.ask(token, true)
+      return this.ask(token, allowExpired, true)
     }
     if (res.status === 404 || res.status === 401 || res.status === 403) {
       await res.body?.cancel()
-      this.remember(token, null, Date.now() + Math.min(30, this.cacheSeconds) * 1000)
+      this.remember(key, null, Date.now() + Math.min(30, this.cacheSeconds) * 1000)
       return null
     }
     if (!res.ok) throw new KeystoneUnavailable(`Keystone answered ${res.status} validating a token`)
     const body = (await res.json()) as TokenBody
     const t = body.token
     const expires = Date.parse(t.expires_at)
-    if (!(expires > Date.now())) return null
+    if (!(expires > Date.now()) && !allowExpired) return null
     const creds: Credentials = {
       roles: (t.roles ?? []).map((r) => r.name),
       project_id: t.project?.id ?? null,
       user_id: t.user?.id ?? null,
       system_scope: t.system?.all ? 'all' : null,
     }
-    this.remember(token, creds, Math.min(expires, Date.now() + this.cacheSeconds * 1000))
+    // An expired token taken for a service is asked about again each time the cache lets go.
+    this.remember(key, creds, allowExpired ? Date.now() + Math.min(30, this.cacheSeconds) * 1000 : Math.min(expires, Date.now() + this.cacheSeconds * 1000))
     return creds
   }
 
