@@ -12,7 +12,7 @@ import {setAggregates} from './aggregates.js'
 import {setInventories} from './inventories.js'
 import {createProvider, deleteProvider, getProvider, updateProvider} from './providers.js'
 import {reshape, type ReshaperBody} from './reshaper.js'
-import {newBreaches, refuseBreaches} from './groups.js'
+import {refuseNewBreaches} from './groups.js'
 import {ensureResourceClass} from './resource-classes.js'
 import {ensureTrait, setProviderTraits} from './traits.js'
 import type {State} from './state.js'
@@ -107,7 +107,7 @@ function applyOne(s: State, now: number, o: BatchOperation, opts: BatchOptions):
       // Allocations moved to providers of other hosts can break a placement group (POST
       // /reshaper, Placement's own, never refuses for one).
       const placements = new Map(Object.entries(o.allocations ?? {}).map(([c, a]) => [c, Object.keys((a as {allocations?: object}).allocations ?? {})]))
-      refuseBreaches(newBreaches(s, {placements}), opts.allowViolations)
+      refuseNewBreaches(s, {placements}, opts.allowViolations)
       reshape(s, now, {inventories: o.inventories, allocations: o.allocations}, {consumerTypes: reshapeMinor(o) >= 38})
       return {op: o.op}
     }

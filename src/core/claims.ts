@@ -12,7 +12,7 @@ import {planConsumers, postAllocationErrors, putAllocationErrors, writeAllocatio
 import {AFFINITY_VIOLATION, PlacementError, badRequest} from './errors.js'
 import type {State} from './state.js'
 import {affinityViolation, placementOf, ruleViolation, type AffinityRule, type Placement} from './affinity.js'
-import {newBreaches, refuseBreaches} from './groups.js'
+import {refuseNewBreaches} from './groups.js'
 import {addMembers, requireGroup} from './group-writes.js'
 
 export {AFFINITY_VIOLATION}
@@ -76,7 +76,7 @@ export function claimAllocations(s: State, now: number, claims: Claim[], opts: {
   for (const c of claims) if (c.group !== undefined) joins.set(c.group, [...(joins.get(c.group) ?? []), c.write.uuid])
   for (const name of joins.keys()) requireGroup(s, name)
   const placements = new Map(claims.map((c) => [c.write.uuid, c.write.allocations.keys()] as const))
-  refuseBreaches(newBreaches(s, {placements, joins}), opts.allowViolations)
+  refuseNewBreaches(s, {placements, joins}, opts.allowViolations)
 
   const errors = claims.length === 1 ? putAllocationErrors(claims[0].write.uuid) : postAllocationErrors
   writeAllocations(s, now, writes, {checkGeneration: true, ...errors})

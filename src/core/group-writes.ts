@@ -4,7 +4,7 @@
  * (hard) rule where they stand, unless the write allows it.
  */
 import {badRequest, conflict, notFound, ErrorCode} from './errors.js'
-import {GROUP_LEVELS, GROUP_POLICIES, newBreaches, refuseBreaches, type Group, type GroupLevel, type GroupPolicy, type GroupRule} from './groups.js'
+import {GROUP_LEVELS, GROUP_POLICIES, refuseNewBreaches, type Group, type GroupLevel, type GroupPolicy, type GroupRule} from './groups.js'
 import type {State} from './state.js'
 
 export interface GroupSpec {
@@ -58,7 +58,7 @@ export function createGroup(s: State, now: number, spec: GroupSpec, opts: {allow
   // Checked as an empty group that these members join.
   s.groups.set(g.name, g)
   try {
-    if (members.length) refuseBreaches(newBreaches(s, {joins: new Map([[g.name, members]])}), opts.allowViolations)
+    if (members.length) refuseNewBreaches(s, {joins: new Map([[g.name, members]])}, opts.allowViolations)
   } finally {
     s.groups.delete(g.name)
   }
@@ -79,7 +79,7 @@ export function addMembers(s: State, now: number, name: string, consumers: strin
   checkGeneration(g, opts.generation)
   const joining = [...new Set(consumers)].filter((c) => !g.members.has(c))
   if (joining.length === 0) return g
-  refuseBreaches(newBreaches(s, {joins: new Map([[name, joining]])}), opts.allowViolations)
+  refuseNewBreaches(s, {joins: new Map([[name, joining]])}, opts.allowViolations)
   const next: Group = {...g, members: new Set([...g.members, ...joining]), generation: g.generation + 1, updatedAt: now}
   s.setGroup(next)
   return next

@@ -119,13 +119,7 @@ export function topologyLocator(
 /** Hosts (tree roots) a consumer's allocations are on, as stored. */
 export function storedHosts(s: State, consumer: string): string[] {
   const c = s.consumers.get(consumer)
-  if (!c) return []
-  const roots = new Set<string>()
-  for (const rp of c.allocations.keys()) {
-    const p = s.providers.get(rp)
-    if (p) roots.add(p.root)
-  }
-  return [...roots]
+  return c ? hostsOfProviders(s, c.allocations.keys()) : []
 }
 
 /** The hosts of a set of providers (what a proposed allocation would occupy). */
@@ -331,6 +325,11 @@ export const violationError = (breaches: BreachRecord[]) =>
 /** Refuses a write that would break hard groups, unless allowed. */
 export function refuseBreaches(breaches: BreachRecord[], allow = false): void {
   if (breaches.length && !allow) throw violationError(breaches)
+}
+
+/** Refuses a write whose `change` would break hard groups; allowed, the breaches are not even looked for. */
+export function refuseNewBreaches(s: State, change: ProposedChange, allow = false): void {
+  if (!allow) refuseBreaches(newBreaches(s, change))
 }
 
 // ---- what the API shows ------------------------------------------------------------------------

@@ -9,8 +9,9 @@ import {createHash} from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {UnreachableError} from '../client.js'
-import {fetchResent} from '../resend.js'
+import {AuthenticationError, logIn, type CatalogEntry} from './login.js'
+
+export {AuthenticationError}
 import type {CloudAuth} from './clouds.js'
 
 export interface Session {
@@ -20,20 +21,12 @@ export interface Session {
   expires: number
 }
 
-/** Keystone refused the credentials, or the token given is no longer good (exit 10). */
-export class AuthenticationError extends Error {}
 /** The catalog has no placement endpoint for the region and interface (exit 5). */
 export class NoEndpointError extends Error {}
 
 /** A cached token is used until this long before it expires. */
 const MARGIN_MS = 5 * 60_000
 
-const v3 = (url: string) => url.replace(/\/+$/, '').replace(/\/v3$/, '') + '/v3'
-
-interface CatalogEntry {
-  type: string
-  endpoints: Array<{interface: string; region?: string; region_id?: string; url: string}>
-}
 
 export class KeystoneSession {
   private current: Session | undefined
@@ -74,67 +67,9 @@ export class KeystoneSession {
     return undefined
   }
 
-  private identity(): Record<string, unknown> {
-    const a = this.auth
-    const domain = (name?: string, id?: string) => (id ? {id} : name ? {name} : {id: 'default'})
-    switch (a.authType) {
-      case 'password': {
-        if (!a.password) throw new AuthenticationError(`cloud ${a.cloud}: no password (OS_PASSWORD, or auth.password in clouds.yaml/secure.yaml)`)
-        const user = a.userId ? {id: a.userId, password: a.password} : {name: a.username, password: a.password, domain: domain(a.userDomainName, a.userDomainId)}
-        return {methods: ['password'], password: {user}}
-      }
-      case 'v3applicationcredential': {
-        if (!a.applicationCredentialSecret) throw new AuthenticationError(`cloud ${a.cloud}: no application credential secret`)
-        const cred = a.applicationCredentialId
-          ? {id: a.applicationCredentialId, secret: a.applicationCredentialSecret}
-          : {name: a.applicationCredentialName, secret: a.applicationCredentialSecret, user: {name: a.username, domain: domain(a.userDomainName, a.userDomainId)}}
-        return {methods: ['application_credential'], application_credential: cred}
-      }
-      default:
-        return {methods: ['token'], token: {id: a.token}}
-    }
-  }
-
-  private scope(): Record<string, unknown> | undefined {
-    const a = this.auth
-    if (a.authType === 'v3applicationcredential') return undefined // an application credential carries its own
-    if (a.systemScope) return {system: {[a.systemScope]: true}}
-    if (a.projectId) return {project: {id: a.projectId}}
-    if (a.projectName) {
-      const domain = a.projectDomainId ? {id: a.projectDomainId} : a.projectDomainName ? {name: a.projectDomainName} : {id: 'default'}
-      return {project: {name: a.projectName, domain}}
-    }
-    return undefined
-  }
-
   private async logIn(): Promise<Session> {
-    const a = this.auth
-    if (!a.authUrl) throw new AuthenticationError(`cloud ${a.cloud}: no auth_url (OS_AUTH_URL)`)
-    const url = `${v3(a.authUrl)}/auth/tokens`
-    const scope = this.scope()
-    let res: Response
-    try {
-      res = await fetchResent(url, {
-        method: 'POST',
-        headers: {'content-type': 'application/json', accept: 'application/json'},
-        body: JSON.stringify({auth: {identity: this.identity(), ...(scope ? {scope} : {})}}),
-      })
-    } catch (err) {
-      const cause = (err as {cause?: {code?: string}}).cause
-      throw new UnreachableError(`cannot reach Keystone at ${a.authUrl} (${cause?.code ?? (err as Error).message})`)
-    }
-    if (res.status === 401) {
-      const who = a.authType === 'v3applicationcredential' ? `application credential ${a.applicationCredentialId ?? a.applicationCredentialName}` : `user ${a.username ?? a.userId}`
-      throw new AuthenticationError(`Keystone at ${a.authUrl} refused the credentials of ${who} (cloud ${a.cloud}): wrong password, or no such user or project`)
-    }
-    if (!res.ok) {
-      const text = await res.text()
-      throw new AuthenticationError(`Keystone at ${a.authUrl} answered ${res.status}: ${text.slice(0, 300)}`)
-    }
-    const token = res.headers.get('x-subject-token')
-    const body = (await res.json()) as {token: {expires_at: string; catalog?: CatalogEntry[]}}
-    if (!token) throw new AuthenticationError(`Keystone at ${a.authUrl} answered without a token`)
-    return {token, endpoint: a.endpoint ?? this.endpointIn(body.token.catalog ?? []), expires: Date.parse(body.token.expires_at)}
+    const t = await logIn(this.auth)
+    return {token: t.token, endpoint: this.auth.endpoint ?? this.endpointIn(t.catalog), expires: t.expires}
   }
 
   /** The placement endpoint of the catalog for the cloud's region and interface. */

@@ -4,7 +4,7 @@
  * those that keep the rule first (an affinity group: the nearest to its members first, as
  * `near` does). Cut to `limit` afterwards.
  */
-import {byCloseness, emptyPlacement, placementOf, type Placement} from '../affinity.js'
+import {byCloseness, placementOf} from '../affinity.js'
 import {requireGroup} from '../group-writes.js'
 import {newcomerJudge, storedHosts} from '../groups.js'
 import type {State} from '../state.js'
@@ -27,11 +27,7 @@ export function forGroup<T>(s: State, items: T[], providersOf: (item: T) => Iter
   const breaks = (item: T) => judge(providersOf(item)).length
   if (!group.soft) return items.filter((item) => breaks(item) === 0)
   if (group.policy === 'affinity' || group.policy === 'anti-affinity') {
-    const members: Placement = emptyPlacement()
-    for (const m of group.members) {
-      const p = placementOf(s, storedHosts(s, m))
-      for (const level of ['rack', 'row', 'room'] as const) for (const n of p[level]) members[level].add(n)
-    }
+    const members = placementOf(s, [...group.members].flatMap((m) => storedHosts(s, m)))
     // Those that keep the rule first, then by closeness (stable): the nearest to the members
     // for affinity, the farthest for anti-affinity.
     const keeping = items.filter((item) => breaks(item) === 0)

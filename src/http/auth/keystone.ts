@@ -7,6 +7,8 @@
  * so a request does not wait on Keystone each time.
  */
 import {fetchResent} from '../../client/resend.js'
+import type {CloudAuth} from '../../client/openstack/clouds.js'
+import {logIn, v3} from '../../client/openstack/login.js'
 import type {Credentials} from '../policy/check-string.js'
 
 export interface KeystoneSettings {
@@ -44,7 +46,6 @@ interface TokenBody {
   }
 }
 
-const v3 = (url: string) => url.replace(/\/+$/, '').replace(/\/v3$/, '') + '/v3'
 
 export class KeystoneValidator {
   private serviceToken: {value: string; expires: number} | undefined
@@ -148,32 +149,26 @@ export class KeystoneValidator {
 
   private async logIn(): Promise<string> {
     const s = this.settings
-    const domain = (name?: string, id?: string) => (id ? {id} : {name: name ?? 'Default'})
-    const body = {
-      auth: {
-        identity: {methods: ['password'], password: {user: {name: s.username, password: s.password, domain: domain(s.userDomainName, s.userDomainId)}}},
-        scope: {project: {name: s.projectName, domain: domain(s.projectDomainName, s.projectDomainId)}},
-      },
+    // The service's own credentials, logged in as the command line logs in to a cloud.
+    const auth: CloudAuth = {
+      cloud: 'keystone_authtoken',
+      authType: 'password',
+      authUrl: s.authUrl,
+      username: s.username,
+      password: s.password,
+      userDomainName: s.userDomainId ? undefined : (s.userDomainName ?? 'Default'),
+      userDomainId: s.userDomainId,
+      projectName: s.projectName,
+      projectDomainName: s.projectDomainId ? undefined : (s.projectDomainName ?? 'Default'),
+      projectDomainId: s.projectDomainId,
+      interface: 'public',
     }
-    let res: Response
     try {
-      res = await fetchResent(`${v3(s.authUrl)}/auth/tokens?nocatalog`, {
-        timeoutMs: 10_000,
-        method: 'POST',
-        headers: {'content-type': 'application/json', accept: 'application/json'},
-        body: JSON.stringify(body),
-      })
+      const login = await logIn(auth, {catalog: false, timeoutMs: 10_000})
+      this.serviceToken = {value: login.token, expires: login.expires}
+      return login.token
     } catch (err) {
-      throw new KeystoneUnavailable(`Keystone at ${s.authUrl} cannot be reached: ${(err as Error).message}`)
+      throw new KeystoneUnavailable(`the daemon's service login failed: ${(err as Error).message}`)
     }
-    if (!res.ok) {
-      await res.body?.cancel()
-      throw new KeystoneUnavailable(`Keystone refused the daemon's service credentials (user ${s.username}, project ${s.projectName}): ${res.status}`)
-    }
-    const value = res.headers.get('x-subject-token')
-    const expires = Date.parse(((await res.json()) as TokenBody).token.expires_at)
-    if (!value) throw new KeystoneUnavailable('Keystone answered the login without a token')
-    this.serviceToken = {value, expires}
-    return value
   }
 }

@@ -32,7 +32,7 @@ interface DictAllocations {
   [rpUuid: string]: {resources: Resources; generation?: number}
 }
 
-export interface ConsumerBody {
+interface ConsumerBody {
   allocations: DictAllocations
   project_id?: string
   user_id?: string
@@ -47,7 +47,7 @@ function toAmounts(allocations: DictAllocations): Map<string, Map<string, number
   return out
 }
 
-export function toWrite(uuid: string, body: ConsumerBody, mv: Version, incomplete?: AppOptions['incompleteConsumer']): ConsumerWrite {
+function toWrite(uuid: string, body: ConsumerBody, mv: Version, incomplete?: AppOptions['incompleteConsumer']): ConsumerWrite {
   // Before 1.8 a write names no project: Placement's incomplete_consumer_project_id/_user_id.
   const missing = body.project_id === undefined || body.project_id === null
   const configured = missing && incomplete !== undefined
@@ -59,6 +59,21 @@ export function toWrite(uuid: string, body: ConsumerBody, mv: Version, incomplet
     generation: mv.gte(28) ? (body.consumer_generation ?? null) : undefined,
     type: mv.gte(38) ? body.consumer_type : undefined,
   }
+}
+
+/**
+ * POST /allocations: several consumers' allocations in one write. `before` sees the writes in
+ * the transaction, before they are made (placemat's twin of the route checks placement groups there).
+ */
+export async function postAllocations(ctx: Ctx, before?: (s: State, writes: ConsumerWrite[]) => void): Promise<undefined> {
+  const data = readJson<Record<string, ConsumerBody>>(ctx, S.allocationsPostSchema(ctx.mv))
+  const writes = Object.entries(data).map(([uuid, body]) => toWrite(uuid, body, ctx.mv, ctx.options.incompleteConsumer))
+  await ctx.store.write((s, now) => {
+    before?.(s, writes)
+    writeAllocations(s, now, writes, {checkGeneration: ctx.mv.gte(28), ...postAllocationErrors})
+  })
+  ctx.reply.code(204)
+  return undefined
 }
 
 /** Newest write of any consumer holding something on `p` (allocation rows are only ever inserted). */
@@ -142,15 +157,7 @@ export const routes: RouteDef[] = [
     url: '/allocations',
     minVersion: 13,
     body: true,
-    async handler(ctx) {
-      const data = readJson<Record<string, ConsumerBody>>(ctx, S.allocationsPostSchema(ctx.mv))
-      const writes = Object.entries(data).map(([uuid, body]) => toWrite(uuid, body, ctx.mv, ctx.options.incompleteConsumer))
-      await ctx.store.write((s, now) =>
-        writeAllocations(s, now, writes, {checkGeneration: ctx.mv.gte(28), ...postAllocationErrors}),
-      )
-      ctx.reply.code(204)
-      return undefined
-    },
+    handler: (ctx) => postAllocations(ctx),
   },
   {
     method: 'GET',

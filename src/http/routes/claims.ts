@@ -15,9 +15,8 @@
  * ?allow_violations=true), 409 when capacity is short, as PUT /allocations.
  */
 import {claimAllocations, type Claim} from '../../core/claims.js'
-import {postAllocationErrors, writeAllocations} from '../../core/allocations.js'
-import {newBreaches, refuseBreaches} from '../../core/groups.js'
-import {toWrite, type ConsumerBody} from './allocations.js'
+import {refuseNewBreaches} from '../../core/groups.js'
+import {postAllocations} from './allocations.js'
 import type {AffinityRule} from '../../core/affinity.js'
 import {booleanParam, canonicalUuid, readJson, type RouteDef} from '../context.js'
 import * as S from '../schemas.js'
@@ -61,14 +60,9 @@ export const routes: RouteDef[] = [
     body: true,
     async handler(ctx) {
       const allowViolations = booleanParam(ctx, 'allow_violations')
-      const data = readJson<Record<string, ConsumerBody>>(ctx, S.allocationsPostSchema(ctx.mv))
-      const writes = Object.entries(data).map(([uuid, body]) => toWrite(uuid, body, ctx.mv, ctx.options.incompleteConsumer))
-      await ctx.store.write((s, now) => {
-        refuseBreaches(newBreaches(s, {placements: new Map(writes.map((w) => [w.uuid, w.allocations.keys()]))}), allowViolations)
-        writeAllocations(s, now, writes, {checkGeneration: ctx.mv.gte(28), ...postAllocationErrors})
-      })
-      ctx.reply.code(204)
-      return undefined
+      return postAllocations(ctx, (s, writes) =>
+        refuseNewBreaches(s, {placements: new Map(writes.map((w) => [w.uuid, w.allocations.keys()]))}, allowViolations),
+      )
     },
   },
   {
