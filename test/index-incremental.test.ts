@@ -11,6 +11,7 @@ import {Store} from '../src/store/store.js'
 import {applyBatch, type BatchOperation} from '../src/core/batch.js'
 import {writeAllocations, putAllocationErrors} from '../src/core/allocations.js'
 import {getIndex, Index, dropIndex} from '../src/core/candidates/provider-index.js'
+import {describeIndex} from './helpers/state-description.js'
 import {findCandidates, filterProviders} from '../src/core/candidates/engine.js'
 import {parseCandidateRequest, parseProviderFilters} from '../src/core/candidates/request.js'
 import type {State} from '../src/core/state.js'
@@ -28,49 +29,6 @@ function rng(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
-}
-
-/** What an index says about the State, by uuid: independent of positions. */
-function describeIndex(ix: Index): unknown {
-  const uuid = (i: number) => (i < 0 ? null : ix.provs[i].uuid)
-  const providers: unknown[] = []
-  const order: string[] = []
-  for (let i = 0; i < ix.n; i++) {
-    if (!ix.live(i)) continue
-    const p = ix.provs[i]
-    order.push(p.uuid)
-    const slots = []
-    for (let s = ix.slotStart[i]; s < ix.slotStart[i] + ix.slotCount[i]; s++) {
-      expect(ix.slotProv[s]).toBe(i)
-      slots.push([ix.slotRc[s], ix.slotCap[s], ix.slotMin[s], ix.slotMax[s], ix.slotStep[s], ix.used(s)])
-    }
-    const members = ix.root[i] === i ? [...ix.treeMembers(i)].map(uuid) : null
-    providers.push({
-      uuid: p.uuid,
-      parent: uuid(ix.parent[i]),
-      root: uuid(ix.root[i]),
-      depth: ix.depth[i],
-      sharing: ix.isSharing[i],
-      slots,
-      members,
-      summary: ix.summary(i),
-      anchors: ix.isSharing[i] ? [...ix.sharingAnchors(i)].map(uuid) : null,
-    })
-  }
-  const classes: Record<string, unknown> = {}
-  for (const [rc, list] of [...ix.rcs].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (!list.provs.length) continue
-    const slotOf = ix.slotOf(list)
-    classes[rc] = [...list.provs].map((p, k) => {
-      expect(slotOf[p]).toBe(list.slots[k])
-      expect(ix.slotRc[list.slots[k]]).toBe(rc)
-      return uuid(p)
-    })
-  }
-  const idx = ix.idx()
-  expect(idx.size).toBe(order.length)
-  for (const u of order) expect(ix.provs[idx.get(u)!].uuid).toBe(u)
-  return {providers, classes, hasTrees: ix.hasTrees, anySharing: ix.anySharing}
 }
 
 const QUERIES = [

@@ -59,13 +59,13 @@ export class LocalTransport implements Transport {
 
   static async open(file: string, options: OpenOptions = {}): Promise<LocalTransport> {
     // Loaded on demand: HTTP-only invocations never pay for the app, kysely and SQLite.
-    const [{Store}, {buildApp}, {keepHeapNearLive}] = await Promise.all([
+    const [{Store}, {buildApp}, {keepHeapNearLive, testPauseInTransaction}] = await Promise.all([
       import('../store/store.js'),
       import('../http/app.js'),
       import('../daemon/node-flags.js'),
     ])
     keepHeapNearLive()
-    const store = await Store.open(file, options)
+    const store = await Store.open(file, {pauseInTransactionMs: testPauseInTransaction(), ...options})
     const app = await buildApp({store, auth: 'trusted'})
     await app.ready()
     return new LocalTransport(store, app)

@@ -12,10 +12,13 @@ export const ErrorCode = {
   QUERY_MISSING_VALUE: 'placement.query.missing_value',
 } as const
 
-export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode] | typeof AFFINITY_VIOLATION
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode] | typeof AFFINITY_VIOLATION | typeof DATABASE_UNAVAILABLE
 
 /** placemat's own code: a topology rule that does not hold at write time (409). */
 export const AFFINITY_VIOLATION = 'placemat.affinity_violation'
+
+/** placemat's own code: the database could not serve the request (503). */
+export const DATABASE_UNAVAILABLE = 'placemat.database_unavailable'
 
 /**
  * A domain failure that every transport renders the same way: HTTP turns it into
@@ -27,6 +30,8 @@ export class PlacementError extends Error {
     readonly detail: string,
     readonly code: ErrorCodeValue = ErrorCode.DEFAULT,
     readonly headers: Record<string, string> = {},
+    /** A title of its own instead of the status's (placemat's 503s say what is unavailable). */
+    readonly title?: string,
   ) {
     super(detail)
     this.name = 'PlacementError'

@@ -26,6 +26,8 @@ export type Amounts = Map<string, number>
 export interface Provider {
   uuid: string
   name: string
+  /** Creation order, the same in every process: the row's seq (0 until the provider is first written). */
+  seq: number
   generation: number
   parent: string | null
   root: string
@@ -72,11 +74,14 @@ export interface TopologyNode {
   updatedAt: number
 }
 
-/** 'generation': only generation and updated_at changed; 'row': any column of the provider row. */
-export type ProviderPart = 'row' | 'generation' | 'inventories' | 'traits' | 'aggregates'
+/**
+ * 'generation': only generation and updated_at changed; 'row': any column of the provider row;
+ * 'created': the provider was made in this transaction (perhaps after one of its uuid was deleted).
+ */
+export type ProviderPart = 'row' | 'generation' | 'inventories' | 'traits' | 'aggregates' | 'created'
 
 /** A bit per ProviderPart: a batch of a million providers marks a million small numbers, not sets. */
-export const PART: Readonly<Record<ProviderPart, number>> = {row: 1, generation: 2, inventories: 4, traits: 8, aggregates: 16}
+export const PART: Readonly<Record<ProviderPart, number>> = {row: 1, generation: 2, inventories: 4, traits: 8, aggregates: 16, created: 32}
 
 /** What a transaction changed, by entity; the store writes exactly this. */
 export class Changes {
@@ -224,7 +229,7 @@ export class State {
     if (p.parent) this.adopt(this.providers.get(p.parent), p.uuid)
     for (const agg of p.aggregates) this.memberSet(agg).add(p.uuid)
     this.tx.deletedProviders.delete(p.uuid)
-    this.markProvider(p, 'row', 'inventories', 'traits', 'aggregates')
+    this.markProvider(p, 'created', 'row', 'inventories', 'traits', 'aggregates')
   }
 
   renameProvider(p: Provider, name: string): void {
@@ -466,6 +471,7 @@ export function newProvider(uuid: string, name: string, parent: Provider | null,
   return {
     uuid,
     name,
+    seq: 0,
     generation: 0,
     parent: parent ? parent.uuid : null,
     root: parent ? parent.root : uuid,

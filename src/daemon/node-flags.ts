@@ -22,3 +22,10 @@ export const DAEMON_NODE_OPTIONS = ['--max-semi-space-size=64']
 export function keepHeapNearLive(): void {
   v8.setFlagsFromString('--heap-growing-percent=30')
 }
+
+/**
+ * Test-only hook, read by the entry points (daemon, --db commands) and given to the store: with
+ * PLACEMAT_TEST_PAUSE_IN_TX=MS set, a write that changed something waits MS milliseconds after its
+ * rows are written and before COMMIT, saying so on stderr, so a test can kill the process there.
+ */
+export const testPauseInTransaction = (): number => Number(process.env.PLACEMAT_TEST_PAUSE_IN_TX) || 0

@@ -7,6 +7,7 @@ import type {AppOptions, AuthMode, CandidateOptions} from '../http/context.js'
 import type {Durability} from '../store/backends.js'
 import {Store} from '../store/store.js'
 import {ensureAdminToken} from './paths.js'
+import {testPauseInTransaction} from './node-flags.js'
 
 export interface ServerOptions {
   db: string
@@ -43,7 +44,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // The token first: a daemon that can not trust it never opens the database.
   const adminToken = opts.auth === 'token' ? ensureAdminToken(opts.db) : undefined
   if (opts.auth === 'keystone' && !opts.keystone) throw new Error('auth keystone needs [keystone_authtoken] in a --config-file')
-  const store = await Store.open(opts.db, {backgroundCheckpoint: true, durability: opts.durability})
+  const store = await Store.open(opts.db, {backgroundCheckpoint: true, durability: opts.durability, pauseInTransactionMs: testPauseInTransaction()})
   const app = await buildApp({
     store,
     auth: opts.auth,

@@ -68,6 +68,7 @@ function sendError(
   code: string | null,
   headers: Record<string, string> = {},
   versionKnown = true,
+  title?: string,
 ) {
   const detail = detailText(status, message, req.method)
   const withCode = versionKnown && req.mv?.gte(23) ? (code ?? ErrorCode.DEFAULT) : null
@@ -80,7 +81,7 @@ function sendError(
   }
   reply.header('content-type', 'application/json')
   // A Buffer: fastify adds no charset to it, even where the onSend hook does not run (framework errors).
-  return reply.send(Buffer.from(JSON.stringify(errorBody(status, detail, req.requestId, withCode as any, extra))))
+  return reply.send(Buffer.from(JSON.stringify(errorBody(status, detail, req.requestId, withCode as any, extra, title))))
 }
 
 function prefersHtml(accept: string | undefined): boolean {
@@ -298,7 +299,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.setErrorHandler((err, req, reply) => {
     const pe = toPlacementError(err)
-    if (pe) return sendError(req, reply, pe.status, pe.detail, pe.code, pe.headers)
+    if (pe) return sendError(req, reply, pe.status, pe.detail, pe.code, pe.headers, true, pe.title)
     req.log.error(err)
     return sendError(req, reply, 500, 'An unexpected error occurred.', null)
   })

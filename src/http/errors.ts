@@ -63,8 +63,9 @@ export function errorBody(
   requestId: string,
   code: ErrorCodeValue | null,
   extra: {max_version?: string; min_version?: string} = {},
+  title = statusTitle(status),
 ): ErrorBody {
-  const e: ErrorBody['errors'][0] = {status, title: statusTitle(status), detail, request_id: requestId}
+  const e: ErrorBody['errors'][0] = {status, title, detail, request_id: requestId}
   if (code) e.code = code
   Object.assign(e, extra)
   return {errors: [e]}

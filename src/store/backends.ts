@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3'
 import {Kysely, PostgresDialect, SqliteDialect, sql, type CompiledQuery} from 'kysely'
 import pg from 'pg'
 import {BackgroundCheckpointer} from './checkpointer.js'
+import {DatabaseUnavailableError, databaseFault, type DatabaseFault} from './database-faults.js'
 import type {Database} from './schema.js'
 
 export {describeTarget, isDatabaseUrl, resolveTarget} from './target.js'
@@ -11,34 +12,57 @@ import {isDatabaseUrl} from './target.js'
 
 type Conn = Kysely<Database>
 
+/** A row as the driver gives it: column name -> value. */
+export type Row = Record<string, unknown>
+
 /**
- * What the store needs of a database besides kysely's queries: a database-wide write lock,
- * a cheap mark that moves when another process commits, and consistent reads.
+ * One connection held for a unit of work (a write transaction, a catch-up, a load). Statements
+ * are compiled by kysely; `run` sends a list of them together, so that on PostgreSQL a
+ * transaction's work costs round trips by the list, not by the statement.
+ */
+export interface Session {
+  /** Runs `statements` in order and returns each one's rows (one round trip on PostgreSQL). */
+  run(statements: Iterable<CompiledQuery>): Promise<Row[][]>
+  /**
+   * Every row of `columns` of `table`, as arrays, a page at a time (SQLite: keyed by `key`, so a
+   * page costs the same at the end of the table; PostgreSQL: a cursor inside the transaction).
+   */
+  pages(table: keyof Database, columns: string[], key: 'rowid' | 'seq'): AsyncGenerator<unknown[][]>
+}
+
+/**
+ * What the store needs of a database besides kysely's queries: sessions, the statements that
+ * open a write (holding the database-wide write lock before anything is read) and a snapshot
+ * read, and a cheap mark that moves when another process commits.
  */
 export interface Backend {
   readonly kind: 'sqlite' | 'postgres'
   readonly db: Kysely<Database>
   /** True when no schema exists yet (a new file or an empty database). */
   readonly isNew: boolean
-  /** Moves when another connection commits (SQLite's data_version; a counter row on PostgreSQL). */
-  changeMark(conn?: Conn): number | Promise<number>
   /**
-   * BEGIN, holding the database-wide write lock before anything is read; returns the change
-   * mark, which holds until COMMIT (no other process can commit meanwhile).
+   * Moves when another process may have committed: SQLite's data_version (no I/O), PostgreSQL's
+   * change counter (one round trip).
    */
-  beginWrite(conn: Conn): Promise<number>
-  /** COMMIT; a write that changed something tells other processes. Returns the mark after it. */
-  commitWrite(conn: Conn, mark: number, changed: boolean): Promise<number>
-  /** BEGIN a read transaction that sees one snapshot. */
-  beginRead(conn: Conn): Promise<void>
-  /**
-   * Runs a SELECT and returns its rows as arrays of column values, without an object per row
-   * (for reading whole tables at start); undefined where the driver has no such mode.
-   */
-  readonly rowArrays?: (query: CompiledQuery) => unknown[][]
+  changeMark(): number | Promise<number>
+  /** Statements that BEGIN a write and hold the write lock before anything is read. */
+  beginWrite(): CompiledQuery[]
+  /** Statements that BEGIN a read of one consistent snapshot. */
+  beginRead(): CompiledQuery[]
+  /** Runs `fn` on a connection of its own; a connection that failed is closed, never reused. */
+  session<T>(fn: (s: Session) => Promise<T>): Promise<T>
+  /** Throws when the database can no longer keep a write (SQLite: the file was deleted or replaced). */
+  checkWritable(): void
+  /** Told of every database fault met, and of every connection opened after one. */
+  observer: BackendObserver | null
   /** For a long-lived server: move per-commit upkeep off the request path. */
   serve(): void
   close(): Promise<void>
+}
+
+export interface BackendObserver {
+  fault(kind: DatabaseFault, err: unknown): void
+  reconnect(): void
 }
 
 /** Both backends cap the parameters of one statement (SQLite 32,766): multi-row writes stay under it. */
@@ -46,6 +70,8 @@ export const MAX_STATEMENT_PARAMETERS = 30_000
 
 /** Rows of `columns` values that one multi-row statement can take. */
 export const rowsPerStatement = (columns: number) => Math.max(1, Math.floor(MAX_STATEMENT_PARAMETERS / columns))
+
+const PAGE = 20_000
 
 /**
  * When a commit is on disk. full (the default): every COMMIT is fsynced before it is
@@ -56,10 +82,23 @@ export const rowsPerStatement = (columns: number) => Math.max(1, Math.floor(MAX_
  */
 export type Durability = 'full' | 'normal'
 
+/** How long the daemon waits on the database before it answers 503 (ms). */
+export interface DatabaseTimeouts {
+  /** Opening a connection (PostgreSQL). */
+  connectMs: number
+  /** One statement (PostgreSQL statement_timeout, and a client-side bound for a frozen server). */
+  statementMs: number
+  /** Waiting for the write lock (PostgreSQL lock_timeout, SQLite busy_timeout). */
+  lockMs: number
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {connectMs: 5000, statementMs: 30_000, lockMs: 10_000}
+
 export interface BackendOptions {
   readonly?: boolean
   busyTimeoutMs?: number
   durability?: Durability
+  timeouts?: Partial<DatabaseTimeouts>
 }
 
 export async function openBackend(target: string, options: BackendOptions): Promise<Backend> {
@@ -70,28 +109,39 @@ export async function openBackend(target: string, options: BackendOptions): Prom
  * kysely prepares every statement anew; the same few statements run on every write, so
  * keep them prepared (better-sqlite3 runs each synchronously, so reuse is safe).
  */
-function withStatementCache(raw: SQLite.Database) {
-  const cache = new Map<string, SQLite.Statement>()
-  return {
-    close: () => raw.close(),
-    prepare(sqlText: string) {
-      let stmt = cache.get(sqlText)
-      if (!stmt) {
-        stmt = raw.prepare(sqlText)
-        if (cache.size > 500) cache.clear()
-        cache.set(sqlText, stmt)
-      }
-      return stmt
-    },
+class StatementCache {
+  private readonly cache = new Map<string, SQLite.Statement>()
+  constructor(private readonly raw: SQLite.Database) {}
+  prepare(sqlText: string): SQLite.Statement {
+    let stmt = this.cache.get(sqlText)
+    if (!stmt) {
+      stmt = this.raw.prepare(sqlText)
+      if (this.cache.size > 500) this.cache.clear()
+      this.cache.set(sqlText, stmt)
+    }
+    return stmt
+  }
+}
+
+/** A file's identity: the daemon notices when the path no longer names the file it has open. */
+const identity = (file: string): string | null => {
+  try {
+    const st = fs.statSync(file)
+    return `${st.dev}:${st.ino}`
+  } catch {
+    return null
   }
 }
 
 /** SQLite in WAL mode: one writer at a time (BEGIN IMMEDIATE), PRAGMA data_version for others' commits. */
 class SqliteBackend implements Backend {
   readonly kind = 'sqlite'
+  observer: BackendObserver | null = null
   private checkpointer: BackgroundCheckpointer | null = null
   // Asked before every read and write: prepared once (db.pragma() prepares on every call).
   private readonly dataVersion: SQLite.Statement
+  private readonly statements: StatementCache
+  private readonly opened: string | null
 
   private constructor(
     private readonly file: string,
@@ -100,18 +150,21 @@ class SqliteBackend implements Backend {
     readonly isNew: boolean,
   ) {
     this.dataVersion = raw.prepare('PRAGMA data_version').pluck()
+    this.statements = new StatementCache(raw)
+    this.opened = file === ':memory:' ? null : identity(file)
   }
 
   static async open(file: string, options: BackendOptions): Promise<SqliteBackend> {
     const isNew = file === ':memory:' || !fs.existsSync(file) || fs.statSync(file).size === 0
     if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), {recursive: true})
     const raw = new SQLite(file, {readonly: options.readonly ?? false})
-    raw.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10000}`)
+    raw.pragma(`busy_timeout = ${options.busyTimeoutMs ?? options.timeouts?.lockMs ?? DEFAULT_DATABASE_TIMEOUTS.lockMs}`)
     if (!options.readonly) {
       raw.pragma('journal_mode = WAL')
       raw.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`)
     }
-    const db = new Kysely<Database>({dialect: new SqliteDialect({database: withStatementCache(raw)})})
+    const cache = new StatementCache(raw)
+    const db = new Kysely<Database>({dialect: new SqliteDialect({database: {close: () => raw.close(), prepare: (s: string) => cache.prepare(s)}})})
     return new SqliteBackend(file, raw, db, isNew)
   }
 
@@ -119,25 +172,73 @@ class SqliteBackend implements Backend {
     return this.dataVersion.get() as number
   }
 
-  readonly rowArrays = (query: CompiledQuery): unknown[][] =>
-    this.raw
-      .prepare(query.sql)
-      .raw(true)
-      .all(...(query.parameters as unknown[])) as unknown[][]
-
-  async beginWrite(conn: Conn): Promise<number> {
-    await sql`begin immediate`.execute(conn)
-    return this.changeMark()
+  beginWrite(): CompiledQuery[] {
+    return [sql`begin immediate`.compile(this.db)]
   }
 
-  // Our own commits do not move data_version.
-  async commitWrite(conn: Conn, mark: number): Promise<number> {
-    await sql`commit`.execute(conn)
-    return mark
+  beginRead(): CompiledQuery[] {
+    return [sql`begin`.compile(this.db)]
   }
 
-  async beginRead(conn: Conn): Promise<void> {
-    await sql`begin`.execute(conn)
+  checkWritable(): void {
+    if (this.opened !== null && identity(this.file) !== this.opened) throw new DatabaseUnavailableError('replaced')
+  }
+
+  async session<T>(fn: (s: Session) => Promise<T>): Promise<T> {
+    try {
+      return await fn(this.sessionApi)
+    } catch (err) {
+      const fault = databaseFault(err)
+      if (fault) this.observer?.fault(fault, err)
+      // Whatever failed, the connection is left outside any transaction.
+      try {
+        if (this.raw.inTransaction) this.raw.exec('rollback')
+      } catch {
+        // SQLite rolled it back itself (an I/O error or a full disk may do so)
+      }
+      throw err
+    }
+  }
+
+  private readonly sessionApi: Session = {
+    run: async (statements) => {
+      const out: Row[][] = []
+      for (const q of statements) {
+        const stmt = this.statements.prepare(q.sql)
+        const params = q.parameters as unknown[]
+        if (stmt.reader) out.push(stmt.all(...params) as Row[])
+        else {
+          stmt.run(...params)
+          out.push([])
+        }
+      }
+      return out
+    },
+    pages: (table, columns, key) => this.pages(table, columns, key),
+  }
+
+  // Creation order is storage order here (rowid), the cheapest key to page by; the loader puts
+  // providers in seq order if a file ever says otherwise.
+  private async *pages(table: keyof Database, columns: string[], _order: 'rowid' | 'seq'): AsyncGenerator<unknown[][]> {
+    const key = 'rowid'
+    let last = -Infinity
+    for (;;) {
+      const query = this.db
+        .selectFrom(table)
+        .select(columns.map((c) => sql.ref(c).as(c)))
+        .select(sql.ref(key).as('_key'))
+        .where(sql.ref(key), '>', last)
+        .orderBy(sql.ref(key))
+        .limit(PAGE)
+        .compile()
+      const page = this.raw
+        .prepare(query.sql)
+        .raw(true)
+        .all(...(query.parameters as unknown[])) as unknown[][]
+      yield page
+      if (page.length < PAGE) return
+      last = Number(page[page.length - 1][columns.length])
+    }
   }
 
   serve(): void {
@@ -156,70 +257,184 @@ class SqliteBackend implements Backend {
 // Any constant will do: every placemat writer of the database takes this lock.
 const WRITE_LOCK_KEY = 0x706c6d74
 
+/** Statements sent together stay under this much SQL text (a big batch takes several round trips). */
+const MAX_ROUND_TRIP_TEXT = 4 * 1024 * 1024
+
+/** A value as a PostgreSQL literal (standard_conforming_strings is on for placemat's sessions). */
+function literal(v: unknown): string {
+  if (v === null || v === undefined) return 'NULL'
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new Error(`not a finite number: ${v}`)
+    return String(v)
+  }
+  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE'
+  if (typeof v === 'bigint') return v.toString()
+  const s = String(v)
+  if (s.includes('\0')) throw new Error('NUL in a statement value')
+  return `'${s.replace(/'/g, "''")}'`
+}
+
+/** A compiled statement with its parameters written in, to be sent with others in one simple query. */
+export function inlineStatement(q: CompiledQuery): string {
+  const params = q.parameters as unknown[]
+  if (params.length === 0) return q.sql
+  return q.sql.replace(/\$(\d+)/g, (_, n: string) => literal(params[Number(n) - 1]))
+}
+
 /**
  * PostgreSQL: writers serialize on a transaction-level advisory lock and bump a counter row
- * (placemat_meta change_counter) that readers compare with what they loaded.
+ * (placemat_meta change_counter) that readers compare with what they loaded. Statements of one
+ * unit of work go in one simple query (values written in as literals), so a write costs two
+ * round trips whatever it touches.
  */
 class PostgresBackend implements Backend {
   readonly kind = 'postgres'
+  observer: BackendObserver | null = null
+  /** A connection was lost since the last one opened: the next one opened is a reconnect. */
+  private lost = false
 
   private constructor(
+    private readonly pool: pg.Pool,
     readonly db: Kysely<Database>,
     readonly isNew: boolean,
   ) {}
 
   static async open(url: string, options: BackendOptions = {}): Promise<PostgresBackend> {
+    const t = {...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts}
+    const settings = [
+      `-c statement_timeout=${t.statementMs}`,
+      `-c lock_timeout=${t.lockMs}`,
+      // A node cut off mid-transaction must not hold the write lock for ever.
+      `-c idle_in_transaction_session_timeout=${Math.max(t.statementMs, 1000)}`,
+      '-c standard_conforming_strings=on',
+      // Whole-table reads start at the table's first page, so rows come in storage order.
+      '-c synchronize_seqscans=off',
+      ...(options.durability === 'normal' ? ['-c synchronous_commit=off'] : []),
+    ]
     const pool = new pg.Pool({
       connectionString: url,
       max: 4,
-      ...(options.durability === 'normal' ? {options: '-c synchronous_commit=off'} : {}),
+      connectionTimeoutMillis: t.connectMs,
+      // statement_timeout is the server's; this bounds a call to a server that stopped answering.
+      query_timeout: t.statementMs + 5000,
+      keepAlive: true,
+      options: settings.join(' '),
       // Epoch-millisecond times are bigint columns: read them as numbers.
       types: {getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser},
     })
-    // An idle connection dropped by the server (restart, failover) must not bring the process
-    // down: the pool replaces it on the next query.
-    pool.on('error', () => undefined)
     const db = new Kysely<Database>({dialect: new PostgresDialect({pool})})
+    const backend = new PostgresBackend(pool, db, false)
+    // A connection's error (the server restarted, a failover, pg_terminate_backend) is an error of
+    // the call that meets it, never an unhandled event: every client gets a listener for life, idle
+    // or held. The pool drops the client when it is released.
+    pool.on('connect', (client) => {
+      client.on('error', (err) => backend.noteFault(err))
+      if (backend.lost) {
+        backend.lost = false
+        backend.observer?.reconnect()
+      }
+    })
+    pool.on('error', (err) => backend.noteFault(err))
     try {
       const found = await sql<{n: number}>`select count(*)::int as n from information_schema.tables where table_schema = current_schema() and table_name = 'kysely_migration'`.execute(db)
-      return new PostgresBackend(db, found.rows[0].n === 0)
+      ;(backend as {isNew: boolean}).isNew = found.rows[0].n === 0
+      return backend
     } catch (err) {
       await db.destroy()
       throw err
     }
   }
 
-  async changeMark(conn: Conn = this.db): Promise<number> {
-    const row = await conn.selectFrom('placemat_meta').select('value').where('key', '=', 'change_counter').executeTakeFirst()
-    return Number(row?.value ?? 0)
+  noteFault(err: unknown): void {
+    const fault = databaseFault(err) ?? 'unavailable'
+    if (fault === 'unavailable') this.lost = true
+    this.observer?.fault(fault, err)
   }
 
-  // The mark is read in a statement of its own, after the lock is held: a statement's snapshot
-  // is taken when it starts, so one that waited for the lock would see the counter from before
-  // the commit it waited for (a lost update).
-  async beginWrite(conn: Conn): Promise<number> {
-    await sql`begin`.execute(conn)
-    await sql`select pg_advisory_xact_lock(${WRITE_LOCK_KEY})`.execute(conn)
-    return this.changeMark(conn)
-  }
-
-  // The counter and COMMIT in one round trip (a plain multi-statement query: the value is our
-  // own integer).
-
-  async commitWrite(conn: Conn, mark: number, changed: boolean): Promise<number> {
-    if (!changed) {
-      await sql`commit`.execute(conn)
-      return mark
+  async changeMark(): Promise<number> {
+    try {
+      const r = await this.pool.query("select value from placemat_meta where key = 'change_counter'")
+      return Number(r.rows[0]?.value ?? 0)
+    } catch (err) {
+      if (databaseFault(err)) this.noteFault(err)
+      throw err
     }
-    const next = Math.trunc(mark) + 1
-    await sql
-      .raw(`insert into placemat_meta (key, value) values ('change_counter', '${next}') on conflict (key) do update set value = excluded.value; commit`)
-      .execute(conn)
-    return next
   }
 
-  async beginRead(conn: Conn): Promise<void> {
-    await sql`begin isolation level repeatable read read only`.execute(conn)
+  // The lock in a statement of its own, before anything is read: in READ COMMITTED each statement
+  // takes its snapshot when it starts, so what follows the lock sees every commit made before it.
+  beginWrite(): CompiledQuery[] {
+    return [sql`begin`.compile(this.db), sql`select pg_advisory_xact_lock(${sql.lit(WRITE_LOCK_KEY)})`.compile(this.db)]
+  }
+
+  beginRead(): CompiledQuery[] {
+    return [sql`begin isolation level repeatable read read only`.compile(this.db)]
+  }
+
+  checkWritable(): void {}
+
+  async session<T>(fn: (s: Session) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient
+    try {
+      client = await this.pool.connect()
+    } catch (err) {
+      this.noteFault(err)
+      throw err
+    }
+    let failed: unknown = undefined
+    try {
+      return await fn(this.sessionOf(client))
+    } catch (err) {
+      failed = err
+      if (databaseFault(err)) this.noteFault(err)
+      // Whatever failed, the connection may be mid-transaction: end it, or drop the connection.
+      await client.query('rollback').catch((e) => (failed = e))
+      throw err
+    } finally {
+      client.release(failed !== undefined && databaseFault(failed) ? (failed as Error) : undefined)
+    }
+  }
+
+  private sessionOf(client: pg.PoolClient): Session {
+    return {
+      run: async (statements) => {
+        const out: Row[][] = []
+        let text = ''
+        let count = 0
+        const send = async () => {
+          if (!count) return
+          const r = (await client.query(text)) as unknown as pg.QueryResult | pg.QueryResult[]
+          for (const result of Array.isArray(r) ? r : [r]) out.push(result.rows ?? [])
+          text = ''
+          count = 0
+        }
+        for (const q of statements) {
+          const s = inlineStatement(q)
+          if (count && text.length + s.length > MAX_ROUND_TRIP_TEXT) await send()
+          text += (count ? ';\n' : '') + s
+          count++
+        }
+        await send()
+        return out
+      },
+      pages: (table, columns, key) => this.cursorPages(client, table, columns, key),
+    }
+  }
+
+  // A cursor inside the session's transaction: one snapshot, a page of arrays at a time.
+  private async *cursorPages(client: pg.PoolClient, table: keyof Database, columns: string[], key: 'rowid' | 'seq'): AsyncGenerator<unknown[][]> {
+    let query = this.db.selectFrom(table).select(columns.map((c) => sql.ref(c).as(c)))
+    if (key === 'seq') query = query.orderBy(sql.ref('seq'))
+    await client.query(`declare placemat_load no scroll cursor for ${inlineStatement(query.compile())}`)
+    try {
+      for (;;) {
+        const r = await client.query({text: `fetch forward ${PAGE} from placemat_load`, rowMode: 'array'})
+        yield r.rows as unknown[][]
+        if (r.rows.length < PAGE) return
+      }
+    } finally {
+      await client.query('close placemat_load').catch(() => undefined)
+    }
   }
 
   serve(): void {}

@@ -60,6 +60,8 @@ export interface Database {
   }
   /** `seq`: the order members joined. */
   placement_group_members: {group_name: string; consumer_uuid: string; seq: number}
+  /** The change journal (journal.ts): the keys each write transaction changed, under its sequence number. */
+  placemat_changes: {seq: number; kind: string; key: string; parts: number}
 }
 
 /**
@@ -217,6 +219,29 @@ export const migrations: Record<string, Migration> = {
         .addColumn('seq', 'integer', (c) => c.notNull())
         .addPrimaryKeyConstraint('placement_group_members_pk', ['group_name', 'consumer_uuid'])
         .execute()
+    },
+  },
+  // The change journal: what each write changed, so other processes read only that (journal.ts).
+  // The counter and the floor start where the database is: whoever loaded it is current at 0.
+  '0006_change_journal': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('placemat_changes')
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .addColumn('kind', 'varchar(4)', (c) => c.notNull())
+        .addColumn('key', 'varchar(255)', (c) => c.notNull())
+        .addColumn('parts', 'integer', (c) => c.notNull())
+        .execute()
+      await db.schema.createIndex('placemat_changes_seq').on('placemat_changes').columns(['seq', 'kind']).execute()
+      // PostgreSQL loads providers in seq order through a cursor.
+      await db.schema.createIndex('resource_providers_seq').on('resource_providers').column('seq').execute()
+      const have = await db.selectFrom('placemat_meta').select('key').where('key', 'in', ['change_counter', 'journal_floor']).execute()
+      const keys = new Set(have.map((r: {key: string}) => r.key))
+      const counter = await db.selectFrom('placemat_meta').select('value').where('key', '=', 'change_counter').executeTakeFirst()
+      if (!keys.has('change_counter')) await db.insertInto('placemat_meta').values({key: 'change_counter', value: '0'}).execute()
+      // Nothing before this point is journalled: a process behind it loads everything.
+      const floor = String(Number(counter?.value ?? 0))
+      if (!keys.has('journal_floor')) await db.insertInto('placemat_meta').values({key: 'journal_floor', value: floor}).execute()
     },
   },
 }

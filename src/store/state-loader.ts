@@ -1,42 +1,17 @@
 /**
- * Reads every table into the State at start (and after another process's commit): one table
+ * Reads every table into the State at start (and when this process fell behind the change
+ * journal, see journal.ts): one table
  * after another, a page of rows at a time (on SQLite as arrays of values, no object per row),
  * with each distinct inventory, trait set and aggregate set kept once however many providers
  * share it. A million providers load in seconds, in a fraction of the memory a row object per
  * row alive at once would take.
  */
-import type {GroupLevel, GroupPolicy} from '../core/groups.js'
-import {sql, type CompiledQuery, type Kysely, type Transaction} from 'kysely'
+import type {Kysely} from 'kysely'
 import {newProvider, type Inventory, type Provider, type State, type TopologyLevel} from '../core/state.js'
 import {ownMap} from '../core/shared-collections.js'
+import type {Session} from './backends.js'
+import {groupOf} from './state-patch.js'
 import type {Database} from './schema.js'
-
-type Db = Kysely<Database> | Transaction<Database>
-type RowArrays = ((query: CompiledQuery) => unknown[][]) | undefined
-
-const PAGE = 20_000
-
-/**
- * The `columns` of every row of `table`, as arrays, a page at a time. With rowArrays (SQLite)
- * pages are keyed by `key` (seq or rowid), so a page costs the same at the end of the table as at
- * its start; otherwise the table is read at once.
- */
-async function* pagesOf(db: Db, rowArrays: RowArrays, table: keyof Database, columns: string[], key = 'rowid'): AsyncGenerator<unknown[][]> {
-  const select = () => db.selectFrom(table).select(columns.map((c) => sql.ref(c).as(c)))
-  if (!rowArrays) {
-    const rows = (await (key === 'rowid' ? select() : select().orderBy(sql.ref(key))).execute()) as Record<string, unknown>[]
-    yield rows.map((r) => columns.map((c) => r[c]))
-    return
-  }
-  let last = -Infinity
-  for (;;) {
-    const query = select().select(sql.ref(key).as('_key')).where(sql.ref(key), '>', last).orderBy(sql.ref(key)).limit(PAGE).compile()
-    const page = rowArrays(query)
-    yield page
-    if (page.length < PAGE) return
-    last = Number(page[page.length - 1][columns.length])
-  }
-}
 
 /**
  * Groups consecutive rows of one provider (a provider's rows are written together, so they are
@@ -58,61 +33,62 @@ class ByProvider<T> {
   }
 }
 
-/** Loads every table into `s` (already cleared); returns the next provider seq. */
-export async function loadTables(db: Db, s: State, rowArrays: RowArrays): Promise<number> {
-  for (const r of await db.selectFrom('topology_nodes').selectAll().execute()) {
-    s.topology.set(r.uuid, {
-      uuid: r.uuid,
-      name: r.name,
+/**
+ * Loads every table into `s` (already cleared) through `session`, inside the caller's snapshot;
+ * `db` compiles the statements. Returns the next provider seq.
+ */
+export async function loadTables(session: Session, db: Kysely<Database>, s: State): Promise<number> {
+  const [nodes, groups, members, classes, traits] = await session.run([
+    db.selectFrom('topology_nodes').selectAll().compile(),
+    db.selectFrom('placement_groups').selectAll().compile(),
+    db.selectFrom('placement_group_members').selectAll().orderBy('group_name').orderBy('seq').compile(),
+    db.selectFrom('resource_classes').selectAll().orderBy('id').compile(),
+    db.selectFrom('traits').selectAll().orderBy('id').compile(),
+  ])
+  for (const r of nodes) {
+    const uuid = r.uuid as string
+    s.topology.set(uuid, {
+      uuid,
+      name: r.name as string,
       level: r.level as TopologyLevel,
-      parent: r.parent_uuid,
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-    })
-  }
-  for (const r of await db.selectFrom('placement_groups').selectAll().execute()) {
-    s.groups.set(r.name, {
-      name: r.name,
-      policy: r.policy as GroupPolicy,
-      level: r.level as GroupLevel,
-      ...(r.max_per !== null ? {maxPer: r.max_per} : {}),
-      ...(r.max_skew !== null ? {maxSkew: r.max_skew} : {}),
-      soft: Boolean(r.soft),
-      members: new Set(),
-      generation: r.generation,
+      parent: (r.parent_uuid as string | null) ?? null,
       createdAt: Number(r.created_at),
       updatedAt: Number(r.updated_at),
     })
   }
-  for (const m of await db.selectFrom('placement_group_members').selectAll().orderBy('group_name').orderBy('seq').execute()) {
-    s.groups.get(m.group_name)?.members.add(m.consumer_uuid)
+  const membersOf = new Map<string, string[]>()
+  for (const m of members) {
+    const list = membersOf.get(m.group_name as string) ?? []
+    list.push(m.consumer_uuid as string)
+    membersOf.set(m.group_name as string, list)
   }
-  const meta = await db.selectFrom('placemat_meta').selectAll().where('key', '=', 'topology_generation').execute()
-  s.topologyGeneration = Number(meta[0]?.value ?? 0)
+  for (const r of groups) s.groups.set(r.name as string, groupOf(r, membersOf.get(r.name as string) ?? []))
   let nextClass = 10000
-  for (const c of await db.selectFrom('resource_classes').selectAll().orderBy('id').execute()) {
-    s.classes.set(c.name, {id: c.id, name: c.name, createdAt: c.created_at, updatedAt: c.updated_at})
-    nextClass = Math.max(nextClass, c.id + 1)
+  for (const c of classes) {
+    const id = Number(c.id)
+    s.classes.set(c.name as string, {id, name: c.name as string, createdAt: Number(c.created_at), updatedAt: Number(c.updated_at)})
+    nextClass = Math.max(nextClass, id + 1)
   }
   let nextTrait = 1
-  for (const t of await db.selectFrom('traits').selectAll().orderBy('id').execute()) {
-    s.traits.set(t.name, {id: t.id, name: t.name, createdAt: t.created_at, updatedAt: t.updated_at})
-    nextTrait = Math.max(nextTrait, t.id + 1)
+  for (const t of traits) {
+    const id = Number(t.id)
+    s.traits.set(t.name as string, {id, name: t.name as string, createdAt: Number(t.created_at), updatedAt: Number(t.updated_at)})
+    nextTrait = Math.max(nextTrait, id + 1)
   }
   s.setNextIds(nextClass, nextTrait)
-  const nextSeq = await loadProviders(db, s, rowArrays)
-  await loadConsumers(db, s, rowArrays)
+  const nextSeq = await loadProviders(session, s)
+  await loadConsumers(session, s)
   return nextSeq
 }
 
-async function loadProviders(db: Db, s: State, rowArrays: RowArrays): Promise<number> {
+async function loadProviders(session: Session, s: State): Promise<number> {
   let nextSeq = 1
   // Read in storage order, which is seq order (both grow with each insert); if a table ever
   // says otherwise, the providers are put in seq order afterwards.
   let inSeqOrder = true
   const seqs: number[] = []
   const columns = ['uuid', 'name', 'generation', 'parent_uuid', 'root_uuid', 'created_at', 'updated_at', 'seq']
-  for await (const page of pagesOf(db, rowArrays, 'resource_providers', columns, rowArrays ? 'rowid' : 'seq')) {
+  for await (const page of session.pages('resource_providers', columns, 'seq')) {
     for (const r of page) {
       // One string per uuid: a name, root or parent equal to a uuid already read is that string.
       const uuid = r[0] as string
@@ -127,6 +103,7 @@ async function loadProviders(db: Db, s: State, rowArrays: RowArrays): Promise<nu
       s.providers.set(uuid, p)
       s.providerByName.set(p.name, p)
       const seq = Number(r[7])
+      p.seq = seq
       if (seq < nextSeq) inSeqOrder = false
       seqs.push(seq)
       nextSeq = Math.max(nextSeq, seq + 1)
@@ -164,7 +141,7 @@ async function loadProviders(db: Db, s: State, rowArrays: RowArrays): Promise<nu
     p.inventories = shared.inventorySet(all)
   })
   const inventoryColumns = ['provider_uuid', 'resource_class', 'total', 'reserved', 'min_unit', 'max_unit', 'step_size', 'allocation_ratio']
-  for await (const page of pagesOf(db, rowArrays, 'inventories', inventoryColumns)) {
+  for await (const page of session.pages('inventories', inventoryColumns, 'rowid')) {
     for (const r of page) {
       const inv = shared.recordOf(r[2] as number, r[3] as number, r[4] as number, r[5] as number, r[6] as number, r[7] as number)
       const rc = r[1] as string
@@ -182,7 +159,7 @@ async function loadProviders(db: Db, s: State, rowArrays: RowArrays): Promise<nu
     const all = p.traits.size ? [...p.traits, ...items] : items
     p.traits = shared.traits(all)
   })
-  for await (const page of pagesOf(db, rowArrays, 'provider_traits', ['provider_uuid', 'trait'])) {
+  for await (const page of session.pages('provider_traits', ['provider_uuid', 'trait'], 'rowid')) {
     for (const r of page) traits.add(r[0] as string, s.traits.get(r[1] as string)?.name ?? (r[1] as string))
   }
   traits.end()
@@ -201,7 +178,7 @@ async function loadProviders(db: Db, s: State, rowArrays: RowArrays): Promise<nu
       members.add(p.uuid)
     }
   })
-  for await (const page of pagesOf(db, rowArrays, 'provider_aggregates', ['provider_uuid', 'aggregate_uuid'])) {
+  for await (const page of session.pages('provider_aggregates', ['provider_uuid', 'aggregate_uuid'], 'rowid')) {
     for (const r of page) {
       // One string per aggregate uuid, however many members it has; the few most used are
       // found by comparing, not hashing.
@@ -219,9 +196,9 @@ async function loadProviders(db: Db, s: State, rowArrays: RowArrays): Promise<nu
   return nextSeq
 }
 
-async function loadConsumers(db: Db, s: State, rowArrays: RowArrays): Promise<void> {
+async function loadConsumers(session: Session, s: State): Promise<void> {
   const columns = ['uuid', 'project_id', 'user_id', 'consumer_type', 'generation', 'created_at', 'updated_at']
-  for await (const page of pagesOf(db, rowArrays, 'consumers', columns)) {
+  for await (const page of session.pages('consumers', columns, 'rowid')) {
     for (const r of page) {
       const uuid = r[0] as string
       s.consumers.set(uuid, {
@@ -236,7 +213,7 @@ async function loadConsumers(db: Db, s: State, rowArrays: RowArrays): Promise<vo
       })
     }
   }
-  for await (const page of pagesOf(db, rowArrays, 'allocations', ['consumer_uuid', 'provider_uuid', 'resource_class', 'used'])) {
+  for await (const page of session.pages('allocations', ['consumer_uuid', 'provider_uuid', 'resource_class', 'used'], 'rowid')) {
     for (const r of page) {
       const c = s.consumers.get(r[0] as string)
       const p = s.providers.get(r[1] as string)

@@ -10,6 +10,7 @@ import fs from 'node:fs'
 import {sql} from 'kysely'
 import {BulkImport, isEmpty} from '../../store/bulk-import.js'
 import {openBackend} from '../../store/backends.js'
+import {commitOutsideJournal} from '../../store/journal.js'
 import {Store} from '../../store/store.js'
 import {isDatabaseUrl} from '../../store/target.js'
 import {conflictError, usageError} from '../failure.js'
@@ -51,7 +52,7 @@ async function importInto(target: string, snapshotFile: string, items: AsyncIter
   const backend = await openBackend(target, {})
   try {
     return await backend.db.connection().execute(async (conn) => {
-      const mark = await backend.beginWrite(conn)
+      for (const q of backend.beginWrite()) await conn.executeQuery(q)
       try {
         const o = await BulkImport.occupancy(conn)
         if (!isEmpty(o)) {
@@ -64,7 +65,7 @@ async function importInto(target: string, snapshotFile: string, items: AsyncIter
         const writer = await BulkImport.start(conn, Date.now())
         const result = await new SnapshotImport(snapshotFile, target, writer, known).run(items)
         await writer.finish()
-        await backend.commitWrite(conn, mark, true)
+        await commitOutsideJournal(conn)
         return result
       } catch (err) {
         await sql`rollback`.execute(conn).catch(() => undefined)

@@ -16,6 +16,7 @@ export type RcInv = ClassInventories
 export const GONE: Provider = {
   uuid: '',
   name: '',
+  seq: 0,
   generation: 0,
   parent: null,
   root: '',

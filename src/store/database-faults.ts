@@ -1,0 +1,101 @@
+/**
+ * What a failed database call means for the caller: the database cannot be reached, is
+ * read-only (a demoted primary), is out of space, took too long, or is no longer the file the
+ * daemon opened. Every such failure becomes a 503 in Placement's error format with a
+ * Retry-After; the driver's own text (addresses, SQL) never reaches a client.
+ */
+import {DATABASE_UNAVAILABLE, PlacementError} from '../core/errors.js'
+
+export type DatabaseFault = 'unavailable' | 'read-only' | 'out-of-space' | 'timeout' | 'replaced'
+
+const TITLES: Record<DatabaseFault, string> = {
+  unavailable: 'Database Unavailable',
+  'read-only': 'Database Read-Only',
+  'out-of-space': 'Database Out Of Space',
+  timeout: 'Database Timeout',
+  replaced: 'Database File Replaced',
+}
+
+const DETAILS: Record<DatabaseFault, string> = {
+  unavailable: 'The database is unavailable; nothing was changed. Try again shortly.',
+  'read-only': 'The database is read-only (a standby, or a primary being demoted); nothing was changed. Try again shortly.',
+  'out-of-space': 'The database is out of space; nothing was changed. Reads are still served.',
+  timeout: 'The database did not answer in time; nothing was changed. Try again shortly.',
+  replaced:
+    'The database file this daemon opened was deleted or replaced; writes are refused so that none is acknowledged and then lost. Restart the daemon once the file is back.',
+}
+
+export class DatabaseUnavailableError extends PlacementError {
+  constructor(
+    readonly fault: DatabaseFault,
+    /** The driver's error, for the log only. */
+    override readonly cause?: unknown,
+    detail = DETAILS[fault],
+  ) {
+    super(503, detail, DATABASE_UNAVAILABLE, {'retry-after': fault === 'replaced' ? '30' : '2'}, TITLES[fault])
+    this.name = 'DatabaseUnavailableError'
+  }
+}
+
+// PostgreSQL SQLSTATEs (appendix A of its manual) by what they mean here.
+const PG_FAULTS: Array<[RegExp, DatabaseFault]> = [
+  [/^08/, 'unavailable'], // connection exception
+  [/^57P0[1-4]$/, 'unavailable'], // admin/crash shutdown, cannot connect now, database dropped
+  [/^53300$/, 'unavailable'], // too many connections
+  [/^53200$/, 'unavailable'], // out of memory
+  [/^53100$/, 'out-of-space'], // disk full
+  [/^25006$/, 'read-only'], // read-only SQL transaction
+  [/^57014$/, 'timeout'], // statement timeout (query canceled)
+  [/^55P03$/, 'timeout'], // lock timeout
+  [/^58/, 'unavailable'], // system error (I/O)
+  [/^XX001$|^XX002$/, 'unavailable'], // data or index corrupted
+]
+
+const NODE_NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED'])
+
+// node-postgres says these in words, without a code.
+const PG_CLIENT_MESSAGES: Array<[RegExp, DatabaseFault]> = [
+  [/timeout exceeded when trying to connect|Query read timeout|Connection terminated due to connection timeout/i, 'timeout'],
+  [/Connection terminated|not queryable|Client was closed|Cannot use a pool after calling end|connection.*(closed|ended)/i, 'unavailable'],
+]
+
+/** The fault a database error stands for, or null for an error that is not the database's (a bug, a refusal). */
+export function databaseFault(err: unknown): DatabaseFault | null {
+  if (err instanceof DatabaseUnavailableError) return err.fault
+  const e = err as {code?: unknown; message?: unknown; errors?: unknown[]} | null
+  if (!e || typeof e !== 'object') return null
+  const code = typeof e.code === 'string' ? e.code : ''
+  if (code.startsWith('SQLITE_')) {
+    if (code === 'SQLITE_FULL') return 'out-of-space'
+    if (code.startsWith('SQLITE_READONLY')) return 'read-only'
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return 'timeout'
+    if (/^SQLITE_(IOERR|CANTOPEN|NOTADB|CORRUPT|PROTOCOL)/.test(code)) return 'unavailable'
+    return null
+  }
+  if (/^[0-9A-Z]{5}$/.test(code)) {
+    for (const [re, fault] of PG_FAULTS) if (re.test(code)) return fault
+    return null
+  }
+  if (NODE_NET_CODES.has(code)) return 'unavailable'
+  // An AggregateError of several addresses tried (localhost as ::1 and 127.0.0.1).
+  if (Array.isArray(e.errors) && e.errors.some((x) => databaseFault(x) !== null)) return 'unavailable'
+  const message = typeof e.message === 'string' ? e.message : ''
+  for (const [re, fault] of PG_CLIENT_MESSAGES) if (re.test(message)) return fault
+  return null
+}
+
+/** `err` as the 503 it stands for, or `err` itself when it is not a database fault. */
+export function asDatabaseError(err: unknown): unknown {
+  if (err instanceof DatabaseUnavailableError) return err
+  const fault = databaseFault(err)
+  return fault ? new DatabaseUnavailableError(fault, err) : err
+}
+
+/** The driver's words for a log line: a code and a message, never more. */
+export function describeCause(err: unknown): string {
+  const e = err as {code?: unknown; message?: unknown; cause?: unknown} | null
+  if (e instanceof DatabaseUnavailableError) return e.cause ? describeCause(e.cause) : e.fault
+  if (!e || typeof e !== 'object') return String(err)
+  const code = typeof e.code === 'string' ? `${e.code} ` : ''
+  return `${code}${typeof e.message === 'string' ? e.message : String(err)}`.slice(0, 300)
+}

@@ -1,0 +1,246 @@
+/**
+ * The statements that write what a transaction changed (the mirror of state-loader.ts): a few
+ * statements per kind of row (multi-row inserts, deletes by lists of keys), so that a batch of
+ * many providers costs statements by the thousand rows, not by the row. They are only compiled
+ * here; the session sends them (on PostgreSQL together, in as few round trips as their size
+ * allows).
+ */
+import {sql, type CompiledQuery, type Insertable, type Kysely} from 'kysely'
+import {PART, type Changes, type State} from '../core/state.js'
+import {MAX_STATEMENT_PARAMETERS, rowsPerStatement} from './backends.js'
+import type {Database} from './schema.js'
+
+/** Providers (or consumers) whose rows are built together. */
+const CHUNK = 5000
+
+export class StateWriter {
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** The seq of the next provider row inserted (creation order, across processes). */
+    public nextSeq = 1,
+  ) {}
+
+  /** Every statement that writes `ch`, as `s` now holds it. */
+  *statements(s: State, ch: Changes): Generator<CompiledQuery> {
+    const db = this.db
+    const deleted = [...ch.deletedProviders]
+    yield* deleteWhereIn(db, 'resource_providers', 'uuid', deleted)
+    for (const table of ['inventories', 'provider_traits', 'provider_aggregates', 'allocations'] as const) {
+      yield* deleteWhereIn(db, table, 'provider_uuid', deleted)
+    }
+    const gone = [...ch.deletedConsumers]
+    yield* deleteWhereIn(db, 'consumers', 'uuid', gone)
+    yield* deleteWhereIn(db, 'allocations', 'consumer_uuid', gone)
+    for (const name of ch.deletedClasses) yield db.deleteFrom('resource_classes').where('name', '=', name).compile()
+    for (const name of ch.deletedTraits) {
+      yield db.deleteFrom('traits').where('name', '=', name).compile()
+      yield db.deleteFrom('provider_traits').where('trait', '=', name).compile()
+    }
+    for (const name of ch.classes) {
+      const c = s.classes.get(name)!
+      yield db
+        .insertInto('resource_classes')
+        .values({id: c.id, name: c.name, created_at: c.createdAt, updated_at: c.updatedAt})
+        .onConflict((oc) => oc.column('id').doUpdateSet({name: c.name, updated_at: c.updatedAt}))
+        .compile()
+    }
+    for (const name of ch.traits) {
+      const t = s.traits.get(name)!
+      yield db
+        .insertInto('traits')
+        .values({id: t.id, name: t.name, created_at: t.createdAt, updated_at: t.updatedAt})
+        .onConflict((oc) => oc.column('id').doUpdateSet({name: t.name, updated_at: t.updatedAt}))
+        .compile()
+    }
+    // A chunk of providers at a time: rows for a million providers are never all in memory.
+    for (const chunk of batches(ch.providers, CHUNK)) yield* this.providers(s, chunk)
+    for (const uuid of ch.deletedTopologyNodes) yield db.deleteFrom('topology_nodes').where('uuid', '=', uuid).compile()
+    for (const uuid of ch.topologyNodes) {
+      const n = s.topology.get(uuid)
+      if (!n) continue
+      yield db
+        .insertInto('topology_nodes')
+        .values({uuid, name: n.name, level: n.level, parent_uuid: n.parent, created_at: n.createdAt, updated_at: n.updatedAt})
+        .onConflict((oc) => oc.column('uuid').doUpdateSet({name: n.name, level: n.level, parent_uuid: n.parent, updated_at: n.updatedAt}))
+        .compile()
+    }
+    if (ch.topologyGeneration) {
+      const value = String(s.topologyGeneration)
+      yield db
+        .insertInto('placemat_meta')
+        .values({key: 'topology_generation', value})
+        .onConflict((oc) => oc.column('key').doUpdateSet({value}))
+        .compile()
+    }
+    for (const chunk of batches(ch.consumers, CHUNK)) yield* this.consumers(s, chunk)
+    yield* this.groups(s, ch)
+  }
+
+  /** A changed group's row and its whole member list (groups are small, and change whole). */
+  private *groups(s: State, ch: Changes): Generator<CompiledQuery> {
+    const names = [...ch.deletedGroups, ...ch.groups]
+    if (names.length === 0) return
+    yield* deleteWhereIn(this.db, 'placement_group_members', 'group_name', names)
+    yield* deleteWhereIn(this.db, 'placement_groups', 'name', names)
+    for (const name of ch.groups) {
+      const g = s.groups.get(name)
+      if (!g) continue
+      yield this.db
+        .insertInto('placement_groups')
+        .values({
+          name,
+          policy: g.policy,
+          level: g.level,
+          max_per: g.maxPer ?? null,
+          max_skew: g.maxSkew ?? null,
+          soft: g.soft ? 1 : 0,
+          generation: g.generation,
+          created_at: g.createdAt,
+          updated_at: g.updatedAt,
+        })
+        .compile()
+      const members = [...g.members].map((consumer_uuid, seq) => ({group_name: name, consumer_uuid, seq}))
+      for (const rows of chunksOf(members)) yield this.db.insertInto('placement_group_members').values(rows).compile()
+    }
+  }
+
+  /** The rows of these changed consumers and their allocations. */
+  private *consumers(s: State, uuids: string[]): Generator<CompiledQuery> {
+    const consumerRows: Insertable<Database['consumers']>[] = []
+    const allocationRows: Insertable<Database['allocations']>[] = []
+    for (const uuid of uuids) {
+      const c = s.consumers.get(uuid)
+      if (!c) continue
+      consumerRows.push({
+        uuid,
+        project_id: c.project,
+        user_id: c.user,
+        consumer_type: c.type,
+        generation: c.generation,
+        created_at: c.createdAt,
+        updated_at: c.updatedAt,
+      })
+      for (const [provider_uuid, amounts] of c.allocations) {
+        for (const [resource_class, used] of amounts) allocationRows.push({consumer_uuid: uuid, provider_uuid, resource_class, used})
+      }
+    }
+    for (const chunk of chunksOf(consumerRows)) {
+      yield this.db
+        .insertInto('consumers')
+        .values(chunk)
+        .onConflict((oc) =>
+          oc.column('uuid').doUpdateSet((eb) => ({
+            project_id: eb.ref('excluded.project_id'),
+            user_id: eb.ref('excluded.user_id'),
+            consumer_type: eb.ref('excluded.consumer_type'),
+            generation: eb.ref('excluded.generation'),
+            updated_at: eb.ref('excluded.updated_at'),
+          })),
+        )
+        .compile()
+    }
+    yield* deleteWhereIn(this.db, 'allocations', 'consumer_uuid', consumerRows.map((c) => c.uuid))
+    yield* insertRows(this.db, 'allocations', allocationRows)
+  }
+
+  /** The rows of these changed providers. */
+  private *providers(s: State, providers: [string, number][]): Generator<CompiledQuery> {
+    const db = this.db
+    const rows: Insertable<Database['resource_providers']>[] = []
+    const parts = {inventories: [] as string[], traits: [] as string[], aggregates: [] as string[]}
+    const inventoryRows: Insertable<Database['inventories']>[] = []
+    const traitRows: Insertable<Database['provider_traits']>[] = []
+    const aggregateRows: Insertable<Database['provider_aggregates']>[] = []
+    for (const [uuid, changed] of providers) {
+      const p = s.providers.get(uuid)
+      if (!p) continue
+      if (changed & PART.row) {
+        // Numbered when first written; an update keeps the number the row has.
+        if (changed & PART.created) p.seq = this.nextSeq++
+        rows.push({
+          uuid,
+          name: p.name,
+          generation: p.generation,
+          parent_uuid: p.parent,
+          root_uuid: p.root,
+          created_at: p.createdAt,
+          updated_at: p.updatedAt,
+          seq: p.seq,
+        })
+      } else if (changed & PART.generation) {
+        // The common case (every allocation write bumps its providers): two columns, no index.
+        yield db.updateTable('resource_providers').set({generation: p.generation, updated_at: p.updatedAt}).where('uuid', '=', uuid).compile()
+      }
+      if (changed & PART.inventories) {
+        parts.inventories.push(uuid)
+        for (const [rc, inv] of p.inventories) inventoryRows.push({provider_uuid: uuid, resource_class: rc, ...inv})
+      }
+      if (changed & PART.traits) {
+        parts.traits.push(uuid)
+        for (const trait of p.traits) traitRows.push({provider_uuid: uuid, trait})
+      }
+      if (changed & PART.aggregates) {
+        parts.aggregates.push(uuid)
+        for (const aggregate_uuid of p.aggregates) aggregateRows.push({provider_uuid: uuid, aggregate_uuid})
+      }
+    }
+    for (const chunk of chunksOf(rows)) {
+      yield db
+        .insertInto('resource_providers')
+        .values(chunk)
+        .onConflict((oc) =>
+          oc.column('uuid').doUpdateSet((eb) => ({
+            name: eb.ref('excluded.name'),
+            generation: eb.ref('excluded.generation'),
+            parent_uuid: eb.ref('excluded.parent_uuid'),
+            root_uuid: eb.ref('excluded.root_uuid'),
+            updated_at: eb.ref('excluded.updated_at'),
+            // The same values for a provider that was there; a new one of a deleted one's uuid
+            // (deleted and made again in one transaction) is new in these too.
+            created_at: eb.ref('excluded.created_at'),
+            seq: eb.ref('excluded.seq'),
+          })),
+        )
+        .compile()
+    }
+    yield* deleteWhereIn(db, 'inventories', 'provider_uuid', parts.inventories)
+    yield* insertRows(db, 'inventories', inventoryRows)
+    yield* deleteWhereIn(db, 'provider_traits', 'provider_uuid', parts.traits)
+    yield* insertRows(db, 'provider_traits', traitRows)
+    yield* deleteWhereIn(db, 'provider_aggregates', 'provider_uuid', parts.aggregates)
+    yield* insertRows(db, 'provider_aggregates', aggregateRows)
+  }
+}
+
+/** `items` in arrays of `size` (the last one shorter). */
+export function* batches<T>(items: Iterable<T>, size: number): Generator<T[]> {
+  let batch: T[] = []
+  for (const item of items) {
+    batch.push(item)
+    if (batch.length === size) {
+      yield batch
+      batch = []
+    }
+  }
+  if (batch.length) yield batch
+}
+
+/** Rows in chunks that keep one multi-row statement under the parameter cap. */
+function chunksOf<T extends object>(rows: T[]): Generator<T[]> {
+  return batches(rows, rows.length ? rowsPerStatement(Object.keys(rows[0]).length) : 1)
+}
+
+function* insertRows<T extends 'inventories' | 'provider_traits' | 'provider_aggregates' | 'allocations'>(
+  db: Kysely<Database>,
+  table: T,
+  rows: Insertable<Database[T]>[],
+): Generator<CompiledQuery> {
+  for (const chunk of chunksOf(rows)) yield db.insertInto(table).values(chunk as any).compile()
+}
+
+/** Deletes the rows whose `column` is one of `keys`, a chunk of keys per statement. */
+function* deleteWhereIn(db: Kysely<Database>, table: keyof Database, column: string, keys: string[]): Generator<CompiledQuery> {
+  for (const chunk of batches(keys, MAX_STATEMENT_PARAMETERS)) {
+    yield db.deleteFrom(table).where(sql.ref(column), chunk.length === 1 ? '=' : 'in', chunk.length === 1 ? chunk[0] : chunk).compile()
+  }
+}

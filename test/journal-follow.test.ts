@@ -1,0 +1,227 @@
+/**
+ * Several processes on one database follow each other's commits through the change journal:
+ * whatever the sequence of writes (every kind, refused ones, ones that fail after changing the
+ * State), after each one every process's State and candidates index equal a fresh load of the
+ * database. Each Store below has its own connection, as a daemon or a `--db` command does; the
+ * "CLI" one is opened again every few writes, as commands come and go.
+ */
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {tempFiles} from './helpers/temp-files.js'
+import {postgresAvailable, startPostgres, type TestPostgres} from './helpers/postgres.js'
+import {describeIndex, describeState} from './helpers/state-description.js'
+import {Store} from '../src/store/store.js'
+import {applyBatch, type BatchOperation} from '../src/core/batch.js'
+import {deleteAllocations, putAllocationErrors, writeAllocations} from '../src/core/allocations.js'
+import {createResourceClass, deleteResourceClass, renameResourceClass} from '../src/core/resource-classes.js'
+import {deleteTrait} from '../src/core/traits.js'
+import {applyLayout} from '../src/core/topology.js'
+import {addMembers, createGroup, deleteGroup} from '../src/core/group-writes.js'
+import {getIndex, Index} from '../src/core/candidates/provider-index.js'
+import type {State} from '../src/core/state.js'
+
+const newFile = tempFiles('placemat-follow-')
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const puuid = (k: number) => `bbbbbbbb-0000-0000-0000-${String(k).padStart(12, '0')}`
+const cuuid = (k: number) => `cccccccc-0000-0000-0000-${String(k).padStart(12, '0')}`
+const agg = (k: number) => `aaaaaaaa-0000-0000-0000-${String(k).padStart(12, '0')}`
+
+type Write = (s: State, now: number) => unknown
+
+/** One random write of any kind the State has, chosen against what `s` holds now. */
+function randomWrite(s: State, rand: () => number, next: {n: number; rc: number; trait: number; group: number}): {write: Write; label: string} {
+  const pick = <T>(a: T[]): T => a[Math.floor(rand() * a.length)]
+  const live = [...s.providers.keys()]
+  const r = rand()
+  const batch = (label: string, ops: BatchOperation[]) => ({label, write: (st: State, now: number) => applyBatch(st, now, ops)})
+  const inventories = () => {
+    const inv: Record<string, unknown> = {}
+    const classes = ['VCPU', 'MEMORY_MB', 'DISK_GB', ...[...s.classes.keys()].filter((c) => c.startsWith('CUSTOM_'))]
+    for (const rc of classes) if (rand() < 0.4) inv[rc] = {total: 1 + Math.floor(rand() * 64), reserved: rand() < 0.2 ? 1 : 0, max_unit: 64}
+    return inv
+  }
+  if (r < 0.15 || live.length < 3) {
+    const k = next.n++
+    const parent = live.length && rand() < 0.4 ? pick(live) : null
+    return batch('create provider', [
+      {op: 'create_provider', uuid: puuid(k), name: `p${k}`, parent_provider_uuid: parent},
+      {op: 'set_inventories', uuid: puuid(k), inventories: inventories()},
+    ])
+  }
+  if (r < 0.25) return batch('inventories', [{op: 'set_inventories', uuid: pick(live), inventories: inventories()}])
+  if (r < 0.32) {
+    const custom = [...s.traits.keys()].filter((t) => t.startsWith('CUSTOM_'))
+    const traits = ['HW_CPU_X86_AVX2', 'MISC_SHARES_VIA_AGGREGATE', ...custom].filter(() => rand() < 0.3)
+    return batch('traits', [{op: 'set_traits', uuid: pick(live), traits}])
+  }
+  if (r < 0.39) return batch('aggregates', [{op: 'set_aggregates', uuid: pick(live), aggregates: [0, 1, 2].filter(() => rand() < 0.4).map(agg)}])
+  if (r < 0.44) {
+    const p = pick(live)
+    const inside = new Set(s.subtree(p).map((q) => q.uuid))
+    const others = live.filter((u) => !inside.has(u))
+    const parent = others.length && rand() < 0.6 ? pick(others) : null
+    return batch('re-parent and rename', [{op: 'update_provider', uuid: p, parent_provider_uuid: parent, name: `renamed-${next.n++}`}])
+  }
+  const leaves = live.filter((u) => s.providers.get(u)!.children.size === 0 && s.providers.get(u)!.allocations.size === 0)
+  if (r < 0.49 && leaves.length) return batch('delete provider', [{op: 'delete_provider', uuid: pick(leaves)}])
+  if (r < 0.52 && leaves.length) {
+    // The same uuid deleted and made again in one transaction: it moves to the end of the order.
+    const u = pick(leaves)
+    return batch('delete and make again', [
+      {op: 'delete_provider', uuid: u},
+      {op: 'create_provider', uuid: u, name: `again-${next.n++}`},
+    ])
+  }
+  if (r < 0.68) {
+    const p = s.providers.get(pick(live))!
+    const rc = [...p.inventories.keys()][0]
+    const consumer = cuuid(Math.floor(rand() * 12))
+    return {
+      label: 'allocations',
+      write: (st, now) => {
+        const allocations = new Map(rc ? [[p.uuid, new Map([[rc, 1]])]] : [])
+        writeAllocations(st, now, [{uuid: consumer, allocations, project: 'p', user: 'u'}], {checkGeneration: false, ...putAllocationErrors(consumer)})
+      },
+    }
+  }
+  if (r < 0.72) {
+    const held = [...s.consumers.values()].filter((c) => c.allocations.size > 0)
+    if (held.length) {
+      const c = pick(held).uuid
+      return {label: 'delete allocations', write: (st) => deleteAllocations(st, c)}
+    }
+  }
+  if (r < 0.76) {
+    const name = `CUSTOM_RC${next.rc++}`
+    return {label: 'new class', write: (st, now) => createResourceClass(st, now, name)}
+  }
+  if (r < 0.78) {
+    const custom = [...s.classes.keys()].filter((c) => c.startsWith('CUSTOM_'))
+    if (custom.length) {
+      const from = pick(custom)
+      const to = `CUSTOM_RC${next.rc++}`
+      // Renames go where the class is used too (inventories, allocations): both follow.
+      return {label: 'rename class', write: (st, now) => renameResourceClass(st, now, from, to)}
+    }
+  }
+  if (r < 0.8) {
+    const custom = [...s.classes.keys()].filter((c) => c.startsWith('CUSTOM_'))
+    if (custom.length) {
+      const name = pick(custom)
+      return {label: 'delete class (refused while in use)', write: (st) => deleteResourceClass(st, name)}
+    }
+  }
+  if (r < 0.83) return batch('new trait', [{op: 'ensure_trait', name: `CUSTOM_T${next.trait++}`}])
+  if (r < 0.85) {
+    const custom = [...s.traits.keys()].filter((t) => t.startsWith('CUSTOM_'))
+    if (custom.length) {
+      const name = pick(custom)
+      return {label: 'delete trait (refused while in use)', write: (st) => deleteTrait(st, name)}
+    }
+  }
+  if (r < 0.9) {
+    const hosts = live.filter(() => rand() < 0.3)
+    const layout = {rooms: [{name: 'room1', rows: [{name: 'row1', racks: [{name: 'rack1', hosts: hosts.slice(0, 3)}, {name: `rack${2 + Math.floor(rand() * 2)}`, hosts: hosts.slice(3)}]}]}]}
+    return {label: 'topology', write: (st, now) => applyLayout(st, now, layout, undefined, {allowViolations: true})}
+  }
+  if (r < 0.95) {
+    const groups = [...s.groups.keys()]
+    const consumers = [...s.consumers.keys()]
+    if (groups.length && rand() < 0.3) {
+      const name = pick(groups)
+      return {label: 'delete group', write: (st) => deleteGroup(st, name)}
+    }
+    if (groups.length && consumers.length && rand() < 0.5) {
+      const name = pick(groups)
+      const member = pick(consumers)
+      return {label: 'group member', write: (st, now) => addMembers(st, now, name, [member], {allowViolations: true})}
+    }
+    const name = `g${next.group++}`
+    return {label: 'new group', write: (st, now) => createGroup(st, now, {name, policy: 'anti-affinity', level: 'host'}, {allowViolations: true})}
+  }
+  // Refused before it changes anything.
+  return {label: 'refused', write: (st, now) => applyBatch(st, now, [{op: 'delete_provider', uuid: puuid(999_999)}])}
+}
+
+async function expectSame(stores: Array<{name: string; store: Store}>, target: string, step: string): Promise<void> {
+  const fresh = await Store.open(target)
+  try {
+    const want = describeState(fresh.state)
+    const wantIndex = describeIndex(new Index(fresh.state))
+    for (const {name, store} of stores) {
+      const state = await store.refresh()
+      expect(describeState(state), `${name}'s State after ${step}`).toEqual(want)
+      expect(describeIndex(getIndex(state)), `${name}'s index after ${step}`).toEqual(wantIndex)
+    }
+  } finally {
+    await fresh.close()
+  }
+}
+
+async function run(target: string, processes: string[], seeds: number[], steps: number): Promise<{failures: number; refusals: number}> {
+  const open = async (name: string) => ({name, store: await Store.open(target, {migrate: true})})
+  const stores = []
+  for (const name of processes) stores.push(await open(name))
+  const next = {n: 0, rc: 0, trait: 0, group: 0}
+  let failures = 0
+  let refusals = 0
+  for (const seed of seeds) {
+    const rand = rng(seed)
+    for (let step = 0; step < steps; step++) {
+      const k = Math.floor(rand() * stores.length)
+      // The command line comes and goes: open it again now and then.
+      if (stores[k].name === 'cli' && rand() < 0.3) {
+        await stores[k].store.close()
+        stores[k] = await open('cli')
+      }
+      const {store, name} = stores[k]
+      const {write, label} = randomWrite(await store.refresh(), rand, next)
+      const fail = rand() < 0.1
+      try {
+        await store.write((s, now) => {
+          write(s, now)
+          if (fail) throw new Error('refused after changing the State')
+        })
+      } catch (e) {
+        if (fail) failures++
+        else if ((e as {status?: number}).status) refusals++
+        else throw e
+      }
+      await expectSame(stores, target, `seed ${seed} step ${step}: ${label}${fail ? ' (failed)' : ''} by ${name}`)
+    }
+  }
+  for (const {store} of stores) await store.close()
+  return {failures, refusals}
+}
+
+describe('processes following one SQLite file', () => {
+  it('a daemon and the command line: every State and index equal a fresh load after every write', async () => {
+    const {failures, refusals} = await run(newFile(), ['daemon', 'cli'], [1, 2, 3], 70)
+    expect(failures).toBeGreaterThan(5)
+    expect(refusals).toBeGreaterThan(3)
+  }, 120_000)
+})
+
+describe.skipIf(!postgresAvailable)('processes following one PostgreSQL database', () => {
+  let pg: TestPostgres
+  beforeAll(async () => {
+    pg = await startPostgres()
+  }, 60_000)
+  afterAll(() => pg?.stop())
+
+  it('two daemons and the command line: every State and index equal a fresh load after every write', async () => {
+    const {failures, refusals} = await run(await pg.database(), ['daemon A', 'daemon B', 'cli'], [4, 5], 70)
+    expect(failures).toBeGreaterThan(3)
+    expect(refusals).toBeGreaterThan(2)
+  }, 240_000)
+})
