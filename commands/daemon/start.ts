@@ -3,11 +3,11 @@ import {Flags} from '@oclif/core'
 import {ConfigFileError, readConfigFile, type ConfigFileSettings} from '../../src/daemon/config-file.js'
 import type {AuthMode} from '../../src/http/context.js'
 import {Policy, type PolicyOptions} from '../../src/http/policy/policy.js'
-import {startDetached, isAlive, readRecord, removeRecord, waitReady, writeRecord} from '../../src/daemon/control.js'
-import {AdminTokenError, DEFAULT_HOST, DEFAULT_PORT, daemonFiles, defaultDbFile, ensureAdminToken} from '../../src/daemon/paths.js'
+import {DETACHED_FROM, startDetached, isAlive, readRecord, removeRecord, waitReady, writeRecord} from '../../src/daemon/control.js'
+import {AdminTokenError, DEFAULT_HOST, DEFAULT_PORT, daemonFiles, defaultDbFile, ensureAdminToken, evidenceOfMissingDatabase} from '../../src/daemon/paths.js'
 import {startServer} from '../../src/daemon/server.js'
 import {LOG_LEVELS, type LogLevel} from '../../src/http/access-log.js'
-import {SchemaOutOfDateError} from '../../src/store/store.js'
+import {DatabaseWaitError, SchemaOutOfDateError} from '../../src/store/store.js'
 import {describeTarget, resolveTarget, type Durability} from '../../src/store/backends.js'
 import {failure} from '../../src/cli/failure.js'
 import {BaseCommand} from '../../src/cli/command.js'
@@ -76,6 +76,13 @@ export default class DaemonStart extends BaseCommand {
       helpGroup: 'POLICY',
     }),
     'enforce-scope': Flags.boolean({description: "refuse a token whose scope (system or project) the rule does not list", helpGroup: 'POLICY'}),
+    'db-wait': Flags.integer({
+      description: 'seconds to wait for the database at start (retrying with backoff, health answering "starting"); then exit 1. Default: wait until it answers or the daemon is stopped',
+      helpGroup: 'DATABASE',
+    }),
+    'db-connect-timeout': Flags.integer({description: 'seconds to open a database connection before the request gets 503', default: 5, helpGroup: 'DATABASE'}),
+    'db-statement-timeout': Flags.integer({description: 'seconds one database statement may take before the request gets 503', default: 30, helpGroup: 'DATABASE'}),
+    'db-lock-timeout': Flags.integer({description: 'seconds a write waits for the write lock before it gets 503', default: 10, helpGroup: 'DATABASE'}),
   }
 
   /** placement.conf's settings (warnings on stderr), or exit 1 naming what cannot be read. */
@@ -114,12 +121,22 @@ export default class DaemonStart extends BaseCommand {
   /** Why the daemon will not start, as one line and its exit code; anything else is a crash. */
   private refuse(err: unknown): never {
     if (err instanceof SchemaOutOfDateError) this.error(err.message, {exit: 3})
+    if (err instanceof DatabaseWaitError) throw failure(err.message)
     if (err instanceof AdminTokenError) throw failure(err.message)
     throw err
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(DaemonStart)
+    if (!process.env[DETACHED_FROM]) {
+      const evidence = evidenceOfMissingDatabase(flags.db)
+      if (evidence) {
+        throw failure(
+          `${flags.db} does not exist, but ${evidence} shows a database was there: not starting an empty one in its place. ` +
+            `Restore the file, or run \`placemat db init --db ${flags.db}\` to begin a new database on purpose`,
+        )
+      }
+    }
     const conf = this.configFile(flags['config-file'])
     const policy = this.policyOptions(flags, conf.policy)
     const auth = (flags.auth ?? conf.auth ?? 'token') as AuthMode
@@ -173,6 +190,14 @@ export default class DaemonStart extends BaseCommand {
         policy,
         durability: flags.durability as Durability,
         timeouts: {requestMs: flags['request-timeout'] * 1000, headersMs: Math.min(30, flags['request-timeout']) * 1000},
+        database: {
+          waitMs: flags['db-wait'] === undefined ? undefined : flags['db-wait'] * 1000,
+          timeouts: {
+            connectMs: flags['db-connect-timeout'] * 1000,
+            statementMs: flags['db-statement-timeout'] * 1000,
+            lockMs: flags['db-lock-timeout'] * 1000,
+          },
+        },
       })
     } catch (err) {
       this.refuse(err)
@@ -181,6 +206,8 @@ export default class DaemonStart extends BaseCommand {
     writeRecord(flags.db, {pid: process.pid, url: server.url, db: resolveTarget(flags.db)})
     const stop = async () => {
       removeRecord(flags.db, process.pid)
+      // Requests in flight are each bounded by the database timeouts; this bounds the whole.
+      setTimeout(() => process.exit(0), (flags['db-statement-timeout'] + 10) * 1000).unref()
       await server.close()
       process.exit(0)
     }

@@ -59,6 +59,9 @@ export async function waitReady(url: string, timeoutMs: number): Promise<boolean
   return false
 }
 
+/** Set for a daemon `daemon start` detached: the parent made its log and token, and checked its database first. */
+export const DETACHED_FROM = 'PLACEMAT_DETACHED_FROM'
+
 /** Starts `placemat daemon start --foreground` detached, its output in the log file. */
 export async function startDetached(args: string[], dbFile: string, url: string): Promise<DaemonRecord> {
   const files = daemonFiles(dbFile)
@@ -67,6 +70,8 @@ export async function startDetached(args: string[], dbFile: string, url: string)
   const child = spawn(process.execPath, [...DAEMON_NODE_OPTIONS, BIN, 'daemon', 'start', '--foreground', ...args], {
     detached: true,
     stdio: ['ignore', log, log],
+    // The database was looked for before the log and the token were made (see evidenceOfMissingDatabase).
+    env: {...process.env, [DETACHED_FROM]: String(process.pid)},
   })
   child.unref()
   const record = {pid: child.pid!, url, db: resolveTarget(dbFile)}

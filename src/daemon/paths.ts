@@ -90,3 +90,26 @@ export function readAdminToken(dbFile: string): string | undefined {
     return undefined
   }
 }
+
+/**
+ * Why a SQLite file that does not exist must have existed: its daemon's pid record, log or
+ * endpoint beside it, or the directory's admin token with no other database beside it. A daemon
+ * never starts an empty database there silently (every write the old one held would be lost
+ * from sight); `placemat db init` makes a new one on purpose. Null when nothing says so.
+ */
+export function evidenceOfMissingDatabase(dbFile: string): string | null {
+  if (isDatabaseUrl(dbFile) || dbFile === ':memory:') return null
+  try {
+    if (fs.statSync(dbFile).size > 0) return null
+  } catch {
+    // no such file: look for what a database leaves beside it
+  }
+  const files = daemonFiles(dbFile)
+  if (!fs.existsSync(files.dir)) return null
+  for (const f of [files.pid, files.log, files.endpoint]) if (fs.existsSync(f)) return f
+  if (fs.existsSync(files.token)) {
+    const others = fs.readdirSync(files.dir).filter((n) => n.endsWith('.db') && path.join(files.dir, n) !== path.resolve(dbFile))
+    if (others.length === 0) return files.token
+  }
+  return null
+}

@@ -4,7 +4,8 @@ import type {FastifyInstance} from 'fastify'
 import {loggerOptions, type LogLevel} from '../http/access-log.js'
 import {buildApp} from '../http/app.js'
 import type {AppOptions, AuthMode, CandidateOptions} from '../http/context.js'
-import type {Durability} from '../store/backends.js'
+import {describeTarget, type DatabaseTimeouts, type Durability} from '../store/backends.js'
+import {databaseFault, describeCause} from '../store/database-faults.js'
 import {Store} from '../store/store.js'
 import {ensureAdminToken} from './paths.js'
 import {testPauseInTransaction} from './node-flags.js'
@@ -30,7 +31,12 @@ export interface ServerOptions {
   /** auth 'keystone': the daemon's service credentials and where Keystone is. */
   keystone?: KeystoneSettings
   incompleteConsumer?: AppOptions['incompleteConsumer']
+  /** Waiting for the database at start (ms; default: until it answers) and its timeouts. */
+  database?: {waitMs?: number; timeouts?: Partial<DatabaseTimeouts>}
 }
+
+/** How often an idle daemon asks whether other processes committed (and whether its database answers). */
+const FOLLOW_EVERY_MS = 1000
 
 export interface RunningServer {
   app: FastifyInstance
@@ -44,7 +50,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // The token first: a daemon that can not trust it never opens the database.
   const adminToken = opts.auth === 'token' ? ensureAdminToken(opts.db) : undefined
   if (opts.auth === 'keystone' && !opts.keystone) throw new Error('auth keystone needs [keystone_authtoken] in a --config-file')
-  const store = await Store.open(opts.db, {backgroundCheckpoint: true, durability: opts.durability, pauseInTransactionMs: testPauseInTransaction()})
+  const store = Store.create(opts.db, {
+    backgroundCheckpoint: true,
+    durability: opts.durability,
+    pauseInTransactionMs: testPauseInTransaction(),
+    timeouts: opts.database?.timeouts,
+  })
   const app = await buildApp({
     store,
     auth: opts.auth,
@@ -58,7 +69,24 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     incompleteConsumer: opts.incompleteConsumer,
     timeouts: opts.timeouts,
   })
+  // Listening first: while the database is away the daemon answers, health saying it is starting.
   await app.listen({host: opts.host, port: opts.port})
+  try {
+    await store.start({
+      waitMs: opts.database?.waitMs,
+      onRetry: (err, ms) => {
+        const line = `database ${describeTarget(opts.db)} not answering (${databaseFault(err)}: ${describeCause(err)}); trying again in ${(ms / 1000).toFixed(1)} s`
+        app.log.warn({event: 'database_wait', cause: describeCause(err)}, line)
+        process.stderr.write(`placemat: ${line}\n`)
+      },
+    })
+  } catch (err) {
+    await app.close()
+    throw err
+  }
+  // An idle daemon still follows the others (and notices its database leave and return).
+  const follow = setInterval(() => void store.refresh().catch(() => undefined), FOLLOW_EVERY_MS)
+  follow.unref()
   const addr = app.server.address()
   const port = typeof addr === 'object' && addr ? addr.port : opts.port
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host
@@ -67,6 +95,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     store,
     url: `http://${host}:${port}`,
     async close() {
+      clearInterval(follow)
       await app.close()
       await store.close()
     },

@@ -9,7 +9,8 @@ import type {FastifyInstance} from 'fastify'
 import {Counter, Gauge, Histogram, Registry, collectDefaultMetrics} from 'prom-client'
 import {capacityOf, type State} from '../core/state.js'
 import {topologyView, type TopologyView} from '../core/topology-view.js'
-import type {Store} from '../store/store.js'
+import type {Store, StoreObserver} from '../store/store.js'
+import {describeCause} from '../store/database-faults.js'
 import {PLACEMAT_PREFIX} from './routes/placemat.js'
 
 /** The route label of a request that matched no route. */
@@ -105,6 +106,67 @@ export class Metrics {
     registers: [this.registry],
   })
 
+  readonly databaseUp = new Gauge({
+    name: 'placemat_database_up',
+    help: 'Whether the database answered the health question at the last scrape (1) or not (0).',
+    registers: [this.registry],
+  })
+
+  readonly databaseErrors = new Counter({
+    name: 'placemat_database_errors_total',
+    help: 'Database calls that failed for a reason of the database, by kind (unavailable, read-only, out-of-space, timeout, replaced).',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  })
+
+  readonly databaseReconnects = new Counter({
+    name: 'placemat_database_reconnects_total',
+    help: 'Connections opened to the database after one was lost.',
+    registers: [this.registry],
+  })
+
+  readonly commitsUnknown = new Counter({
+    name: 'placemat_database_commit_unknown_total',
+    help: 'Writes whose connection was lost during COMMIT (answered 503; the State follows whatever the database kept).',
+    registers: [this.registry],
+  })
+
+  readonly journalPosition = new Gauge({
+    name: 'placemat_journal_position',
+    help: 'The change journal position this node\'s State reflects.',
+    registers: [this.registry],
+  })
+
+  readonly journalHead = new Gauge({
+    name: 'placemat_journal_head',
+    help: 'The newest change journal position this node has seen in the database.',
+    registers: [this.registry],
+  })
+
+  readonly journalLag = new Gauge({
+    name: 'placemat_journal_lag',
+    help: 'Transactions committed by other processes that this node has seen but not yet applied (head - position).',
+    registers: [this.registry],
+  })
+
+  readonly changesApplied = new Counter({
+    name: 'placemat_journal_changes_applied_total',
+    help: 'Changed rows (providers, consumers, classes, traits, racks/rows/rooms, groups) applied from other processes\' commits.',
+    registers: [this.registry],
+  })
+
+  readonly catchUps = new Counter({
+    name: 'placemat_journal_catchups_total',
+    help: 'Times this node applied other processes\' commits from the journal.',
+    registers: [this.registry],
+  })
+
+  readonly reloads = new Counter({
+    name: 'placemat_state_reloads_total',
+    help: 'Times this node loaded the whole State again after start (behind the journal\'s floor, or a change too large to journal).',
+    registers: [this.registry],
+  })
+
   /** Counts an answered request (route: the matched pattern, or UNMATCHED_ROUTE). */
   observeRequest(method: string, route: string, status: number, seconds: number): void {
     const labels = {method, route, status: String(status)}
@@ -146,9 +208,19 @@ export class Metrics {
     this.consumers.set(holding)
   }
 
-  /** The exposition text: this app's metrics, then the process's. */
+  /** Sets the journal and database gauges from the store as it is now. */
+  async observeStore(store: Store): Promise<void> {
+    const health = await store.health(1000)
+    this.databaseUp.set(health.status === 'ok' || health.status === 'catching-up' ? 1 : 0)
+    this.journalPosition.set(health.journal.position)
+    this.journalHead.set(health.journal.head)
+    this.journalLag.set(Math.max(0, health.journal.head - health.journal.position))
+  }
+
+  /** The exposition text: this app's metrics, then the process's (served during an outage too, from the State as it is). */
   async scrape(store: Store): Promise<string> {
-    this.observeState(await store.refresh())
+    this.observeState(await store.refresh().catch(() => store.state))
+    await this.observeStore(store)
     return `${await this.registry.metrics()}\n${await this.processWide.metrics()}`
   }
 
@@ -187,9 +259,53 @@ export function countRequests(app: FastifyInstance, store: Store): Metrics {
   })
   const observer = (seconds: number, ok: boolean) => metrics.observeWrite(seconds, ok)
   store.onWrite = observer
+  const events = watchStore(app, metrics)
+  store.observer = events
   app.addHook('onClose', (_app, done) => {
     if (store.onWrite === observer) store.onWrite = null
+    if (store.observer === events) store.observer = null
     done()
   })
   return metrics
+}
+
+/**
+ * What the store tells of the database and of other processes' commits, counted and logged: a
+ * full reload and a write whose COMMIT outcome is unknown always, a fault when the database goes
+ * from answering to not, a reconnect when it answers again.
+ */
+function watchStore(app: FastifyInstance, metrics: Metrics): StoreObserver {
+  let down: string | null = null
+  return {
+    caughtUp(keys) {
+      metrics.changesApplied.inc(keys)
+      metrics.catchUps.inc()
+    },
+    reloaded(reason, seconds) {
+      metrics.reloads.inc()
+      app.log.warn({event: 'state_reloaded', reason, seconds: Math.round(seconds * 1000) / 1000}, `loaded the whole State again: ${reason}`)
+    },
+    fault(kind, err) {
+      metrics.databaseErrors.inc({kind})
+      if (down !== kind) {
+        const line = {event: 'database_fault', kind, cause: describeCause(err)}
+        // A replaced file loses writes if anyone relies on it: an operator must act.
+        if (kind === 'replaced') app.log.error(line, 'the database file was deleted or replaced: writes are refused')
+        else app.log.warn(line, `database ${kind}`)
+      }
+      down = kind
+    },
+    reconnected() {
+      metrics.databaseReconnects.inc()
+      app.log.info({event: 'database_reconnected'}, 'database answering again')
+      down = null
+    },
+    commitUnknown(err) {
+      metrics.commitsUnknown.inc()
+      app.log.error(
+        {event: 'commit_outcome_unknown', cause: describeCause(err)},
+        'the connection was lost during COMMIT: the write may or may not be kept (answered 503; a retry is guarded by its generations)',
+      )
+    },
+  }
 }

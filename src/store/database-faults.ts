@@ -6,7 +6,7 @@
  */
 import {DATABASE_UNAVAILABLE, PlacementError} from '../core/errors.js'
 
-export type DatabaseFault = 'unavailable' | 'read-only' | 'out-of-space' | 'timeout' | 'replaced'
+export type DatabaseFault = 'unavailable' | 'read-only' | 'out-of-space' | 'timeout' | 'replaced' | 'starting'
 
 const TITLES: Record<DatabaseFault, string> = {
   unavailable: 'Database Unavailable',
@@ -14,6 +14,7 @@ const TITLES: Record<DatabaseFault, string> = {
   'out-of-space': 'Database Out Of Space',
   timeout: 'Database Timeout',
   replaced: 'Database File Replaced',
+  starting: 'Service Starting',
 }
 
 const DETAILS: Record<DatabaseFault, string> = {
@@ -23,6 +24,7 @@ const DETAILS: Record<DatabaseFault, string> = {
   timeout: 'The database did not answer in time; nothing was changed. Try again shortly.',
   replaced:
     'The database file this daemon opened was deleted or replaced; writes are refused so that none is acknowledged and then lost. Restart the daemon once the file is back.',
+  starting: 'The daemon is connecting to its database and loading; try again shortly.',
 }
 
 export class DatabaseUnavailableError extends PlacementError {
@@ -32,7 +34,7 @@ export class DatabaseUnavailableError extends PlacementError {
     override readonly cause?: unknown,
     detail = DETAILS[fault],
   ) {
-    super(503, detail, DATABASE_UNAVAILABLE, {'retry-after': fault === 'replaced' ? '30' : '2'}, TITLES[fault])
+    super(503, detail, DATABASE_UNAVAILABLE, {'retry-after': fault === 'replaced' ? '30' : fault === 'starting' ? '5' : '2'}, TITLES[fault])
     this.name = 'DatabaseUnavailableError'
   }
 }
@@ -51,7 +53,7 @@ const PG_FAULTS: Array<[RegExp, DatabaseFault]> = [
   [/^XX001$|^XX002$/, 'unavailable'], // data or index corrupted
 ]
 
-const NODE_NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED'])
+const NODE_NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED'])
 
 // node-postgres says these in words, without a code.
 const PG_CLIENT_MESSAGES: Array<[RegExp, DatabaseFault]> = [
@@ -76,6 +78,7 @@ export function databaseFault(err: unknown): DatabaseFault | null {
     for (const [re, fault] of PG_FAULTS) if (re.test(code)) return fault
     return null
   }
+  if (code === 'ETIMEDOUT') return 'timeout'
   if (NODE_NET_CODES.has(code)) return 'unavailable'
   // An AggregateError of several addresses tried (localhost as ::1 and 127.0.0.1).
   if (Array.isArray(e.errors) && e.errors.some((x) => databaseFault(x) !== null)) return 'unavailable'

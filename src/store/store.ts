@@ -3,8 +3,8 @@ import {Changes, State} from '../core/state.js'
 import {keepIndexCurrent} from '../core/candidates/provider-index.js'
 import {loadTables} from './state-loader.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../core/standard.js'
-import {describeTarget, openBackend, type Backend, type BackendOptions, type Row, type Session} from './backends.js'
-import {asDatabaseError, databaseFault, type DatabaseFault} from './database-faults.js'
+import {describeTarget, isDatabaseUrl, openBackend, type Backend, type BackendOptions, type Row, type Session} from './backends.js'
+import {DatabaseUnavailableError, asDatabaseError, databaseFault, describeCause, type DatabaseFault} from './database-faults.js'
 import {KEY, MAX_PATCH_KEYS, headStatement, invalidateStatements, readHead, readWindow, recordStatements, unsureKeys, windowStatements, type JournalRow, type Window} from './journal.js'
 import {applyWindow} from './state-patch.js'
 import {StateWriter} from './state-writer.js'
@@ -20,6 +20,17 @@ export class SchemaOutOfDateError extends Error {
         `run \`placemat db upgrade --db ${file}\` first`,
     )
     this.name = 'SchemaOutOfDateError'
+  }
+}
+
+/** The database did not answer within --db-wait. */
+export class DatabaseWaitError extends Error {
+  constructor(
+    readonly target: string,
+    override readonly cause: unknown,
+  ) {
+    super(`database ${target} did not answer within the wait (${databaseFault(cause) ?? 'unavailable'}: ${describeCause(cause)})`)
+    this.name = 'DatabaseWaitError'
   }
 }
 
@@ -49,6 +60,12 @@ export interface StoreObserver {
   reconnected?(): void
   /** A write lost its connection during COMMIT: whether it committed is not known (the State follows the database). */
   commitUnknown?(err: unknown): void
+}
+
+/** What a store's health check says (see Store.health). */
+export interface StoreHealth {
+  status: 'ok' | 'catching-up' | 'starting' | DatabaseFault
+  journal: {position: number; head: number}
 }
 
 /** Where a store stands in the journal, for /metrics and the health answer. */
@@ -84,7 +101,7 @@ export class Store {
    * with the next catch-up; 'all' when there are too many to name (the State is loaded again).
    */
   private suspect: JournalRow[] | 'all' | null = null
-  private readonly writer: StateWriter
+  private writer!: StateWriter
   private closed = false
   private tail: Promise<unknown> = Promise.resolve()
   private pending = 0
@@ -99,17 +116,19 @@ export class Store {
   onWrite: ((seconds: number, ok: boolean) => void) | null = null
   observer: StoreObserver | null = null
 
+  private backend!: Backend
+  /** Set once the database answered and the State is loaded (see start). */
+  private started = false
+  /** True while the State is being loaded whole. */
+  private loading = false
+  /** The fault the last write met, until a write commits again (a full disk shows only there). */
+  private writeFault: DatabaseFault | null = null
+
   private constructor(
     /** The SQLite file or the PostgreSQL URL. */
     readonly file: string,
-    private readonly backend: Backend,
-    private readonly pauseMs: number,
+    private readonly options: OpenOptions,
   ) {
-    this.writer = new StateWriter(backend.db)
-    backend.observer = {
-      fault: (kind, err) => this.observer?.fault?.(kind, err),
-      reconnect: () => this.observer?.reconnected?.(),
-    }
   }
 
   get db() {
@@ -117,26 +136,70 @@ export class Store {
   }
 
   get kind(): 'sqlite' | 'postgres' {
-    return this.backend.kind
+    return isDatabaseUrl(this.file) ? 'postgres' : 'sqlite'
   }
 
+  /** Opens the database and loads the State; rejects as the first attempt fails. */
   static async open(file: string, options: OpenOptions = {}): Promise<Store> {
-    const backend = await openBackend(file, options)
-    const store = new Store(file, backend, options.pauseInTransactionMs ?? 0)
-    try {
-      const pending = await store.pendingMigrations()
-      if (pending.length > 0) {
-        if (!(options.migrate ?? backend.isNew)) throw new SchemaOutOfDateError(describeTarget(file), pending)
-        await store.migrate()
+    const store = Store.create(file, options)
+    await store.start()
+    return store
+  }
+
+  /**
+   * A store that is not open yet: reads and writes are refused with 503 ('starting') until
+   * `start` has opened it (a daemon listens, and says it is starting, while its database is away).
+   */
+  static create(file: string, options: OpenOptions = {}): Store {
+    return new Store(file, options)
+  }
+
+  /**
+   * Opens the database, migrating and seeding it as told, and loads the State. With `retry`, a
+   * database fault (unreachable, timed out, starting up) is tried again with backoff until the
+   * database answers, `retry.waitMs` (if any) has passed, or `retry.signal` aborts.
+   */
+  async start(retry?: {waitMs?: number; signal?: AbortSignal; onRetry?: (err: unknown, delayMs: number) => void}): Promise<void> {
+    const deadline = retry?.waitMs !== undefined ? Date.now() + retry.waitMs : Infinity
+    for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
+      try {
+        await this.openOnce()
+        return
+      } catch (err) {
+        const fault = databaseFault(err)
+        if (!retry || !fault || retry.signal?.aborted) throw err
+        const wait = Math.min(delay, deadline - Date.now())
+        if (wait <= 0) throw new DatabaseWaitError(describeTarget(this.file), err)
+        retry.onRetry?.(err, wait)
+        await new Promise((r) => setTimeout(r, wait))
+        if (retry.signal?.aborted) throw err
       }
-      if (!options.readonly) await store.ensureStandard()
-      await backend.session((s) => store.load(s, null))
+    }
+  }
+
+  private async openOnce(): Promise<void> {
+    const options = this.options
+    const backend = await openBackend(this.file, options)
+    this.backend = backend
+    this.writer = new StateWriter(backend.db)
+    backend.observer = {
+      fault: (kind, err) => this.observer?.fault?.(kind, err),
+      reconnect: () => this.observer?.reconnected?.(),
+    }
+    try {
+      const pending = await this.pendingMigrations()
+      if (pending.length > 0) {
+        if (!(options.migrate ?? backend.isNew)) throw new SchemaOutOfDateError(describeTarget(this.file), pending)
+        await this.migrate()
+      }
+      if (!options.readonly) await this.ensureStandard()
+      await backend.session((s) => this.load(s, null))
       if (options.backgroundCheckpoint && !options.readonly) backend.serve()
+      this.started = true
     } catch (err) {
-      await backend.close()
+      await backend.close().catch(() => undefined)
       throw err
     }
-    return store
   }
 
   async pendingMigrations(): Promise<string[]> {
@@ -204,6 +267,15 @@ export class Store {
    * the write transaction already open on `s`, whose lock keeps every other writer out.
    */
   private async load(s: Session, reason: string | null, inWrite = false): Promise<void> {
+    this.loading = true
+    try {
+      await this.loadWhole(s, reason, inWrite)
+    } finally {
+      this.loading = false
+    }
+  }
+
+  private async loadWhole(s: Session, reason: string | null, inWrite: boolean): Promise<void> {
     const t0 = performance.now()
     const db = this.db
     const [head] = (await s.run([...(inWrite ? [] : this.backend.beginRead()), headStatement(db)])).slice(inWrite ? 0 : -1)
@@ -295,6 +367,7 @@ export class Store {
    * Rejects with a 503 (DatabaseUnavailableError) when the database cannot say.
    */
   refresh(): Promise<State> {
+    if (!this.started) return Promise.reject(new DatabaseUnavailableError('starting'))
     if (this.pending === 0 && !this.suspect && this.seenMark >= 0) {
       // Nothing of ours in flight and nobody else committed: the State is current, no waiting.
       let mark: number | Promise<number>
@@ -358,6 +431,7 @@ export class Store {
    */
   write<T>(fn: (state: State, now: number) => T): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'))
+    if (!this.started) return Promise.reject(new DatabaseUnavailableError('starting'))
     return new Promise<T>((resolve, reject) => {
       this.queue.push({fn, resolve: resolve as (v: unknown) => void, reject, started: performance.now()})
       if (!this.drainScheduled) {
@@ -432,8 +506,7 @@ export class Store {
         const results = await s.run([...opening, ...this.windowStatements()])
         await this.apply(s, this.readWindow(results, opening.length), true)
         // SQLite: nobody can commit while we hold the lock, so the mark now is the one we are current at.
-        const mark = this.backend.changeMark()
-        if (typeof mark === 'number') this.seenMark = mark
+        if (this.backend.kind === 'sqlite') this.seenMark = this.backend.changeMark() as number
         const now = Date.now()
         for (const w of group) {
           const changes = new Changes()
@@ -457,10 +530,10 @@ export class Store {
           return
         }
         const seq = this.position + 1
-        if (this.pauseMs) {
+        if (this.options.pauseInTransactionMs) {
           await s.run(this.writer.statements(this.state, all))
           process.stderr.write('placemat-test: paused in transaction\n')
-          await new Promise((r) => setTimeout(r, this.pauseMs))
+          await new Promise((r) => setTimeout(r, this.options.pauseInTransactionMs))
           committing = true
           await s.run([...recordStatements(db, all, seq), sql`commit`.compile(db)])
         } else {
@@ -479,11 +552,14 @@ export class Store {
       if (!all.empty) await this.sync().catch(() => undefined)
       if (thrownByWrite && group.length > 1) return 'retry-alone'
       const fault = databaseFault(err)
+      if (fault) this.writeFault = fault
+      if (fault === 'replaced') this.observer?.fault?.(fault, err)
       if (committing && fault && fault !== 'timeout') this.observer?.commitUnknown?.(err)
       const error = thrownByWrite ? err : asDatabaseError(err)
       for (const w of group) this.settle(w, {ok: false, error})
       return 'settled'
     }
+    this.writeFault = null
     if (!all.empty) {
       this.state.version += 1
       // The provider index follows the write now, touching what it changed, so the next
@@ -508,12 +584,13 @@ export class Store {
   }
 
   /**
-   * Asks the database a trivial question (select 1); rejects when it fails or takes longer than
-   * `timeoutMs`, and when the database can no longer keep a write. For health checks: it does not
-   * queue behind the store's writes, though SQLite's single connection answers after the one in
-   * progress.
+   * Whether this store can serve, for a load balancer's probe: the database asked a trivial
+   * question (on PostgreSQL, whether it takes writes) within `timeoutMs`, without queueing behind
+   * the store's writes; where the State stands in the journal. Never throws.
    */
-  async ping(timeoutMs = 2000): Promise<void> {
+  async health(timeoutMs = 2000): Promise<StoreHealth> {
+    const journal = {position: this.position, head: Math.max(this.status.head, this.position)}
+    if (!this.started) return {status: 'starting', journal}
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${timeoutMs} ms`), {code: 'ETIMEDOUT'})), timeoutMs)
@@ -521,10 +598,26 @@ export class Store {
     })
     try {
       this.backend.checkWritable()
-      await Promise.race([sql`select 1`.execute(this.db), timeout])
+      const ask =
+        this.kind === 'postgres'
+          ? sql<{ro: string}>`select current_setting('transaction_read_only') as ro`.execute(this.db)
+          : sql<{ro: string}>`select 'off' as ro`.execute(this.db)
+      const r = await Promise.race([ask, timeout])
+      if (r.rows[0]?.ro === 'on') return {status: 'read-only', journal}
+    } catch (err) {
+      return {status: databaseFault(err) ?? 'unavailable', journal}
     } finally {
       clearTimeout(timer)
     }
+    if (this.writeFault) return {status: this.writeFault, journal}
+    if (this.loading || journal.head > journal.position) return {status: 'catching-up', journal}
+    return {status: 'ok', journal}
+  }
+
+  /** Rejects when the database does not answer within `timeoutMs` or cannot serve (see health). */
+  async ping(timeoutMs = 2000): Promise<void> {
+    const h = await this.health(timeoutMs)
+    if (h.status !== 'ok' && h.status !== 'catching-up') throw new DatabaseUnavailableError(h.status)
   }
 
   async close(): Promise<void> {
@@ -532,7 +625,7 @@ export class Store {
     this.closed = true
     // Writes already accepted finish first (each is answered within the database timeouts).
     while (this.pending > 0) await this.tail
-    await this.backend.close()
+    if (this.started) await this.backend.close()
   }
 }
 

@@ -1,11 +1,18 @@
 /** GET /placemat/v1/health: for a load balancer or an orchestrator's probe; served without a token. */
-import {PlacementError} from '../../core/errors.js'
+import {DatabaseUnavailableError} from '../../store/database-faults.js'
 import type {RouteDef} from '../context.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
 
-/** How long the database may take to answer select 1 before the daemon is reported unhealthy. */
+/** How long the database may take to answer before the daemon is reported unhealthy. */
 export const HEALTH_TIMEOUT_MS = 2000
 
+/**
+ * 200 while the daemon can serve ("ok", or "catching-up" while it applies or loads what other
+ * nodes committed), with where it stands in the change journal; 503, in Placement's error
+ * format, while it is starting, or its database is unavailable, read-only, out of space, too
+ * slow, or (SQLite) no longer the file it opened. The answer names no address or credential: the
+ * caller is not authenticated.
+ */
 export const routes: RouteDef[] = [
   {
     method: 'GET',
@@ -13,12 +20,12 @@ export const routes: RouteDef[] = [
     public: true,
     anyAccept: true,
     async handler(ctx) {
-      try {
-        await ctx.store.ping(HEALTH_TIMEOUT_MS)
-      } catch (err) {
-        throw new PlacementError(503, `database unreachable: ${(err as Error).message}`)
-      }
-      return {status: 'ok', database: 'ok'}
+      const h = await ctx.store.health(HEALTH_TIMEOUT_MS)
+      const journal = {position: h.journal.position, head: h.journal.head, lag: Math.max(0, h.journal.head - h.journal.position)}
+      if (h.status === 'ok' || h.status === 'catching-up') return {status: h.status, database: 'ok', journal}
+      // Placement's error format, as every 503 of placemat's: the title and detail say which.
+      const e = new DatabaseUnavailableError(h.status)
+      throw new DatabaseUnavailableError(h.status, undefined, `database ${h.status}: ${e.detail} (journal position ${journal.position} of ${journal.head})`)
     },
   },
 ]

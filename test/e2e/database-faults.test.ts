@@ -1,0 +1,234 @@
+/**
+ * The database fails and comes back: the daemon (the real binary, in a process of its own) never
+ * exits, answers every request in bounded time with a 503 in Placement's error format while the
+ * database is away, and serves again by itself once it answers. PostgreSQL is reached through a
+ * TCP proxy (scripts/tcp-proxy.mjs) that the tests cut, refuse or freeze.
+ */
+import {spawn, type ChildProcess} from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import net from 'node:net'
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import pg from 'pg'
+import {BIN, ROOT, childEnv} from '../helpers/cli.js'
+import {postgresAvailable, startPostgres, type TestPostgres} from '../helpers/postgres.js'
+// @ts-expect-error plain JavaScript module shared with the fault run and the benchmark
+import {TcpProxy} from '../../scripts/tcp-proxy.mjs'
+
+const HEADERS = {'x-auth-token': 'admin', 'openstack-api-version': 'placement latest', 'content-type': 'application/json'}
+const RP = '11111111-2222-3333-4444-555555555555'
+
+interface Daemon {
+  child: ChildProcess
+  headers?: Record<string, string>
+  url: string
+  output: () => string
+  exited: Promise<number | null>
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const {port} = srv.address() as net.AddressInfo
+      srv.close(() => resolve(port))
+    })
+  })
+
+const running: Daemon[] = []
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-faults-'))
+
+/** `placemat daemon start --foreground` on `db`; resolves once it listens (not necessarily serving). */
+async function daemon(db: string, args: string[] = [], env: Record<string, string> = {}): Promise<Daemon> {
+  const port = await freePort()
+  const child = spawn(process.execPath, [BIN, 'daemon', 'start', '--foreground', '--db', db, '--port', String(port), ...(args.includes('--auth') ? [] : ['--auth', 'noauth2']), ...(args.includes('--log-level') ? [] : ['--log-level', 'warn']), ...args], {
+    cwd: ROOT,
+    env: childEnv({PLACEMAT_HOME: dir, ...env}),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  child.stdout!.on('data', (d) => (out += d))
+  child.stderr!.on('data', (d) => (out += d))
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)))
+  const d = {child, url: `http://127.0.0.1:${port}`, output: () => out, exited}
+  running.push(d)
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) return d
+    try {
+      await fetch(d.url + '/')
+      return d
+    } catch {
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  }
+  throw new Error(`daemon did not listen: ${out}`)
+}
+
+async function call(d: Daemon, method: string, url: string, body?: unknown) {
+  const t0 = performance.now()
+  const res = await fetch(d.url + url, {method, headers: {...HEADERS, ...d.headers}, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(60_000)}).catch(
+    (e) => {
+      throw new Error(`${method} ${url}: ${e.cause ?? e} (daemon exit ${d.child.exitCode}): ${d.output().slice(-3000)}`)
+    },
+  )
+  const text = await res.text()
+  return {status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers, ms: performance.now() - t0}
+}
+
+async function waitFor(what: string, fn: () => Promise<boolean>, ms = 20_000): Promise<number> {
+  const t0 = performance.now()
+  while (performance.now() - t0 < ms) {
+    if (await fn().catch(() => false)) return performance.now() - t0
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`${what}: not within ${ms} ms`)
+}
+
+const serving = (d: Daemon) => async () => (await call(d, 'GET', '/placemat/v1/health')).status === 200
+
+afterEach(async () => {
+  for (const d of running.splice(0)) {
+    if (d.child.exitCode === null) {
+      d.child.kill('SIGKILL')
+      await d.exited
+    }
+  }
+})
+
+afterAll(() => fs.rmSync(dir, {recursive: true, force: true}))
+
+describe.skipIf(!postgresAvailable)('PostgreSQL goes away and comes back', () => {
+  let server: TestPostgres
+  let proxy: InstanceType<typeof TcpProxy>
+  let direct: string
+
+  beforeAll(async () => {
+    server = await startPostgres()
+  }, 60_000)
+  afterAll(async () => {
+    await proxy?.close()
+    await server?.stop()
+  })
+
+  /** A new database, and the URL to it through a fresh proxy. */
+  async function database(): Promise<string> {
+    direct = await server.database()
+    const u = new URL(direct)
+    await proxy?.close()
+    proxy = new TcpProxy({port: Number(u.port)})
+    u.port = String(await proxy.listen())
+    return u.toString()
+  }
+
+  async function terminateBackends(): Promise<number> {
+    const u = new URL(direct)
+    const admin = new pg.Client({connectionString: direct.replace(u.pathname, '/postgres')})
+    await admin.connect()
+    try {
+      const r = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [u.pathname.slice(1)])
+      return r.rowCount ?? 0
+    } finally {
+      await admin.end()
+    }
+  }
+
+  it('a connection killed inside a write transaction: that request gets 503, the daemon lives, the next write succeeds', async () => {
+    const url = await database()
+    const d = await daemon(url, [], {PLACEMAT_TEST_PAUSE_IN_TX: '1500'})
+    await waitFor('serving', serving(d))
+    const made = call(d, 'POST', '/resource_providers', {name: 'one', uuid: RP})
+    await waitFor('paused in the transaction', async () => d.output().includes('placemat-test: paused in transaction'))
+    expect(await terminateBackends()).toBeGreaterThan(0)
+    const res = await made
+    expect(res.status).toBe(503)
+    expect(res.body.errors[0]).toMatchObject({status: 503, code: 'placemat.database_unavailable'})
+    expect(res.headers.get('retry-after')).toBeTruthy()
+    expect(JSON.stringify(res.body)).not.toMatch(/127\.0\.0\.1|postgres|57P01|terminat/i)
+    // Nothing was kept: the retry makes the provider, as the generation checks make retries safe.
+    expect((await call(d, 'GET', `/resource_providers/${RP}`)).status).toBe(404)
+    expect((await call(d, 'POST', '/resource_providers', {name: 'one', uuid: RP})).status).toBe(200)
+    expect((await call(d, 'GET', `/resource_providers/${RP}`)).status).toBe(200)
+    expect(d.child.exitCode).toBeNull()
+  })
+
+  it('requests while the database is away are answered 503 within the timeout, and it serves again by itself', async () => {
+    const url = await database()
+    const d = await daemon(url, ['--db-connect-timeout', '1', '--db-statement-timeout', '2'])
+    await waitFor('serving', serving(d))
+    expect((await call(d, 'POST', '/resource_providers', {name: 'before', uuid: RP})).status).toBe(200)
+    // Frozen: connections taken and never answered (a partition, a stopped server).
+    proxy.setMode('blackhole')
+    proxy.cutAll()
+    const writes = await Promise.all([0, 1, 2].map((k) => call(d, 'PUT', `/resource_providers/${RP}`, {name: `during-${k}`})))
+    for (const w of writes) {
+      expect(w.status).toBe(503)
+      expect(w.ms).toBeLessThan(15_000)
+    }
+    const read = await call(d, 'GET', '/resource_providers')
+    expect(read.status).toBe(503)
+    const health = await call(d, 'GET', '/placemat/v1/health')
+    expect(health.status).toBe(503)
+    const metrics = await fetch(d.url + '/metrics', {headers: HEADERS}).then((r) => r.text())
+    expect(metrics).toMatch(/^placemat_database_up 0$/m)
+    // Refused: the server is down.
+    proxy.setMode('refuse')
+    expect((await call(d, 'PUT', `/resource_providers/${RP}`, {name: 'down'})).status).toBe(503)
+    proxy.setMode('pass')
+    const recovered = await waitFor('serving again', serving(d))
+    expect(recovered).toBeLessThan(5000)
+    const now = await call(d, 'GET', `/resource_providers/${RP}`)
+    expect(now.body.name).toBe('before')
+    expect((await call(d, 'PUT', `/resource_providers/${RP}`, {name: 'after'})).status).toBe(200)
+    expect(d.child.exitCode).toBeNull()
+  })
+
+  it('starts while the database is away: says it is starting, serves once it answers; --db-wait bounds the wait', async () => {
+    const url = await database()
+    proxy.setMode('refuse')
+    const waiting = await daemon(url)
+    const health = await call(waiting, 'GET', '/placemat/v1/health')
+    expect(health.status).toBe(503)
+    expect(health.body.errors[0].detail).toContain('starting')
+    expect((await call(waiting, 'GET', '/resource_providers')).status).toBe(503)
+    proxy.setMode('pass')
+    await waitFor('serving once the database answers', serving(waiting))
+    expect(waiting.output()).toMatch(/not answering/)
+
+    proxy.setMode('blackhole')
+    const bounded = await daemon(url.replace('postgres@', 'postgres:secret@'), ['--db-wait', '2', '--db-connect-timeout', '1'])
+    expect(await bounded.exited).not.toBe(0)
+    expect(bounded.output()).toContain('did not answer within the wait')
+    expect(bounded.output()).toContain('***')
+    expect(bounded.output()).not.toContain('secret')
+    proxy.setMode('pass')
+  })
+})
+
+describe('the SQLite file goes away', () => {
+  it('a deleted file: writes refused with 503, health says so, the log says so at error level, nothing acknowledged', async () => {
+    // The default auth: the admin token beside the database is what shows one was there.
+    const home = fs.mkdtempSync(path.join(dir, 'home-'))
+    const db = path.join(home, 'placemat.db')
+    const d = await daemon(db, ['--log-level', 'info', '--auth', 'token'])
+    d.headers = {'x-auth-token': fs.readFileSync(path.join(home, 'admin-token'), 'utf8').trim()}
+    await waitFor('serving', serving(d)).catch((e) => {
+      throw new Error(`${e.message}: ${d.output()}`)
+    })
+    expect((await call(d, 'POST', '/resource_providers', {name: 'kept', uuid: RP})).status).toBe(200)
+    fs.rmSync(db)
+    const write = await call(d, 'POST', '/resource_providers', {name: 'lost'})
+    expect(write.status).toBe(503)
+    expect(write.body.errors[0].title).toBe('Database File Replaced')
+    const health = await call(d, 'GET', '/placemat/v1/health')
+    expect(health.status).toBe(503)
+    expect(health.body.errors[0].detail).toContain('replaced')
+    expect(d.output()).toMatch(/"level":50[^\n]*deleted or replaced/)
+    // A restart does not quietly make an empty database where this one was.
+    d.child.kill('SIGTERM')
+    await d.exited
+    const again = await daemon(db, ['--auth', 'token'])
+    expect(await again.exited).toBe(1)
+    expect(again.output()).toContain('shows a database was there')
+    expect(fs.existsSync(db)).toBe(false)
+  })
+})
