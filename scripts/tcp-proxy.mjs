@@ -48,18 +48,33 @@ export class TcpProxy {
     socket.on('close', () => this.sockets.delete(socket))
   }
 
-  /** Copies `from` to `to`, each chunk `delayMs` late, in order; either end closing closes both. */
+  /**
+   * Copies `from` to `to`, each chunk `delayMs` late, in order (one timer for the chunks due,
+   * not one per chunk); either end closing closes both once what was sent has arrived.
+   */
   pipe(from, to) {
-    let queue = Promise.resolve()
+    const queue = []
+    let timer = null
+    let closed = false
+    const flush = () => {
+      timer = null
+      const now = performance.now()
+      while (queue.length && queue[0].due <= now) if (!to.destroyed) to.write(queue.shift().chunk)
+      if (queue.length) arm()
+      else if (closed) to.destroy()
+    }
+    const arm = () => {
+      timer = setTimeout(flush, Math.max(0, queue[0].due - performance.now()))
+    }
     from.on('data', (chunk) => {
       if (!this.delayMs) return void to.write(chunk)
-      const due = performance.now() + this.delayMs
-      queue = queue.then(() => new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())))).then(() => {
-        if (!to.destroyed) to.write(chunk)
-      })
+      queue.push({due: performance.now() + this.delayMs, chunk})
+      if (!timer) arm()
     })
-    const end = () => queue.then(() => to.destroy())
-    from.on('close', end)
+    from.on('close', () => {
+      closed = true
+      if (!timer) to.destroy()
+    })
   }
 
   /** Closes every connection open now (new ones are taken as the mode says). */

@@ -7,6 +7,7 @@
  */
 import {describe, expect, it} from 'vitest'
 import {tempFiles} from './helpers/temp-files.js'
+import {rng} from './helpers/rng.js'
 import {Store} from '../src/store/store.js'
 import {applyBatch, type BatchOperation} from '../src/core/batch.js'
 import {writeAllocations, putAllocationErrors} from '../src/core/allocations.js'
@@ -19,17 +20,6 @@ import type {State} from '../src/core/state.js'
 
 const newFile = tempFiles('placemat-index-')
 
-/** A small seeded generator (mulberry32), so a failing sequence can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const QUERIES = [
   'resources=VCPU:1',

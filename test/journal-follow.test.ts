@@ -7,6 +7,7 @@
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {tempFiles} from './helpers/temp-files.js'
+import {rng} from './helpers/rng.js'
 import {postgresAvailable, startPostgres, type TestPostgres} from './helpers/postgres.js'
 import {describeIndex, describeState} from './helpers/state-description.js'
 import {Store} from '../src/store/store.js'
@@ -21,16 +22,6 @@ import type {State} from '../src/core/state.js'
 
 const newFile = tempFiles('placemat-follow-')
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const puuid = (k: number) => `bbbbbbbb-0000-0000-0000-${String(k).padStart(12, '0')}`
 const cuuid = (k: number) => `cccccccc-0000-0000-0000-${String(k).padStart(12, '0')}`

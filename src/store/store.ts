@@ -108,6 +108,8 @@ export class Store {
   /** Writes waiting for their turn (see write). */
   private queue: QueuedWrite[] = []
   private drainScheduled = false
+  /** A catch-up waiting for its turn, which readers arriving meanwhile share. */
+  private queuedCatchUp: Promise<State> | null = null
   private readonly status: FollowStatus = {position: 0, head: 0, applied: 0, catchUps: 0, reloads: 0}
   /**
    * Told after each write transaction how long it ran (seconds, from its turn in the queue to
@@ -393,14 +395,24 @@ export class Store {
    * other processes committed since.
    */
   private catchUp(): Promise<State> {
-    return this.exclusive(() => this.sync())
+    // Readers that arrive while a catch-up waits for its turn share it: it has not read the
+    // database yet, so what it reads is newer than their arrival (read-your-writes holds).
+    if (this.queuedCatchUp) return this.queuedCatchUp
+    const turn = this.exclusive(() => {
+      if (this.queuedCatchUp === turn) this.queuedCatchUp = null
+      return this.sync()
+    })
+    this.queuedCatchUp = turn
+    return turn
   }
 
   /** catchUp's work, for a caller that already has its turn. */
   private async sync(): Promise<State> {
     try {
-      const markBefore = await this.backend.changeMark()
-      if (markBefore === this.seenMark && !this.suspect) return this.state
+      // SQLite's mark costs nothing: skip the read when nobody committed. PostgreSQL's costs a round
+      // trip, as the window itself does.
+      const markBefore = this.backend.kind === 'sqlite' ? (this.backend.changeMark() as number) : -1
+      if (markBefore >= 0 && markBefore === this.seenMark && !this.suspect) return this.state
       await this.backend.session(async (s) => {
         const opening = this.backend.beginRead()
         const results = await s.run([...opening, ...this.windowStatements(), sql`commit`.compile(this.db)])

@@ -1,0 +1,1010 @@
+#!/usr/bin/env node
+// npm run bench -- --scaleout: several placemat API nodes on one PostgreSQL database (each keeps
+// the whole cloud in memory and follows the others' commits through the change journal).
+// It starts its own throwaway PostgreSQL cluster (default durability settings), loads N flat
+// placeload providers through one daemon's batch API, then for each daemon count K starts K
+// daemons (--no-answer-cache) and measures:
+//   churn         8 clients for S seconds, each request to the next node in turn: a candidates
+//                 query (VCPU:1,MEMORY_MB:128,DISK_GB:5, limit=5), a claim (PUT /allocations) of
+//                 the first candidate that can still be written (on 409 the next), releasing a
+//                 client's oldest claim once it holds 20; claims/s, claim p50/p99, 409s, 5xx and
+//                 network errors
+//   overcommit    usages against inventories of every provider a claim touched, read from a node
+//                 other than the last writer's for half of them (must be 0)
+//   after write   K >= 2: a write on node A (inventory reserved, traits, aggregates in turn), then
+//                 the first limit=1000 candidates query on node B, timed (30 rounds, no churn)
+//   start-up, RSS each daemon, spawn to its first answered candidates query; VmRSS then
+//   --kill        one node SIGKILLed at S/3 of the churn and restarted at 2S/3: the survivors'
+//                 5xx and errors, requests lost in flight, restart to serving, and the survivors'
+//                 full reloads (placemat_state_reloads_total on /metrics)
+//   --sqlite      one daemon on a SQLite file; the writes of "after write" made by the CLI (--db)
+//
+//   npm run bench -- --scaleout                              # 10,000 providers; 1, 2, 3 daemons; 20 s
+//   npm run bench -- --scaleout --providers 2000 --daemons 1,3 --seconds 10
+//   npm run bench -- --scaleout --delay-ms 1                 # a TCP proxy adds 1 ms round trip to PostgreSQL
+//                                                            # (D/2 each way by setTimeout: Node's timers wait at least 1 ms,
+//                                                            # so small delays come out larger; the table shows the measured one)
+//   npm run bench -- --scaleout --kill --daemons 3           # SIGKILL one node at S/3, restart it at 2S/3
+//   npm run bench -- --scaleout --sqlite                     # one daemon on SQLite, writes by the CLI (--db)
+//   npm run bench -- --scaleout --json out.jsonl             # the JSON lines to a file (else stderr)
+//   npm run bench -- --scaleout --placemat ../old --label old  # the daemons of another (built) checkout, to compare
+//
+// The table goes to stdout, progress and (without --json) one JSON line per configuration to stderr.
+import {spawn, execFileSync} from 'node:child_process'
+import crypto from 'node:crypto'
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import pg from 'pg'
+import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
+import {freePort, loadThroughBatch, AGGREGATES} from './huge-sets.mjs'
+import {TcpProxy} from './tcp-proxy.mjs'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+const USAGE = `usage: node scripts/bench-scaleout.mjs [--providers N] [--daemons 1,2,3] [--seconds S] [--delay-ms D] [--kill] [--sqlite] [--json FILE] [--placemat DIR] [--label L]`
+const argv = process.argv.slice(2).filter((a) => a !== '--scaleout')
+const VALUED = new Set(['providers', 'daemons', 'seconds', 'delay-ms', 'json', 'placemat', 'label'])
+const FLAGS = new Set(['kill', 'sqlite', 'help'])
+const given = {}
+for (let i = 0; i < argv.length; i++) {
+  const m = /^--([a-z-]+)$/.exec(argv[i])
+  if (m && FLAGS.has(m[1])) given[m[1]] = true
+  else if (m && VALUED.has(m[1])) {
+    if (i + 1 >= argv.length) fail(`--${m[1]} needs a value\n${USAGE}`)
+    given[m[1]] = argv[++i]
+  } else fail(`unknown argument ${argv[i]}\n${USAGE}`)
+}
+if (given.help) {
+  console.log(USAGE)
+  process.exit(0)
+}
+
+function fail(message) {
+  process.stderr.write(`bench-scaleout: ${message}\n`)
+  process.exit(2)
+}
+const positiveInt = (name, dflt) => {
+  const v = given[name] ?? String(dflt)
+  if (!/^\d+$/.test(v) || Number(v) < 1) fail(`--${name} takes a positive integer, not ${v}`)
+  return Number(v)
+}
+
+const PROVIDERS = positiveInt('providers', 10000)
+const SECONDS = positiveInt('seconds', 20)
+const KILL = Boolean(given.kill)
+const SQLITE = Boolean(given.sqlite)
+const DELAY_MS = given['delay-ms'] === undefined ? 0 : Number(given['delay-ms'])
+if (!Number.isFinite(DELAY_MS) || DELAY_MS < 0) fail(`--delay-ms takes a number of milliseconds >= 0, not ${given['delay-ms']}`)
+const DAEMON_COUNTS = (given.daemons ?? (KILL ? '3' : '1,2,3')).split(',').map((s) => {
+  if (!/^\d+$/.test(s.trim()) || Number(s) < 1) fail(`--daemons takes daemon counts like 1,2,3, not ${given.daemons}`)
+  return Number(s)
+})
+if (KILL && DAEMON_COUNTS.some((k) => k < 2)) fail('--kill needs every daemon count to be 2 or more (e.g. --daemons 3): the killed node must have survivors')
+if (SQLITE && (KILL || DELAY_MS || given.daemons)) fail('--sqlite runs one daemon on a SQLite file: --kill, --delay-ms and --daemons do not apply')
+const JSON_FILE = given.json
+// Another build's daemons (a checkout of an earlier placemat, built), to compare both in one run.
+const BIN = path.join(path.resolve(given.placemat ?? root), 'bin/run.js')
+const LABEL = given.label ? `${given.label}, ` : ''
+const CLIENTS = 8
+const HOLD = 20
+const ROUNDS = 30
+const FETCH_TIMEOUT_MS = 30000
+const START_TIMEOUT_MS = 600000
+
+const HEADERS = {'x-auth-token': 'admin', 'openstack-api-version': 'placement latest', 'content-type': 'application/json'}
+const PROBE = '/allocation_candidates?resources=VCPU:1&limit=1'
+// The smallest request placeload's flat providers can take: their MEMORY_MB has min_unit 128 and
+// DISK_GB min_unit 5, so MEMORY_MB:64,DISK_GB:1 would never have a candidate.
+const CHURN_QUERY = '/allocation_candidates?resources=VCPU:1,MEMORY_MB:128,DISK_GB:5&limit=5'
+const AW_QUERY = `resources=VCPU:1,DISK_GB:10,MEMORY_MB:256&member_of=${AGGREGATES[0]}&required=HW_CPU_X86_AVX2`
+const EXTRA_AGGREGATE = '00000000-0000-4000-8000-00000000b0b0'
+
+const progress = (msg) => process.stderr.write(`[scaleout ${new Date().toISOString().slice(11, 19)}] ${msg}\n`)
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+const pct = (xs, p) => {
+  if (!xs.length) return null
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]
+}
+const fmtMs = (v) => (v === null || v === undefined ? '—' : v >= 100 ? v.toFixed(0) : v.toFixed(1))
+
+// ---------------------------------------------------------------------------------------------
+// Everything started here, so that it is stopped on the way out, whatever the way.
+
+const running = {children: new Set(), pgStop: null, dirs: [], servers: new Set()}
+let cleanedUp = false
+
+/** Synchronous last-resort cleanup: on exit, a signal or a crash. */
+function cleanupNow() {
+  if (cleanedUp) return
+  cleanedUp = true
+  for (const child of running.children) {
+    if (child.exitCode === null && child.signalCode === null) {
+      try {
+        child.kill('SIGKILL')
+      } catch {}
+    }
+  }
+  for (const server of running.servers) {
+    try {
+      server.close()
+    } catch {}
+  }
+  if (running.pgStop) {
+    try {
+      running.pgStop('immediate')
+    } catch (err) {
+      process.stderr.write(`bench-scaleout: stopping PostgreSQL: ${err.message}\n`)
+    }
+  }
+  for (const dir of running.dirs) fs.rmSync(dir, {recursive: true, force: true})
+}
+process.on('exit', cleanupNow)
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, () => {
+    progress(`${sig}: stopping the daemons and PostgreSQL`)
+    cleanupNow()
+    process.exit(130)
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+
+/** One request; never throws for an HTTP status (network errors and timeouts do throw). */
+async function call(url, method, pathname, body) {
+  const res = await fetch(url + pathname, {
+    method,
+    headers: HEADERS,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+  })
+  const text = await res.text()
+  let json = null
+  if (text) {
+    try {
+      json = JSON.parse(text)
+    } catch {}
+  }
+  return {status: res.status, json, text}
+}
+
+/** A request that must answer one of `ok`; throws naming the request and the answer otherwise. */
+async function must(url, method, pathname, body, ok = [200]) {
+  let r
+  try {
+    r = await call(url, method, pathname, body)
+  } catch (err) {
+    throw new Error(`${method} ${url}${pathname}: ${err.cause?.message ?? err.message}`)
+  }
+  if (!ok.includes(r.status)) throw new Error(`${method} ${url}${pathname}: ${r.status} ${r.text.slice(0, 400)}`)
+  return r.json
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL: a throwaway cluster, durable defaults (fsync, synchronous_commit, full_page_writes on)
+
+function postgresBin() {
+  const base = '/usr/lib/postgresql'
+  const preferred = path.join(base, '15', 'bin')
+  if (fs.existsSync(path.join(preferred, 'initdb'))) return preferred
+  if (fs.existsSync(base)) {
+    for (const v of fs.readdirSync(base).sort((a, b) => Number(b) - Number(a))) {
+      const bin = path.join(base, v, 'bin')
+      if (fs.existsSync(path.join(bin, 'initdb'))) {
+        progress(`PostgreSQL 15 not found; using ${bin}`)
+        return bin
+      }
+    }
+  }
+  throw new Error('no PostgreSQL server binaries (initdb) under /usr/lib/postgresql: install postgresql-15, or use --sqlite')
+}
+
+async function startPostgres() {
+  const bin = postgresBin()
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-scaleout-pg-'))
+  running.dirs.push(dir)
+  // initdb refuses to run as root: run the server as the postgres user then.
+  const asRoot = process.getuid?.() === 0
+  if (asRoot) execFileSync('chown', ['-R', 'postgres:postgres', dir])
+  const asPg = (cmd, args) => {
+    try {
+      return asRoot
+        ? execFileSync('runuser', ['-u', 'postgres', '--', cmd, ...args], {stdio: 'pipe'})
+        : execFileSync(cmd, args, {stdio: 'pipe'})
+    } catch (err) {
+      throw new Error(`${path.basename(cmd)} ${args.join(' ')} failed: ${String(err.stderr ?? err.message).trim().slice(-800)}`)
+    }
+  }
+  const data = path.join(dir, 'data')
+  const log = path.join(dir, 'log')
+  asPg(path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8'])
+  const port = await freePort()
+  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=100 -c shared_buffers=256MB`
+  try {
+    asPg(path.join(bin, 'pg_ctl'), ['-D', data, '-l', log, '-o', opts, '-w', 'start'])
+  } catch (err) {
+    const tail = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(-800) : ''
+    throw new Error(`${err.message}\n${tail}`)
+  }
+  running.pgStop = (mode = 'fast') => asPg(path.join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop'])
+  const admin = new pg.Client({connectionString: `postgres://postgres@127.0.0.1:${port}/postgres`})
+  await admin.connect()
+  try {
+    await admin.query('create database placemat_scaleout')
+  } finally {
+    await admin.end()
+  }
+  return {port, url: (p = port) => `postgres://postgres@127.0.0.1:${p}/placemat_scaleout`, log}
+}
+
+/** Median round trip of `select 1` on a connection to `port` (to see what the proxy adds). */
+async function pingMs(port) {
+  const c = new pg.Client({connectionString: `postgres://postgres@127.0.0.1:${port}/placemat_scaleout`})
+  await c.connect()
+  try {
+    const times = []
+    for (let i = 0; i < 40; i++) {
+      const t0 = performance.now()
+      await c.query('select 1')
+      times.push(performance.now() - t0)
+    }
+    return pct(times.slice(5), 50)
+  } finally {
+    await c.end()
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Daemons
+
+const status = (pid, field) => {
+  try {
+    return Math.round(Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+)`))[1]) / 1024)
+  } catch {
+    return null
+  }
+}
+
+const logTail = (file, n = 15) => {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n).join('\n')
+  } catch {
+    return '(no log)'
+  }
+}
+
+/**
+ * Starts `placemat daemon start --foreground` on `db`, its own PLACEMAT_HOME (several daemons on
+ * one PostgreSQL URL would otherwise share one pid record) and log file; resolves once a
+ * candidates query answers 200, with the time from spawn.
+ */
+async function startDaemon({name, db, home, port, extra = ['--no-answer-cache']}) {
+  port ??= await freePort()
+  fs.mkdirSync(home, {recursive: true})
+  const logFile = path.join(home, 'daemon.log')
+  const fd = fs.openSync(logFile, 'a')
+  const logFrom = fs.fstatSync(fd).size
+  const args = ['daemon', 'start', '--foreground', '--db', db, '--port', String(port), '--auth', 'noauth2', '--log-level', 'warn', ...extra]
+  const t0 = performance.now()
+  const child = spawn(process.execPath, [...DAEMON_NODE_OPTIONS, BIN, ...args], {
+    stdio: ['ignore', fd, fd],
+    env: {...process.env, PLACEMAT_HOME: home},
+  })
+  fs.closeSync(fd)
+  running.children.add(child)
+  child.once('exit', () => running.children.delete(child))
+  const node = {name, db, home, port, url: `http://127.0.0.1:${port}`, child, logFile, extra}
+  const deadline = Date.now() + START_TIMEOUT_MS
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`daemon ${name} exited (${child.exitCode ?? child.signalCode}) before answering; its log ends:\n${logTail(logFile)}`)
+    }
+    try {
+      const res = await fetch(node.url + PROBE, {headers: HEADERS, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS)})
+      await res.arrayBuffer()
+      if (res.ok) {
+        node.startup = (performance.now() - t0) / 1000
+        node.rss = status(child.pid, 'VmRSS')
+        // What it logs from here on is the report's; what it logged while starting is noted apart.
+        node.logStart = fs.statSync(logFile).size
+        node.startLog = logSummary(node, logFrom, node.logStart)
+        return node
+      }
+    } catch {}
+    await sleep(50)
+  }
+  child.kill('SIGKILL')
+  throw new Error(`daemon ${name} did not answer ${PROBE} within ${START_TIMEOUT_MS / 1000} s; its log ends:\n${logTail(logFile)}`)
+}
+
+async function stopDaemon(node) {
+  const child = node.child
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise((r) => child.once('exit', r))
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20000)
+  await exited
+  clearTimeout(timer)
+}
+
+/** Lines the daemon logged (warn and worse at --log-level warn), for the report. */
+function logSummary(node, from = node.logStart ?? 0, to = Infinity) {
+  let text = ''
+  try {
+    text = fs.readFileSync(node.logFile).subarray(from, to).toString('utf8')
+  } catch {}
+  const lines = text.split('\n').filter((l) => l.trim() && !/placemat daemon listening on/.test(l))
+  return {lines: lines.length, first: lines.slice(0, 3).map(brief)}
+}
+
+/** A log line, shortened: the JSON access log's status, request and error, or the text. */
+function brief(line) {
+  try {
+    const j = JSON.parse(line)
+    const err = typeof j.error === 'string' ? j.error : (j.error?.message ?? j.err?.message ?? j.msg ?? '')
+    return `${j.status ?? `level ${j.level}`} ${j.method ?? ''} ${j.path ?? ''}${j.query ? `?${j.query}` : ''}: ${String(err).slice(0, 240)}`
+  } catch {
+    return line.slice(0, 300)
+  }
+}
+
+/** Sum of a counter on GET /metrics, or null when the daemon does not export it. */
+async function metricValue(node, metric) {
+  try {
+    const r = await call(node.url, 'GET', '/metrics')
+    if (r.status !== 200) return null
+    let found = false
+    let sum = 0
+    for (const line of r.text.split('\n')) {
+      if (line.startsWith('#')) continue
+      const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)/.exec(line)
+      if (m && m[1] === metric) {
+        found = true
+        sum += Number(m[3])
+      }
+    }
+    return found ? sum : null
+  } catch {
+    return null
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The churn: claims and releases, every request to the next node in turn.
+
+async function churn(nodes, seconds, {kill} = {}) {
+  const live = [...nodes]
+  let counter = 0
+  const stats = {
+    statuses: {},
+    byMethod: {},
+    claims: 0,
+    latencies: [],
+    conflicts: 0,
+    errors: 0,
+    errorSamples: [],
+    inFlightKilled: 0,
+    releases: 0,
+    emptyAnswers: 0,
+  }
+  /** provider uuid -> index of the node that served the last write touching it */
+  const touched = new Map()
+  /** consumers whose claim or release had no clear answer: looked up after the churn */
+  const uncertain = new Set()
+  const held = []
+  const killState = kill ? {victim: nodes[nodes.length - 1], killedAt: null, backAt: null} : null
+
+  const record = (node, method, started, r, err) => {
+    const code = err ? 'network' : String(r.status)
+    stats.statuses[code] = (stats.statuses[code] ?? 0) + 1
+    const m = (stats.byMethod[method] ??= {})
+    m[code] = (m[code] ?? 0) + 1
+    if (!err && r.status < 500) return
+    const ended = performance.now()
+    if (killState && node === killState.victim && killState.killedAt !== null && started <= killState.killedAt && ended >= killState.killedAt) {
+      stats.inFlightKilled++
+      return
+    }
+    stats.errors++
+    if (stats.errorSamples.length < 10) {
+      stats.errorSamples.push(`${node.name} ${method} ${code}: ${err ? (err.cause?.message ?? err.message) : r.text.slice(0, 200)}`)
+    }
+  }
+
+  const inFlight = new Map()
+  const send = async (method, pathname, body) => {
+    const node = live[counter++ % live.length]
+    const started = performance.now()
+    inFlight.set(node, (inFlight.get(node) ?? 0) + 1)
+    try {
+      const r = await call(node.url, method, pathname, body)
+      record(node, method, started, r, null)
+      return {...r, node}
+    } catch (err) {
+      record(node, method, started, null, err)
+      return {status: 0, error: err, node}
+    } finally {
+      inFlight.set(node, inFlight.get(node) - 1)
+    }
+  }
+
+  const first = await must(nodes[0].url, 'GET', CHURN_QUERY)
+  if (!first.allocation_requests?.length) throw new Error(`the churn's query ${CHURN_QUERY} has no candidates on ${nodes[0].name}`)
+  const reloadsBefore = killState
+    ? await Promise.all(nodes.filter((n) => n !== killState.victim).map((n) => metricValue(n, 'placemat_state_reloads_total')))
+    : null
+
+  const t0 = performance.now()
+  const end = t0 + seconds * 1000
+  const clientLoop = async () => {
+    const project = crypto.randomUUID()
+    const user = crypto.randomUUID()
+    const mine = []
+    while (performance.now() < end) {
+      const begin = performance.now()
+      let claimed = false
+      while (!claimed && performance.now() < end) {
+        const g = await send('GET', CHURN_QUERY)
+        if (g.status !== 200) {
+          await sleep(20)
+          continue
+        }
+        const requests = g.json?.allocation_requests ?? []
+        if (!requests.length) {
+          stats.emptyAnswers++
+          await sleep(20)
+          continue
+        }
+        for (const ar of requests) {
+          const consumer = crypto.randomUUID()
+          const body = {allocations: ar.allocations, project_id: project, user_id: user, consumer_generation: null, consumer_type: 'INSTANCE'}
+          const p = await send('PUT', `/allocations/${consumer}`, body)
+          if (p.status === 204) {
+            stats.claims++
+            stats.latencies.push(performance.now() - begin)
+            mine.push({consumer, allocations: ar.allocations})
+            for (const rp of Object.keys(ar.allocations)) touched.set(rp, nodes.indexOf(p.node))
+            claimed = true
+            break
+          }
+          if (p.status === 409) {
+            stats.conflicts++
+            continue
+          }
+          // No clear answer (5xx, network error) or an unexpected one: it may have been written.
+          uncertain.add(consumer)
+          for (const rp of Object.keys(ar.allocations)) touched.set(rp, nodes.indexOf(p.node))
+          break
+        }
+      }
+      while (mine.length > HOLD) {
+        const oldest = mine.shift()
+        const d = await send('DELETE', `/allocations/${oldest.consumer}`)
+        if (d.status === 204) {
+          stats.releases++
+          for (const rp of Object.keys(oldest.allocations)) touched.set(rp, nodes.indexOf(d.node))
+        } else uncertain.add(oldest.consumer)
+      }
+    }
+    held.push(...mine)
+  }
+
+  let killDone = Promise.resolve()
+  const timers = []
+  if (killState) {
+    killDone = new Promise((resolve, reject) => {
+      timers.push(
+        setTimeout(() => {
+          live.splice(live.indexOf(killState.victim), 1)
+          killState.killedAt = performance.now()
+          killState.inFlightAtKill = inFlight.get(killState.victim) ?? 0
+          killState.victim.child.kill('SIGKILL')
+          progress(
+            `  SIGKILL ${killState.victim.name} (pid ${killState.victim.child.pid}) at ${((killState.killedAt - t0) / 1000).toFixed(1)} s, ` +
+              `${killState.inFlightAtKill} request(s) in flight to it`,
+          )
+        }, (seconds * 1000) / 3),
+      )
+      timers.push(
+        setTimeout(async () => {
+          try {
+            const v = killState.victim
+            progress(`  restarting ${v.name} at ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+            let again
+            try {
+              again = await startDaemon({name: v.name, db: v.db, home: v.home, port: v.port, extra: v.extra})
+            } catch (err) {
+              progress(`  ${v.name} did not come back on port ${v.port} (${err.message.split('\n')[0]}); trying another port`)
+              again = await startDaemon({name: v.name, db: v.db, home: v.home, extra: v.extra})
+            }
+            // The row keeps the first start's figures; the restart's are the kill report's.
+            const first = {startup: v.startup, rss: v.rss, logStart: v.logStart, startLog: v.startLog}
+            Object.assign(v, again, first)
+            killState.restartS = again.startup
+            killState.restartRss = again.rss
+            killState.backAt = performance.now()
+            live.push(v)
+            progress(`  ${v.name} serving again after ${again.startup.toFixed(1)} s (at ${((killState.backAt - t0) / 1000).toFixed(1)} s)`)
+            resolve()
+          } catch (err) {
+            reject(err)
+          }
+        }, (seconds * 2000) / 3),
+      )
+    })
+  }
+  // A failed restart is reported after the clients finish, not as an unhandled rejection.
+  const killOutcome = killDone.then(
+    () => null,
+    (err) => err,
+  )
+
+  await Promise.all(Array.from({length: CLIENTS}, clientLoop))
+  const elapsed = (performance.now() - t0) / 1000
+  const killErr = await killOutcome
+  for (const t of timers) clearTimeout(t)
+  if (killErr) throw killErr
+
+  let killReport = null
+  if (killState) {
+    const survivors = nodes.filter((n) => n !== killState.victim)
+    const after = await Promise.all(survivors.map((n) => metricValue(n, 'placemat_state_reloads_total')))
+    killReport = {
+      victim: killState.victim.name,
+      restart_to_serving_s: killState.restartS ?? null,
+      restarted_rss_mib: killState.restartRss ?? null,
+      in_flight_at_kill: killState.inFlightAtKill ?? null,
+      in_flight_to_killed: stats.inFlightKilled,
+      survivor_errors: stats.errors,
+      reloads: survivors.map((n, i) => ({
+        node: n.name,
+        before: reloadsBefore[i],
+        after: after[i],
+        delta: reloadsBefore[i] === null || after[i] === null ? 'n/a' : after[i] - reloadsBefore[i],
+      })),
+    }
+  }
+  return {stats, elapsed, touched, uncertain, held, killReport}
+}
+
+/**
+ * After the churn: looks up the consumers whose outcome was unclear, checks usage against
+ * capacity (and against the claims still held) on every provider touched, then releases all.
+ */
+async function checkAndRelease(nodes, run) {
+  const {touched, uncertain, held} = run
+  const ask = (i) => nodes[i % nodes.length]
+  let resolved = 0
+  for (const consumer of uncertain) {
+    const a = await must(ask(0).url, 'GET', `/allocations/${consumer}`)
+    const allocations = a?.allocations ?? {}
+    if (Object.keys(allocations).length) {
+      held.push({consumer, allocations})
+      resolved++
+    }
+  }
+  const expected = new Map()
+  for (const {allocations} of held) {
+    for (const [rp, {resources}] of Object.entries(allocations)) {
+      const e = expected.get(rp) ?? {}
+      for (const [rc, n] of Object.entries(resources)) e[rc] = (e[rc] ?? 0) + n
+      expected.set(rp, e)
+    }
+  }
+  const providers = [...touched.keys()]
+  let overcommit = 0
+  let mismatches = 0
+  let otherNode = 0
+  const samples = []
+  let next = 0
+  const worker = async () => {
+    while (next < providers.length) {
+      const i = next++
+      const rp = providers[i]
+      const lastWriter = touched.get(rp)
+      // Half of them from a node other than the one that served the last write touching it.
+      let n = i % nodes.length
+      if (i % 2 === 0 && nodes.length > 1 && n === lastWriter) n = (n + 1) % nodes.length
+      if (n !== lastWriter) otherNode++
+      const node = ask(n)
+      const [u, inv] = await Promise.all([
+        must(node.url, 'GET', `/resource_providers/${rp}/usages`),
+        must(node.url, 'GET', `/resource_providers/${rp}/inventories`),
+      ])
+      const want = expected.get(rp) ?? {}
+      for (const rc of new Set([...Object.keys(u.usages), ...Object.keys(want)])) {
+        const used = u.usages[rc] ?? 0
+        const i2 = inv.inventories[rc]
+        const cap = i2 ? (i2.total - i2.reserved) * i2.allocation_ratio : 0
+        if (used > cap + 1e-9) {
+          overcommit++
+          if (samples.length < 5) samples.push(`${rp} ${rc}: used ${used} > capacity ${cap} (${node.name})`)
+        }
+        if (used !== (want[rc] ?? 0)) {
+          mismatches++
+          if (samples.length < 5) samples.push(`${rp} ${rc}: used ${used}, the claims held add up to ${want[rc] ?? 0} (${node.name})`)
+        }
+      }
+    }
+  }
+  await Promise.all(Array.from({length: 4}, worker))
+  // Release everything still held, so the next configuration starts from an empty cloud.
+  let releaseErrors = 0
+  let k = 0
+  const releaser = async () => {
+    while (held.length) {
+      const {consumer} = held.pop()
+      const node = ask(k++)
+      try {
+        const r = await call(node.url, 'DELETE', `/allocations/${consumer}`)
+        if (r.status !== 204 && r.status !== 404) releaseErrors++
+      } catch {
+        releaseErrors++
+      }
+    }
+  }
+  await Promise.all(Array.from({length: 4}, releaser))
+  return {providers: providers.length, overcommit, mismatches, otherNode, resolved, releaseErrors, samples}
+}
+
+// ---------------------------------------------------------------------------------------------
+// The first limited candidates query after a write (on another node, or by the CLI)
+
+/**
+ * Round `r`'s write to provider `u`, read from `readUrl` (inventory reserved 0 <-> 1 on VCPU, traits
+ * with or without CUSTOM_BENCH, aggregates with or without an extra one, in turn): the new value,
+ * the generation it was read at, and what an answer showing it would say.
+ */
+async function prepareWrite(readUrl, u, r) {
+  const kind = ['inventory', 'traits', 'aggregates'][r % 3]
+  if (kind === 'inventory') {
+    const cur = await must(readUrl, 'GET', `/resource_providers/${u}/inventories`)
+    const inventories = cur.inventories
+    const reserved = inventories.VCPU.reserved ? 0 : 1
+    inventories.VCPU = {...inventories.VCPU, reserved}
+    const capacity = (inventories.VCPU.total - reserved) * inventories.VCPU.allocation_ratio
+    return {kind, generation: cur.resource_provider_generation, inventories, reserved, capacity}
+  }
+  if (kind === 'traits') {
+    const cur = await must(readUrl, 'GET', `/resource_providers/${u}/traits`)
+    const has = cur.traits.includes('CUSTOM_BENCH')
+    const traits = has ? cur.traits.filter((t) => t !== 'CUSTOM_BENCH') : [...cur.traits, 'CUSTOM_BENCH']
+    return {kind, generation: cur.resource_provider_generation, traits, bench: !has}
+  }
+  const cur = await must(readUrl, 'GET', `/resource_providers/${u}/aggregates`)
+  const has = cur.aggregates.includes(EXTRA_AGGREGATE)
+  const aggregates = has ? cur.aggregates.filter((a) => a !== EXTRA_AGGREGATE) : [...cur.aggregates, EXTRA_AGGREGATE]
+  return {kind, generation: cur.resource_provider_generation, aggregates}
+}
+
+/** Whether the answer shows the write (inventory capacity, traits); null when it cannot say. */
+function showsWrite(answer, u, w) {
+  const summary = answer?.provider_summaries?.[u]
+  if (!summary) return null
+  if (w.kind === 'inventory') return summary.resources?.VCPU?.capacity === w.capacity
+  if (w.kind === 'traits') return Array.isArray(summary.traits) ? summary.traits.includes('CUSTOM_BENCH') === w.bench : null
+  return null
+}
+
+async function timedQuery(node) {
+  const t0 = performance.now()
+  const r = await call(node.url, 'GET', `/allocation_candidates?${AW_QUERY}&limit=1000`)
+  const ms = performance.now() - t0
+  if (r.status !== 200) throw new Error(`GET candidates on ${node.name}: ${r.status} ${r.text.slice(0, 300)}`)
+  return {ms, json: r.json}
+}
+
+/** 30 rounds: a write on node A through the API, the first limited query on node B. */
+async function afterWriteAcrossNodes(nodes) {
+  const list = await must(nodes[0].url, 'GET', `/allocation_candidates?${AW_QUERY}&limit=${ROUNDS}`)
+  const uuids = Object.keys(list.provider_summaries)
+  if (!uuids.length) throw new Error('the after-write query has no candidates')
+  const times = []
+  let stale = 0
+  let checked = 0
+  for (let r = 0; r < ROUNDS; r++) {
+    const a = nodes[r % nodes.length]
+    const b = nodes[(r + 1) % nodes.length]
+    const u = uuids[r % uuids.length]
+    const w = await prepareWrite(a.url, u, r)
+    const p = `/resource_providers/${u}/${w.kind === 'inventory' ? 'inventories' : w.kind}`
+    const body =
+      w.kind === 'inventory'
+        ? {resource_provider_generation: w.generation, inventories: w.inventories}
+        : w.kind === 'traits'
+          ? {resource_provider_generation: w.generation, traits: w.traits}
+          : {resource_provider_generation: w.generation, aggregates: w.aggregates}
+    await must(a.url, 'PUT', p, body)
+    const q = await timedQuery(b)
+    times.push(q.ms)
+    const shown = showsWrite(q.json, u, w)
+    if (shown !== null) {
+      checked++
+      if (!shown) {
+        stale++
+        progress(`  stale: ${b.name} answered without the ${w.kind} write ${a.name} had just acknowledged on ${u}`)
+      }
+    }
+  }
+  return {p50: pct(times, 50), p99: pct(times, 99), rounds: ROUNDS, checked, stale}
+}
+
+/** 30 rounds: a write by `placemat ... --db FILE` (its own process), then the daemon's first limited query. */
+async function afterWriteByCli(node, dbFile) {
+  const list = await must(node.url, 'GET', `/allocation_candidates?${AW_QUERY}&limit=${ROUNDS}`)
+  const uuids = Object.keys(list.provider_summaries)
+  if (!uuids.length) throw new Error('the after-write query has no candidates')
+  const times = []
+  const cliTimes = []
+  let stale = 0
+  let checked = 0
+  for (let r = 0; r < ROUNDS; r++) {
+    const u = uuids[r % uuids.length]
+    const w = await prepareWrite(node.url, u, r)
+    const args =
+      w.kind === 'inventory'
+        ? ['inventory', 'set', u, `VCPU:reserved=${w.reserved}`, '--amend']
+        : w.kind === 'traits'
+          ? ['provider', 'trait', 'set', u, ...w.traits]
+          : ['aggregate', 'set', u, ...w.aggregates]
+    const t0 = performance.now()
+    try {
+      execFileSync(process.execPath, [BIN, ...args, '--db', dbFile, '--json'], {stdio: 'pipe', timeout: 300000, env: {...process.env, PLACEMAT_HOME: path.dirname(dbFile)}})
+    } catch (err) {
+      throw new Error(`placemat ${args.join(' ')} --db ${dbFile} failed (${err.status ?? err.signal}): ${String(err.stderr ?? err.message).trim().slice(-600)}`)
+    }
+    cliTimes.push(performance.now() - t0)
+    const q = await timedQuery(node)
+    times.push(q.ms)
+    const shown = showsWrite(q.json, u, w)
+    if (shown !== null) {
+      checked++
+      if (!shown) {
+        stale++
+        progress(`  stale: the daemon answered without the ${w.kind} write the CLI had just made on ${u}`)
+      }
+    }
+  }
+  return {p50: pct(times, 50), p99: pct(times, 99), rounds: ROUNDS, checked, stale, cli_write_p50_ms: pct(cliTimes, 50)}
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reporting
+
+const rows = []
+if (JSON_FILE) fs.writeFileSync(JSON_FILE, '')
+function report(result) {
+  const line = JSON.stringify(result)
+  if (JSON_FILE) fs.appendFileSync(JSON_FILE, line + '\n')
+  else process.stderr.write(line + '\n')
+  rows.push(result)
+}
+
+function printTable() {
+  if (!rows.length) return
+  const withKill = rows.some((r) => r.kill)
+  const header = [
+    'setup',
+    'providers',
+    'daemons',
+    'claims/s',
+    'claim p50 / p99 ms',
+    'overcommit',
+    '5xx+errors',
+    'first limited query on B after a write on A p50/p99',
+    'start-up s',
+    'RSS MiB',
+    ...(withKill ? ['kill'] : []),
+  ]
+  console.log(`| ${header.join(' | ')} |`)
+  console.log(`|${header.map(() => '---').join('|')}|`)
+  for (const r of rows) {
+    const aw = r.after_write ? `${fmtMs(r.after_write.p50)} / ${fmtMs(r.after_write.p99)}${r.after_write.stale ? ` (${r.after_write.stale} stale)` : ''}` : '—'
+    const oc = `${r.overcommit}${r.usage_mismatches ? ` (${r.usage_mismatches} usage ≠ claims held)` : ''}`
+    const k = r.kill ? killCell(r.kill) : ''
+    console.log(
+      `| ${[
+        r.setup,
+        r.providers,
+        r.daemons,
+        `${r.claims_per_s.toFixed(1)} (${r.conflicts_409} × 409)`,
+        `${fmtMs(r.claim_p50_ms)} / ${fmtMs(r.claim_p99_ms)}`,
+        oc,
+        r.errors,
+        aw,
+        r.startup_s.map((s) => s.toFixed(1)).join(' / '),
+        r.rss_mib.join(' / '),
+        ...(withKill ? [k] : []),
+      ].join(' | ')} |`,
+    )
+  }
+}
+
+function killCell(kill) {
+  const reloads = kill.reloads.map((x) => `${x.node} ${x.delta}`).join(', ')
+  return (
+    `${kill.victim} killed: serving again ${kill.restart_to_serving_s?.toFixed(1) ?? '?'} s after restart; ` +
+    `${kill.in_flight_to_killed} of the ${kill.in_flight_at_kill} in flight to it failed; survivors' 5xx+errors ${kill.survivor_errors}; full reloads on survivors: ${reloads}`
+  )
+}
+
+// ---------------------------------------------------------------------------------------------
+// The scenarios
+
+async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb}) {
+  const k = nodes.length
+  progress(`${setup}, ${k} daemon(s): start-up ${nodes.map((n) => n.startup.toFixed(1)).join(' / ')} s, RSS ${nodes.map((n) => n.rss).join(' / ')} MiB`)
+  progress(`${setup}, ${k} daemon(s): churn, ${CLIENTS} clients for ${SECONDS} s${KILL ? ' (one node killed at S/3, restarted at 2S/3)' : ''}...`)
+  const run = await churn(nodes, SECONDS, {kill: KILL})
+  const s = run.stats
+  progress(
+    `  ${s.claims} claims in ${run.elapsed.toFixed(1)} s (${(s.claims / run.elapsed).toFixed(1)}/s), p50 ${fmtMs(pct(s.latencies, 50))} ms, p99 ${fmtMs(pct(s.latencies, 99))} ms; ` +
+      `${s.conflicts} answered 409; statuses ${JSON.stringify(s.statuses)}; 5xx+errors ${s.errors}${KILL ? `, in flight to the killed node ${s.inFlightKilled}` : ''}`,
+  )
+  for (const e of s.errorSamples) progress(`  error: ${e}`)
+  const check = await checkAndRelease(nodes, run)
+  progress(
+    `  overcommit check: ${check.providers} providers (${check.otherNode} read from a node other than the last writer): ${check.overcommit} overcommitted, ` +
+      `${check.mismatches} usages differing from the claims held${check.resolved ? `; ${check.resolved} unclear claims turned out written` : ''}`,
+  )
+  for (const x of check.samples) progress(`  ${x}`)
+  if (check.releaseErrors) progress(`  ${check.releaseErrors} releases at the end failed`)
+  let afterWrite = null
+  if (cliDb) {
+    progress(`  first limited query after a CLI write (${ROUNDS} rounds)...`)
+    afterWrite = await afterWriteByCli(nodes[0], cliDb)
+  } else if (k >= 2) {
+    progress(`  first limited query on B after a write on A (${ROUNDS} rounds)...`)
+    afterWrite = await afterWriteAcrossNodes(nodes)
+  }
+  if (afterWrite) {
+    progress(
+      `  after write: p50 ${fmtMs(afterWrite.p50)} ms, p99 ${fmtMs(afterWrite.p99)} ms; ${afterWrite.checked} answers checked, ${afterWrite.stale} stale` +
+        (afterWrite.cli_write_p50_ms ? `; CLI write p50 ${fmtMs(afterWrite.cli_write_p50_ms)} ms` : ''),
+    )
+  }
+  const logs = nodes.map((n) => ({node: n.name, ...logSummary(n), while_starting: n.startLog?.lines ?? 0}))
+  for (const l of logs) {
+    if (l.lines) progress(`  ${l.node} logged ${l.lines} line(s) at warn or worse after start-up, e.g. ${l.first[0]}`)
+  }
+  const starting = nodes.filter((n) => n.startLog?.lines)
+  if (starting.length) {
+    progress(`  while starting, ${starting.map((n) => `${n.name} logged ${n.startLog.lines}`).join(', ')} line(s) at warn or worse, e.g. ${starting[0].startLog.first[0]}`)
+  }
+  if (run.killReport) {
+    progress(
+      `  kill: ${run.killReport.victim} back in ${run.killReport.restart_to_serving_s?.toFixed(1)} s; survivors' 5xx+errors ${run.killReport.survivor_errors}; ` +
+        `reloads ${JSON.stringify(run.killReport.reloads)}`,
+    )
+  }
+  const result = {
+    setup,
+    backend,
+    providers: PROVIDERS,
+    daemons: k,
+    delay_ms: DELAY_MS,
+    proxy_rtt_ms: proxyRtt ?? null,
+    direct_rtt_ms: directRtt ?? null,
+    seconds: SECONDS,
+    clients: CLIENTS,
+    load_s: loadS,
+    claims: s.claims,
+    claims_per_s: s.claims / run.elapsed,
+    claim_p50_ms: pct(s.latencies, 50),
+    claim_p99_ms: pct(s.latencies, 99),
+    conflicts_409: s.conflicts,
+    statuses: s.statuses,
+    statuses_by_method: s.byMethod,
+    errors: s.errors,
+    error_samples: s.errorSamples,
+    empty_answers: s.emptyAnswers,
+    overcommit: check.overcommit,
+    usage_mismatches: check.mismatches,
+    providers_checked: check.providers,
+    checked_on_other_node: check.otherNode,
+    unclear_claims_written: check.resolved,
+    release_errors: check.releaseErrors,
+    after_write: afterWrite,
+    startup_s: nodes.map((n) => n.startup),
+    rss_mib: nodes.map((n) => n.rss),
+    kill: run.killReport,
+    daemon_log_lines: logs,
+  }
+  report(result)
+}
+
+async function runPostgres(work) {
+  progress('starting a PostgreSQL cluster...')
+  const db = await startPostgres()
+  progress(`PostgreSQL on 127.0.0.1:${db.port}`)
+  const loaderHome = path.join(work, 'loader')
+  progress(`loading ${PROVIDERS} flat providers through one daemon's batch API...`)
+  const loader = await startDaemon({name: 'loader', db: db.url(), home: loaderHome})
+  await must(loader.url, 'PUT', '/traits/CUSTOM_BENCH', undefined, [201, 204])
+  const t0 = performance.now()
+  const made = await loadThroughBatch(loader.url, 'flat', PROVIDERS)
+  const loadS = (performance.now() - t0) / 1000
+  progress(`loaded ${made} providers in ${loadS.toFixed(1)} s`)
+  await stopDaemon(loader)
+
+  let proxy = null
+  let proxyRtt = null
+  let directRtt = null
+  if (DELAY_MS > 0) {
+    proxy = new TcpProxy({port: db.port}, {delayMs: DELAY_MS / 2})
+    await proxy.listen()
+    directRtt = await pingMs(db.port)
+    proxyRtt = await pingMs(proxy.port)
+    progress(`delay proxy on 127.0.0.1:${proxy.port}: select 1 takes ${proxyRtt.toFixed(2)} ms through it, ${directRtt.toFixed(2)} ms direct (asked for +${DELAY_MS} ms)`)
+  }
+  const dbUrl = db.url(proxy ? proxy.port : db.port)
+  // Node's timers have a 1 ms granularity: the proxy's real cost is measured and shown.
+  const measuredDelay = proxy ? ` (measured +${(proxyRtt - directRtt).toFixed(1)} ms)` : ''
+  const setup = `${LABEL}postgres${DELAY_MS ? `, proxy +${DELAY_MS} ms${measuredDelay}` : ''}${KILL ? ', one node killed' : ''}`
+  try {
+    for (const k of DAEMON_COUNTS) {
+      const nodes = []
+      try {
+        for (let i = 0; i < k; i++) {
+          progress(`starting daemon ${i + 1} of ${k}...`)
+          nodes.push(await startDaemon({name: `node${i + 1}`, db: dbUrl, home: path.join(work, `k${k}-node${i + 1}`)}))
+        }
+        await measure({setup, backend: 'postgres', nodes, loadS, proxyRtt, directRtt})
+      } finally {
+        await Promise.all(nodes.map(stopDaemon))
+      }
+    }
+  } finally {
+    if (proxy) await proxy.close()
+    progress('stopping PostgreSQL...')
+    try {
+      running.pgStop('fast')
+    } catch (err) {
+      progress(`pg_ctl stop: ${err.message}`)
+    }
+    running.pgStop = null
+  }
+}
+
+async function runSqlite(work) {
+  const dbFile = path.join(work, 'placemat.db')
+  progress(`loading ${PROVIDERS} flat providers into ${dbFile} through a daemon's batch API...`)
+  const loader = await startDaemon({name: 'loader', db: dbFile, home: path.join(work, 'loader')})
+  await must(loader.url, 'PUT', '/traits/CUSTOM_BENCH', undefined, [201, 204])
+  const t0 = performance.now()
+  const made = await loadThroughBatch(loader.url, 'flat', PROVIDERS)
+  const loadS = (performance.now() - t0) / 1000
+  progress(`loaded ${made} providers in ${loadS.toFixed(1)} s`)
+  await stopDaemon(loader)
+  progress('starting the daemon...')
+  const node = await startDaemon({name: 'node1', db: dbFile, home: path.join(work, 'node1')})
+  try {
+    await measure({setup: `${LABEL}sqlite + CLI writes`, backend: 'sqlite', nodes: [node], loadS, cliDb: dbFile})
+  } finally {
+    await stopDaemon(node)
+  }
+}
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-scaleout-'))
+running.dirs.push(work)
+let exitCode = 0
+try {
+  if (SQLITE) await runSqlite(work)
+  else await runPostgres(work)
+} catch (err) {
+  process.stderr.write(`bench-scaleout: ${err.stack ?? err.message}\n`)
+  exitCode = 1
+} finally {
+  for (const child of running.children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+  await sleep(200)
+}
+printTable()
+cleanupNow()
+process.exit(exitCode)
