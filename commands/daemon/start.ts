@@ -157,8 +157,11 @@ export default class DaemonStart extends BaseCommand {
       if (!args.includes('--db')) args.push('--db', flags.db)
       const url = `http://${hostForUrl}:${flags.port}`
       const record = await startDetached(args, flags.db, url)
-      if (!(await waitReady(url, 15000))) {
-        throw failure(`the daemon did not answer at ${url}; see ${daemonFiles(flags.db).log}`)
+      const ready = await waitReady(url, 15000)
+      if (!ready) throw failure(`the daemon did not answer at ${url}; see ${daemonFiles(flags.db).log}`)
+      if (ready === 'starting') {
+        this.log(`placemat daemon listening on ${url} (pid ${record.pid}), waiting for its database ${describeTarget(flags.db)}; see ${daemonFiles(flags.db).log}`)
+        return
       }
       this.log(`placemat daemon listening on ${url} (pid ${record.pid}, database ${record.db})`)
       return

@@ -14,10 +14,14 @@ export default class DaemonStatus extends BaseCommand {
     const {flags} = await this.parse(DaemonStatus)
     const record = readRecord(flags.db)
     const running = Boolean(record && isAlive(record.pid))
-    const answering = running ? await waitReady(record!.url, 2000) : false
-    const status = {running, answering, pid: running ? record!.pid : null, url: running ? record!.url : null, db: flags.db}
+    const ready = running ? await waitReady(record!.url, 2000) : false
+    const answering = ready === 'ready'
+    const status = {running, answering, ...(ready === 'starting' ? {starting: true} : {}), pid: running ? record!.pid : null, url: running ? record!.url : null, db: flags.db}
     if (flags.json) this.log(JSON.stringify(status, null, 2))
-    else this.log(running ? `running: pid ${status.pid} at ${status.url} (${answering ? 'answering' : 'not answering'})` : 'not running')
+    else {
+      const how = answering ? 'answering' : ready === 'starting' ? 'waiting for its database' : 'not answering'
+      this.log(running ? `running: pid ${status.pid} at ${status.url} (${how})` : 'not running')
+    }
     if (!running) this.exit(1)
   }
 }

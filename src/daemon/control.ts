@@ -44,19 +44,25 @@ export function removeRecord(dbFile: string, pid: number): void {
   if (readRecord(dbFile)?.pid === pid) fs.rmSync(daemonFiles(dbFile).pid, {force: true})
 }
 
-/** Polls GET / until it answers 200 or the time runs out. */
-export async function waitReady(url: string, timeoutMs: number): Promise<boolean> {
+/**
+ * Polls GET / until it answers 200 (ready) or the time runs out: 'starting' when the daemon
+ * listens but still waits for its database (503), false when it never answered.
+ */
+export async function waitReady(url: string, timeoutMs: number): Promise<'ready' | 'starting' | false> {
   const until = Date.now() + timeoutMs
+  let listening = false
   while (Date.now() < until) {
     try {
       const res = await fetch(url + '/', {signal: AbortSignal.timeout(1000)})
-      if (res.ok) return true
+      await res.arrayBuffer()
+      if (res.ok) return 'ready'
+      listening = true
     } catch {
       // not listening yet
     }
     await new Promise((r) => setTimeout(r, 100))
   }
-  return false
+  return listening ? 'starting' : false
 }
 
 /** Set for a daemon `daemon start` detached: the parent made its log and token, and checked its database first. */

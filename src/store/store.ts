@@ -137,6 +137,11 @@ export class Store {
     return this.backend.db
   }
 
+  /** Whether the database answered and the State is loaded (reads and writes are served). */
+  get ready(): boolean {
+    return this.started
+  }
+
   get kind(): 'sqlite' | 'postgres' {
     return isDatabaseUrl(this.file) ? 'postgres' : 'sqlite'
   }

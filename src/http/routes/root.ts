@@ -1,3 +1,4 @@
+import {DatabaseUnavailableError} from '../../store/database-faults.js'
 import {cacheHeaders, type RouteDef} from '../context.js'
 import {maxVersionString, minVersionString} from '../microversion.js'
 
@@ -7,6 +8,8 @@ export const routes: RouteDef[] = [
     url: '/',
     public: true,
     handler(ctx) {
+      // A readiness probe's answer: not before the daemon can serve (its database answered).
+      if (!ctx.store.ready) throw new DatabaseUnavailableError('starting')
       cacheHeaders(ctx)
       return {
         versions: [
