@@ -178,6 +178,25 @@ export interface Window {
  * itself with the count, so a huge window costs a count, not a huge answer.
  */
 export function windowStatements(db: Kysely<Database>, position: number, storageOrder: 'rowid' | 'ctid', extra: readonly JournalRow[] = []): CompiledQuery[] {
+  if (extra.length) return compileWindow(db, position, storageOrder, extra)
+  // The common case (no extra keys) is compiled once, its position a parameter set here: it runs
+  // before every write and every catch-up.
+  const key = `${storageOrder}`
+  let template = windowTemplates.get(db)?.get(key)
+  if (!template) {
+    template = compileWindow(db, POSITION_MARK, storageOrder, [])
+    if (!windowTemplates.has(db)) windowTemplates.set(db, new Map())
+    windowTemplates.get(db)!.set(key, template)
+  }
+  return template.map((q) => ({...q, parameters: q.parameters.map((v) => (v === POSITION_MARK ? position : v))}))
+}
+
+/** Stands for the position in the compiled window (no real position comes near it). */
+const POSITION_MARK = -7_340_033
+
+const windowTemplates = new WeakMap<Kysely<Database>, Map<string, CompiledQuery[]>>()
+
+function compileWindow(db: Kysely<Database>, position: number, storageOrder: 'rowid' | 'ctid', extra: readonly JournalRow[]): CompiledQuery[] {
   // A provider's inventories, traits and aggregates, and a consumer's allocations, in the order a
   // load reads them (the order answers list them in).
   const stored = sql.ref(storageOrder)
