@@ -316,7 +316,7 @@ class PostgresBackend implements Backend {
       max: 4,
       connectionTimeoutMillis: t.connectMs,
       // statement_timeout is the server's; this bounds a call to a server that stopped answering.
-      query_timeout: t.statementMs + 5000,
+      query_timeout: t.statementMs + 2000,
       keepAlive: true,
       options: settings.join(' '),
       // Epoch-millisecond times are bigint columns: read them as numbers.
@@ -386,9 +386,14 @@ class PostgresBackend implements Backend {
       return await fn(this.sessionOf(client))
     } catch (err) {
       failed = err
-      if (databaseFault(err)) this.noteFault(err)
-      // Whatever failed, the connection may be mid-transaction: end it, or drop the connection.
-      await client.query('rollback').catch((e) => (failed = e))
+      if (databaseFault(err)) {
+        // The connection is lost, timed out or refused: drop it (the server rolls back what it
+        // held when it notices), never wait on it again.
+        this.noteFault(err)
+      } else {
+        // A refusal of ours or of the database's: end the transaction, or drop the connection.
+        await client.query('rollback').catch((e) => (failed = e))
+      }
       throw err
     } finally {
       client.release(failed !== undefined && databaseFault(failed) ? (failed as Error) : undefined)

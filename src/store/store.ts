@@ -571,7 +571,9 @@ export class Store {
       const fault = databaseFault(err)
       if (fault) this.writeFault = fault
       if (fault === 'replaced') this.observer?.fault?.(fault, err)
-      if (committing && fault && fault !== 'timeout') this.observer?.commitUnknown?.(err)
+      // Only a connection lost while COMMIT may have been on its way leaves the outcome unknown; a
+      // statement refused (read-only, disk full) ended the transaction before it.
+      if (committing && fault === 'unavailable' && this.kind === 'postgres') this.observer?.commitUnknown?.(err)
       const error = thrownByWrite ? err : asDatabaseError(err)
       for (const w of group) this.settle(w, {ok: false, error})
       return 'settled'

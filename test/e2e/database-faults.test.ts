@@ -231,4 +231,20 @@ describe('the SQLite file goes away', () => {
     expect(again.output()).toContain('shows a database was there')
     expect(fs.existsSync(db)).toBe(false)
   })
+
+  it('without an admin token, SQLite\'s own WAL beside the missing file still shows one was there', async () => {
+    const home = fs.mkdtempSync(path.join(dir, 'home-'))
+    const db = path.join(home, 'placemat.db')
+    const d = await daemon(db)
+    await waitFor('serving', serving(d))
+    expect((await call(d, 'POST', '/resource_providers', {name: 'kept', uuid: RP})).status).toBe(200)
+    fs.rmSync(db)
+    expect((await call(d, 'POST', '/resource_providers', {name: 'lost'})).status).toBe(503)
+    d.child.kill('SIGTERM')
+    await d.exited
+    const again = await daemon(db)
+    expect(await again.exited).toBe(1)
+    expect(again.output()).toMatch(/placemat\.db-(wal|shm) shows a database was there/)
+    expect(again.output()).toContain('placemat db init')
+  })
 })
