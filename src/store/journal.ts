@@ -156,8 +156,9 @@ export function readHead(rows: Row[]): Head {
 /** What changed since a position, read in one snapshot: the journal's keys and the rows they name now. */
 export interface Window {
   head: Head
-  /** Keys recorded since the position (more than MAX_PATCH_KEYS: none are read, see `size`). */
-  size: number
+  /** More than MAX_PATCH_KEYS keys were recorded since the position: none are read (a load is cheaper). */
+  large: boolean
+  /** The keys recorded since the position, and those read again besides (see unsureKeys). */
   keys: JournalRow[]
   providers: Row[]
   inventories: Row[]
@@ -173,58 +174,68 @@ export interface Window {
 }
 
 /**
- * The statements that read the window after `position`: the head, the count of keys, and (when
- * the count is small enough to patch) the keys and the rows they name. Every statement guards
- * itself with the count, so a huge window costs a count, not a huge answer.
+ * The keys recorded after `position`, in order, one more than MAX_PATCH_KEYS at most (then the
+ * window is too large to patch). An index range from the position: nothing when nothing changed.
  */
-export function windowStatements(db: Kysely<Database>, position: number, storageOrder: 'rowid' | 'ctid', extra: readonly JournalRow[] = []): CompiledQuery[] {
-  if (extra.length) return compileWindow(db, position, storageOrder, extra)
-  // The common case (no extra keys) is compiled once, its position a parameter set here: it runs
-  // before every write and every catch-up.
-  const key = `${storageOrder}`
-  let template = windowTemplates.get(db)?.get(key)
-  if (!template) {
-    template = compileWindow(db, POSITION_MARK, storageOrder, [])
-    if (!windowTemplates.has(db)) windowTemplates.set(db, new Map())
-    windowTemplates.get(db)!.set(key, template)
-  }
-  return template.map((q) => ({...q, parameters: q.parameters.map((v) => (v === POSITION_MARK ? position : v))}))
+export function keysStatement(db: Kysely<Database>, position: number): CompiledQuery {
+  return db
+    .selectFrom('placemat_changes')
+    .select(['seq', 'kind', 'key', 'parts'])
+    .where('seq', '>', position)
+    .orderBy('seq')
+    .limit(MAX_PATCH_KEYS + 1)
+    .compile()
 }
 
-/** Stands for the position in the compiled window (no real position comes near it). */
-const POSITION_MARK = -7_340_033
+export function readKeys(rows: Row[]): {keys: JournalRow[]; large: boolean} {
+  if (rows.length > MAX_PATCH_KEYS) return {keys: [], large: true}
+  return {keys: rows.map((x) => ({seq: Number(x.seq), kind: String(x.kind), key: String(x.key), parts: Number(x.parts)})), large: false}
+}
 
-const windowTemplates = new WeakMap<Kysely<Database>, Map<string, CompiledQuery[]>>()
+/** Keys per statement when rows are read by key (a list of literals, so each plan is an index lookup). */
+const KEYS_PER_STATEMENT = 5000
 
-function compileWindow(db: Kysely<Database>, position: number, storageOrder: 'rowid' | 'ctid', extra: readonly JournalRow[]): CompiledQuery[] {
-  // A provider's inventories, traits and aggregates, and a consumer's allocations, in the order a
-  // load reads them (the order answers list them in).
+/** The kinds of row `rowStatements` reads, in the order readRows expects them. */
+const ROW_KINDS = ['providers', 'inventories', 'traits', 'aggregates', 'consumers', 'allocations', 'classes', 'traitNames', 'topologyNodes', 'groups', 'groupMembers'] as const
+type RowKind = (typeof ROW_KINDS)[number]
+
+/**
+ * The statements that read the rows `keys` name now, each tagged with the kind of row it reads;
+ * none for a kind no key names. A provider's inventories, traits and aggregates and a consumer's
+ * allocations come in storage order (`storageOrder`), the order a load reads them in.
+ */
+export function rowStatements(db: Kysely<Database>, keys: readonly JournalRow[], storageOrder: 'rowid' | 'ctid'): Array<[RowKind, CompiledQuery]> {
+  const of = (kind: string, partBit = 0) => [...new Set(keys.filter((k) => k.kind === kind && (!partBit || k.parts & partBit)).map((k) => k.key))]
   const stored = sql.ref(storageOrder)
-  const small = sql<boolean>`(select count(*) from placemat_changes where seq > ${position}) <= ${sql.lit(MAX_PATCH_KEYS)}`
-  const extraKeys = (kind: string, partBit: number) => extra.filter((k) => k.kind === kind && (!partBit || k.parts & partBit)).map((k) => k.key)
-  /** `column` is a key of `kind` the journal names since the position (the window small enough), or one of `extra`. */
-  const named = (column: string, kind: string, partBit = 0) => {
-    let journal = db.selectFrom('placemat_changes').select('key').where('seq', '>', position).where('kind', '=', kind)
-    if (partBit) journal = journal.where(sql<boolean>`(parts & ${sql.lit(partBit)}) <> 0`)
-    const more = extraKeys(kind, partBit)
-    return sql<boolean>`((${sql.ref(column)} in (${journal}) and ${small})${more.length ? sql` or ${sql.ref(column)} in (${sql.join(more)})` : sql``})`
+  const out: Array<[RowKind, CompiledQuery]> = []
+  const each = (kind: RowKind, list: string[], make: (chunk: string[]) => CompiledQuery) => {
+    for (let i = 0; i < list.length; i += KEYS_PER_STATEMENT) out.push([kind, make(list.slice(i, i + KEYS_PER_STATEMENT))])
   }
-  return [
-    headStatement(db),
-    db.selectFrom('placemat_changes').select((eb) => eb.fn.countAll().as('n')).where('seq', '>', position).compile(),
-    db.selectFrom('placemat_changes').select(['seq', 'kind', 'key', 'parts']).where('seq', '>', position).where(small).orderBy('seq').compile(),
-    db.selectFrom('resource_providers').selectAll().where(named('uuid', KEY.provider)).orderBy('seq').compile(),
-    db.selectFrom('inventories').selectAll().where(named('provider_uuid', KEY.provider, PART.inventories)).orderBy(stored).compile(),
-    db.selectFrom('provider_traits').selectAll().where(named('provider_uuid', KEY.provider, PART.traits)).orderBy(stored).compile(),
-    db.selectFrom('provider_aggregates').selectAll().where(named('provider_uuid', KEY.provider, PART.aggregates)).orderBy(stored).compile(),
-    db.selectFrom('consumers').selectAll().where(named('uuid', KEY.consumer)).orderBy(stored).compile(),
-    db.selectFrom('allocations').selectAll().where(named('consumer_uuid', KEY.consumer)).orderBy(stored).compile(),
-    db.selectFrom('resource_classes').selectAll().where(named('name', KEY.resourceClass)).orderBy('id').compile(),
-    db.selectFrom('traits').selectAll().where(named('name', KEY.trait)).orderBy('id').compile(),
-    db.selectFrom('topology_nodes').selectAll().where(named('uuid', KEY.topologyNode)).orderBy(stored).compile(),
-    db.selectFrom('placement_groups').selectAll().where(named('name', KEY.group)).orderBy(stored).compile(),
-    db.selectFrom('placement_group_members').selectAll().where(named('group_name', KEY.group)).orderBy('group_name').orderBy('seq').compile(),
-  ]
+  const providers = of(KEY.provider)
+  each('providers', providers, (c) => db.selectFrom('resource_providers').selectAll().where('uuid', 'in', c).orderBy('seq').compile())
+  each('inventories', of(KEY.provider, PART.inventories), (c) => db.selectFrom('inventories').selectAll().where('provider_uuid', 'in', c).orderBy(stored).compile())
+  each('traits', of(KEY.provider, PART.traits), (c) => db.selectFrom('provider_traits').selectAll().where('provider_uuid', 'in', c).orderBy(stored).compile())
+  each('aggregates', of(KEY.provider, PART.aggregates), (c) => db.selectFrom('provider_aggregates').selectAll().where('provider_uuid', 'in', c).orderBy(stored).compile())
+  const consumers = of(KEY.consumer)
+  each('consumers', consumers, (c) => db.selectFrom('consumers').selectAll().where('uuid', 'in', c).orderBy(stored).compile())
+  each('allocations', consumers, (c) => db.selectFrom('allocations').selectAll().where('consumer_uuid', 'in', c).orderBy(stored).compile())
+  each('classes', of(KEY.resourceClass), (c) => db.selectFrom('resource_classes').selectAll().where('name', 'in', c).orderBy('id').compile())
+  each('traitNames', of(KEY.trait), (c) => db.selectFrom('traits').selectAll().where('name', 'in', c).orderBy('id').compile())
+  each('topologyNodes', of(KEY.topologyNode), (c) => db.selectFrom('topology_nodes').selectAll().where('uuid', 'in', c).orderBy(stored).compile())
+  const groups = of(KEY.group)
+  each('groups', groups, (c) => db.selectFrom('placement_groups').selectAll().where('name', 'in', c).orderBy(stored).compile())
+  each('groupMembers', groups, (c) => db.selectFrom('placement_group_members').selectAll().where('group_name', 'in', c).orderBy('group_name').orderBy('seq').compile())
+  return out
+}
+
+/** The window from its head, its keys and the answers to rowStatements (in their order). */
+export function readWindow(head: Head, keys: {keys: JournalRow[]; large: boolean}, statements: Array<[RowKind, CompiledQuery]>, results: Row[][]): Window {
+  const w = {head, large: keys.large, keys: keys.keys} as Window
+  for (const kind of ROW_KINDS) w[kind] = []
+  statements.forEach(([kind], i) => {
+    for (const r of results[i]) w[kind].push(r)
+  })
+  return w
 }
 
 /** Every part of a provider: a key read again because a failed write may have changed any of it. */
@@ -233,28 +244,4 @@ const ALL_PARTS = PART.row | PART.generation | PART.inventories | PART.traits | 
 /** The keys a failed write touched, to be read again (at position 0: they follow the journal's own). */
 export function unsureKeys(ch: Changes): JournalRow[] {
   return [...rowsOf(ch, 0)].map((k) => (k.kind === KEY.provider ? {...k, parts: ALL_PARTS} : k))
-}
-
-/**
- * The window's answers, in the order of windowStatements (`skip` statements sent before them),
- * with `extra` (the keys read again besides the journal's) among its keys.
- */
-export function readWindow(results: Row[][], skip = 0, extra: readonly JournalRow[] = []): Window {
-  const r = results.slice(skip)
-  return {
-    head: readHead(r[0]),
-    size: Number(r[1][0]?.n ?? 0),
-    keys: [...extra, ...r[2].map((x) => ({seq: Number(x.seq), kind: String(x.kind), key: String(x.key), parts: Number(x.parts)}))],
-    providers: r[3],
-    inventories: r[4],
-    traits: r[5],
-    aggregates: r[6],
-    consumers: r[7],
-    allocations: r[8],
-    classes: r[9],
-    traitNames: r[10],
-    topologyNodes: r[11],
-    groups: r[12],
-    groupMembers: r[13],
-  }
 }

@@ -5,7 +5,7 @@ import {loadTables} from './state-loader.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../core/standard.js'
 import {describeTarget, isDatabaseUrl, openBackend, type Backend, type BackendOptions, type Row, type Session} from './backends.js'
 import {DatabaseUnavailableError, asDatabaseError, databaseFault, describeCause, type DatabaseFault} from './database-faults.js'
-import {KEY, MAX_PATCH_KEYS, headStatement, invalidateStatements, readHead, readWindow, recordStatements, unsureKeys, windowStatements, type JournalRow, type Window} from './journal.js'
+import {MAX_PATCH_KEYS, headStatement, invalidateStatements, keysStatement, readHead, readKeys, readWindow, recordStatements, rowStatements, unsureKeys, type Head, type JournalRow, type Window} from './journal.js'
 import {applyWindow} from './state-patch.js'
 import {StateWriter} from './state-writer.js'
 import {migrations, LATEST_MIGRATION} from './schema.js'
@@ -320,13 +320,13 @@ export class Store {
   private async apply(s: Session, w: Window, inWrite: boolean): Promise<void> {
     this.status.head = Math.max(this.status.head, w.head.counter)
     if (w.head.counter === this.position && !this.suspect) return
-    if (this.position < w.head.floor || w.size > MAX_PATCH_KEYS || this.suspect === 'all') {
+    if (this.position < w.head.floor || w.large || this.suspect === 'all') {
       const reason =
         this.suspect === 'all'
           ? 'a failed write or a rehearsal touched too much to read again'
           : this.position < w.head.floor
             ? `fell behind the journal (at ${this.position}, pruned to ${w.head.floor})`
-            : `${w.size} changes to apply`
+            : `more than ${MAX_PATCH_KEYS} changes to apply`
       return this.load(s, reason, inWrite)
     }
     const t0 = performance.now()
@@ -341,18 +341,27 @@ export class Store {
     this.observer?.caughtUp?.(w.keys.length, (performance.now() - t0) / 1000)
   }
 
-  /** The statements that read the window after our position, plus the keys a failed write left unsure. */
-  private windowStatements(): CompiledQuery[] {
-    return windowStatements(this.db, this.position, this.backend.kind === 'postgres' ? 'ctid' : 'rowid', this.unsure())
+  /** The statement that reads the journal's keys after our position (none while the State is not whole). */
+  private keysStatement(): CompiledQuery {
+    return keysStatement(this.db, this.position < 0 ? Number.MAX_SAFE_INTEGER : this.position)
+  }
+
+  /**
+   * Reads the rows that the keys after our position (and the keys a failed write left unsure)
+   * name, on `s` inside the transaction it has open, then `close`, and applies them: one round
+   * trip, and none when nothing is to be read.
+   */
+  private async applySince(s: Session, head: Head, keyRows: Row[], inWrite: boolean, close: CompiledQuery[]): Promise<void> {
+    const journal = readKeys(keyRows)
+    const keys = {keys: [...this.unsure(), ...journal.keys], large: journal.large}
+    const patching = !(journal.large || this.position < head.floor || this.suspect === 'all')
+    const statements = patching ? rowStatements(this.db, keys.keys, this.kind === 'postgres' ? 'ctid' : 'rowid') : []
+    const results = statements.length || close.length ? await s.run([...statements.map(([, q]) => q), ...close]) : []
+    await this.apply(s, readWindow(head, keys, statements, results), inWrite)
   }
 
   private unsure(): JournalRow[] {
     return Array.isArray(this.suspect) ? this.suspect : []
-  }
-
-  /** The window read by windowStatements() from `results` (after `skip` statements of their own). */
-  private readWindow(results: Row[][], skip: number): Window {
-    return readWindow(results, skip, this.unsure())
   }
 
   /**
@@ -387,7 +396,7 @@ export class Store {
         if (mark === this.seenMark) return Promise.resolve(this.state)
       } else {
         return mark.then(
-          (m) => (m === this.seenMark && this.pending === 0 && !this.suspect ? this.state : this.catchUp()),
+          (m) => (m === this.seenMark && this.pending === 0 && !this.suspect ? this.state : this.catchUp(m !== this.seenMark)),
           (err) => Promise.reject(asDatabaseError(err)),
         )
       }
@@ -399,29 +408,32 @@ export class Store {
    * Waits for our writes in flight (the State may hold one not yet committed), and applies what
    * other processes committed since.
    */
-  private catchUp(): Promise<State> {
+  private catchUp(moved = false): Promise<State> {
     // Readers that arrive while a catch-up waits for its turn share it: it has not read the
     // database yet, so what it reads is newer than their arrival (read-your-writes holds).
     if (this.queuedCatchUp) return this.queuedCatchUp
     const turn = this.exclusive(() => {
       if (this.queuedCatchUp === turn) this.queuedCatchUp = null
-      return this.sync()
+      return this.sync(moved)
     })
     this.queuedCatchUp = turn
     return turn
   }
 
-  /** catchUp's work, for a caller that already has its turn. */
-  private async sync(): Promise<State> {
+  /**
+   * catchUp's work, for a caller that already has its turn. `moved`: the caller saw the mark move
+   * (PostgreSQL: no need to ask again before reading the window); else the mark is asked first,
+   * and the window read only when it moved (after waiting for our own writes, it mostly has not).
+   */
+  private async sync(moved = false): Promise<State> {
     try {
-      // SQLite's mark costs nothing: skip the read when nobody committed. PostgreSQL's costs a round
-      // trip, as the window itself does.
-      const markBefore = this.backend.kind === 'sqlite' ? (this.backend.changeMark() as number) : -1
-      if (markBefore >= 0 && markBefore === this.seenMark && !this.suspect) return this.state
+      const markBefore = moved ? -1 : await this.backend.changeMark()
+      if (markBefore === this.seenMark && !this.suspect) return this.state
       await this.backend.session(async (s) => {
+        // One snapshot: the head and the keys after our position, then the rows they name.
         const opening = this.backend.beginRead()
-        const results = await s.run([...opening, ...this.windowStatements(), sql`commit`.compile(this.db)])
-        await this.apply(s, this.readWindow(results, opening.length), false)
+        const [headRows, keyRows] = (await s.run([...opening, headStatement(this.db), this.keysStatement()])).slice(opening.length)
+        await this.applySince(s, readHead(headRows), keyRows, false, [sql`commit`.compile(this.db)])
       })
       // PostgreSQL's mark is the counter itself; SQLite's moves with every commit of another connection.
       this.seenMark = this.backend.kind === 'postgres' ? this.position : markBefore
@@ -518,10 +530,12 @@ export class Store {
       this.backend.checkWritable()
       await this.backend.session(async (s) => {
         const db = this.db
-        // One round trip: BEGIN, the lock, and what others committed since our position.
+        // One round trip: BEGIN, the lock, and what others committed since our position (the
+        // journal's keys); one more only when they did: the rows those keys name.
         const opening = this.backend.beginWrite()
-        const results = await s.run([...opening, ...this.windowStatements()])
-        await this.apply(s, this.readWindow(results, opening.length), true)
+        const [headRows, keyRows] = (await s.run([...opening, headStatement(db), this.keysStatement()])).slice(opening.length)
+        const head = readHead(headRows)
+        if (head.counter !== this.position || this.suspect) await this.applySince(s, head, keyRows, true, [])
         // SQLite: nobody can commit while we hold the lock, so the mark now is the one we are current at.
         if (this.backend.kind === 'sqlite') this.seenMark = this.backend.changeMark() as number
         const now = Date.now()
@@ -663,4 +677,3 @@ interface QueuedWrite {
 /** Writes committed together at most. */
 const MAX_GROUP = 64
 
-export {KEY}
