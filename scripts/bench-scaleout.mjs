@@ -47,9 +47,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 // ---------------------------------------------------------------------------------------------
 // Options
 
-const USAGE = `usage: node scripts/bench-scaleout.mjs [--providers N] [--daemons 1,2,3] [--seconds S] [--delay-ms D] [--kill] [--sqlite] [--json FILE] [--placemat DIR] [--label L]`
+const USAGE = `usage: node scripts/bench-scaleout.mjs [--providers N] [--daemons 1,2,3] [--seconds S] [--delay-ms D] [--kill] [--sqlite] [--json FILE] [--placemat DIR] [--label L] [--rounds 30]`
 const argv = process.argv.slice(2).filter((a) => a !== '--scaleout')
-const VALUED = new Set(['providers', 'daemons', 'seconds', 'delay-ms', 'json', 'placemat', 'label'])
+const VALUED = new Set(['providers', 'daemons', 'seconds', 'delay-ms', 'json', 'placemat', 'label', 'rounds'])
 const FLAGS = new Set(['kill', 'sqlite', 'help'])
 const given = {}
 for (let i = 0; i < argv.length; i++) {
@@ -93,7 +93,7 @@ const BIN = path.join(path.resolve(given.placemat ?? root), 'bin/run.js')
 const LABEL = given.label ? `${given.label}, ` : ''
 const CLIENTS = 8
 const HOLD = 20
-const ROUNDS = 30
+const ROUNDS = positiveInt('rounds', 30)
 const FETCH_TIMEOUT_MS = 30000
 const START_TIMEOUT_MS = 600000
 
@@ -159,6 +159,7 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 
 /** One request; never throws for an HTTP status (network errors and timeouts do throw). */
 async function call(url, method, pathname, body) {
+  const t0 = performance.now()
   const res = await fetch(url + pathname, {
     method,
     headers: HEADERS,
@@ -166,13 +167,15 @@ async function call(url, method, pathname, body) {
     signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
   })
   const text = await res.text()
+  // Time to the last byte, as ../shared/perf measures (parsing the answer is the client's cost).
+  const ms = performance.now() - t0
   let json = null
   if (text) {
     try {
       json = JSON.parse(text)
     } catch {}
   }
-  return {status: res.status, json, text}
+  return {status: res.status, json, text, ms}
 }
 
 /** A request that must answer one of `ok`; throws naming the request and the answer otherwise. */
@@ -694,9 +697,8 @@ function showsWrite(answer, u, w) {
 }
 
 async function timedQuery(node) {
-  const t0 = performance.now()
   const r = await call(node.url, 'GET', `/allocation_candidates?${AW_QUERY}&limit=1000`)
-  const ms = performance.now() - t0
+  const ms = r.ms
   if (r.status !== 200) throw new Error(`GET candidates on ${node.name}: ${r.status} ${r.text.slice(0, 300)}`)
   return {ms, json: r.json}
 }

@@ -123,6 +123,8 @@ export class Store {
   private started = false
   /** True while the State is being loaded whole. */
   private loading = false
+  /** True while the State holds what is not committed (a write between its turn and COMMIT, a load). */
+  private dirty = false
   /** The fault the last write met, until a write commits again (a full disk shows only there). */
   private writeFault: DatabaseFault | null = null
 
@@ -275,10 +277,13 @@ export class Store {
    */
   private async load(s: Session, reason: string | null, inWrite = false): Promise<void> {
     this.loading = true
+    const wasDirty = this.dirty
+    this.dirty = true
     try {
       await this.loadWhole(s, reason, inWrite)
     } finally {
       this.loading = false
+      this.dirty = wasDirty
     }
   }
 
@@ -384,24 +389,21 @@ export class Store {
    */
   refresh(): Promise<State> {
     if (!this.started) return Promise.reject(new DatabaseUnavailableError('starting'))
-    if (this.pending === 0 && !this.suspect && this.seenMark >= 0) {
-      // Nothing of ours in flight and nobody else committed: the State is current, no waiting.
-      let mark: number | Promise<number>
-      try {
-        mark = this.backend.changeMark()
-      } catch (err) {
-        return Promise.reject(asDatabaseError(err))
-      }
-      if (typeof mark === 'number') {
-        if (mark === this.seenMark) return Promise.resolve(this.state)
-      } else {
-        return mark.then(
-          (m) => (m === this.seenMark && this.pending === 0 && !this.suspect ? this.state : this.catchUp(m !== this.seenMark)),
-          (err) => Promise.reject(asDatabaseError(err)),
-        )
-      }
+    // The State holds a write not yet committed, or is being loaded, or is unsure of something:
+    // wait for our turn. Otherwise it is what the database held at seenMark, writes of ours queued
+    // or not: if nobody committed since, it is current, no waiting.
+    if (this.dirty || this.suspect || this.seenMark < 0) return this.catchUp()
+    let mark: number | Promise<number>
+    try {
+      mark = this.backend.changeMark()
+    } catch (err) {
+      return Promise.reject(asDatabaseError(err))
     }
-    return this.catchUp()
+    if (typeof mark === 'number') return mark === this.seenMark ? Promise.resolve(this.state) : this.catchUp()
+    return mark.then(
+      (m) => (m === this.seenMark && !this.dirty && !this.suspect ? this.state : this.catchUp(m !== this.seenMark)),
+      (err) => Promise.reject(asDatabaseError(err)),
+    )
   }
 
   /**
@@ -536,9 +538,12 @@ export class Store {
         const [headRows, keyRows] = (await s.run([...opening, headStatement(db), this.keysStatement()])).slice(opening.length)
         const head = readHead(headRows)
         if (head.counter !== this.position || this.suspect) await this.applySince(s, head, keyRows, true, [])
+        // Current at the head: reads need not wait until our write begins to change the State.
+        if (this.kind === 'postgres') this.seenMark = this.position
         // SQLite: nobody can commit while we hold the lock, so the mark now is the one we are current at.
         if (this.backend.kind === 'sqlite') this.seenMark = this.backend.changeMark() as number
         const now = Date.now()
+        this.dirty = true
         for (const w of group) {
           const changes = new Changes()
           this.state.changes = changes
@@ -580,6 +585,7 @@ export class Store {
       // Memory may hold what the database does not: what the group touched is read again, now if
       // the database answers, else before the next read or write.
       this.distrust(all)
+      this.dirty = false // what the group touched is unsure now (refresh waits for it to be read again)
       if (!all.empty) await this.sync().catch(() => undefined)
       if (thrownByWrite && group.length > 1) return 'retry-alone'
       const fault = databaseFault(err)
@@ -593,6 +599,7 @@ export class Store {
       return 'settled'
     }
     this.writeFault = null
+    this.dirty = false
     if (!all.empty) {
       this.state.version += 1
       // The provider index follows the write now, touching what it changed, so the next
