@@ -219,7 +219,9 @@ export class Metrics {
 
   /** The exposition text: this app's metrics, then the process's (served during an outage too, from the State as it is). */
   async scrape(store: Store): Promise<string> {
-    this.observeState(await store.refresh().catch(() => store.state))
+    // Never waits on a load or an outage: the gauges keep their last values while the State is
+    // being loaded, and come from the State as it is when the database is away.
+    if (!store.loadingNow) this.observeState(await store.refresh().catch(() => store.state))
     await this.observeStore(store)
     return `${await this.registry.metrics()}\n${await this.processWide.metrics()}`
   }

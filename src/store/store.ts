@@ -104,7 +104,7 @@ export class Store {
   private writer!: StateWriter
   private closed = false
   private tail: Promise<unknown> = Promise.resolve()
-  private pending = 0
+  private pendingCount = 0
   /** Writes waiting for their turn (see write). */
   private queue: QueuedWrite[] = []
   private drainScheduled = false
@@ -137,6 +137,11 @@ export class Store {
 
   get db() {
     return this.backend.db
+  }
+
+  /** Whether the State is being loaded whole now (at start, or behind the journal). */
+  get loadingNow(): boolean {
+    return this.loading
   }
 
   /** Whether the database answered and the State is loaded (reads and writes are served). */
@@ -374,10 +379,10 @@ export class Store {
    * lock wakes every waiter on each release; with many requests in flight that churn shows.)
    */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    this.pending++
+    this.pendingCount++
     const run = this.tail.then(fn)
     const done = () => {
-      this.pending--
+      this.pendingCount--
     }
     this.tail = run.then(done, done)
     return run
@@ -586,9 +591,11 @@ export class Store {
       // the database answers, else before the next read or write.
       this.distrust(all)
       this.dirty = false // what the group touched is unsure now (refresh waits for it to be read again)
-      if (!all.empty) await this.sync().catch(() => undefined)
-      if (thrownByWrite && group.length > 1) return 'retry-alone'
       const fault = databaseFault(err)
+      // A refusal: the database answers, read back now. A fault: not now (it would wait on the
+      // database again before this group is answered); the next read or write does.
+      if (!fault && !all.empty) await this.sync().catch(() => undefined)
+      if (thrownByWrite && group.length > 1) return 'retry-alone'
       if (fault) this.writeFault = fault
       if (fault === 'replaced') this.observer?.fault?.(fault, err)
       // Only a connection lost while COMMIT may have been on its way leaves the outcome unknown; a
@@ -596,6 +603,8 @@ export class Store {
       if (committing && fault === 'unavailable' && this.kind === 'postgres') this.observer?.commitUnknown?.(err)
       const error = thrownByWrite ? err : asDatabaseError(err)
       for (const w of group) this.settle(w, {ok: false, error})
+      // Writes that queued meanwhile would each wait out the same fault: they are answered now.
+      if (fault) for (const w of this.queue.splice(0)) this.settle(w, {ok: false, error})
       return 'settled'
     }
     this.writeFault = null
@@ -664,7 +673,7 @@ export class Store {
     if (this.closed) return
     this.closed = true
     // Writes already accepted finish first (each is answered within the database timeouts).
-    while (this.pending > 0) await this.tail
+    while (this.pendingCount > 0) await this.tail
     if (this.started) await this.backend.close()
   }
 }
