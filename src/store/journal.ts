@@ -51,7 +51,7 @@ export interface JournalRow {
 }
 
 /** How many keys `ch` would record. */
-export function keyCount(ch: Changes): number {
+function keyCount(ch: Changes): number {
   return (
     ch.providers.size + ch.deletedProviders.size + ch.consumers.size + ch.deletedConsumers.size + ch.classes.size + ch.deletedClasses.size +
     ch.traits.size + ch.deletedTraits.size + ch.topologyNodes.size + ch.deletedTopologyNodes.size + ch.groups.size + ch.deletedGroups.size +

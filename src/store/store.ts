@@ -68,19 +68,6 @@ export interface StoreHealth {
   journal: {position: number; head: number}
 }
 
-/** Where a store stands in the journal, for /metrics and the health answer. */
-export interface FollowStatus {
-  /** The journal position the State reflects. */
-  position: number
-  /** The newest position this process has seen in the database. */
-  head: number
-  /** Keys applied from other processes' commits, and how many catch-ups applied them. */
-  applied: number
-  catchUps: number
-  /** Full loads after start (fell behind the journal, or a change too large to journal). */
-  reloads: number
-}
-
 /**
  * The persistent store: a database plus the in-memory State it keeps exact.
  *
@@ -110,7 +97,8 @@ export class Store {
   private drainScheduled = false
   /** A catch-up waiting for its turn, which readers arriving meanwhile share. */
   private queuedCatchUp: Promise<State> | null = null
-  private readonly status: FollowStatus = {position: 0, head: 0, applied: 0, catchUps: 0, reloads: 0}
+  /** The newest journal position this process has seen in the database (health: how far behind it is). */
+  private head = 0
   /**
    * Told after each write transaction how long it ran (seconds, from its turn in the queue to
    * COMMIT or ROLLBACK) and whether it committed. One observer per store (the daemon's metrics).
@@ -238,11 +226,6 @@ export class Store {
     return this.exclusive(() => this.backend.session((s) => this.load(s, 'asked')))
   }
 
-  /** Where this store stands in the journal. */
-  get follow(): Readonly<FollowStatus> {
-    return {...this.status, position: this.position}
-  }
-
   /**
    * Inserts any standard resource class or trait the database lacks (a newer placemat's); others
    * then load everything again, as after any write made outside the journal.
@@ -315,10 +298,9 @@ export class Store {
     st.topologyGeneration = h.topologyGeneration
     st.version += 1
     this.position = h.counter
-    this.status.head = Math.max(this.status.head, h.counter)
+    this.head = Math.max(this.head, h.counter)
     this.suspect = null
     if (reason !== null) {
-      this.status.reloads++
       this.observer?.reloaded?.(reason, (performance.now() - t0) / 1000)
     }
   }
@@ -328,7 +310,7 @@ export class Store {
    * with the keys a failed write left unsure read again in the same snapshot.
    */
   private async apply(s: Session, w: Window, inWrite: boolean): Promise<void> {
-    this.status.head = Math.max(this.status.head, w.head.counter)
+    this.head = Math.max(this.head, w.head.counter)
     if (w.head.counter === this.position && !this.suspect) return
     if (this.position < w.head.floor || w.large || this.suspect === 'all') {
       const reason =
@@ -346,8 +328,6 @@ export class Store {
     this.suspect = null
     this.state.version += 1
     keepIndexCurrent(this.state)
-    this.status.applied += w.keys.length
-    this.status.catchUps++
     this.observer?.caughtUp?.(w.keys.length, (performance.now() - t0) / 1000)
   }
 
@@ -546,7 +526,7 @@ export class Store {
         // Current at the head: reads need not wait until our write begins to change the State.
         if (this.kind === 'postgres') this.seenMark = this.position
         // SQLite: nobody can commit while we hold the lock, so the mark now is the one we are current at.
-        if (this.backend.kind === 'sqlite') this.seenMark = this.backend.changeMark() as number
+        else this.seenMark = this.backend.changeMark() as number
         const now = Date.now()
         this.dirty = true
         for (const w of group) {
@@ -583,8 +563,8 @@ export class Store {
           await s.run(concat(this.writer.statements(this.state, all), recordStatements(db, all, seq), [sql`commit`.compile(db)]))
         }
         this.position = seq
-        if (this.backend.kind === 'postgres') this.seenMark = seq
-        this.status.head = Math.max(this.status.head, seq)
+        if (this.kind === 'postgres') this.seenMark = seq
+        this.head = Math.max(this.head, seq)
       })
     } catch (err) {
       // Memory may hold what the database does not: what the group touched is read again, now if
@@ -638,7 +618,7 @@ export class Store {
    * the store's writes; where the State stands in the journal. Never throws.
    */
   async health(timeoutMs = 2000): Promise<StoreHealth> {
-    const journal = {position: this.position, head: Math.max(this.status.head, this.position)}
+    const journal = {position: this.position, head: Math.max(this.head, this.position)}
     if (!this.started) return {status: 'starting', journal}
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<never>((_, reject) => {
