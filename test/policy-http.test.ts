@@ -13,8 +13,23 @@ let api: TestApi
 afterEach(() => api.close())
 
 describe('policy over HTTP', () => {
-  it('secure RBAC (new defaults, scope enforced): readers read, admins write, projects see their own usages', async () => {
+  it("15.0.0's secure RBAC (new defaults, scope enforced): project admins and services; system tokens refused", async () => {
     api = await testApi({policy: Policy.load({enforceNewDefaults: true, enforceScope: true})})
+    expect((await api.call('GET', '/resource_providers', undefined, project('admin', 'admins'))).status).toBe(200)
+    expect((await api.call('POST', '/resource_providers', {name: 'x'}, project('service', 'services'))).status).toBe(200)
+    const refused = await api.call('GET', '/resource_providers', undefined, system('admin,member,reader'))
+    expect(refused.status).toBe(403)
+    expect(refused.body.errors[0].detail).toContain('Policy does not allow placement:resource_providers:list to be performed.')
+    expect((await api.call('GET', '/resource_providers', undefined, project('member,reader'))).status).toBe(403)
+    expect((await api.call('GET', '/usages?project_id=p1', undefined, project('reader'))).status).toBe(200)
+    expect((await api.call('GET', '/placemat/v1/groups', undefined, project('service', 'services'))).status).toBe(200)
+    const write = await api.call('POST', '/placemat/v1/groups', {name: 'g', policy: 'affinity', level: 'rack'}, project('service', 'services'))
+    expect(write.status).toBe(403)
+    expect(write.body.errors[0].detail).toContain('placemat:write')
+  })
+
+  it("8.0.0's secure RBAC (new defaults, scope enforced): readers read, admins write, projects see their own usages", async () => {
+    api = await testApi({policy: Policy.load({defaults: '8.0.0', enforceNewDefaults: true, enforceScope: true})})
     expect((await api.call('GET', '/resource_providers', undefined, system('reader'))).status).toBe(200)
     const refused = await api.call('POST', '/resource_providers', {name: 'x'}, system('reader'))
     expect(refused.status).toBe(403)
@@ -31,7 +46,7 @@ describe('policy over HTTP', () => {
     expect(write.body.errors[0].detail).toContain('placemat:write')
   })
 
-  it("8.0's defaults: role admin in any scope; the admin token of Placement's noauth2 too; others 403", async () => {
+  it("the default policy (15.0.0's, as 8.0.0's without new defaults): role admin in any scope; the admin token of Placement's noauth2 too; others 403", async () => {
     api = await testApi()
     expect((await api.call('POST', '/resource_providers', {name: 'x'}, project('admin'))).status).toBe(200)
     expect((await api.call('GET', '/resource_providers', undefined, {'x-auth-token': 'admin'})).status).toBe(200)

@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 import {ConfigFileError, readConfigFile, type ConfigFileSettings} from '../../src/daemon/config-file.js'
 import type {AuthMode} from '../../src/http/context.js'
 import {Policy, type PolicyOptions} from '../../src/http/policy/policy.js'
+import {POLICY_GENERATIONS, type PolicyGeneration} from '../../src/http/policy/defaults.js'
 import {DETACHED_FROM, startDetached, isAlive, readRecord, removeRecord, waitReady, writeRecord} from '../../src/daemon/control.js'
 import {AdminTokenError, DEFAULT_HOST, DEFAULT_PORT, daemonFiles, defaultDbFile, ensureAdminToken, evidenceOfMissingDatabase} from '../../src/daemon/paths.js'
 import {startServer} from '../../src/daemon/server.js'
@@ -68,7 +69,15 @@ export default class DaemonStart extends BaseCommand {
     'request-timeout': Flags.integer({description: 'seconds a client has to send a whole request (headers: at most 30)', default: 120}),
     'metrics-public': Flags.boolean({description: 'serve GET /metrics without a token (it needs the admin token otherwise)'}),
     'policy-file': Flags.string({
-      description: "Placement policy overrides (oslo.policy YAML or JSON: rule name -> check string), over Placement 8.0.0's defaults",
+      description: 'Placement policy overrides (oslo.policy YAML or JSON: rule name -> check string), over the defaults --policy-defaults names',
+      helpGroup: 'POLICY',
+    }),
+    'policy-defaults': Flags.string({
+      description:
+        "whose default rules: Placement 15.0.0's (9.0.0 onwards: project-scoped, role admin or service; a current cloud) " +
+        "or 8.0.0's (Zed and before: system-scoped admins and readers)",
+      options: [...POLICY_GENERATIONS],
+      default: POLICY_GENERATIONS[0],
       helpGroup: 'POLICY',
     }),
     'enforce-new-defaults': Flags.boolean({
@@ -99,8 +108,12 @@ export default class DaemonStart extends BaseCommand {
   }
 
   /** The policy the flags and the file give, or exit 1 naming the file and rule that cannot be read. */
-  private policyOptions(flags: {'policy-file'?: string; 'enforce-new-defaults'?: boolean; 'enforce-scope'?: boolean}, file: PolicyOptions): PolicyOptions {
+  private policyOptions(
+    flags: {'policy-file'?: string; 'policy-defaults'?: string; 'enforce-new-defaults'?: boolean; 'enforce-scope'?: boolean},
+    file: PolicyOptions,
+  ): PolicyOptions {
     const options: PolicyOptions = {
+      defaults: flags['policy-defaults'] as PolicyGeneration | undefined,
       file: flags['policy-file'] ?? file.file,
       enforceNewDefaults: flags['enforce-new-defaults'] || file.enforceNewDefaults,
       enforceScope: flags['enforce-scope'] || file.enforceScope,
@@ -108,7 +121,7 @@ export default class DaemonStart extends BaseCommand {
     try {
       Policy.load(options)
       if (options.file) {
-        for (const name of Policy.unknownRules(options.file).filter((n) => /^placem(ent|at):/.test(n))) {
+        for (const name of Policy.unknownRules(options.file, options.defaults).filter((n) => /^placem(ent|at):/.test(n))) {
           process.stderr.write(`placemat: warning: ${options.file}: ${name} is not a rule of Placement's or placemat's (a typo?); it is kept for rule:${name}\n`)
         }
       }

@@ -25,7 +25,7 @@ import {routes as groupRoutes} from './routes/groups.js'
 import {observabilityRoutes, observe} from './observability.js'
 import {Policy} from './policy/policy.js'
 import {ruleOfRoute} from './policy/defaults.js'
-import {ADMIN_CREDENTIALS, noauthCredentials, policyTarget} from './policy/credentials.js'
+import {noauthCredentials, policyTarget} from './policy/credentials.js'
 
 export const PLACEMENT_ROUTES: RouteDef[] = [
   ...rootRoutes,
@@ -237,7 +237,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           sendError(req, reply, 401, 'Authentication required', null)
           return false
         }
-        req.credentials = ADMIN_CREDENTIALS
+        req.credentials = policy.localAdmin
       } else if (options.auth === 'keystone') {
         const keystone = options.keystone!
         const unauthorized = () => {

@@ -1,6 +1,6 @@
 /**
- * Placement's policy as oslo.policy enforces it: check strings parsed and evaluated, the 8.0.0
- * defaults with and without the deprecated fallback, scope enforcement, an operator's file
+ * Placement's policy as oslo.policy enforces it: check strings parsed and evaluated, the 15.0.0
+ * and 8.0.0 defaults with and without the deprecated fallback, scope enforcement, an operator's file
  * over the defaults, and noauth2's headers read into credentials.
  */
 import fs from 'node:fs'
@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {CheckStringError, evaluate, parseCheck, type Credentials} from '../../src/http/policy/check-string.js'
-import {ADMIN_CREDENTIALS, noauthCredentials} from '../../src/http/policy/credentials.js'
+import {noauthCredentials} from '../../src/http/policy/credentials.js'
 import {ROUTE_RULES, ruleOfRoute} from '../../src/http/policy/defaults.js'
 import {Policy} from '../../src/http/policy/policy.js'
 
@@ -18,6 +18,8 @@ const systemReader = creds({roles: ['reader'], system_scope: 'all'})
 const projectAdmin = creds({roles: ['admin', 'member', 'reader'], project_id: 'p1'})
 const projectReader = creds({roles: ['reader'], project_id: 'p1'})
 const nobody = creds({project_id: 'p1'})
+const service = creds({roles: ['service'], project_id: 'services'})
+const projectMember = creds({roles: ['member', 'reader'], project_id: 'p1'})
 
 describe('check strings', () => {
   const ok = (text: string, c: Credentials, target: Record<string, unknown> = {}, rules: Record<string, string> = {}) =>
@@ -53,8 +55,46 @@ describe('check strings', () => {
 describe("Placement's policy", () => {
   const every = [...new Set(Object.values(ROUTE_RULES))]
 
-  it('8.0 defaults: an admin of any scope may do everything, nobody else anything but their own usages', () => {
+  it("15.0.0's defaults (the default): admins of any scope and services may do everything, project readers their own usages", () => {
     const p = Policy.load()
+    for (const rule of every.filter((r) => r !== 'placement:reshaper:reshape')) {
+      expect(p.authorize(rule, systemAdmin), rule).toBe(true)
+      expect(p.authorize(rule, projectAdmin), rule).toBe(true)
+      expect(p.authorize(rule, service), rule).toBe(true)
+      expect(p.authorize(rule, nobody), rule).toBe(false)
+      expect(p.authorize(rule, projectMember), rule).toBe(rule === 'placement:usages')
+    }
+    // Reshaping is the service's (an admin still may, by the deprecated default).
+    expect(p.authorize('placement:reshaper:reshape', service)).toBe(true)
+    expect(p.authorize('placement:reshaper:reshape', projectAdmin)).toBe(true)
+    expect(p.authorize('placement:reshaper:reshape', projectAdmin)).toBe(true)
+    expect(Policy.load({enforceNewDefaults: true}).authorize('placement:reshaper:reshape', projectAdmin)).toBe(false)
+    // System readers no longer read.
+    expect(p.authorize('placement:resource_providers:list', systemReader)).toBe(false)
+    expect(p.authorize('placement:usages', projectReader, {project_id: 'p1'})).toBe(true)
+    expect(p.authorize('placement:usages', projectReader, {project_id: 'p2'})).toBe(false)
+    // placemat's own API: read by admins and services, changed by admins.
+    expect(p.authorize('placemat:read', service)).toBe(true)
+    expect(p.authorize('placemat:write', service)).toBe(false)
+    expect(p.authorize('placemat:write', projectAdmin)).toBe(true)
+  })
+
+  it("15.0.0's new defaults and scope: project-scoped admins and services; system tokens refused", () => {
+    const p = Policy.load({enforceNewDefaults: true, enforceScope: true})
+    expect(p.authorize('placement:resource_providers:create', projectAdmin)).toBe(true)
+    expect(p.authorize('placement:resource_providers:create', service)).toBe(true)
+    expect(p.authorize('placement:allocations:update', service)).toBe(true)
+    expect(p.authorize('placement:resource_providers:list', systemAdmin)).toBe(false)
+    expect(p.authorize('placement:resource_providers:list', systemReader)).toBe(false)
+    expect(p.authorize('placement:resource_providers:list', projectMember)).toBe(false)
+    expect(p.authorize('placement:usages', projectReader, {project_id: 'p1'})).toBe(true)
+    // The daemon's own admin token (--auth token) is an admin of the defaults' scope.
+    expect(p.authorize('placement:resource_providers:create', p.localAdmin)).toBe(true)
+    expect(p.authorize('placemat:write', p.localAdmin)).toBe(true)
+  })
+
+  it('8.0.0 defaults: an admin of any scope may do everything, nobody else anything but their own usages', () => {
+    const p = Policy.load({defaults: '8.0.0'})
     for (const rule of every) {
       expect(p.authorize(rule, systemAdmin), rule).toBe(true)
       expect(p.authorize(rule, projectAdmin), rule).toBe(true)
@@ -66,8 +106,8 @@ describe("Placement's policy", () => {
     expect(p.authorize('placement:usages', projectReader, {project_id: 'p2'})).toBe(false)
   })
 
-  it('new defaults and scope: system readers read, system admins write, project tokens only their usages', () => {
-    const p = Policy.load({enforceNewDefaults: true, enforceScope: true})
+  it('8.0.0 new defaults and scope: system readers read, system admins write, project tokens only their usages', () => {
+    const p = Policy.load({defaults: '8.0.0', enforceNewDefaults: true, enforceScope: true})
     expect(p.authorize('placement:resource_providers:list', systemReader)).toBe(true)
     expect(p.authorize('placement:resource_providers:create', systemReader)).toBe(false)
     expect(p.authorize('placement:resource_providers:create', systemAdmin)).toBe(true)
@@ -75,10 +115,11 @@ describe("Placement's policy", () => {
     expect(p.authorize('placement:usages', projectReader, {project_id: 'p1'})).toBe(true)
     expect(p.authorize('placement:usages', projectReader, {project_id: 'p2'})).toBe(false)
     // New defaults without scope enforcement: a project admin is not a system admin either.
-    expect(Policy.load({enforceNewDefaults: true}).authorize('placement:resource_providers:list', projectAdmin)).toBe(false)
+    expect(Policy.load({defaults: '8.0.0', enforceNewDefaults: true}).authorize('placement:resource_providers:list', projectAdmin)).toBe(false)
     // Scope alone keeps the deprecated fallback, but a project token is out of scope.
-    expect(Policy.load({enforceScope: true}).authorize('placement:resource_providers:list', projectAdmin)).toBe(false)
-    expect(Policy.load({enforceScope: true}).authorize('placement:resource_providers:list', systemAdmin)).toBe(true)
+    expect(Policy.load({defaults: '8.0.0', enforceScope: true}).authorize('placement:resource_providers:list', projectAdmin)).toBe(false)
+    expect(Policy.load({defaults: '8.0.0', enforceScope: true}).authorize('placement:resource_providers:list', systemAdmin)).toBe(true)
+    expect(p.authorize('placement:reshaper:reshape', p.localAdmin)).toBe(true)
   })
 
   it("an operator's file overrides rules (YAML or JSON), keeps the rest, and its errors name the rule", () => {
@@ -122,6 +163,5 @@ describe("noauth2's credentials", () => {
       system_scope: null,
     })
     expect(noauthCredentials('user', {'x-roles': 'reader', 'openstack-system-scope': 'all'})).toEqual({roles: ['reader'], project_id: null, user_id: 'user', system_scope: 'all'})
-    expect(Policy.load({enforceNewDefaults: true, enforceScope: true}).authorize('placement:reshaper:reshape', ADMIN_CREDENTIALS)).toBe(true)
   })
 })

@@ -1,14 +1,11 @@
 /**
  * Who a request is, for the policy: what keystonemiddleware would put in its headers, read as
- * Placement's noauth2 reads them, or the local admin of `--auth token`.
+ * Placement's noauth2 reads them (the local admin of `--auth token` is the policy's localAdmin).
  */
 import type {IncomingHttpHeaders} from 'node:http'
 import type {FastifyRequest} from 'fastify'
 import type {RouteDef} from '../context.js'
 import type {Credentials} from './check-string.js'
-
-/** `--auth token`: the one admin token is a system administrator. */
-export const ADMIN_CREDENTIALS: Credentials = {roles: ['admin', 'member', 'reader'], project_id: null, user_id: 'admin', system_scope: 'all'}
 
 const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
   const v = headers[name]

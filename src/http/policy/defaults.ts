@@ -1,8 +1,10 @@
 /**
- * Placement 8.0.0's policy: its rule names, default check strings and scope types
- * (placement/policies/*.py), the deprecated default the base rules fall back to while new
- * defaults are not enforced, and which rule each route asks. placemat's own routes
- * (/placemat/v1) have two rules of their own, defaulting to Placement's reader and admin.
+ * Placement's policy defaults, in the two generations a cloud may expect: 8.0.0's (Zed and
+ * before: system-scoped admins and readers) and 15.0.0's (9.0.0 onwards: project-scoped, the
+ * `admin` or `service` role), each with its rule names, check strings, scope types and the
+ * deprecated default the base rules fall back to while new defaults are not enforced
+ * (placement/policies/*.py of each release); and which rule each route asks. placemat's own
+ * routes (/placemat/v1) have two rules of their own, in each generation's terms.
  */
 
 export interface RuleDefault {
@@ -13,56 +15,65 @@ export interface RuleDefault {
   deprecated?: string
 }
 
-const SYSTEM_ADMIN = 'rule:system_admin_api'
-const SYSTEM_READER = 'rule:system_reader_api'
-const SYSTEM = ['system'] as Array<'system' | 'project'>
-/** Placement's DEPRECATED_ADMIN_POLICY, before secure RBAC. */
+/** The releases whose defaults the daemon can enforce (`--policy-defaults`); the first is the default. */
+export const POLICY_GENERATIONS = ['15.0.0', '8.0.0'] as const
+export type PolicyGeneration = (typeof POLICY_GENERATIONS)[number]
+
+type Scope = Array<'system' | 'project'>
+const SYSTEM: Scope = ['system']
+const PROJECT: Scope = ['project']
+/** Placement's DEPRECATED_ADMIN_POLICY (rule admin_api's old check), from before secure RBAC. */
 const OLD_ADMIN = 'role:admin'
 
-export const DEFAULT_RULES: Record<string, RuleDefault> = {
-  admin_api: {check: 'role:admin', scope: SYSTEM},
-  system_admin_api: {check: 'role:admin and system_scope:all', deprecated: OLD_ADMIN},
-  system_reader_api: {check: 'role:reader and system_scope:all', deprecated: OLD_ADMIN},
-  project_reader_api: {check: 'role:reader and project_id:%(project_id)s', deprecated: OLD_ADMIN},
-  system_or_project_reader: {check: 'rule:system_reader_api or rule:project_reader_api', deprecated: OLD_ADMIN},
+/** Every Placement rule (but the base ones) with the same check and scope. */
+function placementRules(check: string, scope: Scope, except: Record<string, RuleDefault> = {}): Record<string, RuleDefault> {
+  const out: Record<string, RuleDefault> = {}
+  for (const name of new Set(Object.values(ROUTE_RULES))) out[name] = except[name] ?? {check, scope}
+  return out
+}
 
-  'placement:resource_providers:list': {check: SYSTEM_READER, scope: SYSTEM},
-  'placement:resource_providers:create': {check: SYSTEM_ADMIN, scope: SYSTEM},
-  'placement:resource_providers:show': {check: SYSTEM_READER, scope: SYSTEM},
-  'placement:resource_providers:update': {check: SYSTEM_ADMIN, scope: SYSTEM},
-  'placement:resource_providers:delete': {check: SYSTEM_ADMIN, scope: SYSTEM},
-  'placement:resource_providers:inventories:list': {check: SYSTEM_READER, scope: SYSTEM},
-  'placement:resource_providers:inventories:create': {check: SYSTEM_ADMIN, scope: SYSTEM},
-  'placement:resource_providers:inventories:show': {check: SYSTEM_READER, scope: SYSTEM},
-  'placement:resource_providers:inventories:update': {check: SYSTEM_ADMIN, scope: SYSTEM},
-  'placement:resource_providers:inventories:delete': {check: SYSTEM_ADMIN, scope: SYSTEM},
-  'placement:resource_providers:aggregates:list': {check: SYSTEM_READER, scope: SYSTEM},
-  'placement:resource_providers:aggregates:update': {check: SYSTEM_ADMIN, scope: SYSTEM},
-  'placement:resource_providers:traits:list': {check: SYSTEM_READER, scope: SYSTEM},
-  'placement:resource_providers:traits:update': {check: SYSTEM_ADMIN, scope: SYSTEM},
-  'placement:resource_providers:traits:delete': {check: SYSTEM_ADMIN, scope: SYSTEM},
-  'placement:resource_providers:usages': {check: SYSTEM_READER, scope: SYSTEM},
-  'placement:resource_providers:allocations:list': {check: SYSTEM_READER, scope: SYSTEM},
-  'placement:usages': {check: 'rule:system_or_project_reader', scope: ['system', 'project']},
-  'placement:traits:list': {check: SYSTEM_READER, scope: SYSTEM},
-  'placement:traits:show': {check: SYSTEM_READER, scope: SYSTEM},
-  'placement:traits:update': {check: SYSTEM_ADMIN, scope: SYSTEM},
-  'placement:traits:delete': {check: SYSTEM_ADMIN, scope: SYSTEM},
-  'placement:resource_classes:list': {check: SYSTEM_READER, scope: SYSTEM},
-  'placement:resource_classes:create': {check: SYSTEM_ADMIN, scope: SYSTEM},
-  'placement:resource_classes:show': {check: SYSTEM_READER, scope: SYSTEM},
-  'placement:resource_classes:update': {check: SYSTEM_ADMIN, scope: SYSTEM},
-  'placement:resource_classes:delete': {check: SYSTEM_ADMIN, scope: SYSTEM},
-  'placement:allocations:list': {check: SYSTEM_READER, scope: SYSTEM},
-  'placement:allocations:manage': {check: SYSTEM_ADMIN, scope: SYSTEM},
-  'placement:allocations:update': {check: SYSTEM_ADMIN, scope: SYSTEM},
-  'placement:allocations:delete': {check: SYSTEM_ADMIN, scope: SYSTEM},
-  'placement:allocation_candidates:list': {check: SYSTEM_READER, scope: SYSTEM},
-  'placement:reshaper:reshape': {check: SYSTEM_ADMIN, scope: SYSTEM},
+function rules8(): Record<string, RuleDefault> {
+  const reader = 'rule:system_reader_api'
+  const admin = 'rule:system_admin_api'
+  const readers = Object.fromEntries(
+    Object.values(ROUTE_RULES)
+      .filter((n) => /:(list|show|usages)$/.test(n))
+      .map((n) => [n, {check: reader, scope: SYSTEM}]),
+  )
+  return {
+    admin_api: {check: 'role:admin', scope: SYSTEM},
+    system_admin_api: {check: 'role:admin and system_scope:all', deprecated: OLD_ADMIN},
+    system_reader_api: {check: 'role:reader and system_scope:all', deprecated: OLD_ADMIN},
+    project_reader_api: {check: 'role:reader and project_id:%(project_id)s', deprecated: OLD_ADMIN},
+    system_or_project_reader: {check: 'rule:system_reader_api or rule:project_reader_api', deprecated: OLD_ADMIN},
+    ...placementRules(admin, SYSTEM, {...readers, 'placement:usages': {check: 'rule:system_or_project_reader', scope: ['system', 'project']}}),
+    // placemat's own API: reading it is a reader's, changing it an admin's, as for Placement's.
+    'placemat:read': {check: reader, scope: SYSTEM},
+    'placemat:write': {check: admin, scope: SYSTEM},
+  }
+}
 
-  // placemat's own API: reading it is a reader's, changing it an admin's, as for Placement's.
-  'placemat:read': {check: SYSTEM_READER, scope: SYSTEM},
-  'placemat:write': {check: SYSTEM_ADMIN, scope: SYSTEM},
+function rules15(): Record<string, RuleDefault> {
+  return {
+    admin_api: {check: 'role:admin', scope: PROJECT},
+    service_api: {check: 'role:service', scope: PROJECT, deprecated: OLD_ADMIN},
+    admin_or_service_api: {check: 'role:admin or role:service', scope: PROJECT, deprecated: OLD_ADMIN},
+    project_reader_api: {check: 'role:reader and project_id:%(project_id)s', deprecated: OLD_ADMIN},
+    admin_or_project_reader_or_service_api: {check: 'role:admin or rule:project_reader_api or role:service', scope: PROJECT, deprecated: OLD_ADMIN},
+    ...placementRules('rule:admin_or_service_api', PROJECT, {
+      'placement:usages': {check: 'rule:admin_or_project_reader_or_service_api', scope: PROJECT},
+      'placement:reshaper:reshape': {check: 'rule:service_api', scope: PROJECT},
+    }),
+    // placemat's own API: read as Placement's is (an admin or a service); the topology and the
+    // placement groups are the operator's to change.
+    'placemat:read': {check: 'rule:admin_or_service_api', scope: PROJECT},
+    'placemat:write': {check: 'rule:admin_api', scope: PROJECT},
+  }
+}
+
+/** The default rules of a generation. */
+export function defaultRules(generation: PolicyGeneration): Record<string, RuleDefault> {
+  return generation === '8.0.0' ? rules8() : rules15()
 }
 
 const RP = '/resource_providers/:uuid'

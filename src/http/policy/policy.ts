@@ -1,17 +1,19 @@
 /**
- * Placement's policy as oslo.policy enforces it: the 8.0.0 defaults (deprecated ones or'ed in
- * unless new defaults are enforced), an operator's policy file (oslo.policy YAML or JSON: rule
+ * Placement's policy as oslo.policy enforces it: the defaults of one generation (15.0.0's
+ * unless told 8.0.0; deprecated ones or'ed in unless new defaults are enforced), an operator's policy file (oslo.policy YAML or JSON: rule
  * name -> check string) over them, and, when scope is enforced, a token whose scope the rule
  * does not list refused outright.
  */
 import fs from 'node:fs'
 import YAML from 'yaml'
 import {parseCheck, evaluate, CheckStringError, type Check, type Credentials} from './check-string.js'
-import {DEFAULT_RULES} from './defaults.js'
+import {defaultRules, type PolicyGeneration, type RuleDefault} from './defaults.js'
 
 export type {Credentials}
 
 export interface PolicyOptions {
+  /** Whose default rules: Placement 15.0.0's (the default) or 8.0.0's. */
+  defaults?: PolicyGeneration
   /** oslo.policy's policy_file. */
   file?: string
   /** oslo.policy's enforce_new_defaults: the secure-RBAC defaults alone. */
@@ -40,8 +42,11 @@ function readPolicyFile(file: string): Record<string, string> {
 
 export class Policy {
   private readonly rules = new Map<string, Check>()
+  private readonly defaults: Record<string, RuleDefault>
 
-  private constructor(private readonly options: PolicyOptions) {}
+  private constructor(private readonly options: PolicyOptions) {
+    this.defaults = defaultRules(options.defaults ?? '15.0.0')
+  }
 
   /** Throws (naming the file and rule) for a file that cannot be read or a check that cannot be parsed. */
   static load(options: PolicyOptions = {}): Policy {
@@ -55,7 +60,7 @@ export class Policy {
         throw err
       }
     }
-    for (const [name, d] of Object.entries(DEFAULT_RULES)) {
+    for (const [name, d] of Object.entries(p.defaults)) {
       if (name in overrides) continue
       const check = parse(name, d.check)
       // oslo.policy: an old default still allows what it allowed, until new defaults are enforced.
@@ -66,13 +71,25 @@ export class Policy {
   }
 
   /** Rules the file sets that Placement and placemat do not define (usable through rule:NAME). */
-  static unknownRules(file: string): string[] {
-    return Object.keys(readPolicyFile(file)).filter((n) => !(n in DEFAULT_RULES))
+  static unknownRules(file: string, defaults: PolicyGeneration = '15.0.0'): string[] {
+    const known = defaultRules(defaults)
+    return Object.keys(readPolicyFile(file)).filter((n) => !(n in known))
+  }
+
+  /**
+   * Who the daemon's own admin token (`--auth token`) is: an admin of the scope the defaults
+   * give their admins (system-wide in 8.0.0's, a project in 15.0.0's), so it passes as such
+   * when scope is enforced.
+   */
+  get localAdmin(): Credentials {
+    return this.defaults.admin_api?.scope?.includes('system')
+      ? {roles: ['admin', 'member', 'reader'], project_id: null, user_id: 'admin', system_scope: 'all'}
+      : {roles: ['admin', 'member', 'reader'], project_id: 'admin', user_id: 'admin', system_scope: null}
   }
 
   /** Whether `creds` may do `action` on `target` (default target: the caller's own project and user). */
   authorize(action: string, creds: Credentials, target?: Record<string, unknown>): boolean {
-    const scopes = DEFAULT_RULES[action]?.scope
+    const scopes = this.defaults[action]?.scope
     if (this.options.enforceScope && scopes) {
       const tokenScope = creds.system_scope === 'all' ? 'system' : creds.project_id ? 'project' : undefined
       if (tokenScope === undefined || !scopes.includes(tokenScope)) return false
