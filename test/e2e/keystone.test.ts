@@ -32,6 +32,8 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
     await ks.user('placement', 'placement-secret', {project: 'service', projectRoles: ['admin']})
     await ks.user('alice', 'alice-secret', {project: 'demo', projectRoles: ['member', 'reader']})
     await ks.user('rita', 'rita-secret', {project: 'demo', projectRoles: ['reader'], systemRoles: ['reader']})
+    // A current nova's user: the `service` role alone, in the service project.
+    await ks.user('nova', 'nova-secret', {project: 'service', projectRoles: ['service']})
     const conf = path.join(ks.dir, 'placement.conf')
     fs.writeFileSync(
       conf,
@@ -95,7 +97,7 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
     expect((await call('GET', '/resource_providers', later)).status).toBe(401)
   })
 
-  it("applies Placement's policy to the token's roles, project and scope", async () => {
+  it("applies Placement's default policy (15.0.0's) to the token's roles, project and scope", async () => {
     const admin = await ks.token('admin', ADMIN_PASSWORD, {project: 'admin'})
     const member = await ks.token('alice', 'alice-secret', {project: 'demo'})
     const projectReader = await ks.token('rita', 'rita-secret', {project: 'demo'})
@@ -103,13 +105,32 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
     const demo = await ks.project('demo')
     expect((await call('POST', '/resource_providers', admin, {name: 'cn1'})).status).toBe(200)
     expect((await call('GET', '/resource_providers', member)).status).toBe(403)
+    expect((await call('POST', '/resource_providers', member, {name: 'cn-member'})).status).toBe(403)
     expect((await call('GET', '/resource_providers', projectReader)).status).toBe(403)
     expect((await call('GET', `/usages?project_id=${demo}`, projectReader)).status).toBe(200)
     expect((await call('GET', '/usages?project_id=someone-else', projectReader)).status).toBe(403)
-    const listed = await call('GET', '/resource_providers', systemReader)
-    expect(listed.status).toBe(200)
+    // System readers were Placement 8.0.0's readers; since 9.0.0 only admins and services read.
+    expect((await call('GET', '/resource_providers', systemReader)).status).toBe(403)
+    const listed = await call('GET', '/resource_providers', admin)
     expect(((await listed.json()) as any).resource_providers.map((p: any) => p.name)).toEqual(['cn1'])
-    expect((await call('POST', '/resource_providers', systemReader, {name: 'cn2'})).status).toBe(403)
+  })
+
+  it('lets a service user with only the service role (a current nova) create providers and claim', async () => {
+    const nova = await ks.token('nova', 'nova-secret', {project: 'service'})
+    const created = await call('POST', '/resource_providers', nova, {name: 'cn-nova'})
+    expect(created.status).toBe(200)
+    const rp = (await created.json()) as any
+    const inv = await call('PUT', `/resource_providers/${rp.uuid}/inventories`, nova, {resource_provider_generation: rp.generation, inventories: {VCPU: {total: 8}}})
+    expect(inv.status).toBe(200)
+    const traits = await call('PUT', `/resource_providers/${rp.uuid}/traits`, nova, {resource_provider_generation: rp.generation + 1, traits: ['COMPUTE_SOUND_MODEL_ICH9', 'HW_CPU_X86_AMXTILE']})
+    expect(traits.status, await traits.clone().text()).toBe(200)
+    const candidates = (await (await call('GET', '/allocation_candidates?resources=VCPU:2', nova)).json()) as any
+    expect(candidates.allocation_requests).toHaveLength(1)
+    const consumer = '6a2c1f0e-3d8b-4c53-9a0e-2f6c8d1b7e41'
+    const claim = await call('PUT', `/allocations/${consumer}`, nova, {...candidates.allocation_requests[0], project_id: 'p', user_id: 'u', consumer_generation: null})
+    expect(claim.status, await claim.clone().text()).toBe(204)
+    expect((await call('DELETE', `/allocations/${consumer}`, nova)).status).toBe(204)
+    expect((await call('DELETE', `/resource_providers/${rp.uuid}`, nova)).status).toBe(204)
   })
 
   it('serves osc-placement through the catalog', async () => {
@@ -149,7 +170,8 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
         ops: {auth: {auth_url: `${ks.url}/v3`, username: 'admin', project_name: 'admin', user_domain_name: 'Default', project_domain_name: 'Default'}, region_name: 'RegionOne'},
         robot: {auth_type: 'v3applicationcredential', auth: {auth_url: ks.url, application_credential_id: made.application_credential.id, application_credential_secret: made.application_credential.secret}},
         nowhere: {auth: {auth_url: `${ks.url}/v3`, username: 'admin', password: ADMIN_PASSWORD, project_name: 'admin'}, region_name: 'Atlantis'},
-        wrong: {auth: {auth_url: `${ks.url}/v3`, username: 'admin', password: 'not-it', project_name: 'admin'}},
+        // "ops" but for its password: the cache must not answer it with ops's token.
+        wrong: {auth: {auth_url: `${ks.url}/v3`, username: 'admin', password: 'not-it', project_name: 'admin', user_domain_name: 'Default', project_domain_name: 'Default'}, region_name: 'RegionOne'},
       },
     }
     fs.writeFileSync(path.join(dir, 'clouds.yaml'), JSON.stringify(clouds))
@@ -176,8 +198,8 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
     // OS_* variables, and --os-placement-api-version as osc-placement takes it.
     const osEnv = {
       OS_AUTH_URL: `${ks.url}/v3`,
-      OS_USERNAME: 'rita',
-      OS_PASSWORD: 'rita-secret',
+      OS_USERNAME: 'admin',
+      OS_PASSWORD: ADMIN_PASSWORD,
       OS_SYSTEM_SCOPE: 'all',
       OS_USER_DOMAIN_NAME: 'Default',
       OS_REGION_NAME: 'RegionOne',
@@ -188,8 +210,10 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
     expect(names(r)).toEqual(['cn1'])
     expect(JSON.parse(r.stdout).resource_providers[0].root_provider_uuid).toBeDefined()
 
-    // One line each, with an exit code of its own.
+    // One line each, with an exit code of its own. A wrong password is refused although a token
+    // of the right one is cached for the same user and project.
     const wrong = await placemat(['provider', 'list', '--os-cloud', 'wrong'], {env})
+    expect(fs.readdirSync(cacheDir).length).toBeGreaterThanOrEqual(2)
     expect(wrong.code).toBe(10)
     expect(wrong.stderr.trim().split('\n')).toHaveLength(1)
     expect(wrong.stderr).toContain('refused the credentials of user admin (cloud wrong)')

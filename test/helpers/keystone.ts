@@ -4,40 +4,19 @@
  * keystone-wsgi-public on a free loopback port. `keystoneAvailable` is false (and the tests
  * that need it are skipped, saying so) where it is not installed.
  */
-import {execFile, spawn, type ChildProcess} from 'node:child_process'
+import {execFile, type ChildProcess} from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import {promisify} from 'node:util'
+
+import {fetchAgain as fetch, freePort, startUwsgi} from './uwsgi.js'
 
 const run = promisify(execFile)
 
 export const keystoneAvailable = ['/usr/bin/keystone-manage', '/usr/bin/keystone-wsgi-public', '/usr/bin/uwsgi'].every((f) => fs.existsSync(f))
 
 export const ADMIN_PASSWORD = 'keystone-admin-secret'
-
-/** fetch, sent again when uwsgi closed the kept-alive connection it reused (nothing was read). */
-async function fetch(url: string, init?: RequestInit): Promise<Response> {
-  for (let i = 0; ; i++) {
-    try {
-      return await globalThis.fetch(url, init)
-    } catch (err) {
-      if ((err as {cause?: {code?: string}}).cause?.code !== 'UND_ERR_SOCKET' || i >= 3) throw err
-    }
-  }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port
-      srv.close(() => resolve(port))
-    })
-  })
-}
 
 export interface Keystone {
   url: string
@@ -46,7 +25,7 @@ export interface Keystone {
   token(user: string, password: string, scope: {project: string} | 'system'): Promise<string>
   /** Keystone's admin API with the bootstrap admin's token. */
   admin<T = any>(method: string, path: string, body?: unknown): Promise<T>
-  /** A user with roles on a project and/or on the system (created once). */
+  /** A user with roles on a project and/or on the system (created once; a role Keystone lacks is made). */
   user(name: string, password: string, roles: {project?: string; projectRoles?: string[]; systemRoles?: string[]}): Promise<string>
   project(name: string): Promise<string>
   revoke(token: string): Promise<void>
@@ -82,18 +61,8 @@ export async function startKeystone(): Promise<Keystone> {
   await manage('bootstrap', '--bootstrap-password', ADMIN_PASSWORD, '--bootstrap-public-url', `${url}/v3`, '--bootstrap-region-id', 'RegionOne')
   // One thread: Keystone on SQLite locks ("database is locked") when two of its threads write.
   // The plain HTTP socket closes each connection after its answer; fetch's reuse of one is sent
-  // again (above, and in the daemon's validator).
-  const child: ChildProcess = spawn(
-    '/usr/bin/uwsgi',
-    ['--plugin', 'python3', '--http-socket', `127.0.0.1:${port}`, '--wsgi-file', '/usr/bin/keystone-wsgi-public', '--master', '--processes', '1', '--threads', '1', '--die-on-term'],
-    {env: {...process.env, OS_KEYSTONE_CONFIG_FILES: conf}, stdio: ['ignore', fs.openSync(path.join(dir, 'uwsgi.log'), 'a'), fs.openSync(path.join(dir, 'uwsgi.log'), 'a')]},
-  )
-  for (let i = 0; ; i++) {
-    const up = await fetch(`${url}/v3`).then((r) => r.ok, () => false)
-    if (up) break
-    if (i > 120) throw new Error(`keystone did not start; see ${dir}/uwsgi.log`)
-    await new Promise((r) => setTimeout(r, 250))
-  }
+  // again (fetchAgain, and in the daemon's validator).
+  const child: ChildProcess = await startUwsgi('/usr/bin/keystone-wsgi-public', port, {OS_KEYSTONE_CONFIG_FILES: conf}, path.join(dir, 'uwsgi.log'), `${url}/v3`)
 
   const token = async (user: string, password: string, scope: {project: string} | 'system') => {
     const res = await fetch(`${url}/v3/auth/tokens?nocatalog`, {
@@ -120,7 +89,10 @@ export async function startKeystone(): Promise<Keystone> {
     if (res.status >= 300) throw new Error(`keystone ${method} ${p}: ${res.status} ${await res.text()}`)
     return res.status === 204 ? undefined : res.json()
   }
-  const roleId = async (name: string) => (await admin('GET', `/roles?name=${name}`)).roles[0].id as string
+  // Keystone's bootstrap makes admin, member and reader; others (`service`, as a current nova's
+  // user has) are made when first given.
+  const roleId = async (name: string) =>
+    ((await admin('GET', `/roles?name=${name}`)).roles[0]?.id ?? (await admin('POST', '/roles', {role: {name}})).role.id) as string
   const projects = new Map<string, string>()
   const project = async (name: string) => {
     if (!projects.has(name)) projects.set(name, (await admin('POST', '/projects', {project: {name, domain_id: 'default'}})).project.id)

@@ -90,11 +90,16 @@ export class KeystoneSession {
 
   // ---- the token cache ----------------------------------------------------------------------
 
-  /** One file per set of credentials (its name a digest: no secret in it). */
+  /**
+   * One file per set of credentials, secrets included (as keystoneauth's cache id hashes them):
+   * a token logged in with one password is never handed to a command given another. The name
+   * is a digest, so no secret is in it.
+   */
   private cacheFile(): string {
     const a = this.auth
     const key = [a.authUrl, a.authType, a.username, a.userId, a.userDomainName, a.userDomainId, a.projectName, a.projectId, a.projectDomainName, a.projectDomainId, a.systemScope, a.applicationCredentialId, a.applicationCredentialName, a.region, a.interface, a.endpoint]
-    const digest = createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 32)
+    const secrets = [a.password, a.applicationCredentialSecret, a.token].map((v) => (v === undefined ? null : createHash('sha256').update(v).digest('hex')))
+    const digest = createHash('sha256').update(JSON.stringify([...key, ...secrets])).digest('hex')
     return path.join(this.cacheDir, `${digest}.json`)
   }
 
