@@ -25,7 +25,7 @@ export interface Keystone {
   token(user: string, password: string, scope: {project: string} | 'system'): Promise<string>
   /** Keystone's admin API with the bootstrap admin's token. */
   admin<T = any>(method: string, path: string, body?: unknown): Promise<T>
-  /** A user with roles on a project and/or on the system (created once; a role Keystone lacks is made). */
+  /** A user with roles (admin, member, reader, service) on a project and/or on the system (created once). */
   user(name: string, password: string, roles: {project?: string; projectRoles?: string[]; systemRoles?: string[]}): Promise<string>
   project(name: string): Promise<string>
   revoke(token: string): Promise<void>
@@ -89,10 +89,11 @@ export async function startKeystone(): Promise<Keystone> {
     if (res.status >= 300) throw new Error(`keystone ${method} ${p}: ${res.status} ${await res.text()}`)
     return res.status === 204 ? undefined : res.json()
   }
-  // Keystone's bootstrap makes admin, member and reader; others (`service`, as a current nova's
-  // user has) are made when first given.
-  const roleId = async (name: string) =>
-    ((await admin('GET', `/roles?name=${name}`)).roles[0]?.id ?? (await admin('POST', '/roles', {role: {name}})).role.id) as string
+  // Keystone's bootstrap makes admin, member and reader; `service` (the role a current nova's
+  // user has) is made first thing, before any other request: on SQLite, Keystone locks itself
+  // ("database is locked") making a role after it has served reads.
+  await admin('POST', '/roles', {role: {name: 'service'}})
+  const roleId = async (name: string) => (await admin('GET', `/roles?name=${name}`)).roles[0].id as string
   const projects = new Map<string, string>()
   const project = async (name: string) => {
     if (!projects.has(name)) projects.set(name, (await admin('POST', '/projects', {project: {name, domain_id: 'default'}})).project.id)
