@@ -14,7 +14,9 @@ through GET /resource_providers/{uuid}/allocations and read with GET /allocation
 
 The output is in a fixed order (providers parents first, by uuid; consumers by uuid; sorted keys
 and lists), so export -> import -> export gives the same text. The reads are not one transaction:
-when a provider generation moved while reading, the whole read is made again (up to 5 times).
+when a provider generation moved while reading, the whole read is made again (up to 5 times),
+and when no pass was quiet the export fails (exit 4) rather than mix states: stop the writers,
+or read a running Placement's database in one transaction with \`placemat import --from-placement\`.
 Not carried: created/updated times, and consumers without allocations (the API does not show them).`
 
   static examples = [

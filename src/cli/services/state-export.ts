@@ -26,6 +26,7 @@ import type {PlacementClient} from '../../client/client.js'
 import type {Inventory} from '../../core/state.js'
 import {INVENTORY_FIELDS} from '../../core/inventories.js'
 import {mapLimit} from '../../client/map-limit.js'
+import {conflictError} from '../failure.js'
 
 export const SNAPSHOT_VERSION = 1
 
@@ -177,14 +178,24 @@ async function readOnce(client: PlacementClient): Promise<{snapshot: Snapshot; g
 /**
  * Reads the whole state through the public API. The read is not one transaction, so it
  * is checked afterwards: when any provider generation moved meanwhile (every inventory,
- * trait, aggregate and allocation write moves one), the whole read is made again.
+ * trait, aggregate and allocation write moves one), the whole read is made again. When no
+ * pass was quiet the export fails (exit 4): a snapshot mixing states would lose the writes made
+ * after its last pass, or hold a provider at a generation older than its allocations.
  */
 export async function exportSnapshot(client: PlacementClient, tries = 5): Promise<Snapshot> {
   for (let i = 1; ; i++) {
     const {snapshot, generations} = await readOnce(client)
     const after = (await client.get<{resource_providers: ProviderListing[]}>('/resource_providers')).resource_providers
-    const same = after.length === generations.size && after.every((p) => generations.get(p.uuid) === p.generation)
-    if (same || i >= tries) return snapshot
+    const still = new Set(after.map((p) => p.uuid))
+    const changed = after.filter((p) => generations.get(p.uuid) !== p.generation).length + [...generations.keys()].filter((u) => !still.has(u)).length
+    if (!changed) return snapshot
+    if (i >= tries) {
+      throw conflictError(
+        `the cloud changed while it was read: ${changed} provider(s) changed during the last of ${tries} passes, none of which was quiet; ` +
+          'stop the writers (nova-compute, the scheduler, placement-api itself) and export again, ' +
+          "or read Placement's database in one transaction: placemat import --from-placement DATABASE_URL",
+      )
+    }
   }
 }
 
