@@ -1,9 +1,11 @@
 import {Args, Flags} from '@oclif/core'
-import {importSnapshot} from '../src/cli/services/snapshot-import.js'
+import {importFromPlacement, importSnapshot} from '../src/cli/services/snapshot-import.js'
+import {usageError} from '../src/cli/failure.js'
+import {placementUrlOfConfig, PlacementUrlError} from '../src/store/placement-db/connection.js'
 import {BaseCommand} from '../src/cli/command.js'
 
 export default class Import extends BaseCommand {
-  static summary = 'Load a snapshot (from `placemat export`) into a new or empty database file.'
+  static summary = 'Load a snapshot (from `placemat export`), or a running Placement\'s database, into a new or empty database.'
 
   static description = `Writes straight into the database, in one transaction, so every provider and consumer keeps its
 generation exactly (going through the API would move them). The file must be new or empty: no
@@ -15,29 +17,59 @@ read and written piece by piece: memory holds the uuids and names seen (for the 
 across the file), never the snapshot, and a cloud of a million providers imports in about a
 minute. YAML is parsed whole: big snapshots should be JSON.
 
+--from-placement DATABASE_URL (or --config-file placement.conf, whose [placement_database]
+connection it takes) reads OpenStack Placement's own database instead: MySQL/MariaDB
+(mysql+pymysql://...), PostgreSQL (postgresql://..., postgresql+psycopg2://...) or SQLite
+(sqlite:////absolute/path), the URL forms placement.conf uses. It reads in one read-only
+transaction that sees one consistent state, page by page (bounded memory), and never writes to
+Placement's database. Placement 8.0.0's schema and the newest release's are read; any other is
+refused, naming the version found. Aggregate ids are stored in canonical form (lower case).
+
 Exit codes: 0 imported; 2 the snapshot is not readable or not consistent (nothing written);
 4 the file is not empty (nothing written); 1 any other error.`
 
-  static examples = ['<%= config.bin %> export --url http://placement:8778 > snap.yaml && <%= config.bin %> import snap.yaml --db copy.db']
+  static examples = [
+    '<%= config.bin %> export --url http://placement:8778 > snap.yaml && <%= config.bin %> import snap.yaml --db copy.db',
+    '<%= config.bin %> import --from-placement mysql+pymysql://placement:SECRET@db/placement --db placemat.db',
+    '<%= config.bin %> import --config-file /etc/placement/placement.conf --db postgres://placemat@db/placemat',
+  ]
 
   static args = {
-    file: Args.string({required: true, description: 'snapshot file, YAML or JSON ("-" for stdin)'}),
+    file: Args.string({description: 'snapshot file, YAML or JSON ("-" for stdin)'}),
   }
 
   static flags = {
     db: Flags.string({description: 'the SQLite file to create (or an empty one), or a postgres:// URL of an empty database', required: true}),
     json: Flags.boolean({description: 'print what was imported as JSON'}),
+    'from-placement': Flags.string({description: "OpenStack Placement's database URL (as placement.conf's [placement_database] connection)", exclusive: ['config-file']}),
+    'config-file': Flags.string({description: "placement.conf: read the database its [placement_database] connection names", exclusive: ['from-placement']}),
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Import)
-    const result = await importSnapshot(args.file, flags.db)
+    const fromPlacement = this.placementUrl(flags)
+    if ((fromPlacement === undefined) === (args.file === undefined)) {
+      throw usageError('give a snapshot file, or --from-placement URL / --config-file placement.conf (one of them)')
+    }
+    const result = fromPlacement ? await importFromPlacement(fromPlacement, flags.db) : await importSnapshot(args.file!, flags.db)
     if (flags.json) this.log(JSON.stringify(result, null, 2))
     else {
       this.log(
         `imported into ${flags.db}: ${result.providers} providers, ${result.consumers} consumers, ` +
-          `${result.allocations} allocations, ${result.resource_classes} custom classes, ${result.traits} custom traits`,
+          `${result.allocations} allocations, ${result.resource_classes} custom classes, ${result.traits} custom traits` +
+          ('placement_schema' in result ? ` (from Placement's ${result.placement_schema} schema)` : ''),
       )
+    }
+  }
+
+  private placementUrl(flags: {'from-placement'?: string; 'config-file'?: string}): string | undefined {
+    if (flags['from-placement']) return flags['from-placement']
+    if (!flags['config-file']) return undefined
+    try {
+      return placementUrlOfConfig(flags['config-file'])
+    } catch (err) {
+      if (err instanceof PlacementUrlError) throw usageError(err.message)
+      throw err
     }
   }
 

@@ -7,6 +7,7 @@
 import {ApiError, UnreachableError} from '../client/client.js'
 import {AuthenticationError, NoEndpointError} from '../client/openstack/session.js'
 import {PlacementError} from '../core/errors.js'
+import {ForeignDatabaseError} from '../store/target.js'
 
 /** Exit codes every command keeps (documented in the README). */
 export const ExitCode = {
@@ -65,6 +66,7 @@ function exitOfStatus(status: number): ExitCodeValue {
 export function exitCodeOf(err: unknown): number {
   if (err instanceof Failure) return KIND_EXIT[err.kind]
   if (err instanceof ApiError || err instanceof PlacementError) return exitOfStatus(err.status)
+  if (err instanceof ForeignDatabaseError) return ExitCode.USAGE
   if (err instanceof UnreachableError || err instanceof NoEndpointError) return ExitCode.UNREACHABLE
   if (err instanceof AuthenticationError) return ExitCode.UNAUTHORIZED
   const oclifExit = (err as {oclif?: {exit?: number}})?.oclif?.exit

@@ -8,7 +8,7 @@ import {DatabaseUnavailableError, databaseFault, type DatabaseFault} from './dat
 import type {Database} from './schema.js'
 
 export {describeTarget, isDatabaseUrl, resolveTarget} from './target.js'
-import {isDatabaseUrl} from './target.js'
+import {foreignDatabase, isDatabaseUrl} from './target.js'
 
 type Conn = Kysely<Database>
 
@@ -156,6 +156,16 @@ class SqliteBackend implements Backend {
 
   static async open(file: string, options: BackendOptions): Promise<SqliteBackend> {
     const isNew = file === ':memory:' || !fs.existsSync(file) || fs.statSync(file).size === 0
+    // Another program's database is refused before anything (the WAL switch below) changes it.
+    if (!isNew) {
+      const probe = new SQLite(file, {readonly: true, fileMustExist: true})
+      try {
+        const foreign = foreignDatabase(file, probe.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[])
+        if (foreign) throw foreign
+      } finally {
+        probe.close()
+      }
+    }
     if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), {recursive: true})
     const raw = new SQLite(file, {readonly: options.readonly ?? false})
     raw.pragma(`busy_timeout = ${options.busyTimeoutMs ?? options.timeouts?.lockMs ?? DEFAULT_DATABASE_TIMEOUTS.lockMs}`)
@@ -336,8 +346,10 @@ class PostgresBackend implements Backend {
     })
     pool.on('error', (err) => backend.noteFault(err))
     try {
-      const found = await sql<{n: number}>`select count(*)::int as n from information_schema.tables where table_schema = current_schema() and table_name = 'kysely_migration'`.execute(db)
-      ;(backend as {isNew: boolean}).isNew = found.rows[0].n === 0
+      const tables = (await sql<{name: string}>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(db)).rows.map((r) => r.name)
+      const foreign = foreignDatabase(url, tables)
+      if (foreign) throw foreign
+      ;(backend as {isNew: boolean}).isNew = !tables.includes('kysely_migration')
       return backend
     } catch (err) {
       await db.destroy()

@@ -21,3 +21,22 @@ export function describeTarget(target: string): string {
     return 'a PostgreSQL database'
   }
 }
+
+/**
+ * A database that is not placemat's (OpenStack Placement's own, or anything else with tables):
+ * placemat neither migrates nor changes it, and says what it found.
+ */
+export class ForeignDatabaseError extends Error {}
+
+/** Why the database holding `tables` is not one placemat may open (null: placemat's, or empty). */
+export function foreignDatabase(target: string, tables: string[]): ForeignDatabaseError | null {
+  if (!tables.length || tables.includes('kysely_migration')) return null
+  const where = describeTarget(target)
+  if (tables.includes('alembic_version') && tables.includes('resource_providers')) {
+    return new ForeignDatabaseError(
+      `${where} is an OpenStack Placement database, not placemat's: nothing was changed in it; read it into a placemat database with \`placemat import --from-placement DATABASE_URL --db TARGET\``,
+    )
+  }
+  const shown = [...tables].sort().slice(0, 5).join(', ')
+  return new ForeignDatabaseError(`${where} is not a placemat database (it has tables ${shown}${tables.length > 5 ? ', ...' : ''}): nothing was changed in it`)
+}

@@ -18,25 +18,30 @@ export const placementAvailable = ['/usr/bin/placement-manage', '/usr/bin/placem
 export interface ReferencePlacement {
   url: string
   dir: string
+  /** Its database, as placement.conf names it. */
+  connection: string
   /** A request as the admin of noauth2, at the given microversion; the answer's status and JSON (or null). */
   call(method: string, path: string, body?: unknown, version?: string): Promise<{status: number; body: any}>
   stop(): Promise<void>
 }
 
-export async function startPlacement(): Promise<ReferencePlacement> {
+/**
+ * Placement on `connection` (SQLAlchemy's URL, as placement.conf has it; default: a SQLite file
+ * in its folder, `dir`/placement.db), its schema made by `placement-manage db sync`.
+ */
+export async function startPlacement(options: {connection?: string} = {}): Promise<ReferencePlacement> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-placement-'))
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const conf = path.join(dir, 'placement.conf')
-  fs.writeFileSync(
-    conf,
-    ['[DEFAULT]', 'debug = False', '[api]', 'auth_strategy = noauth2', '[placement_database]', `connection = sqlite:///${path.join(dir, 'placement.db')}`, ''].join('\n'),
-  )
+  const connection = options.connection ?? `sqlite:///${path.join(dir, 'placement.db')}`
+  fs.writeFileSync(conf, ['[DEFAULT]', 'debug = False', '[api]', 'auth_strategy = noauth2', '[placement_database]', `connection = ${connection}`, ''].join('\n'))
   await run('/usr/bin/placement-manage', ['--config-file', conf, 'db', 'sync'], {cwd: dir})
   const child: ChildProcess = await startUwsgi('/usr/bin/placement-api', port, {OS_PLACEMENT_CONFIG_DIR: dir}, path.join(dir, 'uwsgi.log'), `${url}/`)
   return {
     url,
     dir,
+    connection,
     async call(method, p, body, version = '1.39') {
       const res = await fetchAgain(`${url}${p}`, {
         method,

@@ -13,8 +13,11 @@ import {openBackend} from '../../store/backends.js'
 import {commitOutsideJournal} from '../../store/journal.js'
 import {Store} from '../../store/store.js'
 import {isDatabaseUrl} from '../../store/target.js'
+import {canonicalUuid} from '../../core/uuids.js'
 import {conflictError, usageError} from '../failure.js'
 import {snapshotItems, type SnapshotItem} from './snapshot-read.js'
+import {maskPassword, PlacementUrlError} from '../../store/placement-db/connection.js'
+import {PlacementSchemaError, readPlacement} from '../../store/placement-db/reader.js'
 import type {SnapshotConsumer, SnapshotProvider} from './state-export.js'
 
 export interface ImportResult {
@@ -28,14 +31,39 @@ export interface ImportResult {
 
 /** Reads `snapshotFile` ("-" for stdin) into the database `target`; see the module comment. */
 export async function importSnapshot(snapshotFile: string, target: string): Promise<ImportResult> {
-  const items = snapshotItems(snapshotFile)
-  // Reading the first item opens the file: a snapshot that cannot be read creates no database.
+  return importItems(snapshotFile, snapshotItems(snapshotFile), target)
+}
+
+/**
+ * Reads a running Placement's database (`url`, as placement.conf names it) into `target`, in one
+ * read-only transaction on Placement's side and one write transaction on placemat's.
+ */
+export async function importFromPlacement(url: string, target: string): Promise<ImportResult & {placement_schema: string}> {
+  let source: Awaited<ReturnType<typeof readPlacement>>
+  try {
+    source = await readPlacement(url)
+  } catch (err) {
+    if (err instanceof PlacementSchemaError || err instanceof PlacementUrlError) throw usageError(`${maskPassword(url)}: ${err.message}`)
+    throw err
+  }
+  try {
+    const result = await importItems(maskPassword(url), source.items, target)
+    return {...result, placement_schema: source.release}
+  } catch (err) {
+    if (err instanceof PlacementSchemaError) throw usageError(err.message)
+    throw err
+  }
+}
+
+/** The items of a snapshot (`label` names where they come from in messages) into `target`. */
+async function importItems(label: string, items: AsyncGenerator<SnapshotItem>, target: string): Promise<ImportResult> {
+  // Reading the first item opens the source: one that cannot be read creates no database.
   const first = await items.next()
   const created = !isDatabaseUrl(target) && !fs.existsSync(target)
   try {
     // Schema and standard classes and traits, as any store opened on the target has them.
     await (await Store.open(target, {migrate: created ? true : undefined})).close()
-    return await importInto(target, snapshotFile, first.done ? [] : prepend(first.value, items))
+    return await importInto(target, label, first.done ? [] : prepend(first.value, items))
   } catch (err) {
     await items.return(undefined)
     if (created) for (const f of [target, `${target}-wal`, `${target}-shm`]) fs.rmSync(f, {force: true})
@@ -177,7 +205,9 @@ class SnapshotImport {
     const root = parent === null ? p.uuid : this.roots.get(parent)!
     this.roots.set(p.uuid, root)
     this.result.providers++
-    await this.writer.addProvider({uuid: p.uuid, name: p.name, generation: p.generation, parent_uuid: parent, root_uuid: root}, p.inventories, p.traits, p.aggregates)
+    // Aggregate ids in the one form placemat keeps and matches (Placement on SQLite keeps them as sent).
+    const aggregates = [...new Set(p.aggregates.map(canonicalUuid))]
+    await this.writer.addProvider({uuid: p.uuid, name: p.name, generation: p.generation, parent_uuid: parent, root_uuid: root}, p.inventories, p.traits, aggregates)
   }
 
   /** Providers still waiting had a parent that never came, or parents that wait on each other. */
