@@ -5,7 +5,7 @@ import {HttpTransport, LocalTransport} from '../client/transports.js'
 import {readRecord} from '../daemon/control.js'
 import {DEFAULT_HOST, DEFAULT_PORT, defaultDbFile, readAdminToken} from '../daemon/paths.js'
 import {pickColumns, serialize, table, valueLines, type Column, type Format} from './output.js'
-import {isDatabaseUrl} from '../store/target.js'
+import {foreignDatabaseUrl, isDatabaseUrl} from '../store/target.js'
 import type {Backend, Endpoint} from './backend/backend.js'
 import {BaseCommand} from './command.js'
 import {notFoundError, usageError} from './failure.js'
@@ -90,6 +90,8 @@ export abstract class PlacematCommand extends BaseCommand {
     const db = this.base.db ?? (url ? undefined : process.env.PLACEMAT_DB)
     this.target = {url, db}
     // A missing file is said at once, before any input is read (a big apply file takes a while).
+    const foreign = db ? foreignDatabaseUrl(db) : null
+    if (foreign) throw foreign
     if (db && !isDatabaseUrl(db) && !fs.existsSync(db)) throw notFoundError(noDatabase(db))
     if (!db) await this.trustCloudCa()
   }

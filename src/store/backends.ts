@@ -8,7 +8,7 @@ import {DatabaseUnavailableError, databaseFault, type DatabaseFault} from './dat
 import type {Database} from './schema.js'
 
 export {describeTarget, isDatabaseUrl, resolveTarget} from './target.js'
-import {foreignDatabase, isDatabaseUrl} from './target.js'
+import {foreignDatabase, foreignDatabaseUrl, isDatabaseUrl} from './target.js'
 
 type Conn = Kysely<Database>
 
@@ -102,6 +102,8 @@ export interface BackendOptions {
 }
 
 export async function openBackend(target: string, options: BackendOptions): Promise<Backend> {
+  const foreignUrl = foreignDatabaseUrl(target)
+  if (foreignUrl) throw foreignUrl
   return isDatabaseUrl(target) ? PostgresBackend.open(target, options) : SqliteBackend.open(target, options)
 }
 

@@ -40,3 +40,13 @@ export function foreignDatabase(target: string, tables: string[]): ForeignDataba
   const shown = [...tables].sort().slice(0, 5).join(', ')
   return new ForeignDatabaseError(`${where} is not a placemat database (it has tables ${shown}${tables.length > 5 ? ', ...' : ''}): nothing was changed in it`)
 }
+
+/** A URL of another kind of database (MySQL, SQLAlchemy's forms): not a place placemat keeps data. */
+export function foreignDatabaseUrl(target: string): ForeignDatabaseError | null {
+  if (isDatabaseUrl(target) || !/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) return null
+  const masked = target.replace(/(:\/\/[^:/@]*:)[^@]*@/, '$1***@')
+  return new ForeignDatabaseError(
+    `${masked}: placemat keeps its data in a SQLite file or a PostgreSQL database (postgres://...); ` +
+      'to read OpenStack Placement\'s own database, use `placemat import --from-placement DATABASE_URL --db TARGET`',
+  )
+}

@@ -15,6 +15,7 @@ import {isAlive, readRecord} from '../../daemon/control.js'
 import {migrations} from '../../store/schema.js'
 import {describeTarget, isDatabaseUrl, openBackend, resolveTarget} from '../../store/backends.js'
 import {Store} from '../../store/store.js'
+import {foreignDatabaseUrl} from '../../store/target.js'
 
 /** Exit codes of the db commands (besides 0 ok, 1 error, 2 usage, 3 no such file). */
 export const DbExit = {
@@ -32,6 +33,8 @@ export const DbExit = {
 const known = () => Object.keys(migrations).sort()
 
 function openRaw(file: string, readonly: boolean): SQLite.Database {
+  const foreign = foreignDatabaseUrl(file)
+  if (foreign) throw foreign
   if (isDatabaseUrl(file)) {
     throw usageError(`${describeTarget(file)} is a PostgreSQL database: back it up with pg_dump`)
   }
@@ -53,6 +56,8 @@ interface Inspector {
 }
 
 async function inspect(target: string): Promise<Inspector> {
+  const foreign = foreignDatabaseUrl(target)
+  if (foreign) throw foreign
   if (!isDatabaseUrl(target) && !fs.existsSync(target)) throw notFoundError(`no database file at ${target}`)
   const backend = await openBackend(target, {readonly: true})
   const rows = async <T>(query: RawBuilder<T> | string) => (await (typeof query === 'string' ? sql.raw<T>(query) : query).execute(backend.db)).rows
