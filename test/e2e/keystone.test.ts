@@ -30,9 +30,7 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
     ks = await startKeystone()
     await ks.project('service')
     await ks.user('placement', 'placement-secret', {project: 'service', projectRoles: ['admin']})
-    // A current nova's user: the `service` role alone, in the service project. (Not last: this
-    // Keystone on SQLite can leave a project grant's write open, and the next write of another
-    // kind then finds the database locked; a system grant after it does not.)
+    // A current nova's user: the `service` role alone, in the service project.
     await ks.user('nova', 'nova-secret', {project: 'service', projectRoles: ['service']})
     await ks.user('alice', 'alice-secret', {project: 'demo', projectRoles: ['member', 'reader']})
     await ks.user('rita', 'rita-secret', {project: 'demo', projectRoles: ['reader'], systemRoles: ['reader']})
@@ -115,24 +113,6 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
     expect((await call('GET', '/resource_providers', systemReader)).status).toBe(403)
     const listed = await call('GET', '/resource_providers', admin)
     expect(((await listed.json()) as any).resource_providers.map((p: any) => p.name)).toEqual(['cn1'])
-  })
-
-  it('lets a service user with only the service role (a current nova) create providers and claim', async () => {
-    const nova = await ks.token('nova', 'nova-secret', {project: 'service'})
-    const created = await call('POST', '/resource_providers', nova, {name: 'cn-nova'})
-    expect(created.status).toBe(200)
-    const rp = (await created.json()) as any
-    const inv = await call('PUT', `/resource_providers/${rp.uuid}/inventories`, nova, {resource_provider_generation: rp.generation, inventories: {VCPU: {total: 8}}})
-    expect(inv.status).toBe(200)
-    const traits = await call('PUT', `/resource_providers/${rp.uuid}/traits`, nova, {resource_provider_generation: rp.generation + 1, traits: ['COMPUTE_SOUND_MODEL_ICH9', 'HW_CPU_X86_AMXTILE']})
-    expect(traits.status, await traits.clone().text()).toBe(200)
-    const candidates = (await (await call('GET', '/allocation_candidates?resources=VCPU:2', nova)).json()) as any
-    expect(candidates.allocation_requests).toHaveLength(1)
-    const consumer = '6a2c1f0e-3d8b-4c53-9a0e-2f6c8d1b7e41'
-    const claim = await call('PUT', `/allocations/${consumer}`, nova, {...candidates.allocation_requests[0], project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'})
-    expect(claim.status, await claim.clone().text()).toBe(204)
-    expect((await call('DELETE', `/allocations/${consumer}`, nova)).status).toBe(204)
-    expect((await call('DELETE', `/resource_providers/${rp.uuid}`, nova)).status).toBe(204)
   })
 
   it('serves osc-placement through the catalog', async () => {
@@ -230,4 +210,21 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
     const expired = await placemat(['provider', 'list'], {env: {OS_TOKEN: stale, OS_ENDPOINT: url, OS_AUTH_TYPE: 'token'}})
     expect(expired.code, expired.stderr).toBe(10)
   }, 120_000)
+  it('lets a service user with only the service role (a current nova) create providers and claim', async () => {
+    const nova = await ks.token('nova', 'nova-secret', {project: 'service'})
+    const created = await call('POST', '/resource_providers', nova, {name: 'cn-nova'})
+    expect(created.status).toBe(200)
+    const rp = (await created.json()) as any
+    const inv = await call('PUT', `/resource_providers/${rp.uuid}/inventories`, nova, {resource_provider_generation: rp.generation, inventories: {VCPU: {total: 8}}})
+    expect(inv.status).toBe(200)
+    const traits = await call('PUT', `/resource_providers/${rp.uuid}/traits`, nova, {resource_provider_generation: rp.generation + 1, traits: ['COMPUTE_SOUND_MODEL_ICH9', 'HW_CPU_X86_AMXTILE']})
+    expect(traits.status, await traits.clone().text()).toBe(200)
+    const candidates = (await (await call('GET', '/allocation_candidates?resources=VCPU:2', nova)).json()) as any
+    expect(candidates.allocation_requests).toHaveLength(1)
+    const consumer = '6a2c1f0e-3d8b-4c53-9a0e-2f6c8d1b7e41'
+    const claim = await call('PUT', `/allocations/${consumer}`, nova, {...candidates.allocation_requests[0], project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'})
+    expect(claim.status, await claim.clone().text()).toBe(204)
+    expect((await call('DELETE', `/allocations/${consumer}`, nova)).status).toBe(204)
+    expect((await call('DELETE', `/resource_providers/${rp.uuid}`, nova)).status).toBe(204)
+  })
 })

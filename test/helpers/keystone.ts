@@ -9,6 +9,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {promisify} from 'node:util'
+import SQLite from 'better-sqlite3'
 
 import {fetchAgain as fetch, freePort, startUwsgi} from './uwsgi.js'
 
@@ -59,9 +60,12 @@ export async function startKeystone(): Promise<Keystone> {
   await manage('fernet_setup', ...owner)
   await manage('credential_setup', ...owner)
   await manage('bootstrap', '--bootstrap-password', ADMIN_PASSWORD, '--bootstrap-public-url', `${url}/v3`, '--bootstrap-region-id', 'RegionOne')
+  // Write-ahead logging: Keystone can leave a read cursor open on a pooled connection, which in
+  // SQLite's default journal mode keeps the next write from committing ("database is locked").
+  const file = new SQLite(path.join(dir, 'keystone.db'))
+  file.pragma('journal_mode = WAL')
+  file.close()
   // One thread: Keystone on SQLite locks ("database is locked") when two of its threads write.
-  // The plain HTTP socket closes each connection after its answer; fetch's reuse of one is sent
-  // again (fetchAgain, and in the daemon's validator).
   const child: ChildProcess = await startUwsgi('/usr/bin/keystone-wsgi-public', port, {OS_KEYSTONE_CONFIG_FILES: conf}, path.join(dir, 'uwsgi.log'), `${url}/v3`)
 
   const token = async (user: string, password: string, scope: {project: string} | 'system') => {
@@ -89,9 +93,7 @@ export async function startKeystone(): Promise<Keystone> {
     if (res.status >= 300) throw new Error(`keystone ${method} ${p}: ${res.status} ${await res.text()}`)
     return res.status === 204 ? undefined : res.json()
   }
-  // Keystone's bootstrap makes admin, member and reader; `service` (the role a current nova's
-  // user has) is made first thing, before any other request: on SQLite, Keystone locks itself
-  // ("database is locked") making a role after it has served reads.
+  // Keystone's bootstrap makes admin, member and reader; `service` is the role a current nova's user has.
   await admin('POST', '/roles', {role: {name: 'service'}})
   const roleId = async (name: string) => (await admin('GET', `/roles?name=${name}`)).roles[0].id as string
   const projects = new Map<string, string>()

@@ -36,7 +36,10 @@ export async function startUwsgi(wsgiFile: string, port: number, env: Record<str
   const out = fs.openSync(log, 'a')
   const child = spawn(
     '/usr/bin/uwsgi',
-    ['--plugin', 'python3', '--http-socket', `127.0.0.1:${port}`, '--wsgi-file', wsgiFile, '--master', '--processes', '1', '--threads', '1', '--die-on-term'],
+    // The plain HTTP socket closes each connection after its answer: say so (Connection: close), or
+    // a client that keeps connections alive (keystoneauth, the openstack command) sends its next
+    // request on a closed one now and then, and gets a connection reset.
+    ['--plugin', 'python3', '--http-socket', `127.0.0.1:${port}`, '--wsgi-file', wsgiFile, '--master', '--processes', '1', '--threads', '1', '--die-on-term', '--add-header', 'Connection: close'],
     {env: {...process.env, ...env}, stdio: ['ignore', out, out]},
   )
   for (let i = 0; ; i++) {
