@@ -24,10 +24,15 @@ Not carried: created/updated times, and consumers without allocations (the API d
     '<%= config.bin %> export --url http://placement:8778 --token $OS_TOKEN > snap.yaml',
     '<%= config.bin %> export --json -o snap.json',
     '<%= config.bin %> export --format apply > cloud.yaml  # the declarative file, following the cloud',
+    '<%= config.bin %> export --db placemat.db --to-placement mysql+pymysql://placement:SECRET@db/placement  # the way back',
   ]
 
   static flags = {
     output: Flags.string({char: 'o', description: 'write to this file instead of stdout'}),
+    'to-placement': Flags.string({
+      description:
+        "write the cloud into an empty OpenStack Placement database instead (its URL as placement.conf names it; schema made by `placement-manage db sync`), generations included: the way back",
+    }),
     format: Flags.string({
       char: 'f',
       description: 'snapshot (default; YAML, JSON with --json), or apply: the cloud as a file for `placemat apply` (applying it plans nothing)',
@@ -40,8 +45,28 @@ Not carried: created/updated times, and consumers without allocations (the API d
     if (flags.format === 'apply') return this.write(flags.output, await this.applyFile())
     const client = await this.client()
     const snap = await exportSnapshot(client)
+    if (flags['to-placement']) return this.toPlacement(flags['to-placement'], snap)
     const text = snapshotText(snap, this.base.json ? 'json' : 'yaml')
     this.write(flags.output, text)
+  }
+
+  /** The way back: the snapshot written into an empty Placement database. */
+  private async toPlacement(url: string, snap: Awaited<ReturnType<typeof exportSnapshot>>): Promise<void> {
+    const [{writePlacement, PlacementNotEmptyError}, {PlacementSchemaError}, {PlacementUrlError, maskPassword}, {usageError, conflictError}] = await Promise.all([
+      import('../src/store/placement-db/writer.js'),
+      import('../src/store/placement-db/reader.js'),
+      import('../src/store/placement-db/connection.js'),
+      import('../src/cli/failure.js'),
+    ])
+    try {
+      const r = await writePlacement(url, snap)
+      if (this.base.json) this.log(JSON.stringify(r, null, 2))
+      else this.log(`wrote into ${maskPassword(url)} (Placement's ${r.placement_schema} schema): ${r.providers} providers, ${r.consumers} consumers, ${r.allocations} allocations`)
+    } catch (err) {
+      if (err instanceof PlacementNotEmptyError) throw conflictError(err.message)
+      if (err instanceof PlacementSchemaError || err instanceof PlacementUrlError) throw usageError(`${maskPassword(url)}: ${err.message}`)
+      throw err
+    }
   }
 
   private write(file: string | undefined, text: string): void {

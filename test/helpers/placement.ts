@@ -29,6 +29,18 @@ export interface ReferencePlacement {
  * Placement on `connection` (SQLAlchemy's URL, as placement.conf has it; default: a SQLite file
  * in its folder, `dir`/placement.db), its schema made by `placement-manage db sync`.
  */
+/** An empty Placement database at `connection`: its schema made by `placement-manage db sync`, nothing in it. */
+export async function syncPlacementDatabase(connection: string): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-placement-sync-'))
+  try {
+    const conf = path.join(dir, 'placement.conf')
+    fs.writeFileSync(conf, ['[DEFAULT]', '[placement_database]', `connection = ${connection}`, ''].join('\n'))
+    await run('/usr/bin/placement-manage', ['--config-file', conf, 'db', 'sync'], {cwd: dir})
+  } finally {
+    fs.rmSync(dir, {recursive: true, force: true})
+  }
+}
+
 export async function startPlacement(options: {connection?: string} = {}): Promise<ReferencePlacement> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-placement-'))
   const port = await freePort()
