@@ -8,6 +8,8 @@
 //   npm run bench -- --big                 # also 100,000 flat providers, limit=1000 (loaded in bulk)
 //   npm run bench -- --huge                # only the huge sets: 100k and 1M flat, 100k nested trees
 //                                          # (scripts/bench-huge.mjs: load, start-up, RSS, streamed answers)
+//   npm run bench -- --takeover            # moving a cloud between OpenStack Placement and placemat, both ways
+//                                          # (scripts/bench-takeover.mjs)
 //   npm run bench -- --scaleout            # several daemons on one PostgreSQL database: claim churn, overcommit,
 //                                          # reads after another node's write, start-up, RSS (scripts/bench-scaleout.mjs)
 //   npm run bench -- --runs 1 --placement URL   # also measure a live Placement at URL (same machine)
@@ -29,6 +31,10 @@ import {freePort, loadThroughBatch} from './huge-sets.mjs'
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 if (process.argv.includes('--huge')) {
   execFileSync(process.execPath, [path.join(root, 'scripts/bench-huge.mjs'), ...process.argv.slice(2)], {stdio: 'inherit'})
+  process.exit(0)
+}
+if (process.argv.includes('--takeover')) {
+  execFileSync(process.execPath, [path.join(root, 'scripts/bench-takeover.mjs'), ...process.argv.slice(2)], {stdio: 'inherit'})
   process.exit(0)
 }
 if (process.argv.includes('--scaleout')) {
