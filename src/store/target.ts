@@ -44,9 +44,13 @@ export function foreignDatabase(target: string, tables: string[]): ForeignDataba
 /** A URL of another kind of database (MySQL, SQLAlchemy's forms): not a place placemat keeps data. */
 export function foreignDatabaseUrl(target: string): ForeignDatabaseError | null {
   if (isDatabaseUrl(target) || !/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) return null
-  const masked = target.replace(/(:\/\/[^:/@]*:)[^@]*@/, '$1***@')
   return new ForeignDatabaseError(
-    `${masked}: placemat keeps its data in a SQLite file or a PostgreSQL database (postgres://...); ` +
+    `${maskPassword(target)}: placemat keeps its data in a SQLite file or a PostgreSQL database (postgres://...); ` +
       'to read OpenStack Placement\'s own database, use `placemat import --from-placement DATABASE_URL --db TARGET`',
   )
+}
+
+/** A database URL for messages: its password replaced. */
+export function maskPassword(url: string): string {
+  return url.replace(/(:\/\/[^:/@]*:)[^@]*@/, '$1***@')
 }

@@ -12,6 +12,7 @@ import SQLite from 'better-sqlite3'
 import {Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql} from 'kysely'
 import pg from 'pg'
 import {parseIni} from '../../daemon/config-file.js'
+import {maskPassword} from '../target.js'
 import type {PlacementTables} from './schema.js'
 
 export type PlacementEngine = 'mysql' | 'postgresql' | 'sqlite'
@@ -64,10 +65,7 @@ export function parsePlacementUrl(url: string): PlacementUrl {
   }
 }
 
-/** The URL for messages: its password replaced. */
-export function maskPassword(url: string): string {
-  return url.replace(/(:\/\/[^:/@]*:)[^@]*@/, '$1***@')
-}
+export {maskPassword}
 
 /** placement.conf's `[placement_database] connection`. */
 export function placementUrlOfConfig(file: string): string {
