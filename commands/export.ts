@@ -43,23 +43,26 @@ Not carried: created/updated times, and consumers without allocations (the API d
   async run(): Promise<void> {
     const {flags} = await this.parse(Export)
     if (flags.format === 'apply') return this.write(flags.output, await this.applyFile())
+    if (flags['to-placement']) return this.toPlacement(flags['to-placement'])
     const client = await this.client()
     const snap = await exportSnapshot(client)
-    if (flags['to-placement']) return this.toPlacement(flags['to-placement'], snap)
     const text = snapshotText(snap, this.base.json ? 'json' : 'yaml')
     this.write(flags.output, text)
   }
 
   /** The way back: the snapshot written into an empty Placement database. */
-  private async toPlacement(url: string, snap: Awaited<ReturnType<typeof exportSnapshot>>): Promise<void> {
-    const [{writePlacement, PlacementNotEmptyError}, {PlacementSchemaError}, {PlacementUrlError, maskPassword}, {usageError, conflictError}] = await Promise.all([
+  private async toPlacement(url: string): Promise<void> {
+    const [{loadState}, {writePlacement, PlacementNotEmptyError}, {PlacementSchemaError}, {PlacementUrlError, maskPassword}, {usageError, conflictError}] = await Promise.all([
+      import('../src/cli/backend/backend.js'),
       import('../src/store/placement-db/writer.js'),
       import('../src/store/placement-db/reader.js'),
       import('../src/store/placement-db/connection.js'),
       import('../src/cli/failure.js'),
     ])
+    // The cloud as one State: a --db file's own, or a daemon's (read whole).
+    const state = await loadState(await this.backend())
     try {
-      const r = await writePlacement(url, snap)
+      const r = await writePlacement(url, state)
       if (this.base.json) this.log(JSON.stringify(r, null, 2))
       else this.log(`wrote into ${maskPassword(url)} (Placement's ${r.placement_schema} schema): ${r.providers} providers, ${r.consumers} consumers, ${r.allocations} allocations`)
     } catch (err) {

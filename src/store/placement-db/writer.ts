@@ -1,11 +1,13 @@
 /**
- * The way back: a placemat cloud written into an empty OpenStack Placement database (its schema
- * made by `placement-manage db sync`), generations included, in one transaction, so that
- * Placement started on it answers as placemat did. Rows are written in multi-row INSERTs of a
- * few hundred, providers parents first (a child's row names its parent's and root's ids).
+ * The way back: a placemat cloud (a State) written into an empty OpenStack Placement database
+ * (its schema made by `placement-manage db sync`), generations and times included, in one
+ * transaction, so that Placement started on it answers as placemat did. Rows are written as they
+ * are made, in multi-row INSERTs of a few hundred: providers parents first (a child's row names
+ * its parent's and root's ids), names (classes, traits, aggregates, projects) before the rows
+ * that name them.
  */
 import {sql, type Kysely} from 'kysely'
-import type {Snapshot} from '../../cli/services/state-export.js'
+import type {Provider, State} from '../../core/state.js'
 import {STANDARD_RESOURCE_CLASSES} from '../../core/standard.js'
 import {beginSnapshot, maskPassword, openPlacement} from './connection.js'
 import {placementSchema} from './reader.js'
@@ -23,10 +25,7 @@ export interface PlacementWriteResult {
 
 const CHUNK = 300
 
-/** Placement's DATETIME columns: UTC, as SQLAlchemy writes them. */
-const now = () => new Date().toISOString().replace('T', ' ').replace(/\.\d+Z$/, '')
-
-export async function writePlacement(url: string, snap: Snapshot): Promise<PlacementWriteResult> {
+export async function writePlacement(url: string, state: State): Promise<PlacementWriteResult> {
   const {db, url: target} = await openPlacement(url, {write: true})
   try {
     const version = await placementSchema(db)
@@ -35,7 +34,7 @@ export async function writePlacement(url: string, snap: Snapshot): Promise<Place
       if (target.engine === 'mysql') await sql`set session sql_mode = concat(@@sql_mode, ',NO_AUTO_VALUE_ON_ZERO')`.execute(c)
       await beginSnapshot(c, target.engine, true)
       try {
-        const result = await writeAll(c, snap, url)
+        const result = await writeAll(c, state, url)
         // Rows came with their ids: PostgreSQL's sequences must start after them (MySQL's
         // AUTO_INCREMENT and SQLite's rowids follow by themselves).
         if (target.engine === 'postgresql') {
@@ -57,17 +56,29 @@ export async function writePlacement(url: string, snap: Snapshot): Promise<Place
   }
 }
 
-async function insertChunks<T extends keyof PlacementTables>(c: Kysely<PlacementTables>, table: T, rows: Array<PlacementTables[T]>): Promise<void> {
-  for (let i = 0; i < rows.length; i += CHUNK) await c.insertInto(table).values(rows.slice(i, i + CHUNK) as any).execute()
+/** Rows of one table waiting for their INSERT. */
+class Pending<T extends keyof PlacementTables> {
+  rows: Array<PlacementTables[T]> = []
+  constructor(readonly table: T) {}
+  async flush(c: Kysely<PlacementTables>): Promise<void> {
+    if (this.rows.length) await c.insertInto(this.table).values(this.rows as any).execute()
+    this.rows = []
+  }
 }
 
-/** Ids of names (classes, traits, projects, ...) already in a table, and new ones given out after them. */
-class Names {
+/** Ids of names (classes, traits, projects, ...) already in a table, and rows for new ones, numbered after them. */
+class Names<T extends 'resource_classes' | 'traits' | 'placement_aggregates' | 'projects' | 'users' | 'consumer_types'> {
   readonly ids = new Map<string, number>()
   private next: number
-  readonly added: Array<{id: number; name: string}> = []
+  readonly pending: Pending<T>
 
-  constructor(rows: Array<{id: number; name: string}>, first = 1) {
+  constructor(
+    table: T,
+    rows: Array<{id: number; name: string}>,
+    private readonly row: (id: number, name: string) => PlacementTables[T],
+    first = 1,
+  ) {
+    this.pending = new Pending(table)
     for (const r of rows) this.ids.set(r.name, Number(r.id))
     this.next = Math.max(first, ...rows.map((r) => Number(r.id) + 1))
   }
@@ -76,102 +87,100 @@ class Names {
     let id = this.ids.get(name)
     if (id === undefined) {
       id = this.next++
-      this.ids.set(name, id)
-      this.added.push({id, name})
+      this.add(id, name)
     }
     return id
   }
+
+  add(id: number, name: string): void {
+    this.ids.set(name, id)
+    this.pending.rows.push(this.row(id, name))
+  }
 }
 
-async function writeAll(c: Kysely<PlacementTables>, snap: Snapshot, url: string): Promise<Omit<PlacementWriteResult, 'placement_schema'>> {
-  const held = Number((await c.selectFrom('resource_providers').select(sql<number>`count(*)`.as('n')).executeTakeFirst())?.n ?? 0)
-  const consumersHeld = Number((await c.selectFrom('consumers').select(sql<number>`count(*)`.as('n')).executeTakeFirst())?.n ?? 0)
+async function count(c: Kysely<PlacementTables>, table: 'resource_providers' | 'consumers'): Promise<number> {
+  return Number((await c.selectFrom(table).select(sql<number>`count(*)`.as('n')).executeTakeFirst())?.n ?? 0)
+}
+
+/** Placement's DATETIME of an epoch-milliseconds time. */
+const datetime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '')
+
+async function writeAll(c: Kysely<PlacementTables>, state: State, url: string): Promise<Omit<PlacementWriteResult, 'placement_schema'>> {
+  const held = await count(c, 'resource_providers')
+  const consumersHeld = await count(c, 'consumers')
   if (held || consumersHeld) {
     throw new PlacementNotEmptyError(
       `${maskPassword(url)} already holds ${held} providers and ${consumersHeld} consumers: the way back writes only into an empty Placement database (made by \`placement-manage db sync\`)`,
     )
   }
-  const stamp = now()
+  const stamp = datetime(Date.now())
   const stamped = {created_at: stamp, updated_at: stamp}
 
   // Classes: the standard ones with os-resource-classes' ids (as Placement's own start-up gives
-  // them), custom ones from 10000; traits and the rest numbered after what the table holds.
-  const classRows = await c.selectFrom('resource_classes').select(['id', 'name']).execute()
-  const classes = new Names(classRows, FIRST_CUSTOM_CLASS_ID)
-  const standard = STANDARD_RESOURCE_CLASSES.map((name, id) => ({id, name})).filter((r) => !classes.ids.has(r.name))
-  for (const r of standard) classes.ids.set(r.name, r.id)
-  const traits = new Names(await c.selectFrom('traits').select(['id', 'name']).execute())
-  const aggregates = new Names((await c.selectFrom('placement_aggregates').select(['id', 'uuid as name']).execute()).filter((r) => r.name !== null) as Array<{id: number; name: string}>)
-  const projects = new Names(await c.selectFrom('projects').select(['id', 'external_id as name']).execute())
-  const users = new Names(await c.selectFrom('users').select(['id', 'external_id as name']).execute())
-  const types = new Names(await c.selectFrom('consumer_types').select(['id', 'name']).execute())
-  for (const rc of snap.resource_classes) classes.id(rc)
-  for (const t of snap.traits) traits.id(t)
+  // them), custom ones from 10000; the other names numbered after what their table holds.
+  const classes = new Names('resource_classes', await c.selectFrom('resource_classes').select(['id', 'name']).execute(), (id, name) => ({...stamped, id, name}), FIRST_CUSTOM_CLASS_ID)
+  STANDARD_RESOURCE_CLASSES.forEach((name, id) => classes.ids.has(name) || classes.add(id, name))
+  const traits = new Names('traits', await c.selectFrom('traits').select(['id', 'name']).execute(), (id, name) => ({...stamped, id, name}))
+  const aggregateRows = (await c.selectFrom('placement_aggregates').select(['id', 'uuid']).execute()).filter((r) => r.uuid !== null)
+  const aggregates = new Names('placement_aggregates', aggregateRows.map((r) => ({id: r.id, name: r.uuid!})), (id, uuid) => ({...stamped, id, uuid}))
+  const projects = new Names('projects', await c.selectFrom('projects').select(['id', 'external_id as name']).execute(), (id, external_id) => ({...stamped, id, external_id}))
+  const users = new Names('users', await c.selectFrom('users').select(['id', 'external_id as name']).execute(), (id, external_id) => ({...stamped, id, external_id}))
+  const types = new Names('consumer_types', await c.selectFrom('consumer_types').select(['id', 'name']).execute(), (id, name) => ({...stamped, id, name}))
+  // Custom classes and traits are carried even when nothing uses them; standard traits are
+  // Placement's own (its start-up adds those of its os-traits), but for those providers have.
+  for (const name of state.classes.keys()) if (name.startsWith('CUSTOM_')) classes.id(name)
+  for (const name of state.traits.keys()) if (name.startsWith('CUSTOM_')) traits.id(name)
 
-  // Providers, parents first (the snapshot's order), numbered in that order.
-  const providerIds = new Map<string, number>()
-  const rootIds = new Map<string, number>()
-  const providerRows: Array<PlacementTables['resource_providers']> = []
-  const inventoryRows: Array<PlacementTables['inventories']> = []
-  const traitRows: Array<PlacementTables['resource_provider_traits']> = []
-  const aggregateRows: Array<PlacementTables['resource_provider_aggregates']> = []
-  for (const p of snap.providers) {
-    const id = providerIds.size + 1
-    providerIds.set(p.uuid, id)
-    const parent = p.parent_provider_uuid === null ? null : providerIds.get(p.parent_provider_uuid)
-    if (parent === undefined) throw new Error(`provider ${p.uuid} comes before its parent ${p.parent_provider_uuid}`)
-    const root = parent === null ? id : rootIds.get(p.parent_provider_uuid!)!
-    rootIds.set(p.uuid, root)
-    providerRows.push({...stamped, id, uuid: p.uuid, name: p.name, generation: p.generation, root_provider_id: root, parent_provider_id: parent})
-    for (const [rc, inv] of Object.entries(p.inventories)) {
-      inventoryRows.push({
-        ...stamped,
-        id: inventoryRows.length + 1,
-        resource_provider_id: id,
-        resource_class_id: classes.id(rc),
-        total: inv.total,
-        reserved: inv.reserved,
-        min_unit: inv.min_unit,
-        max_unit: inv.max_unit,
-        step_size: inv.step_size,
-        allocation_ratio: inv.allocation_ratio,
-      })
-    }
-    for (const t of p.traits) traitRows.push({...stamped, trait_id: traits.id(t), resource_provider_id: id})
-    for (const a of p.aggregates) aggregateRows.push({...stamped, resource_provider_id: id, aggregate_id: aggregates.id(a)})
+  const providers = new Pending('resource_providers')
+  const inventories = new Pending('inventories')
+  const providerTraits = new Pending('resource_provider_traits')
+  const providerAggregates = new Pending('resource_provider_aggregates')
+  const consumers = new Pending('consumers')
+  const allocations = new Pending('allocations')
+  // Parents' rows before their children's (a child names its parent's id), names before the rows naming them.
+  const order = [classes.pending, traits.pending, aggregates.pending, projects.pending, users.pending, types.pending, providers, inventories, providerTraits, providerAggregates, consumers, allocations]
+  const flushIfFull = async () => {
+    if (order.some((p) => p.rows.length >= CHUNK)) for (const p of order) await p.flush(c)
   }
-  const consumerRows: Array<PlacementTables['consumers']> = []
-  const allocationRows: Array<PlacementTables['allocations']> = []
-  for (const consumer of snap.consumers) {
-    consumerRows.push({
-      ...stamped,
-      id: consumerRows.length + 1,
+
+  // Providers numbered parents first: each root, then its tree depth first.
+  const ids = new Map<string, number>()
+  let inventoryId = 0
+  const write = async (p: Provider, root: number) => {
+    const id = ids.size + 1
+    ids.set(p.uuid, id)
+    const times = {created_at: datetime(p.createdAt), updated_at: datetime(p.updatedAt)}
+    providers.rows.push({...times, id, uuid: p.uuid, name: p.name, generation: p.generation, root_provider_id: root || id, parent_provider_id: p.parent === null ? null : ids.get(p.parent)!})
+    for (const [rc, inv] of p.inventories) {
+      inventories.rows.push({...times, id: ++inventoryId, resource_provider_id: id, resource_class_id: classes.id(rc), ...inv})
+    }
+    for (const t of p.traits) providerTraits.rows.push({...stamped, trait_id: traits.id(t), resource_provider_id: id})
+    for (const a of p.aggregates) providerAggregates.rows.push({...stamped, resource_provider_id: id, aggregate_id: aggregates.id(a)})
+    await flushIfFull()
+    for (const child of p.children) await write(state.providers.get(child)!, root || id)
+  }
+  for (const p of state.providers.values()) if (p.parent === null || !state.providers.has(p.parent)) await write(p, 0)
+
+  let consumerId = 0
+  let allocationId = 0
+  for (const consumer of state.consumers.values()) {
+    const times = {created_at: datetime(consumer.createdAt), updated_at: datetime(consumer.updatedAt)}
+    consumers.rows.push({
+      ...times,
+      id: ++consumerId,
       uuid: consumer.uuid,
-      project_id: projects.id(consumer.project_id),
-      user_id: users.id(consumer.user_id),
+      project_id: projects.id(consumer.project),
+      user_id: users.id(consumer.user),
       generation: consumer.generation,
-      consumer_type_id: consumer.consumer_type ? types.id(consumer.consumer_type) : null,
+      consumer_type_id: consumer.type ? types.id(consumer.type) : null,
     })
-    for (const [rp, amounts] of Object.entries(consumer.allocations)) {
-      const provider = providerIds.get(rp)
-      if (provider === undefined) throw new Error(`consumer ${consumer.uuid} has allocations on ${rp}, which is not in the cloud`)
-      for (const [rc, used] of Object.entries(amounts)) {
-        allocationRows.push({...stamped, id: allocationRows.length + 1, resource_provider_id: provider, consumer_id: consumer.uuid, resource_class_id: classes.id(rc), used})
+    for (const [rp, amounts] of consumer.allocations) {
+      for (const [rc, used] of amounts) {
+        allocations.rows.push({...times, id: ++allocationId, resource_provider_id: ids.get(rp)!, consumer_id: consumer.uuid, resource_class_id: classes.id(rc), used})
       }
     }
+    await flushIfFull()
   }
-
-  await insertChunks(c, 'resource_classes', [...standard, ...classes.added].map((r) => ({...stamped, ...r})))
-  await insertChunks(c, 'traits', traits.added.map((r) => ({...stamped, ...r})))
-  await insertChunks(c, 'placement_aggregates', aggregates.added.map((r) => ({...stamped, id: r.id, uuid: r.name})))
-  await insertChunks(c, 'projects', projects.added.map((r) => ({...stamped, id: r.id, external_id: r.name})))
-  await insertChunks(c, 'users', users.added.map((r) => ({...stamped, id: r.id, external_id: r.name})))
-  await insertChunks(c, 'consumer_types', types.added.map((r) => ({...stamped, ...r})))
-  await insertChunks(c, 'resource_providers', providerRows)
-  await insertChunks(c, 'inventories', inventoryRows)
-  await insertChunks(c, 'resource_provider_traits', traitRows)
-  await insertChunks(c, 'resource_provider_aggregates', aggregateRows)
-  await insertChunks(c, 'consumers', consumerRows)
-  await insertChunks(c, 'allocations', allocationRows)
-  return {providers: providerRows.length, consumers: consumerRows.length, allocations: allocationRows.length}
+  for (const p of order) await p.flush(c)
+  return {providers: ids.size, consumers: consumerId, allocations: allocationId}
 }
