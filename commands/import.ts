@@ -57,7 +57,7 @@ Exit codes: 0 imported; 2 the snapshot is not readable or not consistent (nothin
       this.log(
         `imported into ${flags.db}: ${result.providers} providers, ${result.consumers} consumers, ` +
           `${result.allocations} allocations, ${result.resource_classes} custom classes, ${result.traits} custom traits` +
-          ('placement_schema' in result ? ` (from Placement's ${result.placement_schema} schema)` : ''),
+          ('placement_schema' in result ? ` (Placement schema: ${result.placement_schema})` : ''),
       )
     }
   }

@@ -94,7 +94,7 @@ const KNOWN: Record<string, string[]> = {
 
 /** Sections whose options do not apply to placemat at all (said once per section, not per option). */
 const NOT_HERE: Record<string, string> = {
-  placement_database: 'placemat keeps its data where --db says',
+  placement_database: 'placemat keeps its data where --db says; `placemat import --config-file` reads that database',
   DEFAULT: 'logging and the like are placemat\'s own flags',
 }
 

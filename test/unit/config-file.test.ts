@@ -69,7 +69,7 @@ connection = mysql+pymysql://placement:x@db/placement
     expect(c.warnings).toEqual([
       `${file}: [DEFAULT] ignored (logging and the like are placemat's own flags)`,
       `${file}: [keystone_authtoken] memcached_servers ignored (not an option placemat reads)`,
-      `${file}: [placement_database] ignored (placemat keeps its data where --db says)`,
+      `${file}: [placement_database] ignored (placemat keeps its data where --db says; \`placemat import --config-file\` reads that database)`,
     ])
     for (const [text, error] of [
       ['[api]\nauth_strategy = ldap\n', /auth_strategy: keystone or noauth2, not 'ldap'/],

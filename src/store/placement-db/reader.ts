@@ -35,7 +35,7 @@ export async function placementSchema(db: Kysely<PlacementTables>): Promise<stri
   const version = rows[0]?.version_num
   if (!version || !(version in SUPPORTED_SCHEMAS)) {
     const known = Object.entries(SUPPORTED_SCHEMAS)
-      .map(([v, r]) => `${v} (Placement ${r})`)
+      .map(([v, r]) => `${v} (${r})`)
       .join(', ')
     throw new PlacementSchemaError(`its schema version is ${version ?? 'empty'}; placemat reads Placement's ${known}`)
   }

@@ -34,8 +34,8 @@ export interface PlacementTables {
 
 /** Alembic head revision -> the Placement release whose schema it is. */
 export const SUPPORTED_SCHEMAS: Record<string, string> = {
-  '422ece571366': '8.0.0 (add_consumer_types_table; 6.0.0 to 9.x)',
-  a082b8bb98d0: '15.0.0 (drop_redundant_indexes; 10.0.0 and later)',
+  '422ece571366': '8.0.0, releases 6.0.0 to 9.x',
+  a082b8bb98d0: '15.0.0, releases 10.0.0 and later',
 }
 
 /** Custom resource classes start here; the standard ones have the ids of os-resource-classes' order. */
