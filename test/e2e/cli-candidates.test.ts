@@ -223,6 +223,11 @@ describe('topology rules and ordering', () => {
   it('errors: a same rule on a consumer that is nowhere (3), no topology on plain Placement (2), bad flags (2), bad query (6)', async () => {
     const nowhere = await all(['candidates', '--resources', 'VCPU:1', '--same', 'rack:b0000000-0000-4000-8000-000000000009'], {expectCode: 3})
     expect(nowhere.stderr).toContain('has no allocations in any rack')
+    // --near/--far a consumer that holds nothing: exit 3, not an unordered answer.
+    for (const flag of ['--near', '--far']) {
+      const unknown = await all(['candidates', '--resources', 'VCPU:1', flag, 'b0000000-0000-4000-8000-000000000009'], {expectCode: 3, plain: true})
+      expect(unknown.stderr).toContain(`${flag} b0000000-0000-4000-8000-000000000009: that consumer holds no allocations`)
+    }
     const plain = await exec(['candidates', '--resources', 'VCPU:1', '--near', A1, '--url', proxy.url, '--token', 'admin'])
     expect(plain.code).toBe(2)
     expect(plain.stderr).toContain('give --layout FILE')

@@ -7,7 +7,7 @@
 import {byCloseness, ruleViolation, type AffinityRule} from '../../core/affinity.js'
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
 import {PLACEMAT_API, type Endpoint} from '../backend/backend.js'
-import {usageError as usage} from '../failure.js'
+import {notFoundError, usageError as usage} from '../failure.js'
 import type {ListedProvider} from '../../core/wire.js'
 import type {Layout} from '../../core/topology.js'
 import {checkTopologyNames, providersByUuid, consumerNodes, fetchLayout, loadTopology, placementInLayout, readLayoutFile, resolveRules, topologyFromLayout, type NodeSets, type ResolvedRule, type Topology} from './anchors.js'
@@ -70,6 +70,9 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
   const rules = [...parseRules(flags), ...(opts.extraRules ?? [])]
   const order = flags.near ? {direction: 'near' as const, consumer: flags.near} : flags.far ? {direction: 'far' as const, consumer: flags.far} : null
   if (order && !isUuidLike(order.consumer)) throw usage(`--${order.direction} ${order.consumer}: not a consumer uuid`)
+  // A consumer that holds nothing is nowhere: there is nothing to be near to (or far from).
+  const anchorHeld = order ? client.get<{allocations: Record<string, unknown>}>(`/allocations/${order.consumer}`) : undefined
+  anchorHeld?.catch(() => undefined)
   const placementGroup = placementGroupOf(flags.group)
   if (placementGroup !== undefined && order) throw usage(`--group ${placementGroup} orders the candidates itself: not with --${order.direction}`)
   // On plain Placement a group is judged here, on a snapshot with the --groups file's groups.
@@ -81,6 +84,9 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
       groupState = import('../groups/file-groups.js').then((m) => m.groupsSnapshot(backend, flags.groups!, flags.layout))
       groupState.catch(() => undefined)
     }
+  }
+  if (order && !Object.keys((await anchorHeld!).allocations).length) {
+    throw notFoundError(`--${order.direction} ${order.consumer}: that consumer holds no allocations, so it is in no rack, row or room to order by`)
   }
   const needTopology = rules.length > 0 || order !== null || opts.topology === 'required'
   let providers: Map<string, ListedProvider> | undefined
