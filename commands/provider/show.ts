@@ -1,13 +1,15 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {formatResources} from '../../src/cli/services/allocations.js'
+import type {Column} from '../../src/cli/base.js'
 import {resolveProvider} from '../../src/cli/services/providers.js'
 
 export default class ProviderShow extends PlacematCommand {
   static summary = 'Show a resource provider.'
   static description =
     'PROVIDER is a uuid or a name. With --allocations the consumers holding resources on it are included ' +
-    '(JSON/YAML: an "allocations" key as in GET /resource_providers/{uuid}/allocations).'
+    '(JSON/YAML: an "allocations" key as in GET /resource_providers/{uuid}/allocations); with --ids, the consumers\' uuids ' +
+    'alone, one a line, and with -c, the allocation columns asked for (consumer, resources, consumer_generation).'
 
   static examples = [
     '<%= config.bin %> provider show compute-1',
@@ -28,19 +30,26 @@ export default class ProviderShow extends PlacematCommand {
       record.allocations = allocations
     }
     if (!this.textOutput) return this.outputRecord(record)
+    const rows = Object.entries(allocations ?? {}).map(([consumer, a]) => ({uuid: consumer, consumer, resources: a.resources, consumer_generation: a.consumer_generation}))
+    const columns: Column<(typeof rows)[number]>[] = [
+      {key: 'consumer'},
+      {key: 'resources', get: (r) => formatResources(r.resources)},
+      {key: 'consumer_generation', header: 'generation', align: 'right'},
+    ]
+    // For scripts, with --allocations: --ids lists the consumers' uuids, -c picks among the
+    // allocation columns (consumer, resources, consumer_generation), the provider left out.
+    if (allocations && (this.base.ids || this.base.columns)) {
+      if (this.base.ids) {
+        for (const r of rows) this.log(r.uuid)
+        return
+      }
+      return this.output(undefined, rows, columns)
+    }
     const {links: _links, allocations: _a, ...plain} = record
     this.outputRecord(plain)
     if (allocations) {
       this.log('')
-      this.output(
-        undefined,
-        Object.entries(allocations).map(([consumer, a]) => ({consumer, resources: a.resources, consumer_generation: a.consumer_generation})),
-        [
-          {key: 'consumer'},
-          {key: 'resources', get: (r) => formatResources(r.resources)},
-          {key: 'consumer_generation', header: 'generation', align: 'right'},
-        ],
-      )
+      this.output(undefined, rows, columns)
     }
   }
 }

@@ -146,6 +146,19 @@ describe('resource commands on a daemon and on a file', () => {
     const c3 = await both(['allocation', 'show', C3, '--json'])
     expect(c3.out).toMatchObject({project_id: 'p1', user_id: 'u2', consumer_type: 'MIGRATION', consumer_generation: 2})
     expect(c3.out.allocations[CN].resources).toEqual({DISK_GB: 50})
+    // A consumer of no type shows consumer_type null (Placement's body says "unknown", which it
+    // refuses when sent back): what `allocation show --json` prints can be posted again.
+    const untyped = 'c4000000-0000-4000-8000-000000000004'
+    await both(['allocation', 'set', untyped, '--allocation', 'rp=compute-1,VCPU=1', '--project', 'p1', '--user', 'u1'])
+    const shown = await both(['allocation', 'show', untyped, '--json'])
+    expect(shown.out.consumer_type).toBeNull()
+    await both(['allocation', 'post', '-', '--json'], 0, JSON.stringify({[untyped]: shown.out}))
+    await both(['allocation', 'delete', untyped])
+    // provider show --allocations, for scripts: --ids gives the consumers, -c the allocation columns.
+    const ids = await both(['provider', 'show', 'compute-1', '--allocations', '--ids'])
+    expect(ids.stdout.trim().split('\n').sort()).toEqual([C1, C3].sort())
+    const consumers = await both(['provider', 'show', 'compute-1', '--allocations', '-c', 'consumer', '-f', 'value'])
+    expect(consumers.stdout.trim().split('\n').sort()).toEqual([C1, C3].sort())
 
     const unset = await both(['allocation', 'unset', C1, '--resource-class', 'MEMORY_MB', '--json'])
     expect(unset.out.allocations[CN].resources).toEqual({VCPU: 4})
