@@ -1,6 +1,7 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {getConsumer} from '../../src/cli/services/allocations.js'
+import {namedConsumer} from '../../src/cli/services/claim.js'
 import {fetchLayout, placementInLayout, providersByUuid, readLayoutFile, topologyFromLayout} from '../../src/cli/candidates/anchors.js'
 import {candidateFlags} from '../../src/cli/candidates/flags.js'
 
@@ -10,8 +11,8 @@ export default class ClaimShow extends PlacematCommand {
 the placemat topology, or --layout FILE against plain Placement). JSON/YAML:
 the body of GET /allocations/{consumer} plus "topology": {rack, row, room}
 (names) when the topology is known.`
-  static examples = ['<%= config.bin %> claim show $SERVER', '<%= config.bin %> claim show $SERVER --yaml']
-  static args = {consumer: Args.string({description: 'consumer uuid', required: true})}
+  static examples = ['<%= config.bin %> claim show $SERVER', '<%= config.bin %> claim show $SERVER --yaml', '<%= config.bin %> claim show web-3  # a name claim web --count 5 gave']
+  static args = {consumer: Args.string({description: 'consumer uuid, or a name `claim --count` gave (web-3)', required: true})}
   static flags = {layout: candidateFlags.layout}
 
   async run(): Promise<void> {
@@ -19,7 +20,7 @@ the body of GET /allocations/{consumer} plus "topology": {rack, row, room}
     const endpoint = await this.endpoint()
     const {client} = endpoint
     const [body, providers, layout] = await Promise.all([
-      getConsumer(client, args.consumer),
+      getConsumer(client, namedConsumer(args.consumer)),
       providersByUuid(client),
       flags.layout ? readLayoutFile(flags.layout) : fetchLayout(endpoint),
     ])

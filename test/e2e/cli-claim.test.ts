@@ -225,6 +225,9 @@ describe('claim with topology', () => {
       expect(out.claims.map((c: any) => c.label)).toEqual(['web-1', 'web-2', 'web-3'])
       const shown = await Promise.all(out.claims.map((c: any) => where(t, c.consumer_uuid)))
       expect(shown.map((w: any) => w.row[0])).toEqual(rows)
+      // claim show takes the names the claim gave.
+      const byName = json(await exec(['claim', 'show', 'web-2', '--json', ...t]))
+      expect(hostOf(byName.allocations)).toEqual(hostOf(out.claims[1].allocations))
 
       const tooMany = await exec(['claim', '--count', String(ROWS + 1), '--spread', 'row', 'e0000000-0000-4000-8000-', '--resources', 'VCPU:1', ...OWN, ...t])
       expect(tooMany.code).toBe(4)

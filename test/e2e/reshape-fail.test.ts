@@ -90,9 +90,9 @@ const cases: {name: string; plan: unknown; code: number; stderr: RegExp}[] = [
     stderr: /409 \[placement\.inventory\.inuse\]: (the reshape would fail: )?update conflict: Inventory for 'VGPU' on resource provider '0d0d0d0d-0000-4000-8000-000000000001' in use\./,
   },
   {
-    name: 'a move from a provider that does not exist',
+    name: 'a move from a provider that does not exist (3, as for any missing provider)',
     plan: 'moves: [{from: nowhere, to: somewhere, resources: {VGPU: 1}}]\n',
-    code: 2,
+    code: 3,
     stderr: /plan: moves\[0\]: no provider nowhere/,
   },
 ]

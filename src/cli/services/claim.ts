@@ -292,7 +292,14 @@ export function spreadConsumers(spec: string, count: number | undefined): Array<
     if (String(count).length > width || !out.every(isUuidLike)) throw usage(`${prefix}: not a uuid prefix that ${count} consumers fit after`)
     return out.map((u) => ({uuid: canonical(u), label: u}))
   }
-  return Array.from({length: count}, (_, i) => ({uuid: uuid5(`consumer:${prefix}-${i + 1}`, NAMES_NAMESPACE), label: `${prefix}-${i + 1}`}))
+  return Array.from({length: count}, (_, i) => ({uuid: namedConsumer(`${prefix}-${i + 1}`), label: `${prefix}-${i + 1}`}))
+}
+
+/** A consumer given by uuid, or by a name `claim --count` gave (NAME-i): uuid5 of "consumer:NAME". */
+export function namedConsumer(ref: string): string {
+  if (isUuidLike(ref)) return canonical(ref)
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(ref)) throw usage(`'${ref}' is neither a consumer uuid nor a consumer name (letters, digits, . _ -)`)
+  return uuid5(`consumer:${ref}`, NAMES_NAMESPACE)
 }
 
 export interface SpreadPick {

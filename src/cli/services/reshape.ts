@@ -32,7 +32,7 @@ import {fillGenerations} from '../../core/reshape/generations.js'
 import {compileReshapeMoves, consumersToRead, movesInPlace} from '../../core/reshape/moves.js'
 import {stateFromSnapshot} from '../../core/snapshot.js'
 import type {State} from '../../core/state.js'
-import {usageError} from '../failure.js'
+import {notFoundError, usageError} from '../failure.js'
 import type {Backend} from '../backend/backend.js'
 import type {ReshapePlanFile} from './reshape-plan.js'
 import {providersNamedByBody, providersNamedByMoves, readReshapeSnapshot} from './reshape-read.js'
@@ -64,7 +64,8 @@ async function planReshape(client: PlacementClient, plan: ReshapePlanFile): Prom
   try {
     return {state, compiled: compileReshapeMoves(state, plan.moves)}
   } catch (err) {
-    throw err instanceof ReshapePlanError ? usageError(`plan: ${err.message}`) : err
+    if (!(err instanceof ReshapePlanError)) throw err
+    throw err.missingProvider ? notFoundError(`plan: ${err.message}`) : usageError(`plan: ${err.message}`)
   }
 }
 

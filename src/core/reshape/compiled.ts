@@ -30,7 +30,11 @@ export interface CompiledReshape {
  * amounts that do not add up, an ambiguous move): nothing was tried.
  */
 export class ReshapePlanError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The plan names a provider the cloud does not hold (the command line's exit 3). */
+    readonly missingProvider = false,
+  ) {
     super(message)
     this.name = 'ReshapePlanError'
   }

@@ -49,6 +49,10 @@ function planError(msg: string): never {
   throw new ReshapePlanError(msg)
 }
 
+function missingProvider(msg: string): never {
+  throw new ReshapePlanError(msg, true)
+}
+
 /** The provider a plan names (a uuid, else a name), if the State holds it. */
 export function providerByRef(s: State, ref: string): Provider | undefined {
   return (isUuidLike(ref) ? s.providers.get(canonicalUuid(ref)) : undefined) ?? s.providerByName.get(ref)
@@ -93,19 +97,19 @@ function resolveMoves(s: State, moves: Move[], newUuid: () => string) {
   const resolved: Resolved[] = []
   for (const [i, m] of moves.entries()) {
     const from = find(m.from)
-    if (!from) planError(`moves[${i}]: no provider ${m.from}`)
+    if (!from) missingProvider(`moves[${i}]: no provider ${m.from}`)
     const to = find(m.to)
     if (to) {
       if (m.uuid && to.uuid !== m.uuid) planError(`moves[${i}]: ${m.to} exists with uuid ${to.uuid}, not ${m.uuid}`)
       resolved.push({from, to: to.uuid, move: m})
       continue
     }
-    if (isUuidLike(m.to)) planError(`moves[${i}]: no provider ${m.to}; to create one, give its name in "to" (and the uuid in "uuid")`)
+    if (isUuidLike(m.to)) missingProvider(`moves[${i}]: no provider ${m.to}; to create one, give its name in "to" (and the uuid in "uuid")`)
     let parentUuid = from.uuid
     if (m.parent) {
       // The parent may itself be created by an earlier move.
       const parent = find(m.parent)?.uuid ?? creates.get(m.parent)?.uuid
-      if (!parent) planError(`moves[${i}]: no provider ${m.parent} to be the parent of ${m.to}`)
+      if (!parent) missingProvider(`moves[${i}]: no provider ${m.parent} to be the parent of ${m.to}`)
       parentUuid = parent
     }
     let c = creates.get(m.to)
