@@ -33,11 +33,23 @@ describe('arguments', () => {
     expect(list.stdout.split('\n')[0].split(/\s+/)).toEqual(['NAME', 'GENERATION'])
   })
 
+  it('a mistyped command with arguments, an unknown flag and a missing argument: one line each, with the closest, exit 2', async () => {
+    const typo = await placemat(['provider', 'shwo', 'cn1', ...t])
+    expect(typo.code).toBe(2)
+    expect(typo.stderr).toContain('did you mean `placemat provider show`')
+    expect(typo.stderr.trim().split('\n')).toHaveLength(1)
+    const flag = await placemat(['candidates', '--requried', 'HW_CPU_X86_AVX2', '--resources', 'VCPU:1', ...t])
+    expect(flag.code).toBe(2)
+    expect(flag.stderr).toBe('placemat: unknown flag --requried; did you mean --required? (see `placemat candidates --help`)\n')
+    const missing = await placemat(['provider', 'show', ...t])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toBe('placemat: missing argument PROVIDER (provider uuid or name); see `placemat provider show --help`\n')
+  })
+
   it('consumer ids are checked before anything is asked (exit 2)', async () => {
     for (const args of [
       ['allocation', 'show', 'not-a-uuid'],
       ['allocation', 'unset', 'not-a-uuid', '--provider', 'cn1'],
-      ['claim', 'show', 'not-a-uuid'],
       ['claim', 'release', 'not-a-uuid'],
       ['claim', 'move', 'not-a-uuid', '--to', '00000000-0000-0000-0000-000000000001'],
       ['claim', 'move', '00000000-0000-0000-0000-000000000001', '--to', 'nope'],

@@ -8,5 +8,8 @@ describe('a mistyped command', () => {
     expect(closestCommands('provder:list', ids)).toEqual(['provider list'])
     expect(closestCommands('topolgy:aply', ids)).toEqual(['topology apply'])
     expect(closestCommands('zzzzzz', ids)).toEqual([])
+    // Arguments after the command are not part of it.
+    expect(closestCommands('provider:shwo:cn-01', ids)[0]).toBe('provider show')
+    expect(closestCommands('provider shwo cn-01 --json', ids)[0]).toBe('provider show')
   })
 })

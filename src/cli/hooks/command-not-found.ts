@@ -1,6 +1,7 @@
 /**
  * `placemat provder list`: oclif's own answer is "command provder:list not found". Say which
- * command was meant (the closest by edit distance), on stderr, and exit 2 like any usage error.
+ * command was meant (the closest by edit distance, arguments after it left out), on stderr, and
+ * exit 2 like any usage error.
  */
 import type {Hook} from '@oclif/core'
 import {ExitCode} from '../failure.js'
@@ -16,20 +17,33 @@ export function editDistance(a: string, b: string): number {
   return prev[b.length]
 }
 
-/** The commands (ids with spaces) closest to what was typed, best first. */
-export function closestCommands(typed: string, ids: string[], most = 3): string[] {
-  const want = typed.replace(/:/g, ' ')
-  const scored = ids.map((id) => ({id: id.replace(/:/g, ' '), d: editDistance(want, id.replace(/:/g, ' '))}))
+/** The names closest to what was typed, best first (none when nothing is close). */
+export function closestNames(want: string, names: string[], most = 3): string[] {
+  const scored = names.map((id) => ({id, d: editDistance(want, id)}))
   const limit = Math.max(2, Math.floor(want.length / 3))
   const near = scored.filter((s) => s.d <= limit).sort((a, b) => a.d - b.d || a.id.localeCompare(b.id))
   // Only the best and what is almost as good: one wrong letter should not suggest five commands.
   return near.filter((s) => s.d <= near[0].d + 1).slice(0, most).map((s) => s.id)
 }
 
+/**
+ * The commands (ids with spaces) closest to what was typed, best first. Arguments may follow
+ * the command (`provider shwo cn-01`): the words are tried from all of them down to the first.
+ */
+export function closestCommands(typed: string, ids: string[], most = 3): string[] {
+  const words = typed.split(/[: ]/).filter(Boolean)
+  const spaced = ids.map((id) => id.replace(/:/g, ' '))
+  for (let n = words.length; n >= 1; n--) {
+    const near = closestNames(words.slice(0, n).join(' '), spaced, most)
+    if (near.length) return near
+  }
+  return []
+}
+
 const hook: Hook<'command_not_found'> = async function (opts) {
   const ids = opts.config.commands.filter((c) => !c.hidden).map((c) => c.id)
-  const typed = opts.id.replace(/:/g, ' ')
-  const near = closestCommands(opts.id, ids)
+  const typed = [opts.id.replace(/:/g, ' '), ...(opts.argv ?? [])].join(' ')
+  const near = closestCommands(typed, ids)
   const hint = near.length ? `; did you mean ${near.map((c) => `\`${opts.config.bin} ${c}\``).join(' or ')}?` : `; see \`${opts.config.bin} --help\``
   process.stderr.write(`${opts.config.bin}: command ${typed} not found${hint}\n`)
   process.exit(ExitCode.USAGE)
