@@ -58,6 +58,10 @@ export const candidateFlags = {
   'group-policy': Flags.string({description: 'how granular groups share providers', options: ['none', 'isolate'], helpGroup: 'REQUEST'}),
   'same-subtree': Flags.string({description: 'suffixes whose providers must share a subtree: _A,_B (repeatable)', multiple: true, helpGroup: 'REQUEST'}),
   'root-required': Flags.string({description: 'traits of the root provider: T1,!T2', helpGroup: 'REQUEST'}),
+  'include-disabled': Flags.boolean({
+    description: 'also hosts marked COMPUTE_STATUS_DISABLED (left out by default, as nova\'s scheduler leaves them out)',
+    helpGroup: 'REQUEST',
+  }),
   limit: Flags.integer({description: 'at most this many candidates', min: 1, helpGroup: 'REQUEST'}),
   same: Flags.string({description: 'LEVEL:CONSUMER[,CONSUMER...]: in the same rack/row/room as these consumers (repeatable)', multiple: true, helpGroup: 'TOPOLOGY'}),
   different: Flags.string({
@@ -81,6 +85,7 @@ export interface CandidateFlagValues {
   'group-policy'?: string
   'same-subtree'?: string[]
   'root-required'?: string
+  'include-disabled'?: boolean
   limit?: number
   same?: string[]
   different?: string[]

@@ -102,6 +102,21 @@ export function unsuffixedResources(flags: Pick<CandidateFlagValues, 'resources'
   return items.length ? items.map((i) => (/^[A-Z0-9_]+=\d+$/.test(i) ? i.replace('=', ':') : i)).join(',') : undefined
 }
 
+/** The trait nova sets on a compute service that is disabled; its scheduler leaves such hosts out. */
+export const DISABLED_TRAIT = 'COMPUTE_STATUS_DISABLED'
+
+/**
+ * root_required with disabled hosts left out (nova's scheduler asks the same), unless they are
+ * wanted or the request already says something of the trait. Before microversion 1.35 there is
+ * no root_required to say it with: the request goes as given.
+ */
+export function withoutDisabledHosts(rootRequired: string | undefined, includeDisabled: boolean, version: string): string | undefined {
+  const [major, minor] = version.split('.').map(Number)
+  const canSay = version === 'latest' || major > 1 || (major === 1 && minor >= 35)
+  if (includeDisabled || !canSay || (rootRequired ?? '').split(',').some((t) => t.trim().replace(/^!/, '') === DISABLED_TRAIT)) return rootRequired
+  return rootRequired ? `${rootRequired},!${DISABLED_TRAIT}` : `!${DISABLED_TRAIT}`
+}
+
 /** GET /allocation_candidates query from the flags (provider names in in_tree resolved). */
 export async function buildQuery(client: PlacementClient, flags: CandidateFlagValues): Promise<Query> {
   const q: Query = {}
@@ -119,7 +134,8 @@ export async function buildQuery(client: PlacementClient, flags: CandidateFlagVa
   }
   if (flags['group-policy']) add(q, 'group_policy', flags['group-policy'])
   for (const s of flags['same-subtree'] ?? []) add(q, 'same_subtree', s)
-  if (flags['root-required']) add(q, 'root_required', flags['root-required'])
+  const rootRequired = withoutDisabledHosts(flags['root-required'], flags['include-disabled'] === true, client.version)
+  if (rootRequired) add(q, 'root_required', rootRequired)
   if (flags.limit !== undefined) add(q, 'limit', String(flags.limit))
   const hasGroup = Object.keys(q).some((k) => k.startsWith('resources') || k.startsWith('required') || k.startsWith('member_of'))
   if (!hasGroup) throw usage('say what to place: --resources CLASS:AMOUNT,... and/or --group SUFFIX:resources=...')
