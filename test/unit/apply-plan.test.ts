@@ -54,6 +54,19 @@ describe('planApply', () => {
     ])
   })
 
+  it('keeps the traits the compute service owns (COMPUTE_STATUS_DISABLED) unless the file removes them with !TRAIT', () => {
+    const traits = ['HW_CPU_X86_AVX2', 'MISC_SHARES_VIA_AGGREGATE', 'COMPUTE_STATUS_DISABLED', 'COMPUTE_NET_VIF_MODEL_VIRTIO']
+    const s = cloud([{name: 'cn1', traits: ['HW_CPU_X86_AVX2', 'COMPUTE_STATUS_DISABLED', 'COMPUTE_NET_VIF_MODEL_VIRTIO']}], {traits})
+    // The same file again: a disabled host stays disabled.
+    expect(planApply(file([at('cn1', {traits: ['HW_CPU_X86_AVX2']})]), s, {prune: false}).operationCount).toBe(0)
+    const other = planApply(file([at('cn1', {traits: ['MISC_SHARES_VIA_AGGREGATE']})]), s, {prune: false})
+    expect([...other.operations()]).toEqual([
+      {op: 'set_traits', uuid: U(1), traits: ['COMPUTE_NET_VIF_MODEL_VIRTIO', 'COMPUTE_STATUS_DISABLED', 'MISC_SHARES_VIA_AGGREGATE'], generation: 1},
+    ])
+    const enable = planApply(file([at('cn1', {traits: ['HW_CPU_X86_AVX2', '!COMPUTE_STATUS_DISABLED']})]), s, {prune: false})
+    expect(enable.changes).toMatchObject([{action: 'update', traits: {removed: ['COMPUTE_STATUS_DISABLED']}}])
+  })
+
   it("keeps a host's rack, row and room aggregates that the file does not list", () => {
     const rack = nodeUuid('rack', 'k1')
     const s = cloud([{name: 'cn1', aggregates: [rack, U(99)]}], {topology: [{uuid: rack, name: 'k1', level: 'rack', parent: null}]})

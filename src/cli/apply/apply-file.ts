@@ -63,7 +63,7 @@ export async function readApplyFile(file: string): Promise<ApplyFile> {
 type Problem = (where: string, msg: string) => void
 
 /** A list of class or trait names (custom ones only where they are to be created). */
-function nameList(v: unknown, where: string, custom: boolean, err: Problem): string[] {
+function nameList(v: unknown, where: string, custom: boolean, err: Problem, removable = false): string[] {
   if (v === undefined || v === null) return []
   if (!Array.isArray(v)) {
     err(where, 'expected a list of names')
@@ -71,7 +71,9 @@ function nameList(v: unknown, where: string, custom: boolean, err: Problem): str
   }
   const names: string[] = []
   v.forEach((n, i) => {
-    if (typeof n !== 'string' || !NAME_RE.test(n)) err(`${where}[${i}]`, `'${n}' is not a valid name (A-Z, 0-9, _)`)
+    // A provider's traits may name a compute-owned one as `!TRAIT`: to be removed.
+    const name = removable && typeof n === 'string' && n.startsWith('!COMPUTE_') ? n.slice(1) : n
+    if (typeof name !== 'string' || !NAME_RE.test(name)) err(`${where}[${i}]`, `'${n}' is not a valid name (A-Z, 0-9, _${removable ? '; !COMPUTE_... removes a trait the compute service set' : ''})`)
     else if (custom && !n.startsWith('CUSTOM_')) err(`${where}[${i}]`, `${n}: only custom names (CUSTOM_*) can be created`)
     else names.push(n)
   })
@@ -239,7 +241,7 @@ class ApplyFileReader {
       p.inventories = invs && this.shared.get(invs, `inventories ${inventoriesKey(invs)}`)
     }
     if ('traits' in v) {
-      const traits = nameList(v.traits, `${where}.traits`, false, err).sort()
+      const traits = nameList(v.traits, `${where}.traits`, false, err, true).sort()
       p.traits = this.shared.get(traits, `traits ${traits.join(',')}`)
     }
     if ('aggregates' in v) {

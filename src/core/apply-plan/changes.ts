@@ -11,6 +11,9 @@ export interface ProviderChanges {
   reparents: Desired[]
 }
 
+/** The prefix of the traits a compute service sets on its own host. */
+const COMPUTE_OWNED = 'COMPUTE_'
+
 export function providerChanges(s: State, desired: Desired[], errors: string[]): ProviderChanges {
   const out: ProviderChanges = {changes: [], creates: [], renames: [], reparents: []}
   for (const d of desired) {
@@ -43,7 +46,13 @@ export function providerChanges(s: State, desired: Desired[], errors: string[]):
         }
       }
     }
-    if (d.traits && !sameSet(cur.traits, d.traits)) ch.traits = setDiff(cur.traits, d.traits)
+    if (d.traits) {
+      // Traits the compute service owns (COMPUTE_*: COMPUTE_STATUS_DISABLED when nova disables a
+      // host) are nova's: the file's list is the rest of them, unless it removes one by `!TRAIT`.
+      const kept = [...cur.traits].filter((t) => t.startsWith(COMPUTE_OWNED) && !d.traits!.includes(t) && !d.traitsRemoved?.includes(t))
+      if (kept.length) d.traits = [...d.traits, ...kept].sort()
+      if (!sameSet(cur.traits, d.traits)) ch.traits = setDiff(cur.traits, d.traits)
+    }
     if (d.aggregates) {
       // A host's rack, row and room belong to the topology (topology apply, rack add/remove):
       // the file's list is the rest of its aggregates.

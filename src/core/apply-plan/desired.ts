@@ -64,8 +64,10 @@ export function resolveDesired(file: ApplyFile, s: State, errors: string[]): Res
       }
     }
     if (raw.traits) {
-      d.traits = raw.traits
-      for (const t of raw.traits) {
+      // `!TRAIT` removes a trait the compute service owns, which the list alone leaves in place.
+      d.traits = raw.traits.filter((t) => !t.startsWith('!'))
+      d.traitsRemoved = raw.traits.filter((t) => t.startsWith('!')).map((t) => t.slice(1))
+      for (const t of [...d.traits, ...d.traitsRemoved]) {
         if (s.traits.has(t)) continue
         if (t.startsWith('CUSTOM_')) neededTraits.add(t)
         else errors.push(`${raw.where}: unknown trait ${t} (custom traits start with CUSTOM_)`)

@@ -38,6 +38,8 @@ export interface Desired {
   parent?: string | null
   inventories?: Record<string, Inventory>
   traits?: string[]
+  /** Traits the compute service owns (COMPUTE_*) that the file removes by naming them `!TRAIT`. */
+  traitsRemoved?: string[]
   aggregates?: string[]
 }
 
