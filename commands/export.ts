@@ -66,7 +66,7 @@ Not carried: created/updated times, and consumers without allocations (the API d
       if (this.base.json) this.log(JSON.stringify(r, null, 2))
       else this.log(`wrote into ${maskPassword(url)}: ${r.providers} providers, ${r.consumers} consumers, ${r.allocations} allocations (Placement schema: ${r.placement_schema})`)
     } catch (err) {
-      if (err instanceof PlacementNotEmptyError) throw conflictError(err.message)
+      if (err instanceof PlacementNotEmptyError) throw conflictError(`${maskPassword(url)}: ${err.message}`)
       if (err instanceof PlacementSchemaError || err instanceof PlacementUrlError) throw usageError(`${maskPassword(url)}: ${err.message}`)
       throw err
     }

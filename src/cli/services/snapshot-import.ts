@@ -50,7 +50,7 @@ export async function importFromPlacement(url: string, target: string): Promise<
     const result = await importItems(maskPassword(url), source.items, target)
     return {...result, placement_schema: source.release}
   } catch (err) {
-    if (err instanceof PlacementSchemaError) throw usageError(err.message)
+    if (err instanceof PlacementSchemaError) throw usageError(`${maskPassword(url)}: ${err.message}`)
     throw err
   }
 }

@@ -12,7 +12,6 @@ import SQLite from 'better-sqlite3'
 import {Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql} from 'kysely'
 import pg from 'pg'
 import {parseIni} from '../../daemon/config-file.js'
-import {maskPassword} from '../target.js'
 import type {PlacementTables} from './schema.js'
 
 export type PlacementEngine = 'mysql' | 'postgresql' | 'sqlite'
@@ -30,30 +29,31 @@ export interface PlacementUrl {
   socket?: string
 }
 
+/** A URL or placement.conf placemat cannot read; the message leaves the URL to the caller to name. */
 export class PlacementUrlError extends Error {}
 
 /** SQLAlchemy's URL of a Placement database, read as placement.conf's connection option is. */
 export function parsePlacementUrl(url: string): PlacementUrl {
   const scheme = /^([a-z0-9]+)(\+[a-z0-9_]+)?:\/\//i.exec(url)
-  if (!scheme) throw new PlacementUrlError(`${maskPassword(url)}: not a database URL (mysql+pymysql://, postgresql://, sqlite:///...)`)
+  if (!scheme) throw new PlacementUrlError('not a database URL (mysql+pymysql://, postgresql://, sqlite:///...)')
   const dialect = scheme[1].toLowerCase()
   if (dialect === 'sqlite') {
     // sqlite:///rel.db is relative to the working folder, sqlite:////abs.db absolute.
     const rest = url.slice(scheme[0].length)
-    if (!rest.startsWith('/') || rest === '/') throw new PlacementUrlError(`${url}: a SQLite URL is sqlite:///FILE (relative) or sqlite:////FILE (absolute)`)
+    if (!rest.startsWith('/') || rest === '/') throw new PlacementUrlError('a SQLite URL is sqlite:///FILE (relative) or sqlite:////FILE (absolute)')
     const file = rest.slice(1).split('?')[0]
     return {engine: 'sqlite', file: path.resolve(decodeURIComponent(file))}
   }
   const engine: PlacementEngine | undefined = dialect === 'mysql' || dialect === 'mariadb' ? 'mysql' : dialect === 'postgresql' || dialect === 'postgres' ? 'postgresql' : undefined
-  if (!engine) throw new PlacementUrlError(`${maskPassword(url)}: Placement's database is MySQL/MariaDB, PostgreSQL or SQLite, not ${dialect}`)
+  if (!engine) throw new PlacementUrlError(`Placement's database is MySQL/MariaDB, PostgreSQL or SQLite, not ${dialect}`)
   let u: URL
   try {
     u = new URL(url.replace(scheme[0], 'db://'))
   } catch {
-    throw new PlacementUrlError(`${maskPassword(url)}: not a readable database URL`)
+    throw new PlacementUrlError('not a readable database URL')
   }
   const database = decodeURIComponent(u.pathname.replace(/^\//, ''))
-  if (!database) throw new PlacementUrlError(`${maskPassword(url)}: the URL names no database (…/placement)`)
+  if (!database) throw new PlacementUrlError('the URL names no database (…/placement)')
   return {
     engine,
     host: u.hostname || undefined,
@@ -65,7 +65,7 @@ export function parsePlacementUrl(url: string): PlacementUrl {
   }
 }
 
-export {maskPassword}
+export {maskPassword} from '../target.js'
 
 /** placement.conf's `[placement_database] connection`. */
 export function placementUrlOfConfig(file: string): string {

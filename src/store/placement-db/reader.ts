@@ -9,13 +9,13 @@ import type {SnapshotItem} from '../../cli/services/snapshot-read.js'
 import type {SnapshotConsumer, SnapshotProvider} from '../../cli/services/state-export.js'
 import {withDefaults} from '../../core/inventories.js'
 import {STANDARD_TRAITS} from '../../core/standard.js'
-import {beginSnapshot, openPlacement, maskPassword, type PlacementEngine} from './connection.js'
+import {beginSnapshot, openPlacement, type PlacementEngine} from './connection.js'
 import {SUPPORTED_SCHEMAS, type PlacementTables} from './schema.js'
 
 const PAGE = 2000
 const STANDARD = new Set(STANDARD_TRAITS)
 
-/** Placement's database is not one placemat reads (no schema, or another version of it). */
+/** Placement's database is not one placemat reads (no schema, another version of it, inconsistent rows); the message leaves the URL to the caller to name. */
 export class PlacementSchemaError extends Error {}
 
 export interface PlacementSource {
@@ -50,14 +50,14 @@ export async function readPlacement(url: string): Promise<PlacementSource> {
   const {db, url: target} = await openPlacement(url, {write: false})
   try {
     const version = await placementSchema(db)
-    return {release: SUPPORTED_SCHEMAS[version], items: itemsOf(db, target.engine, url)}
+    return {release: SUPPORTED_SCHEMAS[version], items: itemsOf(db, target.engine)}
   } catch (err) {
     await db.destroy()
     throw err
   }
 }
 
-async function* itemsOf(db: Kysely<PlacementTables>, engine: PlacementEngine, url: string): AsyncGenerator<SnapshotItem> {
+async function* itemsOf(db: Kysely<PlacementTables>, engine: PlacementEngine): AsyncGenerator<SnapshotItem> {
   // kysely lends a connection to a callback: the callback waits until the last page is read,
   // so that one connection, and one transaction, serves every page.
   let release!: () => void
@@ -71,7 +71,7 @@ async function* itemsOf(db: Kysely<PlacementTables>, engine: PlacementEngine, ur
   try {
     const c = await Promise.race([connection, done.then(() => Promise.reject(new Error('the connection to Placement\'s database closed')))])
     await beginSnapshot(c, engine, false)
-    yield* pageItems(c, url)
+    yield* pageItems(c)
     await sql`rollback`.execute(c)
   } finally {
     release()
@@ -81,7 +81,7 @@ async function* itemsOf(db: Kysely<PlacementTables>, engine: PlacementEngine, ur
 }
 
 /** The items, read page by page on `c` inside its transaction. */
-async function* pageItems(c: Kysely<PlacementTables>, url: string): AsyncGenerator<SnapshotItem> {
+async function* pageItems(c: Kysely<PlacementTables>): AsyncGenerator<SnapshotItem> {
   // Allocations of no consumer record (before Placement's online data migrations made them):
   // refused before anything is read.
   const orphans = await c
@@ -92,7 +92,7 @@ async function* pageItems(c: Kysely<PlacementTables>, url: string): AsyncGenerat
     .executeTakeFirst()
   if (Number(orphans?.n ?? 0) > 0) {
     throw new PlacementSchemaError(
-      `${Number(orphans!.n)} allocations in ${maskPassword(url)} have no consumer record: run Placement's \`placement-manage db online_data_migrations\` first`,
+      `${Number(orphans!.n)} allocations have no consumer record: run Placement's \`placement-manage db online_data_migrations\` first`,
     )
   }
 
@@ -103,7 +103,7 @@ async function* pageItems(c: Kysely<PlacementTables>, url: string): AsyncGenerat
   for (const r of await c.selectFrom('traits').select(['id', 'name']).orderBy('id').execute()) traits.set(Number(r.id), r.name)
   // Standard traits are the target's own; others (custom, or of a newer os-traits) are carried.
   for (const [, name] of traits) if (!STANDARD.has(name)) yield {kind: 'trait', name}
-  const className = (id: number) => classes.get(Number(id)) ?? missing(url, `resource class id ${id}`)
+  const className = (id: number) => classes.get(Number(id)) ?? missing(`resource class id ${id}`)
 
   let last = -1
   for (;;) {
@@ -150,7 +150,7 @@ async function* pageItems(c: Kysely<PlacementTables>, url: string): AsyncGenerat
       .where('resource_provider_id', '>=', lo)
       .where('resource_provider_id', '<=', hi)
       .execute()
-    for (const t of providerTraits) byId.get(Number(t.resource_provider_id))?.traits.push(traits.get(Number(t.trait_id)) ?? missing(url, `trait id ${t.trait_id}`))
+    for (const t of providerTraits) byId.get(Number(t.resource_provider_id))?.traits.push(traits.get(Number(t.trait_id)) ?? missing(`trait id ${t.trait_id}`))
     const aggregates = await c
       .selectFrom('resource_provider_aggregates as rpa')
       .innerJoin('placement_aggregates as pa', 'pa.id', 'rpa.aggregate_id')
@@ -197,6 +197,6 @@ async function* pageItems(c: Kysely<PlacementTables>, url: string): AsyncGenerat
 
 }
 
-function missing(url: string, what: string): never {
-  throw new PlacementSchemaError(`${maskPassword(url)} names a ${what} it does not hold: the database is inconsistent`)
+function missing(what: string): never {
+  throw new PlacementSchemaError(`it names a ${what} it does not hold: the database is inconsistent`)
 }

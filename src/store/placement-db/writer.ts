@@ -9,7 +9,7 @@
 import {sql, type Kysely} from 'kysely'
 import type {Provider, State} from '../../core/state.js'
 import {STANDARD_RESOURCE_CLASSES} from '../../core/standard.js'
-import {beginSnapshot, maskPassword, openPlacement} from './connection.js'
+import {beginSnapshot, openPlacement} from './connection.js'
 import {placementSchema} from './reader.js'
 import {FIRST_CUSTOM_CLASS_ID, SUPPORTED_SCHEMAS, type PlacementTables} from './schema.js'
 
@@ -34,7 +34,7 @@ export async function writePlacement(url: string, state: State): Promise<Placeme
       if (target.engine === 'mysql') await sql`set session sql_mode = concat(@@sql_mode, ',NO_AUTO_VALUE_ON_ZERO')`.execute(c)
       await beginSnapshot(c, target.engine, true)
       try {
-        const result = await writeAll(c, state, url)
+        const result = await writeAll(c, state)
         // Rows came with their ids: PostgreSQL's sequences must start after them (MySQL's
         // AUTO_INCREMENT and SQLite's rowids follow by themselves).
         if (target.engine === 'postgresql') {
@@ -105,12 +105,12 @@ async function count(c: Kysely<PlacementTables>, table: 'resource_providers' | '
 /** Placement's DATETIME of an epoch-milliseconds time. */
 const datetime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '')
 
-async function writeAll(c: Kysely<PlacementTables>, state: State, url: string): Promise<Omit<PlacementWriteResult, 'placement_schema'>> {
+async function writeAll(c: Kysely<PlacementTables>, state: State): Promise<Omit<PlacementWriteResult, 'placement_schema'>> {
   const held = await count(c, 'resource_providers')
   const consumersHeld = await count(c, 'consumers')
   if (held || consumersHeld) {
     throw new PlacementNotEmptyError(
-      `${maskPassword(url)} already holds ${held} providers and ${consumersHeld} consumers: the way back writes only into an empty Placement database (made by \`placement-manage db sync\`)`,
+      `it already holds ${held} providers and ${consumersHeld} consumers: the way back writes only into an empty Placement database (made by \`placement-manage db sync\`)`,
     )
   }
   const stamp = datetime(Date.now())
