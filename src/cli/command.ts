@@ -8,27 +8,27 @@ import {Command} from '@oclif/core'
 import {ExitCode, failureReport} from './failure.js'
 import {closestNames} from './hooks/command-not-found.js'
 
+/** oclif's parse errors: an unknown flag carries the flags typed, a missing argument the arguments' definitions. */
+type ParseError = Error & {parse?: unknown; flags?: unknown; args?: unknown}
+
 /** The one line for a command line that could not be parsed, or null to leave it to oclif. */
-export function parseFailure(err: Error & {parse?: unknown}, command: {id?: string; flags?: Record<string, unknown>; args?: Record<string, {description?: string}>}, bin = 'placemat'): string | null {
+export function parseFailure(err: ParseError, command: {id?: string; flags?: Record<string, unknown>}, bin = 'placemat'): string | null {
   if (!err.parse) return null
   const help = `see \`${bin} ${(command.id ?? '').replace(/:/g, ' ')} --help\``
-  const unknown = /Nonexistent flags?: (.+)/.exec(err.message)
-  if (unknown) {
-    const typed = unknown[1].split(/,\s*/)[0].trim()
+  if (Array.isArray(err.flags) && typeof err.flags[0] === 'string') {
+    const typed: string = err.flags[0]
     const near = closestNames(typed.replace(/^-+/, ''), Object.keys(command.flags ?? {}))
     return `unknown flag ${typed}${near.length ? `; did you mean ${near.map((f) => `--${f}`).join(' or ')}?` : ''} (${help})`
   }
-  const missing = /Missing (\d+ )?required args?/.test(err.message)
-  if (missing) {
-    const name = /^\s*(\w+)\s/m.exec(err.message.split('\n').slice(1).join('\n'))?.[1]
-    const arg = name ? command.args?.[name] ?? command.args?.[name.toLowerCase()] : undefined
-    return `missing argument${name ? ` ${name.toUpperCase()}` : ''}${arg?.description ? ` (${arg.description})` : ''}; ${help}`
+  const arg = Array.isArray(err.args) ? (err.args[0] as {name?: unknown; description?: string} | undefined) : undefined
+  if (arg && typeof arg.name === 'string') {
+    return `missing argument ${arg.name.toUpperCase()}${arg.description ? ` (${arg.description})` : ''}; ${help}`
   }
   return `${err.message.split('\n')[0].replace(/^Error:\s*/, '')}; ${help}`
 }
 
 export abstract class BaseCommand extends Command {
-  protected async catch(err: Error & {exitCode?: number; parse?: unknown}): Promise<any> {
+  protected async catch(err: ParseError & {exitCode?: number}): Promise<any> {
     const parse = parseFailure(err, this.ctor as never, this.config.bin)
     if (parse) {
       process.stderr.write(`${this.config.bin}: ${parse}\n`)
