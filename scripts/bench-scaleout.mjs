@@ -42,6 +42,7 @@ import pg from 'pg'
 import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
 import {freePort, loadThroughBatch, AGGREGATES} from './huge-sets.mjs'
 import {TcpProxy} from './tcp-proxy.mjs'
+import {postgresBin} from './postgres-bin.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -194,24 +195,15 @@ async function must(url, method, pathname, body, ok = [200]) {
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL: a throwaway cluster, durable defaults (fsync, synchronous_commit, full_page_writes on)
 
-function postgresBin() {
-  const base = '/usr/lib/postgresql'
-  const preferred = path.join(base, '15', 'bin')
-  if (fs.existsSync(path.join(preferred, 'initdb'))) return preferred
-  if (fs.existsSync(base)) {
-    for (const v of fs.readdirSync(base).sort((a, b) => Number(b) - Number(a))) {
-      const bin = path.join(base, v, 'bin')
-      if (fs.existsSync(path.join(bin, 'initdb'))) {
-        progress(`PostgreSQL 15 not found; using ${bin}`)
-        return bin
-      }
-    }
-  }
-  throw new Error('no PostgreSQL server binaries (initdb) under /usr/lib/postgresql: install postgresql-15, or use --sqlite')
+function postgresServerBin() {
+  const bin = postgresBin()
+  if (!bin) throw new Error('no PostgreSQL server binaries (initdb) under /usr/lib/postgresql: install postgresql-15, or use --sqlite')
+  if (!bin.includes('/15/')) progress(`PostgreSQL 15 not found; using ${bin}`)
+  return bin
 }
 
 async function startPostgres() {
-  const bin = postgresBin()
+  const bin = postgresServerBin()
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-scaleout-pg-'))
   running.dirs.push(dir)
   // initdb refuses to run as root: run the server as the postgres user then.

@@ -57,6 +57,7 @@ import {fileURLToPath} from 'node:url'
 import pg from 'pg'
 import {TcpProxy} from './tcp-proxy.mjs'
 import {freePort, loadThroughBatch} from './huge-sets.mjs'
+import {postgresBin} from './postgres-bin.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = path.join(ROOT, 'bin/run.js')
@@ -231,17 +232,6 @@ async function must(cmd, args, opts) {
 
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL
-
-function postgresBin() {
-  const base = '/usr/lib/postgresql'
-  if (fs.existsSync(path.join(base, '15', 'bin', 'initdb'))) return path.join(base, '15', 'bin')
-  if (fs.existsSync(base)) {
-    for (const v of fs.readdirSync(base).sort((a, b) => Number(b) - Number(a))) {
-      if (fs.existsSync(path.join(base, v, 'bin', 'initdb'))) return path.join(base, v, 'bin')
-    }
-  }
-  return null
-}
 
 function chownPostgres(dir) {
   if (asRoot) execFileSync('chown', ['-R', 'postgres:postgres', dir])
