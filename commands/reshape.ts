@@ -18,7 +18,8 @@ export default class Reshape extends PlacematCommand {
     - from: cn1                  provider (name or uuid) the inventory leaves
       to: cn1_pgpu0              provider it goes to; when no provider has this name, it is
                                  created as a child of "parent" (default: from)
-      uuid: UUID                 optional uuid for the created provider
+      uuid: UUID                 optional uuid for the created provider (default: the one its
+                                 name gives, as apply gives: uuid5(NS, "provider:NAME"))
       parent: NAME|UUID          optional parent for the created provider
       resources: {VGPU: 4}       totals that move ("VGPU:4,..." works too; "all" = the whole total)
       inventory: {VGPU: {max_unit: 4}}

@@ -3,11 +3,14 @@
  * file and online against a daemon, dry run (prints before/after, changes nothing) and
  * for real (the VGPU inventory and the allocations move to the new children).
  */
+import fs from 'node:fs'
+import path from 'node:path'
 import YAML from 'yaml'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startServer} from '../../src/daemon/server.js'
 import {VGPU_PLAN, dumpDb, placemat, startVgpu} from '../helpers/db-tools.js'
 import {CN, PGPU0, PGPU1, VM_A, VM_B} from '../helpers/vgpu-fixture.js'
+import {providerUuid} from '../../src/core/uuids.js'
 
 const PLAN = VGPU_PLAN
 
@@ -103,6 +106,44 @@ describe('placemat reshape fixtures/reshape/vgpu.yaml', () => {
       expect(dumpDb(file)).toBe(dump)
     } finally {
       await neighbour.close()
+    }
+  })
+})
+
+describe('placemat reshape of part of an idle inventory to a new provider', () => {
+  const GPU1 = providerUuid('gpu1')
+  const HOSTS = 'providers:\n  - name: cn\n    inventories: {VCPU: 8}\n    children:\n      - {name: gpu0, inventories: {VGPU: 8}}\n'
+  const MOVE = 'moves: [{from: gpu0, to: gpu1, parent: cn, resources: {VGPU: 2}}]\n'
+
+  it('the dry run shows the uuid the run creates; run again, it is already done (offline and online)', async () => {
+    const hosts = path.join(vgpu.dir, 'idle-hosts.yaml')
+    const plan = path.join(vgpu.dir, 'idle-move.yaml')
+    fs.writeFileSync(hosts, HOSTS)
+    fs.writeFileSync(plan, MOVE)
+    const db = path.join(vgpu.dir, 'idle.db')
+    expect((await placemat(['db', 'init', '--db', db])).code).toBe(0)
+    const daemon = await startServer({db: path.join(vgpu.dir, 'idle-daemon.db'), host: '127.0.0.1', port: 0, auth: 'noauth2'})
+    try {
+      for (const t of [['--db', db], ['--url', daemon.url, '--token', 'admin']]) {
+        expect((await placemat(['apply', hosts, ...t])).code).toBe(0)
+        const dry = await placemat(['reshape', plan, '--dry-run', ...t])
+        expect(dry.code, dry.stderr).toBe(0)
+        expect(dry.stdout).toContain(`+ gpu1  ${GPU1}  under cn`)
+        const run = await placemat(['reshape', plan, ...t])
+        expect(run.code, run.stderr).toBe(0)
+        expect(run.stdout).toContain(`+ gpu1  ${GPU1}  under cn`)
+        expect(run.stdout.trimEnd()).toMatch(/Reshaped\.$/)
+        for (const args of [[], ['--dry-run']]) {
+          const again = await placemat(['reshape', plan, ...args, ...t])
+          expect(again.code, again.stderr).toBe(0)
+          expect(again.stdout.trim()).toBe('Already done: every move of the plan is in place. Nothing was changed.')
+        }
+        const inventories = async (name: string) => JSON.parse((await placemat(['inventory', 'list', name, '--json', ...t])).stdout)
+        expect((await inventories('gpu0')).inventories).toMatchObject({VGPU: {total: 6}})
+        expect((await inventories('gpu1')).inventories).toMatchObject({VGPU: {total: 2}})
+      }
+    } finally {
+      await daemon.close()
     }
   })
 })

@@ -8,9 +8,11 @@ import {checkReshape} from '../../src/core/reshape/check.js'
 import {ReshapePlanError, type CompiledReshape} from '../../src/core/reshape/compiled.js'
 import {fillGenerations} from '../../src/core/reshape/generations.js'
 import {compileReshapeMoves, consumersToRead, movesInPlace, type Move} from '../../src/core/reshape/moves.js'
-import type {ReshaperBody} from '../../src/core/reshaper.js'
-import {stateFromSnapshot} from '../../src/core/snapshot.js'
-import type {State} from '../../src/core/state.js'
+import {createProvider} from '../../src/core/providers.js'
+import {reshape, type ReshaperBody} from '../../src/core/reshaper.js'
+import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
+import {Changes, type State} from '../../src/core/state.js'
+import {providerUuid} from '../../src/core/uuids.js'
 import {CN, PGPU0, PGPU1, VM_A, VM_B} from '../helpers/vgpu-fixture.js'
 
 const SHARED = '0d0d0d0d-0000-4000-8000-0000000000e5'
@@ -54,11 +56,7 @@ function vgpuState(): State {
   })
 }
 
-/** Created providers without a uuid in the plan get ffffffff-...-000000000001, -2, ... */
-const compile = (s: State, moves: Move[]) => {
-  let n = 0
-  return compileReshapeMoves(s, moves, {newUuid: () => `ffffffff-0000-4000-8000-${String(++n).padStart(12, '0')}`})
-}
+const compile = compileReshapeMoves
 
 /** fixtures/reshape/vgpu.yaml */
 const VGPU_MOVES: Move[] = [
@@ -109,7 +107,9 @@ describe('compileReshapeMoves', () => {
   it('all of a class with no consumers listed: every holder follows it', () => {
     const s = vgpuState()
     const c = compile(s, [{from: CN, to: 'gpu', resources: {VGPU: 'all'}}])
-    const gpu = 'ffffffff-0000-4000-8000-000000000001'
+    // No uuid in the plan: the one its name gives, as apply gives one (the dry run shows what the run creates).
+    const gpu = providerUuid('gpu')
+    expect(compile(s, [{from: CN, to: 'gpu', resources: {VGPU: 'all'}}]).creates[0].uuid).toBe(gpu)
     expect(c.creates).toEqual([{uuid: gpu, name: 'gpu', parent_provider_uuid: CN}])
     expect(c.body.inventories[gpu].inventories).toEqual({VGPU: {total: 8, reserved: 0, min_unit: 1, max_unit: 4, step_size: 1, allocation_ratio: 1}})
     expect(c.body.inventories[CN].inventories.VGPU).toBeUndefined()
@@ -309,5 +309,58 @@ describe('movesInPlace', () => {
     expect(movesInPlace(applied, VGPU_MOVES)).toBe(true)
     // A target that got less than the plan moves is not done.
     expect(movesInPlace(applied, [{...VGPU_MOVES[0], resources: {VGPU: 8}}])).toBe(false)
+  })
+})
+
+describe('movesInPlace: part of an idle class', () => {
+  const CN_IDLE = '0d0d0d0d-0000-4000-8000-0000000000c0'
+  const GPU0 = '0d0d0d0d-0000-4000-8000-0000000000c1'
+  /** cn with a child gpu0 holding VGPU 8 that nothing uses (and `extra` providers). */
+  const idleState = (extra: Snapshot['providers'] = []) =>
+    stateFromSnapshot({
+      classes: ['VCPU', 'VGPU'],
+      providers: [
+        {uuid: CN_IDLE, name: 'cn', generation: 1, inventories: {VCPU: {total: 8}}},
+        {uuid: GPU0, name: 'gpu0', generation: 1, parent_provider_uuid: CN_IDLE, root_provider_uuid: CN_IDLE, inventories: {VGPU: {total: 8}}},
+        ...extra,
+      ],
+      consumers: [],
+    })
+  /** The state once the reshape is written, as the reshaper writes it. */
+  const written = (s: State, c: CompiledReshape): State => {
+    s.changes = new Changes()
+    for (const p of c.creates) createProvider(s, 0, p)
+    reshape(s, 0, c.body, {consumerTypes: false})
+    s.changes = null
+    return s
+  }
+  const MOVE: Move[] = [{from: 'gpu0', to: 'gpu1', parent: 'cn', resources: {VGPU: 2}}]
+
+  it('a run again finds the provider the plan creates holding what it was given: done, not moved again', () => {
+    const s = idleState()
+    expect(movesInPlace(s, MOVE)).toBe(false)
+    const c = compile(s, MOVE)
+    expect(c.creates).toEqual([{uuid: providerUuid('gpu1'), name: 'gpu1', parent_provider_uuid: CN_IDLE}])
+    const after = written(s, c)
+    expect(after.providers.get(GPU0)!.inventories.get('VGPU')!.total).toBe(6)
+    expect(movesInPlace(after, MOVE)).toBe(true)
+    // The same plan with two moves into gpu1 (from gpu0 twice) is done only at their sum.
+    expect(movesInPlace(after, [...MOVE, ...MOVE])).toBe(false)
+  })
+
+  it('a provider that is not the one the plan creates is not taken for it', () => {
+    const gpu1 = (uuid: string, total: number, parent = CN_IDLE) => ({
+      uuid,
+      name: 'gpu1',
+      generation: 1,
+      parent_provider_uuid: parent,
+      root_provider_uuid: parent === GPU0 ? CN_IDLE : parent,
+      inventories: {VGPU: {total}},
+    })
+    // Another uuid (an existing gpu1 the plan adds to), another amount, another parent.
+    expect(movesInPlace(idleState([gpu1('0d0d0d0d-0000-4000-8000-0000000000c2', 2)]), MOVE)).toBe(false)
+    expect(movesInPlace(idleState([gpu1(providerUuid('gpu1'), 4)]), MOVE)).toBe(false)
+    expect(movesInPlace(idleState([gpu1(providerUuid('gpu1'), 2, GPU0)]), MOVE)).toBe(false)
+    expect(movesInPlace(idleState([gpu1(providerUuid('gpu1'), 2)]), MOVE)).toBe(true)
   })
 })

@@ -5,7 +5,8 @@
  *     - from: cn1                  # provider (name or uuid) the inventory leaves
  *       to: cn1_pgpu0              # provider it goes to; when no provider has this name it
  *                                  #   is created, as a child of `parent` (default: from)
- *       uuid: UUID                 # optional: uuid of the created provider (default random)
+ *       uuid: UUID                 # optional: uuid of the created provider (default:
+ *                                  #   uuid5(NS, "provider:NAME"), as apply gives one)
  *       parent: NAME|UUID          # optional: parent of the created provider
  *       resources: {VGPU: 4}       # inventory totals that move ("all": the whole total)
  *       inventory: {VGPU: {max_unit: 4}}  # optional: fields of the new inventory on `to`
@@ -24,10 +25,9 @@
  * The State must hold the trees of every provider the moves name, and every holder of a
  * moved class on a source in full (all its allocations): see consumersToRead.
  */
-import {randomUUID} from 'node:crypto'
 import type {ReshaperBody} from '../reshaper.js'
 import type {Inventory, Provider, State} from '../state.js'
-import {canonicalUuid, isUuidLike} from '../uuids.js'
+import {canonicalUuid, isUuidLike, providerUuid} from '../uuids.js'
 import {ReshapePlanError, type CompiledReshape, type ProviderCreate} from './compiled.js'
 
 export interface Move {
@@ -38,11 +38,6 @@ export interface Move {
   resources: Record<string, number | 'all'>
   inventory?: Record<string, Partial<Inventory>>
   consumers?: string[]
-}
-
-export interface CompileOptions {
-  /** Uuids of created providers the plan gives none for (default: random). */
-  newUuid?: () => string
 }
 
 function planError(msg: string): never {
@@ -85,8 +80,14 @@ interface Resolved {
   move: Move
 }
 
+/**
+ * The uuid of the provider a move creates: the plan's, else the one its name gives. Decided
+ * by the plan alone, so a dry run shows the uuid the run creates, and a run again finds it.
+ */
+export const createdUuid = (m: Move): string => (m.uuid ? canonicalUuid(m.uuid) : providerUuid(m.to))
+
 /** The providers each move names; the targets that do not exist yet become creates. */
-function resolveMoves(s: State, moves: Move[], newUuid: () => string) {
+function resolveMoves(s: State, moves: Move[]) {
   const roots = new Set<string>()
   const find = (ref: string) => {
     const p = providerByRef(s, ref)
@@ -113,7 +114,7 @@ function resolveMoves(s: State, moves: Move[], newUuid: () => string) {
       parentUuid = parent
     }
     let c = creates.get(m.to)
-    if (!c) creates.set(m.to, (c = {uuid: m.uuid ?? newUuid(), name: m.to, parent_provider_uuid: parentUuid}))
+    if (!c) creates.set(m.to, (c = {uuid: createdUuid(m), name: m.to, parent_provider_uuid: parentUuid}))
     else if ((m.uuid && c.uuid !== m.uuid) || c.parent_provider_uuid !== parentUuid) {
       planError(`moves[${i}]: ${m.to} is created by two moves with different uuid or parent`)
     }
@@ -219,8 +220,8 @@ function movedAllocations(s: State, consumer: string, follows: {from: string; rc
  * Moves + State -> the reshaper body, the providers to create and the trees involved.
  * Throws ReshapePlanError when the plan does not fit the State.
  */
-export function compileReshapeMoves(s: State, moves: Move[], opts: CompileOptions = {}): CompiledReshape {
-  const {resolved, creates, roots} = resolveMoves(s, moves, opts.newUuid ?? randomUUID)
+export function compileReshapeMoves(s: State, moves: Move[]): CompiledReshape {
+  const {resolved, creates, roots} = resolveMoves(s, moves)
   const inventories = new Map<string, Map<string, Inventory>>()
   const inventoryOf = (uuid: string) => {
     let inv = inventories.get(uuid)
@@ -267,24 +268,44 @@ export function compileReshapeMoves(s: State, moves: Move[], opts: CompileOption
 /**
  * Whether the moves are already in place (a plan run before, run again): every target exists
  * with the classes it was to receive, and each moved class is gone from its source, or every
- * consumer the move names now holds it on the target and not on the source. Then there is
- * nothing to do, rather than "no inventory to move".
+ * consumer the move names now holds it on the target and not on the source, or (a move of
+ * idle inventory, naming no consumers, whose source keeps part of the class) the target is
+ * the provider the plan creates (its uuid, under its parent) holding exactly what the plan
+ * gives it. Then there is nothing to do, rather than "no inventory to move" or moving the
+ * same amounts again.
+ *
+ * A part of an idle class moved to a provider that existed before cannot be told from the
+ * state before the move, and is moved again.
  */
 export function movesInPlace(s: State, moves: Move[]): boolean {
   if (moves.length === 0) return false
+  // What the plan creates, by target name: the first move naming it decides (as resolveMoves does).
+  const planned = new Map<string, {uuid: string; parent: string}>()
+  for (const m of moves) if (!planned.has(m.to)) planned.set(m.to, {uuid: createdUuid(m), parent: m.parent ?? m.from})
+  /** Of `rc`, what the plan moves into the provider `to` (null when a move of it is "all"). */
+  const movedInto = (to: string, rc: string): number | null => {
+    let sum = 0
+    for (const m of moves) {
+      const amount = m.resources[rc]
+      if (amount === undefined || providerByRef(s, m.to)?.uuid !== to) continue
+      if (amount === 'all') return null
+      sum += amount
+    }
+    return sum
+  }
   return moves.every((m) => {
     const from = providerByRef(s, m.from)
     const to = providerByRef(s, m.to)
     if (!from || !to || (m.uuid && canonicalUuid(m.uuid) !== to.uuid)) return false
+    const plan = planned.get(m.to)!
+    const createdByPlan = to.uuid === plan.uuid && to.parent === providerByRef(s, plan.parent)?.uuid
     return Object.entries(m.resources).every(([rc, amount]) => {
       const target = to.inventories.get(rc)
       if (!target || (typeof amount === 'number' && target.total < amount)) return false
       if (!from.inventories.has(rc)) return true
       const named = m.consumers ?? []
-      return (
-        named.length > 0 &&
-        named.every((c) => (to.allocations.get(canonicalUuid(c))?.get(rc) ?? 0) > 0 && !(from.allocations.get(canonicalUuid(c))?.get(rc) ?? 0))
-      )
+      if (named.length === 0) return createdByPlan && target.total === movedInto(to.uuid, rc)
+      return named.every((c) => (to.allocations.get(canonicalUuid(c))?.get(rc) ?? 0) > 0 && !(from.allocations.get(canonicalUuid(c))?.get(rc) ?? 0))
     })
   })
 }
