@@ -37,11 +37,11 @@ import fs from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
+import readline from 'node:readline'
 import {fileURLToPath} from 'node:url'
 import pg from 'pg'
 import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
 import {freePort, loadThroughBatch, AGGREGATES} from './huge-sets.mjs'
-import {TcpProxy} from './tcp-proxy.mjs'
 import {postgresBin} from './postgres-bin.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -926,6 +926,32 @@ async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb
   report(result)
 }
 
+/** The delay proxy (scripts/tcp-proxy.mjs) as a process of its own, in front of `targetPort`. */
+async function startDelayProxy(targetPort) {
+  const child = spawn(process.execPath, [path.join(root, 'scripts', 'tcp-proxy.mjs'), '--target', String(targetPort)], {stdio: ['pipe', 'pipe', 'inherit']})
+  const lines = readline.createInterface({input: child.stdout})
+  const next = () => new Promise((resolve, reject) => {
+    lines.once('line', resolve)
+    child.once('exit', (code) => reject(new Error(`the delay proxy exited (${code})`)))
+  })
+  const first = await next()
+  const port = Number(/^listening (\d+)$/.exec(first)?.[1])
+  if (!port) throw new Error(`the delay proxy said: ${first}`)
+  const proxy = {
+    port,
+    delayMs: 0,
+    async setDelay(ms) {
+      child.stdin.write(`delay ${ms}\n`)
+      proxy.delayMs = Number(/^delay ([\d.]+)$/.exec(await next())?.[1])
+    },
+    async close() {
+      child.stdin.end()
+      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)))
+    },
+  }
+  return proxy
+}
+
 async function runPostgres(work) {
   progress('starting a PostgreSQL cluster...')
   const db = await startPostgres()
@@ -944,15 +970,21 @@ async function runPostgres(work) {
   let proxyRtt = null
   let directRtt = null
   if (DELAY_MS > 0) {
-    proxy = new TcpProxy({port: db.port}, {delayMs: DELAY_MS / 2})
-    await proxy.listen()
+    proxy = await startDelayProxy(db.port)
     directRtt = await pingMs(db.port)
-    proxyRtt = await pingMs(proxy.port)
-    progress(`delay proxy on 127.0.0.1:${proxy.port}: select 1 takes ${proxyRtt.toFixed(2)} ms through it, ${directRtt.toFixed(2)} ms direct (asked for +${DELAY_MS} ms)`)
+    // The proxy's own hops cost a little: its per-direction delay is set so that a round trip
+    // through it gains what was asked, as measured.
+    let each = DELAY_MS / 2
+    for (let i = 0; i < 4; i++) {
+      await proxy.setDelay(each)
+      proxyRtt = await pingMs(proxy.port)
+      each = Math.max(0, each - (proxyRtt - directRtt - DELAY_MS) / 2)
+    }
+    progress(`delay proxy on 127.0.0.1:${proxy.port} (${proxy.delayMs.toFixed(3)} ms each way): select 1 takes ${proxyRtt.toFixed(2)} ms through it, ${directRtt.toFixed(2)} ms direct (asked for +${DELAY_MS} ms)`)
   }
   const dbUrl = db.url(proxy ? proxy.port : db.port)
-  // Node's timers have a 1 ms granularity: the proxy's real cost is measured and shown.
-  const measuredDelay = proxy ? ` (measured +${(proxyRtt - directRtt).toFixed(1)} ms)` : ''
+  // What the proxy really adds is measured and shown.
+  const measuredDelay = proxy ? ` (measured +${(proxyRtt - directRtt).toFixed(2)} ms)` : ''
   const setup = `${LABEL}postgres${DELAY_MS ? `, proxy +${DELAY_MS} ms${measuredDelay}` : ''}${KILL ? ', one node killed' : ''}`
   try {
     for (const k of DAEMON_COUNTS) {

@@ -4,6 +4,7 @@
 // refuse new ones (the database down), swallow them (a partition or a frozen server), and be
 // pointed at another server (a VIP moving to a promoted standby).
 import net from 'node:net'
+import {PreciseClock, nowMs} from './precise-clock.mjs'
 
 export class TcpProxy {
   /**
@@ -18,6 +19,12 @@ export class TcpProxy {
     this.sockets = new Set()
     this.server = net.createServer((client) => this.accept(client))
     this.port = 0
+    /**
+     * Chunks on their way, every direction of every connection in one line: the delay is the same
+     * for all, so they fall due in the order they came.
+     */
+    this.inFlight = []
+    this.clock = null
   }
 
   /** Listens on a free loopback port (or `port`); resolves with it. */
@@ -49,32 +56,38 @@ export class TcpProxy {
   }
 
   /**
-   * Copies `from` to `to`, each chunk `delayMs` late, in order (one timer for the chunks due,
-   * not one per chunk); either end closing closes both once what was sent has arrived.
+   * Copies `from` to `to`, each chunk `delayMs` late, in order; either end closing closes both
+   * once what was sent has arrived.
    */
   pipe(from, to) {
-    const queue = []
-    let timer = null
-    let closed = false
-    const flush = () => {
-      timer = null
-      const now = performance.now()
-      while (queue.length && queue[0].due <= now) if (!to.destroyed) to.write(queue.shift().chunk)
-      if (queue.length) arm()
-      else if (closed) to.destroy()
-    }
-    const arm = () => {
-      timer = setTimeout(flush, Math.max(0, queue[0].due - performance.now()))
-    }
     from.on('data', (chunk) => {
       if (!this.delayMs) return void to.write(chunk)
-      queue.push({due: performance.now() + this.delayMs, chunk})
-      if (!timer) arm()
+      this.send({due: nowMs() + this.delayMs, to, chunk})
     })
     from.on('close', () => {
-      closed = true
-      if (!timer) to.destroy()
+      if (!this.delayMs) return void to.destroy()
+      this.send({due: nowMs() + this.delayMs, to, chunk: null})
     })
+  }
+
+  send(entry) {
+    this.inFlight.push(entry)
+    this.clock ??= new PreciseClock(() => this.deliver())
+    if (this.inFlight.length === 1) this.clock.wakeAt(entry.due)
+  }
+
+  /** Delivers what fell due (a null chunk closes its socket), and asks to be woken for the rest. */
+  deliver() {
+    const now = nowMs()
+    let k = 0
+    for (; k < this.inFlight.length && this.inFlight[k].due <= now; k++) {
+      const {to, chunk} = this.inFlight[k]
+      if (to.destroyed) continue
+      if (chunk === null) to.destroy()
+      else to.write(chunk)
+    }
+    this.inFlight.splice(0, k)
+    if (this.inFlight.length) this.clock.wakeAt(this.inFlight[0].due)
   }
 
   /** Closes every connection open now (new ones are taken as the mode says). */
@@ -96,5 +109,35 @@ export class TcpProxy {
   async close() {
     this.cutAll()
     await new Promise((r) => this.server.close(() => r()))
+    await this.clock?.close()
   }
+}
+
+/**
+ * Run on its own (`node scripts/tcp-proxy.mjs --target PORT --delay-ms D`), the proxy is a process
+ * of its own, so a busy caller's event loop does not add to its delays. It prints
+ * `listening PORT`; a line `delay D` on its stdin sets the delay of each direction anew.
+ */
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const arg = (name) => {
+    const k = process.argv.indexOf(`--${name}`)
+    return k > 0 ? process.argv[k + 1] : undefined
+  }
+  const proxy = new TcpProxy({port: Number(arg('target'))}, {delayMs: Number(arg('delay-ms') ?? 0)})
+  const port = await proxy.listen(Number(arg('port') ?? 0))
+  process.stdout.write(`listening ${port}\n`)
+  let pending = ''
+  process.stdin.setEncoding('utf8')
+  process.stdin.on('data', (text) => {
+    pending += text
+    let nl
+    while ((nl = pending.indexOf('\n')) >= 0) {
+      const line = pending.slice(0, nl).trim()
+      pending = pending.slice(nl + 1)
+      const m = /^delay ([\d.]+)$/.exec(line)
+      if (m) proxy.delayMs = Number(m[1])
+      process.stdout.write(m ? `delay ${proxy.delayMs}\n` : `unknown command: ${line}\n`)
+    }
+  })
+  process.stdin.on('end', () => void proxy.close().then(() => process.exit(0)))
 }
