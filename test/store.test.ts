@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {promisify} from 'node:util'
 import {afterAll, afterEach, beforeEach, describe, expect, it} from 'vitest'
-import {createProvider} from '../src/core/providers.js'
+import {createProvider, updateProvider} from '../src/core/providers.js'
 import {PlacementError} from '../src/core/errors.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../src/core/standard.js'
 import SQLite from 'better-sqlite3'
@@ -77,6 +77,34 @@ describe.each(backends)('Store on $name', ({available, fresh}) => {
     expect([...(await a.refresh()).providers.values()].map((p) => p.name)).toEqual(['from-a', 'from-b'])
     await a.close()
     await b.close()
+  })
+
+  it('decides a write again when another process committed first, never on what it had not seen', async () => {
+    const file = await fresh()
+    const a = await Store.open(file)
+    const b = await Store.open(file)
+    const uuid = '55555555-5555-5555-5555-555555555555'
+    await a.write((s, now) => createProvider(s, now, {name: 'cn', uuid}))
+    await b.refresh()
+    const retried: string[] = []
+    b.observer = {writeRetried: (why) => retried.push(why)}
+    // b has not looked since: a refusal on what it holds (no such name) would be wrong, and so
+    // would a success (the name is taken now).
+    await a.write((s, now) => updateProvider(s, now, uuid, {name: 'renamed'}, {allowReparenting: false}))
+    await expect(b.write((s, now) => createProvider(s, now, {name: 'renamed'}))).rejects.toThrow(/already exists/)
+    expect([...b.state.providerByName.keys()]).toEqual(['renamed'])
+    // b holds 'renamed' taken: a refusal, unless the name was freed meanwhile (it was).
+    await a.write((s, now) => updateProvider(s, now, uuid, {name: 'again'}, {allowReparenting: false}))
+    await b.write((s, now) => createProvider(s, now, {name: 'renamed'}))
+    await a.write((s, now) => updateProvider(s, now, uuid, {name: 'third'}, {allowReparenting: false}))
+    await b.write((s, now) => updateProvider(s, now, uuid, {name: 'from-b'}, {allowReparenting: false}))
+    // b wrote in one round trip first only where the database's lock costs round trips.
+    expect(retried).toEqual(b.kind === 'postgres' ? ['moved', 'moved', 'moved'] : [])
+    const fresh2 = await Store.open(file)
+    expect([...fresh2.state.providerByName.keys()].sort()).toEqual(['from-b', 'renamed'])
+    expect([...(await a.refresh()).providerByName.keys()].sort()).toEqual(['from-b', 'renamed'])
+    expect([...b.state.providerByName.keys()].sort()).toEqual(['from-b', 'renamed'])
+    await Promise.all([a.close(), b.close(), fresh2.close()])
   })
 
   it('keeps the generation bumps of allocation writes', async () => {

@@ -131,6 +131,13 @@ export class Metrics {
     registers: [this.registry],
   })
 
+  readonly writesRetried = new Counter({
+    name: 'placemat_writes_retried_total',
+    help: 'Writes tried in one round trip that ran again under the write lock: another process had committed first (moved), or the write did not fit in one round trip (too-big).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  })
+
   readonly journalPosition = new Gauge({
     name: 'placemat_journal_position',
     help: 'The change journal position this node\'s State reflects.',
@@ -301,6 +308,9 @@ function watchStore(app: FastifyInstance, metrics: Metrics): StoreObserver {
       metrics.databaseReconnects.inc()
       app.log.info({event: 'database_reconnected'}, 'database answering again')
       down = null
+    },
+    writeRetried(why) {
+      metrics.writesRetried.inc({reason: why})
     },
     commitUnknown(err) {
       metrics.commitsUnknown.inc()

@@ -28,6 +28,15 @@ export interface Session {
    * page costs the same at the end of the table; PostgreSQL: a cursor inside the transaction).
    */
   pages(table: keyof Database, columns: string[], key: 'rowid' | 'seq'): AsyncGenerator<unknown[][]>
+  /**
+   * A write in one round trip, for a process whose State is at `position` (PostgreSQL only, where
+   * holding the write lock across round trips is what costs): takes the write lock, checks that
+   * the change counter is still `position`, runs `statements` and commits, all as one implicit
+   * transaction. 'moved' when another process committed first (nothing was written, and the lock
+   * was held only for the check); 'too-big' when the statements do not fit in one round trip
+   * (nothing was sent).
+   */
+  commitIfAt?(position: number, statements: Iterable<CompiledQuery>): Promise<'committed' | 'moved' | 'too-big'>
 }
 
 /**
@@ -272,6 +281,24 @@ const WRITE_LOCK_KEY = 0x706c6d74
 /** Statements sent together stay under this much SQL text (a big batch takes several round trips). */
 const MAX_ROUND_TRIP_TEXT = 4 * 1024 * 1024
 
+/** The SQLSTATE of commitIfAt's check: another process committed first. */
+const MOVED = 'PM409'
+
+/** A PostgreSQL session can also send SQL text as it is, in one round trip. */
+interface PostgresSession extends Session {
+  send(text: string): Promise<Row[][]>
+}
+
+/** Statements (compiled, or SQL text) as the text of one simple query. */
+function joinStatements(statements: Iterable<CompiledQuery | string>, max: number): string {
+  let text = ''
+  for (const q of statements) {
+    text += (text ? ';\n' : '') + (typeof q === 'string' ? q : inlineStatement(q))
+    if (text.length > max) break
+  }
+  return text
+}
+
 /** A value as a PostgreSQL literal (standard_conforming_strings is on for placemat's sessions). */
 function literal(v: unknown): string {
   if (v === null || v === undefined) return 'NULL'
@@ -387,7 +414,7 @@ class PostgresBackend implements Backend {
 
   checkWritable(): void {}
 
-  async session<T>(fn: (s: Session) => Promise<T>): Promise<T> {
+  async session<T>(fn: (s: PostgresSession) => Promise<T>): Promise<T> {
     let client: pg.PoolClient
     try {
       client = await this.pool.connect()
@@ -414,29 +441,48 @@ class PostgresBackend implements Backend {
     }
   }
 
-  private sessionOf(client: pg.PoolClient): Session {
+  private sessionOf(client: pg.PoolClient): PostgresSession {
+    const send = async (text: string) => {
+      const r = (await client.query(text)) as unknown as pg.QueryResult | pg.QueryResult[]
+      return (Array.isArray(r) ? r : [r]).map((result) => result.rows ?? [])
+    }
     return {
       run: async (statements) => {
         const out: Row[][] = []
         let text = ''
         let count = 0
-        const send = async () => {
-          if (!count) return
-          const r = (await client.query(text)) as unknown as pg.QueryResult | pg.QueryResult[]
-          for (const result of Array.isArray(r) ? r : [r]) out.push(result.rows ?? [])
-          text = ''
-          count = 0
-        }
         for (const q of statements) {
           const s = inlineStatement(q)
-          if (count && text.length + s.length > MAX_ROUND_TRIP_TEXT) await send()
+          if (count && text.length + s.length > MAX_ROUND_TRIP_TEXT) {
+            out.push(...(await send(text)))
+            text = ''
+            count = 0
+          }
           text += (count ? ';\n' : '') + s
           count++
         }
-        await send()
+        if (count) out.push(...(await send(text)))
         return out
       },
+      send,
       pages: (table, columns, key) => this.cursorPages(client, table, columns, key),
+      commitIfAt: async (position, statements) => {
+        if (!Number.isSafeInteger(position)) throw new Error(`not a journal position: ${position}`)
+        // No BEGIN: statements sent in one simple query are one implicit transaction, which the
+        // server rolls back at its first error without waiting for us, releasing the lock at once.
+        const guard =
+          `do $$begin if coalesce((select cast(value as bigint) from placemat_meta where key = 'change_counter'), 0) <> ${position} ` +
+          `then raise exception using errcode = '${MOVED}', message = 'the change counter moved'; end if; end$$`
+        const text = joinStatements([this.beginWrite()[1], guard, ...statements], MAX_ROUND_TRIP_TEXT)
+        if (text.length > MAX_ROUND_TRIP_TEXT) return 'too-big'
+        try {
+          await send(text)
+          return 'committed'
+        } catch (err) {
+          if ((err as {code?: unknown}).code === MOVED) return 'moved'
+          throw err
+        }
+      },
     }
   }
 

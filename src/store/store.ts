@@ -60,6 +60,11 @@ export interface StoreObserver {
   reconnected?(): void
   /** A write lost its connection during COMMIT: whether it committed is not known (the State follows the database). */
   commitUnknown?(err: unknown): void
+  /**
+   * A write made in one round trip found that another process had committed first (or was too
+   * big for one round trip): it runs again under the lock.
+   */
+  writeRetried?(why: 'moved' | 'too-big'): void
 }
 
 /** What a store's health check says (see Store.health). */
@@ -509,16 +514,72 @@ export class Store {
    * after changing the State) settles none and asks for them to be run one by one.
    */
   private async writeGroup(group: QueuedWrite[]): Promise<'settled' | 'retry-alone'> {
-    const all = new Changes()
-    const outcomes: Array<{ok: true; value: unknown} | {ok: false; error: unknown}> = []
+    if (this.kind === 'postgres' && !this.options.pauseInTransactionMs && this.currentAsFarAsKnown()) {
+      const outcome = await this.writeAtPosition(group)
+      if (outcome !== 'moved') return outcome
+    }
+    return this.writeLocked(group)
+  }
+
+  /** Whether the State holds all the database held when the change mark was last asked. */
+  private currentAsFarAsKnown(): boolean {
+    return this.position >= 0 && this.seenMark === this.position && !this.suspect && !this.dirty
+  }
+
+  /**
+   * PostgreSQL, with the State current as far as this process knows: the group runs against it
+   * before any round trip, and its rows go in one round trip that commits only if nobody
+   * committed since, so the write lock is held for the server's work alone, never across the
+   * network. 'moved': somebody had; nothing was written, what the group touched is read again,
+   * and the group runs again under the lock (writeLocked).
+   */
+  private async writeAtPosition(group: QueuedWrite[]): Promise<'settled' | 'retry-alone' | 'moved'> {
+    const base = this.position
+    const run = this.runGroup(group, Date.now())
     let committing = false
-    let thrownByWrite = false
+    try {
+      if (run.threw) throw run.threw.error
+      if (run.all.empty) {
+        // Refusals and no-ops decided on a State that may be behind: they stand if nobody
+        // committed since (one round trip, no lock).
+        const mark = await this.backend.changeMark()
+        this.dirty = false
+        if (mark === base) return this.succeed(group, run)
+        this.observer?.writeRetried?.('moved')
+        return 'moved'
+      }
+      const statements = concat(this.writer.statements(this.state, run.all), recordStatements(this.db, run.all, base + 1))
+      const outcome = await this.backend.session((s) => {
+        committing = true
+        return s.commitIfAt!(base, statements)
+      })
+      if (outcome !== 'committed') {
+        this.distrust(run.all)
+        this.dirty = false
+        this.observer?.writeRetried?.(outcome)
+        return 'moved'
+      }
+      this.position = base + 1
+      this.seenMark = this.position
+      this.head = Math.max(this.head, this.position)
+      return this.succeed(group, run)
+    } catch (err) {
+      return this.fail(group, run, err, committing)
+    }
+  }
+
+  /**
+   * The group in a transaction that takes the write lock first: BEGIN, the lock and what others
+   * committed since our position in one round trip; the rows those name only when there are any;
+   * the group's rows, the journal and COMMIT in the last.
+   */
+  private async writeLocked(group: QueuedWrite[]): Promise<'settled' | 'retry-alone'> {
+    let run: GroupRun = {outcomes: [], all: new Changes(), threw: null}
+    let committing = false
     try {
       this.backend.checkWritable()
       await this.backend.session(async (s) => {
         const db = this.db
-        // One round trip: BEGIN, the lock, and what others committed since our position (the
-        // journal's keys); one more only when they did: the rows those keys name.
         const opening = this.backend.beginWrite()
         const [headRows, keyRows] = (await s.run([...opening, headStatement(db), this.keysStatement()])).slice(opening.length)
         const head = readHead(headRows)
@@ -527,79 +588,101 @@ export class Store {
         if (this.kind === 'postgres') this.seenMark = this.position
         // SQLite: nobody can commit while we hold the lock, so the mark now is the one we are current at.
         else this.seenMark = this.backend.changeMark() as number
-        const now = Date.now()
-        this.dirty = true
-        for (const w of group) {
-          const changes = new Changes()
-          this.state.changes = changes
-          try {
-            outcomes.push({ok: true, value: w.fn(this.state, now)})
-          } catch (error) {
-            if (!changes.empty) {
-              all.absorb(changes) // the State holds part of it: the whole group is undone
-              thrownByWrite = true
-              throw error
-            }
-            outcomes.push({ok: false, error})
-          } finally {
-            this.state.changes = null
-          }
-          all.absorb(changes)
-        }
-        if (all.empty) {
+        run = this.runGroup(group, Date.now())
+        if (run.threw) throw run.threw.error
+        if (run.all.empty) {
           await s.run([sql`commit`.compile(db)])
           return
         }
         const seq = this.position + 1
         if (this.options.pauseInTransactionMs) {
-          await s.run(this.writer.statements(this.state, all))
+          await s.run(this.writer.statements(this.state, run.all))
           process.stderr.write('placemat-test: paused in transaction\n')
           await new Promise((r) => setTimeout(r, this.options.pauseInTransactionMs))
           committing = true
-          await s.run([...recordStatements(db, all, seq), sql`commit`.compile(db)])
+          await s.run([...recordStatements(db, run.all, seq), sql`commit`.compile(db)])
         } else {
           // One more round trip (more for a big batch): the rows, the journal, the counter, COMMIT.
           committing = true
-          await s.run(concat(this.writer.statements(this.state, all), recordStatements(db, all, seq), [sql`commit`.compile(db)]))
+          await s.run(concat(this.writer.statements(this.state, run.all), recordStatements(db, run.all, seq), [sql`commit`.compile(db)]))
         }
         this.position = seq
         if (this.kind === 'postgres') this.seenMark = seq
         this.head = Math.max(this.head, seq)
       })
     } catch (err) {
-      // Memory may hold what the database does not: what the group touched is read again, now if
-      // the database answers, else before the next read or write.
-      this.distrust(all)
-      this.dirty = false // what the group touched is unsure now (refresh waits for it to be read again)
-      const fault = databaseFault(err)
-      // A refusal: the database answers, read back now. A fault: not now (it would wait on the
-      // database again before this group is answered); the next read or write does.
-      if (!fault && !all.empty) await this.sync().catch(() => undefined)
-      if (thrownByWrite && group.length > 1) return 'retry-alone'
-      if (fault) this.writeFault = fault
-      if (fault === 'replaced') this.observer?.fault?.(fault, err)
-      // Only a connection lost while COMMIT may have been on its way leaves the outcome unknown; a
-      // statement refused (read-only, disk full) ended the transaction before it.
-      if (committing && fault === 'unavailable' && this.kind === 'postgres') this.observer?.commitUnknown?.(err)
-      const error = thrownByWrite ? err : asDatabaseError(err)
-      for (const w of group) this.settle(w, {ok: false, error})
-      // Writes that queued meanwhile would each wait out the same fault: they are answered now.
-      if (fault) for (const w of this.queue.splice(0)) this.settle(w, {ok: false, error})
-      return 'settled'
+      return this.fail(group, run, err, committing)
     }
+    this.dirty = false
+    return this.succeed(group, run)
+  }
+
+  /** Runs the group's writes against the State in turn, each seeing what the ones before it did. */
+  private runGroup(group: QueuedWrite[], now: number): GroupRun {
+    const run: GroupRun = {outcomes: [], all: new Changes(), threw: null}
+    this.dirty = true
+    for (const w of group) {
+      const changes = new Changes()
+      this.state.changes = changes
+      try {
+        run.outcomes.push({ok: true, value: w.fn(this.state, now)})
+      } catch (error) {
+        if (!changes.empty) {
+          // The State holds part of it: the whole group is undone.
+          run.all.absorb(changes)
+          run.threw = {error}
+          return run
+        }
+        run.outcomes.push({ok: false, error})
+      } finally {
+        this.state.changes = null
+      }
+      run.all.absorb(changes)
+    }
+    return run
+  }
+
+  /** The group committed (or changed nothing): its writes are answered. */
+  private succeed(group: QueuedWrite[], run: GroupRun): 'settled' {
     this.writeFault = null
     this.dirty = false
-    if (!all.empty) {
+    if (!run.all.empty) {
       this.state.version += 1
       // The provider index follows the write now, touching what it changed, so the next
       // query does not wait for it.
       keepIndexCurrent(this.state)
     }
-    group.forEach((w, k) => this.settle(w, outcomes[k]))
+    group.forEach((w, k) => this.settle(w, run.outcomes[k]))
     return 'settled'
   }
 
-  private settle(w: QueuedWrite, outcome: {ok: true; value: unknown} | {ok: false; error: unknown}): void {
+  /**
+   * The group failed (a write threw after changing the State, the database refused, or a fault):
+   * nothing of it is kept. Memory may hold what the database does not, so what the group touched
+   * is read again, now if the database answers, else before the next read or write.
+   */
+  private async fail(group: QueuedWrite[], run: GroupRun, err: unknown, committing: boolean): Promise<'settled' | 'retry-alone'> {
+    const thrownByWrite = run.threw !== null
+    this.distrust(run.all)
+    this.dirty = false // what the group touched is unsure now (refresh waits for it to be read again)
+    const fault = databaseFault(err)
+    // A refusal: the database answers, read back now. A fault: not now (it would wait on the
+    // database again before this group is answered); the next read or write does.
+    if (!fault && !run.all.empty) await this.sync().catch(() => undefined)
+    if (thrownByWrite && group.length > 1) return 'retry-alone'
+    if (fault) this.writeFault = fault
+    if (fault === 'replaced') this.observer?.fault?.(fault, err)
+    // Only a connection lost while COMMIT may have been on its way leaves the outcome unknown; a
+    // statement refused (read-only, disk full) ended the transaction before it.
+    if (committing && fault === 'unavailable' && this.kind === 'postgres') this.observer?.commitUnknown?.(err)
+    const error = thrownByWrite ? err : asDatabaseError(err)
+    for (const w of group) this.settle(w, {ok: false, error})
+    // Writes that queued meanwhile would each wait out the same fault: they are answered now.
+    if (fault) for (const w of this.queue.splice(0)) this.settle(w, {ok: false, error})
+    return 'settled'
+  }
+
+  private settle(w: QueuedWrite, outcome: Outcome): void {
     const observer = this.onWrite
     if (observer) {
       try {
@@ -660,6 +743,16 @@ export class Store {
 
 function* concat<T>(...parts: Iterable<T>[]): Generator<T> {
   for (const p of parts) yield* p
+}
+
+type Outcome = {ok: true; value: unknown} | {ok: false; error: unknown}
+
+/** What a group's writes did to the State: each one's outcome, and all they changed. */
+interface GroupRun {
+  outcomes: Outcome[]
+  all: Changes
+  /** A write threw after changing the State. */
+  threw: {error: unknown} | null
 }
 
 /** A write waiting in the store's queue. */
