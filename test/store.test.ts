@@ -79,6 +79,21 @@ describe.each(backends)('Store on $name', ({available, fresh}) => {
     await b.close()
   })
 
+  it('shows every read what another process committed before the read arrived, reads arriving together or during its own writes', async () => {
+    const file = await fresh()
+    const a = await Store.open(file)
+    const b = await Store.open(file)
+    for (let i = 0; i < 5; i++) {
+      await a.write((s, now) => createProvider(s, now, {name: `a${i}`}))
+      const own = b.write((s, now) => createProvider(s, now, {name: `b${i}`}))
+      const reads = await Promise.all(Array.from({length: 8}, () => b.read((s) => s.providerByName.has(`a${i}`))))
+      expect(reads).toEqual(Array(8).fill(true))
+      await own
+      expect((await a.read((s) => s.providerByName.has(`b${i}`)))).toBe(true)
+    }
+    await Promise.all([a.close(), b.close()])
+  })
+
   it('decides a write again when another process committed first, never on what it had not seen', async () => {
     const file = await fresh()
     const a = await Store.open(file)

@@ -89,6 +89,15 @@ export class Store {
   /** The change mark at which the State was last known current (-1: ask the database). */
   private seenMark = -1
   /**
+   * PostgreSQL: the State holds every commit made before this time (performance.now()): the send
+   * time of the last round trip that found the change counter at our position.
+   */
+  private currentAsOf = -Infinity
+  /** The probe of the change counter in flight, which reads arriving before it was sent share. */
+  private probe: {sentAt: number; counter: Promise<number>} | null = null
+  /** The exclusive turn running now (or the last one). */
+  private running: Promise<unknown> = Promise.resolve()
+  /**
    * Keys a failed write (or a rehearsal) left the State unsure of: read again from the database
    * with the next catch-up; 'all' when there are too many to name (the State is loaded again).
    */
@@ -365,7 +374,11 @@ export class Store {
    */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     this.pendingCount++
-    const run = this.tail.then(fn)
+    const run = this.tail.then(() => {
+      const turn = fn()
+      this.running = turn
+      return turn
+    })
     const done = () => {
       this.pendingCount--
     }
@@ -379,20 +392,69 @@ export class Store {
    */
   refresh(): Promise<State> {
     if (!this.started) return Promise.reject(new DatabaseUnavailableError('starting'))
+    if (this.kind === 'postgres') return this.currentFor(performance.now())
     // The State holds a write not yet committed, or is being loaded, or is unsure of something:
     // wait for our turn. Otherwise it is what the database held at seenMark, writes of ours queued
     // or not: if nobody committed since, it is current, no waiting.
     if (this.dirty || this.suspect || this.seenMark < 0) return this.catchUp()
-    let mark: number | Promise<number>
+    let mark: number
     try {
-      mark = this.backend.changeMark()
+      mark = this.backend.changeMark() as number
     } catch (err) {
       return Promise.reject(asDatabaseError(err))
     }
-    if (typeof mark === 'number') return mark === this.seenMark ? Promise.resolve(this.state) : this.catchUp()
-    return mark.then(
-      (m) => (m === this.seenMark && !this.dirty && !this.suspect ? this.state : this.catchUp(m !== this.seenMark)),
-      (err) => Promise.reject(asDatabaseError(err)),
+    return mark === this.seenMark ? Promise.resolve(this.state) : this.catchUp()
+  }
+
+  /**
+   * PostgreSQL: the State once it holds every commit made before `arrived` (read-your-writes across
+   * nodes). A round trip sent after `arrived` that found the counter at or below our position
+   * proves it: a probe of the counter, shared by the reads that arrived before it was sent, or a
+   * write of ours. Reads arriving while our write is in flight wait for it, and a write sent after
+   * them answers for them without a probe.
+   */
+  private async currentFor(arrived: number): Promise<State> {
+    let need: number | null = null
+    for (;;) {
+      if (this.suspect || this.seenMark < 0) return this.catchUp()
+      if (this.dirty) {
+        await this.turnEnd()
+        continue
+      }
+      if (this.currentAsOf >= arrived || (need !== null && this.position >= need)) return this.state
+      if (need !== null) return this.catchUp(true)
+      need = await this.counterSince(arrived)
+    }
+  }
+
+  /** The change counter as read by a round trip sent at `arrived` or later (one shared by all who wait). */
+  private counterSince(arrived: number): Promise<number> {
+    const probe = this.probe
+    if (probe && probe.sentAt >= arrived) return probe.counter
+    const sentAt = performance.now()
+    const counter = Promise.resolve()
+      .then(() => this.backend.changeMark())
+      .then(
+        (m) => {
+          if (this.probe?.counter === counter) this.probe = null
+          this.head = Math.max(this.head, m)
+          if (m <= this.position && !this.suspect) this.currentAsOf = Math.max(this.currentAsOf, sentAt)
+          return m
+        },
+        (err) => {
+          if (this.probe?.counter === counter) this.probe = null
+          throw asDatabaseError(err)
+        },
+      )
+    this.probe = {sentAt, counter}
+    return counter
+  }
+
+  /** Settles when the turn now running (a write, a catch-up, a load) has ended. */
+  private turnEnd(): Promise<void> {
+    return this.running.then(
+      () => undefined,
+      () => undefined,
     )
   }
 
@@ -421,6 +483,7 @@ export class Store {
     try {
       const markBefore = moved ? -1 : await this.backend.changeMark()
       if (markBefore === this.seenMark && !this.suspect) return this.state
+      const sentAt = performance.now()
       await this.backend.session(async (s) => {
         // One snapshot: the head and the keys after our position, then the rows they name.
         const opening = this.backend.beginRead()
@@ -429,6 +492,7 @@ export class Store {
       })
       // PostgreSQL's mark is the counter itself; SQLite's moves with every commit of another connection.
       this.seenMark = this.backend.kind === 'postgres' ? this.position : markBefore
+      if (!this.suspect) this.currentAsOf = Math.max(this.currentAsOf, sentAt)
       return this.state
     } catch (err) {
       throw asDatabaseError(err)
@@ -523,7 +587,7 @@ export class Store {
 
   /** Whether the State holds all the database held when the change mark was last asked. */
   private currentAsFarAsKnown(): boolean {
-    return this.position >= 0 && this.seenMark === this.position && !this.suspect && !this.dirty
+    return this.position >= 0 && this.seenMark === this.position && this.head <= this.position && !this.suspect && !this.dirty
   }
 
   /**
@@ -542,15 +606,21 @@ export class Store {
       if (run.all.empty) {
         // Refusals and no-ops decided on a State that may be behind: they stand if nobody
         // committed since (one round trip, no lock).
+        const sentAt = performance.now()
         const mark = await this.backend.changeMark()
         this.dirty = false
-        if (mark === base) return this.succeed(group, run)
+        if (mark === base) {
+          this.currentAsOf = Math.max(this.currentAsOf, sentAt)
+          return this.succeed(group, run)
+        }
         this.observer?.writeRetried?.('moved')
         return 'moved'
       }
       const statements = concat(this.writer.statements(this.state, run.all), recordStatements(this.db, run.all, base + 1))
+      let sentAt = 0
       const outcome = await this.backend.session((s) => {
         committing = true
+        sentAt = performance.now()
         return s.commitIfAt!(base, statements)
       })
       if (outcome !== 'committed') {
@@ -562,6 +632,7 @@ export class Store {
       this.position = base + 1
       this.seenMark = this.position
       this.head = Math.max(this.head, this.position)
+      this.currentAsOf = Math.max(this.currentAsOf, sentAt)
       return this.succeed(group, run)
     } catch (err) {
       return this.fail(group, run, err, committing)
@@ -581,11 +652,15 @@ export class Store {
       await this.backend.session(async (s) => {
         const db = this.db
         const opening = this.backend.beginWrite()
+        const sentAt = performance.now()
         const [headRows, keyRows] = (await s.run([...opening, headStatement(db), this.keysStatement()])).slice(opening.length)
         const head = readHead(headRows)
         if (head.counter !== this.position || this.suspect) await this.applySince(s, head, keyRows, true, [])
         // Current at the head: reads need not wait until our write begins to change the State.
-        if (this.kind === 'postgres') this.seenMark = this.position
+        if (this.kind === 'postgres') {
+          this.seenMark = this.position
+          this.currentAsOf = Math.max(this.currentAsOf, sentAt)
+        }
         // SQLite: nobody can commit while we hold the lock, so the mark now is the one we are current at.
         else this.seenMark = this.backend.changeMark() as number
         run = this.runGroup(group, Date.now())
