@@ -486,18 +486,24 @@ class PostgresBackend implements Backend {
     }
   }
 
-  // A cursor inside the session's transaction: one snapshot, a page of arrays at a time.
+  // A cursor inside the session's transaction: one snapshot, a page of arrays at a time. The next
+  // page is asked for before this one is handed over, so the server reads and sends it while the
+  // caller builds the State from this one.
   private async *cursorPages(client: pg.PoolClient, table: keyof Database, columns: string[], key: 'rowid' | 'seq'): AsyncGenerator<unknown[][]> {
     let query = this.db.selectFrom(table).select(columns.map((c) => sql.ref(c).as(c)))
     if (key === 'seq') query = query.orderBy(sql.ref('seq'))
     await client.query(`declare placemat_load no scroll cursor for ${inlineStatement(query.compile())}`)
+    const fetch = () => client.query({text: `fetch forward ${PAGE} from placemat_load`, rowMode: 'array'})
+    let next: Promise<pg.QueryResult> | null = fetch()
     try {
-      for (;;) {
-        const r = await client.query({text: `fetch forward ${PAGE} from placemat_load`, rowMode: 'array'})
+      while (next) {
+        const r: pg.QueryResult = await next
+        next = r.rows.length < PAGE ? null : fetch()
         yield r.rows as unknown[][]
-        if (r.rows.length < PAGE) return
       }
     } finally {
+      // A page asked for and not taken (the caller stopped early) is waited for before the cursor closes.
+      await next?.catch(() => undefined)
       await client.query('close placemat_load').catch(() => undefined)
     }
   }
