@@ -1,9 +1,9 @@
 import fs from 'node:fs'
 import {Command, Flags, Errors, type Interfaces} from '@oclif/core'
-import {PlacementClient, UnreachableError} from '../client/client.js'
+import {ApiError, PlacementClient, UnreachableError} from '../client/client.js'
 import {HttpTransport, LocalTransport} from '../client/transports.js'
 import {readRecord} from '../daemon/control.js'
-import {DEFAULT_HOST, DEFAULT_PORT, defaultDbFile, readAdminToken} from '../daemon/paths.js'
+import {daemonFiles, defaultDbFile, readAdminToken} from '../daemon/paths.js'
 import {pickColumns, serialize, table, valueLines, type Column, type Format} from './output.js'
 import {foreignDatabaseUrl, isDatabaseUrl} from '../store/target.js'
 import type {Backend, Endpoint} from './backend/backend.js'
@@ -81,6 +81,8 @@ export abstract class PlacematCommand extends BaseCommand {
   private backendPromise?: Promise<Backend>
   /** What this invocation talks to, from its flags and environment: an endpoint, a database, or neither (the local daemon). */
   private target!: {url?: string; db?: string}
+  /** How the client reached its endpoint, and where its token came from (for the hint on a failure). */
+  private reached: {via: 'db' | 'keystone'} | {via: 'url' | 'local'; token: string | null; tokenFile?: string} = {via: 'db'}
 
   async init(): Promise<void> {
     await super.init()
@@ -159,15 +161,31 @@ export abstract class PlacematCommand extends BaseCommand {
     const {url, db} = this.target
     if (db) return new PlacementClient(await LocalTransport.open(db))
     const keystone = await this.openstackClient(url)
-    if (keystone) return keystone
+    if (keystone) {
+      this.reached = {via: 'keystone'}
+      return keystone
+    }
+    const given = this.base.token ? '--token' : process.env.PLACEMAT_TOKEN ? 'PLACEMAT_TOKEN' : process.env.OS_TOKEN ? 'OS_TOKEN' : null
     const token = this.base.token ?? process.env.PLACEMAT_TOKEN ?? process.env.OS_TOKEN
     const version = this.base['os-placement-api-version'] ?? process.env.OS_PLACEMENT_API_VERSION ?? 'latest'
-    if (url) return new PlacementClient(new HttpTransport(url, token), version)
-    // The local daemon: its pid record says where it listens; its admin token sits beside its database.
+    if (url) {
+      this.reached = {via: 'url', token: given}
+      return new PlacementClient(new HttpTransport(url, token), version)
+    }
+    // The local daemon: its pid record says where it listens; its admin token sits beside its
+    // database. No record, no daemon of this data directory: another one listening on the usual
+    // port serves another database, and is never talked to in its place.
     const dbFile = defaultDbFile()
     const record = readRecord(dbFile)
-    const localUrl = record?.url ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`
-    return new PlacementClient(new HttpTransport(localUrl, token ?? readAdminToken(dbFile)), version)
+    if (!record) {
+      throw new UnreachableError(
+        `no daemon serves ${dbFile} (no pid record in ${daemonFiles(dbFile).dir}); ` +
+          'start one with `placemat daemon start`, give its address with --url, or work on a file with --db FILE',
+      )
+    }
+    const tokenFile = daemonFiles(dbFile).token
+    this.reached = {via: 'local', token: given ?? (readAdminToken(dbFile) ? 'the admin token file' : null), tokenFile}
+    return new PlacementClient(new HttpTransport(record.url, token ?? readAdminToken(dbFile)), version)
   }
 
   /**
@@ -246,7 +264,14 @@ export abstract class PlacematCommand extends BaseCommand {
   }
 
   protected hint(err: Error): string {
-    return err instanceof UnreachableError && !this.target?.url ? '; start one with `placemat daemon start`, or work on a file with --db FILE' : ''
+    const reached = this.reached
+    if (err instanceof UnreachableError && reached.via === 'local') return '; start one with `placemat daemon start`, or work on a file with --db FILE'
+    if (err instanceof ApiError && err.status === 401 && (reached.via === 'local' || reached.via === 'url')) {
+      if (reached.token) return `; the token from ${reached.token}${reached.token === 'the admin token file' ? ` ${reached.tokenFile}` : ''} was refused`
+      if (reached.via === 'local') return `; no token was sent: the daemon's admin token file ${reached.tokenFile} is missing or unreadable (give --token or PLACEMAT_TOKEN)`
+      return '; no token was sent: give --token, PLACEMAT_TOKEN or OS_TOKEN, or log in through Keystone (--os-cloud or OS_AUTH_URL)'
+    }
+    return ''
   }
 
   protected async finally(err: Error | undefined): Promise<any> {
