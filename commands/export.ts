@@ -1,7 +1,9 @@
 import fs from 'node:fs'
 import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../src/cli/base.js'
-import {exportSnapshot, snapshotText} from '../src/cli/services/state-export.js'
+import {exportSnapshot, placematOnly, readPlacematParts, snapshotText} from '../src/cli/services/state-export.js'
+
+const warn = (message: string) => process.stderr.write(`placemat: warning: ${message}\n`)
 
 export default class Export extends PlacematCommand {
   static summary = 'Print the whole state as a snapshot (YAML; JSON with --json) that `placemat import` loads, or as an apply file.'
@@ -11,9 +13,13 @@ daemon, --db FILE, or a real OpenStack Placement): custom resource classes and t
 provider (uuid, name, generation, parent, inventories, traits, aggregates), and every consumer that
 holds allocations (uuid, project, user, consumer type, generation, allocations), each listed
 through GET /resource_providers/{uuid}/allocations and read with GET /allocations/{consumer}.
+On placemat (a daemon or --db) also what only placemat keeps, through /placemat/v1: the racks,
+rows and rooms (names, parents, the topology generation) and the placement groups (rule,
+members, generation, times); such a snapshot is version 2. Plain OpenStack Placement keeps
+neither, and the export says so on stderr.
 
 The output is in a fixed order (providers parents first, by uuid; consumers by uuid; sorted keys
-and lists), so export -> import -> export gives the same text. The reads are not one transaction:
+and lists, but a provider's inventories in its own order), so export -> import -> export gives the same text. The reads are not one transaction:
 when a provider generation moved while reading, the whole read is made again (up to 5 times),
 and when no pass was quiet the export fails (exit 4) rather than mix states: stop the writers,
 or read a running Placement's database in one transaction with \`placemat import --from-placement\`.
@@ -31,7 +37,7 @@ Not carried: created/updated times, and consumers without allocations (the API d
     output: Flags.string({char: 'o', description: 'write to this file instead of stdout'}),
     'to-placement': Flags.string({
       description:
-        "write the cloud into an empty OpenStack Placement database instead (its URL as placement.conf names it; schema made by `placement-manage db sync`), generations included: the way back",
+        "write the cloud into an empty OpenStack Placement database instead (its URL as placement.conf names it; schema made by `placement-manage db sync`), generations included: the way back (racks, rows, rooms and placement groups are left out, said on stderr)",
     }),
     format: Flags.string({
       char: 'f',
@@ -44,8 +50,15 @@ Not carried: created/updated times, and consumers without allocations (the API d
     const {flags} = await this.parse(Export)
     if (flags.format === 'apply') return this.write(flags.output, await this.applyFile())
     if (flags['to-placement']) return this.toPlacement(flags['to-placement'])
-    const client = await this.client()
-    const snap = await exportSnapshot(client)
+    const backend = await this.backend()
+    const placemat = backend.kind === 'placemat'
+    if (!placemat) {
+      warn(
+        'this endpoint is plain OpenStack Placement, which keeps no racks, rows, rooms or placement groups: the snapshot has none ' +
+          "(the hosts' aggregates are in it; names and groups kept in --layout or --groups files are not)",
+      )
+    }
+    const snap = await exportSnapshot(backend.client, {placemat})
     const text = snapshotText(snap, this.base.json ? 'json' : 'yaml')
     this.write(flags.output, text)
   }
@@ -60,9 +73,12 @@ Not carried: created/updated times, and consumers without allocations (the API d
       import('../src/cli/failure.js'),
     ])
     // The cloud as one State: a --db file's own, or a daemon's (read whole).
-    const state = await loadState(await this.backend())
+    const backend = await this.backend()
+    const state = await loadState(backend)
+    const leftOut = backend.kind === 'placemat' ? placematOnly((await readPlacematParts(backend.client)).parts) : undefined
     try {
       const r = await writePlacement(url, state)
+      if (leftOut) warn(`not written into Placement, which has no place for them: ${leftOut}`)
       if (this.base.json) this.log(JSON.stringify(r, null, 2))
       else this.log(`wrote into ${maskPassword(url)}: ${r.providers} providers, ${r.consumers} consumers, ${r.allocations} allocations (Placement schema: ${r.placement_schema})`)
     } catch (err) {

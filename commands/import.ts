@@ -25,8 +25,15 @@ transaction that sees one consistent state, page by page (bounded memory), and n
 Placement's database. Placement 8.0.0's schema and the newest release's are read; any other is
 refused, naming the version found. Aggregate ids are stored in canonical form (lower case).
 
+A snapshot of placemat (version 2) also brings its racks, rows and rooms and its placement
+groups. The hard groups' rules are checked where the snapshot's allocations put their members:
+a snapshot that breaks one is refused, naming the group and the members, unless
+--allow-violations (then placemat audit reports it). Snapshots of version 1 (without them)
+are read as before.
+
 Exit codes: 0 imported; 2 the snapshot is not readable or not consistent (nothing written);
-4 the file is not empty (nothing written); 1 any other error.`
+4 the file is not empty, or the snapshot's allocations break a hard placement group's rule
+(nothing written); 1 any other error.`
 
   static examples = [
     '<%= config.bin %> export --url http://placement:8778 > snap.yaml && <%= config.bin %> import snap.yaml --db copy.db',
@@ -43,6 +50,7 @@ Exit codes: 0 imported; 2 the snapshot is not readable or not consistent (nothin
     json: Flags.boolean({description: 'print what was imported as JSON'}),
     'from-placement': Flags.string({description: "OpenStack Placement's database URL (as placement.conf's [placement_database] connection)", exclusive: ['config-file']}),
     'config-file': Flags.string({description: "placement.conf: read the database its [placement_database] connection names", exclusive: ['from-placement']}),
+    'allow-violations': Flags.boolean({description: "import placement groups even when the snapshot's allocations break their rules"}),
   }
 
   async run(): Promise<void> {
@@ -51,12 +59,16 @@ Exit codes: 0 imported; 2 the snapshot is not readable or not consistent (nothin
     if ((fromPlacement === undefined) === (args.file === undefined)) {
       throw usageError('give a snapshot file, or --from-placement URL / --config-file placement.conf (one of them)')
     }
-    const result = fromPlacement ? await importFromPlacement(fromPlacement, flags.db) : await importSnapshot(args.file!, flags.db)
+    const result = fromPlacement
+      ? await importFromPlacement(fromPlacement, flags.db)
+      : await importSnapshot(args.file!, flags.db, {allowViolations: flags['allow-violations']})
     if (flags.json) this.log(JSON.stringify(result, null, 2))
     else {
       this.log(
         `imported into ${flags.db}: ${result.providers} providers, ${result.consumers} consumers, ` +
           `${result.allocations} allocations, ${result.resource_classes} custom classes, ${result.traits} custom traits` +
+          (result.topology_nodes ? `, ${result.topology_nodes} racks/rows/rooms` : '') +
+          (result.groups ? `, ${result.groups} placement groups` : '') +
           ('placement_schema' in result ? ` (Placement schema: ${result.placement_schema})` : ''),
       )
     }

@@ -19,6 +19,9 @@ export interface GroupSpec {
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/
 
+/** A name a group may have: 1-200 letters, digits and . _ : -, starting with a letter or digit. */
+export const isGroupName = (name: unknown): name is string => typeof name === 'string' && NAME.test(name)
+
 /** The rule a spec gives, its numbers checked against its policy. */
 export function ruleOf(spec: Omit<GroupSpec, 'name' | 'members'>): GroupRule {
   if (!GROUP_POLICIES.includes(spec.policy)) throw badRequest(`Unknown policy '${spec.policy}': expected ${GROUP_POLICIES.join(', ')}.`)
@@ -48,7 +51,7 @@ const checkGeneration = (g: Group, generation: number | undefined) => {
 }
 
 export function createGroup(s: State, now: number, spec: GroupSpec, opts: {allowViolations?: boolean} = {}): Group {
-  if (typeof spec.name !== 'string' || !NAME.test(spec.name)) {
+  if (!isGroupName(spec.name)) {
     throw badRequest(`Invalid group name '${spec.name}': 1-200 letters, digits and . _ : -, starting with a letter or digit.`)
   }
   if (s.groups.has(spec.name)) throw conflict(`A placement group named '${spec.name}' exists.`, ErrorCode.DUPLICATE_NAME)

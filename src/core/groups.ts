@@ -240,6 +240,12 @@ export function groupBreaches(g: Group, hostsOf: MemberHosts, loc: Locator): Bre
   return out
 }
 
+/** Every way the hard groups of `s` are broken where their members are now (what an import must not write). */
+export function hardGroupBreaches(s: State): Breach[] {
+  const loc = stateLocator(s)
+  return [...s.groups.values()].filter((g) => !g.soft).flatMap((g) => groupBreaches(g, (m) => storedHosts(s, m), loc))
+}
+
 // ---- what a write would break ------------------------------------------------------------------
 
 /** A change a write proposes: members placed elsewhere, and/or hosts moved in the topology. */

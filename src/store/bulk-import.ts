@@ -14,11 +14,25 @@ export interface Occupancy {
   consumers: number
   customClasses: number
   customTraits: number
+  /** Racks, rows and rooms. */
+  topologyNodes: number
+  groups: number
 }
 
-export const isEmpty = (o: Occupancy) => !o.providers && !o.consumers && !o.customClasses && !o.customTraits
+export const isEmpty = (o: Occupancy) => !o.providers && !o.consumers && !o.customClasses && !o.customTraits && !o.topologyNodes && !o.groups
 
-type BulkTable = 'resource_classes' | 'traits' | 'resource_providers' | 'inventories' | 'provider_traits' | 'provider_aggregates' | 'consumers' | 'allocations'
+type BulkTable =
+  | 'resource_classes'
+  | 'traits'
+  | 'resource_providers'
+  | 'inventories'
+  | 'provider_traits'
+  | 'provider_aggregates'
+  | 'consumers'
+  | 'allocations'
+  | 'topology_nodes'
+  | 'placement_groups'
+  | 'placement_group_members'
 
 /** Rows of one table waiting for their INSERT. */
 class PendingRows<T extends BulkTable> {
@@ -65,6 +79,35 @@ export interface ConsumerRow {
   generation: number
 }
 
+export interface TopologyNodeRow {
+  uuid: string
+  name: string
+  level: string
+  parent_uuid: string | null
+}
+
+export interface GroupRow {
+  name: string
+  policy: string
+  level: string
+  max_per: number | null
+  max_skew: number | null
+  soft: boolean
+  generation: number
+  created_at: number
+  updated_at: number
+}
+
+/** A host (a root provider) as an import wrote it: what judging placement groups needs. */
+export interface WrittenHost {
+  name: string
+  aggregates: string[]
+  inventories: Record<string, Inventory>
+}
+
+/** Keys per statement when rows are read back by key. */
+const KEYS_PER_READ = 5000
+
 /**
  * Writes into `db`, a connection inside a write transaction that the caller commits or rolls
  * back. Every row gets the same creation time; providers are numbered (seq) in the order added.
@@ -78,7 +121,11 @@ export class BulkImport {
   private readonly providerAggregates: PendingRows<'provider_aggregates'>
   private readonly consumers: PendingRows<'consumers'>
   private readonly allocations: PendingRows<'allocations'>
+  private readonly topologyNodes: PendingRows<'topology_nodes'>
+  private readonly groups: PendingRows<'placement_groups'>
+  private readonly groupMembers: PendingRows<'placement_group_members'>
   private readonly tables: PendingRows<BulkTable>[]
+  private topologyGeneration: number | undefined
   private nextClassId = 0
   private nextTraitId = 0
   private nextSeq = 0
@@ -95,7 +142,22 @@ export class BulkImport {
     this.providerAggregates = new PendingRows(db, 'provider_aggregates', 2)
     this.consumers = new PendingRows(db, 'consumers', 7)
     this.allocations = new PendingRows(db, 'allocations', 4)
-    this.tables = [this.classes, this.traits, this.providers, this.inventories, this.providerTraits, this.providerAggregates, this.consumers, this.allocations]
+    this.topologyNodes = new PendingRows(db, 'topology_nodes', 6)
+    this.groups = new PendingRows(db, 'placement_groups', 9)
+    this.groupMembers = new PendingRows(db, 'placement_group_members', 3)
+    this.tables = [
+      this.classes,
+      this.traits,
+      this.providers,
+      this.inventories,
+      this.providerTraits,
+      this.providerAggregates,
+      this.consumers,
+      this.allocations,
+      this.topologyNodes,
+      this.groups,
+      this.groupMembers,
+    ]
   }
 
   /** Starts an import on `db`; ids and numbers continue from what is there (custom classes from 10000, as the store does). */
@@ -113,7 +175,7 @@ export class BulkImport {
 
   /** What the database holds already, counted inside the transaction. */
   static async occupancy(db: Kysely<Database>): Promise<Occupancy> {
-    const count = async (table: 'resource_providers' | 'consumers' | 'resource_classes' | 'traits', custom = false) => {
+    const count = async (table: 'resource_providers' | 'consumers' | 'resource_classes' | 'traits' | 'topology_nodes' | 'placement_groups', custom = false) => {
       const where = custom ? sql`where name like 'CUSTOM_%'` : sql``
       const r = await sql<{n: number | string}>`select count(*) as n from ${sql.table(table)} ${where}`.execute(db)
       return Number(r.rows[0]?.n ?? 0)
@@ -123,6 +185,8 @@ export class BulkImport {
       consumers: await count('consumers'),
       customClasses: await count('resource_classes', true),
       customTraits: await count('traits', true),
+      topologyNodes: await count('topology_nodes'),
+      groups: await count('placement_groups'),
     }
   }
 
@@ -159,6 +223,22 @@ export class BulkImport {
     return this.flushFull()
   }
 
+  addTopologyNode(row: TopologyNodeRow): Promise<void> {
+    this.topologyNodes.push({...row, created_at: this.now, updated_at: this.now})
+    return this.flushFull()
+  }
+
+  /** The topology generation, written with the rest by finish(). */
+  setTopologyGeneration(generation: number): void {
+    this.topologyGeneration = generation
+  }
+
+  addGroup(row: GroupRow, members: string[]): Promise<void> {
+    this.groups.push({...row, soft: row.soft ? 1 : 0})
+    members.forEach((consumer_uuid, seq) => this.groupMembers.push({group_name: row.name, consumer_uuid, seq}))
+    return this.flushFull()
+  }
+
   /** Writes the tables that have a whole chunk gathered (most calls write nothing). */
   private async flushFull(): Promise<void> {
     for (const t of this.tables) if (t.full) await t.flush()
@@ -167,5 +247,62 @@ export class BulkImport {
   /** Writes what is still gathered; call before COMMIT. */
   async finish(): Promise<void> {
     for (const t of this.tables) await t.flush()
+    if (this.topologyGeneration !== undefined) {
+      const value = String(this.topologyGeneration)
+      await this.db
+        .insertInto('placemat_meta')
+        .values({key: 'topology_generation', value})
+        .onConflict((oc) => oc.column('key').doUpdateSet({value}))
+        .execute()
+    }
+  }
+
+  /** The providers each of these consumers has allocations on, as written (after finish()). */
+  async allocationProviders(consumers: string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>()
+    for (let i = 0; i < consumers.length; i += KEYS_PER_READ) {
+      const rows = await this.db
+        .selectFrom('allocations')
+        .select(['consumer_uuid', 'provider_uuid'])
+        .distinct()
+        .where('consumer_uuid', 'in', consumers.slice(i, i + KEYS_PER_READ))
+        .execute()
+      for (const r of rows) out.set(r.consumer_uuid, [...(out.get(r.consumer_uuid) ?? []), r.provider_uuid])
+    }
+    return out
+  }
+
+  /**
+   * These hosts, and with `everyHostWithInventory` every root provider that has inventory, as
+   * written (after finish()): names, aggregates and inventories.
+   */
+  async hosts(uuids: string[], everyHostWithInventory: boolean): Promise<Map<string, WrittenHost>> {
+    const out = new Map<string, WrittenHost>()
+    const wanted = new Set(uuids)
+    if (everyHostWithInventory) {
+      const rows = await this.db
+        .selectFrom('resource_providers as rp')
+        .select('rp.uuid')
+        .where('rp.parent_uuid', 'is', null)
+        .where((eb) => eb.exists(eb.selectFrom('inventories as i').select('i.provider_uuid').whereRef('i.provider_uuid', '=', 'rp.uuid')))
+        .execute()
+      for (const r of rows) wanted.add(r.uuid)
+    }
+    const list = [...wanted]
+    for (let i = 0; i < list.length; i += KEYS_PER_READ) {
+      const chunk = list.slice(i, i + KEYS_PER_READ)
+      for (const r of await this.db.selectFrom('resource_providers').select(['uuid', 'name']).where('uuid', 'in', chunk).execute()) {
+        out.set(r.uuid, {name: r.name, aggregates: [], inventories: {}})
+      }
+      for (const r of await this.db.selectFrom('provider_aggregates').selectAll().where('provider_uuid', 'in', chunk).execute()) {
+        out.get(r.provider_uuid)?.aggregates.push(r.aggregate_uuid)
+      }
+      for (const r of await this.db.selectFrom('inventories').selectAll().where('provider_uuid', 'in', chunk).execute()) {
+        const {provider_uuid, resource_class, ...inv} = r
+        const host = out.get(provider_uuid)
+        if (host) host.inventories[resource_class] = inv
+      }
+    }
+    return out
   }
 }

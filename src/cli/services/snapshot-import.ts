@@ -4,7 +4,10 @@
  * (going through the API would move them). The snapshot is read item by item and written
  * in chunks of rows as it is read; what needs the whole file is checked with compact sets of
  * uuids and names. Classes and traits referenced but unknown here (a newer os-traits on the
- * exporting side) are created.
+ * exporting side) are created. placemat's own parts (racks, rows and rooms; placement groups)
+ * are written with the rest, and the hard groups' rules are checked where the snapshot's
+ * allocations put their members before anything is committed: a snapshot that breaks them is
+ * refused (exit 4) unless the import is told to allow it.
  */
 import fs from 'node:fs'
 import {sql} from 'kysely'
@@ -14,11 +17,16 @@ import {commitOutsideJournal} from '../../store/journal.js'
 import {Store} from '../../store/store.js'
 import {isDatabaseUrl} from '../../store/target.js'
 import {canonicalUuid} from '../../core/uuids.js'
+import {ruleOf} from '../../core/group-writes.js'
+import {breachRecord, breachText, hardGroupBreaches} from '../../core/groups.js'
+import {stateFromSnapshot} from '../../core/snapshot.js'
+import {nodeUuid} from '../../core/topology.js'
+import type {TopologyLevel} from '../../core/state.js'
 import {conflictError, usageError} from '../failure.js'
 import {snapshotItems, type SnapshotItem} from './snapshot-read.js'
 import {maskPassword, PlacementUrlError} from '../../store/placement-db/connection.js'
 import {PlacementSchemaError, readPlacement} from '../../store/placement-db/reader.js'
-import type {SnapshotConsumer, SnapshotProvider} from './state-export.js'
+import type {SnapshotConsumer, SnapshotGroup, SnapshotProvider, SnapshotTopology} from './state-export.js'
 
 export interface ImportResult {
   file: string
@@ -27,11 +35,19 @@ export interface ImportResult {
   providers: number
   consumers: number
   allocations: number
+  /** Racks, rows and rooms. */
+  topology_nodes: number
+  groups: number
+}
+
+export interface ImportOptions {
+  /** Import hard placement groups even when the snapshot's allocations break their rules. */
+  allowViolations?: boolean
 }
 
 /** Reads `snapshotFile` ("-" for stdin) into the database `target`; see the module comment. */
-export async function importSnapshot(snapshotFile: string, target: string): Promise<ImportResult> {
-  return importItems(snapshotFile, snapshotItems(snapshotFile), target)
+export async function importSnapshot(snapshotFile: string, target: string, opts: ImportOptions = {}): Promise<ImportResult> {
+  return importItems(snapshotFile, snapshotItems(snapshotFile), target, opts)
 }
 
 /**
@@ -56,14 +72,14 @@ export async function importFromPlacement(url: string, target: string): Promise<
 }
 
 /** The items of a snapshot (`label` names where they come from in messages) into `target`. */
-async function importItems(label: string, items: AsyncGenerator<SnapshotItem>, target: string): Promise<ImportResult> {
+async function importItems(label: string, items: AsyncGenerator<SnapshotItem>, target: string, opts: ImportOptions = {}): Promise<ImportResult> {
   // Reading the first item opens the source: one that cannot be read creates no database.
   const first = await items.next()
   const created = !isDatabaseUrl(target) && !fs.existsSync(target)
   try {
     // Schema and standard classes and traits, as any store opened on the target has them.
     await (await Store.open(target, {migrate: created ? true : undefined})).close()
-    return await importInto(target, label, first.done ? [] : prepend(first.value, items))
+    return await importInto(target, label, first.done ? [] : prepend(first.value, items), opts)
   } catch (err) {
     await items.return(undefined)
     if (created) for (const f of [target, `${target}-wal`, `${target}-shm`]) fs.rmSync(f, {force: true})
@@ -76,7 +92,7 @@ async function* prepend<T>(first: T, rest: AsyncIterable<T>): AsyncGenerator<T> 
   yield* rest
 }
 
-async function importInto(target: string, snapshotFile: string, items: AsyncIterable<SnapshotItem> | SnapshotItem[]): Promise<ImportResult> {
+async function importInto(target: string, snapshotFile: string, items: AsyncIterable<SnapshotItem> | SnapshotItem[], opts: ImportOptions): Promise<ImportResult> {
   const backend = await openBackend(target, {})
   try {
     return await backend.db.connection().execute(async (conn) => {
@@ -84,15 +100,18 @@ async function importInto(target: string, snapshotFile: string, items: AsyncIter
       try {
         const o = await BulkImport.occupancy(conn)
         if (!isEmpty(o)) {
+          const own = [o.topologyNodes ? `, ${o.topologyNodes} racks/rows/rooms` : '', o.groups ? `, ${o.groups} placement groups` : ''].join('')
           throw conflictError(
             `${target} is not empty (${o.providers} providers, ${o.consumers} consumers, ` +
-              `${o.customClasses} custom classes, ${o.customTraits} custom traits); import only into a new or empty file`,
+              `${o.customClasses} custom classes, ${o.customTraits} custom traits${own}); import only into a new or empty file`,
           )
         }
         const known = await BulkImport.names(conn)
         const writer = await BulkImport.start(conn, Date.now())
-        const result = await new SnapshotImport(snapshotFile, target, writer, known).run(items)
+        const run = new SnapshotImport(snapshotFile, target, writer, known)
+        const result = await run.run(items)
         await writer.finish()
+        await run.checkGroups(opts)
         await commitOutsideJournal(conn)
         return result
       } catch (err) {
@@ -103,6 +122,12 @@ async function importInto(target: string, snapshotFile: string, items: AsyncIter
   } finally {
     await backend.close()
   }
+}
+
+/** A snapshot's racks, rows and rooms with their aggregate uuids (fixed by level and name) and their parents'. */
+function nodeRecords(t: SnapshotTopology): Array<{uuid: string; name: string; level: TopologyLevel; parent: string | null}> {
+  const above: Record<TopologyLevel, TopologyLevel> = {rack: 'row', row: 'room', room: 'room'}
+  return t.nodes.map((n) => ({uuid: nodeUuid(n.level, n.name), name: n.name, level: n.level, parent: n.parent === null ? null : nodeUuid(above[n.level], n.parent)}))
 }
 
 /**
@@ -119,6 +144,8 @@ class SnapshotImport {
   private readonly consumers = new Set<string>()
   /** Allocations on providers not read yet when their consumer was: checked at the end. */
   private readonly laterProviders: Array<{consumer: string; provider: string}> = []
+  private topology: SnapshotTopology | undefined
+  private readonly groups: SnapshotGroup[] = []
   private readonly result: ImportResult
 
   constructor(
@@ -127,7 +154,7 @@ class SnapshotImport {
     private readonly writer: BulkImport,
     private readonly known: {classes: Set<string>; traits: Set<string>},
   ) {
-    this.result = {file: target, resource_classes: 0, traits: 0, providers: 0, consumers: 0, allocations: 0}
+    this.result = {file: target, resource_classes: 0, traits: 0, providers: 0, consumers: 0, allocations: 0, topology_nodes: 0, groups: 0}
   }
 
   private usage(msg: string): Error {
@@ -150,6 +177,12 @@ class SnapshotImport {
           break
         case 'consumer':
           await this.consumer(item.consumer)
+          break
+        case 'topology':
+          await this.topologyNodes(item.topology)
+          break
+        case 'group':
+          await this.group(item.group)
           break
       }
     }
@@ -233,5 +266,66 @@ class SnapshotImport {
       {uuid: c.uuid, project_id: c.project_id, user_id: c.user_id, consumer_type: c.consumer_type, generation: c.generation},
       c.allocations,
     )
+  }
+
+  private async topologyNodes(t: SnapshotTopology): Promise<void> {
+    if (this.topology) throw this.usage('topology appears twice')
+    this.topology = t
+    for (const n of nodeRecords(t)) {
+      await this.writer.addTopologyNode({uuid: n.uuid, name: n.name, level: n.level, parent_uuid: n.parent})
+      this.result.topology_nodes++
+    }
+    this.writer.setTopologyGeneration(t.generation)
+  }
+
+  private async group(g: SnapshotGroup): Promise<void> {
+    if (this.groups.some((x) => x.name === g.name)) throw this.usage(`group ${g.name} appears twice`)
+    this.groups.push(g)
+    this.result.groups++
+    await this.writer.addGroup(
+      {
+        name: g.name,
+        policy: g.policy,
+        level: g.level,
+        max_per: g.max_per ?? null,
+        max_skew: g.max_skew ?? null,
+        soft: g.soft,
+        generation: g.generation,
+        created_at: Date.parse(g.created_at),
+        updated_at: Date.parse(g.updated_at),
+      },
+      g.members,
+    )
+  }
+
+  /**
+   * Refuses (exit 4) hard groups whose rules the snapshot's allocations break, judged by the
+   * core on a State of what the rules look at: the members' hosts, the racks, rows and rooms,
+   * and for a spread by host every host, as written in this transaction (call after finish()).
+   */
+  async checkGroups(opts: ImportOptions): Promise<void> {
+    const hard = this.groups.filter((g) => !g.soft && g.members.length > 0)
+    if (hard.length === 0 || opts.allowViolations) return
+    const placed = await this.writer.allocationProviders([...new Set(hard.flatMap((g) => g.members))])
+    const hostOf = (rp: string) => this.roots.get(rp) ?? rp
+    const memberHosts = new Set([...placed.values()].flat().map(hostOf))
+    const hosts = await this.writer.hosts([...memberHosts], hard.some((g) => g.policy === 'spread' && g.level === 'host'))
+    const s = stateFromSnapshot({
+      providers: [...hosts].map(([uuid, h]) => ({uuid, name: h.name, generation: 0, parent_provider_uuid: null, inventories: h.inventories, aggregates: h.aggregates})),
+      // A member's allocations as the hosts they are on: all a rule looks at.
+      consumers: [...placed].map(([uuid, rps]) => ({uuid, allocations: Object.fromEntries(rps.map((rp) => [hostOf(rp), {resources: {}}]))})),
+      topology: this.topology ? nodeRecords(this.topology) : [],
+    })
+    for (const g of hard) {
+      const rule = ruleOf({policy: g.policy, level: g.level, maxPer: g.max_per, maxSkew: g.max_skew, soft: g.soft})
+      s.groups.set(g.name, {...rule, name: g.name, members: new Set(g.members), generation: g.generation, createdAt: 0, updatedAt: 0})
+    }
+    const breaches = hardGroupBreaches(s)
+    if (breaches.length) {
+      throw conflictError(
+        `${this.file}: the snapshot's allocations break placement group rules: ${breaches.map((b) => breachText(breachRecord(b))).join('; ')}; ` +
+          'nothing imported (--allow-violations imports the groups as they are, and placemat audit reports them)',
+      )
+    }
   }
 }

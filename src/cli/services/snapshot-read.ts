@@ -5,20 +5,35 @@
  * unique, parents and allocations pointing at providers of the snapshot) is checked by the
  * import that consumes the items.
  */
+import {GROUP_LEVELS, GROUP_POLICIES} from '../../core/groups.js'
+import {isGroupName, ruleOf} from '../../core/group-writes.js'
 import {INVENTORY_FIELDS} from '../../core/inventories.js'
-import type {Inventory} from '../../core/state.js'
+import type {Inventory, TopologyLevel} from '../../core/state.js'
+import {canonicalUuid, isUuidLike} from '../../core/uuids.js'
 import {usageError} from '../failure.js'
 import {openDocument} from './document.js'
 import type {JsonMember} from './json-members.js'
-import {SNAPSHOT_VERSION, type SnapshotConsumer, type SnapshotProvider} from './state-export.js'
+import {
+  SNAPSHOT_VERSION,
+  SNAPSHOT_VERSIONS,
+  TOPOLOGY_LEVELS,
+  groupInKeyOrder,
+  type SnapshotConsumer,
+  type SnapshotGroup,
+  type SnapshotNode,
+  type SnapshotProvider,
+  type SnapshotTopology,
+} from './state-export.js'
 
 export type SnapshotItem =
   | {kind: 'resource_class'; name: string}
   | {kind: 'trait'; name: string}
   | {kind: 'provider'; provider: SnapshotProvider}
   | {kind: 'consumer'; consumer: SnapshotConsumer}
+  | {kind: 'topology'; topology: SnapshotTopology}
+  | {kind: 'group'; group: SnapshotGroup}
 
-const LISTS = ['resource_classes', 'traits', 'providers', 'consumers'] as const
+const LISTS = ['resource_classes', 'traits', 'providers', 'consumers', 'groups'] as const
 type ListKey = (typeof LISTS)[number]
 const isList = (k: string): k is ListKey => (LISTS as readonly string[]).includes(k)
 
@@ -28,12 +43,19 @@ const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every(
 /** The items of a snapshot file, in file order; throws a usage error (exit 2) at the first one that is wrong. */
 export async function* snapshotItems(file: string): AsyncGenerator<SnapshotItem> {
   const usage = (msg: string) => usageError(`${file}: ${msg}`)
-  const notSnapshot = `not a placemat snapshot (expected placemat_snapshot: ${SNAPSHOT_VERSION}, as \`placemat export\` writes)`
+  const notSnapshot = `not a placemat snapshot (expected placemat_snapshot: ${SNAPSHOT_VERSIONS.join(' or ')}, as \`placemat export\` writes)`
+  const checkVersion = (v: unknown) => {
+    if (Number.isInteger(v) && (v as number) > SNAPSHOT_VERSION) {
+      throw usage(`a snapshot of version ${v}, written by a newer placemat: this one reads versions ${SNAPSHOT_VERSIONS.join(' and ')} (upgrade placemat to import it)`)
+    }
+    if (!SNAPSHOT_VERSIONS.includes(v as number)) throw usage(notSnapshot)
+  }
   const doc = await openDocument(file, {streamed: LISTS, notAMapping: notSnapshot})
   let members: AsyncIterable<JsonMember> | Iterable<JsonMember>
   if (doc.kind === 'yaml') {
     const data = doc.data
-    if (!isObject(data) || data.placemat_snapshot !== SNAPSHOT_VERSION) throw usage(notSnapshot)
+    if (!isObject(data)) throw usage(notSnapshot)
+    checkVersion(data.placemat_snapshot)
     members = membersOf(data)
   } else members = doc.members
 
@@ -49,8 +71,13 @@ export async function* snapshotItems(file: string): AsyncGenerator<SnapshotItem>
   }
   for await (const m of members) {
     if (m.key === 'placemat_snapshot') {
-      if (!('value' in m) || m.value !== SNAPSHOT_VERSION) throw usage(notSnapshot)
+      if (!('value' in m)) throw usage(notSnapshot)
+      checkVersion(m.value)
       versioned = true
+      continue
+    }
+    if (m.key === 'topology' && 'value' in m) {
+      if (m.value !== null) yield {kind: 'topology', topology: check(() => topologyOf(m.value, usage))}
       continue
     }
     if (!isList(m.key)) continue
@@ -72,6 +99,9 @@ export async function* snapshotItems(file: string): AsyncGenerator<SnapshotItem>
         break
       case 'consumers':
         yield {kind: 'consumer', consumer: check(() => consumerOf(v, usage))}
+        break
+      case 'groups':
+        yield {kind: 'group', group: check(() => groupOf(v, usage))}
         break
     }
   }
@@ -128,4 +158,74 @@ function consumerOf(c: unknown, usage: (msg: string) => Error): SnapshotConsumer
     allocations[rp] = amounts ?? {}
   }
   return {uuid: c.uuid, project_id: c.project_id, user_id: c.user_id, consumer_type: type, generation: c.generation, allocations}
+}
+
+/**
+ * The racks, rows and rooms, checked as a whole (a section is small): levels and names, a name
+ * once per level, and each parent a node of the level above in the snapshot.
+ */
+function topologyOf(t: unknown, usage: (msg: string) => Error): SnapshotTopology {
+  if (!isObject(t) || !Number.isInteger(t.generation) || t.generation < 0 || !Array.isArray(t.nodes ?? [])) {
+    throw usage('topology needs an integer generation and a list of nodes')
+  }
+  const nodes: SnapshotNode[] = []
+  const names = new Map<TopologyLevel, Set<string>>(TOPOLOGY_LEVELS.map((l) => [l, new Set()]))
+  for (const n of (t.nodes ?? []) as unknown[]) {
+    if (!isObject(n) || !TOPOLOGY_LEVELS.includes(n.level) || typeof n.name !== 'string' || n.name.trim() === '') {
+      throw usage(`every topology node needs a level (${TOPOLOGY_LEVELS.join(', ')}) and a name`)
+    }
+    const parent = n.parent ?? null
+    if (parent !== null && typeof parent !== 'string') throw usage(`${n.level} ${n.name}: parent must be a name or null`)
+    if (parent !== null && n.level === 'room') throw usage(`room ${n.name}: a room has no parent`)
+    if (names.get(n.level)!.has(n.name)) throw usage(`${n.level} ${n.name} appears twice`)
+    names.get(n.level)!.add(n.name)
+    nodes.push({level: n.level, name: n.name, parent})
+  }
+  const above: Record<TopologyLevel, TopologyLevel | null> = {rack: 'row', row: 'room', room: null}
+  for (const n of nodes) {
+    if (n.parent !== null && !names.get(above[n.level]!)!.has(n.parent)) {
+      throw usage(`${n.level} ${n.name} is in ${above[n.level]} ${n.parent}, which is not in the snapshot`)
+    }
+  }
+  return {generation: t.generation, nodes}
+}
+
+/** A placement group: its rule as placemat's own checks take it, and its members. */
+function groupOf(g: unknown, usage: (msg: string) => Error): SnapshotGroup {
+  if (!isObject(g) || !isGroupName(g.name)) throw usage('every group needs a name (letters, digits and . _ : -, starting with a letter or digit)')
+  const what = `group ${g.name}`
+  if (!GROUP_POLICIES.includes(g.policy)) throw usage(`${what}: policy must be one of ${GROUP_POLICIES.join(', ')}`)
+  if (!GROUP_LEVELS.includes(g.level)) throw usage(`${what}: level must be one of ${GROUP_LEVELS.join(', ')}`)
+  try {
+    ruleOf({policy: g.policy, level: g.level, maxPer: g.max_per ?? undefined, maxSkew: g.max_skew ?? undefined, soft: g.soft === true})
+  } catch (err) {
+    throw usage(`${what}: ${(err as Error).message}`)
+  }
+  if (g.soft !== undefined && typeof g.soft !== 'boolean') throw usage(`${what}: soft must be true or false`)
+  if (!Number.isInteger(g.generation) || g.generation < 0) throw usage(`${what}: generation must be a whole number`)
+  const time = (key: 'created_at' | 'updated_at') => {
+    const v = g[key]
+    if (v === undefined || v === null) return undefined
+    if (typeof v !== 'string' || Number.isNaN(Date.parse(v))) throw usage(`${what}: ${key} must be a time (ISO 8601)`)
+    return new Date(v).toISOString()
+  }
+  const members = g.members ?? []
+  if (!isStringList(members) || !members.every(isUuidLike)) throw usage(`${what}: members must be a list of consumer uuids`)
+  const canonical = members.map(canonicalUuid)
+  if (new Set(canonical).size !== canonical.length) throw usage(`${what}: a member is listed twice`)
+  const created = time('created_at')
+  const updated = time('updated_at')
+  const now = new Date().toISOString()
+  return groupInKeyOrder({
+    name: g.name,
+    policy: g.policy,
+    level: g.level,
+    max_per: g.max_per ?? undefined,
+    max_skew: g.max_skew ?? undefined,
+    soft: g.soft === true,
+    generation: g.generation,
+    created_at: created ?? updated ?? now,
+    updated_at: updated ?? created ?? now,
+    members: canonical,
+  })
 }

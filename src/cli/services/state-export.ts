@@ -1,34 +1,53 @@
 /**
  * Whole-state snapshots: `placemat export` reads everything through the public Placement
- * API (so it works on any endpoint, a real OpenStack Placement included), and
- * `placemat import` (snapshot-import.ts) writes a snapshot straight into a new or empty
- * file, keeping every provider and consumer generation exactly.
+ * API (so it works on any endpoint, a real OpenStack Placement included) and, on placemat,
+ * its own API for what only placemat keeps; `placemat import` (snapshot-import.ts) writes a
+ * snapshot straight into a new or empty file, keeping every provider and consumer
+ * generation exactly.
  *
  * The snapshot is plain data, in a fixed order, so export -> import -> export gives the
  * same text:
  *
- *   placemat_snapshot: 1
+ *   placemat_snapshot: 1                   # 2 when it carries topology or groups (below)
  *   resource_classes: [CUSTOM_...]         # custom classes (standard ones are built in)
  *   traits: [CUSTOM_...]                   # custom traits
  *   providers:                             # parents before children; roots by uuid, children by uuid
  *     - uuid, name, generation, parent_provider_uuid,
- *       inventories: {CLASS: {total, reserved, min_unit, max_unit, step_size, allocation_ratio}},
+ *       inventories: {CLASS: {total, reserved, min_unit, max_unit, step_size, allocation_ratio}},  # in its order
  *       traits: [sorted], aggregates: [sorted]
  *   consumers:                             # by uuid
  *     - uuid, project_id, user_id, consumer_type (null: none), generation,
  *       allocations: {provider uuid: {CLASS: amount}}
+ *   topology:                              # placemat's racks, rows and rooms (GET /placemat/v1/topology/layout)
+ *     generation: N
+ *     nodes:                               # rooms, rows, racks, each by name
+ *       - level, name, parent (the name of its row or room; null: standing alone)
+ *   groups:                                # placement groups by name (GET /placemat/v1/groups)
+ *     - name, policy, level, max_per?, max_skew?, soft, generation, created_at, updated_at,
+ *       members: [consumer uuids, in the order they joined]
  *
- * Not carried: created/updated times (the API does not show them) and consumers that hold
- * no allocations (the API cannot see them).
+ * Which hosts are in which rack, row and room is carried by the hosts' aggregates (a node's
+ * aggregate uuid is fixed by its level and name). A snapshot without topology or groups is
+ * version 1, as placemat wrote before it carried them; one with them is version 2, which a
+ * placemat that cannot load them refuses rather than drop them.
+ *
+ * Not carried: created/updated times of providers, consumers and racks, rows and rooms (the
+ * API does not show them) and consumers that hold no allocations (the API cannot see them).
  */
 import YAML from 'yaml'
 import type {PlacementClient} from '../../client/client.js'
-import type {Inventory} from '../../core/state.js'
+import type {Inventory, TopologyLevel} from '../../core/state.js'
+import type {GroupLevel, GroupPolicy, GroupRecord} from '../../core/groups.js'
 import {INVENTORY_FIELDS} from '../../core/inventories.js'
+import {layoutNodes, type Layout} from '../../core/topology.js'
+import {PLACEMAT_API} from '../backend/backend.js'
 import {mapLimit} from '../../client/map-limit.js'
 import {conflictError} from '../failure.js'
 
-export const SNAPSHOT_VERSION = 1
+/** The version of a snapshot with placemat's own sections; one without them is version 1. */
+export const SNAPSHOT_VERSION = 2
+/** The versions `import` reads. */
+export const SNAPSHOT_VERSIONS: readonly number[] = [1, 2]
 
 export interface SnapshotProvider {
   uuid: string
@@ -49,13 +68,49 @@ export interface SnapshotConsumer {
   allocations: Record<string, Record<string, number>>
 }
 
+/** A rack, row or room; `parent` is the name of its row (a rack's) or room (a row's). */
+export interface SnapshotNode {
+  level: TopologyLevel
+  name: string
+  parent: string | null
+}
+
+export interface SnapshotTopology {
+  generation: number
+  nodes: SnapshotNode[]
+}
+
+export interface SnapshotGroup {
+  name: string
+  policy: GroupPolicy
+  level: GroupLevel
+  max_per?: number
+  max_skew?: number
+  soft: boolean
+  generation: number
+  created_at: string
+  updated_at: string
+  /** Consumer uuids, in the order they joined. */
+  members: string[]
+}
+
 export interface Snapshot {
   placemat_snapshot: number
   resource_classes: string[]
   traits: string[]
   providers: SnapshotProvider[]
   consumers: SnapshotConsumer[]
+  topology?: SnapshotTopology
+  groups?: SnapshotGroup[]
 }
+
+/** What placemat keeps beyond Placement's records: absent on plain Placement. */
+export interface PlacematParts {
+  topology?: SnapshotTopology
+  groups?: SnapshotGroup[]
+}
+
+export const TOPOLOGY_LEVELS: readonly TopologyLevel[] = ['room', 'row', 'rack']
 
 const CUSTOM = 'CUSTOM_'
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
@@ -89,10 +144,15 @@ export function treeOrder<T extends {uuid: string; parent_provider_uuid: string 
   return out
 }
 
-/** Sorts every list and key so equal states give equal text. */
+/**
+ * Sorts every list and key (but a provider's inventories, kept in its order) so equal states give
+ * equal text; the version is the lowest that carries it all.
+ */
 export function normalizeSnapshot(s: Snapshot): Snapshot {
-  return {
-    placemat_snapshot: s.placemat_snapshot,
+  const topology = s.topology && (s.topology.generation > 0 || s.topology.nodes.length > 0) ? s.topology : undefined
+  const groups = s.groups?.length ? s.groups : undefined
+  const out: Snapshot = {
+    placemat_snapshot: topology || groups ? SNAPSHOT_VERSION : 1,
     resource_classes: [...s.resource_classes].sort(byString),
     traits: [...s.traits].sort(byString),
     providers: treeOrder(s.providers).map((p) => ({
@@ -100,9 +160,8 @@ export function normalizeSnapshot(s: Snapshot): Snapshot {
       name: p.name,
       generation: p.generation,
       parent_provider_uuid: p.parent_provider_uuid ?? null,
-      inventories: Object.fromEntries(
-        Object.entries(sortedRecord(p.inventories)).map(([rc, inv]) => [rc, inventoryRecord(inv as unknown as Record<string, unknown>)]),
-      ),
+      // In the provider's own order (the order it lists them, and the tables and rollups show them).
+      inventories: Object.fromEntries(Object.entries(p.inventories).map(([rc, inv]) => [rc, inventoryRecord(inv as unknown as Record<string, unknown>)])),
       traits: [...p.traits].sort(byString),
       aggregates: [...p.aggregates].sort(byString),
     })),
@@ -119,6 +178,50 @@ export function normalizeSnapshot(s: Snapshot): Snapshot {
         ),
       })),
   }
+  if (topology) {
+    const rank = (level: TopologyLevel) => TOPOLOGY_LEVELS.indexOf(level)
+    out.topology = {
+      generation: topology.generation,
+      nodes: [...topology.nodes]
+        .sort((a, b) => rank(a.level) - rank(b.level) || byString(a.name, b.name))
+        .map((n) => ({level: n.level, name: n.name, parent: n.parent ?? null})),
+    }
+  }
+  if (groups) out.groups = [...groups].sort((a, b) => byString(a.name, b.name)).map(groupInKeyOrder)
+  return out
+}
+
+/** The racks, rows and rooms of a layout (GET /placemat/v1/topology/layout), each with its parent's name. */
+export function topologyOfLayout(layout: Layout & {generation: number}): SnapshotTopology {
+  const nodes = layoutNodes(layout)
+  return {
+    generation: layout.generation,
+    nodes: [...nodes.values()].map((n) => ({level: n.level, name: n.name, parent: n.parent ? (nodes.get(n.parent)?.name ?? null) : null})),
+  }
+}
+
+/** A group with its keys in the snapshot's order, whatever order the source gave them in. */
+export const groupInKeyOrder = (g: SnapshotGroup): SnapshotGroup => ({
+  name: g.name,
+  policy: g.policy,
+  level: g.level,
+  ...(g.max_per !== undefined ? {max_per: g.max_per} : {}),
+  ...(g.max_skew !== undefined ? {max_skew: g.max_skew} : {}),
+  soft: g.soft,
+  generation: g.generation,
+  created_at: g.created_at,
+  updated_at: g.updated_at,
+  members: [...g.members],
+})
+
+/** placemat's own parts, read through /placemat/v1, and a mark that changes whenever they do. */
+export async function readPlacematParts(client: PlacementClient): Promise<{parts: PlacematParts; mark: string}> {
+  const [layout, groups] = await Promise.all([
+    client.get<Layout & {generation: number}>(`${PLACEMAT_API}/topology/layout`),
+    client.get<{groups: GroupRecord[]}>(`${PLACEMAT_API}/groups`),
+  ])
+  const mark = JSON.stringify([layout.generation, groups.groups.map((g) => [g.name, g.generation])])
+  return {parts: {topology: topologyOfLayout(layout), groups: groups.groups.map(groupInKeyOrder)}, mark}
 }
 
 interface ProviderListing {
@@ -128,7 +231,8 @@ interface ProviderListing {
   parent_provider_uuid?: string | null
 }
 
-async function readOnce(client: PlacementClient): Promise<{snapshot: Snapshot; generations: Map<string, number>}> {
+async function readOnce(client: PlacementClient, placemat: boolean): Promise<{snapshot: Snapshot; generations: Map<string, number>; mark: string}> {
+  const own = placemat ? await readPlacematParts(client) : {parts: {}, mark: ''}
   const classes = (await client.get<{resource_classes: {name: string}[]}>('/resource_classes')).resource_classes
     .map((c) => c.name)
     .filter((n) => n.startsWith(CUSTOM))
@@ -171,32 +275,49 @@ async function readOnce(client: PlacementClient): Promise<{snapshot: Snapshot; g
       allocations: Object.fromEntries(Object.entries(c.allocations).map(([rp, a]) => [rp, a.resources])),
     }
   })
-  const snapshot = normalizeSnapshot({placemat_snapshot: SNAPSHOT_VERSION, resource_classes: classes, traits, providers, consumers})
-  return {snapshot, generations: new Map(listing.map((p) => [p.uuid, p.generation]))}
+  const snapshot = normalizeSnapshot({placemat_snapshot: SNAPSHOT_VERSION, resource_classes: classes, traits, providers, consumers, ...own.parts})
+  return {snapshot, generations: new Map(listing.map((p) => [p.uuid, p.generation])), mark: own.mark}
 }
 
 /**
- * Reads the whole state through the public API. The read is not one transaction, so it
- * is checked afterwards: when any provider generation moved meanwhile (every inventory,
- * trait, aggregate and allocation write moves one), the whole read is made again. When no
- * pass was quiet the export fails (exit 4): a snapshot mixing states would lose the writes made
- * after its last pass, or hold a provider at a generation older than its allocations.
+ * Reads the whole state through the public API, and with `placemat` (a placemat endpoint)
+ * its racks, rows, rooms and placement groups through /placemat/v1. The read is not one
+ * transaction, so it is checked afterwards: when any provider generation moved meanwhile
+ * (every inventory, trait, aggregate and allocation write moves one), or the topology's or a
+ * group's, the whole read is made again. When no pass was quiet the export fails (exit 4): a
+ * snapshot mixing states would lose the writes made after its last pass, or hold a provider
+ * at a generation older than its allocations.
  */
-export async function exportSnapshot(client: PlacementClient, tries = 5): Promise<Snapshot> {
+export async function exportSnapshot(client: PlacementClient, opts: {placemat?: boolean; tries?: number} = {}): Promise<Snapshot> {
+  const tries = opts.tries ?? 5
   for (let i = 1; ; i++) {
-    const {snapshot, generations} = await readOnce(client)
+    const {snapshot, generations, mark} = await readOnce(client, opts.placemat === true)
     const after = (await client.get<{resource_providers: ProviderListing[]}>('/resource_providers')).resource_providers
     const still = new Set(after.map((p) => p.uuid))
     const changed = after.filter((p) => generations.get(p.uuid) !== p.generation).length + [...generations.keys()].filter((u) => !still.has(u)).length
-    if (!changed) return snapshot
+    const ownChanged = opts.placemat && (await readPlacematParts(client)).mark !== mark
+    if (!changed && !ownChanged) return snapshot
     if (i >= tries) {
       throw conflictError(
-        `the cloud changed while it was read: ${changed} provider(s) changed during the last of ${tries} passes, none of which was quiet; ` +
+        `the cloud changed while it was read: ${changed} provider(s)${ownChanged ? ' and the racks, rows, rooms or placement groups' : ''} changed during the last of ${tries} passes, none of which was quiet; ` +
           'stop the writers (nova-compute, the scheduler, placement-api itself) and export again, ' +
           "or read Placement's database in one transaction: placemat import --from-placement DATABASE_URL",
       )
     }
   }
+}
+
+/** What plain OpenStack Placement cannot hold of `parts`, in words; undefined when there is none of it. */
+export function placematOnly(parts: PlacematParts): string | undefined {
+  const nodes = parts.topology?.nodes ?? []
+  const count = (level: TopologyLevel) => nodes.filter((n) => n.level === level).length
+  const out: string[] = []
+  if (nodes.length) {
+    out.push(`${count('room')} rooms, ${count('row')} rows and ${count('rack')} racks (their names; the hosts' rack, row and room aggregates are kept)`)
+  }
+  const groups = parts.groups ?? []
+  if (groups.length) out.push(`${groups.length} placement groups (${groups.reduce((n, g) => n + g.members.length, 0)} members)`)
+  return out.length ? out.join(' and ') : undefined
 }
 
 export function snapshotText(s: Snapshot, format: 'yaml' | 'json'): string {

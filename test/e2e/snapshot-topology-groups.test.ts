@@ -1,0 +1,186 @@
+/**
+ * Snapshots carry what only placemat keeps: a cloud with rooms, rows and racks (from a layout
+ * file) and placement groups (affinity, anti-affinity, spread; hard and soft; with members)
+ * exported from a --db file and from a daemon, imported into a new file, shows the same
+ * `topology show`, `group list` and `group show` (tables and JSON). An import whose
+ * allocations break a hard group is refused; plain Placement and `export --to-placement`
+ * say on stderr what they cannot carry.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import YAML from 'yaml'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {startServer, type RunningServer} from '../../src/daemon/server.js'
+import {mapLimit} from '../../src/client/map-limit.js'
+import {placemat, type Result} from '../helpers/cli.js'
+import {plainProxy} from '../helpers/claim-cloud.js'
+import {placementAvailable, syncPlacementDatabase} from '../helpers/placement.js'
+
+const ok = (r: Result) => {
+  expect(r.code, r.stderr).toBe(0)
+  return r.stdout
+}
+
+const HOSTS = `providers:
+${[1, 2, 3, 4, 5, 6].map((i) => `  - {name: h${i}, inventories: {VCPU: 8, MEMORY_MB: 16384}}`).join('\n')}
+`
+// Two rooms; a row and a rack standing alone; an empty rack.
+const LAYOUT = `rooms:
+  - name: m1
+    rows:
+      - name: r1
+        racks: [{name: k1, hosts: [h1]}, {name: k2, hosts: [h2]}]
+      - name: r2
+        racks: [{name: k3, hosts: [h3]}]
+  - name: m2
+    rows:
+      - name: r3
+        racks: [{name: k4, hosts: [h4]}]
+rows:
+  - name: rx
+    racks: [{name: k5, hosts: [h5]}]
+racks:
+  - name: spare
+    hosts: [h6]
+  - name: empty
+    hosts: []
+`
+const C = (n: number) => `c0000000-0000-4000-8000-${String(n).padStart(12, '0')}`
+const OWN = ['--project', 'p', '--user', 'u']
+const GROUPS = ['anti', 'near', 'spread', 'soft-apart']
+
+let dir: string
+let source: string
+let server: RunningServer
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-snap-own-'))
+  source = path.join(dir, 'source.db')
+  const db = ['--db', source]
+  fs.writeFileSync(path.join(dir, 'hosts.yaml'), HOSTS)
+  fs.writeFileSync(path.join(dir, 'layout.yaml'), LAYOUT)
+  ok(await placemat(['db', 'init', ...db]))
+  ok(await placemat(['apply', path.join(dir, 'hosts.yaml'), ...db]))
+  ok(await placemat(['topology', 'apply', path.join(dir, 'layout.yaml'), ...db]))
+  ok(await placemat(['group', 'create', 'anti', '--policy', 'anti-affinity', '--level', 'rack', ...db]))
+  ok(await placemat(['group', 'create', 'near', '--policy', 'affinity', '--level', 'room', ...db]))
+  ok(await placemat(['group', 'create', 'spread', '--policy', 'spread', '--max-skew', '2', '--level', 'row', ...db]))
+  ok(await placemat(['group', 'create', 'soft-apart', '--policy', 'anti-affinity', '--level', 'room', '--soft', ...db]))
+  // Members placed by claims that keep the hard rules; a soft group broken (two members in room m1).
+  ok(await placemat(['claim', C(1), '--group', 'anti', '--resources', 'VCPU:1', '--in-tree', 'h1', ...OWN, ...db]))
+  ok(await placemat(['claim', C(2), '--group', 'anti', '--resources', 'VCPU:1', '--in-tree', 'h2', ...OWN, ...db]))
+  ok(await placemat(['claim', C(3), '--group', 'near', '--resources', 'VCPU:1', '--in-tree', 'h3', ...OWN, ...db]))
+  ok(await placemat(['group', 'add', 'near', C(1), ...db]))
+  ok(await placemat(['group', 'add', 'spread', C(1), C(4), ...db]))
+  ok(await placemat(['group', 'add', 'soft-apart', C(1), C(3), '--allow-violations', ...db]))
+  const served = path.join(dir, 'served.db')
+  fs.copyFileSync(source, served)
+  server = await startServer({db: served, host: '127.0.0.1', port: 0, auth: 'noauth2'})
+}, 120_000)
+afterAll(async () => {
+  await server?.close()
+  if (dir) fs.rmSync(dir, {recursive: true, force: true})
+})
+
+/** What an operator reads of the topology and the groups, as tables and as JSON. */
+async function views(target: string[]): Promise<Record<string, string>> {
+  const commands = [['topology', 'show'], ['group', 'list'], ...GROUPS.map((g) => ['group', 'show', g])].flatMap((c) => [c, [...c, '--json']])
+  const outputs = await mapLimit(commands, 4, async (c) => ok(await placemat([...c, ...target])))
+  return Object.fromEntries(commands.map((c, i) => [c.join(' '), outputs[i]]))
+}
+
+describe('export then import into a new file: the topology and the groups as they were', () => {
+  const sources = () => ({db: ['--db', source], daemon: ['--url', server.url, '--token', 'admin']})
+  for (const [name, format] of [['db', 'yaml'], ['daemon', 'json']] as const) {
+    it(`from a ${name === 'db' ? '--db file' : 'daemon'} (${format})`, async () => {
+      const from = sources()[name]
+      const snapFile = path.join(dir, `snap-${name}.${format}`)
+      const exported = await placemat(['export', ...from, ...(format === 'json' ? ['--json'] : []), '-o', snapFile])
+      expect(exported.code, exported.stderr).toBe(0)
+      expect(exported.stderr).toBe('')
+      const snap = format === 'json' ? JSON.parse(fs.readFileSync(snapFile, 'utf8')) : YAML.parse(fs.readFileSync(snapFile, 'utf8'))
+      expect(snap.placemat_snapshot).toBe(2)
+      expect(snap.topology.nodes).toContainEqual({level: 'rack', name: 'k5', parent: 'rx'})
+      expect(snap.groups.map((g: any) => g.name)).toEqual(['anti', 'near', 'soft-apart', 'spread'])
+
+      const target = path.join(dir, `imported-${name}.db`)
+      const imp = await placemat(['import', snapFile, '--db', target])
+      expect(imp.stdout).toBe(
+        `imported into ${target}: 6 providers, 3 consumers, 3 allocations, 0 custom classes, 0 custom traits, 13 racks/rows/rooms, 4 placement groups\n`,
+      )
+      const [before, after] = await Promise.all([views(from), views(['--db', target])])
+      expect(after).toEqual(before)
+      // The soft group's breach came along as it was; the hard groups hold.
+      expect(before['group list']).toMatch(/^soft-apart\s.*no \(1 breach\)/m)
+      // And the new file exports the same snapshot again.
+      const again = await placemat(['export', '--db', target, ...(format === 'json' ? ['--json'] : [])])
+      expect(again.stdout).toBe(fs.readFileSync(snapFile, 'utf8'))
+    }, 120_000)
+  }
+})
+
+describe('import refuses what would break a hard group', () => {
+  it("a snapshot whose allocations break a hard group's rule: exit 4 naming it, nothing written; --allow-violations imports it", async () => {
+    const snap = YAML.parse(ok(await placemat(['export', '--db', source])))
+    // c1 (h1, room m1) and c3 (h3, room m1) in a hard anti-affinity group by room.
+    snap.groups.push({name: 'apart', policy: 'anti-affinity', level: 'room', soft: false, generation: 1, members: [C(1), C(3)]})
+    const text = YAML.stringify(snap)
+    const target = path.join(dir, 'broken.db')
+    const r = await placemat(['import', '-', '--db', target], {input: text})
+    expect(r.code).toBe(4)
+    expect(r.stderr).toBe(
+      `placemat: -: the snapshot's allocations break placement group rules: group apart (anti-affinity by room): 2 members in room m1 (at most 1) [m1: ${C(1)}, ${C(3)}]; ` +
+        'nothing imported (--allow-violations imports the groups as they are, and placemat audit reports them)\n',
+    )
+    expect(fs.existsSync(target)).toBe(false)
+    const allowed = await placemat(['import', '-', '--db', target, '--allow-violations'], {input: text})
+    expect(allowed.code, allowed.stderr).toBe(0)
+    expect(ok(await placemat(['group', 'list', '--db', target]))).toMatch(/^apart\s.*no \(1 breach\)/m)
+  })
+
+  it('a group or topology that does not hold together: exit 2', async () => {
+    const snap = YAML.parse(ok(await placemat(['export', '--db', source])))
+    const cases: Array<[(s: any) => void, RegExp]> = [
+      [(s) => s.topology.nodes.push({level: 'rack', name: 'k9', parent: 'nowhere'}), /rack k9 is in row nowhere, which is not in the snapshot/],
+      [(s) => s.topology.nodes.push({level: 'row', name: 'r1', parent: null}), /row r1 appears twice/],
+      [(s) => (s.groups[0].policy = 'together'), /group anti: policy must be one of/],
+      [(s) => s.groups.push(s.groups[0]), /group anti appears twice/],
+      [(s) => (s.placemat_snapshot = 3), /a snapshot of version 3, written by a newer placemat/],
+    ]
+    for (const [change, message] of cases) {
+      const bad = structuredClone(snap)
+      change(bad)
+      const r = await placemat(['import', '-', '--db', path.join(dir, 'never.db')], {input: YAML.stringify(bad)})
+      expect(r.code, r.stderr).toBe(2)
+      expect(r.stderr).toMatch(message)
+    }
+  })
+})
+
+describe('what cannot be carried is said', () => {
+  it('plain OpenStack Placement keeps no topology or groups: export says so on stderr and writes a version 1 snapshot', async () => {
+    const proxy = await plainProxy(server.url)
+    try {
+      const r = await placemat(['export', '--url', proxy.url, '--token', 'admin'])
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stderr).toMatch(/^placemat: warning: this endpoint is plain OpenStack Placement, which keeps no racks, rows, rooms or placement groups: the snapshot has none/)
+      const snap = YAML.parse(r.stdout)
+      expect(snap.placemat_snapshot).toBe(1)
+      expect(snap.topology).toBeUndefined()
+      expect(snap.groups).toBeUndefined()
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it.skipIf(!placementAvailable)('export --to-placement says what it leaves out', async () => {
+    const file = path.join(dir, 'placement.db')
+    await syncPlacementDatabase(`sqlite:///${file}`)
+    const r = await placemat(['export', '--db', source, '--to-placement', `sqlite:///${file}`], {env: {PLACEMAT_HOME: dir}})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toBe(
+      'placemat: warning: not written into Placement, which has no place for them: 2 rooms, 4 rows and 7 racks ' +
+        "(their names; the hosts' rack, row and room aggregates are kept) and 4 placement groups (8 members)\n",
+    )
+  }, 60_000)
+})
