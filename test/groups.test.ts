@@ -117,6 +117,10 @@ describe('placement groups', () => {
     expect(put.status).toBe(409)
     expect(put.body.errors[0].code).toBe('placemat.affinity_violation')
     expect(put.body.errors[0].detail).toContain('group replicas (anti-affinity by row)')
+    // The dry run's error is the write's; allowed, there is none.
+    expect(dry.error).toMatchObject({status: 409, code: 'placemat.affinity_violation'})
+    expect(put.body.errors[0].detail).toContain(dry.error.detail) // the write's detail comes in Placement's wrapping
+    expect((await ok('PUT', `${LAYOUT}?dry_run=true&allow_violations=true`, moved)).error).toBeNull()
     expect(await ok('GET', LAYOUT)).toEqual(before)
     expect((await ok('GET', GROUPS)).groups[0].violations).toEqual([])
 

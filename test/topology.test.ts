@@ -189,8 +189,32 @@ describe('topology layout', () => {
     expect(res.status).toBe(409)
     expect(res.body.errors[0].code).toBe('placement.concurrent_update')
     expect(await snapshot()).toEqual(before)
+    // The dry run says so, as the write's error, and changes nothing either.
+    const dry = await ok('PUT', `${LAYOUT}?dry_run=true`, {...b, generation})
+    expect(dry.error).toEqual({status: 409, code: 'placement.concurrent_update', detail: `topology generation conflict: expected ${generation}, found ${generation + 1}`})
+    expect(res.body.errors[0].detail).toContain(dry.error.detail)
+    expect(dry.plan.nodes.delete).toEqual(['rack rack-2c-04'])
+    expect((await ok('PUT', `${LAYOUT}?dry_run=true`, {...b, generation: generation + 1})).error).toBeNull()
+    expect(await snapshot()).toEqual(before)
     // without a generation, the last writer wins
     expect((await api.call('PUT', LAYOUT, b)).status).toBe(200)
+  })
+
+  it('?prune=false changes what the body names and keeps the rest', async () => {
+    await ok('PUT', LAYOUT, SMALL)
+    const {generation: _g, ...whole} = await ok('GET', LAYOUT)
+    const dry = await ok('PUT', `${LAYOUT}?dry_run=true&prune=false`, {rooms: [{name: 'room-9'}]})
+    expect(dry).toMatchObject({applied: false, error: null, plan: {nodes: {create: ['room room-9'], update: [], delete: []}, hosts: {add: [], move: [], remove: []}}})
+    const res = await ok('PUT', `${LAYOUT}?prune=false`, {racks: [{name: 'rack-new', hosts: ['cn-0001']}]})
+    expect(res.plan.nodes).toEqual({create: ['rack rack-new'], update: [], delete: []})
+    expect(res.plan.hosts).toEqual({add: [], move: ['cn-0001'], remove: []})
+    const stored = await ok('GET', LAYOUT)
+    expect(stored.racks).toEqual([{name: 'rack-new', hosts: ['cn-0001']}])
+    expect(hostsOfRack(stored, 'rack-1a-01')).toEqual(hostsOfRack(whole, 'rack-1a-01').filter((h: string) => h !== 'cn-0001'))
+    expect(stored.rooms).toHaveLength(2)
+    // prune=true (as without the parameter) makes it exactly the body
+    expect((await ok('PUT', `${LAYOUT}?dry_run=true&prune=true`, {rooms: [{name: 'room-9'}]})).plan.nodes.delete).toHaveLength(33)
+    expect((await api.call('PUT', `${LAYOUT}?prune=maybe`, SMALL)).status).toBe(400)
   })
 
   it('rejects bad layouts with a 400 and changes nothing', async () => {

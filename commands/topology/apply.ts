@@ -2,11 +2,11 @@ import {Args, Flags} from '@oclif/core'
 import {ApiError} from '../../src/client/client.js'
 import {PlacematCommand} from '../../src/cli/base.js'
 import type {ProgressHandle} from '../../src/cli/components/Progress.js'
-import {withContext} from '../../src/cli/failure.js'
+import {usageError, withContext} from '../../src/cli/failure.js'
 import {ALLOW_HINT, allowViolationsFlag, isGroupViolation} from '../../src/cli/groups/flags.js'
 import {layoutBody, readLayoutFile} from '../../src/cli/topology/layout-file.js'
-import {planLines, planSize, planSummary} from '../../src/cli/topology/plan-text.js'
-import type {TopologyPlan} from '../../src/core/topology.js'
+import {dryRunRefusal, planLines, planSize, planSummary} from '../../src/cli/topology/plan-text.js'
+import {layoutNodes, type TopologyPlan} from '../../src/core/topology.js'
 
 /** Plans with at least this many changes get a progress bar on a terminal. */
 const LARGE = 500
@@ -29,8 +29,11 @@ Hosts are root providers, by name or uuid. Each rack, row and room is an
 aggregate with a fixed uuid (uuid5 of "level:name" in placemat's namespace),
 and a host in a rack is a member of its rack's, row's and room's aggregates,
 so any Placement client can filter by them (member_of). The host's other
-aggregates are kept. Racks, rows and rooms not in the file are deleted;
-hosts not in the file leave the topology.
+aggregates are kept. What the file does not name stays where it is: racks,
+rows and rooms under their parents, hosts in their racks. With --prune the
+topology becomes exactly the file: racks, rows and rooms not in it are
+deleted and hosts not in it leave the topology. A file that names no rack,
+row or room is refused without --prune (with it, it empties the topology).
 
 Prints the plan (one line per change: "+" create/add, "~" re-parent/move,
 "-" delete/remove) and applies it with the topology generation it was
@@ -39,15 +42,16 @@ row/room command), nothing is applied and the exit code is 4. A file with
 a "generation:" key (as \`placemat topology layout\` prints it) applies only
 if the topology is still at that generation. Applying the same file again
 plans nothing. A bad layout (unknown host, a host in two racks, a rack or
-row twice) changes nothing and exits 6.
+row twice) changes nothing and exits 6. --dry-run exits as the apply would:
+4 for a stale generation or a broken placement group, with the same message.
 
 On a plain OpenStack Placement endpoint (no /placemat/v1) it is done
 client-side: the same aggregate uuids, each host's aggregates set through
 PUT /resource_providers/{uuid}/aggregates with its generation (retried on
 409), other aggregates kept. Placement cannot store names, so keep the file:
 \`topology show\` and \`topology layout\` then need it (--layout FILE), and to
-delete a rack, row or room pass the layout applied before (--previous FILE),
-else its hosts keep that aggregate.
+delete a rack, row or room pass --prune and the layout applied before
+(--previous FILE), else its hosts keep that aggregate.
 
 A change that would break a placement group (members of an anti-affinity
 group brought into one row, a spread unbalanced) is refused with exit 4,
@@ -58,8 +62,8 @@ naming the group, its rule and the members; the dry run lists such breaches
   static examples = [
     '<%= config.bin %> topology apply fixtures/topology/layout-small.yaml --dry-run',
     '<%= config.bin %> topology apply layout.yaml --db placement.db',
-    '<%= config.bin %> topology layout > layout.yaml && $EDITOR layout.yaml && <%= config.bin %> topology apply layout.yaml',
-    '<%= config.bin %> topology apply new.yaml --previous old.yaml --url http://placement:8778 --token $OS_TOKEN',
+    '<%= config.bin %> topology layout > layout.yaml && $EDITOR layout.yaml && <%= config.bin %> topology apply layout.yaml --prune',
+    '<%= config.bin %> topology apply new.yaml --prune --previous old.yaml --url http://placement:8778 --token $OS_TOKEN',
   ]
 
   static args = {
@@ -67,9 +71,10 @@ naming the group, its rule and the members; the dry run lists such breaches
   }
 
   static flags = {
-    'dry-run': Flags.boolean({description: 'print the plan and change nothing'}),
+    'dry-run': Flags.boolean({description: 'print the plan and change nothing (exits as the apply would)'}),
+    prune: Flags.boolean({description: 'make the topology exactly the file: delete the racks, rows and rooms it does not name; hosts it does not name leave'}),
     generation: Flags.integer({description: 'apply only if the topology is still at this generation (exit 4 otherwise)', min: 0}),
-    previous: Flags.string({description: 'plain Placement only: the layout applied before (its racks/rows/rooms that are gone get emptied)'}),
+    previous: Flags.string({description: 'plain Placement only, with --prune: the layout applied before (its racks/rows/rooms that are gone get emptied)'}),
     concurrency: Flags.integer({description: 'calls in flight on a plain Placement endpoint', default: 16, min: 1, max: 256}),
     ...allowViolationsFlag,
   }
@@ -77,6 +82,9 @@ naming the group, its rule and the members; the dry run lists such breaches
   async run(): Promise<void> {
     const {args, flags} = await this.parse(TopologyApply)
     const doc = readLayoutFile(args.layout)
+    if (!flags.prune && layoutNodes(layoutBody(doc)).size === 0) {
+      throw usageError(`${args.layout} names no rack, row or room: without --prune that changes nothing; to empty the topology, give --prune`)
+    }
     const previous = flags.previous ? layoutBody(readLayoutFile(flags.previous)) : undefined
     const backend = await this.backend()
     const table = this.textOutput
@@ -101,6 +109,19 @@ naming the group, its rule and the members; the dry run lists such breaches
       bar ??= Progress.startProgress()
       bar.update(done, total, label)
     }
+    /** The error the apply ends with, in words that say what to do about it. */
+    const explained = (err: unknown) => {
+      if (isGroupViolation(err)) return withContext(err as ApiError, '', ALLOW_HINT)
+      if (err instanceof ApiError && err.status === 409 && planned) {
+        // Running again only helps when the generation was the plan's own, not one the file or flag pins.
+        const pinned = flags.generation !== undefined ? '--generation' : doc.generation !== undefined ? `the file's "generation: ${doc.generation}"` : undefined
+        const advice = pinned
+          ? `; nothing was applied. ${pinned} is stale: read the layout again (placemat topology layout), or drop the generation to apply over the change`
+          : '; nothing was applied (run again)'
+        return withContext(err, pinned ? 'the topology changed since the file was read: ' : 'the topology changed since the plan was made: ', advice)
+      }
+      return err
+    }
     const start = performance.now()
     let res
     try {
@@ -108,6 +129,7 @@ naming the group, its rule and the members; the dry run lists such breaches
         dryRun: flags['dry-run'],
         generation: flags.generation ?? doc.generation,
         allowViolations: flags['allow-violations'],
+        prune: flags.prune,
         previous,
         concurrency: flags.concurrency,
         onPlan,
@@ -115,19 +137,12 @@ naming the group, its rule and the members; the dry run lists such breaches
       })
     } catch (err) {
       stopBar()
-      if (isGroupViolation(err)) throw withContext(err as ApiError, '', ALLOW_HINT)
-      if (err instanceof ApiError && err.status === 409 && planned) {
-        // Running again only helps when the generation was the plan's own, not one the file or flag pins.
-        const pinned = flags.generation !== undefined ? '--generation' : doc.generation !== undefined ? `the file's "generation: ${doc.generation}"` : undefined
-        const advice = pinned
-          ? `; nothing was applied. ${pinned} is stale: read the layout again (placemat topology layout), or drop the generation to apply over the change`
-          : '; nothing was applied (run again)'
-        throw withContext(err, pinned ? 'the topology changed since the file was read: ' : 'the topology changed since the plan was made: ', advice)
-      }
-      throw err
+      throw explained(err)
     }
     stopBar()
     const seconds = (performance.now() - start) / 1000
+    // A dry run exits as the apply would, after the plan: with the error the apply would end with.
+    const refusal = res.refusal && dryRunRefusal(explained(res.refusal) as ApiError)
     if (!table) {
       this.outputRecord({
         transport: res.transport,
@@ -136,10 +151,12 @@ naming the group, its rule and the members; the dry run lists such breaches
         plan: res.plan,
         seconds: Number(seconds.toFixed(3)),
       })
+      if (refusal) throw refusal
       return
     }
     if (!res.applied) {
       if (flags['dry-run'] && planSize(res.plan) > 0) this.log('Dry run: nothing was changed.')
+      if (refusal) throw refusal
       return
     }
     const how = res.transport === 'placemat' ? 'one transaction' : `${res.writes} aggregate writes`

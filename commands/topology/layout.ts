@@ -11,6 +11,7 @@ export default class TopologyLayout extends PlacematCommand {
 \`placemat topology apply\` reads, with the topology generation it was read
 at: applying the edited file then fails (exit 4) instead of undoing a change
 someone made in between; delete the "generation:" line to apply it anyway.
+Apply it with --prune for what was taken out of the file to be deleted.
 --json prints GET /placemat/v1/topology/layout as it is.
 
 On a plain OpenStack Placement endpoint, pass the layout file (--layout
@@ -37,7 +38,7 @@ aggregate has now.`
       this.log(JSON.stringify(doc, null, 2))
       return
     }
-    const header = ['placemat topology layout: edit, then `placemat topology apply FILE`']
+    const header = ['placemat topology layout: edit, then `placemat topology apply FILE --prune` (--prune: what you take out goes)']
     if ('generation' in doc) header.push('generation: applies only while the topology is still at this generation (delete the line to apply anyway)')
     process.stdout.write(layoutYaml(doc, header))
   }

@@ -7,10 +7,10 @@ import {Flags} from '@oclif/core'
 import type {Layout} from '../core/topology.js'
 import {PlacementError} from '../core/errors.js'
 import {PlacematCommand} from './base.js'
-import {Failure} from './failure.js'
+import {Failure, withContext} from './failure.js'
 import {editLayout} from './topology/edit.js'
-import {allowViolationsFlag, refusedForGroups} from './groups/flags.js'
-import {planLines, planSize, planSummary} from './topology/plan-text.js'
+import {ALLOW_HINT, allowViolationsFlag, isGroupViolation, refusedForGroups} from './groups/flags.js'
+import {dryRunRefusal, planLines, planSize, planSummary} from './topology/plan-text.js'
 
 export const editFlags = {
   'dry-run': Flags.boolean({description: 'print what would change and change nothing'}),
@@ -41,13 +41,17 @@ export abstract class TopologyEditCommand extends PlacematCommand {
     }
     const backend = await this.backend()
     const res = await refusedForGroups(() => editLayout(backend, edit, {dryRun, layoutFile: flags.layout, allowViolations: flags['allow-violations']}))
+    // A dry run exits as the edit would, after the plan: with the error the edit would end with.
+    const refusal = res.refusal && dryRunRefusal(isGroupViolation(res.refusal) ? withContext(res.refusal, '', ALLOW_HINT) : res.refusal)
     if (!this.textOutput) {
       this.outputRecord({transport: res.transport, dry_run: dryRun, applied: res.applied, plan: res.plan})
+      if (refusal) throw refusal
       return
     }
     const lines = planLines(res.plan, res.layout)
     this.log(planSummary(res.plan).replace(/^Plan: /, dryRun ? 'Plan: ' : 'Changed: '))
     if (lines.length) this.log(lines.join('\n'))
     if (dryRun && planSize(res.plan) > 0) this.log('Dry run: nothing was changed.')
+    if (refusal) throw refusal
   }
 }

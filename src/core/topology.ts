@@ -4,8 +4,9 @@
  * member of its rack's, row's and room's aggregates, so "same rack?" is an aggregate
  * question that any Placement endpoint can answer (member_of).
  */
-import {PlacementError, badRequest} from './errors.js'
-import {breachRecord, newBreaches, refuseBreaches, topologyLocator, type BreachRecord} from './groups.js'
+import {PlacementError, badRequest, concurrentUpdate} from './errors.js'
+import {breachRecord, newBreaches, topologyLocator, violationError, type BreachRecord} from './groups.js'
+import {racksOf, rowsOf} from './layout-edits.js'
 import type {Provider, State, TopologyLevel, TopologyNode} from './state.js'
 import {LEGACY_TOPOLOGY_NAMESPACE, NAMES_NAMESPACE, canonicalUuid, isUuidLike, uuid5} from './uuids.js'
 
@@ -136,9 +137,69 @@ export interface LayoutChanges {
   hostAggs: Map<string, string[]>
 }
 
+export interface LayoutOptions {
+  /**
+   * The topology becomes exactly the layout: racks, rows and rooms it does not name are
+   * deleted and hosts it does not name leave the topology (the default: a PUT replaces).
+   * false: what it does not name stays where it is (see keptLayout).
+   */
+  prune?: boolean
+}
+
+/**
+ * `layout` with what the topology holds and the layout does not name added where it is
+ * now: racks, rows and rooms under their current parents, hosts in their current racks.
+ * Applying it changes what the layout names and deletes nothing.
+ */
+export function keptLayout(s: State, layout: Layout): Layout {
+  const out: Layout = structuredClone(layout)
+  const named = layoutNodes(layout)
+  // The file's nodes by name (the first of a name, as layoutNodes takes it); kept ones join as they are added.
+  const rooms = new Map<string, RoomLayout>()
+  const rows = new Map<string, RowLayout>()
+  const racks = new Map<string, RackLayout>()
+  for (const m of out.rooms ?? []) if (!rooms.has(m.name)) rooms.set(m.name, m)
+  for (const {row} of rowsOf(out)) if (!rows.has(row.name)) rows.set(row.name, row)
+  for (const {rack} of racksOf(out)) if (!racks.has(rack.name)) racks.set(rack.name, rack)
+  const namedHosts = new Set<string>()
+  for (const rack of racks.values()) {
+    for (const ref of rack.hosts ?? []) {
+      const p = resolveHost(s, String(ref))
+      if (p) namedHosts.add(p.uuid)
+    }
+  }
+  const parentName = (n: TopologyNode) => (n.parent ? s.topology.get(n.parent)?.name : undefined)
+  const kept = (level: TopologyLevel) => [...s.topology.values()].filter((n) => n.level === level && !named.has(n.uuid))
+  // Top down, so that a kept node's parent (named or kept) is there before it.
+  for (const n of kept('room')) {
+    const room: RoomLayout = {name: n.name, rows: []}
+    ;(out.rooms ??= []).push(room)
+    rooms.set(n.name, room)
+  }
+  for (const n of kept('row')) {
+    const row: RowLayout = {name: n.name, racks: []}
+    const room = rooms.get(parentName(n) ?? '')
+    ;(room ? (room.rows ??= []) : (out.rows ??= [])).push(row)
+    rows.set(n.name, row)
+  }
+  for (const n of kept('rack')) {
+    const rack: RackLayout = {name: n.name, hosts: []}
+    const row = rows.get(parentName(n) ?? '')
+    ;(row ? (row.racks ??= []) : (out.racks ??= [])).push(rack)
+    racks.set(n.name, rack)
+  }
+  // Every rack's hosts the layout does not name stay in it.
+  for (const n of s.topology.values()) {
+    if (n.level !== 'rack') continue
+    const stay = [...(s.aggregateMembers.get(n.uuid) ?? [])].filter((u) => !namedHosts.has(u) && s.providers.get(u)?.parent === null)
+    if (stay.length) (racks.get(n.name)!.hosts ??= []).push(...stay.map((u) => s.providers.get(u)!.name).sort())
+  }
+  return out
+}
+
 /** What applying `layout` would change, and the per-host aggregate sets it needs. */
-export function layoutChanges(s: State, layout: Layout): LayoutChanges {
-  const resolved = resolveLayout(s, layout)
+export function layoutChanges(s: State, layout: Layout, opts: LayoutOptions = {}): LayoutChanges {
+  const resolved = resolveLayout(s, opts.prune === false ? keptLayout(s, layout) : layout)
   const p: TopologyPlan = {
     generation: s.topologyGeneration,
     nodes: {create: [], update: [], delete: []},
@@ -179,21 +240,45 @@ export function layoutChanges(s: State, layout: Layout): LayoutChanges {
   return {plan: p, resolved, hostAggs}
 }
 
-export function planLayout(s: State, layout: Layout): TopologyPlan {
-  return layoutChanges(s, layout).plan
+export function planLayout(s: State, layout: Layout, opts: LayoutOptions = {}): TopologyPlan {
+  return layoutChanges(s, layout, opts).plan
+}
+
+/** A layout write meant for topology generation `generation`, when the topology is at `current`. */
+function staleGeneration(current: number, generation?: number): PlacementError | null {
+  if (generation === undefined || generation === current) return null
+  return concurrentUpdate(`topology generation conflict: expected ${generation}, found ${current}`)
 }
 
 /**
- * Makes the topology exactly `layout`: nodes created, re-parented or deleted, and every
- * host's topology aggregates set (its other aggregates kept; its generation bumped as a
- * Placement aggregates write would). With `generation`, a concurrent layout change is a 409.
+ * Why applying a plan would be refused, or null: the topology is no longer at the pinned
+ * `generation` (409 concurrent update), or the change breaks hard placement groups (409
+ * affinity violation) unless allowed. The write and its dry run both ask this.
  */
-export function applyLayout(s: State, now: number, layout: Layout, generation?: number, opts: {allowViolations?: boolean} = {}): TopologyPlan {
-  if (generation !== undefined && generation !== s.topologyGeneration) {
-    throw new PlacementError(409, `topology generation conflict: expected ${generation}, found ${s.topologyGeneration}`, 'placement.concurrent_update')
-  }
-  const {plan: p, resolved, hostAggs} = layoutChanges(s, layout)
-  refuseBreaches(p.violations, opts.allowViolations)
+export function layoutRefusal(plan: TopologyPlan, generation?: number, allowViolations = false): PlacementError | null {
+  const stale = staleGeneration(plan.generation, generation)
+  if (stale) return stale
+  return plan.violations.length && !allowViolations ? violationError(plan.violations) : null
+}
+
+/**
+ * Makes the topology `layout` (exactly, unless `prune: false`): nodes created, re-parented
+ * or deleted, and every host's topology aggregates set (its other aggregates kept; its
+ * generation bumped as a Placement aggregates write would). Refused as layoutRefusal says.
+ */
+export function applyLayout(
+  s: State,
+  now: number,
+  layout: Layout,
+  generation?: number,
+  opts: LayoutOptions & {allowViolations?: boolean} = {},
+): TopologyPlan {
+  // Before planning: a stale write is refused without the work of a plan.
+  const stale = staleGeneration(s.topologyGeneration, generation)
+  if (stale) throw stale
+  const {plan: p, resolved, hostAggs} = layoutChanges(s, layout, opts)
+  const refusal = layoutRefusal(p, generation, opts.allowViolations)
+  if (refusal) throw refusal
   const changed = p.nodes.create.length + p.nodes.update.length + p.nodes.delete.length + hostAggs.size > 0
   if (!changed) return p
   for (const n of s.topology.values()) if (!resolved.nodes.has(n.uuid)) s.removeTopologyNode(n.uuid)

@@ -74,7 +74,9 @@ describe('placement groups on the command line', () => {
       expect(reshaped.code, what).toBe(4)
       expect(reshaped.stderr).toContain('--allow-violations to go ahead anyway')
 
-      const dry = await ok(['topology', 'apply', files.moved, '--dry-run', ...args])
+      // The dry run exits as the apply does (4), with its message said as a dry run's, after the plan.
+      const dry = await run(['topology', 'apply', files.moved, '--dry-run', ...args])
+      expect(dry.code, what).toBe(4)
       expect(dry.stdout).toContain('! breaks group db-replicas (anti-affinity by row): 2 members in row row-11 (at most 1)')
       expect(dry.stdout).toContain('Dry run: nothing was changed.')
       const refused = await run(['topology', 'apply', files.moved, ...args])
@@ -82,9 +84,14 @@ describe('placement groups on the command line', () => {
       expect(refused.stderr).toContain('[placemat.affinity_violation]: Placement group rule violated: group db-replicas (anti-affinity by row)')
       expect(refused.stderr).toContain(`[row-11: ${[C(1), C(2)].sort().join(', ')}]`)
       expect(refused.stderr).toContain('--allow-violations to go ahead anyway')
+      expect(dry.stderr).toBe(refused.stderr.replace(']: Placement group', ']: dry run: the change would fail: Placement group'))
+      expect((await ok(['topology', 'apply', files.moved, '--dry-run', '--allow-violations', ...args])).stdout).toContain('! breaks group db-replicas')
       const byRack = await run(['rack', 'add', 'rack-111', 'cn-1211', ...args])
       expect(byRack.code, what).toBe(4)
       expect(byRack.stderr).toContain('group db-replicas')
+      const byRackDry = await run(['rack', 'add', 'rack-111', 'cn-1211', '--dry-run', ...args])
+      expect(byRackDry.code, what).toBe(4)
+      expect(byRackDry.stderr).toBe(byRack.stderr.replace(']: Placement group', ']: dry run: the change would fail: Placement group'))
       expect((await ok(['audit', ...args])).stdout).toContain('No findings')
 
       await ok(['topology', 'apply', files.moved, '--allow-violations', ...args])

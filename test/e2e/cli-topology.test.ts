@@ -314,11 +314,11 @@ describe('placemat topology', () => {
       const g = YAML.parse(text).generation
       const edited = path.join(dir, 'edited.yaml')
       fs.writeFileSync(edited, text.replace('hosts: [cn-0001, cn-0002, cn-0017]', 'hosts: [cn-0001, cn-0017]'))
-      expect((await ok(['topology', 'apply', edited, '--dry-run', ...t])).stdout).toContain('- host cn-0002')
+      expect((await ok(['topology', 'apply', edited, '--prune', '--dry-run', ...t])).stdout).toContain('- host cn-0002')
       await ok(['rack', 'add', 'rack-2a-01', 'cn-0150', ...t])
       const mid = await json(['topology', 'layout', ...t])
       expect(mid.generation).toBe(g + 1)
-      const stale = await fails(['topology', 'apply', edited, ...t], 4, `the topology changed since the file was read: topology generation conflict: expected ${g}, found ${g + 1}`)
+      const stale = await fails(['topology', 'apply', edited, '--prune', ...t], 4, `the topology changed since the file was read: topology generation conflict: expected ${g}, found ${g + 1}`)
       // The file pins the generation, so "run again" would fail the same way: say what helps.
       expect(stale.stderr).toContain(`the file's "generation: ${g}" is stale: read the layout again (placemat topology layout)`)
       expect(stale.stderr).not.toContain('run again')
@@ -326,7 +326,7 @@ describe('placemat topology', () => {
       expect(await json(['topology', 'layout', ...t])).toEqual(mid)
       // without the generation line it applies (and undoes the other change)
       fs.writeFileSync(edited, fs.readFileSync(edited, 'utf8').replace(/^generation: \d+\n/m, ''))
-      const res = await json(['topology', 'apply', edited, ...t])
+      const res = await json(['topology', 'apply', edited, '--prune', ...t])
       expect(res.plan.hosts).toEqual({add: [], move: ['cn-0150'], remove: ['cn-0002']})
 
       // two edits at once: the later one re-reads and retries, both land
@@ -339,6 +339,72 @@ describe('placemat topology', () => {
       const rackHosts = (name: string) => now.rooms.flatMap((m: any) => m.rows.flatMap((r: any) => r.racks)).find((k: any) => k.name === name).hosts
       expect(rackHosts('rack-2a-01')).toContain('cn-0002')
       expect(rackHosts('rack-2a-02')).toContain('cn-0150')
+    }
+  }, 120_000)
+
+  it('deletes only with --prune: a file with one new room adds it; an empty file needs --prune (file and daemon)', async () => {
+    const fresh = await freshServer('prune-daemon.db')
+    try {
+      const viaDaemon = ['--url', fresh.url, '--token', 'admin']
+      await ok(['apply', HOSTS, ...viaDaemon])
+      const newRoom = path.join(dir, 'new-room.yaml')
+      fs.writeFileSync(newRoom, 'rooms:\n  - name: room-9\n')
+      const empty = path.join(dir, 'empty-layout.yaml')
+      fs.writeFileSync(empty, 'rooms: []\n')
+      for (const t of [['--db', await newDbWithHosts('prune.db')], viaDaemon]) {
+        await ok(['topology', 'apply', SMALL, ...t])
+        const before = await json(['topology', 'layout', ...t])
+        const dry = await ok(['topology', 'apply', newRoom, '--dry-run', ...t])
+        expect(dry.stdout).toBe(
+          'Plan: racks/rows/rooms 1 to create, 0 to update, 0 to delete; hosts 0 to add, 0 to move, 0 to remove.\n+ room room-9\nDry run: nothing was changed.\n',
+        )
+        const added = await json(['topology', 'apply', newRoom, ...t])
+        expect(sortPlan(added.plan)).toEqual({nodes: {create: ['room room-9'], update: [], delete: []}, hosts: {add: [], move: [], remove: []}})
+        const after = await json(['topology', 'layout', ...t])
+        expect(after.rooms).toEqual([...before.rooms, {name: 'room-9', rows: []}])
+        expect((await ok(['topology', 'apply', newRoom, ...t])).stdout.trim()).toBe(NO_CHANGES)
+
+        // An empty file would empty the topology: refused without --prune, before anything is read.
+        await fails(['topology', 'apply', empty, ...t], 2, `${empty} names no rack, row or room: without --prune that changes nothing; to empty the topology, give --prune`)
+        expect(await json(['topology', 'layout', ...t])).toEqual(after)
+
+        // --prune: the topology is exactly the file.
+        const pruned = await json(['topology', 'apply', newRoom, '--prune', '--dry-run', ...t])
+        expect(pruned.plan.nodes.delete).toHaveLength(32)
+        expect(pruned.plan.hosts.remove).toHaveLength(192)
+        const emptied = await json(['topology', 'apply', empty, '--prune', ...t])
+        expect(emptied.plan.nodes.delete).toHaveLength(33)
+        expect((await json(['topology', 'layout', ...t])).rooms).toEqual([])
+      }
+    } finally {
+      await fresh.close()
+    }
+  }, 120_000)
+
+  it('a dry run with a stale --generation exits as the apply would (4), saying it is a dry run (file and daemon)', async () => {
+    const fresh = await freshServer('stale-daemon.db')
+    try {
+      const viaDaemon = ['--url', fresh.url, '--token', 'admin']
+      await ok(['apply', HOSTS, ...viaDaemon])
+      const newRoom = path.join(dir, 'stale-room.yaml')
+      fs.writeFileSync(newRoom, 'rooms:\n  - name: room-7\n')
+      for (const t of [['--db', await newDbWithHosts('stale.db')], viaDaemon]) {
+        await ok(['topology', 'apply', SMALL, ...t])
+        await ok(['rack', 'create', 'rack-extra', ...t])
+        const g = (await json(['topology', 'layout', ...t])).generation
+        const said = `409 [placement.concurrent_update]: the topology changed since the file was read: topology generation conflict: expected ${g - 1}, found ${g}; nothing was applied. --generation is stale`
+        const run = await fails(['topology', 'apply', newRoom, '--generation', String(g - 1), ...t], 4, said)
+        const dry = await fails(['topology', 'apply', newRoom, '--generation', String(g - 1), '--dry-run', ...t], 4, said.replace(': the topology', ': dry run: the change would fail: the topology'))
+        expect(dry.stderr.split('\n')).toHaveLength(2)
+        expect(dry.stdout).toBe(run.stdout + 'Dry run: nothing was changed.\n')
+        expect(JSON.parse((await fails(['topology', 'apply', newRoom, '--generation', String(g - 1), '--dry-run', '--json', ...t], 4, 'dry run')).stdout)).toMatchObject({dry_run: true, applied: false})
+        // At the generation it is at, the dry run plans and exits 0; a file that changes nothing is not refused.
+        await ok(['topology', 'apply', newRoom, '--generation', String(g), '--dry-run', ...t])
+        await ok(['topology', 'apply', SMALL, '--generation', String(g - 1), '--dry-run', ...t])
+        expect((await json(['topology', 'layout', ...t])).generation).toBe(g)
+      }
+    } finally {
+      await fresh.close()
     }
   }, 120_000)
 

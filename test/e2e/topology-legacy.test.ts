@@ -42,7 +42,7 @@ describe('topology from before the one namespace, on plain Placement', () => {
     fs.writeFileSync(layout, 'rows:\n  - name: r1\n    racks:\n      - name: k1\n        hosts: [cn1]\n')
     const previous = path.join(dir, 'previous.yaml')
     fs.writeFileSync(previous, 'rows:\n  - name: r1\n    racks:\n      - name: k1\n        hosts: [cn1]\n      - name: k2\n        hosts: [cn2]\n')
-    const r = await placemat(['topology', 'apply', layout, '--previous', previous, '--url', proxy.url, '--token', 'admin'])
+    const r = await placemat(['topology', 'apply', layout, '--prune', '--previous', previous, '--url', proxy.url, '--token', 'admin'])
     expect(r.code, r.stderr).toBe(0)
     const aggsOf = async (name: string) => {
       const [p] = (await client.get('/resource_providers', {query: {name}})).resource_providers

@@ -6,7 +6,7 @@ import {describe, expect, it} from 'vitest'
 import {byCloseness, closeness, emptyPlacement, ruleViolation, type Placement} from '../../src/core/affinity.js'
 import {edits} from '../../src/core/layout-edits.js'
 import {PlacementError} from '../../src/core/errors.js'
-import {layoutChanges, layoutNodes, nodeUuid, observedNodes, type Layout} from '../../src/core/topology.js'
+import {keptLayout, layoutChanges, layoutNodes, layoutRefusal, nodeUuid, observedNodes, type Layout, type TopologyPlan} from '../../src/core/topology.js'
 import {topologyView} from '../../src/core/topology-view.js'
 import {stateFromSnapshot} from '../../src/core/snapshot.js'
 import {exitCodeOf, messageOf, usageError, Failure} from '../../src/cli/failure.js'
@@ -66,6 +66,71 @@ describe('layout plans on a snapshot (plain Placement)', () => {
     expect(topologyView(s)).toEqual([
       {uuid: rack('k1'), name: 'k1', level: 'rack', capacity: {VCPU: 8, VGPU: 4}, used: {VCPU: 2}, hosts: [{uuid: U(1), name: 'cn1', capacity: {VCPU: 8, VGPU: 4}, used: {VCPU: 2}}]},
     ])
+  })
+})
+
+describe('what a layout leaves out (prune)', () => {
+  const room = (n: string) => nodeUuid('room', n)
+  /** m1 > r1 > k1 (cn1), k2 (cn2); cn3 in no rack. */
+  const placed = () =>
+    cloud(
+      [
+        {name: 'cn1', aggregates: [rack('k1'), row('r1'), room('m1')]},
+        {name: 'cn2', aggregates: [rack('k2'), row('r1'), room('m1'), U(99)]},
+        {name: 'cn3'},
+      ],
+      {topology: [...layoutNodes(LAYOUT).values()]},
+    )
+
+  it('without prune, a file with one new room creates it and deletes nothing; with prune it is the whole topology', () => {
+    const s = placed()
+    const kept = layoutChanges(s, {rooms: [{name: 'm2'}]}, {prune: false})
+    expect(kept.plan.nodes).toEqual({create: ['room m2'], update: [], delete: []})
+    expect(kept.plan.hosts).toEqual({add: [], move: [], remove: []})
+    expect(kept.hostAggs.size).toBe(0)
+    const pruned = layoutChanges(s, {rooms: [{name: 'm2'}]}, {prune: true})
+    expect(pruned.plan.nodes).toEqual({create: ['room m2'], update: [], delete: ['room m1', 'row r1', 'rack k1', 'rack k2']})
+    expect(pruned.plan.hosts.remove.sort()).toEqual(['cn1', 'cn2'])
+    expect(layoutChanges(s, {rooms: [{name: 'm2'}]}).plan).toEqual(pruned.plan) // a PUT replaces
+  })
+
+  it('without prune, what the file names moves and what it does not stays where it is', () => {
+    const s = placed()
+    expect(keptLayout(s, {racks: [{name: 'k1', hosts: ['cn2', 'cn3']}]})).toEqual({
+      rooms: [{name: 'm1', rows: [{name: 'r1', racks: [{name: 'k2', hosts: []}]}]}],
+      racks: [{name: 'k1', hosts: ['cn2', 'cn3', 'cn1']}],
+    })
+    // A row moved to a new room takes its racks and their hosts along; cn2 keeps its other aggregate.
+    const {plan, hostAggs} = layoutChanges(s, {rooms: [{name: 'm2', rows: [{name: 'r1'}]}]}, {prune: false})
+    expect(plan.nodes).toEqual({create: ['room m2'], update: ['row r1'], delete: []})
+    expect(plan.hosts).toEqual({add: [], move: [], remove: []})
+    expect(hostAggs.get(U(1))!.sort()).toEqual([rack('k1'), row('r1'), room('m2')].sort())
+    expect(hostAggs.get(U(2))!.sort()).toEqual([U(99), rack('k2'), row('r1'), room('m2')].sort())
+    // A host named in another rack moves there; the rest of its old rack stays.
+    const moved = layoutChanges(s, {racks: [{name: 'k3', hosts: ['cn1', 'cn3']}]}, {prune: false})
+    expect(moved.plan.nodes).toEqual({create: ['rack k3'], update: [], delete: []})
+    expect(moved.plan.hosts).toEqual({add: ['cn3'], move: ['cn1'], remove: []})
+    expect(moved.hostAggs.has(U(2))).toBe(false)
+  })
+})
+
+describe('layoutRefusal: what a write, and so its dry run, is refused for', () => {
+  const plan = (generation: number, violations: TopologyPlan['violations'] = []): TopologyPlan => ({
+    generation,
+    nodes: {create: ['rack k1'], update: [], delete: []},
+    hosts: {add: [], move: [], remove: []},
+    violations,
+  })
+  const breach = {group: 'db', rule: 'anti-affinity by row', soft: false, why: '2 members in row r1 (at most 1)', domains: [{name: 'r1', members: [U(1), U(2)]}]}
+
+  it('a stale pinned generation first, then a broken hard group unless allowed', () => {
+    expect(layoutRefusal(plan(3))).toBeNull()
+    expect(layoutRefusal(plan(3), 3)).toBeNull()
+    expect(layoutRefusal(plan(3), 2)).toMatchObject({status: 409, code: 'placement.concurrent_update', detail: 'topology generation conflict: expected 2, found 3'})
+    expect(layoutRefusal(plan(3, [breach]), 2)).toMatchObject({code: 'placement.concurrent_update'})
+    expect(layoutRefusal(plan(3, [breach]))).toMatchObject({status: 409, code: 'placemat.affinity_violation'})
+    expect(layoutRefusal(plan(3, [breach]))!.detail).toMatch(/^Placement group rule violated: group db \(anti-affinity by row\)/)
+    expect(layoutRefusal(plan(3, [breach]), undefined, true)).toBeNull()
   })
 })
 

@@ -47,7 +47,12 @@ export interface LayoutApplyOptions {
   generation?: number
   /** Apply even if it breaks placement groups (placemat refuses that otherwise). */
   allowViolations?: boolean
-  /** Plain Placement: the layout applied before, so its racks/rows/rooms that are gone can be emptied. */
+  /**
+   * The topology becomes exactly the layout: racks, rows and rooms it does not name are deleted,
+   * hosts it does not name leave. Otherwise what it does not name stays where it is.
+   */
+  prune?: boolean
+  /** Plain Placement: the layout applied before, so its racks/rows/rooms that are gone can be emptied (with prune). */
   previous?: Layout
   concurrency?: number
   /** Called with the plan before anything is applied (e.g. to print it). */
@@ -61,6 +66,8 @@ export interface LayoutApplyResult {
   applied: boolean
   /** Changes made (placemat: one transaction; placement: aggregate writes). */
   writes: number
+  /** A dry run: what the write would be refused with (the error it would end with), if it would be. */
+  refusal?: ApiError
 }
 
 export type TopologyNodeRecord = Omit<TopologyNode, 'createdAt' | 'updatedAt'>

@@ -3,7 +3,7 @@
  * in one call, and every plan written in one transaction by placemat's own routes.
  */
 import type {BreachRecord} from '../../core/groups.js'
-import type {PlacementClient} from '../../client/client.js'
+import {ApiError, type PlacementClient} from '../../client/client.js'
 import type {CompiledReshape} from '../../core/reshape/compiled.js'
 import {layoutNodes, type Layout, type TopologyPlan} from '../../core/topology.js'
 import type {ConsumerRecord, ProviderRecord} from '../../core/wire.js'
@@ -53,15 +53,29 @@ export class PlacematBackend implements Backend {
     return this.client.get(TOPOLOGY_API)
   }
 
-  /** Plans (a dry run of the route), then applies with the generation it planned at (or `generation`). */
+  /**
+   * Plans (a dry run of the route, which also says what the write would be refused with), then
+   * applies with the generation it planned at (or `generation`).
+   */
   async applyLayout(layout: Layout, opts: LayoutApplyOptions = {}): Promise<LayoutApplyResult> {
-    const planned = (await this.client.put<{plan: TopologyPlan}>(LAYOUT_API, layout, {query: {dry_run: 'true'}})).plan
+    const query: Record<string, string> = {}
+    if (opts.allowViolations) query.allow_violations = 'true'
+    if (!opts.prune) query.prune = 'false'
+    const pinned = opts.generation === undefined ? layout : {...layout, generation: opts.generation}
+    const dry = await this.client.put<{plan: TopologyPlan; error?: {status: number; code?: string; detail: string} | null}>(LAYOUT_API, pinned, {
+      query: {...query, dry_run: 'true'},
+    })
+    const planned = dry.plan
     opts.onPlan?.(planned)
     const n = planSize(planned)
-    if (opts.dryRun || n === 0) return {transport: this.kind, plan: planned, applied: false, writes: 0}
+    // Nothing to change is not written, so not refused either (a file applied twice plans nothing, whatever its generation).
+    if (n === 0) return {transport: this.kind, plan: planned, applied: false, writes: 0}
+    if (opts.dryRun) {
+      const refusal = dry.error ? new ApiError(dry.error.status, dry.error.detail, dry.error.code, 'PUT', LAYOUT_API) : undefined
+      return {transport: this.kind, plan: planned, applied: false, writes: 0, refusal}
+    }
     const generation = opts.generation ?? planned.generation
     opts.onProgress?.(0, 1, `applying ${n} changes in one transaction`)
-    const query = opts.allowViolations ? {allow_violations: 'true'} : undefined
     const res = await this.client.put<{plan: TopologyPlan}>(LAYOUT_API, {...layout, generation}, {query})
     opts.onProgress?.(1, 1, `applied ${n} changes in one transaction`)
     return {transport: this.kind, plan: res.plan, applied: true, writes: 1}

@@ -61,8 +61,9 @@ export class PlainBackend implements Backend {
   /**
    * Reads who is in each of the layout's aggregates (and the previous layout's), plans as
    * placemat would, and sets each changed host's aggregates, keeping its other aggregates.
-   * Without `previous`, a rack/row/room left out of the layout cannot be known, so its
-   * hosts keep that aggregate.
+   * Without `previous`, a rack/row/room left out of the layout cannot be known, so even with
+   * prune its hosts keep that aggregate. There is no topology generation to pin and no group
+   * to break here, so a dry run has no refusal to predict.
    */
   async applyLayout(layout: Layout, opts: LayoutApplyOptions = {}): Promise<LayoutApplyResult> {
     const concurrency = opts.concurrency ?? 16
@@ -83,9 +84,12 @@ export class PlainBackend implements Backend {
     const aggregatesOf = new Map(records.map((r) => [r.uuid, r.aggregates]))
     const topology = observedNodes(previous, named, (a) => members.get(a) ?? [], (p) => aggregatesOf.get(p) ?? [])
     const s = stateFromSnapshot({providers: records, topology})
-    const {plan, hostAggs, resolved} = layoutChanges(s, layout)
+    const prune = Boolean(opts.prune)
+    const {plan, hostAggs, resolved} = layoutChanges(s, layout, {prune})
+    // Hosts still in an old-namespace aggregate move out (into the new one where they are placed);
+    // without prune, one placed nowhere keeps what it has.
     for (const list of legacyMembers.values()) {
-      for (const u of list) if (!hostAggs.has(u) && s.providers.has(u)) hostAggs.set(u, resolved.hosts.get(u) ?? [])
+      for (const u of list) if (!hostAggs.has(u) && s.providers.has(u) && (prune || resolved.hosts.has(u))) hostAggs.set(u, resolved.hosts.get(u) ?? [])
     }
     opts.onPlan?.(plan)
     if (opts.dryRun || hostAggs.size === 0) return {transport: this.kind, plan, applied: false, writes: 0}

@@ -10,7 +10,7 @@ import type {Backend, LayoutApplyResult, Progress} from '../backend/backend.js'
 import {badRequestError, usageError} from '../failure.js'
 import {resolveProvider} from '../services/providers.js'
 import {mapLimit} from '../../client/map-limit.js'
-import {retryOnConcurrentUpdate} from '../services/retry.js'
+import {isConcurrentUpdate, retryOnConcurrentUpdate} from '../services/retry.js'
 import {layoutBody, layoutYaml, readLayoutFile, type LayoutDoc} from './layout-file.js'
 
 export const NEEDS_LAYOUT =
@@ -32,14 +32,23 @@ export interface EditResult extends LayoutApplyResult {
 /**
  * placemat: GET the layout, edit it, PUT it with the generation it was read at; on 409
  * (another edit in between) read and edit again, a few times. Plain Placement: the layout
- * file is read, edited, applied (the old file as `previous`) and written back.
+ * file is read, edited, applied (the old file as `previous`) and written back. The edited
+ * layout is the whole topology: what the edit took out is deleted (prune).
  */
 export async function editLayout(backend: Backend, edit: (doc: Layout) => void, opts: EditOptions = {}): Promise<EditResult> {
   if (backend.kind === 'placemat') {
     return retryOnConcurrentUpdate(async () => {
       const {generation, ...doc} = (await backend.currentLayout())!
       edit(doc)
-      const res = await backend.applyLayout(layoutBody(doc), {dryRun: opts.dryRun, generation, allowViolations: opts.allowViolations, onProgress: opts.onProgress})
+      const res = await backend.applyLayout(layoutBody(doc), {
+        dryRun: opts.dryRun,
+        generation,
+        allowViolations: opts.allowViolations,
+        prune: true,
+        onProgress: opts.onProgress,
+      })
+      // A dry run that met another edit in between reads and edits again, as the write would.
+      if (res.refusal && isConcurrentUpdate(res.refusal)) throw res.refusal
       return {...res, layout: doc}
     }, 6)
   }
@@ -47,7 +56,7 @@ export async function editLayout(backend: Backend, edit: (doc: Layout) => void, 
   const before: LayoutDoc = fs.existsSync(opts.layoutFile) ? readLayoutFile(opts.layoutFile) : {}
   const doc = structuredClone(layoutBody(before))
   edit(doc)
-  const res = await backend.applyLayout(doc, {dryRun: opts.dryRun, previous: before, concurrency: opts.concurrency, onProgress: opts.onProgress})
+  const res = await backend.applyLayout(doc, {dryRun: opts.dryRun, previous: before, prune: true, concurrency: opts.concurrency, onProgress: opts.onProgress})
   if (!opts.dryRun) fs.writeFileSync(opts.layoutFile, layoutYaml(doc, ['placemat topology layout (plain Placement: this file is the record of the names)']))
   return {...res, layout: doc}
 }

@@ -2,6 +2,8 @@
 import type {Layout, TopologyPlan} from '../../core/topology.js'
 import {racksOf} from '../../core/layout-edits.js'
 import {breachText} from '../../core/groups.js'
+import type {ApiError} from '../../client/client.js'
+import {withContext} from '../failure.js'
 
 export const emptyPlan = (generation: number | null = null): TopologyPlan => ({
   generation: generation as number,
@@ -49,3 +51,6 @@ export function planLines(p: TopologyPlan, layout?: Layout): string[] {
   for (const v of p.violations ?? []) lines.push(`! breaks ${breachText(v)}`)
   return lines
 }
+
+/** The error a write would end with, said by its dry run: the same code and words, marked as a prediction. */
+export const dryRunRefusal = (err: ApiError): ApiError => withContext(err, 'dry run: the change would fail: ')

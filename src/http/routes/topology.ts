@@ -1,7 +1,7 @@
 /** placemat's topology API: racks, rows and rooms, under /placemat/v1/topology. */
-import {applyLayout, currentLayout, planLayout, type Layout} from '../../core/topology.js'
+import {applyLayout, currentLayout, layoutRefusal, planLayout, type Layout} from '../../core/topology.js'
 import {topologyView} from '../../core/topology-view.js'
-import {booleanParam, readJson, type RouteDef} from '../context.js'
+import {booleanParam, queryParams, readJson, type RouteDef} from '../context.js'
 import * as S from '../schemas.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
 
@@ -22,9 +22,11 @@ export const routes: RouteDef[] = [
     },
   },
   {
-    // Replaces the whole layout; ?dry_run=true only plans (its plan lists the placement groups the
-    // change would break). With `generation`, a concurrent edit is a 409; a change that breaks a
-    // hard group is a 409 placemat.affinity_violation unless ?allow_violations=true.
+    // Replaces the whole layout, or with ?prune=false changes what it names and keeps the rest.
+    // With `generation`, a concurrent edit is a 409; a change that breaks a hard group is a 409
+    // placemat.affinity_violation unless ?allow_violations=true. ?dry_run=true only plans: its plan
+    // lists the placement groups the change would break, and `error` is what the write would be
+    // refused with (null when it would apply).
     method: 'PUT',
     url: `${PLACEMAT_PREFIX}/topology/layout`,
     body: true,
@@ -32,8 +34,13 @@ export const routes: RouteDef[] = [
       const body = readJson<Layout & {generation?: number}>(ctx, S.TOPOLOGY_LAYOUT_PUT)
       const {generation, ...layout} = body
       const allowViolations = booleanParam(ctx, 'allow_violations')
-      if (booleanParam(ctx, 'dry_run')) return {applied: false, plan: planLayout(await ctx.store.refresh(), layout)}
-      const plan = await ctx.store.write((s, now) => applyLayout(s, now, layout, generation, {allowViolations}))
+      const prune = !queryParams(ctx.req).has('prune') || booleanParam(ctx, 'prune')
+      if (booleanParam(ctx, 'dry_run')) {
+        const plan = planLayout(await ctx.store.refresh(), layout, {prune})
+        const refusal = layoutRefusal(plan, generation, allowViolations)
+        return {applied: false, plan, error: refusal && {status: refusal.status, code: refusal.code, detail: refusal.detail}}
+      }
+      const plan = await ctx.store.write((s, now) => applyLayout(s, now, layout, generation, {allowViolations, prune}))
       return {applied: true, plan}
     },
   },
