@@ -259,11 +259,12 @@ export interface ProposedChange {
 }
 
 /**
- * The breaches of hard groups that `change` would make and that are not there now. Only the
+ * The breaches of hard groups that `change` would make and that are not there now (with
+ * `soft`, of soft groups too: what a choice between places would rather not make). Only the
  * groups it can touch are looked at: those with a member it places or adds, or every group
  * when hosts move.
  */
-export function newBreaches(s: State, change: ProposedChange): Breach[] {
+export function newBreaches(s: State, change: ProposedChange, opts: {soft?: boolean} = {}): Breach[] {
   const placed = new Map<string, string[]>()
   for (const [c, providers] of change.placements ?? []) placed.set(c, hostsOfProviders(s, providers))
   const affected = (g: Group) =>
@@ -274,7 +275,7 @@ export function newBreaches(s: State, change: ProposedChange): Breach[] {
   const proposedOf: MemberHosts = (m) => placed.get(m) ?? storedHosts(s, m)
   const out: Breach[] = []
   for (const g of s.groups.values()) {
-    if (g.soft || !affected(g)) continue
+    if ((g.soft && !opts.soft) || !affected(g)) continue
     const joined = change.joins?.get(g.name)
     const future: Group = joined ? {...g, members: new Set([...g.members, ...joined])} : g
     const before = new Set(groupBreaches(g, storedOf, now).map((b) => b.key))

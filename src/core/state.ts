@@ -8,6 +8,7 @@
  */
 
 import type {Group} from './groups.js'
+import {DISABLED_TRAIT} from './hosts.js'
 import {ShapeLog} from './shape-log.js'
 import {SharedValues, emptyMap, emptySet, ownMap, ownSet} from './shared-collections.js'
 
@@ -41,6 +42,8 @@ export interface Provider {
   usages: Amounts
   /** Derived: consumer uuid -> amounts this consumer holds here. */
   allocations: Map<string, Amounts>
+  /** Why the host is out of service, while it carries COMPUTE_STATUS_DISABLED (placemat's own: core/hosts.ts). */
+  disabledReason?: string
 }
 
 export interface Consumer {
@@ -288,6 +291,11 @@ export class State {
     this.reshaped(p.uuid)
     p.traits = this.shared.traits([...traits])
     this.markProvider(p, 'traits')
+    // Why a host was out of service goes with the trait that took it out, whoever removes it.
+    if (p.disabledReason !== undefined && !p.traits.has(DISABLED_TRAIT)) {
+      p.disabledReason = undefined
+      this.markProvider(p, 'row')
+    }
   }
 
   setAggregates(p: Provider, aggregates: Iterable<string>): void {
