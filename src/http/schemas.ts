@@ -916,3 +916,15 @@ export const CLAIMS_BATCH: S = {
   required: ['claims'],
   additionalProperties: false,
 }
+
+/** PUT /placemat/v1/hosts/{uuid}/status: a host out of service (with why) or back in. */
+export const HOST_STATUS_PUT: S = {
+  type: 'object',
+  properties: {
+    disabled: {type: 'boolean'},
+    reason: {type: ['string', 'null'], maxLength: 255},
+    resource_provider_generation: {type: 'integer'},
+  },
+  required: ['disabled'],
+  additionalProperties: false,
+}

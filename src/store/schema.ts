@@ -16,6 +16,8 @@ export interface Database {
     updated_at: number
     /** Creation order (0003): the order providers are listed and searched in. */
     seq: number
+    /** Why the host is out of service (0009; core/hosts.ts): placemat's own, null for none. */
+    disabled_reason?: string | null
   }
   inventories: {
     provider_uuid: string
@@ -264,6 +266,13 @@ export const migrations: Record<string, Migration> = {
       const counter = await db.selectFrom('placemat_meta').select('value').where('key', '=', 'change_counter').executeTakeFirst()
       const next = String(Number(counter?.value ?? 0) + 1)
       for (const key of ['change_counter', 'journal_floor']) await db.updateTable('placemat_meta').set({value: next}).where('key', '=', key).execute()
+    },
+  },
+  // Why a host is out of service (placemat host disable --reason): kept with the host, beside
+  // the COMPUTE_STATUS_DISABLED trait Placement keeps.
+  '0009_host_disabled_reason': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('resource_providers').addColumn('disabled_reason', 'varchar(255)').execute()
     },
   },
 }

@@ -87,7 +87,7 @@ async function loadProviders(session: Session, s: State): Promise<number> {
   // says otherwise, the providers are put in seq order afterwards.
   let inSeqOrder = true
   const seqs: number[] = []
-  const columns = ['uuid', 'name', 'generation', 'parent_uuid', 'root_uuid', 'created_at', 'updated_at', 'seq']
+  const columns = ['uuid', 'name', 'generation', 'parent_uuid', 'root_uuid', 'created_at', 'updated_at', 'seq', 'disabled_reason']
   for await (const page of session.pages('resource_providers', columns, 'seq')) {
     for (const r of page) {
       // One string per uuid: a name, root or parent equal to a uuid already read is that string.
@@ -100,6 +100,7 @@ async function loadProviders(session: Session, s: State): Promise<number> {
       p.parent = parent === null ? null : (s.providers.get(parent)?.uuid ?? parent)
       p.root = root === uuid ? uuid : (s.providers.get(root)?.uuid ?? root)
       p.updatedAt = r[6] as number
+      if (r[8] !== null && r[8] !== undefined) p.disabledReason = r[8] as string
       s.providers.set(uuid, p)
       s.providerByName.set(p.name, p)
       const seq = Number(r[7])

@@ -106,6 +106,7 @@ function patchProviders(s: State, named: Map<string, number> | undefined, w: Win
     p.root = str(r.root_uuid)
     p.generation = num(r.generation)
     p.updatedAt = num(r.updated_at)
+    p.disabledReason = strOrNull(r.disabled_reason) ?? undefined
     s.addProvider(p)
     made.push(p)
   }
@@ -121,6 +122,7 @@ function patchProviders(s: State, named: Map<string, number> | undefined, w: Win
     p.root = str(r.root_uuid)
     p.generation = num(r.generation)
     p.updatedAt = num(r.updated_at)
+    p.disabledReason = strOrNull(r.disabled_reason) ?? undefined
   }
   const inventories = groupBy(w.inventories, 'provider_uuid')
   const traits = groupBy(w.traits, 'provider_uuid')

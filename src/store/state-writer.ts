@@ -166,6 +166,7 @@ export class StateWriter {
           created_at: p.createdAt,
           updated_at: p.updatedAt,
           seq: p.seq,
+          disabled_reason: p.disabledReason ?? null,
         })
       } else if (changed & PART.generation) {
         // The common case (every allocation write bumps its providers): two columns, no index.
@@ -199,6 +200,7 @@ export class StateWriter {
             // (deleted and made again in one transaction) is new in these too.
             created_at: eb.ref('excluded.created_at'),
             seq: eb.ref('excluded.seq'),
+            disabled_reason: eb.ref('excluded.disabled_reason'),
           })),
         )
         .compile()
