@@ -14,8 +14,9 @@ provider (uuid, name, generation, parent, inventories, traits, aggregates), and 
 holds allocations (uuid, project, user, consumer type, generation, allocations), each listed
 through GET /resource_providers/{uuid}/allocations and read with GET /allocations/{consumer}.
 On placemat (a daemon or --db) also what only placemat keeps, through /placemat/v1: the racks,
-rows and rooms (names, parents, the topology generation) and the placement groups (rule,
-members, generation, times); such a snapshot is version 2. Plain OpenStack Placement keeps
+rows and rooms (names, parents, the topology generation), the placement groups (rule,
+members, generation, times) and what consumers moved away with claim move were; such a
+snapshot is version 2. Plain OpenStack Placement keeps
 neither, and the export says so on stderr.
 
 The output is in a fixed order (providers parents first, by uuid; consumers by uuid; sorted keys

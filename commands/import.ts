@@ -25,8 +25,8 @@ transaction that sees one consistent state, page by page (bounded memory), and n
 Placement's database. Placement 8.0.0's schema and the newest release's are read; any other is
 refused, naming the version found. Aggregate ids are stored in canonical form (lower case).
 
-A snapshot of placemat (version 2) also brings its racks, rows and rooms and its placement
-groups. The hard groups' rules are checked where the snapshot's allocations put their members:
+A snapshot of placemat (version 2) also brings its racks, rows and rooms, its placement
+groups and what consumers moved away with claim move were. The hard groups' rules are checked where the snapshot's allocations put their members:
 a snapshot that breaks one is refused, naming the group and the members, unless
 --allow-violations (then placemat audit reports it). Snapshots of version 1 (without them)
 are read as before.
@@ -69,6 +69,7 @@ Exit codes: 0 imported; 2 the snapshot is not readable or not consistent (nothin
           `${result.allocations} allocations, ${result.resource_classes} custom classes, ${result.traits} custom traits` +
           (result.topology_nodes ? `, ${result.topology_nodes} racks/rows/rooms` : '') +
           (result.groups ? `, ${result.groups} placement groups` : '') +
+          (result.moved_consumers ? `, ${result.moved_consumers} moved consumers` : '') +
           ('placement_schema' in result ? ` (Placement schema: ${result.placement_schema})` : ''),
       )
     }

@@ -17,6 +17,7 @@ import {createResourceClass, deleteResourceClass, renameResourceClass} from '../
 import {deleteTrait} from '../src/core/traits.js'
 import {applyLayout} from '../src/core/topology.js'
 import {addMembers, createGroup, deleteGroup} from '../src/core/group-writes.js'
+import {moveAllocations} from '../src/core/moves.js'
 import {getIndex, Index} from '../src/core/candidates/provider-index.js'
 import type {State} from '../src/core/state.js'
 
@@ -89,7 +90,10 @@ function randomWrite(s: State, rand: () => number, next: {n: number; rc: number;
     const held = [...s.consumers.values()].filter((c) => c.allocations.size > 0)
     if (held.length) {
       const c = pick(held).uuid
-      return {label: 'delete allocations', write: (st) => deleteAllocations(st, c)}
+      if (r < 0.7) return {label: 'delete allocations', write: (st) => deleteAllocations(st, c)}
+      // The giver's record goes and what it was is kept (a moved consumer), until it holds something again.
+      const to = cuuid(Math.floor(rand() * 12))
+      return {label: 'move allocations', write: (st, now) => moveAllocations(st, now, {consumer: c, to}, {allowViolations: true})}
     }
   }
   if (r < 0.76) {

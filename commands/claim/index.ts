@@ -23,8 +23,11 @@ generation conflict re-reads the generation and tries the same candidate
 again. Prints which candidate won (its position in the list) and how many
 alternates were left after it. A consumer that already holds allocations is
 refused (exit 4) unless --replace. No candidate, or none could be written:
-exit 4. JSON/YAML: {consumer_uuid, candidate, alternates, attempts,
-refreshes, consumer_generation, allocations, via}.
+exit 4. Project, user and type default to what is known of the consumer: on
+placemat also when it holds nothing (a record without allocations, or what it
+was when claim move took its allocations away). JSON/YAML: {consumer_uuid,
+candidate, alternates, attempts, refreshes, consumer_generation, allocations,
+via}.
 
 Topology rules (--same / --different): on a placemat endpoint (daemon or
 --db) the write is POST /placemat/v1/claims, which checks the rules against
@@ -63,9 +66,9 @@ ${GROUP_HELP}`
 
   static flags = {
     ...candidateFlags,
-    project: Flags.string({description: 'project id (needed for a new consumer)', helpGroup: 'CONSUMER'}),
-    user: Flags.string({description: 'user id (needed for a new consumer)', helpGroup: 'CONSUMER'}),
-    'consumer-type': Flags.string({description: 'consumer type, e.g. INSTANCE (default: the current one, or none)', helpGroup: 'CONSUMER'}),
+    project: Flags.string({description: 'project id (default: what is known of the consumer; needed for a new one)', helpGroup: 'CONSUMER'}),
+    user: Flags.string({description: 'user id (default: what is known of the consumer; needed for a new one)', helpGroup: 'CONSUMER'}),
+    'consumer-type': Flags.string({description: 'consumer type, e.g. INSTANCE (default: what is known of the consumer, or none)', helpGroup: 'CONSUMER'}),
     replace: Flags.boolean({description: 'replace the allocations the consumer already has', helpGroup: 'CONSUMER'}),
     count: Flags.integer({description: 'claim this many consumers (with --spread)', min: 1, helpGroup: 'SPREAD', dependsOn: ['spread']}),
     spread: Flags.string({description: 'each consumer in a different rack, row or room', options: ['rack', 'row', 'room'], helpGroup: 'SPREAD'}),

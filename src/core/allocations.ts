@@ -284,6 +284,8 @@ export function applyAllocations(s: State, now: number, plan: PlannedConsumer[],
         allocations: new Map(),
       }
       s.addConsumer(c)
+      // It has a record again: what placemat kept of it after it gave its allocations away goes.
+      s.removeMoved(w.uuid)
     } else {
       let changed = false
       if (c.project !== project || c.user !== user) {

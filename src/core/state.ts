@@ -58,6 +58,21 @@ export interface Consumer {
   allocations: Map<string, Amounts>
 }
 
+/**
+ * A consumer that gave all its allocations to another (placemat's move, core/moves.ts): Placement
+ * deletes the record of a consumer left with nothing, so what it was is kept here until it holds
+ * allocations again.
+ */
+export interface MovedConsumer {
+  uuid: string
+  /** The consumer that received its allocations. */
+  movedTo: string
+  project: string
+  user: string
+  type: string | null
+  movedAt: number
+}
+
 export interface NamedRecord {
   id: number
   name: string
@@ -102,6 +117,8 @@ export class Changes {
   topologyGeneration = false
   groups = new Set<string>()
   deletedGroups = new Set<string>()
+  /** Consumers whose moved record was set or removed (State.moved says which). */
+  moved = new Set<string>()
 
   /** Adds what a later transaction changed, as if both had been one. */
   absorb(later: Changes): void {
@@ -123,6 +140,7 @@ export class Changes {
     follow(this.traits, this.deletedTraits, later.traits, later.deletedTraits)
     follow(this.topologyNodes, this.deletedTopologyNodes, later.topologyNodes, later.deletedTopologyNodes)
     follow(this.groups, this.deletedGroups, later.groups, later.deletedGroups)
+    for (const k of later.moved) this.moved.add(k)
     this.topologyGeneration ||= later.topologyGeneration
   }
 
@@ -130,7 +148,7 @@ export class Changes {
     return (
       this.providers.size + this.deletedProviders.size + this.consumers.size + this.deletedConsumers.size +
         this.classes.size + this.deletedClasses.size + this.traits.size + this.deletedTraits.size +
-        this.topologyNodes.size + this.deletedTopologyNodes.size + this.groups.size + this.deletedGroups.size ===
+        this.topologyNodes.size + this.deletedTopologyNodes.size + this.groups.size + this.deletedGroups.size + this.moved.size ===
         0 && !this.topologyGeneration
     )
   }
@@ -152,6 +170,8 @@ export class State {
   topology = new Map<string, TopologyNode>()
   /** Placement groups by name (placemat's own: core/groups.ts). */
   groups = new Map<string, Group>()
+  /** Consumers that gave their allocations away and hold nothing, by uuid (core/moves.ts). */
+  moved = new Map<string, MovedConsumer>()
   /** Bumped on every topology change, so layout edits can be guarded like provider writes. */
   topologyGeneration = 0
   /** Bumped on every committed change; caches key on it. */
@@ -465,6 +485,16 @@ export class State {
     this.groups.delete(name)
     this.tx.groups.delete(name)
     this.tx.deletedGroups.add(name)
+  }
+
+  setMoved(m: MovedConsumer): void {
+    this.moved.set(m.uuid, m)
+    this.tx.moved.add(m.uuid)
+  }
+
+  removeMoved(uuid: string): void {
+    if (!this.moved.delete(uuid)) return
+    this.tx.moved.add(uuid)
   }
 
   removeTrait(name: string): void {

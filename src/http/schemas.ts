@@ -909,6 +909,20 @@ export const GROUP_MEMBERS_POST: S = {
   additionalProperties: false,
 }
 
+/** POST /placemat/v1/moves: a consumer's allocations to another consumer. */
+export const MOVE_POST: S = {
+  type: 'object',
+  properties: {
+    consumer_uuid: {type: 'string', format: 'uuid'},
+    to: {type: 'string', format: 'uuid'},
+    consumer_type: {type: 'string', pattern: CONSUMER_TYPE_PATTERN, minLength: 1, maxLength: 255},
+    consumer_generation: {type: 'integer'},
+    to_generation: {type: ['integer', 'null']},
+  },
+  required: ['consumer_uuid', 'to'],
+  additionalProperties: false,
+}
+
 /** POST /placemat/v1/claims with several consumers, written in one transaction. */
 export const CLAIMS_BATCH: S = {
   type: 'object',

@@ -17,9 +17,11 @@ export interface Occupancy {
   /** Racks, rows and rooms. */
   topologyNodes: number
   groups: number
+  movedConsumers: number
 }
 
-export const isEmpty = (o: Occupancy) => !o.providers && !o.consumers && !o.customClasses && !o.customTraits && !o.topologyNodes && !o.groups
+export const isEmpty = (o: Occupancy) =>
+  !o.providers && !o.consumers && !o.customClasses && !o.customTraits && !o.topologyNodes && !o.groups && !o.movedConsumers
 
 type BulkTable =
   | 'resource_classes'
@@ -33,6 +35,7 @@ type BulkTable =
   | 'topology_nodes'
   | 'placement_groups'
   | 'placement_group_members'
+  | 'moved_consumers'
 
 /** Rows of one table waiting for their INSERT. */
 class PendingRows<T extends BulkTable> {
@@ -124,6 +127,7 @@ export class BulkImport {
   private readonly topologyNodes: PendingRows<'topology_nodes'>
   private readonly groups: PendingRows<'placement_groups'>
   private readonly groupMembers: PendingRows<'placement_group_members'>
+  private readonly moved: PendingRows<'moved_consumers'>
   private readonly tables: PendingRows<BulkTable>[]
   private topologyGeneration: number | undefined
   private nextClassId = 0
@@ -145,6 +149,7 @@ export class BulkImport {
     this.topologyNodes = new PendingRows(db, 'topology_nodes', 6)
     this.groups = new PendingRows(db, 'placement_groups', 9)
     this.groupMembers = new PendingRows(db, 'placement_group_members', 3)
+    this.moved = new PendingRows(db, 'moved_consumers', 6)
     this.tables = [
       this.classes,
       this.traits,
@@ -157,6 +162,7 @@ export class BulkImport {
       this.topologyNodes,
       this.groups,
       this.groupMembers,
+      this.moved,
     ]
   }
 
@@ -175,7 +181,10 @@ export class BulkImport {
 
   /** What the database holds already, counted inside the transaction. */
   static async occupancy(db: Kysely<Database>): Promise<Occupancy> {
-    const count = async (table: 'resource_providers' | 'consumers' | 'resource_classes' | 'traits' | 'topology_nodes' | 'placement_groups', custom = false) => {
+    const count = async (
+      table: 'resource_providers' | 'consumers' | 'resource_classes' | 'traits' | 'topology_nodes' | 'placement_groups' | 'moved_consumers',
+      custom = false,
+    ) => {
       const where = custom ? sql`where name like 'CUSTOM_%'` : sql``
       const r = await sql<{n: number | string}>`select count(*) as n from ${sql.table(table)} ${where}`.execute(db)
       return Number(r.rows[0]?.n ?? 0)
@@ -187,6 +196,7 @@ export class BulkImport {
       customTraits: await count('traits', true),
       topologyNodes: await count('topology_nodes'),
       groups: await count('placement_groups'),
+      movedConsumers: await count('moved_consumers'),
     }
   }
 
@@ -236,6 +246,11 @@ export class BulkImport {
   addGroup(row: GroupRow, members: string[]): Promise<void> {
     this.groups.push({...row, soft: row.soft ? 1 : 0})
     members.forEach((consumer_uuid, seq) => this.groupMembers.push({group_name: row.name, consumer_uuid, seq}))
+    return this.flushFull()
+  }
+
+  addMoved(row: Insertable<Database['moved_consumers']>): Promise<void> {
+    this.moved.push(row)
     return this.flushFull()
   }
 

@@ -55,7 +55,7 @@ function keyCount(ch: Changes): number {
   return (
     ch.providers.size + ch.deletedProviders.size + ch.consumers.size + ch.deletedConsumers.size + ch.classes.size + ch.deletedClasses.size +
     ch.traits.size + ch.deletedTraits.size + ch.topologyNodes.size + ch.deletedTopologyNodes.size + ch.groups.size + ch.deletedGroups.size +
-    (ch.topologyGeneration ? 1 : 0)
+    ch.moved.size + (ch.topologyGeneration ? 1 : 0)
   )
 }
 
@@ -66,6 +66,8 @@ function* rowsOf(ch: Changes, seq: number): Generator<JournalRow> {
   const plain = (kind: string, keys: Iterable<string>) => [...keys].map((key) => ({seq, kind, key, parts: 0}))
   yield* plain(KEY.consumer, ch.consumers)
   yield* plain(KEY.consumer, ch.deletedConsumers)
+  // A moved record is read again with its consumer's key.
+  yield* plain(KEY.consumer, ch.moved)
   yield* plain(KEY.resourceClass, ch.classes)
   yield* plain(KEY.resourceClass, ch.deletedClasses)
   yield* plain(KEY.trait, ch.traits)
@@ -171,6 +173,7 @@ export interface Window {
   topologyNodes: Row[]
   groups: Row[]
   groupMembers: Row[]
+  moved: Row[]
 }
 
 /**
@@ -196,7 +199,7 @@ export function readKeys(rows: Row[]): {keys: JournalRow[]; large: boolean} {
 const KEYS_PER_STATEMENT = 5000
 
 /** The kinds of row `rowStatements` reads, in the order readRows expects them. */
-const ROW_KINDS = ['providers', 'inventories', 'traits', 'aggregates', 'consumers', 'allocations', 'classes', 'traitNames', 'topologyNodes', 'groups', 'groupMembers'] as const
+const ROW_KINDS = ['providers', 'inventories', 'traits', 'aggregates', 'consumers', 'allocations', 'classes', 'traitNames', 'topologyNodes', 'groups', 'groupMembers', 'moved'] as const
 type RowKind = (typeof ROW_KINDS)[number]
 
 /**
@@ -219,6 +222,7 @@ export function rowStatements(db: Kysely<Database>, keys: readonly JournalRow[],
   const consumers = of(KEY.consumer)
   each('consumers', consumers, (c) => db.selectFrom('consumers').selectAll().where('uuid', 'in', c).orderBy(stored).compile())
   each('allocations', consumers, (c) => db.selectFrom('allocations').selectAll().where('consumer_uuid', 'in', c).orderBy(stored).compile())
+  each('moved', consumers, (c) => db.selectFrom('moved_consumers').selectAll().where('uuid', 'in', c).compile())
   each('classes', of(KEY.resourceClass), (c) => db.selectFrom('resource_classes').selectAll().where('name', 'in', c).orderBy('id').compile())
   each('traitNames', of(KEY.trait), (c) => db.selectFrom('traits').selectAll().where('name', 'in', c).orderBy('id').compile())
   each('topologyNodes', of(KEY.topologyNode), (c) => db.selectFrom('topology_nodes').selectAll().where('uuid', 'in', c).orderBy(stored).compile())

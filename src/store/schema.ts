@@ -65,6 +65,8 @@ export interface Database {
   placement_group_members: {group_name: string; consumer_uuid: string; seq: number}
   /** The change journal (journal.ts): the keys each write transaction changed, under its sequence number. */
   placemat_changes: {seq: number; kind: string; key: string; parts: number}
+  /** Consumers that gave their allocations to another (core/moves.ts): who they were, and to whom. */
+  moved_consumers: {uuid: string; moved_to: string; project_id: string; user_id: string; consumer_type: string | null; moved_at: number}
 }
 
 /**
@@ -266,6 +268,22 @@ export const migrations: Record<string, Migration> = {
       const counter = await db.selectFrom('placemat_meta').select('value').where('key', '=', 'change_counter').executeTakeFirst()
       const next = String(Number(counter?.value ?? 0) + 1)
       for (const key of ['change_counter', 'journal_floor']) await db.updateTable('placemat_meta').set({value: next}).where('key', '=', key).execute()
+    },
+  },
+  // What a consumer was when it gave its allocations away (claim move), while it holds nothing:
+  // Placement deletes its record, and claiming it again or moving them back needs its project,
+  // user and type.
+  '0008_moved_consumers': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('moved_consumers')
+        .addColumn('uuid', 'varchar(36)', (c) => c.primaryKey())
+        .addColumn('moved_to', 'varchar(36)', (c) => c.notNull())
+        .addColumn('project_id', 'varchar(255)', (c) => c.notNull())
+        .addColumn('user_id', 'varchar(255)', (c) => c.notNull())
+        .addColumn('consumer_type', 'varchar(255)')
+        .addColumn('moved_at', 'bigint', (c) => c.notNull())
+        .execute()
     },
   },
   // Why a host is out of service (placemat host disable --reason): kept with the host, beside

@@ -6,7 +6,18 @@
  * names whose row is gone was deleted.
  */
 import type {GroupLevel, GroupPolicy, Group} from '../core/groups.js'
-import {Changes, PART, newProvider, type Amounts, type Consumer, type Inventory, type Provider, type State, type TopologyLevel} from '../core/state.js'
+import {
+  Changes,
+  PART,
+  newProvider,
+  type Amounts,
+  type Consumer,
+  type Inventory,
+  type MovedConsumer,
+  type Provider,
+  type State,
+  type TopologyLevel,
+} from '../core/state.js'
 import type {Row} from './backends.js'
 import {KEY, type Window} from './journal.js'
 
@@ -170,6 +181,12 @@ function replaceInventories(s: State, p: Provider, rows: Row[]): void {
 
 function patchConsumers(s: State, named: Map<string, number> | undefined, w: Window): void {
   if (!named) return
+  const moved = new Map(w.moved.map((r) => [str(r.uuid), r]))
+  for (const uuid of named.keys()) {
+    const m = moved.get(uuid)
+    if (m) s.setMoved(movedOf(m))
+    else s.removeMoved(uuid)
+  }
   const rows = new Map(w.consumers.map((r) => [str(r.uuid), r]))
   const allocations = groupBy(w.allocations, 'consumer_uuid')
   for (const uuid of named.keys()) {
@@ -232,6 +249,18 @@ function patchGroups(s: State, named: Map<string, number> | undefined, w: Window
       continue
     }
     s.setGroup(groupOf(r, (members.get(name) ?? []).map((m) => str(m.consumer_uuid))))
+  }
+}
+
+/** A moved consumer from its row (one home for loading and patching). */
+export function movedOf(r: Row): MovedConsumer {
+  return {
+    uuid: str(r.uuid),
+    movedTo: str(r.moved_to),
+    project: str(r.project_id),
+    user: str(r.user_id),
+    type: strOrNull(r.consumer_type),
+    movedAt: num(r.moved_at),
   }
 }
 

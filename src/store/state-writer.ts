@@ -74,6 +74,19 @@ export class StateWriter {
     }
     for (const chunk of batches(ch.consumers, CHUNK)) yield* this.consumers(s, chunk)
     yield* this.groups(s, ch)
+    yield* this.moved(s, ch)
+  }
+
+  /** The moved records set or removed: each deleted, then those the State holds written again. */
+  private *moved(s: State, ch: Changes): Generator<CompiledQuery> {
+    if (ch.moved.size === 0) return
+    yield* deleteWhereIn(this.db, 'moved_consumers', 'uuid', [...ch.moved])
+    const rows: Insertable<Database['moved_consumers']>[] = []
+    for (const uuid of ch.moved) {
+      const m = s.moved.get(uuid)
+      if (m) rows.push({uuid, moved_to: m.movedTo, project_id: m.project, user_id: m.user, consumer_type: m.type, moved_at: m.movedAt})
+    }
+    yield* insertRows(this.db, 'moved_consumers', rows)
   }
 
   /** A changed group's row and its whole member list (groups are small, and change whole). */
@@ -232,7 +245,7 @@ function chunksOf<T extends object>(rows: T[]): Generator<T[]> {
   return batches(rows, rows.length ? rowsPerStatement(Object.keys(rows[0]).length) : 1)
 }
 
-function* insertRows<T extends 'inventories' | 'provider_traits' | 'provider_aggregates' | 'allocations'>(
+function* insertRows<T extends 'inventories' | 'provider_traits' | 'provider_aggregates' | 'allocations' | 'moved_consumers'>(
   db: Kysely<Database>,
   table: T,
   rows: Insertable<Database[T]>[],

@@ -302,6 +302,7 @@ export class Store {
     st.aggregateMembers.clear()
     st.topology.clear()
     st.groups.clear()
+    st.moved.clear()
     st.reshapedAll()
     // Until it is whole, the State is not what any position says.
     this.position = -1

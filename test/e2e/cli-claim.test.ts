@@ -16,6 +16,7 @@ import {startServer, type RunningServer} from '../../src/daemon/server.js'
 import {mapLimit} from '../../src/client/map-limit.js'
 import {claim} from '../../src/cli/services/claim.js'
 import {plainProxy, seed, U, type HostSpec} from '../helpers/claim-cloud.js'
+import YAML from 'yaml'
 import {BIN, placemat, type Result} from '../helpers/cli.js'
 import {chooseBackend} from '../../src/cli/backend/backend.js'
 import {newDb} from '../helpers/endpoints.js'
@@ -274,6 +275,63 @@ describe('claim with topology', () => {
     }
     await Promise.all([run(env.daemon), run(env.file)])
   }, 90_000)
+})
+
+describe('claim move keeps what the consumer was', () => {
+  let env: Env
+  beforeAll(async () => {
+    env = await makeEnv(TOPO_HOSTS, TOPO_LAYOUT)
+  })
+  afterAll(() => env?.close())
+
+  const show = async (t: string[], c: string) => json(await exec(['claim', 'show', c, '--json', ...t]))
+
+  it('after a move the consumer is claimed again without --project/--user, as what it was; a revert keeps its type, none included', async () => {
+    const run = async (t: string[], base: number) => {
+      const [inst, mig, plain, plainMig, custom, customMig] = [0, 1, 2, 3, 4, 5].map((i) => C(base + i))
+      // An untyped instance: its migration consumer gets no type (written at 1.37), and the
+      // instance is claimed again on another host as p2/u2's, still untyped.
+      json(await exec(['claim', inst, '--resources', 'VCPU:1', '--in-tree', 'h61', '--project', 'p2', '--user', 'u2', '--json', ...t]))
+      expect(json(await exec(['claim', 'move', inst, '--to', mig, '--json', ...t]))).toMatchObject({consumer_type: null})
+      expect(await show(t, mig)).toMatchObject({project_id: 'p2', user_id: 'u2', consumer_type: 'unknown'})
+      json(await exec(['claim', inst, '--resources', 'VCPU:1', '--in-tree', 'h62', '--json', ...t]))
+      expect(await show(t, inst)).toMatchObject({project_id: 'p2', user_id: 'u2', consumer_type: 'unknown', topology: {rack: ['k62']}})
+      // Reverting an untyped consumer's move: it stays untyped.
+      json(await exec(['claim', plain, '--resources', 'VCPU:1', '--in-tree', 'h61', ...OWN, '--json', ...t]))
+      json(await exec(['claim', 'move', plain, '--to', plainMig, '--json', ...t]))
+      expect(json(await exec(['claim', 'move', plainMig, '--to', plain, '--json', ...t]))).toMatchObject({consumer_type: null})
+      expect(await show(t, plain)).toMatchObject({project_id: 'p', consumer_type: 'unknown'})
+      // A type of its own comes back with the revert (not INSTANCE); the migration consumer is a MIGRATION.
+      json(await exec(['claim', custom, '--resources', 'VCPU:1', '--in-tree', 'h61', ...OWN, '--consumer-type', 'BATCH', '--json', ...t]))
+      expect(json(await exec(['claim', 'move', custom, '--to', customMig, '--json', ...t]))).toMatchObject({consumer_type: 'MIGRATION'})
+      expect(json(await exec(['claim', 'move', customMig, '--to', custom, '--json', ...t]))).toMatchObject({consumer_type: 'BATCH'})
+      expect(await show(t, custom)).toMatchObject({consumer_type: 'BATCH'})
+    }
+    await Promise.all([run(env.daemon, 300), run(env.file, 320)])
+  }, 90_000)
+
+  it('on plain Placement a move and its revert never invent a type', async () => {
+    const [inst, mig] = [C(340), C(341)]
+    const plain = env.plain.slice(0, 4) // claim move takes no --layout
+    json(await exec(['claim', inst, '--resources', 'VCPU:1', '--in-tree', 'h61', ...OWN, '--json', ...env.plain]))
+    expect(json(await exec(['claim', 'move', inst, '--to', mig, '--json', ...plain]))).toMatchObject({consumer_type: null})
+    expect(json(await exec(['claim', 'move', mig, '--to', inst, '--json', ...plain]))).toMatchObject({consumer_type: null})
+    expect(await show(env.daemon, inst)).toMatchObject({consumer_type: 'unknown'})
+  })
+
+  it('a consumer record without allocations gives its project, user, type and generation to the claim', async () => {
+    const exported = await exec(['export', ...env.file])
+    expect(exported.code, exported.stderr).toBe(0)
+    const snap = YAML.parse(exported.stdout)
+    const idle = C(350)
+    snap.consumers.push({uuid: idle, project_id: 'p9', user_id: 'u9', consumer_type: 'INSTANCE', generation: 4, allocations: {}})
+    const file = path.join(env.dir, 'idle.db')
+    const imported = await placemat(['import', '-', '--db', file], {input: YAML.stringify(snap)})
+    expect(imported.code, imported.stderr).toBe(0)
+    const claimed = json(await exec(['claim', idle, '--resources', 'VCPU:1', '--json', '--db', file]))
+    expect(claimed.consumer_generation).toBe(5)
+    expect(await show(['--db', file], idle)).toMatchObject({project_id: 'p9', user_id: 'u9', consumer_type: 'INSTANCE', consumer_generation: 5})
+  })
 })
 
 describe('anti-affinity claimers racing on one daemon', () => {

@@ -1,8 +1,9 @@
 /**
  * Snapshots carry what only placemat keeps: a cloud with rooms, rows and racks (from a layout
- * file) and placement groups (affinity, anti-affinity, spread; hard and soft; with members)
- * exported from a --db file and from a daemon, imported into a new file, shows the same
- * `topology show`, `group list` and `group show` (tables and JSON). An import whose
+ * file), placement groups (affinity, anti-affinity, spread; hard and soft; with members) and a
+ * consumer moved away with claim move, exported from a --db file and from a daemon, imported
+ * into a new file, shows the same `topology show`, `group list` and `group show` (tables and
+ * JSON), and the moved consumer is claimed again there as what it was. An import whose
  * allocations break a hard group is refused; plain Placement and `export --to-placement`
  * say on stderr what they cannot carry.
  */
@@ -73,6 +74,9 @@ beforeAll(async () => {
   ok(await placemat(['group', 'add', 'near', C(1), ...db]))
   ok(await placemat(['group', 'add', 'spread', C(1), C(4), ...db]))
   ok(await placemat(['group', 'add', 'soft-apart', C(1), C(3), '--allow-violations', ...db]))
+  // c5 gives its allocations to c6 and holds nothing: placemat keeps what it was.
+  ok(await placemat(['claim', C(5), '--resources', 'VCPU:2', '--in-tree', 'h4', '--consumer-type', 'INSTANCE', '--project', 'p5', '--user', 'u5', ...db]))
+  ok(await placemat(['claim', 'move', C(5), '--to', C(6), ...db]))
   const served = path.join(dir, 'served.db')
   fs.copyFileSync(source, served)
   server = await startServer({db: served, host: '127.0.0.1', port: 0, auth: 'noauth2'})
@@ -102,11 +106,12 @@ describe('export then import into a new file: the topology and the groups as the
       expect(snap.placemat_snapshot).toBe(2)
       expect(snap.topology.nodes).toContainEqual({level: 'rack', name: 'k5', parent: 'rx'})
       expect(snap.groups.map((g: any) => g.name)).toEqual(['anti', 'near', 'soft-apart', 'spread'])
+      expect(snap.moved_consumers).toMatchObject([{uuid: C(5), moved_to: C(6), project_id: 'p5', user_id: 'u5', consumer_type: 'INSTANCE'}])
 
       const target = path.join(dir, `imported-${name}.db`)
       const imp = await placemat(['import', snapFile, '--db', target])
       expect(imp.stdout).toBe(
-        `imported into ${target}: 6 providers, 3 consumers, 3 allocations, 0 custom classes, 0 custom traits, 13 racks/rows/rooms, 4 placement groups\n`,
+        `imported into ${target}: 6 providers, 4 consumers, 4 allocations, 0 custom classes, 0 custom traits, 13 racks/rows/rooms, 4 placement groups, 1 moved consumers\n`,
       )
       const [before, after] = await Promise.all([views(from), views(['--db', target])])
       expect(after).toEqual(before)
@@ -115,6 +120,9 @@ describe('export then import into a new file: the topology and the groups as the
       // And the new file exports the same snapshot again.
       const again = await placemat(['export', '--db', target, ...(format === 'json' ? ['--json'] : [])])
       expect(again.stdout).toBe(fs.readFileSync(snapFile, 'utf8'))
+      // The copy knows what c5 was: claimed again without --project/--user, it is p5/u5's INSTANCE.
+      ok(await placemat(['claim', C(5), '--resources', 'VCPU:1', '--in-tree', 'h5', '--db', target]))
+      expect(JSON.parse(ok(await placemat(['claim', 'show', C(5), '--json', '--db', target])))).toMatchObject({project_id: 'p5', user_id: 'u5', consumer_type: 'INSTANCE'})
     }, 120_000)
   }
 })
@@ -180,7 +188,8 @@ describe('what cannot be carried is said', () => {
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toBe(
       'placemat: warning: not written into Placement, which has no place for them: 2 rooms, 4 rows and 7 racks ' +
-        "(their names; the hosts' rack, row and room aggregates are kept) and 4 placement groups (8 members)\n",
+        "(their names; the hosts' rack, row and room aggregates are kept), 4 placement groups (8 members) " +
+        'and 1 moved consumers (the project, user and type of consumers that gave their allocations away with claim move)\n',
     )
   }, 60_000)
 })

@@ -90,6 +90,7 @@ export function describeState(s: State): unknown {
     aggregateMembers: entries(s.aggregateMembers).map(([a, m]) => [a, sorted(m)]),
     topology: entries(s.topology).map(([, n]) => ({...n})),
     groups: entries(s.groups).map(([, g]) => ({...g, members: [...g.members]})),
+    moved: entries(s.moved).map(([, m]) => ({...m})),
     topologyGeneration: s.topologyGeneration,
   }
 }

@@ -10,6 +10,8 @@ import {canonicalUuid, isUuidLike} from '../../core/uuids.js'
 import {retryOnConcurrentUpdate} from './retry.js'
 import {readDocument} from './document.js'
 import {usageError} from '../failure.js'
+import {PLACEMAT_API} from '../backend/backend.js'
+import type {KnownConsumer} from '../../core/moves.js'
 
 export type Resources = Record<string, number>
 
@@ -84,6 +86,24 @@ export const getConsumer = (client: PlacementClient, consumer: string) =>
   client.get<ConsumerAllocations>(`/allocations/${consumerUuid(consumer)}`)
 
 export const hasAllocations = (c: ConsumerAllocations) => Object.keys(c.allocations ?? {}).length > 0
+
+/**
+ * What placemat knows of a consumer that GET /allocations does not show (a record without
+ * allocations, or what it was when it gave its allocations away: GET /placemat/v1/consumers/{uuid});
+ * undefined when it knows nothing, or the endpoint is plain Placement.
+ */
+export async function knownConsumer(client: PlacementClient, consumer: string): Promise<KnownConsumer | undefined> {
+  try {
+    return await client.get<KnownConsumer>(`${PLACEMAT_API}/consumers/${consumerUuid(consumer)}`)
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 404 || err.status === 405)) return undefined
+    throw err
+  }
+}
+
+/** A consumer's type, null for none (Placement shows none as "unknown"). */
+export const typeOf = (c: {consumer_type?: string | null}): string | null =>
+  c.consumer_type && c.consumer_type !== UNKNOWN_CONSUMER_TYPE ? c.consumer_type : null
 
 /** The current allocations as amounts per provider uuid. */
 export const amountsOf = (c: ConsumerAllocations): Record<string, Resources> =>

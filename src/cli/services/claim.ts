@@ -14,7 +14,8 @@
  * (POST /placemat/v1/claims with {claims}, or POST /allocations): all or nothing.
  */
 import {ApiError, type PlacementClient} from '../../client/client.js'
-import {consumerUuid, getConsumer, hasAllocations, UNKNOWN_CONSUMER_TYPE, type ConsumerAllocations, type Ownership} from './allocations.js'
+import {consumerUuid, getConsumer, hasAllocations, knownConsumer, typeOf, type ConsumerAllocations, type Ownership} from './allocations.js'
+import {receiverType, type MoveResult} from '../../core/moves.js'
 import {LEVELS, placementInLayout, type Level, type NodeSets} from '../candidates/anchors.js'
 import {type CandidateFlagValues} from '../candidates/flags.js'
 import {searchCandidates, type CandidateSearch, type Resources} from '../candidates/search.js'
@@ -72,20 +73,31 @@ export interface ClaimOutcome {
 const stripGenerations = (a: ConsumerAllocations['allocations']): Allocations =>
   Object.fromEntries(Object.entries(a ?? {}).map(([rp, x]) => [rp, {resources: {...x.resources}}]))
 
-/** The consumer as it is now; refuses one that already holds something unless `replace`. */
-async function currentConsumer(client: PlacementClient, consumer: string, replace: boolean | undefined): Promise<ConsumerAllocations> {
+/**
+ * The consumer as it is now; refuses one that already holds something unless `replace`. One that
+ * holds nothing may still be known to placemat (a record without allocations, or what it was
+ * when it gave its allocations away with claim move): that is asked for when the flags leave
+ * its project, user or type open, or (`always`) after a consumer generation conflict, which a
+ * record GET /allocations does not show makes.
+ */
+async function currentConsumer(client: PlacementClient, consumer: string, replace: boolean | undefined, own: Ownership, always = false): Promise<ConsumerAllocations> {
   const current = await getConsumer(client, consumer)
-  if (hasAllocations(current) && !replace) {
-    throw conflict(`consumer ${consumer} already has allocations (release it first, or --replace)`)
+  if (hasAllocations(current)) {
+    if (!replace) throw conflict(`consumer ${consumer} already has allocations (release it first, or --replace)`)
+    return current
   }
-  return current
+  if (!always && own.project && own.user && own.consumerType) return current
+  const known = await knownConsumer(client, consumer)
+  if (!known) return current
+  const type = typeOf(known)
+  return {...current, project_id: known.project_id, user_id: known.user_id, consumer_generation: known.consumer_generation, ...(type ? {consumer_type: type} : {})}
 }
 
 function ownership(consumer: string, current: ConsumerAllocations, own: Ownership) {
   const project = own.project ?? current.project_id
   const user = own.user ?? current.user_id
   if (!project || !user) throw usage(`consumer ${consumer} is new: give --project and --user`)
-  const type = own.consumerType ?? (current.consumer_type && current.consumer_type !== UNKNOWN_CONSUMER_TYPE ? current.consumer_type : undefined)
+  const type = own.consumerType ?? typeOf(current) ?? undefined
   return {project, user, type}
 }
 
@@ -102,7 +114,7 @@ export async function claim(endpoint: Endpoint, flags: CandidateFlagValues, opts
   if (opts.allowViolations && group !== undefined) flags = {...flags, group: flags.group!.filter((g) => !isPlacementGroupName(g))}
   const [firstSearch, firstCurrent] = await Promise.all([
     searchCandidates(endpoint, flags, {names: opts.names}),
-    currentConsumer(client, consumer, opts.replace),
+    currentConsumer(client, consumer, opts.replace, opts.own),
   ])
   let search = firstSearch
   let current = firstCurrent
@@ -187,7 +199,7 @@ export async function claim(endpoint: Endpoint, flags: CandidateFlagValues, opts
           if (!is409(err)) throw err
           lastError = (err as ApiError).detail
           if (isConsumerGenerationConflict(err) && rereads++ < MAX_GENERATION_REREADS) {
-            current = await currentConsumer(client, consumer, opts.replace)
+            current = await currentConsumer(client, consumer, opts.replace, opts.own, true)
             continue // the same candidate, with the consumer's generation as it is now
           }
           if (isAffinityViolation(err)) refresh = true
@@ -200,7 +212,7 @@ export async function claim(endpoint: Endpoint, flags: CandidateFlagValues, opts
     }
     // Another claimer moved an anchor consumer: read its place and the candidates again.
     refreshes++
-    ;[search, current] = await Promise.all([searchCandidates(endpoint, flags, {names: opts.names}), currentConsumer(client, consumer, opts.replace)])
+    ;[search, current] = await Promise.all([searchCandidates(endpoint, flags, {names: opts.names}), currentConsumer(client, consumer, opts.replace, opts.own)])
   }
 }
 
@@ -217,13 +229,17 @@ export interface MoveOutcome {
   allocations: Allocations
   /** The migration consumer held something before (it was overwritten, as Nova does). */
   overwrote: boolean
+  /** The type the migration consumer was written with; null: none. */
+  consumer_type: string | null
 }
 
 /**
- * Nova's move_allocations: one POST /allocations gives the migration consumer the
- * instance's allocations and empties the instance's, atomically (on placemat, POST
- * /placemat/v1/allocations: the same, with the consumers' placement groups checked). Both consumer generations
- * are sent; a concurrent update re-reads both and tries again (a few times).
+ * Nova's move_allocations: the migration consumer gets the instance's allocations and the
+ * instance's are emptied, in one write. On placemat, POST /placemat/v1/moves: decided in the
+ * write (core/moves.ts), with the consumers' placement groups checked, and what the instance was
+ * kept while it holds nothing. On plain Placement, one POST /allocations decided the same way on
+ * what can be read: both consumer generations are sent, and a concurrent update re-reads both
+ * and tries again (a few times).
  */
 export async function move(
   client: PlacementClient,
@@ -235,6 +251,17 @@ export async function move(
   consumerUuid(consumer)
   consumerUuid(migration, 'migration consumer (--to)')
   if (canonical(consumer) === canonical(migration)) throw usage('--to must be another consumer')
+  if (opts.placemat) {
+    const body: Record<string, unknown> = {consumer_uuid: canonical(consumer), to: canonical(migration)}
+    if (migrationType) body.consumer_type = migrationType
+    try {
+      const r = await client.post<MoveResult>(`${PLACEMAT_API}/moves`, body, opts.allowViolations ? {query: {allow_violations: 'true'}} : undefined)
+      return {consumer_uuid: r.consumer_uuid, migration_uuid: r.migration_uuid, allocations: r.allocations, overwrote: r.overwrote, consumer_type: r.consumer_type}
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) throw notFoundError(`consumer ${consumer} has no allocations to move`)
+      throw err
+    }
+  }
   // Both consumers' generations are read again when another writer got in between.
   return retryOnConcurrentUpdate(async () => {
     const [source, target] = await Promise.all([getConsumer(client, consumer), getConsumer(client, migration)])
@@ -242,30 +269,24 @@ export async function move(
       throw notFoundError(`consumer ${consumer} has no allocations to move`)
     }
     const allocations = stripGenerations(source.allocations)
-    const known = source.consumer_type && source.consumer_type !== UNKNOWN_CONSUMER_TYPE ? source.consumer_type : undefined
-    // Handing a migration's allocations back is a revert: the receiver is the instance again.
-    const receiverType = migrationType ?? (known === 'MIGRATION' ? 'INSTANCE' : 'MIGRATION')
-    const sourceType = known ?? receiverType
+    // What can be known of the receiver here is its record while it holds something.
+    const type = receiverType(migrationType, hasAllocations(target) ? {type: typeOf(target)} : undefined, typeOf(source))
+    const entry = (allocs: Allocations, generation: number | null | undefined, consumerType: string) => ({
+      allocations: allocs,
+      project_id: source.project_id,
+      user_id: source.user_id,
+      consumer_generation: generation ?? null,
+      ...(type === null ? {} : {consumer_type: consumerType}),
+    })
     const body = {
-      [canonical(consumer)]: {
-        allocations: {},
-        project_id: source.project_id,
-        user_id: source.user_id,
-        consumer_generation: source.consumer_generation ?? null,
-        consumer_type: sourceType,
-      },
-      [canonical(migration)]: {
-        allocations,
-        project_id: source.project_id,
-        user_id: source.user_id,
-        consumer_generation: target.consumer_generation ?? null,
-        consumer_type: receiverType,
-      },
+      // At 1.38 each consumer needs a type: one without gets the receiver's, never kept, as
+      // Placement deletes the record of a consumer left with nothing.
+      [canonical(consumer)]: entry({}, source.consumer_generation, typeOf(source) ?? type ?? ''),
+      [canonical(migration)]: entry(allocations, target.consumer_generation, type ?? ''),
     }
-    // placemat's twin of POST /allocations checks the placement groups of both consumers in the write.
-    if (opts.placemat) await client.post(`${PLACEMAT_API}/allocations`, body, opts.allowViolations ? {query: {allow_violations: 'true'}} : undefined)
-    else await client.post('/allocations', body)
-    return {consumer_uuid: canonical(consumer), migration_uuid: canonical(migration), allocations, overwrote: hasAllocations(target)}
+    // No type to write: 1.37, which has none, so none is invented.
+    await client.post('/allocations', body, {version: type === null ? '1.37' : undefined})
+    return {consumer_uuid: canonical(consumer), migration_uuid: canonical(migration), allocations, overwrote: hasAllocations(target), consumer_type: type}
   }, 5)
 }
 
@@ -355,7 +376,7 @@ export async function spread(
     attempts++
     const [search, currents] = await Promise.all([
       searchCandidates(endpoint, flags, {names: true, topology: 'required', topologyWhy: `--spread ${level}`}),
-      Promise.all(consumers.map((c) => currentConsumer(client, c.uuid, replace))),
+      Promise.all(consumers.map((c) => currentConsumer(client, c.uuid, replace, own, attempts > 1))),
     ])
     const picked = pickDistinct(search, level, consumers.length)
     if (!Array.isArray(picked)) {

@@ -22,6 +22,7 @@ import {breachRecord, breachText, hardGroupBreaches} from '../../core/groups.js'
 import {stateFromSnapshot} from '../../core/snapshot.js'
 import {nodeUuid} from '../../core/topology.js'
 import type {TopologyLevel} from '../../core/state.js'
+import type {MovedRecord} from '../../core/moves.js'
 import {conflictError, usageError} from '../failure.js'
 import {snapshotItems, type SnapshotItem} from './snapshot-read.js'
 import {maskPassword, PlacementUrlError} from '../../store/placement-db/connection.js'
@@ -38,6 +39,8 @@ export interface ImportResult {
   /** Racks, rows and rooms. */
   topology_nodes: number
   groups: number
+  /** Consumers that gave their allocations away (claim move) and hold nothing. */
+  moved_consumers: number
 }
 
 export interface ImportOptions {
@@ -100,7 +103,11 @@ async function importInto(target: string, snapshotFile: string, items: AsyncIter
       try {
         const o = await BulkImport.occupancy(conn)
         if (!isEmpty(o)) {
-          const own = [o.topologyNodes ? `, ${o.topologyNodes} racks/rows/rooms` : '', o.groups ? `, ${o.groups} placement groups` : ''].join('')
+          const own = [
+            o.topologyNodes ? `, ${o.topologyNodes} racks/rows/rooms` : '',
+            o.groups ? `, ${o.groups} placement groups` : '',
+            o.movedConsumers ? `, ${o.movedConsumers} moved consumers` : '',
+          ].join('')
           throw conflictError(
             `${target} is not empty (${o.providers} providers, ${o.consumers} consumers, ` +
               `${o.customClasses} custom classes, ${o.customTraits} custom traits${own}); import only into a new or empty file`,
@@ -146,6 +153,7 @@ class SnapshotImport {
   private readonly laterProviders: Array<{consumer: string; provider: string}> = []
   private topology: SnapshotTopology | undefined
   private readonly groups: SnapshotGroup[] = []
+  private readonly movedUuids = new Set<string>()
   private readonly result: ImportResult
 
   constructor(
@@ -154,7 +162,7 @@ class SnapshotImport {
     private readonly writer: BulkImport,
     private readonly known: {classes: Set<string>; traits: Set<string>},
   ) {
-    this.result = {file: target, resource_classes: 0, traits: 0, providers: 0, consumers: 0, allocations: 0, topology_nodes: 0, groups: 0}
+    this.result = {file: target, resource_classes: 0, traits: 0, providers: 0, consumers: 0, allocations: 0, topology_nodes: 0, groups: 0, moved_consumers: 0}
   }
 
   private usage(msg: string): Error {
@@ -184,11 +192,17 @@ class SnapshotImport {
         case 'group':
           await this.group(item.group)
           break
+        case 'moved':
+          await this.moved(item.moved)
+          break
       }
     }
     this.checkWaiting()
     for (const {consumer, provider} of this.laterProviders) {
       if (!this.roots.has(provider)) throw this.usage(`consumer ${consumer} has allocations on ${provider}, which is not in the snapshot`)
+    }
+    for (const uuid of this.movedUuids) {
+      if (this.consumers.has(uuid)) throw this.usage(`consumer ${uuid} is both a consumer and a moved consumer (one that holds nothing)`)
     }
     return this.result
   }
@@ -296,6 +310,20 @@ class SnapshotImport {
       },
       g.members,
     )
+  }
+
+  private async moved(m: MovedRecord): Promise<void> {
+    if (this.movedUuids.has(m.uuid)) throw this.usage(`moved consumer ${m.uuid} appears twice`)
+    this.movedUuids.add(m.uuid)
+    this.result.moved_consumers++
+    await this.writer.addMoved({
+      uuid: m.uuid,
+      moved_to: m.moved_to,
+      project_id: m.project_id,
+      user_id: m.user_id,
+      consumer_type: m.consumer_type,
+      moved_at: Date.parse(m.moved_at),
+    })
   }
 
   /**

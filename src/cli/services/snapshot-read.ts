@@ -10,6 +10,7 @@ import {isGroupName, ruleOf} from '../../core/group-writes.js'
 import {INVENTORY_FIELDS} from '../../core/inventories.js'
 import type {Inventory, TopologyLevel} from '../../core/state.js'
 import {canonicalUuid, isUuidLike} from '../../core/uuids.js'
+import type {MovedRecord} from '../../core/moves.js'
 import {usageError} from '../failure.js'
 import {openDocument} from './document.js'
 import type {JsonMember} from './json-members.js'
@@ -18,6 +19,7 @@ import {
   SNAPSHOT_VERSIONS,
   TOPOLOGY_LEVELS,
   groupInKeyOrder,
+  movedInKeyOrder,
   type SnapshotConsumer,
   type SnapshotGroup,
   type SnapshotNode,
@@ -32,8 +34,9 @@ export type SnapshotItem =
   | {kind: 'consumer'; consumer: SnapshotConsumer}
   | {kind: 'topology'; topology: SnapshotTopology}
   | {kind: 'group'; group: SnapshotGroup}
+  | {kind: 'moved'; moved: MovedRecord}
 
-const LISTS = ['resource_classes', 'traits', 'providers', 'consumers', 'groups'] as const
+const LISTS = ['resource_classes', 'traits', 'providers', 'consumers', 'groups', 'moved_consumers'] as const
 type ListKey = (typeof LISTS)[number]
 const isList = (k: string): k is ListKey => (LISTS as readonly string[]).includes(k)
 
@@ -102,6 +105,9 @@ export async function* snapshotItems(file: string): AsyncGenerator<SnapshotItem>
         break
       case 'groups':
         yield {kind: 'group', group: check(() => groupOf(v, usage))}
+        break
+      case 'moved_consumers':
+        yield {kind: 'moved', moved: check(() => movedOf(v, usage))}
         break
     }
   }
@@ -227,5 +233,23 @@ function groupOf(g: unknown, usage: (msg: string) => Error): SnapshotGroup {
     created_at: created ?? updated ?? now,
     updated_at: updated ?? created ?? now,
     members: canonical,
+  })
+}
+
+/** A consumer that gave its allocations away: who it was, and to whom. */
+function movedOf(m: unknown, usage: (msg: string) => Error): MovedRecord {
+  if (!isObject(m) || !isUuidLike(m.uuid) || !isUuidLike(m.moved_to) || typeof m.project_id !== 'string' || typeof m.user_id !== 'string') {
+    throw usage('every moved consumer needs uuid, moved_to (uuids), project_id and user_id')
+  }
+  const type = m.consumer_type ?? null
+  if (type !== null && typeof type !== 'string') throw usage(`moved consumer ${m.uuid}: consumer_type must be a string or null`)
+  if (typeof m.moved_at !== 'string' || Number.isNaN(Date.parse(m.moved_at))) throw usage(`moved consumer ${m.uuid}: moved_at must be a time (ISO 8601)`)
+  return movedInKeyOrder({
+    uuid: canonicalUuid(m.uuid),
+    moved_to: canonicalUuid(m.moved_to),
+    project_id: m.project_id,
+    user_id: m.user_id,
+    consumer_type: type,
+    moved_at: new Date(m.moved_at).toISOString(),
   })
 }

@@ -25,11 +25,14 @@
  *   groups:                                # placement groups by name (GET /placemat/v1/groups)
  *     - name, policy, level, max_per?, max_skew?, soft, generation, created_at, updated_at,
  *       members: [consumer uuids, in the order they joined]
+ *   moved_consumers:                       # by uuid (GET /placemat/v1/moves): consumers that gave
+ *     - uuid, moved_to, project_id,        # their allocations away (claim move) and hold nothing
+ *       user_id, consumer_type, moved_at   # since: what they were
  *
  * Which hosts are in which rack, row and room is carried by the hosts' aggregates (a node's
- * aggregate uuid is fixed by its level and name). A snapshot without topology or groups is
- * version 1, as placemat wrote before it carried them; one with them is version 2, which a
- * placemat that cannot load them refuses rather than drop them.
+ * aggregate uuid is fixed by its level and name). A snapshot without topology, groups or moved
+ * consumers is version 1, as placemat wrote before it carried them; one with them is version
+ * 2, which a placemat that cannot load them refuses rather than drop them.
  *
  * Not carried: created/updated times of providers, consumers and racks, rows and rooms (the
  * API does not show them) and consumers that hold no allocations (the API cannot see them).
@@ -38,6 +41,7 @@ import YAML from 'yaml'
 import type {PlacementClient} from '../../client/client.js'
 import type {Inventory, TopologyLevel} from '../../core/state.js'
 import type {GroupLevel, GroupPolicy, GroupRecord} from '../../core/groups.js'
+import type {MovedRecord} from '../../core/moves.js'
 import {INVENTORY_FIELDS} from '../../core/inventories.js'
 import {layoutNodes, type Layout} from '../../core/topology.js'
 import {PLACEMAT_API} from '../backend/backend.js'
@@ -102,12 +106,14 @@ export interface Snapshot {
   consumers: SnapshotConsumer[]
   topology?: SnapshotTopology
   groups?: SnapshotGroup[]
+  moved_consumers?: MovedRecord[]
 }
 
 /** What placemat keeps beyond Placement's records: absent on plain Placement. */
 export interface PlacematParts {
   topology?: SnapshotTopology
   groups?: SnapshotGroup[]
+  moved_consumers?: MovedRecord[]
 }
 
 export const TOPOLOGY_LEVELS: readonly TopologyLevel[] = ['room', 'row', 'rack']
@@ -151,8 +157,9 @@ export function treeOrder<T extends {uuid: string; parent_provider_uuid: string 
 export function normalizeSnapshot(s: Snapshot): Snapshot {
   const topology = s.topology && (s.topology.generation > 0 || s.topology.nodes.length > 0) ? s.topology : undefined
   const groups = s.groups?.length ? s.groups : undefined
+  const moved = s.moved_consumers?.length ? s.moved_consumers : undefined
   const out: Snapshot = {
-    placemat_snapshot: topology || groups ? SNAPSHOT_VERSION : 1,
+    placemat_snapshot: topology || groups || moved ? SNAPSHOT_VERSION : 1,
     resource_classes: [...s.resource_classes].sort(byString),
     traits: [...s.traits].sort(byString),
     providers: treeOrder(s.providers).map((p) => ({
@@ -188,6 +195,7 @@ export function normalizeSnapshot(s: Snapshot): Snapshot {
     }
   }
   if (groups) out.groups = [...groups].sort((a, b) => byString(a.name, b.name)).map(groupInKeyOrder)
+  if (moved) out.moved_consumers = [...moved].sort((a, b) => byString(a.uuid, b.uuid)).map(movedInKeyOrder)
   return out
 }
 
@@ -214,14 +222,24 @@ export const groupInKeyOrder = (g: SnapshotGroup): SnapshotGroup => ({
   members: [...g.members],
 })
 
+export const movedInKeyOrder = (m: MovedRecord): MovedRecord => ({
+  uuid: m.uuid,
+  moved_to: m.moved_to,
+  project_id: m.project_id,
+  user_id: m.user_id,
+  consumer_type: m.consumer_type ?? null,
+  moved_at: m.moved_at,
+})
+
 /** placemat's own parts, read through /placemat/v1, and a mark that changes whenever they do. */
 export async function readPlacematParts(client: PlacementClient): Promise<{parts: PlacematParts; mark: string}> {
-  const [layout, groups] = await Promise.all([
+  const [layout, groups, moves] = await Promise.all([
     client.get<Layout & {generation: number}>(`${PLACEMAT_API}/topology/layout`),
     client.get<{groups: GroupRecord[]}>(`${PLACEMAT_API}/groups`),
+    client.get<{moved_consumers: MovedRecord[]}>(`${PLACEMAT_API}/moves`),
   ])
-  const mark = JSON.stringify([layout.generation, groups.groups.map((g) => [g.name, g.generation])])
-  return {parts: {topology: topologyOfLayout(layout), groups: groups.groups.map(groupInKeyOrder)}, mark}
+  const mark = JSON.stringify([layout.generation, groups.groups.map((g) => [g.name, g.generation]), moves.moved_consumers])
+  return {parts: {topology: topologyOfLayout(layout), groups: groups.groups.map(groupInKeyOrder), moved_consumers: moves.moved_consumers}, mark}
 }
 
 interface ProviderListing {
@@ -299,7 +317,7 @@ export async function exportSnapshot(client: PlacementClient, opts: {placemat?: 
     if (!changed && !ownChanged) return snapshot
     if (i >= tries) {
       throw conflictError(
-        `the cloud changed while it was read: ${changed} provider(s)${ownChanged ? ' and the racks, rows, rooms or placement groups' : ''} changed during the last of ${tries} passes, none of which was quiet; ` +
+        `the cloud changed while it was read: ${changed} provider(s)${ownChanged ? ' and the racks, rows, rooms, placement groups or moved consumers' : ''} changed during the last of ${tries} passes, none of which was quiet; ` +
           'stop the writers (nova-compute, the scheduler, placement-api itself) and export again, ' +
           "or read Placement's database in one transaction: placemat import --from-placement DATABASE_URL",
       )
@@ -317,7 +335,9 @@ export function placematOnly(parts: PlacematParts): string | undefined {
   }
   const groups = parts.groups ?? []
   if (groups.length) out.push(`${groups.length} placement groups (${groups.reduce((n, g) => n + g.members.length, 0)} members)`)
-  return out.length ? out.join(' and ') : undefined
+  const moved = parts.moved_consumers?.length ?? 0
+  if (moved) out.push(`${moved} moved consumers (the project, user and type of consumers that gave their allocations away with claim move)`)
+  return out.length ? [out.slice(0, -1).join(', '), out.at(-1)].filter(Boolean).join(' and ') : undefined
 }
 
 export function snapshotText(s: Snapshot, format: 'yaml' | 'json'): string {

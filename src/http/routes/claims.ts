@@ -15,6 +15,7 @@
  * ?allow_violations=true), 409 when capacity is short, as PUT /allocations.
  */
 import {claimAllocations, type Claim} from '../../core/claims.js'
+import {movedRecord, moveAllocations} from '../../core/moves.js'
 import {refuseNewBreaches} from '../../core/groups.js'
 import {postAllocations} from './allocations.js'
 import type {AffinityRule} from '../../core/affinity.js'
@@ -63,6 +64,35 @@ export const routes: RouteDef[] = [
       return postAllocations(ctx, (s, writes) =>
         refuseNewBreaches(s, {placements: new Map(writes.map((w) => [w.uuid, w.allocations.keys()]))}, allowViolations),
       )
+    },
+  },
+  {
+    // Nova's move_allocations in one write, decided here (core/moves.ts): the receiver's type
+    // from what placemat knows of it, and the giver's project, user and type kept while it
+    // holds nothing. {consumer_uuid, to, consumer_type?, consumer_generation?, to_generation?}
+    method: 'POST',
+    url: `${PLACEMAT_PREFIX}/moves`,
+    body: true,
+    async handler(ctx) {
+      const b = readJson<{consumer_uuid: string; to: string; consumer_type?: string; consumer_generation?: number; to_generation?: number | null}>(ctx, S.MOVE_POST)
+      const allowViolations = booleanParam(ctx, 'allow_violations')
+      const req = {
+        consumer: canonicalUuid(b.consumer_uuid),
+        to: canonicalUuid(b.to),
+        consumerType: b.consumer_type,
+        consumerGeneration: b.consumer_generation,
+        toGeneration: b.to_generation,
+      }
+      return ctx.store.write((s, now) => moveAllocations(s, now, req, {allowViolations}))
+    },
+  },
+  {
+    // The consumers that gave their allocations away and hold nothing since, by uuid.
+    method: 'GET',
+    url: `${PLACEMAT_PREFIX}/moves`,
+    async handler(ctx) {
+      const s = await ctx.store.refresh()
+      return {moved_consumers: [...s.moved.values()].sort((a, b) => (a.uuid < b.uuid ? -1 : 1)).map(movedRecord)}
     },
   },
   {

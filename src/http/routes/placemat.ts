@@ -5,6 +5,7 @@
 import {PlacementError} from '../../core/errors.js'
 import {applyBatch, reshapeMinor, type BatchOperation} from '../../core/batch.js'
 import {consumerRecord, providerRecord} from '../../core/wire.js'
+import {knownConsumer} from '../../core/moves.js'
 import {pyRepr, validateSchema} from '../jsonschema.js'
 import {booleanParam, canonicalUuid, isUuidLike, queryParams, readJson, type RouteDef} from '../context.js'
 import {jsonArrayStream, streams} from '../json-stream.js'
@@ -86,6 +87,20 @@ export const routes: RouteDef[] = [
       const providers = wanted ? [...new Set(wanted.map(canonicalUuid))].flatMap((u) => s.providers.get(u) ?? []) : [...s.providers.values()]
       if (streams(ctx.options, providers.length)) return jsonArrayStream('providers', providers, providerRecord)
       return {providers: providers.map(providerRecord)}
+    },
+  },
+  {
+    // What placemat knows of one consumer: its record (also one without allocations, which
+    // GET /allocations/{uuid} does not show), else what it was when it gave its allocations away.
+    method: 'GET',
+    url: `${PLACEMAT_PREFIX}/consumers/:consumer_uuid`,
+    async handler(ctx) {
+      const raw = ctx.params.consumer_uuid
+      if (!isUuidLike(raw)) throw new PlacementError(400, `Malformed consumer_uuid: ${raw}`)
+      const s = await ctx.store.refresh()
+      const known = knownConsumer(s, canonicalUuid(raw))
+      if (!known) throw new PlacementError(404, `placemat knows no consumer ${raw}.`)
+      return known
     },
   },
   {
