@@ -21,7 +21,7 @@ import {groupRecord, type Group, type GroupLevel, type GroupPolicy} from '../../
 import {PlacementError} from '../../core/errors.js'
 import {Changes, type State} from '../../core/state.js'
 import {layoutNodes} from '../../core/topology.js'
-import {loadState, type Backend} from '../backend/backend.js'
+import {loadState, type Backend, type LoadOptions} from '../backend/backend.js'
 import {readLayoutFile, layoutBody} from '../topology/layout-file.js'
 import {badRequestError, conflictError, notFoundError, usageError} from '../failure.js'
 import type {GroupSpecFlags, Groups} from './groups.js'
@@ -75,9 +75,9 @@ function asFailure(err: unknown): unknown {
  * The cloud as a State with the file's groups in it (and the layout's racks, rows and rooms);
  * `consumers` are read to know where members are.
  */
-export async function groupsSnapshot(backend: Backend, file: string, layoutFile: string | undefined): Promise<State> {
+export async function groupsSnapshot(backend: Backend, file: string, layoutFile: string | undefined, load: LoadOptions = {}): Promise<State> {
   const topology = layoutFile ? [...layoutNodes(layoutBody(readLayoutFile(layoutFile))).values()] : []
-  const s = await loadState(backend, {consumers: true, changeable: true, topology})
+  const s = await loadState(backend, {...load, consumers: true, changeable: true, topology})
   s.changes = new Changes()
   const now = Date.now()
   try {

@@ -4,7 +4,7 @@ import type {TopologyView} from '../../core/topology-view.js'
 const CLASS_ORDER = ['VCPU', 'PCPU', 'MEMORY_MB', 'DISK_GB']
 
 /** The resource classes a view has, the usual ones first. */
-export function viewClasses(view: TopologyView[]): string[] {
+export function viewClasses(view: Array<Pick<TopologyView, 'capacity' | 'used'>>): string[] {
   const seen = new Set<string>()
   for (const v of view) for (const rc of Object.keys(v.capacity)) seen.add(rc)
   for (const v of view) for (const rc of Object.keys(v.used)) seen.add(rc)
