@@ -848,12 +848,18 @@ async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb
   const k = nodes.length
   progress(`${setup}, ${k} daemon(s): start-up ${nodes.map((n) => n.startup.toFixed(1)).join(' / ')} s, RSS ${nodes.map((n) => n.rss).join(' / ')} MiB`)
   progress(`${setup}, ${k} daemon(s): churn, ${CLIENTS} clients for ${SECONDS} s${KILL ? ' (one node killed at S/3, restarted at 2S/3)' : ''}...`)
+  const counters = () => Promise.all(['placemat_store_write_duration_seconds_count', 'placemat_writes_retried_total'].map(async (m) => (await Promise.all(nodes.map((n) => metricValue(n, m)))).reduce((a, b) => (a === null || b === null ? null : a + b), 0)))
+  const [writesBefore, retriedBefore] = await counters()
   const run = await churn(nodes, SECONDS, {kill: KILL})
   const s = run.stats
+  const [writesAfter, retriedAfter] = KILL ? [null, null] : await counters()
+  // Writes another node overtook (tried in one round trip, run again): what contention costs.
+  const overtaken = writesAfter === null || retriedAfter === null || writesBefore === null || retriedBefore === null ? null : {writes: writesAfter - writesBefore, retried: retriedAfter - retriedBefore}
   progress(
     `  ${s.claims} claims in ${run.elapsed.toFixed(1)} s (${(s.claims / run.elapsed).toFixed(1)}/s), p50 ${fmtMs(pct(s.latencies, 50))} ms, p99 ${fmtMs(pct(s.latencies, 99))} ms; ` +
       `${s.conflicts} answered 409; statuses ${JSON.stringify(s.statuses)}; 5xx+errors ${s.errors}${KILL ? `, in flight to the killed node ${s.inFlightKilled}` : ''}`,
   )
+  if (overtaken) progress(`  write transactions ${overtaken.writes}, overtaken by another node and run again ${overtaken.retried}`)
   for (const e of s.errorSamples) progress(`  error: ${e}`)
   const check = await checkAndRelease(nodes, run)
   progress(
@@ -902,6 +908,8 @@ async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb
     clients: CLIENTS,
     load_s: loadS,
     claims: s.claims,
+    write_transactions: overtaken?.writes ?? null,
+    writes_overtaken: overtaken?.retried ?? null,
     claims_per_s: s.claims / run.elapsed,
     claim_p50_ms: pct(s.latencies, 50),
     claim_p99_ms: pct(s.latencies, 99),
