@@ -7,10 +7,15 @@ interface ProviderRow {
   generation: number
   parent_provider_uuid?: string | null
   root_provider_uuid?: string
+  /** placemat's: its host is out of service (COMPUTE_STATUS_DISABLED on the root). */
+  disabled?: boolean
 }
 
 export default class ProviderList extends PlacematCommand {
   static summary = 'List resource providers, filtered as GET /resource_providers filters.'
+  static description = `The STATUS column (JSON/YAML: "disabled") says whether the provider's host is
+out of service: its root provider carries COMPUTE_STATUS_DISABLED (placemat
+host disable, or nova disabling the compute service).`
   static examples = [
     '<%= config.bin %> provider list',
     '<%= config.bin %> provider list --resources VCPU:4,MEMORY_MB:8192 --required HW_CPU_X86_AVX2 --json',
@@ -32,6 +37,7 @@ export default class ProviderList extends PlacematCommand {
     {key: 'generation', align: 'right'},
     {key: 'parent', get: (r) => r.parent_provider_uuid ?? ''},
     {key: 'root', get: (r) => r.root_provider_uuid ?? ''},
+    {key: 'status', get: (r) => (r.disabled ? 'disabled' : 'enabled')},
   ]
 
   async run(): Promise<void> {
@@ -55,6 +61,13 @@ export default class ProviderList extends PlacematCommand {
         in_tree: flags['in-tree'],
       },
     })
-    this.output(body, body.resource_providers as ProviderRow[], ProviderList.columns)
+    const rows = body.resource_providers as ProviderRow[]
+    if (!this.base.ids) {
+      // A provider whose host (its root) carries COMPUTE_STATUS_DISABLED is out of service: one call says which.
+      const {disabledProviders} = await import('../../src/cli/backend/standard-reads.js')
+      const disabled = await disabledProviders(client)
+      for (const r of rows) r.disabled = disabled.has(r.root_provider_uuid ?? r.uuid)
+    }
+    this.output(body, rows, ProviderList.columns)
   }
 }

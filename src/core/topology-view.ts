@@ -3,6 +3,7 @@
  * hosts rolled up, for `placemat topology show`, `top` and the metrics.
  */
 import {LEVELS} from './affinity.js'
+import {isDisabled} from './hosts.js'
 import {capacityOf, type Provider, type State, type TopologyLevel, type TopologyNode} from './state.js'
 
 const CHILD_LEVEL: Record<TopologyLevel, TopologyLevel | null> = {room: 'row', row: 'rack', rack: null}
@@ -17,7 +18,8 @@ export interface TopologyView extends Rollup {
   name: string
   level: TopologyLevel
   children?: TopologyView[]
-  hosts?: Array<{uuid: string; name: string} & Rollup>
+  /** Each host, and whether it is out of service (COMPUTE_STATUS_DISABLED). */
+  hosts?: Array<{uuid: string; name: string; disabled: boolean} & Rollup>
 }
 
 function addInto(into: Rollup, from: Rollup): void {
@@ -50,7 +52,7 @@ export function topologyView(s: State): TopologyView[] {
       v.hosts = [...(s.aggregateMembers.get(n.uuid) ?? [])]
         .map((u) => s.providers.get(u)!)
         .sort((a, b) => a.name.localeCompare(b.name))
-        .map((h) => ({uuid: h.uuid, name: h.name, ...hostRollup(s, h)}))
+        .map((h) => ({uuid: h.uuid, name: h.name, disabled: isDisabled(h), ...hostRollup(s, h)}))
       for (const h of v.hosts) addInto(v, h)
     }
     return v

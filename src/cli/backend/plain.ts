@@ -23,7 +23,8 @@ import type {
   TopologyAnswer,
   TopologyNodeRecord,
 } from './backend.js'
-import {listProviders, loadStandard, membersOf} from './standard-reads.js'
+import {disabledProviders, listProviders, loadStandard, membersOf} from './standard-reads.js'
+import {DISABLED_TRAIT} from '../../core/hosts.js'
 
 export class PlainBackend implements Backend {
   readonly kind = 'placement' as const
@@ -53,8 +54,13 @@ export class PlainBackend implements Backend {
   /** The view placemat computes, over the racks, rows and rooms of `file`. */
   async topologyView(file?: Layout, opts: {concurrency?: number; onProgress?: (done: number, total: number) => void} = {}): Promise<TopologyAnswer | undefined> {
     if (!file) return undefined
-    const cloud = await loadStandard(this.client, {parts: {inventories: true, usages: true, traits: false, aggregates: true}, ...opts})
-    const s = stateFromSnapshot({providers: [...cloud.providers.values()], topology: [...layoutNodes(file).values()]})
+    const [cloud, disabled] = await Promise.all([
+      loadStandard(this.client, {parts: {inventories: true, usages: true, traits: false, aggregates: true}, ...opts}),
+      // Which hosts are out of service, in one call rather than every provider's traits.
+      disabledProviders(this.client),
+    ])
+    const providers = [...cloud.providers.values()].map((p) => (disabled.has(p.uuid) ? {...p, traits: [DISABLED_TRAIT]} : p))
+    const s = stateFromSnapshot({providers, topology: [...layoutNodes(file).values()]})
     return {generation: null, topology: topologyView(s)}
   }
 

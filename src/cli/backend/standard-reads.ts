@@ -2,7 +2,8 @@
  * Reading a cloud through Placement's standard API only: one provider list, then a few
  * GETs per provider (or per aggregate), with a bounded number of calls in flight.
  */
-import type {PlacementClient} from '../../client/client.js'
+import {ApiError, type PlacementClient} from '../../client/client.js'
+import {DISABLED_TRAIT} from '../../core/hosts.js'
 import type {Inventory} from '../../core/state.js'
 import type {ConsumerRecord, ListedProvider, ProviderRecord} from '../../core/wire.js'
 import {mapLimit} from '../../client/map-limit.js'
@@ -11,6 +12,19 @@ import type {CloudView, LoadOptions} from './backend.js'
 
 export async function listProviders(client: PlacementClient, query?: Record<string, string>): Promise<ListedProvider[]> {
   return (await client.get<{resource_providers: ListedProvider[]}>('/resource_providers', {query})).resource_providers
+}
+
+/**
+ * The providers that carry COMPUTE_STATUS_DISABLED (hosts out of service), in one call; none
+ * where the endpoint cannot be asked (before microversion 1.18, or a Placement without the trait).
+ */
+export async function disabledProviders(client: PlacementClient): Promise<Set<string>> {
+  try {
+    return new Set((await listProviders(client, {required: DISABLED_TRAIT})).map((p) => p.uuid))
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 400) return new Set()
+    throw err
+  }
 }
 
 /** Members of each aggregate (GET /resource_providers?member_of=UUID), a few calls in flight. */

@@ -5,7 +5,7 @@
 import {useEffect, useState} from 'react'
 import {Box, Text, render, useApp, useInput, useStdin} from 'ink'
 import {Bar} from './Progress.js'
-import {clock, fmtPercent, fmtResources, type Frame} from '../services/top.js'
+import {clock, disabledText, fmtPercent, fmtResources, type Frame} from '../services/top.js'
 
 const barColor = (ratio: number) => (ratio >= 0.9 ? 'red' : ratio >= 0.7 ? 'yellow' : 'green')
 
@@ -25,6 +25,7 @@ export function TopView({frame, error, interval}: {frame?: Frame; error?: string
       </Box>
       <Text>
         {frame.providers} providers, {frame.consumers} consumers with allocations
+        {frame.disabled_hosts.length ? <Text color="yellow">{disabledText(frame)}</Text> : null}
         {error ? <Text color="red"> (last refresh failed: {error})</Text> : null}
       </Text>
       <Box marginTop={1} flexDirection="column">
@@ -56,6 +57,7 @@ export function TopView({frame, error, interval}: {frame?: Frame; error?: string
               {' '}
               {r.used}/{r.capacity} {fmtPercent(r.used, r.capacity)}
             </Text>
+            {r.disabled ? <Text color="yellow"> (host disabled)</Text> : null}
           </Box>
         ))}
         {frame.fullest.length ? null : <Text dimColor>(nothing allocated)</Text>}

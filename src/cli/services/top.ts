@@ -7,6 +7,7 @@
 import {capacityOf} from '../../core/state.js'
 import type {ConsumerRecord as ConsumerState} from '../../core/wire.js'
 import type {Backend} from '../backend/backend.js'
+import {disabledProviders} from '../backend/standard-reads.js'
 
 export interface ClassRow {
   resource_class: string
@@ -24,6 +25,8 @@ export interface FullRow {
   capacity: number
   /** used / capacity (may exceed 1). */
   ratio: number
+  /** Its host is out of service (COMPUTE_STATUS_DISABLED). */
+  disabled: boolean
 }
 
 export interface Claim {
@@ -41,6 +44,8 @@ export interface Frame {
   transport: 'placemat' | 'placement'
   providers: number
   consumers: number
+  /** Hosts out of service (COMPUTE_STATUS_DISABLED), by name. */
+  disabled_hosts: string[]
   classes: ClassRow[]
   fullest: FullRow[]
   claims: Claim[]
@@ -87,11 +92,16 @@ export class TopModel {
   }
 
   async frame(): Promise<Frame> {
-    const view = await this.backend.loadCloud({
-      consumers: true,
-      parts: {traits: false, aggregates: false},
-      concurrency: this.opts.concurrency,
-    })
+    const [view, disabled] = await Promise.all([
+      this.backend.loadCloud({
+        consumers: true,
+        parts: {traits: false, aggregates: false},
+        concurrency: this.opts.concurrency,
+      }),
+      // One call, rather than every provider's traits on plain Placement.
+      disabledProviders(this.backend.client),
+    ])
+    const hostDisabled = (p: {uuid: string; root_provider_uuid: string}) => disabled.has(p.root_provider_uuid ?? p.uuid)
     const now = new Date()
     const names = (rps: string[]) => rps.map((rp) => view.providers.get(rp)?.name ?? rp)
 
@@ -108,7 +118,7 @@ export class TopModel {
         row.capacity += cap
         row.providers++
         const ratio = cap > 0 ? used / cap : used > 0 ? Infinity : 0
-        if (used > 0 && (!top || ratio > top.ratio)) top = {uuid: p.uuid, name: p.name, resource_class: rc, used, capacity: cap, ratio}
+        if (used > 0 && (!top || ratio > top.ratio)) top = {uuid: p.uuid, name: p.name, resource_class: rc, used, capacity: cap, ratio, disabled: hostDisabled(p)}
       }
       if (top) fullest.push(top)
     }
@@ -153,6 +163,7 @@ export class TopModel {
       transport: this.backend.kind,
       providers: view.providers.size,
       consumers: current.size,
+      disabled_hosts: [...view.providers.values()].filter((p) => disabled.has(p.uuid)).map((p) => p.name).sort(),
       classes: [...classes.values()].sort((a, b) => classOrder(a.resource_class, b.resource_class)),
       fullest: fullest.slice(0, this.limit),
       claims: this.recent,
@@ -183,11 +194,19 @@ export function textBar(ratio: number, width: number, fill = '#', empty = '.'): 
 
 const pad = (s: string | number, w: number, right = false) => (right ? String(s).padStart(w) : String(s).padEnd(w))
 
+/** The hosts out of service, after the counts: ", 2 hosts disabled: cn-3, cn-7" ("" when none). */
+export function disabledText(f: Pick<Frame, 'disabled_hosts'>, shown = 5): string {
+  const n = f.disabled_hosts.length
+  if (n === 0) return ''
+  const names = f.disabled_hosts.slice(0, shown).join(', ') + (n > shown ? ` and ${n - shown} more` : '')
+  return `, ${n} host${n === 1 ? '' : 's'} disabled: ${names}`
+}
+
 /** One frame as plain text (no color, no cursor movement). */
 export function renderFrameText(f: Frame): string {
   const lines: string[] = []
   lines.push(`placemat top  ${f.endpoint} (${f.transport})  ${f.at.slice(0, 19).replace('T', ' ')}Z`)
-  lines.push(`${f.providers} providers, ${f.consumers} consumers with allocations`)
+  lines.push(`${f.providers} providers, ${f.consumers} consumers with allocations${disabledText(f)}`)
   lines.push('')
   const cw = Math.max(14, ...f.classes.map((c) => c.resource_class.length))
   const nw = Math.max(4, ...f.classes.map((c) => String(c.capacity).length))
@@ -204,7 +223,7 @@ export function renderFrameText(f: Frame): string {
   const pw = Math.max(8, ...f.fullest.map((r) => r.name.length))
   const rw = Math.max(5, ...f.fullest.map((r) => r.resource_class.length))
   for (const r of f.fullest) {
-    lines.push(`${pad(r.name, pw)}  ${pad(r.resource_class, rw)}  [${textBar(r.ratio, 20)}]  ${r.used}/${r.capacity}  ${fmtPercent(r.used, r.capacity)}`)
+    lines.push(`${pad(r.name, pw)}  ${pad(r.resource_class, rw)}  [${textBar(r.ratio, 20)}]  ${r.used}/${r.capacity}  ${fmtPercent(r.used, r.capacity)}${r.disabled ? '  (host disabled)' : ''}`)
   }
   lines.push('')
   lines.push('RECENT CLAIMS')

@@ -46,6 +46,8 @@ export abstract class TopologyNodeCommand extends PlacematCommand {
     if (level === 'rack') record.row = n.row
     if (level !== 'room') record.room = n.room
     record.hosts = n.hosts.join(',')
+    // Hosts out of service, by name (the hosts line stays a plain list for scripts).
+    if (n.disabled_hosts.length) record.disabled = n.disabled_hosts.join(',')
     for (const rc of classes) if (usedOf(n, rc)) record[rc] = usedOf(n, rc)
     this.outputRecord(record)
   }

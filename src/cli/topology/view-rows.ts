@@ -52,18 +52,21 @@ export interface NodeEntry {
   row: string
   room: string
   hosts: string[]
+  /** Those of its hosts out of service (COMPUTE_STATUS_DISABLED). */
+  disabled_hosts: string[]
   capacity: Record<string, number>
   used: Record<string, number>
 }
 
 const allHosts = (v: TopologyView): string[] => (v.hosts ? v.hosts.map((h) => h.name) : (v.children ?? []).flatMap(allHosts))
+const disabledHosts = (v: TopologyView): string[] => (v.hosts ? v.hosts.filter((h) => h.disabled).map((h) => h.name) : (v.children ?? []).flatMap(disabledHosts))
 
 /** Every node of `level` in the view, by name, with its row and room (names; '' when it stands alone). */
 export function nodesAt(view: TopologyView[], level: TopologyView['level']): NodeEntry[] {
   const out: NodeEntry[] = []
   const walk = (v: TopologyView, up: {row: string; room: string}) => {
     const here = {row: v.level === 'row' ? v.name : up.row, room: v.level === 'room' ? v.name : up.room}
-    if (v.level === level) out.push({name: v.name, level: v.level, uuid: v.uuid, ...up, hosts: allHosts(v), capacity: v.capacity, used: v.used})
+    if (v.level === level) out.push({name: v.name, level: v.level, uuid: v.uuid, ...up, hosts: allHosts(v), disabled_hosts: disabledHosts(v), capacity: v.capacity, used: v.used})
     for (const c of v.children ?? []) walk(c, here)
   }
   for (const v of view) walk(v, {row: '', room: ''})
