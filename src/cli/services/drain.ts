@@ -38,6 +38,8 @@ export interface DrainFlags {
   groups?: string
   layout?: string
   onProgress?: (done: number, total: number, label: string) => void
+  /** Called once, after the host is disabled and the last plan made, before the first move (tests race it). */
+  beforeFirstWrite?: (plan: DrainPlan) => Promise<void> | void
 }
 
 export const DEFAULT_REASON = 'drained by placemat drain'
@@ -179,6 +181,7 @@ export async function drain(backend: Backend, hostRef: string, flags: DrainFlags
     }
   }
 
+  await flags.beforeFirstWrite?.(plan)
   const consumers: DrainEntry[] = []
   const total = plan.moves.length
   flags.onProgress?.(0, total, `moving ${total} consumers off ${host.name}`)
