@@ -105,7 +105,7 @@ function summary(r: DrainReport): string {
     return `Dry run: drain ${host} (${plural(n, 'consumer')}): ${moves}; ${status}. Nothing was changed.`
   }
   if (!r.changed) return `Drain ${host} (${plural(n, 'consumer')}): ${count('cannot move')} cannot move, so none was moved. Nothing was changed.`
-  const status = r.host_status === 'disabled' ? 'host disabled' : `host ${r.host_status}`
+  const status = r.host_status === 'disabled' ? `host disabled (${r.reason})` : `host ${r.host_status}`
   const left = count('left') ? `, ${count('left')} left by other means` : ''
   return `Drained ${host}: ${count('moved')} of ${plural(n, 'consumer')} moved${left}; ${status}.`
 }

@@ -107,7 +107,7 @@ describe('placemat host and drain', () => {
       expect(await json(['host', 'show', 'cn-a1', ...args])).toMatchObject({disabled: false, consumers: [C('db', 1), C('web', 1), C('p', 1), C('p', 2)].sort()})
 
       const done = await ok(['drain', 'cn-a1', '--reason', 'replacing the PSU', ...args])
-      expect(done.stdout).toMatch(/^Drained cn-a1: 4 of 4 consumers moved; host disabled\.$/m)
+      expect(done.stdout).toMatch(/^Drained cn-a1: 4 of 4 consumers moved; host disabled \(replacing the PSU\)\.$/m)
       expect([C('db', 1), C('web', 1), C('p', 1), C('p', 2)].map((c) => to(done.stdout, c))).toEqual(['cn-b1', 'cn-a2', 'cn-a2', 'cn-a2'])
       expect(await json(['host', 'show', 'cn-a1', ...args])).toMatchObject({disabled: true, disabled_reason: 'replacing the PSU', consumers: [], used: {}})
       // Each kept what it holds, its project, user, type (none for p1) and groups.
@@ -160,7 +160,7 @@ describe('placemat host and drain', () => {
     await claimOn(args, C('p', 1), 'cn-a1', 'VCPU:2')
     await claimOn(args, C('p', 2), 'cn-a1', 'VCPU:3', undefined, ['--project', 'other', '--user', 'someone'])
     const done = await ok(['drain', 'cn-a1', ...args])
-    expect(done.stdout).toMatch(/^Drained cn-a1: 2 of 2 consumers moved; host disabled\.$/m)
+    expect(done.stdout).toMatch(/^Drained cn-a1: 2 of 2 consumers moved; host disabled \(drained by placemat drain\)\.$/m)
     expect(await json(['host', 'show', 'cn-a1', ...args])).toMatchObject({disabled: true, consumers: []})
     expect(await json(['allocation', 'show', C('p', 2), ...args])).toMatchObject({project_id: 'other', user_id: 'someone'})
     expect((await ok(['host', 'enable', 'cn-c2', ...args])).stdout).toBe('Host cn-c2 enabled\n')

@@ -72,6 +72,8 @@ export interface DrainReport {
   dry_run: boolean
   /** What the drain did to the host's status: disabled it now, found it disabled, left it in service, would disable it. */
   host_status: 'disabled' | 'already disabled' | 'left enabled' | 'would disable'
+  /** The reason kept with the host when the drain disabled it. */
+  reason?: string
   /** Every consumer moved (or, in a dry run, would). */
   complete: boolean
   /** Whether anything was written. */
@@ -169,8 +171,9 @@ export async function drain(backend: Backend, hostRef: string, flags: DrainFlags
   if (plan.stuck.length && !flags.partial) return unchanged(backend, host, s, plan, false, already ? 'already disabled' : 'left enabled')
 
   let hostStatus: DrainReport['host_status'] = already ? 'already disabled' : 'left enabled'
+  const reason = flags.reason ?? DEFAULT_REASON
   if (!already && !flags.keepEnabled) {
-    await setHostStatus(backend, host.uuid, true, flags.reason ?? DEFAULT_REASON)
+    await setHostStatus(backend, host.uuid, true, reason)
     hostStatus = 'disabled'
     // Nothing new lands on it now; what landed since the first read is planned with the rest.
     s = await cloudState(backend, flags)
@@ -204,6 +207,7 @@ export async function drain(backend: Backend, hostRef: string, flags: DrainFlags
     host,
     dry_run: false,
     host_status: hostStatus,
+    ...(hostStatus === 'disabled' ? {reason} : {}),
     complete: consumers.every((e) => e.status === 'moved' || e.status === 'left'),
     changed: true,
     consumers,
