@@ -12,7 +12,11 @@
  * A soft group never refuses anything; it orders candidates, and audit reports it.
  *
  * A member's domains are those of the hosts (tree roots) its allocations are on; a member
- * holding nothing is not placed and counts nowhere. Everything here is pure: where hosts are
+ * holding nothing is not placed and counts nowhere. A host in no domain of the rule's level
+ * (no rack, row or room there: outside the topology) cannot be shown to keep the rule: a
+ * member on it is a breach of its own ("outside the topology"), so a hard group refuses to
+ * place a member there and a soft one puts such places after those that keep it. Every host
+ * is its own domain, so rules by host are never concerned. Everything here is pure: where hosts are
  * comes from a Locator (the State's topology, or the one a layout change would make), and
  * where members are may be overridden by what a write proposes.
  */
@@ -154,17 +158,23 @@ export interface Breach {
 /** Where each member is: member -> hosts; a member missing or with no hosts is not placed. */
 export type MemberHosts = (member: string) => readonly string[]
 
-/** Each placed member's domains at the group's level, and the members in each domain. */
+/**
+ * Each placed member's domains at the group's level, and the members in each domain; `outside`:
+ * the members on a host in no domain of the level (member -> those hosts).
+ */
 export function membersByDomain(g: Group, hostsOf: MemberHosts, loc: Locator) {
   const domainsOfMember = new Map<string, Set<string>>()
   const inDomain = new Map<string, string[]>()
-  const nowhere: string[] = []
+  const outside = new Map<string, string[]>()
   for (const m of g.members) {
     const hosts = hostsOf(m)
     if (hosts.length === 0) continue
     const ds = new Set<string>()
-    for (const h of hosts) for (const d of loc.domainsOf(h, g.level)) ds.add(d)
-    if (ds.size === 0) nowhere.push(m)
+    for (const h of hosts) {
+      const at = loc.domainsOf(h, g.level)
+      if (at.length === 0) outside.set(m, [...(outside.get(m) ?? []), h])
+      for (const d of at) ds.add(d)
+    }
     domainsOfMember.set(m, ds)
     for (const d of ds) {
       const list = inDomain.get(d) ?? []
@@ -172,8 +182,11 @@ export function membersByDomain(g: Group, hostsOf: MemberHosts, loc: Locator) {
       inDomain.set(d, list)
     }
   }
-  return {domainsOfMember, inDomain, nowhere}
+  return {domainsOfMember, inDomain, outside}
 }
+
+/** The name a breach gives the members placed outside the topology (`group show` and audit list them under it). */
+export const OUTSIDE_TOPOLOGY = '(outside the topology)'
 
 /** Emptiest domains named in a spread's breach (a spread by host may have thousands). */
 const SHOWN_DOMAINS = 5
@@ -182,10 +195,16 @@ const entry = (loc: Locator, domain: string, members: string[]): DomainMembers =
 
 /** How `g`'s rule is broken with members where `hostsOf` says and hosts where `loc` says. */
 export function groupBreaches(g: Group, hostsOf: MemberHosts, loc: Locator): Breach[] {
-  const {domainsOfMember, inDomain, nowhere} = membersByDomain(g, hostsOf, loc)
+  const {domainsOfMember, inDomain, outside} = membersByDomain(g, hostsOf, loc)
   const rule = ruleText(g)
   const breach = (why: string, domains: DomainMembers[], key: string): Breach => ({group: g.name, rule, soft: g.soft, why, domains, key: `${g.name}|${key}`})
   const out: Breach[] = []
+  // One breach per member outside the topology, so that bringing one in never makes a new one.
+  for (const [m, hosts] of outside) {
+    const names = hosts.map((h) => loc.label(h)).sort()
+    const why = `a member is on ${names.length === 1 ? 'host' : 'hosts'} ${names.join(', ')}, in no ${g.level}: outside the topology, where a rule by ${g.level} cannot be kept`
+    out.push(breach(why, [{domain: '', name: OUTSIDE_TOPOLOGY, members: [m]}], `outside:${m}`))
+  }
   const limit = perDomainLimit(g)
   if (limit !== undefined) {
     for (const [d, members] of inDomain) {
@@ -194,13 +213,14 @@ export function groupBreaches(g: Group, hostsOf: MemberHosts, loc: Locator): Bre
       out.push(breach(`${members.length} members in ${g.level} ${e.name} (at most ${limit})`, [e], `${d}:${e.members.join(',')}`))
     }
   } else if (g.policy === 'affinity') {
-    // One placed member keeps any affinity; two or more need a domain in common.
-    if (domainsOfMember.size > 1) {
+    // One placed member keeps any affinity; two or more need a domain in common. Members
+    // outside the topology are breaches of their own, above: only the domains of the rest count.
+    const inside = [...domainsOfMember.values()].filter((ds) => ds.size > 0)
+    if (inside.length > 1) {
       let common: Set<string> | undefined
-      for (const ds of domainsOfMember.values()) common = common ? new Set([...common].filter((d) => ds.has(d))) : new Set(ds)
+      for (const ds of inside) common = common ? new Set([...common].filter((d) => ds.has(d))) : new Set(ds)
       if (!common || common.size === 0) {
         const domains = [...inDomain].map(([d, members]) => entry(loc, d, members)).sort((a, b) => a.name.localeCompare(b.name))
-        if (nowhere.length) domains.push({domain: '', name: `(no ${g.level})`, members: [...nowhere].sort()})
         const where = domains.map((e) => `${e.members.length} in ${e.name}`).join(', ')
         out.push(breach(`members are not in one ${g.level}: ${where}`, domains, domains.map((e) => `${e.domain}:${e.members.join(',')}`).join(';')))
       }
@@ -301,23 +321,39 @@ export const breachRecord = (b: Breach): BreachRecord => ({
   domains: b.domains.map((d) => ({name: d.name, members: d.members})),
 })
 
+/** The groups `consumer` is a member of, and `joining` (a group it is about to join), by name. */
+export function consumerGroups(s: State, consumer: string, joining?: Group): Group[] {
+  const out = [...s.groups.values()].filter((g) => g.members.has(consumer) && g.name !== joining?.name)
+  if (joining) out.push(joining)
+  return out.sort((a, b) => a.name.localeCompare(b.name))
+}
+
 /**
- * For many candidate places of one newcomer to `g` (a claim's candidates): the breaches each
- * would make that are not there now. What does not depend on the candidate (the breaches now,
- * where each member is) is found once.
+ * For many candidate places of one consumer (a claim's candidates): the breaches each would
+ * make in `groups` that are not there now, the consumer counted as a member of each, where the
+ * candidate is (its allocations there replace what it holds). What does not depend on the
+ * candidate (the breaches now, where every other member is) is found once.
  */
-export function newcomerJudge(s: State, g: Group, loc: Locator = stateLocator(s)): (providers: Iterable<string>) => Breach[] {
-  const where = new Map([...g.members].map((m) => [m, storedHosts(s, m)]))
-  const before = new Set(groupBreaches(g, (m) => where.get(m) ?? [], loc).map((b) => b.key))
-  const future: Group = {...g, members: new Set([...g.members, NEWCOMER])}
+export function placementJudge(s: State, consumer: string, groups: Group[], loc: Locator = stateLocator(s)): (providers: Iterable<string>) => Breach[] {
+  const parts = groups.map((g) => {
+    const where = new Map([...g.members].map((m) => [m, storedHosts(s, m)]))
+    const before = new Set(groupBreaches(g, (m) => where.get(m) ?? [], loc).map((b) => b.key))
+    const future: Group = g.members.has(consumer) ? g : {...g, members: new Set([...g.members, consumer])}
+    return {where, before, future}
+  })
   return (providers) => {
     const hosts = hostsOfProviders(s, providers)
-    return groupBreaches(future, (m) => (m === NEWCOMER ? hosts : (where.get(m) ?? [])), loc).filter((b) => !before.has(b.key))
+    return parts.flatMap(({where, before, future}) =>
+      groupBreaches(future, (m) => (m === consumer ? hosts : (where.get(m) ?? [])), loc).filter((b) => !before.has(b.key)),
+    )
   }
 }
 
+/** placementJudge for a newcomer to `g`: a consumer that holds nothing yet and is in no group. */
+export const newcomerJudge = (s: State, g: Group, loc: Locator = stateLocator(s)) => placementJudge(s, NEWCOMER, [g], loc)
+
 /** Stands for a consumer being placed: it holds nothing yet, and is in no group. */
-const NEWCOMER = '(newcomer)'
+export const NEWCOMER = '(newcomer)'
 
 /** What a write refused for its breaches says: each group, its rule and the members involved. */
 export function breachText(b: BreachRecord): string {

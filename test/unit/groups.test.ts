@@ -5,7 +5,7 @@
  */
 import {describe, expect, it} from 'vitest'
 import {createGroup, type GroupSpec} from '../../src/core/group-writes.js'
-import {groupBreaches, newBreaches, newcomerJudge, ruleText, stateLocator, storedHosts, topologyLocator} from '../../src/core/groups.js'
+import {OUTSIDE_TOPOLOGY, consumerGroups, groupBreaches, newBreaches, newcomerJudge, placementJudge, ruleText, stateLocator, storedHosts, topologyLocator} from '../../src/core/groups.js'
 import {stateFromSnapshot} from '../../src/core/snapshot.js'
 import {Changes, type State} from '../../src/core/state.js'
 import {nodeUuid} from '../../src/core/topology.js'
@@ -64,12 +64,68 @@ describe('placement group rules', () => {
     expect(whys(s, 'per-host')).toEqual([])
   })
 
-  it('affinity wants one common domain; a member in no rack cannot share one; unplaced members count nowhere', () => {
-    const s = cloud({1: [1], 2: [2], 3: [9]})
+  it('affinity wants one common domain; unplaced members count nowhere', () => {
+    const s = cloud({1: [1], 2: [2], 3: [3]})
     group(s, {policy: 'affinity', level: 'rack', members: [C(1), C(2), C(7)]})
     expect(whys(s)).toEqual([])
     group(s, {name: 'far', policy: 'affinity', level: 'rack', members: [C(1), C(3)]})
-    expect(whys(s, 'far')).toEqual(['members are not in one rack: 1 in k-m1-r1, 1 in (no rack)'])
+    expect(whys(s, 'far')).toEqual(['members are not in one rack: 1 in k-m1-r1, 1 in k-m1-r2'])
+  })
+
+  it('a member on a host outside the topology at the rule level breaks every policy, hard or soft, once per member; by host never', () => {
+    // C3 on h9 (in no rack, row or room); C4 on h1 and h9.
+    const s = cloud({1: [1], 2: [3], 3: [9], 4: [1, 9]})
+    const outside = (host: string, level: string) => `a member is on host ${host}, in no ${level}: outside the topology, where a rule by ${level} cannot be kept`
+    for (const spec of [
+      {policy: 'anti-affinity', level: 'row'},
+      {policy: 'max-per', level: 'rack', maxPer: 3},
+      {policy: 'spread', level: 'room', maxSkew: 5},
+      {policy: 'affinity', level: 'room', soft: true},
+    ] as const) {
+      const name = `${spec.policy}-${spec.level}`
+      group(s, {name, ...spec, members: [C(3)]})
+      const g = s.groups.get(name)!
+      const breaches = groupBreaches(g, (m) => storedHosts(s, m), stateLocator(s))
+      expect(breaches.map((b) => b.why), name).toEqual([outside('h9', spec.level)])
+      expect(breaches[0].domains, name).toEqual([{domain: '', name: OUTSIDE_TOPOLOGY, members: [C(3)]}])
+      expect(breaches[0].soft, name).toBe(spec.policy === 'affinity')
+    }
+    // Affinity counts only the members inside: C1 and C4 share rack k-m1-r1; C4's other host is outside.
+    group(s, {name: 'aff', policy: 'affinity', level: 'rack', members: [C(1), C(4)]})
+    expect(whys(s, 'aff')).toEqual([outside('h9', 'rack')])
+    // Every host is its own domain.
+    group(s, {name: 'by-host', policy: 'anti-affinity', level: 'host', members: [C(1), C(2), C(3)]})
+    expect(whys(s, 'by-host')).toEqual([])
+    // Placing a member outside is a new breach; a write bringing one in, or leaving one out, is not.
+    group(s, {name: 'web', policy: 'anti-affinity', level: 'row', members: [C(1), C(3)]})
+    expect(newBreaches(s, {placements: new Map([[C(1), [H(9)]]])}).filter((b) => b.group === 'web').map((b) => b.why)).toEqual([outside('h9', 'row')])
+    expect(newBreaches(s, {placements: new Map([[C(3), [H(5)]]])}).filter((b) => b.group === 'web')).toEqual([])
+    expect(newBreaches(s, {placements: new Map([[C(1), [H(6)]]])}).filter((b) => b.group === 'web')).toEqual([])
+    // A layout change that takes C1's host out of the topology.
+    const moved = topologyLocator(s, (h) => (h === H(1) ? [] : [...s.providers.get(h)!.aggregates]), (agg) => s.topology.get(agg))
+    expect(newBreaches(s, {locator: moved}).filter((b) => b.group === 'web').map((b) => b.why)).toEqual([outside('h1', 'row')])
+  })
+
+  it("a consumer's judge counts it where the candidate is, in every group it is a member of and the one it joins", () => {
+    const s = cloud({1: [1], 2: [3], 3: [5]})
+    group(s, {name: 'rows', policy: 'anti-affinity', level: 'row', members: [C(1), C(2)]})
+    group(s, {name: 'rooms', policy: 'max-per', level: 'room', maxPer: 2, members: [C(2), C(3)]})
+    group(s, {name: 'other', policy: 'anti-affinity', level: 'host', members: [C(3)]})
+    expect(consumerGroups(s, C(2)).map((g) => g.name)).toEqual(['rooms', 'rows'])
+    const judge = placementJudge(s, C(2), consumerGroups(s, C(2)))
+    // C2 moving within its row and room breaks nothing; next to C1 (row m1-r1) breaks rows.
+    expect(judge([H(4)])).toEqual([])
+    expect(judge([H(2)]).map((b) => `${b.group}: ${b.why}`)).toEqual(['rows: 2 members in row m1-r1 (at most 1)'])
+    // Outside the topology: both rules by row and by room.
+    expect(judge([H(9)]).map((b) => b.group)).toEqual(['rooms', 'rows'])
+    // The general check agrees, candidate by candidate.
+    for (let h = 1; h <= 9; h++) {
+      const general = newBreaches(s, {placements: new Map([[C(2), [H(h)]]])})
+      expect(judge([H(h)]).map((b) => b.why).sort(), `h${h}`).toEqual(general.map((b) => b.why).sort())
+    }
+    // Joining 'other' (C3 on h5) as well: the same host as C3 breaks it.
+    const joining = placementJudge(s, C(2), consumerGroups(s, C(2), s.groups.get('other')))
+    expect(joining([H(5)]).map((b) => b.group)).toEqual(['other'])
   })
 
   it('spread measures across every domain of the level, empty ones included', () => {

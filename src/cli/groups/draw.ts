@@ -1,8 +1,9 @@
 /**
  * `placemat group show`'s drawing: the rooms, rows, racks and hosts that hold members, with
  * the members on their hosts, and the domains where the rule is broken marked with "!".
+ * Hosts in no domain of the group's level are under "(none), outside the topology".
  */
-import type {GroupRecord} from '../../core/groups.js'
+import {OUTSIDE_TOPOLOGY, type GroupRecord} from '../../core/groups.js'
 import {racksOf, rowsOf} from '../../core/layout-edits.js'
 import type {Layout} from '../../core/topology.js'
 
@@ -38,7 +39,8 @@ export function groupDrawing(g: GroupRecord, layout: Layout, label: (consumer: s
     }
   }
   // Domains named in a breach, at the group's level.
-  const broken = new Set(g.violations.flatMap((v) => v.domains.map((d) => `${g.level} ${d.name}`)))
+  const outsideKey = `${g.level} ${NONE}`
+  const broken = new Set(g.violations.flatMap((v) => v.domains.map((d) => (d.name === OUTSIDE_TOPOLOGY ? outsideKey : `${g.level} ${d.name}`))))
   const lines: string[] = []
   const count = (t: Tree | string[]): number => (Array.isArray(t) ? t.length : [...t.values()].reduce((n, c) => n + count(c), 0))
   const walk = (t: Tree, depth: number) => {
@@ -46,9 +48,10 @@ export function groupDrawing(g: GroupRecord, layout: Layout, label: (consumer: s
       const child = t.get(key)!
       const mark = broken.has(key) ? '! ' : ''
       const at = key.startsWith(`${g.level} `) ? ` (${count(child)} member${count(child) === 1 ? '' : 's'})` : ''
-      if (Array.isArray(child)) lines.push(`${'  '.repeat(depth)}${mark}${key}${at}: ${child.join(', ')}`)
+      const shown = key === outsideKey ? `${key}, outside the topology` : key
+      if (Array.isArray(child)) lines.push(`${'  '.repeat(depth)}${mark}${shown}${at}: ${child.join(', ')}`)
       else {
-        lines.push(`${'  '.repeat(depth)}${mark}${key}${at}`)
+        lines.push(`${'  '.repeat(depth)}${mark}${shown}${at}`)
         walk(child, depth + 1)
       }
     }
