@@ -3,6 +3,7 @@ import {PlacematCommand, type Column} from '../src/cli/base.js'
 import {GROUP_HELP, candidateFlags} from '../src/cli/candidates/flags.js'
 import {candidateRows, type CandidateRow} from '../src/cli/candidates/rows.js'
 import {searchCandidates} from '../src/cli/candidates/search.js'
+import {whyEmpty} from '../src/cli/candidates/why.js'
 
 export default class Candidates extends PlacematCommand {
   static summary = 'List allocation candidates: where a request would fit (GET /allocation_candidates).'
@@ -22,7 +23,11 @@ separated by spaces, for shell loops.
 
 ${GROUP_HELP}
 
-No candidate is not an error: an empty table (exit 0).`
+No candidate is not an error: an empty table (exit 0), and one line on
+stderr saying which part of the request emptied the candidates, e.g.
+"no candidates: 12 hosts have the resources; none has HW_CPU_X86_AVX512F"
+(placemat: GET /placemat/v1/allocation_candidates/why; plain Placement:
+worked out here from a read of every provider).`
 
   static examples = [
     '<%= config.bin %> candidates --resources VCPU:2,MEMORY_MB:4096 --required HW_CPU_X86_AVX2 --limit 10',
@@ -50,7 +55,12 @@ No candidate is not an error: an empty table (exit 0).`
   async run(): Promise<void> {
     const {flags} = await this.parse(Candidates)
     const table = this.textOutput && !flags.ids
-    const search = await searchCandidates(await this.endpoint(), flags, {keptNames: table, topology: table ? 'optional' : undefined})
+    const endpoint = await this.endpoint()
+    const search = await searchCandidates(endpoint, flags, {keptNames: table, topology: table ? 'optional' : undefined})
+    if (search.body.allocation_requests.length === 0) {
+      const why = await whyEmpty(endpoint, search, flags)
+      if (why) process.stderr.write(`placemat: no candidates: ${why}\n`)
+    }
     if (flags.ids) {
       for (const ar of search.body.allocation_requests) this.log(Object.keys(ar.allocations).join(' '))
       return

@@ -106,7 +106,8 @@ describe('claim: the first candidate that can still be written', () => {
       [env.daemon, env.file].map((t) => claimRacing(t, C(1), 'VCPU:4', false, (first) => ['allocation', 'set', C(99), '--allocation', `rp=${first},VCPU=6`, ...OWN, '--json'])),
     )
     expect(d).toEqual(f)
-    expect(d).toMatchObject({consumer_uuid: C(1), candidate: 2, alternates: 1, attempts: 2, refreshes: 0, consumer_generation: 1, via: 'PUT /allocations'})
+    // placemat writes every claim where it checks the consumer's placement groups.
+    expect(d).toMatchObject({consumer_uuid: C(1), candidate: 2, alternates: 1, attempts: 2, refreshes: 0, consumer_generation: 1, via: 'POST /placemat/v1/claims'})
     expect(hostOf(d.allocations)).toEqual([2])
     // The concurrent claimer really holds h1.
     const other = json(await exec(['claim', 'show', C(99), '--json', ...env.daemon]))

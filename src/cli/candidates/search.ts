@@ -15,7 +15,7 @@ import type {CandidateFlagValues} from './flags.js'
 import {keptProviders} from './kept-providers.js'
 import {topologyRefs} from './member-of.js'
 import {addRuleFilters, buildQuery, parseGroups, parseRules, placementGroupOf, type Query} from './query.js'
-import {forGroup} from '../../core/candidates/group-fit.js'
+import {forGroups} from '../../core/candidates/group-fit.js'
 import type {State} from '../../core/state.js'
 import {NO_GROUPS_HERE} from '../groups/groups.js'
 
@@ -56,6 +56,11 @@ export interface SearchOptions {
   extraRules?: AffinityRule[]
   /** Ignore --limit (the caller cuts). */
   noLimit?: boolean
+  /**
+   * The consumer the candidates are for (a claim's): the rules of every placement group it is a
+   * member of keep (hard) or order (soft) them, as --group's does.
+   */
+  consumer?: string
 }
 
 /**
@@ -74,17 +79,24 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
   const anchorHeld = order ? client.get<{allocations: Record<string, unknown>}>(`/allocations/${order.consumer}`) : undefined
   anchorHeld?.catch(() => undefined)
   const placementGroup = placementGroupOf(flags.group)
+  const consumer = opts.consumer !== undefined ? canonical(opts.consumer) : undefined
   if (placementGroup !== undefined && order) throw usage(`--group ${placementGroup} orders the candidates itself: not with --${order.direction}`)
-  // On plain Placement a group is judged here, on a snapshot with the --groups file's groups.
+  // Groups are judged by placemat (daemon or --db); on plain Placement here, on a snapshot with
+  // the --groups file's groups (none without the file: there is nowhere else to keep them).
   let groupState: Promise<State> | undefined
-  if (placementGroup !== undefined) {
+  let placematGroups = false
+  if (placementGroup !== undefined || consumer !== undefined) {
     const backend = await endpoint.backend()
-    if (backend.kind !== 'placemat') {
-      if (!flags.groups) throw usage(`--group ${placementGroup}: ${NO_GROUPS_HERE}`)
-      groupState = import('../groups/file-groups.js').then((m) => m.groupsSnapshot(backend, flags.groups!, flags.layout))
-      groupState.catch(() => undefined)
+    placematGroups = backend.kind === 'placemat'
+    if (!placematGroups) {
+      if (placementGroup !== undefined && !flags.groups) throw usage(`--group ${placementGroup}: ${NO_GROUPS_HERE}`)
+      if (flags.groups) {
+        groupState = import('../groups/file-groups.js').then((m) => m.groupsSnapshot(backend, flags.groups!, flags.layout))
+        groupState.catch(() => undefined)
+      }
     }
   }
+  const judged = placementGroup !== undefined || (consumer !== undefined && (placematGroups || groupState !== undefined))
   if (order && !Object.keys((await anchorHeld!).allocations).length) {
     throw notFoundError(`--${order.direction} ${order.consumer}: that consumer holds no allocations, so it is in no rack, row or room to order by`)
   }
@@ -118,7 +130,7 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
   // Server-side ordering on placemat (the daemon's topology); client-side elsewhere.
   const serverOrder = order !== null && topology?.placemat === true && !flags.layout
   const clientCut =
-    (!exact || (order !== null && !serverOrder) || (placementGroup !== undefined && (resolved.length > 0 || groupState !== undefined))) &&
+    (!exact || (order !== null && !serverOrder) || (judged && (resolved.length > 0 || groupState !== undefined))) &&
     query.limit !== undefined
   const limit = flags.limit
   if (clientCut || opts.noLimit) delete query.limit
@@ -127,10 +139,15 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
   if (serverOrder) {
     path = `${PLACEMAT_API}/allocation_candidates`
     sent[order!.direction] = [canonical(order!.consumer)]
-  } else if (placementGroup !== undefined && !groupState) {
+  } else if (placementGroup !== undefined && placematGroups) {
     // The daemon keeps the group: it filters (hard) or orders (soft) with every member where it is.
     path = `${PLACEMAT_API}/allocation_candidates`
     sent.group = [placementGroup]
+  }
+  // And the groups the consumer is a member of, the same way.
+  if (consumer !== undefined && placematGroups) {
+    path = `${PLACEMAT_API}/allocation_candidates`
+    sent.consumer = [consumer]
   }
   const body = await client.get<CandidatesBody>(path, {query: sent})
   providers ??= await providersRead
@@ -140,7 +157,7 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
   for (const [uuid, s] of Object.entries(body.provider_summaries ?? {})) if (s.root_provider_uuid) rootOf.set(uuid, s.root_provider_uuid)
   const nodesOf = (ar: CandidatesBody['allocation_requests'][number]) => placementInLayout(topology!, providers!, Object.keys(ar.allocations), rootOf)
   if (resolved.length) ars = ars.filter((ar) => resolved.every((r) => ruleViolation(nodesOf(ar), r.anchor, r) === null))
-  if (groupState) ars = forGroup(await groupState, ars, (ar) => Object.keys(ar.allocations), placementGroup!)
+  if (groupState) ars = forGroups(await groupState, ars, (ar) => Object.keys(ar.allocations), {consumer, group: placementGroup})
   if (order && !serverOrder) {
     const anchorNodes = opts.anchors?.get(canonical(order.consumer)) ?? (await consumerNodes(client, topology!, providers!, canonical(order.consumer)))
     ars = byCloseness(ars, nodesOf, anchorNodes, order.direction)

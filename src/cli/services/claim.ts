@@ -4,11 +4,14 @@
  * or a concurrent update) go down the list (alternates) in a tight loop. A consumer
  * generation conflict re-reads the generation and tries the same candidate again.
  *
- * With topology rules (--same / --different) on a placemat endpoint (daemon or --db) the
- * write goes through POST /placemat/v1/claims, which checks the rules in the write
- * transaction: when another claimer got there first the answer is 409
- * placemat.affinity_violation and the candidates are read again (the filters then see the
- * new allocations). Against plain Placement the rules are member_of filters only.
+ * On a placemat endpoint (daemon or --db) the write goes through POST /placemat/v1/claims,
+ * which checks in the write transaction the topology rules (--same / --different), the group
+ * the consumer joins (--group) and every group it is already a member of; the candidates are
+ * those these rules allow (GET /placemat/v1/allocation_candidates with consumer=). When another
+ * claimer got there first the answer is 409 placemat.affinity_violation and the candidates are
+ * read again (the filters then see the new allocations). Against plain Placement the rules are
+ * member_of filters only, and groups those of a --groups file, judged when the candidates are
+ * read. When there is no candidate, the message says which part of the request emptied them.
  *
  * Spread: N consumers, each in a different rack/row/room, written in one transaction
  * (POST /placemat/v1/claims with {claims}, or POST /allocations): all or nothing.
@@ -20,6 +23,7 @@ import {LEVELS, placementInLayout, type Level, type NodeSets} from '../candidate
 import {type CandidateFlagValues} from '../candidates/flags.js'
 import {searchCandidates, type CandidateSearch, type Resources} from '../candidates/search.js'
 import {isPlacementGroupName, placementGroupOf} from '../candidates/query.js'
+import {whyEmpty} from '../candidates/why.js'
 import {groupsOf} from '../groups/groups.js'
 import type {AffinityRule} from '../../core/affinity.js'
 import {AFFINITY_VIOLATION, ErrorCode} from '../../core/errors.js'
@@ -112,19 +116,22 @@ export async function claim(endpoint: Endpoint, flags: CandidateFlagValues, opts
   const group = placementGroupOf(flags.group)
   // Allowed to break its group, the claim looks at every candidate, not only those the rule keeps.
   if (opts.allowViolations && group !== undefined) flags = {...flags, group: flags.group!.filter((g) => !isPlacementGroupName(g))}
+  // The consumer's own groups keep the candidates too, unless it may break them.
+  const searchOpts = {names: opts.names, consumer: opts.allowViolations ? undefined : consumer}
   const [firstSearch, firstCurrent] = await Promise.all([
-    searchCandidates(endpoint, flags, {names: opts.names}),
+    searchCandidates(endpoint, flags, searchOpts),
     currentConsumer(client, consumer, opts.replace, opts.own),
   ])
   let search = firstSearch
   let current = firstCurrent
   const {project, user, type} = ownership(consumer, current, opts.own)
   const rules: AffinityRule[] = search.rules.map(({relation, level, consumer: c}) => ({relation, level, consumer: c}))
-  // A placement group is checked in the write on placemat; on plain Placement (a --groups file)
-  // only when the candidates were chosen, and the member is written to the file after the claim.
-  const placematGroup = group !== undefined && (await endpoint.backend()).kind === 'placemat'
-  const fileGroup = group !== undefined && !placematGroup
-  const viaClaims = (rules.length > 0 && search.topology?.placemat === true) || placematGroup
+  // placemat checks the consumer's groups (and the rules) in the write, whether or not --group
+  // names one; on plain Placement (a --groups file) only when the candidates were chosen, and
+  // the member is written to the file after the claim.
+  const viaClaims = (await endpoint.backend()).kind === 'placemat'
+  const placematGroup = group !== undefined && viaClaims
+  const fileGroup = group !== undefined && !viaClaims
 
   let attempts = 0
   let refreshes = 0
@@ -135,9 +142,11 @@ export async function claim(endpoint: Endpoint, flags: CandidateFlagValues, opts
   for (;;) {
     const list = search.body.allocation_requests
     if (!list.length) {
+      if (attempts) throw conflict(`no candidate could be claimed for ${consumer}: ${attempts} tried, none left${lastError ? ` (last: ${lastError})` : ''}`)
+      const why = await whyEmpty(endpoint, search, flags, searchOpts.consumer)
       throw conflict(
-        attempts
-          ? `no candidate could be claimed for ${consumer}: ${attempts} tried, none left${lastError ? ` (last: ${lastError})` : ''}`
+        why
+          ? `no allocation candidates for this request: ${why}`
           : group !== undefined && !opts.allowViolations
             ? `no allocation candidates for this request that keep the rule of group ${group}`
             : `no allocation candidates for this request`,
@@ -212,7 +221,7 @@ export async function claim(endpoint: Endpoint, flags: CandidateFlagValues, opts
     }
     // Another claimer moved an anchor consumer: read its place and the candidates again.
     refreshes++
-    ;[search, current] = await Promise.all([searchCandidates(endpoint, flags, {names: opts.names}), currentConsumer(client, consumer, opts.replace, opts.own)])
+    ;[search, current] = await Promise.all([searchCandidates(endpoint, flags, searchOpts), currentConsumer(client, consumer, opts.replace, opts.own)])
   }
 }
 
