@@ -12,6 +12,7 @@ import {buildApp} from '../src/http/app.js'
 import {tempFiles} from './helpers/temp-files.js'
 import {testApi, type TestApi} from './http-helpers.js'
 import {threeRooms} from './helpers/three-rooms.js'
+import {nodeUuid} from '../src/core/topology.js'
 
 const LAYOUT = '/placemat/v1/topology/layout'
 const GROUPS = '/placemat/v1/groups'
@@ -268,6 +269,59 @@ describe('placement groups and the other writes', () => {
     expect(ordered.slice(2, 4).sort()).toEqual(['host-3221', 'host-3222'])
     expect((await api.call('GET', '/placemat/v1/allocation_candidates?resources=VCPU:1&group=nope')).status).toBe(404)
     expect((await api.call('GET', `/placemat/v1/allocation_candidates?resources=VCPU:1&group=near&near=${C(61)}`)).status).toBe(400)
+  })
+
+  it('a host outside the topology takes no member of a hard group by rack; consumer= applies the groups a consumer is in; /why says what empties the candidates', async () => {
+    // host-out: a host in no rack, row or room.
+    await ok('POST', '/placemat/v1/batch', {
+      operations: [
+        {op: 'create_provider', uuid: H(99), name: 'host-out'},
+        {op: 'set_inventories', uuid: H(99), inventories: {VCPU: {total: 8}}},
+      ],
+    })
+    await ok('POST', GROUPS, {name: 'racks', policy: 'anti-affinity', level: 'rack'})
+    const onOut = await api.call('POST', '/placemat/v1/claims', {
+      consumer_uuid: C(70),
+      project_id: 'p',
+      user_id: 'u',
+      consumer_generation: null,
+      allocations: {[H(99)]: {resources: {VCPU: 1}}},
+      group: 'racks',
+    })
+    expect(onOut.status).toBe(409)
+    expect(onOut.body.errors[0].detail).toContain(
+      'group racks (anti-affinity by rack): a member is on host host-out, in no rack: outside the topology, where a rule by rack cannot be kept [(outside the topology): ' + C(70),
+    )
+    // A rule by host is not concerned.
+    await ok('POST', GROUPS, {name: 'hosts', policy: 'anti-affinity', level: 'host'})
+    expect((await api.call('GET', `/placemat/v1/allocation_candidates?resources=VCPU:1&group=hosts`)).body.allocation_requests).toHaveLength(25)
+    expect((await api.call('GET', `/placemat/v1/allocation_candidates?resources=VCPU:1&group=racks`)).body.allocation_requests).toHaveLength(24)
+
+    // C71 in rack-111; a claim of C71 again (without group) is checked against its group.
+    expect((await claim(C(71), 'host-1111', 'racks')).status).toBe(200)
+    expect((await claim(C(72), 'host-1121', 'racks')).status).toBe(200)
+    const again = await api.call('POST', '/placemat/v1/claims', {
+      consumer_uuid: C(72),
+      project_id: 'p',
+      user_id: 'u',
+      consumer_generation: 1,
+      allocations: {[hostUuid('host-1112')]: {resources: {VCPU: 1}}},
+    })
+    expect(again.status).toBe(409)
+    expect(again.body.errors[0].detail).toContain('2 members in rack rack-111')
+    const inRack = `member_of=${nodeUuid('rack', 'rack-111')}`
+    const candidates = async (query: string) => (await ok('GET', `/placemat/v1/allocation_candidates?resources=VCPU:1&${query}`)).allocation_requests.length
+    expect(await candidates(inRack)).toBe(2)
+    expect(await candidates(`${inRack}&consumer=${C(72)}`)).toBe(0)
+    // C71 itself may stay in its rack; a consumer in no group is not concerned.
+    expect(await candidates(`${inRack}&consumer=${C(71)}`)).toBe(2)
+    expect(await candidates(`${inRack}&consumer=${C(79)}`)).toBe(2)
+    expect((await api.call('GET', '/placemat/v1/allocation_candidates?resources=VCPU:1&consumer=nope')).status).toBe(400)
+
+    const why = async (query: string) => (await ok('GET', `/placemat/v1/allocation_candidates/why?${query}`)).why
+    expect(await why(`resources=VCPU:1&${inRack}&consumer=${C(72)}`)).toBe('2 hosts fit; the anti-affinity rule of group racks (by rack) excludes them')
+    expect(await why('resources=VCPU:64')).toBe('no host has 64 VCPU free (the most free: host-1112 with 8)')
+    expect(await why('resources=VCPU:1')).toBeNull()
   })
 })
 
