@@ -30,7 +30,7 @@ candidate, alternates, attempts, refreshes, consumer_generation, allocations,
 via}.
 
 Topology rules (--same / --different): on a placemat endpoint (daemon or
---db) the write is POST /placemat/v1/claims, which checks the rules against
+--db) the write, POST /placemat/v1/claims, checks the rules against
 the allocations at the moment of the write, in the write transaction; a rule
 broken by a concurrent claim (409 placemat.affinity_violation) makes the
 claim read the candidates again. Against plain Placement the rules are only
@@ -47,11 +47,19 @@ cannot be found, nothing is claimed (exit 4).
 
 Placement groups: --group NAME (a value without "=") makes CONSUMER a member
 of the placement group NAME (see \`placemat group\`). The candidates are those
-its rule allows with every member where it is now (a soft group: all of them,
-those that keep the rule first), and the write is POST /placemat/v1/claims,
-which checks the rule again in the write transaction: a concurrent claimer
-that got there first makes the claim read the candidates again. Breaking the
-rule needs --allow-violations. Only placemat keeps groups.
+the rules of its groups allow — NAME's and those of every group CONSUMER is
+already a member of, --group or not — with every member where it is now (a
+soft group: all of them, those that keep the rule first). On placemat every
+claim is written with POST /placemat/v1/claims, which checks those rules
+again in the write transaction: a concurrent claimer that got there first
+makes the claim read the candidates again. Breaking a rule needs
+--allow-violations. Only placemat keeps groups (plain Placement: a --groups
+file, checked when the candidate is chosen).
+
+No candidate (exit 4): the message says which part of the request emptied
+them, e.g. "no host has 64 VCPU free (the most free: cn-07 with 48)", "3 hosts
+fit; all are disabled (--include-disabled to use them)" or "2 hosts fit; the
+anti-affinity rule of group web (by rack) excludes them".
 
 ${GROUP_HELP}`
 

@@ -14,12 +14,16 @@ export default class GroupCreate extends PlacematCommand {
 - spread: member counts across every domain of the level differ by at most --max-skew S (Kubernetes' maxSkew)
 
 A hard group (the default) is checked by every write that could break it:
-claims naming it (\`placemat claim --group NAME\`), topology changes (topology
-apply, rack/row/room add and remove), and members added. Such writes are
-refused (exit 4, naming the group, its rule and the members) unless
---allow-violations. A --soft group refuses nothing: it orders the candidates
-of a claim (those keeping the rule first; affinity: the nearest to the
-members). \`placemat audit\` reports every group whose rule is broken.
+claims naming it (\`placemat claim --group NAME\`) or claiming one of its
+members, topology changes (topology apply, rack/row/room add and remove),
+and members added. A host in no rack, row or room at the group's level is
+outside the topology: a hard rule cannot be kept there, so no member may be
+placed on it (a soft group puts such hosts last; rules by host are not
+concerned). Such writes are refused (exit 4, naming the group, its rule and
+the members) unless --allow-violations. A --soft group refuses nothing: it
+orders the candidates of a claim (those keeping the rule first; affinity:
+the nearest to the members). \`placemat audit\` reports every group whose
+rule is broken, and members outside the topology.
 Writes through the plain Placement API are never refused (placemat answers
 as Placement does); audit reports what they break.
 

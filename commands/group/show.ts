@@ -12,8 +12,11 @@ export default class GroupShow extends PlacematCommand {
   static description = `Draws the rooms, rows, racks and hosts that hold the group's members, with
 each member on its host; the domains at the group's level say how many
 members they hold, and those where the rule is broken are marked "!".
-JSON/YAML: the group as GET /placemat/v1/groups/{name} answers it, with
-each member's hosts, racks, rows and rooms.`
+Members on a host in no domain of the group's level are under
+"(none), outside the topology": a rule cannot be kept there, so for any
+level but host that is a breach. JSON/YAML: the group as
+GET /placemat/v1/groups/{name} answers it, with each member's hosts, racks,
+rows and rooms.`
 
   static examples = ['<%= config.bin %> group show db-replicas', '<%= config.bin %> group show db-replicas --json']
 
