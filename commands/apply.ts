@@ -92,7 +92,13 @@ that do not exist, loops, or names taken by other providers.`
     } finally {
       progress?.stop()
     }
-    const plan: ApplyPlan = this.plan(() => planApply(file!, state!, {prune: flags.prune}))
+    // placemat keeps the names the file gives aggregates; plain Placement has nowhere to.
+    const keepAggregateNames = backend.kind === 'placemat'
+    const plan: ApplyPlan = this.plan(() => planApply(file!, state!, {prune: flags.prune, keepAggregateNames}))
+    if (!keepAggregateNames && plan.namedAggregates > 0) {
+      const n = plan.namedAggregates
+      process.stderr.write(`placemat: warning: plain OpenStack Placement keeps no aggregate names: the ${n === 1 ? 'name' : `${n} names`} the file gives aggregates ${n === 1 ? 'is' : 'are'} not kept (listings show their uuids)\n`)
+    }
     file = undefined // what the plan needs of it, it holds
     if (check) await checkOperations(state, plan.operations())
     if (rehearse) await backend.rehearse!(plan)

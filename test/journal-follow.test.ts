@@ -144,6 +144,12 @@ function randomWrite(s: State, rand: () => number, next: {n: number; rc: number;
     const name = `g${next.group++}`
     return {label: 'new group', write: (st, now) => createGroup(st, now, {name, policy: 'anti-affinity', level: 'host'}, {allowViolations: true})}
   }
+  if (r < 0.975) {
+    // Names move between aggregates (a name names one) and are forgotten.
+    const names = [0, 1, 2].filter(() => rand() < 0.5).map((k) => ({uuid: agg(k), name: `n${Math.floor(rand() * 3)}`}))
+    const unique = [...new Map(names.map((n) => [n.name, n])).values()]
+    return batch('aggregate names', [{op: 'set_aggregate_names', names: unique, forget: rand() < 0.3 ? [agg(Math.floor(rand() * 3))] : []}])
+  }
   // Refused before it changes anything.
   return {label: 'refused', write: (st, now) => applyBatch(st, now, [{op: 'delete_provider', uuid: puuid(999_999)}])}
 }

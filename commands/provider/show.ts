@@ -2,12 +2,13 @@ import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {formatResources} from '../../src/cli/services/allocations.js'
 import type {Column} from '../../src/cli/base.js'
-import {resolveProvider} from '../../src/cli/services/providers.js'
+import {aggregateNames, resolveProvider} from '../../src/cli/services/providers.js'
 
 export default class ProviderShow extends PlacematCommand {
   static summary = 'Show a resource provider.'
   static description =
-    'PROVIDER is a uuid or a name. With --allocations the consumers holding resources on it are included ' +
+    'PROVIDER is a uuid or a name. Its aggregates are listed, each named beside its uuid where placemat has a name ' +
+    'for it (a rack, row or room, or a name an apply file gave). With --allocations the consumers holding resources on it are included ' +
     '(JSON/YAML: an "allocations" key as in GET /resource_providers/{uuid}/allocations); with --ids, the consumers\' uuids ' +
     'alone, one a line, and with -c, the allocation columns asked for (consumer, resources, consumer_generation).'
 
@@ -46,6 +47,12 @@ export default class ProviderShow extends PlacematCommand {
       return this.output(undefined, rows, columns)
     }
     const {links: _links, allocations: _a, ...plain} = record
+    // Its aggregates, each named beside its uuid where placemat has a name for it (tables only: JSON stays Placement's body).
+    const [aggregates, names] = await Promise.all([
+      client.get<{aggregates: string[]}>(`/resource_providers/${p.uuid}/aggregates`),
+      this.backend().then(aggregateNames),
+    ])
+    plain.aggregates = aggregates.aggregates.map((a) => (names.has(a) ? `${names.get(a)} (${a})` : a)).join(', ')
     this.outputRecord(plain)
     if (allocations) {
       this.log('')

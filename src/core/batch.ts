@@ -9,6 +9,7 @@
  */
 import {PlacementError} from './errors.js'
 import {setAggregates} from './aggregates.js'
+import {editAggregateNames} from './aggregate-names.js'
 import {setInventories} from './inventories.js'
 import {createProvider, deleteProvider, getProvider, updateProvider} from './providers.js'
 import {reshape, type ReshaperBody} from './reshaper.js'
@@ -26,6 +27,8 @@ export type BatchOperation =
   | {op: 'set_inventories'; uuid: string; inventories: Record<string, unknown>; generation?: number}
   | {op: 'set_traits'; uuid: string; traits: string[]; generation?: number}
   | {op: 'set_aggregates'; uuid: string; aggregates: string[]; generation?: number}
+  /** Names of aggregates, placemat's own (core/aggregate-names.ts): `names` given, `forget` dropped. */
+  | {op: 'set_aggregate_names'; names?: Array<{uuid: string; name: string}>; forget?: string[]}
   /** POST /reshaper's body at `microversion` (1.30 to 1.39): after the creates of the same batch. */
   | ({op: 'reshape'; microversion: string} & ReshaperBody)
 
@@ -116,5 +119,8 @@ function applyOne(s: State, now: number, o: BatchOperation, opts: BatchOptions):
       const p = setAggregates(s, now, o.uuid, o.aggregates, generation)
       return {op: o.op, uuid: o.uuid, generation: p.generation}
     }
+    case 'set_aggregate_names':
+      editAggregateNames(s, now, {set: o.names ?? [], forget: o.forget ?? []})
+      return {op: o.op}
   }
 }

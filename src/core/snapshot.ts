@@ -20,6 +20,8 @@ export interface Snapshot {
    */
   consumers?: ConsumerRecord[]
   topology?: Array<Omit<TopologyNode, 'createdAt' | 'updatedAt'>>
+  /** Names apply files gave aggregates (placemat's own). */
+  aggregateNames?: Array<{uuid: string; name: string}>
 }
 
 /** An inventory record with Placement's defaults for fields it leaves out. */
@@ -78,6 +80,7 @@ export function stateFromSnapshot(snap: Snapshot, now = Date.now()): State {
     s.setAllocations(c, new Map(Object.entries(rc.allocations).map(([rp, a]) => [rp, amounts(a.resources)])))
   }
   for (const n of snap.topology ?? []) s.setTopologyNode({...n, createdAt: now, updatedAt: now})
+  for (const n of snap.aggregateNames ?? []) s.setAggregateName({uuid: n.uuid, name: n.name, updatedAt: now})
   s.changes = null
   return s
 }

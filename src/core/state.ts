@@ -7,6 +7,7 @@
  * the same transaction always matches what changed here.
  */
 
+import type {AggregateName} from './aggregate-names.js'
 import type {Group} from './groups.js'
 import {DISABLED_TRAIT} from './hosts.js'
 import {ShapeLog} from './shape-log.js'
@@ -119,6 +120,8 @@ export class Changes {
   deletedGroups = new Set<string>()
   /** Consumers whose moved record was set or removed (State.moved says which). */
   moved = new Set<string>()
+  /** Aggregates whose name was set or removed (State.aggregateNames says which). */
+  aggregateNames = new Set<string>()
 
   /** Adds what a later transaction changed, as if both had been one. */
   absorb(later: Changes): void {
@@ -141,6 +144,7 @@ export class Changes {
     follow(this.topologyNodes, this.deletedTopologyNodes, later.topologyNodes, later.deletedTopologyNodes)
     follow(this.groups, this.deletedGroups, later.groups, later.deletedGroups)
     for (const k of later.moved) this.moved.add(k)
+    for (const k of later.aggregateNames) this.aggregateNames.add(k)
     this.topologyGeneration ||= later.topologyGeneration
   }
 
@@ -148,7 +152,8 @@ export class Changes {
     return (
       this.providers.size + this.deletedProviders.size + this.consumers.size + this.deletedConsumers.size +
         this.classes.size + this.deletedClasses.size + this.traits.size + this.deletedTraits.size +
-        this.topologyNodes.size + this.deletedTopologyNodes.size + this.groups.size + this.deletedGroups.size + this.moved.size ===
+        this.topologyNodes.size + this.deletedTopologyNodes.size + this.groups.size + this.deletedGroups.size + this.moved.size +
+        this.aggregateNames.size ===
         0 && !this.topologyGeneration
     )
   }
@@ -172,6 +177,8 @@ export class State {
   groups = new Map<string, Group>()
   /** Consumers that gave their allocations away and hold nothing, by uuid (core/moves.ts). */
   moved = new Map<string, MovedConsumer>()
+  /** Names apply files gave aggregates, by aggregate uuid (placemat's own: core/aggregate-names.ts). */
+  aggregateNames = new Map<string, AggregateName>()
   /** Bumped on every topology change, so layout edits can be guarded like provider writes. */
   topologyGeneration = 0
   /** Bumped on every committed change; caches key on it. */
@@ -495,6 +502,16 @@ export class State {
   removeMoved(uuid: string): void {
     if (!this.moved.delete(uuid)) return
     this.tx.moved.add(uuid)
+  }
+
+  setAggregateName(n: AggregateName): void {
+    this.aggregateNames.set(n.uuid, n)
+    this.tx.aggregateNames.add(n.uuid)
+  }
+
+  removeAggregateName(uuid: string): void {
+    if (!this.aggregateNames.delete(uuid)) return
+    this.tx.aggregateNames.add(uuid)
   }
 
   removeTrait(name: string): void {

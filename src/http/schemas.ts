@@ -788,6 +788,22 @@ export const BATCH_OPERATIONS: Record<string, S> = {
     {uuid: PROVIDER_REF, aggregates: AGGREGATES_LIST, generation: {type: 'integer'}},
     ['uuid', 'aggregates'],
   ),
+  set_aggregate_names: opSchema(
+    'set_aggregate_names',
+    {
+      names: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {uuid: {type: 'string', format: 'uuid'}, name: {type: 'string', minLength: 1, maxLength: 255}},
+          required: ['uuid', 'name'],
+          additionalProperties: false,
+        },
+      },
+      forget: AGGREGATES_LIST,
+    },
+    [],
+  ),
   // The body itself is then checked against reshaperPostSchema at that microversion.
   reshape: opSchema(
     'reshape',

@@ -24,6 +24,8 @@ export const KEY = {
   trait: 't',
   topologyNode: 'tn',
   group: 'g',
+  /** An aggregate's name (aggregate_names), by aggregate uuid. */
+  aggregateName: 'an',
   /** The topology generation (placemat_meta), with an empty key. */
   topologyGeneration: 'tg',
 } as const
@@ -55,7 +57,7 @@ function keyCount(ch: Changes): number {
   return (
     ch.providers.size + ch.deletedProviders.size + ch.consumers.size + ch.deletedConsumers.size + ch.classes.size + ch.deletedClasses.size +
     ch.traits.size + ch.deletedTraits.size + ch.topologyNodes.size + ch.deletedTopologyNodes.size + ch.groups.size + ch.deletedGroups.size +
-    ch.moved.size + (ch.topologyGeneration ? 1 : 0)
+    ch.moved.size + ch.aggregateNames.size + (ch.topologyGeneration ? 1 : 0)
   )
 }
 
@@ -76,6 +78,7 @@ function* rowsOf(ch: Changes, seq: number): Generator<JournalRow> {
   yield* plain(KEY.topologyNode, ch.deletedTopologyNodes)
   yield* plain(KEY.group, ch.groups)
   yield* plain(KEY.group, ch.deletedGroups)
+  yield* plain(KEY.aggregateName, ch.aggregateNames)
   if (ch.topologyGeneration) yield {seq, kind: KEY.topologyGeneration, key: '', parts: 0}
 }
 
@@ -174,6 +177,7 @@ export interface Window {
   groups: Row[]
   groupMembers: Row[]
   moved: Row[]
+  aggregateNames: Row[]
 }
 
 /**
@@ -199,7 +203,7 @@ export function readKeys(rows: Row[]): {keys: JournalRow[]; large: boolean} {
 const KEYS_PER_STATEMENT = 5000
 
 /** The kinds of row `rowStatements` reads, in the order readRows expects them. */
-const ROW_KINDS = ['providers', 'inventories', 'traits', 'aggregates', 'consumers', 'allocations', 'classes', 'traitNames', 'topologyNodes', 'groups', 'groupMembers', 'moved'] as const
+const ROW_KINDS = ['providers', 'inventories', 'traits', 'aggregates', 'consumers', 'allocations', 'classes', 'traitNames', 'topologyNodes', 'groups', 'groupMembers', 'moved', 'aggregateNames'] as const
 type RowKind = (typeof ROW_KINDS)[number]
 
 /**
@@ -229,6 +233,7 @@ export function rowStatements(db: Kysely<Database>, keys: readonly JournalRow[],
   const groups = of(KEY.group)
   each('groups', groups, (c) => db.selectFrom('placement_groups').selectAll().where('name', 'in', c).orderBy(stored).compile())
   each('groupMembers', groups, (c) => db.selectFrom('placement_group_members').selectAll().where('group_name', 'in', c).orderBy('group_name').orderBy('seq').compile())
+  each('aggregateNames', of(KEY.aggregateName), (c) => db.selectFrom('aggregate_names').selectAll().where('uuid', 'in', c).compile())
   return out
 }
 

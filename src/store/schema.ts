@@ -67,6 +67,8 @@ export interface Database {
   placemat_changes: {seq: number; kind: string; key: string; parts: number}
   /** Consumers that gave their allocations to another (core/moves.ts): who they were, and to whom. */
   moved_consumers: {uuid: string; moved_to: string; project_id: string; user_id: string; consumer_type: string | null; moved_at: number}
+  /** Names apply files gave aggregates (0010; core/aggregate-names.ts): one name an aggregate, one aggregate a name. */
+  aggregate_names: {uuid: string; name: string; updated_at: number}
 }
 
 /**
@@ -291,6 +293,18 @@ export const migrations: Record<string, Migration> = {
   '0009_host_disabled_reason': {
     async up(db: Kysely<any>) {
       await db.schema.alterTable('resource_providers').addColumn('disabled_reason', 'varchar(255)').execute()
+    },
+  },
+  // The names an apply file gives aggregates (its `aggregates:` map and the names in providers'
+  // lists): Placement keeps only the uuids, so listings could not show the names again.
+  '0010_aggregate_names': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('aggregate_names')
+        .addColumn('uuid', 'varchar(36)', (c) => c.primaryKey())
+        .addColumn('name', 'varchar(255)', (c) => c.notNull().unique())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute()
     },
   },
 }

@@ -10,7 +10,7 @@ import type {Kysely} from 'kysely'
 import {newProvider, type Inventory, type Provider, type State, type TopologyLevel} from '../core/state.js'
 import {ownMap} from '../core/shared-collections.js'
 import type {Session} from './backends.js'
-import {groupOf, movedOf} from './state-patch.js'
+import {aggregateNameOf, groupOf, movedOf} from './state-patch.js'
 import type {Database} from './schema.js'
 
 /**
@@ -38,15 +38,17 @@ class ByProvider<T> {
  * `db` compiles the statements. Returns the next provider seq.
  */
 export async function loadTables(session: Session, db: Kysely<Database>, s: State): Promise<number> {
-  const [nodes, groups, members, classes, traits, moved] = await session.run([
+  const [nodes, groups, members, classes, traits, moved, names] = await session.run([
     db.selectFrom('topology_nodes').selectAll().compile(),
     db.selectFrom('placement_groups').selectAll().compile(),
     db.selectFrom('placement_group_members').selectAll().orderBy('group_name').orderBy('seq').compile(),
     db.selectFrom('resource_classes').selectAll().orderBy('id').compile(),
     db.selectFrom('traits').selectAll().orderBy('id').compile(),
     db.selectFrom('moved_consumers').selectAll().compile(),
+    db.selectFrom('aggregate_names').selectAll().compile(),
   ])
   for (const r of moved) s.moved.set(r.uuid as string, movedOf(r))
+  for (const r of names) s.aggregateNames.set(r.uuid as string, aggregateNameOf(r))
   for (const r of nodes) {
     const uuid = r.uuid as string
     s.topology.set(uuid, {

@@ -5,6 +5,7 @@
  * candidates index) follows exactly as it follows this process's own writes; a key the window
  * names whose row is gone was deleted.
  */
+import type {AggregateName} from '../core/aggregate-names.js'
 import type {GroupLevel, GroupPolicy, Group} from '../core/groups.js'
 import {
   Changes,
@@ -72,6 +73,7 @@ export function applyWindow(s: State, w: Window, nextSeq: number): number {
     patchConsumers(s, keys.get(KEY.consumer), w)
     patchTopology(s, keys.get(KEY.topologyNode), w)
     patchGroups(s, keys.get(KEY.group), w)
+    patchAggregateNames(s, keys.get(KEY.aggregateName), w)
     s.topologyGeneration = w.head.topologyGeneration
     return maxSeq
   } finally {
@@ -250,6 +252,19 @@ function patchGroups(s: State, named: Map<string, number> | undefined, w: Window
     }
     s.setGroup(groupOf(r, (members.get(name) ?? []).map((m) => str(m.consumer_uuid))))
   }
+}
+
+function patchAggregateNames(s: State, named: Map<string, number> | undefined, w: Window): void {
+  if (!named) return
+  const rows = new Map(w.aggregateNames.map((r) => [str(r.uuid), r]))
+  // Those gone first: a name that moved to another aggregate is never held by two.
+  for (const uuid of named.keys()) if (!rows.has(uuid)) s.removeAggregateName(uuid)
+  for (const r of rows.values()) s.setAggregateName(aggregateNameOf(r))
+}
+
+/** An aggregate's name from its row (one home for loading and patching). */
+export function aggregateNameOf(r: Row): AggregateName {
+  return {uuid: str(r.uuid), name: str(r.name), updatedAt: num(r.updated_at)}
 }
 
 /** A moved consumer from its row (one home for loading and patching). */

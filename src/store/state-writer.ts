@@ -75,6 +75,19 @@ export class StateWriter {
     for (const chunk of batches(ch.consumers, CHUNK)) yield* this.consumers(s, chunk)
     yield* this.groups(s, ch)
     yield* this.moved(s, ch)
+    yield* this.aggregateNames(s, ch)
+  }
+
+  /** The names set or removed: each deleted, then those the State holds written again (a name moved in one write stays unique). */
+  private *aggregateNames(s: State, ch: Changes): Generator<CompiledQuery> {
+    if (ch.aggregateNames.size === 0) return
+    yield* deleteWhereIn(this.db, 'aggregate_names', 'uuid', [...ch.aggregateNames])
+    const rows: Insertable<Database['aggregate_names']>[] = []
+    for (const uuid of ch.aggregateNames) {
+      const n = s.aggregateNames.get(uuid)
+      if (n) rows.push({uuid, name: n.name, updated_at: n.updatedAt})
+    }
+    yield* insertRows(this.db, 'aggregate_names', rows)
   }
 
   /** The moved records set or removed: each deleted, then those the State holds written again. */
@@ -245,7 +258,7 @@ function chunksOf<T extends object>(rows: T[]): Generator<T[]> {
   return batches(rows, rows.length ? rowsPerStatement(Object.keys(rows[0]).length) : 1)
 }
 
-function* insertRows<T extends 'inventories' | 'provider_traits' | 'provider_aggregates' | 'allocations' | 'moved_consumers'>(
+function* insertRows<T extends 'inventories' | 'provider_traits' | 'provider_aggregates' | 'allocations' | 'moved_consumers' | 'aggregate_names'>(
   db: Kysely<Database>,
   table: T,
   rows: Insertable<Database[T]>[],

@@ -303,6 +303,7 @@ export class Store {
     st.topology.clear()
     st.groups.clear()
     st.moved.clear()
+    st.aggregateNames.clear()
     st.reshapedAll()
     // Until it is whole, the State is not what any position says.
     this.position = -1

@@ -68,7 +68,8 @@ describe('placemat apply', () => {
 
     // --dry-run changes nothing
     const dry = await ok(['apply', CLOUD, '--dry-run', ...file])
-    expect(dry.stdout).toMatch(/^Plan: providers 22 to create, 0 to update, 0 to delete; 1 resource class and 4 traits to create\./)
+    expect(dry.stdout).toMatch(/^Plan: providers 22 to create, 0 to update, 0 to delete; 1 resource class and 4 traits to create; 2 aggregate names to keep\./)
+    expect(dry.stdout).toContain('+ aggregate name rack-a 6c3a1a52-4d8e-4b7e-9a51-0f4b8a1c2d01\n')
     expect(dry.stdout).toContain('+ provider cmp-a01_numa0 ')
     expect(dry.stdout).toContain('Dry run: nothing was changed.')
     expect((await dumpDb(db)).providers).toEqual([])
@@ -85,7 +86,10 @@ describe('placemat apply', () => {
     expect(onDaemon).toMatchObject({transport: 'placemat', applied: true, summary: {create: 22}})
     expect(onPlain).toMatchObject({transport: 'placement', applied: true, summary: {create: 22}})
     expect(onDaemon.changes).toEqual(onFile.changes)
-    expect(onPlain.changes).toEqual(onFile.changes)
+    // The same but the aggregates' names, which plain Placement has nowhere to keep.
+    expect(onFile.summary.aggregate_names).toBe(2)
+    expect(onPlain.summary.aggregate_names).toBe(0)
+    expect(onPlain.changes).toEqual(onFile.changes.filter((c: any) => c.kind !== 'aggregate_name'))
 
     const state = await dumpDb(db)
     expect(state.providers).toHaveLength(22)

@@ -91,6 +91,7 @@ export function describeState(s: State): unknown {
     topology: entries(s.topology).map(([, n]) => ({...n})),
     groups: entries(s.groups).map(([, g]) => ({...g, members: [...g.members]})),
     moved: entries(s.moved).map(([, m]) => ({...m})),
+    aggregateNames: entries(s.aggregateNames).map(([, n]) => ({...n})),
     topologyGeneration: s.topologyGeneration,
   }
 }

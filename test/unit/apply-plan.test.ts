@@ -24,7 +24,7 @@ describe('planApply', () => {
       {prune: false},
     )
     const cn1 = providerUuid('cn1')
-    expect(plan.summary).toEqual({create: 2, update: 0, delete: 0, resource_classes: 1, traits: 1})
+    expect(plan.summary).toEqual({create: 2, update: 0, delete: 0, resource_classes: 1, traits: 1, aggregate_names: 0})
     expect(plan.stages().names.map((o) => o.op)).toEqual(['ensure_resource_class', 'ensure_trait'])
     expect(plan.stages().creates).toEqual([
       [{op: 'create_provider', uuid: cn1, name: 'cn1', parent_provider_uuid: null}],

@@ -15,7 +15,13 @@ export function summaryLine(plan: ApplyPlan): string {
   if (s.resource_classes) extra.push(plural(s.resource_classes, 'resource class', 'resource classes'))
   if (s.traits) extra.push(plural(s.traits, 'trait'))
   if (extra.length) parts.push(`${extra.join(' and ')} to create`)
-  return `Plan: providers ${parts[0]}${parts[1] ? `; ${parts[1]}` : ''}.`
+  if (s.aggregate_names) {
+    const names = plan.changes.filter((c) => c.kind === 'aggregate_name')
+    const dropped = names.filter((c) => c.action === 'delete').length
+    const kept = names.length - dropped
+    parts.push([kept ? `${plural(kept, 'aggregate name')} to keep` : '', dropped ? `${plural(dropped, 'aggregate name')} to drop` : ''].filter(Boolean).join(', '))
+  }
+  return `Plan: providers ${parts.slice(0, 1).join('')}${parts.slice(1).map((p) => `; ${p}`).join('')}.`
 }
 
 const fmtInv = (inv: Inventory): string => {
@@ -34,6 +40,11 @@ export function* planLineStream(plan: ApplyPlan): Generator<string> {
   for (const change of plan.changes) {
     if (change.kind === 'resource_class') yield `+ resource class ${change.name}`
     else if (change.kind === 'trait') yield `+ trait ${change.name}`
+    else if (change.kind === 'aggregate_name') {
+      if (change.action === 'create') yield `+ aggregate name ${change.name} ${change.uuid}`
+      else if (change.action === 'update') yield `~ aggregate name ${change.uuid}: ${change.from} -> ${change.name}`
+      else yield `- aggregate name ${change.name} ${change.uuid}`
+    }
     if (change.kind !== 'provider') continue
     const ch = change
     if (ch.action === 'delete') yield `- provider ${ch.name} ${ch.uuid}`

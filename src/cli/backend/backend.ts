@@ -8,6 +8,7 @@
 import type {BreachRecord} from '../../core/groups.js'
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {LocalTransport} from '../../client/transports.js'
+import type {NamedAggregate} from '../../core/aggregate-names.js'
 import type {ApplyPlan} from '../../core/apply-plan/types.js'
 import type {CompiledReshape} from '../../core/reshape/compiled.js'
 import type {State, TopologyNode} from '../../core/state.js'
@@ -98,6 +99,8 @@ export interface Backend {
   loadCloud(opts?: LoadOptions): Promise<CloudView>
   /** The racks, rows and rooms placemat keeps (none on plain Placement, which keeps no names). */
   topologyNodes(): Promise<TopologyNodeRecord[]>
+  /** Every named aggregate: racks, rows and rooms, and those apply files named (placemat only: Placement keeps no names). */
+  namedAggregates?(): Promise<NamedAggregate[]>
   /** The layout now (placemat: stored, with its generation; plain: the file's names, hosts as observed). */
   currentLayout(file?: Layout): Promise<(Layout & {generation?: number}) | undefined>
   /** The rolled-up topology (plain: of the racks, rows and rooms `file` names). */
@@ -137,11 +140,12 @@ export async function loadState(
 ): Promise<State> {
   // A --db file's own State, unless the caller will change it (a dry run's check).
   if (!opts.changeable && backend.heldState) return backend.heldState()
-  const [cloud, rc, tr, topology, {stateFromSnapshot}] = await Promise.all([
+  const [cloud, rc, tr, topology, named, {stateFromSnapshot}] = await Promise.all([
     backend.loadCloud(opts),
     backend.client.get<{resource_classes: {name: string}[]}>('/resource_classes'),
     backend.client.get<{traits: string[]}>('/traits'),
     opts.topology ?? backend.topologyNodes(),
+    backend.namedAggregates?.() ?? [],
     import('../../core/snapshot.js'),
   ])
   return stateFromSnapshot({
@@ -150,6 +154,7 @@ export async function loadState(
     providers: [...cloud.providers.values()],
     consumers: cloud.consumers ? [...cloud.consumers.values()] : undefined,
     topology,
+    aggregateNames: named.filter((a) => a.level === null),
   })
 }
 

@@ -2,6 +2,7 @@
  * A placemat daemon, or a --db file through the daemon's own app in process: bulk reads
  * in one call, and every plan written in one transaction by placemat's own routes.
  */
+import type {NamedAggregate} from '../../core/aggregate-names.js'
 import type {BreachRecord} from '../../core/groups.js'
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import type {CompiledReshape} from '../../core/reshape/compiled.js'
@@ -43,6 +44,10 @@ export class PlacematBackend implements Backend {
   /** From the stored layout (names and parents; no rollup of usage needed for that). */
   async topologyNodes(): Promise<TopologyNodeRecord[]> {
     return [...layoutNodes(await this.currentLayout()).values()]
+  }
+
+  async namedAggregates(): Promise<NamedAggregate[]> {
+    return (await this.client.get<{aggregates: NamedAggregate[]}>(`${PLACEMAT_API}/aggregates`)).aggregates
   }
 
   currentLayout(): Promise<Layout & {generation: number}> {

@@ -6,6 +6,8 @@ import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
 import type {ListedProvider} from '../../core/wire.js'
 import {notFoundError} from '../failure.js'
 import {mapLimit} from '../../client/map-limit.js'
+import {aggregateLabels} from '../../core/aggregate-names.js'
+import type {Backend} from '../backend/backend.js'
 
 export type {ListedProvider}
 
@@ -59,4 +61,12 @@ export async function resolveProviderUuids(client: PlacementClient, refs: string
   const unique = [...new Set(refs)]
   const uuids = await mapLimit(unique, 8, (r) => resolveProviderUuid(client, r, true))
   return new Map(unique.map((r, i) => [r, uuids[i]]))
+}
+
+/**
+ * How each named aggregate is shown beside its uuid: "rack k1" for placemat's racks, rows and
+ * rooms, the name an apply file gave for others; none on plain Placement, which keeps no names.
+ */
+export async function aggregateNames(backend: Backend): Promise<Map<string, string>> {
+  return aggregateLabels((await backend.namedAggregates?.()) ?? [])
 }

@@ -3,6 +3,7 @@
  * provider of that name, else uuid5 of its name), parent, aggregates as uuids, and the
  * custom classes and traits that must exist first.
  */
+import {aggregateNameProblem} from '../aggregate-names.js'
 import type {State} from '../state.js'
 import {aggregateUuid, canonicalUuid, isUuidLike, providerUuid} from '../uuids.js'
 import type {ApplyFile, Desired} from './types.js'
@@ -15,11 +16,27 @@ export interface Resolution {
   neededClasses: Set<string>
   neededTraits: Set<string>
   labels: Map<string, string>
+  /** The names the file gives aggregates, by aggregate uuid. */
+  aggregateNames: Map<string, string>
 }
 
 export function resolveDesired(file: ApplyFile, s: State, errors: string[]): Resolution {
   const labels = new Map<string, string>()
-  for (const [name, uuid] of file.aggregateNames) labels.set(uuid, name)
+  const aggregateNames = new Map<string, string>()
+  const nameAggregate = (uuid: string, name: string, where: string) => {
+    const had = aggregateNames.get(uuid)
+    if (had === name) return
+    if (had !== undefined) errors.push(`${where}: aggregate ${uuid} is named both '${had}' and '${name}' (an aggregate has one name)`)
+    else {
+      const problem = aggregateNameProblem(name)
+      if (problem) errors.push(`${where}: ${problem}`)
+      aggregateNames.set(uuid, name)
+    }
+  }
+  for (const [name, uuid] of file.aggregateNames) nameAggregate(uuid, name, `aggregates.${name}`)
+  // Stored names first: the file's, and provider names, win.
+  for (const n of s.aggregateNames.values()) labels.set(n.uuid, n.name)
+  for (const [uuid, name] of aggregateNames) labels.set(uuid, name)
   for (const p of s.providers.values()) labels.set(p.uuid, p.name)
 
   const desired: Desired[] = []
@@ -75,8 +92,12 @@ export function resolveDesired(file: ApplyFile, s: State, errors: string[]): Res
     }
     if (raw.aggregates) {
       d.aggregates = [...new Set(raw.aggregates.map(aggRef))].sort()
-      raw.aggregates.forEach((a) => !isUuidLike(a) && labels.set(aggRef(a), a))
+      for (const a of raw.aggregates) {
+        if (isUuidLike(a)) continue
+        labels.set(aggRef(a), a)
+        nameAggregate(aggRef(a), a, `${raw.where}.aggregates`)
+      }
     }
   })
-  return {desired, byName, byUuid, neededClasses, neededTraits, labels}
+  return {desired, byName, byUuid, neededClasses, neededTraits, labels, aggregateNames}
 }

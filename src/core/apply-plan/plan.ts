@@ -10,9 +10,17 @@ import type {State} from '../state.js'
 import {providerChanges} from './changes.js'
 import {resolveDesired} from './desired.js'
 import {byLevel, finalDepths, orderRenames, pruned} from './tree.js'
-import {ApplyRefused, type ApplyFile, type ApplyPlan, type Desired, type NameChange, type ProviderChange, type Stages} from './types.js'
+import {ApplyRefused, type AggregateNameChange, type ApplyFile, type ApplyPlan, type Desired, type NameChange, type ProviderChange, type Stages} from './types.js'
+import {aggregateNameEdit, isEmptyEdit, type AggregateNameEdit} from '../aggregate-names.js'
 
-export function planApply(file: ApplyFile, s: State, opts: {prune: boolean}): ApplyPlan {
+export interface ApplyOptions {
+  /** Delete the providers the file does not name (and forget the names of aggregates it does not name). */
+  prune: boolean
+  /** Keep the names the file gives aggregates (placemat: a daemon or --db; plain Placement cannot). */
+  keepAggregateNames?: boolean
+}
+
+export function planApply(file: ApplyFile, s: State, opts: ApplyOptions): ApplyPlan {
   const errors: string[] = []
   const r = resolveDesired(file, s, errors)
   const {finalParent, depth} = finalDepths(s, r.desired, r.labels, errors)
@@ -24,9 +32,11 @@ export function planApply(file: ApplyFile, s: State, opts: {prune: boolean}): Ap
 
   const classes = [...r.neededClasses].filter((c) => !s.classes.has(c)).sort()
   const traits = [...r.neededTraits].filter((t) => !s.traits.has(t)).sort()
+  const nameEdit: AggregateNameEdit = opts.keepAggregateNames ? aggregateNameEdit(s, r.aggregateNames, opts.prune) : {set: [], forget: []}
   const names: BatchOperation[] = [
     ...classes.map((name) => ({op: 'ensure_resource_class' as const, name})),
     ...traits.map((name) => ({op: 'ensure_trait' as const, name})),
+    ...(isEmptyEdit(nameEdit) ? [] : [{op: 'set_aggregate_names' as const, names: nameEdit.set, forget: nameEdit.forget}]),
   ]
   const renameOps: BatchOperation[] = renameOrder.map(({d}) => ({
     op: 'update_provider',
@@ -53,6 +63,7 @@ export function planApply(file: ApplyFile, s: State, opts: {prune: boolean}): Ap
     ...classes.map((name) => ({action: 'create' as const, kind: 'resource_class' as const, name})),
     ...traits.map((name) => ({action: 'create' as const, kind: 'trait' as const, name})),
   ]
+  const aggregateNameChanges = nameChangesOf(s, nameEdit)
   let operationCount = 0
   for (const _ of operationsOf(made)) operationCount++
   return {
@@ -62,13 +73,30 @@ export function planApply(file: ApplyFile, s: State, opts: {prune: boolean}): Ap
       delete: prune.deletes.length,
       resource_classes: classes.length,
       traits: traits.length,
+      aggregate_names: aggregateNameChanges.length,
     },
-    changes: [...nameChanges, ...changes],
+    changes: [...nameChanges, ...aggregateNameChanges, ...changes],
     operationCount,
     operations: () => operationsOf(made),
     stages: () => stagesOf(made),
     labels: r.labels,
+    namedAggregates: r.aggregateNames.size,
   }
+}
+
+/** The edit as an operator reads it: names given or changed, and those dropped (forgotten, or taken by another aggregate). */
+function nameChangesOf(s: State, edit: AggregateNameEdit): AggregateNameChange[] {
+  const out: AggregateNameChange[] = []
+  const renamed = new Set(edit.set.map((e) => e.uuid))
+  const holder = new Map([...s.aggregateNames.values()].map((n) => [n.name, n.uuid]))
+  for (const {uuid, name} of edit.set) {
+    const from = s.aggregateNames.get(uuid)?.name
+    out.push(from === undefined ? {action: 'create', kind: 'aggregate_name', uuid, name} : {action: 'update', kind: 'aggregate_name', uuid, name, from})
+    const held = holder.get(name)
+    if (held !== undefined && held !== uuid && !renamed.has(held)) out.push({action: 'delete', kind: 'aggregate_name', uuid: held, name})
+  }
+  for (const uuid of edit.forget) out.push({action: 'delete', kind: 'aggregate_name', uuid, name: s.aggregateNames.get(uuid)?.name ?? ''})
+  return out
 }
 
 /** One provider's writes: what it must become, and the generation it had when planned (none for a new one). */

@@ -74,7 +74,17 @@ export interface NameChange {
   name: string
 }
 
-export type Change = NameChange | ProviderChange
+/** A name placemat keeps for an aggregate (core/aggregate-names.ts): given, changed or dropped. */
+export interface AggregateNameChange {
+  action: 'create' | 'update' | 'delete'
+  kind: 'aggregate_name'
+  uuid: string
+  name: string
+  /** An update: the name it had. */
+  from?: string
+}
+
+export type Change = NameChange | AggregateNameChange | ProviderChange
 
 /** The operations by stage. Levels run one after another; operations in one level are independent, except one provider's writes, which chain its generation. */
 export interface Stages {
@@ -87,7 +97,7 @@ export interface Stages {
 }
 
 export interface ApplyPlan {
-  summary: {create: number; update: number; delete: number; resource_classes: number; traits: number}
+  summary: {create: number; update: number; delete: number; resource_classes: number; traits: number; aggregate_names: number}
   changes: Change[]
   /** How many operations the plan makes. */
   operationCount: number
@@ -100,6 +110,8 @@ export interface ApplyPlan {
   stages(): Stages
   /** uuid -> name, for rendering (aggregate names from the file, provider names). */
   labels: Map<string, string>
+  /** How many aggregates the file names (kept by placemat; plain Placement has nowhere to keep them). */
+  namedAggregates: number
 }
 
 /** The file cannot be applied to this state: every problem found, at once. */
