@@ -57,6 +57,10 @@ describe('POST /placemat/v1/moves', () => {
       consumer_generation: null,
       allocations: {},
       moved_to: C(2),
+      // consumer show's view of it: it holds nothing, anywhere, and is in no group.
+      providers: [],
+      hosts: [],
+      groups: [],
     })
     expect((await ok('GET', '/placemat/v1/moves')).moved_consumers).toMatchObject([{uuid: C(1), moved_to: C(2), consumer_type: 'BATCH'}])
     // Placement's API sees no consumer there, as Placement would: a new consumer's write takes it.

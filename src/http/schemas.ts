@@ -812,6 +812,17 @@ export const BATCH_OPERATIONS: Record<string, S> = {
   ),
 }
 
+/** GET /placemat/v1/consumers: the filters of `placemat consumer list`. */
+export const CONSUMERS_QUERY: S = {
+  type: 'object',
+  properties: {
+    in_tree: {type: 'string', format: 'uuid'},
+    project_id: {type: 'string', minLength: 1, maxLength: 255},
+    group: {type: 'string', minLength: 1, maxLength: 200},
+  },
+  additionalProperties: false,
+}
+
 /** POST /placemat/v1/batch envelope (each operation is then checked against BATCH_OPERATIONS). */
 export const BATCH_POST: S = {
   type: 'object',

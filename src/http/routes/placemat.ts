@@ -4,10 +4,10 @@
  */
 import {PlacementError} from '../../core/errors.js'
 import {applyBatch, reshapeMinor, type BatchOperation} from '../../core/batch.js'
-import {consumerRecord, providerRecord} from '../../core/wire.js'
-import {knownConsumer} from '../../core/moves.js'
+import {providerRecord} from '../../core/wire.js'
+import {checkConsumerFilter, consumerLister, consumerView, selectConsumers} from '../../core/consumer-list.js'
 import {pyRepr, validateSchema} from '../jsonschema.js'
-import {booleanParam, canonicalUuid, isUuidLike, queryParams, readJson, type RouteDef} from '../context.js'
+import {booleanParam, canonicalUuid, isUuidLike, queryParams, readJson, validateQuery, type RouteDef} from '../context.js'
 import {jsonArrayStream, streams} from '../json-stream.js'
 import {Version} from '../microversion.js'
 import * as S from '../schemas.js'
@@ -98,20 +98,30 @@ export const routes: RouteDef[] = [
       const raw = ctx.params.consumer_uuid
       if (!isUuidLike(raw)) throw new PlacementError(400, `Malformed consumer_uuid: ${raw}`)
       const s = await ctx.store.refresh()
-      const known = knownConsumer(s, canonicalUuid(raw))
+      // Its hosts (with their racks, rows and rooms), the providers it holds on and its groups besides.
+      const known = consumerView(s, canonicalUuid(raw))
       if (!known) throw new PlacementError(404, `placemat knows no consumer ${raw}.`)
       return known
     },
   },
   {
-    // Every consumer with its allocations, project, user and times (placemat audit / top).
+    // Every consumer with its allocations, project, user and times (placemat audit / top), its
+    // hosts and its placement groups; ?in_tree=UUID, ?project_id=P and ?group=NAME keep only some
+    // (placemat consumer list).
     method: 'GET',
     url: `${PLACEMAT_PREFIX}/consumers`,
     async handler(ctx) {
+      const params = queryParams(ctx.req)
+      validateQuery(params, S.CONSUMERS_QUERY)
+      const one = (k: string) => params.get(k)?.at(-1)
+      const inTree = one('in_tree')
+      const filter = {inTree: inTree === undefined ? undefined : canonicalUuid(inTree), project: one('project_id'), group: one('group')}
       const s = await ctx.store.refresh()
-      const consumers = [...s.consumers.values()]
-      if (streams(ctx.options, consumers.length)) return jsonArrayStream('consumers', consumers, consumerRecord)
-      return {consumers: consumers.map(consumerRecord)}
+      checkConsumerFilter(s, filter)
+      const consumers = selectConsumers(s, filter)
+      const listing = consumerLister(s)
+      if (streams(ctx.options, consumers.length)) return jsonArrayStream('consumers', consumers, listing)
+      return {consumers: consumers.map(listing)}
     },
   },
 ]

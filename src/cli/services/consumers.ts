@@ -1,0 +1,91 @@
+/**
+ * Consumers as the command line lists and shows them (core/consumer-list.ts decides what they
+ * are). On placemat (a daemon or --db) the routes answer them: GET /placemat/v1/consumers with
+ * its filters, GET /placemat/v1/consumers/{uuid}. On plain Placement the same records are made
+ * by the core from the standard API: the providers' allocations (of the --provider tree, or of
+ * every provider), then each consumer's allocations, project, user and type; Placement keeps no
+ * placement groups (their groups are null) and no names of racks, rows and rooms.
+ */
+import type {PlacementClient} from '../../client/client.js'
+import {mapLimit} from '../../client/map-limit.js'
+import {checkConsumerFilter, consumerListing, consumerView, type ConsumerFilter, type ConsumerListing, type ConsumerView} from '../../core/consumer-list.js'
+import {stateFromSnapshot} from '../../core/snapshot.js'
+import type {ConsumerRecord, ListedProvider} from '../../core/wire.js'
+import {PLACEMAT_API, type Backend} from '../backend/backend.js'
+import {listProviders} from '../backend/standard-reads.js'
+import {notFoundError, usageError} from '../failure.js'
+import {consumerUuid} from './allocations.js'
+
+/** Plain Placement asked for a group's members. */
+export const NO_GROUPS_ON_PLAIN =
+  'placement groups are kept by placemat (a daemon or --db): plain OpenStack Placement has none to list consumers by'
+
+const CONCURRENCY = 16
+
+/** The consumers that pass `filter` (its provider a uuid), as listings. */
+export async function listConsumers(backend: Backend, filter: ConsumerFilter): Promise<ConsumerListing[]> {
+  if (backend.kind === 'placemat') {
+    const query: Record<string, string> = {}
+    if (filter.inTree) query.in_tree = filter.inTree
+    if (filter.project !== undefined) query.project_id = filter.project
+    if (filter.group !== undefined) query.group = filter.group
+    return (await backend.client.get<{consumers: ConsumerListing[]}>(`${PLACEMAT_API}/consumers`, {query})).consumers
+  }
+  if (filter.group !== undefined) throw usageError(NO_GROUPS_ON_PLAIN)
+  const providers = await listProviders(backend.client)
+  const tree = filter.inTree ? treeOf(providers, filter.inTree) : providers
+  const held = new Set<string>()
+  await mapLimit(tree, CONCURRENCY, async (p) => {
+    const body = await backend.client.get<{allocations: Record<string, unknown>}>(`/resource_providers/${p.uuid}/allocations`)
+    for (const c of Object.keys(body.allocations)) held.add(c)
+  })
+  const consumers = await mapLimit([...held].sort(), CONCURRENCY, (c) => readConsumer(backend.client, c))
+  const s = stateFromSnapshot({providers: providerRecords(providers), consumers})
+  checkConsumerFilter(s, filter)
+  return consumerListing(s, filter, {groups: false})
+}
+
+/** One consumer in full; 404 when the endpoint knows nothing of it. */
+export async function showConsumer(backend: Backend, ref: string): Promise<ConsumerView> {
+  const uuid = consumerUuid(ref)
+  if (backend.kind === 'placemat') return backend.client.get<ConsumerView>(`${PLACEMAT_API}/consumers/${uuid}`)
+  const [providers, record] = await Promise.all([listProviders(backend.client), readConsumer(backend.client, uuid)])
+  const s = stateFromSnapshot({providers: providerRecords(providers), consumers: Object.keys(record.allocations).length ? [record] : []})
+  const view = consumerView(s, uuid, {groups: false})
+  if (!view) throw notFoundError(`no consumer ${uuid} holds allocations (plain Placement shows no others)`)
+  return view
+}
+
+/** GET /allocations/{consumer} as a record. */
+async function readConsumer(client: PlacementClient, uuid: string): Promise<ConsumerRecord> {
+  const body = await client.get<Omit<ConsumerRecord, 'uuid'>>(`/allocations/${uuid}`)
+  return {
+    uuid,
+    project_id: body.project_id,
+    user_id: body.user_id,
+    consumer_type: body.consumer_type,
+    consumer_generation: body.consumer_generation,
+    allocations: body.allocations ?? {},
+  }
+}
+
+/** The providers of the tree under `top` (itself included). */
+function treeOf(providers: ListedProvider[], top: string): ListedProvider[] {
+  const children = new Map<string, ListedProvider[]>()
+  for (const p of providers) {
+    const parent = p.parent_provider_uuid ?? null
+    if (parent) children.set(parent, [...(children.get(parent) ?? []), p])
+  }
+  const out: ListedProvider[] = []
+  const walk = (p: ListedProvider) => {
+    out.push(p)
+    for (const c of children.get(p.uuid) ?? []) walk(c)
+  }
+  const root = providers.find((p) => p.uuid === top)
+  if (root) walk(root)
+  return out
+}
+
+/** Listed providers as snapshot records: names and trees, what a listing needs of them. */
+const providerRecords = (providers: ListedProvider[]) =>
+  providers.map((p) => ({...p, parent_provider_uuid: p.parent_provider_uuid ?? null, root_provider_uuid: p.root_provider_uuid ?? p.uuid}))
