@@ -23,6 +23,7 @@ import {routes as placematCandidateRoutes} from './routes/placemat-candidates.js
 import {routes as claimRoutes} from './routes/claims.js'
 import {routes as groupRoutes} from './routes/groups.js'
 import {routes as hostRoutes} from './routes/hosts.js'
+import {routes as hostDescriptionRoutes} from './routes/host-description.js'
 import {routes as aggregateNameRoutes} from './routes/aggregate-names.js'
 import {observabilityRoutes, observe} from './observability.js'
 import {Policy} from './policy/policy.js'
@@ -43,7 +44,7 @@ export const PLACEMENT_ROUTES: RouteDef[] = [
 ]
 
 /** placemat's extensions, under their own prefix. */
-export const EXTENSION_ROUTES: RouteDef[] = [...placematRoutes, ...topologyRoutes, ...placematCandidateRoutes, ...claimRoutes, ...groupRoutes, ...hostRoutes, ...aggregateNameRoutes]
+export const EXTENSION_ROUTES: RouteDef[] = [...placematRoutes, ...topologyRoutes, ...placematCandidateRoutes, ...claimRoutes, ...groupRoutes, ...hostRoutes, ...hostDescriptionRoutes, ...aggregateNameRoutes]
 
 /** Every method Node's parser accepts (CONNECT aside): any a route lacks is a 405 with Allow, as in Placement. */
 const ALL_METHODS = http.METHODS.filter((m) => m !== 'CONNECT')
