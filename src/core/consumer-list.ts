@@ -8,8 +8,9 @@
  */
 import {notFound} from './errors.js'
 import {isDisabled} from './hosts.js'
+import {hostDomains} from './topology.js'
 import {knownConsumer, type KnownConsumer} from './moves.js'
-import type {Consumer, State, TopologyLevel} from './state.js'
+import type {Consumer, State} from './state.js'
 import {consumerRecord, type ConsumerRecord} from './wire.js'
 
 export interface ConsumerFilter {
@@ -125,12 +126,7 @@ export interface ConsumerView extends KnownConsumer {
 /** Where a host is: the racks, rows and rooms of its aggregates, by name (null outside the topology). */
 export function hostPlace(s: State, uuid: string): ConsumerHost {
   const p = s.providers.get(uuid)
-  const at: Record<TopologyLevel, string | null> = {rack: null, row: null, room: null}
-  for (const agg of p?.aggregates ?? []) {
-    const node = s.topology.get(agg)
-    if (node) at[node.level] = node.name
-  }
-  return {uuid, name: p?.name ?? uuid, ...at, disabled: p ? isDisabled(p) : false}
+  return {uuid, name: p?.name ?? uuid, ...hostDomains(s, p), disabled: p ? isDisabled(p) : false}
 }
 
 /** The consumer placemat knows (its record, or what it was when it gave its allocations away), in full; undefined when none. */

@@ -9,7 +9,8 @@
 import {ErrorCode, badRequest, conflict, notFound} from './errors.js'
 import {ensureTrait} from './traits.js'
 import {hostRollup} from './topology-view.js'
-import type {Provider, State, TopologyLevel} from './state.js'
+import {hostDomains} from './topology.js'
+import type {Provider, State} from './state.js'
 
 export const DISABLED_TRAIT = 'COMPUTE_STATUS_DISABLED'
 
@@ -83,11 +84,7 @@ export interface HostRecord {
 
 export function hostRecord(s: State, uuid: string): HostRecord {
   const p = requireHost(s, uuid)
-  const at: Record<TopologyLevel, string | null> = {rack: null, row: null, room: null}
-  for (const agg of p.aggregates) {
-    const node = s.topology.get(agg)
-    if (node) at[node.level] = node.name
-  }
+  const at = hostDomains(s, p)
   const consumers = new Set<string>()
   for (const q of s.subtree(p.uuid)) for (const c of q.allocations.keys()) consumers.add(c)
   return {

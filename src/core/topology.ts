@@ -320,6 +320,16 @@ export function currentLayout(s: State): Layout & {generation: number} {
   return out
 }
 
+/** The rack, row and room a host is in, by name (null at a level where it is in none). */
+export function hostDomains(s: State, host: {aggregates: Iterable<string>} | undefined): Record<TopologyLevel, string | null> {
+  const at: Record<TopologyLevel, string | null> = {rack: null, row: null, room: null}
+  for (const agg of host?.aggregates ?? []) {
+    const node = s.topology.get(agg)
+    if (node) at[node.level] = node.name
+  }
+  return at
+}
+
 export function requireNode(s: State, level: TopologyLevel, name: string): TopologyNode {
   const n = s.topology.get(nodeUuid(level, name))
   if (!n) throw new PlacementError(404, `No ${level} named ${name}`)
