@@ -85,6 +85,14 @@ export function namedAggregates(s: State): NamedAggregate[] {
   return [...topology, ...named].sort(byName)
 }
 
+/**
+ * Every name apply files gave aggregates, by name: also those of racks, rows and rooms, which
+ * listings name by the topology instead (a snapshot carries them all).
+ */
+export function keptAggregateNames(s: State): Array<{uuid: string; name: string}> {
+  return [...s.aggregateNames.values()].map((n) => ({uuid: n.uuid, name: n.name})).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+}
+
 /** How an aggregate is named in listings: "rack k1" for a rack (row, room), its name for one an apply file named. */
 export const aggregateLabel = (a: Pick<NamedAggregate, 'name' | 'level'>): string => (a.level ? `${a.level} ${a.name}` : a.name)
 

@@ -4,9 +4,11 @@
  *   GET /placemat/v1/aggregates   {aggregates: [{uuid, name, level}]}: racks, rows and rooms
  *                                 (level rack, row or room) and the aggregates apply files named
  *                                 (level null). `apply` writes the names (a batch's
- *                                 set_aggregate_names operation).
+ *                                 set_aggregate_names operation). `names`: [{uuid, name}],
+ *                                 every name apply files gave, also one a rack, row or room
+ *                                 shadows in `aggregates` (`placemat export` carries them).
  */
-import {namedAggregates} from '../../core/aggregate-names.js'
+import {keptAggregateNames, namedAggregates} from '../../core/aggregate-names.js'
 import type {RouteDef} from '../context.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
 
@@ -16,7 +18,7 @@ export const routes: RouteDef[] = [
     url: `${PLACEMAT_PREFIX}/aggregates`,
     async handler(ctx) {
       const s = await ctx.store.refresh()
-      return {aggregates: namedAggregates(s)}
+      return {aggregates: namedAggregates(s), names: keptAggregateNames(s)}
     },
   },
 ]
