@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../src/cli/base.js'
-import {exportSnapshot, placematOnly, readPlacematParts, snapshotText} from '../src/cli/services/state-export.js'
+import {disabledHosts, exportSnapshot, placematOnly, readDisabledReasons, readPlacematParts, snapshotText} from '../src/cli/services/state-export.js'
 
 const warn = (message: string) => process.stderr.write(`placemat: warning: ${message}\n`)
 
@@ -15,9 +15,9 @@ holds allocations (uuid, project, user, consumer type, generation, allocations),
 through GET /resource_providers/{uuid}/allocations and read with GET /allocations/{consumer}.
 On placemat (a daemon or --db) also what only placemat keeps, through /placemat/v1: the racks,
 rows and rooms (names, parents, the topology generation), the placement groups (rule,
-members, generation, times) and what consumers moved away with claim move were; such a
-snapshot is version 2. Plain OpenStack Placement keeps
-neither, and the export says so on stderr.
+members, generation, times), what consumers moved away with claim move were, why hosts are
+disabled and the names apply files gave aggregates; such a snapshot is version 2. Plain
+OpenStack Placement keeps none of these, and the export says so on stderr.
 
 The output is in a fixed order (providers parents first, by uuid; consumers by uuid; sorted keys
 and lists, but a provider's inventories in its own order), so export -> import -> export gives the same text. The reads are not one transaction:
@@ -38,7 +38,7 @@ Not carried: created/updated times, and consumers without allocations (the API d
     output: Flags.string({char: 'o', description: 'write to this file instead of stdout'}),
     'to-placement': Flags.string({
       description:
-        "write the cloud into an empty OpenStack Placement database instead (its URL as placement.conf names it; schema made by `placement-manage db sync`), generations included: the way back (racks, rows, rooms and placement groups are left out, said on stderr)",
+        "write the cloud into an empty OpenStack Placement database instead (its URL as placement.conf names it; schema made by `placement-manage db sync`), generations included: the way back (racks, rows, rooms, placement groups, moved consumers, aggregate names and why hosts are disabled are left out, said on stderr)",
     }),
     format: Flags.string({
       char: 'f',
@@ -55,7 +55,7 @@ Not carried: created/updated times, and consumers without allocations (the API d
     const placemat = backend.kind === 'placemat'
     if (!placemat) {
       warn(
-        'this endpoint is plain OpenStack Placement, which keeps no racks, rows, rooms or placement groups: the snapshot has none ' +
+        'this endpoint is plain OpenStack Placement, which keeps no racks, rows, rooms, placement groups, aggregate names or reasons hosts are disabled: the snapshot has none ' +
           "(the hosts' aggregates are in it; names and groups kept in --layout or --groups files are not)",
       )
     }
@@ -76,7 +76,10 @@ Not carried: created/updated times, and consumers without allocations (the API d
     // The cloud as one State: a --db file's own, or a daemon's (read whole).
     const backend = await this.backend()
     const state = await loadState(backend)
-    const leftOut = backend.kind === 'placemat' ? placematOnly((await readPlacematParts(backend.client)).parts) : undefined
+    const leftOut =
+      backend.kind === 'placemat'
+        ? placematOnly((await readPlacematParts(backend.client)).parts, (await readDisabledReasons(backend.client, disabledHosts(state.providers.values()))).size)
+        : undefined
     try {
       const r = await writePlacement(url, state)
       if (leftOut) warn(`not written into Placement, which has no place for them: ${leftOut}`)

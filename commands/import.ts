@@ -26,7 +26,8 @@ Placement's database. Placement 8.0.0's schema and the newest release's are read
 refused, naming the version found. Aggregate ids are stored in canonical form (lower case).
 
 A snapshot of placemat (version 2) also brings its racks, rows and rooms, its placement
-groups and what consumers moved away with claim move were. The hard groups' rules are checked where the snapshot's allocations put their members:
+groups, what consumers moved away with claim move were, why hosts are disabled and the names
+apply files gave aggregates. The hard groups' rules are checked where the snapshot's allocations put their members:
 a snapshot that breaks one is refused, naming the group and the members, unless
 --allow-violations (then placemat audit reports it). Snapshots of version 1 (without them)
 are read as before.
@@ -70,6 +71,8 @@ Exit codes: 0 imported; 2 the snapshot is not readable or not consistent (nothin
           (result.topology_nodes ? `, ${result.topology_nodes} racks/rows/rooms` : '') +
           (result.groups ? `, ${result.groups} placement groups` : '') +
           (result.moved_consumers ? `, ${result.moved_consumers} moved consumers` : '') +
+          (result.aggregate_names ? `, ${result.aggregate_names} aggregate names` : '') +
+          (result.disabled_reasons ? `, ${result.disabled_reasons} disabled hosts' reasons` : '') +
           ('placement_schema' in result ? ` (Placement schema: ${result.placement_schema})` : ''),
       )
     }

@@ -18,10 +18,11 @@ export interface Occupancy {
   topologyNodes: number
   groups: number
   movedConsumers: number
+  aggregateNames: number
 }
 
 export const isEmpty = (o: Occupancy) =>
-  !o.providers && !o.consumers && !o.customClasses && !o.customTraits && !o.topologyNodes && !o.groups && !o.movedConsumers
+  !o.providers && !o.consumers && !o.customClasses && !o.customTraits && !o.topologyNodes && !o.groups && !o.movedConsumers && !o.aggregateNames
 
 type BulkTable =
   | 'resource_classes'
@@ -36,6 +37,7 @@ type BulkTable =
   | 'placement_groups'
   | 'placement_group_members'
   | 'moved_consumers'
+  | 'aggregate_names'
 
 /** Rows of one table waiting for their INSERT. */
 class PendingRows<T extends BulkTable> {
@@ -72,6 +74,8 @@ export interface ProviderRow {
   generation: number
   parent_uuid: string | null
   root_uuid: string
+  /** Why the host is out of service (placemat's own). */
+  disabled_reason?: string | null
 }
 
 export interface ConsumerRow {
@@ -128,6 +132,7 @@ export class BulkImport {
   private readonly groups: PendingRows<'placement_groups'>
   private readonly groupMembers: PendingRows<'placement_group_members'>
   private readonly moved: PendingRows<'moved_consumers'>
+  private readonly aggregateNames: PendingRows<'aggregate_names'>
   private readonly tables: PendingRows<BulkTable>[]
   private topologyGeneration: number | undefined
   private nextClassId = 0
@@ -140,7 +145,7 @@ export class BulkImport {
   ) {
     this.classes = new PendingRows(db, 'resource_classes', 4)
     this.traits = new PendingRows(db, 'traits', 4)
-    this.providers = new PendingRows(db, 'resource_providers', 8)
+    this.providers = new PendingRows(db, 'resource_providers', 9)
     this.inventories = new PendingRows(db, 'inventories', 8)
     this.providerTraits = new PendingRows(db, 'provider_traits', 2)
     this.providerAggregates = new PendingRows(db, 'provider_aggregates', 2)
@@ -150,6 +155,7 @@ export class BulkImport {
     this.groups = new PendingRows(db, 'placement_groups', 9)
     this.groupMembers = new PendingRows(db, 'placement_group_members', 3)
     this.moved = new PendingRows(db, 'moved_consumers', 6)
+    this.aggregateNames = new PendingRows(db, 'aggregate_names', 3)
     this.tables = [
       this.classes,
       this.traits,
@@ -163,6 +169,7 @@ export class BulkImport {
       this.groups,
       this.groupMembers,
       this.moved,
+      this.aggregateNames,
     ]
   }
 
@@ -182,7 +189,7 @@ export class BulkImport {
   /** What the database holds already, counted inside the transaction. */
   static async occupancy(db: Kysely<Database>): Promise<Occupancy> {
     const count = async (
-      table: 'resource_providers' | 'consumers' | 'resource_classes' | 'traits' | 'topology_nodes' | 'placement_groups' | 'moved_consumers',
+      table: 'resource_providers' | 'consumers' | 'resource_classes' | 'traits' | 'topology_nodes' | 'placement_groups' | 'moved_consumers' | 'aggregate_names',
       custom = false,
     ) => {
       const where = custom ? sql`where name like 'CUSTOM_%'` : sql``
@@ -197,6 +204,7 @@ export class BulkImport {
       topologyNodes: await count('topology_nodes'),
       groups: await count('placement_groups'),
       movedConsumers: await count('moved_consumers'),
+      aggregateNames: await count('aggregate_names'),
     }
   }
 
@@ -218,7 +226,8 @@ export class BulkImport {
   }
 
   addProvider(row: ProviderRow, inventories: Record<string, Inventory>, traits: string[], aggregates: string[]): Promise<void> {
-    this.providers.push({...row, created_at: this.now, updated_at: this.now, seq: this.nextSeq++})
+    // Every row with the same columns: one multi-row INSERT names them once.
+    this.providers.push({...row, disabled_reason: row.disabled_reason ?? null, created_at: this.now, updated_at: this.now, seq: this.nextSeq++})
     for (const [resource_class, inv] of Object.entries(inventories)) this.inventories.push({provider_uuid: row.uuid, resource_class, ...inv})
     for (const trait of traits) this.providerTraits.push({provider_uuid: row.uuid, trait})
     for (const aggregate_uuid of aggregates) this.providerAggregates.push({provider_uuid: row.uuid, aggregate_uuid})
@@ -251,6 +260,11 @@ export class BulkImport {
 
   addMoved(row: Insertable<Database['moved_consumers']>): Promise<void> {
     this.moved.push(row)
+    return this.flushFull()
+  }
+
+  addAggregateName(uuid: string, name: string): Promise<void> {
+    this.aggregateNames.push({uuid, name, updated_at: this.now})
     return this.flushFull()
   }
 

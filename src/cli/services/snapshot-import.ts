@@ -4,8 +4,8 @@
  * (going through the API would move them). The snapshot is read item by item and written
  * in chunks of rows as it is read; what needs the whole file is checked with compact sets of
  * uuids and names. Classes and traits referenced but unknown here (a newer os-traits on the
- * exporting side) are created. placemat's own parts (racks, rows and rooms; placement groups)
- * are written with the rest, and the hard groups' rules are checked where the snapshot's
+ * exporting side) are created. placemat's own parts (racks, rows and rooms; placement groups;
+ * moved consumers; hosts' disabled reasons; aggregate names) are written with the rest, and the hard groups' rules are checked where the snapshot's
  * allocations put their members before anything is committed: a snapshot that breaks them is
  * refused (exit 4) unless the import is told to allow it.
  */
@@ -21,13 +21,14 @@ import {ruleOf} from '../../core/group-writes.js'
 import {breachRecord, breachText, hardGroupBreaches} from '../../core/groups.js'
 import {stateFromSnapshot} from '../../core/snapshot.js'
 import {nodeUuid} from '../../core/topology.js'
+import {DISABLED_TRAIT} from '../../core/hosts.js'
 import type {TopologyLevel} from '../../core/state.js'
 import type {MovedRecord} from '../../core/moves.js'
 import {conflictError, usageError} from '../failure.js'
 import {snapshotItems, type SnapshotItem} from './snapshot-read.js'
 import {maskPassword, PlacementUrlError} from '../../store/placement-db/connection.js'
 import {PlacementSchemaError, readPlacement} from '../../store/placement-db/reader.js'
-import type {SnapshotConsumer, SnapshotGroup, SnapshotProvider, SnapshotTopology} from './state-export.js'
+import type {SnapshotAggregateName, SnapshotConsumer, SnapshotGroup, SnapshotProvider, SnapshotTopology} from './state-export.js'
 
 export interface ImportResult {
   file: string
@@ -41,6 +42,10 @@ export interface ImportResult {
   groups: number
   /** Consumers that gave their allocations away (claim move) and hold nothing. */
   moved_consumers: number
+  /** Names apply files gave aggregates. */
+  aggregate_names: number
+  /** Hosts out of service with a reason. */
+  disabled_reasons: number
 }
 
 export interface ImportOptions {
@@ -107,6 +112,7 @@ async function importInto(target: string, snapshotFile: string, items: AsyncIter
             o.topologyNodes ? `, ${o.topologyNodes} racks/rows/rooms` : '',
             o.groups ? `, ${o.groups} placement groups` : '',
             o.movedConsumers ? `, ${o.movedConsumers} moved consumers` : '',
+            o.aggregateNames ? `, ${o.aggregateNames} aggregate names` : '',
           ].join('')
           throw conflictError(
             `${target} is not empty (${o.providers} providers, ${o.consumers} consumers, ` +
@@ -154,6 +160,9 @@ class SnapshotImport {
   private topology: SnapshotTopology | undefined
   private readonly groups: SnapshotGroup[] = []
   private readonly movedUuids = new Set<string>()
+  /** Aggregate names given, and the aggregates they name. */
+  private readonly aggregateNames = new Set<string>()
+  private readonly namedAggregates = new Set<string>()
   private readonly result: ImportResult
 
   constructor(
@@ -162,7 +171,7 @@ class SnapshotImport {
     private readonly writer: BulkImport,
     private readonly known: {classes: Set<string>; traits: Set<string>},
   ) {
-    this.result = {file: target, resource_classes: 0, traits: 0, providers: 0, consumers: 0, allocations: 0, topology_nodes: 0, groups: 0, moved_consumers: 0}
+    this.result = {file: target, resource_classes: 0, traits: 0, providers: 0, consumers: 0, allocations: 0, topology_nodes: 0, groups: 0, moved_consumers: 0, aggregate_names: 0, disabled_reasons: 0}
   }
 
   private usage(msg: string): Error {
@@ -195,6 +204,9 @@ class SnapshotImport {
         case 'moved':
           await this.moved(item.moved)
           break
+        case 'aggregate_name':
+          await this.aggregateName(item.name)
+          break
       }
     }
     this.checkWaiting()
@@ -224,6 +236,10 @@ class SnapshotImport {
     if (this.names.has(p.name)) throw this.usage(`provider name ${p.name} appears twice`)
     this.names.add(p.name)
     const parent = p.parent_provider_uuid
+    // A reason goes with the trait that takes a host out of service, as placemat keeps it.
+    if (p.disabled_reason !== undefined && (parent !== null || !p.traits.includes(DISABLED_TRAIT))) {
+      throw this.usage(`provider ${p.uuid}: disabled_reason is for a host (a root provider) with ${DISABLED_TRAIT}`)
+    }
     if (parent !== null && !this.roots.has(parent)) {
       const list = this.waiting.get(parent)
       if (list) list.push(p)
@@ -254,7 +270,13 @@ class SnapshotImport {
     this.result.providers++
     // Aggregate ids in the one form placemat keeps and matches (Placement on SQLite keeps them as sent).
     const aggregates = [...new Set(p.aggregates.map(canonicalUuid))]
-    await this.writer.addProvider({uuid: p.uuid, name: p.name, generation: p.generation, parent_uuid: parent, root_uuid: root}, p.inventories, p.traits, aggregates)
+    if (p.disabled_reason !== undefined) this.result.disabled_reasons++
+    await this.writer.addProvider(
+      {uuid: p.uuid, name: p.name, generation: p.generation, parent_uuid: parent, root_uuid: root, disabled_reason: p.disabled_reason ?? null},
+      p.inventories,
+      p.traits,
+      aggregates,
+    )
   }
 
   /** Providers still waiting had a parent that never came, or parents that wait on each other. */
@@ -324,6 +346,15 @@ class SnapshotImport {
       consumer_type: m.consumer_type,
       moved_at: Date.parse(m.moved_at),
     })
+  }
+
+  private async aggregateName(n: SnapshotAggregateName): Promise<void> {
+    if (this.aggregateNames.has(n.name)) throw this.usage(`aggregate name ${n.name} appears twice`)
+    if (this.namedAggregates.has(n.uuid)) throw this.usage(`aggregate ${n.uuid} is named twice`)
+    this.aggregateNames.add(n.name)
+    this.namedAggregates.add(n.uuid)
+    this.result.aggregate_names++
+    await this.writer.addAggregateName(n.uuid, n.name)
   }
 
   /**

@@ -8,6 +8,8 @@
 import {GROUP_LEVELS, GROUP_POLICIES} from '../../core/groups.js'
 import {isGroupName, ruleOf} from '../../core/group-writes.js'
 import {INVENTORY_FIELDS} from '../../core/inventories.js'
+import {aggregateNameProblem} from '../../core/aggregate-names.js'
+import {MAX_REASON} from '../../core/hosts.js'
 import type {Inventory, TopologyLevel} from '../../core/state.js'
 import {canonicalUuid, isUuidLike} from '../../core/uuids.js'
 import type {MovedRecord} from '../../core/moves.js'
@@ -20,6 +22,7 @@ import {
   TOPOLOGY_LEVELS,
   groupInKeyOrder,
   movedInKeyOrder,
+  type SnapshotAggregateName,
   type SnapshotConsumer,
   type SnapshotGroup,
   type SnapshotNode,
@@ -35,8 +38,9 @@ export type SnapshotItem =
   | {kind: 'topology'; topology: SnapshotTopology}
   | {kind: 'group'; group: SnapshotGroup}
   | {kind: 'moved'; moved: MovedRecord}
+  | {kind: 'aggregate_name'; name: SnapshotAggregateName}
 
-const LISTS = ['resource_classes', 'traits', 'providers', 'consumers', 'groups', 'moved_consumers'] as const
+const LISTS = ['resource_classes', 'traits', 'providers', 'consumers', 'groups', 'moved_consumers', 'aggregate_names'] as const
 type ListKey = (typeof LISTS)[number]
 const isList = (k: string): k is ListKey => (LISTS as readonly string[]).includes(k)
 
@@ -109,6 +113,9 @@ export async function* snapshotItems(file: string): AsyncGenerator<SnapshotItem>
       case 'moved_consumers':
         yield {kind: 'moved', moved: check(() => movedOf(v, usage))}
         break
+      case 'aggregate_names':
+        yield {kind: 'aggregate_name', name: check(() => aggregateNameOf(v, usage))}
+        break
     }
   }
   if (!versioned) throw usage(notSnapshot)
@@ -145,7 +152,20 @@ function providerOf(p: unknown, usage: (msg: string) => Error): SnapshotProvider
   const aggregates = p.aggregates ?? []
   if (!isStringList(traits)) throw usage(`provider ${p.uuid}: traits must be a list of names`)
   if (!isStringList(aggregates)) throw usage(`provider ${p.uuid}: aggregates must be a list of uuids`)
-  return {uuid: p.uuid, name: p.name, generation: p.generation, parent_provider_uuid: parent, inventories: invs, traits, aggregates}
+  const reason = p.disabled_reason ?? undefined
+  if (reason !== undefined && (typeof reason !== 'string' || reason === '' || reason.length > MAX_REASON)) {
+    throw usage(`provider ${p.uuid}: disabled_reason must be a text of 1 to ${MAX_REASON} characters`)
+  }
+  return {
+    uuid: p.uuid,
+    name: p.name,
+    generation: p.generation,
+    parent_provider_uuid: parent,
+    inventories: invs,
+    traits,
+    aggregates,
+    ...(reason !== undefined ? {disabled_reason: reason} : {}),
+  }
 }
 
 function consumerOf(c: unknown, usage: (msg: string) => Error): SnapshotConsumer {
@@ -252,4 +272,12 @@ function movedOf(m: unknown, usage: (msg: string) => Error): MovedRecord {
     consumer_type: type,
     moved_at: new Date(m.moved_at).toISOString(),
   })
+}
+
+/** A name an apply file gave an aggregate, checked as apply checks it. */
+function aggregateNameOf(n: unknown, usage: (msg: string) => Error): SnapshotAggregateName {
+  if (!isObject(n) || typeof n.name !== 'string' || !isUuidLike(n.uuid)) throw usage('every aggregate name needs a name and a uuid')
+  const problem = aggregateNameProblem(n.name)
+  if (problem) throw usage(`aggregate ${n.uuid}: ${problem}`)
+  return {name: n.name, uuid: canonicalUuid(n.uuid)}
 }

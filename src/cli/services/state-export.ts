@@ -8,13 +8,15 @@
  * The snapshot is plain data, in a fixed order, so export -> import -> export gives the
  * same text:
  *
- *   placemat_snapshot: 1                   # 2 when it carries topology or groups (below)
+ *   placemat_snapshot: 1                   # 2 when it carries any of placemat's own parts (below)
  *   resource_classes: [CUSTOM_...]         # custom classes (standard ones are built in)
  *   traits: [CUSTOM_...]                   # custom traits
  *   providers:                             # parents before children; roots by uuid, children by uuid
  *     - uuid, name, generation, parent_provider_uuid,
  *       inventories: {CLASS: {total, reserved, min_unit, max_unit, step_size, allocation_ratio}},  # in its order
- *       traits: [sorted], aggregates: [sorted]
+ *       traits: [sorted], aggregates: [sorted],
+ *       disabled_reason?                   # placemat's: why the host is out of service (GET
+ *                                          # /placemat/v1/hosts/{uuid}); only when it has one
  *   consumers:                             # by uuid
  *     - uuid, project_id, user_id, consumer_type (null: none), generation,
  *       allocations: {provider uuid: {CLASS: amount}}
@@ -28,14 +30,18 @@
  *   moved_consumers:                       # by uuid (GET /placemat/v1/moves): consumers that gave
  *     - uuid, moved_to, project_id,        # their allocations away (claim move) and hold nothing
  *       user_id, consumer_type, moved_at   # since: what they were
+ *   aggregate_names:                       # by name (GET /placemat/v1/aggregates, its names): the
+ *     - name, uuid                         # names apply files gave aggregates
  *
  * Which hosts are in which rack, row and room is carried by the hosts' aggregates (a node's
- * aggregate uuid is fixed by its level and name). A snapshot without topology, groups or moved
- * consumers is version 1, as placemat wrote before it carried them; one with them is version
- * 2, which a placemat that cannot load them refuses rather than drop them.
+ * aggregate uuid is fixed by its level and name). A snapshot without topology, groups, moved
+ * consumers, hosts' disabled reasons or aggregate names is version 1, as placemat wrote before
+ * it carried them; one with any of them is version 2, which a placemat that cannot load them
+ * refuses rather than drop them.
  *
- * Not carried: created/updated times of providers, consumers and racks, rows and rooms (the
- * API does not show them) and consumers that hold no allocations (the API cannot see them).
+ * Not carried: created/updated times of providers, consumers, racks, rows and rooms and
+ * aggregate names (the API does not show them) and consumers that hold no allocations (the API
+ * cannot see them).
  */
 import YAML from 'yaml'
 import type {PlacementClient} from '../../client/client.js'
@@ -43,6 +49,7 @@ import type {Inventory, TopologyLevel} from '../../core/state.js'
 import type {GroupLevel, GroupPolicy, GroupRecord} from '../../core/groups.js'
 import type {MovedRecord} from '../../core/moves.js'
 import {INVENTORY_FIELDS} from '../../core/inventories.js'
+import {DISABLED_TRAIT} from '../../core/hosts.js'
 import {layoutNodes, type Layout} from '../../core/topology.js'
 import {PLACEMAT_API} from '../backend/backend.js'
 import {mapLimit} from '../../client/map-limit.js'
@@ -61,6 +68,8 @@ export interface SnapshotProvider {
   inventories: Record<string, Inventory>
   traits: string[]
   aggregates: string[]
+  /** Why the host is out of service (placemat's own); absent when it has no reason. */
+  disabled_reason?: string
 }
 
 export interface SnapshotConsumer {
@@ -98,6 +107,12 @@ export interface SnapshotGroup {
   members: string[]
 }
 
+/** A name an apply file gave an aggregate. */
+export interface SnapshotAggregateName {
+  name: string
+  uuid: string
+}
+
 export interface Snapshot {
   placemat_snapshot: number
   resource_classes: string[]
@@ -107,6 +122,7 @@ export interface Snapshot {
   topology?: SnapshotTopology
   groups?: SnapshotGroup[]
   moved_consumers?: MovedRecord[]
+  aggregate_names?: SnapshotAggregateName[]
 }
 
 /** What placemat keeps beyond Placement's records: absent on plain Placement. */
@@ -114,6 +130,7 @@ export interface PlacematParts {
   topology?: SnapshotTopology
   groups?: SnapshotGroup[]
   moved_consumers?: MovedRecord[]
+  aggregate_names?: SnapshotAggregateName[]
 }
 
 export const TOPOLOGY_LEVELS: readonly TopologyLevel[] = ['room', 'row', 'rack']
@@ -158,8 +175,10 @@ export function normalizeSnapshot(s: Snapshot): Snapshot {
   const topology = s.topology && (s.topology.generation > 0 || s.topology.nodes.length > 0) ? s.topology : undefined
   const groups = s.groups?.length ? s.groups : undefined
   const moved = s.moved_consumers?.length ? s.moved_consumers : undefined
+  const names = s.aggregate_names?.length ? s.aggregate_names : undefined
+  const reasons = s.providers.some((p) => p.disabled_reason)
   const out: Snapshot = {
-    placemat_snapshot: topology || groups || moved ? SNAPSHOT_VERSION : 1,
+    placemat_snapshot: topology || groups || moved || names || reasons ? SNAPSHOT_VERSION : 1,
     resource_classes: [...s.resource_classes].sort(byString),
     traits: [...s.traits].sort(byString),
     providers: treeOrder(s.providers).map((p) => ({
@@ -171,6 +190,7 @@ export function normalizeSnapshot(s: Snapshot): Snapshot {
       inventories: Object.fromEntries(Object.entries(p.inventories).map(([rc, inv]) => [rc, inventoryRecord(inv as unknown as Record<string, unknown>)])),
       traits: [...p.traits].sort(byString),
       aggregates: [...p.aggregates].sort(byString),
+      ...(p.disabled_reason ? {disabled_reason: p.disabled_reason} : {}),
     })),
     consumers: [...s.consumers]
       .sort((a, b) => byString(a.uuid, b.uuid))
@@ -196,6 +216,7 @@ export function normalizeSnapshot(s: Snapshot): Snapshot {
   }
   if (groups) out.groups = [...groups].sort((a, b) => byString(a.name, b.name)).map(groupInKeyOrder)
   if (moved) out.moved_consumers = [...moved].sort((a, b) => byString(a.uuid, b.uuid)).map(movedInKeyOrder)
+  if (names) out.aggregate_names = [...names].sort((a, b) => byString(a.name, b.name)).map((n) => ({name: n.name, uuid: n.uuid}))
   return out
 }
 
@@ -233,14 +254,32 @@ export const movedInKeyOrder = (m: MovedRecord): MovedRecord => ({
 
 /** placemat's own parts, read through /placemat/v1, and a mark that changes whenever they do. */
 export async function readPlacematParts(client: PlacementClient): Promise<{parts: PlacematParts; mark: string}> {
-  const [layout, groups, moves] = await Promise.all([
+  const [layout, groups, moves, aggregates] = await Promise.all([
     client.get<Layout & {generation: number}>(`${PLACEMAT_API}/topology/layout`),
     client.get<{groups: GroupRecord[]}>(`${PLACEMAT_API}/groups`),
     client.get<{moved_consumers: MovedRecord[]}>(`${PLACEMAT_API}/moves`),
+    client.get<{names: SnapshotAggregateName[]}>(`${PLACEMAT_API}/aggregates`),
   ])
-  const mark = JSON.stringify([layout.generation, groups.groups.map((g) => [g.name, g.generation]), moves.moved_consumers])
-  return {parts: {topology: topologyOfLayout(layout), groups: groups.groups.map(groupInKeyOrder), moved_consumers: moves.moved_consumers}, mark}
+  const names = aggregates.names.map((n) => ({name: n.name, uuid: n.uuid}))
+  const mark = JSON.stringify([layout.generation, groups.groups.map((g) => [g.name, g.generation]), moves.moved_consumers, names])
+  return {
+    parts: {topology: topologyOfLayout(layout), groups: groups.groups.map(groupInKeyOrder), moved_consumers: moves.moved_consumers, aggregate_names: names},
+    mark,
+  }
 }
+
+/**
+ * Why each of these hosts is out of service, where it has a reason (GET /placemat/v1/hosts/{uuid}):
+ * ask only for roots carrying COMPUTE_STATUS_DISABLED, the only ones that can have one.
+ */
+export async function readDisabledReasons(client: PlacementClient, hosts: string[]): Promise<Map<string, string>> {
+  const reasons = await mapLimit(hosts, 8, async (uuid) => (await client.get<{disabled_reason: string | null}>(`${PLACEMAT_API}/hosts/${uuid}`)).disabled_reason)
+  return new Map(hosts.flatMap((uuid, i) => (reasons[i] ? [[uuid, reasons[i]] as [string, string]] : [])))
+}
+
+/** The providers that can carry a disabled reason: roots with COMPUTE_STATUS_DISABLED. */
+export const disabledHosts = (providers: Iterable<{uuid: string; parent: string | null; traits: Iterable<string>}>): string[] =>
+  [...providers].filter((p) => p.parent === null && [...p.traits].includes(DISABLED_TRAIT)).map((p) => p.uuid)
 
 interface ProviderListing {
   uuid: string
@@ -276,6 +315,12 @@ async function readOnce(client: PlacementClient, placemat: boolean): Promise<{sn
       aggregates: agg.aggregates,
     }
   })
+  // A reason moves its host's generation when it changes, so the generation check covers it too.
+  const reasons = placemat ? await readDisabledReasons(client, disabledHosts(providers.map((p) => ({...p, parent: p.parent_provider_uuid})))) : new Map<string, string>()
+  for (const p of providers) {
+    const reason = reasons.get(p.uuid)
+    if (reason) p.disabled_reason = reason
+  }
   const consumers = await mapLimit([...consumerUuids], 8, async (uuid): Promise<SnapshotConsumer> => {
     const c = await client.get<{
       allocations: Record<string, {resources: Record<string, number>}>
@@ -317,7 +362,7 @@ export async function exportSnapshot(client: PlacementClient, opts: {placemat?: 
     if (!changed && !ownChanged) return snapshot
     if (i >= tries) {
       throw conflictError(
-        `the cloud changed while it was read: ${changed} provider(s)${ownChanged ? ' and the racks, rows, rooms, placement groups or moved consumers' : ''} changed during the last of ${tries} passes, none of which was quiet; ` +
+        `the cloud changed while it was read: ${changed} provider(s)${ownChanged ? ' and the racks, rows, rooms, placement groups, moved consumers or aggregate names' : ''} changed during the last of ${tries} passes, none of which was quiet; ` +
           'stop the writers (nova-compute, the scheduler, placement-api itself) and export again, ' +
           "or read Placement's database in one transaction: placemat import --from-placement DATABASE_URL",
       )
@@ -325,8 +370,11 @@ export async function exportSnapshot(client: PlacementClient, opts: {placemat?: 
   }
 }
 
-/** What plain OpenStack Placement cannot hold of `parts`, in words; undefined when there is none of it. */
-export function placematOnly(parts: PlacematParts): string | undefined {
+/**
+ * What plain OpenStack Placement cannot hold of `parts` and of the hosts' `disabledReasons`
+ * (how many have one), in words; undefined when there is none of it.
+ */
+export function placematOnly(parts: PlacematParts, disabledReasons = 0): string | undefined {
   const nodes = parts.topology?.nodes ?? []
   const count = (level: TopologyLevel) => nodes.filter((n) => n.level === level).length
   const out: string[] = []
@@ -337,6 +385,9 @@ export function placematOnly(parts: PlacematParts): string | undefined {
   if (groups.length) out.push(`${groups.length} placement groups (${groups.reduce((n, g) => n + g.members.length, 0)} members)`)
   const moved = parts.moved_consumers?.length ?? 0
   if (moved) out.push(`${moved} moved consumers (the project, user and type of consumers that gave their allocations away with claim move)`)
+  const names = parts.aggregate_names?.length ?? 0
+  if (names) out.push(`${names} aggregate names (given by apply files; the aggregates are kept)`)
+  if (disabledReasons) out.push(`${disabledReasons} reasons hosts are disabled (COMPUTE_STATUS_DISABLED is kept)`)
   return out.length ? [out.slice(0, -1).join(', '), out.at(-1)].filter(Boolean).join(' and ') : undefined
 }
 
