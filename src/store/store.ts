@@ -95,6 +95,10 @@ export class Store {
   private currentAsOf = -Infinity
   /** The probe of the change counter in flight, which reads arriving before it was sent share. */
   private probe: {sentAt: number; counter: Promise<number>} | null = null
+  /** PostgreSQL: the share of recent writes tried in one round trip that another node overtook. */
+  private overtakenRate = 0
+  /** PostgreSQL: writes that took the lock first without trying, since the last try. */
+  private lockedInARow = 0
   /** The exclusive turn running now (or the last one). */
   private running: Promise<unknown> = Promise.resolve()
   /**
@@ -582,8 +586,13 @@ export class Store {
   private async writeGroup(group: QueuedWrite[]): Promise<'settled' | 'retry-alone'> {
     if (this.kind === 'postgres' && !this.options.pauseInTransactionMs) {
       // What other nodes committed is read before, not under, the lock: the lock is what every
-      // node's writes wait on, round trips under it are what would cap the cloud.
-      for (let attempt = 0; attempt < ATTEMPTS_AT_POSITION; attempt++) {
+      // node's writes wait on, round trips under it are what would cap the cloud. But a try that
+      // another node overtakes costs its round trips and the catch-up after it: while most tries
+      // are overtaken (nodes writing at once), writes take the lock first, and one in
+      // PROBE_EVERY tries again.
+      const attempts = this.overtakenRate < 0.2 ? 2 : this.overtakenRate < 0.5 || ++this.lockedInARow >= PROBE_EVERY ? 1 : 0
+      for (let attempt = 0; attempt < attempts; attempt++) {
+        this.lockedInARow = 0
         if (!this.currentAsFarAsKnown()) {
           try {
             await this.sync(true)
@@ -592,6 +601,7 @@ export class Store {
           }
         }
         const outcome = await this.writeAtPosition(group)
+        this.overtakenRate += ((outcome === 'moved' ? 1 : 0) - this.overtakenRate) * OVERTAKEN_WEIGHT
         if (outcome !== 'moved') return outcome
       }
     }
@@ -852,11 +862,11 @@ interface QueuedWrite {
   started: number
 }
 
-/**
- * PostgreSQL: times a group is tried in one round trip, catching up in between, before it waits
- * for the lock (writeLocked), which always succeeds however busy the other nodes are.
- */
-const ATTEMPTS_AT_POSITION = 2
+/** PostgreSQL: how much each try in one round trip counts in the rate of those overtaken. */
+const OVERTAKEN_WEIGHT = 0.1
+
+/** PostgreSQL: while tries are mostly overtaken, one write in this many tries again anyway. */
+const PROBE_EVERY = 16
 
 /** Writes committed together at most. */
 const MAX_GROUP = 64
