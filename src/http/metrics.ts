@@ -133,7 +133,7 @@ export class Metrics {
 
   readonly writesRetried = new Counter({
     name: 'placemat_writes_retried_total',
-    help: 'Writes tried in one round trip that ran again under the write lock: another process had committed first (moved), or the write did not fit in one round trip (too-big).',
+    help: 'Writes tried in one round trip (PostgreSQL) that ran again: another process had committed first (moved), or the write did not fit in one round trip (too-big).',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   })
@@ -183,6 +183,11 @@ export class Metrics {
     for (const [m, r, counts] of CLAIM_ROUTES) {
       if (m === method && r === route && counts(status)) this.claims.inc({route})
     }
+  }
+
+  constructor() {
+    // Both series from the start, at zero, so a rate can be taken before the first retry.
+    for (const reason of ['moved', 'too-big']) this.writesRetried.inc({reason}, 0)
   }
 
   observeWrite(seconds: number, committed: boolean): void {
