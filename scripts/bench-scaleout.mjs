@@ -848,7 +848,9 @@ async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb
   const k = nodes.length
   progress(`${setup}, ${k} daemon(s): start-up ${nodes.map((n) => n.startup.toFixed(1)).join(' / ')} s, RSS ${nodes.map((n) => n.rss).join(' / ')} MiB`)
   progress(`${setup}, ${k} daemon(s): churn, ${CLIENTS} clients for ${SECONDS} s${KILL ? ' (one node killed at S/3, restarted at 2S/3)' : ''}...`)
-  const counters = () => Promise.all(['placemat_store_write_duration_seconds_count', 'placemat_writes_retried_total'].map(async (m) => (await Promise.all(nodes.map((n) => metricValue(n, m)))).reduce((a, b) => (a === null || b === null ? null : a + b), 0)))
+  // A histogram shows no count before its first write (0 then); a daemon without the retry counter gives null.
+  const sum = async (m, absent) => (await Promise.all(nodes.map((n) => metricValue(n, m)))).reduce((a, b) => (a === null || (b ?? absent) === null ? null : a + (b ?? absent)), 0)
+  const counters = () => Promise.all([sum('placemat_store_write_duration_seconds_count', 0), sum('placemat_writes_retried_total', null)])
   const [writesBefore, retriedBefore] = await counters()
   const run = await churn(nodes, SECONDS, {kill: KILL})
   const s = run.stats
