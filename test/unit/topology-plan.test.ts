@@ -64,7 +64,7 @@ describe('layout plans on a snapshot (plain Placement)', () => {
       topology: [{uuid: rack('k1'), name: 'k1', level: 'rack', parent: null}],
     })
     expect(topologyView(s)).toEqual([
-      {uuid: rack('k1'), name: 'k1', level: 'rack', capacity: {VCPU: 8, VGPU: 4}, used: {VCPU: 2}, hosts: [{uuid: U(1), name: 'cn1', capacity: {VCPU: 8, VGPU: 4}, used: {VCPU: 2}}]},
+      {uuid: rack('k1'), name: 'k1', level: 'rack', capacity: {VCPU: 8, VGPU: 4}, used: {VCPU: 2}, hosts: [{uuid: U(1), name: 'cn1', capacity: {VCPU: 8, VGPU: 4}, used: {VCPU: 2}, disabled: false}]},
     ])
   })
 })
