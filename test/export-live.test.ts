@@ -62,7 +62,7 @@ describe('export over the API under writes', () => {
     const client = new PlacementClient(racingTransport(api, write))
     const err = await exportSnapshot(client, {placemat: true}).catch((e) => e)
     expect(exitCodeOf(err)).toBe(4)
-    expect(err.message).toMatch(/0 provider\(s\) and the racks, rows, rooms, placement groups or moved consumers changed during the last of 5 passes/)
+    expect(err.message).toMatch(/0 provider\(s\) and the racks, rows, rooms, placement groups, moved consumers or aggregate names changed during the last of 5 passes/)
     writing = false
     const snap = await exportSnapshot(client, {placemat: true})
     expect(snap.groups?.map((g) => g.name)).toEqual(['g'])

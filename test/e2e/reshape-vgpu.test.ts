@@ -78,7 +78,7 @@ describe('placemat reshape fixtures/reshape/vgpu.yaml', () => {
       expect(ex.code, ex.stderr).toBe(0)
       const snap = YAML.parse(ex.stdout)
       const byUuid = Object.fromEntries(snap.providers.map((p: any) => [p.uuid, p]))
-      expect(Object.keys(byUuid[CN].inventories)).toEqual(['MEMORY_MB', 'VCPU'])
+      expect(Object.keys(byUuid[CN].inventories).sort()).toEqual(['MEMORY_MB', 'VCPU'])
       expect(byUuid[PGPU0]).toMatchObject({name: 'compute-vgpu-1_pgpu0', parent_provider_uuid: CN, inventories: {VGPU: {total: 4, max_unit: 4}}})
       expect(byUuid[PGPU1]).toMatchObject({name: 'compute-vgpu-1_pgpu1', parent_provider_uuid: CN, inventories: {VGPU: {total: 4}}})
       const consumers = Object.fromEntries(snap.consumers.map((c: any) => [c.uuid, c]))

@@ -169,7 +169,8 @@ describe('apply --db of a JSON file', () => {
     await newDb(db)
     const r = await placemat(['apply', file, '--db', db])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.stdout).toContain(`Applying ${PROVIDERS * 4} operations in one transaction...`)
+    // Four a provider, and one that keeps the names the file gives its aggregates.
+    expect(r.stdout).toContain(`Applying ${PROVIDERS * 4 + 1} operations in one transaction...`)
     expect(r.stdout).toMatch(new RegExp(`Applied: ${PROVIDERS} created, 0 updated, 0 deleted \\(one transaction`))
 
     const {providers} = await onFile(db, (c) => c.get('/placemat/v1/providers'))
