@@ -9,7 +9,8 @@
 import {aggregateLabel, type NamedAggregate} from './aggregate-names.js'
 import {groupsByMember} from './consumer-list.js'
 import {hostRecord, type HostRecord} from './hosts.js'
-import {capacityOf, type Inventory, type State, type TopologyLevel} from './state.js'
+import {inventoryViews, type InventoryView} from './inventories.js'
+import type {State, TopologyLevel} from './state.js'
 
 /** An aggregate of a provider, with its name when placemat has one (a rack, row or room, or an apply file's). */
 export interface AggregateRef {
@@ -18,11 +19,6 @@ export interface AggregateRef {
   level: TopologyLevel | null
   /** "rack k1", an apply file's name, or null. */
   label: string | null
-}
-
-export interface InventoryView extends Inventory {
-  capacity: number
-  used: number
 }
 
 export interface ProviderView {
@@ -82,7 +78,7 @@ export function describeHost(s: State, uuid: string, opts: DescribeOptions = {gr
     name: p.name,
     parent_provider_uuid: p.parent,
     generation: p.generation,
-    inventories: Object.fromEntries([...p.inventories].map(([rc, inv]) => [rc, {...inv, capacity: capacityOf(inv), used: p.usages.get(rc) ?? 0}])),
+    inventories: inventoryViews(p),
     traits: [...p.traits].sort(),
     aggregates: [...p.aggregates].map((a) => aggregateRef(s, a)),
   }))

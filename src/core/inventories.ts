@@ -29,6 +29,19 @@ export const INVENTORY_DEFAULTS: Omit<Inventory, 'total'> = {
 }
 
 /** Inventory fields as a request gives them (already schema-validated). */
+/** An inventory as views show it: its fields, its capacity, and what is used of it. */
+export interface InventoryView extends Inventory {
+  capacity: number
+  used: number
+}
+
+/** A provider's inventories as views show them, by class, in the provider's own order. */
+export function inventoryViews(p: Provider): Record<string, InventoryView> {
+  const out: Record<string, InventoryView> = {}
+  for (const [rc, inv] of p.inventories) out[rc] = {...inv, capacity: capacityOf(inv), used: p.usages.get(rc) ?? 0}
+  return out
+}
+
 export type InventoryInput = Partial<Inventory> & {total: number}
 
 export interface CapacityOptions {

@@ -2,13 +2,10 @@
  * Trees of providers as a reshape report shows them: each provider with its depth, its
  * inventories with capacity and usage, children under their parent, by name.
  */
-import {INVENTORY_DEFAULTS} from '../inventories.js'
-import {capacityOf, type Inventory, type State} from '../state.js'
+import {INVENTORY_DEFAULTS, inventoryViews, type InventoryView} from '../inventories.js'
+import type {State} from '../state.js'
 
-export interface InventoryView extends Inventory {
-  capacity: number
-  used: number
-}
+export type {InventoryView}
 
 export interface ProviderView {
   uuid: string
@@ -37,8 +34,7 @@ export function treeViews(s: State, roots: string[], created: Set<string>, extra
     const p = s.providers.get(uuid)
     if (!p || seen.has(uuid)) return
     seen.add(uuid)
-    const inventories: Record<string, InventoryView> = {}
-    for (const [rc, inv] of p.inventories) inventories[rc] = {...inv, capacity: capacityOf(inv), used: p.usages.get(rc) ?? 0}
+    const inventories = inventoryViews(p)
     for (const [rc, used] of p.usages) if (!inventories[rc]) inventories[rc] = {...INVENTORY_DEFAULTS, total: 0, capacity: 0, used}
     out.push({uuid, name: p.name, generation: p.generation, parent_provider_uuid: p.parent, depth, created: created.has(uuid), inventories})
     for (const c of [...p.children].sort(byName)) walk(c, depth + 1)
