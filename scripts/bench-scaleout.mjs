@@ -230,6 +230,7 @@ async function startPostgres() {
     throw new Error(`${err.message}\n${tail}`)
   }
   running.pgStop = (mode = 'fast') => asPg(path.join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop'])
+  running.postmaster = Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0])
   const admin = new pg.Client({connectionString: `postgres://postgres@127.0.0.1:${port}/postgres`})
   await admin.connect()
   try {
@@ -265,6 +266,41 @@ const status = (pid, field) => {
     return Math.round(Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+)`))[1]) / 1024)
   } catch {
     return null
+  }
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc; null where it is gone. */
+const cpuSeconds = (pid) => {
+  try {
+    // Fields after the command's closing parenthesis: state is 3rd, utime 14th, stime 15th.
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS
+  } catch {
+    return null
+  }
+}
+const CLOCK_TICKS = 100
+
+/** The PostgreSQL server's processes: the postmaster and its children (backends, workers). */
+const postgresPids = (postmaster) => {
+  const pids = [postmaster]
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      if (fs.readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(postmaster)) pids.push(Number(d))
+    } catch {}
+  }
+  return pids
+}
+
+/** CPU seconds used so far by the daemons, the PostgreSQL server (when there is one) and this process. */
+function cpuNow(nodes) {
+  const sum = (pids) => pids.reduce((a, p) => a + (cpuSeconds(p) ?? 0), 0)
+  const self = process.cpuUsage()
+  return {
+    daemons: sum(nodes.map((n) => n.child.pid)),
+    postgres: running.postmaster ? sum(postgresPids(running.postmaster)) : 0,
+    bench: (self.user + self.system) / 1e6,
   }
 }
 
@@ -852,8 +888,12 @@ async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb
   const sum = async (m, absent) => (await Promise.all(nodes.map((n) => metricValue(n, m)))).reduce((a, b) => (a === null || (b ?? absent) === null ? null : a + (b ?? absent)), 0)
   const counters = () => Promise.all([sum('placemat_store_write_duration_seconds_count', 0), sum('placemat_writes_retried_total', null)])
   const [writesBefore, retriedBefore] = await counters()
+  const cpuBefore = cpuNow(nodes)
   const run = await churn(nodes, SECONDS, {kill: KILL})
+  const cpuAfter = cpuNow(nodes)
   const s = run.stats
+  // Where a claim's time goes on this machine: CPU milliseconds per claim, by process kind.
+  const cpuPerClaim = Object.fromEntries(Object.keys(cpuAfter).map((k) => [k, s.claims ? ((cpuAfter[k] - cpuBefore[k]) * 1000) / s.claims : null]))
   const [writesAfter, retriedAfter] = KILL ? [null, null] : await counters()
   // Writes another node overtook (tried in one round trip, run again): what contention costs.
   const overtaken = writesAfter === null || retriedAfter === null || writesBefore === null || retriedBefore === null ? null : {writes: writesAfter - writesBefore, retried: retriedAfter - retriedBefore}
@@ -861,6 +901,7 @@ async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb
     `  ${s.claims} claims in ${run.elapsed.toFixed(1)} s (${(s.claims / run.elapsed).toFixed(1)}/s), p50 ${fmtMs(pct(s.latencies, 50))} ms, p99 ${fmtMs(pct(s.latencies, 99))} ms; ` +
       `${s.conflicts} answered 409; statuses ${JSON.stringify(s.statuses)}; 5xx+errors ${s.errors}${KILL ? `, in flight to the killed node ${s.inFlightKilled}` : ''}`,
   )
+  progress(`  CPU per claim: ${Object.entries(cpuPerClaim).map(([k, v]) => `${k} ${fmtMs(v)} ms`).join(', ')} (${os.cpus().length} cores)`)
   if (overtaken) progress(`  write transactions ${overtaken.writes}, overtaken by another node and run again ${overtaken.retried}`)
   for (const e of s.errorSamples) progress(`  error: ${e}`)
   const check = await checkAndRelease(nodes, run)
@@ -915,6 +956,7 @@ async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb
     claims_per_s: s.claims / run.elapsed,
     claim_p50_ms: pct(s.latencies, 50),
     claim_p99_ms: pct(s.latencies, 99),
+    cpu_ms_per_claim: cpuPerClaim,
     conflicts_409: s.conflicts,
     statuses: s.statuses,
     statuses_by_method: s.byMethod,

@@ -164,7 +164,8 @@ export class Metrics {
 
   readonly catchUps = new Counter({
     name: 'placemat_journal_catchups_total',
-    help: 'Times this node applied other processes\' commits from the journal.',
+    help: 'Times this node applied other processes\' commits from the journal: from their recorded rows (from="images", PostgreSQL) or by reading the rows their keys name (from="rows").',
+    labelNames: ['from'] as const,
     registers: [this.registry],
   })
 
@@ -188,6 +189,7 @@ export class Metrics {
   constructor() {
     // Both series from the start, at zero, so a rate can be taken before the first retry.
     for (const reason of ['moved', 'too-big']) this.writesRetried.inc({reason}, 0)
+    for (const from of ['images', 'rows']) this.catchUps.inc({from}, 0)
   }
 
   observeWrite(seconds: number, committed: boolean): void {
@@ -291,9 +293,9 @@ export function countRequests(app: FastifyInstance, store: Store): Metrics {
 function watchStore(app: FastifyInstance, metrics: Metrics): StoreObserver {
   let down: string | null = null
   return {
-    caughtUp(keys) {
+    caughtUp(keys, _seconds, from) {
       metrics.changesApplied.inc(keys)
-      metrics.catchUps.inc()
+      metrics.catchUps.inc({from})
     },
     reloaded(reason, seconds) {
       metrics.reloads.inc()

@@ -15,6 +15,7 @@ import {sql, type CompiledQuery, type Kysely} from 'kysely'
 import {PART, type Changes} from '../core/state.js'
 import {rowsPerStatement, type Row} from './backends.js'
 import type {Database} from './schema.js'
+import type {ImageRows} from './state-writer.js'
 
 /** Kinds of key in the journal. */
 export const KEY = {
@@ -92,33 +93,72 @@ const setMeta = (db: Kysely<Database>, key: string, value: number): CompiledQuer
 /**
  * The statements that record `ch` as transaction `seq` (the counter's next value) and move the
  * counter, pruning the journal now and then. A change too large to journal moves the floor past
- * itself instead, so every other process loads again.
+ * itself instead, so every other process loads again. With `image` (PostgreSQL, where reading
+ * rows costs round trips and the server's work), a small change records its rows too: taken
+ * when the statements are, so after the writer's (which number new providers).
  */
-export function recordStatements(db: Kysely<Database>, ch: Changes, seq: number): CompiledQuery[] {
-  const out: CompiledQuery[] = []
-  if (keyCount(ch) > MAX_JOURNALLED_KEYS) {
-    out.push(setMeta(db, 'journal_floor', seq))
+export function* recordStatements(db: Kysely<Database>, ch: Changes, seq: number, image: ((ch: Changes) => ImageRows) | null = null): Generator<CompiledQuery> {
+  const count = keyCount(ch)
+  if (count > MAX_JOURNALLED_KEYS) {
+    yield setMeta(db, 'journal_floor', seq)
   } else {
     let chunk: JournalRow[] = []
     const perStatement = rowsPerStatement(4)
     for (const row of rowsOf(ch, seq)) {
       chunk.push(row)
       if (chunk.length === perStatement) {
-        out.push(db.insertInto('placemat_changes').values(chunk).compile())
+        yield db.insertInto('placemat_changes').values(chunk).compile()
         chunk = []
       }
     }
-    if (chunk.length) out.push(db.insertInto('placemat_changes').values(chunk).compile())
+    if (chunk.length) yield db.insertInto('placemat_changes').values(chunk).compile()
+    if (image && count <= IMAGE_MAX_KEYS) {
+      const body = JSON.stringify({keys: [...rowsOf(ch, seq)].map((k) => [k.kind, k.key, k.parts]), rows: image(ch)})
+      if (body.length <= IMAGE_MAX_CHARS) yield db.insertInto('placemat_change_images').values({seq, body}).compile()
+    }
   }
-  if (seq % PRUNE_EVERY === 0 && seq > JOURNAL_KEEP) out.push(...pruneStatements(db, seq - JOURNAL_KEEP))
-  out.push(setMeta(db, 'change_counter', seq))
-  return out
+  if (seq % PRUNE_EVERY === 0 && seq > JOURNAL_KEEP) yield* pruneStatements(db, seq - JOURNAL_KEEP)
+  yield setMeta(db, 'change_counter', seq)
+}
+
+/** A transaction changing at most this many keys records its rows too (its image). */
+export const IMAGE_MAX_KEYS = 2000
+
+/** An image longer than this is not recorded (followers read the rows its keys name). */
+const IMAGE_MAX_CHARS = 1 << 20
+
+/** Images read by one catch-up at most; a node further behind reads the rows (one snapshot). */
+const IMAGES_PER_CATCH_UP = 1000
+
+/** The images recorded after `position`, in order (an index range: nothing when nothing changed). */
+export function imagesStatement(db: Kysely<Database>, position: number): CompiledQuery {
+  return db.selectFrom('placemat_change_images').select(['seq', 'body']).where('seq', '>', position).orderBy('seq').limit(IMAGES_PER_CATCH_UP).compile()
+}
+
+/**
+ * The windows of the transactions after `position` up to `head`, one per transaction, from their
+ * images; null when one is missing (pruned, too large to record, or beyond this read): then the
+ * rows their keys name are read instead. `head` was read before `rows`, so every transaction it
+ * counts is among them if it recorded an image.
+ */
+export function imageWindows(head: Head, position: number, rows: Row[]): Window[] | null {
+  if (head.floor > position || head.counter < position) return null
+  const windows: Window[] = []
+  for (const r of rows) {
+    const seq = Number(r.seq)
+    if (seq > head.counter) break
+    if (seq !== position + windows.length + 1) return null
+    const body = JSON.parse(String(r.body)) as {keys: Array<[string, string, number]>; rows: ImageRows}
+    windows.push({head, large: false, keys: body.keys.map(([kind, key, parts]) => ({seq, kind, key, parts})), ...(body.rows as Record<keyof ImageRows, Row[]>)})
+  }
+  return windows.length === head.counter - position ? windows : null
 }
 
 /** Drops the journal up to `floor` and records that processes behind it must load again. */
 function pruneStatements(db: Kysely<Database>, floor: number): CompiledQuery[] {
   return [
     db.deleteFrom('placemat_changes').where('seq', '<=', floor).compile(),
+    db.deleteFrom('placemat_change_images').where('seq', '<=', floor).compile(),
     // Never lowers a floor a large change moved up.
     sql`update placemat_meta set value = ${String(floor)} where key = 'journal_floor' and cast(value as bigint) < ${floor}`.compile(db),
   ]

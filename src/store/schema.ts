@@ -69,6 +69,8 @@ export interface Database {
   moved_consumers: {uuid: string; moved_to: string; project_id: string; user_id: string; consumer_type: string | null; moved_at: number}
   /** Names apply files gave aggregates (0010; core/aggregate-names.ts): one name an aggregate, one aggregate a name. */
   aggregate_names: {uuid: string; name: string; updated_at: number}
+  /** The rows each small write transaction left, as JSON (0011; journal.ts): followers apply them without reading the tables. */
+  placemat_change_images: {seq: number; body: string}
 }
 
 /**
@@ -304,6 +306,17 @@ export const migrations: Record<string, Migration> = {
         .addColumn('uuid', 'varchar(36)', (c) => c.primaryKey())
         .addColumn('name', 'varchar(255)', (c) => c.notNull().unique())
         .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute()
+    },
+  },
+  // What each small write transaction left (its rows, as JSON), beside its keys in the journal:
+  // another node applies it from this one row, without reading the rows it names (journal.ts).
+  '0011_change_images': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('placemat_change_images')
+        .addColumn('seq', 'bigint', (c) => c.primaryKey())
+        .addColumn('body', 'text', (c) => c.notNull())
         .execute()
     },
   },

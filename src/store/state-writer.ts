@@ -6,7 +6,9 @@
  * allows).
  */
 import {sql, type CompiledQuery, type Insertable, type Kysely} from 'kysely'
-import {PART, type Changes, type State} from '../core/state.js'
+import type {AggregateName} from '../core/aggregate-names.js'
+import type {Group} from '../core/groups.js'
+import {PART, type Changes, type Consumer, type MovedConsumer, type Provider, type State, type TopologyNode} from '../core/state.js'
 import {MAX_STATEMENT_PARAMETERS, rowsPerStatement} from './backends.js'
 import type {Database} from './schema.js'
 
@@ -40,7 +42,7 @@ export class StateWriter {
       const c = s.classes.get(name)!
       yield db
         .insertInto('resource_classes')
-        .values({id: c.id, name: c.name, created_at: c.createdAt, updated_at: c.updatedAt})
+        .values(namedRow(c))
         .onConflict((oc) => oc.column('id').doUpdateSet({name: c.name, updated_at: c.updatedAt}))
         .compile()
     }
@@ -48,7 +50,7 @@ export class StateWriter {
       const t = s.traits.get(name)!
       yield db
         .insertInto('traits')
-        .values({id: t.id, name: t.name, created_at: t.createdAt, updated_at: t.updatedAt})
+        .values(namedRow(t))
         .onConflict((oc) => oc.column('id').doUpdateSet({name: t.name, updated_at: t.updatedAt}))
         .compile()
     }
@@ -60,7 +62,7 @@ export class StateWriter {
       if (!n) continue
       yield db
         .insertInto('topology_nodes')
-        .values({uuid, name: n.name, level: n.level, parent_uuid: n.parent, created_at: n.createdAt, updated_at: n.updatedAt})
+        .values(topologyNodeRow(n))
         .onConflict((oc) => oc.column('uuid').doUpdateSet({name: n.name, level: n.level, parent_uuid: n.parent, updated_at: n.updatedAt}))
         .compile()
     }
@@ -85,7 +87,7 @@ export class StateWriter {
     const rows: Insertable<Database['aggregate_names']>[] = []
     for (const uuid of ch.aggregateNames) {
       const n = s.aggregateNames.get(uuid)
-      if (n) rows.push({uuid, name: n.name, updated_at: n.updatedAt})
+      if (n) rows.push(aggregateNameRow(n))
     }
     yield* insertRows(this.db, 'aggregate_names', rows)
   }
@@ -97,7 +99,7 @@ export class StateWriter {
     const rows: Insertable<Database['moved_consumers']>[] = []
     for (const uuid of ch.moved) {
       const m = s.moved.get(uuid)
-      if (m) rows.push({uuid, moved_to: m.movedTo, project_id: m.project, user_id: m.user, consumer_type: m.type, moved_at: m.movedAt})
+      if (m) rows.push(movedRow(m))
     }
     yield* insertRows(this.db, 'moved_consumers', rows)
   }
@@ -111,22 +113,8 @@ export class StateWriter {
     for (const name of ch.groups) {
       const g = s.groups.get(name)
       if (!g) continue
-      yield this.db
-        .insertInto('placement_groups')
-        .values({
-          name,
-          policy: g.policy,
-          level: g.level,
-          max_per: g.maxPer ?? null,
-          max_skew: g.maxSkew ?? null,
-          soft: g.soft ? 1 : 0,
-          generation: g.generation,
-          created_at: g.createdAt,
-          updated_at: g.updatedAt,
-        })
-        .compile()
-      const members = [...g.members].map((consumer_uuid, seq) => ({group_name: name, consumer_uuid, seq}))
-      for (const rows of chunksOf(members)) yield this.db.insertInto('placement_group_members').values(rows).compile()
+      yield this.db.insertInto('placement_groups').values(groupRow(g)).compile()
+      for (const rows of chunksOf(groupMemberRows(g))) yield this.db.insertInto('placement_group_members').values(rows).compile()
     }
   }
 
@@ -137,18 +125,8 @@ export class StateWriter {
     for (const uuid of uuids) {
       const c = s.consumers.get(uuid)
       if (!c) continue
-      consumerRows.push({
-        uuid,
-        project_id: c.project,
-        user_id: c.user,
-        consumer_type: c.type,
-        generation: c.generation,
-        created_at: c.createdAt,
-        updated_at: c.updatedAt,
-      })
-      for (const [provider_uuid, amounts] of c.allocations) {
-        for (const [resource_class, used] of amounts) allocationRows.push({consumer_uuid: uuid, provider_uuid, resource_class, used})
-      }
+      consumerRows.push(consumerRow(c))
+      allocationRows.push(...allocationRowsOf(c))
     }
     for (const chunk of chunksOf(consumerRows)) {
       yield this.db
@@ -183,32 +161,22 @@ export class StateWriter {
       if (changed & PART.row) {
         // Numbered when first written; an update keeps the number the row has.
         if (changed & PART.created) p.seq = this.nextSeq++
-        rows.push({
-          uuid,
-          name: p.name,
-          generation: p.generation,
-          parent_uuid: p.parent,
-          root_uuid: p.root,
-          created_at: p.createdAt,
-          updated_at: p.updatedAt,
-          seq: p.seq,
-          disabled_reason: p.disabledReason ?? null,
-        })
+        rows.push(providerRow(p))
       } else if (changed & PART.generation) {
         // The common case (every allocation write bumps its providers): two columns, no index.
         yield db.updateTable('resource_providers').set({generation: p.generation, updated_at: p.updatedAt}).where('uuid', '=', uuid).compile()
       }
       if (changed & PART.inventories) {
         parts.inventories.push(uuid)
-        for (const [rc, inv] of p.inventories) inventoryRows.push({provider_uuid: uuid, resource_class: rc, ...inv})
+        inventoryRows.push(...inventoryRowsOf(p))
       }
       if (changed & PART.traits) {
         parts.traits.push(uuid)
-        for (const trait of p.traits) traitRows.push({provider_uuid: uuid, trait})
+        traitRows.push(...traitRowsOf(p))
       }
       if (changed & PART.aggregates) {
         parts.aggregates.push(uuid)
-        for (const aggregate_uuid of p.aggregates) aggregateRows.push({provider_uuid: uuid, aggregate_uuid})
+        aggregateRows.push(...aggregateRowsOf(p))
       }
     }
     for (const chunk of chunksOf(rows)) {
@@ -239,6 +207,134 @@ export class StateWriter {
     yield* insertRows(db, 'provider_aggregates', aggregateRows)
   }
 }
+
+// Each record's rows, one home for the statements above and a transaction's image below.
+
+const providerRow = (p: Provider): Insertable<Database['resource_providers']> => ({
+  uuid: p.uuid,
+  name: p.name,
+  generation: p.generation,
+  parent_uuid: p.parent,
+  root_uuid: p.root,
+  created_at: p.createdAt,
+  updated_at: p.updatedAt,
+  seq: p.seq,
+  disabled_reason: p.disabledReason ?? null,
+})
+const inventoryRowsOf = (p: Provider): Insertable<Database['inventories']>[] => [...p.inventories].map(([rc, inv]) => ({provider_uuid: p.uuid, resource_class: rc, ...inv}))
+const traitRowsOf = (p: Provider): Insertable<Database['provider_traits']>[] => [...p.traits].map((trait) => ({provider_uuid: p.uuid, trait}))
+const aggregateRowsOf = (p: Provider): Insertable<Database['provider_aggregates']>[] => [...p.aggregates].map((aggregate_uuid) => ({provider_uuid: p.uuid, aggregate_uuid}))
+const consumerRow = (c: Consumer): Insertable<Database['consumers']> => ({
+  uuid: c.uuid,
+  project_id: c.project,
+  user_id: c.user,
+  consumer_type: c.type,
+  generation: c.generation,
+  created_at: c.createdAt,
+  updated_at: c.updatedAt,
+})
+const allocationRowsOf = (c: Consumer): Insertable<Database['allocations']>[] =>
+  [...c.allocations].flatMap(([provider_uuid, amounts]) => [...amounts].map(([resource_class, used]) => ({consumer_uuid: c.uuid, provider_uuid, resource_class, used})))
+const namedRow = (r: {id: number; name: string; createdAt: number; updatedAt: number}) => ({id: r.id, name: r.name, created_at: r.createdAt, updated_at: r.updatedAt})
+const topologyNodeRow = (n: TopologyNode): Insertable<Database['topology_nodes']> => ({
+  uuid: n.uuid,
+  name: n.name,
+  level: n.level,
+  parent_uuid: n.parent,
+  created_at: n.createdAt,
+  updated_at: n.updatedAt,
+})
+const groupRow = (g: Group): Insertable<Database['placement_groups']> => ({
+  name: g.name,
+  policy: g.policy,
+  level: g.level,
+  max_per: g.maxPer ?? null,
+  max_skew: g.maxSkew ?? null,
+  soft: g.soft ? 1 : 0,
+  generation: g.generation,
+  created_at: g.createdAt,
+  updated_at: g.updatedAt,
+})
+const groupMemberRows = (g: Group): Insertable<Database['placement_group_members']>[] => [...g.members].map((consumer_uuid, seq) => ({group_name: g.name, consumer_uuid, seq}))
+const movedRow = (m: MovedConsumer): Insertable<Database['moved_consumers']> => ({
+  uuid: m.uuid,
+  moved_to: m.movedTo,
+  project_id: m.project,
+  user_id: m.user,
+  consumer_type: m.type,
+  moved_at: m.movedAt,
+})
+const aggregateNameRow = (n: AggregateName): Insertable<Database['aggregate_names']> => ({uuid: n.uuid, name: n.name, updated_at: n.updatedAt})
+
+/**
+ * The rows a transaction that changed `ch` left, as `s` now holds them, in the shape a journal
+ * window reads them (every row each key names, for the parts recorded): what another process needs
+ * to apply the transaction without reading the tables. Call after the statements were made (they
+ * number new providers).
+ */
+export function imageRows(s: State, ch: Changes): ImageRows {
+  const out: ImageRows = {
+    providers: [],
+    inventories: [],
+    traits: [],
+    aggregates: [],
+    consumers: [],
+    allocations: [],
+    classes: [],
+    traitNames: [],
+    topologyNodes: [],
+    groups: [],
+    groupMembers: [],
+    moved: [],
+    aggregateNames: [],
+  }
+  for (const [uuid, parts] of ch.providers) {
+    const p = s.providers.get(uuid)
+    if (!p) continue
+    out.providers.push(providerRow(p))
+    if (parts & PART.inventories) out.inventories.push(...inventoryRowsOf(p))
+    if (parts & PART.traits) out.traits.push(...traitRowsOf(p))
+    if (parts & PART.aggregates) out.aggregates.push(...aggregateRowsOf(p))
+  }
+  for (const uuid of new Set([...ch.consumers, ...ch.deletedConsumers, ...ch.moved])) {
+    const c = s.consumers.get(uuid)
+    if (c) {
+      out.consumers.push(consumerRow(c))
+      out.allocations.push(...allocationRowsOf(c))
+    }
+    const m = s.moved.get(uuid)
+    if (m) out.moved.push(movedRow(m))
+  }
+  for (const name of ch.classes) {
+    const c = s.classes.get(name)
+    if (c) out.classes.push(namedRow(c))
+  }
+  for (const name of ch.traits) {
+    const t = s.traits.get(name)
+    if (t) out.traitNames.push(namedRow(t))
+  }
+  for (const uuid of ch.topologyNodes) {
+    const n = s.topology.get(uuid)
+    if (n) out.topologyNodes.push(topologyNodeRow(n))
+  }
+  for (const name of ch.groups) {
+    const g = s.groups.get(name)
+    if (!g) continue
+    out.groups.push(groupRow(g))
+    out.groupMembers.push(...groupMemberRows(g))
+  }
+  for (const uuid of ch.aggregateNames) {
+    const n = s.aggregateNames.get(uuid)
+    if (n) out.aggregateNames.push(aggregateNameRow(n))
+  }
+  return out
+}
+
+/** A transaction's rows by kind (see imageRows; journal.ts's Window holds the same lists). */
+export type ImageRows = Record<
+  'providers' | 'inventories' | 'traits' | 'aggregates' | 'consumers' | 'allocations' | 'classes' | 'traitNames' | 'topologyNodes' | 'groups' | 'groupMembers' | 'moved' | 'aggregateNames',
+  object[]
+>
 
 /** `items` in arrays of `size` (the last one shorter). */
 export function* batches<T>(items: Iterable<T>, size: number): Generator<T[]> {

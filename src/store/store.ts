@@ -5,9 +5,9 @@ import {loadTables} from './state-loader.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../core/standard.js'
 import {describeTarget, isDatabaseUrl, openBackend, type Backend, type BackendOptions, type Row, type Session} from './backends.js'
 import {DatabaseUnavailableError, asDatabaseError, databaseFault, describeCause, type DatabaseFault} from './database-faults.js'
-import {MAX_PATCH_KEYS, headStatement, invalidateStatements, keysStatement, readHead, readKeys, readWindow, recordStatements, rowStatements, unsureKeys, type Head, type JournalRow, type Window} from './journal.js'
+import {MAX_PATCH_KEYS, headStatement, imageWindows, imagesStatement, invalidateStatements, keysStatement, readHead, readKeys, readWindow, recordStatements, rowStatements, unsureKeys, type Head, type JournalRow, type Window} from './journal.js'
 import {applyWindow} from './state-patch.js'
-import {StateWriter} from './state-writer.js'
+import {StateWriter, imageRows, type ImageRows} from './state-writer.js'
 import {migrations, LATEST_MIGRATION} from './schema.js'
 
 export class SchemaOutOfDateError extends Error {
@@ -51,7 +51,7 @@ export interface OpenOptions extends BackendOptions {
 /** What a store tells its owner (the daemon's log and metrics) besides each write's timing. */
 export interface StoreObserver {
   /** Another process's commits were applied: `keys` changed, in `seconds`. */
-  caughtUp?(keys: number, seconds: number): void
+  caughtUp?(keys: number, seconds: number, from: 'images' | 'rows'): void
   /** The State was loaded whole again, and why. */
   reloaded?(reason: string, seconds: number): void
   /** A database call failed for a reason of the database's. */
@@ -348,7 +348,49 @@ export class Store {
     this.suspect = null
     this.state.version += 1
     keepIndexCurrent(this.state)
-    this.observer?.caughtUp?.(w.keys.length, (performance.now() - t0) / 1000)
+    this.observer?.caughtUp?.(w.keys.length, (performance.now() - t0) / 1000, 'rows')
+  }
+
+  /**
+   * PostgreSQL: how a write records its rows for the other nodes (its image), taken from the
+   * State once the write has run. SQLite's followers read rows from the file at no round trip.
+   */
+  private image(): ((ch: Changes) => ImageRows) | null {
+    return this.kind === 'postgres' ? (ch) => imageRows(this.state, ch) : null
+  }
+
+  /**
+   * PostgreSQL: catches up from the images of the transactions since our position, in one round
+   * trip of two index reads and no snapshot transaction (the head first: every transaction it
+   * counts is visible to the read after it). False when an image is missing (a large change, a
+   * pruned journal, a node far behind) or rows must be read again: the caller reads the window.
+   */
+  private async followImages(): Promise<boolean> {
+    if (this.kind !== 'postgres' || this.suspect || this.position < 0) return false
+    const position = this.position
+    const [headRows, images] = await this.backend.session((s) => s.run([headStatement(this.db), imagesStatement(this.db, position)]))
+    const head = readHead(headRows)
+    this.head = Math.max(this.head, head.counter)
+    if (head.counter === position) return true
+    const windows = imageWindows(head, position, images)
+    if (!windows) return false
+    const t0 = performance.now()
+    let keys = 0
+    try {
+      for (const w of windows) {
+        this.writer.nextSeq = Math.max(this.writer.nextSeq, applyWindow(this.state, w, this.writer.nextSeq) + 1)
+        keys += w.keys.length
+      }
+    } catch (err) {
+      // Half applied: what the State holds is not what any position says.
+      this.suspect = 'all'
+      throw err
+    }
+    this.position = head.counter
+    this.state.version += 1
+    keepIndexCurrent(this.state)
+    this.observer?.caughtUp?.(keys, (performance.now() - t0) / 1000, 'images')
+    return true
   }
 
   /** The statement that reads the journal's keys after our position (none while the State is not whole). */
@@ -490,6 +532,11 @@ export class Store {
       const markBefore = moved ? -1 : await this.backend.changeMark()
       if (markBefore === this.seenMark && !this.suspect) return this.state
       const sentAt = performance.now()
+      if (await this.followImages()) {
+        this.seenMark = this.position
+        this.currentAsOf = Math.max(this.currentAsOf, sentAt)
+        return this.state
+      }
       await this.backend.session(async (s) => {
         // One snapshot: the head and the keys after our position, then the rows they name.
         const opening = this.backend.beginRead()
@@ -640,7 +687,7 @@ export class Store {
         this.observer?.writeRetried?.('moved')
         return 'moved'
       }
-      const statements = concat(this.writer.statements(this.state, run.all), recordStatements(this.db, run.all, base + 1))
+      const statements = concat(this.writer.statements(this.state, run.all), recordStatements(this.db, run.all, base + 1, this.image()))
       let sentAt = 0
       const outcome = await this.backend.session((s) => {
         committing = true
@@ -699,11 +746,11 @@ export class Store {
           process.stderr.write('placemat-test: paused in transaction\n')
           await new Promise((r) => setTimeout(r, this.options.pauseInTransactionMs))
           committing = true
-          await s.run([...recordStatements(db, run.all, seq), sql`commit`.compile(db)])
+          await s.run([...recordStatements(db, run.all, seq, this.image()), sql`commit`.compile(db)])
         } else {
           // One more round trip (more for a big batch): the rows, the journal, the counter, COMMIT.
           committing = true
-          await s.run(concat(this.writer.statements(this.state, run.all), recordStatements(db, run.all, seq), [sql`commit`.compile(db)]))
+          await s.run(concat(this.writer.statements(this.state, run.all), recordStatements(db, run.all, seq, this.image()), [sql`commit`.compile(db)]))
         }
         this.position = seq
         if (this.kind === 'postgres') this.seenMark = seq
