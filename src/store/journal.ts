@@ -130,16 +130,35 @@ const IMAGE_MAX_CHARS = 1 << 20
 /** Images read by one catch-up at most; a node further behind reads the rows (one snapshot). */
 const IMAGES_PER_CATCH_UP = 1000
 
-/** The images recorded after `position`, in order (an index range: nothing when nothing changed). */
-export function imagesStatement(db: Kysely<Database>, position: number): CompiledQuery {
-  return db.selectFrom('placemat_change_images').select(['seq', 'body']).where('seq', '>', position).orderBy('seq').limit(IMAGES_PER_CATCH_UP).compile()
+/**
+ * The head and the images recorded after `position`, in one statement and so one snapshot: every
+ * transaction the head counts is among the images if it recorded one. Two index reads; the
+ * second finds nothing when nothing changed. (PostgreSQL: the question a node asks before it
+ * serves a read, answered with what it needs to catch up.)
+ */
+export function aheadStatement(db: Kysely<Database>, position: number): CompiledQuery {
+  return sql`select key, value, null as body from placemat_meta where key in ('change_counter', 'journal_floor', 'topology_generation')
+    union all
+    select 'image', cast(seq as varchar), body from (select seq, body from placemat_change_images where seq > ${position} order by seq limit ${IMAGES_PER_CATCH_UP}) i`.compile(db)
+}
+
+/** What aheadStatement read: the head, and the images after the position in order. */
+export interface Ahead {
+  head: Head
+  images: Row[]
+}
+
+export function readAhead(rows: Row[]): Ahead {
+  const images = rows.filter((r) => r.key === 'image').map((r) => ({seq: Number(r.value), body: r.body}))
+  images.sort((a, b) => a.seq - b.seq)
+  return {head: readHead(rows.filter((r) => r.key !== 'image')), images}
 }
 
 /**
  * The windows of the transactions after `position` up to `head`, one per transaction, from their
  * images; null when one is missing (pruned, too large to record, or beyond this read): then the
  * rows their keys name are read instead. `head` was read before `rows`, so every transaction it
- * counts is among them if it recorded an image.
+ * counts is among them if it recorded one.
  */
 export function imageWindows(head: Head, position: number, rows: Row[]): Window[] | null {
   if (head.floor > position || head.counter < position) return null

@@ -5,7 +5,7 @@ import {loadTables} from './state-loader.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../core/standard.js'
 import {describeTarget, isDatabaseUrl, openBackend, type Backend, type BackendOptions, type Row, type Session} from './backends.js'
 import {DatabaseUnavailableError, asDatabaseError, databaseFault, describeCause, type DatabaseFault} from './database-faults.js'
-import {MAX_PATCH_KEYS, headStatement, imageWindows, imagesStatement, invalidateStatements, keysStatement, readHead, readKeys, readWindow, recordStatements, rowStatements, unsureKeys, type Head, type JournalRow, type Window} from './journal.js'
+import {MAX_PATCH_KEYS, aheadStatement, headStatement, imageWindows, invalidateStatements, readAhead, type Ahead, keysStatement, readHead, readKeys, readWindow, recordStatements, rowStatements, unsureKeys, type Head, type JournalRow, type Window} from './journal.js'
 import {applyWindow} from './state-patch.js'
 import {StateWriter, imageRows, type ImageRows} from './state-writer.js'
 import {migrations, LATEST_MIGRATION} from './schema.js'
@@ -95,6 +95,8 @@ export class Store {
   private currentAsOf = -Infinity
   /** The probe of the change counter in flight, which reads arriving before it was sent share. */
   private probe: {sentAt: number; counter: Promise<number>} | null = null
+  /** PostgreSQL: the last probe's head and images, while the State is still at their `from`. */
+  private ahead: (Ahead & {from: number}) | null = null
   /** PostgreSQL: the share of recent writes tried in one round trip that another node overtook. */
   private overtakenRate = 0
   /** PostgreSQL: writes that took the lock first without trying, since the last try. */
@@ -368,9 +370,10 @@ export class Store {
   private async followImages(): Promise<boolean> {
     if (this.kind !== 'postgres' || this.suspect || this.position < 0) return false
     const position = this.position
-    const [headRows, images] = await this.backend.session((s) => s.run([headStatement(this.db), imagesStatement(this.db, position)]))
-    const head = readHead(headRows)
-    this.head = Math.max(this.head, head.counter)
+    // What the last probe read from this position, if nothing was applied since: no round trip.
+    const ahead = this.ahead?.from === position ? this.ahead : await this.readAhead()
+    this.ahead = null
+    const {head, images} = ahead
     if (head.counter === position) return true
     const windows = imageWindows(head, position, images)
     if (!windows) return false
@@ -475,13 +478,26 @@ export class Store {
     }
   }
 
+  /**
+   * PostgreSQL: the head and the images after our position, in one round trip. Kept (this.ahead)
+   * until the State moves, so that the catch-up it shows is needed reads nothing more.
+   */
+  private async readAhead(): Promise<Ahead & {from: number}> {
+    const from = this.position
+    const [rows] = await this.backend.session((s) => s.run([aheadStatement(this.db, from < 0 ? Number.MAX_SAFE_INTEGER : from)]))
+    const ahead = {...readAhead(rows), from}
+    this.head = Math.max(this.head, ahead.head.counter)
+    if (ahead.head.counter > from && from === this.position) this.ahead = ahead
+    return ahead
+  }
+
   /** The change counter as read by a round trip sent at `arrived` or later (one shared by all who wait). */
   private counterSince(arrived: number): Promise<number> {
     const probe = this.probe
     if (probe && probe.sentAt >= arrived) return probe.counter
     const sentAt = performance.now()
     const counter = Promise.resolve()
-      .then(() => this.backend.changeMark())
+      .then(() => (this.kind === 'postgres' ? this.readAhead().then((a) => a.head.counter) : this.backend.changeMark()))
       .then(
         (m) => {
           if (this.probe?.counter === counter) this.probe = null
@@ -529,8 +545,9 @@ export class Store {
    */
   private async sync(moved = false): Promise<State> {
     try {
-      const markBefore = moved ? -1 : await this.backend.changeMark()
-      if (markBefore === this.seenMark && !this.suspect) return this.state
+      // PostgreSQL asks the head with the images (followImages), in the same round trip.
+      const markBefore = moved || this.kind === 'postgres' ? -1 : await this.backend.changeMark()
+      if (markBefore !== -1 && markBefore === this.seenMark && !this.suspect) return this.state
       const sentAt = performance.now()
       if (await this.followImages()) {
         this.seenMark = this.position
@@ -677,7 +694,8 @@ export class Store {
         // Refusals and no-ops decided on a State that may be behind: they stand if nobody
         // committed since (one round trip, no lock).
         const sentAt = performance.now()
-        const mark = await this.backend.changeMark()
+        // With the images since: when it moved, the try again catches up from them.
+        const mark = (await this.readAhead()).head.counter
         this.dirty = false
         this.head = Math.max(this.head, mark)
         if (mark === base) {
