@@ -230,6 +230,7 @@ async function startPostgres() {
     throw new Error(`${err.message}\n${tail}`)
   }
   running.pgStop = (mode = 'fast') => asPg(path.join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop'])
+  running.statsUrl = `postgres://postgres@127.0.0.1:${port}/placemat_scaleout`
   running.postmaster = Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0])
   const admin = new pg.Client({connectionString: `postgres://postgres@127.0.0.1:${port}/postgres`})
   await admin.connect()
@@ -291,6 +292,23 @@ const postgresPids = (postmaster) => {
     } catch {}
   }
   return pids
+}
+
+/**
+ * Transactions the server has ended in the bench's database: each of placemat's round trips is
+ * one (its statements go in one simple query). The server publishes them within a second.
+ */
+async function serverTransactions() {
+  if (!running.statsUrl) return null
+  await sleep(1100)
+  const c = new pg.Client({connectionString: running.statsUrl})
+  await c.connect()
+  try {
+    const r = await c.query('select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()')
+    return Number(r.rows[0].n)
+  } finally {
+    await c.end()
+  }
 }
 
 /** CPU seconds used so far by the daemons, the PostgreSQL server (when there is one) and this process. */
@@ -388,7 +406,9 @@ function brief(line) {
 }
 
 /** Sum of a counter on GET /metrics, or null when the daemon does not export it. */
-async function metricValue(node, metric) {
+async function metricValue(node, wanted) {
+  // 'name' sums every series of the metric; 'name{label="v"}' those with that label.
+  const [metric, label] = wanted.includes('{') ? [wanted.slice(0, wanted.indexOf('{')), wanted.slice(wanted.indexOf('{') + 1, -1)] : [wanted, null]
   try {
     const r = await call(node.url, 'GET', '/metrics')
     if (r.status !== 200) return null
@@ -397,7 +417,7 @@ async function metricValue(node, metric) {
     for (const line of r.text.split('\n')) {
       if (line.startsWith('#')) continue
       const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)/.exec(line)
-      if (m && m[1] === metric) {
+      if (m && m[1] === metric && (label === null || (m[2] ?? '').includes(label))) {
         found = true
         sum += Number(m[3])
       }
@@ -886,23 +906,36 @@ async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb
   progress(`${setup}, ${k} daemon(s): churn, ${CLIENTS} clients for ${SECONDS} s${KILL ? ' (one node killed at S/3, restarted at 2S/3)' : ''}...`)
   // A histogram shows no count before its first write (0 then); a daemon without the retry counter gives null.
   const sum = async (m, absent) => (await Promise.all(nodes.map((n) => metricValue(n, m)))).reduce((a, b) => (a === null || (b ?? absent) === null ? null : a + (b ?? absent)), 0)
-  const counters = () => Promise.all([sum('placemat_store_write_duration_seconds_count', 0), sum('placemat_writes_retried_total', null)])
-  const [writesBefore, retriedBefore] = await counters()
+  const counters = () =>
+    Promise.all([
+      sum('placemat_store_write_duration_seconds_count', 0),
+      sum('placemat_writes_retried_total', null),
+      sum('placemat_journal_catchups_total{from="images"}', null),
+      sum('placemat_journal_catchups_total{from="rows"}', null),
+    ])
+  const [writesBefore, retriedBefore, imagesBefore, rowsBefore] = await counters()
+  const xactsBefore = await serverTransactions()
   const cpuBefore = cpuNow(nodes)
   const run = await churn(nodes, SECONDS, {kill: KILL})
   const cpuAfter = cpuNow(nodes)
+  const xactsAfter = await serverTransactions()
   const s = run.stats
   // Where a claim's time goes on this machine: CPU milliseconds per claim, by process kind.
   const cpuPerClaim = Object.fromEntries(Object.keys(cpuAfter).map((k) => [k, s.claims ? ((cpuAfter[k] - cpuBefore[k]) * 1000) / s.claims : null]))
-  const [writesAfter, retriedAfter] = KILL ? [null, null] : await counters()
+  const [writesAfter, retriedAfter, imagesAfter, rowsAfter] = KILL ? [null, null, null, null] : await counters()
+  // How the nodes caught up with each other: from the writes' images, or by reading rows.
+  const catchUps = imagesAfter === null || imagesBefore === null ? null : {images: imagesAfter - imagesBefore, rows: rowsAfter - rowsBefore}
   // Writes another node overtook (tried in one round trip, run again): what contention costs.
   const overtaken = writesAfter === null || retriedAfter === null || writesBefore === null || retriedBefore === null ? null : {writes: writesAfter - writesBefore, retried: retriedAfter - retriedBefore}
   progress(
     `  ${s.claims} claims in ${run.elapsed.toFixed(1)} s (${(s.claims / run.elapsed).toFixed(1)}/s), p50 ${fmtMs(pct(s.latencies, 50))} ms, p99 ${fmtMs(pct(s.latencies, 99))} ms; ` +
       `${s.conflicts} answered 409; statuses ${JSON.stringify(s.statuses)}; 5xx+errors ${s.errors}${KILL ? `, in flight to the killed node ${s.inFlightKilled}` : ''}`,
   )
-  progress(`  CPU per claim: ${Object.entries(cpuPerClaim).map(([k, v]) => `${k} ${fmtMs(v)} ms`).join(', ')} (${os.cpus().length} cores)`)
+  // Round trips to the database per claim (the bench's own few reads are in it).
+  const roundTrips = xactsBefore === null || !s.claims ? null : (xactsAfter - xactsBefore) / s.claims
+  progress(`  CPU per claim: ${Object.entries(cpuPerClaim).map(([k, v]) => `${k} ${fmtMs(v)} ms`).join(', ')} (${os.cpus().length} cores)${roundTrips === null ? '' : `; database round trips per claim ${roundTrips.toFixed(1)}`}`)
   if (overtaken) progress(`  write transactions ${overtaken.writes}, overtaken by another node and run again ${overtaken.retried}`)
+  if (catchUps && k > 1) progress(`  catch-ups from images ${catchUps.images}, by reading rows ${catchUps.rows}`)
   for (const e of s.errorSamples) progress(`  error: ${e}`)
   const check = await checkAndRelease(nodes, run)
   progress(
@@ -953,10 +986,12 @@ async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb
     claims: s.claims,
     write_transactions: overtaken?.writes ?? null,
     writes_overtaken: overtaken?.retried ?? null,
+    catch_ups: catchUps,
     claims_per_s: s.claims / run.elapsed,
     claim_p50_ms: pct(s.latencies, 50),
     claim_p99_ms: pct(s.latencies, 99),
     cpu_ms_per_claim: cpuPerClaim,
+    round_trips_per_claim: roundTrips,
     conflicts_409: s.conflicts,
     statuses: s.statuses,
     statuses_by_method: s.byMethod,

@@ -30,8 +30,8 @@ const agg = (k: number) => `aaaaaaaa-0000-0000-0000-${String(k).padStart(12, '0'
 
 type Write = (s: State, now: number) => unknown
 
-/** One random write of any kind the State has, chosen against what `s` holds now. */
-function randomWrite(s: State, rand: () => number, next: {n: number; rc: number; trait: number; group: number}): {write: Write; label: string} {
+/** One random write of any kind the State has, chosen against what `s` holds now (`selfContained`: as the allocation routes send it). */
+function randomWrite(s: State, rand: () => number, next: {n: number; rc: number; trait: number; group: number}): {write: Write; label: string; selfContained?: boolean} {
   const pick = <T>(a: T[]): T => a[Math.floor(rand() * a.length)]
   const live = [...s.providers.keys()]
   const r = rand()
@@ -80,6 +80,7 @@ function randomWrite(s: State, rand: () => number, next: {n: number; rc: number;
     const consumer = cuuid(Math.floor(rand() * 12))
     return {
       label: 'allocations',
+      selfContained: true,
       write: (st, now) => {
         const allocations = new Map(rc ? [[p.uuid, new Map([[rc, 1]])]] : [])
         writeAllocations(st, now, [{uuid: consumer, allocations, project: 'p', user: 'u'}], {checkGeneration: false, ...putAllocationErrors(consumer)})
@@ -90,7 +91,7 @@ function randomWrite(s: State, rand: () => number, next: {n: number; rc: number;
     const held = [...s.consumers.values()].filter((c) => c.allocations.size > 0)
     if (held.length) {
       const c = pick(held).uuid
-      if (r < 0.7) return {label: 'delete allocations', write: (st) => deleteAllocations(st, c)}
+      if (r < 0.7) return {label: 'delete allocations', selfContained: true, write: (st) => deleteAllocations(st, c)}
       // The giver's record goes and what it was is kept (a moved consumer), until it holds something again.
       const to = cuuid(Math.floor(rand() * 12))
       return {label: 'move allocations', write: (st, now) => moveAllocations(st, now, {consumer: c, to}, {allowViolations: true})}
@@ -192,19 +193,28 @@ async function run(target: string, processes: string[], seeds: number[], steps: 
         stores[k] = await open('cli')
       }
       const {store, name} = stores[k]
-      const {write, label} = randomWrite(await store.refresh(), rand, next)
+      const {write, label, selfContained} = randomWrite(await store.refresh(), rand, next)
       const fail = rand() < 0.1
-      try {
-        await store.write((s, now) => {
-          write(s, now)
-          if (fail) throw new Error('refused after changing the State')
-        })
-      } catch (e) {
-        if (fail) failures++
-        else if ((e as {status?: number}).status) refusals++
-        else throw e
+      const attempt = async (st: Store, w: Write, failing: boolean, self?: boolean) => {
+        try {
+          await st.write(
+            (s, now) => {
+              w(s, now)
+              if (failing) throw new Error('refused after changing the State')
+            },
+            {selfContained: self},
+          )
+        } catch (e) {
+          if (failing) failures++
+          else if ((e as {status?: number}).status) refusals++
+          else throw e
+        }
       }
-      await expectSame(stores, target, `seed ${seed} step ${step}: ${label}${fail ? ' (failed)' : ''} by ${name}`)
+      // Now and then another process writes at the same time (each decided on what it held).
+      const j = (k + 1 + Math.floor(rand() * (stores.length - 1))) % stores.length
+      const other = stores.length > 1 && rand() < 0.3 ? {...randomWrite(await stores[j].store.refresh(), rand, next), store: stores[j].store, name: stores[j].name} : null
+      await Promise.all([attempt(store, write, fail, selfContained), other ? attempt(other.store, other.write, false, other.selfContained) : null])
+      await expectSame(stores, target, `seed ${seed} step ${step}: ${label}${fail ? ' (failed)' : ''} by ${name}${other ? `, with ${other.label} by ${other.name}` : ''}`)
     }
   }
   for (const {store} of stores) await store.close()

@@ -6,6 +6,7 @@ import pg from 'pg'
 import {BackgroundCheckpointer} from './checkpointer.js'
 import {DatabaseUnavailableError, databaseFault, type DatabaseFault} from './database-faults.js'
 import type {Database} from './schema.js'
+import {KEY, type JournalRow} from './journal.js'
 
 export {describeTarget, isDatabaseUrl, resolveTarget} from './target.js'
 import {foreignDatabase, foreignDatabaseUrl, isDatabaseUrl} from './target.js'
@@ -37,6 +38,14 @@ export interface Session {
    * (nothing was sent).
    */
   commitIfAt?(position: number, statements: Iterable<CompiledQuery>): Promise<'committed' | 'moved' | 'too-big'>
+  /**
+   * As commitIfAt, for a write whose outcome depends only on the records it changes (journal.ts's
+   * keyedGuard): it commits when no transaction since `position` touched one of `keys` or changed
+   * anything but allocations, and every one of them recorded its image. The statements number the
+   * transaction themselves (keyedRecordStatements). Answers the images recorded after `position`,
+   * the write's own last.
+   */
+  commitKeyed?(position: number, keys: readonly JournalRow[], statements: Iterable<CompiledQuery>): Promise<Row[] | 'moved' | 'too-big'>
 }
 
 /**
@@ -289,6 +298,24 @@ interface PostgresSession extends Session {
   send(text: string): Promise<Row[][]>
 }
 
+/**
+ * commitKeyed's check, under the write lock (the function placemat_keyed_check, schema.ts): since
+ * `position`, nothing was pruned, every transaction recorded its image (the write's process applies
+ * them after its own), and none touched a provider or consumer of `keys` or changed anything but
+ * allocations and provider generations (a provider deleted elsewhere changes nothing this write
+ * decided). A writer more than GUARD_RANGE transactions behind is refused too.
+ */
+function keyedGuard(position: number, keys: readonly JournalRow[]): string {
+  const array = (kind: string) => `ARRAY[${keys.filter((k) => k.kind === kind).map((k) => literal(k.key)).join(', ')}]::text[]`
+  return `select placemat_keyed_check(${position}, ${array(KEY.provider)}, ${array(KEY.consumer)}, ${GUARD_RANGE})`
+}
+
+/** Transactions a keyed check reads at most; a writer further behind is refused (it catches up first). */
+const GUARD_RANGE = 2000
+
+/** The images recorded after `position`, in order (the last statement of a keyed commit). */
+const imagesAfter = (position: number) => `select seq, body from placemat_change_images where seq > ${position} order by seq`
+
 /** Statements (compiled, or SQL text) as the text of one simple query. */
 function joinStatements(statements: Iterable<CompiledQuery | string>, max: number): string {
   let text = ''
@@ -478,6 +505,18 @@ class PostgresBackend implements Backend {
         try {
           await send(text)
           return 'committed'
+        } catch (err) {
+          if ((err as {code?: unknown}).code === MOVED) return 'moved'
+          throw err
+        }
+      },
+      commitKeyed: async (position, keys, statements) => {
+        if (!Number.isSafeInteger(position)) throw new Error(`not a journal position: ${position}`)
+        const text = joinStatements([this.beginWrite()[1], keyedGuard(position, keys), ...statements, imagesAfter(position)], MAX_ROUND_TRIP_TEXT)
+        if (text.length > MAX_ROUND_TRIP_TEXT) return 'too-big'
+        try {
+          const results = await send(text)
+          return results[results.length - 1]
         } catch (err) {
           if ((err as {code?: unknown}).code === MOVED) return 'moved'
           throw err

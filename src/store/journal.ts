@@ -121,6 +121,62 @@ export function* recordStatements(db: Kysely<Database>, ch: Changes, seq: number
   yield setMeta(db, 'change_counter', seq)
 }
 
+/**
+ * The keys a write's own check names when its outcome depends only on what it changes (see
+ * Backend.commitKeyed): allocations only, consumers' and providers' generations, few enough that
+ * its image is always recorded. Null for any other change, which needs the whole counter to
+ * stand still.
+ */
+export function keyedKeys(ch: Changes): JournalRow[] | null {
+  if (
+    ch.deletedProviders.size || ch.classes.size || ch.deletedClasses.size || ch.traits.size || ch.deletedTraits.size || ch.topologyNodes.size ||
+    ch.deletedTopologyNodes.size || ch.groups.size || ch.deletedGroups.size || ch.moved.size || ch.aggregateNames.size || ch.topologyGeneration
+  ) {
+    return null
+  }
+  if (keyCount(ch) > KEYED_MAX_KEYS) return null
+  for (const parts of ch.providers.values()) if (parts !== PART.generation) return null
+  return [...rowsOf(ch, 0)]
+}
+
+/** A keyed write changes at most this many keys (its image then stays well under IMAGE_MAX_CHARS). */
+const KEYED_MAX_KEYS = 500
+
+/**
+ * recordStatements for a keyed write: the transaction's number is the counter's next value as
+ * the server finds it under the lock (others may have committed since the writer's position), so
+ * the counter moves first and the journal, the image and the pruning read it back.
+ */
+export function* keyedRecordStatements(db: Kysely<Database>, ch: Changes, base: number, image: (ch: Changes) => ImageRows): Generator<CompiledQuery> {
+  yield sql`update placemat_meta set value = cast(cast(value as bigint) + 1 as varchar(32)) where key = 'change_counter'`.compile(db)
+  const seq = sql`(select cast(value as bigint) from placemat_meta where key = 'change_counter')`
+  const keys = [...rowsOf(ch, 0)]
+  if (keys.length) {
+    const values = sql.join(keys.map((k) => sql`(${k.kind}, ${k.key}, ${k.parts})`))
+    yield sql`insert into placemat_changes (seq, kind, key, parts) select ${seq}, v.kind, v.key, v.parts from (values ${values}) as v(kind, key, parts)`.compile(db)
+  }
+  const body = JSON.stringify({keys: keys.map((k) => [k.kind, k.key, k.parts]), rows: image(ch)})
+  yield sql`insert into placemat_change_images (seq, body) values (${seq}, ${body})`.compile(db)
+  // Pruning now and then: the number is the server's, so the writer's guess of it decides when,
+  // and the floor is the server's number less JOURNAL_KEEP.
+  if ((base + 1) % PRUNE_EVERY === 0) {
+    const floor = sql`(select cast(value as bigint) - ${JOURNAL_KEEP} from placemat_meta where key = 'change_counter')`
+    yield sql`delete from placemat_changes where seq <= ${floor}`.compile(db)
+    yield sql`delete from placemat_change_images where seq <= ${floor}`.compile(db)
+    yield sql`update placemat_meta set value = cast(${floor} as varchar(32)) where key = 'journal_floor' and cast(value as bigint) < ${floor}`.compile(db)
+  }
+}
+
+/** The windows of a keyed write's answer (commitKeyed): the transactions others committed before it, after `position`. */
+export function windowsBefore(images: Row[], position: number, topologyGeneration: number): {windows: Window[]; seq: number} {
+  const seq = Number(images[images.length - 1].seq)
+  const head: Head = {counter: seq, floor: 0, topologyGeneration}
+  const others = images.slice(0, -1).map((r) => ({seq: Number(r.seq), body: r.body}))
+  const windows = imageWindows({...head, counter: seq - 1}, position, others)
+  if (!windows) throw new Error(`the images after ${position} are not whole (${others.map((r) => r.seq).join(', ')})`)
+  return {windows, seq}
+}
+
 /** A transaction changing at most this many keys records its rows too (its image). */
 export const IMAGE_MAX_KEYS = 2000
 

@@ -105,7 +105,8 @@ function patchProviders(s: State, named: Map<string, number> | undefined, w: Win
     const uuid = str(r.uuid)
     maxSeq = Math.max(maxSeq, num(r.seq))
     let p = s.providers.get(uuid)
-    if (p && (named.get(uuid)! & PART.created)) {
+    // Made again (here, or by a write that failed after deleting and making it: not yet numbered).
+    if (p && (named.get(uuid)! & PART.created || p.seq !== num(r.seq))) {
       s.removeProvider(p)
       p = undefined
     }

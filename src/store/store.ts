@@ -5,7 +5,7 @@ import {loadTables} from './state-loader.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../core/standard.js'
 import {describeTarget, isDatabaseUrl, openBackend, type Backend, type BackendOptions, type Row, type Session} from './backends.js'
 import {DatabaseUnavailableError, asDatabaseError, databaseFault, describeCause, type DatabaseFault} from './database-faults.js'
-import {MAX_PATCH_KEYS, aheadStatement, headStatement, imageWindows, invalidateStatements, readAhead, type Ahead, keysStatement, readHead, readKeys, readWindow, recordStatements, rowStatements, unsureKeys, type Head, type JournalRow, type Window} from './journal.js'
+import {MAX_PATCH_KEYS, aheadStatement, headStatement, imageWindows, invalidateStatements, keyedKeys, keyedRecordStatements, readAhead, windowsBefore, type Ahead, keysStatement, readHead, readKeys, readWindow, recordStatements, rowStatements, unsureKeys, type Head, type JournalRow, type Window} from './journal.js'
 import {applyWindow} from './state-patch.js'
 import {StateWriter, imageRows, type ImageRows} from './state-writer.js'
 import {migrations, LATEST_MIGRATION} from './schema.js'
@@ -95,6 +95,8 @@ export class Store {
   private currentAsOf = -Infinity
   /** The probe of the change counter in flight, which reads arriving before it was sent share. */
   private probe: {sentAt: number; counter: Promise<number>} | null = null
+  /** PostgreSQL: when another node's commit was last applied (keyed writes are worth their check only then). */
+  private othersWroteAt = -Infinity
   /** PostgreSQL: the last probe's head and images, while the State is still at their `from`. */
   private ahead: (Ahead & {from: number}) | null = null
   /** PostgreSQL: the share of recent writes tried in one round trip that another node overtook. */
@@ -363,21 +365,75 @@ export class Store {
 
   /**
    * PostgreSQL: catches up from the images of the transactions since our position, in one round
-   * trip of two index reads and no snapshot transaction (the head first: every transaction it
-   * counts is visible to the read after it). False when an image is missing (a large change, a
-   * pruned journal, a node far behind) or rows must be read again: the caller reads the window.
+   * trip and one snapshot: the head with the images (aheadStatement), and the rows of the keys a
+   * failed or overtaken write left unsure, read again. False when an image is missing (a large
+   * change, a pruned journal, a node far behind) or everything is unsure: the caller reads the
+   * window's rows instead.
    */
   private async followImages(): Promise<boolean> {
-    if (this.kind !== 'postgres' || this.suspect || this.position < 0) return false
+    if (this.kind !== 'postgres' || this.suspect === 'all' || this.position < 0) return false
     const position = this.position
+    const unsure = this.unsure()
     // What the last probe read from this position, if nothing was applied since: no round trip.
-    const ahead = this.ahead?.from === position ? this.ahead : await this.readAhead()
+    if (!unsure.length && this.ahead?.from === position) {
+      const ahead = this.ahead
+      this.ahead = null
+      return this.applyAhead(ahead, [], [], [])
+    }
     this.ahead = null
+    const again = rowStatements(this.db, unsure, 'ctid')
+    const opening = this.backend.beginRead()
+    const results = await this.backend.session((s) => s.run([...opening, aheadStatement(this.db, position), ...again.map(([, q]) => q), sql`commit`.compile(this.db)]))
+    const ahead = readAhead(results[opening.length])
+    this.head = Math.max(this.head, ahead.head.counter)
+    return this.applyAhead(ahead, unsure, again, results.slice(opening.length + 1, -1))
+  }
+
+  /**
+   * Applies what aheadStatement read (the images since our position), then the rows read in the
+   * same snapshot for the unsure keys; false, changing nothing, when the images are not whole.
+   */
+  private applyAhead(ahead: Ahead, unsure: JournalRow[], again: ReturnType<typeof rowStatements>, rows: Row[][]): boolean {
     const {head, images} = ahead
-    if (head.counter === position) return true
-    const windows = imageWindows(head, position, images)
+    const windows = imageWindows(head, this.position, images)
     if (!windows) return false
+    if (windows.length === 0 && unsure.length === 0) return true
+    this.applyImages(windows)
+    this.position = head.counter
+    if (unsure.length) {
+      const t0 = performance.now()
+      this.writer.nextSeq = Math.max(this.writer.nextSeq, applyWindow(this.state, readWindow(head, {keys: unsure, large: false}, again, rows), this.writer.nextSeq) + 1)
+      this.suspect = null
+      this.observer?.caughtUp?.(unsure.length, (performance.now() - t0) / 1000, 'rows')
+    }
+    this.state.version += 1
+    keepIndexCurrent(this.state)
+    return true
+  }
+
+  /**
+   * PostgreSQL, in a write: BEGIN and the lock (`opening`, emptied once sent), then what others
+   * committed since our position from their images, with the unsure keys' rows, in that one round
+   * trip (nobody commits while we hold the lock). False when that cannot do: the caller reads the
+   * window's keys and rows.
+   */
+  private async followUnderLock(s: Session, opening: CompiledQuery[]): Promise<boolean> {
+    if (this.kind !== 'postgres' || this.suspect === 'all' || this.position < 0) return false
+    const unsure = this.unsure()
+    const again = rowStatements(this.db, unsure, 'ctid')
+    const results = await s.run([...opening, aheadStatement(this.db, this.position), ...again.map(([, q]) => q)])
+    const sent = opening.length
+    opening.length = 0
+    const ahead = readAhead(results[sent])
+    this.head = Math.max(this.head, ahead.head.counter)
+    return this.applyAhead(ahead, unsure, again, results.slice(sent + 1))
+  }
+
+  /** Applies other processes' transactions from their images, in order. */
+  private applyImages(windows: Window[]): void {
+    if (windows.length === 0) return
     const t0 = performance.now()
+    this.othersWroteAt = t0
     let keys = 0
     try {
       for (const w of windows) {
@@ -389,11 +445,7 @@ export class Store {
       this.suspect = 'all'
       throw err
     }
-    this.position = head.counter
-    this.state.version += 1
-    keepIndexCurrent(this.state)
     this.observer?.caughtUp?.(keys, (performance.now() - t0) / 1000, 'images')
-    return true
   }
 
   /** The statement that reads the journal's keys after our position (none while the State is not whole). */
@@ -584,11 +636,11 @@ export class Store {
    * commit): none is acknowledged before all are on disk, and a refusal of one (its `fn`
    * throwing before it changed anything) does not touch the others.
    */
-  write<T>(fn: (state: State, now: number) => T): Promise<T> {
+  write<T>(fn: (state: State, now: number) => T, options: WriteOptions = {}): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'))
     if (!this.started) return Promise.reject(new DatabaseUnavailableError('starting'))
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({fn, resolve: resolve as (v: unknown) => void, reject, started: performance.now()})
+      this.queue.push({fn, resolve: resolve as (v: unknown) => void, reject, started: performance.now(), selfContained: options.selfContained ?? false})
       if (!this.drainScheduled) {
         this.drainScheduled = true
         void this.exclusive(() => this.drain())
@@ -657,12 +709,17 @@ export class Store {
       const attempts = this.overtakenRate < 0.2 ? 2 : this.overtakenRate < 0.5 || ++this.lockedInARow >= PROBE_EVERY ? 1 : 0
       for (let attempt = 0; attempt < attempts; attempt++) {
         this.lockedInARow = 0
-        if (!this.currentAsFarAsKnown()) {
-          try {
-            await this.sync(true)
-          } catch (err) {
-            return this.fail(group, {outcomes: [], all: new Changes(), threw: null}, err, false)
+        try {
+          // What other nodes committed before the group's first write arrived is asked first, in
+          // the round trip reads share, with the images to catch up from: a try then meets only
+          // what commits while it is on its way, instead of every commit since our last question.
+          // (While others write: a node writing alone is overtaken by nobody, and saves the question.)
+          if (attempt === 0 && this.currentAsOf < group[0].started && performance.now() - this.othersWroteAt < OTHERS_WRITING_MS) {
+            await this.counterSince(group[0].started)
           }
+          if (!this.currentAsFarAsKnown()) await this.sync(true)
+        } catch (err) {
+          return this.fail(group, {outcomes: [], all: new Changes(), threw: null}, err, false)
         }
         const outcome = await this.writeAtPosition(group)
         this.overtakenRate += ((outcome === 'moved' ? 1 : 0) - this.overtakenRate) * OVERTAKEN_WEIGHT
@@ -705,20 +762,30 @@ export class Store {
         this.observer?.writeRetried?.('moved')
         return 'moved'
       }
-      const statements = concat(this.writer.statements(this.state, run.all), recordStatements(this.db, run.all, base + 1, this.image()))
+      // A write that depends only on what it changes (allocations) needs only those to stand
+      // still; others' commits since, touching other consumers and providers, are applied after it.
+      const keys = group.every((w) => w.selfContained) && performance.now() - this.othersWroteAt < OTHERS_WRITING_MS ? keyedKeys(run.all) : null
+      const keyed = keys !== null && !inAnyGroup(this.state, run.all)
+      const record = keyed ? keyedRecordStatements(this.db, run.all, base, (ch) => imageRows(this.state, ch)) : recordStatements(this.db, run.all, base + 1, this.image())
+      const statements = concat(this.writer.statements(this.state, run.all), record)
       let sentAt = 0
-      const outcome = await this.backend.session((s) => {
+      const outcome = await this.backend.session((s): Promise<Row[] | 'committed' | 'moved' | 'too-big'> => {
         committing = true
         sentAt = performance.now()
-        return s.commitIfAt!(base, statements)
+        return keyed ? s.commitKeyed!(base, keys, statements) : s.commitIfAt!(base, statements)
       })
-      if (outcome !== 'committed') {
+      if (outcome === 'moved' || outcome === 'too-big') {
         this.distrust(run.all)
         this.dirty = false
         this.observer?.writeRetried?.(outcome)
         return 'moved'
       }
       this.position = base + 1
+      if (Array.isArray(outcome)) {
+        const {windows, seq} = windowsBefore(outcome, base, this.state.topologyGeneration)
+        this.applyImages(windows)
+        this.position = seq
+      }
       this.seenMark = this.position
       this.head = Math.max(this.head, this.position)
       this.currentAsOf = Math.max(this.currentAsOf, sentAt)
@@ -742,9 +809,12 @@ export class Store {
         const db = this.db
         const opening = this.backend.beginWrite()
         const sentAt = performance.now()
-        const [headRows, keyRows] = (await s.run([...opening, headStatement(db), this.keysStatement()])).slice(opening.length)
-        const head = readHead(headRows)
-        if (head.counter !== this.position || this.suspect) await this.applySince(s, head, keyRows, true, [])
+        if (!(await this.followUnderLock(s, opening))) {
+          const [headRows, keyRows] = (await s.run([...opening, headStatement(db), this.keysStatement()])).slice(opening.length)
+          opening.length = 0
+          const head = readHead(headRows)
+          if (head.counter !== this.position || this.suspect) await this.applySince(s, head, keyRows, true, [])
+        }
         // Current at the head: reads need not wait until our write begins to change the State.
         if (this.kind === 'postgres') {
           this.seenMark = this.position
@@ -925,7 +995,34 @@ interface QueuedWrite {
   resolve: (value: unknown) => void
   reject: (error: unknown) => void
   started: number
+  selfContained: boolean
 }
+
+export interface WriteOptions {
+  /**
+   * What the write decides depends only on the records it changes (Placement's allocation
+   * writes: a consumer's generation, its providers' inventories and usages). On PostgreSQL it then
+   * commits unless another node changed one of those since (see Backend.commitKeyed), instead of
+   * unless another node committed anything.
+   */
+  selfContained?: boolean
+}
+
+/** Whether a consumer the change touches is a placement group's member (whose rules read other consumers). */
+function inAnyGroup(s: State, ch: Changes): boolean {
+  if (s.groups.size === 0) return false
+  for (const g of s.groups.values()) {
+    for (const c of ch.consumers) if (g.members.has(c)) return true
+    for (const c of ch.deletedConsumers) if (g.members.has(c)) return true
+  }
+  return false
+}
+
+/**
+ * PostgreSQL: for this long after another node's commit was applied, allocation writes are keyed
+ * (Backend.commitKeyed); a node writing alone keeps the plainer check, which costs the server less.
+ */
+const OTHERS_WRITING_MS = 1000
 
 /** PostgreSQL: how much each try in one round trip counts in the rate of those overtaken. */
 const OVERTAKEN_WEIGHT = 0.1

@@ -68,10 +68,14 @@ function toWrite(uuid: string, body: ConsumerBody, mv: Version, incomplete?: App
 export async function postAllocations(ctx: Ctx, before?: (s: State, writes: ConsumerWrite[]) => void): Promise<undefined> {
   const data = readJson<Record<string, ConsumerBody>>(ctx, S.allocationsPostSchema(ctx.mv))
   const writes = Object.entries(data).map(([uuid, body]) => toWrite(uuid, body, ctx.mv, ctx.options.incompleteConsumer))
-  await ctx.store.write((s, now) => {
-    before?.(s, writes)
-    writeAllocations(s, now, writes, {checkGeneration: ctx.mv.gte(28), ...postAllocationErrors})
-  })
+  // Without placemat's check, what the write decides depends only on the consumers and providers it changes.
+  await ctx.store.write(
+    (s, now) => {
+      before?.(s, writes)
+      writeAllocations(s, now, writes, {checkGeneration: ctx.mv.gte(28), ...postAllocationErrors})
+    },
+    {selfContained: !before},
+  )
   ctx.reply.code(204)
   return undefined
 }
@@ -119,9 +123,7 @@ async function putAllocations(ctx: Ctx) {
     body = {...data, allocations: dict}
   }
   const write = toWrite(uuid, body, ctx.mv, ctx.options.incompleteConsumer)
-  await ctx.store.write((s, now) =>
-    writeAllocations(s, now, [write], {checkGeneration: ctx.mv.gte(28), ...putAllocationErrors(uuid)}),
-  )
+  await ctx.store.write((s, now) => writeAllocations(s, now, [write], {checkGeneration: ctx.mv.gte(28), ...putAllocationErrors(uuid)}), {selfContained: true})
   ctx.reply.code(204)
   return undefined
 }
@@ -147,7 +149,7 @@ export const routes: RouteDef[] = [
     method: 'DELETE',
     url: '/allocations/:consumer_uuid',
     async handler(ctx) {
-      await ctx.store.write((s) => deleteAllocations(s, ctx.params.consumer_uuid))
+      await ctx.store.write((s) => deleteAllocations(s, ctx.params.consumer_uuid), {selfContained: true})
       ctx.reply.code(204)
       return undefined
     },
