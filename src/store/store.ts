@@ -95,7 +95,7 @@ export class Store {
   private currentAsOf = -Infinity
   /** The probe of the change counter in flight, which reads arriving before it was sent share. */
   private probe: {sentAt: number; counter: Promise<number>} | null = null
-  /** PostgreSQL: when another node's commit was last applied (keyed writes are worth their check only then). */
+  /** PostgreSQL: when another node's commit was last applied (see OTHERS_WRITING_MS). */
   private othersWroteAt = -Infinity
   /** PostgreSQL: the last probe's head and images, while the State is still at their `from`. */
   private ahead: (Ahead & {from: number}) | null = null
@@ -764,7 +764,7 @@ export class Store {
       }
       // A write that depends only on what it changes (allocations) needs only those to stand
       // still; others' commits since, touching other consumers and providers, are applied after it.
-      const keys = group.every((w) => w.selfContained) && performance.now() - this.othersWroteAt < OTHERS_WRITING_MS ? keyedKeys(run.all) : null
+      const keys = group.every((w) => w.selfContained) ? keyedKeys(run.all) : null
       const keyed = keys !== null && !inAnyGroup(this.state, run.all)
       const record = keyed ? keyedRecordStatements(this.db, run.all, base, (ch) => imageRows(this.state, ch)) : recordStatements(this.db, run.all, base + 1, this.image())
       const statements = concat(this.writer.statements(this.state, run.all), record)
@@ -1019,8 +1019,8 @@ function inAnyGroup(s: State, ch: Changes): boolean {
 }
 
 /**
- * PostgreSQL: for this long after another node's commit was applied, allocation writes are keyed
- * (Backend.commitKeyed); a node writing alone keeps the plainer check, which costs the server less.
+ * PostgreSQL: for this long after another node's commit was applied, a write asks what others
+ * committed before it is tried (a node writing alone saves the question).
  */
 const OTHERS_WRITING_MS = 1000
 
