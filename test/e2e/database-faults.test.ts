@@ -222,6 +222,8 @@ describe('the SQLite file goes away', () => {
     const health = await call(d, 'GET', '/placemat/v1/health')
     expect(health.status).toBe(503)
     expect(health.body.errors[0].detail).toContain('replaced')
+    // The log line may reach the pipe after the answers do.
+    await waitFor('the error line in the log', async () => /"level":50[^\n]*deleted or replaced/.test(d.output())).catch(() => undefined)
     expect(d.output()).toMatch(/"level":50[^\n]*deleted or replaced/)
     // A restart does not quietly make an empty database where this one was.
     d.child.kill('SIGTERM')
