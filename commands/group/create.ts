@@ -11,7 +11,7 @@ export default class GroupCreate extends PlacematCommand {
 - affinity: every placed member in one domain
 - anti-affinity: no two members in one domain
 - max-per: at most --max-per N members in one domain (Nova's max_server_per_host, at any level)
-- spread: member counts across every domain of the level differ by at most --max-skew S (Kubernetes' maxSkew)
+- spread: member counts across every domain of the level that has a host differ by at most --max-skew S (Kubernetes' maxSkew)
 
 A hard group (the default) is checked by every write that could break it:
 claims naming it (\`placemat claim --group NAME\`) or claiming one of its

@@ -6,8 +6,8 @@
  *   affinity        every placed member in one domain (host, rack, row or room)
  *   anti-affinity   no two members in one domain
  *   max-per N       at most N members in one domain (Nova's max_server_per_host, at any level)
- *   spread S        member counts across every domain of the level differ by at most S
- *                   (Kubernetes' topologySpreadConstraints maxSkew)
+ *   spread S        member counts across every domain of the level that has a host differ by
+ *                   at most S (Kubernetes' topologySpreadConstraints maxSkew)
  *
  * A soft group never refuses anything; it orders candidates, and audit reports it.
  *
@@ -73,7 +73,10 @@ export const perDomainLimit = (r: GroupRule): number | undefined =>
 /** Where hosts are: the domains of a host at a level, every domain of a level, and their names. */
 export interface Locator {
   domainsOf(host: string, level: GroupLevel): readonly string[]
-  /** Every domain of the level (what a spread is measured across). */
+  /**
+   * Every domain of the level that has a host, full or not (what a spread is measured across:
+   * a domain with no host can hold no member, as Kubernetes' maxSkew counts only domains with nodes).
+   */
   domains(level: GroupLevel): Iterable<string>
   label(domain: string): string
 }
@@ -101,6 +104,8 @@ export function topologyLocator(
   }
   // Every host with inventory, found once (a spread by host measures across all of them).
   let hosts: string[] | undefined
+  // The racks, rows and rooms that have a host (tree root), by level, found once in one pass over the hosts.
+  let withHosts: Map<GroupLevel, string[]> | undefined
   return {
     domainsOf(host, level) {
       if (level === 'host') return [host]
@@ -109,7 +114,14 @@ export function topologyLocator(
       return out
     },
     domains(level) {
-      if (level !== 'host') return byLevel.get(level) ?? []
+      if (level !== 'host') {
+        if (!withHosts) {
+          const occupied = new Set<string>()
+          for (const p of s.providers.values()) if (p.parent === null) for (const a of aggregatesOf(p.uuid)) occupied.add(a)
+          withHosts = new Map([...byLevel].map(([l, ds]) => [l, ds.filter((d) => occupied.has(d))]))
+        }
+        return withHosts.get(level) ?? []
+      }
       hosts ??= [...s.providers.values()].filter((p) => p.parent === null && p.inventories.size > 0).map((p) => p.uuid)
       return hosts
     },
@@ -226,7 +238,7 @@ export function groupBreaches(g: Group, hostsOf: MemberHosts, loc: Locator): Bre
       }
     }
   } else {
-    // spread: across every domain of the level, empty ones included.
+    // spread: across every domain of the level that has a host, those with no member included.
     const counts = new Map<string, number>()
     for (const d of loc.domains(g.level)) counts.set(d, 0)
     for (const [d, members] of inDomain) counts.set(d, members.length)

@@ -128,13 +128,31 @@ describe('placement group rules', () => {
     expect(joining([H(5)]).map((b) => b.group)).toEqual(['other'])
   })
 
-  it('spread measures across every domain of the level, empty ones included', () => {
+  it('spread measures across every domain of the level, those with no member included', () => {
     const s = cloud({1: [1], 2: [3], 3: [5]})
     group(s, {policy: 'spread', level: 'room', maxSkew: 1, members: [C(1), C(2)]})
     // m1 has 2, m2 and m3 none.
     expect(whys(s)).toEqual(['skew 2 (at most 1): 2 in m1, 0 in m2, m3'])
     group(s, {name: 'ok', policy: 'spread', level: 'room', maxSkew: 1, members: [C(1), C(3)]})
     expect(whys(s, 'ok')).toEqual([])
+  })
+
+  it('spread counts only domains that have hosts: an empty room added breaks nothing; a room whose hosts are full counts', () => {
+    // m1 holds 2 members, m2 and m3 one each (skew 1); C5..C12 fill h9 (8 VCPU, outside the topology).
+    const fillers = Object.fromEntries([5, 6, 7, 8, 9, 10, 11, 12].map((c) => [c, [9]]))
+    const s = cloud({1: [1], 2: [3], 3: [5], 4: [7], ...fillers})
+    group(s, {policy: 'spread', level: 'room', maxSkew: 1, members: [C(1), C(2), C(3), C(4)]})
+    expect(whys(s)).toEqual([])
+    // A layout adding room m4, with `hosts` in it.
+    const m4 = {uuid: nodeUuid('room', 'm4'), name: 'm4', level: 'room' as const, parent: null, createdAt: 0, updatedAt: 0}
+    const nodes = new Map([...s.topology, [m4.uuid, m4]])
+    const withM4 = (hosts: string[]) =>
+      topologyLocator(s, (h) => (hosts.includes(h) ? [m4.uuid] : [...s.providers.get(h)!.aggregates]), (agg) => nodes.get(agg), nodes.values())
+    // No host there: it can hold no member, so it is not counted (as Kubernetes' maxSkew).
+    expect(newBreaches(s, {locator: withM4([])})).toEqual([])
+    expect(groupBreaches(s.groups.get('g')!, (m) => storedHosts(s, m), withM4([]))).toEqual([])
+    // h9 there, with no room left on it: a room with a host counts, full or not.
+    expect(newBreaches(s, {locator: withM4([H(9)])}).map((b) => b.why)).toEqual(['skew 2 (at most 1): 2 in m1, 0 in m4'])
   })
 
   it('a spread by host over 200,000 hosts: counted in a loop, a few of the emptiest named', () => {
