@@ -116,12 +116,17 @@ describe('placemat apply', () => {
     }
     expect(await dumpDb(db)).toEqual(state)
 
-    // the cloud written back as an apply file: applying it anywhere plans nothing
+    // the cloud written back as an apply file: applying it anywhere plans nothing, with --prune
+    // too (placemat's aggregate names are in its `aggregates:` map, so none is dropped)
     for (const t of [file, daemon, plain]) {
       const written = path.join(dir, 'exported-apply.yaml')
-      fs.writeFileSync(written, (await ok(['export', '--format', 'apply', ...t])).stdout)
-      const again = await ok(['apply', written, ...t])
-      expect(again.stdout.trim()).toBe('No changes: everything in the file is up to date.')
+      const exported = (await ok(['export', '--format', 'apply', ...t])).stdout
+      fs.writeFileSync(written, exported)
+      if (t !== plain) expect(exported).toContain('\naggregates:\n  rack-a: 6c3a1a52-4d8e-4b7e-9a51-0f4b8a1c2d01\n')
+      for (const prune of [[], ['--prune', '--dry-run']]) {
+        const again = await ok(['apply', written, ...prune, ...t])
+        expect(again.stdout.trim(), `apply ${prune.join(' ')} ${t.join(' ')}`).toBe('No changes: everything in the file is up to date.')
+      }
     }
     expect(await dumpDb(db)).toEqual(state)
   }, 120_000)

@@ -3,7 +3,8 @@
  * can follow the cloud after a reshape or a hand edit: applying it plans nothing. Providers
  * nest as their trees do; inventories are a total when every other field is Placement's
  * default; a host's racks, rows and rooms stay out (they belong to the topology, and apply
- * keeps them).
+ * keeps them). The names placemat keeps for aggregates are the `aggregates:` map, every one of
+ * them (so that `apply --prune` of the file forgets none), and name the aggregates in the lists.
  */
 import {nonDefaultFields} from '../inventories.js'
 import type {Inventory, Provider, State} from '../state.js'
@@ -20,6 +21,8 @@ export interface ApplyDocumentProvider {
 export interface ApplyDocument {
   resource_classes: string[]
   traits: string[]
+  /** Aggregate name -> uuid; absent when none is named (plain Placement keeps no names). */
+  aggregates?: Record<string, string>
   providers: ApplyDocumentProvider[]
 }
 
@@ -32,13 +35,15 @@ function inventorySpec(inv: Inventory): number | Partial<Inventory> {
 }
 
 export function applyDocumentOf(s: State): ApplyDocument {
+  const named = [...s.aggregateNames.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  const aggregate = (uuid: string) => s.aggregateNames.get(uuid)?.name ?? uuid
   const provider = (p: Provider): ApplyDocumentProvider => {
     const out: ApplyDocumentProvider = {
       name: p.name,
       uuid: p.uuid,
       inventories: Object.fromEntries([...p.inventories].sort(([a], [b]) => a.localeCompare(b)).map(([rc, inv]) => [rc, inventorySpec(inv)])),
       traits: [...p.traits].sort(),
-      aggregates: [...p.aggregates].filter((a) => !s.topology.has(a)).sort(),
+      aggregates: [...p.aggregates].filter((a) => !s.topology.has(a)).map(aggregate).sort(),
     }
     const children = [...p.children].map((u) => s.providers.get(u)!).sort(byName)
     if (children.length) out.children = children.map(provider)
@@ -47,6 +52,7 @@ export function applyDocumentOf(s: State): ApplyDocument {
   return {
     resource_classes: [...s.classes.keys()].filter((c) => c.startsWith('CUSTOM_')).sort(),
     traits: [...s.traits.keys()].filter((t) => t.startsWith('CUSTOM_')).sort(),
+    ...(named.length ? {aggregates: Object.fromEntries(named.map((n) => [n.name, n.uuid]))} : {}),
     providers: [...s.providers.values()].filter((p) => p.parent === null).sort(byName).map(provider),
   }
 }
