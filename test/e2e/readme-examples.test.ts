@@ -63,7 +63,7 @@ describe("the README's examples on its example cloud", () => {
     expect(r.stdout.trim().split('\n').length, r.stdout).toBeGreaterThan(1)
   })
 
-  it("say where the admin token is when PLACEMAT_HOME is set", () => {
+  it('say where the admin token is when PLACEMAT_HOME is set', () => {
     const quickStart = README.slice(README.indexOf('## Quick start'), README.indexOf('## The daemon'))
     expect(quickStart).toContain('$PLACEMAT_HOME/admin-token')
   })
