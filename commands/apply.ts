@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {ApiError} from '../src/client/client.js'
 import {PlacematCommand} from '../src/cli/base.js'
+import {SENTENCES} from '../src/cli/output.js'
 import {withContext} from '../src/cli/failure.js'
 import {readApplyFile, type ApplyFile} from '../src/cli/apply/apply-file.js'
 import {checkOperations, REFUSED} from '../src/cli/apply/check.js'
@@ -15,6 +16,7 @@ import {NAMES_NAMESPACE} from '../src/core/uuids.js'
 
 export default class Apply extends PlacematCommand {
   static summary = 'Make providers, inventories, traits and aggregates match a YAML file (idempotent).'
+  static printed = SENTENCES
 
   static description = `Reads FILE (YAML or JSON; "-" for stdin), compares it with the cloud,
 prints the plan (one line per change: "+" create, "~" update, "-" delete;

@@ -52,6 +52,8 @@ Exit codes:
   }
 
   static columns: Column<FindingRow>[] = [{key: 'kind'}, {key: 'subject'}, {key: 'detail'}]
+  // --delete writes: its table's -c is checked before.
+  static printed = {columns: Audit.columns}
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Audit)

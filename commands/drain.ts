@@ -58,6 +58,7 @@ says which and why).`
     '<%= config.bin %> drain cn-0001 --partial --json',
   ]
 
+  static printed = {columns: COLUMNS}
   static args = {host: Args.string({description: 'host (root provider) name or uuid', required: true})}
   static flags = {
     'dry-run': Flags.boolean({description: 'print where each consumer would go, or why it cannot; change nothing'}),

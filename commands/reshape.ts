@@ -1,11 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 import {allowViolationsFlag, refusedForGroups} from '../src/cli/groups/flags.js'
 import {PlacematCommand} from '../src/cli/base.js'
-import {serialize} from '../src/cli/output.js'
+import {SENTENCES, serialize} from '../src/cli/output.js'
 import {dryRunFailure, readPlan, renderReport, runReshape, type ReshapeReport} from '../src/cli/services/reshape.js'
 
 export default class Reshape extends PlacematCommand {
   static summary = 'Move inventory, and the allocations against it, between providers in one POST /reshaper.'
+  static printed = SENTENCES
 
   static description = `PLAN is a YAML or JSON file ("-" for stdin), in one of two forms.
 

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {resolveProvider} from '../../src/cli/services/providers.js'
-import {updateProviderSet} from '../../src/cli/services/sets.js'
+import {setColumns, updateProviderSet} from '../../src/cli/services/sets.js'
 
 export default class AggregateRemove extends PlacematCommand {
   static summary = 'Remove a resource provider from aggregates, keeping its others.'
@@ -11,6 +11,7 @@ export default class AggregateRemove extends PlacematCommand {
 
   static examples = ['<%= config.bin %> aggregate remove compute-1 0a7a5ee4-3f0c-4b4e-9b1d-2a0f3c1ee8d1']
   static strict = false
+  static printed = {columns: setColumns.aggregates}
   static args = {
     provider: Args.string({description: 'provider uuid or name', required: true}),
     aggregate: Args.string({description: 'aggregate uuid (several may be given)', required: true}),
@@ -23,6 +24,6 @@ export default class AggregateRemove extends PlacematCommand {
     const p = await resolveProvider(client, ref)
     const gone = new Set(aggregates.map((a) => a.toLowerCase()))
     const body = await updateProviderSet(client, p.uuid, 'aggregates', (cur) => cur.filter((a) => !gone.has(a.toLowerCase())))
-    this.output(body, body.aggregates!.map((uuid) => ({uuid})), [{key: 'uuid', header: 'aggregate'}])
+    this.output(body, body.aggregates!.map((uuid) => ({uuid})), setColumns.aggregates)
   }
 }

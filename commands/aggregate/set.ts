@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {resolveProvider} from '../../src/cli/services/providers.js'
-import {updateProviderSet} from '../../src/cli/services/sets.js'
+import {setColumns, updateProviderSet} from '../../src/cli/services/sets.js'
 
 export default class AggregateSet extends PlacematCommand {
   static summary = 'Replace the aggregates of a resource provider (none given: take it out of all).'
@@ -17,6 +17,7 @@ export default class AggregateSet extends PlacematCommand {
   ]
 
   static strict = false
+  static printed = {columns: setColumns.aggregates}
   static args = {
     provider: Args.string({description: 'provider uuid or name', required: true}),
     aggregate: Args.string({description: 'aggregate uuid (several may be given)'}),
@@ -33,6 +34,6 @@ export default class AggregateSet extends PlacematCommand {
       flags.generation === undefined
         ? await updateProviderSet(client, p.uuid, 'aggregates', () => aggregates)
         : await client.put(`/resource_providers/${p.uuid}/aggregates`, {aggregates, resource_provider_generation: flags.generation})
-    this.output(body, (body.aggregates as string[]).map((uuid) => ({uuid})), [{key: 'uuid', header: 'aggregate'}])
+    this.output(body, (body.aggregates as string[]).map((uuid) => ({uuid})), setColumns.aggregates)
   }
 }

@@ -1,8 +1,10 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
+import {SENTENCES} from '../../src/cli/output.js'
 
 export default class AllocationDelete extends PlacematCommand {
   static summary = 'Delete all the allocations of consumers.'
+  static printed = SENTENCES
   static description = 'A consumer without allocations is not found (exit 3); deletion stops at the first failure.'
   static examples = ['<%= config.bin %> allocation delete $SERVER', '<%= config.bin %> allocation delete $SERVER $MIGRATION']
   static strict = false

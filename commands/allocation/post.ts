@@ -1,10 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
+import {SENTENCES} from '../../src/cli/output.js'
 import {preparePost, readPostFile} from '../../src/cli/services/allocations.js'
 import {retryOnConcurrentUpdate} from '../../src/cli/services/retry.js'
 
 export default class AllocationPost extends PlacematCommand {
   static summary = 'Write the allocations of many consumers at once, all or nothing (POST /allocations).'
+  static printed = SENTENCES
   static description =
     'FILE (YAML or JSON; "-" reads stdin) holds the POST /allocations body: a mapping of consumer uuid to ' +
     '{allocations: {PROVIDER: {resources: {CLASS: N}}}, project_id, user_id, consumer_generation, consumer_type}. ' +

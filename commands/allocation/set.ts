@@ -20,6 +20,7 @@ export default class AllocationSet extends PlacematCommand {
     '<%= config.bin %> allocation set $SERVER --amend --allocation rp=compute-1,VCPU=4',
   ]
 
+  static printed = {columns: allocationColumns}
   static args = {consumer: Args.string({description: 'consumer uuid', required: true})}
   static flags = {
     allocation: Flags.string({

@@ -20,6 +20,7 @@ export default class AllocationUnset extends PlacematCommand {
     '<%= config.bin %> allocation unset $SERVER --provider compute-1 --resource-class DISK_GB',
   ]
 
+  static printed = {columns: allocationColumns}
   static args = {consumer: Args.string({description: 'consumer uuid', required: true})}
   static flags = {
     provider: Flags.string({description: 'provider (uuid or name) to release from (repeatable)', multiple: true, multipleNonGreedy: true}),

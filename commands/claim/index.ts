@@ -11,6 +11,18 @@ const describeAllocations = (allocations: Record<string, {resources: Record<stri
     .map(([rp, a]) => `${providers?.get(rp)?.name ?? rp}: ${Object.entries(a.resources).map(([rc, n]) => `${rc}=${n}`).join(',')}`)
     .join('; ')
 
+/** claim --count --spread: a line per consumer claimed, with where it went (the level's column). */
+const spreadColumns = (level: string) => [
+  {key: 'label', header: 'consumer'},
+  {key: 'consumer_uuid', header: 'uuid'},
+  {key: 'node', header: level},
+  {key: 'candidate', header: '#', align: 'right' as const},
+  {key: 'resources'},
+]
+
+/** A claim's key/value lines, then the keys of its JSON document that the lines have not (-c takes both). */
+const CLAIM_KEYS = ['consumer', 'candidate', 'alternates', 'attempts', 'allocations', 'via', 'consumer_uuid', 'refreshes', 'consumer_generation']
+
 export default class Claim extends PlacematCommand {
   static summary = 'Claim resources for a consumer: the first allocation candidate that can still be written.'
 
@@ -70,6 +82,7 @@ ${GROUP_HELP}`
     '<%= config.bin %> claim $SERVER --group db-replicas --resources VCPU:8 --project $P --user $U',
   ]
 
+  static printed = (flags: {spread?: string}) => (flags.spread ? {columns: spreadColumns(flags.spread)} : {keys: CLAIM_KEYS})
   static args = {consumer: Args.string({description: 'consumer uuid (with --count: a list, a uuid prefix or a name)', required: true})}
 
   static flags = {
@@ -97,13 +110,7 @@ ${GROUP_HELP}`
         claims: out.claims.map((c) => ({consumer_uuid: c.consumer_uuid, label: c.label, candidate: c.candidate, [level]: c.node, allocations: c.allocations})),
       }
       const rows = out.claims.map((c) => ({...c, resources: describeAllocations(c.allocations, out.search.providers)}))
-      this.output(body, rows, [
-        {key: 'label', header: 'consumer'},
-        {key: 'consumer_uuid', header: 'uuid'},
-        {key: 'node', header: level},
-        {key: 'candidate', header: '#', align: 'right'},
-        {key: 'resources'},
-      ])
+      this.output(body, rows, spreadColumns(level))
       return
     }
     const out = await refusedForGroups(async () =>
@@ -120,13 +127,16 @@ ${GROUP_HELP}`
       via: out.via,
     }
     if (!this.textOutput) return this.outputRecord(body)
-    this.outputRecord({
-      consumer: out.consumer_uuid,
-      candidate: `${out.candidate} of ${out.candidate + out.alternates}`,
-      alternates: out.alternates,
-      attempts: out.attempts,
-      allocations: describeAllocations(out.allocations, out.search.providers),
-      via: out.via,
-    })
+    this.outputRecord(
+      {
+        consumer: out.consumer_uuid,
+        candidate: `${out.candidate} of ${out.candidate + out.alternates}`,
+        alternates: out.alternates,
+        attempts: out.attempts,
+        allocations: describeAllocations(out.allocations, out.search.providers),
+        via: out.via,
+      },
+      body,
+    )
   }
 }

@@ -3,6 +3,9 @@ import {PlacematCommand} from '../../src/cli/base.js'
 import {move} from '../../src/cli/services/claim.js'
 import {allowViolationsFlag, refusedForGroups} from '../../src/cli/groups/flags.js'
 
+/** What claim move prints (a record, as text and JSON alike). */
+const MOVE_KEYS = ['consumer_uuid', 'migration_uuid', 'allocations', 'overwrote', 'consumer_type']
+
 export default class ClaimMove extends PlacematCommand {
   static summary = "Hand a consumer's allocations to a migration consumer, atomically (as Nova's move operations do)."
   static description = `One write: the migration consumer (--to) gets the consumer's allocations and
@@ -25,6 +28,7 @@ receiving consumer break its group's rule is refused (exit 4) unless
 --allow-violations. On plain Placement it is one POST /allocations with both
 consumer generations (a concurrent update is read again and retried).`
   static examples = ['<%= config.bin %> claim move $SERVER --to $MIGRATION', '<%= config.bin %> claim move $MIGRATION --to $SERVER  # revert']
+  static printed = {keys: MOVE_KEYS}
   static args = {consumer: Args.string({description: 'consumer uuid whose allocations move', required: true})}
   static flags = {
     to: Flags.string({description: 'the migration consumer uuid that receives them', required: true}),

@@ -1,6 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 
+/** Each name given, and whether this call created it. */
+const COLUMNS = [{key: 'name'}, {key: 'created'}]
+
 export default class ClassCreate extends PlacematCommand {
   static summary = 'Create custom resource classes.'
   static description =
@@ -11,6 +14,7 @@ export default class ClassCreate extends PlacematCommand {
   static examples = ['<%= config.bin %> class create CUSTOM_FPGA', '<%= config.bin %> class create CUSTOM_A CUSTOM_B --exist-ok']
 
   static strict = false
+  static printed = {columns: COLUMNS}
   static args = {name: Args.string({description: 'class name (several may be given)', required: true})}
   static flags = {'exist-ok': Flags.boolean({description: 'no error when the class already exists'})}
 
@@ -27,6 +31,6 @@ export default class ClassCreate extends PlacematCommand {
         rows.push({name, created: true})
       }
     }
-    this.output({resource_classes: rows}, rows, [{key: 'name'}, {key: 'created'}])
+    this.output({resource_classes: rows}, rows, COLUMNS)
   }
 }

@@ -1,8 +1,10 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
+import {SENTENCES} from '../../src/cli/output.js'
 
 export default class ClassDelete extends PlacematCommand {
   static summary = 'Delete custom resource classes.'
+  static printed = SENTENCES
   static description =
     'Standard classes cannot be deleted (exit 6), nor a class some provider has inventory of (exit 4); ' +
     'deletion stops at the first failure.'

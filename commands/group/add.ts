@@ -1,11 +1,13 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
+import {SENTENCES} from '../../src/cli/output.js'
 import {allowViolationsFlag, groupFileFlags, refusedForGroups} from '../../src/cli/groups/flags.js'
 import {groupsOf} from '../../src/cli/groups/groups.js'
 import {consumerUuid} from '../../src/cli/services/allocations.js'
 
 export default class GroupAdd extends PlacematCommand {
   static summary = 'Add consumers to a placement group.'
+  static printed = SENTENCES
   static description = `Consumers that already hold allocations are checked where they are: if that
 breaks the group's rule, nothing is added (exit 4, naming the members and
 where they are) unless --allow-violations.`

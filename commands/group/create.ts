@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
+import {SENTENCES} from '../../src/cli/output.js'
 import {allowViolationsFlag, groupFileFlags, refusedForGroups} from '../../src/cli/groups/flags.js'
 import {groupsOf} from '../../src/cli/groups/groups.js'
 import {consumerUuid} from '../../src/cli/services/allocations.js'
@@ -7,6 +8,7 @@ import {GROUP_LEVELS, GROUP_POLICIES} from '../../src/core/groups.js'
 
 export default class GroupCreate extends PlacematCommand {
   static summary = 'Create a placement group: consumers with a rule on where they may be.'
+  static printed = SENTENCES
   static description = `Policies, at --level host, rack, row or room:
 - affinity: every placed member in one domain
 - anti-affinity: no two members in one domain

@@ -1,10 +1,12 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
+import {SENTENCES} from '../../src/cli/output.js'
 import {groupsOf} from '../../src/cli/groups/groups.js'
 import {groupFileFlags} from '../../src/cli/groups/flags.js'
 
 export default class GroupDelete extends PlacematCommand {
   static summary = 'Delete placement groups (their members keep their allocations).'
+  static printed = SENTENCES
   static examples = ['<%= config.bin %> group delete db-replicas']
   static strict = false
   static args = {name: Args.string({description: 'group name (several may be given)', required: true})}

@@ -1,11 +1,13 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
+import {SENTENCES} from '../../src/cli/output.js'
 import {groupsOf} from '../../src/cli/groups/groups.js'
 import {groupFileFlags} from '../../src/cli/groups/flags.js'
 import {consumerUuid} from '../../src/cli/services/allocations.js'
 
 export default class GroupRemove extends PlacematCommand {
   static summary = 'Remove consumers from a placement group (their allocations stay).'
+  static printed = SENTENCES
   static examples = ['<%= config.bin %> group remove db-replicas $SERVER1']
   static strict = false
   static args = {

@@ -1,9 +1,11 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
+import {SENTENCES} from '../../src/cli/output.js'
 import {resolveHost, setHostStatus} from '../../src/cli/services/hosts.js'
 
 export default class HostDisable extends PlacematCommand {
   static summary = 'Take a host out of service: nothing new is placed on it (COMPUTE_STATUS_DISABLED).'
+  static printed = SENTENCES
   static description = `Sets COMPUTE_STATUS_DISABLED on the host's root provider, the trait nova sets
 when a compute service is disabled: nova's scheduler, and placemat's
 candidates and claims, leave the host out. What it holds stays (placemat

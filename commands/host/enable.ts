@@ -1,9 +1,11 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
+import {SENTENCES} from '../../src/cli/output.js'
 import {resolveHost, setHostStatus} from '../../src/cli/services/hosts.js'
 
 export default class HostEnable extends PlacematCommand {
   static summary = 'Bring a host back into service: COMPUTE_STATUS_DISABLED and its reason removed.'
+  static printed = SENTENCES
   static description = `Removes COMPUTE_STATUS_DISABLED from the host's root provider (and, on
 placemat, the reason kept with it), so candidates and claims may place on it
 again. On plain Placement: PUT .../traits with the provider's generation,

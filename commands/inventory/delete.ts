@@ -1,11 +1,13 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand, ExitCode} from '../../src/cli/base.js'
+import {SENTENCES} from '../../src/cli/output.js'
 import {resolveProvider} from '../../src/cli/services/providers.js'
 import {retryOnConcurrentUpdate} from '../../src/cli/services/retry.js'
 import {notFoundError, usageError} from '../../src/cli/failure.js'
 
 export default class InventoryDelete extends PlacematCommand {
   static summary = 'Delete inventories of a resource provider: some classes, or all with --all.'
+  static printed = SENTENCES
   static description =
     'One class is deleted with DELETE .../inventories/{class}; several at once in one write (the others kept, with ' +
     'the provider generation; retried on a concurrent update); --all with DELETE .../inventories. A class that still ' +

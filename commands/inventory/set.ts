@@ -1,9 +1,15 @@
 import {Args, Flags} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand, type Column} from '../../src/cli/base.js'
 import {capacity, collectChanges, inventoryColumns, inventoryRows, mergeInventories, type InventoryRecord} from '../../src/cli/services/inventory.js'
 import {resolveProvider, type ListedProvider} from '../../src/cli/services/providers.js'
 import {retryOnConcurrentUpdate} from '../../src/cli/services/retry.js'
 import {notFoundError, usageError} from '../../src/cli/failure.js'
+
+/** The inventories written: of one provider, or (--aggregate) of each member, a line per class. */
+const columns = (aggregate?: boolean): Column<any>[] => {
+  const written = inventoryColumns.filter((c) => c.key !== 'used')
+  return aggregate ? [{key: 'resource_provider', header: 'provider'}, ...written] : written
+}
 
 const field = (description: string) => Flags.string({description, multiple: true, multipleNonGreedy: true, helpValue: 'CLASS=VALUE'})
 
@@ -28,6 +34,7 @@ export default class InventorySet extends PlacematCommand {
   ]
 
   static strict = false
+  static printed = (flags: {aggregate?: boolean}) => ({columns: columns(flags.aggregate)})
   static args = {
     provider: Args.string({description: 'provider uuid or name (with --aggregate: an aggregate uuid)', required: true}),
     resource: Args.string({description: 'CLASS=TOTAL or CLASS:FIELD=VALUE (several may be given)'}),
@@ -94,7 +101,7 @@ export default class InventorySet extends PlacematCommand {
 
     if (!flags.aggregate) {
       const body = results[0].body
-      this.output(body, inventoryRows(body.inventories), inventoryColumns.filter((c) => c.key !== 'used'))
+      this.output(body, inventoryRows(body.inventories), columns())
       if (flags['dry-run'] && this.textOutput) this.log('Dry run: nothing was changed.')
       return
     }
@@ -102,7 +109,7 @@ export default class InventorySet extends PlacematCommand {
     this.output(
       {resource_providers: Object.fromEntries(results.map((r) => [r.uuid, r.body]))},
       rows,
-      [{key: 'resource_provider', header: 'provider'}, ...(inventoryColumns.filter((c) => c.key !== 'used') as any)],
+      columns(true),
     )
     if (flags['dry-run'] && this.textOutput) this.log('Dry run: nothing was changed.')
   }

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
-import {resolveProviderUuid} from '../../src/cli/services/providers.js'
+import {PROVIDER_KEYS, resolveProviderUuid} from '../../src/cli/services/providers.js'
 
 export default class ProviderCreate extends PlacematCommand {
   static summary = 'Create a resource provider.'
@@ -11,6 +11,7 @@ export default class ProviderCreate extends PlacematCommand {
     '<%= config.bin %> provider create sharing-disk --uuid 4e8e5957-649f-477b-9e5b-f1f75b21c03c --json',
   ]
 
+  static printed = {keys: PROVIDER_KEYS}
   static args = {name: Args.string({description: 'name of the provider (unique)', required: true})}
   static flags = {
     uuid: Flags.string({description: 'uuid to give the provider (default: a new one)'}),

@@ -1,9 +1,11 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
+import {SENTENCES} from '../../src/cli/output.js'
 import {resolveProvider} from '../../src/cli/services/providers.js'
 
 export default class ProviderDelete extends PlacematCommand {
   static summary = 'Delete resource providers.'
+  static printed = SENTENCES
   static description =
     'Each PROVIDER is a uuid or a name. A provider with children or with allocations cannot be deleted ' +
     '(exit 4); deletion stops at the first failure.'

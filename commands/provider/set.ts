@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand, ExitCode} from '../../src/cli/base.js'
-import {resolveProvider, resolveProviderUuid} from '../../src/cli/services/providers.js'
+import {PROVIDER_KEYS, resolveProvider, resolveProviderUuid} from '../../src/cli/services/providers.js'
 import {usageError} from '../../src/cli/failure.js'
 
 export default class ProviderSet extends PlacematCommand {
@@ -15,6 +15,7 @@ export default class ProviderSet extends PlacematCommand {
     '<%= config.bin %> provider set compute-1_numa0 --no-parent',
   ]
 
+  static printed = {keys: PROVIDER_KEYS}
   static args = {provider: Args.string({description: 'provider uuid or name', required: true})}
   static flags = {
     name: Flags.string({description: 'new name'}),

@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {ApiError} from '../../src/client/client.js'
 import {PlacematCommand} from '../../src/cli/base.js'
+import {SENTENCES} from '../../src/cli/output.js'
 import type {ProgressHandle} from '../../src/cli/components/Progress.js'
 import {usageError, withContext} from '../../src/cli/failure.js'
 import {ALLOW_HINT, allowViolationsFlag, isGroupViolation} from '../../src/cli/groups/flags.js'
@@ -13,6 +14,7 @@ const LARGE = 500
 
 export default class TopologyApply extends PlacematCommand {
   static summary = 'Make the racks, rows and rooms exactly a layout file (idempotent).'
+  static printed = SENTENCES
 
   static description = `Reads LAYOUT (YAML or JSON; "-" for stdin): rooms > rows > racks > hosts,
 where rows and racks may also stand alone (top-level "rows:" and "racks:"):

@@ -1,6 +1,9 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 
+/** Each name given, and whether this call created it. */
+const COLUMNS = [{key: 'name'}, {key: 'created'}]
+
 export default class TraitCreate extends PlacematCommand {
   static summary = 'Create custom traits (idempotent).'
   static description =
@@ -9,6 +12,7 @@ export default class TraitCreate extends PlacematCommand {
 
   static examples = ['<%= config.bin %> trait create CUSTOM_RAID CUSTOM_GOLD']
   static strict = false
+  static printed = {columns: COLUMNS}
   static args = {name: Args.string({description: 'trait name (several may be given)', required: true})}
 
   async run(): Promise<void> {
@@ -19,6 +23,6 @@ export default class TraitCreate extends PlacematCommand {
       const res = await client.request('PUT', `/traits/${encodeURIComponent(name)}`)
       rows.push({name, created: res.status === 201})
     }
-    this.output({traits: rows}, rows, [{key: 'name'}, {key: 'created'}])
+    this.output({traits: rows}, rows, COLUMNS)
   }
 }

@@ -1,8 +1,10 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
+import {SENTENCES} from '../../src/cli/output.js'
 
 export default class TraitDelete extends PlacematCommand {
   static summary = 'Delete custom traits.'
+  static printed = SENTENCES
   static description =
     'Standard traits cannot be deleted (exit 6), nor a trait some provider has (exit 4); deletion stops at the first failure.'
 

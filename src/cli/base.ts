@@ -4,7 +4,7 @@ import {ApiError, PlacementClient, UnreachableError} from '../client/client.js'
 import {HttpTransport, LocalTransport} from '../client/transports.js'
 import {readRecord} from '../daemon/control.js'
 import {daemonFiles, defaultDbFile, readAdminToken} from '../daemon/paths.js'
-import {pickColumns, serialize, table, valueLines, type Column, type Format} from './output.js'
+import {outputMisfit, pickColumns, serialize, table, valueLines, type Column, type Format, type OutputChoices, type Printed} from './output.js'
 import {foreignDatabaseUrl, isDatabaseUrl} from '../store/target.js'
 import type {Backend, Endpoint} from './backend/backend.js'
 import {BaseCommand} from './command.js'
@@ -61,6 +61,13 @@ export abstract class PlacematCommand extends BaseCommand {
     'sort-column': Flags.string({description: 'sort table rows by this column (repeatable)', helpGroup: 'OUTPUT', multiple: true}),
   }
 
+  /**
+   * What the command prints as text, declared by commands that write (from their flags when it
+   * depends on them): -c, --sort-column and --ids are checked against it before anything is
+   * written, not refused after the write. Undeclared (commands that only read): checked as printed.
+   */
+  static printed?: Printed | ((flags: Record<string, any>) => Printed)
+
   protected base!: {
     url?: string
     db?: string
@@ -77,6 +84,8 @@ export abstract class PlacematCommand extends BaseCommand {
     'sort-column'?: string[]
     ids?: boolean
   }
+  /** What this invocation prints, when its command declares it (`printed`). */
+  private declared?: Printed
   private clientPromise?: Promise<PlacementClient>
   private backendPromise?: Promise<Backend>
   /** What this invocation talks to, from its flags and environment: an endpoint, a database, or neither (the local daemon). */
@@ -88,6 +97,9 @@ export abstract class PlacematCommand extends BaseCommand {
     await super.init()
     const {flags} = await this.parse(this.ctor as any)
     this.base = flags as any
+    const printed = (this.ctor as typeof PlacematCommand).printed
+    this.declared = typeof printed === 'function' ? printed(flags) : printed
+    if (this.declared && this.textOutput) this.checkOutputFlags(this.declared)
     const url = this.base.url ?? (this.base.db ? undefined : process.env.PLACEMAT_URL)
     const db = this.base.db ?? (url ? undefined : process.env.PLACEMAT_DB)
     this.target = {url, db}
@@ -217,43 +229,51 @@ export abstract class PlacematCommand extends BaseCommand {
     return new PlacementClient(new KeystoneTransport(new KeystoneSession(auth), url), version)
   }
 
+  /** -c, --sort-column and --ids as given. */
+  private get outputChoices(): OutputChoices {
+    return {columns: this.base.columns?.split(',').map((c) => c.trim()).filter(Boolean), sortBy: this.base['sort-column'], ids: this.base.ids}
+  }
+
+  /** A usage error when the output flags ask for what `printed` does not have. */
+  private checkOutputFlags(printed: Printed): void {
+    const misfit = outputMisfit(printed, this.outputChoices, `${this.config.bin} ${(this.id ?? '').replace(/:/g, ' ')}`)
+    if (misfit) throw usageError(misfit)
+  }
+
   /** Prints data as JSON/YAML when asked, else as a table of `columns` (or via `human`). */
   output<T>(data: unknown, rows: T[], columns: Column<T>[]): void {
     if (!this.textOutput) {
       this.log(serialize(data, this.format))
       return
     }
-    let only = this.base.columns?.split(',').map((c) => c.trim()).filter(Boolean)
-    if (this.base.ids) {
-      // The uuid column alone, bare: what `for x in $(...)` wants.
-      if (!columns.some((c) => c.key === 'uuid')) throw usageError('--ids: this list has no uuid column')
-      only = ['uuid']
-    }
+    this.checkOutputFlags({columns})
+    // --ids: the uuid column alone, bare: what `for x in $(...)` wants.
+    const only = this.base.ids ? ['uuid'] : this.outputChoices.columns
     const opts = {only, sortBy: this.base['sort-column'], headers: !this.base['no-headers'] && !this.base.ids}
-    let text: string
-    try {
-      text = this.format === 'value' || this.base.ids ? valueLines(rows, columns, opts) : table(rows, columns, opts)
-    } catch (err) {
-      throw usageError((err as Error).message)
-    }
+    const text = this.format === 'value' || this.base.ids ? valueLines(rows, columns, opts) : table(rows, columns, opts)
     if (text) this.log(text)
   }
 
-  /** Prints a record (JSON/YAML) or key: value lines; -c picks and orders the keys shown. */
-  outputRecord(data: Record<string, unknown>): void {
+  /**
+   * Prints a record (JSON/YAML) or key: value lines; -c picks and orders the keys shown. Text
+   * lines given with their JSON `document` take its keys in -c too (its value where the text has
+   * none of that key), as do the keys the command declared it prints (empty when absent).
+   */
+  outputRecord(data: Record<string, unknown>, document: Record<string, unknown> = {}): void {
     if (!this.textOutput) {
       this.log(serialize(data, this.format))
       return
     }
-    const only = this.base.columns?.split(',').map((c) => c.trim()).filter(Boolean)
+    const only = this.outputChoices.columns
     if (only?.length) {
+      const names = [...new Set([...Object.keys(data), ...Object.keys(document), ...(this.declared?.keys ?? [])])]
       let keys: string[]
       try {
-        keys = pickColumns(Object.keys(data).map((key) => ({key})), only)
+        keys = pickColumns(names.map((key) => ({key})), only)
       } catch (err) {
         throw usageError((err as Error).message)
       }
-      data = Object.fromEntries(keys.map((k) => [k, data[k]]))
+      data = Object.fromEntries(keys.map((k) => [k, k in data ? data[k] : document[k]]))
     }
     const width = Math.max(...Object.keys(data).map((k) => k.length))
     for (const [k, v] of Object.entries(data)) {

@@ -47,6 +47,51 @@ export function pickColumns(available: Array<{key: string; header?: string}>, on
   return only.map((k) => byName.get(columnName(k))!)
 }
 
+/**
+ * What a command prints as text, known before it runs: a table (its columns), key/value lines
+ * (their keys: the text's, then those of its JSON document, which -c takes too), or neither
+ * (sentences: {}). A command that writes declares it, so its output flags are checked before it
+ * writes anything.
+ */
+export interface Printed {
+  columns?: Array<{key: string; header?: string}>
+  keys?: string[]
+}
+
+/** What a command that prints sentences (or nothing) as text declares: no columns or keys to pick. */
+export const SENTENCES: Printed = {}
+
+/** The output flags an operator gave: -c, --sort-column, --ids. */
+export interface OutputChoices {
+  columns?: string[]
+  sortBy?: string[]
+  ids?: boolean
+}
+
+/**
+ * The reason `given` does not fit what `command` prints, or null when it does: a column or key
+ * it does not print, a sort or --ids (which needs a uuid column) where it prints no table.
+ */
+export function outputMisfit(printed: Printed, given: OutputChoices, command: string): string | null {
+  const table = printed.columns
+  const names = table ?? printed.keys?.map((key) => ({key}))
+  try {
+    if (given.columns?.length) {
+      if (!names) return `-c: ${command} prints no columns or keys (--json or --yaml print its document)`
+      pickColumns(names, given.columns)
+    }
+    if (given.sortBy?.length) {
+      if (!table) return `--sort-column: ${command} prints no table`
+      pickColumns(table, given.sortBy)
+    }
+  } catch (err) {
+    return (err as Error).message
+  }
+  if (given.ids && !table) return `--ids: ${command} prints no list`
+  if (given.ids && !table!.some((c) => c.key === 'uuid')) return '--ids: this list has no uuid column'
+  return null
+}
+
 export interface TableOptions {
   /** Pick and order columns by key (or header). */
   only?: string[]

@@ -7,6 +7,7 @@ import {Flags} from '@oclif/core'
 import type {Layout} from '../core/topology.js'
 import {PlacementError} from '../core/errors.js'
 import {PlacematCommand} from './base.js'
+import {SENTENCES} from './output.js'
 import {Failure, withContext} from './failure.js'
 import {editLayout} from './topology/edit.js'
 import {ALLOW_HINT, allowViolationsFlag, isGroupViolation, refusedForGroups} from './groups/flags.js'
@@ -27,6 +28,8 @@ the layout file with --layout FILE; it is read, edited, applied (each
 host's aggregates set with its generation) and written back.`
 
 export abstract class TopologyEditCommand extends PlacematCommand {
+  static printed = SENTENCES
+
   /** Runs one edit and prints the plan it made (JSON/YAML: {transport, dry_run, applied, plan}). */
   protected async edit(flags: {'dry-run'?: boolean; layout?: string; 'allow-violations'?: boolean}, fn: (doc: Layout) => void): Promise<void> {
     const dryRun = Boolean(flags['dry-run'])

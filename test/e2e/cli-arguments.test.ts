@@ -49,6 +49,37 @@ describe('arguments', () => {
     expect(missing.stderr).toBe('placemat: missing argument PROVIDER (provider uuid or name); see `placemat provider show --help`\n')
   })
 
+  it('a write command refuses output flags that do not fit what it prints before it writes (exit 2, nothing written)', async () => {
+    expect((await placemat(['provider', 'create', 'w1', ...t])).code).toBe(0)
+    expect((await placemat(['inventory', 'set', 'w1', 'VCPU=8', ...t])).code).toBe(0)
+    const C = (i: number) => `f3000000-0000-4000-8000-00000000000${i}`
+    const owner = ['--project', 'p1', '--user', 'u1']
+    const claim = (i: number, ...more: string[]) => placemat(['claim', C(i), '--resources', 'VCPU:1', '--in-tree', 'w1', ...owner, ...more, ...t])
+    const set = (...more: string[]) => placemat(['allocation', 'set', C(2), '--allocation', 'rp=w1,VCPU=1', ...owner, ...more, ...t])
+    const refused: Array<[Promise<{code: number; stderr: string}>, RegExp]> = [
+      [claim(1, '-c', 'bogus'), /^placemat: unknown column\(s\): bogus; choose from consumer, candidate, .*, consumer_uuid, refreshes, consumer_generation\n$/],
+      [claim(1, '--sort-column', 'via'), /^placemat: --sort-column: placemat claim prints no table\n$/],
+      [claim(1, '--ids'), /^placemat: --ids: placemat claim prints no list\n$/],
+      [claim(1, '--count', '2', '--spread', 'rack', '-c', 'bogus'), /^placemat: unknown column\(s\): bogus; choose from label, consumer_uuid, node/],
+      [set('-c', 'bogus'), /^placemat: unknown column\(s\): bogus; choose from resource_provider, /],
+      [set('--ids'), /^placemat: --ids: this list has no uuid column\n$/],
+      [placemat(['host', 'disable', 'w1', '-c', 'status', ...t]), /^placemat: -c: placemat host disable prints no columns or keys/],
+      [placemat(['group', 'create', 'g3', '--policy', 'affinity', '--level', 'rack', '-c', 'name', ...t]), /^placemat: -c: placemat group create prints/],
+    ]
+    for (const [run, message] of refused) {
+      const r = await run
+      expect(r.code, r.stderr).toBe(2)
+      expect(r.stderr).toMatch(message)
+    }
+    // Nothing was written: no claim, no allocation, the host in service, no group.
+    expect(JSON.parse((await placemat(['host', 'show', 'w1', '--json', ...t])).stdout)).toMatchObject({disabled: false, consumers: []})
+    expect(JSON.parse((await placemat(['group', 'list', '--json', ...t])).stdout).groups).toEqual([])
+    // claim's -c takes the keys of its JSON document too.
+    const claimed = await claim(1, '-f', 'value', '-c', 'consumer_uuid,candidate')
+    expect(claimed.code, claimed.stderr).toBe(0)
+    expect(claimed.stdout).toBe(`${C(1)}\n1 of 1\n`)
+  })
+
   it('consumer ids are checked before anything is asked (exit 2)', async () => {
     for (const args of [
       ['allocation', 'show', 'not-a-uuid'],

@@ -1,6 +1,6 @@
 /** Table, value and sorted output, as scripts read them. */
 import {describe, expect, it} from 'vitest'
-import {sortRows, table, valueLines, type Column} from '../../src/cli/output.js'
+import {outputMisfit, sortRows, table, valueLines, SENTENCES, type Column} from '../../src/cli/output.js'
 
 interface Row {
   name: string
@@ -23,5 +23,20 @@ describe('output for scripts', () => {
   it('-f value: cells separated by one space, no header; --no-headers keeps the padding', () => {
     expect(valueLines(rows, cols, {only: ['used', 'name'], sortBy: ['name']})).toBe('2 cn1\n10 cn2\n2 cn10')
     expect(table(rows, cols, {headers: false})).toBe('cn10   2\ncn2   10\ncn1    2')
+  })
+  it('output flags checked against what a command prints: its columns, its keys, or sentences', () => {
+    const list = {columns: [{key: 'uuid'}, {key: 'name', header: 'host'}]}
+    const record = {keys: ['consumer', 'consumer_uuid']}
+    expect(outputMisfit(list, {columns: ['HOST', 'uuid'], sortBy: ['name'], ids: true}, 'x')).toBeNull()
+    expect(outputMisfit(list, {columns: ['bogus']}, 'x')).toBe('unknown column(s): bogus; choose from uuid, name')
+    expect(outputMisfit(list, {sortBy: ['bogus']}, 'x')).toMatch(/^unknown column\(s\): bogus/)
+    expect(outputMisfit({columns: [{key: 'name'}]}, {ids: true}, 'x')).toBe('--ids: this list has no uuid column')
+    expect(outputMisfit(record, {columns: ['consumer_uuid']}, 'x')).toBeNull()
+    expect(outputMisfit(record, {sortBy: ['consumer']}, 'placemat claim')).toBe('--sort-column: placemat claim prints no table')
+    expect(outputMisfit(record, {ids: true}, 'placemat claim')).toBe('--ids: placemat claim prints no list')
+    expect(outputMisfit(SENTENCES, {columns: ['name']}, 'placemat host disable')).toBe(
+      '-c: placemat host disable prints no columns or keys (--json or --yaml print its document)',
+    )
+    expect(outputMisfit(SENTENCES, {columns: []}, 'x')).toBeNull()
   })
 })

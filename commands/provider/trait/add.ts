@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../../src/cli/base.js'
 import {resolveProvider} from '../../../src/cli/services/providers.js'
-import {updateProviderSet} from '../../../src/cli/services/sets.js'
+import {setColumns, updateProviderSet} from '../../../src/cli/services/sets.js'
 
 export default class ProviderTraitAdd extends PlacematCommand {
   static summary = 'Add traits to a resource provider, keeping the others.'
@@ -12,6 +12,7 @@ export default class ProviderTraitAdd extends PlacematCommand {
 
   static examples = ['<%= config.bin %> provider trait add compute-1 HW_CPU_X86_AVX2 CUSTOM_GOLD']
   static strict = false
+  static printed = {columns: setColumns.traits}
   static args = {
     provider: Args.string({description: 'provider uuid or name', required: true}),
     trait: Args.string({description: 'trait name (several may be given)', required: true}),
@@ -25,6 +26,6 @@ export default class ProviderTraitAdd extends PlacematCommand {
     // PUT /traits/CUSTOM_X creates a custom trait (and is a no-op when it exists); standard ones always exist.
     await Promise.all([...new Set(traits.filter((t) => t.startsWith('CUSTOM_')))].map((t) => client.put(`/traits/${encodeURIComponent(t)}`)))
     const body = await updateProviderSet(client, p.uuid, 'traits', (cur) => [...cur, ...traits])
-    this.output(body, body.traits!.map((name) => ({name})), [{key: 'name'}])
+    this.output(body, body.traits!.map((name) => ({name})), setColumns.traits)
   }
 }

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand, ExitCode} from '../../../src/cli/base.js'
 import {resolveProvider} from '../../../src/cli/services/providers.js'
-import {updateProviderSet} from '../../../src/cli/services/sets.js'
+import {setColumns, updateProviderSet} from '../../../src/cli/services/sets.js'
 import {usageError} from '../../../src/cli/failure.js'
 
 export default class ProviderTraitRemove extends PlacematCommand {
@@ -13,6 +13,7 @@ export default class ProviderTraitRemove extends PlacematCommand {
 
   static examples = ['<%= config.bin %> provider trait remove compute-1 CUSTOM_GOLD', '<%= config.bin %> provider trait remove compute-1 --all']
   static strict = false
+  static printed = {columns: setColumns.traits}
   static args = {
     provider: Args.string({description: 'provider uuid or name', required: true}),
     trait: Args.string({description: 'trait name (several may be given)'}),
@@ -33,6 +34,6 @@ export default class ProviderTraitRemove extends PlacematCommand {
     } else {
       body = await updateProviderSet(client, p.uuid, 'traits', (cur) => cur.filter((t) => !traits.includes(t)))
     }
-    this.output(body, (body.traits as string[]).map((name) => ({name})), [{key: 'name'}])
+    this.output(body, (body.traits as string[]).map((name) => ({name})), setColumns.traits)
   }
 }

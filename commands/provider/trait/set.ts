@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../../src/cli/base.js'
 import {resolveProvider} from '../../../src/cli/services/providers.js'
-import {updateProviderSet} from '../../../src/cli/services/sets.js'
+import {setColumns, updateProviderSet} from '../../../src/cli/services/sets.js'
 
 export default class ProviderTraitSet extends PlacematCommand {
   static summary = 'Replace the traits of a resource provider (none given: remove them all).'
@@ -15,6 +15,7 @@ export default class ProviderTraitSet extends PlacematCommand {
   ]
 
   static strict = false
+  static printed = {columns: setColumns.traits}
   static args = {
     provider: Args.string({description: 'provider uuid or name', required: true}),
     trait: Args.string({description: 'trait name (several may be given)'}),
@@ -26,6 +27,6 @@ export default class ProviderTraitSet extends PlacematCommand {
     const client = await this.client()
     const p = await resolveProvider(client, ref)
     const body = await updateProviderSet(client, p.uuid, 'traits', () => traits)
-    this.output(body, body.traits!.map((name) => ({name})), [{key: 'name'}])
+    this.output(body, body.traits!.map((name) => ({name})), setColumns.traits)
   }
 }

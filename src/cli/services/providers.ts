@@ -37,6 +37,12 @@ export async function findProvider(client: PlacementClient, ref: string): Promis
   return body.resource_providers[0] ?? null
 }
 
+/**
+ * The keys of a provider record as provider create and set print it (Placement's, without
+ * links); an older microversion's record has no parent or root, printed empty.
+ */
+export const PROVIDER_KEYS = ['uuid', 'name', 'generation', 'parent_provider_uuid', 'root_provider_uuid']
+
 /** GET /resource_providers/{uuid}; null when there is no such provider. */
 export async function getProvider(client: PlacementClient, uuid: string): Promise<ListedProvider | null> {
   try {

@@ -8,6 +8,12 @@ import {retryOnConcurrentUpdate} from './retry.js'
 
 export type SetKind = 'traits' | 'aggregates'
 
+/** The tables the set's commands print: the set after the change, one member a line. */
+export const setColumns: Record<SetKind, Array<{key: string; header?: string}>> = {
+  traits: [{key: 'name'}],
+  aggregates: [{key: 'uuid', header: 'aggregate'}],
+}
+
 export interface SetBody {
   resource_provider_generation: number
   traits?: string[]
