@@ -32,7 +32,7 @@ no reason, no names of aggregates, racks, rows or rooms, groups null.`
     const d = await hostDescription(backend, (await resolveHost(backend.client, args.host)).uuid)
     if (!this.textOutput) return this.outputRecord(d as unknown as Record<string, unknown>)
     const {generation, ...lines} = hostLines({...d, consumers: d.consumers.map((c) => c.uuid)})
-    this.outputRecord({...lines, traits: d.traits.join(','), aggregates: d.aggregates.map(aggregateText).join(', '), generation})
+    this.outputRecord({...lines, traits: d.traits.join(','), aggregates: d.aggregates.map(aggregateText).join(', '), generation}, d as unknown as Record<string, unknown>)
     if (this.base.columns) return
     const inventories = d.providers.flatMap((p) =>
       Object.entries(p.inventories).map(([rc, inv]) => ({provider: p.name, uuid: p.uuid, resource_class: rc, ...inv})),

@@ -20,6 +20,6 @@ Placement the same, read from the host's tree (no reason, no rack names).`
     const backend = await this.backend()
     const host = await showHost(backend, (await resolveHost(backend.client, args.host)).uuid)
     if (!this.textOutput) return this.outputRecord(host as unknown as Record<string, unknown>)
-    this.outputRecord(hostLines(host))
+    this.outputRecord(hostLines(host), host as unknown as Record<string, unknown>)
   }
 }

@@ -77,7 +77,7 @@ export interface HostRecord {
   room: string | null
   /** The consumers holding allocations in its tree. */
   consumers: string[]
-  /** Capacity and usage of its whole tree, per resource class. */
+  /** Capacity and usage of its whole tree, per resource class (used: every class of capacity, 0 when unused). */
   capacity: Record<string, number>
   used: Record<string, number>
 }
@@ -87,6 +87,7 @@ export function hostRecord(s: State, uuid: string): HostRecord {
   const at = hostDomains(s, p)
   const consumers = new Set<string>()
   for (const q of s.subtree(p.uuid)) for (const c of q.allocations.keys()) consumers.add(c)
+  const {capacity, used} = hostRollup(s, p)
   return {
     uuid: p.uuid,
     name: p.name,
@@ -95,6 +96,8 @@ export function hostRecord(s: State, uuid: string): HostRecord {
     disabled_reason: isDisabled(p) ? (p.disabledReason ?? null) : null,
     ...at,
     consumers: [...consumers].sort(),
-    ...hostRollup(s, p),
+    capacity,
+    // Every class it has, 0 when none of it is used: free room is capacity - used, with no default.
+    used: {...Object.fromEntries(Object.keys(capacity).map((rc) => [rc, 0])), ...used},
   }
 }

@@ -80,6 +80,26 @@ describe('arguments', () => {
     expect(claimed.stdout).toBe(`${C(1)}\n1 of 1\n`)
   })
 
+  it('host show: the same lines for every host, and -c takes the keys of its JSON', async () => {
+    const keys = (out: string) => out.trim().split('\n').map((l) => l.split(/\s+/)[0])
+    const enabled = await placemat(['host', 'show', 'w1', ...t])
+    expect(keys(enabled.stdout)).toEqual(['name', 'uuid', 'status', 'reason', 'rack', 'row', 'room', 'consumers', 'VCPU', 'generation'])
+    const value = (...c: string[]) => placemat(['host', 'show', 'w1', '-f', 'value', '-c', c.join(','), ...t])
+    expect((await value('status', 'reason', 'disabled', 'disabled_reason')).stdout).toBe('enabled\n\nfalse\n\n')
+    expect((await placemat(['host', 'disable', 'w1', '--reason', 'PSU', ...t])).code).toBe(0)
+    expect(keys((await placemat(['host', 'show', 'w1', ...t])).stdout)).toEqual(keys(enabled.stdout))
+    expect((await value('status', 'reason', 'disabled', 'disabled_reason')).stdout).toBe('disabled\nPSU\ntrue\nPSU\n')
+    expect((await placemat(['host', 'enable', 'w1', ...t])).code).toBe(0)
+    // used: every class of capacity, 0 when none of it is used (an empty host too).
+    expect((await placemat(['provider', 'create', 'w2', ...t])).code).toBe(0)
+    expect((await placemat(['inventory', 'set', 'w2', 'VCPU=4', 'MEMORY_MB=1024', ...t])).code).toBe(0)
+    expect(JSON.parse((await placemat(['host', 'show', 'w2', '--json', ...t])).stdout)).toMatchObject({
+      capacity: {VCPU: 4, MEMORY_MB: 1024},
+      used: {VCPU: 0, MEMORY_MB: 0},
+    })
+    expect((await value('used')).stdout).toMatch(/^\{"VCPU":\d+\}\n$/)
+  })
+
   it('consumer ids are checked before anything is asked (exit 2)', async () => {
     for (const args of [
       ['allocation', 'show', 'not-a-uuid'],

@@ -109,7 +109,7 @@ describe('placemat host and drain', () => {
       const done = await ok(['drain', 'cn-a1', '--reason', 'replacing the PSU', ...args])
       expect(done.stdout).toMatch(/^Drained cn-a1: 4 of 4 consumers moved; host disabled \(replacing the PSU\)\.$/m)
       expect([C('db', 1), C('web', 1), C('p', 1), C('p', 2)].map((c) => to(done.stdout, c))).toEqual(['cn-b1', 'cn-a2', 'cn-a2', 'cn-a2'])
-      expect(await json(['host', 'show', 'cn-a1', ...args])).toMatchObject({disabled: true, disabled_reason: 'replacing the PSU', consumers: [], used: {}})
+      expect(await json(['host', 'show', 'cn-a1', ...args])).toMatchObject({disabled: true, disabled_reason: 'replacing the PSU', consumers: [], used: {VCPU: 0, MEMORY_MB: 0}})
       // Each kept what it holds, its project, user, type (none for p1) and groups.
       const after = await json(['allocation', 'show', C('p', 1), ...args])
       expect(after).toMatchObject({project_id: 'other', user_id: 'someone', consumer_type: null, consumer_generation: before.consumer_generation + 1})

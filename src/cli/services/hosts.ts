@@ -62,13 +62,21 @@ export async function setHostStatus(backend: Backend, uuid: string, disabled: bo
   return {host: await showHost(backend, uuid), changed, reasonDropped: Boolean(reason) && disabled}
 }
 
-/** A host as text (key and value lines): status and reason, where it is, consumers, used/capacity per class. */
+/**
+ * A host as text (key and value lines): status and reason, where it is, consumers, used/capacity
+ * per class. The same keys for every host (empty when it has no reason or place), so -c and
+ * -f value read the same lines whatever its state.
+ */
 export function hostLines(h: HostRecord): Record<string, unknown> {
-  const out: Record<string, unknown> = {name: h.name, uuid: h.uuid, status: h.disabled ? 'disabled' : 'enabled'}
-  if (h.disabled) out.reason = h.disabled_reason ?? ''
-  if (h.rack) out.rack = h.rack
-  if (h.row) out.row = h.row
-  if (h.room) out.room = h.room
+  const out: Record<string, unknown> = {
+    name: h.name,
+    uuid: h.uuid,
+    status: h.disabled ? 'disabled' : 'enabled',
+    reason: h.disabled_reason ?? '',
+    rack: h.rack ?? '',
+    row: h.row ?? '',
+    room: h.room ?? '',
+  }
   out.consumers = h.consumers.length
   for (const rc of viewClasses([h])) out[rc] = `${h.used[rc] ?? 0}/${h.capacity[rc] ?? 0}`
   out.generation = h.generation
