@@ -96,6 +96,9 @@ says which and why).`
   }
 }
 
+/** Some consumer cannot move and nothing was changed: the drain went no further than its plan. */
+const stoppedAtPlan = (r: DrainReport) => !r.changed && r.consumers.some((e) => e.status === 'cannot move')
+
 function summary(r: DrainReport): string {
   const n = r.consumers.length
   const count = (status: DrainEntry['status']) => r.consumers.filter((e) => e.status === status).length
@@ -105,7 +108,7 @@ function summary(r: DrainReport): string {
     const moves = `${count('would move')} would move${count('cannot move') ? `, ${count('cannot move')} cannot` : ''}`
     return `Dry run: drain ${host} (${plural(n, 'consumer')}): ${moves}; ${status}. Nothing was changed.`
   }
-  if (!r.changed) return `Drain ${host} (${plural(n, 'consumer')}): ${count('cannot move')} cannot move, so none was moved. Nothing was changed.`
+  if (stoppedAtPlan(r)) return `Drain ${host} (${plural(n, 'consumer')}): ${count('cannot move')} cannot move, so none was moved. Nothing was changed.`
   const status = r.host_status === 'disabled' ? `host disabled (${r.reason})` : `host ${r.host_status}`
   const left = count('left') ? `, ${count('left')} left by other means` : ''
   return `Drained ${host}: ${count('moved')} of ${plural(n, 'consumer')} moved${left}; ${status}.`
@@ -115,6 +118,6 @@ function refusal(r: DrainReport): string {
   const stuck = r.consumers.filter((e) => e.status === 'cannot move' || e.status === 'not moved').length
   const what = `${plural(stuck, 'consumer')} cannot move off ${r.host.name}`
   if (r.dry_run) return `dry run: the drain would not complete: ${what} (nothing was changed)`
-  if (!r.changed) return `the drain cannot complete: ${what}; nothing was changed (--partial moves those that can)`
+  if (stoppedAtPlan(r)) return `the drain cannot complete: ${what}; nothing was changed (--partial moves those that can)`
   return `the drain did not complete: ${what}; they keep what they hold`
 }

@@ -122,6 +122,10 @@ describe('placemat host and drain', () => {
       expect((await ok(['audit', '--exit-code', ...args])).stdout).toMatch(/^No findings/)
       // Draining an empty, disabled host again is done at once.
       expect((await ok(['drain', 'cn-a1', ...args])).stdout).toBe('Drained cn-a1: 0 of 0 consumers moved; host already disabled.\n')
+      // ... and changes nothing.
+      const generation = (await json(['host', 'show', 'cn-a1', ...args])).generation
+      expect(await json(['drain', 'cn-a1', ...args])).toMatchObject({host_status: 'already disabled', complete: true, changed: false, consumers: []})
+      expect((await json(['host', 'show', 'cn-a1', ...args])).generation).toBe(generation)
     }
   })
 
@@ -181,11 +185,11 @@ describe('a move refused while the drain runs', () => {
   afterAll(() => stopEndpoints(e))
 
   /** Runs the drain service on the file in process, `race` run just before its first move. */
-  async function drainRacing(race: (c: PlacementClient) => Promise<void>) {
+  async function drainRacing(race: (c: PlacementClient) => Promise<void>, flags: {partial?: boolean} = {}) {
     const client = new PlacementClient(await LocalTransport.open(file))
     try {
       const backend = await chooseBackend(client, {local: true})
-      return await drain(backend, 'cn-a1', {beforeFirstWrite: () => race(client)})
+      return await drain(backend, 'cn-a1', {...flags, beforeFirstWrite: () => race(client)})
     } finally {
       await client.close()
     }
@@ -222,5 +226,11 @@ describe('a move refused while the drain runs', () => {
     const held = await json(['allocation', 'show', C('p', 2), '--db', file])
     expect(Object.values(held.allocations).map((a: any) => a.resources)).toEqual([{VCPU: 6}])
     expect(Object.keys(held.allocations)).toEqual([await uuidOf('cn-a1')])
+  })
+
+  it('says it changed nothing when the host was disabled already and no consumer moved', async () => {
+    // cn-a1 stays disabled from the drain before, the rest full: --partial goes ahead and moves none.
+    const report = await drainRacing(async () => {}, {partial: true})
+    expect(report).toMatchObject({host_status: 'already disabled', complete: false, changed: false, consumers: [{consumer_uuid: C('p', 2), status: 'cannot move'}]})
   })
 })

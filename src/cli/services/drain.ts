@@ -202,6 +202,8 @@ export async function drain(backend: Backend, hostRef: string, flags: DrainFlags
     flags.onProgress?.(k + 1, total, `moved ${k + 1} of ${total} consumers off ${host.name}`)
   }
   consumers.push(...stuckEntries(plan, 'cannot move'))
+  // A host found disabled and every move refused (or none to make) leave the cloud as it was.
+  const changed = hostStatus === 'disabled' || consumers.some((e) => e.status === 'moved')
   return {
     transport: backend.kind,
     host,
@@ -209,7 +211,7 @@ export async function drain(backend: Backend, hostRef: string, flags: DrainFlags
     host_status: hostStatus,
     ...(hostStatus === 'disabled' ? {reason} : {}),
     complete: consumers.every((e) => e.status === 'moved' || e.status === 'left'),
-    changed: true,
+    changed,
     consumers,
   }
 }
