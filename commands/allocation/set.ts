@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
-import {allocationColumns, allocationRows} from '../../src/cli/services/allocation-render.js'
+import {allocationColumns, allocationDocument, allocationRows} from '../../src/cli/services/allocation-render.js'
 import {amendAmounts, amountsOf, parseAllocationArgs, resolveAllocationProviders, updateConsumer} from '../../src/cli/services/allocations.js'
 
 export default class AllocationSet extends PlacematCommand {
@@ -11,8 +11,8 @@ export default class AllocationSet extends PlacematCommand {
     'given amounts are laid over the current ones (CLASS=0 releases a class).\n\n' +
     'The consumer generation is read and sent for you (a concurrent update is retried). --project and --user are ' +
     'needed for a new consumer and default to the current ones; --consumer-type defaults to the current one ' +
-    '(a new consumer without one gets no type, shown as "unknown").\n\n' +
-    'Prints the allocations now (JSON/YAML: as GET /allocations/{consumer}). Not enough capacity is a conflict (exit 4).'
+    '(a new consumer without one gets no type: an empty TYPE, consumer_type null).\n\n' +
+    'Prints the allocations now (JSON/YAML: as GET /allocations/{consumer}, consumer_type null for none, as allocation show prints it). Not enough capacity is a conflict (exit 4).'
 
   static examples = [
     '<%= config.bin %> allocation set $SERVER --allocation rp=compute-1,VCPU=2,MEMORY_MB=4096 --project $PROJECT --user $USER --consumer-type INSTANCE',
@@ -43,6 +43,6 @@ export default class AllocationSet extends PlacematCommand {
     const body = await updateConsumer(client, args.consumer, own, (current) =>
       flags.amend ? amendAmounts(amountsOf(current), wanted) : wanted,
     )
-    this.output(body, allocationRows(body), allocationColumns)
+    this.output(allocationDocument(body), allocationRows(body), allocationColumns)
   }
 }

@@ -1,12 +1,12 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
-import {allocationColumns, allocationRows} from '../../src/cli/services/allocation-render.js'
-import {getConsumer, UNKNOWN_CONSUMER_TYPE} from '../../src/cli/services/allocations.js'
+import {allocationColumns, allocationDocument, allocationRows} from '../../src/cli/services/allocation-render.js'
+import {getConsumer} from '../../src/cli/services/allocations.js'
 
 export default class AllocationShow extends PlacematCommand {
   static summary = 'Show the allocations of a consumer.'
   static description =
-    'One line per provider. A consumer without allocations shows none (exit 0), as Placement answers. ' +
+    'One line per provider (TYPE empty for a consumer of no type). A consumer without allocations shows none (exit 0), as Placement answers. ' +
     'JSON/YAML: the body of GET /allocations/{consumer} ({allocations, project_id, user_id, consumer_generation, consumer_type}), ' +
     'but a consumer of no type has consumer_type null (Placement says "unknown", which it refuses when sent back), as `placemat export` writes it.'
 
@@ -17,7 +17,6 @@ export default class AllocationShow extends PlacematCommand {
     const {args} = await this.parse(AllocationShow)
     const client = await this.client()
     const body = await getConsumer(client, args.consumer)
-    const shown = body.consumer_type === UNKNOWN_CONSUMER_TYPE ? {...body, consumer_type: null} : body
-    this.output(shown, allocationRows(body), allocationColumns)
+    this.output(allocationDocument(body), allocationRows(body), allocationColumns)
   }
 }

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand, ExitCode} from '../../src/cli/base.js'
-import {allocationColumns, allocationRows} from '../../src/cli/services/allocation-render.js'
+import {allocationColumns, allocationDocument, allocationRows} from '../../src/cli/services/allocation-render.js'
 import {amountsOf, hasAllocations, unsetAmounts, updateConsumer} from '../../src/cli/services/allocations.js'
 import {resolveProviderUuids} from '../../src/cli/services/providers.js'
 import {notFoundError} from '../../src/cli/failure.js'
@@ -12,7 +12,7 @@ export default class AllocationUnset extends PlacematCommand {
     '--resource-class releases those classes (on every provider, or only on the --provider ones); neither releases ' +
     'everything. What the consumer does not hold is ignored. Project, user, consumer type and generation are kept ' +
     'and sent for you (a concurrent update is retried). A consumer without allocations is not found (exit 3).\n\n' +
-    'Prints the allocations left (JSON/YAML: as GET /allocations/{consumer}).'
+    'Prints the allocations left (JSON/YAML: as GET /allocations/{consumer}, consumer_type null for none, as allocation show prints it).'
 
   static examples = [
     '<%= config.bin %> allocation unset $SERVER --provider old-compute',
@@ -36,6 +36,6 @@ export default class AllocationUnset extends PlacematCommand {
       if (!hasAllocations(current)) throw notFoundError(`consumer ${args.consumer} has no allocations`)
       return unsetAmounts(amountsOf(current), uuids, flags['resource-class'] ?? [])
     })
-    this.output(body, allocationRows(body), allocationColumns)
+    this.output(allocationDocument(body), allocationRows(body), allocationColumns)
   }
 }

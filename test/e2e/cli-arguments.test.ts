@@ -80,6 +80,18 @@ describe('arguments', () => {
     expect(claimed.stdout).toBe(`${C(1)}\n1 of 1\n`)
   })
 
+  it('a consumer of no type: TYPE empty in the allocation tables, consumer_type null in their JSON', async () => {
+    const C = 'f5000000-0000-4000-8000-000000000001'
+    const set = await placemat(['allocation', 'set', C, '--allocation', 'rp=w1,VCPU=1', '--project', 'p1', '--user', 'u1', '-c', 'user_id,consumer_type', ...t])
+    expect(set.code, set.stderr).toBe(0)
+    expect(set.stdout.split('\n')[1]).toBe('u1')
+    const shown = await placemat(['allocation', 'show', C, '-f', 'value', '-c', 'project_id,consumer_type', ...t])
+    expect(shown.stdout).toBe('p1 \n')
+    const amended = await placemat(['allocation', 'set', C, '--amend', '--allocation', 'rp=w1,VCPU=2', '--json', ...t])
+    expect(JSON.parse(amended.stdout)).toMatchObject({consumer_type: null})
+    expect(JSON.parse((await placemat(['allocation', 'show', C, '--json', ...t])).stdout)).toMatchObject({consumer_type: null})
+  })
+
   it('host show: the same lines for every host, and -c takes the keys of its JSON', async () => {
     const keys = (out: string) => out.trim().split('\n').map((l) => l.split(/\s+/)[0])
     const enabled = await placemat(['host', 'show', 'w1', ...t])

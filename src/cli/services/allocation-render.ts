@@ -1,6 +1,6 @@
 /** Tables of one consumer's allocations, as `allocation show/set/unset` print them. */
 import type {Column} from '../output.js'
-import {formatResources, type ConsumerAllocations, type Resources} from './allocations.js'
+import {formatResources, typeOf, type ConsumerAllocations, type Resources} from './allocations.js'
 
 export interface AllocationRow {
   resource_provider: string
@@ -8,7 +8,8 @@ export interface AllocationRow {
   resources: Resources
   project_id?: string
   user_id?: string
-  consumer_type?: string
+  /** null for a consumer of no type (an empty cell, as consumer list prints it). */
+  consumer_type?: string | null
 }
 
 export const allocationColumns: Column<AllocationRow>[] = [
@@ -20,6 +21,13 @@ export const allocationColumns: Column<AllocationRow>[] = [
   {key: 'consumer_type', header: 'type'},
 ]
 
+/**
+ * A consumer's allocations as the commands print them as JSON/YAML: GET /allocations/{consumer}'s
+ * body, but a consumer of no type has consumer_type null (Placement says "unknown", which it
+ * refuses when sent back), as `placemat export` writes it.
+ */
+export const allocationDocument = (c: ConsumerAllocations) => (c.consumer_type === undefined ? c : {...c, consumer_type: typeOf(c)})
+
 export function allocationRows(c: ConsumerAllocations): AllocationRow[] {
   return Object.entries(c.allocations ?? {}).map(([rp, a]) => ({
     resource_provider: rp,
@@ -27,6 +35,6 @@ export function allocationRows(c: ConsumerAllocations): AllocationRow[] {
     resources: a.resources,
     project_id: c.project_id,
     user_id: c.user_id,
-    consumer_type: c.consumer_type,
+    consumer_type: typeOf(c),
   }))
 }
