@@ -40,12 +40,30 @@ export function closestCommands(typed: string, ids: string[], most = 3): string[
   return []
 }
 
+/**
+ * The command an operator typed, without the arguments and flags after it: the words before the
+ * first flag, each while it is (or is near) a word some command has at that place after the
+ * words before it (`provider shwo cn-01 --db x`: `provider shwo`); the first word always.
+ */
+export function typedCommand(typed: string, ids: string[]): string {
+  const words = typed.split(/[: ]/).filter(Boolean)
+  const flag = words.findIndex((w) => w.startsWith('-'))
+  const given = flag < 0 ? words : words.slice(0, flag)
+  let commands = ids.map((id) => id.split(':'))
+  let n = 0
+  for (; n < given.length; n++) {
+    commands = commands.filter((c) => c.length > n && (c[n] === given[n] || closestNames(given[n], [c[n]]).length > 0))
+    if (!commands.length) break
+  }
+  return given.slice(0, Math.max(n, 1)).join(' ')
+}
+
 const hook: Hook<'command_not_found'> = async function (opts) {
   const ids = opts.config.commands.filter((c) => !c.hidden).map((c) => c.id)
   const typed = [opts.id.replace(/:/g, ' '), ...(opts.argv ?? [])].join(' ')
   const near = closestCommands(typed, ids)
   const hint = near.length ? `; did you mean ${near.map((c) => `\`${opts.config.bin} ${c}\``).join(' or ')}?` : `; see \`${opts.config.bin} --help\``
-  process.stderr.write(`${opts.config.bin}: command ${typed} not found${hint}\n`)
+  process.stderr.write(`${opts.config.bin}: command ${typedCommand(typed, ids) || opts.id.replace(/:/g, ' ')} not found${hint}\n`)
   process.exit(ExitCode.USAGE)
 }
 
