@@ -782,9 +782,15 @@ export class Store {
       }
       this.position = base + 1
       if (Array.isArray(outcome)) {
-        const {windows, seq} = windowsBefore(outcome, base, this.state.topologyGeneration)
-        this.applyImages(windows)
-        this.position = seq
+        try {
+          const {windows, seq} = windowsBefore(outcome, base, this.state.topologyGeneration)
+          this.applyImages(windows)
+          this.position = seq
+        } catch {
+          // Committed all the same: the write is answered as such, and the State, holding it but
+          // not what others committed before it, is loaded again before it serves anything.
+          this.suspect = 'all'
+        }
       }
       this.seenMark = this.position
       this.head = Math.max(this.head, this.position)
