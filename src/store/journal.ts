@@ -11,7 +11,7 @@
  * behind the floor, or one whose window is larger than it is worth patching, loads everything
  * again (the "expired" path of a watch).
  */
-import {sql, type CompiledQuery, type Kysely} from 'kysely'
+import {sql, type CompiledQuery, type Kysely, type RawBuilder} from 'kysely'
 import {PART, type Changes} from '../core/state.js'
 import {rowsPerStatement, type Row} from './backends.js'
 import type {Database} from './schema.js'
@@ -113,7 +113,7 @@ export function* recordStatements(db: Kysely<Database>, ch: Changes, seq: number
     }
     if (chunk.length) yield db.insertInto('placemat_changes').values(chunk).compile()
     if (image && count <= IMAGE_MAX_KEYS) {
-      const body = JSON.stringify({keys: [...rowsOf(ch, seq)].map((k) => [k.kind, k.key, k.parts]), rows: image(ch)})
+      const body = imageBody([...rowsOf(ch, seq)], image(ch))
       if (body.length <= IMAGE_MAX_CHARS) yield db.insertInto('placemat_change_images').values({seq, body}).compile()
     }
   }
@@ -147,32 +147,33 @@ const KEYED_MAX_KEYS = 500
  * the server finds it under the lock (others may have committed since the writer's position), so
  * the counter moves first and the journal, the image and the pruning read it back.
  */
-export function* keyedRecordStatements(db: Kysely<Database>, ch: Changes, base: number, image: (ch: Changes) => ImageRows): Generator<CompiledQuery> {
+export function* keyedRecordStatements(
+  db: Kysely<Database>,
+  ch: Changes,
+  keys: readonly JournalRow[],
+  base: number,
+  image: (ch: Changes) => ImageRows,
+): Generator<CompiledQuery> {
   yield sql`update placemat_meta set value = cast(cast(value as bigint) + 1 as varchar(32)) where key = 'change_counter'`.compile(db)
-  const seq = sql`(select cast(value as bigint) from placemat_meta where key = 'change_counter')`
-  const keys = [...rowsOf(ch, 0)]
+  const seq = sql<number>`(select cast(value as bigint) from placemat_meta where key = 'change_counter')`
   if (keys.length) {
     const values = sql.join(keys.map((k) => sql`(${k.kind}, ${k.key}, ${k.parts})`))
     yield sql`insert into placemat_changes (seq, kind, key, parts) select ${seq}, v.kind, v.key, v.parts from (values ${values}) as v(kind, key, parts)`.compile(db)
   }
-  const body = JSON.stringify({keys: keys.map((k) => [k.kind, k.key, k.parts]), rows: image(ch)})
-  yield sql`insert into placemat_change_images (seq, body) values (${seq}, ${body})`.compile(db)
+  yield sql`insert into placemat_change_images (seq, body) values (${seq}, ${imageBody(keys, image(ch))})`.compile(db)
   // Pruning now and then: the number is the server's, so the writer's guess of it decides when,
   // and the floor is the server's number less JOURNAL_KEEP.
-  if ((base + 1) % PRUNE_EVERY === 0) {
-    const floor = sql`(select cast(value as bigint) - ${JOURNAL_KEEP} from placemat_meta where key = 'change_counter')`
-    yield sql`delete from placemat_changes where seq <= ${floor}`.compile(db)
-    yield sql`delete from placemat_change_images where seq <= ${floor}`.compile(db)
-    yield sql`update placemat_meta set value = cast(${floor} as varchar(32)) where key = 'journal_floor' and cast(value as bigint) < ${floor}`.compile(db)
-  }
+  if ((base + 1) % PRUNE_EVERY === 0) yield* pruneStatements(db, sql<number>`(${seq} - ${JOURNAL_KEEP})`)
 }
+
+/** An image as recorded: the transaction's keys (without their seq, the image row's own) and its rows. */
+const imageBody = (keys: readonly JournalRow[], rows: ImageRows): string => JSON.stringify({keys: keys.map((k) => [k.kind, k.key, k.parts]), rows})
 
 /** The windows of a keyed write's answer (commitKeyed): the transactions others committed before it, after `position`. */
 export function windowsBefore(images: Row[], position: number, topologyGeneration: number): {windows: Window[]; seq: number} {
   const seq = Number(images[images.length - 1].seq)
-  const head: Head = {counter: seq, floor: 0, topologyGeneration}
   const others = images.slice(0, -1).map((r) => ({seq: Number(r.seq), body: r.body}))
-  const windows = imageWindows({...head, counter: seq - 1}, position, others)
+  const windows = imageWindows({counter: seq - 1, floor: 0, topologyGeneration}, position, others)
   if (!windows) throw new Error(`the images after ${position} are not whole (${others.map((r) => r.seq).join(', ')})`)
   return {windows, seq}
 }
@@ -229,13 +230,16 @@ export function imageWindows(head: Head, position: number, rows: Row[]): Window[
   return windows.length === head.counter - position ? windows : null
 }
 
-/** Drops the journal up to `floor` and records that processes behind it must load again. */
-function pruneStatements(db: Kysely<Database>, floor: number): CompiledQuery[] {
+/**
+ * Drops the journal up to `floor` (a number, or an expression the server works out) and records
+ * that processes behind it must load again.
+ */
+function pruneStatements(db: Kysely<Database>, floor: number | RawBuilder<number>): CompiledQuery[] {
   return [
-    db.deleteFrom('placemat_changes').where('seq', '<=', floor).compile(),
-    db.deleteFrom('placemat_change_images').where('seq', '<=', floor).compile(),
+    sql`delete from placemat_changes where seq <= ${floor}`.compile(db),
+    sql`delete from placemat_change_images where seq <= ${floor}`.compile(db),
     // Never lowers a floor a large change moved up.
-    sql`update placemat_meta set value = ${String(floor)} where key = 'journal_floor' and cast(value as bigint) < ${floor}`.compile(db),
+    sql`update placemat_meta set value = ${typeof floor === 'number' ? String(floor) : sql`cast(${floor} as varchar(32))`} where key = 'journal_floor' and cast(value as bigint) < ${floor}`.compile(db),
   ]
 }
 

@@ -305,29 +305,27 @@ export function imageRows(s: State, ch: Changes): ImageRows {
     const m = s.moved.get(uuid)
     if (m) out.moved.push(movedRow(m))
   }
-  for (const name of ch.classes) {
-    const c = s.classes.get(name)
-    if (c) out.classes.push(namedRow(c))
-  }
-  for (const name of ch.traits) {
-    const t = s.traits.get(name)
-    if (t) out.traitNames.push(namedRow(t))
-  }
-  for (const uuid of ch.topologyNodes) {
-    const n = s.topology.get(uuid)
-    if (n) out.topologyNodes.push(topologyNodeRow(n))
-  }
+  out.classes = rowsOfPresent(ch.classes, s.classes, namedRow)
+  out.traitNames = rowsOfPresent(ch.traits, s.traits, namedRow)
+  out.topologyNodes = rowsOfPresent(ch.topologyNodes, s.topology, topologyNodeRow)
   for (const name of ch.groups) {
     const g = s.groups.get(name)
     if (!g) continue
     out.groups.push(groupRow(g))
     out.groupMembers.push(...groupMemberRows(g))
   }
-  for (const uuid of ch.aggregateNames) {
-    const n = s.aggregateNames.get(uuid)
-    if (n) out.aggregateNames.push(aggregateNameRow(n))
-  }
+  out.aggregateNames = rowsOfPresent(ch.aggregateNames, s.aggregateNames, aggregateNameRow)
   return out
+}
+
+/** The rows of the records `keys` name that `have` still holds (those gone have none). */
+function rowsOfPresent<T>(keys: Iterable<string>, have: ReadonlyMap<string, T>, toRow: (record: T) => object): object[] {
+  const rows: object[] = []
+  for (const key of keys) {
+    const record = have.get(key)
+    if (record) rows.push(toRow(record))
+  }
+  return rows
 }
 
 /** A transaction's rows by kind (see imageRows; journal.ts's Window holds the same lists). */

@@ -371,22 +371,34 @@ export class Store {
    * window's rows instead.
    */
   private async followImages(): Promise<boolean> {
-    if (this.kind !== 'postgres' || this.suspect === 'all' || this.position < 0) return false
-    const position = this.position
-    const unsure = this.unsure()
+    if (!this.canFollowImages()) return false
     // What the last probe read from this position, if nothing was applied since: no round trip.
-    if (!unsure.length && this.ahead?.from === position) {
+    if (!this.unsure().length && this.ahead?.from === this.position) {
       const ahead = this.ahead
       this.ahead = null
       return this.applyAhead(ahead, [], [], [])
     }
     this.ahead = null
+    return this.backend.session((s) => this.readAndApplyAhead(s, this.backend.beginRead(), [sql`commit`.compile(this.db)]))
+  }
+
+  private canFollowImages(): boolean {
+    return this.kind === 'postgres' && this.suspect !== 'all' && this.position >= 0
+  }
+
+  /**
+   * `opening` (sent and emptied), the head with the images since our position and the unsure
+   * keys' rows, then `closing`, in one round trip; applied as applyAhead does.
+   */
+  private async readAndApplyAhead(s: Session, opening: CompiledQuery[], closing: CompiledQuery[]): Promise<boolean> {
+    const unsure = this.unsure()
     const again = rowStatements(this.db, unsure, 'ctid')
-    const opening = this.backend.beginRead()
-    const results = await this.backend.session((s) => s.run([...opening, aheadStatement(this.db, position), ...again.map(([, q]) => q), sql`commit`.compile(this.db)]))
-    const ahead = readAhead(results[opening.length])
+    const results = await s.run([...opening, aheadStatement(this.db, this.position), ...again.map(([, q]) => q), ...closing])
+    const sent = opening.length
+    opening.length = 0
+    const ahead = readAhead(results[sent])
     this.head = Math.max(this.head, ahead.head.counter)
-    return this.applyAhead(ahead, unsure, again, results.slice(opening.length + 1, -1))
+    return this.applyAhead(ahead, unsure, again, results.slice(sent + 1, sent + 1 + again.length))
   }
 
   /**
@@ -417,16 +429,8 @@ export class Store {
    * trip (nobody commits while we hold the lock). False when that cannot do: the caller reads the
    * window's keys and rows.
    */
-  private async followUnderLock(s: Session, opening: CompiledQuery[]): Promise<boolean> {
-    if (this.kind !== 'postgres' || this.suspect === 'all' || this.position < 0) return false
-    const unsure = this.unsure()
-    const again = rowStatements(this.db, unsure, 'ctid')
-    const results = await s.run([...opening, aheadStatement(this.db, this.position), ...again.map(([, q]) => q)])
-    const sent = opening.length
-    opening.length = 0
-    const ahead = readAhead(results[sent])
-    this.head = Math.max(this.head, ahead.head.counter)
-    return this.applyAhead(ahead, unsure, again, results.slice(sent + 1))
+  private followUnderLock(s: Session, opening: CompiledQuery[]): Promise<boolean> {
+    return this.canFollowImages() ? this.readAndApplyAhead(s, opening, []) : Promise.resolve(false)
   }
 
   /** Applies other processes' transactions from their images, in order. */
@@ -766,7 +770,7 @@ export class Store {
       // still; others' commits since, touching other consumers and providers, are applied after it.
       const keys = group.every((w) => w.selfContained) ? keyedKeys(run.all) : null
       const keyed = keys !== null && !inAnyGroup(this.state, run.all)
-      const record = keyed ? keyedRecordStatements(this.db, run.all, base, (ch) => imageRows(this.state, ch)) : recordStatements(this.db, run.all, base + 1, this.image())
+      const record = keyed ? keyedRecordStatements(this.db, run.all, keys, base, this.image()!) : recordStatements(this.db, run.all, base + 1, this.image())
       const statements = concat(this.writer.statements(this.state, run.all), record)
       let sentAt = 0
       const outcome = await this.backend.session((s): Promise<Row[] | 'committed' | 'moved' | 'too-big'> => {
