@@ -58,6 +58,12 @@ const SCRIPT: Array<[string, string, unknown?]> = [
   ['POST', '/resource_providers', {name: 'nul\u0000', uuid: U(5)}],
   ['POST', '/resource_providers', {name: 'lone\ud800', uuid: U(5)}],
   ['PUT', `/allocations/${U(104)}`, {allocations: {[U(2)]: {resources: {VCPU: 1}}}, project_id: 'p\u0000', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'}],
+  // Text that COPY escapes (tab, newline, backslash) or sends as several bytes, read back whole.
+  ['POST', '/resource_providers', {name: 'tab\tnewline\nback\\slash ñandú 🚀', uuid: U(6)}],
+  ['PUT', `/resource_providers/${U(6)}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: 2}}}],
+  ['PUT', `/allocations/${U(105)}`, {allocations: {[U(6)]: {resources: {VCPU: 1}}}, project_id: 'projet-ñandú-\\x41-🚀', user_id: 'u\tv', consumer_generation: null, consumer_type: 'INSTANCE'}],
+  ['GET', `/usages?project_id=${encodeURIComponent('projet-ñandú-\\x41-🚀')}`],
+  ['GET', '/resource_providers?name=' + encodeURIComponent('tab\tnewline\nback\\slash ñandú 🚀')],
   // Any uuid form Placement accepts fits the column: stored canonical.
   ['PUT', `/resource_providers/${U(4)}/aggregates`, {resource_provider_generation: 4, aggregates: [`urn:uuid:${AGG}`, `{${U(99).toUpperCase()}}`]}],
   ['GET', `/resource_providers/${U(4)}/aggregates`],
@@ -111,7 +117,7 @@ describe.skipIf(!postgresAvailable)('PostgreSQL backend', () => {
     // A new process loads the same state: same answers, providers in creation order.
     const again = await Store.open(url)
     expect(await answers(again, CHECK_AFTER_RELOAD)).toEqual(await answers(lite, CHECK_AFTER_RELOAD))
-    expect([...again.state.providers.values()].map((p) => p.name)).toEqual(['cn1', 'cn1-numa0', 'ss'])
+    expect([...again.state.providers.values()].map((p) => p.name)).toEqual(['cn1', 'cn1-numa0', 'ss', 'tab\tnewline\nback\\slash ñandú 🚀'])
     await again.close()
     await lite.close()
   })

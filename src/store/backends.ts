@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3'
 import {Kysely, PostgresDialect, SqliteDialect, sql, type CompiledQuery} from 'kysely'
 import pg from 'pg'
 import {BackgroundCheckpointer} from './checkpointer.js'
+import {copyPages} from './copy-pages.js'
 import {DatabaseUnavailableError, databaseFault, type DatabaseFault} from './database-faults.js'
 import type {Database} from './schema.js'
 import {KEY, type JournalRow} from './journal.js'
@@ -26,9 +27,10 @@ export interface Session {
   run(statements: Iterable<CompiledQuery>): Promise<Row[][]>
   /**
    * Every row of `columns` of `table`, as arrays, a page at a time (SQLite: keyed by `key`, so a
-   * page costs the same at the end of the table; PostgreSQL: a cursor inside the transaction).
+   * page costs the same at the end of the table; PostgreSQL: COPY inside the transaction). `kept`:
+   * the columns whose text the caller keeps beyond the page.
    */
-  pages(table: keyof Database, columns: string[], key: 'rowid' | 'seq'): AsyncGenerator<unknown[][]>
+  pages(table: keyof Database, columns: string[], key: 'rowid' | 'seq', kept?: readonly string[]): AsyncGenerator<unknown[][]>
   /**
    * A write in one round trip, for a process whose State is at `position` (PostgreSQL only, where
    * holding the write lock across round trips is what costs): takes the write lock, checks that
@@ -363,6 +365,8 @@ class PostgresBackend implements Backend {
     private readonly pool: pg.Pool,
     readonly db: Kysely<Database>,
     readonly isNew: boolean,
+    /** How long a whole-table read waits for the server's next rows before it gives up. */
+    private readonly stallMs: number,
   ) {}
 
   static async open(url: string, options: BackendOptions = {}): Promise<PostgresBackend> {
@@ -389,7 +393,7 @@ class PostgresBackend implements Backend {
       types: {getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser},
     })
     const db = new Kysely<Database>({dialect: new PostgresDialect({pool})})
-    const backend = new PostgresBackend(pool, db, false)
+    const backend = new PostgresBackend(pool, db, false, t.statementMs + 2000)
     // A connection's error (the server restarted, a failover, pg_terminate_backend) is an error of
     // the call that meets it, never an unhandled event: every client gets a listener for life, idle
     // or held. The pool drops the client when it is released.
@@ -492,7 +496,7 @@ class PostgresBackend implements Backend {
         return out
       },
       send,
-      pages: (table, columns, key) => this.cursorPages(client, table, columns, key),
+      pages: (table, columns, key, kept) => this.copyPages(client, table, columns, key, kept),
       commitIfAt: async (position, statements) => {
         if (!Number.isSafeInteger(position)) throw new Error(`not a journal position: ${position}`)
         // No BEGIN: statements sent in one simple query are one implicit transaction, which the
@@ -525,26 +529,12 @@ class PostgresBackend implements Backend {
     }
   }
 
-  // A cursor inside the session's transaction: one snapshot, a page of arrays at a time. The next
-  // page is asked for before this one is handed over, so the server reads and sends it while the
-  // caller builds the State from this one.
-  private async *cursorPages(client: pg.PoolClient, table: keyof Database, columns: string[], key: 'rowid' | 'seq'): AsyncGenerator<unknown[][]> {
+  // COPY inside the session's transaction: one snapshot, streamed by the server while the caller
+  // builds the State from the page before (copy-pages.ts).
+  private copyPages(client: pg.PoolClient, table: keyof Database, columns: string[], key: 'rowid' | 'seq', kept: readonly string[] = []): AsyncGenerator<unknown[][]> {
     let query = this.db.selectFrom(table).select(columns.map((c) => sql.ref(c).as(c)))
     if (key === 'seq') query = query.orderBy(sql.ref('seq'))
-    await client.query(`declare placemat_load no scroll cursor for ${inlineStatement(query.compile())}`)
-    const fetch = () => client.query({text: `fetch forward ${PAGE} from placemat_load`, rowMode: 'array'})
-    let next: Promise<pg.QueryResult> | null = fetch()
-    try {
-      while (next) {
-        const r: pg.QueryResult = await next
-        next = r.rows.length < PAGE ? null : fetch()
-        yield r.rows as unknown[][]
-      }
-    } finally {
-      // A page asked for and not taken (the caller stopped early) is waited for before the cursor closes.
-      await next?.catch(() => undefined)
-      await client.query('close placemat_load').catch(() => undefined)
-    }
+    return copyPages(client, inlineStatement(query.compile()), {pageSize: PAGE, stallMs: this.stallMs, kept})
   }
 
   serve(): void {}

@@ -242,7 +242,7 @@ export const migrations: Record<string, Migration> = {
         .addColumn('parts', 'integer', (c) => c.notNull())
         .execute()
       await db.schema.createIndex('placemat_changes_seq').on('placemat_changes').columns(['seq', 'kind']).execute()
-      // PostgreSQL loads providers in seq order through a cursor.
+      // PostgreSQL loads providers in seq order.
       await db.schema.createIndex('resource_providers_seq').on('resource_providers').column('seq').execute()
       const have = await db.selectFrom('placemat_meta').select('key').where('key', 'in', ['change_counter', 'journal_floor']).execute()
       const keys = new Set(have.map((r: {key: string}) => r.key))

@@ -92,7 +92,7 @@ async function loadProviders(session: Session, s: State): Promise<number> {
   let inSeqOrder = true
   const seqs: number[] = []
   const columns = ['uuid', 'name', 'generation', 'parent_uuid', 'root_uuid', 'created_at', 'updated_at', 'seq', 'disabled_reason']
-  for await (const page of session.pages('resource_providers', columns, 'seq')) {
+  for await (const page of session.pages('resource_providers', columns, 'seq', ['uuid', 'name', 'parent_uuid', 'root_uuid', 'disabled_reason'])) {
     for (const r of page) {
       // One string per uuid: a name, root or parent equal to a uuid already read is that string.
       const uuid = r[0] as string
@@ -183,7 +183,7 @@ async function loadProviders(session: Session, s: State): Promise<number> {
       members.add(p.uuid)
     }
   })
-  for await (const page of session.pages('provider_aggregates', ['provider_uuid', 'aggregate_uuid'], 'rowid')) {
+  for await (const page of session.pages('provider_aggregates', ['provider_uuid', 'aggregate_uuid'], 'rowid', ['aggregate_uuid'])) {
     for (const r of page) {
       // One string per aggregate uuid, however many members it has; the few most used are
       // found by comparing, not hashing.
@@ -203,7 +203,7 @@ async function loadProviders(session: Session, s: State): Promise<number> {
 
 async function loadConsumers(session: Session, s: State): Promise<void> {
   const columns = ['uuid', 'project_id', 'user_id', 'consumer_type', 'generation', 'created_at', 'updated_at']
-  for await (const page of session.pages('consumers', columns, 'rowid')) {
+  for await (const page of session.pages('consumers', columns, 'rowid', ['uuid', 'project_id', 'user_id', 'consumer_type'])) {
     for (const r of page) {
       const uuid = r[0] as string
       s.consumers.set(uuid, {
