@@ -19,6 +19,20 @@
 //                 5xx and errors, requests lost in flight, restart to serving, and the survivors'
 //                 full reloads (placemat_state_reloads_total on /metrics)
 //   --sqlite      one daemon on a SQLite file; the writes of "after write" made by the CLI (--db)
+//   --placement   after the placemat rows, the same for OpenStack Placement (Debian's placement-api
+//                 8.0.0, python3-placement and python3-psycopg2) on the same PostgreSQL cluster: its own
+//                 database (placement-manage db sync, auth_strategy noauth2), the same providers
+//                 written straight into its tables (it has no batch API), K uwsgi instances on their
+//                 own ports, each 2 processes x 4 threads as ../shared/perf/run-anchor.sh serves it;
+//                 the same churn, check and after-write rounds through the same API (microversion
+//                 latest = 1.39 on 8.0.0). CPU per claim counts each uwsgi master and its workers;
+//                 no round trips (its transactions are several statements each: their number per
+//                 claim is shown instead) and no /metrics counters. Placement answers a candidates
+//                 query in about 100 ms on 1,000 providers and 1.4 s on 10,000, so with --placement
+//                 --providers defaults to 1,000 (for placemat too: the rows compare the same cloud);
+//                 then a Placement row takes about S + 20 s, a run with --daemons 1,2 about two minutes.
+//                 --placement alone runs Placement on the --daemons counts, --placement 1,2 on those.
+//                 Its log lines at WARNING are mostly its "Over capacity" notes of the churn's 409s
 //
 //   npm run bench -- --scaleout                              # 10,000 providers; 1, 2, 3 daemons; 20 s
 //   npm run bench -- --scaleout --providers 2000 --daemons 1,3 --seconds 10
@@ -29,6 +43,7 @@
 //   npm run bench -- --scaleout --sqlite                     # one daemon on SQLite, writes by the CLI (--db)
 //   npm run bench -- --scaleout --json out.jsonl             # the JSON lines to a file (else stderr)
 //   npm run bench -- --scaleout --placemat ../old --label old  # the daemons of another (built) checkout, to compare
+//   npm run bench -- --scaleout --placement --daemons 1,2    # placemat, then OpenStack Placement, on 1 and 2 nodes
 //
 // The table goes to stdout, progress and (without --json) one JSON line per configuration to stderr.
 import {spawn, execFileSync} from 'node:child_process'
@@ -41,7 +56,7 @@ import readline from 'node:readline'
 import {fileURLToPath} from 'node:url'
 import pg from 'pg'
 import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
-import {freePort, loadThroughBatch, AGGREGATES} from './huge-sets.mjs'
+import {freePort, loadThroughBatch, loadIntoPlacementTables, AGGREGATES} from './huge-sets.mjs'
 import {postgresBin} from './postgres-bin.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -49,14 +64,17 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 // ---------------------------------------------------------------------------------------------
 // Options
 
-const USAGE = `usage: node scripts/bench-scaleout.mjs [--providers N] [--daemons 1,2,3] [--seconds S] [--delay-ms D] [--kill] [--sqlite] [--json FILE] [--placemat DIR] [--label L] [--rounds 30]`
+const USAGE = `usage: node scripts/bench-scaleout.mjs [--providers N] [--daemons 1,2,3] [--seconds S] [--delay-ms D] [--kill] [--sqlite] [--placement [1,2]] [--json FILE] [--placemat DIR] [--label L] [--rounds 30]`
 const argv = process.argv.slice(2).filter((a) => a !== '--scaleout')
 const VALUED = new Set(['providers', 'daemons', 'seconds', 'delay-ms', 'json', 'placemat', 'label', 'rounds'])
 const FLAGS = new Set(['kill', 'sqlite', 'help'])
+// A flag that may be followed by a value of this form.
+const OPTIONAL = {placement: /^\d+(,\d+)*$/}
 const given = {}
 for (let i = 0; i < argv.length; i++) {
   const m = /^--([a-z-]+)$/.exec(argv[i])
   if (m && FLAGS.has(m[1])) given[m[1]] = true
+  else if (m && OPTIONAL[m[1]]) given[m[1]] = OPTIONAL[m[1]].test(argv[i + 1] ?? '') ? argv[++i] : true
   else if (m && VALUED.has(m[1])) {
     if (i + 1 >= argv.length) fail(`--${m[1]} needs a value\n${USAGE}`)
     given[m[1]] = argv[++i]
@@ -77,16 +95,22 @@ const positiveInt = (name, dflt) => {
   return Number(v)
 }
 
-const PROVIDERS = positiveInt('providers', 10000)
+const PLACEMENT = given.placement !== undefined
+// Placement takes about 1.4 s a candidates query on 10,000 providers: a smaller cloud by default.
+const PROVIDERS = positiveInt('providers', PLACEMENT ? 1000 : 10000)
 const SECONDS = positiveInt('seconds', 20)
 const KILL = Boolean(given.kill)
 const SQLITE = Boolean(given.sqlite)
 const DELAY_MS = given['delay-ms'] === undefined ? 0 : Number(given['delay-ms'])
 if (!Number.isFinite(DELAY_MS) || DELAY_MS < 0) fail(`--delay-ms takes a number of milliseconds >= 0, not ${given['delay-ms']}`)
-const DAEMON_COUNTS = (given.daemons ?? (KILL ? '3' : '1,2,3')).split(',').map((s) => {
-  if (!/^\d+$/.test(s.trim()) || Number(s) < 1) fail(`--daemons takes daemon counts like 1,2,3, not ${given.daemons}`)
-  return Number(s)
-})
+const counts = (name, list) =>
+  list.split(',').map((s) => {
+    if (!/^\d+$/.test(s.trim()) || Number(s) < 1) fail(`--${name} takes node counts like 1,2,3, not ${list}`)
+    return Number(s)
+  })
+const DAEMON_COUNTS = counts('daemons', given.daemons ?? (KILL ? '3' : '1,2,3'))
+const PLACEMENT_COUNTS = !PLACEMENT ? [] : given.placement === true ? DAEMON_COUNTS : counts('placement', given.placement)
+if (PLACEMENT && (KILL || SQLITE)) fail('--placement runs on PostgreSQL without --kill: --kill and --sqlite do not apply to it')
 if (KILL && DAEMON_COUNTS.some((k) => k < 2)) fail('--kill needs every daemon count to be 2 or more (e.g. --daemons 3): the killed node must have survivors')
 if (SQLITE && (KILL || DELAY_MS || given.daemons)) fail('--sqlite runs one daemon on a SQLite file: --kill, --delay-ms and --daemons do not apply')
 const JSON_FILE = given.json
@@ -127,11 +151,7 @@ function cleanupNow() {
   if (cleanedUp) return
   cleanedUp = true
   for (const child of running.children) {
-    if (child.exitCode === null && child.signalCode === null) {
-      try {
-        child.kill('SIGKILL')
-      } catch {}
-    }
+    if (child.exitCode === null && child.signalCode === null) killTree(child)
   }
   for (const server of running.servers) {
     try {
@@ -282,26 +302,45 @@ const cpuSeconds = (pid) => {
 }
 const CLOCK_TICKS = 100
 
-/** The PostgreSQL server's processes: the postmaster and its children (backends, workers). */
-const postgresPids = (postmaster) => {
-  const pids = [postmaster]
+/**
+ * A process and its descendants (PostgreSQL's postmaster and its backends, a uwsgi master and
+ * its workers; a placemat daemon alone).
+ */
+function processTree(root) {
+  const children = new Map()
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue
     try {
-      if (fs.readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(postmaster)) pids.push(Number(d))
+      const ppid = Number(fs.readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ')[1])
+      if (!children.has(ppid)) children.set(ppid, [])
+      children.get(ppid).push(Number(d))
     } catch {}
   }
+  const pids = [root]
+  for (let i = 0; i < pids.length; i++) pids.push(...(children.get(pids[i]) ?? []))
   return pids
 }
 
+/** SIGKILL to a child we started and to its own children (uwsgi's workers outlive a killed master). */
+function killTree(child) {
+  for (const pid of processTree(child.pid)) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {}
+  }
+}
+
+/** VmRSS in MiB of a process and its descendants. */
+const rssTree = (pid) => processTree(pid).reduce((a, p) => a + (status(p, 'VmRSS') ?? 0), 0)
+
 /**
- * Transactions the server has ended in the bench's database: each of placemat's round trips is
- * one (its statements go in one simple query). The server publishes them within a second.
+ * Transactions the server has ended in the database at `statsUrl`: each of placemat's round trips
+ * is one (its statements go in one simple query). The server publishes them within a second.
  */
-async function serverTransactions() {
-  if (!running.statsUrl) return null
+async function serverTransactions(statsUrl) {
+  if (!statsUrl) return null
   await sleep(1100)
-  const c = new pg.Client({connectionString: running.statsUrl})
+  const c = new pg.Client({connectionString: statsUrl})
   await c.connect()
   try {
     const r = await c.query('select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()')
@@ -316,8 +355,8 @@ function cpuNow(nodes) {
   const sum = (pids) => pids.reduce((a, p) => a + (cpuSeconds(p) ?? 0), 0)
   const self = process.cpuUsage()
   return {
-    daemons: sum(nodes.map((n) => n.child.pid)),
-    postgres: running.postmaster ? sum(postgresPids(running.postmaster)) : 0,
+    daemons: sum(nodes.flatMap((n) => processTree(n.child.pid))),
+    postgres: running.postmaster ? sum(processTree(running.postmaster)) : 0,
     bench: (self.user + self.system) / 1e6,
   }
 }
@@ -332,36 +371,51 @@ const logTail = (file, n = 15) => {
 
 /**
  * Starts `placemat daemon start --foreground` on `db`, its own PLACEMAT_HOME (several daemons on
- * one PostgreSQL URL would otherwise share one pid record) and log file; resolves once a
- * candidates query answers 200, with the time from spawn.
+ * one PostgreSQL URL would otherwise share one pid record) and log file.
  */
 async function startDaemon({name, db, home, port, extra = ['--no-answer-cache']}) {
   port ??= await freePort()
+  const args = ['daemon', 'start', '--foreground', '--db', db, '--port', String(port), '--auth', 'noauth2', '--log-level', 'warn', ...extra]
+  return startNode({
+    name,
+    home,
+    port,
+    command: process.execPath,
+    args: [...DAEMON_NODE_OPTIONS, BIN, ...args],
+    env: {PLACEMAT_HOME: home},
+    // At --log-level warn every line is worth reporting but the one saying where it listens.
+    reported: (line) => !/placemat daemon listening on/.test(line),
+    fields: {db, extra, metrics: true},
+  })
+}
+
+/**
+ * Spawns an API node (`command args`, its output to HOME/node.log); resolves once a candidates
+ * query answers 200 and `ready` holds of what it logged since, with the time from spawn and the
+ * RSS of the node's processes then.
+ */
+async function startNode({name, home, port, command, args, env, reported, ready = () => true, fields}) {
   fs.mkdirSync(home, {recursive: true})
-  const logFile = path.join(home, 'daemon.log')
+  const logFile = path.join(home, 'node.log')
   const fd = fs.openSync(logFile, 'a')
   const logFrom = fs.fstatSync(fd).size
-  const args = ['daemon', 'start', '--foreground', '--db', db, '--port', String(port), '--auth', 'noauth2', '--log-level', 'warn', ...extra]
   const t0 = performance.now()
-  const child = spawn(process.execPath, [...DAEMON_NODE_OPTIONS, BIN, ...args], {
-    stdio: ['ignore', fd, fd],
-    env: {...process.env, PLACEMAT_HOME: home},
-  })
+  const child = spawn(command, args, {stdio: ['ignore', fd, fd], env: {...process.env, ...env}})
   fs.closeSync(fd)
   running.children.add(child)
   child.once('exit', () => running.children.delete(child))
-  const node = {name, db, home, port, url: `http://127.0.0.1:${port}`, child, logFile, extra}
+  const node = {name, home, port, url: `http://127.0.0.1:${port}`, child, logFile, reported, ...fields}
   const deadline = Date.now() + START_TIMEOUT_MS
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`daemon ${name} exited (${child.exitCode ?? child.signalCode}) before answering; its log ends:\n${logTail(logFile)}`)
+      throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before answering; its log ends:\n${logTail(logFile)}`)
     }
     try {
       const res = await fetch(node.url + PROBE, {headers: HEADERS, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS)})
       await res.arrayBuffer()
-      if (res.ok) {
+      if (res.ok && ready(fs.readFileSync(logFile).subarray(logFrom).toString('utf8'))) {
         node.startup = (performance.now() - t0) / 1000
-        node.rss = status(child.pid, 'VmRSS')
+        node.rss = rssTree(child.pid)
         // What it logs from here on is the report's; what it logged while starting is noted apart.
         node.logStart = fs.statSync(logFile).size
         node.startLog = logSummary(node, logFrom, node.logStart)
@@ -370,27 +424,34 @@ async function startDaemon({name, db, home, port, extra = ['--no-answer-cache']}
     } catch {}
     await sleep(50)
   }
-  child.kill('SIGKILL')
-  throw new Error(`daemon ${name} did not answer ${PROBE} within ${START_TIMEOUT_MS / 1000} s; its log ends:\n${logTail(logFile)}`)
+  killTree(child)
+  throw new Error(`${name} did not answer ${PROBE} within ${START_TIMEOUT_MS / 1000} s; its log ends:\n${logTail(logFile)}`)
 }
 
+/** SIGTERM (SIGKILL after 20 s), then SIGKILL to any of its children still there. */
 async function stopDaemon(node) {
   const child = node.child
   if (child.exitCode !== null || child.signalCode !== null) return
+  const tree = processTree(child.pid)
   const exited = new Promise((r) => child.once('exit', r))
   child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20000)
+  const timer = setTimeout(() => killTree(child), 20000)
   await exited
   clearTimeout(timer)
+  for (const pid of tree.slice(1)) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {}
+  }
 }
 
-/** Lines the daemon logged (warn and worse at --log-level warn), for the report. */
+/** Lines the node logged that are worth reporting (warn and worse), for the report. */
 function logSummary(node, from = node.logStart ?? 0, to = Infinity) {
   let text = ''
   try {
     text = fs.readFileSync(node.logFile).subarray(from, to).toString('utf8')
   } catch {}
-  const lines = text.split('\n').filter((l) => l.trim() && !/placemat daemon listening on/.test(l))
+  const lines = text.split('\n').filter((l) => l.trim() && node.reported(l))
   return {lines: lines.length, first: lines.slice(0, 3).map(brief)}
 }
 
@@ -407,6 +468,7 @@ function brief(line) {
 
 /** Sum of a counter on GET /metrics, or null when the daemon does not export it. */
 async function metricValue(node, wanted) {
+  if (!node.metrics) return null
   // 'name' sums every series of the metric; 'name{label="v"}' those with that label.
   const [metric, label] = wanted.includes('{') ? [wanted.slice(0, wanted.indexOf('{')), wanted.slice(wanted.indexOf('{') + 1, -1)] : [wanted, null]
   try {
@@ -900,7 +962,7 @@ function killCell(kill) {
 // ---------------------------------------------------------------------------------------------
 // The scenarios
 
-async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb}) {
+async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb, statsUrl = running.statsUrl, server = 'placemat'}) {
   const k = nodes.length
   progress(`${setup}, ${k} daemon(s): start-up ${nodes.map((n) => n.startup.toFixed(1)).join(' / ')} s, RSS ${nodes.map((n) => n.rss).join(' / ')} MiB`)
   progress(`${setup}, ${k} daemon(s): churn, ${CLIENTS} clients for ${SECONDS} s${KILL ? ' (one node killed at S/3, restarted at 2S/3)' : ''}...`)
@@ -914,11 +976,11 @@ async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb
       sum('placemat_journal_catchups_total{from="rows"}', null),
     ])
   const [writesBefore, retriedBefore, imagesBefore, rowsBefore] = await counters()
-  const xactsBefore = await serverTransactions()
+  const xactsBefore = await serverTransactions(statsUrl)
   const cpuBefore = cpuNow(nodes)
   const run = await churn(nodes, SECONDS, {kill: KILL})
   const cpuAfter = cpuNow(nodes)
-  const xactsAfter = await serverTransactions()
+  const xactsAfter = await serverTransactions(statsUrl)
   const s = run.stats
   // Where a claim's time goes on this machine: CPU milliseconds per claim, by process kind.
   const cpuPerClaim = Object.fromEntries(Object.keys(cpuAfter).map((k) => [k, s.claims ? ((cpuAfter[k] - cpuBefore[k]) * 1000) / s.claims : null]))
@@ -931,9 +993,13 @@ async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb
     `  ${s.claims} claims in ${run.elapsed.toFixed(1)} s (${(s.claims / run.elapsed).toFixed(1)}/s), p50 ${fmtMs(pct(s.latencies, 50))} ms, p99 ${fmtMs(pct(s.latencies, 99))} ms; ` +
       `${s.conflicts} answered 409; statuses ${JSON.stringify(s.statuses)}; 5xx+errors ${s.errors}${KILL ? `, in flight to the killed node ${s.inFlightKilled}` : ''}`,
   )
-  // Round trips to the database per claim (the bench's own few reads are in it).
-  const roundTrips = xactsBefore === null || !s.claims ? null : (xactsAfter - xactsBefore) / s.claims
-  progress(`  CPU per claim: ${Object.entries(cpuPerClaim).map(([k, v]) => `${k} ${fmtMs(v)} ms`).join(', ')} (${os.cpus().length} cores)${roundTrips === null ? '' : `; database round trips per claim ${roundTrips.toFixed(1)}`}`)
+  // Database transactions per claim (the bench's own few reads are in it): placemat's round trips;
+  // each of Placement's is several statements, a round trip each.
+  const transactions = xactsBefore === null || !s.claims ? null : (xactsAfter - xactsBefore) / s.claims
+  const roundTrips = server === 'placemat' ? transactions : null
+  const perClaim =
+    transactions === null ? '' : roundTrips === null ? `; database transactions per claim ${transactions.toFixed(1)}` : `; database round trips per claim ${roundTrips.toFixed(1)}`
+  progress(`  CPU per claim: ${Object.entries(cpuPerClaim).map(([k, v]) => `${k} ${fmtMs(v)} ms`).join(', ')} (${os.cpus().length} cores)${perClaim}`)
   if (overtaken) progress(`  write transactions ${overtaken.writes}, overtaken by another node and run again ${overtaken.retried}`)
   if (catchUps && k > 1) progress(`  catch-ups from images ${catchUps.images}, by reading rows ${catchUps.rows}`)
   for (const e of s.errorSamples) progress(`  error: ${e}`)
@@ -974,6 +1040,7 @@ async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb
   }
   const result = {
     setup,
+    server,
     backend,
     providers: PROVIDERS,
     daemons: k,
@@ -992,6 +1059,7 @@ async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb
     claim_p99_ms: pct(s.latencies, 99),
     cpu_ms_per_claim: cpuPerClaim,
     round_trips_per_claim: roundTrips,
+    transactions_per_claim: transactions,
     conflicts_409: s.conflicts,
     statuses: s.statuses,
     statuses_by_method: s.byMethod,
@@ -1072,7 +1140,8 @@ async function runPostgres(work) {
   const dbUrl = db.url(proxy ? proxy.port : db.port)
   // What the proxy really adds is measured and shown.
   const measuredDelay = proxy ? ` (measured +${(proxyRtt - directRtt).toFixed(2)} ms)` : ''
-  const setup = `${LABEL}postgres${DELAY_MS ? `, proxy +${DELAY_MS} ms${measuredDelay}` : ''}${KILL ? ', one node killed' : ''}`
+  const where = `postgres${DELAY_MS ? `, proxy +${DELAY_MS} ms${measuredDelay}` : ''}`
+  const setup = `${LABEL}${where}${KILL ? ', one node killed' : ''}`
   try {
     for (const k of DAEMON_COUNTS) {
       const nodes = []
@@ -1086,6 +1155,7 @@ async function runPostgres(work) {
         await Promise.all(nodes.map(stopDaemon))
       }
     }
+    if (PLACEMENT) await runPlacement({db, pgPort: proxy ? proxy.port : db.port, where, work, proxyRtt, directRtt})
   } finally {
     if (proxy) await proxy.close()
     progress('stopping PostgreSQL...')
@@ -1095,6 +1165,132 @@ async function runPostgres(work) {
       progress(`pg_ctl stop: ${err.message}`)
     }
     running.pgStop = null
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// OpenStack Placement (--placement): Debian's placement-api under uwsgi, on the same cluster
+
+const PLACEMENT_DB = 'placement_scaleout'
+// Each node as ../shared/perf/run-anchor.sh serves Placement on PostgreSQL.
+const UWSGI_PROCESSES = 2
+const UWSGI_THREADS = 4
+
+/** Placement's version as installed (python3-placement, without the Debian revision). */
+function placementVersion() {
+  try {
+    return execFileSync('dpkg-query', ['-W', '-f=${Version}', 'python3-placement'], {encoding: 'utf8'}).replace(/-[^-]*$/, '')
+  } catch {
+    return 'unknown version'
+  }
+}
+
+/**
+ * Placement's own database on the bench's cluster with its schema (placement-manage db sync), and
+ * the config directory of its nodes (OS_PLACEMENT_CONFIG_DIR): noauth2, the database through
+ * `pgPort` (the delay proxy's when there is one, as the daemons').
+ */
+async function preparePlacement(db, pgPort, dir) {
+  for (const file of ['/usr/bin/placement-api', '/usr/bin/placement-manage', '/usr/bin/uwsgi']) {
+    if (!fs.existsSync(file)) throw new Error(`--placement: no ${file} (apt-get install -y placement-api python3-placement uwsgi-core uwsgi-plugin-python3 python3-psycopg2)`)
+  }
+  try {
+    execFileSync('/usr/bin/python3', ['-c', 'import psycopg2'], {stdio: 'pipe'})
+  } catch {
+    throw new Error('--placement: Placement reaches PostgreSQL through psycopg2: apt-get install -y python3-psycopg2')
+  }
+  const admin = new pg.Client({connectionString: `postgres://postgres@127.0.0.1:${db.port}/postgres`})
+  await admin.connect()
+  try {
+    await admin.query(`create database ${PLACEMENT_DB}`)
+  } finally {
+    await admin.end()
+  }
+  fs.mkdirSync(dir, {recursive: true})
+  const conf = path.join(dir, 'placement.conf')
+  fs.writeFileSync(
+    conf,
+    [
+      '[DEFAULT]',
+      'debug = False',
+      '[api]',
+      'auth_strategy = noauth2',
+      '[placement_database]',
+      `connection = postgresql+psycopg2://postgres@127.0.0.1:${pgPort}/${PLACEMENT_DB}`,
+      '[oslo_policy]',
+      'enforce_scope = False',
+      'enforce_new_defaults = False',
+      '',
+    ].join('\n'),
+  )
+  try {
+    execFileSync('/usr/bin/placement-manage', ['--config-file', conf, 'db', 'sync'], {stdio: 'pipe'})
+  } catch (err) {
+    throw new Error(`placement-manage db sync failed: ${String(err.stderr ?? err.message).trim().slice(-800)}`)
+  }
+}
+
+/** One Placement node: a uwsgi instance (master, UWSGI_PROCESSES workers of UWSGI_THREADS threads) on a port of its own. */
+async function startPlacement({name, configDir, home}) {
+  const port = await freePort()
+  // As run-anchor.sh: --lazy-apps, each worker loads the app and opens its connections itself.
+  const args = ['--plugins', 'python3,http', '--http-socket', `127.0.0.1:${port}`, '--wsgi-file', '/usr/bin/placement-api']
+  args.push('--processes', String(UWSGI_PROCESSES), '--threads', String(UWSGI_THREADS), '--master', '--die-on-term', '--lazy-apps', '--thunder-lock')
+  args.push('--buffer-size', '65535', '--add-header', 'Connection: close')
+  return startNode({
+    name,
+    home,
+    port,
+    command: '/usr/bin/uwsgi',
+    args,
+    env: {OS_PLACEMENT_CONFIG_DIR: configDir},
+    // Its log has a line per request (uwsgi's and Placement's INFO): only warnings, errors and
+    // tracebacks are reported, not uwsgi's notice that it runs as root.
+    reported: (line) => /\b(WARNING|ERROR|CRITICAL)\b|Traceback/.test(line) && !/running uWSGI as root/.test(line),
+    // One worker answers before the other has loaded the app: started when all have.
+    ready: (log) => (log.match(/WSGI app 0 \(mountpoint=''\) ready/g) ?? []).length >= UWSGI_PROCESSES,
+    fields: {},
+  })
+}
+
+/** The --placement rows: Placement's database, the same providers in its tables, K nodes for each count. */
+async function runPlacement({db, pgPort, where, work, proxyRtt, directRtt}) {
+  const dir = path.join(work, 'placement')
+  const version = placementVersion()
+  progress(`Placement ${version}: database ${PLACEMENT_DB}, placement-manage db sync...`)
+  await preparePlacement(db, pgPort, dir)
+  const statsUrl = `postgres://postgres@127.0.0.1:${db.port}/${PLACEMENT_DB}`
+  // A first start fills in the standard resource classes and traits the rows refer to.
+  const loader = await startPlacement({name: 'placement loader', configDir: dir, home: path.join(dir, 'loader')})
+  let loadS
+  try {
+    await must(loader.url, 'PUT', '/traits/CUSTOM_BENCH', undefined, [201, 204])
+    progress(`writing ${PROVIDERS} flat providers into Placement's tables...`)
+    const client = new pg.Client({connectionString: statsUrl})
+    await client.connect()
+    try {
+      const t0 = performance.now()
+      const made = await loadIntoPlacementTables(client, 'flat', PROVIDERS)
+      loadS = (performance.now() - t0) / 1000
+      progress(`wrote ${made} providers in ${loadS.toFixed(1)} s`)
+    } finally {
+      await client.end()
+    }
+  } finally {
+    await stopDaemon(loader)
+  }
+  const setup = `Placement ${version}, uwsgi ${UWSGI_PROCESSES} processes × ${UWSGI_THREADS} threads a node, ${where}`
+  for (const k of PLACEMENT_COUNTS) {
+    const nodes = []
+    try {
+      for (let i = 0; i < k; i++) {
+        progress(`starting Placement node ${i + 1} of ${k}...`)
+        nodes.push(await startPlacement({name: `placement${i + 1}`, configDir: dir, home: path.join(dir, `k${k}-node${i + 1}`)}))
+      }
+      await measure({setup, backend: 'postgres', nodes, loadS, proxyRtt, directRtt, statsUrl, server: 'placement'})
+    } finally {
+      await Promise.all(nodes.map(stopDaemon))
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 // The big data sets of `npm run bench -- --huge` (and --big), as POST /placemat/v1/batch bodies: the
 // providers of ../shared/perf/load.mjs (placeload's flat providers, or the 9-provider
-// compute-node trees of Placement's nested-perfload), made in chunks of whole units.
+// compute-node trees of Placement's nested-perfload), made in chunks of whole units; or the same
+// written as rows of OpenStack Placement's tables (bench-scaleout --placement).
 import crypto from 'node:crypto'
 import net from 'node:net'
 
@@ -82,6 +83,106 @@ export async function loadThroughBatch(url, mode, n) {
     })
     if (!res.ok) throw new Error(`bulk load failed: ${res.status} ${(await res.text()).slice(0, 300)}`)
     providers += body.operations.filter((o) => o.op === 'create_provider').length
+  }
+  return providers
+}
+
+const UTC_NOW = "(now() at time zone 'utc')"
+
+/**
+ * Writes the set straight into the tables of an OpenStack Placement database (on PostgreSQL,
+ * after `placement-manage db sync` and one start of its API, which adds the standard resource
+ * classes and traits), as its HTTP API would have written the same operations one by one: a
+ * provider's root_provider_id is its own id (or its parent's root), its generation is one per
+ * inventories, aggregates or traits write, the times are UTC. Placement has no batch API, and
+ * through its HTTP API it loads about 50 providers a second here (four writes each). Returns the providers made.
+ */
+export async function loadIntoPlacementTables(client, mode, n) {
+  let providers = 0
+  await client.query('begin')
+  try {
+    const {rows} = await client.query('select coalesce(max(id), 0) as max from resource_providers')
+    let nextId = Number(rows[0].max) + 1
+    for (const {operations} of batchBodies(mode, n)) {
+      const made = new Map()
+      const traits = new Set()
+      const aggregates = new Set()
+      const inv = {p: [], rc: [], total: [], reserved: [], min: [], max: [], step: [], ratio: []}
+      const aggLinks = {p: [], u: []}
+      const traitLinks = {p: [], name: []}
+      for (const op of operations) {
+        if (op.op === 'ensure_trait') {
+          traits.add(op.name)
+          continue
+        }
+        if (op.op === 'create_provider') {
+          const parent = op.parent_provider_uuid ? made.get(op.parent_provider_uuid) : null
+          const id = nextId++
+          made.set(op.uuid, {id, uuid: op.uuid, name: op.name, parent: parent?.id ?? null, root: parent ? parent.root : id, generation: 0})
+          continue
+        }
+        const p = made.get(op.uuid)
+        p.generation++
+        if (op.op === 'set_inventories') {
+          for (const [rc, v] of Object.entries(op.inventories)) {
+            inv.p.push(p.id)
+            inv.rc.push(rc)
+            inv.total.push(v.total)
+            inv.reserved.push(v.reserved ?? 0)
+            inv.min.push(v.min_unit ?? 1)
+            inv.max.push(v.max_unit ?? 2147483647)
+            inv.step.push(v.step_size ?? 1)
+            inv.ratio.push(v.allocation_ratio ?? 1.0)
+          }
+        } else if (op.op === 'set_aggregates') {
+          for (const u of op.aggregates) {
+            aggregates.add(u)
+            aggLinks.p.push(p.id)
+            aggLinks.u.push(u)
+          }
+        } else if (op.op === 'set_traits') {
+          for (const name of op.traits) {
+            traitLinks.p.push(p.id)
+            traitLinks.name.push(name)
+          }
+        } else throw new Error(`loadIntoPlacementTables: no SQL for ${op.op}`)
+      }
+      const ps = [...made.values()]
+      await client.query(`insert into traits (name, created_at) select unnest($1::text[]), ${UTC_NOW} on conflict (name) do nothing`, [[...traits]])
+      await client.query(`insert into placement_aggregates (uuid, created_at) select unnest($1::text[]), ${UTC_NOW} on conflict (uuid) do nothing`, [[...aggregates]])
+      await client.query(
+        `insert into resource_providers (id, uuid, name, generation, parent_provider_id, root_provider_id, created_at, updated_at)
+         select id, uuid, name, generation, parent, root, ${UTC_NOW}, case when generation > 0 then ${UTC_NOW} end
+         from unnest($1::int[], $2::text[], $3::text[], $4::int[], $5::int[], $6::int[]) as t(id, uuid, name, generation, parent, root)`,
+        [ps.map((p) => p.id), ps.map((p) => p.uuid), ps.map((p) => p.name), ps.map((p) => p.generation), ps.map((p) => p.parent), ps.map((p) => p.root)],
+      )
+      const written = await client.query(
+        `insert into inventories (resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, created_at)
+         select t.p, rc.id, t.total, t.reserved, t.min, t.max, t.step, t.ratio, ${UTC_NOW}
+         from unnest($1::int[], $2::text[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[], $8::float8[]) as t(p, rc, total, reserved, min, max, step, ratio)
+         join resource_classes rc on rc.name = t.rc`,
+        [inv.p, inv.rc, inv.total, inv.reserved, inv.min, inv.max, inv.step, inv.ratio],
+      )
+      if (written.rowCount !== inv.p.length) throw new Error(`loadIntoPlacementTables: a resource class of ${[...new Set(inv.rc)].join(', ')} is not in resource_classes`)
+      await client.query(
+        `insert into resource_provider_aggregates (resource_provider_id, aggregate_id, created_at)
+         select t.p, a.id, ${UTC_NOW} from unnest($1::int[], $2::text[]) as t(p, u) join placement_aggregates a on a.uuid = t.u`,
+        [aggLinks.p, aggLinks.u],
+      )
+      const linked = await client.query(
+        `insert into resource_provider_traits (resource_provider_id, trait_id, created_at)
+         select t.p, tr.id, ${UTC_NOW} from unnest($1::int[], $2::text[]) as t(p, name) join traits tr on tr.name = t.name`,
+        [traitLinks.p, traitLinks.name],
+      )
+      if (linked.rowCount !== traitLinks.p.length) throw new Error(`loadIntoPlacementTables: a trait of ${[...new Set(traitLinks.name)].join(', ')} is not in traits`)
+      providers += ps.length
+    }
+    // The ids were given here: the sequence goes on after them, for the providers the API makes.
+    await client.query(`select setval(pg_get_serial_sequence('resource_providers', 'id'), (select max(id) from resource_providers))`)
+    await client.query('commit')
+  } catch (err) {
+    await client.query('rollback').catch(() => {})
+    throw err
   }
   return providers
 }
