@@ -717,8 +717,12 @@ export class Store {
           // What other nodes committed before the group's first write arrived is asked first, in
           // the round trip reads share, with the images to catch up from: a try then meets only
           // what commits while it is on its way, instead of every commit since our last question.
-          // (While others write: a node writing alone is overtaken by nobody, and saves the question.)
-          if (attempt === 0 && this.currentAsOf < group[0].started && performance.now() - this.othersWroteAt < OTHERS_WRITING_MS) {
+          // (While others write: a node writing alone is overtaken by nobody, and saves the question.
+          // Not for allocation writes, which others' commits overtake only when they touched the
+          // same consumers or providers: the question would cost every write a round trip to spare
+          // the few overtaken one.)
+          const keyable = group.every((w) => w.selfContained)
+          if (attempt === 0 && !keyable && this.currentAsOf < group[0].started && performance.now() - this.othersWroteAt < OTHERS_WRITING_MS) {
             await this.counterSince(group[0].started)
           }
           if (!this.currentAsFarAsKnown()) await this.sync(true)
