@@ -4,8 +4,8 @@
  * string per field (most of a start-up's time and garbage). COPY sends the rows as text that is
  * decoded a chunk at a time and split, and the server streams it while the State is built.
  */
+import {isAscii} from 'node:buffer'
 import type pg from 'pg'
-import {to as copyTo} from 'pg-copy-streams'
 
 /** A field's text as its JavaScript value (the value the driver's parsers would give). */
 export type FieldParser = (text: string) => unknown
@@ -112,10 +112,144 @@ function integerAt(text: string, from: number, to: number): number | null {
 /** A string of its own with the text of `s` (no view of a larger one). */
 const copyOf = (s: string): string => Buffer.from(s, 'utf8').toString('utf8')
 
+/** Protocol message codes met while a COPY runs. */
+const COPY_DATA = 0x64 // d
+const COPY_DONE = 0x63 // c
+const ERROR_RESPONSE = 0x45 // E
+
+/** The parts of pg's connection a COPY reads from while it runs. */
+interface Connection {
+  stream: NodeJS.ReadableStream & {listeners(event: 'data'): Array<(b: Buffer) => void>; destroy(err?: Error): void}
+  query(text: string): void
+}
+
+/**
+ * COPY ... TO STDOUT as a query of pg's (a submittable). While it runs, the connection's bytes
+ * are read here, not by pg's parser, which would make a message and a buffer per row: each socket
+ * read becomes one text, the rows of its CopyData messages. At CopyDone, or at an error, the
+ * connection goes back to pg's parser with what is left, which ends the query as any other
+ * (handleError, handleReadyForQuery). Rows are read from the socket only as they are asked for
+ * (next), so the server waits while the caller builds its State.
+ */
+export class CopyOut {
+  /** pg's read timeout is for a whole query; the caller bounds each read instead (see copyPages). */
+  readonly query_timeout = 2 ** 31 - 1
+  /** Set by pg, which clears its timer when it is called. */
+  callback?: (err: Error | null) => void
+  private connection: Connection | null = null
+  private pgData: ((b: Buffer) => void) | null = null
+  private partial: Buffer | null = null
+  private texts: Array<{text: string; ascii: Buffer | null}> = []
+  private error: Error | null = null
+  private copying = false
+  private finished = false
+  private wake: (() => void) | null = null
+  private readonly onReadable = () => this.wakeUp()
+
+  constructor(readonly text: string) {}
+
+  submit(connection: Connection): void {
+    this.connection = connection
+    const socket = connection.stream
+    const [pgData] = socket.listeners('data')
+    this.pgData = pgData
+    socket.removeListener('data', pgData)
+    socket.on('readable', this.onReadable)
+    this.copying = true
+    connection.query(this.text)
+  }
+
+  handleError(err: Error): void {
+    this.error ??= err
+    this.detach(null)
+    this.wakeUp()
+  }
+
+  handleCommandComplete(): void {}
+
+  handleReadyForQuery(): void {
+    this.finished = true
+    this.callback?.(this.error)
+    this.wakeUp()
+  }
+
+  /** The next text of whole rows (lines), or null once the COPY has ended. */
+  async next(): Promise<{text: string; ascii: Buffer | null} | null> {
+    for (;;) {
+      if (this.texts.length) return this.texts.shift()!
+      if (this.error) throw this.error
+      if (this.finished) return null
+      const chunk = this.copying ? (this.connection!.stream.read() as Buffer | null) : null
+      if (chunk) this.take(chunk)
+      else await new Promise<void>((resolve) => (this.wake = resolve))
+    }
+  }
+
+  private wakeUp(): void {
+    const wake = this.wake
+    this.wake = null
+    wake?.()
+  }
+
+  /** The CopyData payloads of `chunk` (after what the last one left of a message), as one text. */
+  private take(chunk: Buffer): void {
+    const buf = this.partial ? Buffer.concat([this.partial, chunk]) : chunk
+    this.partial = null
+    const ranges: number[] = []
+    let i = 0
+    let end = -1
+    while (i + 5 <= buf.length) {
+      const code = buf[i]
+      const next = i + 1 + buf.readUInt32BE(i + 1)
+      if (code === ERROR_RESPONSE) break
+      if (next > buf.length) break
+      if (code === COPY_DATA) ranges.push(i + 5, next)
+      i = next
+      if (code === COPY_DONE) {
+        end = i
+        break
+      }
+      // Anything else (CopyOutResponse, a notice, a parameter status) is skipped.
+    }
+    if (ranges.length) this.texts.push(payloadText(buf, ranges))
+    if (end >= 0 || (i + 5 <= buf.length && buf[i] === ERROR_RESPONSE)) this.detach(buf.subarray(i))
+    else if (i < buf.length) this.partial = Buffer.from(buf.subarray(i))
+  }
+
+  /** Gives the connection back to pg's parser, with the bytes it has still to read. */
+  private detach(rest: Buffer | null): void {
+    if (!this.copying) return
+    this.copying = false
+    const socket = this.connection!.stream
+    socket.removeListener('readable', this.onReadable)
+    socket.on('data', this.pgData!)
+    if (rest?.length) this.pgData!(rest)
+    // Reading in 'readable' mode left the socket paused.
+    process.nextTick(() => socket.resume())
+  }
+}
+
+/**
+ * The text of the byte ranges of `buf`, and when it is all ASCII the same as bytes (one a
+ * character, for copying kept fields out in one step): cut from one decoding of the buffer, one
+ * character a byte; else each range decoded as UTF-8.
+ */
+function payloadText(buf: Buffer, ranges: number[]): {text: string; ascii: Buffer | null} {
+  const bytes = buf.toString('latin1')
+  const parts: string[] = []
+  for (let k = 0; k < ranges.length; k += 2) parts.push(bytes.slice(ranges[k], ranges[k + 1]))
+  const text = parts.join('')
+  const ascii = Buffer.from(text, 'latin1')
+  if (isAscii(ascii)) return {text, ascii}
+  parts.length = 0
+  for (let k = 0; k < ranges.length; k += 2) parts.push(buf.toString('utf8', ranges[k], ranges[k + 1]))
+  return {text: parts.join(''), ascii: null}
+}
+
 /**
  * The rows of `select` (a SELECT statement with its values written in) as pages of about
  * `pageSize` arrays, through COPY on `client` inside its transaction. `kept` names the columns
- * whose text the caller keeps (see CopyColumn). `stallMs` bounds the wait for the next chunk
+ * whose text the caller keeps (see CopyColumn). `stallMs` bounds the wait for the next rows
  * (the server stopped answering), not the whole read, which a large cloud may make long. A caller
  * that stops early makes the rest be read and dropped, so the connection stays usable.
  */
@@ -128,52 +262,35 @@ export async function* copyPages(
   const columns = described.fields.map((f) => ({parse: fieldParser(f.dataTypeID), kept: kept.includes(f.name)}))
   // The server's statement_timeout would end a long read; the stall timer below bounds a hung one.
   await client.query('set local statement_timeout = 0')
-  const stream = copyTo(`copy (${select}) to stdout`)
-  // pg's read timeout is for the whole call; the stall timer is for each chunk. pg clears its timer
-  // when the query's callback is called, which the COPY stream never does: called in the end below.
-  const query = stream as unknown as {query_timeout: number; callback?: (err: Error | null) => void}
-  query.query_timeout = 2 ** 31 - 1
+  const copy = new CopyOut(`copy (${select}) to stdout`)
   let stalled: NodeJS.Timeout | null = null
   const watch = () => {
     if (stalled) clearTimeout(stalled)
     stalled = setTimeout(() => {
       const err = Object.assign(new Error(`no rows from the server for ${stallMs} ms`), {code: 'ETIMEDOUT'})
+      copy.handleError(err)
       client.connection.stream.destroy(err)
-      stream.destroy(err)
     }, stallMs)
   }
   watch()
-  client.query(stream)
-  // Read by hand, not with for await: leaving that loop early would destroy the stream in the
-  // middle of the COPY, and the connection with it.
-  const chunks = stream[Symbol.asyncIterator]()
-  let rest: Buffer = Buffer.alloc(0)
+  void client.query(copy as unknown as pg.Submittable)
   let page: unknown[][] = []
   let done = false
-  const parse = (bytes: Buffer) => {
-    const text = bytes.toString('utf8')
-    parseCopyLines(text, columns, page, text.length === bytes.length ? bytes : null)
-  }
   try {
     for (;;) {
-      const next = await chunks.next()
-      if (next.done) break
+      const rows = await copy.next()
       watch()
-      const bytes = rest.length ? Buffer.concat([rest, next.value as Buffer]) : (next.value as Buffer)
-      const last = bytes.lastIndexOf(10)
-      rest = Buffer.from(bytes.subarray(last + 1))
-      if (last >= 0) parse(bytes.subarray(0, last))
+      if (rows === null) break
+      parseCopyLines(rows.text, columns, page, rows.ascii)
       if (page.length >= pageSize) {
         yield page
         page = []
       }
     }
     done = true
-    if (rest.length) parse(rest)
     if (page.length) yield page
   } finally {
-    if (!done && !stream.destroyed) while (!(await chunks.next()).done) watch()
+    if (!done) while ((await copy.next().catch(() => null)) !== null) watch()
     if (stalled) clearTimeout(stalled)
-    query.callback?.(null)
   }
 }

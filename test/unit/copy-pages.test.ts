@@ -1,6 +1,7 @@
 /** COPY's text format read into rows (PostgreSQL's whole-table reads at load). */
+import {PassThrough} from 'node:stream'
 import {describe, expect, it} from 'vitest'
-import {fieldParser, parseCopyLines, unescapeCopyField, type CopyColumn} from '../../src/store/copy-pages.js'
+import {CopyOut, fieldParser, parseCopyLines, unescapeCopyField, type CopyColumn} from '../../src/store/copy-pages.js'
 
 const TEXT = 25
 const INT4 = 23
@@ -46,5 +47,68 @@ describe('COPY text', () => {
       ['huge-provider-name-0001', 'x'],
     ])
     expect(fromText).toEqual([['ñandú-provider-🚀-0001', 'y']])
+  })
+})
+
+/** A protocol message: its code, its length, its body. */
+const message = (code: string, body: Buffer | string) => {
+  const b = Buffer.isBuffer(body) ? body : Buffer.from(body)
+  const head = Buffer.alloc(5)
+  head[0] = code.charCodeAt(0)
+  head.writeUInt32BE(b.length + 4, 1)
+  return Buffer.concat([head, b])
+}
+
+describe('COPY off the socket (CopyOut)', () => {
+  /** A socket fed `bytes` in reads of `size`, and what pg's own parser is handed. */
+  async function run(bytes: Buffer, size: number) {
+    const socket = new PassThrough()
+    const toPg: Buffer[] = []
+    socket.on('data', (b: Buffer) => toPg.push(b))
+    let sent = ''
+    const copy = new CopyOut('copy (select 1) to stdout')
+    copy.submit({stream: socket as never, query: (text) => (sent = text)})
+    for (let i = 0; i < bytes.length; i += size) socket.write(bytes.subarray(i, i + size))
+    const texts: string[] = []
+    for (;;) {
+      const t = await Promise.race([copy.next(), new Promise<'waiting'>((r) => setTimeout(() => r('waiting'), 50))])
+      if (t === 'waiting') break
+      if (t !== null) {
+        // An all-ASCII text comes with its bytes.
+        expect(t.ascii?.toString('latin1') ?? t.text).toBe(t.text)
+        expect(t.ascii === null).toBe(/[^\x00-\x7f]/.test(t.text))
+        texts.push(t.text)
+      }
+    }
+    return {sent, text: texts.join(''), toPg: Buffer.concat(toPg), copy}
+  }
+
+  const rows = ['00000000-0000-4000-8000-000000000001\tcn-1\t7\n', 'ñandú-🚀\t\\N\t-3\n', 'x\ty\t0\n']
+  const stream = Buffer.concat([
+    message('H', Buffer.from([0, 0, 3, 0, 0, 0, 0, 0, 0])),
+    ...rows.map((r) => message('d', r)),
+    message('c', ''),
+    message('C', 'COPY 3\0'),
+    message('Z', 'T'),
+  ])
+
+  it('reads the rows of every CopyData message, however the socket splits them, and hands the rest to pg', async () => {
+    for (const size of [1, 3, 7, 64, stream.length]) {
+      const {sent, text, toPg} = await run(stream, size)
+      expect(sent).toBe('copy (select 1) to stdout')
+      expect(text).toBe(rows.join(''))
+      // What follows CopyDone is pg's to parse: CommandComplete and ReadyForQuery, whole.
+      expect(toPg.toString('latin1')).toBe(Buffer.concat([message('C', 'COPY 3\0'), message('Z', 'T')]).toString('latin1'))
+    }
+  })
+
+  it('ends when pg has read ReadyForQuery, and gives pg an error the server sends', async () => {
+    const failing = Buffer.concat([message('H', Buffer.alloc(3)), message('d', 'a\n'), message('E', 'SERROR\0'), message('Z', 'E')])
+    const {text, toPg, copy} = await run(failing, 5)
+    expect(text).toBe('a\n')
+    expect(toPg.subarray(0, 1).toString()).toBe('E')
+    copy.handleError(new Error('the server said no'))
+    copy.handleReadyForQuery()
+    await expect(copy.next()).rejects.toThrow('the server said no')
   })
 })
