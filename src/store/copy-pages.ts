@@ -249,7 +249,7 @@ function payloadText(buf: Buffer, ranges: number[]): {text: string; ascii: Buffe
 /**
  * The rows of `select` (a SELECT statement with its values written in) as pages of about
  * `pageSize` arrays, through COPY on `client` inside its transaction. `kept` names the columns
- * whose text the caller keeps (see CopyColumn). `stallMs` bounds the wait for the next rows
+ * whose text the caller keeps (see CopyColumn). `stallMs` bounds each wait for the next rows
  * (the server stopped answering), not the whole read, which a large cloud may make long. A caller
  * that stops early makes the rest be read and dropped, so the connection stays usable.
  */
@@ -260,26 +260,28 @@ export async function* copyPages(
 ): AsyncGenerator<unknown[][]> {
   const described = await client.query({text: `select * from (${select}) as q limit 0`, rowMode: 'array'})
   const columns = described.fields.map((f) => ({parse: fieldParser(f.dataTypeID), kept: kept.includes(f.name)}))
-  // The server's statement_timeout would end a long read; the stall timer below bounds a hung one.
+  // The server's statement_timeout would end a long read; a timer on each wait bounds a hung one.
   await client.query('set local statement_timeout = 0')
   const copy = new CopyOut(`copy (${select}) to stdout`)
-  let stalled: NodeJS.Timeout | null = null
-  const watch = () => {
-    if (stalled) clearTimeout(stalled)
-    stalled = setTimeout(() => {
+  void client.query(copy as unknown as pg.Submittable)
+  // Each wait for rows is bounded, not the time the caller takes with a page between them.
+  const nextRows = async () => {
+    const stalled = setTimeout(() => {
       const err = Object.assign(new Error(`no rows from the server for ${stallMs} ms`), {code: 'ETIMEDOUT'})
       copy.handleError(err)
       client.connection.stream.destroy(err)
     }, stallMs)
+    try {
+      return await copy.next()
+    } finally {
+      clearTimeout(stalled)
+    }
   }
-  watch()
-  void client.query(copy as unknown as pg.Submittable)
   let page: unknown[][] = []
   let done = false
   try {
     for (;;) {
-      const rows = await copy.next()
-      watch()
+      const rows = await nextRows()
       if (rows === null) break
       parseCopyLines(rows.text, columns, page, rows.ascii)
       if (page.length >= pageSize) {
@@ -290,7 +292,9 @@ export async function* copyPages(
     done = true
     if (page.length) yield page
   } finally {
-    if (!done) while ((await copy.next().catch(() => null)) !== null) watch()
-    if (stalled) clearTimeout(stalled)
+    if (!done) {
+      // The rest is read and dropped: the connection stays usable.
+      while ((await nextRows().catch(() => null)) !== null) continue
+    }
   }
 }

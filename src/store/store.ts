@@ -720,9 +720,8 @@ export class Store {
           // (While others write: a node writing alone is overtaken by nobody, and saves the question.
           // Not for allocation writes, which others' commits overtake only when they touched the
           // same consumers or providers: the question would cost every write a round trip to spare
-          // the few overtaken one.)
-          const keyable = group.every((w) => w.selfContained)
-          if (attempt === 0 && !keyable && this.currentAsOf < group[0].started && performance.now() - this.othersWroteAt < OTHERS_WRITING_MS) {
+          // the few overtaken ones.)
+          if (attempt === 0 && !allSelfContained(group) && this.currentAsOf < group[0].started && performance.now() - this.othersWroteAt < OTHERS_WRITING_MS) {
             await this.counterSince(group[0].started)
           }
           if (!this.currentAsFarAsKnown()) await this.sync(true)
@@ -772,7 +771,7 @@ export class Store {
       }
       // A write that depends only on what it changes (allocations) needs only those to stand
       // still; others' commits since, touching other consumers and providers, are applied after it.
-      const keys = group.every((w) => w.selfContained) ? keyedKeys(run.all) : null
+      const keys = allSelfContained(group) ? keyedKeys(run.all) : null
       const keyed = keys !== null && !inAnyGroup(this.state, run.all)
       const record = keyed ? keyedRecordStatements(this.db, run.all, keys, base, this.image()!) : recordStatements(this.db, run.all, base + 1, this.image())
       const statements = concat(this.writer.statements(this.state, run.all), record)
@@ -1023,6 +1022,9 @@ export interface WriteOptions {
 }
 
 /** Whether a consumer the change touches is a placement group's member (whose rules read other consumers). */
+/** Whether every write of `group` depends only on what it changes (allocation writes: see keyedKeys). */
+const allSelfContained = (group: readonly QueuedWrite[]): boolean => group.every((w) => w.selfContained)
+
 function inAnyGroup(s: State, ch: Changes): boolean {
   if (s.groups.size === 0) return false
   for (const g of s.groups.values()) {

@@ -1,7 +1,7 @@
 /** COPY's text format read into rows (PostgreSQL's whole-table reads at load). */
 import {PassThrough} from 'node:stream'
 import {describe, expect, it} from 'vitest'
-import {CopyOut, fieldParser, parseCopyLines, unescapeCopyField, type CopyColumn} from '../../src/store/copy-pages.js'
+import {CopyOut, copyPages, fieldParser, parseCopyLines, unescapeCopyField, type CopyColumn} from '../../src/store/copy-pages.js'
 
 const TEXT = 25
 const INT4 = 23
@@ -110,5 +110,61 @@ describe('COPY off the socket (CopyOut)', () => {
     copy.handleError(new Error('the server said no'))
     copy.handleReadyForQuery()
     await expect(copy.next()).rejects.toThrow('the server said no')
+  })
+})
+
+describe('copyPages', () => {
+  /** A client whose server describes one text column and then sends nothing for the COPY. */
+  function silentServer() {
+    const socket = new PassThrough()
+    // pg's own listeners: its parser, and the error that ends the connection.
+    socket.on('data', () => undefined)
+    socket.on('error', () => undefined)
+    const sent: string[] = []
+    const copies: CopyOut[] = []
+    const client = {
+      connection: {stream: socket},
+      query(q: unknown) {
+        if (q instanceof CopyOut) {
+          copies.push(q)
+          q.submit({stream: socket as never, query: (text) => sent.push(text)})
+          return q
+        }
+        sent.push(typeof q === 'string' ? q : (q as {text: string}).text)
+        return Promise.resolve({fields: [{name: 'name', dataTypeID: TEXT}], rows: []})
+      },
+    }
+    return {client, socket, sent, copies}
+  }
+
+  it('gives up on a server that sends no rows for stallMs, dropping the connection as a database fault', async () => {
+    const {client, socket, sent} = silentServer()
+    const pages = copyPages(client as never, 'select name from t', {pageSize: 10, stallMs: 50})
+    const err = await pages.next().then(
+      () => null,
+      (e: unknown) => e as {code?: string},
+    )
+    expect(err?.code).toBe('ETIMEDOUT')
+    expect(socket.destroyed).toBe(true)
+    expect(sent).toEqual(['select * from (select name from t) as q limit 0', 'set local statement_timeout = 0', 'copy (select name from t) to stdout'])
+  })
+
+  it('bounds each wait for rows, not the time the caller keeps a page', async () => {
+    const {client, socket, copies} = silentServer()
+    const pages = copyPages(client as never, 'select name from t', {pageSize: 1, stallMs: 100})
+    const first = pages.next()
+    await new Promise((r) => setTimeout(r, 10))
+    socket.write(Buffer.concat([message('H', Buffer.alloc(3)), message('d', 'a\n'), message('d', 'b\n')]))
+    expect((await first).value).toEqual([['a'], ['b']])
+    // The caller holds the page for longer than stallMs, then the server ends the COPY (pg reads
+    // ReadyForQuery and tells the query).
+    await new Promise((r) => setTimeout(r, 250))
+    expect(socket.destroyed).toBe(false)
+    const end = pages.next()
+    socket.write(message('c', ''))
+    await new Promise((r) => setTimeout(r, 10))
+    copies[0].handleReadyForQuery()
+    expect(await end).toEqual({done: true, value: undefined})
+    expect(socket.destroyed).toBe(false)
   })
 })
