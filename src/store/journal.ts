@@ -13,9 +13,10 @@
  */
 import {sql, type CompiledQuery, type Kysely, type RawBuilder} from 'kysely'
 import {PART, type Changes} from '../core/state.js'
-import {rowsPerStatement, type Row} from './backends.js'
+import type {Row} from './backends.js'
 import type {Database} from './schema.js'
 import type {ImageRows} from './state-writer.js'
+import {statementText} from './statement-text.js'
 
 /** Kinds of key in the journal. */
 export const KEY = {
@@ -84,11 +85,7 @@ function* rowsOf(ch: Changes, seq: number): Generator<JournalRow> {
 }
 
 const setMeta = (db: Kysely<Database>, key: string, value: number): CompiledQuery =>
-  db
-    .insertInto('placemat_meta')
-    .values({key, value: String(value)})
-    .onConflict((oc) => oc.column('key').doUpdateSet({value: String(value)}))
-    .compile()
+  statementText(db).insertOne('placemat_meta', {key, value: String(value)}, {key: 'key', update: ['value']})
 
 /**
  * The statements that record `ch` as transaction `seq` (the counter's next value) and move the
@@ -102,19 +99,12 @@ export function* recordStatements(db: Kysely<Database>, ch: Changes, seq: number
   if (count > MAX_JOURNALLED_KEYS) {
     yield setMeta(db, 'journal_floor', seq)
   } else {
-    let chunk: JournalRow[] = []
-    const perStatement = rowsPerStatement(4)
-    for (const row of rowsOf(ch, seq)) {
-      chunk.push(row)
-      if (chunk.length === perStatement) {
-        yield db.insertInto('placemat_changes').values(chunk).compile()
-        chunk = []
-      }
-    }
-    if (chunk.length) yield db.insertInto('placemat_changes').values(chunk).compile()
+    const text = statementText(db)
+    const rows = [...rowsOf(ch, seq)]
+    yield* text.insert('placemat_changes', rows)
     if (image && count <= IMAGE_MAX_KEYS) {
-      const body = imageBody([...rowsOf(ch, seq)], image(ch))
-      if (body.length <= IMAGE_MAX_CHARS) yield db.insertInto('placemat_change_images').values({seq, body}).compile()
+      const body = imageBody(rows, image(ch))
+      if (body.length <= IMAGE_MAX_CHARS) yield text.insertOne('placemat_change_images', {seq, body})
     }
   }
   if (seq % PRUNE_EVERY === 0 && seq > JOURNAL_KEEP) yield* pruneStatements(db, seq - JOURNAL_KEEP)
@@ -263,7 +253,7 @@ export async function commitOutsideJournal(conn: Kysely<Database>): Promise<void
 
 /** The change counter, the journal's floor and the topology generation, as one statement. */
 export function headStatement(db: Kysely<Database>): CompiledQuery {
-  return db.selectFrom('placemat_meta').select(['key', 'value']).where('key', 'in', ['change_counter', 'journal_floor', 'topology_generation']).compile()
+  return statementText(db).text(`select "key", "value" from "placemat_meta" where "key" in (?, ?, ?)`, ['change_counter', 'journal_floor', 'topology_generation'])
 }
 
 export interface Head {
@@ -304,13 +294,7 @@ export interface Window {
  * window is too large to patch). An index range from the position: nothing when nothing changed.
  */
 export function keysStatement(db: Kysely<Database>, position: number): CompiledQuery {
-  return db
-    .selectFrom('placemat_changes')
-    .select(['seq', 'kind', 'key', 'parts'])
-    .where('seq', '>', position)
-    .orderBy('seq')
-    .limit(MAX_PATCH_KEYS + 1)
-    .compile()
+  return statementText(db).text(`select "seq", "kind", "key", "parts" from "placemat_changes" where "seq" > ? order by "seq" limit ?`, [position, MAX_PATCH_KEYS + 1])
 }
 
 export function readKeys(rows: Row[]): {keys: JournalRow[]; large: boolean} {
@@ -332,27 +316,27 @@ type RowKind = (typeof ROW_KINDS)[number]
  */
 export function rowStatements(db: Kysely<Database>, keys: readonly JournalRow[], storageOrder: 'rowid' | 'ctid'): Array<[RowKind, CompiledQuery]> {
   const of = (kind: string, partBit = 0) => [...new Set(keys.filter((k) => k.kind === kind && (!partBit || k.parts & partBit)).map((k) => k.key))]
-  const stored = sql.ref(storageOrder)
+  const text = statementText(db)
   const out: Array<[RowKind, CompiledQuery]> = []
-  const each = (kind: RowKind, list: string[], make: (chunk: string[]) => CompiledQuery) => {
-    for (let i = 0; i < list.length; i += KEYS_PER_STATEMENT) out.push([kind, make(list.slice(i, i + KEYS_PER_STATEMENT))])
+  const each = (kind: RowKind, list: string[], table: keyof Database, column: string, orderBy: string[]) => {
+    for (let i = 0; i < list.length; i += KEYS_PER_STATEMENT) out.push([kind, text.selectWhereIn(table, column, list.slice(i, i + KEYS_PER_STATEMENT), orderBy)])
   }
   const providers = of(KEY.provider)
-  each('providers', providers, (c) => db.selectFrom('resource_providers').selectAll().where('uuid', 'in', c).orderBy('seq').compile())
-  each('inventories', of(KEY.provider, PART.inventories), (c) => db.selectFrom('inventories').selectAll().where('provider_uuid', 'in', c).orderBy(stored).compile())
-  each('traits', of(KEY.provider, PART.traits), (c) => db.selectFrom('provider_traits').selectAll().where('provider_uuid', 'in', c).orderBy(stored).compile())
-  each('aggregates', of(KEY.provider, PART.aggregates), (c) => db.selectFrom('provider_aggregates').selectAll().where('provider_uuid', 'in', c).orderBy(stored).compile())
+  each('providers', providers, 'resource_providers', 'uuid', ['seq'])
+  each('inventories', of(KEY.provider, PART.inventories), 'inventories', 'provider_uuid', [storageOrder])
+  each('traits', of(KEY.provider, PART.traits), 'provider_traits', 'provider_uuid', [storageOrder])
+  each('aggregates', of(KEY.provider, PART.aggregates), 'provider_aggregates', 'provider_uuid', [storageOrder])
   const consumers = of(KEY.consumer)
-  each('consumers', consumers, (c) => db.selectFrom('consumers').selectAll().where('uuid', 'in', c).orderBy(stored).compile())
-  each('allocations', consumers, (c) => db.selectFrom('allocations').selectAll().where('consumer_uuid', 'in', c).orderBy(stored).compile())
-  each('moved', consumers, (c) => db.selectFrom('moved_consumers').selectAll().where('uuid', 'in', c).compile())
-  each('classes', of(KEY.resourceClass), (c) => db.selectFrom('resource_classes').selectAll().where('name', 'in', c).orderBy('id').compile())
-  each('traitNames', of(KEY.trait), (c) => db.selectFrom('traits').selectAll().where('name', 'in', c).orderBy('id').compile())
-  each('topologyNodes', of(KEY.topologyNode), (c) => db.selectFrom('topology_nodes').selectAll().where('uuid', 'in', c).orderBy(stored).compile())
+  each('consumers', consumers, 'consumers', 'uuid', [storageOrder])
+  each('allocations', consumers, 'allocations', 'consumer_uuid', [storageOrder])
+  each('moved', consumers, 'moved_consumers', 'uuid', [])
+  each('classes', of(KEY.resourceClass), 'resource_classes', 'name', ['id'])
+  each('traitNames', of(KEY.trait), 'traits', 'name', ['id'])
+  each('topologyNodes', of(KEY.topologyNode), 'topology_nodes', 'uuid', [storageOrder])
   const groups = of(KEY.group)
-  each('groups', groups, (c) => db.selectFrom('placement_groups').selectAll().where('name', 'in', c).orderBy(stored).compile())
-  each('groupMembers', groups, (c) => db.selectFrom('placement_group_members').selectAll().where('group_name', 'in', c).orderBy('group_name').orderBy('seq').compile())
-  each('aggregateNames', of(KEY.aggregateName), (c) => db.selectFrom('aggregate_names').selectAll().where('uuid', 'in', c).compile())
+  each('groups', groups, 'placement_groups', 'name', [storageOrder])
+  each('groupMembers', groups, 'placement_group_members', 'group_name', ['group_name', 'seq'])
+  each('aggregateNames', of(KEY.aggregateName), 'aggregate_names', 'uuid', [])
   return out
 }
 

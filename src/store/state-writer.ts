@@ -5,74 +5,49 @@
  * here; the session sends them (on PostgreSQL together, in as few round trips as their size
  * allows).
  */
-import {sql, type CompiledQuery, type Insertable, type Kysely} from 'kysely'
+import type {CompiledQuery, Insertable, Kysely} from 'kysely'
 import type {AggregateName} from '../core/aggregate-names.js'
 import type {Group} from '../core/groups.js'
 import {PART, type Changes, type Consumer, type MovedConsumer, type Provider, type State, type TopologyNode} from '../core/state.js'
-import {MAX_STATEMENT_PARAMETERS, rowsPerStatement} from './backends.js'
 import type {Database} from './schema.js'
+import {statementText, type StatementText} from './statement-text.js'
 
 /** Providers (or consumers) whose rows are built together. */
 const CHUNK = 5000
 
 export class StateWriter {
+  private readonly text: StatementText
+
   constructor(
-    private readonly db: Kysely<Database>,
+    db: Kysely<Database>,
     /** The seq of the next provider row inserted (creation order, across processes). */
     public nextSeq = 1,
-  ) {}
+  ) {
+    this.text = statementText(db)
+  }
 
   /** Every statement that writes `ch`, as `s` now holds it. */
   *statements(s: State, ch: Changes): Generator<CompiledQuery> {
-    const db = this.db
+    const t = this.text
     const deleted = [...ch.deletedProviders]
-    yield* deleteWhereIn(db, 'resource_providers', 'uuid', deleted)
+    yield* t.deleteWhereIn('resource_providers', 'uuid', deleted)
     for (const table of ['inventories', 'provider_traits', 'provider_aggregates', 'allocations'] as const) {
-      yield* deleteWhereIn(db, table, 'provider_uuid', deleted)
+      yield* t.deleteWhereIn(table, 'provider_uuid', deleted)
     }
     const gone = [...ch.deletedConsumers]
-    yield* deleteWhereIn(db, 'consumers', 'uuid', gone)
-    yield* deleteWhereIn(db, 'allocations', 'consumer_uuid', gone)
-    for (const name of ch.deletedClasses) yield db.deleteFrom('resource_classes').where('name', '=', name).compile()
-    for (const name of ch.deletedTraits) {
-      yield db.deleteFrom('traits').where('name', '=', name).compile()
-      yield db.deleteFrom('provider_traits').where('trait', '=', name).compile()
-    }
-    for (const name of ch.classes) {
-      const c = s.classes.get(name)!
-      yield db
-        .insertInto('resource_classes')
-        .values(namedRow(c))
-        .onConflict((oc) => oc.column('id').doUpdateSet({name: c.name, updated_at: c.updatedAt}))
-        .compile()
-    }
-    for (const name of ch.traits) {
-      const t = s.traits.get(name)!
-      yield db
-        .insertInto('traits')
-        .values(namedRow(t))
-        .onConflict((oc) => oc.column('id').doUpdateSet({name: t.name, updated_at: t.updatedAt}))
-        .compile()
-    }
+    yield* t.deleteWhereIn('consumers', 'uuid', gone)
+    yield* t.deleteWhereIn('allocations', 'consumer_uuid', gone)
+    yield* t.deleteWhereIn('resource_classes', 'name', [...ch.deletedClasses])
+    yield* t.deleteWhereIn('traits', 'name', [...ch.deletedTraits])
+    yield* t.deleteWhereIn('provider_traits', 'trait', [...ch.deletedTraits])
+    yield* t.insert('resource_classes', rowsOfPresent(ch.classes, s.classes, namedRow), {key: 'id', update: ['name', 'updated_at']})
+    yield* t.insert('traits', rowsOfPresent(ch.traits, s.traits, namedRow), {key: 'id', update: ['name', 'updated_at']})
     // A chunk of providers at a time: rows for a million providers are never all in memory.
     for (const chunk of batches(ch.providers, CHUNK)) yield* this.providers(s, chunk)
-    for (const uuid of ch.deletedTopologyNodes) yield db.deleteFrom('topology_nodes').where('uuid', '=', uuid).compile()
-    for (const uuid of ch.topologyNodes) {
-      const n = s.topology.get(uuid)
-      if (!n) continue
-      yield db
-        .insertInto('topology_nodes')
-        .values(topologyNodeRow(n))
-        .onConflict((oc) => oc.column('uuid').doUpdateSet({name: n.name, level: n.level, parent_uuid: n.parent, updated_at: n.updatedAt}))
-        .compile()
-    }
+    yield* t.deleteWhereIn('topology_nodes', 'uuid', [...ch.deletedTopologyNodes])
+    yield* t.insert('topology_nodes', rowsOfPresent(ch.topologyNodes, s.topology, topologyNodeRow), {key: 'uuid', update: ['name', 'level', 'parent_uuid', 'updated_at']})
     if (ch.topologyGeneration) {
-      const value = String(s.topologyGeneration)
-      yield db
-        .insertInto('placemat_meta')
-        .values({key: 'topology_generation', value})
-        .onConflict((oc) => oc.column('key').doUpdateSet({value}))
-        .compile()
+      yield* t.insert('placemat_meta', [{key: 'topology_generation', value: String(s.topologyGeneration)}], {key: 'key', update: ['value']})
     }
     for (const chunk of batches(ch.consumers, CHUNK)) yield* this.consumers(s, chunk)
     yield* this.groups(s, ch)
@@ -83,38 +58,38 @@ export class StateWriter {
   /** The names set or removed: each deleted, then those the State holds written again (a name moved in one write stays unique). */
   private *aggregateNames(s: State, ch: Changes): Generator<CompiledQuery> {
     if (ch.aggregateNames.size === 0) return
-    yield* deleteWhereIn(this.db, 'aggregate_names', 'uuid', [...ch.aggregateNames])
+    yield* this.text.deleteWhereIn('aggregate_names', 'uuid', [...ch.aggregateNames])
     const rows: Insertable<Database['aggregate_names']>[] = []
     for (const uuid of ch.aggregateNames) {
       const n = s.aggregateNames.get(uuid)
       if (n) rows.push(aggregateNameRow(n))
     }
-    yield* insertRows(this.db, 'aggregate_names', rows)
+    yield* this.text.insert('aggregate_names', rows)
   }
 
   /** The moved records set or removed: each deleted, then those the State holds written again. */
   private *moved(s: State, ch: Changes): Generator<CompiledQuery> {
     if (ch.moved.size === 0) return
-    yield* deleteWhereIn(this.db, 'moved_consumers', 'uuid', [...ch.moved])
+    yield* this.text.deleteWhereIn('moved_consumers', 'uuid', [...ch.moved])
     const rows: Insertable<Database['moved_consumers']>[] = []
     for (const uuid of ch.moved) {
       const m = s.moved.get(uuid)
       if (m) rows.push(movedRow(m))
     }
-    yield* insertRows(this.db, 'moved_consumers', rows)
+    yield* this.text.insert('moved_consumers', rows)
   }
 
   /** A changed group's row and its whole member list (groups are small, and change whole). */
   private *groups(s: State, ch: Changes): Generator<CompiledQuery> {
     const names = [...ch.deletedGroups, ...ch.groups]
     if (names.length === 0) return
-    yield* deleteWhereIn(this.db, 'placement_group_members', 'group_name', names)
-    yield* deleteWhereIn(this.db, 'placement_groups', 'name', names)
+    yield* this.text.deleteWhereIn('placement_group_members', 'group_name', names)
+    yield* this.text.deleteWhereIn('placement_groups', 'name', names)
     for (const name of ch.groups) {
       const g = s.groups.get(name)
       if (!g) continue
-      yield this.db.insertInto('placement_groups').values(groupRow(g)).compile()
-      for (const rows of chunksOf(groupMemberRows(g))) yield this.db.insertInto('placement_group_members').values(rows).compile()
+      yield* this.text.insert('placement_groups', [groupRow(g)])
+      yield* this.text.insert('placement_group_members', groupMemberRows(g))
     }
   }
 
@@ -128,28 +103,14 @@ export class StateWriter {
       consumerRows.push(consumerRow(c))
       allocationRows.push(...allocationRowsOf(c))
     }
-    for (const chunk of chunksOf(consumerRows)) {
-      yield this.db
-        .insertInto('consumers')
-        .values(chunk)
-        .onConflict((oc) =>
-          oc.column('uuid').doUpdateSet((eb) => ({
-            project_id: eb.ref('excluded.project_id'),
-            user_id: eb.ref('excluded.user_id'),
-            consumer_type: eb.ref('excluded.consumer_type'),
-            generation: eb.ref('excluded.generation'),
-            updated_at: eb.ref('excluded.updated_at'),
-          })),
-        )
-        .compile()
-    }
-    yield* deleteWhereIn(this.db, 'allocations', 'consumer_uuid', consumerRows.map((c) => c.uuid))
-    yield* insertRows(this.db, 'allocations', allocationRows)
+    yield* this.text.insert('consumers', consumerRows, {key: 'uuid', update: ['project_id', 'user_id', 'consumer_type', 'generation', 'updated_at']})
+    yield* this.text.deleteWhereIn('allocations', 'consumer_uuid', consumerRows.map((c) => c.uuid as string))
+    yield* this.text.insert('allocations', allocationRows)
   }
 
   /** The rows of these changed providers. */
   private *providers(s: State, providers: [string, number][]): Generator<CompiledQuery> {
-    const db = this.db
+    const t = this.text
     const rows: Insertable<Database['resource_providers']>[] = []
     const parts = {inventories: [] as string[], traits: [] as string[], aggregates: [] as string[]}
     const inventoryRows: Insertable<Database['inventories']>[] = []
@@ -164,7 +125,7 @@ export class StateWriter {
         rows.push(providerRow(p))
       } else if (changed & PART.generation) {
         // The common case (every allocation write bumps its providers): two columns, no index.
-        yield db.updateTable('resource_providers').set({generation: p.generation, updated_at: p.updatedAt}).where('uuid', '=', uuid).compile()
+        yield t.generation(uuid, p.generation, p.updatedAt)
       }
       if (changed & PART.inventories) {
         parts.inventories.push(uuid)
@@ -179,32 +140,18 @@ export class StateWriter {
         aggregateRows.push(...aggregateRowsOf(p))
       }
     }
-    for (const chunk of chunksOf(rows)) {
-      yield db
-        .insertInto('resource_providers')
-        .values(chunk)
-        .onConflict((oc) =>
-          oc.column('uuid').doUpdateSet((eb) => ({
-            name: eb.ref('excluded.name'),
-            generation: eb.ref('excluded.generation'),
-            parent_uuid: eb.ref('excluded.parent_uuid'),
-            root_uuid: eb.ref('excluded.root_uuid'),
-            updated_at: eb.ref('excluded.updated_at'),
-            // The same values for a provider that was there; a new one of a deleted one's uuid
-            // (deleted and made again in one transaction) is new in these too.
-            created_at: eb.ref('excluded.created_at'),
-            seq: eb.ref('excluded.seq'),
-            disabled_reason: eb.ref('excluded.disabled_reason'),
-          })),
-        )
-        .compile()
-    }
-    yield* deleteWhereIn(db, 'inventories', 'provider_uuid', parts.inventories)
-    yield* insertRows(db, 'inventories', inventoryRows)
-    yield* deleteWhereIn(db, 'provider_traits', 'provider_uuid', parts.traits)
-    yield* insertRows(db, 'provider_traits', traitRows)
-    yield* deleteWhereIn(db, 'provider_aggregates', 'provider_uuid', parts.aggregates)
-    yield* insertRows(db, 'provider_aggregates', aggregateRows)
+    // created_at and seq too: the same values for a provider that was there; a new one of a
+    // deleted one's uuid (deleted and made again in one transaction) is new in these too.
+    yield* t.insert('resource_providers', rows, {
+      key: 'uuid',
+      update: ['name', 'generation', 'parent_uuid', 'root_uuid', 'updated_at', 'created_at', 'seq', 'disabled_reason'],
+    })
+    yield* t.deleteWhereIn('inventories', 'provider_uuid', parts.inventories)
+    yield* t.insert('inventories', inventoryRows)
+    yield* t.deleteWhereIn('provider_traits', 'provider_uuid', parts.traits)
+    yield* t.insert('provider_traits', traitRows)
+    yield* t.deleteWhereIn('provider_aggregates', 'provider_uuid', parts.aggregates)
+    yield* t.insert('provider_aggregates', aggregateRows)
   }
 }
 
@@ -345,24 +292,4 @@ export function* batches<T>(items: Iterable<T>, size: number): Generator<T[]> {
     }
   }
   if (batch.length) yield batch
-}
-
-/** Rows in chunks that keep one multi-row statement under the parameter cap. */
-function chunksOf<T extends object>(rows: T[]): Generator<T[]> {
-  return batches(rows, rows.length ? rowsPerStatement(Object.keys(rows[0]).length) : 1)
-}
-
-function* insertRows<T extends 'inventories' | 'provider_traits' | 'provider_aggregates' | 'allocations' | 'moved_consumers' | 'aggregate_names'>(
-  db: Kysely<Database>,
-  table: T,
-  rows: Insertable<Database[T]>[],
-): Generator<CompiledQuery> {
-  for (const chunk of chunksOf(rows)) yield db.insertInto(table).values(chunk as any).compile()
-}
-
-/** Deletes the rows whose `column` is one of `keys`, a chunk of keys per statement. */
-function* deleteWhereIn(db: Kysely<Database>, table: keyof Database, column: string, keys: string[]): Generator<CompiledQuery> {
-  for (const chunk of batches(keys, MAX_STATEMENT_PARAMETERS)) {
-    yield db.deleteFrom(table).where(sql.ref(column), chunk.length === 1 ? '=' : 'in', chunk.length === 1 ? chunk[0] : chunk).compile()
-  }
 }

@@ -1,0 +1,97 @@
+/**
+ * Statements as text, values as parameters ($n on PostgreSQL, ? on SQLite), for the ones every
+ * write and every catch-up makes (state-writer.ts, journal.ts). kysely's query builder cost an
+ * allocation write more CPU than the database spends on it; these are a string each. Table and
+ * column names are placemat's own, never input; every value is a parameter.
+ */
+import {CompiledQuery, sql, type Kysely} from 'kysely'
+import {MAX_STATEMENT_PARAMETERS, rowsPerStatement} from './backends.js'
+import type {Database} from './schema.js'
+
+export class StatementText {
+  /** PostgreSQL numbers its parameters; SQLite takes them in order. */
+  private readonly numbered: boolean
+
+  constructor(db: Kysely<Database>) {
+    this.numbered = sql`${0}`.compile(db).sql === '$1'
+  }
+
+  /**
+   * `rows` into `table`, each with the first row's columns (a missing value is NULL); on a
+   * conflict of `key`, the `update` columns are set from the row. Chunked under the parameter cap.
+   */
+  *insert(table: keyof Database, rows: readonly object[], conflict?: {key: string; update: string[]}): Generator<CompiledQuery> {
+    if (rows.length === 0) return
+    const columns = Object.keys(rows[0])
+    const head = `insert into ${quote(table)} (${columns.map(quote).join(', ')}) values `
+    const tail = conflict ? ` on conflict (${quote(conflict.key)}) do update set ${conflict.update.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(', ')}` : ''
+    for (let i = 0; i < rows.length; i += rowsPerStatement(columns.length)) {
+      const params: unknown[] = []
+      const tuples: string[] = []
+      for (const row of rows.slice(i, i + rowsPerStatement(columns.length))) {
+        const r = row as Record<string, unknown>
+        tuples.push(`(${columns.map((c) => this.param(params, r[c] ?? null)).join(', ')})`)
+      }
+      yield CompiledQuery.raw(head + tuples.join(', ') + tail, params)
+    }
+  }
+
+  /** insert of one row. */
+  insertOne(table: keyof Database, row: object, conflict?: {key: string; update: string[]}): CompiledQuery {
+    return this.insert(table, [row], conflict).next().value as CompiledQuery
+  }
+
+  /** Deletes the rows of `table` whose `column` is one of `keys`, a chunk of keys per statement. */
+  *deleteWhereIn(table: keyof Database, column: string, keys: readonly string[]): Generator<CompiledQuery> {
+    for (let i = 0; i < keys.length; i += MAX_STATEMENT_PARAMETERS) {
+      const params: unknown[] = []
+      yield CompiledQuery.raw(`delete from ${quote(table)} where ${quote(column)}${this.among(params, keys.slice(i, i + MAX_STATEMENT_PARAMETERS))}`, params)
+    }
+  }
+
+  /** Every column of the rows of `table` whose `column` is one of `keys` (at most the parameter cap), in `orderBy` order. */
+  selectWhereIn(table: keyof Database, column: string, keys: readonly string[], orderBy: readonly string[] = []): CompiledQuery {
+    const params: unknown[] = []
+    const order = orderBy.length ? ` order by ${orderBy.map(quote).join(', ')}` : ''
+    return CompiledQuery.raw(`select * from ${quote(table)} where ${quote(column)}${this.among(params, keys)}${order}`, params)
+  }
+
+  /** A provider's generation and updated_at (every allocation write bumps its providers'). */
+  generation(uuid: string, generation: number, updatedAt: number): CompiledQuery {
+    const params: unknown[] = []
+    const set = `"generation" = ${this.param(params, generation)}, "updated_at" = ${this.param(params, updatedAt)}`
+    return CompiledQuery.raw(`update "resource_providers" set ${set} where "uuid" = ${this.param(params, uuid)}`, params)
+  }
+
+  /** A statement of the caller's text, its `?` marks given `values` in order. */
+  text(text: string, values: readonly unknown[]): CompiledQuery {
+    const params: unknown[] = []
+    let k = 0
+    return CompiledQuery.raw(
+      text.replace(/\?/g, () => this.param(params, values[k++])),
+      params,
+    )
+  }
+
+  /** ` = $1` for one key, ` in ($1, $2, ...)` for several. */
+  private among(params: unknown[], keys: readonly string[]): string {
+    const list = keys.map((k) => this.param(params, k))
+    return list.length === 1 ? ` = ${list[0]}` : ` in (${list.join(', ')})`
+  }
+
+  private param(params: unknown[], value: unknown): string {
+    params.push(value)
+    return this.numbered ? `$${params.length}` : '?'
+  }
+}
+
+const texts = new WeakMap<Kysely<Database>, StatementText>()
+
+/** The statement texts for `db`'s kind of database (one per connection pool). */
+export function statementText(db: Kysely<Database>): StatementText {
+  let t = texts.get(db)
+  if (!t) texts.set(db, (t = new StatementText(db)))
+  return t
+}
+
+const quote = (name: string) => `"${name}"`
