@@ -10,6 +10,7 @@
 import type {AggregateName} from './aggregate-names.js'
 import type {Group} from './groups.js'
 import {DISABLED_TRAIT} from './hosts.js'
+import {Rollups} from './rollups.js'
 import {ShapeLog} from './shape-log.js'
 import {SharedValues, emptyMap, emptySet, ownMap, ownSet} from './shared-collections.js'
 
@@ -193,6 +194,8 @@ export class State {
   readonly shapeLog = new ShapeLog()
   /** One copy of each distinct inventory set, trait set and aggregate set. */
   readonly shared = new SharedValues()
+  /** Capacity and usage summed over the cloud and per rack, row and room (the metrics'). */
+  readonly rollups = new Rollups(this)
   /** Set while a transaction runs; null otherwise. */
   changes: Changes | null = null
   private nextClassId = 10000
@@ -232,6 +235,7 @@ export class State {
   /** A change of shape that is not one provider's (class names, a reload). */
   reshapedAll(): void {
     this.shapeLog.noteAll(++this.shapeVersion)
+    this.rollups.forgetAll()
   }
 
   private get tx(): Changes {
@@ -258,6 +262,7 @@ export class State {
     this.providerByName.set(p.name, p)
     if (p.parent) this.adopt(this.providers.get(p.parent), p.uuid)
     for (const agg of p.aggregates) this.memberSet(agg).add(p.uuid)
+    this.rollups.provider(p, 1)
     this.tx.deletedProviders.delete(p.uuid)
     this.markProvider(p, 'created', 'row', 'inventories', 'traits', 'aggregates')
   }
@@ -271,6 +276,7 @@ export class State {
 
   /** Moves `p` under `parent` (or makes it a root), re-rooting its whole subtree. */
   reparentProvider(p: Provider, parent: Provider | null): void {
+    this.rollups.reshaped(p)
     if (p.parent) this.disown(this.providers.get(p.parent), p.uuid)
     p.parent = parent ? parent.uuid : null
     if (parent) this.adopt(parent, p.uuid)
@@ -282,11 +288,13 @@ export class State {
         this.markProvider(q, 'row')
       }
     }
+    this.rollups.reshaped(p)
     this.markProvider(p, 'row')
   }
 
   removeProvider(p: Provider): void {
     this.reshaped(p.uuid)
+    this.rollups.provider(p, -1)
     this.providers.delete(p.uuid)
     if (this.providerByName.get(p.name) === p) this.providerByName.delete(p.name)
     if (p.parent) this.disown(this.providers.get(p.parent), p.uuid)
@@ -297,6 +305,7 @@ export class State {
 
   setInventory(p: Provider, rc: string, inv: Inventory): void {
     this.reshaped(p.uuid)
+    this.rollups.inventory(p, rc, p.inventories.get(rc), inv)
     p.inventories = ownMap(p.inventories)
     p.inventories.set(rc, inv)
     this.markProvider(p, 'inventories')
@@ -309,6 +318,7 @@ export class State {
 
   deleteInventory(p: Provider, rc: string): void {
     this.reshaped(p.uuid)
+    this.rollups.inventory(p, rc, p.inventories.get(rc), undefined)
     p.inventories = ownMap(p.inventories)
     p.inventories.delete(rc)
     this.markProvider(p, 'inventories')
@@ -327,9 +337,11 @@ export class State {
 
   setAggregates(p: Provider, aggregates: Iterable<string>): void {
     this.reshaped(p.uuid)
+    this.rollups.reshaped(p)
     for (const agg of p.aggregates) this.dropMember(agg, p.uuid)
     p.aggregates = this.shared.aggregates([...aggregates])
     for (const agg of p.aggregates) this.memberSet(agg).add(p.uuid)
+    this.rollups.reshaped(p)
     this.markProvider(p, 'aggregates')
   }
 
@@ -360,6 +372,7 @@ export class State {
   }
 
   addConsumer(c: Consumer): void {
+    this.rollups.holding(this.consumers.get(c.uuid)?.allocations.size ?? 0, c.allocations.size)
     this.consumers.set(c.uuid, c)
     this.tx.deletedConsumers.delete(c.uuid)
     this.tx.consumers.add(c.uuid)
@@ -384,19 +397,25 @@ export class State {
       p.usages = ownMap(p.usages)
       p.allocations = ownMap(p.allocations)
       for (const [rc, used] of amounts) {
-        const left = (p.usages.get(rc) ?? 0) - used
+        const before = p.usages.get(rc) ?? 0
+        const left = before - used
         if (left > 0) p.usages.set(rc, left)
         else p.usages.delete(rc)
+        this.rollups.usage(p, rc, Math.max(left, 0) - before)
       }
       p.allocations.delete(c.uuid)
     }
+    this.rollups.holding(c.allocations.size, allocations.size)
     c.allocations = allocations
     for (const [puuid, amounts] of allocations) {
       const p = this.providers.get(puuid)
       if (!p) continue
       p.usages = ownMap(p.usages)
       p.allocations = ownMap(p.allocations)
-      for (const [rc, used] of amounts) p.usages.set(rc, (p.usages.get(rc) ?? 0) + used)
+      for (const [rc, used] of amounts) {
+        p.usages.set(rc, (p.usages.get(rc) ?? 0) + used)
+        this.rollups.usage(p, rc, used)
+      }
       p.allocations.set(c.uuid, amounts)
     }
     this.tx.consumers.add(c.uuid)
@@ -465,12 +484,14 @@ export class State {
   }
 
   setTopologyNode(node: TopologyNode): void {
+    this.rollups.topologyNode(node.uuid)
     this.topology.set(node.uuid, node)
     this.tx.deletedTopologyNodes.delete(node.uuid)
     this.tx.topologyNodes.add(node.uuid)
   }
 
   removeTopologyNode(uuid: string): void {
+    this.rollups.topologyNode(uuid)
     this.topology.delete(uuid)
     this.tx.topologyNodes.delete(uuid)
     this.tx.deletedTopologyNodes.add(uuid)

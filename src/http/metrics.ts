@@ -1,14 +1,13 @@
 /**
  * Prometheus metrics of one app: requests and their latency by route pattern, claims and
- * conflicts, write transactions, and (computed at scrape time) capacity and usage per
+ * conflicts, write transactions, and (from the State's rollups, core/rollups.ts) capacity and usage per
  * resource class and per rack, row and room. The process's own metrics (CPU, memory, event
  * loop, GC) live in one registry per process, started with the first app: their samplers are
  * per process, and several apps in one process would otherwise start one each.
  */
 import type {FastifyInstance} from 'fastify'
 import {Counter, Gauge, Histogram, Registry, collectDefaultMetrics} from 'prom-client'
-import {capacityOf, type State} from '../core/state.js'
-import {topologyView, type TopologyView} from '../core/topology-view.js'
+import type {State} from '../core/state.js'
 import type {Store, StoreObserver} from '../store/store.js'
 import {describeCause} from '../store/database-faults.js'
 import {PLACEMAT_PREFIX} from './routes/placemat.js'
@@ -196,30 +195,24 @@ export class Metrics {
     this.writes.observe({outcome: committed ? 'commit' : 'rollback'}, seconds)
   }
 
-  /** Sets the capacity and usage gauges from the State as it is now. */
+  /**
+   * Sets the capacity and usage gauges from the State as it is now: from its rollups, which
+   * follow its changes, so a scrape costs what changed since the last one, not the cloud.
+   */
   observeState(s: State): void {
-    const capacity = new Map<string, number>()
-    const used = new Map<string, number>()
-    for (const p of s.providers.values()) {
-      for (const [rc, inv] of p.inventories) capacity.set(rc, (capacity.get(rc) ?? 0) + capacityOf(inv))
-      for (const [rc, n] of p.usages) used.set(rc, (used.get(rc) ?? 0) + n)
-    }
+    const cloud = s.rollups.cloudSums()
     this.capacity.reset()
     this.usage.reset()
-    for (const [rc, n] of capacity) this.capacity.set({resource_class: rc}, n)
-    for (const [rc, n] of used) this.usage.set({resource_class: rc}, n)
+    for (const [rc, n] of cloud.capacity) this.capacity.set({resource_class: rc}, n)
+    for (const [rc, n] of cloud.used) this.usage.set({resource_class: rc}, n)
     this.topologyCapacity.reset()
     this.topologyUsage.reset()
-    const walk = (v: TopologyView) => {
-      for (const [rc, n] of Object.entries(v.capacity)) this.topologyCapacity.set({level: v.level, name: v.name, resource_class: rc}, n)
-      for (const [rc, n] of Object.entries(v.used)) this.topologyUsage.set({level: v.level, name: v.name, resource_class: rc}, n)
-      for (const c of v.children ?? []) walk(c)
+    for (const v of s.rollups.topologySums()) {
+      for (const [rc, n] of v.capacity) this.topologyCapacity.set({level: v.level, name: v.name, resource_class: rc}, n)
+      for (const [rc, n] of v.used) this.topologyUsage.set({level: v.level, name: v.name, resource_class: rc}, n)
     }
-    if (s.topology.size > 0) for (const v of topologyView(s)) walk(v)
-    this.providers.set(s.providers.size)
-    let holding = 0
-    for (const c of s.consumers.values()) if (c.allocations.size > 0) holding++
-    this.consumers.set(holding)
+    this.providers.set(cloud.providers)
+    this.consumers.set(cloud.holding)
   }
 
   /** Sets the journal and database gauges from the store as it is now. */

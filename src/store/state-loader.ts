@@ -82,6 +82,8 @@ export async function loadTables(session: Session, db: Kysely<Database>, s: Stat
   s.setNextIds(nextClass, nextTrait)
   const nextSeq = await loadProviders(session, s)
   await loadConsumers(session, s)
+  // Built here without the State's mutation methods: its sums are added up anew when asked.
+  s.rollups.forgetAll()
   return nextSeq
 }
 

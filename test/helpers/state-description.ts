@@ -93,5 +93,18 @@ export function describeState(s: State): unknown {
     moved: entries(s.moved).map(([, m]) => ({...m})),
     aggregateNames: entries(s.aggregateNames).map(([, n]) => ({...n})),
     topologyGeneration: s.topologyGeneration,
+    // Kept as the State changes (core/rollups.ts): a followed State's must equal a fresh one's.
+    rollups: describeRollups(s),
+  }
+}
+
+function describeRollups(s: State): unknown {
+  const c = s.rollups.cloudSums()
+  return {
+    capacity: entries(c.capacity),
+    used: entries(c.used),
+    providers: c.providers,
+    holding: c.holding,
+    topology: s.rollups.topologySums().map((v) => ({uuid: v.uuid, level: v.level, name: v.name, capacity: entries(v.capacity), used: entries(v.used)})),
   }
 }
