@@ -371,6 +371,8 @@ function cpuNow(nodes) {
     daemons: sum(nodes.flatMap((n) => processTree(n.child.pid))),
     postgres: running.postmaster ? sum(processTree(running.postmaster)) : 0,
     bench: (self.user + self.system) / 1e6,
+    // The delay proxy, when there is one: it shares the cores with the rest.
+    ...(running.proxyPid ? {proxy: cpuSeconds(running.proxyPid) ?? 0} : {}),
   }
 }
 
@@ -1097,6 +1099,7 @@ async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb
 /** The delay proxy (scripts/tcp-proxy.mjs) as a process of its own, in front of `targetPort`. */
 async function startDelayProxy(targetPort) {
   const child = spawn(process.execPath, [path.join(root, 'scripts', 'tcp-proxy.mjs'), '--target', String(targetPort)], {stdio: ['pipe', 'pipe', 'inherit']})
+  running.proxyPid = child.pid
   const lines = readline.createInterface({input: child.stdout})
   const next = () => new Promise((resolve, reject) => {
     lines.once('line', resolve)
@@ -1170,7 +1173,10 @@ async function runPostgres(work) {
     }
     if (PLACEMENT) await runPlacement({db, pgPort: proxy ? proxy.port : db.port, where, work, proxyRtt, directRtt})
   } finally {
-    if (proxy) await proxy.close()
+    if (proxy) {
+      await proxy.close()
+      running.proxyPid = null
+    }
     progress('stopping PostgreSQL...')
     try {
       running.pgStop('fast')
