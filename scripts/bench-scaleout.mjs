@@ -18,6 +18,9 @@
 //   --kill        one node SIGKILLed at S/3 of the churn and restarted at 2S/3: the survivors'
 //                 5xx and errors, requests lost in flight, restart to serving, and the survivors'
 //                 full reloads (placemat_state_reloads_total on /metrics)
+//   --pin         each client sends all its requests to one node (client i to node i mod K), as a
+//                 load balancer hashing on the source sends each scheduler to one node, instead of
+//                 every request to the next node in turn
 //   --sqlite      one daemon on a SQLite file; the writes of "after write" made by the CLI (--db)
 //   --placement   after the placemat rows, the same for OpenStack Placement (Debian's placement-api
 //                 8.0.0, python3-placement and python3-psycopg2) on the same PostgreSQL cluster: its own
@@ -40,6 +43,7 @@
 //                                                            # (D/2 each way by setTimeout: Node's timers wait at least 1 ms,
 //                                                            # so small delays come out larger; the table shows the measured one)
 //   npm run bench -- --scaleout --kill --daemons 3           # SIGKILL one node at S/3, restart it at 2S/3
+//   npm run bench -- --scaleout --pin --daemons 1,3          # each client to one node (source-hashing balancer)
 //   npm run bench -- --scaleout --sqlite                     # one daemon on SQLite, writes by the CLI (--db)
 //   npm run bench -- --scaleout --json out.jsonl             # the JSON lines to a file (else stderr)
 //   npm run bench -- --scaleout --placemat ../old --label old  # the daemons of another (built) checkout, to compare
@@ -65,10 +69,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 // ---------------------------------------------------------------------------------------------
 // Options
 
-const USAGE = `usage: node scripts/bench-scaleout.mjs [--providers N] [--daemons 1,2,3] [--seconds S] [--delay-ms D] [--kill] [--sqlite] [--placement [1,2]] [--json FILE] [--placemat DIR] [--label L] [--rounds 30]`
+const USAGE = `usage: node scripts/bench-scaleout.mjs [--providers N] [--daemons 1,2,3] [--seconds S] [--delay-ms D] [--kill] [--pin] [--sqlite] [--placement [1,2]] [--json FILE] [--placemat DIR] [--label L] [--rounds 30]`
 const argv = process.argv.slice(2).filter((a) => a !== '--scaleout')
 const VALUED = new Set(['providers', 'daemons', 'seconds', 'delay-ms', 'json', 'placemat', 'label', 'rounds'])
-const FLAGS = new Set(['kill', 'sqlite', 'help'])
+const FLAGS = new Set(['kill', 'sqlite', 'pin', 'help'])
 // A flag that may be followed by a value of this form.
 const OPTIONAL = {placement: /^\d+(,\d+)*$/}
 const given = {}
@@ -101,6 +105,7 @@ const PLACEMENT = given.placement !== undefined
 const PROVIDERS = positiveInt('providers', PLACEMENT ? 1000 : 10000)
 const SECONDS = positiveInt('seconds', 20)
 const KILL = Boolean(given.kill)
+const PIN = Boolean(given.pin)
 const SQLITE = Boolean(given.sqlite)
 const DELAY_MS = given['delay-ms'] === undefined ? 0 : Number(given['delay-ms'])
 if (!Number.isFinite(DELAY_MS) || DELAY_MS < 0) fail(`--delay-ms takes a number of milliseconds >= 0, not ${given['delay-ms']}`)
@@ -548,8 +553,9 @@ async function churn(nodes, seconds, {kill} = {}) {
   }
 
   const inFlight = new Map()
-  const send = async (method, pathname, body) => {
-    const node = live[counter++ % live.length]
+  // Each request to the next node in turn; with --pin, each client's to a node of its own.
+  const send = async (client, method, pathname, body) => {
+    const node = PIN ? live[client % live.length] : live[counter++ % live.length]
     const started = performance.now()
     inFlight.set(node, (inFlight.get(node) ?? 0) + 1)
     try {
@@ -572,7 +578,7 @@ async function churn(nodes, seconds, {kill} = {}) {
 
   const t0 = performance.now()
   const end = t0 + seconds * 1000
-  const clientLoop = async () => {
+  const clientLoop = async (client) => {
     const project = crypto.randomUUID()
     const user = crypto.randomUUID()
     const mine = []
@@ -580,7 +586,7 @@ async function churn(nodes, seconds, {kill} = {}) {
       const begin = performance.now()
       let claimed = false
       while (!claimed && performance.now() < end) {
-        const g = await send('GET', CHURN_QUERY)
+        const g = await send(client, 'GET', CHURN_QUERY)
         if (g.status !== 200) {
           await sleep(20)
           continue
@@ -594,7 +600,7 @@ async function churn(nodes, seconds, {kill} = {}) {
         for (const ar of requests) {
           const consumer = crypto.randomUUID()
           const body = {allocations: ar.allocations, project_id: project, user_id: user, consumer_generation: null, consumer_type: 'INSTANCE'}
-          const p = await send('PUT', `/allocations/${consumer}`, body)
+          const p = await send(client, 'PUT', `/allocations/${consumer}`, body)
           if (p.status === 204) {
             stats.claims++
             stats.latencies.push(performance.now() - begin)
@@ -615,7 +621,7 @@ async function churn(nodes, seconds, {kill} = {}) {
       }
       while (mine.length > HOLD) {
         const oldest = mine.shift()
-        const d = await send('DELETE', `/allocations/${oldest.consumer}`)
+        const d = await send(client, 'DELETE', `/allocations/${oldest.consumer}`)
         if (d.status === 204) {
           stats.releases++
           for (const rp of Object.keys(oldest.allocations)) touched.set(rp, nodes.indexOf(d.node))
@@ -675,7 +681,7 @@ async function churn(nodes, seconds, {kill} = {}) {
     (err) => err,
   )
 
-  await Promise.all(Array.from({length: CLIENTS}, clientLoop))
+  await Promise.all(Array.from({length: CLIENTS}, (_, client) => clientLoop(client)))
   const elapsed = (performance.now() - t0) / 1000
   const killErr = await killOutcome
   for (const t of timers) clearTimeout(t)
@@ -1064,6 +1070,7 @@ async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb
     direct_rtt_ms: directRtt ?? null,
     seconds: SECONDS,
     clients: CLIENTS,
+    pinned: PIN,
     load_s: loadS,
     claims: s.claims,
     write_transactions: overtaken?.writes ?? null,
@@ -1157,7 +1164,7 @@ async function runPostgres(work) {
   // What the proxy really adds is measured and shown.
   const measuredDelay = proxy ? ` (measured +${(proxyRtt - directRtt).toFixed(2)} ms)` : ''
   const where = `postgres${DELAY_MS ? `, proxy +${DELAY_MS} ms${measuredDelay}` : ''}`
-  const setup = `${LABEL}${where}${KILL ? ', one node killed' : ''}`
+  const setup = `${LABEL}${where}${KILL ? ', one node killed' : ''}${PIN ? ', clients pinned' : ''}`
   try {
     for (const k of DAEMON_COUNTS) {
       const nodes = []
