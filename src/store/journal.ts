@@ -85,7 +85,7 @@ function* rowsOf(ch: Changes, seq: number): Generator<JournalRow> {
 }
 
 const setMeta = (db: Kysely<Database>, key: string, value: number): CompiledQuery =>
-  statementText(db).insertOne('placemat_meta', {key, value: String(value)}, {key: 'key', update: ['value']})
+  statementText(db).setMeta(key, String(value))
 
 /**
  * The statements that record `ch` as transaction `seq` (the counter's next value) and move the

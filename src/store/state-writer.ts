@@ -46,9 +46,7 @@ export class StateWriter {
     for (const chunk of batches(ch.providers, CHUNK)) yield* this.providers(s, chunk)
     yield* t.deleteWhereIn('topology_nodes', 'uuid', [...ch.deletedTopologyNodes])
     yield* t.insert('topology_nodes', rowsOfPresent(ch.topologyNodes, s.topology, topologyNodeRow), {key: 'uuid', update: ['name', 'level', 'parent_uuid', 'updated_at']})
-    if (ch.topologyGeneration) {
-      yield* t.insert('placemat_meta', [{key: 'topology_generation', value: String(s.topologyGeneration)}], {key: 'key', update: ['value']})
-    }
+    if (ch.topologyGeneration) yield t.setMeta('topology_generation', String(s.topologyGeneration))
     for (const chunk of batches(ch.consumers, CHUNK)) yield* this.consumers(s, chunk)
     yield* this.groups(s, ch)
     yield* this.moved(s, ch)

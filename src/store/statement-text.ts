@@ -25,10 +25,11 @@ export class StatementText {
     const columns = Object.keys(rows[0])
     const head = `insert into ${quote(table)} (${columns.map(quote).join(', ')}) values `
     const tail = conflict ? ` on conflict (${quote(conflict.key)}) do update set ${conflict.update.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(', ')}` : ''
-    for (let i = 0; i < rows.length; i += rowsPerStatement(columns.length)) {
+    const perStatement = rowsPerStatement(columns.length)
+    for (let i = 0; i < rows.length; i += perStatement) {
       const params: unknown[] = []
       const tuples: string[] = []
-      for (const row of rows.slice(i, i + rowsPerStatement(columns.length))) {
+      for (const row of rows.slice(i, i + perStatement)) {
         const r = row as Record<string, unknown>
         tuples.push(`(${columns.map((c) => this.param(params, r[c] ?? null)).join(', ')})`)
       }
@@ -39,6 +40,11 @@ export class StatementText {
   /** insert of one row. */
   insertOne(table: keyof Database, row: object, conflict?: {key: string; update: string[]}): CompiledQuery {
     return this.insert(table, [row], conflict).next().value as CompiledQuery
+  }
+
+  /** placemat_meta's `key` set to `value` (the change counter, the journal's floor, the topology generation). */
+  setMeta(key: string, value: string): CompiledQuery {
+    return this.insertOne('placemat_meta', {key, value}, {key: 'key', update: ['value']})
   }
 
   /** Deletes the rows of `table` whose `column` is one of `keys`, a chunk of keys per statement. */

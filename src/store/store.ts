@@ -1021,10 +1021,10 @@ export interface WriteOptions {
   selfContained?: boolean
 }
 
-/** Whether a consumer the change touches is a placement group's member (whose rules read other consumers). */
 /** Whether every write of `group` depends only on what it changes (allocation writes: see keyedKeys). */
 const allSelfContained = (group: readonly QueuedWrite[]): boolean => group.every((w) => w.selfContained)
 
+/** Whether a consumer the change touches is a placement group's member (whose rules read other consumers). */
 function inAnyGroup(s: State, ch: Changes): boolean {
   if (s.groups.size === 0) return false
   for (const g of s.groups.values()) {
