@@ -11,8 +11,8 @@
  * again when next asked. Rows and rooms add up their racks when asked. Something that touches
  * everything (a load, a class renamed) drops all of it.
  */
-import {LEVELS} from './affinity.js'
 import {capacityOf, type Inventory, type Provider, type State, type TopologyLevel, type TopologyNode} from './state.js'
+import {CHILD_LEVEL, topologyTree} from './topology-view.js'
 
 export interface Sums {
   /** Capacity per resource class: (total - reserved) * allocation_ratio, truncated, summed. */
@@ -31,8 +31,6 @@ export interface TopologySums extends Sums {
   name: string
   level: TopologyLevel
 }
-
-const CHILD_LEVEL: Record<TopologyLevel, TopologyLevel | null> = {room: 'row', row: 'rack', rack: null}
 
 export class Rollups {
   /** Null until asked, and after a change that touched everything. */
@@ -53,34 +51,17 @@ export class Rollups {
    * (tops by level then name, children by name), each with its sums.
    */
   topologySums(): TopologySums[] {
-    const s = this.s
-    if (s.topology.size === 0) return []
-    const children = new Map<string, TopologyNode[]>()
-    const tops: TopologyNode[] = []
-    for (const n of s.topology.values()) {
-      if (n.parent === null) tops.push(n)
-      else {
-        let list = children.get(n.parent)
-        if (!list) children.set(n.parent, (list = []))
-        list.push(n)
-      }
-    }
+    if (this.s.topology.size === 0) return []
+    const {tops, childrenOf} = topologyTree(this.s)
     const out: TopologySums[] = []
     const visit = (n: TopologyNode): Sums => {
       const entry: TopologySums = {uuid: n.uuid, name: n.name, level: n.level, capacity: new Map(), used: new Map()}
       out.push(entry)
-      const childLevel = CHILD_LEVEL[n.level]
-      if (childLevel === null) {
-        const sums = this.rackSums(n.uuid)
-        addInto(entry, sums)
-      } else {
-        const under = (children.get(n.uuid) ?? []).filter((c) => c.level === childLevel).sort((a, b) => a.name.localeCompare(b.name))
-        for (const c of under) addInto(entry, visit(c))
-      }
+      if (CHILD_LEVEL[n.level] === null) addInto(entry, this.rackSums(n.uuid))
+      else for (const c of childrenOf(n)) addInto(entry, visit(c))
       return entry
     }
-    const order = (n: TopologyNode) => LEVELS.indexOf(n.level)
-    for (const n of tops.sort((a, b) => order(a) - order(b) || a.name.localeCompare(b.name))) visit(n)
+    for (const n of tops) visit(n)
     return out
   }
 
@@ -138,20 +119,24 @@ export class Rollups {
 
   private adjust(p: Provider, kind: keyof Sums, rc: string, d: number): void {
     if (this.cloud) bump(this.cloud[kind], rc, d)
-    if (this.racks.size === 0) return
-    // Every rack one of p's ancestors (or p) is a member of counts p, once per such member.
-    for (let a: Provider | undefined = p, depth = 0; a && depth <= this.s.providers.size; a = a.parent === null ? undefined : this.s.providers.get(a.parent), depth++) {
-      for (const agg of a.aggregates) {
-        const sums = this.racks.get(agg)
-        if (sums) bump(sums[kind], rc, d)
-      }
-    }
+    this.eachAbove(p, (agg) => {
+      const sums = this.racks.get(agg)
+      if (sums) bump(sums[kind], rc, d)
+    })
   }
 
   private forgetRacksAbove(p: Provider): void {
+    this.eachAbove(p, (agg) => this.racks.delete(agg))
+  }
+
+  /**
+   * Every aggregate of `p` and of its ancestors, once per provider that has it: a rack counts p
+   * once for each of its members p is under. Nothing while no rack's sums are kept.
+   */
+  private eachAbove(p: Provider, fn: (aggregate: string) => void): void {
     if (this.racks.size === 0) return
     for (let a: Provider | undefined = p, depth = 0; a && depth <= this.s.providers.size; a = a.parent === null ? undefined : this.s.providers.get(a.parent), depth++) {
-      for (const agg of a.aggregates) this.racks.delete(agg)
+      for (const agg of a.aggregates) fn(agg)
     }
   }
 }

@@ -6,7 +6,34 @@ import {LEVELS} from './affinity.js'
 import {isDisabled} from './hosts.js'
 import {capacityOf, type Provider, type State, type TopologyLevel, type TopologyNode} from './state.js'
 
-const CHILD_LEVEL: Record<TopologyLevel, TopologyLevel | null> = {room: 'row', row: 'rack', rack: null}
+/** The level a node's children are at (racks hold hosts, not nodes). */
+export const CHILD_LEVEL: Record<TopologyLevel, TopologyLevel | null> = {room: 'row', row: 'rack', rack: null}
+
+/**
+ * The topology as it is shown: the nodes without a parent, by level then name, and each node's
+ * children of the level below it, by name. (A node under a parent that is missing or of the
+ * wrong level is in neither.)
+ */
+export function topologyTree(s: State): {tops: TopologyNode[]; childrenOf: (n: TopologyNode) => TopologyNode[]} {
+  const under = new Map<string, TopologyNode[]>()
+  const tops: TopologyNode[] = []
+  for (const n of s.topology.values()) {
+    if (n.parent === null) tops.push(n)
+    else {
+      let list = under.get(n.parent)
+      if (!list) under.set(n.parent, (list = []))
+      list.push(n)
+    }
+  }
+  const byName = (a: TopologyNode, b: TopologyNode) => a.name.localeCompare(b.name)
+  const order = (n: TopologyNode) => LEVELS.indexOf(n.level)
+  tops.sort((a, b) => order(a) - order(b) || byName(a, b))
+  const childrenOf = (n: TopologyNode) => {
+    const level = CHILD_LEVEL[n.level]
+    return level === null ? [] : (under.get(n.uuid) ?? []).filter((c) => c.level === level).sort(byName)
+  }
+  return {tops, childrenOf}
+}
 
 export interface Rollup {
   capacity: Record<string, number>
@@ -39,14 +66,11 @@ export function hostRollup(s: State, host: Provider): Rollup {
 
 /** The topology tree with capacity and usage rolled up per rack, row and room. */
 export function topologyView(s: State): TopologyView[] {
+  const {tops, childrenOf} = topologyTree(s)
   const build = (n: TopologyNode): TopologyView => {
     const v: TopologyView = {uuid: n.uuid, name: n.name, level: n.level, capacity: {}, used: {}}
-    const childLevel = CHILD_LEVEL[n.level]
-    if (childLevel) {
-      v.children = [...s.topology.values()]
-        .filter((c) => c.parent === n.uuid && c.level === childLevel)
-        .sort((a, b) => a.name.localeCompare(b.name))
-        .map(build)
+    if (CHILD_LEVEL[n.level]) {
+      v.children = childrenOf(n).map(build)
       for (const c of v.children) addInto(v, c)
     } else {
       v.hosts = [...(s.aggregateMembers.get(n.uuid) ?? [])]
@@ -57,8 +81,6 @@ export function topologyView(s: State): TopologyView[] {
     }
     return v
   }
-  const tops = [...s.topology.values()].filter((n) => n.parent === null)
-  const order = (n: TopologyNode) => LEVELS.indexOf(n.level)
-  return tops.sort((a, b) => order(a) - order(b) || a.name.localeCompare(b.name)).map(build)
+  return tops.map(build)
 }
 
