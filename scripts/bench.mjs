@@ -93,6 +93,9 @@ if (!fs.existsSync(path.join(perf, 'bench.mjs'))) {
 async function startDaemon(dbFile, durability = durabilities[0]) {
   const port = await freePort()
   const extra = [...(flag('no-answer-cache') ? ['--no-answer-cache'] : []), '--durability', durability]
+  // A new database is made on purpose first: a daemon does not start an empty one where its log
+  // (opened below, before it starts) says a database was.
+  if (!fs.existsSync(dbFile)) execFileSync(process.execPath, [path.join(root, 'bin/run.js'), 'db', 'init', '--db', dbFile], {stdio: 'ignore'})
   // The access log goes to a file beside the database, as a detached daemon's does.
   const log = fs.openSync(path.join(path.dirname(dbFile), 'placemat.log'), 'a')
   const child = spawn(process.execPath, [...DAEMON_NODE_OPTIONS, path.join(root, 'bin/run.js'), 'daemon', 'start', '--foreground', '--db', dbFile, '--port', String(port), '--auth', 'noauth2', ...extra], {
