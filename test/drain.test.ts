@@ -5,7 +5,7 @@
 import {describe, expect, it} from 'vitest'
 import {planDrain, planMove, hostConsumers, isMove} from '../src/core/drain.js'
 import type {Group, GroupLevel, GroupPolicy} from '../src/core/groups.js'
-import {DISABLED_TRAIT} from '../src/core/hosts.js'
+import {DISABLED_TRAIT} from '../src/core/host.js'
 import {stateFromSnapshot} from '../src/core/snapshot.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../src/core/standard.js'
 import type {State} from '../src/core/state.js'

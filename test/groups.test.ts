@@ -93,9 +93,9 @@ describe('placement groups', () => {
     expect(refused.body.errors[0].detail).toMatch(/group replicas \(anti-affinity by row\): 2 members in row row-12/)
     expect((await claim(C(3), 'host-2111', 'replicas')).status).toBe(200)
     expect((await ok('GET', `${GROUPS}/replicas`)).placements).toEqual([
-      {consumer: C(1), hosts: ['host-1111'], rack: ['rack-111'], row: ['row-11'], room: ['room-1']},
-      {consumer: C(2), hosts: ['host-1211'], rack: ['rack-121'], row: ['row-12'], room: ['room-1']},
-      {consumer: C(3), hosts: ['host-2111'], rack: ['rack-211'], row: ['row-21'], room: ['room-2']},
+      {consumer: C(1), hosts: ['host-1111'], rack: ['rack-111'], row: ['row-11'], room: ['room-1'], hostless: false},
+      {consumer: C(2), hosts: ['host-1211'], rack: ['rack-121'], row: ['row-12'], room: ['room-1'], hostless: false},
+      {consumer: C(3), hosts: ['host-2111'], rack: ['rack-211'], row: ['row-21'], room: ['room-2'], hostless: false},
     ])
 
     // Move rack-121 (C2's) into row-11 (C1's).

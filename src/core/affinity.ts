@@ -4,6 +4,7 @@
  * rack from consumer Y") and how close it is to a consumer. The daemon's claims and
  * near/far candidates and the command line's client-side filters all decide with these.
  */
+import {holdsOnlyShared, hostOfProvider} from './host.js'
 import type {State, TopologyLevel} from './state.js'
 
 /** The levels, outermost first. */
@@ -55,10 +56,9 @@ export function byCloseness<T>(items: T[], placementOf: (item: T) => Placement, 
 
 // ---- placements in a State ----------------------------------------------------------------
 
-/** Adds the racks, rows and rooms of the host (tree root) a provider belongs to. */
+/** Adds the racks, rows and rooms of the host a provider gives resources of (none for a sharing provider: host.ts). */
 export function providerPlacement(s: State, providerUuid: string, into: Placement = emptyPlacement()): Placement {
-  const p = s.providers.get(providerUuid)
-  const root = p ? s.providers.get(p.root) : undefined
+  const root = hostOfProvider(s, s.providers.get(providerUuid))
   if (!root) return into
   for (const agg of root.aggregates) {
     const node = s.topology.get(agg)
@@ -67,7 +67,7 @@ export function providerPlacement(s: State, providerUuid: string, into: Placemen
   return into
 }
 
-/** The racks, rows and rooms of a set of providers' hosts. */
+/** The racks, rows and rooms of a set of providers' hosts (shared resources place nothing). */
 export function placementOf(s: State, providerUuids: Iterable<string>): Placement {
   const out = emptyPlacement()
   for (const u of providerUuids) providerPlacement(s, u, out)
@@ -88,7 +88,8 @@ export function affinityViolation(s: State, providerUuids: Iterable<string>, rul
   if (rules.length === 0) return null
   const mine = placementOf(s, providerUuids)
   for (const rule of rules) {
-    const why = ruleViolation(mine, consumerPlacement(s, rule.consumer), rule)
+    const nowhere = holdsOnlyShared(s, rule.consumer) ? `consumer ${rule.consumer} holds only shared resources: it is on no host, in no ${rule.level}` : undefined
+    const why = ruleViolation(mine, consumerPlacement(s, rule.consumer), rule, nowhere)
     if (why) return why
   }
   return null

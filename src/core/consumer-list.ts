@@ -7,7 +7,7 @@
  * unknown (null: plain Placement keeps none).
  */
 import {notFound} from './errors.js'
-import {isDisabled} from './hosts.js'
+import {hostOfProvider, hostsOfProviders, isDisabled} from './host.js'
 import {hostDomains} from './topology.js'
 import {knownConsumer, type KnownConsumer} from './moves.js'
 import type {Consumer, State} from './state.js'
@@ -23,7 +23,7 @@ export interface ConsumerFilter {
 
 /** A consumer as GET /placemat/v1/consumers lists it: its record, where it is, and its groups. */
 export interface ConsumerListing extends ConsumerRecord {
-  /** The hosts (tree roots) its allocations are on, by name. */
+  /** The hosts its allocations are on, by name (none for shared resources alone). */
   hosts: string[]
   /** The placement groups it is a member of, by name; null where groups are unknown. */
   groups: string[] | null
@@ -53,14 +53,9 @@ export function groupsByMember(s: State): Map<string, string[]> {
   return out
 }
 
-/** The names of the hosts a consumer's allocations are on. */
+/** The names of the hosts a consumer's allocations are on (host.ts: shared resources are on none). */
 function hostNames(s: State, c: Consumer): string[] {
-  const roots = new Set<string>()
-  for (const rp of c.allocations.keys()) {
-    const p = s.providers.get(rp)
-    if (p) roots.add(p.root)
-  }
-  return [...roots].map((u) => s.providers.get(u)?.name ?? u).sort()
+  return hostsOfProviders(s, c.allocations.keys()).map((u) => s.providers.get(u)?.name ?? u).sort()
 }
 
 /**
@@ -110,7 +105,8 @@ export interface ConsumerHost {
 export interface ConsumerHolding {
   uuid: string
   name: string
-  host: string
+  /** Its host's name; null for a sharing provider (shared resources are on no host). */
+  host: string | null
   resources: Record<string, number>
 }
 
@@ -135,10 +131,12 @@ export function consumerView(s: State, uuid: string, opts: ListOptions = {groups
   if (!known) return undefined
   const providers: ConsumerHolding[] = Object.entries(known.allocations).map(([rp, a]) => {
     const p = s.providers.get(rp)
-    const root = p ? s.providers.get(p.root) : undefined
-    return {uuid: rp, name: p?.name ?? rp, host: root?.name ?? p?.root ?? rp, resources: a.resources}
+    const host = p ? (hostOfProvider(s, p)?.name ?? null) : rp
+    return {uuid: rp, name: p?.name ?? rp, host, resources: a.resources}
   })
-  const roots = [...new Set(Object.keys(known.allocations).map((rp) => s.providers.get(rp)?.root ?? rp))]
+  // A provider gone since (a consumer that gave its allocations away) stands for itself.
+  const gone = Object.keys(known.allocations).filter((rp) => !s.providers.has(rp))
+  const roots = [...hostsOfProviders(s, Object.keys(known.allocations)), ...gone]
   const hosts = roots.map((u) => hostPlace(s, u)).sort((a, b) => a.name.localeCompare(b.name))
   const groups = opts.groups
     ? [...s.groups.values()].filter((g) => g.members.has(uuid)).map((g) => g.name).sort((a, b) => a.localeCompare(b))

@@ -21,11 +21,11 @@ import {findCandidates, type CandidateOptions} from './candidates/engine.js'
 import type {CandidateRequest, RequestGroup} from './candidates/request.js'
 import {notFound} from './errors.js'
 import {breachRecord, breachText, newBreaches, type Breach, type BreachRecord} from './groups.js'
-import {DISABLED_TRAIT, requireHost} from './hosts.js'
+import {DISABLED_TRAIT, hostsOfProviders, isSharing} from './host.js'
+import {requireHost} from './host-status.js'
 import {Changes, type Amounts, type State} from './state.js'
 
 /** A provider that lends what it holds to the trees it shares an aggregate with. */
-const SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
 
 /** Amounts per resource class, per provider uuid. */
 export type ProviderAmounts = Record<string, Record<string, number>>
@@ -119,7 +119,10 @@ export function planMove(s: State, host: string, consumer: string, opts: DrainOp
   const held = [...(c?.allocations ?? [])].filter(([rp]) => tree.has(rp))
   if (!c || held.length === 0) throw notFound(`Consumer ${consumer} holds nothing on host ${drained.name}.`)
   const kept = [...c.allocations].filter(([rp]) => !tree.has(rp))
-  const keptSharing = kept.map(([rp]) => rp).filter((rp) => s.providers.get(rp)?.traits.has(SHARING_TRAIT))
+  const keptSharing = kept.map(([rp]) => rp).filter((rp) => {
+    const p = s.providers.get(rp)
+    return p !== undefined && isSharing(p)
+  })
   const groups = groupsOf(s, consumer).map((g) => g.name)
   const from = record(held)
 
@@ -150,14 +153,10 @@ export function planMove(s: State, host: string, consumer: string, opts: DrainOp
   let hardBest: Breach[] | undefined
   let best: {move: DrainMove; score: [number, number]} | undefined
   for (const ar of result.allocationRequests) {
-    let root: string | undefined
-    let oneTree = true
-    for (const rp of ar.allocations.keys()) {
-      const r = s.providers.get(rp)?.root
-      if (root !== undefined && r !== root) oneTree = false
-      root = r
-    }
-    if (!oneTree || root === undefined || root === drained.uuid || s.providers.get(root)?.traits.has(DISABLED_TRAIT)) continue
+    // A move goes to one other host (what it takes from sharing providers is no host's).
+    const hosts = hostsOfProviders(s, ar.allocations.keys())
+    const root = hosts.length === 1 ? hosts[0] : undefined
+    if (root === undefined || root === drained.uuid || s.providers.get(root)?.traits.has(DISABLED_TRAIT)) continue
     withRoom++
     const far = keptSharing.find((rp) => !associated(s, root!, rp))
     if (far !== undefined) {

@@ -11,8 +11,10 @@
  *
  * A soft group never refuses anything; it orders candidates, and audit reports it.
  *
- * A member's domains are those of the hosts (tree roots) its allocations are on; a member
- * holding nothing is not placed and counts nowhere. A host in no domain of the rule's level
+ * A member's domains are those of its hosts (host.ts: the roots of the trees its own resources
+ * come from, never a sharing provider); a member holding nothing is not placed and counts
+ * nowhere, and one holding only shared resources (a volume) is hostless: it counts nowhere
+ * either, and a group's record lists it as such. A host in no domain of the rule's level
  * (no rack, row or room there: outside the topology) cannot be shown to keep the rule: a
  * member on it is a breach of its own ("outside the topology"), so a hard group refuses to
  * place a member there and a soft one puts such places after those that keep it. Every host
@@ -21,6 +23,7 @@
  * where members are may be overridden by what a write proposes.
  */
 import {conflict, AFFINITY_VIOLATION} from './errors.js'
+import {consumerHosts, everyHost, holdsOnlyShared, hostsOfProviders} from './host.js'
 import type {State, TopologyLevel} from './state.js'
 
 export const GROUP_POLICIES = ['affinity', 'anti-affinity', 'max-per', 'spread'] as const
@@ -102,9 +105,10 @@ export function topologyLocator(
     list.push(n.uuid)
     byLevel.set(n.level, list)
   }
-  // Every host with inventory, found once (a spread by host measures across all of them).
+  // Every host, found once (a spread by host measures across all of them).
   let hosts: string[] | undefined
-  // The racks, rows and rooms that have a host (tree root), by level, found once in one pass over the hosts.
+  const allHosts = () => (hosts ??= everyHost(s).map((p) => p.uuid))
+  // The racks, rows and rooms that have a host, by level, found once in one pass over the hosts.
   let withHosts: Map<GroupLevel, string[]> | undefined
   return {
     domainsOf(host, level) {
@@ -117,35 +121,18 @@ export function topologyLocator(
       if (level !== 'host') {
         if (!withHosts) {
           const occupied = new Set<string>()
-          for (const p of s.providers.values()) if (p.parent === null) for (const a of aggregatesOf(p.uuid)) occupied.add(a)
+          for (const h of allHosts()) for (const a of aggregatesOf(h)) occupied.add(a)
           withHosts = new Map([...byLevel].map(([l, ds]) => [l, ds.filter((d) => occupied.has(d))]))
         }
         return withHosts.get(level) ?? []
       }
-      hosts ??= [...s.providers.values()].filter((p) => p.parent === null && p.inventories.size > 0).map((p) => p.uuid)
-      return hosts
+      return allHosts()
     },
     label(domain) {
       const node = nodeOf(domain)
       return node ? node.name : (s.providers.get(domain)?.name ?? domain)
     },
   }
-}
-
-/** Hosts (tree roots) a consumer's allocations are on, as stored. */
-export function storedHosts(s: State, consumer: string): string[] {
-  const c = s.consumers.get(consumer)
-  return c ? hostsOfProviders(s, c.allocations.keys()) : []
-}
-
-/** The hosts of a set of providers (what a proposed allocation would occupy). */
-export function hostsOfProviders(s: State, providers: Iterable<string>): string[] {
-  const roots = new Set<string>()
-  for (const rp of providers) {
-    const p = s.providers.get(rp)
-    if (p) roots.add(p.root)
-  }
-  return [...roots]
 }
 
 // ---- breaches --------------------------------------------------------------------------------
@@ -275,7 +262,7 @@ export function groupBreaches(g: Group, hostsOf: MemberHosts, loc: Locator): Bre
 /** Every way the hard groups of `s` are broken where their members are now (what an import must not write). */
 export function hardGroupBreaches(s: State): Breach[] {
   const loc = stateLocator(s)
-  return [...s.groups.values()].filter((g) => !g.soft).flatMap((g) => groupBreaches(g, (m) => storedHosts(s, m), loc))
+  return [...s.groups.values()].filter((g) => !g.soft).flatMap((g) => groupBreaches(g, (m) => consumerHosts(s, m), loc))
 }
 
 // ---- what a write would break ------------------------------------------------------------------
@@ -303,8 +290,8 @@ export function newBreaches(s: State, change: ProposedChange, opts: {soft?: bool
     change.locator !== undefined || (change.joins?.has(g.name) ?? false) || [...placed.keys()].some((c) => g.members.has(c))
   const now = stateLocator(s)
   const after = change.locator ?? now
-  const storedOf: MemberHosts = (m) => storedHosts(s, m)
-  const proposedOf: MemberHosts = (m) => placed.get(m) ?? storedHosts(s, m)
+  const storedOf: MemberHosts = (m) => consumerHosts(s, m)
+  const proposedOf: MemberHosts = (m) => placed.get(m) ?? consumerHosts(s, m)
   const out: Breach[] = []
   for (const g of s.groups.values()) {
     if ((g.soft && !opts.soft) || !affected(g)) continue
@@ -348,7 +335,7 @@ export function consumerGroups(s: State, consumer: string, joining?: Group): Gro
  */
 export function placementJudge(s: State, consumer: string, groups: Group[], loc: Locator = stateLocator(s)): (providers: Iterable<string>) => Breach[] {
   const parts = groups.map((g) => {
-    const where = new Map([...g.members].map((m) => [m, storedHosts(s, m)]))
+    const where = new Map([...g.members].map((m) => [m, consumerHosts(s, m)]))
     const before = new Set(groupBreaches(g, (m) => where.get(m) ?? [], loc).map((b) => b.key))
     const future: Group = g.members.has(consumer) ? g : {...g, members: new Set([...g.members, consumer])}
     return {where, before, future}
@@ -396,6 +383,8 @@ export interface MemberPlacement {
   rack: string[]
   row: string[]
   room: string[]
+  /** It holds only shared resources (a volume): placed, but on no host, so the rule skips it. */
+  hostless: boolean
 }
 
 export interface GroupRecord {
@@ -412,14 +401,23 @@ export interface GroupRecord {
   updated_at: string
   /** Every way the rule is broken now (soft groups included). */
   violations: BreachRecord[]
+  /** Members that hold only shared resources (volumes): on no host, skipped by the rule. */
+  hostless: string[]
   /** With `placements`: where each member is. */
   placements?: MemberPlacement[]
 }
 
 export function memberPlacement(s: State, consumer: string, loc: Locator = stateLocator(s)): MemberPlacement {
-  const hosts = storedHosts(s, consumer)
+  const hosts = consumerHosts(s, consumer)
   const names = (level: GroupLevel) => [...new Set(hosts.flatMap((h) => loc.domainsOf(h, level)))].map((d) => loc.label(d)).sort()
-  return {consumer, hosts: hosts.map((h) => s.providers.get(h)?.name ?? h).sort(), rack: names('rack'), row: names('row'), room: names('room')}
+  return {
+    consumer,
+    hosts: hosts.map((h) => s.providers.get(h)?.name ?? h).sort(),
+    rack: names('rack'),
+    row: names('row'),
+    room: names('room'),
+    hostless: holdsOnlyShared(s, consumer),
+  }
 }
 
 export function groupRecord(s: State, g: Group, opts: {placements?: boolean} = {}): GroupRecord {
@@ -434,7 +432,8 @@ export function groupRecord(s: State, g: Group, opts: {placements?: boolean} = {
     members: [...g.members],
     created_at: new Date(g.createdAt).toISOString(),
     updated_at: new Date(g.updatedAt).toISOString(),
-    violations: groupBreaches(g, (m) => storedHosts(s, m), loc).map(breachRecord),
+    violations: groupBreaches(g, (m) => consumerHosts(s, m), loc).map(breachRecord),
+    hostless: [...g.members].filter((m) => holdsOnlyShared(s, m)),
   }
   if (g.maxPer !== undefined) r.max_per = g.maxPer
   if (g.maxSkew !== undefined) r.max_skew = g.maxSkew

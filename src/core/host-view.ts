@@ -8,7 +8,7 @@
  */
 import {aggregateLabel, type NamedAggregate} from './aggregate-names.js'
 import {groupsByMember} from './consumer-list.js'
-import {hostRecord, type HostRecord} from './hosts.js'
+import {hostRecord, type HostRecord} from './host-status.js'
 import {inventoryViews, type InventoryView} from './inventories.js'
 import type {State, TopologyLevel} from './state.js'
 

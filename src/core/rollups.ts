@@ -4,7 +4,7 @@
  * last asked, not of the cloud.
  *
  * The cloud's sums follow every inventory and usage change exactly (State's mutation methods tell
- * them), from the first time they are asked. A rack's sums are its members' trees', as
+ * them), from the first time they are asked. A rack's sums are its hosts' trees' (host.ts), as
  * topology-view.ts rolls them up: they follow usage and inventory changes below its members
  * exactly too, and a change of shape (a provider made, deleted or moved in its tree, its
  * aggregates changed, a rack made or removed) drops the sums of the racks it touches, added up
@@ -13,6 +13,7 @@
  */
 import {capacityOf, type Inventory, type Provider, type State, type TopologyLevel, type TopologyNode} from './state.js'
 import {CHILD_LEVEL, topologyTree} from './topology-view.js'
+import {isSharing} from './host.js'
 
 export interface Sums {
   /** Capacity per resource class: (total - reserved) * allocation_ratio, truncated, summed. */
@@ -69,8 +70,12 @@ export class Rollups {
     let sums = this.racks.get(uuid)
     if (!sums) {
       sums = {capacity: new Map(), used: new Map()}
+      // Its hosts' trees (hostMembers); a root that holds no inventory adds nothing, so each
+      // root that does not share is summed, as eachAbove counts every change under one.
       for (const m of this.s.aggregateMembers.get(uuid) ?? []) {
-        for (const p of this.s.subtree(m)) addProvider(sums, p, 1)
+        const root = this.s.providers.get(m)
+        if (!root || root.parent !== null || isSharing(root)) continue
+        for (const p of this.s.subtree(m)) if (!isSharing(p)) addProvider(sums, p, 1)
       }
       this.racks.set(uuid, sums)
     }
@@ -130,14 +135,19 @@ export class Rollups {
   }
 
   /**
-   * Every aggregate of `p` and of its ancestors, once per provider that has it: a rack counts p
-   * once for each of its members p is under. Nothing while no rack's sums are kept.
+   * Every aggregate of the host `p` gives resources of (its root's: racks hold hosts, host.ts);
+   * none for a sharing provider. Nothing while no rack's sums are kept.
    */
   private eachAbove(p: Provider, fn: (aggregate: string) => void): void {
-    if (this.racks.size === 0) return
-    for (let a: Provider | undefined = p, depth = 0; a && depth <= this.s.providers.size; a = a.parent === null ? undefined : this.s.providers.get(a.parent), depth++) {
-      for (const agg of a.aggregates) fn(agg)
-    }
+    if (this.racks.size === 0 || isSharing(p)) return
+    const root = p.root === p.uuid ? p : this.s.providers.get(p.root)
+    if (!root || root.parent !== null || isSharing(root)) return
+    for (const agg of root.aggregates) fn(agg)
+  }
+
+  /** Whether a provider shares its inventory changed (rare): whether it or its tree counts in a rack changed, so every rack is summed again. */
+  sharingChanged(): void {
+    this.racks.clear()
   }
 }
 

@@ -9,7 +9,7 @@
 
 import type {AggregateName} from './aggregate-names.js'
 import type {Group} from './groups.js'
-import {DISABLED_TRAIT} from './hosts.js'
+import {DISABLED_TRAIT, isSharing} from './host.js'
 import {Rollups} from './rollups.js'
 import {ShapeLog} from './shape-log.js'
 import {SharedValues, emptyMap, emptySet, ownMap, ownSet} from './shared-collections.js'
@@ -44,7 +44,7 @@ export interface Provider {
   usages: Amounts
   /** Derived: consumer uuid -> amounts this consumer holds here. */
   allocations: Map<string, Amounts>
-  /** Why the host is out of service, while it carries COMPUTE_STATUS_DISABLED (placemat's own: core/hosts.ts). */
+  /** Why the host is out of service, while it carries COMPUTE_STATUS_DISABLED (placemat's own: core/host-status.ts). */
   disabledReason?: string
 }
 
@@ -326,7 +326,9 @@ export class State {
 
   setTraits(p: Provider, traits: Iterable<string>): void {
     this.reshaped(p.uuid)
+    const wasSharing = isSharing(p)
     p.traits = this.shared.traits([...traits])
+    if (isSharing(p) !== wasSharing) this.rollups.sharingChanged()
     this.markProvider(p, 'traits')
     // Why a host was out of service goes with the trait that took it out, whoever removes it.
     if (p.disabledReason !== undefined && !p.traits.has(DISABLED_TRAIT)) {

@@ -1,9 +1,9 @@
 /**
  * The topology as a tree of rooms, rows and racks with the capacity and usage of their
- * hosts rolled up, for `placemat topology show`, `top` and the metrics.
+ * hosts (host.ts) rolled up, for `placemat topology show`, `top` and the metrics.
  */
 import {LEVELS} from './affinity.js'
-import {isDisabled} from './hosts.js'
+import {hostMembers, isDisabled, isSharing} from './host.js'
 import {capacityOf, type Provider, type State, type TopologyLevel, type TopologyNode} from './state.js'
 
 /** The level a node's children are at (racks hold hosts, not nodes). */
@@ -54,10 +54,11 @@ function addInto(into: Rollup, from: Rollup): void {
   for (const [rc, n] of Object.entries(from.used)) into.used[rc] = (into.used[rc] ?? 0) + n
 }
 
-/** Capacity and usage of a host's whole tree. */
+/** Capacity and usage of a host's whole tree (its own: a sharing provider in it gives no host's resources). */
 export function hostRollup(s: State, host: Provider): Rollup {
   const r: Rollup = {capacity: {}, used: {}}
   for (const p of s.subtree(host.uuid)) {
+    if (isSharing(p)) continue
     for (const [rc, inv] of p.inventories) r.capacity[rc] = (r.capacity[rc] ?? 0) + capacityOf(inv)
     for (const [rc, n] of p.usages) r.used[rc] = (r.used[rc] ?? 0) + n
   }
@@ -73,8 +74,8 @@ export function topologyView(s: State): TopologyView[] {
       v.children = childrenOf(n).map(build)
       for (const c of v.children) addInto(v, c)
     } else {
-      v.hosts = [...(s.aggregateMembers.get(n.uuid) ?? [])]
-        .map((u) => s.providers.get(u)!)
+      // The rack's hosts: a sharing provider or a child provider in its aggregate is none.
+      v.hosts = hostMembers(s, n.uuid)
         .sort((a, b) => a.name.localeCompare(b.name))
         .map((h) => ({uuid: h.uuid, name: h.name, disabled: isDisabled(h), ...hostRollup(s, h)}))
       for (const h of v.hosts) addInto(v, h)

@@ -16,7 +16,7 @@ export interface Database {
     updated_at: number
     /** Creation order (0003): the order providers are listed and searched in. */
     seq: number
-    /** Why the host is out of service (0009; core/hosts.ts): placemat's own, null for none. */
+    /** Why the host is out of service (0009; core/host-status.ts): placemat's own, null for none. */
     disabled_reason?: string | null
   }
   inventories: {

@@ -5,7 +5,8 @@
  */
 import {describe, expect, it} from 'vitest'
 import {createGroup, type GroupSpec} from '../../src/core/group-writes.js'
-import {OUTSIDE_TOPOLOGY, consumerGroups, groupBreaches, newBreaches, newcomerJudge, placementJudge, ruleText, stateLocator, storedHosts, topologyLocator} from '../../src/core/groups.js'
+import {OUTSIDE_TOPOLOGY, consumerGroups, groupBreaches, newBreaches, newcomerJudge, placementJudge, ruleText, stateLocator, topologyLocator} from '../../src/core/groups.js'
+import {consumerHosts} from '../../src/core/host.js'
 import {stateFromSnapshot} from '../../src/core/snapshot.js'
 import {Changes, type State} from '../../src/core/state.js'
 import {nodeUuid} from '../../src/core/topology.js'
@@ -45,7 +46,7 @@ function cloud(placed: Record<number, number[]>): State {
 }
 
 const group = (s: State, spec: Omit<GroupSpec, 'name'> & {name?: string}) => createGroup(s, 0, {name: 'g', ...spec}, {allowViolations: true})
-const whys = (s: State, name = 'g') => groupBreaches(s.groups.get(name)!, (m) => storedHosts(s, m), stateLocator(s)).map((b) => b.why)
+const whys = (s: State, name = 'g') => groupBreaches(s.groups.get(name)!, (m) => consumerHosts(s, m), stateLocator(s)).map((b) => b.why)
 
 describe('placement group rules', () => {
   it('say what they are', () => {
@@ -85,7 +86,7 @@ describe('placement group rules', () => {
       const name = `${spec.policy}-${spec.level}`
       group(s, {name, ...spec, members: [C(3)]})
       const g = s.groups.get(name)!
-      const breaches = groupBreaches(g, (m) => storedHosts(s, m), stateLocator(s))
+      const breaches = groupBreaches(g, (m) => consumerHosts(s, m), stateLocator(s))
       expect(breaches.map((b) => b.why), name).toEqual([outside('h9', spec.level)])
       expect(breaches[0].domains, name).toEqual([{domain: '', name: OUTSIDE_TOPOLOGY, members: [C(3)]}])
       expect(breaches[0].soft, name).toBe(spec.policy === 'affinity')
@@ -150,7 +151,7 @@ describe('placement group rules', () => {
       topologyLocator(s, (h) => (hosts.includes(h) ? [m4.uuid] : [...s.providers.get(h)!.aggregates]), (agg) => nodes.get(agg), nodes.values())
     // No host there: it can hold no member, so it is not counted (as Kubernetes' maxSkew).
     expect(newBreaches(s, {locator: withM4([])})).toEqual([])
-    expect(groupBreaches(s.groups.get('g')!, (m) => storedHosts(s, m), withM4([]))).toEqual([])
+    expect(groupBreaches(s.groups.get('g')!, (m) => consumerHosts(s, m), withM4([]))).toEqual([])
     // h9 there, with no room left on it: a room with a host counts, full or not.
     expect(newBreaches(s, {locator: withM4([H(9)])}).map((b) => b.why)).toEqual(['skew 2 (at most 1): 2 in m1, 0 in m4'])
   })

@@ -67,7 +67,7 @@ describe('rollups', () => {
         return false
       }
       for (let step = 0; step < 150; step++) {
-        const kind = r.int(12)
+        const kind = r.int(13)
         tx(() => {
           const all = providers()
           if (kind === 0 || all.length < 3) {
@@ -99,7 +99,13 @@ describe('rollups', () => {
               s.addConsumer(c)
             }
             const allocations = new Map<string, Amounts>()
-            for (let k = r.int(3); k > 0; k--) allocations.set(r.pick(all).uuid, new Map([[r.pick(CLASSES), 1 + r.int(8)]]))
+            // Only where there is inventory of the class, as every write path checks (a root whose tree
+            // holds none is no host, and is in no rack's sums).
+            for (let k = r.int(3); k > 0; k--) {
+              const p = r.pick(all)
+              const held = [...p.inventories.keys()]
+              if (held.length) allocations.set(p.uuid, new Map([[r.pick(held), 1 + r.int(8)]]))
+            }
             s.setAllocations(c, allocations)
           } else if (kind === 8) {
             const cs = consumers()
@@ -111,6 +117,13 @@ describe('rollups', () => {
             const level: TopologyLevel = RACKS.includes(uuid) ? r.pick(['rack', 'rack', 'row'] as TopologyLevel[]) : uuid === U(9301) ? 'room' : r.pick(levels)
             if (r.next() < 0.2) s.removeTopologyNode(uuid)
             else s.setTopologyNode({uuid, name: `n${uuid.slice(-4)}`, level, parent: r.pick([null, U(9201), U(9202), U(9301)]), createdAt: 0, updatedAt: 0})
+          } else if (kind === 11) {
+            // A provider starts or stops sharing its inventory: it (and a sharing root's tree) leaves or joins its racks' sums.
+            const p = r.pick(all)
+            const traits = new Set(p.traits)
+            if (traits.has('MISC_SHARES_VIA_AGGREGATE')) traits.delete('MISC_SHARES_VIA_AGGREGATE')
+            else traits.add('MISC_SHARES_VIA_AGGREGATE')
+            s.setTraits(p, traits)
           } else if (kind === 10 && r.next() < 0.2) {
             const from = r.pick(CLASSES)
             if (!s.classes.has(from)) s.addClass(from, 0)

@@ -24,7 +24,7 @@ import type {
   TopologyNodeRecord,
 } from './backend.js'
 import {disabledProviders, listProviders, loadStandard, membersOf} from './standard-reads.js'
-import {DISABLED_TRAIT} from '../../core/hosts.js'
+import {DISABLED_TRAIT} from '../../core/host.js'
 
 export class PlainBackend implements Backend {
   readonly kind = 'placement' as const

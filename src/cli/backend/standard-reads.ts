@@ -3,7 +3,7 @@
  * GETs per provider (or per aggregate), with a bounded number of calls in flight.
  */
 import {ApiError, type PlacementClient} from '../../client/client.js'
-import {DISABLED_TRAIT} from '../../core/hosts.js'
+import {DISABLED_TRAIT, SHARES_VIA_AGGREGATE} from '../../core/host.js'
 import type {Inventory} from '../../core/state.js'
 import type {ConsumerRecord, ListedProvider, ProviderRecord} from '../../core/wire.js'
 import {mapLimit} from '../../client/map-limit.js'
@@ -21,6 +21,19 @@ export async function listProviders(client: PlacementClient, query?: Record<stri
 export async function disabledProviders(client: PlacementClient): Promise<Set<string>> {
   try {
     return new Set((await listProviders(client, {required: DISABLED_TRAIT})).map((p) => p.uuid))
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 400) return new Set()
+    throw err
+  }
+}
+
+/**
+ * The providers that share their inventory through aggregates (MISC_SHARES_VIA_AGGREGATE), in
+ * one call; none where the endpoint cannot be asked (as disabledProviders).
+ */
+export async function sharingProviders(client: PlacementClient): Promise<Set<string>> {
+  try {
+    return new Set((await listProviders(client, {required: SHARES_VIA_AGGREGATE})).map((p) => p.uuid))
   } catch (err) {
     if (err instanceof ApiError && err.status === 400) return new Set()
     throw err

@@ -9,7 +9,8 @@ import {layoutNodes, nodeUuid, type Layout, type RackLayout, type RowLayout} fro
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
 import type {Endpoint} from '../backend/backend.js'
-import {listProviders} from '../backend/standard-reads.js'
+import {listProviders, sharingProviders} from '../backend/standard-reads.js'
+import {SHARES_VIA_AGGREGATE, hostsOfProviders, type HostFacts, type ProviderLookup} from '../../core/host.js'
 import type {ListedProvider} from '../../core/wire.js'
 import {notFoundError, usageError as usage} from '../failure.js'
 import {readDocument} from '../services/document.js'
@@ -60,13 +61,34 @@ export function readLayoutFile(file: string): Layout {
   return layoutBody(parseLayout(inner ?? {}, file))
 }
 
-/** Every provider, for names and roots (one call). */
-export async function providersByUuid(client: PlacementClient): Promise<Map<string, ListedProvider>> {
-  return new Map((await listProviders(client)).map((p) => [p.uuid, p]))
+/** A listed provider, and whether it shares its inventory (what deciding its host needs). */
+export type KnownProvider = ListedProvider & {sharing?: boolean}
+
+/** Every provider, for names, roots and which of them share (two calls). */
+export async function providersByUuid(client: PlacementClient): Promise<Map<string, KnownProvider>> {
+  const [listed, sharing] = await Promise.all([listProviders(client), sharingProviders(client)])
+  return new Map(listed.map((p) => [p.uuid, sharing.has(p.uuid) ? {...p, sharing: true} : p]))
+}
+
+const SHARING_TRAITS = new Set([SHARES_VIA_AGGREGATE])
+const NO_TRAITS = new Set<string>()
+
+/** Listed providers as the core's host definition reads them (`roots` overrides a provider's root). */
+export function providerLookup(providers: Map<string, KnownProvider>, roots?: Map<string, string>): ProviderLookup {
+  return {
+    providers: {
+      get(uuid: string): HostFacts | undefined {
+        const p = providers.get(uuid)
+        const root = roots?.get(uuid) ?? p?.root_provider_uuid ?? (p ? uuid : undefined)
+        if (root === undefined) return undefined
+        return {uuid, root, traits: p?.sharing ? SHARING_TRAITS : NO_TRAITS}
+      },
+    },
+  }
 }
 
 /** Flattens a layout; hosts are named by name or uuid. */
-export function topologyFromLayout(layout: Layout, providers: Map<string, ListedProvider>, placemat: boolean): Topology {
+export function topologyFromLayout(layout: Layout, providers: Map<string, KnownProvider>, placemat: boolean): Topology {
   const byName = new Map<string, string>()
   for (const p of providers.values()) byName.set(p.name, p.uuid)
   const t: Topology = {placemat, nodes: new Map(), hosts: new Map()}
@@ -107,7 +129,7 @@ export function topologyFromLayout(layout: Layout, providers: Map<string, Listed
  */
 export async function loadTopology(
   endpoint: Endpoint,
-  providers: Map<string, ListedProvider>,
+  providers: Map<string, KnownProvider>,
   layoutFile: string | undefined,
   why: string,
 ): Promise<Topology> {
@@ -117,27 +139,28 @@ export async function loadTopology(
   return topologyFromLayout(served, providers, true)
 }
 
-/** The racks, rows and rooms of the hosts of a set of providers, as the layout places them (core's placementOf reads a State). */
-export function placementInLayout(topo: Topology, providers: Map<string, ListedProvider>, uuids: Iterable<string>, roots?: Map<string, string>): NodeSets {
+/**
+ * The racks, rows and rooms of the hosts of a set of providers (the core's host definition), as
+ * the layout places them (core's placementOf reads a State).
+ */
+export function placementInLayout(topo: Topology, providers: Map<string, KnownProvider>, uuids: Iterable<string>, roots?: Map<string, string>): NodeSets {
   const out = emptyNodes()
-  for (const u of uuids) {
-    const root = roots?.get(u) ?? providers.get(u)?.root_provider_uuid ?? u
-    const sets = topo.hosts.get(root)
+  for (const host of hostsOfProviders(providerLookup(providers, roots), uuids)) {
+    const sets = topo.hosts.get(host)
     if (sets) for (const l of LEVELS) for (const n of sets[l]) out[l].add(n)
   }
   return out
 }
 
 /**
- * Where a consumer is: GET /allocations/{consumer}, the roots of its providers, and their
- * aggregates that are topology nodes.
+ * Where a consumer is: GET /allocations/{consumer}, its hosts (shared resources place it
+ * nowhere), and their aggregates that are topology nodes.
  */
-export async function consumerNodes(client: PlacementClient, topo: Topology, providers: Map<string, ListedProvider>, consumer: string): Promise<NodeSets> {
+export async function consumerNodes(client: PlacementClient, topo: Topology, providers: Map<string, KnownProvider>, consumer: string): Promise<NodeSets> {
   const body = await client.get<{allocations: Record<string, unknown>}>(`/allocations/${encodeURIComponent(consumer)}`)
-  const roots = new Set<string>()
-  for (const rp of Object.keys(body.allocations ?? {})) roots.add(providers.get(rp)?.root_provider_uuid ?? rp)
+  const roots = hostsOfProviders(providerLookup(providers), Object.keys(body.allocations ?? {}))
   const out = emptyNodes()
-  const aggs = await mapLimit([...roots], 8, async (root) => {
+  const aggs = await mapLimit(roots, 8, async (root) => {
     try {
       return (await client.get<{aggregates: string[]}>(`/resource_providers/${root}/aggregates`)).aggregates
     } catch (err) {
@@ -163,7 +186,7 @@ export interface ResolvedRule extends AffinityRule {
 export async function resolveRules(
   client: PlacementClient,
   topo: Topology,
-  providers: Map<string, ListedProvider>,
+  providers: Map<string, KnownProvider>,
   rules: AffinityRule[],
   anchors: Map<string, NodeSets> = new Map(),
 ): Promise<ResolvedRule[]> {

@@ -57,7 +57,9 @@ export function groupDrawing(g: GroupRecord, layout: Layout, label: (consumer: s
     }
   }
   walk(tree, 0)
-  const unplaced = (g.placements ?? []).filter((p) => p.hosts.length === 0).map((p) => label(p.consumer))
+  const unplaced = (g.placements ?? []).filter((p) => p.hosts.length === 0 && !p.hostless).map((p) => label(p.consumer))
+  const hostless = (g.placements ?? []).filter((p) => p.hostless).map((p) => label(p.consumer))
+  if (hostless.length) lines.push(`hostless (only shared resources, the rule skips them): ${hostless.join(', ')}`)
   if (unplaced.length) lines.push(`not placed: ${unplaced.join(', ')}`)
   return lines
 }

@@ -12,7 +12,8 @@ import {checkConsumerFilter, consumerListing, consumerView, type ConsumerFilter,
 import {stateFromSnapshot} from '../../core/snapshot.js'
 import type {ConsumerRecord, ListedProvider} from '../../core/wire.js'
 import {PLACEMAT_API, type Backend} from '../backend/backend.js'
-import {listProviders} from '../backend/standard-reads.js'
+import {listProviders, sharingProviders} from '../backend/standard-reads.js'
+import {SHARES_VIA_AGGREGATE} from '../../core/host.js'
 import {notFoundError, usageError} from '../failure.js'
 import {consumerUuid} from './allocations.js'
 
@@ -32,7 +33,7 @@ export async function listConsumers(backend: Backend, filter: ConsumerFilter): P
     return (await backend.client.get<{consumers: ConsumerListing[]}>(`${PLACEMAT_API}/consumers`, {query})).consumers
   }
   if (filter.group !== undefined) throw usageError(NO_GROUPS_ON_PLAIN)
-  const providers = await listProviders(backend.client)
+  const [providers, sharing] = await Promise.all([listProviders(backend.client), sharingProviders(backend.client)])
   const tree = filter.inTree ? treeOf(providers, filter.inTree) : providers
   const held = new Set<string>()
   await mapLimit(tree, CONCURRENCY, async (p) => {
@@ -40,7 +41,7 @@ export async function listConsumers(backend: Backend, filter: ConsumerFilter): P
     for (const c of Object.keys(body.allocations)) held.add(c)
   })
   const consumers = await mapLimit([...held].sort(), CONCURRENCY, (c) => readConsumer(backend.client, c))
-  const s = stateFromSnapshot({providers: providerRecords(providers), consumers})
+  const s = stateFromSnapshot({providers: providerRecords(providers, sharing), consumers})
   checkConsumerFilter(s, filter)
   return consumerListing(s, filter, {groups: false})
 }
@@ -49,8 +50,8 @@ export async function listConsumers(backend: Backend, filter: ConsumerFilter): P
 export async function showConsumer(backend: Backend, ref: string): Promise<ConsumerView> {
   const uuid = consumerUuid(ref)
   if (backend.kind === 'placemat') return backend.client.get<ConsumerView>(`${PLACEMAT_API}/consumers/${uuid}`)
-  const [providers, record] = await Promise.all([listProviders(backend.client), readConsumer(backend.client, uuid)])
-  const s = stateFromSnapshot({providers: providerRecords(providers), consumers: Object.keys(record.allocations).length ? [record] : []})
+  const [providers, sharing, record] = await Promise.all([listProviders(backend.client), sharingProviders(backend.client), readConsumer(backend.client, uuid)])
+  const s = stateFromSnapshot({providers: providerRecords(providers, sharing), consumers: Object.keys(record.allocations).length ? [record] : []})
   const view = consumerView(s, uuid, {groups: false})
   if (!view) throw notFoundError(`no consumer ${uuid} holds allocations (plain Placement shows no others)`)
   return view
@@ -86,6 +87,11 @@ function treeOf(providers: ListedProvider[], top: string): ListedProvider[] {
   return out
 }
 
-/** Listed providers as snapshot records: names and trees, what a listing needs of them. */
-const providerRecords = (providers: ListedProvider[]) =>
-  providers.map((p) => ({...p, parent_provider_uuid: p.parent_provider_uuid ?? null, root_provider_uuid: p.root_provider_uuid ?? p.uuid}))
+/** Listed providers as snapshot records: names, trees and which share, what deciding their hosts needs. */
+const providerRecords = (providers: ListedProvider[], sharing: Set<string>) =>
+  providers.map((p) => ({
+    ...p,
+    parent_provider_uuid: p.parent_provider_uuid ?? null,
+    root_provider_uuid: p.root_provider_uuid ?? p.uuid,
+    traits: sharing.has(p.uuid) ? [SHARES_VIA_AGGREGATE] : [],
+  }))

@@ -18,7 +18,7 @@
 import {ApiError} from '../../client/client.js'
 import {isMove, planDrain, planMove, type DrainMove, type DrainPlan, type ProviderAmounts} from '../../core/drain.js'
 import type {BreachRecord, GroupRecord} from '../../core/groups.js'
-import {isDisabled} from '../../core/hosts.js'
+import {isDisabled} from '../../core/host.js'
 import type {State} from '../../core/state.js'
 import {layoutNodes} from '../../core/topology.js'
 import {loadState, PLACEMAT_API, type Backend, type LoadOptions} from '../backend/backend.js'

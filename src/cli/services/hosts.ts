@@ -1,11 +1,12 @@
 /**
- * Hosts taken out of service and brought back (core/hosts.ts decides what that is). On
+ * Hosts taken out of service and brought back (core/host-status.ts decides what that is). On
  * placemat (a daemon or --db) one write sets or removes COMPUTE_STATUS_DISABLED with the
  * reason, kept with the host. On plain Placement the trait alone, with the provider's
  * generation (read again and retried on 409): Placement has nowhere to keep a reason.
  */
 import type {PlacementClient} from '../../client/client.js'
-import {DISABLED_TRAIT, hostRecord, type HostRecord} from '../../core/hosts.js'
+import {DISABLED_TRAIT} from '../../core/host.js'
+import {hostRecord, type HostRecord} from '../../core/host-status.js'
 import {loadState, PLACEMAT_API, type Backend} from '../backend/backend.js'
 import {badRequestError, notFoundError} from '../failure.js'
 import {resolveProvider} from './providers.js'

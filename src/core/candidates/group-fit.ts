@@ -7,7 +7,8 @@
  */
 import {byCloseness, placementOf} from '../affinity.js'
 import {requireGroup} from '../group-writes.js'
-import {NEWCOMER, consumerGroups, placementJudge, storedHosts, type Group} from '../groups.js'
+import {NEWCOMER, consumerGroups, placementJudge, type Group} from '../groups.js'
+import {consumerHosts} from '../host.js'
 import type {State} from '../state.js'
 import type {CandidateResult} from './engine.js'
 import {keepCandidates} from './kept.js'
@@ -55,7 +56,7 @@ export function forGroups<T>(s: State, items: T[], providersOf: (item: T) => Ite
   if (soft.length === 0) return kept.map((j) => j.item)
   const one = soft.length === 1 ? soft[0] : undefined
   if (one && (one.policy === 'affinity' || one.policy === 'anti-affinity')) {
-    const members = placementOf(s, [...one.members].filter((m) => m !== consumer).flatMap((m) => storedHosts(s, m)))
+    const members = placementOf(s, [...one.members].filter((m) => m !== consumer).flatMap((m) => consumerHosts(s, m)))
     // Those that keep the rule first, then by closeness (stable): the nearest to the members
     // for affinity, the farthest for anti-affinity.
     const ordered = [...kept.filter((j) => j.soft === 0), ...kept.filter((j) => j.soft > 0)].map((j) => j.item)

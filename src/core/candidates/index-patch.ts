@@ -5,7 +5,8 @@
  */
 import type {Inventory, Provider, State} from '../state.js'
 import type {ShapeChanges} from '../shape-log.js'
-import {GONE, NO_MEMBERS, SHARES, type Index} from './provider-index.js'
+import {isSharing} from '../host.js'
+import {GONE, NO_MEMBERS, type Index} from './provider-index.js'
 import {ClassInventories} from './typed-arrays.js'
 
 /** Applies `changes` to `ix`; false when it could not (the caller rebuilds). */
@@ -73,7 +74,7 @@ function reread(ix: Index, i: number, p: Provider, idxOf: Map<string, number>, t
   const root = idxOf.get(p.root) ?? i
   ix.root[i] = root
   trees.add(root)
-  const sharing = p.traits.has(SHARES) ? 1 : 0
+  const sharing = isSharing(p) ? 1 : 0
   if (sharing !== ix.isSharing[i]) ix.sharing += sharing ? 1 : -1
   ix.isSharing[i] = sharing
   ix.summaryCache[i] = undefined

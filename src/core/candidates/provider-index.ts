@@ -7,8 +7,7 @@ import type {Provider, State} from '../state.js'
 import type {ProviderSummary, SummaryResource} from './types.js'
 import {ClassInventories, ensure} from './typed-arrays.js'
 import {patchIndex} from './index-patch.js'
-
-export const SHARES = 'MISC_SHARES_VIA_AGGREGATE'
+import {isSharing} from '../host.js'
 
 export type RcInv = ClassInventories
 
@@ -134,7 +133,7 @@ export class Index {
         this.parent[i] = -1
         this.root[i] = i
       }
-      if (p.traits.has(SHARES)) {
+      if (isSharing(p)) {
         this.isSharing[i] = 1
         this.sharing++
       }

@@ -12,11 +12,10 @@
  */
 import {PlacementError} from '../errors.js'
 import {ruleText, placementJudge, OUTSIDE_TOPOLOGY, NEWCOMER, type Group} from '../groups.js'
-import {DISABLED_TRAIT} from '../hosts.js'
+import {DISABLED_TRAIT, hostsOfProviders} from '../host.js'
 import {capacityOf, type State} from '../state.js'
 import {findCandidates} from './engine.js'
 import {groupsToKeep, type GroupFit} from './group-fit.js'
-import {SHARES} from './provider-index.js'
 import type {CandidateRequest, RequestGroup} from './request.js'
 import type {AllocationRequest} from './types.js'
 
@@ -194,16 +193,13 @@ interface Found {
   hosts: Set<string>
 }
 
-/** The host of a candidate: the roots of its providers, sharing providers aside unless it has nothing else. */
+/**
+ * Where a candidate is, to count them: its hosts (host.ts); a candidate of shared resources
+ * alone (a volume) has none, and counts at the sharing providers it takes from.
+ */
 function hostsOf(s: State, ar: AllocationRequest, into: Set<string>): void {
-  const roots: string[] = []
-  const shared: string[] = []
-  for (const uuid of ar.allocations.keys()) {
-    const p = s.providers.get(uuid)
-    if (!p) continue
-    ;(p.traits.has(SHARES) ? shared : roots).push(p.root)
-  }
-  for (const r of roots.length ? roots : shared) into.add(r)
+  const hosts = hostsOfProviders(s, ar.allocations.keys())
+  for (const h of hosts.length ? hosts : ar.allocations.keys()) into.add(h)
 }
 
 function search(s: State, req: CandidateRequest): Found {

@@ -1,5 +1,5 @@
 /**
- * Hosts in and out of service (placemat's own, core/hosts.ts):
+ * Hosts in and out of service (placemat's own, core/host-status.ts):
  *
  *   GET /placemat/v1/hosts/{uuid}          the host: disabled or not, why, where, its consumers,
  *                                          capacity and usage of its tree
@@ -11,7 +11,7 @@
  * placement.concurrent_update when a generation is given and is not the host's.
  */
 import {PlacementError} from '../../core/errors.js'
-import {hostRecord, setHostStatus} from '../../core/hosts.js'
+import {hostRecord, setHostStatus} from '../../core/host-status.js'
 import {canonicalUuid, isUuidLike, readJson, type Ctx, type RouteDef} from '../context.js'
 import * as S from '../schemas.js'
 import {PLACEMAT_PREFIX} from './placemat.js'

@@ -7,24 +7,21 @@
  * removes it (State.setTraits).
  */
 import {ErrorCode, badRequest, conflict, notFound} from './errors.js'
+import {DISABLED_TRAIT, SHARES_VIA_AGGREGATE, isDisabled, isSharing} from './host.js'
 import {ensureTrait} from './traits.js'
 import {hostRollup} from './topology-view.js'
 import {hostDomains} from './topology.js'
 import type {Provider, State} from './state.js'
 
-export const DISABLED_TRAIT = 'COMPUTE_STATUS_DISABLED'
-
-/** Whether a host (root provider) is out of service. */
-export const isDisabled = (p: Pick<Provider, 'traits'>): boolean => p.traits.has(DISABLED_TRAIT)
-
 /** The longest reason kept (a column of the provider row). */
 export const MAX_REASON = 255
 
-/** The host (a root provider) named by uuid; 404 when there is none, 400 for a child provider. */
+/** The host (a root provider that does not share: host.ts) named by uuid; 404 when there is none, 400 for another provider. */
 export function requireHost(s: State, uuid: string): Provider {
   const p = s.providers.get(uuid)
   if (!p) throw notFound(`No resource provider with uuid ${uuid} found.`)
   if (p.parent !== null) throw badRequest(`Provider ${p.name} is not a host: it is in the tree of ${s.providers.get(p.root)?.name ?? p.root}.`)
+  if (isSharing(p)) throw badRequest(`Provider ${p.name} is not a host: it shares its inventory with its aggregates (${SHARES_VIA_AGGREGATE}).`)
   return p
 }
 
