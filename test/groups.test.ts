@@ -320,7 +320,7 @@ describe('placement groups and the other writes', () => {
 
     const why = async (query: string) => (await ok('GET', `/placemat/v1/allocation_candidates/why?${query}`)).why
     expect(await why(`resources=VCPU:1&${inRack}&consumer=${C(72)}`)).toBe('2 hosts fit; the anti-affinity rule of group racks (by rack) excludes them')
-    expect(await why('resources=VCPU:64')).toBe('no host has 64 VCPU free (the most free: host-1112 with 8)')
+    expect(await why('resources=VCPU:64')).toBe('no provider has 64 VCPU free (the most free: host-1112 with 8)')
     expect(await why('resources=VCPU:1')).toBeNull()
   })
 })

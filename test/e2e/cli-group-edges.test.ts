@@ -116,7 +116,7 @@ describe('placement group edges on the command line', () => {
         if (what === 'plain Placement') await cloudIn(args)
         const big = await run(['candidates', '--resources', 'VCPU:64', ...args])
         expect(big.code, what).toBe(0)
-        expect(big.stderr, what).toMatch(/^placemat: no candidates: no host has 64 VCPU free \(the most free: cn-\d with 1[56]\)\n$/)
+        expect(big.stderr, what).toMatch(/^placemat: no candidates: no provider has 64 VCPU free \(the most free: cn-\d with 1[56]\)\n$/)
         const trait = await run(['candidates', '--resources', 'VCPU:1', '--required', 'HW_CPU_X86_AVX512F', '--json', ...args])
         expect(trait.code, what).toBe(0)
         expect(JSON.parse(trait.stdout).allocation_requests, what).toEqual([])

@@ -52,14 +52,33 @@ describe('why a request has no candidates', () => {
 
   it('names a class no host has enough of, and the most free', () => {
     const s = fourHosts({placed: {1: 2}, used: {2: 8}})
-    expect(why(s, {resources: 'VCPU:64'})).toBe('no host has 64 VCPU free (the most free: cn-1 with 48)')
-    expect(why(s, {resources: 'VCPU:4,DISK_GB:10'})).toBe('no host has any DISK_GB')
+    expect(why(s, {resources: 'VCPU:64'})).toBe('no provider has 64 VCPU free (the most free: cn-1 with 48)')
+    expect(why(s, {resources: 'VCPU:4,DISK_GB:10'})).toBe('no provider has any DISK_GB')
     // Each alone fits somewhere, never both on one host.
     const t = cloud([
       {name: 'a', inventories: {VCPU: 8}},
       {name: 'b', inventories: {MEMORY_MB: 4096}},
     ])
     expect(why(t, {resources: 'VCPU:4,MEMORY_MB:1024'})).toBe('no host has 4 VCPU and 1024 MEMORY_MB free together (4 VCPU: 1 host, 1024 MEMORY_MB: 1 host)')
+  })
+
+  it('says when a host has the amount only across its children, and the granular groups that would take it', () => {
+    // cn-1's VCPU sits on two NUMA children, 16 free on each (4 used on numa1 of 20); the storage shares DISK_GB.
+    const s = cloud(
+      [
+        {name: 'cn-1', aggregates: [U(900)]},
+        {name: 'cn-1_numa0', parent: 'cn-1', inventories: {VCPU: 16}},
+        {name: 'cn-1_numa1', parent: 'cn-1', inventories: {VCPU: 20}, usages: {VCPU: 4}},
+        {name: 'ceph-1', inventories: {DISK_GB: 1000}, traits: ['MISC_SHARES_VIA_AGGREGATE'], aggregates: [U(900)]},
+      ],
+      {consumers: [{uuid: C(1), project_id: 'p', user_id: 'u', allocations: {[U(3)]: {resources: {VCPU: 4}}}}]},
+    )
+    expect(why(s, {resources: 'VCPU:20,DISK_GB:40'})).toBe(
+      'no provider has 20 VCPU free (the most free: cn-1_numa0 with 16); cn-1 has 32 free across its providers (cn-1_numa0 16, cn-1_numa1 16),' +
+        ' but one request group takes each class from one provider: ask in granular groups, one provider each (resources1=VCPU:16&resources2=VCPU:4&group_policy=none)',
+    )
+    // More than the whole tree has: no such hint.
+    expect(why(s, {resources: 'VCPU:40'})).toBe('no provider has 40 VCPU free (the most free: cn-1_numa0 with 16)')
   })
 
   it('names the trait that empties them, with the hosts that had the resources', () => {

@@ -8,11 +8,12 @@
  * out and the rest added on, so a second part that would also empty them is named too.
  *
  * When not even the resources alone find a host, each class is looked at on its own:
- * "no host has 64 VCPU free (the most free: cn-07 with 48)".
+ * "no provider has 64 VCPU free (the most free: cn-07 with 48)", and when a host has it only across
+ * its children (NUMA nodes), the granular groups that would take it.
  */
 import {PlacementError} from '../errors.js'
 import {ruleText, placementJudge, OUTSIDE_TOPOLOGY, NEWCOMER, type Group} from '../groups.js'
-import {DISABLED_TRAIT, hostsOfProviders} from '../host.js'
+import {DISABLED_TRAIT, everyHost, hostsOfProviders, isSharing} from '../host.js'
 import {capacityOf, type State} from '../state.js'
 import {findCandidates} from './engine.js'
 import {groupsToKeep, type GroupFit} from './group-fit.js'
@@ -224,6 +225,51 @@ function mostFree(s: State, rc: string): {name: string; free: number; maxUnit: n
   return best
 }
 
+/**
+ * The host with the most of `rc` free across the providers of its tree (its own, not shared),
+ * with those providers by free amount, most first.
+ */
+function mostFreeAcross(s: State, rc: string): {host: string; free: number; providers: Array<{name: string; free: number}>} | undefined {
+  let best: {host: string; free: number; providers: Array<{name: string; free: number}>} | undefined
+  for (const h of everyHost(s)) {
+    const providers: Array<{name: string; free: number}> = []
+    let sum = 0
+    for (const p of s.subtree(h.uuid)) {
+      const inv = p.inventories.get(rc)
+      if (!inv || isSharing(p)) continue
+      const free = capacityOf(inv) - (p.usages.get(rc) ?? 0)
+      if (free <= 0) continue
+      providers.push({name: p.name, free})
+      sum += free
+    }
+    if (!best || sum > best.free) best = {host: h.name, free: sum, providers: providers.sort((a, b) => b.free - a.free)}
+  }
+  return best
+}
+
+/**
+ * When `amount` of `rc` is free on one host only across several of its providers (a compute's
+ * NUMA children): says so, and the granular groups that would take it, one provider each.
+ */
+function acrossChildren(s: State, rc: string, amount: number): string {
+  const across = mostFreeAcross(s, rc)
+  if (!across || across.free < amount || across.providers.length < 2) return ''
+  const parts: number[] = []
+  let left = amount
+  for (const p of across.providers) {
+    if (left <= 0) break
+    const take = Math.min(p.free, left)
+    parts.push(take)
+    left -= take
+  }
+  const shown = across.providers.map((p) => `${p.name} ${p.free}`).join(', ')
+  const granular = parts.map((n, i) => `resources${i + 1}=${rc}:${n}`).join('&')
+  return (
+    `; ${across.host} has ${across.free} free across its providers (${shown}), but one request group takes each class from one provider:` +
+    ` ask in granular groups, one provider each (${granular}&group_policy=none)`
+  )
+}
+
 function resourcesWhy(s: State, req: CandidateRequest, base: CandidateRequest): string {
   const single = (g: RequestGroup, resources: Map<string, number>): CandidateRequest => ({...base, groups: [{...bare(g), resources}], groupPolicy: undefined})
   const counts: string[] = []
@@ -234,8 +280,8 @@ function resourcesWhy(s: State, req: CandidateRequest, base: CandidateRequest): 
       if (n > 0) continue
       const best = mostFree(s, rc)
       const note = groupNote(req, g)
-      if (!best) return `no host has any ${rc}${note}`
-      if (best.free < amount) return `no host has ${amount} ${rc} free${note} (the most free: ${best.name} with ${Math.max(0, best.free)})`
+      if (!best) return `no provider has any ${rc}${note}`
+      if (best.free < amount) return `no provider has ${amount} ${rc} free${note} (the most free: ${best.name} with ${Math.max(0, best.free)})${acrossChildren(s, rc, amount)}`
       return `no provider takes ${amount} ${rc} in one allocation${note} (${best.name} has ${best.free} free, at most ${best.maxUnit} at once; or min_unit, step_size)`
     }
   }
