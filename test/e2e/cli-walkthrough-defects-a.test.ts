@@ -83,4 +83,58 @@ describe('apply files, layouts and help screens as an operator meets them', () =
       expect((await ok(['provider', 'list', '--ids', ...args])).stdout, what).toBe('')
     }
   })
+
+  it("one datacenter file: apply makes its providers and then its layout (a dry run shows both); topology apply takes its layout", async () => {
+    const file = write('dc.yaml', DATACENTER)
+    for (const {what, args} of targets()) {
+      const dry = await ok(['apply', file, '--dry-run', ...args])
+      expect(dry.stdout, what).toMatch(/^Plan: providers 2 to create, 0 to update, 0 to delete; 1 resource class to create\.\n/)
+      expect(dry.stdout, what).toContain(
+        [
+          'Plan: racks/rows/rooms 4 to create, 0 to update, 0 to delete; hosts 2 to add, 0 to move, 0 to remove.',
+          '+ room room-1',
+          '+ row row-1a (in room room-1)',
+          '+ rack rack-1a-01 (in row row-1a)',
+          '+ rack rack-spare',
+          '+ host dc-01 -> rack rack-1a-01',
+          '+ host dc-02 -> rack rack-1a-01',
+          'Dry run: nothing was changed.',
+          '',
+        ].join('\n'),
+      )
+      expect((await ok(['provider', 'list', '--ids', ...args])).stdout, what).toBe('')
+
+      const applied = await ok(['apply', file, ...args])
+      expect(applied.stdout, what).toMatch(/Applied: 2 created, 0 updated, 0 deleted \(one transaction, [\d.]+ s\)\.\n/)
+      expect(applied.stdout, what).toMatch(/\+ host dc-02 -> rack rack-1a-01\nApplied: 4 racks\/rows\/rooms and 2 hosts changed \(one transaction, [\d.]+ s\)\.\n$/)
+      const layout = await ok(['topology', 'layout', ...args])
+      expect(layout.stdout, what).toContain('          - name: rack-1a-01\n            hosts: [dc-01, dc-02]\n')
+
+      // Again: nothing to do, for either part; and topology apply reads the same file's layout.
+      expect((await ok(['apply', file, ...args])).stdout, what).toBe(
+        'No changes: everything in the file is up to date.\nNo changes: the topology already matches the layout.\n',
+      )
+      expect((await ok(['topology', 'apply', file, ...args])).stdout, what).toBe('No changes: the topology already matches the layout.\n')
+    }
+  })
+
+  it('a datacenter file whose layout names an unknown host is refused before anything is written; unknown keys are refused by both commands', async () => {
+    const bad = write('dc-bad.yaml', DATACENTER.replace('hosts: [dc-01, dc-02]', 'hosts: [dc-01, dc-99]').replace(/dc-0([12])/g, 'new-0$1'))
+    for (const {what, args} of targets()) {
+      const r = await run(['apply', bad, ...args])
+      expect([r.code, r.stdout, r.stderr], what).toEqual([6, '', 'placemat: the file cannot be applied (nothing was changed): Invalid layout: unknown host(s): dc-99\n'])
+      expect((await ok(['provider', 'list', '-f', 'value', '-c', 'name', ...args])).stdout, what).not.toMatch(/new-0/)
+    }
+    const unknown = write('dc-unknown.yaml', `${DATACENTER}colour: blue\n`)
+    const applied = await run(['apply', unknown, '--db', fileDb])
+    expect([applied.code, applied.stderr]).toEqual([
+      2,
+      `placemat: ${unknown}: 1 problem(s):\n  colour: unknown key; expected one of providers, resource_classes, traits, aggregates, rooms, rows, racks\n`,
+    ])
+    const topology = await run(['topology', 'apply', unknown, '--db', fileDb])
+    expect([topology.code, topology.stderr]).toEqual([
+      2,
+      `placemat: ${unknown}: colour: unknown key; expected rooms, rows, racks (and generation), or providers, resource_classes, traits, aggregates\n`,
+    ])
+  })
 })
