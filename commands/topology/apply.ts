@@ -14,7 +14,7 @@ import {layoutNodes, type TopologyPlan} from '../../src/core/topology.js'
 const LARGE = 500
 
 export default class TopologyApply extends PlacematCommand {
-  static summary = 'Make the racks, rows and rooms exactly a layout file (idempotent).'
+  static summary = 'Put racks, rows, rooms and their hosts where a layout file says (idempotent; deletes only with --prune).'
   static printed = SENTENCES
 
   static description = `Reads LAYOUT (YAML or JSON; "-" for stdin): rooms > rows > racks > hosts,

@@ -4,7 +4,7 @@
  * lines, lists and examples stay as written), and a topic's help ends with the examples of
  * its commands.
  */
-import {Help, type Command, type Interfaces} from '@oclif/core'
+import {CommandHelp, Help, type Command, type Interfaces} from '@oclif/core'
 
 /** Joins the lines of each prose paragraph; keeps indented, list and table lines as they are. */
 export function reflow(text: string): string {
@@ -18,7 +18,43 @@ export function reflow(text: string): string {
   return out.join('\n')
 }
 
+/**
+ * A command's help whose description is wrapped line by line, so that an indented line keeps
+ * its indentation, and its continuation lines too: oclif's own wrap trims every line, which
+ * flattens an example (a YAML one then no longer parses). The other sections wrap as oclif's.
+ */
+export class PlacematCommandHelp extends CommandHelp {
+  private keepIndent = false
+
+  protected description(): string | undefined {
+    this.keepIndent = true
+    try {
+      return super.description()
+    } finally {
+      this.keepIndent = false
+    }
+  }
+
+  wrap(body: string, spacing = this.indentSpacing): string {
+    if (!this.keepIndent) return super.wrap(body, spacing)
+    return body
+      .split('\n')
+      .map((line) => {
+        const indent = /^[ \t]*/.exec(line)![0]
+        if (!indent || !line.trim()) return super.wrap(line, spacing)
+        return super
+          .wrap(line.slice(indent.length), spacing + indent.length)
+          .split('\n')
+          .map((l) => indent + l)
+          .join('\n')
+      })
+      .join('\n')
+  }
+}
+
 export default class PlacematHelp extends Help {
+  protected CommandHelpClass = PlacematCommandHelp
+
   async showCommandHelp(command: Command.Loadable): Promise<void> {
     return super.showCommandHelp({...command, description: command.description && reflow(command.description)} as Command.Loadable)
   }

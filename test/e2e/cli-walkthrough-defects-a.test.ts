@@ -137,4 +137,25 @@ describe('apply files, layouts and help screens as an operator meets them', () =
       `placemat: ${unknown}: colour: unknown key; expected rooms, rows, racks (and generation), or providers, resource_classes, traits, aggregates\n`,
     ])
   })
+
+  it("topology apply --help: its example, pasted as shown, applies (to a database with those hosts)", async () => {
+    const help = (await ok(['topology', 'apply', '--help'])).stdout
+    expect(help).not.toMatch(/exactly a layout file/)
+    // The example: from its "rooms:" line to the blank line after it, as the help indents it.
+    const lines = help.split('\n')
+    const from = lines.findIndex((l) => l.trim() === 'rooms:')
+    const to = lines.findIndex((l, i) => i > from && l.trim() === '')
+    const shown = lines.slice(from, to)
+    const margin = Math.min(...shown.map((l) => /^ */.exec(l)![0].length))
+    const example = shown.map((l) => l.slice(margin)).join('\n') + '\n'
+    expect(example).toBe(
+      'rooms:\n  - name: room-1\n    rows:\n      - name: row-1a\n        racks:\n          - name: rack-1a-01\n            hosts: [cn-0001, cn-0002]\n',
+    )
+    const db = path.join(e.dir, 'help.db')
+    await newDb(db)
+    await ok(['apply', write('help-hosts.yaml', 'providers:\n  - name: cn-0001\n  - name: cn-0002\n'), '--db', db])
+    const applied = await ok(['topology', 'apply', write('help-example.yaml', example), '--db', db])
+    expect(applied.stdout).toContain('+ host cn-0001 -> rack rack-1a-01\n+ host cn-0002 -> rack rack-1a-01\n')
+    expect((await ok(['rack', 'show', 'rack-1a-01', '--db', db])).stdout).toMatch(/cn-0001/)
+  })
 })
