@@ -52,11 +52,30 @@ export class PlacematCommandHelp extends CommandHelp {
   }
 }
 
+/**
+ * The command with the defaults its flags work out when help is shown (a `defaultHelp`
+ * function, such as the environment's database file): the manifest, made when the CLI is
+ * built, cannot hold them, and the bundle's command table holds stand-ins without flags, so
+ * they are read from the real class.
+ */
+async function withDynamicDefaults(command: Command.Loadable): Promise<Command.Loadable> {
+  const loaded = (await command.load()) as Command.Class & {real?: () => Promise<Command.Class>}
+  const real = loaded.real ? await loaded.real() : loaded
+  const flags = {...command.flags}
+  for (const [name, flag] of Object.entries(real.flags ?? {})) {
+    const defaultHelp = (flag as {defaultHelp?: unknown}).defaultHelp
+    if (typeof defaultHelp !== 'function' || !flags[name]) continue
+    flags[name] = {...flags[name], default: await defaultHelp({flags: {}, options: flag})} as (typeof flags)[string]
+  }
+  return {...command, flags}
+}
+
 export default class PlacematHelp extends Help {
   protected CommandHelpClass = PlacematCommandHelp
 
   async showCommandHelp(command: Command.Loadable): Promise<void> {
-    return super.showCommandHelp({...command, description: command.description && reflow(command.description)} as Command.Loadable)
+    const shown = command.hasDynamicHelp ? await withDynamicDefaults(command) : command
+    return super.showCommandHelp({...shown, description: shown.description && reflow(shown.description)} as Command.Loadable)
   }
 
   protected async showTopicHelp(topic: Interfaces.Topic): Promise<void> {

@@ -158,4 +158,17 @@ describe('apply files, layouts and help screens as an operator meets them', () =
     expect(applied.stdout).toContain('+ host cn-0001 -> rack rack-1a-01\n+ host cn-0002 -> rack rack-1a-01\n')
     expect((await ok(['rack', 'show', 'rack-1a-01', '--db', db])).stdout).toMatch(/cn-0001/)
   })
+
+  it("daemon start, daemon stop, db status: --db's default is the environment's database (PLACEMAT_HOME)", async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-home-'))
+    try {
+      for (const command of [['daemon', 'start'], ['daemon', 'stop'], ['daemon', 'status'], ['db', 'status'], ['db', 'check']]) {
+        const help = (await ok([...command, '--help'], {PLACEMAT_HOME: home})).stdout.replace(/\s+/g, ' ')
+        expect(help, command.join(' ')).toContain(`--db=<value> [default: ${path.join(home, 'placemat.db')}]`)
+        expect(help, command.join(' ')).not.toContain('.local/share')
+      }
+    } finally {
+      fs.rmSync(home, {recursive: true, force: true})
+    }
+  })
 })
