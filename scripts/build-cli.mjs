@@ -54,8 +54,13 @@ function commandClass(module) {
 
 function lazy(load) {
   return class LazyCommand {
+    /** The real class: its help reads its flags, whose defaults some work out when help is shown. */
+    static async real() {
+      return commandClass(await load())
+    }
+
     static async run(argv, config) {
-      const real = commandClass(await load())
+      const real = await this.real()
       real.id = this.id
       real.plugin = this.plugin
       return real.run(argv, config)

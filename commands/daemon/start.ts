@@ -5,13 +5,14 @@ import type {AuthMode} from '../../src/http/context.js'
 import {Policy, type PolicyOptions} from '../../src/http/policy/policy.js'
 import {POLICY_GENERATIONS, type PolicyGeneration} from '../../src/http/policy/defaults.js'
 import {DETACHED_FROM, startDetached, isAlive, readRecord, removeRecord, waitReady, writeRecord} from '../../src/daemon/control.js'
-import {AdminTokenError, DEFAULT_HOST, DEFAULT_PORT, daemonFiles, defaultDbFile, ensureAdminToken, evidenceOfMissingDatabase} from '../../src/daemon/paths.js'
+import {AdminTokenError, DEFAULT_HOST, DEFAULT_PORT, daemonFiles, ensureAdminToken, evidenceOfMissingDatabase} from '../../src/daemon/paths.js'
 import {startServer} from '../../src/daemon/server.js'
 import {LOG_LEVELS, type LogLevel} from '../../src/http/access-log.js'
 import {DatabaseWaitError, SchemaOutOfDateError} from '../../src/store/store.js'
 import {describeTarget, resolveTarget, type Durability} from '../../src/store/backends.js'
 import {failure} from '../../src/cli/failure.js'
 import {BaseCommand} from '../../src/cli/command.js'
+import {localDbFlag} from '../../src/cli/local-db-flag.js'
 
 export default class DaemonStart extends BaseCommand {
   static summary = 'Start the placemat daemon (the Placement API on SQLite).'
@@ -26,7 +27,7 @@ export default class DaemonStart extends BaseCommand {
 
   static flags = {
     foreground: Flags.boolean({description: 'stay in the foreground until SIGTERM or SIGINT'}),
-    db: Flags.string({description: 'SQLite database file, or a postgres:// URL', default: defaultDbFile()}),
+    db: localDbFlag('SQLite database file, or a postgres:// URL'),
     host: Flags.string({description: 'address to listen on', default: DEFAULT_HOST}),
     port: Flags.integer({description: 'port to listen on (0: any free port)', default: DEFAULT_PORT}),
     auth: Flags.string({

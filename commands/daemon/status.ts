@@ -1,12 +1,12 @@
 import {Flags} from '@oclif/core'
 import {isAlive, readRecord, waitReady} from '../../src/daemon/control.js'
-import {defaultDbFile} from '../../src/daemon/paths.js'
 import {BaseCommand} from '../../src/cli/command.js'
+import {localDbFlag} from '../../src/cli/local-db-flag.js'
 
 export default class DaemonStatus extends BaseCommand {
   static summary = 'Tell whether a daemon serves a database (exit 0 running, 1 not).'
   static flags = {
-    db: Flags.string({description: 'SQLite database file, or a postgres:// URL', default: defaultDbFile()}),
+    db: localDbFlag('SQLite database file, or a postgres:// URL'),
     json: Flags.boolean({description: 'print a JSON object'}),
   }
 

@@ -1,12 +1,11 @@
-import {Flags} from '@oclif/core'
 import {isAlive, readRecord, stopDaemon} from '../../src/daemon/control.js'
-import {defaultDbFile} from '../../src/daemon/paths.js'
 import {failure} from '../../src/cli/failure.js'
 import {BaseCommand} from '../../src/cli/command.js'
+import {localDbFlag} from '../../src/cli/local-db-flag.js'
 
 export default class DaemonStop extends BaseCommand {
   static summary = 'Stop the detached daemon serving a database.'
-  static flags = {db: Flags.string({description: 'SQLite database file, or a postgres:// URL', default: defaultDbFile()})}
+  static flags = {db: localDbFlag('SQLite database file, or a postgres:// URL')}
 
   async run(): Promise<void> {
     const {flags} = await this.parse(DaemonStop)

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
-import {defaultDbFile} from '../../src/daemon/paths.js'
 import {checkExitCode, dbCheck} from '../../src/cli/services/db.js'
 import {BaseCommand} from '../../src/cli/command.js'
+import {localDbFlag} from '../../src/cli/local-db-flag.js'
 
 export default class DbCheck extends BaseCommand {
   static summary = 'Run upgrade checks on a database file (as placement-status upgrade check does).'
@@ -27,7 +27,7 @@ Exit codes: 0 every check succeeded; 8 warnings only; 9 at least one failure; 3 
   static examples = ['<%= config.bin %> db check', '<%= config.bin %> db check --db placement.db --json']
 
   static flags = {
-    db: Flags.string({description: 'SQLite database file or postgres:// URL (env PLACEMAT_DB; default: the daemon\'s)', default: defaultDbFile()}),
+    db: localDbFlag('SQLite database file or postgres:// URL (env PLACEMAT_DB; default: the daemon\'s)'),
     json: Flags.boolean({description: 'print the results as JSON'}),
   }
 

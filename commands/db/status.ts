@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
-import {defaultDbFile} from '../../src/daemon/paths.js'
 import {DbExit, dbStatus} from '../../src/cli/services/db.js'
 import {BaseCommand} from '../../src/cli/command.js'
+import {localDbFlag} from '../../src/cli/local-db-flag.js'
 
 export default class DbStatus extends BaseCommand {
   static summary = 'Show the schema version of a database file, pending migrations and the SQLite integrity check.'
@@ -15,7 +15,7 @@ Exit codes: 0 schema current and integrity ok; 7 migrations pending (run \`place
   static examples = ['<%= config.bin %> db status', '<%= config.bin %> db status --db /var/lib/placemat/placemat.db --json']
 
   static flags = {
-    db: Flags.string({description: 'SQLite database file or postgres:// URL (env PLACEMAT_DB; default: the daemon\'s)', default: defaultDbFile()}),
+    db: localDbFlag('SQLite database file or postgres:// URL (env PLACEMAT_DB; default: the daemon\'s)'),
     json: Flags.boolean({description: 'print a JSON object'}),
   }
 

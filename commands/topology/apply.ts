@@ -6,14 +6,15 @@ import type {ProgressHandle} from '../../src/cli/components/Progress.js'
 import {usageError, withContext} from '../../src/cli/failure.js'
 import {ALLOW_HINT, allowViolationsFlag, isGroupViolation} from '../../src/cli/groups/flags.js'
 import {layoutBody, readLayoutFile} from '../../src/cli/topology/layout-file.js'
-import {dryRunRefusal, planLines, planSize, planSummary} from '../../src/cli/topology/plan-text.js'
+import {APPLY_KEYS} from '../../src/cli/apply/apply-file.js'
+import {appliedLine, dryRunRefusal, planLines, planSize, planSummary} from '../../src/cli/topology/plan-text.js'
 import {layoutNodes, type TopologyPlan} from '../../src/core/topology.js'
 
 /** Plans with at least this many changes get a progress bar on a terminal. */
 const LARGE = 500
 
 export default class TopologyApply extends PlacematCommand {
-  static summary = 'Make the racks, rows and rooms exactly a layout file (idempotent).'
+  static summary = 'Put racks, rows, rooms and their hosts where a layout file says (idempotent; deletes only with --prune).'
   static printed = SENTENCES
 
   static description = `Reads LAYOUT (YAML or JSON; "-" for stdin): rooms > rows > racks > hosts,
@@ -26,6 +27,10 @@ where rows and racks may also stand alone (top-level "rows:" and "racks:"):
           racks:
             - name: rack-1a-01
               hosts: [cn-0001, cn-0002]
+
+LAYOUT may also be a datacenter's one file, as \`placemat apply\` takes it
+(providers and the layout): here its providers, resource_classes, traits
+and aggregates are skipped, and any other key is refused.
 
 Hosts are root providers, by name or uuid. Each rack, row and room is an
 aggregate with a fixed uuid (uuid5 of "level:name" in placemat's namespace),
@@ -83,11 +88,12 @@ naming the group, its rule and the members; the dry run lists such breaches
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(TopologyApply)
-    const doc = readLayoutFile(args.layout)
+    // A datacenter's one file (providers for placemat apply, and the layout) is taken too: its layout part.
+    const doc = readLayoutFile(args.layout, {skipKeys: APPLY_KEYS})
     if (!flags.prune && layoutNodes(layoutBody(doc)).size === 0) {
       throw usageError(`${args.layout} names no rack, row or room: without --prune that changes nothing; to empty the topology, give --prune`)
     }
-    const previous = flags.previous ? layoutBody(readLayoutFile(flags.previous)) : undefined
+    const previous = flags.previous ? layoutBody(readLayoutFile(flags.previous, {skipKeys: APPLY_KEYS})) : undefined
     const backend = await this.backend()
     const table = this.textOutput
     const tty = Boolean(process.stdout.isTTY) && table
@@ -161,11 +167,6 @@ naming the group, its rule and the members; the dry run lists such breaches
       if (refusal) throw refusal
       return
     }
-    const how = res.transport === 'placemat' ? 'one transaction' : `${res.writes} aggregate writes`
-    const p = res.plan
-    this.log(
-      `Applied: ${p.nodes.create.length + p.nodes.update.length + p.nodes.delete.length} racks/rows/rooms and ` +
-        `${p.hosts.add.length + p.hosts.move.length + p.hosts.remove.length} hosts changed (${how}, ${seconds.toFixed(2)} s).`,
-    )
+    this.log(appliedLine(res, seconds))
   }
 }

@@ -4,7 +4,7 @@
  * lines, lists and examples stay as written), and a topic's help ends with the examples of
  * its commands.
  */
-import {Help, type Command, type Interfaces} from '@oclif/core'
+import {CommandHelp, Help, type Command, type Interfaces} from '@oclif/core'
 
 /** Joins the lines of each prose paragraph; keeps indented, list and table lines as they are. */
 export function reflow(text: string): string {
@@ -18,9 +18,64 @@ export function reflow(text: string): string {
   return out.join('\n')
 }
 
+/**
+ * A command's help whose description is wrapped line by line, so that an indented line keeps
+ * its indentation, and its continuation lines too: oclif's own wrap trims every line, which
+ * flattens an example (a YAML one then no longer parses). The other sections wrap as oclif's.
+ */
+export class PlacematCommandHelp extends CommandHelp {
+  private keepIndent = false
+
+  protected description(): string | undefined {
+    this.keepIndent = true
+    try {
+      return super.description()
+    } finally {
+      this.keepIndent = false
+    }
+  }
+
+  wrap(body: string, spacing = this.indentSpacing): string {
+    if (!this.keepIndent) return super.wrap(body, spacing)
+    return body
+      .split('\n')
+      .map((line) => {
+        const indent = /^[ \t]*/.exec(line)![0]
+        if (!indent || !line.trim()) return super.wrap(line, spacing)
+        return super
+          .wrap(line.slice(indent.length), spacing + indent.length)
+          .split('\n')
+          .map((l) => indent + l)
+          .join('\n')
+      })
+      .join('\n')
+  }
+}
+
+/**
+ * The command with the defaults its flags work out when help is shown (a `defaultHelp`
+ * function, such as the environment's database file): the manifest, made when the CLI is
+ * built, cannot hold them, and the bundle's command table holds stand-ins without flags, so
+ * they are read from the real class.
+ */
+async function withDynamicDefaults(command: Command.Loadable): Promise<Command.Loadable> {
+  const loaded = (await command.load()) as Command.Class & {real?: () => Promise<Command.Class>}
+  const real = loaded.real ? await loaded.real() : loaded
+  const flags = {...command.flags}
+  for (const [name, flag] of Object.entries(real.flags ?? {})) {
+    const defaultHelp = (flag as {defaultHelp?: unknown}).defaultHelp
+    if (typeof defaultHelp !== 'function' || !flags[name]) continue
+    flags[name] = {...flags[name], default: await defaultHelp({flags: {}, options: flag})} as (typeof flags)[string]
+  }
+  return {...command, flags}
+}
+
 export default class PlacematHelp extends Help {
+  protected CommandHelpClass = PlacematCommandHelp
+
   async showCommandHelp(command: Command.Loadable): Promise<void> {
-    return super.showCommandHelp({...command, description: command.description && reflow(command.description)} as Command.Loadable)
+    const shown = command.hasDynamicHelp ? await withDynamicDefaults(command) : command
+    return super.showCommandHelp({...shown, description: shown.description && reflow(shown.description)} as Command.Loadable)
   }
 
   protected async showTopicHelp(topic: Interfaces.Topic): Promise<void> {

@@ -28,6 +28,39 @@ export const INVENTORY_DEFAULTS: Omit<Inventory, 'total'> = {
   allocation_ratio: 1.0,
 }
 
+/** Placement's db_const.SQL_SP_FLOAT_MAX, the greatest allocation_ratio. */
+export const SQL_SP_FLOAT_MAX = 3.40282e38
+
+/** The values Placement's inventory schema takes, per field (inventory.py's BASE_INVENTORY_SCHEMA). */
+export const INVENTORY_LIMITS: Record<keyof Inventory, {min?: number; max: number}> = {
+  total: {min: 1, max: MAX_INT},
+  reserved: {min: 0, max: MAX_INT},
+  min_unit: {min: 1, max: MAX_INT},
+  max_unit: {min: 1, max: MAX_INT},
+  step_size: {min: 1, max: MAX_INT},
+  allocation_ratio: {max: SQL_SP_FLOAT_MAX},
+}
+
+/**
+ * What a write of `inv` would be refused for, in an operator's words, every reason at once:
+ * a field outside Placement's limits, or a capacity below zero (reserved above total, or a
+ * negative allocation_ratio; reserved may equal total, as from microversion 1.26). Empty when
+ * the inventory can be written.
+ */
+export function inventoryProblems(inv: Inventory): string[] {
+  const out: string[] = []
+  for (const f of INVENTORY_FIELDS) {
+    const {min, max} = INVENTORY_LIMITS[f]
+    const v = inv[f]
+    if (min !== undefined && v < min) out.push(`${f} ${v} is below ${min}`)
+    else if (v > max) out.push(`${f} ${v} is above ${max}`)
+  }
+  if (out.length) return out
+  if (inv.reserved > inv.total) out.push(`reserved ${inv.reserved} is above total ${inv.total}`)
+  else if (capacityOf(inv) < 0) out.push(`allocation_ratio ${inv.allocation_ratio} leaves a capacity below 0`)
+  return out
+}
+
 /** Inventory fields as a request gives them (already schema-validated). */
 /** An inventory as views show it: its fields, its capacity, and what is used of it. */
 export interface InventoryView extends Inventory {

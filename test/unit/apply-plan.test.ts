@@ -114,4 +114,31 @@ describe('planApply', () => {
       expect(e.problems.join('\n')).toMatch(/would form a loop/)
     }
   })
+
+  it('refuses inventories a write would refuse, every one, naming the provider and the class', () => {
+    const s = cloud([])
+    let refused: ApplyRefused | undefined
+    try {
+      planApply(
+        file([
+          at('cn-01', {inventories: {VCPU: inv(-1, {max_unit: 8}), MEMORY_MB: {...inv(1024), reserved: 2048}}}),
+          at('cn-02', {inventories: {DISK_GB: {...inv(10), step_size: 0, max_unit: 2 ** 31}, VCPU: {...inv(4), allocation_ratio: -1}}}),
+          at('cn-03', {inventories: {VCPU: {...inv(4), reserved: 4}}}),
+        ]),
+        s,
+        {prune: false},
+      )
+    } catch (err) {
+      refused = err as ApplyRefused
+    }
+    expect(refused).toBeInstanceOf(ApplyRefused)
+    expect(refused!.allocationConflict).toBe(false)
+    expect(refused!.problems).toEqual([
+      'provider cn-01: inventory VCPU: total -1 is below 1',
+      'provider cn-01: inventory MEMORY_MB: reserved 2048 is above total 1024',
+      'provider cn-02: inventory DISK_GB: max_unit 2147483648 is above 2147483647',
+      'provider cn-02: inventory DISK_GB: step_size 0 is below 1',
+      'provider cn-02: inventory VCPU: allocation_ratio -1 leaves a capacity below 0',
+    ])
+  })
 })

@@ -18,6 +18,8 @@
  *       traits: [HW_CPU_X86_AVX2]
  *       aggregates: [rack-a]                   # uuids, or names (top-level map, else uuid5)
  *       children: [{name: cmp-a01-numa0, ...}]
+ *   rooms: [...]                               # and rows, racks: a layout, as `topology
+ *                                              # apply` takes it, applied after the providers
  *
  * inventories, traits and aggregates are managed only when the key is there (then they
  * are the provider's whole set: `traits: []` clears them).
@@ -28,15 +30,28 @@ import type {Inventory} from '../../core/state.js'
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
 import {usageError} from '../failure.js'
 import {openDocument} from '../services/document.js'
+import {checkLayout, layoutBody} from '../topology/layout-file.js'
+import type {Layout} from '../../core/topology.js'
 
 export type {ApplyFile}
+
+/**
+ * A datacenter's one file: what `placemat apply` makes of providers, and the racks, rows and
+ * rooms `placemat topology apply` takes (under the layout file's own keys), applied after them.
+ * `layout` is there when the file has any of the layout's keys.
+ */
+export type DatacenterFile = ApplyFile & {layout?: Layout}
 
 const NAME_RE = /^[A-Z0-9_]+$/
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 /** What the daemon refuses in any string of a body; in unicode mode a surrogate pair is one code point, so only a lone half matches. */
 const UNSTORABLE = /\0|[\uD800-\uDFFF]/u
 const PROVIDER_KEYS = new Set(['name', 'uuid', 'parent', 'inventories', 'traits', 'aggregates', 'children'])
-const TOP_KEYS = new Set(['providers', 'resource_classes', 'traits', 'aggregates'])
+/** The keys of an apply file that are its own (not the layout's). */
+export const APPLY_KEYS = ['providers', 'resource_classes', 'traits', 'aggregates'] as const
+/** The layout's keys an apply file takes (not its generation: the layout is applied at the topology's generation of the moment). */
+const LAYOUT_PART = ['rooms', 'rows', 'racks']
+const TOP_KEYS = new Set<string>([...APPLY_KEYS, ...LAYOUT_PART])
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
@@ -45,7 +60,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * incrementally, provider by provider, so only the declared providers are held, never the
  * file's text; YAML is parsed whole.
  */
-export async function readApplyFile(file: string): Promise<ApplyFile> {
+export async function readApplyFile(file: string): Promise<DatacenterFile> {
   const doc = await openDocument(file, {
     streamed: ['providers'],
     notAMapping: `expected a mapping with ${[...TOP_KEYS].join(', ')}`,
@@ -124,7 +139,7 @@ function parseInventories(v: unknown, where: string, err: Problem): Record<strin
 }
 
 /** Checks the shape of a parsed file and fills inventory defaults; names stay unresolved. */
-export function parseApplyFile(data: unknown, file = 'file'): ApplyFile {
+export function parseApplyFile(data: unknown, file = 'file'): DatacenterFile {
   if (!isObject(data)) throw usageError(`${file}: expected a mapping with ${[...TOP_KEYS].join(', ')}`)
   const reader = new ApplyFileReader(file)
   for (const [key, value] of Object.entries(data)) {
@@ -167,7 +182,10 @@ const SHOWN_PROBLEMS = 20
  * (each with its nested children), in file order.
  */
 class ApplyFileReader {
-  private readonly out: ApplyFile = {resourceClasses: [], traits: [], aggregateNames: new Map(), providers: []}
+  private readonly out: DatacenterFile = {resourceClasses: [], traits: [], aggregateNames: new Map(), providers: []}
+  /** The layout's keys as the file gives them, checked when the whole file is read. */
+  private readonly layout: Record<string, unknown> = {}
+  private hasLayout = false
   private readonly problems: string[] = []
   private problemCount = 0
   private readonly shared = new SharedValues()
@@ -198,6 +216,15 @@ class ApplyFileReader {
       case 'providers':
         // A list comes provider by provider; here only what is not a list.
         if (value !== undefined && value !== null) err('providers', 'expected a list of providers')
+        return
+      case 'rooms':
+      case 'rows':
+      case 'racks':
+        this.layout[key] = value
+        this.hasLayout = true
+        return
+      case 'generation':
+        err(key, 'apply applies the layout at the topology generation it finds; to pin one, use placemat topology apply')
         return
       default:
         err(key, `unknown key; expected one of ${[...TOP_KEYS].join(', ')}`)
@@ -264,7 +291,8 @@ class ApplyFileReader {
     }
   }
 
-  finish(): ApplyFile {
+  finish(): DatacenterFile {
+    if (this.hasLayout) this.out.layout = layoutBody(checkLayout(this.layout, this.err))
     if (this.problemCount) {
       const shown = this.problems.map((e) => `  ${e}`)
       if (this.problemCount > SHOWN_PROBLEMS) shown.push(`  ... and ${this.problemCount - SHOWN_PROBLEMS} more`)

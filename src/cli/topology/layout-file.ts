@@ -8,19 +8,44 @@ import {readDocument} from '../services/document.js'
 
 export type LayoutDoc = Layout & {generation?: number}
 
+/** The keys of a layout file: the layout's own, and the generation it was read at. */
+export const LAYOUT_KEYS = ['rooms', 'rows', 'racks', 'generation'] as const
+
+export interface LayoutReadOptions {
+  /**
+   * Top-level keys of another file format that may stand beside the layout and are skipped
+   * unread (a datacenter file's providers, which `placemat apply` reads).
+   */
+  skipKeys?: readonly string[]
+}
+
 /** Reads a layout (YAML or JSON; "-" for stdin) and checks its shape (exit 2 when wrong). */
-export function readLayoutFile(file: string): LayoutDoc {
+export function readLayoutFile(file: string, opts: LayoutReadOptions = {}): LayoutDoc {
   const data = readDocument(file, {fail: usageError, jsonFastPath: true})
-  return parseLayout(data ?? {}, file)
+  return parseLayout(data ?? {}, file, opts)
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Checks the shape of a parsed layout and returns a clean copy (only the keys the API takes). */
-export function parseLayout(data: unknown, file = 'layout'): LayoutDoc {
+export function parseLayout(data: unknown, file = 'layout', opts: LayoutReadOptions = {}): LayoutDoc {
   const errors: string[] = []
-  const err = (where: string, msg: string) => errors.push(`${where}: ${msg}`)
   if (!isObject(data)) throw usageError(`${file}: expected a mapping with rooms, rows and/or racks`)
+  const skip = new Set(opts.skipKeys ?? [])
+  const others = skip.size ? `, or ${[...skip].join(', ')}` : ''
+  for (const k of Object.keys(data)) {
+    if (!(LAYOUT_KEYS as readonly string[]).includes(k) && !skip.has(k)) errors.push(`${k}: unknown key; expected rooms, rows, racks (and generation)${others}`)
+  }
+  const out = checkLayout(data, (where, msg) => errors.push(`${where}: ${msg}`))
+  if (errors.length) throw usageError(`${file}: ${errors.slice(0, 20).join('; ')}${errors.length > 20 ? ` (and ${errors.length - 20} more)` : ''}`)
+  return out
+}
+
+/**
+ * The layout under a file's layout keys (other keys are not looked at), its shape problems
+ * told to `err` (where, what), every one of them; a clean copy of what is well formed.
+ */
+export function checkLayout(data: Record<string, unknown>, err: (where: string, msg: string) => void): LayoutDoc {
   const list = (v: unknown, where: string): unknown[] => {
     if (v === undefined || v === null) return []
     if (!Array.isArray(v)) {
@@ -58,7 +83,6 @@ export function parseLayout(data: unknown, file = 'layout'): LayoutDoc {
     if (!named(v, where, ['name', 'rows'])) return undefined
     return {name: v.name, rows: list(v.rows, `${where}.rows`).map((r, i) => row(r, `${where}.rows[${i}]`)).filter((r): r is RowLayout => !!r)}
   }
-  for (const k of Object.keys(data)) if (!['rooms', 'rows', 'racks', 'generation'].includes(k)) err(k, 'unknown key; expected rooms, rows, racks (and generation)')
   const out: LayoutDoc = {
     rooms: list(data.rooms, 'rooms').map((m, i) => room(m, `rooms[${i}]`)).filter((m): m is RoomLayout => !!m),
     rows: list(data.rows, 'rows').map((r, i) => row(r, `rows[${i}]`)).filter((r): r is RowLayout => !!r),
@@ -68,7 +92,6 @@ export function parseLayout(data: unknown, file = 'layout'): LayoutDoc {
     if (typeof data.generation !== 'number' || !Number.isInteger(data.generation) || data.generation < 0) err('generation', 'expected a non-negative integer')
     else out.generation = data.generation
   }
-  if (errors.length) throw usageError(`${file}: ${errors.slice(0, 20).join('; ')}${errors.length > 20 ? ` (and ${errors.length - 20} more)` : ''}`)
   return out
 }
 

@@ -4,6 +4,7 @@ import {racksOf} from '../../core/layout-edits.js'
 import {breachText} from '../../core/groups.js'
 import type {ApiError} from '../../client/client.js'
 import {withContext} from '../failure.js'
+import type {LayoutApplyResult} from '../backend/backend.js'
 
 export const emptyPlan = (generation: number | null = null): TopologyPlan => ({
   generation: generation as number,
@@ -50,6 +51,16 @@ export function planLines(p: TopologyPlan, layout?: Layout): string[] {
   for (const h of p.hosts.remove) lines.push(`- host ${h}`)
   for (const v of p.violations ?? []) lines.push(`! breaks ${breachText(v)}`)
   return lines
+}
+
+/** What an applied layout changed, and how (one transaction, or the aggregate writes of plain Placement). */
+export function appliedLine(res: LayoutApplyResult, seconds: number): string {
+  const how = res.transport === 'placemat' ? 'one transaction' : `${res.writes} aggregate writes`
+  const p = res.plan
+  return (
+    `Applied: ${p.nodes.create.length + p.nodes.update.length + p.nodes.delete.length} racks/rows/rooms and ` +
+    `${p.hosts.add.length + p.hosts.move.length + p.hosts.remove.length} hosts changed (${how}, ${seconds.toFixed(2)} s).`
+  )
 }
 
 /** The error a write would end with, said by its dry run: the same code and words, marked as a prediction. */

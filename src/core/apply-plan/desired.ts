@@ -4,6 +4,7 @@
  * custom classes and traits that must exist first.
  */
 import {aggregateNameProblem} from '../aggregate-names.js'
+import {inventoryProblems} from '../inventories.js'
 import type {State} from '../state.js'
 import {aggregateUuid, canonicalUuid, isUuidLike, providerUuid} from '../uuids.js'
 import type {ApplyFile, Desired} from './types.js'
@@ -74,7 +75,8 @@ export function resolveDesired(file: ApplyFile, s: State, errors: string[]): Res
     if (d.parent === d.uuid) errors.push(`${raw.where}: a provider cannot be its own parent`)
     if (raw.inventories) {
       d.inventories = raw.inventories
-      for (const rc of Object.keys(raw.inventories)) {
+      for (const [rc, inv] of Object.entries(raw.inventories)) {
+        for (const problem of inventoryProblems(inv)) errors.push(`provider ${raw.name}: inventory ${rc}: ${problem}`)
         if (s.classes.has(rc)) continue
         if (rc.startsWith('CUSTOM_')) neededClasses.add(rc)
         else errors.push(`${raw.where}: unknown resource class ${rc} (custom classes start with CUSTOM_)`)
