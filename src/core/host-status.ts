@@ -7,7 +7,7 @@
  * removes it (State.setTraits).
  */
 import {ErrorCode, badRequest, conflict, notFound} from './errors.js'
-import {DISABLED_TRAIT, SHARES_VIA_AGGREGATE, isDisabled, isSharing} from './host.js'
+import {DISABLED_TRAIT, SHARES_VIA_AGGREGATE, everyHost, isDisabled, isSharing} from './host.js'
 import {ensureTrait} from './traits.js'
 import {hostRollup} from './topology-view.js'
 import {hostDomains} from './topology.js'
@@ -97,4 +97,17 @@ export function hostRecord(s: State, uuid: string): HostRecord {
     // Every class it has, 0 when none of it is used: free room is capacity - used, with no default.
     used: {...Object.fromEntries(Object.keys(capacity).map((rc) => [rc, 0])), ...used},
   }
+}
+
+/** A host as GET /placemat/v1/hosts lists it: its record with the number of its consumers. */
+export type HostListing = Omit<HostRecord, 'consumers'> & {consumers: number}
+
+/** Every host (host.ts: never a sharing provider, nor a root holding nothing), by name. */
+export function hostListing(s: State): HostListing[] {
+  return everyHost(s)
+    .sort((a, b) => a.name.localeCompare(b.name) || a.uuid.localeCompare(b.uuid))
+    .map((h) => {
+      const r = hostRecord(s, h.uuid)
+      return {...r, consumers: r.consumers.length}
+    })
 }

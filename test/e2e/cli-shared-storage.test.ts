@@ -142,6 +142,9 @@ describe('rack, row and host rules on a cloud with shared storage and NUMA trees
       expect((await ok(['consumer', 'list', '-f', 'value', '-c', 'hosts', ...args])).stdout, what).not.toContain('ceph')
       const audit = await ok(['audit', '--exit-code', ...args])
       expect(audit.stdout + audit.stderr, what).not.toMatch(/ceph-1/)
+      expect((await ok(['host', 'list', '-f', 'value', '-c', 'name', ...args])).stdout, what).toBe(COMPUTES.join('\n') + '\n')
+      const listed = JSON.parse((await ok(['host', 'list', '--json', ...args])).stdout).hosts
+      expect(listed.map((h: any) => [h.name, h.rack, h.row]), what).toEqual(COMPUTES.map((h) => [h, rackOf(h), rowOf(h)]))
       const notHost = await run(['host', 'show', 'ceph-1', ...args])
       expect([notHost.code, notHost.stderr], what).toEqual([6, expect.stringMatching(/ceph-1 is not a host: it shares its inventory/)])
       const top = JSON.parse((await ok(['topology', 'show', '--json', ...args])).stdout)

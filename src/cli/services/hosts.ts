@@ -6,14 +6,14 @@
  */
 import type {PlacementClient} from '../../client/client.js'
 import {DISABLED_TRAIT} from '../../core/host.js'
-import {hostRecord, type HostRecord} from '../../core/host-status.js'
+import {hostListing, hostRecord, type HostListing, type HostRecord} from '../../core/host-status.js'
 import {loadState, PLACEMAT_API, type Backend} from '../backend/backend.js'
 import {badRequestError, notFoundError} from '../failure.js'
 import {resolveProvider} from './providers.js'
 import {retryOnConcurrentUpdate} from './retry.js'
 import {viewClasses} from '../topology/view-rows.js'
 
-export type {HostRecord}
+export type {HostListing, HostRecord}
 
 /** The host (a root provider) an operator named by name or uuid. */
 export async function resolveHost(client: PlacementClient, ref: string): Promise<{uuid: string; name: string}> {
@@ -32,6 +32,12 @@ export async function showHost(backend: Backend, uuid: string): Promise<HostReco
   const s = await loadState(backend, {inTree: uuid, consumers: true})
   if (!s.providers.has(uuid)) throw notFoundError(`No resource provider with uuid '${uuid}' found`)
   return hostRecord(s, uuid)
+}
+
+/** Every host (core/host.ts decides which providers are hosts), by name; on plain Placement made the same way from a read of the cloud. */
+export async function listHosts(backend: Backend): Promise<HostListing[]> {
+  if (backend.kind === 'placemat') return (await backend.client.get<{hosts: HostListing[]}>(`${PLACEMAT_API}/hosts`)).hosts
+  return hostListing(await loadState(backend, {consumers: true}))
 }
 
 export interface StatusOutcome {
@@ -68,7 +74,7 @@ export async function setHostStatus(backend: Backend, uuid: string, disabled: bo
  * per class. The same keys for every host (empty when it has no reason or place), so -c and
  * -f value read the same lines whatever its state.
  */
-export function hostLines(h: HostRecord): Record<string, unknown> {
+export function hostLines(h: HostRecord | HostListing): Record<string, unknown> {
   const out: Record<string, unknown> = {
     name: h.name,
     uuid: h.uuid,
@@ -78,7 +84,7 @@ export function hostLines(h: HostRecord): Record<string, unknown> {
     row: h.row ?? '',
     room: h.room ?? '',
   }
-  out.consumers = h.consumers.length
+  out.consumers = typeof h.consumers === 'number' ? h.consumers : h.consumers.length
   for (const rc of viewClasses([h])) out[rc] = `${h.used[rc] ?? 0}/${h.capacity[rc] ?? 0}`
   out.generation = h.generation
   return out

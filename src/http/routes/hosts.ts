@@ -1,6 +1,8 @@
 /**
  * Hosts in and out of service (placemat's own, core/host-status.ts):
  *
+ *   GET /placemat/v1/hosts                 every host (core/host.ts), by name: its record with
+ *                                          the number of its consumers
  *   GET /placemat/v1/hosts/{uuid}          the host: disabled or not, why, where, its consumers,
  *                                          capacity and usage of its tree
  *   PUT /placemat/v1/hosts/{uuid}/status   {disabled, reason?, resource_provider_generation?}:
@@ -11,7 +13,7 @@
  * placement.concurrent_update when a generation is given and is not the host's.
  */
 import {PlacementError} from '../../core/errors.js'
-import {hostRecord, setHostStatus} from '../../core/host-status.js'
+import {hostListing, hostRecord, setHostStatus} from '../../core/host-status.js'
 import {canonicalUuid, isUuidLike, readJson, type Ctx, type RouteDef} from '../context.js'
 import * as S from '../schemas.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
@@ -25,6 +27,14 @@ function hostParam(ctx: Ctx): string {
 }
 
 export const routes: RouteDef[] = [
+  {
+    method: 'GET',
+    url: `${PLACEMAT_PREFIX}/hosts`,
+    async handler(ctx) {
+      const s = await ctx.store.refresh()
+      return {hosts: hostListing(s)}
+    },
+  },
   {
     method: 'GET',
     url: HOST,
