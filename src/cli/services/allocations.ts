@@ -7,6 +7,7 @@ import {ApiError, type PlacementClient} from '../../client/client.js'
 import {resolveProviderUuids} from './providers.js'
 import {mapLimit} from '../../client/map-limit.js'
 import {canonicalUuid, isUuidLike} from '../../core/uuids.js'
+import {orderedResources} from '../../core/listing-order.js'
 import {retryOnConcurrentUpdate} from './retry.js'
 import {readDocument} from './document.js'
 import {usageError} from '../failure.js'
@@ -268,6 +269,6 @@ export function isNotFound(err: unknown): boolean {
 
 /** "VCPU=2,MEMORY_MB=1024" for tables. */
 export const formatResources = (r: Resources | undefined) =>
-  Object.entries(r ?? {})
+  orderedResources(r ?? {})
     .map(([rc, n]) => `${rc}=${n}`)
     .join(',')
