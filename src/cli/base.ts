@@ -51,7 +51,7 @@ export abstract class PlacematCommand extends BaseCommand {
     yaml: Flags.boolean({description: 'print YAML', helpGroup: 'OUTPUT', exclusive: ['format']}),
     format: Flags.string({
       char: 'f',
-      description: 'output format: table, value (cells separated by spaces, no header: for scripts), json or yaml',
+      description: 'output format: table, value (cells separated by spaces, none holding any, no header: for scripts), json or yaml',
       options: ['table', 'value', 'json', 'yaml'],
       helpGroup: 'OUTPUT',
     }),

@@ -124,11 +124,20 @@ export function sortRows<T>(rows: T[], columns: Column<T>[], sortBy: string[]): 
 const chosen = <T>(columns: Column<T>[], only?: string[]) =>
   only?.length ? pickColumns(columns, only).map((k) => columns.find((c) => c.key === k)!) : columns
 
-/** osc-placement's `-f value`: each row's cells separated by a space, no header, no padding. */
+/**
+ * A cell as `-f value` prints it: without whitespace, so that a line splits on whitespace into
+ * the columns asked for (cliff's value formatter joins cells with a space). Whitespace after a
+ * separator (`,` `;` `:`) is dropped ("cn1: VCPU=4; ceph: DISK_GB=40" is
+ * "cn1:VCPU=4;ceph:DISK_GB=40"), any other run of it is written as one `_` ("rack k1" is
+ * "rack_k1", "cannot move" is "cannot_move").
+ */
+export const valueCell = (text: string): string => text.trim().replace(/([,;:])\s+/g, '$1').replace(/\s+/g, '_')
+
+/** osc-placement's `-f value`: each row's cells (valueCell) separated by a space, no header, no padding. */
 export function valueLines<T>(rows: T[], columns: Column<T>[], opts: TableOptions = {}): string {
   const cols = chosen(columns, opts.only)
   const sorted = opts.sortBy?.length ? sortRows(rows, columns, opts.sortBy) : rows
-  return sorted.map((r) => cols.map((c) => cell(valueOf(c, r))).join(' ')).join('\n')
+  return sorted.map((r) => cols.map((c) => valueCell(cell(valueOf(c, r)))).join(' ')).join('\n')
 }
 
 /** Renders rows as an aligned text table. */
