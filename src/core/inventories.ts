@@ -28,6 +28,28 @@ export const INVENTORY_DEFAULTS: Omit<Inventory, 'total'> = {
   allocation_ratio: 1.0,
 }
 
+/** The least value of each whole-number field Placement's schema takes (INVENTORY_PUT_SINGLE); each at most MAX_INT. */
+const FIELD_MINIMUM: Record<Exclude<(typeof INVENTORY_FIELDS)[number], 'allocation_ratio'>, number> = {
+  total: 1,
+  reserved: 0,
+  min_unit: 1,
+  max_unit: 1,
+  step_size: 1,
+}
+
+/**
+ * Why `value` cannot be an inventory's `field` as Placement's schema says (a total below 1, a
+ * negative reserved, ...), or null when it can. Whether the inventory as a whole holds (reserved
+ * against total, capacity against usage) is another question, asked of the whole record.
+ */
+export function inventoryFieldProblem(field: (typeof INVENTORY_FIELDS)[number], value: number): string | null {
+  if (field === 'allocation_ratio') return Number.isFinite(value) && value >= 0 ? null : `${field} must be a number of 0 or more, not ${value}`
+  if (!Number.isInteger(value)) return `${field} must be an integer, not ${value}`
+  const min = FIELD_MINIMUM[field]
+  if (value < min || value > MAX_INT) return `${field} must be ${min} to ${MAX_INT}, not ${value}`
+  return null
+}
+
 /** Inventory fields as a request gives them (already schema-validated). */
 /** An inventory as views show it: its fields, its capacity, and what is used of it. */
 export interface InventoryView extends Inventory {
