@@ -1,6 +1,6 @@
 /** Table, value and sorted output, as scripts read them. */
 import {describe, expect, it} from 'vitest'
-import {outputMisfit, sortRows, table, valueCell, valueLines, SENTENCES, type Column} from '../../src/cli/output.js'
+import {outputMisfit, sortRows, table, valueCell, valueLines, DOCUMENT, SENTENCES, type Column} from '../../src/cli/output.js'
 
 interface Row {
   name: string
@@ -47,5 +47,14 @@ describe('output for scripts', () => {
     const spaced = [{name: 'a: x; b: y', used: 1}]
     expect(valueLines(spaced, cols)).toBe('a:x;b:y 1')
     expect(table(spaced, cols)).toBe('NAME        USED\na: x; b: y     1')
+  })
+  it('a document (export, topology layout) takes no -c, --ids, --sort-column or --no-headers; sentences no --no-headers', () => {
+    expect(outputMisfit(DOCUMENT, {columns: ['foo']}, 'placemat export')).toBe('-c: placemat export prints a document, with no columns or keys to pick')
+    expect(outputMisfit(DOCUMENT, {ids: true}, 'placemat export')).toBe('--ids: placemat export prints no list')
+    expect(outputMisfit(DOCUMENT, {sortBy: ['name']}, 'placemat export')).toBe('--sort-column: placemat export prints no table')
+    expect(outputMisfit(DOCUMENT, {noHeaders: true}, 'placemat export')).toBe('--no-headers: placemat export prints no table')
+    expect(outputMisfit(DOCUMENT, {}, 'placemat export')).toBeNull()
+    expect(outputMisfit(SENTENCES, {noHeaders: true}, 'placemat apply')).toBe('--no-headers: placemat apply prints no table')
+    expect(outputMisfit({keys: ['uuid']}, {noHeaders: true}, 'x')).toBeNull()
   })
 })
