@@ -83,7 +83,7 @@ describe('consumers, hosts described, and named aggregates on the command line',
         [C(2), 'INSTANCE', ['cn2'], ['web']],
       ])
       const missing = await run(['consumer', 'list', '--group', 'nope', ...args])
-      expect([missing.code, missing.stderr], what).toEqual([3, "placemat: 404: No placement group named 'nope'.\n"])
+      expect([missing.code, missing.stderr], what).toEqual([3, "placemat: No placement group named 'nope'.\n"])
     }
   })
 
