@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../src/cli/base.js'
+import {DOCUMENT} from '../src/cli/output.js'
 import {disabledHosts, exportSnapshot, placematOnly, readDisabledReasons, readPlacematParts, snapshotText} from '../src/cli/services/state-export.js'
 
 const warn = (message: string) => process.stderr.write(`placemat: warning: ${message}\n`)
@@ -33,6 +34,9 @@ Not carried: created/updated times, and consumers without allocations (the API d
     '<%= config.bin %> export --format apply > cloud.yaml  # the declarative file, following the cloud',
     '<%= config.bin %> export --db placemat.db --to-placement mysql+pymysql://placement:SECRET@db/placement  # the way back',
   ]
+
+  /** A snapshot or an apply file in every format: -c, --ids, --sort-column and --no-headers have nothing to act on. */
+  static printed = DOCUMENT
 
   static flags = {
     output: Flags.string({char: 'o', description: 'write to this file instead of stdout'}),

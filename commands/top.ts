@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../src/cli/base.js'
+import {SENTENCES} from '../src/cli/output.js'
 import {renderFrameText, TopModel} from '../src/cli/services/top.js'
 
 export default class Top extends PlacematCommand {
@@ -19,6 +20,9 @@ Each frame reads two calls on placemat; on a plain Placement endpoint,
 three per provider (inventories, usages, allocations).`
 
   static examples = ['<%= config.bin %> top', '<%= config.bin %> top --once', '<%= config.bin %> top --interval 5 --url http://placement:8778']
+
+  /** A frame of bars and lines, not a table: no columns to pick (--json or --yaml print the frame's document). */
+  static printed = SENTENCES
 
   static flags = {
     interval: Flags.integer({description: 'seconds between refreshes', default: 2, min: 1}),

@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
-import {aggregateNames, resolveProvider} from '../../src/cli/services/providers.js'
+import {providerAggregates, resolveProvider} from '../../src/cli/services/providers.js'
 
 export default class AggregateList extends PlacematCommand {
   static summary = 'List the aggregates a resource provider is a member of.'
@@ -8,7 +8,8 @@ export default class AggregateList extends PlacematCommand {
     'JSON/YAML: the body of GET /resource_providers/{uuid}/aggregates ({aggregates, resource_provider_generation}). ' +
     'The members of an aggregate: `provider list --member-of AGGREGATE`. In tables, a rack, row or room of ' +
     'placemat is named beside its uuid ("rack k1"), and so is an aggregate an apply file named (placemat keeps ' +
-    'those names; plain Placement keeps none).'
+    'those names; plain Placement keeps none). Tables list those an apply file named first, by name, then racks, rows ' +
+    'and rooms, then the others by uuid, whatever order the provider was given them in.'
 
   static examples = ['<%= config.bin %> aggregate list compute-1', '<%= config.bin %> provider list --member-of $AGGREGATE']
   static args = {provider: Args.string({description: 'provider uuid or name', required: true})}
@@ -17,8 +18,10 @@ export default class AggregateList extends PlacematCommand {
     const {args} = await this.parse(AggregateList)
     const client = await this.client()
     const p = await resolveProvider(client, args.provider)
-    const [body, names] = await Promise.all([client.get(`/resource_providers/${p.uuid}/aggregates`), this.textOutput ? aggregateNames(await this.backend()) : new Map()])
-    const rows = (body.aggregates as string[]).map((uuid) => ({uuid, name: names.get(uuid) ?? ''}))
+    const body = await client.get(`/resource_providers/${p.uuid}/aggregates`)
+    // Tables: named ones first, by name, then racks, rows and rooms, then the rest by uuid (JSON stays Placement's body).
+    const listed = this.textOutput ? await providerAggregates(await this.backend(), body.aggregates as string[]) : []
+    const rows = listed.map((a) => ({uuid: a.uuid, name: a.label ?? ''}))
     this.output(body, rows, [{key: 'uuid', header: 'aggregate'}, {key: 'name'}])
   }
 }

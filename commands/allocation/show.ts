@@ -1,12 +1,13 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {allocationColumns, allocationDocument, allocationRows} from '../../src/cli/services/allocation-render.js'
-import {getConsumer} from '../../src/cli/services/allocations.js'
+import {shownConsumer} from '../../src/cli/services/allocations.js'
 
 export default class AllocationShow extends PlacematCommand {
   static summary = 'Show the allocations of a consumer.'
   static description =
-    'One line per provider (TYPE empty for a consumer of no type). A consumer without allocations shows none (exit 0), as Placement answers. ' +
+    'One line per provider, by uuid (TYPE empty for a consumer of no type). A consumer the endpoint knows nothing of is exit 3, ' +
+    'as for consumer show (Placement answers it with empty allocations); one placemat keeps a record of shows none (exit 0). ' +
     'JSON/YAML: the body of GET /allocations/{consumer} ({allocations, project_id, user_id, consumer_generation, consumer_type}), ' +
     'but a consumer of no type has consumer_type null (Placement says "unknown", which it refuses when sent back), as `placemat export` writes it.'
 
@@ -16,7 +17,7 @@ export default class AllocationShow extends PlacematCommand {
   async run(): Promise<void> {
     const {args} = await this.parse(AllocationShow)
     const client = await this.client()
-    const body = await getConsumer(client, args.consumer)
+    const body = await shownConsumer(client, args.consumer)
     this.output(allocationDocument(body), allocationRows(body), allocationColumns)
   }
 }

@@ -1,14 +1,16 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
-import {getConsumer} from '../../src/cli/services/allocations.js'
+import {formatResources, shownConsumer} from '../../src/cli/services/allocations.js'
 import {namedConsumer} from '../../src/cli/services/claim.js'
 import {fetchLayout, placementInLayout, providersByUuid, readLayoutFile, topologyFromLayout} from '../../src/cli/candidates/anchors.js'
 import {candidateFlags} from '../../src/cli/candidates/flags.js'
+import {compareNamed} from '../../src/core/listing-order.js'
 
 export default class ClaimShow extends PlacematCommand {
   static summary = 'Show what a consumer holds, and in which rack, row and room.'
-  static description = `One line per provider: name, uuid, amounts and its host's rack/row/room (from
-the placemat topology, or --layout FILE against plain Placement). JSON/YAML:
+  static description = `One line per provider, by name: name, uuid, amounts and its host's rack/row/room
+(from the placemat topology, or --layout FILE against plain Placement). A
+consumer the endpoint knows nothing of is exit 3, as for consumer show. JSON/YAML:
 the body of GET /allocations/{consumer} plus "topology": {rack, row, room}
 (names) when the topology is known.`
   static examples = ['<%= config.bin %> claim show $SERVER', '<%= config.bin %> claim show $SERVER --yaml', '<%= config.bin %> claim show web-3  # a name claim web --count 5 gave']
@@ -20,7 +22,7 @@ the body of GET /allocations/{consumer} plus "topology": {rack, row, room}
     const endpoint = await this.endpoint()
     const {client} = endpoint
     const [body, providers, layout] = await Promise.all([
-      getConsumer(client, namedConsumer(args.consumer)),
+      shownConsumer(client, namedConsumer(args.consumer)),
       providersByUuid(client),
       flags.layout ? readLayoutFile(flags.layout) : fetchLayout(endpoint),
     ])
@@ -36,12 +38,13 @@ the body of GET /allocations/{consumer} plus "topology": {rack, row, room}
       return {
         provider: providers.get(rp)?.name ?? rp,
         uuid: rp,
-        resources: Object.entries(body.allocations[rp].resources).map(([rc, n]) => `${rc}=${n}`).join(','),
+        resources: formatResources(body.allocations[rp].resources),
         rack: where.rack.join(','),
         row: where.row.join(','),
         room: where.room.join(','),
       }
     })
+    rows.sort((a, b) => compareNamed({name: a.provider, uuid: a.uuid}, {name: b.provider, uuid: b.uuid}))
     this.output(data, rows, [{key: 'provider'}, {key: 'uuid'}, {key: 'resources'}, {key: 'rack'}, {key: 'row'}, {key: 'room'}])
   }
 }

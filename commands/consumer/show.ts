@@ -4,12 +4,14 @@ import {formatResources} from '../../src/cli/services/allocations.js'
 import {namedConsumer} from '../../src/cli/services/claim.js'
 import {showConsumer} from '../../src/cli/services/consumers.js'
 import type {ConsumerHolding} from '../../src/core/consumer-list.js'
+import {compareNamed} from '../../src/core/listing-order.js'
 
 export default class ConsumerShow extends PlacematCommand {
   static summary = 'Show a consumer: project, user, type, generation, groups, its hosts and where they are, what it holds.'
   static description = `CONSUMER is a uuid, or a name \`claim --count\` gave (web-3). Key and value lines
 (hosts with their rack/row/room), then one line per provider it holds resources
-of: provider, its host, amounts. A consumer that gave its allocations away
+of, by name: provider, its host, amounts. A consumer the endpoint knows
+nothing of is exit 3. A consumer that gave its allocations away
 with \`claim move\` shows what it was and to whom it gave them (moved_to).
 JSON/YAML: GET /placemat/v1/consumers/{uuid} ({uuid, project_id, user_id,
 consumer_type, consumer_generation, allocations, moved_to?, providers: [{uuid,
@@ -42,7 +44,7 @@ groups (null) and no rack, row or room names.`
     // -c picks among the lines above; the providers follow only in a whole view.
     if (this.base.columns || !view.providers.length) return
     this.log('')
-    this.output(undefined, view.providers, [
+    this.output(undefined, [...view.providers].sort(compareNamed), [
       {key: 'name', header: 'provider'},
       {key: 'uuid'},
       {key: 'host'},

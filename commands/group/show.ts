@@ -1,5 +1,6 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
+import {SENTENCES} from '../../src/cli/output.js'
 import {groupDrawing} from '../../src/cli/groups/draw.js'
 import {groupsOf} from '../../src/cli/groups/groups.js'
 import {groupFileFlags} from '../../src/cli/groups/flags.js'
@@ -20,6 +21,8 @@ rows and rooms.`
 
   static examples = ['<%= config.bin %> group show db-replicas', '<%= config.bin %> group show db-replicas --json']
 
+  /** Sentences and a drawing: no columns to pick (--json or --yaml print the group's document). */
+  static printed = SENTENCES
   static args = {name: Args.string({description: 'group name', required: true})}
   static flags = {...groupFileFlags}
 

@@ -86,10 +86,11 @@ export default class InventorySet extends PlacematCommand {
           resource_provider_generation: current.resource_provider_generation,
           inventories: mergeInventories(current.inventories, changes, flags.amend),
         }
-        // Placement allows it (it only logs), but an operator should know before and after.
+        // Placement allows it (it only logs), but an operator should know before and after. A
+        // reserved above the total is no capacity at all: Placement refuses it, and says so.
         for (const [rc, inv] of Object.entries(payload.inventories)) {
           const used = use.usages?.[rc] ?? 0
-          if (used > capacity(inv)) {
+          if (capacity(inv) >= 0 && used > capacity(inv)) {
             process.stderr.write(`placemat: warning: ${rc} on ${p.name}: capacity ${capacity(inv)} would be below what is in use (${used})\n`)
           }
         }

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {PlacematCommand, type Column} from '../../src/cli/base.js'
+import {compareNamed} from '../../src/core/listing-order.js'
 
 interface ProviderRow {
   uuid: string
@@ -13,9 +14,11 @@ interface ProviderRow {
 
 export default class ProviderList extends PlacematCommand {
   static summary = 'List resource providers, filtered as GET /resource_providers filters.'
-  static description = `The STATUS column (JSON/YAML: "disabled") says whether the provider's host is
-out of service: its root provider carries COMPUTE_STATUS_DISABLED (placemat
-host disable, or nova disabling the compute service).`
+  static description = `Tables list the providers by name (then uuid); JSON/YAML is the body of GET
+/resource_providers, in Placement's order. The STATUS column (JSON/YAML:
+"disabled") says whether the provider's host is out of service: its root
+provider carries COMPUTE_STATUS_DISABLED (placemat host disable, or nova
+disabling the compute service).`
   static examples = [
     '<%= config.bin %> provider list',
     '<%= config.bin %> provider list --resources VCPU:4,MEMORY_MB:8192 --required HW_CPU_X86_AVX2 --json',
@@ -61,7 +64,8 @@ host disable, or nova disabling the compute service).`
         in_tree: flags['in-tree'],
       },
     })
-    const rows = body.resource_providers as ProviderRow[]
+    // Tables by name (then uuid), whatever order the providers were made in (JSON stays Placement's body).
+    const rows = [...(body.resource_providers as ProviderRow[])].sort(compareNamed)
     if (!this.base.ids) {
       // A provider whose host (its root) carries COMPUTE_STATUS_DISABLED is out of service: one call says which.
       const {disabledProviders} = await import('../../src/cli/backend/standard-reads.js')

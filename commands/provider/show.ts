@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {formatResources} from '../../src/cli/services/allocations.js'
 import type {Column} from '../../src/cli/base.js'
-import {aggregateNames, resolveProvider} from '../../src/cli/services/providers.js'
+import {providerAggregates, resolveProvider} from '../../src/cli/services/providers.js'
 
 export default class ProviderShow extends PlacematCommand {
   static summary = 'Show a resource provider.'
@@ -48,11 +48,9 @@ export default class ProviderShow extends PlacematCommand {
     }
     const {links: _links, allocations: _a, ...plain} = record
     // Its aggregates, each named beside its uuid where placemat has a name for it (tables only: JSON stays Placement's body).
-    const [aggregates, names] = await Promise.all([
-      client.get<{aggregates: string[]}>(`/resource_providers/${p.uuid}/aggregates`),
-      this.backend().then(aggregateNames),
-    ])
-    plain.aggregates = aggregates.aggregates.map((a) => (names.has(a) ? `${names.get(a)} (${a})` : a)).join(', ')
+    const aggregates = await client.get<{aggregates: string[]}>(`/resource_providers/${p.uuid}/aggregates`)
+    const listed = await providerAggregates(await this.backend(), aggregates.aggregates)
+    plain.aggregates = listed.map((a) => (a.label === null ? a.uuid : `${a.label} (${a.uuid})`)).join(', ')
     this.outputRecord(plain)
     if (allocations) {
       this.log('')

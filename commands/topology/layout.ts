@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
+import {DOCUMENT} from '../../src/cli/output.js'
 import {usageError} from '../../src/cli/failure.js'
 import {NEEDS_LAYOUT} from '../../src/cli/topology/edit.js'
 import {layoutBody, layoutYaml, readLayoutFile} from '../../src/cli/topology/layout-file.js'
@@ -23,6 +24,8 @@ aggregate has now.`
     '<%= config.bin %> topology layout --json',
     '<%= config.bin %> topology layout --layout layout.yaml --url http://placement:8778',
   ]
+
+  static printed = DOCUMENT
 
   static flags = {
     layout: Flags.string({description: 'plain OpenStack Placement only: the layout file that names the racks, rows and rooms'}),

@@ -1,19 +1,15 @@
 import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
-
-interface Row {
-  consumer_type?: string
-  resource_class: string
-  usage: number
-  consumer_count?: number
-}
+import {usageTotal} from '../../src/cli/services/usage-total.js'
 
 export default class UsageTotal extends PlacematCommand {
   static summary = 'Show the total usage of a project (optionally of one user) across all providers.'
   static description =
     'What `openstack resource usage show PROJECT` gives (GET /usages). From Placement 1.38 usages are grouped by ' +
     'consumer type, each group with its consumer count; --consumer-type keeps one type ("all" adds every type ' +
-    'together, "unknown" keeps the consumers without a type). For one provider\'s usage see `usage show PROVIDER`.\n\n' +
+    'together, "unknown" keeps the consumers without a type). Each line\'s CONSUMERS counts the consumers of its type ' +
+    'that hold its class (GET /usages counts the whole type: read from the project\'s consumers, on plain Placement ' +
+    'from every provider\'s allocations). Lines by type, then class. For one provider\'s usage see `usage show PROVIDER`.\n\n' +
     'JSON/YAML: the body of GET /usages ({"usages": {TYPE: {CLASS: N, consumer_count: N}}} from 1.38).'
 
   static examples = [
@@ -30,21 +26,8 @@ export default class UsageTotal extends PlacematCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(UsageTotal)
-    const client = await this.client()
-    const body = await client.get('/usages', {
-      query: {project_id: flags.project, user_id: flags.user, consumer_type: flags['consumer-type']},
-    })
-    const rows: Row[] = []
-    const grouped = Object.values(body.usages).some((v) => typeof v === 'object' && v !== null)
-    if (grouped) {
-      for (const [type, group] of Object.entries(body.usages as Record<string, Record<string, number>>)) {
-        for (const [rc, n] of Object.entries(group)) {
-          if (rc !== 'consumer_count') rows.push({consumer_type: type, resource_class: rc, usage: n, consumer_count: group.consumer_count})
-        }
-      }
-    } else {
-      for (const [rc, n] of Object.entries(body.usages as Record<string, number>)) rows.push({resource_class: rc, usage: n})
-    }
+    const query = {project: flags.project, user: flags.user, consumerType: flags['consumer-type']}
+    const {body, rows, grouped} = await usageTotal(await this.endpoint(), query, {rows: this.textOutput})
     const columns = [
       ...(grouped ? [{key: 'consumer_type', header: 'type'}] : []),
       {key: 'resource_class', header: 'class'},

@@ -51,7 +51,7 @@ export abstract class PlacematCommand extends BaseCommand {
     yaml: Flags.boolean({description: 'print YAML', helpGroup: 'OUTPUT', exclusive: ['format']}),
     format: Flags.string({
       char: 'f',
-      description: 'output format: table, value (cells separated by spaces, no header: for scripts), json or yaml',
+      description: 'output format: table, value (cells separated by spaces, none holding any, no header: for scripts), json or yaml',
       options: ['table', 'value', 'json', 'yaml'],
       helpGroup: 'OUTPUT',
     }),
@@ -99,7 +99,7 @@ export abstract class PlacematCommand extends BaseCommand {
     this.base = flags as any
     const printed = (this.ctor as typeof PlacematCommand).printed
     this.declared = typeof printed === 'function' ? printed(flags) : printed
-    if (this.declared && this.textOutput) this.checkOutputFlags(this.declared)
+    if (this.declared && (this.textOutput || this.declared.document)) this.checkOutputFlags(this.declared)
     const url = this.base.url ?? (this.base.db ? undefined : process.env.PLACEMAT_URL)
     const db = this.base.db ?? (url ? undefined : process.env.PLACEMAT_DB)
     this.target = {url, db}
@@ -231,13 +231,23 @@ export abstract class PlacematCommand extends BaseCommand {
 
   /** -c, --sort-column and --ids as given. */
   private get outputChoices(): OutputChoices {
-    return {columns: this.base.columns?.split(',').map((c) => c.trim()).filter(Boolean), sortBy: this.base['sort-column'], ids: this.base.ids}
+    return {
+      columns: this.base.columns?.split(',').map((c) => c.trim()).filter(Boolean),
+      sortBy: this.base['sort-column'],
+      ids: this.base.ids,
+      noHeaders: this.base['no-headers'],
+    }
   }
 
   /** A usage error when the output flags ask for what `printed` does not have. */
   private checkOutputFlags(printed: Printed): void {
-    const misfit = outputMisfit(printed, this.outputChoices, `${this.config.bin} ${(this.id ?? '').replace(/:/g, ' ')}`)
+    const misfit = outputMisfit(printed, this.outputChoices, this.commandLine)
     if (misfit) throw usageError(misfit)
+  }
+
+  /** The command as typed, for messages: "placemat host show". */
+  private get commandLine(): string {
+    return `${this.config.bin} ${(this.id ?? '').replace(/:/g, ' ')}`
   }
 
   /** Prints data as JSON/YAML when asked, else as a table of `columns` (or via `human`). */
@@ -264,6 +274,10 @@ export abstract class PlacematCommand extends BaseCommand {
       this.log(serialize(data, this.format))
       return
     }
+    // Key lines: no list for --ids, no table to sort (-c is checked against the keys below).
+    const {ids, sortBy} = this.outputChoices
+    const misfit = outputMisfit({keys: Object.keys(data)}, {ids, sortBy}, this.commandLine)
+    if (misfit) throw usageError(misfit)
     const only = this.outputChoices.columns
     if (only?.length) {
       const names = [...new Set([...Object.keys(data), ...Object.keys(document), ...(this.declared?.keys ?? [])])]

@@ -73,11 +73,16 @@ export function exitCodeOf(err: unknown): number {
   return typeof oclifExit === 'number' ? oclifExit : ExitCode.ERROR
 }
 
-/** The one line a command prints for an error (after "placemat: "). */
+/**
+ * The one line a command prints for an error (after "placemat: "). An answer's status leads it
+ * ("409 [placement.concurrent_update]: ..."), but a 404's: "not found" reads the same whether the
+ * command line found nothing (a Failure) or the endpoint answered so, and exit 3 says which.
+ */
 export function messageOf(err: unknown): string {
   if (err instanceof ApiError || err instanceof PlacementError) {
-    const code = err.code && err.code !== 'placement.undefined_code' ? ` [${err.code}]` : ''
-    return `${err.status}${code}: ${withoutSchemaDump(err.detail)}`
+    const code = err.code && err.code !== 'placement.undefined_code' ? `[${err.code}]` : ''
+    if (err.status === 404) return `${code ? `${code}: ` : ''}${withoutSchemaDump(err.detail)}`
+    return `${err.status}${code ? ` ${code}` : ''}: ${withoutSchemaDump(err.detail)}`
   }
   return withoutSchemaDump((err as Error)?.message ?? String(err))
 }

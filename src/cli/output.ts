@@ -56,27 +56,35 @@ export function pickColumns(available: Array<{key: string; header?: string}>, on
 export interface Printed {
   columns?: Array<{key: string; header?: string}>
   keys?: string[]
+  /** A document in every format (a snapshot, a layout file): checked whatever the format. */
+  document?: boolean
 }
 
 /** What a command that prints sentences (or nothing) as text declares: no columns or keys to pick. */
 export const SENTENCES: Printed = {}
 
-/** The output flags an operator gave: -c, --sort-column, --ids. */
+/** What a command that prints a document in every format declares (export, topology layout): nothing to pick, sort or leave out. */
+export const DOCUMENT: Printed = {document: true}
+
+/** The output flags an operator gave: -c, --sort-column, --ids, --no-headers. */
 export interface OutputChoices {
   columns?: string[]
   sortBy?: string[]
   ids?: boolean
+  noHeaders?: boolean
 }
 
 /**
  * The reason `given` does not fit what `command` prints, or null when it does: a column or key
- * it does not print, a sort or --ids (which needs a uuid column) where it prints no table.
+ * it does not print, a sort or --ids (which needs a uuid column) where it prints no table,
+ * --no-headers where it prints neither a table nor key lines.
  */
 export function outputMisfit(printed: Printed, given: OutputChoices, command: string): string | null {
   const table = printed.columns
   const names = table ?? printed.keys?.map((key) => ({key}))
   try {
     if (given.columns?.length) {
+      if (printed.document) return `-c: ${command} prints a document, with no columns or keys to pick`
       if (!names) return `-c: ${command} prints no columns or keys (--json or --yaml print its document)`
       pickColumns(names, given.columns)
     }
@@ -88,6 +96,7 @@ export function outputMisfit(printed: Printed, given: OutputChoices, command: st
     return (err as Error).message
   }
   if (given.ids && !table) return `--ids: ${command} prints no list`
+  if (given.noHeaders && !names) return `--no-headers: ${command} prints no table`
   if (given.ids && !table!.some((c) => c.key === 'uuid')) return '--ids: this list has no uuid column'
   return null
 }
@@ -124,11 +133,20 @@ export function sortRows<T>(rows: T[], columns: Column<T>[], sortBy: string[]): 
 const chosen = <T>(columns: Column<T>[], only?: string[]) =>
   only?.length ? pickColumns(columns, only).map((k) => columns.find((c) => c.key === k)!) : columns
 
-/** osc-placement's `-f value`: each row's cells separated by a space, no header, no padding. */
+/**
+ * A cell as `-f value` prints it: without whitespace, so that a line splits on whitespace into
+ * the columns asked for (cliff's value formatter joins cells with a space). Whitespace after a
+ * separator (`,` `;` `:`) is dropped ("cn1: VCPU=4; ceph: DISK_GB=40" is
+ * "cn1:VCPU=4;ceph:DISK_GB=40"), any other run of it is written as one `_` ("rack k1" is
+ * "rack_k1", "cannot move" is "cannot_move").
+ */
+export const valueCell = (text: string): string => text.trim().replace(/([,;:])\s+/g, '$1').replace(/\s+/g, '_')
+
+/** osc-placement's `-f value`: each row's cells (valueCell) separated by a space, no header, no padding. */
 export function valueLines<T>(rows: T[], columns: Column<T>[], opts: TableOptions = {}): string {
   const cols = chosen(columns, opts.only)
   const sorted = opts.sortBy?.length ? sortRows(rows, columns, opts.sortBy) : rows
-  return sorted.map((r) => cols.map((c) => cell(valueOf(c, r))).join(' ')).join('\n')
+  return sorted.map((r) => cols.map((c) => valueCell(cell(valueOf(c, r)))).join(' ')).join('\n')
 }
 
 /** Renders rows as an aligned text table. */

@@ -7,6 +7,7 @@
  * another, it leaves the first.
  */
 import {badRequest} from './errors.js'
+import {compareAggregates} from './listing-order.js'
 import type {State, TopologyLevel} from './state.js'
 import {canonicalUuid, isUuidLike} from './uuids.js'
 
@@ -99,4 +100,17 @@ export const aggregateLabel = (a: Pick<NamedAggregate, 'name' | 'level'>): strin
 /** The label of each named aggregate, by uuid. */
 export function aggregateLabels(named: Iterable<NamedAggregate>): Map<string, string> {
   return new Map([...named].map((a) => [a.uuid, aggregateLabel(a)]))
+}
+
+/**
+ * A provider's aggregates as listings show them, each with its label (null: no name known), in
+ * listing order (compareAggregates): the same for a copy of the cloud, whatever order the
+ * provider was given them in.
+ */
+export function listedAggregates(uuids: Iterable<string>, named: Iterable<NamedAggregate>): Array<{uuid: string; label: string | null}> {
+  const byUuid = new Map([...named].map((a) => [a.uuid, a]))
+  return [...uuids]
+    .map((uuid) => byUuid.get(uuid) ?? {uuid, name: null, level: null})
+    .sort(compareAggregates)
+    .map((a) => ({uuid: a.uuid, label: a.name === null ? null : aggregateLabel(a as NamedAggregate)}))
 }

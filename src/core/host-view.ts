@@ -7,6 +7,7 @@
  * every transport; on plain Placement groups and names are unknown (null).
  */
 import {aggregateLabel, type NamedAggregate} from './aggregate-names.js'
+import {compareAggregates} from './listing-order.js'
 import {groupsByMember} from './consumer-list.js'
 import {hostRecord, type HostRecord} from './host-status.js'
 import {inventoryViews, type InventoryView} from './inventories.js'
@@ -80,7 +81,7 @@ export function describeHost(s: State, uuid: string, opts: DescribeOptions = {gr
     generation: p.generation,
     inventories: inventoryViews(p),
     traits: [...p.traits].sort(),
-    aggregates: [...p.aggregates].map((a) => aggregateRef(s, a)),
+    aggregates: [...p.aggregates].map((a) => aggregateRef(s, a)).sort(compareAggregates),
   }))
   const memberships = opts.groups ? groupsByMember(s) : undefined
   const consumers: HostConsumer[] = held.flatMap((c) => {

@@ -61,6 +61,19 @@ export function inventoryProblems(inv: Inventory): string[] {
   return out
 }
 
+/**
+ * Why `value` cannot be an inventory's `field` (INVENTORY_LIMITS: a total below 1, a negative
+ * reserved, ...), or null when it can: what a command line refuses while it parses. Whether the
+ * inventory as a whole holds (reserved against total, capacity against usage) is another
+ * question, asked of the whole record (inventoryProblems).
+ */
+export function inventoryFieldProblem(field: keyof Inventory, value: number): string | null {
+  const {min, max} = INVENTORY_LIMITS[field]
+  if (field !== 'allocation_ratio' && !Number.isInteger(value)) return `${field} must be an integer, not ${value}`
+  if (Number.isFinite(value) && (min === undefined || value >= min) && value <= max) return null
+  return min === undefined ? `${field} must be a number of at most ${max}, not ${value}` : `${field} must be ${min} to ${max}, not ${value}`
+}
+
 /** Inventory fields as a request gives them (already schema-validated). */
 /** An inventory as views show it: its fields, its capacity, and what is used of it. */
 export interface InventoryView extends Inventory {

@@ -37,6 +37,6 @@ describe('rack, row and room listings', () => {
 
   it('aggregate list names racks, rows and rooms beside their uuids', async () => {
     const out = await placemat(['aggregate', 'list', 'cn1', '-f', 'value', '-c', 'name', '--sort-column', 'name', ...t])
-    expect(out.stdout).toBe('rack k1\nroom m1\nrow r1\n')
+    expect(out.stdout).toBe('rack_k1\nroom_m1\nrow_r1\n')
   })
 })

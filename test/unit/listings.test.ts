@@ -100,10 +100,11 @@ describe('describeHost', () => {
   it('gives each provider of the tree with usage, the named aggregates, and the consumers with what they hold there', () => {
     const d = describeHost(world(), U(1))
     expect(d).toMatchObject({name: 'h1', disabled: false, rack: 'k1', row: 'r1', room: null, traits: ['HW_CPU_X86_AVX2'], capacity: {VCPU: 8, VGPU: 4}, used: {VCPU: 3, VGPU: 1}})
+    // In listing order (named ones, then racks, rows, rooms), not the order the host was given them in.
     expect(d.aggregates).toEqual([
+      {uuid: aggregateUuid('ceph'), name: 'ceph', level: null, label: 'ceph'},
       {uuid: RACK, name: 'k1', level: 'rack', label: 'rack k1'},
       {uuid: ROW, name: 'r1', level: 'row', label: 'row r1'},
-      {uuid: aggregateUuid('ceph'), name: 'ceph', level: null, label: 'ceph'},
     ])
     expect(d.providers.map((p) => [p.name, p.inventories])).toEqual([
       ['h1', {VCPU: expect.objectContaining({total: 8, capacity: 8, used: 3})}],

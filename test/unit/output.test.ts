@@ -1,6 +1,6 @@
 /** Table, value and sorted output, as scripts read them. */
 import {describe, expect, it} from 'vitest'
-import {outputMisfit, sortRows, table, valueLines, SENTENCES, type Column} from '../../src/cli/output.js'
+import {outputMisfit, sortRows, table, valueCell, valueLines, DOCUMENT, SENTENCES, type Column} from '../../src/cli/output.js'
 
 interface Row {
   name: string
@@ -38,5 +38,23 @@ describe('output for scripts', () => {
       '-c: placemat host disable prints no columns or keys (--json or --yaml print its document)',
     )
     expect(outputMisfit(SENTENCES, {columns: []}, 'x')).toBeNull()
+  })
+  it('-f value: no cell holds whitespace, so each line splits into the columns asked for', () => {
+    expect(valueCell('cn-01_numa0: VCPU=4,MEMORY_MB=8192; ceph-1: DISK_GB=40')).toBe('cn-01_numa0:VCPU=4,MEMORY_MB=8192;ceph-1:DISK_GB=40')
+    expect(valueCell('rack k1')).toBe('rack_k1')
+    expect(valueCell('cannot  move\tnow ')).toBe('cannot_move_now')
+    expect(valueCell('')).toBe('')
+    const spaced = [{name: 'a: x; b: y', used: 1}]
+    expect(valueLines(spaced, cols)).toBe('a:x;b:y 1')
+    expect(table(spaced, cols)).toBe('NAME        USED\na: x; b: y     1')
+  })
+  it('a document (export, topology layout) takes no -c, --ids, --sort-column or --no-headers; sentences no --no-headers', () => {
+    expect(outputMisfit(DOCUMENT, {columns: ['foo']}, 'placemat export')).toBe('-c: placemat export prints a document, with no columns or keys to pick')
+    expect(outputMisfit(DOCUMENT, {ids: true}, 'placemat export')).toBe('--ids: placemat export prints no list')
+    expect(outputMisfit(DOCUMENT, {sortBy: ['name']}, 'placemat export')).toBe('--sort-column: placemat export prints no table')
+    expect(outputMisfit(DOCUMENT, {noHeaders: true}, 'placemat export')).toBe('--no-headers: placemat export prints no table')
+    expect(outputMisfit(DOCUMENT, {}, 'placemat export')).toBeNull()
+    expect(outputMisfit(SENTENCES, {noHeaders: true}, 'placemat apply')).toBe('--no-headers: placemat apply prints no table')
+    expect(outputMisfit({keys: ['uuid']}, {noHeaders: true}, 'x')).toBeNull()
   })
 })

@@ -1,4 +1,5 @@
 /** Tables of one consumer's allocations, as `allocation show/set/unset` print them. */
+import {compareText} from '../../core/listing-order.js'
 import type {Column} from '../output.js'
 import {formatResources, typeOf, type ConsumerAllocations, type Resources} from './allocations.js'
 
@@ -28,8 +29,10 @@ export const allocationColumns: Column<AllocationRow>[] = [
  */
 export const allocationDocument = (c: ConsumerAllocations) => (c.consumer_type === undefined ? c : {...c, consumer_type: typeOf(c)})
 
+/** One row per provider, by uuid. */
 export function allocationRows(c: ConsumerAllocations): AllocationRow[] {
-  return Object.entries(c.allocations ?? {}).map(([rp, a]) => ({
+  const byUuid = Object.entries(c.allocations ?? {}).sort(([a], [b]) => compareText(a, b))
+  return byUuid.map(([rp, a]) => ({
     resource_provider: rp,
     generation: a.generation,
     resources: a.resources,

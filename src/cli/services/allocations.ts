@@ -7,9 +7,10 @@ import {ApiError, type PlacementClient} from '../../client/client.js'
 import {resolveProviderUuids} from './providers.js'
 import {mapLimit} from '../../client/map-limit.js'
 import {canonicalUuid, isUuidLike} from '../../core/uuids.js'
+import {orderedResources} from '../../core/listing-order.js'
 import {retryOnConcurrentUpdate} from './retry.js'
 import {readDocument} from './document.js'
-import {usageError} from '../failure.js'
+import {notFoundError, usageError} from '../failure.js'
 import {PLACEMAT_API} from '../backend/backend.js'
 import type {KnownConsumer} from '../../core/moves.js'
 
@@ -86,6 +87,24 @@ export const getConsumer = (client: PlacementClient, consumer: string) =>
   client.get<ConsumerAllocations>(`/allocations/${consumerUuid(consumer)}`)
 
 export const hasAllocations = (c: ConsumerAllocations) => Object.keys(c.allocations ?? {}).length > 0
+
+/**
+ * How every command says the endpoint knows nothing of a consumer (exit 3): it holds no
+ * allocations and placemat keeps no record of it (plain Placement keeps none).
+ */
+export const unknownConsumer = (uuid: string) => notFoundError(`No consumer ${uuid} found: it holds no allocations and has no record`)
+
+/**
+ * A consumer's allocations (GET /allocations/{consumer}) for a command that shows them; exit 3
+ * when the endpoint knows nothing of it, as `consumer show` says. Placement answers an unknown
+ * consumer with empty allocations (200): one that holds none is still shown when placemat keeps
+ * its record (made without allocations, or moved away with claim move).
+ */
+export async function shownConsumer(client: PlacementClient, consumer: string): Promise<ConsumerAllocations> {
+  const body = await getConsumer(client, consumer)
+  if (hasAllocations(body) || (await knownConsumer(client, consumer))) return body
+  throw unknownConsumer(consumerUuid(consumer))
+}
 
 /**
  * What placemat knows of a consumer that GET /allocations does not show (a record without
@@ -268,6 +287,6 @@ export function isNotFound(err: unknown): boolean {
 
 /** "VCPU=2,MEMORY_MB=1024" for tables. */
 export const formatResources = (r: Resources | undefined) =>
-  Object.entries(r ?? {})
+  orderedResources(r ?? {})
     .map(([rc, n]) => `${rc}=${n}`)
     .join(',')

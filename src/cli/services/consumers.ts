@@ -14,8 +14,8 @@ import type {ConsumerRecord, ListedProvider} from '../../core/wire.js'
 import {PLACEMAT_API, type Backend} from '../backend/backend.js'
 import {listProviders, sharingProviders} from '../backend/standard-reads.js'
 import {SHARES_VIA_AGGREGATE} from '../../core/host.js'
-import {notFoundError, usageError} from '../failure.js'
-import {consumerUuid} from './allocations.js'
+import {usageError} from '../failure.js'
+import {consumerUuid, isNotFound, unknownConsumer} from './allocations.js'
 
 /** Plain Placement asked for a group's members. */
 export const NO_GROUPS_ON_PLAIN =
@@ -46,14 +46,20 @@ export async function listConsumers(backend: Backend, filter: ConsumerFilter): P
   return consumerListing(s, filter, {groups: false})
 }
 
-/** One consumer in full; 404 when the endpoint knows nothing of it. */
+/** One consumer in full; exit 3 (unknownConsumer) when the endpoint knows nothing of it. */
 export async function showConsumer(backend: Backend, ref: string): Promise<ConsumerView> {
   const uuid = consumerUuid(ref)
-  if (backend.kind === 'placemat') return backend.client.get<ConsumerView>(`${PLACEMAT_API}/consumers/${uuid}`)
+  if (backend.kind === 'placemat') {
+    try {
+      return await backend.client.get<ConsumerView>(`${PLACEMAT_API}/consumers/${uuid}`)
+    } catch (err) {
+      throw isNotFound(err) ? unknownConsumer(uuid) : err
+    }
+  }
   const [providers, sharing, record] = await Promise.all([listProviders(backend.client), sharingProviders(backend.client), readConsumer(backend.client, uuid)])
   const s = stateFromSnapshot({providers: providerRecords(providers, sharing), consumers: Object.keys(record.allocations).length ? [record] : []})
   const view = consumerView(s, uuid, {groups: false})
-  if (!view) throw notFoundError(`no consumer ${uuid} holds allocations (plain Placement shows no others)`)
+  if (!view) throw unknownConsumer(uuid)
   return view
 }
 

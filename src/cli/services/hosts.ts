@@ -9,7 +9,7 @@ import {DISABLED_TRAIT} from '../../core/host.js'
 import {hostListing, hostRecord, type HostListing, type HostRecord} from '../../core/host-status.js'
 import {loadState, PLACEMAT_API, type Backend} from '../backend/backend.js'
 import {badRequestError, notFoundError} from '../failure.js'
-import {resolveProvider} from './providers.js'
+import {getProvider, resolveProvider} from './providers.js'
 import {retryOnConcurrentUpdate} from './retry.js'
 import {viewClasses} from '../topology/view-rows.js'
 
@@ -19,7 +19,9 @@ export type {HostListing, HostRecord}
 export async function resolveHost(client: PlacementClient, ref: string): Promise<{uuid: string; name: string}> {
   const p = await resolveProvider(client, ref)
   if (p.root_provider_uuid && p.root_provider_uuid !== p.uuid) {
-    throw badRequestError(`${p.name} is not a host: it is a provider in the tree of ${p.root_provider_uuid} (name the root provider)`)
+    // The root by name, as the operator names hosts (its uuid if it went away meanwhile).
+    const root = await getProvider(client, p.root_provider_uuid).catch(() => null)
+    throw badRequestError(`${p.name} is not a host: it is a provider in the tree of ${root?.name ?? p.root_provider_uuid} (name the root provider)`)
   }
   return {uuid: p.uuid, name: p.name}
 }

@@ -3,7 +3,7 @@
  * arguments, per-class field flags (--reserved VCPU=2, repeatable or comma separated, or a
  * bare value for every class named), merged into a PUT /inventories body.
  */
-import {INVENTORY_DEFAULTS, INVENTORY_FIELDS, withDefaults} from '../../core/inventories.js'
+import {INVENTORY_DEFAULTS, INVENTORY_FIELDS, inventoryFieldProblem, withDefaults} from '../../core/inventories.js'
 import {capacityOf, type Inventory} from '../../core/state.js'
 import {usageError as usage} from '../failure.js'
 import type {Column} from '../output.js'
@@ -16,6 +16,9 @@ function parseNumber(field: InventoryField, text: string, where: string): number
   const t = text.trim()
   const ok = field === 'allocation_ratio' ? /^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$/.test(t) : /^-?[0-9]+$/.test(t)
   if (!ok) throw usage(`${where}: ${field} must be ${field === 'allocation_ratio' ? 'a number' : 'an integer'}, not '${text}'`)
+  // Refused here, before anything is read or said of the provider (Placement would answer 400).
+  const problem = inventoryFieldProblem(field, Number(t))
+  if (problem) throw usage(`${where}: ${problem}`)
   return Number(t)
 }
 

@@ -6,7 +6,7 @@ import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
 import type {ListedProvider} from '../../core/wire.js'
 import {notFoundError} from '../failure.js'
 import {mapLimit} from '../../client/map-limit.js'
-import {aggregateLabels} from '../../core/aggregate-names.js'
+import {listedAggregates} from '../../core/aggregate-names.js'
 import type {Backend} from '../backend/backend.js'
 
 export type {ListedProvider}
@@ -70,9 +70,10 @@ export async function resolveProviderUuids(client: PlacementClient, refs: string
 }
 
 /**
- * How each named aggregate is shown beside its uuid: "rack k1" for placemat's racks, rows and
- * rooms, the name an apply file gave for others; none on plain Placement, which keeps no names.
+ * A provider's aggregates in listing order, each with how it is shown beside its uuid: "rack k1"
+ * for placemat's racks, rows and rooms, the name an apply file gave for others; null where there
+ * is none (always on plain Placement, which keeps no names).
  */
-export async function aggregateNames(backend: Backend): Promise<Map<string, string>> {
-  return aggregateLabels((await backend.namedAggregates?.()) ?? [])
+export async function providerAggregates(backend: Backend, uuids: string[]): Promise<Array<{uuid: string; label: string | null}>> {
+  return listedAggregates(uuids, (await backend.namedAggregates?.()) ?? [])
 }

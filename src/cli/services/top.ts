@@ -5,6 +5,7 @@
  * with the most recently updated consumers where the endpoint tells their times).
  */
 import {capacityOf} from '../../core/state.js'
+import {compareResourceClasses} from '../../core/listing-order.js'
 import type {ConsumerRecord as ConsumerState} from '../../core/wire.js'
 import type {Backend} from '../backend/backend.js'
 import {disabledProviders} from '../backend/standard-reads.js'
@@ -49,14 +50,6 @@ export interface Frame {
   classes: ClassRow[]
   fullest: FullRow[]
   claims: Claim[]
-}
-
-const FIRST = ['VCPU', 'PCPU', 'MEMORY_MB', 'DISK_GB']
-const classOrder = (a: string, b: string) => {
-  const ia = FIRST.indexOf(a)
-  const ib = FIRST.indexOf(b)
-  if (ia >= 0 || ib >= 0) return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib)
-  return a < b ? -1 : a > b ? 1 : 0
 }
 
 const signature = (c: ConsumerState) =>
@@ -164,7 +157,7 @@ export class TopModel {
       providers: view.providers.size,
       consumers: current.size,
       disabled_hosts: [...view.providers.values()].filter((p) => disabled.has(p.uuid)).map((p) => p.name).sort(),
-      classes: [...classes.values()].sort((a, b) => classOrder(a.resource_class, b.resource_class)),
+      classes: [...classes.values()].sort((a, b) => compareResourceClasses(a.resource_class, b.resource_class)),
       fullest: fullest.slice(0, this.limit),
       claims: this.recent,
     }

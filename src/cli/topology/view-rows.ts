@@ -1,15 +1,13 @@
 /** The rolled-up topology as table rows. */
+import {compareResourceClasses} from '../../core/listing-order.js'
 import type {TopologyView} from '../../core/topology-view.js'
-
-const CLASS_ORDER = ['VCPU', 'PCPU', 'MEMORY_MB', 'DISK_GB']
 
 /** The resource classes a view has, the usual ones first. */
 export function viewClasses(view: Array<Pick<TopologyView, 'capacity' | 'used'>>): string[] {
   const seen = new Set<string>()
   for (const v of view) for (const rc of Object.keys(v.capacity)) seen.add(rc)
   for (const v of view) for (const rc of Object.keys(v.used)) seen.add(rc)
-  const rank = (rc: string) => (CLASS_ORDER.includes(rc) ? CLASS_ORDER.indexOf(rc) : CLASS_ORDER.length)
-  return [...seen].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
+  return [...seen].sort(compareResourceClasses)
 }
 
 export interface ViewRow {
