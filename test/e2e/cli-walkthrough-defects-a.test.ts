@@ -153,7 +153,7 @@ describe('apply files, layouts and help screens as an operator meets them', () =
     )
     const db = path.join(e.dir, 'help.db')
     await newDb(db)
-    await ok(['apply', write('help-hosts.yaml', 'providers:\n  - name: cn-0001\n  - name: cn-0002\n'), '--db', db])
+    await ok(['apply', write('help-hosts.yaml', 'providers:\n  - name: cn-0001\n    inventories: {VCPU: 8}\n  - name: cn-0002\n    inventories: {VCPU: 8}\n'), '--db', db])
     const applied = await ok(['topology', 'apply', write('help-example.yaml', example), '--db', db])
     expect(applied.stdout).toContain('+ host cn-0001 -> rack rack-1a-01\n+ host cn-0002 -> rack rack-1a-01\n')
     expect((await ok(['rack', 'show', 'rack-1a-01', '--db', db])).stdout).toMatch(/cn-0001/)
