@@ -6,7 +6,7 @@ import {withContext} from '../src/cli/failure.js'
 import {readApplyFile, type DatacenterFile} from '../src/cli/apply/apply-file.js'
 import {checkOperations, REFUSED} from '../src/cli/apply/check.js'
 import {layoutToApply, planLayoutAfter} from '../src/cli/apply/layout-step.js'
-import {appliedLine, dryRunRefusal, planLines as topologyPlanLines, planSize, planSummary as topologySummary} from '../src/cli/topology/plan-text.js'
+import {appliedCounts, appliedLine, dryRunRefusal, planLines as topologyPlanLines, planSize, planSummary as topologySummary} from '../src/cli/topology/plan-text.js'
 import {planDocument, planIsEmpty, planLineStream, summaryLine} from '../src/cli/apply/plan-text.js'
 import {loadState, type Progress} from '../src/cli/backend/backend.js'
 import {isConcurrentUpdate} from '../src/cli/services/retry.js'
@@ -117,7 +117,7 @@ unknown host, a host in two racks).`
     if (check) await checkOperations(state, plan.operations())
     if (rehearse) await backend.rehearse!(plan)
     // The layout checked before anything is written: a bad one refuses the whole file.
-    let topology: TopologyPlan | undefined = layout && (await planLayoutAfter(state, layout, flags.prune))
+    let topology: TopologyPlan | undefined = layout && (await planLayoutAfter(state, layout, flags.prune === true))
     state = undefined
     const transport = backend.kind
     const placemat = backend.oneTransaction
@@ -143,7 +143,26 @@ unknown host, a host in two racks).`
     }
 
     const start = performance.now()
-    if (!planIsEmpty(plan)) {
+    // On placemat the providers and the layout are one transaction: both or neither.
+    const together = layout !== undefined && !planIsEmpty(plan) && backend.applyWithLayout !== undefined
+    let topologyApplied = false
+    if (together) {
+      if (this.textOutput) {
+        if (topology) printTopology(topology, layout)
+        this.log(`Applying ${operationCount} operations and the layout in one transaction...`)
+      }
+      try {
+        topology = await backend.applyWithLayout!(plan, layout, {prune: flags.prune === true})
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err
+        const stale = isConcurrentUpdate(err) ? 'the cloud changed while the plan was applied; ' : ''
+        throw withContext(err, stale || REFUSED, stale ? ' (nothing was changed)' : '')
+      }
+      topologyApplied = planSize(topology) > 0
+      if (this.textOutput) {
+        this.log(`Applied: ${summary.create} created, ${summary.update} updated, ${summary.delete} deleted; ${appliedCounts(topology)} (one transaction, ${seconds(start).toFixed(2)} s).`)
+      }
+    } else if (!planIsEmpty(plan)) {
       const bar = tty ? (await import('../src/cli/components/Progress.js')).startProgress() : undefined
       let done = 0
       const onApply: Progress = (d, total, label) => {
@@ -170,8 +189,7 @@ unknown host, a host in two racks).`
         this.log(`Applied: ${summary.create} created, ${summary.update} updated, ${summary.delete} deleted (${how}, ${seconds(start).toFixed(2)} s).`)
       }
     }
-    let topologyApplied = false
-    if (layout) {
+    if (layout && !together) {
       // The layout after the providers, planned again where it is applied (now that its hosts exist).
       const layoutStart = performance.now()
       const onPlan = (p: TopologyPlan) => this.textOutput && printTopology(p, layout)

@@ -17,6 +17,7 @@ import {refuseNewBreaches} from './groups.js'
 import {ensureResourceClass} from './resource-classes.js'
 import {ensureTrait, setProviderTraits} from './traits.js'
 import type {State} from './state.js'
+import {applyLayout, type Layout, type TopologyPlan} from './topology.js'
 
 export type BatchOperation =
   | {op: 'ensure_resource_class'; name: string}
@@ -29,6 +30,12 @@ export type BatchOperation =
   | {op: 'set_aggregates'; uuid: string; aggregates: string[]; generation?: number}
   /** Names of aggregates, placemat's own (core/aggregate-names.ts): `names` given, `forget` dropped. */
   | {op: 'set_aggregate_names'; names?: Array<{uuid: string; name: string}>; forget?: string[]}
+  /**
+   * A layout of racks, rows and rooms, as PUT /placemat/v1/topology/layout takes it (`prune`:
+   * whether what it does not name goes; `generation`: the topology's, checked): after the
+   * providers of the same batch, so that one file of a datacenter is one transaction.
+   */
+  | {op: 'apply_layout'; layout: Layout; prune?: boolean; generation?: number}
   /** POST /reshaper's body at `microversion` (1.30 to 1.39): after the creates of the same batch. */
   | ({op: 'reshape'; microversion: string} & ReshaperBody)
 
@@ -40,12 +47,14 @@ export interface BatchResult {
   uuid?: string
   name?: string
   generation?: number
+  /** apply_layout: what it changed. */
+  plan?: TopologyPlan
 }
 
 export interface BatchOptions {
   /** Sees each operation before it runs (a schema check). */
   check?: (o: BatchOperation, i: number) => void
-  /** A reshape may leave members of a placement group breaking its rule. */
+  /** A reshape or a layout may leave members of a placement group breaking its rule. */
   allowViolations?: boolean
 }
 
@@ -55,14 +64,16 @@ export function applyBatch(s: State, now: number, operations: BatchOperation[], 
 
 /**
  * The same without a result per operation (a batch of millions, whose results nobody reads),
- * over operations made as they are walked.
+ * over operations made as they are walked; the last one's result is answered (a layout's plan).
  */
-export function runBatch(s: State, now: number, operations: Iterable<BatchOperation>, opts: BatchOptions = {}): void {
+export function runBatch(s: State, now: number, operations: Iterable<BatchOperation>, opts: BatchOptions = {}): BatchResult | undefined {
   let i = 0
+  let last: BatchResult | undefined
   for (const o of operations) {
     opts.check?.(o, i)
-    applyNumbered(s, now, o, i++, opts)
+    last = applyNumbered(s, now, o, i++, opts)
   }
+  return last
 }
 
 /** One operation; a refusal names it by its place in the batch. */
@@ -122,5 +133,7 @@ function applyOne(s: State, now: number, o: BatchOperation, opts: BatchOptions):
     case 'set_aggregate_names':
       editAggregateNames(s, now, {set: o.names ?? [], forget: o.forget ?? []})
       return {op: o.op}
+    case 'apply_layout':
+      return {op: o.op, plan: applyLayout(s, now, o.layout, o.generation, {prune: o.prune !== false, allowViolations: opts.allowViolations})}
   }
 }

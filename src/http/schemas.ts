@@ -865,6 +865,19 @@ export const TOPOLOGY_LAYOUT_PUT: S = {
   additionalProperties: false,
 }
 
+const withoutKey = (o: Record<string, unknown>, key: string) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== key))
+
+// A layout in a batch (apply_layout): the layout document without its generation, which the operation carries.
+BATCH_OPERATIONS.apply_layout = opSchema(
+  'apply_layout',
+  {
+    layout: {...TOPOLOGY_LAYOUT_PUT, properties: withoutKey(TOPOLOGY_LAYOUT_PUT.properties as Record<string, unknown>, 'generation')},
+    prune: {type: 'boolean'},
+    generation: {type: 'integer'},
+  },
+  ['layout'],
+)
+
 /** One claim of POST /placemat/v1/claims: a consumer's allocations plus topology rules checked at write time. */
 /** A placement group's name. */
 const GROUP_NAME = {type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$'}

@@ -105,8 +105,10 @@ describe('apply files, layouts and help screens as an operator meets them', () =
       expect((await ok(['provider', 'list', '--ids', ...args])).stdout, what).toBe('')
 
       const applied = await ok(['apply', file, ...args])
-      expect(applied.stdout, what).toMatch(/Applied: 2 created, 0 updated, 0 deleted \(one transaction, [\d.]+ s\)\.\n/)
-      expect(applied.stdout, what).toMatch(/\+ host dc-02 -> rack rack-1a-01\nApplied: 4 racks\/rows\/rooms and 2 hosts changed \(one transaction, [\d.]+ s\)\.\n$/)
+      // The providers and the layout in one transaction.
+      expect(applied.stdout, what).toMatch(
+        /\+ host dc-02 -> rack rack-1a-01\nApplying \d+ operations and the layout in one transaction\.\.\.\nApplied: 2 created, 0 updated, 0 deleted; 4 racks\/rows\/rooms and 2 hosts changed \(one transaction, [\d.]+ s\)\.\n$/,
+      )
       const layout = await ok(['topology', 'layout', ...args])
       expect(layout.stdout, what).toContain('          - name: rack-1a-01\n            hosts: [dc-01, dc-02]\n')
 
@@ -115,6 +117,27 @@ describe('apply files, layouts and help screens as an operator meets them', () =
         'No changes: everything in the file is up to date.\nNo changes: the topology already matches the layout.\n',
       )
       expect((await ok(['topology', 'apply', file, ...args])).stdout, what).toBe('No changes: the topology already matches the layout.\n')
+    }
+  })
+
+  it('a datacenter file whose layout a placement group refuses writes none of its providers either (one transaction)', async () => {
+    const first = write('gx-1.yaml', 'providers:\n  - {name: gx-01, inventories: {VCPU: 8}}\n  - {name: gx-02, inventories: {VCPU: 8}}\nracks:\n  - {name: k-a, hosts: [gx-01]}\n  - {name: k-b, hosts: [gx-02]}\n')
+    const second = write(
+      'gx-2.yaml',
+      'providers:\n  - {name: gx-01, inventories: {VCPU: 8}}\n  - {name: gx-02, inventories: {VCPU: 8}}\n  - {name: gx-03, inventories: {VCPU: 8}}\nracks:\n  - {name: k-a, hosts: [gx-01, gx-02]}\n',
+    )
+    for (const {what, args} of targets()) {
+      await ok(['apply', first, ...args])
+      await ok(['group', 'create', 'gx', '--policy', 'anti-affinity', '--level', 'rack', ...args])
+      for (const i of [1, 2]) {
+        await ok(['claim', `0000000${i}-0000-4000-8000-00000000aaaa`, '--group', 'gx', '--resources', 'VCPU:6', '--in-tree', `gx-0${i}`, '--project', 'p', '--user', 'u', ...args])
+      }
+      const r = await run(['apply', second, ...args])
+      expect(r.code, `${what}\n${r.stdout}\n${r.stderr}`).toBe(4)
+      expect(r.stderr, what).toMatch(/nothing was changed/)
+      expect(r.stderr, what).toMatch(/group gx \(anti-affinity by rack\)/)
+      expect((await ok(['provider', 'list', '-f', 'value', '-c', 'name', ...args])).stdout, what).not.toMatch(/gx-03/)
+      expect((await ok(['rack', 'show', 'k-b', '-f', 'value', '-c', 'hosts', ...args])).stdout, what).toMatch(/gx-02/)
     }
   })
 

@@ -126,6 +126,12 @@ export interface Backend {
   rehearse?(plan: OperationPlan): Promise<void>
   /** The placement group breaches consumers placed on these providers would add (placemat only: it keeps groups). */
   groupBreaches?(placements: Record<string, string[]>): Promise<BreachRecord[]>
+  /**
+   * Carries out `placemat apply`'s operations and then `layout` (a datacenter file's racks, rows
+   * and rooms) in one transaction: both or neither. placemat only (plain Placement has no
+   * transactions: its apply writes the layout after the providers). Answers the layout's plan.
+   */
+  applyWithLayout?(plan: OperationPlan, layout: Layout, opts: {prune: boolean; onProgress?: Progress}): Promise<TopologyPlan>
   /** Carries out `placemat apply`'s operations; returns the number of writes. */
   applyOperations(plan: OperationPlan, opts?: {concurrency?: number; onProgress?: Progress}): Promise<number>
 }

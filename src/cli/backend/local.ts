@@ -6,7 +6,8 @@
  */
 import {ApiError, shortDetail, type PlacementClient} from '../../client/client.js'
 import type {LocalTransport} from '../../client/transports.js'
-import {runBatch} from '../../core/batch.js'
+import {runBatch, type BatchOperation} from '../../core/batch.js'
+import type {Layout, TopologyPlan} from '../../core/topology.js'
 import {PlacementError} from '../../core/errors.js'
 import type {State} from '../../core/state.js'
 import {consumerRecord, providerRecord} from '../../core/wire.js'
@@ -14,7 +15,7 @@ import {detailText} from '../../http/errors.js'
 import {sharedPayloadValidator} from '../../http/routes/placemat.js'
 import {asRefusal} from '../apply/check.js'
 import {PLACEMAT_API, type CloudView, type LoadOptions, type OperationPlan, type Progress} from './backend.js'
-import {PlacematBackend} from './placemat.js'
+import {PlacematBackend, layoutOperation} from './placemat.js'
 
 const BATCH = `${PLACEMAT_API}/batch`
 
@@ -44,20 +45,35 @@ export class LocalPlacematBackend extends PlacematBackend {
     return view
   }
 
+  /** The operations, then the layout, in one transaction, as POST /placemat/v1/batch runs them. */
+  async applyWithLayout(plan: OperationPlan, layout: Layout, opts: {prune: boolean; onProgress?: Progress}): Promise<TopologyPlan> {
+    opts.onProgress?.(0, 1, `applying ${plan.operationCount} operations and the layout in one transaction`)
+    function* operations(): Generator<BatchOperation> {
+      yield* plan.operations()
+      yield layoutOperation(layout, opts.prune)
+    }
+    const last = await this.batch((s, now) => runBatch(s, now, operations(), {check: sharedPayloadValidator()}))
+    opts.onProgress?.(1, 1, `applied ${plan.operationCount} operations and the layout in one transaction`)
+    return last!.plan!
+  }
+
   /** Every operation in one transaction, as POST /placemat/v1/batch runs them; its refusals as the route's. */
   async applyOperations(plan: OperationPlan, opts: {onProgress?: Progress} = {}): Promise<number> {
     opts.onProgress?.(0, 1, `applying ${plan.operationCount} operations in one transaction`)
+    // Each operation is made, checked against the batch route's schema and run in turn: a
+    // refusal part way rolls the transaction back, and the store reloads what it had.
+    await this.batch((s, now) => runBatch(s, now, plan.operations(), {check: sharedPayloadValidator()}))
+    opts.onProgress?.(1, 1, `applied ${plan.operationCount} operations in one transaction`)
+    return 1
+  }
+
+  /** A batch's work in one store write; its refusals as the batch route's. */
+  private async batch<T>(work: (s: State, now: number) => T): Promise<T> {
     try {
-      // Each operation is made, checked against the batch route's schema and run in turn: a
-      // refusal part way rolls the transaction back, and the store reloads what it had.
-      await this.transport.store.write((s, now) => {
-        runBatch(s, now, plan.operations(), {check: sharedPayloadValidator()})
-      })
+      return await this.transport.store.write(work)
     } catch (err) {
       if (!(err instanceof PlacementError)) throw err
       throw new ApiError(err.status, shortDetail(detailText(err.status, err.detail)), err.code, 'POST', BATCH)
     }
-    opts.onProgress?.(1, 1, `applied ${plan.operationCount} operations in one transaction`)
-    return 1
   }
 }

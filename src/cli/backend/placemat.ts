@@ -7,6 +7,7 @@ import type {BreachRecord} from '../../core/groups.js'
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import type {CompiledReshape} from '../../core/reshape/compiled.js'
 import {layoutNodes, type Layout, type TopologyPlan} from '../../core/topology.js'
+import type {BatchOperation, BatchResult} from '../../core/batch.js'
 import type {ConsumerRecord, ProviderRecord} from '../../core/wire.js'
 import {
   PLACEMAT_API,
@@ -98,6 +99,15 @@ export class PlacematBackend implements Backend {
     return (await this.client.post<{violations: BreachRecord[]}>(`${PLACEMAT_API}/groups/check`, {placements})).violations
   }
 
+  /** The operations, then the layout, in one POST /placemat/v1/batch: one transaction. */
+  async applyWithLayout(plan: OperationPlan, layout: Layout, opts: {prune: boolean; onProgress?: Progress}): Promise<TopologyPlan> {
+    opts.onProgress?.(0, 1, `applying ${plan.operationCount} operations and the layout in one transaction`)
+    const operations = [...plan.operations(), layoutOperation(layout, opts.prune)]
+    const res = await this.client.post<{results: BatchResult[]}>(`${PLACEMAT_API}/batch`, {operations})
+    opts.onProgress?.(1, 1, `applied ${plan.operationCount} operations and the layout in one transaction`)
+    return res.results.at(-1)!.plan!
+  }
+
   /** Every operation in one transaction (POST /placemat/v1/batch). */
   async applyOperations(plan: OperationPlan, opts: {onProgress?: Progress} = {}): Promise<number> {
     opts.onProgress?.(0, 1, `applying ${plan.operationCount} operations in one transaction`)
@@ -105,4 +115,16 @@ export class PlacematBackend implements Backend {
     opts.onProgress?.(1, 1, `applied ${plan.operationCount} operations in one transaction`)
     return 1
   }
+}
+
+/** A datacenter file's layout as the last operation of its batch. */
+export const layoutOperation = (layout: Layout, prune: boolean): BatchOperation => ({op: 'apply_layout', layout: layoutBodyOnly(layout), prune})
+
+/** The layout's rooms, rows and racks alone (a file's generation is the command's to give). */
+const layoutBodyOnly = (layout: Layout): Layout => {
+  const out: Layout = {}
+  if (layout.rooms) out.rooms = layout.rooms
+  if (layout.rows) out.rows = layout.rows
+  if (layout.racks) out.racks = layout.racks
+  return out
 }

@@ -56,11 +56,12 @@ export function planLines(p: TopologyPlan, layout?: Layout): string[] {
 /** What an applied layout changed, and how (one transaction, or the aggregate writes of plain Placement). */
 export function appliedLine(res: LayoutApplyResult, seconds: number): string {
   const how = res.transport === 'placemat' ? 'one transaction' : `${res.writes} aggregate writes`
-  const p = res.plan
-  return (
-    `Applied: ${p.nodes.create.length + p.nodes.update.length + p.nodes.delete.length} racks/rows/rooms and ` +
-    `${p.hosts.add.length + p.hosts.move.length + p.hosts.remove.length} hosts changed (${how}, ${seconds.toFixed(2)} s).`
-  )
+  return `Applied: ${appliedCounts(res.plan)} (${how}, ${seconds.toFixed(2)} s).`
+}
+
+/** "3 racks/rows/rooms and 2 hosts changed": what a layout's plan changed. */
+export function appliedCounts(p: TopologyPlan): string {
+  return `${p.nodes.create.length + p.nodes.update.length + p.nodes.delete.length} racks/rows/rooms and ${p.hosts.add.length + p.hosts.move.length + p.hosts.remove.length} hosts changed`
 }
 
 /** The error a write would end with, said by its dry run: the same code and words, marked as a prediction. */
