@@ -133,6 +133,19 @@ describe('rack, row and host rules on a cloud with shared storage and NUMA trees
     }
   })
 
+  it('claim --count 4 --spread rack decides hosts as the groups do: 4 racks, the storage in none', async () => {
+    for (const {what, args} of targets()) {
+      const r = await ok(['claim', '--count', '4', '--spread', 'rack', 'sp', '--resources', INSTANCE, '--project', 'p', '--user', 'u', '--json', ...args])
+      const out = JSON.parse(r.stdout)
+      expect(new Set(out.claims.map((c: any) => c.rack)).size, what).toBe(4)
+      for (const c of out.claims) {
+        const shown = JSON.parse((await ok(['claim', 'show', c.consumer_uuid, '--json', ...args])).stdout)
+        expect(shown.topology.rack, what).toEqual([c.rack])
+        expect(Object.values(shown.allocations).some((a: any) => a.resources.DISK_GB === 40), what).toBe(true)
+      }
+    }
+  })
+
   it('consumer list names computes only; audit finds nothing; the rack views hold the computes, not the storage', async () => {
     for (const {what, args} of targets()) {
       const list = JSON.parse((await ok(['consumer', 'list', '--json', ...args])).stdout)
