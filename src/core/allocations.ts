@@ -7,7 +7,8 @@
  * Everything is checked before anything changes, so a failure leaves the State as it was.
  */
 import {ErrorCode, PlacementError, badRequest, conflict, notFound} from './errors.js'
-import {capacityOf, type Amounts, type Consumer, type Provider, type State} from './state.js'
+import {type Amounts, type Consumer, type Provider, type State} from './state.js'
+import {capacityOf} from './capacity.js'
 
 /** Placement 8.0.0's default incomplete_consumer_project_id / incomplete_consumer_user_id. */
 export const INCOMPLETE_CONSUMER_ID = '00000000-0000-0000-0000-000000000000'

@@ -13,7 +13,8 @@
  */
 import {ErrorCode, PlacementError, badRequest, notFound} from './errors.js'
 import {getProvider} from './providers.js'
-import {capacityOf, type Inventory, type Provider, type State} from './state.js'
+import {type Inventory, type Provider, type State} from './state.js'
+import {capacityOf} from './capacity.js'
 
 /** Placement's db_const.MAX_INT, the default max_unit. */
 export const MAX_INT = 0x7fffffff

@@ -11,7 +11,8 @@
  * again when next asked. Rows and rooms add up their racks when asked. Something that touches
  * everything (a load, a class renamed) drops all of it.
  */
-import {capacityOf, type Inventory, type Provider, type State, type TopologyLevel, type TopologyNode} from './state.js'
+import type {Inventory, Provider, State, StateListener, TopologyLevel, TopologyNode} from './state.js'
+import {capacityOf} from './capacity.js'
 import {CHILD_LEVEL, topologyTree} from './topology-view.js'
 import {isSharing} from './host.js'
 
@@ -33,7 +34,7 @@ export interface TopologySums extends Sums {
   level: TopologyLevel
 }
 
-export class Rollups {
+export class Rollups implements StateListener {
   /** Null until asked, and after a change that touched everything. */
   private cloud: {capacity: Map<string, number>; used: Map<string, number>; holding: number} | null = null
   /** The racks whose sums are kept; a rack not here is summed when asked. */
@@ -173,4 +174,20 @@ function bump(m: Map<string, number>, rc: string, d: number): void {
   const v = (m.get(rc) ?? 0) + d
   if (v === 0) m.delete(rc)
   else m.set(rc, v)
+}
+
+const attached = new WeakMap<State, Rollups>()
+
+/**
+ * The rollups of `s`, attached as its listener the first time they are asked: from then on its
+ * mutation methods tell them every change (before, nothing is kept, and nothing needs to be).
+ */
+export function rollupsOf(s: State): Rollups {
+  let r = attached.get(s)
+  if (!r) {
+    r = new Rollups(s)
+    attached.set(s, r)
+    s.listener = r
+  }
+  return r
 }

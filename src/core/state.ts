@@ -10,7 +10,6 @@
 import type {AggregateName} from './aggregate-names.js'
 import type {Group} from './groups.js'
 import {DISABLED_TRAIT, isSharing} from './host.js'
-import {Rollups} from './rollups.js'
 import {ShapeLog} from './shape-log.js'
 import {SharedValues, emptyMap, emptySet, ownMap, ownSet} from './shared-collections.js'
 
@@ -160,9 +159,39 @@ export class Changes {
   }
 }
 
-/** Placement's Inventory.capacity: int((total - reserved) * allocation_ratio); Python's int() truncates toward zero. */
-export const capacityOf = (inv: Pick<Inventory, 'total' | 'reserved' | 'allocation_ratio'>): number =>
-  Math.trunc((inv.total - inv.reserved) * inv.allocation_ratio)
+/**
+ * What follows the State's changes as they are made (the metrics' rollups, core/rollups.ts): told
+ * by the mutation methods. The State knows this interface, not what implements it.
+ */
+export interface StateListener {
+  /** Everything is to be worked out again (a load, a class renamed). */
+  forgetAll(): void
+  /** `p`'s inventory of `rc` goes from `before` to `after` (undefined: none). */
+  inventory(p: Provider, rc: string, before: Inventory | undefined, after: Inventory | undefined): void
+  /** `p`'s usage of `rc` moves by `d`. */
+  usage(p: Provider, rc: string, d: number): void
+  /** A consumer's allocations went from `before` to `after` providers. */
+  holding(before: number, after: number): void
+  /** `p` joins (1) or leaves (-1) the cloud with what it has. */
+  provider(p: Provider, sign: 1 | -1): void
+  /** `p` moves in its tree, or its aggregates change (told before and after). */
+  reshaped(p: Provider): void
+  /** A rack, row or room made, changed or removed. */
+  topologyNode(uuid: string): void
+  /** Whether a provider shares its inventory changed. */
+  sharingChanged(): void
+}
+
+const NOBODY: StateListener = {
+  forgetAll() {},
+  inventory() {},
+  usage() {},
+  holding() {},
+  provider() {},
+  reshaped() {},
+  topologyNode() {},
+  sharingChanged() {},
+}
 
 export class State {
   providers = new Map<string, Provider>()
@@ -194,8 +223,8 @@ export class State {
   readonly shapeLog = new ShapeLog()
   /** One copy of each distinct inventory set, trait set and aggregate set. */
   readonly shared = new SharedValues()
-  /** Capacity and usage summed over the cloud and per rack, row and room (the metrics'). */
-  readonly rollups = new Rollups(this)
+  /** Told of every change (the rollups attach themselves when first asked: rollupsOf). */
+  listener: StateListener = NOBODY
   /** Set while a transaction runs; null otherwise. */
   changes: Changes | null = null
   private nextClassId = 10000
@@ -235,7 +264,7 @@ export class State {
   /** A change of shape that is not one provider's (class names, a reload). */
   reshapedAll(): void {
     this.shapeLog.noteAll(++this.shapeVersion)
-    this.rollups.forgetAll()
+    this.listener.forgetAll()
   }
 
   private get tx(): Changes {
@@ -262,7 +291,7 @@ export class State {
     this.providerByName.set(p.name, p)
     if (p.parent) this.adopt(this.providers.get(p.parent), p.uuid)
     for (const agg of p.aggregates) this.memberSet(agg).add(p.uuid)
-    this.rollups.provider(p, 1)
+    this.listener.provider(p, 1)
     this.tx.deletedProviders.delete(p.uuid)
     this.markProvider(p, 'created', 'row', 'inventories', 'traits', 'aggregates')
   }
@@ -276,7 +305,7 @@ export class State {
 
   /** Moves `p` under `parent` (or makes it a root), re-rooting its whole subtree. */
   reparentProvider(p: Provider, parent: Provider | null): void {
-    this.rollups.reshaped(p)
+    this.listener.reshaped(p)
     if (p.parent) this.disown(this.providers.get(p.parent), p.uuid)
     p.parent = parent ? parent.uuid : null
     if (parent) this.adopt(parent, p.uuid)
@@ -288,13 +317,13 @@ export class State {
         this.markProvider(q, 'row')
       }
     }
-    this.rollups.reshaped(p)
+    this.listener.reshaped(p)
     this.markProvider(p, 'row')
   }
 
   removeProvider(p: Provider): void {
     this.reshaped(p.uuid)
-    this.rollups.provider(p, -1)
+    this.listener.provider(p, -1)
     this.providers.delete(p.uuid)
     if (this.providerByName.get(p.name) === p) this.providerByName.delete(p.name)
     if (p.parent) this.disown(this.providers.get(p.parent), p.uuid)
@@ -305,7 +334,7 @@ export class State {
 
   setInventory(p: Provider, rc: string, inv: Inventory): void {
     this.reshaped(p.uuid)
-    this.rollups.inventory(p, rc, p.inventories.get(rc), inv)
+    this.listener.inventory(p, rc, p.inventories.get(rc), inv)
     p.inventories = ownMap(p.inventories)
     p.inventories.set(rc, inv)
     this.markProvider(p, 'inventories')
@@ -318,7 +347,7 @@ export class State {
 
   deleteInventory(p: Provider, rc: string): void {
     this.reshaped(p.uuid)
-    this.rollups.inventory(p, rc, p.inventories.get(rc), undefined)
+    this.listener.inventory(p, rc, p.inventories.get(rc), undefined)
     p.inventories = ownMap(p.inventories)
     p.inventories.delete(rc)
     this.markProvider(p, 'inventories')
@@ -328,7 +357,7 @@ export class State {
     this.reshaped(p.uuid)
     const wasSharing = isSharing(p)
     p.traits = this.shared.traits([...traits])
-    if (isSharing(p) !== wasSharing) this.rollups.sharingChanged()
+    if (isSharing(p) !== wasSharing) this.listener.sharingChanged()
     this.markProvider(p, 'traits')
     // Why a host was out of service goes with the trait that took it out, whoever removes it.
     if (p.disabledReason !== undefined && !p.traits.has(DISABLED_TRAIT)) {
@@ -339,11 +368,11 @@ export class State {
 
   setAggregates(p: Provider, aggregates: Iterable<string>): void {
     this.reshaped(p.uuid)
-    this.rollups.reshaped(p)
+    this.listener.reshaped(p)
     for (const agg of p.aggregates) this.dropMember(agg, p.uuid)
     p.aggregates = this.shared.aggregates([...aggregates])
     for (const agg of p.aggregates) this.memberSet(agg).add(p.uuid)
-    this.rollups.reshaped(p)
+    this.listener.reshaped(p)
     this.markProvider(p, 'aggregates')
   }
 
@@ -374,7 +403,7 @@ export class State {
   }
 
   addConsumer(c: Consumer): void {
-    this.rollups.holding(this.consumers.get(c.uuid)?.allocations.size ?? 0, c.allocations.size)
+    this.listener.holding(this.consumers.get(c.uuid)?.allocations.size ?? 0, c.allocations.size)
     this.consumers.set(c.uuid, c)
     this.tx.deletedConsumers.delete(c.uuid)
     this.tx.consumers.add(c.uuid)
@@ -403,11 +432,11 @@ export class State {
         const left = before - used
         if (left > 0) p.usages.set(rc, left)
         else p.usages.delete(rc)
-        this.rollups.usage(p, rc, Math.max(left, 0) - before)
+        this.listener.usage(p, rc, Math.max(left, 0) - before)
       }
       p.allocations.delete(c.uuid)
     }
-    this.rollups.holding(c.allocations.size, allocations.size)
+    this.listener.holding(c.allocations.size, allocations.size)
     c.allocations = allocations
     for (const [puuid, amounts] of allocations) {
       const p = this.providers.get(puuid)
@@ -416,7 +445,7 @@ export class State {
       p.allocations = ownMap(p.allocations)
       for (const [rc, used] of amounts) {
         p.usages.set(rc, (p.usages.get(rc) ?? 0) + used)
-        this.rollups.usage(p, rc, used)
+        this.listener.usage(p, rc, used)
       }
       p.allocations.set(c.uuid, amounts)
     }
@@ -486,14 +515,14 @@ export class State {
   }
 
   setTopologyNode(node: TopologyNode): void {
-    this.rollups.topologyNode(node.uuid)
+    this.listener.topologyNode(node.uuid)
     this.topology.set(node.uuid, node)
     this.tx.deletedTopologyNodes.delete(node.uuid)
     this.tx.topologyNodes.add(node.uuid)
   }
 
   removeTopologyNode(uuid: string): void {
-    this.rollups.topologyNode(uuid)
+    this.listener.topologyNode(uuid)
     this.topology.delete(uuid)
     this.tx.topologyNodes.delete(uuid)
     this.tx.deletedTopologyNodes.add(uuid)

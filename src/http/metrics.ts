@@ -5,6 +5,7 @@
  * loop, GC) live in one registry per process, started with the first app: their samplers are
  * per process, and several apps in one process would otherwise start one each.
  */
+import {rollupsOf} from '../core/rollups.js'
 import type {FastifyInstance} from 'fastify'
 import {Counter, Gauge, Histogram, Registry, collectDefaultMetrics} from 'prom-client'
 import type {State} from '../core/state.js'
@@ -200,14 +201,14 @@ export class Metrics {
    * follow its changes, so a scrape costs what changed since the last one, not the cloud.
    */
   observeState(s: State): void {
-    const cloud = s.rollups.cloudSums()
+    const cloud = rollupsOf(s).cloudSums()
     this.capacity.reset()
     this.usage.reset()
     for (const [rc, n] of cloud.capacity) this.capacity.set({resource_class: rc}, n)
     for (const [rc, n] of cloud.used) this.usage.set({resource_class: rc}, n)
     this.topologyCapacity.reset()
     this.topologyUsage.reset()
-    for (const v of s.rollups.topologySums()) {
+    for (const v of rollupsOf(s).topologySums()) {
       for (const [rc, n] of v.capacity) this.topologyCapacity.set({level: v.level, name: v.name, resource_class: rc}, n)
       for (const [rc, n] of v.used) this.topologyUsage.set({level: v.level, name: v.name, resource_class: rc}, n)
     }

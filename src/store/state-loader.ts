@@ -83,7 +83,7 @@ export async function loadTables(session: Session, db: Kysely<Database>, s: Stat
   const nextSeq = await loadProviders(session, s)
   await loadConsumers(session, s)
   // Built here without the State's mutation methods: its sums are added up anew when asked.
-  s.rollups.forgetAll()
+  s.listener.forgetAll()
   return nextSeq
 }
 

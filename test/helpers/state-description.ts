@@ -2,6 +2,7 @@
  * What a State and its candidates index say, as plain data independent of object identity and
  * index positions: two processes that follow the same database must describe it the same.
  */
+import {rollupsOf} from '../../src/core/rollups.js'
 import {expect} from 'vitest'
 import type {Index} from '../../src/core/candidates/provider-index.js'
 import type {State} from '../../src/core/state.js'
@@ -99,12 +100,12 @@ export function describeState(s: State): unknown {
 }
 
 function describeRollups(s: State): unknown {
-  const c = s.rollups.cloudSums()
+  const c = rollupsOf(s).cloudSums()
   return {
     capacity: entries(c.capacity),
     used: entries(c.used),
     providers: c.providers,
     holding: c.holding,
-    topology: s.rollups.topologySums().map((v) => ({uuid: v.uuid, level: v.level, name: v.name, capacity: entries(v.capacity), used: entries(v.used)})),
+    topology: rollupsOf(s).topologySums().map((v) => ({uuid: v.uuid, level: v.level, name: v.name, capacity: entries(v.capacity), used: entries(v.used)})),
   }
 }

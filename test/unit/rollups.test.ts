@@ -1,5 +1,7 @@
 import {describe, expect, it} from 'vitest'
-import {Changes, State, capacityOf, newProvider, type Amounts, type Consumer, type Provider, type TopologyLevel} from '../../src/core/state.js'
+import {rollupsOf} from '../../src/core/rollups.js'
+import {Changes, State, newProvider, type Amounts, type Consumer, type Provider, type TopologyLevel} from '../../src/core/state.js'
+import {capacityOf} from '../../src/core/capacity.js'
 import {topologyView, type TopologyView} from '../../src/core/topology-view.js'
 import {inv} from '../helpers/records.js'
 import {U} from './fixtures.js'
@@ -37,8 +39,8 @@ function walked(s: State) {
 }
 
 function kept(s: State) {
-  const c = s.rollups.cloudSums()
-  const topology = s.rollups.topologySums().map((v) => ({uuid: v.uuid, level: v.level, name: v.name, capacity: nonZero(v.capacity), used: nonZero(v.used)}))
+  const c = rollupsOf(s).cloudSums()
+  const topology = rollupsOf(s).topologySums().map((v) => ({uuid: v.uuid, level: v.level, name: v.name, capacity: nonZero(v.capacity), used: nonZero(v.used)}))
   return {capacity: nonZero(c.capacity), used: nonZero(c.used), providers: c.providers, holding: c.holding, topology}
 }
 

@@ -4,7 +4,7 @@
  * allocations appeared, changed or went away between frames (seeded, on the first frame,
  * with the most recently updated consumers where the endpoint tells their times).
  */
-import {capacityOf} from '../../core/state.js'
+import {capacityOf} from '../../core/capacity.js'
 import {compareResourceClasses} from '../../core/listing-order.js'
 import type {ConsumerRecord as ConsumerState} from '../../core/wire.js'
 import type {Backend} from '../backend/backend.js'

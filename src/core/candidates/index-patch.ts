@@ -6,7 +6,8 @@
 import type {Inventory, Provider, State} from '../state.js'
 import type {ShapeChanges} from '../shape-log.js'
 import {isSharing} from '../host.js'
-import {GONE, NO_MEMBERS, type Index} from './provider-index.js'
+import {GONE, NO_MEMBERS} from './index-constants.js'
+import type {Index} from './provider-index.js'
 import {ClassInventories} from './typed-arrays.js'
 
 /** Applies `changes` to `ix`; false when it could not (the caller rebuilds). */

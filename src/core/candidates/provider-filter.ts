@@ -5,7 +5,8 @@
  */
 import {badRequest} from '../errors.js'
 import type {Provider, State} from '../state.js'
-import {GONE, getIndex, type Index} from './provider-index.js'
+import {GONE} from './index-constants.js'
+import {getIndex, type Index} from './provider-index.js'
 import type {CandidateRequest, ProviderFilters} from './request.js'
 
 /** Does p belong to at least one aggregate of every set? */

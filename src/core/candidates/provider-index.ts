@@ -8,30 +8,11 @@ import type {ProviderSummary, SummaryResource} from './types.js'
 import {ClassInventories, ensure} from './typed-arrays.js'
 import {patchIndex} from './index-patch.js'
 import {isSharing} from '../host.js'
+import {GONE, NO_MEMBERS} from './index-constants.js'
 
 export type RcInv = ClassInventories
 
-/** Stands, in the index, for a provider deleted since the index was built (never mutated). */
-export const GONE: Provider = {
-  uuid: '',
-  name: '',
-  seq: 0,
-  generation: 0,
-  parent: null,
-  root: '',
-  createdAt: 0,
-  updatedAt: 0,
-  inventories: new Map(),
-  traits: new Set(),
-  aggregates: new Set(),
-  children: new Set(),
-  usages: new Map(),
-  allocations: new Map(),
-}
-
 const NO_INVENTORIES = new ClassInventories(new Int32Array(0), new Int32Array(0))
-/** The members of a tree that is no more. */
-export const NO_MEMBERS = new Int32Array(0)
 
 /**
  * Everything the search needs about the providers, in typed arrays. Positions follow the

@@ -1,0 +1,55 @@
+/**
+ * The house's shape, read from the imports (scripts/import-graph.mjs): no new run-time import
+ * circle, no new import up the layers (core, store, client, http, daemon, cli, commands), no new
+ * file over 500 lines. What is still there is listed here, to be taken off as it is mended.
+ */
+import {fileURLToPath} from 'node:url'
+import {describe, expect, it} from 'vitest'
+// @ts-expect-error: a script of the repository, without types
+import {importGraph} from '../../scripts/import-graph.mjs'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+/** Still to mend: the store's statement limits and journal keys. */
+const KNOWN_CIRCLES = ['src/store/backends.ts src/store/journal.ts src/store/statement-text.ts']
+
+/** Still to mend: the --db transport builds the server; the store reads the daemon's INI parser and the CLI's snapshot types; the core a type of http. */
+const KNOWN_UPWARD = [
+  'src/client/transports.ts -> src/daemon/node-flags.ts',
+  'src/client/transports.ts -> src/http/app.ts',
+  'src/core/provider-list.ts -> src/http/microversion.ts',
+  'src/store/placement-db/connection.ts -> src/daemon/config-file.ts',
+  'src/store/placement-db/reader.ts -> src/cli/services/snapshot-read.ts',
+  'src/store/placement-db/reader.ts -> src/cli/services/state-export.ts',
+]
+
+/** Still to split. */
+const KNOWN_LARGE = ['src/store/store.ts', 'src/http/schemas.ts', 'src/http/jsonschema.ts', 'src/core/state.ts', 'src/store/backends.ts']
+
+describe('the import graph', () => {
+  const g = importGraph(ROOT) as {
+    circles: string[][]
+    upward: Array<{from: string; to: string}>
+    large: Array<{file: string; lines: number}>
+  }
+
+  it('has no run-time import circle but those still to mend', () => {
+    const found = g.circles.map((c) => c.join(' '))
+    expect(found.filter((c) => !KNOWN_CIRCLES.includes(c))).toEqual([])
+  })
+
+  it('has no import up the layers but those still to mend', () => {
+    const found = g.upward.map((u) => `${u.from} -> ${u.to}`)
+    expect(found.filter((u) => !KNOWN_UPWARD.includes(u))).toEqual([])
+  })
+
+  it('has no source file over 500 lines but those still to split', () => {
+    expect(g.large.map((l) => l.file).filter((f) => !KNOWN_LARGE.includes(f))).toEqual([])
+  })
+
+  it('sees every source file and its imports', () => {
+    expect((g as unknown as {files: number}).files).toBeGreaterThan(250)
+    // The core's entity depends on nothing built on it: State's file imports no feature at run time.
+    expect(g.circles.flat()).not.toContain('src/core/state.ts')
+  })
+})
