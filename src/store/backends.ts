@@ -7,7 +7,7 @@ import {BackgroundCheckpointer} from './checkpointer.js'
 import {copyPages} from './copy-pages.js'
 import {DatabaseUnavailableError, databaseFault, type DatabaseFault} from './database-faults.js'
 import type {Database} from './schema.js'
-import {KEY, type JournalRow} from './journal.js'
+import {KEY, type JournalRow} from './journal-keys.js'
 
 export {describeTarget, isDatabaseUrl, resolveTarget} from './target.js'
 import {foreignDatabase, foreignDatabaseUrl, isDatabaseUrl} from './target.js'
@@ -85,11 +85,7 @@ export interface BackendObserver {
   reconnect(): void
 }
 
-/** Both backends cap the parameters of one statement (SQLite 32,766): multi-row writes stay under it. */
-export const MAX_STATEMENT_PARAMETERS = 30_000
-
-/** Rows of `columns` values that one multi-row statement can take. */
-export const rowsPerStatement = (columns: number) => Math.max(1, Math.floor(MAX_STATEMENT_PARAMETERS / columns))
+export {MAX_STATEMENT_PARAMETERS, rowsPerStatement} from './statement-limits.js'
 
 const PAGE = 20_000
 
