@@ -1,6 +1,7 @@
 import {Migrator, sql, type CompiledQuery, type MigrationProvider} from 'kysely'
 import {Changes, State} from '../core/state.js'
 import {keepIndexCurrent} from '../core/candidates/provider-index.js'
+import {inAnyGroup} from '../core/group-writes.js'
 import {loadTables} from './state-loader.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../core/standard.js'
 import {describeTarget, isDatabaseUrl, openBackend, type Backend, type BackendOptions, type Row, type Session} from './backends.js'
@@ -1023,16 +1024,6 @@ export interface WriteOptions {
 
 /** Whether every write of `group` depends only on what it changes (allocation writes: see keyedKeys). */
 const allSelfContained = (group: readonly QueuedWrite[]): boolean => group.every((w) => w.selfContained)
-
-/** Whether a consumer the change touches is a placement group's member (whose rules read other consumers). */
-function inAnyGroup(s: State, ch: Changes): boolean {
-  if (s.groups.size === 0) return false
-  for (const g of s.groups.values()) {
-    for (const c of ch.consumers) if (g.members.has(c)) return true
-    for (const c of ch.deletedConsumers) if (g.members.has(c)) return true
-  }
-  return false
-}
 
 /**
  * PostgreSQL: for this long after another node's commit was applied, a write asks what others
