@@ -19,8 +19,9 @@ describe('group commit', () => {
       const file = newFile()
       const store = await Store.open(file, {migrate: true})
       let groups = 0
-      const writeGroup = (store as any).writeGroup.bind(store)
-      ;(store as any).writeGroup = (g: unknown[]) => {
+      const queue = (store as any).writes
+      const writeGroup = queue.writeGroup.bind(queue)
+      queue.writeGroup = (g: unknown[]) => {
         groups++
         return writeGroup(g)
       }

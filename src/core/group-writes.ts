@@ -5,7 +5,7 @@
  */
 import {badRequest, conflict, notFound, ErrorCode} from './errors.js'
 import {GROUP_LEVELS, GROUP_POLICIES, refuseNewBreaches, type Group, type GroupLevel, type GroupPolicy, type GroupRule} from './groups.js'
-import type {State} from './state.js'
+import type {Changes, State} from './state.js'
 
 export interface GroupSpec {
   name: string
@@ -97,4 +97,17 @@ export function removeMembers(s: State, now: number, name: string, consumers: st
   const next: Group = {...g, members: new Set([...g.members].filter((c) => !leaving.has(c))), generation: g.generation + 1, updatedAt: now}
   s.setGroup(next)
   return next
+}
+
+/**
+ * Whether a consumer the change touches is a placement group's member (whose rules read other
+ * consumers): such a write depends on more than the records it changes.
+ */
+export function inAnyGroup(s: State, ch: Changes): boolean {
+  if (s.groups.size === 0) return false
+  for (const g of s.groups.values()) {
+    for (const c of ch.consumers) if (g.members.has(c)) return true
+    for (const c of ch.deletedConsumers) if (g.members.has(c)) return true
+  }
+  return false
 }

@@ -6,7 +6,7 @@
 import {sql, type Insertable, type Kysely} from 'kysely'
 import type {Inventory} from '../core/state.js'
 import type {Database} from './schema.js'
-import {rowsPerStatement} from './backends.js'
+import {rowsPerStatement} from './statement-limits.js'
 
 /** What a database holds that an import must not overwrite. */
 export interface Occupancy {

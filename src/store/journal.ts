@@ -18,19 +18,9 @@ import type {Database} from './schema.js'
 import type {ImageRows} from './state-writer.js'
 import {statementText} from './statement-text.js'
 
-/** Kinds of key in the journal. */
-export const KEY = {
-  provider: 'p',
-  consumer: 'c',
-  resourceClass: 'rc',
-  trait: 't',
-  topologyNode: 'tn',
-  group: 'g',
-  /** An aggregate's name (aggregate_names), by aggregate uuid. */
-  aggregateName: 'an',
-  /** The topology generation (placemat_meta), with an empty key. */
-  topologyGeneration: 'tg',
-} as const
+import {KEY, type JournalRow} from './journal-keys.js'
+
+export {KEY, type JournalRow}
 
 /** Transactions the journal keeps; a process further behind loads everything again. */
 export const JOURNAL_KEEP = 50_000
@@ -46,13 +36,6 @@ export const MAX_JOURNALLED_KEYS = 100_000
 
 /** A window larger than this (keys since a position) is caught up by a load, not a patch. */
 export const MAX_PATCH_KEYS = 100_000
-
-export interface JournalRow {
-  seq: number
-  kind: string
-  key: string
-  parts: number
-}
 
 /** How many keys `ch` would record. */
 function keyCount(ch: Changes): number {

@@ -5,7 +5,7 @@
  * column names are placemat's own, never input; every value is a parameter.
  */
 import {CompiledQuery, sql, type Kysely} from 'kysely'
-import {MAX_STATEMENT_PARAMETERS, rowsPerStatement} from './backends.js'
+import {MAX_STATEMENT_PARAMETERS, rowsPerStatement} from './statement-limits.js'
 import type {Database} from './schema.js'
 
 export class StatementText {

@@ -1,0 +1,170 @@
+/** The SQLite backend (see Backend in backends.ts). */
+import fs from 'node:fs'
+import path from 'node:path'
+import SQLite from 'better-sqlite3'
+import {Kysely, SqliteDialect, sql, type CompiledQuery} from 'kysely'
+import {DEFAULT_DATABASE_TIMEOUTS, PAGE, type BackendOptions} from './backend-options.js'
+import type {Backend, BackendObserver, Row, Session} from './backends.js'
+import {BackgroundCheckpointer} from './checkpointer.js'
+import {DatabaseUnavailableError, databaseFault} from './database-faults.js'
+import type {Database} from './schema.js'
+import {foreignDatabase} from './target.js'
+
+/**
+ * kysely prepares every statement anew; the same few statements run on every write, so
+ * keep them prepared (better-sqlite3 runs each synchronously, so reuse is safe).
+ */
+class StatementCache {
+  private readonly cache = new Map<string, SQLite.Statement>()
+  constructor(private readonly raw: SQLite.Database) {}
+  prepare(sqlText: string): SQLite.Statement {
+    let stmt = this.cache.get(sqlText)
+    if (!stmt) {
+      stmt = this.raw.prepare(sqlText)
+      if (this.cache.size > 500) this.cache.clear()
+      this.cache.set(sqlText, stmt)
+    }
+    return stmt
+  }
+}
+
+/** A file's identity: the daemon notices when the path no longer names the file it has open. */
+const identity = (file: string): string | null => {
+  try {
+    const st = fs.statSync(file)
+    return `${st.dev}:${st.ino}`
+  } catch {
+    return null
+  }
+}
+
+/** SQLite in WAL mode: one writer at a time (BEGIN IMMEDIATE), PRAGMA data_version for others' commits. */
+export class SqliteBackend implements Backend {
+  readonly kind = 'sqlite'
+  observer: BackendObserver | null = null
+  private checkpointer: BackgroundCheckpointer | null = null
+  // Asked before every read and write: prepared once (db.pragma() prepares on every call).
+  private readonly dataVersion: SQLite.Statement
+  private readonly statements: StatementCache
+  private readonly opened: string | null
+
+  private constructor(
+    private readonly file: string,
+    private readonly raw: SQLite.Database,
+    readonly db: Kysely<Database>,
+    readonly isNew: boolean,
+  ) {
+    this.dataVersion = raw.prepare('PRAGMA data_version').pluck()
+    this.statements = new StatementCache(raw)
+    this.opened = file === ':memory:' ? null : identity(file)
+  }
+
+  static async open(file: string, options: BackendOptions): Promise<SqliteBackend> {
+    const isNew = file === ':memory:' || !fs.existsSync(file) || fs.statSync(file).size === 0
+    // Another program's database is refused before anything (the WAL switch below) changes it.
+    if (!isNew) {
+      const probe = new SQLite(file, {readonly: true, fileMustExist: true})
+      try {
+        const foreign = foreignDatabase(file, probe.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[])
+        if (foreign) throw foreign
+      } finally {
+        probe.close()
+      }
+    }
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), {recursive: true})
+    const raw = new SQLite(file, {readonly: options.readonly ?? false})
+    raw.pragma(`busy_timeout = ${options.busyTimeoutMs ?? options.timeouts?.lockMs ?? DEFAULT_DATABASE_TIMEOUTS.lockMs}`)
+    if (!options.readonly) {
+      raw.pragma('journal_mode = WAL')
+      raw.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`)
+    }
+    const cache = new StatementCache(raw)
+    const db = new Kysely<Database>({dialect: new SqliteDialect({database: {close: () => raw.close(), prepare: (s: string) => cache.prepare(s)}})})
+    return new SqliteBackend(file, raw, db, isNew)
+  }
+
+  changeMark(): number {
+    return this.dataVersion.get() as number
+  }
+
+  beginWrite(): CompiledQuery[] {
+    return [sql`begin immediate`.compile(this.db)]
+  }
+
+  beginRead(): CompiledQuery[] {
+    return [sql`begin`.compile(this.db)]
+  }
+
+  checkWritable(): void {
+    if (this.opened !== null && identity(this.file) !== this.opened) throw new DatabaseUnavailableError('replaced')
+  }
+
+  async session<T>(fn: (s: Session) => Promise<T>): Promise<T> {
+    try {
+      return await fn(this.sessionApi)
+    } catch (err) {
+      const fault = databaseFault(err)
+      if (fault) this.observer?.fault(fault, err)
+      // Whatever failed, the connection is left outside any transaction.
+      try {
+        if (this.raw.inTransaction) this.raw.exec('rollback')
+      } catch {
+        // SQLite rolled it back itself (an I/O error or a full disk may do so)
+      }
+      throw err
+    }
+  }
+
+  private readonly sessionApi: Session = {
+    run: async (statements) => {
+      const out: Row[][] = []
+      for (const q of statements) {
+        const stmt = this.statements.prepare(q.sql)
+        const params = q.parameters as unknown[]
+        if (stmt.reader) out.push(stmt.all(...params) as Row[])
+        else {
+          stmt.run(...params)
+          out.push([])
+        }
+      }
+      return out
+    },
+    pages: (table, columns, key) => this.pages(table, columns, key),
+  }
+
+  // Creation order is storage order here (rowid), the cheapest key to page by; the loader puts
+  // providers in seq order if a file ever says otherwise.
+  private async *pages(table: keyof Database, columns: string[], _order: 'rowid' | 'seq'): AsyncGenerator<unknown[][]> {
+    const key = 'rowid'
+    let last = -Infinity
+    for (;;) {
+      const query = this.db
+        .selectFrom(table)
+        .select(columns.map((c) => sql.ref(c).as(c)))
+        .select(sql.ref(key).as('_key'))
+        .where(sql.ref(key), '>', last)
+        .orderBy(sql.ref(key))
+        .limit(PAGE)
+        .compile()
+      const page = this.raw
+        .prepare(query.sql)
+        .raw(true)
+        .all(...(query.parameters as unknown[])) as unknown[][]
+      yield page
+      if (page.length < PAGE) return
+      last = Number(page[page.length - 1][columns.length])
+    }
+  }
+
+  serve(): void {
+    if (this.file === ':memory:' || this.raw.readonly || this.checkpointer) return
+    this.checkpointer = new BackgroundCheckpointer(this.file)
+    this.raw.pragma('wal_autocheckpoint = 16384')
+    this.raw.pragma(`journal_size_limit = ${64 * 1024 * 1024}`)
+  }
+
+  async close(): Promise<void> {
+    await this.checkpointer?.stop()
+    await this.db.destroy()
+  }
+}

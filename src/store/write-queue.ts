@@ -1,0 +1,124 @@
+/**
+ * The write queue: writes wait here for their turn and are committed together, a group at a
+ * time (group commit), by Commits; the queue alone settles them with the outcome, keeping the
+ * State true to the database when a group fails.
+ */
+import type {State} from '../core/state.js'
+import type {Backend} from './backends.js'
+import type {Commits} from './commits.js'
+import {asDatabaseError, databaseFault, type DatabaseFault} from './database-faults.js'
+import type {Follower} from './follower.js'
+import type {Freshness} from './freshness.js'
+import type {GroupRun, Outcome, QueuedWrite, StoreHooks, WriteOptions} from './store-types.js'
+import type {Turns} from './turns.js'
+
+/** Writes committed together at most. */
+const MAX_GROUP = 64
+
+export class WriteQueue {
+  /** Writes waiting for their turn. */
+  private queue: QueuedWrite[] = []
+  private drainScheduled = false
+  /** The fault the last write met, until a write commits again (a full disk shows only there). */
+  private fault: DatabaseFault | null = null
+
+  constructor(
+    private readonly backend: Backend,
+    private readonly follower: Follower,
+    private readonly freshness: Freshness,
+    private readonly commits: Commits,
+    private readonly turns: Turns,
+    private readonly hooks: StoreHooks,
+  ) {}
+
+  get writeFault(): DatabaseFault | null {
+    return this.fault
+  }
+
+  /** Queues `fn`; a drain takes its turn for the writes waiting. */
+  push<T>(fn: (state: State, now: number) => T, options: WriteOptions): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({fn, resolve: resolve as (v: unknown) => void, reject, started: performance.now(), selfContained: options.selfContained ?? false})
+      if (!this.drainScheduled) {
+        this.drainScheduled = true
+        void this.turns.exclusive(() => this.drain())
+      }
+    })
+  }
+
+  /** Commits the writes waiting, a group at a time; every write is settled, whatever fails. */
+  private async drain(): Promise<void> {
+    // Let requests already received join this group before it starts.
+    await new Promise((r) => setImmediate(r))
+    this.drainScheduled = false
+    const group = this.queue.splice(0, MAX_GROUP)
+    if (this.queue.length) {
+      this.drainScheduled = true
+      void this.turns.exclusive(() => this.drain())
+    }
+    if (group.length === 0) return
+    const outcome = await this.writeGroup(group)
+    if (outcome === 'retry-alone') {
+      // A write changed the State and then threw: nothing was committed; each write is tried
+      // again on its own.
+      for (const w of group) await this.writeGroup([w])
+    }
+  }
+
+  /**
+   * One transaction for `group`. Settles each write, or (a group of several where one write threw
+   * after changing the State) settles none and asks for them to be run one by one.
+   */
+  private async writeGroup(group: QueuedWrite[]): Promise<'settled' | 'retry-alone'> {
+    const outcome = await this.commits.commit(group)
+    return outcome.committed ? this.succeed(group, outcome.run) : this.fail(group, outcome.run, outcome.error, outcome.committing)
+  }
+
+  /** The group committed (or changed nothing): its writes are answered. */
+  private succeed(group: QueuedWrite[], run: GroupRun): 'settled' {
+    this.fault = null
+    this.follower.dirty = false
+    if (!run.all.empty) this.follower.publish()
+    group.forEach((w, k) => this.settle(w, run.outcomes[k]))
+    return 'settled'
+  }
+
+  /**
+   * The group failed (a write threw after changing the State, the database refused, or a fault):
+   * nothing of it is kept. Memory may hold what the database does not, so what the group touched
+   * is read again, now if the database answers, else before the next read or write.
+   */
+  private async fail(group: QueuedWrite[], run: GroupRun, err: unknown, committing: boolean): Promise<'settled' | 'retry-alone'> {
+    const thrownByWrite = run.threw !== null
+    this.follower.distrust(run.all)
+    this.follower.dirty = false // what the group touched is unsure now (refresh waits for it to be read again)
+    const fault = databaseFault(err)
+    // A refusal: the database answers, read back now. A fault: not now (it would wait on the
+    // database again before this group is answered); the next read or write does.
+    if (!fault && !run.all.empty) await this.freshness.sync().catch(() => undefined)
+    if (thrownByWrite && group.length > 1) return 'retry-alone'
+    if (fault) this.fault = fault
+    if (fault === 'replaced') this.hooks.observer?.fault?.(fault, err)
+    // Only a connection lost while COMMIT may have been on its way leaves the outcome unknown; a
+    // statement refused (read-only, disk full) ended the transaction before it.
+    if (committing && fault === 'unavailable' && this.backend.kind === 'postgres') this.hooks.observer?.commitUnknown?.(err)
+    const error = thrownByWrite ? err : asDatabaseError(err)
+    for (const w of group) this.settle(w, {ok: false, error})
+    // Writes that queued meanwhile would each wait out the same fault: they are answered now.
+    if (fault) for (const w of this.queue.splice(0)) this.settle(w, {ok: false, error})
+    return 'settled'
+  }
+
+  private settle(w: QueuedWrite, outcome: Outcome): void {
+    const observer = this.hooks.onWrite
+    if (observer) {
+      try {
+        observer((performance.now() - w.started) / 1000, outcome.ok)
+      } catch {
+        // an observer never changes a write's outcome
+      }
+    }
+    if (outcome.ok) w.resolve(outcome.value)
+    else w.reject(outcome.error)
+  }
+}
