@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {bestMatch, iterErrors, isUuidLike, pformat, pyRepr, validateSchema} from '../src/http/jsonschema.js'
-import * as S from '../src/http/schemas.js'
+import * as S from '../src/http/schemas/index.js'
 
 // Expected texts below were produced by python-jsonschema 4.10.3 (jsonschema.validate
 // with a FormatChecker and Placement's uuid checker) on the same schema and instance.

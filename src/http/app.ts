@@ -1,12 +1,12 @@
 import {Readable} from 'node:stream'
-import {createHash, randomUUID, timingSafeEqual} from 'node:crypto'
+import {randomUUID} from 'node:crypto'
 import http from 'node:http'
-import Fastify, {LogController, type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
-import {ErrorCode, PlacementError} from '../core/errors.js'
+import Fastify, {LogController, type FastifyInstance} from 'fastify'
 import {JsonText, placementJson, type AppOptions, type Ctx, type RouteDef} from './context.js'
 import {JsonStream} from './json-stream.js'
 import {detailText, errorBody, statusTitle, toPlacementError} from './errors.js'
-import {MAX_VERSION, MIN_VERSION, Version, maxVersionString, minVersionString, negotiate} from './microversion.js'
+import {sendError} from './error-reply.js'
+import {MAX_VERSION, MIN_VERSION, type Version, negotiate} from './microversion.js'
 import {routes as rootRoutes} from './routes/root.js'
 import {routes as providerRoutes} from './routes/resource-providers.js'
 import {routes as inventoryRoutes} from './routes/inventories.js'
@@ -27,8 +27,16 @@ import {routes as hostDescriptionRoutes} from './routes/host-description.js'
 import {routes as aggregateNameRoutes} from './routes/aggregate-names.js'
 import {observabilityRoutes, observe} from './observability.js'
 import {Policy} from './policy/policy.js'
-import {ruleOfRoute} from './policy/defaults.js'
-import {noauthCredentials, policyTarget} from './policy/credentials.js'
+import {compose, type RouteConfig, type Step} from './pipeline/step.js'
+import {requestId} from './pipeline/request-id.js'
+import {cors} from './pipeline/cors.js'
+import {negotiateVersion, routeVersion} from './pipeline/microversion.js'
+import {authToken} from './pipeline/auth-token.js'
+import {authNoauth2} from './pipeline/auth-noauth2.js'
+import {authKeystone} from './pipeline/auth-keystone.js'
+import {admission} from './pipeline/admission.js'
+import {authorize} from './pipeline/policy.js'
+import {acceptable, mediaType} from './pipeline/content.js'
 
 export const PLACEMENT_ROUTES: RouteDef[] = [
   ...rootRoutes,
@@ -49,77 +57,13 @@ export const EXTENSION_ROUTES: RouteDef[] = [...placematRoutes, ...topologyRoute
 /** Every method Node's parser accepts (CONNECT aside): any a route lacks is a 405 with Allow, as in Placement. */
 const ALL_METHODS = http.METHODS.filter((m) => m !== 'CONNECT')
 
-/** What a route tells the request hook, which decides before the body is read. */
-interface RouteConfig {
-  placemat?: {def?: RouteDef; allow?: string}
-}
-
 /** Timeouts for slow or stalled clients; the defaults suit loopback and LAN clients. */
 export const DEFAULT_TIMEOUTS = {headersMs: 30_000, requestMs: 120_000, keepAliveMs: 72_000}
-
-const digest = (token: string) => createHash('sha256').update(token).digest()
-
-/** Compares a presented token with the admin token's digest in constant time (digests have one length). */
-const tokenMatches = (presented: string, adminDigest: Buffer): boolean => timingSafeEqual(digest(presented), adminDigest)
-
-/** Sends Placement's error body (or webob's HTML page when the client prefers HTML). */
-function sendError(
-  req: FastifyRequest,
-  reply: FastifyReply,
-  status: number,
-  message: string,
-  code: string | null,
-  headers: Record<string, string> = {},
-  versionKnown = true,
-  title?: string,
-) {
-  const detail = detailText(status, message, req.method)
-  const withCode = versionKnown && req.mv?.gte(23) ? (code ?? ErrorCode.DEFAULT) : null
-  const extra = !versionKnown && status === 406 ? {max_version: maxVersionString(), min_version: minVersionString()} : {}
-  for (const [k, v] of Object.entries(headers)) reply.header(k, v)
-  reply.code(status)
-  if (prefersHtml(req.headers.accept)) {
-    reply.type('text/html; charset=UTF-8')
-    return reply.send(`<html>\n <head>\n  <title>${status}</title>\n </head>\n <body>\n  <h1>${status}</h1>\n  ${escapeHtml(detail)}\n </body>\n</html>`)
-  }
-  reply.header('content-type', 'application/json')
-  // A Buffer: fastify adds no charset to it, even where the onSend hook does not run (framework errors).
-  return reply.send(Buffer.from(JSON.stringify(errorBody(status, detail, req.requestId, withCode as any, extra, title))))
-}
-
-function prefersHtml(accept: string | undefined): boolean {
-  if (!accept) return false
-  const a = accept.toLowerCase()
-  return a.includes('text/html') && !a.includes('application/json') && !a.includes('*/*')
-}
-
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
-
-/** True when an Accept header admits application/json (webob's acceptable_offers). */
-function acceptsJson(accept: string | undefined): boolean {
-  if (!accept || accept.trim() === '') return true
-  for (const range of accept.split(',')) {
-    const [type, ...params] = range.trim().toLowerCase().split(';')
-    let q = 1
-    for (const p of params) {
-      const [k, v] = p.trim().split('=')
-      if (k === 'q') q = Number(v)
-    }
-    if (q <= 0) continue
-    if (type === 'application/json' || type === 'application/*' || type === '*/*') return true
-  }
-  return false
-}
-
-function mediaType(contentType: string | undefined): string {
-  return (contentType ?? '').split(';')[0].trim().toLowerCase()
-}
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.auth === 'token' && !options.adminToken?.trim()) {
     throw new Error('auth "token" needs a non-empty admin token')
   }
-  const adminDigest = options.auth === 'token' ? digest(options.adminToken!) : null
   const policy = options.policy ?? Policy.load()
   const timeouts = {...DEFAULT_TIMEOUTS, ...options.timeouts}
   const app = Fastify({
@@ -182,113 +126,32 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('requestId', '')
   app.decorateRequest('credentials', null)
 
-  // Callback-style hooks: no promise per request. admit() either answers the request itself
-  // (and returns false) or lets it through.
-  const admit = (req: FastifyRequest, reply: FastifyReply): boolean | Promise<boolean> => {
-    req.requestId = req.id
-    reply.header('x-openstack-request-id', req.requestId)
-
-    // CORS (only when configured): preflights are answered here, before auth and routing.
-    const origin = req.headers.origin
-    if (options.cors && typeof origin === 'string') {
-      const allowed = options.cors.origins.includes(origin) || options.cors.origins.includes('*')
-      if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
-        reply.header('openstack-api-version', `placement ${MIN_VERSION[0]}.${MIN_VERSION[1]}`)
-        reply.header('vary', 'openstack-api-version')
-        if (allowed) {
-          reply.header('access-control-allow-origin', origin)
-          reply.header('access-control-allow-methods', String(req.headers['access-control-request-method']))
-          const wanted = String(req.headers['access-control-request-headers'] ?? '')
-            .split(',')
-            .map((h) => h.trim().toLowerCase())
-            .filter(Boolean)
-          const ok = wanted.filter((h) => options.cors!.allowHeaders.map((x) => x.toLowerCase()).includes(h))
-          if (ok.length) reply.header('access-control-allow-headers', ok.join(','))
-          reply.header('vary', 'Origin')
-        }
-        reply.code(200).send()
-        return false
-      }
-      if (allowed) {
-        reply.header('access-control-allow-origin', origin)
-        reply.header('vary', 'Origin')
-      }
-    }
-
-    const negotiated = negotiate(req.headers['openstack-api-version'])
-    if (!negotiated.ok) {
-      req.mv = new Version(MIN_VERSION[0], MIN_VERSION[1])
-      sendError(req, reply, negotiated.status, negotiated.detail, null, {}, false)
-      return false
-    }
-    req.mv = negotiated.version
-    reply.header('openstack-api-version', `placement ${req.mv}`)
-    reply.header('vary', 'openstack-api-version')
-
-    const route = (req.routeOptions.config as RouteConfig | undefined)?.placemat
-    if (!route?.def?.public) {
-      const token = req.headers['x-auth-token']
-      const tokenStr = typeof token === 'string' ? token : undefined
-      if (options.auth === 'noauth2') {
-        if (tokenStr === undefined) {
-          sendError(req, reply, 401, 'Authentication required', null)
-          return false
-        }
-        req.credentials = noauthCredentials(tokenStr, req.headers)
-      } else if (options.auth === 'token') {
-        if (tokenStr === undefined || !tokenMatches(tokenStr, adminDigest!)) {
-          sendError(req, reply, 401, 'Authentication required', null)
-          return false
-        }
-        req.credentials = policy.localAdmin
-      } else if (options.auth === 'keystone') {
-        const keystone = options.keystone!
-        const unauthorized = () => {
-          sendError(req, reply, 401, 'Authentication required', null, {'www-authenticate': keystone.wwwAuthenticate})
-          return false
-        }
-        if (!tokenStr) return unauthorized()
-        const service = req.headers['x-service-token']
-        return keystone.validate(tokenStr, typeof service === 'string' ? service : undefined).then(
-          (creds) => {
-            if (!creds) return unauthorized()
-            req.credentials = creds
-            return admitToRoute(req, reply, route?.def)
-          },
-          (err: Error) => {
-            req.log.error(err)
-            sendError(req, reply, 503, 'The identity service (Keystone) cannot be reached to validate the token.', null)
-            return false
-          },
-        )
-      }
-    }
-    return admitToRoute(req, reply, route?.def)
-  }
-
-  /** The checks after authentication: the URL, the content type, and the route's own refusals. */
-  const admitToRoute = (req: FastifyRequest, reply: FastifyReply, def: RouteDef | undefined): boolean => {
-    if (req.url.includes('%00') || req.url.includes('\0')) {
-      sendError(req, reply, 400, 'NUL characters are not allowed in the URL', null)
-      return false
-    }
-    const clen = req.headers['content-length']
-    if (clen !== undefined && Number(clen) > 0 && !req.headers['content-type']) {
-      sendError(req, reply, 400, 'content-type header required when content-length > 0', null)
-      return false
-    }
-    if (def) {
-      // Decided before the body is read: a caller who may not use a route never sends it a byte.
-      const refusal = routeRefusal(def, req, policy)
-      if (refusal) {
-        sendError(req, reply, refusal.status, refusal.detail, refusal.code)
-        return false
-      }
-    }
-    return true
-  }
+  // Every request goes through these steps, in this order, before its body is read (as
+  // Placement's deploy() wraps its handler in an ordered tuple of middleware):
+  //  - the request id first, so every answer, refusals included, carries it;
+  //  - CORS next, so a preflight is answered before anything asks for a version or a token;
+  //  - the microversion before authentication, so every refusal from here on is worded for
+  //    the version asked (error codes from 1.23), and a bad version is refused even unauthenticated;
+  //  - authentication (one mode: token, noauth2 or keystone; none when every request is
+  //    trusted), which tells the policy who is asking; public routes skip it;
+  //  - then the route's own checks, in Placement's order but with the policy before the content
+  //    type: a request any route would refuse (NUL in the URL, a body without a content type),
+  //    a route below its microversion (404), the policy (403), the body's media type (415), the
+  //    Accept header (406).
+  const pipeline = compose([
+    requestId,
+    ...(options.cors ? [cors(options.cors)] : []),
+    negotiateVersion,
+    ...authentication(options, policy),
+    admission,
+    routeVersion,
+    authorize(policy),
+    mediaType,
+    acceptable,
+  ])
+  // A callback-style hook: no promise per request unless a step waits (Keystone).
   app.addHook('onRequest', (req, reply, done) => {
-    const admitted = admit(req, reply)
+    const admitted = pipeline(req, reply)
     if (admitted === true) done()
     else if (admitted !== false) void admitted.then((pass) => pass && done())
   })
@@ -314,24 +177,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   return app
 }
 
-/**
- * Why a request may not reach its route, in Placement's order of checks but with the policy
- * before the content type: version (404), policy (403), media type (415), Accept (406).
- */
-function routeRefusal(def: RouteDef, req: FastifyRequest, policy: Policy): PlacementError | null {
-  if (def.minVersion !== undefined && req.mv.lt(def.minVersion)) return new PlacementError(404, '')
-  if (!def.public && req.credentials) {
-    const rule = ruleOfRoute(def.method, def.url)
-    if (!policy.authorize(rule, req.credentials, policyTarget(def, req))) return new PlacementError(403, `Policy does not allow ${rule} to be performed.`)
+/** The step that authenticates, for the auth mode (none when every request is trusted: the CLI's own file). */
+function authentication(options: AppOptions, policy: Policy): Step[] {
+  switch (options.auth) {
+    case 'token':
+      return [authToken(options.adminToken!, policy)]
+    case 'noauth2':
+      return [authNoauth2]
+    case 'keystone':
+      return [authKeystone(options.keystone!)]
+    case 'trusted':
+    default:
+      return []
   }
-  if (def.body && mediaType(req.headers['content-type']) !== 'application/json') {
-    const given = mediaType(req.headers['content-type']) || 'None'
-    return new PlacementError(415, `The media type ${given} is not supported, use application/json`)
-  }
-  if (def.method === 'GET' && !def.anyAccept && !acceptsJson(req.headers.accept)) {
-    return new PlacementError(406, 'Only application/json is provided')
-  }
-  return null
 }
 
 /** Registers routes and, for each path, a 405 answer (with Allow) for every other method. */

@@ -6,6 +6,7 @@ import {parseJsonBody} from './json-body.js'
 import type {Version} from './microversion.js'
 import type {Credentials, Policy} from './policy/policy.js'
 import type {KeystoneValidator} from './auth/keystone.js'
+import type {Schema} from './schemas/common.js'
 
 export type AuthMode = 'noauth2' | 'token' | 'trusted' | 'keystone'
 
@@ -95,15 +96,20 @@ export interface RouteDef {
   public?: boolean
 }
 
-/** Parses the raw body as JSON and validates it, with Placement's wording for both failures. */
-export function readJson<T = any>(ctx: Ctx, schema?: object): T {
+/**
+ * Parses the raw body as JSON and validates it, with Placement's wording for both failures:
+ * with a schema, the body is the type the schema carries; without one, it is unknown.
+ */
+export function readJson<T>(ctx: Ctx, schema: Schema<T>): T
+export function readJson(ctx: Ctx): unknown
+export function readJson(ctx: Ctx, schema?: object): unknown {
   const raw = ctx.req.body
   const data = parseJsonBody(typeof raw === 'string' ? raw : '')
   if (schema) {
     const msg = validateSchema(schema, data)
     if (msg !== null) throw new PlacementError(400, `JSON does not validate: ${msg}`)
   }
-  return data as T
+  return data
 }
 
 /** Every query parameter, each with its values in order. */

@@ -13,7 +13,7 @@ export const REFUSED = 'the file cannot be applied (nothing was changed): '
 
 /** Throws a bad-request Failure (exit 6) naming the first operation the write would refuse; changes only `s`, a copy. */
 export async function checkOperations(s: State, ops: Iterable<BatchOperation>): Promise<void> {
-  const {sharedPayloadValidator} = await import('../../http/routes/placemat.js')
+  const {sharedPayloadValidator} = await import('../../http/batch-validation.js')
   s.changes = new Changes()
   try {
     await asRefusal(() => runBatch(s, Date.now(), ops, {check: sharedPayloadValidator()}))

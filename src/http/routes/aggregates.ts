@@ -1,7 +1,7 @@
 import {getAggregates, setAggregates} from '../../core/aggregates.js'
 import {getProvider} from '../../core/providers.js'
 import {cacheHeaders, canonicalUuid, readJson, type RouteDef} from '../context.js'
-import * as S from '../schemas.js'
+import {aggregatesPutSchema} from '../schemas/aggregate.js'
 
 export const routes: RouteDef[] = [
   {
@@ -27,9 +27,10 @@ export const routes: RouteDef[] = [
       // The provider is looked up before the body is read, as Placement does.
       getProvider(await ctx.store.refresh(), ctx.params.uuid)
       const withGeneration = ctx.mv.gte(19)
-      const data = readJson(ctx, S.aggregatesPutSchema(ctx.mv))
-      const aggregates: string[] = withGeneration ? data.aggregates : data
-      const generation: number | undefined = withGeneration ? data.resource_provider_generation : undefined
+      // A bare list before 1.19, {aggregates, resource_provider_generation} from 1.19: the schema decides which.
+      const data = readJson(ctx, aggregatesPutSchema(ctx.mv))
+      const aggregates = Array.isArray(data) ? data : data.aggregates
+      const generation = Array.isArray(data) ? undefined : data.resource_provider_generation
       const p = await ctx.store.write((s, now) => setAggregates(s, now, ctx.params.uuid, aggregates, generation))
       cacheHeaders(ctx)
       const out: Record<string, unknown> = {aggregates: [...new Set(aggregates.map(canonicalUuid))]}

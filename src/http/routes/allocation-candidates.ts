@@ -5,7 +5,7 @@ import {JsonText, cacheHeaders, queryParams, validateQuery, type RouteDef} from 
 import {JsonStream} from '../json-stream.js'
 import {Lru} from '../lru.js'
 import {ResponseCache} from '../response-cache.js'
-import * as S from '../schemas.js'
+import {allocationCandidatesGetQuerySchema} from '../schemas/allocation-candidate.js'
 
 const answers = new WeakMap<object, ResponseCache>()
 // Checking and parsing a query depends on nothing but its text and the microversion; a
@@ -23,7 +23,7 @@ export const routes: RouteDef[] = [
       let request = parsed.get(key)
       if (!request) {
         const params = queryParams(ctx.req)
-        validateQuery(params, S.allocationCandidatesGetQuerySchema(ctx.mv))
+        validateQuery(params, allocationCandidatesGetQuerySchema(ctx.mv))
         request = parseCandidateRequest(params, version)
         parsed.set(key, request)
       }

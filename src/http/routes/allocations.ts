@@ -13,7 +13,7 @@ import type {Consumer, Provider, State} from '../../core/state.js'
 import {cacheHeaders, readJson, type AppOptions, type Ctx, type RouteDef} from '../context.js'
 import {isUuidLike} from '../jsonschema.js'
 import type {Version} from '../microversion.js'
-import * as S from '../schemas.js'
+import {allocationsPostSchema, allocationsPutDictSchema, allocationsPutListSchema, type AllocationListBody, type ConsumerAllocationsBody, type Resources} from '../schemas/allocation.js'
 
 /** str(uuid.UUID(value)) for a value oslo's is_uuid_like accepted. */
 function pythonUuidStr(value: string): string {
@@ -26,19 +26,16 @@ function pythonUuidStr(value: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
 }
 
-type Resources = Record<string, number>
+type DictAllocations = ConsumerAllocationsBody['allocations']
 
-interface DictAllocations {
-  [rpUuid: string]: {resources: Resources; generation?: number}
-}
+/** One consumer's write, whichever form its body had (before 1.8 it names no project or user). */
+type ConsumerBody = Omit<ConsumerAllocationsBody, 'project_id' | 'user_id'> & {project_id?: string; user_id?: string}
 
-interface ConsumerBody {
-  allocations: DictAllocations
-  project_id?: string
-  user_id?: string
-  consumer_generation?: number | null
-  consumer_type?: string
-  mappings?: unknown
+/** The list form (before 1.12) keyed by provider: later entries for the same provider replace earlier ones. */
+function dictForm(data: AllocationListBody): ConsumerBody {
+  const dict: DictAllocations = {}
+  for (const a of data.allocations) dict[a.resource_provider.uuid] = {resources: a.resources}
+  return {...data, allocations: dict}
 }
 
 function toAmounts(allocations: DictAllocations): Map<string, Map<string, number>> {
@@ -66,7 +63,7 @@ function toWrite(uuid: string, body: ConsumerBody, mv: Version, incomplete?: App
  * the transaction, before they are made (placemat's twin of the route checks placement groups there).
  */
 export async function postAllocations(ctx: Ctx, before?: (s: State, writes: ConsumerWrite[]) => void): Promise<undefined> {
-  const data = readJson<Record<string, ConsumerBody>>(ctx, S.allocationsPostSchema(ctx.mv))
+  const data = readJson(ctx, allocationsPostSchema(ctx.mv))
   const writes = Object.entries(data).map(([uuid, body]) => toWrite(uuid, body, ctx.mv, ctx.options.incompleteConsumer))
   // Without placemat's check, what the write decides depends only on the consumers and providers it changes.
   await ctx.store.write(
@@ -112,16 +109,9 @@ async function putAllocations(ctx: Ctx) {
   const raw = ctx.params.consumer_uuid
   if (!isUuidLike(raw)) throw badRequest(`Malformed consumer_uuid: ${raw}`)
   const uuid = pythonUuidStr(raw)
-  const data = readJson(ctx, S.allocationsPutSchema(ctx.mv))
-  let body: ConsumerBody = data
-  if (!ctx.mv.gte(12)) {
-    // The list form: later entries for the same provider replace earlier ones.
-    const dict: DictAllocations = {}
-    for (const a of data.allocations as Array<{resource_provider: {uuid: string}; resources: Resources}>) {
-      dict[a.resource_provider.uuid] = {resources: a.resources}
-    }
-    body = {...data, allocations: dict}
-  }
+  const body: ConsumerBody = ctx.mv.gte(12)
+    ? readJson(ctx, allocationsPutDictSchema(ctx.mv))
+    : dictForm(readJson(ctx, allocationsPutListSchema(ctx.mv)))
   const write = toWrite(uuid, body, ctx.mv, ctx.options.incompleteConsumer)
   await ctx.store.write((s, now) => writeAllocations(s, now, [write], {checkGeneration: ctx.mv.gte(28), ...putAllocationErrors(uuid)}), {selfContained: true})
   ctx.reply.code(204)

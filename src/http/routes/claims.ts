@@ -18,21 +18,9 @@ import {claimAllocations, type Claim} from '../../core/claims.js'
 import {movedRecord, moveAllocations} from '../../core/moves.js'
 import {refuseNewBreaches} from '../../core/groups.js'
 import {postAllocations} from './allocations.js'
-import type {AffinityRule} from '../../core/affinity.js'
 import {booleanParam, canonicalUuid, readJson, type RouteDef} from '../context.js'
-import * as S from '../schemas.js'
+import {CLAIM, CLAIMS_BATCH, MOVE_POST, type ClaimBody} from '../schemas/claim.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
-
-interface ClaimBody {
-  consumer_uuid: string
-  project_id: string
-  user_id: string
-  consumer_type?: string
-  consumer_generation: number | null
-  allocations: Record<string, {resources: Record<string, number>}>
-  affinity?: AffinityRule[]
-  group?: string
-}
 
 function toClaim(b: ClaimBody): Claim {
   return {
@@ -74,7 +62,7 @@ export const routes: RouteDef[] = [
     url: `${PLACEMAT_PREFIX}/moves`,
     body: true,
     async handler(ctx) {
-      const b = readJson<{consumer_uuid: string; to: string; consumer_type?: string; consumer_generation?: number; to_generation?: number | null}>(ctx, S.MOVE_POST)
+      const b = readJson(ctx, MOVE_POST)
       const allowViolations = booleanParam(ctx, 'allow_violations')
       const req = {
         consumer: canonicalUuid(b.consumer_uuid),
@@ -101,14 +89,14 @@ export const routes: RouteDef[] = [
     body: true,
     async handler(ctx) {
       const allowViolations = booleanParam(ctx, 'allow_violations')
-      const raw = readJson<Record<string, unknown>>(ctx)
+      const raw = readJson(ctx)
       const batch = raw !== null && typeof raw === 'object' && !Array.isArray(raw) && 'claims' in raw
       if (batch) {
-        const {claims} = readJson<{claims: ClaimBody[]}>(ctx, S.CLAIMS_BATCH)
+        const {claims} = readJson(ctx, CLAIMS_BATCH)
         const results = await ctx.store.write((s, now) => claimAllocations(s, now, claims.map(toClaim), {allowViolations}))
         return {claims: results}
       }
-      const one = readJson<ClaimBody>(ctx, S.CLAIM)
+      const one = readJson(ctx, CLAIM)
       const [result] = await ctx.store.write((s, now) => claimAllocations(s, now, [toClaim(one)], {allowViolations}))
       return result
     },

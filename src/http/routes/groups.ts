@@ -16,7 +16,7 @@ import {breachRecord, groupRecord, newBreaches} from '../../core/groups.js'
 import {addMembers, createGroup, deleteGroup, removeMembers, requireGroup, type GroupSpec} from '../../core/group-writes.js'
 import {PlacementError} from '../../core/errors.js'
 import {booleanParam, canonicalUuid, queryParams, readJson, type Ctx, type RouteDef} from '../context.js'
-import * as S from '../schemas.js'
+import {GROUP_CHECK_POST, GROUP_MEMBERS_POST, GROUP_POST} from '../schemas/group.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
 
 const GROUPS = `${PLACEMAT_PREFIX}/groups`
@@ -42,10 +42,7 @@ export const routes: RouteDef[] = [
     url: GROUPS,
     body: true,
     async handler(ctx) {
-      const b = readJson<{name: string; policy: GroupSpec['policy']; level: GroupSpec['level']; max_per?: number; max_skew?: number; soft?: boolean; members?: string[]}>(
-        ctx,
-        S.GROUP_POST,
-      )
+      const b = readJson(ctx, GROUP_POST)
       const allowViolations = booleanParam(ctx, 'allow_violations')
       const spec: GroupSpec = {name: b.name, policy: b.policy, level: b.level, maxPer: b.max_per, maxSkew: b.max_skew, soft: b.soft, members: b.members?.map(canonicalUuid)}
       const record = await ctx.store.write((s, now) => groupRecord(s, createGroup(s, now, spec, {allowViolations})))
@@ -60,7 +57,7 @@ export const routes: RouteDef[] = [
     url: `${GROUPS}/check`,
     body: true,
     async handler(ctx) {
-      const b = readJson<{placements: Record<string, string[]>}>(ctx, S.GROUP_CHECK_POST)
+      const b = readJson(ctx, GROUP_CHECK_POST)
       const s = await ctx.store.refresh()
       const placements = new Map(Object.entries(b.placements).map(([c, rps]) => [canonicalUuid(c), rps.map(canonicalUuid)]))
       return {violations: newBreaches(s, {placements}).map(breachRecord)}
@@ -89,7 +86,7 @@ export const routes: RouteDef[] = [
     url: `${GROUPS}/:name/members`,
     body: true,
     async handler(ctx) {
-      const b = readJson<{add?: string[]; remove?: string[]; generation?: number}>(ctx, S.GROUP_MEMBERS_POST)
+      const b = readJson(ctx, GROUP_MEMBERS_POST)
       const allowViolations = booleanParam(ctx, 'allow_violations')
       const name = ctx.params.name
       return ctx.store.write((s, now) => {

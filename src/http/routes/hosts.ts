@@ -15,7 +15,7 @@
 import {PlacementError} from '../../core/errors.js'
 import {hostListing, hostRecord, setHostStatus} from '../../core/host-status.js'
 import {canonicalUuid, isUuidLike, readJson, type Ctx, type RouteDef} from '../context.js'
-import * as S from '../schemas.js'
+import {HOST_STATUS_PUT} from '../schemas/host.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
 
 const HOST = `${PLACEMAT_PREFIX}/hosts/:uuid`
@@ -50,7 +50,7 @@ export const routes: RouteDef[] = [
     body: true,
     async handler(ctx) {
       const uuid = hostParam(ctx)
-      const b = readJson<{disabled: boolean; reason?: string | null; resource_provider_generation?: number}>(ctx, S.HOST_STATUS_PUT)
+      const b = readJson(ctx, HOST_STATUS_PUT)
       return ctx.store.write((s, now) => {
         setHostStatus(s, now, uuid, {disabled: b.disabled, reason: b.reason, generation: b.resource_provider_generation})
         return hostRecord(s, uuid)

@@ -13,7 +13,7 @@ import type {Inventory} from '../../core/state.js'
 import {getProvider} from '../../core/providers.js'
 import {absoluteUrl, httpDate, readJson, type Ctx, type RouteDef} from '../context.js'
 import {providerUrl} from '../render.js'
-import * as S from '../schemas.js'
+import {INVENTORIES_PUT, INVENTORY_POST, INVENTORY_PUT_SINGLE} from '../schemas/inventory.js'
 
 /**
  * An absolute URL for a Location header: webob makes every relative Location absolute
@@ -68,7 +68,7 @@ export const routes: RouteDef[] = [
     async handler(ctx) {
       const uuid = ctx.params.uuid
       await ctx.store.refresh().then((s) => getProvider(s, uuid))
-      const data = readJson(ctx, S.INVENTORY_POST)
+      const data = readJson(ctx, INVENTORY_POST)
       const {provider, inventory} = await ctx.store.write((s, now) => createInventory(s, now, uuid, data, capacityOpts(ctx)))
       ctx.reply.header('location', absoluteUrl(ctx, inventoryUrl(provider.uuid, data.resource_class)))
       ctx.reply.code(201)
@@ -83,7 +83,7 @@ export const routes: RouteDef[] = [
     async handler(ctx) {
       const uuid = ctx.params.uuid
       await ctx.store.refresh().then((s) => getProvider(s, uuid))
-      const data = readJson(ctx, S.INVENTORIES_PUT)
+      const data = readJson(ctx, INVENTORIES_PUT)
       const {provider, inventories} = await ctx.store.write((s, now) => setInventories(s, now, uuid, data, capacityOpts(ctx)))
       cacheHeadersOrNone(ctx, inventories.size ? Date.now() : null)
       return renderInventories(inventories, provider.generation)
@@ -117,7 +117,7 @@ export const routes: RouteDef[] = [
     async handler(ctx) {
       const {uuid, resource_class: rc} = ctx.params
       await ctx.store.refresh().then((s) => getProvider(s, uuid))
-      const data = readJson(ctx, S.INVENTORY_PUT_SINGLE)
+      const data = readJson(ctx, INVENTORY_PUT_SINGLE)
       const {provider, inventory} = await ctx.store.write((s, now) =>
         updateInventory(s, now, uuid, rc, data, capacityOpts(ctx)),
       )

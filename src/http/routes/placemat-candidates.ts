@@ -26,7 +26,7 @@ import {fitToGroups, groupsToKeep} from '../../core/candidates/group-fit.js'
 import {candidatesBody} from '../candidates-body.js'
 import {JsonText, cacheHeaders, canonicalUuid, isUuidLike, queryParams, validateQuery, type Ctx, type RouteDef} from '../context.js'
 import {JsonStream} from '../json-stream.js'
-import * as S from '../schemas.js'
+import {allocationCandidatesGetQuerySchema} from '../schemas/allocation-candidate.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
 
 /** The query of placemat's candidates routes: Placement's, and near, far, group and consumer. */
@@ -49,7 +49,7 @@ function placematQuery(ctx: Ctx) {
   if (consumerRaw !== undefined && !isUuidLike(consumerRaw)) {
     throw new PlacementError(400, `Invalid query string parameters: consumer must be a consumer uuid. Got: ${consumerRaw}`)
   }
-  validateQuery(params, S.allocationCandidatesGetQuerySchema(ctx.mv))
+  validateQuery(params, allocationCandidatesGetQuerySchema(ctx.mv))
   const version = [ctx.mv.major, ctx.mv.minor] as const
   return {
     request: parseCandidateRequest(params, version),

@@ -3,62 +3,16 @@
  * sees. Placement's routes are untouched by anything here.
  */
 import {PlacementError} from '../../core/errors.js'
-import {applyBatch, reshapeMinor, type BatchOperation} from '../../core/batch.js'
+import {applyBatch} from '../../core/batch.js'
 import {providerRecord} from '../../core/wire.js'
 import {checkConsumerFilter, consumerLister, consumerView, selectConsumers} from '../../core/consumer-list.js'
-import {pyRepr, validateSchema} from '../jsonschema.js'
 import {booleanParam, canonicalUuid, isUuidLike, queryParams, readJson, validateQuery, type RouteDef} from '../context.js'
 import {jsonArrayStream, streams} from '../json-stream.js'
-import {Version} from '../microversion.js'
-import * as S from '../schemas.js'
+import {BATCH_POST} from '../schemas/batch.js'
+import {CONSUMERS_QUERY} from '../schemas/consumer.js'
+import {validateOperations} from '../batch-validation.js'
 
 export const PLACEMAT_PREFIX = '/placemat/v1'
-
-/**
- * Each batch operation against its schema (Placement's own for the endpoint it stands for),
- * as the batch route checks them before it writes; the first failure is a 400.
- */
-export function validateOperations(operations: BatchOperation[]): void {
-  operations.forEach(validateOperation)
-}
-
-/** The `i`th operation of a batch against its schema (a 400 naming it when it does not fit). */
-export function validateOperation(o: BatchOperation, i: number): void {
-  // Own keys only: "constructor" or "__proto__" is not an op.
-  const schema = Object.hasOwn(S.BATCH_OPERATIONS, o.op as string) ? S.BATCH_OPERATIONS[o.op as string] : undefined
-  if (!schema) throw new PlacementError(400, `operation ${i}: unknown op ${pyRepr(o.op)}`)
-  let msg = validateSchema(schema, o)
-  if (msg === null && o.op === 'reshape') {
-    const {op: _op, microversion: _mv, ...body} = o
-    msg = validateSchema(S.reshaperPostSchema(new Version(1, reshapeMinor(o))), body)
-  }
-  if (msg !== null) throw new PlacementError(400, `operation ${i} (${o.op}): JSON does not validate: ${msg}`)
-}
-
-/** The part of an operation that a planned batch shares between operations, by op. */
-const PAYLOADS: Partial<Record<BatchOperation['op'], {key: string; empty: object}>> = {
-  set_inventories: {key: 'inventories', empty: {}},
-  set_traits: {key: 'traits', empty: []},
-  set_aggregates: {key: 'aggregates', empty: []},
-}
-
-/**
- * validateOperation for operations that share payload objects, as a planned apply does (a
- * million providers, a handful of distinct inventories and trait and aggregate lists): each
- * distinct payload is checked in full once, and after that only the rest of the operation.
- * Payloads are never changed once made, so checked once is checked.
- */
-export function sharedPayloadValidator(): (o: BatchOperation, i: number) => void {
-  const checked = new WeakSet<object>()
-  return (o, i) => {
-    const shared = PAYLOADS[o.op]
-    const payload = shared && (o as unknown as Record<string, unknown>)[shared.key]
-    if (!shared || typeof payload !== 'object' || payload === null) return validateOperation(o, i)
-    if (checked.has(payload)) return validateOperation({...o, [shared.key]: shared.empty} as BatchOperation, i)
-    validateOperation(o, i)
-    checked.add(payload)
-  }
-}
 
 export const routes: RouteDef[] = [
   {
@@ -68,7 +22,7 @@ export const routes: RouteDef[] = [
     // A whole cloud in one transaction (`placemat apply`): about 100,000 providers fit.
     bodyLimit: 512 * 1024 * 1024,
     async handler(ctx) {
-      const {operations} = readJson<{operations: BatchOperation[]}>(ctx, S.BATCH_POST)
+      const {operations} = readJson(ctx, BATCH_POST)
       validateOperations(operations)
       const allowViolations = booleanParam(ctx, 'allow_violations')
       const results = await ctx.store.write((s, now) => applyBatch(s, now, operations, {allowViolations}))
@@ -112,7 +66,7 @@ export const routes: RouteDef[] = [
     url: `${PLACEMAT_PREFIX}/consumers`,
     async handler(ctx) {
       const params = queryParams(ctx.req)
-      validateQuery(params, S.CONSUMERS_QUERY)
+      validateQuery(params, CONSUMERS_QUERY)
       const one = (k: string) => params.get(k)?.at(-1)
       const inTree = one('in_tree')
       const filter = {inTree: inTree === undefined ? undefined : canonicalUuid(inTree), project: one('project_id'), group: one('group')}

@@ -1,6 +1,6 @@
-import {reshape, type ReshaperBody} from '../../core/reshaper.js'
+import {reshape} from '../../core/reshaper.js'
 import {readJson, type RouteDef} from '../context.js'
-import * as S from '../schemas.js'
+import {reshaperPostSchema} from '../schemas/reshaper.js'
 
 export const routes: RouteDef[] = [
   {
@@ -9,7 +9,7 @@ export const routes: RouteDef[] = [
     minVersion: 30,
     body: true,
     async handler(ctx) {
-      const body = readJson<ReshaperBody>(ctx, S.reshaperPostSchema(ctx.mv))
+      const body = readJson(ctx, reshaperPostSchema(ctx.mv))
       await ctx.store.write((s, now) => reshape(s, now, body, {consumerTypes: ctx.mv.gte(38)}))
       ctx.reply.code(204)
       return undefined

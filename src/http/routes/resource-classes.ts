@@ -11,7 +11,7 @@ import type {NamedRecord} from '../../core/state.js'
 import {absoluteUrl, cacheHeaders, readJson, type Ctx, type RouteDef} from '../context.js'
 import {validateSchema} from '../jsonschema.js'
 import {lastModifiedOf} from '../render.js'
-import * as S from '../schemas.js'
+import {RESOURCE_CLASS_POST, RESOURCE_CLASS_PUT} from '../schemas/resource-class.js'
 
 export const resourceClassUrl = (name: string) => `/resource_classes/${name}`
 
@@ -36,7 +36,7 @@ function validatePathName(name: string): void {
   } catch (err) {
     throw new PlacementError(400, `Malformed JSON: ${(err as Error).message}`)
   }
-  const msg = validateSchema(S.RESOURCE_CLASS_PUT, data)
+  const msg = validateSchema(RESOURCE_CLASS_PUT, data)
   if (msg !== null) throw new PlacementError(400, `JSON does not validate: ${msg}`)
 }
 
@@ -58,7 +58,7 @@ export const routes: RouteDef[] = [
     minVersion: 2,
     body: true,
     async handler(ctx) {
-      const data = readJson<{name: string}>(ctx, S.RESOURCE_CLASS_POST)
+      const data = readJson(ctx, RESOURCE_CLASS_POST)
       const rc = await ctx.store.write((s, now) => createResourceClass(s, now, data.name))
       ctx.reply.header('location', absoluteUrl(ctx, resourceClassUrl(rc.name)))
       ctx.reply.code(201)
@@ -90,7 +90,7 @@ export const routes: RouteDef[] = [
         return undefined
       }
       requireJsonContent(ctx)
-      const data = readJson<{name: string}>(ctx, S.RESOURCE_CLASS_PUT)
+      const data = readJson(ctx, RESOURCE_CLASS_PUT)
       const rc = await ctx.store.write((s, now) => renameResourceClass(s, now, name, data.name))
       return renderClass(rc)
     },

@@ -3,7 +3,7 @@ import {listProviders} from '../../core/provider-list.js'
 import {absoluteUrl, canonicalUuid, cacheHeaders, queryParams, readJson, validateQuery, type RouteDef} from '../context.js'
 import {jsonArrayStream, streams} from '../json-stream.js'
 import {lastModifiedOf, listedNow, providerUrl, renderProvider} from '../render.js'
-import * as S from '../schemas.js'
+import {resourceProviderPostSchema, resourceProviderPutSchema, resourceProvidersGetQuerySchema} from '../schemas/resource-provider.js'
 
 export const routes: RouteDef[] = [
   {
@@ -11,7 +11,7 @@ export const routes: RouteDef[] = [
     url: '/resource_providers',
     async handler(ctx) {
       const params = queryParams(ctx.req)
-      validateQuery(params, S.resourceProvidersGetQuerySchema(ctx.mv))
+      validateQuery(params, resourceProvidersGetQuerySchema(ctx.mv))
       const state = await ctx.store.refresh()
       const providers = listProviders(state, params, ctx.mv)
       cacheHeaders(ctx, lastModifiedOf(providers))
@@ -28,7 +28,7 @@ export const routes: RouteDef[] = [
     url: '/resource_providers',
     body: true,
     async handler(ctx) {
-      const data = readJson(ctx, S.resourceProviderPostSchema(ctx.mv))
+      const data = readJson(ctx, resourceProviderPostSchema(ctx.mv))
       if (data.uuid) data.uuid = canonicalUuid(data.uuid)
       const p = await ctx.store.write((s, now) => createProvider(s, now, data))
       ctx.reply.header('location', absoluteUrl(ctx, providerUrl(p.uuid)))
@@ -56,7 +56,7 @@ export const routes: RouteDef[] = [
     body: true,
     async handler(ctx) {
       await ctx.store.refresh().then((s) => getProvider(s, ctx.params.uuid))
-      const data = readJson(ctx, S.resourceProviderPutSchema(ctx.mv))
+      const data = readJson(ctx, resourceProviderPutSchema(ctx.mv))
       const p = await ctx.store.write((s, now) =>
         updateProvider(s, now, ctx.params.uuid, data, {allowReparenting: ctx.mv.gte(37)}),
       )

@@ -1,8 +1,8 @@
 /** placemat's topology API: racks, rows and rooms, under /placemat/v1/topology. */
-import {applyLayout, currentLayout, layoutRefusal, planLayout, type Layout} from '../../core/topology.js'
+import {applyLayout, currentLayout, layoutRefusal, planLayout} from '../../core/topology.js'
 import {topologyView} from '../../core/topology-view.js'
 import {booleanParam, queryParams, readJson, type RouteDef} from '../context.js'
-import * as S from '../schemas.js'
+import {TOPOLOGY_LAYOUT_PUT} from '../schemas/topology.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
 
 export const routes: RouteDef[] = [
@@ -31,7 +31,7 @@ export const routes: RouteDef[] = [
     url: `${PLACEMAT_PREFIX}/topology/layout`,
     body: true,
     async handler(ctx) {
-      const body = readJson<Layout & {generation?: number}>(ctx, S.TOPOLOGY_LAYOUT_PUT)
+      const body = readJson(ctx, TOPOLOGY_LAYOUT_PUT)
       const {generation, ...layout} = body
       const allowViolations = booleanParam(ctx, 'allow_violations')
       const prune = !queryParams(ctx.req).has('prune') || booleanParam(ctx, 'prune')

@@ -13,7 +13,7 @@ import type {NamedRecord} from '../../core/state.js'
 import {absoluteUrl, cacheHeaders, queryParams, readJson, validateQuery, type RouteDef} from '../context.js'
 import {validateSchema} from '../jsonschema.js'
 import {lastModifiedOf} from '../render.js'
-import * as S from '../schemas.js'
+import {CUSTOM_TRAIT, RESOURCE_PROVIDER_TRAITS_PUT, TRAITS_GET_QUERY} from '../schemas/trait.js'
 
 export const traitUrl = (name: string) => `/traits/${name}`
 
@@ -30,7 +30,7 @@ export const routes: RouteDef[] = [
     minVersion: 6,
     async handler(ctx) {
       const params = queryParams(ctx.req)
-      validateQuery(params, S.TRAITS_GET_QUERY)
+      validateQuery(params, TRAITS_GET_QUERY)
       const last = (k: string) => params.get(k)?.at(-1)
       const filters = parseTraitFilters(last('name'), last('associated'))
       const state = await ctx.store.refresh()
@@ -58,7 +58,7 @@ export const routes: RouteDef[] = [
     minVersion: 6,
     async handler(ctx) {
       const name = ctx.params.name
-      if (validateSchema(S.CUSTOM_TRAIT, name) !== null) throw new PlacementError(400, INVALID_TRAIT)
+      if (validateSchema(CUSTOM_TRAIT, name) !== null) throw new PlacementError(400, INVALID_TRAIT)
       const {trait, created} = await ctx.store.write((s, now) => ensureTrait(s, now, name))
       ctx.reply.header('location', absoluteUrl(ctx, traitUrl(trait.name)))
       cacheHeaders(ctx, trait.createdAt)
@@ -93,7 +93,7 @@ export const routes: RouteDef[] = [
     minVersion: 6,
     body: true,
     async handler(ctx) {
-      const data = readJson(ctx, S.RESOURCE_PROVIDER_TRAITS_PUT)
+      const data = readJson(ctx, RESOURCE_PROVIDER_TRAITS_PUT)
       const {provider, traits} = await ctx.store.write((s, now) => setProviderTraits(s, now, ctx.params.uuid, data))
       cacheHeaders(ctx, lastModifiedOf(traits))
       return {traits: names(traits), resource_provider_generation: provider.generation}

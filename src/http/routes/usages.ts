@@ -1,7 +1,7 @@
 import {notFound} from '../../core/errors.js'
 import {providerUsages, totalUsages, usagesByConsumerType} from '../../core/usages.js'
 import {cacheHeaders, queryParams, validateQuery, type RouteDef} from '../context.js'
-import * as S from '../schemas.js'
+import {usagesGetQuerySchema} from '../schemas/usage.js'
 
 const last = (params: Map<string, string[]>, key: string): string | undefined => {
   const v = params.get(key)
@@ -28,7 +28,7 @@ export const routes: RouteDef[] = [
     minVersion: 9,
     async handler(ctx) {
       const params = queryParams(ctx.req)
-      validateQuery(params, S.usagesGetQuerySchema(ctx.mv))
+      validateQuery(params, usagesGetQuerySchema(ctx.mv))
       const projectId = last(params, 'project_id')!
       const userId = last(params, 'user_id')
       const s = await ctx.store.refresh()
