@@ -10,6 +10,8 @@
 import type {AggregateName} from './aggregate-names.js'
 import type {Group} from './groups.js'
 import {DISABLED_TRAIT, isSharing} from './host.js'
+import {Changes, PART, type ProviderPart} from './changes.js'
+import {NOBODY, type StateListener} from './state-listener.js'
 import {ShapeLog} from './shape-log.js'
 import {SharedValues, emptyMap, emptySet, ownMap, ownSet} from './shared-collections.js'
 
@@ -91,106 +93,6 @@ export interface TopologyNode {
   parent: string | null
   createdAt: number
   updatedAt: number
-}
-
-/**
- * 'generation': only generation and updated_at changed; 'row': any column of the provider row;
- * 'created': the provider was made in this transaction (perhaps after one of its uuid was deleted).
- */
-export type ProviderPart = 'row' | 'generation' | 'inventories' | 'traits' | 'aggregates' | 'created'
-
-/** A bit per ProviderPart: a batch of a million providers marks a million small numbers, not sets. */
-export const PART: Readonly<Record<ProviderPart, number>> = {row: 1, generation: 2, inventories: 4, traits: 8, aggregates: 16, created: 32}
-
-/** What a transaction changed, by entity; the store writes exactly this. */
-export class Changes {
-  /** uuid -> the PART bits that changed. */
-  providers = new Map<string, number>()
-  deletedProviders = new Set<string>()
-  consumers = new Set<string>()
-  deletedConsumers = new Set<string>()
-  classes = new Set<string>()
-  deletedClasses = new Set<string>()
-  traits = new Set<string>()
-  deletedTraits = new Set<string>()
-  topologyNodes = new Set<string>()
-  deletedTopologyNodes = new Set<string>()
-  topologyGeneration = false
-  groups = new Set<string>()
-  deletedGroups = new Set<string>()
-  /** Consumers whose moved record was set or removed (State.moved says which). */
-  moved = new Set<string>()
-  /** Aggregates whose name was set or removed (State.aggregateNames says which). */
-  aggregateNames = new Set<string>()
-
-  /** Adds what a later transaction changed, as if both had been one. */
-  absorb(later: Changes): void {
-    const follow = <T>(kept: Set<T>, gone: Set<T>, laterKept: Iterable<T>, laterGone: Iterable<T>) => {
-      for (const k of laterGone) {
-        kept.delete(k)
-        gone.add(k)
-      }
-      // Deleted then made again: the flush deletes first and writes the new rows after.
-      for (const k of laterKept) kept.add(k)
-    }
-    for (const u of later.deletedProviders) {
-      this.providers.delete(u)
-      this.deletedProviders.add(u)
-    }
-    for (const [u, parts] of later.providers) this.providers.set(u, (this.providers.get(u) ?? 0) | parts)
-    follow(this.consumers, this.deletedConsumers, later.consumers, later.deletedConsumers)
-    follow(this.classes, this.deletedClasses, later.classes, later.deletedClasses)
-    follow(this.traits, this.deletedTraits, later.traits, later.deletedTraits)
-    follow(this.topologyNodes, this.deletedTopologyNodes, later.topologyNodes, later.deletedTopologyNodes)
-    follow(this.groups, this.deletedGroups, later.groups, later.deletedGroups)
-    for (const k of later.moved) this.moved.add(k)
-    for (const k of later.aggregateNames) this.aggregateNames.add(k)
-    this.topologyGeneration ||= later.topologyGeneration
-  }
-
-  get empty(): boolean {
-    return (
-      this.providers.size + this.deletedProviders.size + this.consumers.size + this.deletedConsumers.size +
-        this.classes.size + this.deletedClasses.size + this.traits.size + this.deletedTraits.size +
-        this.topologyNodes.size + this.deletedTopologyNodes.size + this.groups.size + this.deletedGroups.size + this.moved.size +
-        this.aggregateNames.size ===
-        0 && !this.topologyGeneration
-    )
-  }
-}
-
-/**
- * What follows the State's changes as they are made (the metrics' rollups, core/rollups.ts): told
- * by the mutation methods. The State knows this interface, not what implements it.
- */
-export interface StateListener {
-  /** Everything is to be worked out again (a load, a class renamed). */
-  forgetAll(): void
-  /** `p`'s inventory of `rc` goes from `before` to `after` (undefined: none). */
-  inventory(p: Provider, rc: string, before: Inventory | undefined, after: Inventory | undefined): void
-  /** `p`'s usage of `rc` moves by `d`. */
-  usage(p: Provider, rc: string, d: number): void
-  /** A consumer's allocations went from `before` to `after` providers. */
-  holding(before: number, after: number): void
-  /** `p` joins (1) or leaves (-1) the cloud with what it has. */
-  provider(p: Provider, sign: 1 | -1): void
-  /** `p` moves in its tree, or its aggregates change (told before and after). */
-  reshaped(p: Provider): void
-  /** A rack, row or room made, changed or removed. */
-  topologyNode(uuid: string): void
-  /** Whether a provider shares its inventory changed. */
-  sharingChanged(): void
-}
-
-const NOBODY: StateListener = {
-  forgetAll() {},
-  inventory() {},
-  usage() {},
-  holding() {},
-  provider() {},
-  reshaped() {},
-  topologyNode() {},
-  sharingChanged() {},
 }
 
 export class State {

@@ -7,7 +7,8 @@
  */
 import {sql, type CompiledQuery} from 'kysely'
 import {keepIndexCurrent} from '../core/candidates/provider-index.js'
-import type {Changes, State} from '../core/state.js'
+import type {Changes} from '../core/changes.js'
+import type {State} from '../core/state.js'
 import type {Backend, Row, Session} from './backends.js'
 import {
   MAX_PATCH_KEYS,

@@ -12,7 +12,7 @@
  * again (the "expired" path of a watch).
  */
 import {sql, type CompiledQuery, type Kysely, type RawBuilder} from 'kysely'
-import {PART, type Changes} from '../core/state.js'
+import {PART, type Changes} from '../core/changes.js'
 import type {Row} from './backends.js'
 import type {Database} from './schema.js'
 import type {ImageRows} from './state-writer.js'

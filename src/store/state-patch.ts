@@ -7,18 +7,8 @@
  */
 import type {AggregateName} from '../core/aggregate-names.js'
 import type {GroupLevel, GroupPolicy, Group} from '../core/groups.js'
-import {
-  Changes,
-  PART,
-  newProvider,
-  type Amounts,
-  type Consumer,
-  type Inventory,
-  type MovedConsumer,
-  type Provider,
-  type State,
-  type TopologyLevel,
-} from '../core/state.js'
+import {newProvider, type Amounts, type Consumer, type Inventory, type MovedConsumer, type Provider, type State, type TopologyLevel} from '../core/state.js'
+import {Changes, PART} from '../core/changes.js'
 import type {Row} from './backends.js'
 import {KEY, type Window} from './journal.js'
 

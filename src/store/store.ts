@@ -1,5 +1,6 @@
 import {sql} from 'kysely'
-import {Changes, State} from '../core/state.js'
+import {State} from '../core/state.js'
+import {Changes} from '../core/changes.js'
 import {isDatabaseUrl, type Backend, type BackendObserver} from './backends.js'
 import {Commits} from './commits.js'
 import {DatabaseUnavailableError, databaseFault} from './database-faults.js'

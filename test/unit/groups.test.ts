@@ -8,7 +8,8 @@ import {createGroup, type GroupSpec} from '../../src/core/group-writes.js'
 import {OUTSIDE_TOPOLOGY, consumerGroups, groupBreaches, newBreaches, newcomerJudge, placementJudge, ruleText, stateLocator, topologyLocator} from '../../src/core/groups.js'
 import {consumerHosts} from '../../src/core/host.js'
 import {stateFromSnapshot} from '../../src/core/snapshot.js'
-import {Changes, type State} from '../../src/core/state.js'
+import {type State} from '../../src/core/state.js'
+import {Changes} from '../../src/core/changes.js'
 import {nodeUuid} from '../../src/core/topology.js'
 
 const H = (i: number) => `aaaaaaaa-0000-4000-8000-${String(i).padStart(12, '0')}`

@@ -1,7 +1,7 @@
 /**
- * The house's shape, read from the imports (scripts/import-graph.mjs): no new run-time import
- * circle, no new import up the layers (core, store, client, http, daemon, cli, commands), no new
- * file over 500 lines. What is still there is listed here, to be taken off as it is mended.
+ * The house's shape, read from the imports (scripts/import-graph.mjs): no run-time import
+ * circle, no import up the layers (core, store, client, http, daemon, cli, commands), no file over
+ * 500 lines (generated tables aside). What is still there is listed here, to be taken off as it is mended.
  */
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
@@ -10,8 +10,8 @@ import {importGraph} from '../../scripts/import-graph.mjs'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
-/** Still to mend: the store's statement limits and journal keys. */
-const KNOWN_CIRCLES = ['src/store/backends.ts src/store/journal.ts src/store/statement-text.ts']
+/** None left. */
+const KNOWN_CIRCLES: string[] = []
 
 /** Still to mend: the --db transport builds the server; the store reads the daemon's INI parser and the CLI's snapshot types; the core a type of http. */
 const KNOWN_UPWARD = [
@@ -23,8 +23,8 @@ const KNOWN_UPWARD = [
   'src/store/placement-db/reader.ts -> src/cli/services/state-export.ts',
 ]
 
-/** Still to split. */
-const KNOWN_LARGE = ['src/store/store.ts', 'src/http/schemas.ts', 'src/http/jsonschema.ts', 'src/core/state.ts', 'src/store/backends.ts']
+/** None left. */
+const KNOWN_LARGE: string[] = []
 
 describe('the import graph', () => {
   const g = importGraph(ROOT) as {

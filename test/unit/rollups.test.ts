@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {rollupsOf} from '../../src/core/rollups.js'
-import {Changes, State, newProvider, type Amounts, type Consumer, type Provider, type TopologyLevel} from '../../src/core/state.js'
+import {State, newProvider, type Amounts, type Consumer, type Provider, type TopologyLevel} from '../../src/core/state.js'
+import {Changes} from '../../src/core/changes.js'
 import {capacityOf} from '../../src/core/capacity.js'
 import {topologyView, type TopologyView} from '../../src/core/topology-view.js'
 import {inv} from '../helpers/records.js'

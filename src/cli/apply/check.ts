@@ -5,7 +5,8 @@
  */
 import {runBatch, type BatchOperation} from '../../core/batch.js'
 import {PlacementError} from '../../core/errors.js'
-import {Changes, type State} from '../../core/state.js'
+import {type State} from '../../core/state.js'
+import {Changes} from '../../core/changes.js'
 import {badRequestError} from '../failure.js'
 
 /** The words of a plan refused as a whole, before or by the write. */
