@@ -7,7 +7,7 @@
  */
 import type {BreachRecord} from '../../core/groups.js'
 import {ApiError, type PlacementClient} from '../../client/client.js'
-import {LocalTransport} from '../../client/transports.js'
+import {LocalTransport} from './local-transport.js'
 import type {NamedAggregate} from '../../core/aggregate-names.js'
 import type {ApplyPlan} from '../../core/apply-plan/types.js'
 import type {CompiledReshape} from '../../core/reshape/compiled.js'
