@@ -159,7 +159,7 @@ export abstract class PlacematCommand extends BaseCommand {
   backend(): Promise<Backend> {
     this.backendPromise ??= (async () => {
       const client = await this.client()
-      const {chooseBackend} = await import('./backend/backend.js')
+      const {chooseBackend} = await import('./backend/choose.js')
       return chooseBackend(client, {local: this.target.db !== undefined})
     })()
     return this.backendPromise

@@ -11,7 +11,7 @@ import {orderedResources} from '../../core/listing-order.js'
 import {retryOnConcurrentUpdate} from './retry.js'
 import {readDocument} from './document.js'
 import {notFoundError, usageError} from '../failure.js'
-import {PLACEMAT_API} from '../backend/backend.js'
+import {placematApi} from '../backend/placemat-api.js'
 import type {KnownConsumer} from '../../core/moves.js'
 
 export type Resources = Record<string, number>
@@ -113,7 +113,8 @@ export async function shownConsumer(client: PlacementClient, consumer: string): 
  */
 export async function knownConsumer(client: PlacementClient, consumer: string): Promise<KnownConsumer | undefined> {
   try {
-    return await client.get<KnownConsumer>(`${PLACEMAT_API}/consumers/${consumerUuid(consumer)}`)
+    // Asked of any endpoint: plain Placement answers 404 or 405.
+    return await placematApi(client).consumer(consumerUuid(consumer))
   } catch (err) {
     if (err instanceof ApiError && (err.status === 404 || err.status === 405)) return undefined
     throw err

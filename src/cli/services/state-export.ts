@@ -10,12 +10,12 @@
 import YAML from 'yaml'
 import type {PlacementClient} from '../../client/client.js'
 import type {Inventory, TopologyLevel} from '../../core/state.js'
-import type {GroupRecord} from '../../core/groups.js'
 import type {MovedRecord} from '../../core/moves.js'
 import {INVENTORY_FIELDS} from '../../core/inventories.js'
 import {DISABLED_TRAIT} from '../../core/host.js'
 import {layoutNodes, type Layout} from '../../core/topology.js'
-import {PLACEMAT_API} from '../backend/backend.js'
+import type {PlacematApi} from '../backend/backend.js'
+import {placematApi} from '../backend/placemat-api.js'
 import {mapLimit} from '../../client/map-limit.js'
 import {
   SNAPSHOT_VERSION,
@@ -148,17 +148,12 @@ export const movedInKeyOrder = (m: MovedRecord): MovedRecord => ({
 })
 
 /** placemat's own parts, read through /placemat/v1, and a mark that changes whenever they do. */
-export async function readPlacematParts(client: PlacementClient): Promise<{parts: PlacematParts; mark: string}> {
-  const [layout, groups, moves, aggregates] = await Promise.all([
-    client.get<Layout & {generation: number}>(`${PLACEMAT_API}/topology/layout`),
-    client.get<{groups: GroupRecord[]}>(`${PLACEMAT_API}/groups`),
-    client.get<{moved_consumers: MovedRecord[]}>(`${PLACEMAT_API}/moves`),
-    client.get<{names: SnapshotAggregateName[]}>(`${PLACEMAT_API}/aggregates`),
-  ])
-  const names = aggregates.names.map((n) => ({name: n.name, uuid: n.uuid}))
-  const mark = JSON.stringify([layout.generation, groups.groups.map((g) => [g.name, g.generation]), moves.moved_consumers, names])
+export async function readPlacematParts(api: PlacematApi): Promise<{parts: PlacematParts; mark: string}> {
+  const [layout, groups, moved, aggregates] = await Promise.all([api.layout(), api.groups.list(), api.movedConsumers(), api.aggregateNames()])
+  const names: SnapshotAggregateName[] = aggregates.map((n) => ({name: n.name, uuid: n.uuid}))
+  const mark = JSON.stringify([layout.generation, groups.map((g) => [g.name, g.generation]), moved, names])
   return {
-    parts: {topology: topologyOfLayout(layout), groups: groups.groups.map(groupInKeyOrder), moved_consumers: moves.moved_consumers, aggregate_names: names},
+    parts: {topology: topologyOfLayout(layout), groups: groups.map(groupInKeyOrder), moved_consumers: moved, aggregate_names: names},
     mark,
   }
 }
@@ -167,8 +162,8 @@ export async function readPlacematParts(client: PlacementClient): Promise<{parts
  * Why each of these hosts is out of service, where it has a reason (GET /placemat/v1/hosts/{uuid}):
  * ask only for roots carrying COMPUTE_STATUS_DISABLED, the only ones that can have one.
  */
-export async function readDisabledReasons(client: PlacementClient, hosts: string[]): Promise<Map<string, string>> {
-  const reasons = await mapLimit(hosts, 8, async (uuid) => (await client.get<{disabled_reason: string | null}>(`${PLACEMAT_API}/hosts/${uuid}`)).disabled_reason)
+export async function readDisabledReasons(api: PlacematApi, hosts: string[]): Promise<Map<string, string>> {
+  const reasons = await mapLimit(hosts, 8, async (uuid) => (await api.host(uuid)).disabled_reason)
   return new Map(hosts.flatMap((uuid, i) => (reasons[i] ? [[uuid, reasons[i]] as [string, string]] : [])))
 }
 
@@ -183,8 +178,8 @@ interface ProviderListing {
   parent_provider_uuid?: string | null
 }
 
-async function readOnce(client: PlacementClient, placemat: boolean): Promise<{snapshot: Snapshot; generations: Map<string, number>; mark: string}> {
-  const own = placemat ? await readPlacematParts(client) : {parts: {}, mark: ''}
+async function readOnce(client: PlacementClient, api: PlacematApi | undefined): Promise<{snapshot: Snapshot; generations: Map<string, number>; mark: string}> {
+  const own = api ? await readPlacematParts(api) : {parts: {}, mark: ''}
   const classes = (await client.get<{resource_classes: {name: string}[]}>('/resource_classes')).resource_classes
     .map((c) => c.name)
     .filter((n) => n.startsWith(CUSTOM))
@@ -211,7 +206,7 @@ async function readOnce(client: PlacementClient, placemat: boolean): Promise<{sn
     }
   })
   // A reason moves its host's generation when it changes, so the generation check covers it too.
-  const reasons = placemat ? await readDisabledReasons(client, disabledHosts(providers.map((p) => ({...p, parent: p.parent_provider_uuid})))) : new Map<string, string>()
+  const reasons = api ? await readDisabledReasons(api, disabledHosts(providers.map((p) => ({...p, parent: p.parent_provider_uuid})))) : new Map<string, string>()
   for (const p of providers) {
     const reason = reasons.get(p.uuid)
     if (reason) p.disabled_reason = reason
@@ -248,12 +243,13 @@ async function readOnce(client: PlacementClient, placemat: boolean): Promise<{sn
  */
 export async function exportSnapshot(client: PlacementClient, opts: {placemat?: boolean; tries?: number} = {}): Promise<Snapshot> {
   const tries = opts.tries ?? 5
+  const api = opts.placemat ? placematApi(client) : undefined
   for (let i = 1; ; i++) {
-    const {snapshot, generations, mark} = await readOnce(client, opts.placemat === true)
+    const {snapshot, generations, mark} = await readOnce(client, api)
     const after = (await client.get<{resource_providers: ProviderListing[]}>('/resource_providers')).resource_providers
     const still = new Set(after.map((p) => p.uuid))
     const changed = after.filter((p) => generations.get(p.uuid) !== p.generation).length + [...generations.keys()].filter((u) => !still.has(u)).length
-    const ownChanged = opts.placemat && (await readPlacematParts(client)).mark !== mark
+    const ownChanged = api && (await readPlacematParts(api)).mark !== mark
     if (!changed && !ownChanged) return snapshot
     if (i >= tries) {
       throw conflictError(
