@@ -4,6 +4,7 @@
  * again on a concurrent update so that "add" and "remove" compose with other writers.
  */
 import type {PlacementClient} from '../../client/client.js'
+import {resolveProvider} from './providers.js'
 import {retryOnConcurrentUpdate} from './retry.js'
 
 export type SetKind = 'traits' | 'aggregates'
@@ -39,4 +40,14 @@ export async function updateProviderSet(
     if (same) return current
     return client.put<SetBody>(path, {[kind]: after, resource_provider_generation: current.resource_provider_generation})
   })
+}
+
+/** Removes `traits` (or every trait) from the provider `ref` names; the traits it has after. */
+export async function removeTraits(client: PlacementClient, ref: string, traits: string[] | 'all'): Promise<SetBody & {traits: string[]}> {
+  const p = await resolveProvider(client, ref)
+  if (traits === 'all') {
+    await client.delete(`/resource_providers/${p.uuid}/traits`)
+    return client.get(`/resource_providers/${p.uuid}/traits`)
+  }
+  return (await updateProviderSet(client, p.uuid, 'traits', (cur) => cur.filter((t) => !traits.includes(t)))) as SetBody & {traits: string[]}
 }
