@@ -77,3 +77,27 @@ export async function resolveProviderUuids(client: PlacementClient, refs: string
 export async function providerAggregates(backend: Backend, uuids: string[]): Promise<Array<{uuid: string; label: string | null}>> {
   return listedAggregates(uuids, (await backend.namedAggregates?.()) ?? [])
 }
+
+/** Creates a provider (`parent` a name or uuid); Placement's answer. */
+export async function createProvider(client: PlacementClient, spec: {name: string; uuid?: string; parent?: string}): Promise<Record<string, unknown>> {
+  const body: Record<string, unknown> = {name: spec.name}
+  if (spec.uuid) body.uuid = spec.uuid
+  if (spec.parent) body.parent_provider_uuid = await resolveProviderUuid(client, spec.parent)
+  return client.post('/resource_providers', body)
+}
+
+/** Renames the provider `ref` names and/or gives it another parent (null: none); Placement's answer. */
+export async function updateProvider(client: PlacementClient, ref: string, change: {name?: string; parent?: string | null}): Promise<Record<string, unknown>> {
+  const p = await resolveProvider(client, ref)
+  const body: Record<string, unknown> = {name: change.name ?? p.name}
+  if (change.parent !== undefined) body.parent_provider_uuid = change.parent === null ? null : await resolveProviderUuid(client, change.parent)
+  return client.put(`/resource_providers/${p.uuid}`, body)
+}
+
+/** Deletes the providers `refs` name, one after the other (stopping at the first refused). */
+export async function deleteProviders(client: PlacementClient, refs: string[]): Promise<void> {
+  for (const ref of refs) {
+    const p = await resolveProvider(client, ref)
+    await client.delete(`/resource_providers/${p.uuid}`)
+  }
+}
