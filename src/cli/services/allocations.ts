@@ -291,3 +291,22 @@ export const formatResources = (r: Resources | undefined) =>
   orderedResources(r ?? {})
     .map(([rc, n]) => `${rc}=${n}`)
     .join(',')
+
+/**
+ * POST /allocations of a file's entries, each filled in (generations, owners, type) as
+ * preparePost does; a concurrent update is read again and retried only when a generation was
+ * read here (those the file gives are the user's to fix).
+ */
+export async function postAllocations(client: PlacementClient, entries: Record<string, PostEntry>, defaults: Ownership): Promise<void> {
+  const attempt = async () => {
+    const {body, version} = await preparePost(client, entries, defaults)
+    await client.post('/allocations', body, {version})
+  }
+  const filled = Object.values(entries).some((e) => !('consumer_generation' in e))
+  await (filled ? retryOnConcurrentUpdate(attempt) : attempt())
+}
+
+/** Deletes each consumer's allocations in turn (stopping at the first refused). */
+export async function deleteAllocations(client: PlacementClient, consumers: string[]): Promise<void> {
+  for (const c of consumers) await client.delete(`/allocations/${encodeURIComponent(c)}`)
+}

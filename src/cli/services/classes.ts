@@ -1,4 +1,4 @@
-/** Custom resource classes as `class create` makes them. */
+/** Resource classes as the class commands read, make and delete them. */
 import type {PlacementClient} from '../../client/client.js'
 
 /**
@@ -17,4 +17,21 @@ export async function createClasses(client: PlacementClient, names: string[], ex
     }
   }
   return rows
+}
+
+/** Every resource class (Placement's body); only the custom ones with `custom`. */
+export async function listClasses(client: PlacementClient, opts: {custom?: boolean} = {}): Promise<{resource_classes: Array<{name: string}>} & Record<string, unknown>> {
+  const body = await client.get('/resource_classes')
+  if (opts.custom) body.resource_classes = body.resource_classes.filter((c: {name: string}) => c.name.startsWith('CUSTOM_'))
+  return body
+}
+
+/** One resource class (Placement's body; 404 when there is none). */
+export function showClass(client: PlacementClient, name: string): Promise<{name: string} & Record<string, unknown>> {
+  return client.get(`/resource_classes/${encodeURIComponent(name)}`)
+}
+
+/** Deletes each class in turn (stopping at the first refused). */
+export async function deleteClasses(client: PlacementClient, names: string[]): Promise<void> {
+  for (const name of names) await client.delete(`/resource_classes/${encodeURIComponent(name)}`)
 }
