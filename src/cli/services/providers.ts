@@ -7,7 +7,7 @@ import type {ListedProvider} from '../../core/wire.js'
 import {notFoundError} from '../failure.js'
 import {mapLimit} from '../../client/map-limit.js'
 import {listedAggregates} from '../../core/aggregate-names.js'
-import type {Backend} from '../backend/backend.js'
+import type {Backend, Endpoint} from '../backend/backend.js'
 
 export type {ListedProvider}
 
@@ -100,4 +100,28 @@ export async function deleteProviders(client: PlacementClient, refs: string[]): 
     const p = await resolveProvider(client, ref)
     await client.delete(`/resource_providers/${p.uuid}`)
   }
+}
+
+export type ProviderAllocations = Record<string, {resources: Record<string, number>; consumer_generation?: number}>
+
+/** The provider `ref` names as Placement shows it, with its allocations (by consumer) when asked. */
+export async function showProvider(
+  client: PlacementClient,
+  ref: string,
+  opts: {allocations?: boolean} = {},
+): Promise<{record: Record<string, unknown>; uuid: string; allocations?: ProviderAllocations}> {
+  const p = await resolveProvider(client, ref)
+  const record: Record<string, unknown> = {...p}
+  let allocations: ProviderAllocations | undefined
+  if (opts.allocations) {
+    allocations = (await client.get(`/resource_providers/${p.uuid}/allocations`)).allocations
+    record.allocations = allocations
+  }
+  return {record, uuid: p.uuid, allocations}
+}
+
+/** The provider's aggregates, each with its name where placemat has one (see providerAggregates). */
+export async function labelledAggregates(endpoint: Endpoint, uuid: string): Promise<Array<{uuid: string; label: string | null}>> {
+  const aggregates = await endpoint.client.get<{aggregates: string[]}>(`/resource_providers/${uuid}/aggregates`)
+  return providerAggregates(await endpoint.backend(), aggregates.aggregates)
 }
