@@ -107,7 +107,7 @@ unknown host, a host in two racks).`
       progress?.stop()
     }
     // placemat keeps the names the file gives aggregates; plain Placement has nowhere to.
-    const keepAggregateNames = backend.kind === 'placemat'
+    const keepAggregateNames = backend.namedAggregates !== undefined
     const plan: ApplyPlan = this.plan(() => planApply(file!, state!, {prune: flags.prune, keepAggregateNames}))
     if (!keepAggregateNames && plan.namedAggregates > 0) {
       const n = plan.namedAggregates

@@ -61,15 +61,15 @@ Exit codes:
     const backend = await this.backend()
     const load = () => backend.loadCloud({consumers: true, consumerOwners: true, concurrency: flags.concurrency})
     // Groups: placemat's own, or on plain Placement those of --groups FILE (else none to check).
-    const readGroups = async () => (backend.kind === 'placemat' || flags.groups ? (await groupsOf(backend, flags)).list() : [])
+    const readGroups = async () => (backend.placemat || flags.groups ? (await groupsOf(backend, flags)).list() : [])
     const [view, groups] = await Promise.all([load(), readGroups()])
-    const result = audit(view, known, backend.kind === 'placemat', groups)
+    const result = audit(view, known, backend.placemat !== undefined, groups)
     let failed = 0
     let left = result.findings
     if (flags.delete && result.findings.some((f) => f.kind === 'orphan_allocations')) {
       failed = (await deleteOrphans(backend.client, result.findings, Math.min(flags.concurrency, 8))).failed
       // What is left is what a fresh look finds (a deletion may also end an over-capacity).
-      left = audit(await load(), known, backend.kind === 'placemat', await readGroups()).findings
+      left = audit(await load(), known, backend.placemat !== undefined, await readGroups()).findings
     }
     const doc = {
       transport: backend.kind,

@@ -56,7 +56,7 @@ Not carried: created/updated times, and consumers without allocations (the API d
     if (flags.format === 'apply') return this.write(flags.output, await this.applyFile())
     if (flags['to-placement']) return this.toPlacement(flags['to-placement'])
     const backend = await this.backend()
-    const placemat = backend.kind === 'placemat'
+    const placemat = backend.placemat !== undefined
     if (!placemat) {
       warn(
         'this endpoint is plain OpenStack Placement, which keeps no racks, rows, rooms, placement groups, aggregate names or reasons hosts are disabled: the snapshot has none ' +
@@ -80,10 +80,9 @@ Not carried: created/updated times, and consumers without allocations (the API d
     // The cloud as one State: a --db file's own, or a daemon's (read whole).
     const backend = await this.backend()
     const state = await loadState(backend)
-    const leftOut =
-      backend.kind === 'placemat'
-        ? placematOnly((await readPlacematParts(backend.client)).parts, (await readDisabledReasons(backend.client, disabledHosts(state.providers.values()))).size)
-        : undefined
+    const leftOut = backend.placemat
+      ? placematOnly((await readPlacematParts(backend.placemat)).parts, (await readDisabledReasons(backend.placemat, disabledHosts(state.providers.values()))).size)
+      : undefined
     try {
       const r = await writePlacement(url, state)
       if (leftOut) warn(`not written into Placement, which has no place for them: ${leftOut}`)

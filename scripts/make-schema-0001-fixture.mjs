@@ -30,7 +30,7 @@ if (LATEST_MIGRATION !== '0001_initial') {
 let clock = Date.UTC(2024, 0, 1)
 Date.now = () => (clock += 1000)
 
-const {LocalTransport} = await import(path.join(root, 'dist/src/client/transports.js'))
+const {LocalTransport} = await import(path.join(root, 'dist/src/cli/backend/local-transport.js'))
 const {PlacementClient} = await import(path.join(root, 'dist/src/client/client.js'))
 
 for (const suffix of ['', '-wal', '-shm']) fs.rmSync(out + suffix, {force: true})

@@ -19,7 +19,8 @@ if (!values.db === !values.url) {
   process.exit(2)
 }
 const {PlacementClient} = await import(path.join(root, 'dist/src/client/client.js'))
-const {HttpTransport, LocalTransport} = await import(path.join(root, 'dist/src/client/transports.js'))
+const {HttpTransport} = await import(path.join(root, 'dist/src/client/transports.js'))
+const {LocalTransport} = await import(path.join(root, 'dist/src/cli/backend/local-transport.js'))
 const transport = values.db ? await LocalTransport.open(values.db) : new HttpTransport(values.url, values.token)
 const client = new PlacementClient(transport)
 

@@ -1,6 +1,7 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
-import {providerAggregates, resolveProvider} from '../../src/cli/services/providers.js'
+import {providerAggregates} from '../../src/cli/services/providers.js'
+import {readAggregates} from '../../src/cli/services/sets.js'
 
 export default class AggregateList extends PlacematCommand {
   static summary = 'List the aggregates a resource provider is a member of.'
@@ -16,11 +17,9 @@ export default class AggregateList extends PlacematCommand {
 
   async run(): Promise<void> {
     const {args} = await this.parse(AggregateList)
-    const client = await this.client()
-    const p = await resolveProvider(client, args.provider)
-    const body = await client.get(`/resource_providers/${p.uuid}/aggregates`)
+    const body = await readAggregates(await this.client(), args.provider)
     // Tables: named ones first, by name, then racks, rows and rooms, then the rest by uuid (JSON stays Placement's body).
-    const listed = this.textOutput ? await providerAggregates(await this.backend(), body.aggregates as string[]) : []
+    const listed = this.textOutput ? await providerAggregates(await this.backend(), body.aggregates) : []
     const rows = listed.map((a) => ({uuid: a.uuid, name: a.label ?? ''}))
     this.output(body, rows, [{key: 'uuid', header: 'aggregate'}, {key: 'name'}])
   }

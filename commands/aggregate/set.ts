@@ -1,7 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
-import {resolveProvider} from '../../src/cli/services/providers.js'
-import {setColumns, updateProviderSet} from '../../src/cli/services/sets.js'
+import {setAggregates, setColumns} from '../../src/cli/services/sets.js'
 
 export default class AggregateSet extends PlacematCommand {
   static summary = 'Replace the aggregates of a resource provider (none given: take it out of all).'
@@ -28,12 +27,7 @@ export default class AggregateSet extends PlacematCommand {
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(AggregateSet)
     const [ref, ...aggregates] = argv as string[]
-    const client = await this.client()
-    const p = await resolveProvider(client, ref)
-    const body =
-      flags.generation === undefined
-        ? await updateProviderSet(client, p.uuid, 'aggregates', () => aggregates)
-        : await client.put(`/resource_providers/${p.uuid}/aggregates`, {aggregates, resource_provider_generation: flags.generation})
-    this.output(body, (body.aggregates as string[]).map((uuid) => ({uuid})), setColumns.aggregates)
+    const body = await setAggregates(await this.client(), ref, aggregates, flags.generation)
+    this.output(body, body.aggregates.map((uuid) => ({uuid})), setColumns.aggregates)
   }
 }

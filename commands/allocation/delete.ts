@@ -1,6 +1,7 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {SENTENCES} from '../../src/cli/output.js'
+import {deleteAllocations} from '../../src/cli/services/allocations.js'
 
 export default class AllocationDelete extends PlacematCommand {
   static summary = 'Delete all the allocations of consumers.'
@@ -12,7 +13,6 @@ export default class AllocationDelete extends PlacematCommand {
 
   async run(): Promise<void> {
     const {argv} = await this.parse(AllocationDelete)
-    const client = await this.client()
-    for (const c of argv as string[]) await client.delete(`/allocations/${encodeURIComponent(c)}`)
+    await deleteAllocations(await this.client(), argv as string[])
   }
 }

@@ -1,8 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {SENTENCES} from '../../src/cli/output.js'
-import {preparePost, readPostFile} from '../../src/cli/services/allocations.js'
-import {retryOnConcurrentUpdate} from '../../src/cli/services/retry.js'
+import {postAllocations, readPostFile} from '../../src/cli/services/allocations.js'
 
 export default class AllocationPost extends PlacematCommand {
   static summary = 'Write the allocations of many consumers at once, all or nothing (POST /allocations).'
@@ -38,15 +37,7 @@ export default class AllocationPost extends PlacematCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(AllocationPost)
     const entries = readPostFile(args.file)
-    const client = await this.client()
-    const defaults = {project: flags.project, user: flags.user, consumerType: flags['consumer-type']}
-    const attempt = async () => {
-      const {body, version} = await preparePost(client, entries, defaults)
-      await client.post('/allocations', body, {version})
-    }
-    // Only generations read here may be refreshed; those in the file are the user's to fix.
-    const filled = Object.values(entries).some((e) => !('consumer_generation' in e))
-    await (filled ? retryOnConcurrentUpdate(attempt) : attempt())
+    await postAllocations(await this.client(), entries, {project: flags.project, user: flags.user, consumerType: flags['consumer-type']})
     const consumers = Object.keys(entries)
     if (!this.textOutput) return this.outputRecord({consumers})
     this.log(`allocations written for ${consumers.length} consumer${consumers.length === 1 ? '' : 's'}`)

@@ -42,7 +42,7 @@ consumer generations (a concurrent update is read again and retried).`
     const {args, flags} = await this.parse(ClaimMove)
     const backend = await this.backend()
     const out = await refusedForGroups(() =>
-      move(backend.client, args.consumer, flags.to, flags['consumer-type'], {placemat: backend.kind === 'placemat', allowViolations: flags['allow-violations']}),
+      move(backend, args.consumer, flags.to, flags['consumer-type'], {allowViolations: flags['allow-violations']}),
     )
     if (out.overwrote) process.stderr.write(`placemat: warning: the allocations ${flags.to} held were overwritten\n`)
     this.outputRecord({

@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
+import {createClasses} from '../../src/cli/services/classes.js'
 
 /** Each name given, and whether this call created it. */
 const COLUMNS = [{key: 'name'}, {key: 'created'}]
@@ -20,17 +21,7 @@ export default class ClassCreate extends PlacematCommand {
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(ClassCreate)
-    const client = await this.client()
-    const rows: Array<{name: string; created: boolean}> = []
-    for (const name of argv as string[]) {
-      if (flags['exist-ok']) {
-        const res = await client.request('PUT', `/resource_classes/${encodeURIComponent(name)}`)
-        rows.push({name, created: res.status === 201})
-      } else {
-        await client.post('/resource_classes', {name})
-        rows.push({name, created: true})
-      }
-    }
+    const rows = await createClasses(await this.client(), argv as string[], flags['exist-ok'])
     this.output({resource_classes: rows}, rows, COLUMNS)
   }
 }

@@ -1,6 +1,7 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {SENTENCES} from '../../src/cli/output.js'
+import {deleteClasses} from '../../src/cli/services/classes.js'
 
 export default class ClassDelete extends PlacematCommand {
   static summary = 'Delete custom resource classes.'
@@ -15,7 +16,6 @@ export default class ClassDelete extends PlacematCommand {
 
   async run(): Promise<void> {
     const {argv} = await this.parse(ClassDelete)
-    const client = await this.client()
-    for (const name of argv as string[]) await client.delete(`/resource_classes/${encodeURIComponent(name)}`)
+    await deleteClasses(await this.client(), argv as string[])
   }
 }

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
+import {listClasses} from '../../src/cli/services/classes.js'
 
 export default class ClassList extends PlacematCommand {
   static summary = 'List resource classes (standard and custom).'
@@ -9,9 +10,7 @@ export default class ClassList extends PlacematCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(ClassList)
-    const client = await this.client()
-    const body = await client.get('/resource_classes')
-    if (flags.custom) body.resource_classes = body.resource_classes.filter((c: {name: string}) => c.name.startsWith('CUSTOM_'))
+    const body = await listClasses(await this.client(), {custom: flags.custom})
     this.output(body, body.resource_classes, [{key: 'name'}])
   }
 }

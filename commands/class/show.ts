@@ -1,5 +1,6 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
+import {showClass} from '../../src/cli/services/classes.js'
 
 export default class ClassShow extends PlacematCommand {
   static summary = 'Show a resource class (exit 3 when there is none of that name).'
@@ -9,8 +10,7 @@ export default class ClassShow extends PlacematCommand {
 
   async run(): Promise<void> {
     const {args} = await this.parse(ClassShow)
-    const client = await this.client()
-    const body = await client.get(`/resource_classes/${encodeURIComponent(args.name)}`)
+    const body = await showClass(await this.client(), args.name)
     if (!this.textOutput) return this.outputRecord(body)
     this.outputRecord({name: body.name})
   }

@@ -38,7 +38,7 @@ null and --group is refused (exit 2).`
     const backend = await this.backend()
     const inTree = flags.provider === undefined ? undefined : (await resolveProvider(backend.client, flags.provider)).uuid
     const consumers = await listConsumers(backend, {inTree, project: flags.project, group: flags.group})
-    if (backend.kind !== 'placemat' && this.textOutput && !this.base.ids) {
+    if (!backend.placemat && this.textOutput && !this.base.ids) {
       process.stderr.write('placemat: warning: plain OpenStack Placement keeps no placement groups: the groups column is empty\n')
     }
     this.output({consumers}, consumers, consumerColumns)

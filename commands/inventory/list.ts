@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {inventoryColumns, inventoryRows} from '../../src/cli/services/inventory.js'
-import {resolveProvider} from '../../src/cli/services/providers.js'
+import {readInventories} from '../../src/cli/services/inventories.js'
 
 export default class InventoryList extends PlacematCommand {
   static summary = 'List the inventories of a resource provider, with what is used of each.'
@@ -15,12 +15,7 @@ export default class InventoryList extends PlacematCommand {
 
   async run(): Promise<void> {
     const {args} = await this.parse(InventoryList)
-    const client = await this.client()
-    const p = await resolveProvider(client, args.provider)
-    const [inv, use] = await Promise.all([
-      client.get(`/resource_providers/${p.uuid}/inventories`),
-      client.get(`/resource_providers/${p.uuid}/usages`),
-    ])
-    this.output({...inv, usages: use.usages}, inventoryRows(inv.inventories, use.usages), inventoryColumns)
+    const body = await readInventories(await this.client(), args.provider)
+    this.output(body, inventoryRows(body.inventories, body.usages), inventoryColumns)
   }
 }

@@ -1,9 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand, type Column} from '../../src/cli/base.js'
-import {capacity, collectChanges, inventoryColumns, inventoryRows, mergeInventories, type InventoryRecord} from '../../src/cli/services/inventory.js'
-import {resolveProvider, type ListedProvider} from '../../src/cli/services/providers.js'
-import {retryOnConcurrentUpdate} from '../../src/cli/services/retry.js'
-import {notFoundError, usageError} from '../../src/cli/failure.js'
+import {collectChanges, inventoryColumns, inventoryRows} from '../../src/cli/services/inventory.js'
+import {setInventories} from '../../src/cli/services/inventories.js'
+import {usageError} from '../../src/cli/failure.js'
 
 /** The inventories written: of one provider, or (--aggregate) of each member, a line per class. */
 const columns = (aggregate?: boolean): Column<any>[] => {
@@ -66,39 +65,12 @@ export default class InventorySet extends PlacematCommand {
     if (!changes.perClass.size && !flags.amend) {
       throw usageError('give at least one CLASS=TOTAL (to remove all inventory use `inventory delete --all`)')
     }
-    const client = await this.client()
-    let providers: ListedProvider[]
-    if (flags.aggregate) {
-      providers = (await client.get('/resource_providers', {query: {member_of: target}})).resource_providers
-      if (!providers.length) throw notFoundError(`no resource provider is a member of aggregate ${target}`)
-    } else {
-      providers = [await resolveProvider(client, target)]
-    }
-
-    const results: Array<{uuid: string; body: {resource_provider_generation: number; inventories: Record<string, InventoryRecord>}}> = []
-    for (const p of providers) {
-      const body = await retryOnConcurrentUpdate(async () => {
-        const [current, use] = await Promise.all([
-          client.get(`/resource_providers/${p.uuid}/inventories`),
-          client.get(`/resource_providers/${p.uuid}/usages`),
-        ])
-        const payload = {
-          resource_provider_generation: current.resource_provider_generation,
-          inventories: mergeInventories(current.inventories, changes, flags.amend),
-        }
-        // Placement allows it (it only logs), but an operator should know before and after. A
-        // reserved above the total is no capacity at all: Placement refuses it, and says so.
-        for (const [rc, inv] of Object.entries(payload.inventories)) {
-          const used = use.usages?.[rc] ?? 0
-          if (capacity(inv) >= 0 && used > capacity(inv)) {
-            process.stderr.write(`placemat: warning: ${rc} on ${p.name}: capacity ${capacity(inv)} would be below what is in use (${used})\n`)
-          }
-        }
-        if (flags['dry-run']) return payload
-        return client.put(`/resource_providers/${p.uuid}/inventories`, payload)
-      })
-      results.push({uuid: p.uuid, body})
-    }
+    const results = await setInventories(await this.client(), target, changes, {
+      amend: flags.amend,
+      aggregate: flags.aggregate,
+      dryRun: flags['dry-run'],
+      onWarning: (message) => process.stderr.write(`placemat: warning: ${message}\n`),
+    })
 
     if (!flags.aggregate) {
       const body = results[0].body

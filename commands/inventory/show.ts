@@ -1,7 +1,6 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
-import {capacity} from '../../src/cli/services/inventory.js'
-import {resolveProvider} from '../../src/cli/services/providers.js'
+import {readInventory} from '../../src/cli/services/inventories.js'
 
 export default class InventoryShow extends PlacematCommand {
   static summary = 'Show the inventory of one resource class of a provider.'
@@ -18,12 +17,6 @@ export default class InventoryShow extends PlacematCommand {
 
   async run(): Promise<void> {
     const {args} = await this.parse(InventoryShow)
-    const client = await this.client()
-    const p = await resolveProvider(client, args.provider)
-    const [inv, use] = await Promise.all([
-      client.get(`/resource_providers/${p.uuid}/inventories/${encodeURIComponent(args.class)}`),
-      client.get(`/resource_providers/${p.uuid}/usages`),
-    ])
-    this.outputRecord({resource_class: args.class, ...inv, used: use.usages[args.class] ?? 0, capacity: capacity(inv)})
+    this.outputRecord(await readInventory(await this.client(), args.provider, args.class))
   }
 }

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
-import {PROVIDER_KEYS, resolveProviderUuid} from '../../src/cli/services/providers.js'
+import {PROVIDER_KEYS, createProvider} from '../../src/cli/services/providers.js'
 
 export default class ProviderCreate extends PlacematCommand {
   static summary = 'Create a resource provider.'
@@ -20,11 +20,7 @@ export default class ProviderCreate extends PlacematCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(ProviderCreate)
-    const client = await this.client()
-    const body: Record<string, unknown> = {name: args.name}
-    if (flags.uuid) body.uuid = flags.uuid
-    if (flags.parent) body.parent_provider_uuid = await resolveProviderUuid(client, flags.parent)
-    const p = await client.post('/resource_providers', body)
+    const p = await createProvider(await this.client(), {name: args.name, uuid: flags.uuid, parent: flags.parent})
     if (!this.textOutput) return this.outputRecord(p)
     const {links: _links, ...plain} = p
     this.outputRecord(plain)

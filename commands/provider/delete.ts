@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {SENTENCES} from '../../src/cli/output.js'
-import {resolveProvider} from '../../src/cli/services/providers.js'
+import {deleteProviders} from '../../src/cli/services/providers.js'
 
 export default class ProviderDelete extends PlacematCommand {
   static summary = 'Delete resource providers.'
@@ -17,10 +17,6 @@ export default class ProviderDelete extends PlacematCommand {
 
   async run(): Promise<void> {
     const {argv} = await this.parse(ProviderDelete)
-    const client = await this.client()
-    for (const ref of argv as string[]) {
-      const p = await resolveProvider(client, ref)
-      await client.delete(`/resource_providers/${p.uuid}`)
-    }
+    await deleteProviders(await this.client(), argv as string[])
   }
 }

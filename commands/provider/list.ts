@@ -1,16 +1,7 @@
 import {Flags} from '@oclif/core'
 import {PlacematCommand, type Column} from '../../src/cli/base.js'
 import {compareNamed} from '../../src/core/listing-order.js'
-
-interface ProviderRow {
-  uuid: string
-  name: string
-  generation: number
-  parent_provider_uuid?: string | null
-  root_provider_uuid?: string
-  /** placemat's: its host is out of service (COMPUTE_STATUS_DISABLED on the root). */
-  disabled?: boolean
-}
+import {listProviderRows, type ProviderRow} from '../../src/cli/services/provider-list.js'
 
 export default class ProviderList extends PlacematCommand {
   static summary = 'List resource providers, filtered as GET /resource_providers filters.'
@@ -45,33 +36,20 @@ disabling the compute service).`
 
   async run(): Promise<void> {
     const {flags} = await this.parse(ProviderList)
-    const client = await this.client()
-    let memberOf = flags['member-of']
-    if (memberOf?.length) {
-      // Racks, rows and rooms by name, as `candidates` takes them (checked only when named).
-      const {memberOfValue, topologyRefs} = await import('../../src/cli/candidates/member-of.js')
-      const named = memberOf.flatMap(topologyRefs)
-      if (named.length) await (await import('../../src/cli/candidates/anchors.js')).checkTopologyNames(await this.endpoint(), named)
-      memberOf = memberOf.map(memberOfValue)
-    }
-    const body = await client.get('/resource_providers', {
-      query: {
+    const body = await listProviderRows(
+      await this.endpoint(),
+      {
         name: flags.name,
         uuid: flags.uuid,
-        member_of: memberOf,
+        memberOf: flags['member-of'],
         resources: flags.resources,
         required: flags.required,
-        in_tree: flags['in-tree'],
+        inTree: flags['in-tree'],
       },
-    })
+      {disabled: !this.base.ids},
+    )
     // Tables by name (then uuid), whatever order the providers were made in (JSON stays Placement's body).
-    const rows = [...(body.resource_providers as ProviderRow[])].sort(compareNamed)
-    if (!this.base.ids) {
-      // A provider whose host (its root) carries COMPUTE_STATUS_DISABLED is out of service: one call says which.
-      const {disabledProviders} = await import('../../src/cli/backend/standard-reads.js')
-      const disabled = await disabledProviders(client)
-      for (const r of rows) r.disabled = disabled.has(r.root_provider_uuid ?? r.uuid)
-    }
+    const rows = [...body.resource_providers].sort(compareNamed)
     this.output(body, rows, ProviderList.columns)
   }
 }

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand, ExitCode} from '../../src/cli/base.js'
-import {PROVIDER_KEYS, resolveProvider, resolveProviderUuid} from '../../src/cli/services/providers.js'
+import {PROVIDER_KEYS, updateProvider} from '../../src/cli/services/providers.js'
 import {usageError} from '../../src/cli/failure.js'
 
 export default class ProviderSet extends PlacematCommand {
@@ -28,12 +28,8 @@ export default class ProviderSet extends PlacematCommand {
     if (flags.name === undefined && flags.parent === undefined && !flags['no-parent']) {
       throw usageError('nothing to change: give --name, --parent or --no-parent')
     }
-    const client = await this.client()
-    const p = await resolveProvider(client, args.provider)
-    const body: Record<string, unknown> = {name: flags.name ?? p.name}
-    if (flags.parent !== undefined) body.parent_provider_uuid = await resolveProviderUuid(client, flags.parent)
-    else if (flags['no-parent']) body.parent_provider_uuid = null
-    const out = await client.put(`/resource_providers/${p.uuid}`, body)
+    const parent = flags.parent !== undefined ? flags.parent : flags['no-parent'] ? null : undefined
+    const out = await updateProvider(await this.client(), args.provider, {name: flags.name, parent})
     if (!this.textOutput) return this.outputRecord(out)
     const {links: _links, ...plain} = out
     this.outputRecord(plain)

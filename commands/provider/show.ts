@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {formatResources} from '../../src/cli/services/allocations.js'
 import type {Column} from '../../src/cli/base.js'
-import {providerAggregates, resolveProvider} from '../../src/cli/services/providers.js'
+import {labelledAggregates, showProvider} from '../../src/cli/services/providers.js'
 
 export default class ProviderShow extends PlacematCommand {
   static summary = 'Show a resource provider.'
@@ -22,14 +22,7 @@ export default class ProviderShow extends PlacematCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(ProviderShow)
-    const client = await this.client()
-    const p = await resolveProvider(client, args.provider)
-    const record: Record<string, unknown> = {...p}
-    let allocations: Record<string, {resources: Record<string, number>; consumer_generation?: number}> | undefined
-    if (flags.allocations) {
-      allocations = (await client.get(`/resource_providers/${p.uuid}/allocations`)).allocations
-      record.allocations = allocations
-    }
+    const {record, uuid, allocations} = await showProvider(await this.client(), args.provider, {allocations: flags.allocations})
     if (!this.textOutput) return this.outputRecord(record)
     const rows = Object.entries(allocations ?? {}).map(([consumer, a]) => ({uuid: consumer, consumer, resources: a.resources, consumer_generation: a.consumer_generation}))
     const columns: Column<(typeof rows)[number]>[] = [
@@ -48,8 +41,7 @@ export default class ProviderShow extends PlacematCommand {
     }
     const {links: _links, allocations: _a, ...plain} = record
     // Its aggregates, each named beside its uuid where placemat has a name for it (tables only: JSON stays Placement's body).
-    const aggregates = await client.get<{aggregates: string[]}>(`/resource_providers/${p.uuid}/aggregates`)
-    const listed = await providerAggregates(await this.backend(), aggregates.aggregates)
+    const listed = await labelledAggregates(await this.endpoint(), uuid)
     plain.aggregates = listed.map((a) => (a.label === null ? a.uuid : `${a.label} (${a.uuid})`)).join(', ')
     this.outputRecord(plain)
     if (allocations) {

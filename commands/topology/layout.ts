@@ -34,7 +34,7 @@ aggregate has now.`
   async run(): Promise<void> {
     const {flags} = await this.parse(TopologyLayout)
     const backend = await this.backend()
-    const file = backend.kind === 'placement' && flags.layout ? layoutBody(readLayoutFile(flags.layout)) : undefined
+    const file = !backend.placemat && flags.layout ? layoutBody(readLayoutFile(flags.layout)) : undefined
     const doc = await backend.currentLayout(file)
     if (!doc) throw usageError(NEEDS_LAYOUT)
     if (this.format === 'json') {

@@ -34,7 +34,7 @@ aggregate has them now).`
   async run(): Promise<void> {
     const {flags} = await this.parse(TopologyShow)
     const backend = await this.backend()
-    const file = backend.kind === 'placement' && flags.layout ? layoutBody(readLayoutFile(flags.layout)) : undefined
+    const file = !backend.placemat && flags.layout ? layoutBody(readLayoutFile(flags.layout)) : undefined
     const body = await backend.topologyView(file)
     if (!body) throw usageError(NEEDS_LAYOUT)
     const rows = viewRows(body.topology, {hosts: flags.hosts})

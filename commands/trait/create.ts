@@ -1,5 +1,6 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
+import {createTraits} from '../../src/cli/services/traits.js'
 
 /** Each name given, and whether this call created it. */
 const COLUMNS = [{key: 'name'}, {key: 'created'}]
@@ -17,12 +18,7 @@ export default class TraitCreate extends PlacematCommand {
 
   async run(): Promise<void> {
     const {argv} = await this.parse(TraitCreate)
-    const client = await this.client()
-    const rows: Array<{name: string; created: boolean}> = []
-    for (const name of argv as string[]) {
-      const res = await client.request('PUT', `/traits/${encodeURIComponent(name)}`)
-      rows.push({name, created: res.status === 201})
-    }
+    const rows = await createTraits(await this.client(), argv as string[])
     this.output({traits: rows}, rows, COLUMNS)
   }
 }

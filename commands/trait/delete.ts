@@ -1,6 +1,7 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {SENTENCES} from '../../src/cli/output.js'
+import {deleteTraits} from '../../src/cli/services/traits.js'
 
 export default class TraitDelete extends PlacematCommand {
   static summary = 'Delete custom traits.'
@@ -14,7 +15,6 @@ export default class TraitDelete extends PlacematCommand {
 
   async run(): Promise<void> {
     const {argv} = await this.parse(TraitDelete)
-    const client = await this.client()
-    for (const name of argv as string[]) await client.delete(`/traits/${encodeURIComponent(name)}`)
+    await deleteTraits(await this.client(), argv as string[])
   }
 }

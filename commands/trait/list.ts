@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
+import {listTraits} from '../../src/cli/services/traits.js'
 
 export default class TraitList extends PlacematCommand {
   static summary = 'List traits.'
@@ -17,8 +18,7 @@ export default class TraitList extends PlacematCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(TraitList)
-    const client = await this.client()
-    const body = await client.get('/traits', {query: {name: flags.name, associated: flags.associated ? 'true' : undefined}})
-    this.output(body, (body.traits as string[]).map((name) => ({name})), [{key: 'name'}])
+    const body = await listTraits(await this.client(), {name: flags.name, associated: flags.associated})
+    this.output(body, body.traits.map((name) => ({name})), [{key: 'name'}])
   }
 }

@@ -1,5 +1,6 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
+import {checkTrait} from '../../src/cli/services/traits.js'
 
 export default class TraitShow extends PlacematCommand {
   static summary = 'Tell whether a trait exists (exit 0 and its name, or exit 3).'
@@ -9,8 +10,7 @@ export default class TraitShow extends PlacematCommand {
 
   async run(): Promise<void> {
     const {args} = await this.parse(TraitShow)
-    const client = await this.client()
-    await client.request('GET', `/traits/${encodeURIComponent(args.name)}`)
+    await checkTrait(await this.client(), args.name)
     this.outputRecord({name: args.name})
   }
 }

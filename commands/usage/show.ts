@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
-import {capacity, type InventoryRecord} from '../../src/cli/services/inventory.js'
-import {resolveProvider} from '../../src/cli/services/providers.js'
+import {capacity} from '../../src/cli/services/inventory.js'
+import {readUsages} from '../../src/cli/services/inventories.js'
 
 export default class UsageShow extends PlacematCommand {
   static summary = 'Show what is used on a resource provider, per resource class.'
@@ -18,13 +18,7 @@ export default class UsageShow extends PlacematCommand {
 
   async run(): Promise<void> {
     const {args} = await this.parse(UsageShow)
-    const client = await this.client()
-    const p = await resolveProvider(client, args.provider)
-    const [use, inv] = await Promise.all([
-      client.get(`/resource_providers/${p.uuid}/usages`),
-      this.textOutput ? client.get(`/resource_providers/${p.uuid}/inventories`) : undefined,
-    ])
-    const inventories: Record<string, InventoryRecord> = inv?.inventories ?? {}
+    const {usage: use, inventories} = await readUsages(await this.client(), args.provider, this.textOutput)
     const rows = Object.entries(use.usages as Record<string, number>).map(([rc, used]) => {
       const cap = inventories[rc] ? capacity(inventories[rc]) : undefined
       return {resource_class: rc, usage: used, capacity: cap, free: cap === undefined ? undefined : cap - used}

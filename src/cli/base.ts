@@ -1,7 +1,8 @@
 import fs from 'node:fs'
 import {Command, Flags, Errors, type Interfaces} from '@oclif/core'
 import {ApiError, PlacementClient, UnreachableError} from '../client/client.js'
-import {HttpTransport, LocalTransport} from '../client/transports.js'
+import {HttpTransport} from '../client/transports.js'
+import {LocalTransport} from './backend/local-transport.js'
 import {readRecord} from '../daemon/control.js'
 import {daemonFiles, defaultDbFile, readAdminToken} from '../daemon/paths.js'
 import {outputMisfit, pickColumns, serialize, table, valueLines, type Column, type Format, type OutputChoices, type Printed} from './output.js'
@@ -158,7 +159,7 @@ export abstract class PlacematCommand extends BaseCommand {
   backend(): Promise<Backend> {
     this.backendPromise ??= (async () => {
       const client = await this.client()
-      const {chooseBackend} = await import('./backend/backend.js')
+      const {chooseBackend} = await import('./backend/choose.js')
       return chooseBackend(client, {local: this.target.db !== undefined})
     })()
     return this.backendPromise

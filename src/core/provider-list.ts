@@ -1,4 +1,4 @@
-import type {Version} from '../http/microversion.js'
+import type {Version} from './version.js'
 import {filterProviders} from './candidates/engine.js'
 import {parseProviderFilters} from './candidates/request.js'
 import type {Provider, State} from './state.js'

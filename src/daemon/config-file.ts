@@ -7,6 +7,9 @@
 import fs from 'node:fs'
 import type {KeystoneSettings} from '../http/auth/keystone.js'
 import type {PolicyOptions} from '../http/policy/policy.js'
+import {ConfigFileError, parseIni} from '../store/placement-db/ini.js'
+
+export {ConfigFileError, parseIni}
 
 /** What the file sets, in the daemon's terms, and what it set that placemat leaves alone. */
 export interface ConfigFileSettings {
@@ -19,35 +22,6 @@ export interface ConfigFileSettings {
   randomize?: boolean
   incompleteConsumer?: {project?: string; user?: string}
   warnings: string[]
-}
-
-export class ConfigFileError extends Error {}
-
-/** oslo.config's INI: [section], key = value (or key: value), # and ; comments, indented continuation lines. */
-export function parseIni(text: string, file = 'config'): Map<string, Map<string, string>> {
-  const out = new Map<string, Map<string, string>>()
-  let section: Map<string, string> | undefined
-  let last: string | undefined
-  text.split(/\r?\n/).forEach((raw, i) => {
-    if (/^\s*([#;].*)?$/.test(raw)) return
-    if (/^\s/.test(raw) && section && last !== undefined) {
-      section.set(last, `${section.get(last)}\n${raw.trim()}`)
-      return
-    }
-    const header = /^\[([^\]]+)\]\s*$/.exec(raw)
-    if (header) {
-      const name = header[1].trim()
-      section = out.get(name) ?? new Map()
-      out.set(name, section)
-      last = undefined
-      return
-    }
-    const kv = /^([^=:\s][^=:]*?)\s*[=:]\s*(.*)$/.exec(raw)
-    if (!kv || !section) throw new ConfigFileError(`${file}:${i + 1}: expected [section] or key = value, not '${raw.trim()}'`)
-    last = kv[1].trim()
-    section.set(last, kv[2].trim())
-  })
-  return out
 }
 
 const bool = (v: string, where: string): boolean => {

@@ -1,28 +1,11 @@
 /** Placement API microversions: negotiation through the OpenStack-API-Version header. */
+import {Version} from '../core/version.js'
+
+export {Version}
 
 export const MIN_VERSION = [1, 0] as const
 export const MAX_VERSION = [1, 39] as const
 export const SERVICE_TYPE = 'placement'
-
-export class Version {
-  constructor(
-    readonly major: number,
-    readonly minor: number,
-  ) {}
-
-  /** True when this version is at least `minor` (1.x), and at most `max` when given. */
-  gte(minor: number): boolean {
-    return this.major > 1 || (this.major === 1 && this.minor >= minor)
-  }
-
-  lt(minor: number): boolean {
-    return !this.gte(minor)
-  }
-
-  toString(): string {
-    return `${this.major}.${this.minor}`
-  }
-}
 
 export const minVersionString = () => `${MIN_VERSION[0]}.${MIN_VERSION[1]}`
 export const maxVersionString = () => `${MAX_VERSION[0]}.${MAX_VERSION[1]}`

@@ -10,7 +10,8 @@ import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {PlacementClient} from '../../src/client/client.js'
-import {HttpTransport, LocalTransport} from '../../src/client/transports.js'
+import {HttpTransport} from '../../src/client/transports.js'
+import {LocalTransport} from '../../src/cli/backend/local-transport.js'
 import type {Layout} from '../../src/core/topology.js'
 import {startServer, type RunningServer} from '../../src/daemon/server.js'
 import {mapLimit} from '../../src/client/map-limit.js'
@@ -18,7 +19,7 @@ import {claim} from '../../src/cli/services/claim.js'
 import {plainProxy, seed, U, type HostSpec} from '../helpers/claim-cloud.js'
 import YAML from 'yaml'
 import {BIN, placemat, type Result} from '../helpers/cli.js'
-import {chooseBackend} from '../../src/cli/backend/backend.js'
+import {chooseBackend} from '../../src/cli/backend/choose.js'
 // Every claim asks which backend it talks to, and the daemon's and the file's claims below run
 // in parallel in this process: their backends are loaded here, once, rather than by two dynamic
 // imports racing in the test runner (one of them saw the other's module half made).

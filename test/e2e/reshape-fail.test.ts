@@ -14,7 +14,7 @@ import {parsePlan, runReshape} from '../../src/cli/services/reshape.js'
 import {startServer, type RunningServer} from '../../src/daemon/server.js'
 import {VGPU_PLAN, dumpDb, placemat, setupVgpu, startVgpu} from '../helpers/db-tools.js'
 import {CN, VM_A, VM_B} from '../helpers/vgpu-fixture.js'
-import {chooseBackend} from '../../src/cli/backend/backend.js'
+import {chooseBackend} from '../../src/cli/backend/choose.js'
 
 const MISSING = '0d0d0d0d-0000-4000-8000-0000000000ff'
 const PLAN = VGPU_PLAN

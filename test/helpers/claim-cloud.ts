@@ -6,7 +6,8 @@
  */
 import http from 'node:http'
 import {PlacementClient} from '../../src/client/client.js'
-import {HttpTransport, LocalTransport} from '../../src/client/transports.js'
+import {HttpTransport} from '../../src/client/transports.js'
+import {LocalTransport} from '../../src/cli/backend/local-transport.js'
 import type {Layout} from '../../src/core/topology.js'
 
 export interface HostSpec {

@@ -1,7 +1,6 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../../src/cli/base.js'
-import {resolveProvider} from '../../../src/cli/services/providers.js'
-import {setColumns, updateProviderSet} from '../../../src/cli/services/sets.js'
+import {addTraits, setColumns} from '../../../src/cli/services/sets.js'
 
 export default class ProviderTraitAdd extends PlacematCommand {
   static summary = 'Add traits to a resource provider, keeping the others.'
@@ -21,11 +20,7 @@ export default class ProviderTraitAdd extends PlacematCommand {
   async run(): Promise<void> {
     const {argv} = await this.parse(ProviderTraitAdd)
     const [ref, ...traits] = argv as string[]
-    const client = await this.client()
-    const p = await resolveProvider(client, ref)
-    // PUT /traits/CUSTOM_X creates a custom trait (and is a no-op when it exists); standard ones always exist.
-    await Promise.all([...new Set(traits.filter((t) => t.startsWith('CUSTOM_')))].map((t) => client.put(`/traits/${encodeURIComponent(t)}`)))
-    const body = await updateProviderSet(client, p.uuid, 'traits', (cur) => [...cur, ...traits])
-    this.output(body, body.traits!.map((name) => ({name})), setColumns.traits)
+    const body = await addTraits(await this.client(), ref, traits)
+    this.output(body, body.traits.map((name) => ({name})), setColumns.traits)
   }
 }

@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../../src/cli/base.js'
-import {resolveProvider} from '../../../src/cli/services/providers.js'
+import {readTraits} from '../../../src/cli/services/sets.js'
 
 export default class ProviderTraitList extends PlacematCommand {
   static summary = 'List the traits of a resource provider.'
@@ -10,9 +10,7 @@ export default class ProviderTraitList extends PlacematCommand {
 
   async run(): Promise<void> {
     const {args} = await this.parse(ProviderTraitList)
-    const client = await this.client()
-    const p = await resolveProvider(client, args.provider)
-    const body = await client.get(`/resource_providers/${p.uuid}/traits`)
-    this.output(body, (body.traits as string[]).map((name) => ({name})), [{key: 'name'}])
+    const body = await readTraits(await this.client(), args.provider)
+    this.output(body, body.traits.map((name) => ({name})), [{key: 'name'}])
   }
 }

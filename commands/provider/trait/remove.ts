@@ -1,7 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand, ExitCode} from '../../../src/cli/base.js'
-import {resolveProvider} from '../../../src/cli/services/providers.js'
-import {setColumns, updateProviderSet} from '../../../src/cli/services/sets.js'
+import {removeTraits, setColumns} from '../../../src/cli/services/sets.js'
 import {usageError} from '../../../src/cli/failure.js'
 
 export default class ProviderTraitRemove extends PlacematCommand {
@@ -25,15 +24,7 @@ export default class ProviderTraitRemove extends PlacematCommand {
     const {argv, flags} = await this.parse(ProviderTraitRemove)
     const [ref, ...traits] = argv as string[]
     if (flags.all === traits.length > 0) throw usageError('give the traits to remove, or --all')
-    const client = await this.client()
-    const p = await resolveProvider(client, ref)
-    let body
-    if (flags.all) {
-      await client.delete(`/resource_providers/${p.uuid}/traits`)
-      body = await client.get(`/resource_providers/${p.uuid}/traits`)
-    } else {
-      body = await updateProviderSet(client, p.uuid, 'traits', (cur) => cur.filter((t) => !traits.includes(t)))
-    }
-    this.output(body, (body.traits as string[]).map((name) => ({name})), setColumns.traits)
+    const body = await removeTraits(await this.client(), ref, flags.all ? 'all' : traits)
+    this.output(body, body.traits.map((name) => ({name})), setColumns.traits)
   }
 }

@@ -3,18 +3,24 @@
  * (`PlacematBackend`: its own API under /placemat/v1 does bulk reads and writes in one
  * transaction) or any other OpenStack Placement (`PlainBackend`: the standard API only,
  * the same decisions made here on a snapshot of the cloud). Both carry out plans the
- * domain core made; neither decides anything itself.
+ * domain core made; neither decides anything itself. This file declares them and imports
+ * no implementation: choose.ts picks one.
  */
 import type {BreachRecord} from '../../core/groups.js'
-import {ApiError, type PlacementClient} from '../../client/client.js'
-import {LocalTransport} from '../../client/transports.js'
+import type {ApiError, PlacementClient, RequestOptions} from '../../client/client.js'
+import type {NoCandidates} from '../../core/candidates/why.js'
+import type {ConsumerFilter, ConsumerListing, ConsumerView} from '../../core/consumer-list.js'
+import type {HostListing, HostRecord} from '../../core/host-status.js'
+import type {HostDescription} from '../../core/host-view.js'
+import type {MovedRecord, MoveResult} from '../../core/moves.js'
+import type {Groups} from '../groups/groups.js'
 import type {NamedAggregate} from '../../core/aggregate-names.js'
 import type {ApplyPlan} from '../../core/apply-plan/types.js'
 import type {CompiledReshape} from '../../core/reshape/compiled.js'
 import type {State, TopologyNode} from '../../core/state.js'
 import type {Layout, TopologyPlan} from '../../core/topology.js'
 import type {TopologyView} from '../../core/topology-view.js'
-import type {ConsumerRecord, ProviderRecord} from '../../core/wire.js'
+import type {ConsumerRecord, ListedProvider, ProviderRecord} from '../../core/wire.js'
 
 export const PLACEMAT_API = '/placemat/v1'
 
@@ -90,9 +96,57 @@ export interface Endpoint {
   backend(): Promise<Backend>
 }
 
+/** GET /placemat/v1/allocation_candidates/why: null when the search finds candidates. */
+export interface WhyAnswer {
+  why: string | null
+  steps: NoCandidates['steps']
+}
+
+/** What only placemat serves (its own API): placemat-api.ts. */
+export interface PlacematApi {
+  /** The host with its status and reason (404 when there is no such provider). */
+  host(uuid: string): Promise<HostRecord>
+  /** Every host, by name. */
+  hosts(): Promise<HostListing[]>
+  /** Takes a host out of service or brings it back; the host as it is after. */
+  setHostStatus(uuid: string, body: {disabled: boolean; reason?: string}): Promise<HostRecord>
+  hostDescription(uuid: string): Promise<HostDescription>
+  /** The consumers that pass `filter` (its provider a uuid). */
+  consumers(filter: ConsumerFilter): Promise<ConsumerListing[]>
+  /** One consumer in full (404 when placemat knows nothing of it). */
+  consumer(uuid: string): Promise<ConsumerView>
+  /** The placement groups, kept and checked by placemat. */
+  readonly groups: Groups
+  /** Why the search `query` finds no candidate. */
+  why(query: Record<string, string | string[]>): Promise<WhyAnswer>
+  /** Providers by uuid, in one call (a few hundred at most: they go in the URL). */
+  providers(uuids: string[]): Promise<ListedProvider[]>
+  /** Allocation candidates with placemat's own parameters (near/far, group, consumer). */
+  candidates<T>(query: Record<string, string | string[] | undefined>): Promise<T>
+  /** One claim, its rules and groups checked in the write; the consumer's generation after it. */
+  claim(body: Record<string, unknown>, opts?: {allowViolations?: boolean}): Promise<{consumer_generation: number}>
+  /** Several claims in one transaction: all or nothing. */
+  claims(claims: Record<string, unknown>[]): Promise<void>
+  /** Nova's move_allocations, decided in the write with the consumers' groups checked. */
+  move(body: {consumer_uuid: string; to: string; consumer_type?: string}, opts?: {allowViolations?: boolean}): Promise<MoveResult>
+  /** The stored layout with its generation. */
+  layout(): Promise<Layout & {generation: number}>
+  /** Consumers that gave their allocations away (claim move) and hold nothing since. */
+  movedConsumers(): Promise<MovedRecord[]>
+  /** The names apply files gave aggregates. */
+  aggregateNames(): Promise<Array<{name: string; uuid: string}>>
+}
+
 export interface Backend {
   readonly kind: BackendKind
   readonly client: PlacementClient
+  /** placemat's own API; absent on plain Placement. */
+  readonly placemat?: PlacematApi
+  /**
+   * POST of allocations for several consumers at once (placemat: /placemat/v1/allocations, which
+   * checks their placement groups' rules in the write; plain: /allocations).
+   */
+  writeAllocations(body: Record<string, unknown>, opts?: RequestOptions): Promise<void>
   /** applyOperations runs in one transaction: a refused operation leaves everything as it was. */
   readonly oneTransaction: boolean
   /** The cloud's providers (and consumers when asked). */
@@ -162,25 +216,4 @@ export async function loadState(
     topology,
     aggregateNames: named.filter((a) => a.level === null),
   })
-}
-
-/**
- * Which backend `client` reaches: a --db file is placemat; an endpoint is asked once
- * (GET /placemat/v1/health, which needs no token): 404 or 405 means plain Placement.
- */
-export async function chooseBackend(client: PlacementClient, opts: {local: boolean}): Promise<Backend> {
-  let placemat = opts.local
-  if (!placemat) {
-    try {
-      await client.request('GET', `${PLACEMAT_API}/health`)
-      placemat = true
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err
-      // 503: a placemat daemon whose database is down; the command's own calls will say so.
-      placemat = !(err.status === 404 || err.status === 405)
-    }
-  }
-  if (placemat && client.transport instanceof LocalTransport) return new (await import('./local.js')).LocalPlacematBackend(client, client.transport)
-  if (placemat) return new (await import('./placemat.js')).PlacematBackend(client)
-  return new (await import('./plain.js')).PlainBackend(client)
 }

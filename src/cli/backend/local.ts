@@ -5,7 +5,7 @@
  * longer than V8 allows, and parsing it back would hold every operation twice.
  */
 import {ApiError, shortDetail, type PlacementClient} from '../../client/client.js'
-import type {LocalTransport} from '../../client/transports.js'
+import type {LocalTransport} from './local-transport.js'
 import {runBatch, type BatchOperation} from '../../core/batch.js'
 import type {Layout, TopologyPlan} from '../../core/topology.js'
 import {PlacementError} from '../../core/errors.js'

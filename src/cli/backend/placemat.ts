@@ -4,7 +4,7 @@
  */
 import type {NamedAggregate} from '../../core/aggregate-names.js'
 import type {BreachRecord} from '../../core/groups.js'
-import {ApiError, type PlacementClient} from '../../client/client.js'
+import {ApiError, type PlacementClient, type RequestOptions} from '../../client/client.js'
 import type {CompiledReshape} from '../../core/reshape/compiled.js'
 import {layoutNodes, type Layout, type TopologyPlan} from '../../core/topology.js'
 import type {BatchOperation, BatchResult} from '../../core/batch.js'
@@ -17,11 +17,13 @@ import {
   type LayoutApplyResult,
   type LoadOptions,
   type OperationPlan,
+  type PlacematApi,
   type Progress,
   type TopologyAnswer,
   type TopologyNodeRecord,
 } from './backend.js'
 import {planSize} from '../topology/plan-text.js'
+import {placematApi} from './placemat-api.js'
 
 export const TOPOLOGY_API = `${PLACEMAT_API}/topology`
 export const LAYOUT_API = `${TOPOLOGY_API}/layout`
@@ -30,7 +32,15 @@ export class PlacematBackend implements Backend {
   readonly kind = 'placemat' as const
   readonly oneTransaction = true
 
-  constructor(readonly client: PlacementClient) {}
+  readonly placemat: PlacematApi
+
+  constructor(readonly client: PlacementClient) {
+    this.placemat = placematApi(client)
+  }
+
+  async writeAllocations(body: Record<string, unknown>, opts?: RequestOptions): Promise<void> {
+    await this.client.post(`${PLACEMAT_API}/allocations`, body, opts)
+  }
 
   async loadCloud(opts: LoadOptions = {}): Promise<CloudView> {
     const [p, c] = await Promise.all([

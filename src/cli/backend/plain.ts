@@ -4,7 +4,7 @@
  * domain core plans on a snapshot of what the endpoint shows, and this only turns the
  * plan into standard calls (each provider's own generation, re-read and retried on 409).
  */
-import type {PlacementClient} from '../../client/client.js'
+import type {PlacementClient, RequestOptions} from '../../client/client.js'
 import type {BatchOperation} from '../../core/batch.js'
 import type {CompiledReshape} from '../../core/reshape/compiled.js'
 import {stateFromSnapshot} from '../../core/snapshot.js'
@@ -31,6 +31,10 @@ export class PlainBackend implements Backend {
   readonly oneTransaction = false
 
   constructor(readonly client: PlacementClient) {}
+
+  async writeAllocations(body: Record<string, unknown>, opts?: RequestOptions): Promise<void> {
+    await this.client.post('/allocations', body, opts)
+  }
 
   loadCloud(opts: LoadOptions = {}): Promise<CloudView> {
     return loadStandard(this.client, opts)

@@ -37,7 +37,7 @@ export interface Topology {
 /** The layout a placemat endpoint keeps; null on plain Placement, which keeps no names. */
 export async function fetchLayout(endpoint: Endpoint): Promise<Layout | null> {
   const backend = await endpoint.backend()
-  return backend.kind === 'placemat' ? ((await backend.currentLayout()) ?? null) : null
+  return backend.placemat ? ((await backend.currentLayout()) ?? null) : null
 }
 
 /**

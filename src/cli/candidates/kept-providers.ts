@@ -6,7 +6,7 @@
  */
 import {mapLimit} from '../../client/map-limit.js'
 import type {ListedProvider} from '../../core/wire.js'
-import {PLACEMAT_API, type Endpoint} from '../backend/backend.js'
+import type {Endpoint, PlacematApi} from '../backend/backend.js'
 import {getProvider} from '../services/providers.js'
 import type {CandidatesBody} from './search.js'
 
@@ -27,7 +27,8 @@ export async function keptProviders(endpoint: Endpoint, body: CandidatesBody, ro
   }
   const found = new Map<string, ListedProvider>()
   if (!wanted.size) return found
-  const lookUp = (await endpoint.backend()).kind === 'placemat' ? byHundreds : oneByOne
+  const api = (await endpoint.backend()).placemat
+  const lookUp = api ? (_: Endpoint, uuids: string[]) => byHundreds(api, uuids) : oneByOne
   for (const p of await lookUp(endpoint, [...wanted])) found.set(p.uuid, p)
   // Roots the summaries did not give (microversions before 1.29).
   const missing = roots ? [...new Set([...found.values()].map((p) => p.root_provider_uuid ?? p.uuid))].filter((u) => !found.has(u)) : []
@@ -40,11 +41,9 @@ async function oneByOne(endpoint: Endpoint, uuids: string[]): Promise<ListedProv
   return records.filter((p): p is ListedProvider => p !== null)
 }
 
-async function byHundreds(endpoint: Endpoint, uuids: string[]): Promise<ListedProvider[]> {
+async function byHundreds(api: PlacematApi, uuids: string[]): Promise<ListedProvider[]> {
   const calls: string[][] = []
   for (let i = 0; i < uuids.length; i += PER_CALL) calls.push(uuids.slice(i, i + PER_CALL))
-  const answers = await mapLimit(calls, 4, (part) =>
-    endpoint.client.get<{providers: ListedProvider[]}>(`${PLACEMAT_API}/providers`, {query: {uuid: part.join(',')}}),
-  )
-  return answers.flatMap((a) => a.providers)
+  const answers = await mapLimit(calls, 4, (part) => api.providers(part))
+  return answers.flat()
 }

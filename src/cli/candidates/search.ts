@@ -6,7 +6,8 @@
  */
 import {byCloseness, ruleViolation, type AffinityRule} from '../../core/affinity.js'
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
-import {PLACEMAT_API, type Endpoint} from '../backend/backend.js'
+import type {Endpoint} from '../backend/backend.js'
+import {PLACEMAT_CANDIDATES} from '../backend/placemat-api.js'
 import {notFoundError, usageError as usage} from '../failure.js'
 import type {ListedProvider} from '../../core/wire.js'
 import type {Layout} from '../../core/topology.js'
@@ -87,7 +88,7 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
   let placematGroups = false
   if (placementGroup !== undefined || consumer !== undefined) {
     const backend = await endpoint.backend()
-    placematGroups = backend.kind === 'placemat'
+    placematGroups = backend.placemat !== undefined
     if (!placematGroups) {
       if (placementGroup !== undefined && !flags.groups) throw usage(`--group ${placementGroup}: ${NO_GROUPS_HERE}`)
       if (flags.groups) {
@@ -134,22 +135,25 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
     query.limit !== undefined
   const limit = flags.limit
   if (clientCut || opts.noLimit) delete query.limit
-  let path = '/allocation_candidates'
+  // placemat's own parameters go to its own route; the rest is Placement's.
+  let placematQuery = false
   const sent: Query = {...query}
   if (serverOrder) {
-    path = `${PLACEMAT_API}/allocation_candidates`
+    placematQuery = true
     sent[order!.direction] = [canonical(order!.consumer)]
   } else if (placementGroup !== undefined && placematGroups) {
     // The daemon keeps the group: it filters (hard) or orders (soft) with every member where it is.
-    path = `${PLACEMAT_API}/allocation_candidates`
+    placematQuery = true
     sent.group = [placementGroup]
   }
   // And the groups the consumer is a member of, the same way.
   if (consumer !== undefined && placematGroups) {
-    path = `${PLACEMAT_API}/allocation_candidates`
+    placematQuery = true
     sent.consumer = [consumer]
   }
-  const body = await client.get<CandidatesBody>(path, {query: sent})
+  const body = placematQuery
+    ? await (await endpoint.backend()).placemat!.candidates<CandidatesBody>(sent)
+    : await client.get<CandidatesBody>('/allocation_candidates', {query: sent})
   providers ??= await providersRead
 
   let ars = body.allocation_requests
@@ -170,7 +174,7 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
     providers = await keptProviders(endpoint, body, Boolean(layout))
     if (layout) topology = topologyFromLayout(layout, providers, true)
   }
-  return {body, providers, topology, rules: resolved, query: sent, path}
+  return {body, providers, topology, rules: resolved, query: sent, path: placematQuery ? PLACEMAT_CANDIDATES : '/allocation_candidates'}
 }
 
 /** provider_summaries of the trees the kept candidates use (a filtered list keeps the body consistent). */

@@ -9,7 +9,7 @@
 import {parseCandidateRequest} from '../../core/candidates/request.js'
 import {whyNoCandidates, type NoCandidates} from '../../core/candidates/why.js'
 import {layoutNodes} from '../../core/topology.js'
-import {PLACEMAT_API, loadState, type Endpoint} from '../backend/backend.js'
+import {loadState, type Endpoint} from '../backend/backend.js'
 import {layoutBody, readLayoutFile} from '../topology/layout-file.js'
 import type {CandidateFlagValues} from './flags.js'
 import {placementGroupOf} from './query.js'
@@ -23,8 +23,8 @@ const LATEST: readonly [number, number] = [1, 39]
 
 async function explanation(endpoint: Endpoint, search: CandidateSearch, flags: CandidateFlagValues, consumer?: string): Promise<NoCandidates | null> {
   const backend = await endpoint.backend()
-  if (backend.kind === 'placemat') {
-    const r = await endpoint.client.get<{why: string | null; steps: NoCandidates['steps']}>(`${PLACEMAT_API}/allocation_candidates/why`, {query: search.query})
+  if (backend.placemat) {
+    const r = await backend.placemat.why(search.query)
     return r.why === null ? null : {why: r.why, steps: r.steps}
   }
   const group = placementGroupOf(flags.group)

@@ -1,13 +1,11 @@
 /**
  * Placement groups as the command line reaches them: on placemat (a daemon or --db) the
- * groups live in the database, under /placemat/v1/groups, and every rule is checked there.
+ * groups live in the database, under /placemat/v1/groups, and every rule is checked there
+ * (backend/placemat-api.ts); on plain Placement in a local file (file-groups.ts).
  */
-import type {PlacementClient} from '../../client/client.js'
 import type {GroupRecord} from '../../core/groups.js'
-import {PLACEMAT_API, type Backend} from '../backend/backend.js'
+import type {Backend} from '../backend/backend.js'
 import {usageError} from '../failure.js'
-
-const GROUPS = `${PLACEMAT_API}/groups`
 
 export interface GroupSpecFlags {
   name: string
@@ -27,28 +25,13 @@ export interface Groups {
   members(name: string, change: {add?: string[]; remove?: string[]}, opts?: {allowViolations?: boolean}): Promise<GroupRecord>
 }
 
-const path = (name: string) => `${GROUPS}/${encodeURIComponent(name)}`
-const allow = (opts?: {allowViolations?: boolean}) => (opts?.allowViolations ? {query: {allow_violations: 'true'}} : undefined)
-
-function placematGroups(client: PlacementClient): Groups {
-  return {
-    list: async () => (await client.get<{groups: GroupRecord[]}>(GROUPS)).groups,
-    show: (name) => client.get<GroupRecord>(path(name)),
-    create: (spec, opts) => client.post<GroupRecord>(GROUPS, spec, allow(opts)),
-    delete: async (name) => {
-      await client.delete(path(name))
-    },
-    members: (name, change, opts) => client.post<GroupRecord>(`${path(name)}/members`, change, allow(opts)),
-  }
-}
-
 /** Plain Placement without --groups FILE. */
 export const NO_GROUPS_HERE =
   'placement groups are kept by placemat (a daemon or --db): plain OpenStack Placement has no place for them; keep them in a local file with --groups FILE (and --layout FILE for racks, rows and rooms)'
 
 /** The groups of `backend`; on plain Placement, those of the local `file`. */
 export async function groupsOf(backend: Backend, file?: {groups?: string; layout?: string}): Promise<Groups> {
-  if (backend.kind === 'placemat') return placematGroups(backend.client)
+  if (backend.placemat) return backend.placemat.groups
   if (!file?.groups) throw usageError(NO_GROUPS_HERE)
   const {fileGroups} = await import('./file-groups.js')
   return fileGroups(backend, file.groups, file.layout)

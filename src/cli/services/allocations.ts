@@ -11,7 +11,7 @@ import {orderedResources} from '../../core/listing-order.js'
 import {retryOnConcurrentUpdate} from './retry.js'
 import {readDocument} from './document.js'
 import {notFoundError, usageError} from '../failure.js'
-import {PLACEMAT_API} from '../backend/backend.js'
+import {placematApi} from '../backend/placemat-api.js'
 import type {KnownConsumer} from '../../core/moves.js'
 
 export type Resources = Record<string, number>
@@ -113,7 +113,8 @@ export async function shownConsumer(client: PlacementClient, consumer: string): 
  */
 export async function knownConsumer(client: PlacementClient, consumer: string): Promise<KnownConsumer | undefined> {
   try {
-    return await client.get<KnownConsumer>(`${PLACEMAT_API}/consumers/${consumerUuid(consumer)}`)
+    // Asked of any endpoint: plain Placement answers 404 or 405.
+    return await placematApi(client).consumer(consumerUuid(consumer))
   } catch (err) {
     if (err instanceof ApiError && (err.status === 404 || err.status === 405)) return undefined
     throw err
@@ -290,3 +291,22 @@ export const formatResources = (r: Resources | undefined) =>
   orderedResources(r ?? {})
     .map(([rc, n]) => `${rc}=${n}`)
     .join(',')
+
+/**
+ * POST /allocations of a file's entries, each filled in (generations, owners, type) as
+ * preparePost does; a concurrent update is read again and retried only when a generation was
+ * read here (those the file gives are the user's to fix).
+ */
+export async function postAllocations(client: PlacementClient, entries: Record<string, PostEntry>, defaults: Ownership): Promise<void> {
+  const attempt = async () => {
+    const {body, version} = await preparePost(client, entries, defaults)
+    await client.post('/allocations', body, {version})
+  }
+  const filled = Object.values(entries).some((e) => !('consumer_generation' in e))
+  await (filled ? retryOnConcurrentUpdate(attempt) : attempt())
+}
+
+/** Deletes each consumer's allocations in turn (stopping at the first refused). */
+export async function deleteAllocations(client: PlacementClient, consumers: string[]): Promise<void> {
+  for (const c of consumers) await client.delete(`/allocations/${encodeURIComponent(c)}`)
+}

@@ -18,7 +18,7 @@
  */
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {consumerUuid, getConsumer, hasAllocations, knownConsumer, typeOf, type ConsumerAllocations, type Ownership} from './allocations.js'
-import {receiverType, type MoveResult} from '../../core/moves.js'
+import {receiverType} from '../../core/moves.js'
 import {LEVELS, placementInLayout, type Level, type NodeSets} from '../candidates/anchors.js'
 import {type CandidateFlagValues} from '../candidates/flags.js'
 import {searchCandidates, type CandidateSearch, type Resources} from '../candidates/search.js'
@@ -28,7 +28,7 @@ import {groupsOf} from '../groups/groups.js'
 import type {AffinityRule} from '../../core/affinity.js'
 import {AFFINITY_VIOLATION, ErrorCode} from '../../core/errors.js'
 import {NAMES_NAMESPACE, canonicalUuid as canonical, isUuidLike, uuid5} from '../../core/uuids.js'
-import {PLACEMAT_API, type Endpoint} from '../backend/backend.js'
+import type {Backend, Endpoint} from '../backend/backend.js'
 import {retryOnConcurrentUpdate} from './retry.js'
 import {conflictError as conflict, notFoundError, usageError as usage} from '../failure.js'
 
@@ -129,7 +129,8 @@ export async function claim(endpoint: Endpoint, flags: CandidateFlagValues, opts
   // placemat checks the consumer's groups (and the rules) in the write, whether or not --group
   // names one; on plain Placement (a --groups file) only when the candidates were chosen, and
   // the member is written to the file after the claim.
-  const viaClaims = (await endpoint.backend()).kind === 'placemat'
+  const api = (await endpoint.backend()).placemat
+  const viaClaims = api !== undefined
   const placematGroup = group !== undefined && viaClaims
   const fileGroup = group !== undefined && !viaClaims
 
@@ -164,7 +165,7 @@ export async function claim(endpoint: Endpoint, flags: CandidateFlagValues, opts
         attempts++
         try {
           let generation: number
-          if (viaClaims) {
+          if (api) {
             const body: Record<string, unknown> = {
               consumer_uuid: consumer,
               project_id: project,
@@ -175,8 +176,7 @@ export async function claim(endpoint: Endpoint, flags: CandidateFlagValues, opts
             }
             if (type) body.consumer_type = type
             if (placematGroup) body.group = group
-            const query = opts.allowViolations ? {allow_violations: 'true'} : undefined
-            const res = await client.post<{consumer_generation: number}>(`${PLACEMAT_API}/claims`, body, {query})
+            const res = await api.claim(body, {allowViolations: opts.allowViolations})
             generation = res.consumer_generation
           } else {
             const body: Record<string, unknown> = {
@@ -251,20 +251,21 @@ export interface MoveOutcome {
  * and tries again (a few times).
  */
 export async function move(
-  client: PlacementClient,
+  backend: Backend,
   consumer: string,
   migration: string,
   migrationType?: string,
-  opts: {placemat?: boolean; allowViolations?: boolean} = {},
+  opts: {allowViolations?: boolean} = {},
 ): Promise<MoveOutcome> {
+  const {client} = backend
   consumerUuid(consumer)
   consumerUuid(migration, 'migration consumer (--to)')
   if (canonical(consumer) === canonical(migration)) throw usage('--to must be another consumer')
-  if (opts.placemat) {
-    const body: Record<string, unknown> = {consumer_uuid: canonical(consumer), to: canonical(migration)}
+  if (backend.placemat) {
+    const body: {consumer_uuid: string; to: string; consumer_type?: string} = {consumer_uuid: canonical(consumer), to: canonical(migration)}
     if (migrationType) body.consumer_type = migrationType
     try {
-      const r = await client.post<MoveResult>(`${PLACEMAT_API}/moves`, body, opts.allowViolations ? {query: {allow_violations: 'true'}} : undefined)
+      const r = await backend.placemat.move(body, opts)
       return {consumer_uuid: r.consumer_uuid, migration_uuid: r.migration_uuid, allocations: r.allocations, overwrote: r.overwrote, consumer_type: r.consumer_type}
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) throw notFoundError(`consumer ${consumer} has no allocations to move`)
@@ -415,7 +416,7 @@ export async function spread(
           if (group !== undefined) body.group = group
           return body
         })
-        await client.post(`${PLACEMAT_API}/claims`, {claims})
+        await (await endpoint.backend()).placemat!.claims(claims)
       } else {
         const typed = owners.filter((o) => o.type).length
         if (typed && typed !== owners.length) throw usage('some consumers have a consumer type and some not: give --consumer-type')

@@ -11,7 +11,7 @@ import {mapLimit} from '../../client/map-limit.js'
 import {checkConsumerFilter, consumerListing, consumerView, type ConsumerFilter, type ConsumerListing, type ConsumerView} from '../../core/consumer-list.js'
 import {stateFromSnapshot} from '../../core/snapshot.js'
 import type {ConsumerRecord, ListedProvider} from '../../core/wire.js'
-import {PLACEMAT_API, type Backend} from '../backend/backend.js'
+import type {Backend} from '../backend/backend.js'
 import {listProviders, sharingProviders} from '../backend/standard-reads.js'
 import {SHARES_VIA_AGGREGATE} from '../../core/host.js'
 import {usageError} from '../failure.js'
@@ -25,13 +25,7 @@ const CONCURRENCY = 16
 
 /** The consumers that pass `filter` (its provider a uuid), as listings. */
 export async function listConsumers(backend: Backend, filter: ConsumerFilter): Promise<ConsumerListing[]> {
-  if (backend.kind === 'placemat') {
-    const query: Record<string, string> = {}
-    if (filter.inTree) query.in_tree = filter.inTree
-    if (filter.project !== undefined) query.project_id = filter.project
-    if (filter.group !== undefined) query.group = filter.group
-    return (await backend.client.get<{consumers: ConsumerListing[]}>(`${PLACEMAT_API}/consumers`, {query})).consumers
-  }
+  if (backend.placemat) return backend.placemat.consumers(filter)
   if (filter.group !== undefined) throw usageError(NO_GROUPS_ON_PLAIN)
   const [providers, sharing] = await Promise.all([listProviders(backend.client), sharingProviders(backend.client)])
   const tree = filter.inTree ? treeOf(providers, filter.inTree) : providers
@@ -49,9 +43,9 @@ export async function listConsumers(backend: Backend, filter: ConsumerFilter): P
 /** One consumer in full; exit 3 (unknownConsumer) when the endpoint knows nothing of it. */
 export async function showConsumer(backend: Backend, ref: string): Promise<ConsumerView> {
   const uuid = consumerUuid(ref)
-  if (backend.kind === 'placemat') {
+  if (backend.placemat) {
     try {
-      return await backend.client.get<ConsumerView>(`${PLACEMAT_API}/consumers/${uuid}`)
+      return await backend.placemat.consumer(uuid)
     } catch (err) {
       throw isNotFound(err) ? unknownConsumer(uuid) : err
     }

@@ -17,11 +17,11 @@
  */
 import {ApiError} from '../../client/client.js'
 import {isMove, planDrain, planMove, type DrainMove, type DrainPlan, type ProviderAmounts} from '../../core/drain.js'
-import type {BreachRecord, GroupRecord} from '../../core/groups.js'
+import type {BreachRecord} from '../../core/groups.js'
 import {isDisabled} from '../../core/host.js'
 import type {State} from '../../core/state.js'
 import {layoutNodes} from '../../core/topology.js'
-import {loadState, PLACEMAT_API, type Backend, type LoadOptions} from '../backend/backend.js'
+import {loadState, type Backend, type LoadOptions} from '../backend/backend.js'
 import {withContext} from '../failure.js'
 import {layoutBody, readLayoutFile} from '../topology/layout-file.js'
 import {resolveHost, setHostStatus} from './hosts.js'
@@ -85,7 +85,7 @@ const is409 = (err: unknown) => err instanceof ApiError && err.status === 409
 
 /** The cloud as a State with its placement groups and topology, to plan on (a copy: planning changes it). */
 async function cloudState(backend: Backend, flags: DrainFlags): Promise<State> {
-  if (backend.kind === 'placement') {
+  if (!backend.placemat) {
     // Each consumer's project, user and generation are read too: the move writes them.
     const load: LoadOptions = {consumers: true, consumerOwners: true}
     if (flags.groups) return (await import('../groups/file-groups.js')).groupsSnapshot(backend, flags.groups, flags.layout, load)
@@ -94,9 +94,9 @@ async function cloudState(backend: Backend, flags: DrainFlags): Promise<State> {
   }
   const [s, groups] = await Promise.all([
     loadState(backend, {consumers: true, changeable: true}),
-    backend.client.get<{groups: GroupRecord[]}>(`${PLACEMAT_API}/groups`),
+    backend.placemat.groups.list(),
   ])
-  for (const g of groups.groups) {
+  for (const g of groups) {
     s.groups.set(g.name, {
       name: g.name,
       policy: g.policy,
@@ -124,8 +124,7 @@ async function writeMove(backend: Backend, move: DrainMove): Promise<void> {
   if (move.type !== null) entry.consumer_type = move.type
   // A consumer of no type is written at 1.37, which has none, so none is invented.
   const opts = move.type === null ? {version: '1.37'} : undefined
-  const path = backend.kind === 'placemat' ? `${PLACEMAT_API}/allocations` : '/allocations'
-  await backend.client.post(path, {[move.consumer]: entry}, opts)
+  await backend.writeAllocations({[move.consumer]: entry}, opts)
 }
 
 function movedEntry(s: State, m: DrainMove, status: EntryStatus, attempts?: number): DrainEntry {

@@ -6,13 +6,13 @@
  * the reason a host is out of service).
  */
 import {describeHost, type HostDescription} from '../../core/host-view.js'
-import {loadState, PLACEMAT_API, type Backend} from '../backend/backend.js'
+import {loadState, type Backend} from '../backend/backend.js'
 import {notFoundError} from '../failure.js'
 
 export type {HostDescription}
 
 export async function hostDescription(backend: Backend, uuid: string): Promise<HostDescription> {
-  if (backend.kind === 'placemat') return backend.client.get<HostDescription>(`${PLACEMAT_API}/hosts/${uuid}/description`)
+  if (backend.placemat) return backend.placemat.hostDescription(uuid)
   const s = await loadState(backend, {inTree: uuid, consumers: true, consumerOwners: true, changeable: true})
   if (!s.providers.has(uuid)) throw notFoundError(`No resource provider with uuid '${uuid}' found`)
   return describeHost(s, uuid, {groups: false})

@@ -7,7 +7,7 @@
 import type {PlacementClient} from '../../client/client.js'
 import {DISABLED_TRAIT} from '../../core/host.js'
 import {hostListing, hostRecord, type HostListing, type HostRecord} from '../../core/host-status.js'
-import {loadState, PLACEMAT_API, type Backend} from '../backend/backend.js'
+import {loadState, type Backend} from '../backend/backend.js'
 import {badRequestError, notFoundError} from '../failure.js'
 import {getProvider, resolveProvider} from './providers.js'
 import {retryOnConcurrentUpdate} from './retry.js'
@@ -26,11 +26,9 @@ export async function resolveHost(client: PlacementClient, ref: string): Promise
   return {uuid: p.uuid, name: p.name}
 }
 
-const hostPath = (uuid: string) => `${PLACEMAT_API}/hosts/${uuid}`
-
 /** The host as placemat shows it; on plain Placement, made the same way from a read of its tree. */
 export async function showHost(backend: Backend, uuid: string): Promise<HostRecord> {
-  if (backend.kind === 'placemat') return backend.client.get<HostRecord>(hostPath(uuid))
+  if (backend.placemat) return backend.placemat.host(uuid)
   const s = await loadState(backend, {inTree: uuid, consumers: true})
   if (!s.providers.has(uuid)) throw notFoundError(`No resource provider with uuid '${uuid}' found`)
   return hostRecord(s, uuid)
@@ -38,7 +36,7 @@ export async function showHost(backend: Backend, uuid: string): Promise<HostReco
 
 /** Every host (core/host.ts decides which providers are hosts), by name; on plain Placement made the same way from a read of the cloud. */
 export async function listHosts(backend: Backend): Promise<HostListing[]> {
-  if (backend.kind === 'placemat') return (await backend.client.get<{hosts: HostListing[]}>(`${PLACEMAT_API}/hosts`)).hosts
+  if (backend.placemat) return backend.placemat.hosts()
   return hostListing(await loadState(backend, {consumers: true}))
 }
 
@@ -53,11 +51,11 @@ export interface StatusOutcome {
 /** Takes a host out of service (`disabled`, with `reason`) or brings it back. */
 export async function setHostStatus(backend: Backend, uuid: string, disabled: boolean, reason?: string): Promise<StatusOutcome> {
   const {client} = backend
-  if (backend.kind === 'placemat') {
-    const before = await client.get<HostRecord>(hostPath(uuid))
-    const body: Record<string, unknown> = {disabled}
+  if (backend.placemat) {
+    const before = await backend.placemat.host(uuid)
+    const body: {disabled: boolean; reason?: string} = {disabled}
     if (reason !== undefined) body.reason = reason
-    const host = await client.put<HostRecord>(`${hostPath(uuid)}/status`, body)
+    const host = await backend.placemat.setHostStatus(uuid, body)
     return {host, changed: host.generation !== before.generation, reasonDropped: false}
   }
   const changed = await retryOnConcurrentUpdate(async () => {

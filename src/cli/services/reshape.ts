@@ -24,7 +24,7 @@
  */
 import {violationError} from '../../core/groups.js'
 import type {PlacementClient} from '../../client/client.js'
-import {LocalTransport} from '../../client/transports.js'
+import {LocalTransport} from '../backend/local-transport.js'
 import {ErrorCode, PlacementError} from '../../core/errors.js'
 import {checkReshape} from '../../core/reshape/check.js'
 import {ReshapePlanError, type CompiledReshape} from '../../core/reshape/compiled.js'

@@ -25,10 +25,10 @@ import {DISABLED_TRAIT} from '../../core/host.js'
 import type {TopologyLevel} from '../../core/state.js'
 import type {MovedRecord} from '../../core/moves.js'
 import {conflictError, usageError} from '../failure.js'
-import {snapshotItems, type SnapshotItem} from './snapshot-read.js'
+import {snapshotItems} from './snapshot-read.js'
 import {maskPassword, PlacementUrlError} from '../../store/placement-db/connection.js'
 import {PlacementSchemaError, readPlacement} from '../../store/placement-db/reader.js'
-import type {SnapshotAggregateName, SnapshotConsumer, SnapshotGroup, SnapshotProvider, SnapshotTopology} from './state-export.js'
+import type {SnapshotAggregateName, SnapshotConsumer, SnapshotGroup, SnapshotItem, SnapshotProvider, SnapshotTopology} from '../../core/snapshot-format.js'
 
 export interface ImportResult {
   file: string

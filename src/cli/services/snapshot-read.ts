@@ -16,29 +16,19 @@ import type {MovedRecord} from '../../core/moves.js'
 import {usageError} from '../failure.js'
 import {openDocument} from './document.js'
 import type {JsonMember} from './json-members.js'
+import {groupInKeyOrder, movedInKeyOrder} from './state-export.js'
 import {
   SNAPSHOT_VERSION,
   SNAPSHOT_VERSIONS,
   TOPOLOGY_LEVELS,
-  groupInKeyOrder,
-  movedInKeyOrder,
   type SnapshotAggregateName,
+  type SnapshotItem,
   type SnapshotConsumer,
   type SnapshotGroup,
   type SnapshotNode,
   type SnapshotProvider,
   type SnapshotTopology,
-} from './state-export.js'
-
-export type SnapshotItem =
-  | {kind: 'resource_class'; name: string}
-  | {kind: 'trait'; name: string}
-  | {kind: 'provider'; provider: SnapshotProvider}
-  | {kind: 'consumer'; consumer: SnapshotConsumer}
-  | {kind: 'topology'; topology: SnapshotTopology}
-  | {kind: 'group'; group: SnapshotGroup}
-  | {kind: 'moved'; moved: MovedRecord}
-  | {kind: 'aggregate_name'; name: SnapshotAggregateName}
+} from '../../core/snapshot-format.js'
 
 const LISTS = ['resource_classes', 'traits', 'providers', 'consumers', 'groups', 'moved_consumers', 'aggregate_names'] as const
 type ListKey = (typeof LISTS)[number]

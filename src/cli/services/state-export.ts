@@ -5,135 +5,30 @@
  * snapshot straight into a new or empty file, keeping every provider and consumer
  * generation exactly.
  *
- * The snapshot is plain data, in a fixed order, so export -> import -> export gives the
- * same text:
- *
- *   placemat_snapshot: 1                   # 2 when it carries any of placemat's own parts (below)
- *   resource_classes: [CUSTOM_...]         # custom classes (standard ones are built in)
- *   traits: [CUSTOM_...]                   # custom traits
- *   providers:                             # parents before children; roots by uuid, children by uuid
- *     - uuid, name, generation, parent_provider_uuid,
- *       inventories: {CLASS: {total, reserved, min_unit, max_unit, step_size, allocation_ratio}},  # in its order
- *       traits: [sorted], aggregates: [sorted],
- *       disabled_reason?                   # placemat's: why the host is out of service (GET
- *                                          # /placemat/v1/hosts/{uuid}); only when it has one
- *   consumers:                             # by uuid
- *     - uuid, project_id, user_id, consumer_type (null: none), generation,
- *       allocations: {provider uuid: {CLASS: amount}}
- *   topology:                              # placemat's racks, rows and rooms (GET /placemat/v1/topology/layout)
- *     generation: N
- *     nodes:                               # rooms, rows, racks, each by name
- *       - level, name, parent (the name of its row or room; null: standing alone)
- *   groups:                                # placement groups by name (GET /placemat/v1/groups)
- *     - name, policy, level, max_per?, max_skew?, soft, generation, created_at, updated_at,
- *       members: [consumer uuids, in the order they joined]
- *   moved_consumers:                       # by uuid (GET /placemat/v1/moves): consumers that gave
- *     - uuid, moved_to, project_id,        # their allocations away (claim move) and hold nothing
- *       user_id, consumer_type, moved_at   # since: what they were
- *   aggregate_names:                       # by name (GET /placemat/v1/aggregates, its names): the
- *     - name, uuid                         # names apply files gave aggregates
- *
- * Which hosts are in which rack, row and room is carried by the hosts' aggregates (a node's
- * aggregate uuid is fixed by its level and name). A snapshot without topology, groups, moved
- * consumers, hosts' disabled reasons or aggregate names is version 1, as placemat wrote before
- * it carried them; one with any of them is version 2, which a placemat that cannot load them
- * refuses rather than drop them.
- *
- * Not carried: created/updated times of providers, consumers, racks, rows and rooms and
- * aggregate names (the API does not show them) and consumers that hold no allocations (the API
- * cannot see them).
+ * The format (the file's sections, their order, its versions) is core/snapshot-format.ts's.
  */
 import YAML from 'yaml'
 import type {PlacementClient} from '../../client/client.js'
 import type {Inventory, TopologyLevel} from '../../core/state.js'
-import type {GroupLevel, GroupPolicy, GroupRecord} from '../../core/groups.js'
 import type {MovedRecord} from '../../core/moves.js'
 import {INVENTORY_FIELDS} from '../../core/inventories.js'
 import {DISABLED_TRAIT} from '../../core/host.js'
 import {layoutNodes, type Layout} from '../../core/topology.js'
-import {PLACEMAT_API} from '../backend/backend.js'
+import type {PlacematApi} from '../backend/backend.js'
+import {placematApi} from '../backend/placemat-api.js'
 import {mapLimit} from '../../client/map-limit.js'
+import {
+  SNAPSHOT_VERSION,
+  TOPOLOGY_LEVELS,
+  type PlacematParts,
+  type Snapshot,
+  type SnapshotAggregateName,
+  type SnapshotConsumer,
+  type SnapshotGroup,
+  type SnapshotProvider,
+  type SnapshotTopology,
+} from '../../core/snapshot-format.js'
 import {conflictError} from '../failure.js'
-
-/** The version of a snapshot with placemat's own sections; one without them is version 1. */
-export const SNAPSHOT_VERSION = 2
-/** The versions `import` reads. */
-export const SNAPSHOT_VERSIONS: readonly number[] = [1, 2]
-
-export interface SnapshotProvider {
-  uuid: string
-  name: string
-  generation: number
-  parent_provider_uuid: string | null
-  inventories: Record<string, Inventory>
-  traits: string[]
-  aggregates: string[]
-  /** Why the host is out of service (placemat's own); absent when it has no reason. */
-  disabled_reason?: string
-}
-
-export interface SnapshotConsumer {
-  uuid: string
-  project_id: string
-  user_id: string
-  consumer_type: string | null
-  generation: number
-  allocations: Record<string, Record<string, number>>
-}
-
-/** A rack, row or room; `parent` is the name of its row (a rack's) or room (a row's). */
-export interface SnapshotNode {
-  level: TopologyLevel
-  name: string
-  parent: string | null
-}
-
-export interface SnapshotTopology {
-  generation: number
-  nodes: SnapshotNode[]
-}
-
-export interface SnapshotGroup {
-  name: string
-  policy: GroupPolicy
-  level: GroupLevel
-  max_per?: number
-  max_skew?: number
-  soft: boolean
-  generation: number
-  created_at: string
-  updated_at: string
-  /** Consumer uuids, in the order they joined. */
-  members: string[]
-}
-
-/** A name an apply file gave an aggregate. */
-export interface SnapshotAggregateName {
-  name: string
-  uuid: string
-}
-
-export interface Snapshot {
-  placemat_snapshot: number
-  resource_classes: string[]
-  traits: string[]
-  providers: SnapshotProvider[]
-  consumers: SnapshotConsumer[]
-  topology?: SnapshotTopology
-  groups?: SnapshotGroup[]
-  moved_consumers?: MovedRecord[]
-  aggregate_names?: SnapshotAggregateName[]
-}
-
-/** What placemat keeps beyond Placement's records: absent on plain Placement. */
-export interface PlacematParts {
-  topology?: SnapshotTopology
-  groups?: SnapshotGroup[]
-  moved_consumers?: MovedRecord[]
-  aggregate_names?: SnapshotAggregateName[]
-}
-
-export const TOPOLOGY_LEVELS: readonly TopologyLevel[] = ['room', 'row', 'rack']
 
 const CUSTOM = 'CUSTOM_'
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
@@ -253,17 +148,12 @@ export const movedInKeyOrder = (m: MovedRecord): MovedRecord => ({
 })
 
 /** placemat's own parts, read through /placemat/v1, and a mark that changes whenever they do. */
-export async function readPlacematParts(client: PlacementClient): Promise<{parts: PlacematParts; mark: string}> {
-  const [layout, groups, moves, aggregates] = await Promise.all([
-    client.get<Layout & {generation: number}>(`${PLACEMAT_API}/topology/layout`),
-    client.get<{groups: GroupRecord[]}>(`${PLACEMAT_API}/groups`),
-    client.get<{moved_consumers: MovedRecord[]}>(`${PLACEMAT_API}/moves`),
-    client.get<{names: SnapshotAggregateName[]}>(`${PLACEMAT_API}/aggregates`),
-  ])
-  const names = aggregates.names.map((n) => ({name: n.name, uuid: n.uuid}))
-  const mark = JSON.stringify([layout.generation, groups.groups.map((g) => [g.name, g.generation]), moves.moved_consumers, names])
+export async function readPlacematParts(api: PlacematApi): Promise<{parts: PlacematParts; mark: string}> {
+  const [layout, groups, moved, aggregates] = await Promise.all([api.layout(), api.groups.list(), api.movedConsumers(), api.aggregateNames()])
+  const names: SnapshotAggregateName[] = aggregates.map((n) => ({name: n.name, uuid: n.uuid}))
+  const mark = JSON.stringify([layout.generation, groups.map((g) => [g.name, g.generation]), moved, names])
   return {
-    parts: {topology: topologyOfLayout(layout), groups: groups.groups.map(groupInKeyOrder), moved_consumers: moves.moved_consumers, aggregate_names: names},
+    parts: {topology: topologyOfLayout(layout), groups: groups.map(groupInKeyOrder), moved_consumers: moved, aggregate_names: names},
     mark,
   }
 }
@@ -272,8 +162,8 @@ export async function readPlacematParts(client: PlacementClient): Promise<{parts
  * Why each of these hosts is out of service, where it has a reason (GET /placemat/v1/hosts/{uuid}):
  * ask only for roots carrying COMPUTE_STATUS_DISABLED, the only ones that can have one.
  */
-export async function readDisabledReasons(client: PlacementClient, hosts: string[]): Promise<Map<string, string>> {
-  const reasons = await mapLimit(hosts, 8, async (uuid) => (await client.get<{disabled_reason: string | null}>(`${PLACEMAT_API}/hosts/${uuid}`)).disabled_reason)
+export async function readDisabledReasons(api: PlacematApi, hosts: string[]): Promise<Map<string, string>> {
+  const reasons = await mapLimit(hosts, 8, async (uuid) => (await api.host(uuid)).disabled_reason)
   return new Map(hosts.flatMap((uuid, i) => (reasons[i] ? [[uuid, reasons[i]] as [string, string]] : [])))
 }
 
@@ -288,8 +178,8 @@ interface ProviderListing {
   parent_provider_uuid?: string | null
 }
 
-async function readOnce(client: PlacementClient, placemat: boolean): Promise<{snapshot: Snapshot; generations: Map<string, number>; mark: string}> {
-  const own = placemat ? await readPlacematParts(client) : {parts: {}, mark: ''}
+async function readOnce(client: PlacementClient, api: PlacematApi | undefined): Promise<{snapshot: Snapshot; generations: Map<string, number>; mark: string}> {
+  const own = api ? await readPlacematParts(api) : {parts: {}, mark: ''}
   const classes = (await client.get<{resource_classes: {name: string}[]}>('/resource_classes')).resource_classes
     .map((c) => c.name)
     .filter((n) => n.startsWith(CUSTOM))
@@ -316,7 +206,7 @@ async function readOnce(client: PlacementClient, placemat: boolean): Promise<{sn
     }
   })
   // A reason moves its host's generation when it changes, so the generation check covers it too.
-  const reasons = placemat ? await readDisabledReasons(client, disabledHosts(providers.map((p) => ({...p, parent: p.parent_provider_uuid})))) : new Map<string, string>()
+  const reasons = api ? await readDisabledReasons(api, disabledHosts(providers.map((p) => ({...p, parent: p.parent_provider_uuid})))) : new Map<string, string>()
   for (const p of providers) {
     const reason = reasons.get(p.uuid)
     if (reason) p.disabled_reason = reason
@@ -353,12 +243,13 @@ async function readOnce(client: PlacementClient, placemat: boolean): Promise<{sn
  */
 export async function exportSnapshot(client: PlacementClient, opts: {placemat?: boolean; tries?: number} = {}): Promise<Snapshot> {
   const tries = opts.tries ?? 5
+  const api = opts.placemat ? placematApi(client) : undefined
   for (let i = 1; ; i++) {
-    const {snapshot, generations, mark} = await readOnce(client, opts.placemat === true)
+    const {snapshot, generations, mark} = await readOnce(client, api)
     const after = (await client.get<{resource_providers: ProviderListing[]}>('/resource_providers')).resource_providers
     const still = new Set(after.map((p) => p.uuid))
     const changed = after.filter((p) => generations.get(p.uuid) !== p.generation).length + [...generations.keys()].filter((u) => !still.has(u)).length
-    const ownChanged = opts.placemat && (await readPlacematParts(client)).mark !== mark
+    const ownChanged = api && (await readPlacematParts(api)).mark !== mark
     if (!changed && !ownChanged) return snapshot
     if (i >= tries) {
       throw conflictError(

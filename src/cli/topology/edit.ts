@@ -36,7 +36,7 @@ export interface EditResult extends LayoutApplyResult {
  * layout is the whole topology: what the edit took out is deleted (prune).
  */
 export async function editLayout(backend: Backend, edit: (doc: Layout) => void, opts: EditOptions = {}): Promise<EditResult> {
-  if (backend.kind === 'placemat') {
+  if (backend.placemat) {
     return retryOnConcurrentUpdate(async () => {
       const {generation, ...doc} = (await backend.currentLayout())!
       edit(doc)

@@ -18,7 +18,7 @@ export const layoutFlag = {
 export abstract class TopologyNodeCommand extends PlacematCommand {
   protected async nodes(level: TopologyLevel, layout?: string): Promise<{nodes: NodeEntry[]; classes: string[]}> {
     const backend = await this.backend()
-    const file = backend.kind === 'placement' && layout ? layoutBody(readLayoutFile(layout)) : undefined
+    const file = !backend.placemat && layout ? layoutBody(readLayoutFile(layout)) : undefined
     const view = await backend.topologyView(file)
     if (!view) throw usageError(NEEDS_LAYOUT)
     return {nodes: nodesAt(view.topology, level), classes: viewClasses(view.topology)}

@@ -11,7 +11,7 @@ import path from 'node:path'
 import SQLite from 'better-sqlite3'
 import {Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql} from 'kysely'
 import pg from 'pg'
-import {parseIni} from '../../daemon/config-file.js'
+import {parseIni} from './ini.js'
 import type {PlacementTables} from './schema.js'
 
 export type PlacementEngine = 'mysql' | 'postgresql' | 'sqlite'

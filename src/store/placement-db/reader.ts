@@ -5,8 +5,7 @@
  * time, by primary key), so memory holds one page, whatever the size of the cloud.
  */
 import {sql, type Kysely} from 'kysely'
-import type {SnapshotItem} from '../../cli/services/snapshot-read.js'
-import type {SnapshotConsumer, SnapshotProvider} from '../../cli/services/state-export.js'
+import type {SnapshotConsumer, SnapshotItem, SnapshotProvider} from '../../core/snapshot-format.js'
 import {withDefaults} from '../../core/inventories.js'
 import {STANDARD_TRAITS} from '../../core/standard.js'
 import {beginSnapshot, openPlacement, type PlacementEngine} from './connection.js'

@@ -1,0 +1,69 @@
+/**
+ * What only placemat serves (a daemon, or a --db file in process), under /placemat/v1: hosts
+ * with their status, consumers as listings, placement groups, why a search found nothing,
+ * providers looked up by the hundred, candidates with placemat's parameters, claims and moves. A Backend offers it as `placemat` when it reaches placemat;
+ * commands and services never spell these paths themselves.
+ */
+import type {PlacementClient} from '../../client/client.js'
+import type {ConsumerFilter, ConsumerListing, ConsumerView} from '../../core/consumer-list.js'
+import type {GroupRecord} from '../../core/groups.js'
+import type {HostListing, HostRecord} from '../../core/host-status.js'
+import type {HostDescription} from '../../core/host-view.js'
+import type {MovedRecord, MoveResult} from '../../core/moves.js'
+import type {Layout} from '../../core/topology.js'
+import type {ListedProvider} from '../../core/wire.js'
+import type {Groups} from '../groups/groups.js'
+import {PLACEMAT_API, type PlacematApi, type WhyAnswer} from './backend.js'
+
+const HOSTS = `${PLACEMAT_API}/hosts`
+const CONSUMERS = `${PLACEMAT_API}/consumers`
+const GROUPS = `${PLACEMAT_API}/groups`
+const CLAIMS = `${PLACEMAT_API}/claims`
+/** placemat's candidates route, which takes its own parameters beside Placement's. */
+export const PLACEMAT_CANDIDATES = `${PLACEMAT_API}/allocation_candidates`
+
+const hostPath = (uuid: string) => `${HOSTS}/${uuid}`
+const groupPath = (name: string) => `${GROUPS}/${encodeURIComponent(name)}`
+const allow = (opts?: {allowViolations?: boolean}) => (opts?.allowViolations ? {query: {allow_violations: 'true'}} : undefined)
+
+/** placemat's groups: kept in the database, every rule checked there. */
+function placematGroups(client: PlacementClient): Groups {
+  return {
+    list: async () => (await client.get<{groups: GroupRecord[]}>(GROUPS)).groups,
+    show: (name) => client.get<GroupRecord>(groupPath(name)),
+    create: (spec, opts) => client.post<GroupRecord>(GROUPS, spec, allow(opts)),
+    delete: async (name) => {
+      await client.delete(groupPath(name))
+    },
+    members: (name, change, opts) => client.post<GroupRecord>(`${groupPath(name)}/members`, change, allow(opts)),
+  }
+}
+
+export function placematApi(client: PlacementClient): PlacematApi {
+  return {
+    host: (uuid) => client.get<HostRecord>(hostPath(uuid)),
+    hosts: async () => (await client.get<{hosts: HostListing[]}>(HOSTS)).hosts,
+    setHostStatus: (uuid, body) => client.put<HostRecord>(`${hostPath(uuid)}/status`, body),
+    hostDescription: (uuid) => client.get<HostDescription>(`${hostPath(uuid)}/description`),
+    async consumers(filter: ConsumerFilter): Promise<ConsumerListing[]> {
+      const query: Record<string, string> = {}
+      if (filter.inTree) query.in_tree = filter.inTree
+      if (filter.project !== undefined) query.project_id = filter.project
+      if (filter.group !== undefined) query.group = filter.group
+      return (await client.get<{consumers: ConsumerListing[]}>(CONSUMERS, {query})).consumers
+    },
+    consumer: (uuid) => client.get<ConsumerView>(`${CONSUMERS}/${uuid}`),
+    groups: placematGroups(client),
+    why: (query) => client.get<WhyAnswer>(`${PLACEMAT_API}/allocation_candidates/why`, {query}),
+    providers: async (uuids) => (await client.get<{providers: ListedProvider[]}>(`${PLACEMAT_API}/providers`, {query: {uuid: uuids.join(',')}})).providers,
+    candidates: (query) => client.get(PLACEMAT_CANDIDATES, {query}),
+    claim: (body, opts) => client.post<{consumer_generation: number}>(CLAIMS, body, {query: allow(opts)?.query}),
+    claims: async (claims) => {
+      await client.post(CLAIMS, {claims})
+    },
+    move: (body, opts) => client.post<MoveResult>(`${PLACEMAT_API}/moves`, body, allow(opts)),
+    layout: () => client.get<Layout & {generation: number}>(`${PLACEMAT_API}/topology/layout`),
+    movedConsumers: async () => (await client.get<{moved_consumers: MovedRecord[]}>(`${PLACEMAT_API}/moves`)).moved_consumers,
+    aggregateNames: async () => (await client.get<{names: Array<{name: string; uuid: string}>}>(`${PLACEMAT_API}/aggregates`)).names,
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * A provider's inventories as the inventory and usage commands read and write them. Writes: the
+ * provider (or an aggregate's members) found, its inventories read with their generation,
+ * merged, checked against what is in use and written, a concurrent update read again and
+ * retried. The commands parse and print.
+ */
+import type {PlacementClient} from '../../client/client.js'
+import {notFoundError} from '../failure.js'
+import {capacity, mergeInventories, type InventoryChanges, type InventoryRecord} from './inventory.js'
+import {resolveProvider, type ListedProvider} from './providers.js'
+import {retryOnConcurrentUpdate} from './retry.js'
+
+export interface InventoryBody {
+  resource_provider_generation: number
+  inventories: Record<string, InventoryRecord>
+}
+
+export interface SetInventoriesOptions {
+  /** Keep the classes not named and the fields not given. */
+  amend?: boolean
+  /** `target` is an aggregate uuid: each of its members. */
+  aggregate?: boolean
+  /** The bodies that would be written; nothing written. */
+  dryRun?: boolean
+  /** A class whose capacity would be below what is in use (Placement allows it). */
+  onWarning?: (message: string) => void
+}
+
+/** Sets the inventories of `target` (a provider's name or uuid, or an aggregate's members); each provider's PUT answer (or, dry, its body). */
+export async function setInventories(
+  client: PlacementClient,
+  target: string,
+  changes: InventoryChanges,
+  opts: SetInventoriesOptions = {},
+): Promise<Array<{uuid: string; body: InventoryBody}>> {
+  let providers: ListedProvider[]
+  if (opts.aggregate) {
+    providers = (await client.get('/resource_providers', {query: {member_of: target}})).resource_providers
+    if (!providers.length) throw notFoundError(`no resource provider is a member of aggregate ${target}`)
+  } else {
+    providers = [await resolveProvider(client, target)]
+  }
+  const results: Array<{uuid: string; body: InventoryBody}> = []
+  for (const p of providers) {
+    const body = await retryOnConcurrentUpdate(async () => {
+      const [current, use] = await Promise.all([
+        client.get(`/resource_providers/${p.uuid}/inventories`),
+        client.get(`/resource_providers/${p.uuid}/usages`),
+      ])
+      const payload: InventoryBody = {
+        resource_provider_generation: current.resource_provider_generation,
+        inventories: mergeInventories(current.inventories, changes, opts.amend ?? false),
+      }
+      // Placement allows it (it only logs), but an operator should know before and after. A
+      // reserved above the total is no capacity at all: Placement refuses it, and says so.
+      for (const [rc, inv] of Object.entries(payload.inventories)) {
+        const used = use.usages?.[rc] ?? 0
+        if (capacity(inv) >= 0 && used > capacity(inv)) {
+          opts.onWarning?.(`${rc} on ${p.name}: capacity ${capacity(inv)} would be below what is in use (${used})`)
+        }
+      }
+      if (opts.dryRun) return payload
+      return client.put<InventoryBody>(`/resource_providers/${p.uuid}/inventories`, payload)
+    })
+    results.push({uuid: p.uuid, body})
+  }
+  return results
+}
+
+/** Deletes the inventories of `classes` (or all of them) of the provider `ref` names. */
+export async function deleteInventories(client: PlacementClient, ref: string, classes: string[] | 'all'): Promise<void> {
+  const p = await resolveProvider(client, ref)
+  const base = `/resource_providers/${p.uuid}/inventories`
+  if (classes === 'all') {
+    await client.delete(base)
+    return
+  }
+  if (classes.length === 1) {
+    await client.delete(`${base}/${encodeURIComponent(classes[0])}`)
+    return
+  }
+  await retryOnConcurrentUpdate(async () => {
+    const current = await client.get(base)
+    const missing = classes.filter((rc) => !(rc in current.inventories))
+    if (missing.length) throw notFoundError(`no inventory of ${missing.join(', ')} on resource provider ${p.uuid}`)
+    const inventories = {...current.inventories}
+    for (const rc of classes) delete inventories[rc]
+    await client.put(base, {resource_provider_generation: current.resource_provider_generation, inventories})
+  })
+}
+
+/** The inventories of the provider `ref` names, with its usages. */
+export async function readInventories(
+  client: PlacementClient,
+  ref: string,
+): Promise<InventoryBody & {usages: Record<string, number>}> {
+  const p = await resolveProvider(client, ref)
+  const [inv, use] = await Promise.all([client.get(`/resource_providers/${p.uuid}/inventories`), client.get(`/resource_providers/${p.uuid}/usages`)])
+  return {...inv, usages: use.usages}
+}
+
+/** One class's inventory of the provider `ref` names, with what is used of it and its capacity. */
+export async function readInventory(client: PlacementClient, ref: string, rc: string): Promise<Record<string, unknown>> {
+  const p = await resolveProvider(client, ref)
+  const [inv, use] = await Promise.all([
+    client.get(`/resource_providers/${p.uuid}/inventories/${encodeURIComponent(rc)}`),
+    client.get(`/resource_providers/${p.uuid}/usages`),
+  ])
+  return {resource_class: rc, ...inv, used: use.usages[rc] ?? 0, capacity: capacity(inv)}
+}
+
+/** The usages of the provider `ref` names (Placement's body), and its inventories when `withInventories`. */
+export async function readUsages(
+  client: PlacementClient,
+  ref: string,
+  withInventories: boolean,
+): Promise<{usage: {usages: Record<string, number>} & Record<string, unknown>; inventories: Record<string, InventoryRecord>}> {
+  const p = await resolveProvider(client, ref)
+  const [use, inv] = await Promise.all([
+    client.get(`/resource_providers/${p.uuid}/usages`),
+    withInventories ? client.get(`/resource_providers/${p.uuid}/inventories`) : undefined,
+  ])
+  return {usage: use, inventories: inv?.inventories ?? {}}
+}

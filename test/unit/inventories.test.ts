@@ -1,0 +1,55 @@
+// setInventories on a fake endpoint: the merge, the warning below what is in use, the dry run
+// and the retry on a generation conflict, without a daemon.
+import {describe, expect, it} from 'vitest'
+import {ApiError, type PlacementClient} from '../../src/client/client.js'
+import {collectChanges} from '../../src/cli/services/inventory.js'
+import {setInventories} from '../../src/cli/services/inventories.js'
+
+const UUID = '11111111-2222-3333-4444-555555555555'
+
+function fakeClient(opts: {conflicts?: number} = {}) {
+  let generation = 3
+  let conflicts = opts.conflicts ?? 0
+  const puts: unknown[] = []
+  const client = {
+    async get(path: string) {
+      if (path === `/resource_providers/${UUID}`) return {uuid: UUID, name: 'c1', generation}
+      if (path.endsWith('/inventories')) return {resource_provider_generation: generation, inventories: {VCPU: {total: 8}, MEMORY_MB: {total: 1024}}}
+      if (path.endsWith('/usages')) return {usages: {VCPU: 6}}
+      throw new Error(`unexpected GET ${path}`)
+    },
+    async put(path: string, body: {resource_provider_generation: number; inventories: unknown}) {
+      puts.push(body)
+      if (conflicts-- > 0) {
+        generation++
+        throw new ApiError(409, 'resource provider generation conflict', 'placement.concurrent_update', 'PUT', path)
+      }
+      generation++
+      return {resource_provider_generation: generation, inventories: body.inventories}
+    },
+  }
+  return {client: client as unknown as PlacementClient, puts}
+}
+
+describe('setInventories', () => {
+  it('replaces without --amend, keeps the others with it, and warns below what is in use', async () => {
+    const {client} = fakeClient()
+    const warnings: string[] = []
+    const [r] = await setInventories(client, UUID, collectChanges(['VCPU=4'], {}), {onWarning: (m) => warnings.push(m)})
+    expect(Object.keys(r.body.inventories)).toEqual(['VCPU'])
+    expect(warnings).toEqual(['VCPU on c1: capacity 4 would be below what is in use (6)'])
+    const [amended] = await setInventories(client, UUID, collectChanges(['VCPU=16'], {}), {amend: true})
+    expect(Object.keys(amended.body.inventories).sort()).toEqual(['MEMORY_MB', 'VCPU'])
+  })
+
+  it('writes nothing on a dry run, and reads again after a generation conflict', async () => {
+    const dry = fakeClient()
+    const [r] = await setInventories(dry.client, UUID, collectChanges(['VCPU=16'], {}), {dryRun: true})
+    expect(dry.puts).toEqual([])
+    expect(r.body.resource_provider_generation).toBe(3)
+    const busy = fakeClient({conflicts: 1})
+    const [w] = await setInventories(busy.client, UUID, collectChanges(['VCPU=16'], {}), {amend: true})
+    expect(busy.puts.map((p: any) => p.resource_provider_generation)).toEqual([3, 4])
+    expect(w.body.resource_provider_generation).toBe(5)
+  })
+})
