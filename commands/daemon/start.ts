@@ -166,7 +166,7 @@ export default class DaemonStart extends BaseCommand {
         }
       }
       const existing = readRecord(flags.db)
-      if (existing && isAlive(existing.pid)) throw failure(`a daemon already serves ${flags.db} at ${existing.url} (pid ${existing.pid})`)
+      if (existing && isAlive(existing.pid)) throw failure(`a daemon already serves ${describeTarget(flags.db)} at ${existing.url} (pid ${existing.pid})`)
       const args = process.argv.slice(2).filter((a) => a !== 'daemon' && a !== 'start')
       if (!args.includes('--db')) args.push('--db', flags.db)
       const url = `http://${hostForUrl}:${flags.port}`

@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 import {isAlive, readRecord, waitReady} from '../../src/daemon/control.js'
 import {BaseCommand} from '../../src/cli/command.js'
 import {localDbFlag} from '../../src/cli/local-db-flag.js'
+import {describeTarget} from '../../src/store/target.js'
 
 export default class DaemonStatus extends BaseCommand {
   static summary = 'Tell whether a daemon serves a database (exit 0 running, 1 not).'
@@ -16,7 +17,7 @@ export default class DaemonStatus extends BaseCommand {
     const running = Boolean(record && isAlive(record.pid))
     const ready = running ? await waitReady(record!.url, 2000) : false
     const answering = ready === 'ready'
-    const status = {running, answering, ...(ready === 'starting' ? {starting: true} : {}), pid: running ? record!.pid : null, url: running ? record!.url : null, db: flags.db}
+    const status = {running, answering, ...(ready === 'starting' ? {starting: true} : {}), pid: running ? record!.pid : null, url: running ? record!.url : null, db: describeTarget(flags.db)}
     if (flags.json) this.log(JSON.stringify(status, null, 2))
     else {
       const how = answering ? 'answering' : ready === 'starting' ? 'waiting for its database' : 'not answering'

@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {daemonFiles} from './paths.js'
-import {resolveTarget} from '../store/target.js'
+import {describeTarget, isDatabaseUrl, resolveTarget} from '../store/target.js'
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/run.js')
 
@@ -33,11 +33,29 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Records the daemon serving `dbFile` (so `daemon status/stop` and the CLI can find it). */
+/**
+ * Records the daemon serving `dbFile` (so `daemon status/stop` and the CLI can find it): owner-only,
+ * and naming a PostgreSQL database without its password (resolveTarget).
+ */
 export function writeRecord(dbFile: string, record: DaemonRecord): void {
   const files = daemonFiles(dbFile)
-  fs.mkdirSync(files.dir, {recursive: true})
-  fs.writeFileSync(files.pid, JSON.stringify(record) + '\n')
+  fs.mkdirSync(files.dir, {recursive: true, mode: 0o700})
+  fs.writeFileSync(files.pid, JSON.stringify({...record, db: resolveTarget(record.db)}) + '\n', {mode: 0o600})
+  fs.chmodSync(files.pid, 0o600)
+}
+
+/**
+ * The arguments and environment of a detached daemon: a database URL that holds a password goes
+ * in its environment (PLACEMAT_DB), not on its command line, which every local user can read.
+ */
+export function detachedCommand(args: string[], dbFile: string): {args: string[]; env: Record<string, string>} {
+  if (!isDatabaseUrl(dbFile) || describeTarget(dbFile) === dbFile) return {args, env: {}}
+  const out: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--db') i++
+    else if (!args[i].startsWith('--db=')) out.push(args[i])
+  }
+  return {args: out, env: {PLACEMAT_DB: dbFile}}
 }
 
 export function removeRecord(dbFile: string, pid: number): void {
@@ -71,13 +89,14 @@ export const DETACHED_FROM = 'PLACEMAT_DETACHED_FROM'
 /** Starts `placemat daemon start --foreground` detached, its output in the log file. */
 export async function startDetached(args: string[], dbFile: string, url: string): Promise<DaemonRecord> {
   const files = daemonFiles(dbFile)
-  fs.mkdirSync(files.dir, {recursive: true})
-  const log = fs.openSync(files.log, 'a')
-  const child = spawn(process.execPath, [...DAEMON_NODE_OPTIONS, BIN, 'daemon', 'start', '--foreground', ...args], {
+  fs.mkdirSync(files.dir, {recursive: true, mode: 0o700})
+  const log = fs.openSync(files.log, 'a', 0o600)
+  const command = detachedCommand(args, dbFile)
+  const child = spawn(process.execPath, [...DAEMON_NODE_OPTIONS, BIN, 'daemon', 'start', '--foreground', ...command.args], {
     detached: true,
     stdio: ['ignore', log, log],
     // The database was looked for before the log and the token were made (see evidenceOfMissingDatabase).
-    env: {...process.env, [DETACHED_FROM]: String(process.pid)},
+    env: {...process.env, ...command.env, [DETACHED_FROM]: String(process.pid)},
   })
   child.unref()
   const record = {pid: child.pid!, url, db: resolveTarget(dbFile)}

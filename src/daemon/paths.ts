@@ -49,7 +49,7 @@ const MIN_TOKEN_LENGTH = 16
  */
 export function ensureAdminToken(dbFile: string): string {
   const {dir, token} = daemonFiles(dbFile)
-  fs.mkdirSync(dir, {recursive: true})
+  fs.mkdirSync(dir, {recursive: true, mode: 0o700})
   if (!fs.existsSync(token)) createTokenFile(token)
   const stat = fs.statSync(token)
   if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) {

@@ -71,8 +71,12 @@ export class SqliteBackend implements Backend {
         probe.close()
       }
     }
-    if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), {recursive: true})
+    const made = file !== ':memory:' && !fs.existsSync(file)
+    // The cloud is its owner's to read: a directory made for it and a new file are owner-only,
+    // set before the switch to WAL below makes the -wal and -shm (SQLite gives them the file's mode).
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), {recursive: true, mode: 0o700})
     const raw = new SQLite(file, {readonly: options.readonly ?? false})
+    if (made && !options.readonly) fs.chmodSync(file, 0o600)
     raw.pragma(`busy_timeout = ${options.busyTimeoutMs ?? options.timeouts?.lockMs ?? DEFAULT_DATABASE_TIMEOUTS.lockMs}`)
     if (!options.readonly) {
       raw.pragma('journal_mode = WAL')

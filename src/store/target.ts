@@ -7,8 +7,8 @@ import path from 'node:path'
 /** `postgres://` or `postgresql://`: a PostgreSQL database; anything else is a SQLite file. */
 export const isDatabaseUrl = (target: string) => /^postgres(ql)?:\/\//i.test(target)
 
-/** A target as recorded (pid records): a SQLite file's absolute path, or the URL as given. */
-export const resolveTarget = (target: string) => (isDatabaseUrl(target) ? target : path.resolve(target))
+/** A target as recorded (pid records): a SQLite file's absolute path, or the URL without its password. */
+export const resolveTarget = (target: string) => (isDatabaseUrl(target) ? describeTarget(target) : path.resolve(target))
 
 /** Where the data lives, for messages: the file, or the URL without its password. */
 export function describeTarget(target: string): string {
