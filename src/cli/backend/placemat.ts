@@ -127,14 +127,5 @@ export class PlacematBackend implements Backend {
   }
 }
 
-/** A datacenter file's layout as the last operation of its batch. */
-export const layoutOperation = (layout: Layout, prune: boolean): BatchOperation => ({op: 'apply_layout', layout: layoutBodyOnly(layout), prune})
-
-/** The layout's rooms, rows and racks alone (a file's generation is the command's to give). */
-const layoutBodyOnly = (layout: Layout): Layout => {
-  const out: Layout = {}
-  if (layout.rooms) out.rooms = layout.rooms
-  if (layout.rows) out.rows = layout.rows
-  if (layout.racks) out.racks = layout.racks
-  return out
-}
+/** A datacenter file's layout (rooms, rows and racks alone: layoutBody) as the last operation of its batch. */
+export const layoutOperation = (layout: Layout, prune: boolean): BatchOperation => ({op: 'apply_layout', layout, prune})
