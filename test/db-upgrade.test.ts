@@ -166,10 +166,20 @@ describe('the upgrade transaction (test-only migrations)', () => {
     addMigration('9999_test_column', async (db) => {
       await db.schema.alterTable('consumers').addColumn('note', 'text').execute()
     })
-    // The pid record a daemon writes beside its database, naming a live process (this one).
-    fs.writeFileSync(daemonFiles(file).pid, JSON.stringify({pid: process.pid, url: 'http://127.0.0.1:1', db: file}))
+    // The pid record a daemon writes beside its database, naming a live process (the test runner's).
+    fs.writeFileSync(daemonFiles(file).pid, JSON.stringify({pid: process.ppid, url: 'http://127.0.0.1:1', db: file}))
     await expect(dbUpgrade(file, {backup: false})).rejects.toMatchObject({kind: 'conflict', message: expect.stringMatching(/a daemon serves/)})
     expect((await dbStatus(file)).pending).toEqual([...real, '9999_test_column'])
+  })
+
+  it('a record naming the upgrading process itself is no daemon (a killed container left pid 1 on the volume)', async () => {
+    const file = copy()
+    addMigration('9999_test_column', async (db) => {
+      await db.schema.alterTable('consumers').addColumn('note', 'text').execute()
+    })
+    fs.writeFileSync(daemonFiles(file).pid, JSON.stringify({pid: process.pid, url: 'http://127.0.0.1:1', db: file}))
+    expect((await dbStatus(file)).daemon).toBeNull()
+    expect(await dbUpgrade(file, {backup: false})).toMatchObject({to: '9999_test_column'})
   })
 })
 

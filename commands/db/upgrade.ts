@@ -16,7 +16,8 @@ newer than this placemat; 3 no such file; 4 a daemon serves the file.`
   static examples = ['<%= config.bin %> db upgrade --db /var/lib/placemat/placemat.db', '<%= config.bin %> db upgrade --db copy.db --no-backup']
 
   static flags = {
-    db: Flags.string({description: 'SQLite database file, or a postgres:// URL (migrated in one transaction, no backup)', required: true}),
+    // From the environment too, so that a PostgreSQL URL's password stays off the command line.
+    db: Flags.string({description: 'SQLite database file, or a postgres:// URL (migrated in one transaction, no backup)', required: true, env: 'PLACEMAT_DB'}),
     backup: Flags.boolean({description: 'copy the file before upgrading (--no-backup to skip)', default: true, allowNo: true}),
     json: Flags.boolean({description: 'print a JSON object'}),
   }

@@ -101,6 +101,9 @@ export interface DbStatus {
 function daemonOn(file: string): DbStatus['daemon'] {
   const record = readRecord(file)
   if (!record || resolveTarget(record.db) !== resolveTarget(file) || !isAlive(record.pid)) return null
+  // A record left by a daemon that was killed in a container names pid 1, which is this process
+  // when it runs in the next container on the same volume: it is no daemon.
+  if (record.pid === process.pid) return null
   return {pid: record.pid, url: record.url}
 }
 
