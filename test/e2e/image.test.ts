@@ -1,0 +1,230 @@
+/**
+ * placemat's container image (deploy/image): built once with buildah in a storage root of the
+ * test's own, then run with podman on SQLite (a named volume) and on PostgreSQL (the URL in the
+ * environment). Each time: the Placement API answers, the process is not root, SIGTERM from
+ * `podman stop` ends it with exit 0, and a new container finds the provider and the allocation
+ * the first one wrote; `db upgrade` runs as a one-shot container. Skipped, saying so, where
+ * podman, buildah or runc are missing. Build time, image size and the time from `podman run`
+ * to the first 200 on health are printed.
+ */
+import {randomUUID} from 'node:crypto'
+import fs from 'node:fs'
+import net from 'node:net'
+import path from 'node:path'
+import pg from 'pg'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {ROOT} from '../helpers/db-tools.js'
+import {missingContainerTools, podmanSandbox, type Sandbox} from '../helpers/podman.js'
+import {postgresAvailable, startPostgres, type TestPostgres} from '../helpers/postgres.js'
+
+const VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version as string
+const IMAGE = `localhost/placemat:${VERSION}`
+const SOURCE = 'https://example.org/placemat.git'
+const DATA = '/var/lib/placemat'
+
+const available = missingContainerTools.length === 0
+if (!available) console.warn(`image.test.ts: ${missingContainerTools.join(', ')} missing (apt-get install podman buildah runc): skipped`)
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const {port} = srv.address() as net.AddressInfo
+      srv.close(() => resolve(port))
+    })
+  })
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const HEADERS = {'x-auth-token': 'admin', 'openstack-api-version': 'placement 1.39', 'content-type': 'application/json'}
+
+describe.skipIf(!available)('the container image', () => {
+  let box: Sandbox
+  const inspect = async (what: string, format: string) => {
+    const r = await box.run(['inspect', '--format', format, what])
+    expect(r.code, r.stderr).toBe(0)
+    return r.stdout.trim()
+  }
+
+  beforeAll(async () => {
+    box = podmanSandbox()
+    const started = Date.now()
+    const built = await box.run([path.join(ROOT, 'deploy/image/build.sh')], {tool: 'bash', env: {PLACEMAT_IMAGE_SOURCE: SOURCE}})
+    expect(built.code, built.stderr).toBe(0)
+    expect(built.stdout.trim().split('\n').at(-1)).toBe(IMAGE)
+    const size = Number(await inspect(IMAGE, '{{.Size}}'))
+    console.log(`image ${IMAGE}: built in ${((Date.now() - started) / 1000).toFixed(1)} s, ${(size / 1e6).toFixed(1)} MB`)
+  })
+
+  afterAll(async () => {
+    await box?.dispose()
+  })
+
+  /** Starts the daemon in a container on `port` and waits for health's first 200. */
+  const startDaemon = async (port: number, opts: {volume?: string; env?: Record<string, string>; podmanEnv?: string[]}) => {
+    const name = box.containerName()
+    const started = Date.now()
+    const r = await box.run(
+      [
+        'run', '--detach', '--name', name, '--network', 'host',
+        '--env', `PLACEMAT_HEALTH_URL=http://127.0.0.1:${port}/placemat/v1/health`,
+        ...(opts.podmanEnv ?? []).flatMap((v) => ['--env', v]),
+        ...(opts.volume ? ['--volume', `${opts.volume}:${DATA}`] : []),
+        IMAGE,
+        'daemon', 'start', '--foreground', '--host', '127.0.0.1', '--port', String(port), '--auth', 'noauth2',
+      ],
+      {env: opts.env},
+    )
+    expect(r.code, r.stderr).toBe(0)
+    const created = Date.now()
+    const url = `http://127.0.0.1:${port}`
+    for (;;) {
+      const res = await fetch(`${url}/placemat/v1/health`, {signal: AbortSignal.timeout(5000)}).catch(() => null)
+      if (res?.status === 200) break
+      if ((await inspect(name, '{{.State.Status}}')) !== 'running') {
+        throw new Error(`the container exited: ${(await box.run(['logs', name])).stderr}`)
+      }
+      if (Date.now() - started > 120_000) throw new Error(`no 200 on health after 120 s: ${(await box.run(['logs', name])).stdout}`)
+      await sleep(100)
+    }
+    // podman run's own part is mostly vfs copying the image for the container (overlay does not).
+    console.log(`container start to first 200 on health: ${Date.now() - started} ms (podman run ${created - started} ms, then ${Date.now() - created} ms)`)
+    return {name, url}
+  }
+
+  /** `podman stop` (SIGTERM, SIGKILL after 30 s): the daemon must exit by itself, with 0. */
+  const stop = async (name: string) => {
+    const started = Date.now()
+    const r = await box.run(['stop', '--time', '30', name])
+    expect(r.code, r.stderr).toBe(0)
+    console.log(`podman stop: ${Date.now() - started} ms`)
+    expect(await inspect(name, '{{.State.Status}} {{.State.ExitCode}}')).toBe('exited 0')
+    expect((await box.run(['rm', name])).code).toBe(0)
+  }
+
+  const notRoot = async (name: string) => {
+    const pid = await inspect(name, '{{.State.Pid}}')
+    const uids = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/^Uid:\s+(.*)$/m)![1].split(/\s+/)
+    expect(uids).toEqual(['10001', '10001', '10001', '10001'])
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+  }
+
+  const call = async (url: string, method: string, p: string, body?: unknown) => {
+    const res = await fetch(`${url}${p}`, {method, headers: HEADERS, body: body === undefined ? undefined : JSON.stringify(body)})
+    const text = await res.text()
+    return {status: res.status, body: text ? JSON.parse(text) : undefined}
+  }
+
+  /** A provider with inventory and a consumer's allocation against it. */
+  const write = async (url: string) => {
+    const versions = await call(url, 'GET', '/')
+    expect(versions.status).toBe(200)
+    expect(versions.body.versions[0]).toMatchObject({id: 'v1.0', max_version: '1.39'})
+    const rp = randomUUID()
+    const consumer = randomUUID()
+    expect((await call(url, 'POST', '/resource_providers', {uuid: rp, name: `cn-${rp.slice(0, 8)}`})).status).toBe(200)
+    const inv = await call(url, 'PUT', `/resource_providers/${rp}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: 16}, MEMORY_MB: {total: 65536}}})
+    expect(inv.status).toBe(200)
+    const alloc = await call(url, 'PUT', `/allocations/${consumer}`, {
+      allocations: {[rp]: {resources: {VCPU: 4, MEMORY_MB: 8192}}},
+      project_id: randomUUID(),
+      user_id: randomUUID(),
+      consumer_generation: null,
+      consumer_type: 'INSTANCE',
+    })
+    expect(alloc.status).toBe(204)
+    return {rp, consumer}
+  }
+
+  const stillThere = async (url: string, {rp, consumer}: {rp: string; consumer: string}) => {
+    expect((await call(url, 'GET', `/resource_providers/${rp}/inventories`)).body.inventories).toMatchObject({VCPU: {total: 16}, MEMORY_MB: {total: 65536}})
+    expect((await call(url, 'GET', `/allocations/${consumer}`)).body.allocations).toEqual({[rp]: {generation: 2, resources: {VCPU: 4, MEMORY_MB: 8192}}})
+    expect((await call(url, 'GET', `/resource_providers/${rp}/usages`)).body.usages).toEqual({VCPU: 4, MEMORY_MB: 8192})
+  }
+
+  it('is labelled, runs as uid 10001 with its data on a volume, and holds no development dependency', async () => {
+    expect(await inspect(IMAGE, '{{.Config.User}}')).toBe('10001:10001')
+    const labels = JSON.parse(await inspect(IMAGE, '{{json .Labels}}'))
+    expect(labels).toMatchObject({'org.opencontainers.image.version': VERSION, 'org.opencontainers.image.source': SOURCE})
+    expect(JSON.parse(await inspect(IMAGE, '{{json .Config.Volumes}}'))).toHaveProperty([DATA])
+    expect(await inspect(IMAGE, '{{json .HealthCheck.Test}}')).toContain('/opt/placemat/healthcheck.mjs')
+    const name = box.containerName()
+    const r = await box.run([
+      'run', '--rm', '--name', name, '--network', 'host', '--entrypoint', '/usr/bin/node', IMAGE, '-e',
+      `const fs = require('fs'); const has = (p) => fs.existsSync('/opt/placemat/node_modules/' + p);
+       console.log(JSON.stringify({dev: ['vitest', 'typescript', 'esbuild', 'oclif'].filter(has), prod: ['fastify', 'better-sqlite3', 'pg'].filter(has),
+         shell: fs.existsSync('/bin/sh'), data: fs.statSync('${DATA}').uid}))`,
+    ])
+    expect(r.code, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout)).toEqual({dev: [], prod: ['fastify', 'better-sqlite3', 'pg'], shell: false, data: 10001})
+  })
+
+  it('serves Placement on SQLite, stops on SIGTERM with exit 0, and a new container finds the data on the volume', async () => {
+    const volume = `placemat-test-${process.pid}-sqlite`
+    expect((await box.run(['volume', 'create', volume])).code).toBe(0)
+    const port = await freePort()
+    const first = await startDaemon(port, {volume})
+    await notRoot(first.name)
+    const hc = await box.run(['healthcheck', 'run', first.name])
+    expect(hc.code, hc.stdout + hc.stderr).toBe(0)
+    const written = await write(first.url)
+    await stop(first.name)
+
+    // The one-shot upgrade on the volume (nothing to do: the daemon made the current schema).
+    const upgrade = await box.run(['run', '--rm', '--name', box.containerName(), '--volume', `${volume}:${DATA}`, IMAGE, 'db', 'upgrade', '--db', `${DATA}/placemat.db`])
+    expect(upgrade.code, upgrade.stderr).toBe(0)
+    expect(upgrade.stdout).toMatch(/already at schema/)
+
+    const second = await startDaemon(port, {volume})
+    await stillThere(second.url, written)
+    await stop(second.name)
+  })
+
+  describe.skipIf(!postgresAvailable)('on PostgreSQL', () => {
+    let postgres: TestPostgres
+    const PASSWORD = `pw-${randomUUID()}`
+    let dbUrl: string
+
+    beforeAll(async () => {
+      postgres = await startPostgres()
+      // A role with a password, so that the test can look for it where it must not be.
+      const adminUrl = await postgres.database()
+      const client = new pg.Client({connectionString: adminUrl})
+      await client.connect()
+      const dbName = new URL(adminUrl).pathname.slice(1)
+      try {
+        await client.query(`create role placemat_image login password '${PASSWORD}'`)
+        await client.query(`alter database ${dbName} owner to placemat_image`)
+      } finally {
+        await client.end()
+      }
+      const u = new URL(adminUrl)
+      u.username = 'placemat_image'
+      u.password = PASSWORD
+      dbUrl = u.toString()
+    })
+    afterAll(async () => {
+      await postgres?.stop()
+    })
+
+    it('takes the URL from the environment: a one-shot db upgrade, then the daemon, stopped and started again', async () => {
+      // `--env PLACEMAT_DB` without a value: podman passes its own variable, so the URL is on no command line.
+      const env = {PLACEMAT_DB: dbUrl}
+      const upgrade = await box.run(['run', '--rm', '--name', box.containerName(), '--network', 'host', '--env', 'PLACEMAT_DB', IMAGE, 'db', 'upgrade'], {env})
+      expect(upgrade.code, upgrade.stderr).toBe(0)
+      expect(upgrade.stdout).toMatch(/schema \(none\) -> \d+/)
+      expect(upgrade.stdout).not.toContain(PASSWORD)
+
+      const port = await freePort()
+      const first = await startDaemon(port, {env, podmanEnv: ['PLACEMAT_DB']})
+      const cmdline = await notRoot(first.name)
+      expect(cmdline).not.toContain(PASSWORD)
+      expect(await inspect(first.name, '{{json .Config.Cmd}} {{json .Args}}')).not.toContain(PASSWORD)
+      const written = await write(first.url)
+      expect((await box.run(['logs', first.name])).stdout).not.toContain(PASSWORD)
+      await stop(first.name)
+
+      const second = await startDaemon(port, {env, podmanEnv: ['PLACEMAT_DB']})
+      await stillThere(second.url, written)
+      await stop(second.name)
+    })
+  })
+})
