@@ -9,6 +9,7 @@
 #   PLACEMAT_IMAGE         the tag (default localhost/placemat:<package.json version>)
 #   PLACEMAT_IMAGE_SOURCE  org.opencontainers.image.source (default: package.json's repository,
 #                          else the git remote "origin"; left out when neither is known)
+#   PLACEMAT_IMAGE_FORMAT  docker (the default: keeps the HEALTHCHECK) or oci
 #   SOURCE_DATE_EPOCH      every file's time and the image's creation time (default: the last
 #                          commit's time), so that the same inputs build the same layers
 #   CONTAINERS_STORAGE_CONF, CONTAINERS_CONF: buildah's own (another storage root, vfs, ...)
@@ -74,7 +75,10 @@ labels=(--label "org.opencontainers.image.version=$version")
 [ -n "$revision" ] && labels+=(--label "org.opencontainers.image.revision=$revision")
 [ -n "$source_url" ] && labels+=(--label "org.opencontainers.image.source=$source_url")
 
-# --format docker keeps the HEALTHCHECK (the OCI image config has no field for it).
-buildah bud --quiet --format docker --timestamp "$epoch" --build-arg "VERSION=$version" "${labels[@]}" \
+# The docker format keeps the HEALTHCHECK (the OCI image config has no field for it), but buildah
+# writes its build container's id and hostname into it; PLACEMAT_IMAGE_FORMAT=oci gives an image
+# whose id, too, is the same on every build of the same inputs. --layers: node and its libraries,
+# the data directory and the package each in a layer of its own (and cached for the next build).
+buildah bud --quiet --layers --format "${PLACEMAT_IMAGE_FORMAT:-docker}" --timestamp "$epoch" --build-arg "VERSION=$version" "${labels[@]}" \
   -f "$here/Containerfile" -t "$image" "$stage" >&2
 echo "$image"

@@ -34,7 +34,7 @@ const freePort = () =>
   })
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const HEADERS = {'x-auth-token': 'admin', 'openstack-api-version': 'placement 1.39', 'content-type': 'application/json'}
+const HEADERS = {'openstack-api-version': 'placement 1.39', 'content-type': 'application/json'}
 
 describe.skipIf(!available)('the container image', () => {
   let box: Sandbox
@@ -59,7 +59,7 @@ describe.skipIf(!available)('the container image', () => {
   })
 
   /** Starts the daemon in a container on `port` and waits for health's first 200. */
-  const startDaemon = async (port: number, opts: {volume?: string; env?: Record<string, string>; podmanEnv?: string[]}) => {
+  const startDaemon = async (port: number, opts: {auth: string; volume?: string; env?: Record<string, string>; podmanEnv?: string[]}) => {
     const name = box.containerName()
     const started = Date.now()
     const r = await box.run(
@@ -69,7 +69,7 @@ describe.skipIf(!available)('the container image', () => {
         ...(opts.podmanEnv ?? []).flatMap((v) => ['--env', v]),
         ...(opts.volume ? ['--volume', `${opts.volume}:${DATA}`] : []),
         IMAGE,
-        'daemon', 'start', '--foreground', '--host', '127.0.0.1', '--port', String(port), '--auth', 'noauth2',
+        'daemon', 'start', '--foreground', '--host', '127.0.0.1', '--port', String(port), '--auth', opts.auth,
       ],
       {env: opts.env},
     )
@@ -107,23 +107,28 @@ describe.skipIf(!available)('the container image', () => {
     return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')
   }
 
-  const call = async (url: string, method: string, p: string, body?: unknown) => {
-    const res = await fetch(`${url}${p}`, {method, headers: HEADERS, body: body === undefined ? undefined : JSON.stringify(body)})
+  /** A daemon's URL and the admin's token (the volume's token file with --auth token; noauth2: admin). */
+  interface Api {
+    url: string
+    token: string
+  }
+  const call = async ({url, token}: Api, method: string, p: string, body?: unknown) => {
+    const res = await fetch(`${url}${p}`, {method, headers: {...HEADERS, 'x-auth-token': token}, body: body === undefined ? undefined : JSON.stringify(body)})
     const text = await res.text()
     return {status: res.status, body: text ? JSON.parse(text) : undefined}
   }
 
   /** A provider with inventory and a consumer's allocation against it. */
-  const write = async (url: string) => {
-    const versions = await call(url, 'GET', '/')
+  const write = async (api: Api) => {
+    const versions = await call(api, 'GET', '/')
     expect(versions.status).toBe(200)
     expect(versions.body.versions[0]).toMatchObject({id: 'v1.0', max_version: '1.39'})
     const rp = randomUUID()
     const consumer = randomUUID()
-    expect((await call(url, 'POST', '/resource_providers', {uuid: rp, name: `cn-${rp.slice(0, 8)}`})).status).toBe(200)
-    const inv = await call(url, 'PUT', `/resource_providers/${rp}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: 16}, MEMORY_MB: {total: 65536}}})
+    expect((await call(api, 'POST', '/resource_providers', {uuid: rp, name: `cn-${rp.slice(0, 8)}`})).status).toBe(200)
+    const inv = await call(api, 'PUT', `/resource_providers/${rp}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: 16}, MEMORY_MB: {total: 65536}}})
     expect(inv.status).toBe(200)
-    const alloc = await call(url, 'PUT', `/allocations/${consumer}`, {
+    const alloc = await call(api, 'PUT', `/allocations/${consumer}`, {
       allocations: {[rp]: {resources: {VCPU: 4, MEMORY_MB: 8192}}},
       project_id: randomUUID(),
       user_id: randomUUID(),
@@ -134,10 +139,10 @@ describe.skipIf(!available)('the container image', () => {
     return {rp, consumer}
   }
 
-  const stillThere = async (url: string, {rp, consumer}: {rp: string; consumer: string}) => {
-    expect((await call(url, 'GET', `/resource_providers/${rp}/inventories`)).body.inventories).toMatchObject({VCPU: {total: 16}, MEMORY_MB: {total: 65536}})
-    expect((await call(url, 'GET', `/allocations/${consumer}`)).body.allocations).toEqual({[rp]: {generation: 2, resources: {VCPU: 4, MEMORY_MB: 8192}}})
-    expect((await call(url, 'GET', `/resource_providers/${rp}/usages`)).body.usages).toEqual({VCPU: 4, MEMORY_MB: 8192})
+  const stillThere = async (api: Api, {rp, consumer}: {rp: string; consumer: string}) => {
+    expect((await call(api, 'GET', `/resource_providers/${rp}/inventories`)).body.inventories).toMatchObject({VCPU: {total: 16}, MEMORY_MB: {total: 65536}})
+    expect((await call(api, 'GET', `/allocations/${consumer}`)).body.allocations).toEqual({[rp]: {generation: 2, resources: {VCPU: 4, MEMORY_MB: 8192}}})
+    expect((await call(api, 'GET', `/resource_providers/${rp}/usages`)).body.usages).toEqual({VCPU: 4, MEMORY_MB: 8192})
   }
 
   it('is labelled, runs as uid 10001 with its data on a volume, and holds no development dependency', async () => {
@@ -161,11 +166,20 @@ describe.skipIf(!available)('the container image', () => {
     const volume = `placemat-test-${process.pid}-sqlite`
     expect((await box.run(['volume', 'create', volume])).code).toBe(0)
     const port = await freePort()
-    const first = await startDaemon(port, {volume})
+    const first = await startDaemon(port, {volume, auth: 'token'})
     await notRoot(first.name)
     const hc = await box.run(['healthcheck', 'run', first.name])
     expect(hc.code, hc.stdout + hc.stderr).toBe(0)
-    const written = await write(first.url)
+    // The admin token the daemon made on the volume, owner-only.
+    const mountpoint = await box.run(['volume', 'inspect', '--format', '{{.Mountpoint}}', volume])
+    const tokenFile = path.join(mountpoint.stdout.trim(), 'admin-token')
+    expect(fs.statSync(tokenFile)).toMatchObject({uid: 10001, mode: 0o100600})
+    const token = fs.readFileSync(tokenFile, 'utf8').trim()
+    const written = await write({url: first.url, token})
+    // The command line inside the container finds its daemon through the data directory.
+    const cli = await box.run(['exec', first.name, '/usr/bin/node', '/opt/placemat/bin/run.js', 'provider', 'list', '--json'])
+    expect(cli.code, cli.stderr).toBe(0)
+    expect(JSON.parse(cli.stdout).resource_providers.map((p: {uuid: string}) => p.uuid)).toEqual([written.rp])
     await stop(first.name)
 
     // The one-shot upgrade on the volume (nothing to do: the daemon made the current schema).
@@ -173,8 +187,8 @@ describe.skipIf(!available)('the container image', () => {
     expect(upgrade.code, upgrade.stderr).toBe(0)
     expect(upgrade.stdout).toMatch(/already at schema/)
 
-    const second = await startDaemon(port, {volume})
-    await stillThere(second.url, written)
+    const second = await startDaemon(port, {volume, auth: 'token'})
+    await stillThere({url: second.url, token}, written)
     await stop(second.name)
   })
 
@@ -214,16 +228,16 @@ describe.skipIf(!available)('the container image', () => {
       expect(upgrade.stdout).not.toContain(PASSWORD)
 
       const port = await freePort()
-      const first = await startDaemon(port, {env, podmanEnv: ['PLACEMAT_DB']})
+      const first = await startDaemon(port, {auth: 'noauth2', env, podmanEnv: ['PLACEMAT_DB']})
       const cmdline = await notRoot(first.name)
       expect(cmdline).not.toContain(PASSWORD)
       expect(await inspect(first.name, '{{json .Config.Cmd}} {{json .Args}}')).not.toContain(PASSWORD)
-      const written = await write(first.url)
+      const written = await write({url: first.url, token: 'admin'})
       expect((await box.run(['logs', first.name])).stdout).not.toContain(PASSWORD)
       await stop(first.name)
 
-      const second = await startDaemon(port, {env, podmanEnv: ['PLACEMAT_DB']})
-      await stillThere(second.url, written)
+      const second = await startDaemon(port, {auth: 'noauth2', env, podmanEnv: ['PLACEMAT_DB']})
+      await stillThere({url: second.url, token: 'admin'}, written)
       await stop(second.name)
     })
   })
