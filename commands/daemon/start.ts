@@ -4,12 +4,12 @@ import {ConfigFileError, readConfigFile, type ConfigFileSettings} from '../../sr
 import type {AuthMode} from '../../src/http/context.js'
 import {Policy, type PolicyOptions} from '../../src/http/policy/policy.js'
 import {POLICY_GENERATIONS, type PolicyGeneration} from '../../src/http/policy/defaults.js'
-import {DETACHED_FROM, startDetached, isAlive, readRecord, removeRecord, waitReady, writeRecord} from '../../src/daemon/control.js'
+import {DETACHED_FROM, startDetached, isAlive, readRecord, waitReady} from '../../src/daemon/control.js'
 import {AdminTokenError, DEFAULT_HOST, DEFAULT_PORT, daemonFiles, ensureAdminToken, evidenceOfMissingDatabase} from '../../src/daemon/paths.js'
-import {startServer} from '../../src/daemon/server.js'
+import {runForeground} from '../../src/daemon/foreground.js'
 import {LOG_LEVELS, type LogLevel} from '../../src/http/access-log.js'
 import {DatabaseWaitError, SchemaOutOfDateError} from '../../src/store/store.js'
-import {describeTarget, resolveTarget, type Durability} from '../../src/store/backends.js'
+import {describeTarget, type Durability} from '../../src/store/backends.js'
 import {failure} from '../../src/cli/failure.js'
 import {BaseCommand} from '../../src/cli/command.js'
 import {localDbFlag} from '../../src/cli/local-db-flag.js'
@@ -55,9 +55,9 @@ export default class DaemonStart extends BaseCommand {
       default: 'depth-first',
     }),
     'log-level': Flags.string({
-      description: 'least severe log lines written (JSON on stdout: the log file when detached); info logs every request',
+      description:
+        'least severe log lines written (JSON on stdout: the log file when detached); info (the default, or [DEFAULT] debug of --config-file) logs every request',
       options: [...LOG_LEVELS],
-      default: 'info',
     }),
     durability: Flags.string({
       description:
@@ -93,6 +93,19 @@ export default class DaemonStart extends BaseCommand {
     'db-connect-timeout': Flags.integer({description: 'seconds to open a database connection before the request gets 503', default: 5, helpGroup: 'DATABASE'}),
     'db-statement-timeout': Flags.integer({description: 'seconds one database statement may take before the request gets 503', default: 30, helpGroup: 'DATABASE'}),
     'db-lock-timeout': Flags.integer({description: 'seconds a write waits for the write lock before it gets 503', default: 10, helpGroup: 'DATABASE'}),
+    // Stopping and reloading: SIGTERM drains, SIGHUP reloads.
+    'shutdown-delay': Flags.integer({
+      description: 'seconds between SIGTERM and closing the listener, health answering 503 "stopping" so a balancer takes the node out (requests still served)',
+      default: 0,
+      min: 0,
+      helpGroup: 'SERVICE',
+    }),
+    'shutdown-timeout': Flags.integer({
+      description: 'seconds from SIGTERM to exit at most: requests in flight are answered and committed meanwhile; after it the daemon exits 1. `daemon stop` waits as long',
+      default: 30,
+      min: 1,
+      helpGroup: 'SERVICE',
+    }),
   }
 
   /** placement.conf's settings (warnings on stderr), or exit 1 naming what cannot be read. */
@@ -151,6 +164,9 @@ export default class DaemonStart extends BaseCommand {
         )
       }
     }
+    if (flags['shutdown-delay'] >= flags['shutdown-timeout']) {
+      throw failure(`--shutdown-delay (${flags['shutdown-delay']} s) must be shorter than --shutdown-timeout (${flags['shutdown-timeout']} s): the drain needs time after it`)
+    }
     const conf = this.configFile(flags['config-file'])
     const policy = this.policyOptions(flags, conf.policy)
     const auth = (flags.auth ?? conf.auth ?? 'token') as AuthMode
@@ -185,51 +201,46 @@ export default class DaemonStart extends BaseCommand {
     if (existing && existing.pid !== process.pid && isAlive(existing.pid)) {
       throw failure(`a daemon already serves ${describeTarget(flags.db)} at ${existing.url} (pid ${existing.pid})`)
     }
-    let server
+    const configFile = flags['config-file']
     try {
-      server = await startServer({
-        db: flags.db,
-        host: flags.host,
-        port: flags.port,
-        auth,
-        corsOrigins: flags['cors-origin'] ?? conf.corsOrigins,
-        corsAllowHeaders: flags['cors-allow-headers']?.split(',').map((h) => h.trim()).filter(Boolean) ?? conf.corsAllowHeaders,
-        keystone: conf.keystone,
-        incompleteConsumer: conf.incompleteConsumer,
-        candidates: {
-          maxCandidates: flags['max-candidates'] ?? conf.maxCandidates ?? -1,
-          randomize: flags.randomize || conf.randomize,
-          strategy: flags.strategy as 'breadth-first' | 'depth-first',
-          answerCache: flags['answer-cache'],
-        },
-        logLevel: flags['log-level'] as LogLevel,
-        metricsPublic: flags['metrics-public'],
-        policy,
-        durability: flags.durability as Durability,
-        timeouts: {requestMs: flags['request-timeout'] * 1000, headersMs: Math.min(30, flags['request-timeout']) * 1000},
-        database: {
-          waitMs: flags['db-wait'] === undefined ? undefined : flags['db-wait'] * 1000,
-          timeouts: {
-            connectMs: flags['db-connect-timeout'] * 1000,
-            statementMs: flags['db-statement-timeout'] * 1000,
-            lockMs: flags['db-lock-timeout'] * 1000,
+      await runForeground(
+        {
+          db: flags.db,
+          host: flags.host,
+          port: flags.port,
+          auth,
+          corsOrigins: flags['cors-origin'] ?? conf.corsOrigins,
+          corsAllowHeaders: flags['cors-allow-headers']?.split(',').map((h) => h.trim()).filter(Boolean) ?? conf.corsAllowHeaders,
+          keystone: conf.keystone,
+          incompleteConsumer: conf.incompleteConsumer,
+          candidates: {
+            maxCandidates: flags['max-candidates'] ?? conf.maxCandidates ?? -1,
+            randomize: flags.randomize || conf.randomize,
+            strategy: flags.strategy as 'breadth-first' | 'depth-first',
+            answerCache: flags['answer-cache'],
           },
+          logLevel: (flags['log-level'] ?? conf.logLevel ?? 'info') as LogLevel,
+          // A level given as a flag stays; one from the file follows the file.
+          reloadLogLevel: flags['log-level'] ? undefined : () => (configFile ? readConfigFile(configFile).logLevel : undefined) ?? 'info',
+          metricsPublic: flags['metrics-public'],
+          policy,
+          durability: flags.durability as Durability,
+          timeouts: {requestMs: flags['request-timeout'] * 1000, headersMs: Math.min(30, flags['request-timeout']) * 1000},
+          database: {
+            waitMs: flags['db-wait'] === undefined ? undefined : flags['db-wait'] * 1000,
+            timeouts: {
+              connectMs: flags['db-connect-timeout'] * 1000,
+              statementMs: flags['db-statement-timeout'] * 1000,
+              lockMs: flags['db-lock-timeout'] * 1000,
+            },
+          },
+          shutdown: {delayMs: flags['shutdown-delay'] * 1000, timeoutMs: flags['shutdown-timeout'] * 1000},
         },
-      })
+        (line) => this.log(line),
+      )
     } catch (err) {
       this.refuse(err)
     }
-    this.log(`placemat daemon listening on ${server.url} (database ${describeTarget(flags.db)}, auth ${auth})`)
-    writeRecord(flags.db, {pid: process.pid, url: server.url, db: resolveTarget(flags.db)})
-    const stop = async () => {
-      removeRecord(flags.db, process.pid)
-      // Requests in flight are each bounded by the database timeouts; this bounds the whole.
-      setTimeout(() => process.exit(0), (flags['db-statement-timeout'] + 10) * 1000).unref()
-      await server.close()
-      process.exit(0)
-    }
-    process.once('SIGTERM', stop)
-    process.once('SIGINT', stop)
     await new Promise(() => undefined)
   }
 }

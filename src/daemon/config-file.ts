@@ -21,6 +21,8 @@ export interface ConfigFileSettings {
   maxCandidates?: number
   randomize?: boolean
   incompleteConsumer?: {project?: string; user?: string}
+  /** oslo.log's [DEFAULT] debug: debug when true, info when false (a reload reads it again). */
+  logLevel?: 'debug' | 'info'
   warnings: string[]
 }
 
@@ -69,7 +71,7 @@ const KNOWN: Record<string, string[]> = {
 /** Sections whose options do not apply to placemat at all (said once per section, not per option). */
 const NOT_HERE: Record<string, string> = {
   placement_database: 'placemat keeps its data where --db says; `placemat import --config-file` reads that database',
-  DEFAULT: 'logging and the like are placemat\'s own flags',
+  DEFAULT: 'logging and the like are placemat\'s own flags; debug alone is read',
 }
 
 export function readConfigFile(file: string): ConfigFileSettings {
@@ -86,7 +88,8 @@ export function readConfigFile(file: string): ConfigFileSettings {
 
   for (const [name, options] of ini) {
     if (NOT_HERE[name] !== undefined) {
-      if (options.size) out.warnings.push(`${file}: [${name}] ignored (${NOT_HERE[name]})`)
+      const others = name === 'DEFAULT' ? [...options.keys()].filter((k) => k !== 'debug').length : options.size
+      if (others) out.warnings.push(`${file}: [${name}] ignored (${NOT_HERE[name]})`)
       continue
     }
     const known = KNOWN[name]
@@ -96,6 +99,9 @@ export function readConfigFile(file: string): ConfigFileSettings {
     }
     for (const key of options.keys()) if (!known.includes(key)) out.warnings.push(`${where(name, key)} ignored (not an option placemat reads)`)
   }
+
+  const debug = get('DEFAULT', 'debug')
+  if (debug !== undefined) out.logLevel = bool(debug, where('DEFAULT', 'debug')) ? 'debug' : 'info'
 
   const strategy = get('api', 'auth_strategy')
   if (strategy !== undefined) {

@@ -12,7 +12,12 @@ export interface DaemonRecord {
   pid: number
   url: string
   db: string
+  /** The daemon's --shutdown-timeout, ms: how long `daemon stop` waits for its drain. */
+  stopTimeoutMs?: number
 }
+
+/** What `daemon stop` waits for a daemon that did not say (one from before --shutdown-timeout). */
+const DEFAULT_STOP_WAIT_MS = 30_000
 
 /** The record of the daemon serving `dbFile`; a record that names another database is not its. */
 export function readRecord(dbFile: string): DaemonRecord | undefined {
@@ -104,7 +109,8 @@ export async function startDetached(args: string[], dbFile: string, url: string)
   return record
 }
 
-export async function stopDaemon(record: DaemonRecord, dbFile: string, timeoutMs = 10000): Promise<boolean> {
+/** SIGTERM, then waits as long as the daemon's drain may take (and a little more for the exit itself). */
+export async function stopDaemon(record: DaemonRecord, dbFile: string, timeoutMs = (record.stopTimeoutMs ?? DEFAULT_STOP_WAIT_MS) + 5000): Promise<boolean> {
   if (isAlive(record.pid)) process.kill(record.pid, 'SIGTERM')
   const until = Date.now() + timeoutMs
   while (isAlive(record.pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 100))

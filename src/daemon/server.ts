@@ -9,6 +9,8 @@ import {databaseFault, describeCause} from '../store/database-faults.js'
 import {Store} from '../store/store.js'
 import {ensureAdminToken} from './paths.js'
 import {testPauseInTransaction} from './node-flags.js'
+import {ServiceState} from '../http/service-state.js'
+import type {ServiceNotifier} from './service-notify.js'
 
 export interface ServerOptions {
   db: string
@@ -33,6 +35,8 @@ export interface ServerOptions {
   incompleteConsumer?: AppOptions['incompleteConsumer']
   /** Waiting for the database at start (ms; default: until it answers) and its timeouts. */
   database?: {waitMs?: number; timeouts?: Partial<DatabaseTimeouts>}
+  /** systemd's notify socket: what the daemon waits for (STATUS=). */
+  notifier?: ServiceNotifier
 }
 
 /** How often an idle daemon asks whether other processes committed (and whether its database answers). */
@@ -42,6 +46,10 @@ export interface RunningServer {
   app: FastifyInstance
   store: Store
   url: string
+  /** Serving or stopping, and the requests in flight. */
+  service: ServiceState
+  policy: Policy
+  /** Stops listening, waits for every request in flight to be answered, then closes the store. */
   close(): Promise<void>
 }
 
@@ -56,15 +64,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     pauseInTransactionMs: testPauseInTransaction(),
     timeouts: opts.database?.timeouts,
   })
+  const service = new ServiceState()
+  const policy = Policy.load(opts.policy)
   const app = await buildApp({
+    service,
     store,
     auth: opts.auth,
     adminToken,
     cors: opts.corsOrigins?.length ? {origins: opts.corsOrigins, allowHeaders: opts.corsAllowHeaders ?? []} : undefined,
     candidates: opts.candidates,
-    logger: loggerOptions(opts.logLevel ?? 'silent'),
+    logger: loggerOptions(opts.logLevel ?? 'silent', undefined, true),
     metricsPublic: opts.metricsPublic,
-    policy: Policy.load(opts.policy),
+    policy,
     keystone: opts.auth === 'keystone' ? new KeystoneValidator(opts.keystone!) : undefined,
     incompleteConsumer: opts.incompleteConsumer,
     timeouts: opts.timeouts,
@@ -78,6 +89,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         const line = `database ${describeTarget(opts.db)} not answering (${databaseFault(err)}: ${describeCause(err)}); trying again in ${(ms / 1000).toFixed(1)} s`
         app.log.warn({event: 'database_wait', cause: describeCause(err)}, line)
         process.stderr.write(`placemat: ${line}\n`)
+        opts.notifier?.status(line)
       },
     })
   } catch (err) {
@@ -94,6 +106,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     app,
     store,
     url: `http://${host}:${port}`,
+    service,
+    policy,
     async close() {
       clearInterval(follow)
       await app.close()

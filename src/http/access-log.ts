@@ -13,8 +13,9 @@ export type LogLevel = (typeof LOG_LEVELS)[number]
  * stdout (or `stream`) with an ISO 8601 time; header values that may hold a credential are
  * redacted should anything ever log a request's headers.
  */
-export function loggerOptions(level: LogLevel, stream?: {write(line: string): void}): false | Record<string, unknown> {
-  if (level === 'silent') return false
+export function loggerOptions(level: LogLevel, stream?: {write(line: string): void}, reloadable = false): false | Record<string, unknown> {
+  // A daemon keeps a logger even when silent: a reload may raise its level.
+  if (level === 'silent' && !reloadable) return false
   return {
     level,
     ...(stream ? {stream} : {}),
@@ -33,6 +34,11 @@ const failures = new WeakMap<FastifyRequest, Error>()
 export function accessLog(app: FastifyInstance): void {
   app.addHook('onError', (req, _reply, err: FastifyError, done) => {
     failures.set(req, err)
+    done()
+  })
+  // At debug, a request is logged when it arrives too: one that never ends still shows.
+  app.addHook('onRequest', (req, _reply, done) => {
+    if (req.log.level === 'debug' || req.log.level === 'trace') req.log.debug({method: req.method, path: req.url.split('?')[0], remote_addr: req.ip}, 'request received')
     done()
   })
   app.addHook('onResponse', (req, reply, done) => {

@@ -72,6 +72,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Every log line of a request carries request_id: the x-openstack-request-id its client saw.
     logController: new LogController({disableRequestLogging: true, requestIdLogLabel: 'request_id'}),
     genReqId: () => `req-${randomUUID()}`,
+    // A request's logger takes the daemon's level as it is now (fastify's default fixes each
+    // route's at registration), so a reload's new level reaches every request.
+    childLoggerFactory: (logger, bindings) => logger.child(bindings),
     bodyLimit: options.bodyLimit ?? 16 * 1024 * 1024,
     exposeHeadRoutes: false,
     return503OnClosing: false,
@@ -173,6 +176,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setNotFoundHandler((req, reply) => sendError(req, reply, 404, '', null))
 
   observe(app, options)
+  options.service?.attach(app)
   registerRoutes(app, [...PLACEMENT_ROUTES, ...EXTENSION_ROUTES, ...observabilityRoutes(options)], options)
   return app
 }

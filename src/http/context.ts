@@ -1,3 +1,4 @@
+import type {ServiceState} from './service-state.js'
 import type {FastifyReply, FastifyRequest} from 'fastify'
 import {PlacementError} from '../core/errors.js'
 import type {Store} from '../store/store.js'
@@ -44,6 +45,8 @@ export interface AppOptions {
   incompleteConsumer?: {project?: string; user?: string}
   /** With auth 'keystone': who validates the tokens. */
   keystone?: KeystoneValidator
+  /** The daemon's life (stopping: health 503, connections closed after each answer); none in process. */
+  service?: ServiceState
 }
 
 declare module 'fastify' {

@@ -65,9 +65,9 @@ connection = mysql+pymysql://placement:x@db/placement
     expect(c.corsOrigins).toEqual(['https://a.example', 'https://b.example'])
     expect(c.maxCandidates).toBe(1000)
     expect(c.randomize).toBe(true)
+    expect(c.logLevel).toBe('debug')
     expect(c.incompleteConsumer).toEqual({project: '11111111-1111-1111-1111-111111111111', user: undefined})
     expect(c.warnings).toEqual([
-      `${file}: [DEFAULT] ignored (logging and the like are placemat's own flags)`,
       `${file}: [keystone_authtoken] memcached_servers ignored (not an option placemat reads)`,
       `${file}: [placement_database] ignored (placemat keeps its data where --db says; \`placemat import --config-file\` reads that database)`,
     ])
@@ -77,6 +77,7 @@ connection = mysql+pymysql://placement:x@db/placement
       ['[keystone_authtoken]\nauth_type = v3token\n', /only password is supported/],
       ['[oslo_policy]\nenforce_scope = maybe\n', /enforce_scope: expected true or false/],
       ['[placement]\nmax_allocation_candidates = lots\n', /expected a whole number/],
+      ['[DEFAULT]\ndebug = loud\n', /\[DEFAULT\] debug: expected true or false/],
     ] as const) {
       expect(() => readConfigFile(write(text)), text).toThrow(error)
     }

@@ -41,7 +41,9 @@ function readPolicyFile(file: string): Record<string, string> {
 }
 
 export class Policy {
-  private readonly rules = new Map<string, Check>()
+  private rules = new Map<string, Check>()
+  /** Each rule's check string as enforced (a deprecated default or'ed in), to tell what a reload changed. */
+  private texts = new Map<string, string>()
   private readonly defaults: Record<string, RuleDefault>
 
   private constructor(private readonly options: PolicyOptions) {
@@ -64,10 +66,34 @@ export class Policy {
       if (name in overrides) continue
       const check = parse(name, d.check)
       // oslo.policy: an old default still allows what it allowed, until new defaults are enforced.
-      p.rules.set(name, d.deprecated && !options.enforceNewDefaults ? {kind: 'or', checks: [check, parse(name, d.deprecated)]} : check)
+      const orDeprecated = d.deprecated && !options.enforceNewDefaults
+      p.rules.set(name, orDeprecated ? {kind: 'or', checks: [check, parse(name, d.deprecated!)]} : check)
+      p.texts.set(name, orDeprecated ? `(${d.check}) or (${d.deprecated})` : d.check)
     }
-    for (const [name, text] of Object.entries(overrides)) p.rules.set(name, parse(name, text))
+    for (const [name, text] of Object.entries(overrides)) {
+      p.rules.set(name, parse(name, text))
+      p.texts.set(name, text)
+    }
     return p
+  }
+
+  /**
+   * Reads the policy file again (SIGHUP) and enforces it from the next request on; the rules
+   * whose check changed are returned. A file that cannot be read or parsed throws, naming it,
+   * and the rules in force stay as they were.
+   */
+  reload(): string[] {
+    const next = Policy.load(this.options)
+    const names = new Set([...this.texts.keys(), ...next.texts.keys()])
+    const changed = [...names].filter((n) => this.texts.get(n) !== next.texts.get(n)).sort()
+    this.rules = next.rules
+    this.texts = next.texts
+    return changed
+  }
+
+  /** The policy file this policy reads, if any. */
+  get file(): string | undefined {
+    return this.options.file
   }
 
   /** Rules the file sets that Placement and placemat do not define (usable through rule:NAME). */

@@ -1,4 +1,5 @@
 /** GET /placemat/v1/health: for a load balancer or an orchestrator's probe; served without a token. */
+import {PlacementError, STOPPING} from '../../core/errors.js'
 import {DatabaseUnavailableError} from '../../store/database-faults.js'
 import type {RouteDef} from '../context.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
@@ -20,6 +21,7 @@ export const routes: RouteDef[] = [
     public: true,
     anyAccept: true,
     async handler(ctx) {
+      if (ctx.options.service?.stopping) throw stopping()
       const h = await ctx.store.health(HEALTH_TIMEOUT_MS)
       const journal = {position: h.journal.position, head: h.journal.head, lag: Math.max(0, h.journal.head - h.journal.position)}
       if (h.status === 'ok' || h.status === 'catching-up') return {status: h.status, database: 'ok', journal}
@@ -29,3 +31,7 @@ export const routes: RouteDef[] = [
     },
   },
 ]
+
+/** A node draining before it exits: the balancer sends new requests elsewhere. */
+const stopping = () =>
+  new PlacementError(503, 'stopping: this node is shutting down and finishing what it has in flight; send requests to another', STOPPING, {'retry-after': '1'}, 'Service Stopping')
