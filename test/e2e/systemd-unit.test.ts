@@ -76,7 +76,6 @@ describe('the systemd unit', () => {
     fs.copyFileSync(path.join(ROOT, 'deploy', 'systemd', 'placement.conf'), conf)
     // Its flags, with this test's paths and port (startForeground adds --foreground and --port).
     const own = args.slice(4)
-    own[own.indexOf('--db') + 1] = path.join(dir, 'state', 'placemat.db')
     own[own.indexOf('--config-file') + 1] = conf
     own.splice(own.indexOf('--port'), 2)
     const socket = path.join(dir, 'notify.sock')
@@ -88,6 +87,8 @@ describe('the systemd unit', () => {
       const d = await startForeground(own, {NOTIFY_SOCKET: socket, PLACEMAT_HOME: path.join(dir, 'state'), WATCHDOG_USEC: '30000000'})
       running.push(d)
       await until(() => messages.some((m) => m.startsWith('READY=1')), 'READY=1')
+      // The database is the data directory's: PLACEMAT_HOME, as the unit sets it.
+      expect(fs.existsSync(path.join(dir, 'state', 'placemat.db'))).toBe(true)
       expect(messages).toContain('WATCHDOG=1')
       d.child.kill('SIGTERM')
       expect(await d.exited).toBe(0)
