@@ -21,6 +21,8 @@ export interface ConfigFileSettings {
   maxCandidates?: number
   randomize?: boolean
   incompleteConsumer?: {project?: string; user?: string}
+  /** [oslo_middleware] enable_proxy_headers_parsing: forwarding headers believed from any peer (edge-options.ts). */
+  trustAnyProxy?: boolean
   warnings: string[]
 }
 
@@ -63,6 +65,7 @@ const KNOWN: Record<string, string[]> = {
   ],
   oslo_policy: ['policy_file', 'enforce_scope', 'enforce_new_defaults'],
   cors: ['allowed_origin', 'allow_headers'],
+  oslo_middleware: ['enable_proxy_headers_parsing'],
   placement: ['max_allocation_candidates', 'randomize_allocation_candidates', 'incomplete_consumer_project_id', 'incomplete_consumer_user_id'],
 }
 
@@ -148,5 +151,7 @@ export function readConfigFile(file: string): ConfigFileSettings {
   const project = get('placement', 'incomplete_consumer_project_id')
   const user = get('placement', 'incomplete_consumer_user_id')
   if (project !== undefined || user !== undefined) out.incompleteConsumer = {project, user}
+  const proxyHeaders = get('oslo_middleware', 'enable_proxy_headers_parsing')
+  if (proxyHeaders !== undefined) out.trustAnyProxy = bool(proxyHeaders, where('oslo_middleware', 'enable_proxy_headers_parsing'))
   return out
 }
