@@ -101,22 +101,31 @@ describe('behind a trusted proxy', () => {
     expect(r.line.remote_addr).toBe('203.0.113.9')
   })
 
-  it("reads RFC 7239's Forwarded, which wins over X-Forwarded-*, walking back through trusted proxies", async () => {
+  it("reads RFC 7239's Forwarded, walking back through trusted proxies", async () => {
     await start({trust: compileTrust(['10.0.0.0/24', 'fd00::/8'])})
-    const h = {'x-forwarded-for': '192.0.2.1', 'x-forwarded-proto': 'http', 'x-forwarded-host': 'other.example'}
     const r = await send(BALANCER, 'POST', '/resource_providers', {
-      ...h,
       forwarded: 'for=198.51.100.7;proto=http;host=forged.example, for="[2001:db8:cafe::17]:4711";proto=https;host="cloud.example:8443", For=10.0.0.4;proto=http',
     }, {name: 'cn1', uuid: RP})
     expect(r.line.remote_addr).toBe('2001:db8:cafe::17')
     expect(r.headers.location).toBe(`https://cloud.example:8443/resource_providers/${RP}`)
-    const v6 = await send(BALANCER, 'GET', '/', {forwarded: 'for="[fd00::1]", for=_hidden'})
-    expect(v6.line.remote_addr).toBe('_hidden')
-    // A Forwarded header that does not parse is not used at all: X-Forwarded-* are.
-    for (const bad of ['for=1.2.3.4;proto', 'for="1.2.3.4', 'for=1.2.3.4;for=5.6.7.8', 'for=a b', 'for=1.2.3.4;proto=https"']) {
-      const r2 = await send(BALANCER, 'GET', '/', {...h, forwarded: bad})
-      expect(r2.line.remote_addr, bad).toBe('192.0.2.1')
+    expect((await send(BALANCER, 'GET', '/', {forwarded: 'for="[fd00::1]", for=_hidden'})).line.remote_addr).toBe('_hidden')
+    expect((await send(BALANCER, 'GET', '/', {forwarded: 'for=10.0.0.9;proto=https, for=10.0.0.4'})).line.remote_addr).toBe('10.0.0.9')
+    // A Forwarded header that does not parse is not used at all.
+    for (const bad of ['for=1.2.3.4;proto', 'for="1.2.3.4', 'for=1.2.3.4;for=5.6.7.8', 'for=a b', 'for=1.2.3.4;proto=https"', 'for=300.1.1.1']) {
+      expect((await send(BALANCER, 'GET', '/', {forwarded: bad})).line.remote_addr, bad).toBe(BALANCER)
     }
+  })
+
+  it('lets X-Forwarded-* outweigh Forwarded, which a proxy adding X-Forwarded-For may pass on from the client untouched', async () => {
+    await start(trustBalancer())
+    const forged = {forwarded: 'for=198.51.100.7;proto=http;host=forged.example'}
+    const r = await send(BALANCER, 'POST', '/resource_providers', {...forged, 'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'cloud.example'}, {name: 'cn1', uuid: RP})
+    expect(r.line.remote_addr).toBe('203.0.113.9')
+    expect(r.headers.location).toBe(`https://cloud.example/resource_providers/${RP}`)
+    // What X-Forwarded-* leave out, Forwarded says.
+    const partly = await send(BALANCER, 'PUT', '/traits/CUSTOM_A', {forwarded: 'for=198.51.100.7;proto=https;host=cloud.example', 'x-forwarded-for': '203.0.113.9'})
+    expect(partly.line.remote_addr).toBe('203.0.113.9')
+    expect(partly.headers.location).toBe('https://cloud.example/traits/CUSTOM_A')
   })
 
   it('never echoes a prefix that is not a clean path: the base path (or none) is used instead', async () => {

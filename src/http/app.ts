@@ -84,6 +84,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // A URL is at most Node's 16 KiB header limit: let every path parameter reach its handler,
     // which answers as Placement does (404 for an unknown provider, 400 for a bad name).
     routerOptions: {ignoreDuplicateSlashes: false, maxParamLength: 16 * 1024},
+    // The server is serverFactory's; this only makes fastify's own lines say https.
+    ...(options.tls ? {https: {}} : {}),
     // Forwarding headers only from trusted proxies (edge.ts); without any, fastify reads none.
     ...(options.edge?.trust ? {trustProxy: options.edge.trust} : {}),
     // Published under a base path: requests under it are served as at the root (edge.ts).

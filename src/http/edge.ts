@@ -4,12 +4,12 @@
  * headers (X-Forwarded-For/Proto/Host/Prefix, RFC 7239's Forwarded) are believed only when the
  * peer that sent them is a trusted proxy; from anyone else they are ignored, so a client cannot
  * choose its logged address or the links it is given. fastify walks X-Forwarded-For and reads
- * X-Forwarded-Proto and -Host itself (its trustProxy, given `trust` below); Forwarded and
- * X-Forwarded-Prefix are read here, with the same trust.
+ * X-Forwarded-Proto and -Host itself (its trustProxy, given `trust` below); Forwarded (for what
+ * X-Forwarded-* do not say) and X-Forwarded-Prefix are read here, with the same trust.
  */
 import net from 'node:net'
 import type {FastifyRequest} from 'fastify'
-import {cleanPrefix, forwardedNode, linkHost, linkProtocol, parseForwarded} from './forwarded.js'
+import {cleanPrefix, forwardedNode, linkHost, linkProtocol, parseForwarded, type ForwardedElement} from './forwarded.js'
 
 /** What the app knows of its edge: which peers are proxies it trusts, and where it is published. */
 export interface EdgeOptions {
@@ -77,33 +77,37 @@ function readEdge(req: FastifyRequest, options: EdgeOptions): EdgeView {
     // fastify's ip, protocol and host are the socket's and the Host header's here.
     return {client: req.ip, protocol: socketProtocol(req), host: linkHost(rawHost), prefix: base}
   }
-  // A trusted peer: fastify has read X-Forwarded-For (walking back through trusted proxies), -Proto and -Host.
-  let client = plainAddress(req.ip)
-  let protocol = linkProtocol(req.protocol)
-  let host = linkHost(req.host)
-  const forwarded = headerValue(req.headers.forwarded)
-  const elements = forwarded === undefined ? null : parseForwarded(forwarded)
-  if (elements) {
-    // Each proxy appends its element: walk back from the nearest while the element was added
-    // for a trusted proxy; the first other element describes the client's own request.
-    let chosen = elements[elements.length - 1]
-    for (let i = elements.length - 1; i >= 0; i--) {
-      chosen = elements[i]
-      const node = chosen.for === undefined ? undefined : forwardedNode(chosen.for)
-      if (!(node?.ip && options.trust(node.address))) break
-    }
-    const node = chosen.for === undefined ? undefined : forwardedNode(chosen.for)
-    if (node) client = node.address
-    protocol = linkProtocol(chosen.proto) ?? protocol
-    host = linkHost(chosen.host) ?? host
+  // A trusted peer. X-Forwarded-* come first, Forwarded fills in what they leave out: the usual
+  // proxies (haproxy's option forwardfor, nginx's $proxy_add_x_forwarded_for) always add
+  // X-Forwarded-For but pass a client's own Forwarded header on untouched, so a forged
+  // Forwarded must not outweigh them. fastify has read X-Forwarded-For (walking back through
+  // trusted proxies), -Proto and -Host (their last values: the nearest proxy's).
+  const h = req.headers
+  const element = h['x-forwarded-for'] && h['x-forwarded-proto'] && h['x-forwarded-host'] ? undefined : clientElement(req, options.trust)
+  const node = element?.for === undefined ? undefined : forwardedNode(element.for)
+  const client = h['x-forwarded-for'] || !node ? plainAddress(req.ip) : node.address
+  const protocol = (h['x-forwarded-proto'] ? linkProtocol(req.protocol) : undefined) ?? linkProtocol(element?.proto) ?? socketProtocol(req)
+  const host = (h['x-forwarded-host'] ? linkHost(req.host) : undefined) ?? linkHost(element?.host) ?? linkHost(rawHost)
+  const prefix = cleanPrefix(headerValue(h['x-forwarded-prefix'])) ?? base
+  return {client, protocol, host, prefix}
+}
+
+/**
+ * The element of a trusted peer's Forwarded header that describes the client's request: each
+ * proxy appends one, so walk back from the nearest while an element was added for a trusted
+ * proxy; the first other one (or the first of all) is the client's. Undefined without a
+ * Forwarded header, or with one that does not parse.
+ */
+function clientElement(req: FastifyRequest, trust: (address: string) => boolean): ForwardedElement | undefined {
+  const header = headerValue(req.headers.forwarded)
+  const elements = header === undefined ? null : parseForwarded(header)
+  if (!elements) return undefined
+  let i = elements.length - 1
+  for (; i > 0; i--) {
+    const node = elements[i].for === undefined ? undefined : forwardedNode(elements[i].for!)
+    if (!(node?.ip && trust(node.address))) break
   }
-  const prefix = cleanPrefix(headerValue(req.headers['x-forwarded-prefix'])) ?? base
-  return {
-    client,
-    protocol: protocol ?? (socketProtocol(req)),
-    host: host ?? linkHost(rawHost),
-    prefix,
-  }
+  return elements[i]
 }
 
 /** The protocol of the connection itself. */
