@@ -21,8 +21,8 @@ afterEach(async () => {
   lines = []
 })
 
-async function start(edge?: EdgeOptions): Promise<TestApi> {
-  api = await testApi({edge, logger: loggerOptions('info', {write: (line: string) => void lines.push(line)}) as Record<string, unknown>})
+async function start(edge?: EdgeOptions, streamAbove?: number): Promise<TestApi> {
+  api = await testApi({edge, streamAbove, logger: loggerOptions('info', {write: (line: string) => void lines.push(line)}) as Record<string, unknown>})
   return api
 }
 
@@ -92,6 +92,13 @@ describe('behind a trusted proxy', () => {
     const inv = await send(BALANCER, 'POST', `/resource_providers/${RP}/inventories`, {...h, 'openstack-api-version': 'placement 1.4'}, {resource_class: 'VCPU', total: 8})
     expect(inv.status).toBe(201)
     expect(inv.headers.location).toBe(`https://cloud.example/placement/resource_providers/${RP}/inventories/VCPU`)
+  })
+
+  it('prefixes the links of a provider list sent in pieces too', async () => {
+    await start(trustBalancer(), 0)
+    await send(BALANCER, 'POST', '/resource_providers', {}, {name: 'cn1', uuid: RP})
+    const listed = await send(BALANCER, 'GET', '/resource_providers', {'x-forwarded-prefix': '/placement'})
+    expect(listed.body.resource_providers[0].links[0].href).toBe(`/placement/resource_providers/${RP}`)
   })
 
   it('walks X-Forwarded-For back through trusted proxies only: what a client put in front is not its address', async () => {
