@@ -7,6 +7,7 @@ import {POLICY_GENERATIONS, type PolicyGeneration} from '../../src/http/policy/d
 import {DETACHED_FROM, startDetached, isAlive, readRecord, waitReady} from '../../src/daemon/control.js'
 import {AdminTokenError, DEFAULT_HOST, DEFAULT_PORT, daemonFiles, ensureAdminToken, evidenceOfMissingDatabase} from '../../src/daemon/paths.js'
 import {runForeground} from '../../src/daemon/foreground.js'
+import {EdgeOptionsError, TlsFilesError, resolveEdge} from '../../src/daemon/edge-options.js'
 import {LOG_LEVELS, type LogLevel} from '../../src/http/access-log.js'
 import {DatabaseWaitError, SchemaOutOfDateError} from '../../src/store/store.js'
 import {describeTarget, type Durability} from '../../src/store/backends.js'
@@ -106,6 +107,16 @@ export default class DaemonStart extends BaseCommand {
       min: 1,
       helpGroup: 'SERVICE',
     }),
+    // the edge: behind a balancer, TLS
+    'trusted-proxies': Flags.string({
+      description:
+        'comma separated addresses or CIDR blocks of the proxies whose X-Forwarded-For/-Proto/-Host/-Prefix and Forwarded headers are believed ' +
+        "(overrides placement.conf's [oslo_middleware] enable_proxy_headers_parsing; '' trusts none)",
+      helpGroup: 'EDGE',
+    }),
+    'base-path': Flags.string({description: 'the path the API is published under (/placement): links and Location name it, and requests under it are served too', helpGroup: 'EDGE'}),
+    'tls-cert': Flags.string({description: 'serve HTTPS (TLS 1.2 or later) with this PEM certificate (chain); needs --tls-key', helpGroup: 'EDGE'}),
+    'tls-key': Flags.string({description: "the PEM private key of --tls-cert's certificate (unencrypted)", helpGroup: 'EDGE'}),
   }
 
   /** placement.conf's settings (warnings on stderr), or exit 1 naming what cannot be read. */
@@ -150,6 +161,7 @@ export default class DaemonStart extends BaseCommand {
     if (err instanceof SchemaOutOfDateError) this.error(err.message, {exit: 3})
     if (err instanceof DatabaseWaitError) throw failure(err.message)
     if (err instanceof AdminTokenError) throw failure(err.message)
+    if (err instanceof EdgeOptionsError || err instanceof TlsFilesError) throw failure(err.message)
     throw err
   }
 
@@ -171,6 +183,13 @@ export default class DaemonStart extends BaseCommand {
     const policy = this.policyOptions(flags, conf.policy)
     const auth = (flags.auth ?? conf.auth ?? 'token') as AuthMode
     if (auth === 'keystone' && !conf.keystone) throw failure('--auth keystone needs [keystone_authtoken] (auth_url, username, password, project_name) in a --config-file')
+    let edge
+    try {
+      edge = resolveEdge(flags, conf)
+    } catch (err) {
+      this.refuse(err)
+    }
+    for (const w of edge.warnings) process.stderr.write(`placemat: warning: ${w}\n`)
     const hostForUrl = flags.host.includes(':') ? `[${flags.host}]` : flags.host
     if (!flags.foreground) {
       // Refuse an untrustworthy token here, where the operator sees the message.
@@ -185,7 +204,7 @@ export default class DaemonStart extends BaseCommand {
       if (existing && isAlive(existing.pid)) throw failure(`a daemon already serves ${describeTarget(flags.db)} at ${existing.url} (pid ${existing.pid})`)
       const args = process.argv.slice(2).filter((a) => a !== 'daemon' && a !== 'start')
       if (!args.includes('--db')) args.push('--db', flags.db)
-      const url = `http://${hostForUrl}:${flags.port}`
+      const url = `${edge.scheme}://${hostForUrl}:${flags.port}`
       const record = await startDetached(args, flags.db, url)
       const ready = await waitReady(url, 15000)
       if (!ready) throw failure(`the daemon did not answer at ${url}; see ${daemonFiles(flags.db).log}`)
@@ -225,6 +244,7 @@ export default class DaemonStart extends BaseCommand {
           metricsPublic: flags['metrics-public'],
           policy,
           durability: flags.durability as Durability,
+          edge: edge.settings,
           timeouts: {requestMs: flags['request-timeout'] * 1000, headersMs: Math.min(30, flags['request-timeout']) * 1000},
           database: {
             waitMs: flags['db-wait'] === undefined ? undefined : flags['db-wait'] * 1000,

@@ -23,6 +23,8 @@ export interface ConfigFileSettings {
   incompleteConsumer?: {project?: string; user?: string}
   /** oslo.log's [DEFAULT] debug: debug when true, info when false (a reload reads it again). */
   logLevel?: 'debug' | 'info'
+  /** [oslo_middleware] enable_proxy_headers_parsing: forwarding headers believed from any peer (edge-options.ts). */
+  trustAnyProxy?: boolean
   warnings: string[]
 }
 
@@ -65,6 +67,7 @@ const KNOWN: Record<string, string[]> = {
   ],
   oslo_policy: ['policy_file', 'enforce_scope', 'enforce_new_defaults'],
   cors: ['allowed_origin', 'allow_headers'],
+  oslo_middleware: ['enable_proxy_headers_parsing'],
   placement: ['max_allocation_candidates', 'randomize_allocation_candidates', 'incomplete_consumer_project_id', 'incomplete_consumer_user_id'],
 }
 
@@ -154,5 +157,7 @@ export function readConfigFile(file: string): ConfigFileSettings {
   const project = get('placement', 'incomplete_consumer_project_id')
   const user = get('placement', 'incomplete_consumer_user_id')
   if (project !== undefined || user !== undefined) out.incompleteConsumer = {project, user}
+  const proxyHeaders = get('oslo_middleware', 'enable_proxy_headers_parsing')
+  if (proxyHeaders !== undefined) out.trustAnyProxy = bool(proxyHeaders, where('oslo_middleware', 'enable_proxy_headers_parsing'))
   return out
 }

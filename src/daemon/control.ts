@@ -1,4 +1,6 @@
 import {spawn} from 'node:child_process'
+import http from 'node:http'
+import https from 'node:https'
 import {DAEMON_NODE_OPTIONS} from './node-flags.js'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -68,6 +70,24 @@ export function removeRecord(dbFile: string, pid: number): void {
 }
 
 /**
+ * The status of GET `url`, or undefined when nothing answered within a second. Over https the
+ * daemon's own certificate is not verified: this asks a local daemon whether it listens (its
+ * certificate is often self-signed, or names the balancer's host), and sends nothing secret.
+ */
+function probe(url: string): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const get = url.startsWith('https:') ? https.get : http.get
+    const req = get(url, {timeout: 1000, rejectUnauthorized: false, agent: false}, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode))
+      res.on('error', () => resolve(undefined))
+    })
+    req.on('timeout', () => req.destroy())
+    req.on('error', () => resolve(undefined))
+  })
+}
+
+/**
  * Polls GET / until it answers 200 (ready) or the time runs out: 'starting' when the daemon
  * listens but still waits for its database (503), false when it never answered.
  */
@@ -75,14 +95,9 @@ export async function waitReady(url: string, timeoutMs: number): Promise<'ready'
   const until = Date.now() + timeoutMs
   let listening = false
   while (Date.now() < until) {
-    try {
-      const res = await fetch(url + '/', {signal: AbortSignal.timeout(1000)})
-      await res.arrayBuffer()
-      if (res.ok) return 'ready'
-      listening = true
-    } catch {
-      // not listening yet
-    }
+    const status = await probe(url + '/')
+    if (status !== undefined && status >= 200 && status < 300) return 'ready'
+    if (status !== undefined) listening = true
     await new Promise((r) => setTimeout(r, 100))
   }
   return listening ? 'starting' : false

@@ -34,7 +34,7 @@ export async function runForeground(opts: ForegroundOptions, say: (line: string)
     notifier,
     log: server.app.log,
     times: opts.shutdown,
-    reloadSources: {policy: server.policy, logLevel: opts.reloadLogLevel},
+    reloadSources: {policy: server.policy, logLevel: opts.reloadLogLevel, tls: opts.edge?.tls ? () => server.reloadTls() : undefined},
     async close() {
       removeRecord(opts.db, process.pid)
       await server.close()

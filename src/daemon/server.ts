@@ -1,8 +1,9 @@
 import {KeystoneValidator, type KeystoneSettings} from '../http/auth/keystone.js'
 import {Policy, type PolicyOptions} from '../http/policy/policy.js'
 import type {FastifyInstance} from 'fastify'
+import type https from 'node:https'
 import {loggerOptions, type LogLevel} from '../http/access-log.js'
-import {buildApp} from '../http/app.js'
+import {buildApp, TLS_MIN_VERSION} from '../http/app.js'
 import type {AppOptions, AuthMode, CandidateOptions} from '../http/context.js'
 import {describeTarget, type DatabaseTimeouts, type Durability} from '../store/backends.js'
 import {databaseFault, describeCause} from '../store/database-faults.js'
@@ -11,6 +12,8 @@ import {ensureAdminToken} from './paths.js'
 import {testPauseInTransaction} from './node-flags.js'
 import {ServiceState} from '../http/service-state.js'
 import type {ServiceNotifier} from './service-notify.js'
+import {trustOf, type EdgeSettings} from './edge-options.js'
+import {readTlsFiles, type TlsPair} from './tls-files.js'
 
 export interface ServerOptions {
   db: string
@@ -37,6 +40,8 @@ export interface ServerOptions {
   database?: {waitMs?: number; timeouts?: Partial<DatabaseTimeouts>}
   /** systemd's notify socket: what the daemon waits for (STATUS=). */
   notifier?: ServiceNotifier
+  /** Behind a balancer (trusted proxies, base path) and TLS (edge-options.ts). */
+  edge?: EdgeSettings
 }
 
 /** How often an idle daemon asks whether other processes committed (and whether its database answers). */
@@ -50,6 +55,12 @@ export interface RunningServer {
   service: ServiceState
   policy: Policy
   /** Stops listening, waits for every request in flight to be answered, then closes the store. */
+  /**
+   * Reads --tls-cert and --tls-key again and serves them to new connections (those open keep
+   * theirs): changed false when the files hold what is served (or the daemon serves plain HTTP).
+   * Throws a TlsFilesError naming the file when the pair cannot be served, the old one kept.
+   */
+  reloadTls(): {changed: boolean}
   close(): Promise<void>
 }
 
@@ -58,6 +69,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // The token first: a daemon that can not trust it never opens the database.
   const adminToken = opts.auth === 'token' ? ensureAdminToken(opts.db) : undefined
   if (opts.auth === 'keystone' && !opts.keystone) throw new Error('auth keystone needs [keystone_authtoken] in a --config-file')
+  // The certificate before the database too: a bad file stops the start, naming it.
+  const tlsFiles = opts.edge?.tls
+  let served: TlsPair | undefined = tlsFiles ? readTlsFiles(tlsFiles) : undefined
   const store = Store.create(opts.db, {
     backgroundCheckpoint: true,
     durability: opts.durability,
@@ -79,6 +93,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     keystone: opts.auth === 'keystone' ? new KeystoneValidator(opts.keystone!) : undefined,
     incompleteConsumer: opts.incompleteConsumer,
     timeouts: opts.timeouts,
+    edge: opts.edge ? {trust: trustOf(opts.edge), basePath: opts.edge.basePath} : undefined,
+    tls: served,
   })
   // Listening first: while the database is away the daemon answers, health saying it is starting.
   await app.listen({host: opts.host, port: opts.port})
@@ -105,9 +121,17 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   return {
     app,
     store,
-    url: `http://${host}:${port}`,
     service,
     policy,
+    url: `${served ? 'https' : 'http'}://${host}:${port}`,
+    reloadTls() {
+      if (!tlsFiles || !served) return {changed: false}
+      const pair = readTlsFiles(tlsFiles)
+      if (pair.cert.equals(served.cert) && pair.key.equals(served.key)) return {changed: false}
+      ;(app.server as https.Server).setSecureContext({cert: pair.cert, key: pair.key, minVersion: TLS_MIN_VERSION})
+      served = pair
+      return {changed: true}
+    },
     async close() {
       clearInterval(follow)
       await app.close()

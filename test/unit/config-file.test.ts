@@ -44,6 +44,8 @@ allow_headers = openstack-api-version
 max_allocation_candidates = 1000
 randomize_allocation_candidates = yes
 incomplete_consumer_project_id = 11111111-1111-1111-1111-111111111111
+[oslo_middleware]
+enable_proxy_headers_parsing = true
 [placement_database]
 connection = mysql+pymysql://placement:x@db/placement
 `)
@@ -67,6 +69,7 @@ connection = mysql+pymysql://placement:x@db/placement
     expect(c.randomize).toBe(true)
     expect(c.logLevel).toBe('debug')
     expect(c.incompleteConsumer).toEqual({project: '11111111-1111-1111-1111-111111111111', user: undefined})
+    expect(c.trustAnyProxy).toBe(true)
     expect(c.warnings).toEqual([
       `${file}: [keystone_authtoken] memcached_servers ignored (not an option placemat reads)`,
       `${file}: [placement_database] ignored (placemat keeps its data where --db says; \`placemat import --config-file\` reads that database)`,
@@ -76,6 +79,7 @@ connection = mysql+pymysql://placement:x@db/placement
       ['[keystone_authtoken]\nauth_url = http://k\n', /\[keystone_authtoken\] needs username/],
       ['[keystone_authtoken]\nauth_type = v3token\n', /only password is supported/],
       ['[oslo_policy]\nenforce_scope = maybe\n', /enforce_scope: expected true or false/],
+      ['[oslo_middleware]\nenable_proxy_headers_parsing = sometimes\n', /enable_proxy_headers_parsing: expected true or false/],
       ['[placement]\nmax_allocation_candidates = lots\n', /expected a whole number/],
       ['[DEFAULT]\ndebug = loud\n', /\[DEFAULT\] debug: expected true or false/],
     ] as const) {
