@@ -9,7 +9,10 @@ import os from 'node:os'
 import path from 'node:path'
 import {DgramSocket} from 'node-unix-socket'
 import {afterAll, describe, expect, it} from 'vitest'
+import https from 'node:https'
+import tls from 'node:tls'
 import {placemat} from '../helpers/cli.js'
+import {makeCa, opensslAvailable, serverCert} from '../helpers/certs.js'
 import {startForeground, until, type ForegroundDaemon} from '../helpers/foreground.js'
 
 const HEADERS = {'x-auth-token': 'admin', 'openstack-api-version': 'placement latest', 'content-type': 'application/json'}
@@ -93,6 +96,51 @@ describe('systemd notify and SIGHUP', () => {
     expect(await d.exited).toBe(0)
     expect(messages.some((m) => m.startsWith('STOPPING=1'))).toBe(true)
     agent.destroy()
+  })
+})
+
+/** The certificate a fresh TLS connection to `url` is served. */
+function servedCertificate(url: string, ca: string): Promise<string> {
+  const {hostname, port} = new URL(url)
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({host: hostname, port: Number(port), ca: fs.readFileSync(ca), servername: 'localhost'}, () => {
+      resolve(socket.getPeerCertificate().fingerprint256)
+      socket.end()
+    })
+    socket.on('error', reject)
+  })
+}
+
+describe.skipIf(!opensslAvailable)('SIGHUP and TLS', () => {
+  it('swaps the certificate for new connections, keeps one that cannot be served', async () => {
+    const ca = makeCa(dir)
+    const first = serverCert(ca, 'hup-first')
+    const second = serverCert(ca, 'hup-second')
+    const certFile = path.join(dir, 'served.crt')
+    const keyFile = path.join(dir, 'served.key')
+    fs.copyFileSync(first.cert, certFile)
+    fs.copyFileSync(first.key, keyFile)
+    const d = await startForeground(['--db', path.join(dir, 'tls.db'), '--auth', 'noauth2', '--tls-cert', certFile, '--tls-key', keyFile])
+    running.push(d)
+    const url = d.url.replace('http:', 'https:')
+    const agent = new https.Agent({keepAlive: true, maxSockets: 1, ca: fs.readFileSync(ca.cert)})
+    const before = await servedCertificate(url, ca.cert)
+    fs.copyFileSync(second.cert, certFile)
+    fs.copyFileSync(second.key, keyFile)
+    d.child.kill('SIGHUP')
+    await until(() => d.stdout().includes('TLS certificate replaced'), 'the reload')
+    const after = await servedCertificate(url, ca.cert)
+    expect(after).not.toBe(before)
+    // A key that is not the certificate's: refused, the served pair stays.
+    fs.copyFileSync(first.key, keyFile)
+    d.child.kill('SIGHUP')
+    await until(() => d.stderr().includes('TLS certificate not reloaded'), 'the refused reload')
+    expect(await servedCertificate(url, ca.cert)).toBe(after)
+    const res = await new Promise<number>((resolve, reject) => https.get(url + '/', {agent}, (r) => (r.resume(), resolve(r.statusCode!))).on('error', reject))
+    expect(res).toBe(200)
+    agent.destroy()
+    d.child.kill('SIGTERM')
+    expect(await d.exited).toBe(0)
   })
 })
 

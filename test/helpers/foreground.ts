@@ -21,7 +21,14 @@ export interface ForegroundDaemon {
   kill(): void
 }
 
-/** Starts the daemon and resolves once GET / answers (any status), or rejects with its output. */
+/** Whether something accepts connections on the port (plain HTTP or TLS alike). */
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)))
+    socket.on('error', () => resolve(false))
+  })
+
+/** Starts the daemon and resolves once it listens, or rejects with its output. */
 export async function startForeground(args: string[], env: Record<string, string> = {}): Promise<ForegroundDaemon> {
   const port = await freePort()
   const child = spawn(process.execPath, [BIN, 'daemon', 'start', '--foreground', '--port', String(port), ...args], {
@@ -46,12 +53,8 @@ export async function startForeground(args: string[], env: Record<string, string
   }
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`daemon exited ${child.exitCode}: ${err}${out}`)
-    try {
-      await (await fetch(d.url + '/')).arrayBuffer()
-      return d
-    } catch {
-      await new Promise((r) => setTimeout(r, 50))
-    }
+    if (await accepts(port)) return d
+    await new Promise((r) => setTimeout(r, 50))
   }
   d.kill()
   throw new Error(`daemon did not listen: ${err}${out}`)
