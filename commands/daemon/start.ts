@@ -3,7 +3,8 @@ import {Flags} from '@oclif/core'
 import {ConfigFileError, readConfigFile, type ConfigFileSettings} from '../../src/daemon/config-file.js'
 import type {AuthMode} from '../../src/http/context.js'
 import {Policy, type PolicyOptions} from '../../src/http/policy/policy.js'
-import {POLICY_GENERATIONS, type PolicyGeneration} from '../../src/http/policy/defaults.js'
+import {POLICY_GENERATIONS} from '../../src/http/policy/defaults.js'
+import {policyOptionsOf} from '../../src/daemon/policy-options.js'
 import {DETACHED_FROM, startDetached, isAlive, readRecord, removeRecord, waitReady, writeRecord} from '../../src/daemon/control.js'
 import {AdminTokenError, DEFAULT_HOST, DEFAULT_PORT, daemonFiles, ensureAdminToken, evidenceOfMissingDatabase} from '../../src/daemon/paths.js'
 import {startServer} from '../../src/daemon/server.js'
@@ -76,16 +77,25 @@ export default class DaemonStart extends BaseCommand {
     'policy-defaults': Flags.string({
       description:
         "whose default rules: Placement 15.0.0's (9.0.0 onwards: project-scoped, role admin or service; a current cloud) " +
-        "or 8.0.0's (Zed and before: system-scoped admins and readers)",
+        "or 8.0.0's (Zed and before: system-scoped admins and readers; new defaults and scope then unenforced unless told)",
       options: [...POLICY_GENERATIONS],
       default: POLICY_GENERATIONS[0],
       helpGroup: 'POLICY',
     }),
     'enforce-new-defaults': Flags.boolean({
-      description: "Placement's secure-RBAC defaults alone (else a deprecated default, role:admin, still allows what it allowed)",
+      description:
+        "Placement's secure-RBAC defaults alone; --no-enforce-new-defaults: a deprecated default (role:admin) still allows what it allowed. " +
+        "Default: on with 15.0.0's defaults (as Placement 2026.1), off with 8.0.0's (as a Zed-era cloud); over [oslo_policy] enforce_new_defaults",
+      allowNo: true,
       helpGroup: 'POLICY',
     }),
-    'enforce-scope': Flags.boolean({description: "refuse a token whose scope (system or project) the rule does not list", helpGroup: 'POLICY'}),
+    'enforce-scope': Flags.boolean({
+      description:
+        "refuse a token whose scope (system or project) the rule does not list (with 15.0.0's defaults, every system-scoped token); " +
+        "--no-enforce-scope: any scope. Default: on with 15.0.0's defaults, off with 8.0.0's; over [oslo_policy] enforce_scope",
+      allowNo: true,
+      helpGroup: 'POLICY',
+    }),
     'db-wait': Flags.integer({
       description: 'seconds to wait for the database at start (retrying with backoff, health answering "starting"); then exit 1. Default: wait until it answers or the daemon is stopped',
       helpGroup: 'DATABASE',
@@ -113,12 +123,7 @@ export default class DaemonStart extends BaseCommand {
     flags: {'policy-file'?: string; 'policy-defaults'?: string; 'enforce-new-defaults'?: boolean; 'enforce-scope'?: boolean},
     file: PolicyOptions,
   ): PolicyOptions {
-    const options: PolicyOptions = {
-      defaults: flags['policy-defaults'] as PolicyGeneration | undefined,
-      file: flags['policy-file'] ?? file.file,
-      enforceNewDefaults: flags['enforce-new-defaults'] || file.enforceNewDefaults,
-      enforceScope: flags['enforce-scope'] || file.enforceScope,
-    }
+    const options = policyOptionsOf(flags, file)
     try {
       Policy.load(options)
       if (options.file) {

@@ -56,6 +56,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     pauseInTransactionMs: testPauseInTransaction(),
     timeouts: opts.database?.timeouts,
   })
+  const policy = Policy.load(opts.policy)
   const app = await buildApp({
     store,
     auth: opts.auth,
@@ -64,13 +65,19 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     candidates: opts.candidates,
     logger: loggerOptions(opts.logLevel ?? 'silent'),
     metricsPublic: opts.metricsPublic,
-    policy: Policy.load(opts.policy),
+    policy,
     keystone: opts.auth === 'keystone' ? new KeystoneValidator(opts.keystone!) : undefined,
     incompleteConsumer: opts.incompleteConsumer,
     timeouts: opts.timeouts,
   })
   // Listening first: while the database is away the daemon answers, health saying it is starting.
   await app.listen({host: opts.host, port: opts.port})
+  // What the policy enforces depends on its generation when nothing says: the log says which.
+  const {enforceNewDefaults, enforceScope} = policy.enforces
+  app.log.info(
+    {event: 'policy', defaults: opts.policy?.defaults ?? '15.0.0', enforce_new_defaults: enforceNewDefaults, enforce_scope: enforceScope},
+    `policy: Placement ${opts.policy?.defaults ?? '15.0.0'}'s defaults, new defaults ${enforceNewDefaults ? '' : 'not '}enforced, scope ${enforceScope ? '' : 'not '}enforced`,
+  )
   try {
     await store.start({
       waitMs: opts.database?.waitMs,

@@ -4,6 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {ConfigFileError, parseIni, readConfigFile} from '../../src/daemon/config-file.js'
+import {policyOptionsOf} from '../../src/daemon/policy-options.js'
 
 const write = (text: string) => {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-conf-')), 'placement.conf')
@@ -81,5 +82,17 @@ connection = mysql+pymysql://placement:x@db/placement
       expect(() => readConfigFile(write(text)), text).toThrow(error)
     }
     expect(() => readConfigFile('/nonexistent/placement.conf')).toThrow(ConfigFileError)
+  })
+
+  it('[oslo_policy] under the flags: a flag, --enforce-scope or --no-enforce-scope, wins; what neither says stays unset (the generation decides)', () => {
+    const file = {file: '/etc/placement/policy.yaml', enforceScope: false, enforceNewDefaults: false}
+    expect(policyOptionsOf({}, file)).toEqual({defaults: undefined, ...file})
+    expect(policyOptionsOf({'enforce-scope': true, 'policy-file': '/x.yaml', 'policy-defaults': '8.0.0'}, file)).toEqual({
+      defaults: '8.0.0',
+      file: '/x.yaml',
+      enforceScope: true,
+      enforceNewDefaults: false,
+    })
+    expect(policyOptionsOf({'enforce-new-defaults': false}, {})).toEqual({defaults: undefined, file: undefined, enforceNewDefaults: false, enforceScope: undefined})
   })
 })
