@@ -8,6 +8,7 @@ import {policyOptionsOf} from '../../src/daemon/policy-options.js'
 import {DETACHED_FROM, startDetached, isAlive, readRecord, removeRecord, waitReady, writeRecord} from '../../src/daemon/control.js'
 import {AdminTokenError, DEFAULT_HOST, DEFAULT_PORT, daemonFiles, ensureAdminToken, evidenceOfMissingDatabase} from '../../src/daemon/paths.js'
 import {startServer} from '../../src/daemon/server.js'
+import {databaseOfFlags} from '../../src/daemon/database-source.js'
 import {LOG_LEVELS, type LogLevel} from '../../src/http/access-log.js'
 import {DatabaseWaitError, SchemaOutOfDateError} from '../../src/store/store.js'
 import {describeTarget, resolveTarget, type Durability} from '../../src/store/backends.js'
@@ -39,7 +40,7 @@ export default class DaemonStart extends BaseCommand {
     }),
     'config-file': Flags.string({
       description:
-        "OpenStack Placement's placement.conf: [api] auth_strategy, [keystone_authtoken], [oslo_policy], [cors], [placement] (flags override it)",
+        "OpenStack Placement's placement.conf: [api] auth_strategy, [keystone_authtoken], [oslo_policy], [cors], [placement], [placement_database] connection (flags override it)",
     }),
     'cors-origin': Flags.string({description: 'allowed CORS origin (repeatable)', multiple: true}),
     'cors-allow-headers': Flags.string({description: 'comma separated headers CORS preflights may ask for'}),
@@ -96,6 +97,12 @@ export default class DaemonStart extends BaseCommand {
       allowNo: true,
       helpGroup: 'POLICY',
     }),
+    'db-url-file': Flags.string({
+      description:
+        "a file holding the database URL (a container's or Kubernetes' secret; its trailing newline trimmed), as PLACEMAT_DB_FILE names one: " +
+        'below --db and PLACEMAT_DB, above placement.conf\'s [placement_database] connection',
+      helpGroup: 'DATABASE',
+    }),
     'db-wait': Flags.integer({
       description: 'seconds to wait for the database at start (retrying with backoff, health answering "starting"); then exit 1. Default: wait until it answers or the daemon is stopped',
       helpGroup: 'DATABASE',
@@ -146,7 +153,12 @@ export default class DaemonStart extends BaseCommand {
   }
 
   async run(): Promise<void> {
-    const {flags} = await this.parse(DaemonStart)
+    const {flags, metadata} = await this.parse(DaemonStart)
+    const conf = this.configFile(flags['config-file'])
+    // --db, PLACEMAT_DB, a URL file, placement.conf's or the data directory's: flags.db from here on.
+    const database = databaseOfFlags(flags, !metadata.flags.db?.setFromDefault, flags['config-file'] ? {file: flags['config-file'], connection: conf.databaseConnection} : undefined)
+    for (const w of database.unused) process.stderr.write(`placemat: warning: ${w}\n`)
+    flags.db = database.target
     if (!process.env[DETACHED_FROM]) {
       const evidence = evidenceOfMissingDatabase(flags.db)
       if (evidence) {
@@ -156,7 +168,6 @@ export default class DaemonStart extends BaseCommand {
         )
       }
     }
-    const conf = this.configFile(flags['config-file'])
     const policy = this.policyOptions(flags, conf.policy)
     const auth = (flags.auth ?? conf.auth ?? 'token') as AuthMode
     if (auth === 'keystone' && !conf.keystone) throw failure('--auth keystone needs [keystone_authtoken] (auth_url, username, password, project_name) in a --config-file')

@@ -21,6 +21,8 @@ export interface ConfigFileSettings {
   maxCandidates?: number
   randomize?: boolean
   incompleteConsumer?: {project?: string; user?: string}
+  /** [placement_database] connection, as written (SQLAlchemy's URL; database-source.ts reads it). */
+  databaseConnection?: string
   warnings: string[]
 }
 
@@ -64,11 +66,11 @@ const KNOWN: Record<string, string[]> = {
   oslo_policy: ['policy_file', 'enforce_scope', 'enforce_new_defaults'],
   cors: ['allowed_origin', 'allow_headers'],
   placement: ['max_allocation_candidates', 'randomize_allocation_candidates', 'incomplete_consumer_project_id', 'incomplete_consumer_user_id'],
+  placement_database: ['connection'],
 }
 
 /** Sections whose options do not apply to placemat at all (said once per section, not per option). */
 const NOT_HERE: Record<string, string> = {
-  placement_database: 'placemat keeps its data where --db says; `placemat import --config-file` reads that database',
   DEFAULT: 'logging and the like are placemat\'s own flags',
 }
 
@@ -148,5 +150,7 @@ export function readConfigFile(file: string): ConfigFileSettings {
   const project = get('placement', 'incomplete_consumer_project_id')
   const user = get('placement', 'incomplete_consumer_user_id')
   if (project !== undefined || user !== undefined) out.incompleteConsumer = {project, user}
+  const connection = get('placement_database', 'connection')
+  if (connection !== undefined) out.databaseConnection = connection
   return out
 }

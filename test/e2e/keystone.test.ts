@@ -72,7 +72,9 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
     await ks.admin('POST', '/endpoints', {endpoint: {service_id: svc.service.id, interface: 'public', url, region_id: 'RegionOne'}})
     // What placement.conf says that placemat does not read is said, not silently misread.
     expect(warnings.join('\n')).toContain('[keystone_authtoken] memcached_servers ignored')
-    expect(warnings.join('\n')).toContain('[placement_database] ignored')
+    // Its MySQL database is not the one served (--db is), and its password is not repeated.
+    expect(warnings.join('\n')).toContain('[placement_database] connection (mysql+pymysql://placement:***@controller/placement) not used: --db names the database')
+    expect(warnings.join('\n')).not.toContain('secret@')
   }, 180_000)
 
   afterAll(async () => {

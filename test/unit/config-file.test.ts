@@ -47,6 +47,7 @@ randomize_allocation_candidates = yes
 incomplete_consumer_project_id = 11111111-1111-1111-1111-111111111111
 [placement_database]
 connection = mysql+pymysql://placement:x@db/placement
+max_pool_size = 10
 `)
     const c = readConfigFile(file)
     expect(c.auth).toBe('keystone')
@@ -70,8 +71,10 @@ connection = mysql+pymysql://placement:x@db/placement
     expect(c.warnings).toEqual([
       `${file}: [DEFAULT] ignored (logging and the like are placemat's own flags)`,
       `${file}: [keystone_authtoken] memcached_servers ignored (not an option placemat reads)`,
-      `${file}: [placement_database] ignored (placemat keeps its data where --db says; \`placemat import --config-file\` reads that database)`,
+      `${file}: [placement_database] max_pool_size ignored (not an option placemat reads)`,
     ])
+    // Kept as written: which database the daemon serves is database-source.ts's to decide.
+    expect(c.databaseConnection).toBe('mysql+pymysql://placement:x@db/placement')
     for (const [text, error] of [
       ['[api]\nauth_strategy = ldap\n', /auth_strategy: keystone or noauth2, not 'ldap'/],
       ['[keystone_authtoken]\nauth_url = http://k\n', /\[keystone_authtoken\] needs username/],
