@@ -9,7 +9,7 @@
 import {Flags} from '@oclif/core'
 import {defaultDbFile} from '../daemon/paths.js'
 import {databaseOfFlags} from '../daemon/database-source.js'
-import {ConfigFileError, readConfigFile} from '../daemon/config-file.js'
+import {ConfigFileError, readConfigFile, type ConfigFileSettings} from '../daemon/config-file.js'
 import {describeTarget} from '../store/target.js'
 import {failure} from './failure.js'
 
@@ -28,18 +28,22 @@ export const daemonDbFlags = {
 }
 
 /**
- * The database `daemon status` or `daemon stop` means: as `daemon start` chooses it (--db given,
- * PLACEMAT_DB, a URL file, placement.conf's connection, the data directory's).
+ * The database `daemon status`, `daemon stop` or `upgrade check` means: as `daemon start`
+ * chooses it (--db given, PLACEMAT_DB, a URL file, placement.conf's connection, the data
+ * directory's); and placement.conf's other settings, when one is named.
  */
-export function daemonDatabase(flags: {db: string; 'db-url-file'?: string; 'config-file'?: string}, dbGiven: boolean): string {
-  let connection: string | undefined
+export function daemonSources(flags: {db: string; 'db-url-file'?: string; 'config-file'?: string}, dbGiven: boolean): {target: string; config?: ConfigFileSettings} {
+  let config: ConfigFileSettings | undefined
   if (flags['config-file']) {
     try {
-      connection = readConfigFile(flags['config-file']).databaseConnection
+      config = readConfigFile(flags['config-file'])
     } catch (err) {
       if (err instanceof ConfigFileError) throw failure(err.message)
       throw err
     }
   }
-  return databaseOfFlags(flags, dbGiven, flags['config-file'] ? {file: flags['config-file'], connection} : undefined).target
+  const target = databaseOfFlags(flags, dbGiven, flags['config-file'] ? {file: flags['config-file'], connection: config?.databaseConnection} : undefined).target
+  return {target, config}
 }
+
+export const daemonDatabase = (flags: {db: string; 'db-url-file'?: string; 'config-file'?: string}, dbGiven: boolean): string => daemonSources(flags, dbGiven).target
