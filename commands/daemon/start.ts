@@ -3,11 +3,13 @@ import {Flags} from '@oclif/core'
 import {ConfigFileError, readConfigFile, type ConfigFileSettings} from '../../src/daemon/config-file.js'
 import type {AuthMode} from '../../src/http/context.js'
 import {Policy, type PolicyOptions} from '../../src/http/policy/policy.js'
-import {POLICY_GENERATIONS, type PolicyGeneration} from '../../src/http/policy/defaults.js'
+import {POLICY_GENERATIONS} from '../../src/http/policy/defaults.js'
+import {policyOptionsOf} from '../../src/daemon/policy-options.js'
 import {DETACHED_FROM, startDetached, isAlive, readRecord, waitReady} from '../../src/daemon/control.js'
 import {AdminTokenError, DEFAULT_HOST, DEFAULT_PORT, daemonFiles, ensureAdminToken, evidenceOfMissingDatabase} from '../../src/daemon/paths.js'
 import {runForeground} from '../../src/daemon/foreground.js'
 import {EdgeOptionsError, TlsFilesError, resolveEdge} from '../../src/daemon/edge-options.js'
+import {databaseOfFlags} from '../../src/daemon/database-source.js'
 import {LOG_LEVELS, type LogLevel} from '../../src/http/access-log.js'
 import {DatabaseWaitError, SchemaOutOfDateError} from '../../src/store/store.js'
 import {describeTarget, type Durability} from '../../src/store/backends.js'
@@ -39,7 +41,7 @@ export default class DaemonStart extends BaseCommand {
     }),
     'config-file': Flags.string({
       description:
-        "OpenStack Placement's placement.conf: [api] auth_strategy, [keystone_authtoken], [oslo_policy], [cors], [placement] (flags override it)",
+        "OpenStack Placement's placement.conf: [api] auth_strategy, [keystone_authtoken], [oslo_policy], [cors], [placement], [placement_database] connection (flags override it)",
     }),
     'cors-origin': Flags.string({description: 'allowed CORS origin (repeatable)', multiple: true}),
     'cors-allow-headers': Flags.string({description: 'comma separated headers CORS preflights may ask for'}),
@@ -77,16 +79,31 @@ export default class DaemonStart extends BaseCommand {
     'policy-defaults': Flags.string({
       description:
         "whose default rules: Placement 15.0.0's (9.0.0 onwards: project-scoped, role admin or service; a current cloud) " +
-        "or 8.0.0's (Zed and before: system-scoped admins and readers)",
+        "or 8.0.0's (Zed and before: system-scoped admins and readers; new defaults and scope then unenforced unless told)",
       options: [...POLICY_GENERATIONS],
       default: POLICY_GENERATIONS[0],
       helpGroup: 'POLICY',
     }),
     'enforce-new-defaults': Flags.boolean({
-      description: "Placement's secure-RBAC defaults alone (else a deprecated default, role:admin, still allows what it allowed)",
+      description:
+        "Placement's secure-RBAC defaults alone; --no-enforce-new-defaults: a deprecated default (role:admin) still allows what it allowed. " +
+        "Default: on with 15.0.0's defaults (as Placement 2026.1), off with 8.0.0's (as a Zed-era cloud); over [oslo_policy] enforce_new_defaults",
+      allowNo: true,
       helpGroup: 'POLICY',
     }),
-    'enforce-scope': Flags.boolean({description: "refuse a token whose scope (system or project) the rule does not list", helpGroup: 'POLICY'}),
+    'enforce-scope': Flags.boolean({
+      description:
+        "refuse a token whose scope (system or project) the rule does not list (with 15.0.0's defaults, every system-scoped token); " +
+        "--no-enforce-scope: any scope. Default: on with 15.0.0's defaults, off with 8.0.0's; over [oslo_policy] enforce_scope",
+      allowNo: true,
+      helpGroup: 'POLICY',
+    }),
+    'db-url-file': Flags.string({
+      description:
+        "a file holding the database URL (a container's or Kubernetes' secret; its trailing newline trimmed), as PLACEMAT_DB_FILE names one: " +
+        'below --db and PLACEMAT_DB, above placement.conf\'s [placement_database] connection',
+      helpGroup: 'DATABASE',
+    }),
     'db-wait': Flags.integer({
       description: 'seconds to wait for the database at start (retrying with backoff, health answering "starting"); then exit 1. Default: wait until it answers or the daemon is stopped',
       helpGroup: 'DATABASE',
@@ -137,12 +154,7 @@ export default class DaemonStart extends BaseCommand {
     flags: {'policy-file'?: string; 'policy-defaults'?: string; 'enforce-new-defaults'?: boolean; 'enforce-scope'?: boolean},
     file: PolicyOptions,
   ): PolicyOptions {
-    const options: PolicyOptions = {
-      defaults: flags['policy-defaults'] as PolicyGeneration | undefined,
-      file: flags['policy-file'] ?? file.file,
-      enforceNewDefaults: flags['enforce-new-defaults'] || file.enforceNewDefaults,
-      enforceScope: flags['enforce-scope'] || file.enforceScope,
-    }
+    const options = policyOptionsOf(flags, file)
     try {
       Policy.load(options)
       if (options.file) {
@@ -166,7 +178,12 @@ export default class DaemonStart extends BaseCommand {
   }
 
   async run(): Promise<void> {
-    const {flags} = await this.parse(DaemonStart)
+    const {flags, metadata} = await this.parse(DaemonStart)
+    const conf = this.configFile(flags['config-file'])
+    // --db, PLACEMAT_DB, a URL file, placement.conf's or the data directory's: flags.db from here on.
+    const database = databaseOfFlags(flags, !metadata.flags.db?.setFromDefault, flags['config-file'] ? {file: flags['config-file'], connection: conf.databaseConnection} : undefined)
+    for (const w of database.unused) process.stderr.write(`placemat: warning: ${w}\n`)
+    flags.db = database.target
     if (!process.env[DETACHED_FROM]) {
       const evidence = evidenceOfMissingDatabase(flags.db)
       if (evidence) {
@@ -179,7 +196,6 @@ export default class DaemonStart extends BaseCommand {
     if (flags['shutdown-delay'] >= flags['shutdown-timeout']) {
       throw failure(`--shutdown-delay (${flags['shutdown-delay']} s) must be shorter than --shutdown-timeout (${flags['shutdown-timeout']} s): the drain needs time after it`)
     }
-    const conf = this.configFile(flags['config-file'])
     const policy = this.policyOptions(flags, conf.policy)
     const auth = (flags.auth ?? conf.auth ?? 'token') as AuthMode
     if (auth === 'keystone' && !conf.keystone) throw failure('--auth keystone needs [keystone_authtoken] (auth_url, username, password, project_name) in a --config-file')

@@ -25,6 +25,8 @@ export interface ConfigFileSettings {
   logLevel?: 'debug' | 'info'
   /** [oslo_middleware] enable_proxy_headers_parsing: forwarding headers believed from any peer (edge-options.ts). */
   trustAnyProxy?: boolean
+  /** [placement_database] connection, as written (SQLAlchemy's URL; database-source.ts reads it). */
+  databaseConnection?: string
   warnings: string[]
 }
 
@@ -69,11 +71,11 @@ const KNOWN: Record<string, string[]> = {
   cors: ['allowed_origin', 'allow_headers'],
   oslo_middleware: ['enable_proxy_headers_parsing'],
   placement: ['max_allocation_candidates', 'randomize_allocation_candidates', 'incomplete_consumer_project_id', 'incomplete_consumer_user_id'],
+  placement_database: ['connection'],
 }
 
 /** Sections whose options do not apply to placemat at all (said once per section, not per option). */
 const NOT_HERE: Record<string, string> = {
-  placement_database: 'placemat keeps its data where --db says; `placemat import --config-file` reads that database',
   DEFAULT: 'logging and the like are placemat\'s own flags; debug alone is read',
 }
 
@@ -159,5 +161,7 @@ export function readConfigFile(file: string): ConfigFileSettings {
   if (project !== undefined || user !== undefined) out.incompleteConsumer = {project, user}
   const proxyHeaders = get('oslo_middleware', 'enable_proxy_headers_parsing')
   if (proxyHeaders !== undefined) out.trustAnyProxy = bool(proxyHeaders, where('oslo_middleware', 'enable_proxy_headers_parsing'))
+  const connection = get('placement_database', 'connection')
+  if (connection !== undefined) out.databaseConnection = connection
   return out
 }

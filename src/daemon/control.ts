@@ -103,6 +103,20 @@ export async function waitReady(url: string, timeoutMs: number): Promise<'ready'
   return listening ? 'starting' : false
 }
 
+/**
+ * What a daemon's health answer says of it: whether it answered at all, and the newest schema
+ * migration it knows (its release's; absent from a daemon older than the field).
+ */
+export async function daemonHealth(url: string, timeoutMs = 2000): Promise<{answering: boolean; healthy: boolean; schema?: string}> {
+  try {
+    const res = await fetch(`${url}/placemat/v1/health`, {signal: AbortSignal.timeout(timeoutMs)})
+    const body = (await res.json().catch(() => null)) as {schema?: unknown} | null
+    return {answering: true, healthy: res.ok, schema: typeof body?.schema === 'string' ? body.schema : undefined}
+  } catch {
+    return {answering: false, healthy: false}
+  }
+}
+
 /** Set for a daemon `daemon start` detached: the parent made its log and token, and checked its database first. */
 export const DETACHED_FROM = 'PLACEMAT_DETACHED_FROM'
 

@@ -98,6 +98,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   })
   // Listening first: while the database is away the daemon answers, health saying it is starting.
   await app.listen({host: opts.host, port: opts.port})
+  // What the policy enforces depends on its generation when nothing says: the log says which.
+  const {enforceNewDefaults, enforceScope} = policy.enforces
+  app.log.info(
+    {event: 'policy', defaults: opts.policy?.defaults ?? '15.0.0', enforce_new_defaults: enforceNewDefaults, enforce_scope: enforceScope},
+    `policy: Placement ${opts.policy?.defaults ?? '15.0.0'}'s defaults, new defaults ${enforceNewDefaults ? '' : 'not '}enforced, scope ${enforceScope ? '' : 'not '}enforced`,
+  )
   try {
     await store.start({
       waitMs: opts.database?.waitMs,

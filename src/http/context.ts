@@ -40,7 +40,7 @@ export interface AppOptions {
   timeouts?: {headersMs?: number; requestMs?: number; keepAliveMs?: number}
   /** Serve /metrics without a token. */
   metricsPublic?: boolean
-  /** Placement's policy (default: its 15.0.0 defaults, deprecated ones allowed, scope not enforced). */
+  /** Placement's policy (default: its 15.0.0 defaults, new defaults and scope enforced, as Placement 2026.1 runs them). */
   policy?: Policy
   /** Placement's [placement] incomplete_consumer_project_id / _user_id (default 00000000-...). */
   incompleteConsumer?: {project?: string; user?: string}
