@@ -151,6 +151,9 @@ function query(r: Rng): string {
 function headers(r: Rng, hasBody: boolean): Record<string, string> {
   const h: Record<string, string> = {}
   if (!r.chance(0.05)) h['x-auth-token'] = r.chance(0.9) ? 'admin' : r.pick(['', 'user', 'admin:x', ' admin'])
+  // With new defaults enforced POST /reshaper is the service role's: the admin has it too, so
+  // hostile bodies still reach every route.
+  if (h['x-auth-token'] === 'admin') h['x-roles'] = 'admin,service'
   const versions = ['placement latest', 'placement 1.0', 'placement 1.14', 'placement 1.28', 'placement 1.36', 'placement 1.39', 'placement 1.40', 'placement 2.0', 'placement x', 'compute 2.1', '']
   if (!r.chance(0.1)) h['openstack-api-version'] = r.chance(0.6) ? 'placement latest' : r.pick(versions)
   if (hasBody || r.chance(0.1)) {

@@ -6,6 +6,7 @@ import {afterEach, describe, expect, it, vi} from 'vitest'
 import type {Inventory} from '../src/core/state.js'
 import {loggerOptions} from '../src/http/access-log.js'
 import {inv, testApi, type TestApi} from './http-helpers.js'
+import {migrations} from '../src/store/schema.js'
 
 const RP1 = 'bbbbbbbb-0000-4000-8000-000000000001'
 const RP2 = 'bbbbbbbb-0000-4000-8000-000000000002'
@@ -247,7 +248,12 @@ describe('GET /placemat/v1/health', () => {
     api = await testApi()
     const res = await api.app.inject({method: 'GET', url: '/placemat/v1/health', headers: {accept: 'text/plain'}})
     expect(res.statusCode).toBe(200)
-    expect(JSON.parse(res.body)).toEqual({status: 'ok', database: 'ok', journal: {position: expect.any(Number), head: expect.any(Number), lag: 0}})
+    expect(JSON.parse(res.body)).toEqual({
+      status: 'ok',
+      database: 'ok',
+      journal: {position: expect.any(Number), head: expect.any(Number), lag: 0},
+      schema: Object.keys(migrations).sort().at(-1),
+    })
   })
 
   it('answers 503 in Placement\'s error format when the database does not', async () => {

@@ -46,12 +46,27 @@ describe('policy over HTTP', () => {
     expect(write.body.errors[0].detail).toContain('placemat:write')
   })
 
-  it("the default policy (15.0.0's, as 8.0.0's without new defaults): role admin in any scope; the admin token of Placement's noauth2 too; others 403", async () => {
+  it("the default policy (15.0.0's, new defaults and scope enforced): a project admin and the admin token of Placement's noauth2; system-scoped admins, and others, 403", async () => {
     api = await testApi()
     expect((await api.call('POST', '/resource_providers', {name: 'x'}, project('admin'))).status).toBe(200)
     expect((await api.call('GET', '/resource_providers', undefined, {'x-auth-token': 'admin'})).status).toBe(200)
+    // A Zed-era admin token (system-scoped) is refused: scope is enforced.
+    expect((await api.call('GET', '/resource_providers', undefined, system('admin,member,reader'))).status).toBe(403)
+    // Reshaping is the service role's: noauth2's admin (role admin alone) is refused, a service is not.
+    const reshape = {inventories: {}, allocations: {}}
+    const byAdmin = await api.call('POST', '/reshaper', reshape, {'x-auth-token': 'admin'})
+    expect(byAdmin.status).toBe(403)
+    expect(byAdmin.body.errors[0].detail).toContain('placement:reshaper:reshape')
+    expect((await api.call('POST', '/reshaper', reshape, project('admin,service', 'admin'))).status).not.toBe(403)
     expect((await api.call('GET', '/resource_providers', undefined, {'x-auth-token': 'user'})).status).toBe(403)
     expect((await api.call('GET', '/resource_providers', undefined, project('member,reader'))).status).toBe(403)
     expect((await api.call('GET', '/usages?project_id=p1', undefined, project('reader'))).status).toBe(200)
+  })
+
+  it("without new defaults or scope enforced (as Placement's own test fixtures run): role admin in any scope, and noauth2's admin reshapes", async () => {
+    api = await testApi({policy: Policy.load({enforceNewDefaults: false, enforceScope: false})})
+    expect((await api.call('GET', '/resource_providers', undefined, system('admin,member,reader'))).status).toBe(200)
+    expect((await api.call('POST', '/reshaper', {inventories: {}, allocations: {}}, {'x-auth-token': 'admin'})).status).not.toBe(403)
+    expect((await api.call('GET', '/resource_providers', undefined, project('member,reader'))).status).toBe(403)
   })
 })

@@ -3,13 +3,16 @@ import {Flags} from '@oclif/core'
 import {ConfigFileError, readConfigFile, type ConfigFileSettings} from '../../src/daemon/config-file.js'
 import type {AuthMode} from '../../src/http/context.js'
 import {Policy, type PolicyOptions} from '../../src/http/policy/policy.js'
-import {POLICY_GENERATIONS, type PolicyGeneration} from '../../src/http/policy/defaults.js'
-import {DETACHED_FROM, startDetached, isAlive, readRecord, removeRecord, waitReady, writeRecord} from '../../src/daemon/control.js'
+import {POLICY_GENERATIONS} from '../../src/http/policy/defaults.js'
+import {policyOptionsOf} from '../../src/daemon/policy-options.js'
+import {DETACHED_FROM, startDetached, isAlive, readRecord, waitReady} from '../../src/daemon/control.js'
 import {AdminTokenError, DEFAULT_HOST, DEFAULT_PORT, daemonFiles, ensureAdminToken, evidenceOfMissingDatabase} from '../../src/daemon/paths.js'
-import {startServer} from '../../src/daemon/server.js'
+import {runForeground} from '../../src/daemon/foreground.js'
+import {EdgeOptionsError, TlsFilesError, resolveEdge} from '../../src/daemon/edge-options.js'
+import {databaseOfFlags} from '../../src/daemon/database-source.js'
 import {LOG_LEVELS, type LogLevel} from '../../src/http/access-log.js'
 import {DatabaseWaitError, SchemaOutOfDateError} from '../../src/store/store.js'
-import {describeTarget, resolveTarget, type Durability} from '../../src/store/backends.js'
+import {describeTarget, type Durability} from '../../src/store/backends.js'
 import {failure} from '../../src/cli/failure.js'
 import {BaseCommand} from '../../src/cli/command.js'
 import {localDbFlag} from '../../src/cli/local-db-flag.js'
@@ -38,7 +41,7 @@ export default class DaemonStart extends BaseCommand {
     }),
     'config-file': Flags.string({
       description:
-        "OpenStack Placement's placement.conf: [api] auth_strategy, [keystone_authtoken], [oslo_policy], [cors], [placement] (flags override it)",
+        "OpenStack Placement's placement.conf: [api] auth_strategy, [keystone_authtoken], [oslo_policy], [cors], [placement], [placement_database] connection (flags override it)",
     }),
     'cors-origin': Flags.string({description: 'allowed CORS origin (repeatable)', multiple: true}),
     'cors-allow-headers': Flags.string({description: 'comma separated headers CORS preflights may ask for'}),
@@ -55,9 +58,9 @@ export default class DaemonStart extends BaseCommand {
       default: 'depth-first',
     }),
     'log-level': Flags.string({
-      description: 'least severe log lines written (JSON on stdout: the log file when detached); info logs every request',
+      description:
+        'least severe log lines written (JSON on stdout: the log file when detached); info (the default, or [DEFAULT] debug of --config-file) logs every request',
       options: [...LOG_LEVELS],
-      default: 'info',
     }),
     durability: Flags.string({
       description:
@@ -76,16 +79,31 @@ export default class DaemonStart extends BaseCommand {
     'policy-defaults': Flags.string({
       description:
         "whose default rules: Placement 15.0.0's (9.0.0 onwards: project-scoped, role admin or service; a current cloud) " +
-        "or 8.0.0's (Zed and before: system-scoped admins and readers)",
+        "or 8.0.0's (Zed and before: system-scoped admins and readers; new defaults and scope then unenforced unless told)",
       options: [...POLICY_GENERATIONS],
       default: POLICY_GENERATIONS[0],
       helpGroup: 'POLICY',
     }),
     'enforce-new-defaults': Flags.boolean({
-      description: "Placement's secure-RBAC defaults alone (else a deprecated default, role:admin, still allows what it allowed)",
+      description:
+        "Placement's secure-RBAC defaults alone; --no-enforce-new-defaults: a deprecated default (role:admin) still allows what it allowed. " +
+        "Default: on with 15.0.0's defaults (as Placement 2026.1), off with 8.0.0's (as a Zed-era cloud); over [oslo_policy] enforce_new_defaults",
+      allowNo: true,
       helpGroup: 'POLICY',
     }),
-    'enforce-scope': Flags.boolean({description: "refuse a token whose scope (system or project) the rule does not list", helpGroup: 'POLICY'}),
+    'enforce-scope': Flags.boolean({
+      description:
+        "refuse a token whose scope (system or project) the rule does not list (with 15.0.0's defaults, every system-scoped token); " +
+        "--no-enforce-scope: any scope. Default: on with 15.0.0's defaults, off with 8.0.0's; over [oslo_policy] enforce_scope",
+      allowNo: true,
+      helpGroup: 'POLICY',
+    }),
+    'db-url-file': Flags.string({
+      description:
+        "a file holding the database URL (a container's or Kubernetes' secret; its trailing newline trimmed), as PLACEMAT_DB_FILE names one: " +
+        'below --db and PLACEMAT_DB, above placement.conf\'s [placement_database] connection',
+      helpGroup: 'DATABASE',
+    }),
     'db-wait': Flags.integer({
       description: 'seconds to wait for the database at start (retrying with backoff, health answering "starting"); then exit 1. Default: wait until it answers or the daemon is stopped',
       helpGroup: 'DATABASE',
@@ -93,6 +111,29 @@ export default class DaemonStart extends BaseCommand {
     'db-connect-timeout': Flags.integer({description: 'seconds to open a database connection before the request gets 503', default: 5, helpGroup: 'DATABASE'}),
     'db-statement-timeout': Flags.integer({description: 'seconds one database statement may take before the request gets 503', default: 30, helpGroup: 'DATABASE'}),
     'db-lock-timeout': Flags.integer({description: 'seconds a write waits for the write lock before it gets 503', default: 10, helpGroup: 'DATABASE'}),
+    // Stopping and reloading: SIGTERM drains, SIGHUP reloads.
+    'shutdown-delay': Flags.integer({
+      description: 'seconds between SIGTERM and closing the listener, health answering 503 "stopping" so a balancer takes the node out (requests still served)',
+      default: 0,
+      min: 0,
+      helpGroup: 'SERVICE',
+    }),
+    'shutdown-timeout': Flags.integer({
+      description: 'seconds from SIGTERM to exit at most: requests in flight are answered and committed meanwhile; after it the daemon exits 1. `daemon stop` waits as long',
+      default: 30,
+      min: 1,
+      helpGroup: 'SERVICE',
+    }),
+    // the edge: behind a balancer, TLS
+    'trusted-proxies': Flags.string({
+      description:
+        'comma separated addresses or CIDR blocks of the proxies whose X-Forwarded-For/-Proto/-Host/-Prefix and Forwarded headers are believed ' +
+        "(overrides placement.conf's [oslo_middleware] enable_proxy_headers_parsing; '' trusts none)",
+      helpGroup: 'EDGE',
+    }),
+    'base-path': Flags.string({description: 'the path the API is published under (/placement): links and Location name it, and requests under it are served too', helpGroup: 'EDGE'}),
+    'tls-cert': Flags.string({description: 'serve HTTPS (TLS 1.2 or later) with this PEM certificate (chain); needs --tls-key', helpGroup: 'EDGE'}),
+    'tls-key': Flags.string({description: "the PEM private key of --tls-cert's certificate (unencrypted)", helpGroup: 'EDGE'}),
   }
 
   /** placement.conf's settings (warnings on stderr), or exit 1 naming what cannot be read. */
@@ -113,12 +154,7 @@ export default class DaemonStart extends BaseCommand {
     flags: {'policy-file'?: string; 'policy-defaults'?: string; 'enforce-new-defaults'?: boolean; 'enforce-scope'?: boolean},
     file: PolicyOptions,
   ): PolicyOptions {
-    const options: PolicyOptions = {
-      defaults: flags['policy-defaults'] as PolicyGeneration | undefined,
-      file: flags['policy-file'] ?? file.file,
-      enforceNewDefaults: flags['enforce-new-defaults'] || file.enforceNewDefaults,
-      enforceScope: flags['enforce-scope'] || file.enforceScope,
-    }
+    const options = policyOptionsOf(flags, file)
     try {
       Policy.load(options)
       if (options.file) {
@@ -137,11 +173,17 @@ export default class DaemonStart extends BaseCommand {
     if (err instanceof SchemaOutOfDateError) this.error(err.message, {exit: 3})
     if (err instanceof DatabaseWaitError) throw failure(err.message)
     if (err instanceof AdminTokenError) throw failure(err.message)
+    if (err instanceof EdgeOptionsError || err instanceof TlsFilesError) throw failure(err.message)
     throw err
   }
 
   async run(): Promise<void> {
-    const {flags} = await this.parse(DaemonStart)
+    const {flags, metadata} = await this.parse(DaemonStart)
+    const conf = this.configFile(flags['config-file'])
+    // --db, PLACEMAT_DB, a URL file, placement.conf's or the data directory's: flags.db from here on.
+    const database = databaseOfFlags(flags, !metadata.flags.db?.setFromDefault, flags['config-file'] ? {file: flags['config-file'], connection: conf.databaseConnection} : undefined)
+    for (const w of database.unused) process.stderr.write(`placemat: warning: ${w}\n`)
+    flags.db = database.target
     if (!process.env[DETACHED_FROM]) {
       const evidence = evidenceOfMissingDatabase(flags.db)
       if (evidence) {
@@ -151,10 +193,19 @@ export default class DaemonStart extends BaseCommand {
         )
       }
     }
-    const conf = this.configFile(flags['config-file'])
+    if (flags['shutdown-delay'] >= flags['shutdown-timeout']) {
+      throw failure(`--shutdown-delay (${flags['shutdown-delay']} s) must be shorter than --shutdown-timeout (${flags['shutdown-timeout']} s): the drain needs time after it`)
+    }
     const policy = this.policyOptions(flags, conf.policy)
     const auth = (flags.auth ?? conf.auth ?? 'token') as AuthMode
     if (auth === 'keystone' && !conf.keystone) throw failure('--auth keystone needs [keystone_authtoken] (auth_url, username, password, project_name) in a --config-file')
+    let edge
+    try {
+      edge = resolveEdge(flags, conf)
+    } catch (err) {
+      this.refuse(err)
+    }
+    for (const w of edge.warnings) process.stderr.write(`placemat: warning: ${w}\n`)
     const hostForUrl = flags.host.includes(':') ? `[${flags.host}]` : flags.host
     if (!flags.foreground) {
       // Refuse an untrustworthy token here, where the operator sees the message.
@@ -169,7 +220,7 @@ export default class DaemonStart extends BaseCommand {
       if (existing && isAlive(existing.pid)) throw failure(`a daemon already serves ${describeTarget(flags.db)} at ${existing.url} (pid ${existing.pid})`)
       const args = process.argv.slice(2).filter((a) => a !== 'daemon' && a !== 'start')
       if (!args.includes('--db')) args.push('--db', flags.db)
-      const url = `http://${hostForUrl}:${flags.port}`
+      const url = `${edge.scheme}://${hostForUrl}:${flags.port}`
       const record = await startDetached(args, flags.db, url)
       const ready = await waitReady(url, 15000)
       if (!ready) throw failure(`the daemon did not answer at ${url}; see ${daemonFiles(flags.db).log}`)
@@ -185,51 +236,47 @@ export default class DaemonStart extends BaseCommand {
     if (existing && existing.pid !== process.pid && isAlive(existing.pid)) {
       throw failure(`a daemon already serves ${describeTarget(flags.db)} at ${existing.url} (pid ${existing.pid})`)
     }
-    let server
+    const configFile = flags['config-file']
     try {
-      server = await startServer({
-        db: flags.db,
-        host: flags.host,
-        port: flags.port,
-        auth,
-        corsOrigins: flags['cors-origin'] ?? conf.corsOrigins,
-        corsAllowHeaders: flags['cors-allow-headers']?.split(',').map((h) => h.trim()).filter(Boolean) ?? conf.corsAllowHeaders,
-        keystone: conf.keystone,
-        incompleteConsumer: conf.incompleteConsumer,
-        candidates: {
-          maxCandidates: flags['max-candidates'] ?? conf.maxCandidates ?? -1,
-          randomize: flags.randomize || conf.randomize,
-          strategy: flags.strategy as 'breadth-first' | 'depth-first',
-          answerCache: flags['answer-cache'],
-        },
-        logLevel: flags['log-level'] as LogLevel,
-        metricsPublic: flags['metrics-public'],
-        policy,
-        durability: flags.durability as Durability,
-        timeouts: {requestMs: flags['request-timeout'] * 1000, headersMs: Math.min(30, flags['request-timeout']) * 1000},
-        database: {
-          waitMs: flags['db-wait'] === undefined ? undefined : flags['db-wait'] * 1000,
-          timeouts: {
-            connectMs: flags['db-connect-timeout'] * 1000,
-            statementMs: flags['db-statement-timeout'] * 1000,
-            lockMs: flags['db-lock-timeout'] * 1000,
+      await runForeground(
+        {
+          db: flags.db,
+          host: flags.host,
+          port: flags.port,
+          auth,
+          corsOrigins: flags['cors-origin'] ?? conf.corsOrigins,
+          corsAllowHeaders: flags['cors-allow-headers']?.split(',').map((h) => h.trim()).filter(Boolean) ?? conf.corsAllowHeaders,
+          keystone: conf.keystone,
+          incompleteConsumer: conf.incompleteConsumer,
+          candidates: {
+            maxCandidates: flags['max-candidates'] ?? conf.maxCandidates ?? -1,
+            randomize: flags.randomize || conf.randomize,
+            strategy: flags.strategy as 'breadth-first' | 'depth-first',
+            answerCache: flags['answer-cache'],
           },
+          logLevel: (flags['log-level'] ?? conf.logLevel ?? 'info') as LogLevel,
+          // A level given as a flag stays; one from the file follows the file.
+          reloadLogLevel: flags['log-level'] ? undefined : () => (configFile ? readConfigFile(configFile).logLevel : undefined) ?? 'info',
+          metricsPublic: flags['metrics-public'],
+          policy,
+          durability: flags.durability as Durability,
+          edge: edge.settings,
+          timeouts: {requestMs: flags['request-timeout'] * 1000, headersMs: Math.min(30, flags['request-timeout']) * 1000},
+          database: {
+            waitMs: flags['db-wait'] === undefined ? undefined : flags['db-wait'] * 1000,
+            timeouts: {
+              connectMs: flags['db-connect-timeout'] * 1000,
+              statementMs: flags['db-statement-timeout'] * 1000,
+              lockMs: flags['db-lock-timeout'] * 1000,
+            },
+          },
+          shutdown: {delayMs: flags['shutdown-delay'] * 1000, timeoutMs: flags['shutdown-timeout'] * 1000},
         },
-      })
+        (line) => this.log(line),
+      )
     } catch (err) {
       this.refuse(err)
     }
-    this.log(`placemat daemon listening on ${server.url} (database ${describeTarget(flags.db)}, auth ${auth})`)
-    writeRecord(flags.db, {pid: process.pid, url: server.url, db: resolveTarget(flags.db)})
-    const stop = async () => {
-      removeRecord(flags.db, process.pid)
-      // Requests in flight are each bounded by the database timeouts; this bounds the whole.
-      setTimeout(() => process.exit(0), (flags['db-statement-timeout'] + 10) * 1000).unref()
-      await server.close()
-      process.exit(0)
-    }
-    process.once('SIGTERM', stop)
-    process.once('SIGINT', stop)
     await new Promise(() => undefined)
   }
 }

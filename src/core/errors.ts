@@ -12,13 +12,16 @@ export const ErrorCode = {
   QUERY_MISSING_VALUE: 'placement.query.missing_value',
 } as const
 
-export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode] | typeof AFFINITY_VIOLATION | typeof DATABASE_UNAVAILABLE
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode] | typeof AFFINITY_VIOLATION | typeof DATABASE_UNAVAILABLE | typeof STOPPING
 
 /** placemat's own code: a topology rule that does not hold at write time (409). */
 export const AFFINITY_VIOLATION = 'placemat.affinity_violation'
 
 /** placemat's own code: the database could not serve the request (503). */
 export const DATABASE_UNAVAILABLE = 'placemat.database_unavailable'
+
+/** placemat's own code: the node is draining before it exits (503, health only). */
+export const STOPPING = 'placemat.stopping'
 
 /**
  * A domain failure that every transport renders the same way: HTTP turns it into

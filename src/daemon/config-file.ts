@@ -21,6 +21,12 @@ export interface ConfigFileSettings {
   maxCandidates?: number
   randomize?: boolean
   incompleteConsumer?: {project?: string; user?: string}
+  /** oslo.log's [DEFAULT] debug: debug when true, info when false (a reload reads it again). */
+  logLevel?: 'debug' | 'info'
+  /** [oslo_middleware] enable_proxy_headers_parsing: forwarding headers believed from any peer (edge-options.ts). */
+  trustAnyProxy?: boolean
+  /** [placement_database] connection, as written (SQLAlchemy's URL; database-source.ts reads it). */
+  databaseConnection?: string
   warnings: string[]
 }
 
@@ -63,13 +69,14 @@ const KNOWN: Record<string, string[]> = {
   ],
   oslo_policy: ['policy_file', 'enforce_scope', 'enforce_new_defaults'],
   cors: ['allowed_origin', 'allow_headers'],
+  oslo_middleware: ['enable_proxy_headers_parsing'],
   placement: ['max_allocation_candidates', 'randomize_allocation_candidates', 'incomplete_consumer_project_id', 'incomplete_consumer_user_id'],
+  placement_database: ['connection'],
 }
 
 /** Sections whose options do not apply to placemat at all (said once per section, not per option). */
 const NOT_HERE: Record<string, string> = {
-  placement_database: 'placemat keeps its data where --db says; `placemat import --config-file` reads that database',
-  DEFAULT: 'logging and the like are placemat\'s own flags',
+  DEFAULT: 'logging and the like are placemat\'s own flags; debug alone is read',
 }
 
 export function readConfigFile(file: string): ConfigFileSettings {
@@ -86,7 +93,8 @@ export function readConfigFile(file: string): ConfigFileSettings {
 
   for (const [name, options] of ini) {
     if (NOT_HERE[name] !== undefined) {
-      if (options.size) out.warnings.push(`${file}: [${name}] ignored (${NOT_HERE[name]})`)
+      const others = name === 'DEFAULT' ? [...options.keys()].filter((k) => k !== 'debug').length : options.size
+      if (others) out.warnings.push(`${file}: [${name}] ignored (${NOT_HERE[name]})`)
       continue
     }
     const known = KNOWN[name]
@@ -96,6 +104,9 @@ export function readConfigFile(file: string): ConfigFileSettings {
     }
     for (const key of options.keys()) if (!known.includes(key)) out.warnings.push(`${where(name, key)} ignored (not an option placemat reads)`)
   }
+
+  const debug = get('DEFAULT', 'debug')
+  if (debug !== undefined) out.logLevel = bool(debug, where('DEFAULT', 'debug')) ? 'debug' : 'info'
 
   const strategy = get('api', 'auth_strategy')
   if (strategy !== undefined) {
@@ -148,5 +159,9 @@ export function readConfigFile(file: string): ConfigFileSettings {
   const project = get('placement', 'incomplete_consumer_project_id')
   const user = get('placement', 'incomplete_consumer_user_id')
   if (project !== undefined || user !== undefined) out.incompleteConsumer = {project, user}
+  const proxyHeaders = get('oslo_middleware', 'enable_proxy_headers_parsing')
+  if (proxyHeaders !== undefined) out.trustAnyProxy = bool(proxyHeaders, where('oslo_middleware', 'enable_proxy_headers_parsing'))
+  const connection = get('placement_database', 'connection')
+  if (connection !== undefined) out.databaseConnection = connection
   return out
 }

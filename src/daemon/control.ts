@@ -1,4 +1,6 @@
 import {spawn} from 'node:child_process'
+import http from 'node:http'
+import https from 'node:https'
 import {DAEMON_NODE_OPTIONS} from './node-flags.js'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -12,7 +14,12 @@ export interface DaemonRecord {
   pid: number
   url: string
   db: string
+  /** The daemon's --shutdown-timeout, ms: how long `daemon stop` waits for its drain. */
+  stopTimeoutMs?: number
 }
+
+/** What `daemon stop` waits for a daemon that did not say (one from before --shutdown-timeout). */
+const DEFAULT_STOP_WAIT_MS = 30_000
 
 /** The record of the daemon serving `dbFile`; a record that names another database is not its. */
 export function readRecord(dbFile: string): DaemonRecord | undefined {
@@ -63,6 +70,24 @@ export function removeRecord(dbFile: string, pid: number): void {
 }
 
 /**
+ * The status of GET `url`, or undefined when nothing answered within a second. Over https the
+ * daemon's own certificate is not verified: this asks a local daemon whether it listens (its
+ * certificate is often self-signed, or names the balancer's host), and sends nothing secret.
+ */
+function probe(url: string): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const get = url.startsWith('https:') ? https.get : http.get
+    const req = get(url, {timeout: 1000, rejectUnauthorized: false, agent: false}, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode))
+      res.on('error', () => resolve(undefined))
+    })
+    req.on('timeout', () => req.destroy())
+    req.on('error', () => resolve(undefined))
+  })
+}
+
+/**
  * Polls GET / until it answers 200 (ready) or the time runs out: 'starting' when the daemon
  * listens but still waits for its database (503), false when it never answered.
  */
@@ -70,17 +95,26 @@ export async function waitReady(url: string, timeoutMs: number): Promise<'ready'
   const until = Date.now() + timeoutMs
   let listening = false
   while (Date.now() < until) {
-    try {
-      const res = await fetch(url + '/', {signal: AbortSignal.timeout(1000)})
-      await res.arrayBuffer()
-      if (res.ok) return 'ready'
-      listening = true
-    } catch {
-      // not listening yet
-    }
+    const status = await probe(url + '/')
+    if (status !== undefined && status >= 200 && status < 300) return 'ready'
+    if (status !== undefined) listening = true
     await new Promise((r) => setTimeout(r, 100))
   }
   return listening ? 'starting' : false
+}
+
+/**
+ * What a daemon's health answer says of it: whether it answered at all, and the newest schema
+ * migration it knows (its release's; absent from a daemon older than the field).
+ */
+export async function daemonHealth(url: string, timeoutMs = 2000): Promise<{answering: boolean; healthy: boolean; schema?: string}> {
+  try {
+    const res = await fetch(`${url}/placemat/v1/health`, {signal: AbortSignal.timeout(timeoutMs)})
+    const body = (await res.json().catch(() => null)) as {schema?: unknown} | null
+    return {answering: true, healthy: res.ok, schema: typeof body?.schema === 'string' ? body.schema : undefined}
+  } catch {
+    return {answering: false, healthy: false}
+  }
 }
 
 /** Set for a daemon `daemon start` detached: the parent made its log and token, and checked its database first. */
@@ -104,7 +138,8 @@ export async function startDetached(args: string[], dbFile: string, url: string)
   return record
 }
 
-export async function stopDaemon(record: DaemonRecord, dbFile: string, timeoutMs = 10000): Promise<boolean> {
+/** SIGTERM, then waits as long as the daemon's drain may take (and a little more for the exit itself). */
+export async function stopDaemon(record: DaemonRecord, dbFile: string, timeoutMs = (record.stopTimeoutMs ?? DEFAULT_STOP_WAIT_MS) + 5000): Promise<boolean> {
   if (isAlive(record.pid)) process.kill(record.pid, 'SIGTERM')
   const until = Date.now() + timeoutMs
   while (isAlive(record.pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 100))

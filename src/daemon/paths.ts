@@ -5,9 +5,9 @@ import {createHash, randomBytes} from 'node:crypto'
 import {isDatabaseUrl} from '../store/target.js'
 
 /** Where placemat keeps its database, admin token, pid and log files by default. */
-export function dataDir(): string {
-  if (process.env.PLACEMAT_HOME) return path.resolve(process.env.PLACEMAT_HOME)
-  const base = process.env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share')
+export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.PLACEMAT_HOME) return path.resolve(env.PLACEMAT_HOME)
+  const base = env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share')
   return path.join(base, 'placemat')
 }
 

@@ -1,14 +1,19 @@
 import {KeystoneValidator, type KeystoneSettings} from '../http/auth/keystone.js'
 import {Policy, type PolicyOptions} from '../http/policy/policy.js'
 import type {FastifyInstance} from 'fastify'
+import type https from 'node:https'
 import {loggerOptions, type LogLevel} from '../http/access-log.js'
-import {buildApp} from '../http/app.js'
+import {buildApp, TLS_MIN_VERSION} from '../http/app.js'
 import type {AppOptions, AuthMode, CandidateOptions} from '../http/context.js'
 import {describeTarget, type DatabaseTimeouts, type Durability} from '../store/backends.js'
 import {databaseFault, describeCause} from '../store/database-faults.js'
 import {Store} from '../store/store.js'
 import {ensureAdminToken} from './paths.js'
 import {testPauseInTransaction} from './node-flags.js'
+import {ServiceState} from '../http/service-state.js'
+import type {ServiceNotifier} from './service-notify.js'
+import {trustOf, type EdgeSettings} from './edge-options.js'
+import {readTlsFiles, type TlsPair} from './tls-files.js'
 
 export interface ServerOptions {
   db: string
@@ -33,6 +38,10 @@ export interface ServerOptions {
   incompleteConsumer?: AppOptions['incompleteConsumer']
   /** Waiting for the database at start (ms; default: until it answers) and its timeouts. */
   database?: {waitMs?: number; timeouts?: Partial<DatabaseTimeouts>}
+  /** systemd's notify socket: what the daemon waits for (STATUS=). */
+  notifier?: ServiceNotifier
+  /** Behind a balancer (trusted proxies, base path) and TLS (edge-options.ts). */
+  edge?: EdgeSettings
 }
 
 /** How often an idle daemon asks whether other processes committed (and whether its database answers). */
@@ -42,6 +51,16 @@ export interface RunningServer {
   app: FastifyInstance
   store: Store
   url: string
+  /** Serving or stopping, and the requests in flight. */
+  service: ServiceState
+  policy: Policy
+  /** Stops listening, waits for every request in flight to be answered, then closes the store. */
+  /**
+   * Reads --tls-cert and --tls-key again and serves them to new connections (those open keep
+   * theirs): changed false when the files hold what is served (or the daemon serves plain HTTP).
+   * Throws a TlsFilesError naming the file when the pair cannot be served, the old one kept.
+   */
+  reloadTls(): {changed: boolean}
   close(): Promise<void>
 }
 
@@ -50,27 +69,41 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // The token first: a daemon that can not trust it never opens the database.
   const adminToken = opts.auth === 'token' ? ensureAdminToken(opts.db) : undefined
   if (opts.auth === 'keystone' && !opts.keystone) throw new Error('auth keystone needs [keystone_authtoken] in a --config-file')
+  // The certificate before the database too: a bad file stops the start, naming it.
+  const tlsFiles = opts.edge?.tls
+  let served: TlsPair | undefined = tlsFiles ? readTlsFiles(tlsFiles) : undefined
   const store = Store.create(opts.db, {
     backgroundCheckpoint: true,
     durability: opts.durability,
     pauseInTransactionMs: testPauseInTransaction(),
     timeouts: opts.database?.timeouts,
   })
+  const service = new ServiceState()
+  const policy = Policy.load(opts.policy)
   const app = await buildApp({
+    service,
     store,
     auth: opts.auth,
     adminToken,
     cors: opts.corsOrigins?.length ? {origins: opts.corsOrigins, allowHeaders: opts.corsAllowHeaders ?? []} : undefined,
     candidates: opts.candidates,
-    logger: loggerOptions(opts.logLevel ?? 'silent'),
+    logger: loggerOptions(opts.logLevel ?? 'silent', undefined, true),
     metricsPublic: opts.metricsPublic,
-    policy: Policy.load(opts.policy),
+    policy,
     keystone: opts.auth === 'keystone' ? new KeystoneValidator(opts.keystone!) : undefined,
     incompleteConsumer: opts.incompleteConsumer,
     timeouts: opts.timeouts,
+    edge: opts.edge ? {trust: trustOf(opts.edge), basePath: opts.edge.basePath} : undefined,
+    tls: served,
   })
   // Listening first: while the database is away the daemon answers, health saying it is starting.
   await app.listen({host: opts.host, port: opts.port})
+  // What the policy enforces depends on its generation when nothing says: the log says which.
+  const {enforceNewDefaults, enforceScope} = policy.enforces
+  app.log.info(
+    {event: 'policy', defaults: opts.policy?.defaults ?? '15.0.0', enforce_new_defaults: enforceNewDefaults, enforce_scope: enforceScope},
+    `policy: Placement ${opts.policy?.defaults ?? '15.0.0'}'s defaults, new defaults ${enforceNewDefaults ? '' : 'not '}enforced, scope ${enforceScope ? '' : 'not '}enforced`,
+  )
   try {
     await store.start({
       waitMs: opts.database?.waitMs,
@@ -78,6 +111,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         const line = `database ${describeTarget(opts.db)} not answering (${databaseFault(err)}: ${describeCause(err)}); trying again in ${(ms / 1000).toFixed(1)} s`
         app.log.warn({event: 'database_wait', cause: describeCause(err)}, line)
         process.stderr.write(`placemat: ${line}\n`)
+        opts.notifier?.status(line)
       },
     })
   } catch (err) {
@@ -93,7 +127,17 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   return {
     app,
     store,
-    url: `http://${host}:${port}`,
+    service,
+    policy,
+    url: `${served ? 'https' : 'http'}://${host}:${port}`,
+    reloadTls() {
+      if (!tlsFiles || !served) return {changed: false}
+      const pair = readTlsFiles(tlsFiles)
+      if (pair.cert.equals(served.cert) && pair.key.equals(served.key)) return {changed: false}
+      ;(app.server as https.Server).setSecureContext({cert: pair.cert, key: pair.key, minVersion: TLS_MIN_VERSION})
+      served = pair
+      return {changed: true}
+    },
     async close() {
       clearInterval(follow)
       await app.close()

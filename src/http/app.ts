@@ -1,6 +1,7 @@
 import {Readable} from 'node:stream'
 import {randomUUID} from 'node:crypto'
 import http from 'node:http'
+import https from 'node:https'
 import Fastify, {LogController, type FastifyInstance} from 'fastify'
 import {JsonText, placementJson, type AppOptions, type Ctx, type RouteDef} from './context.js'
 import {JsonStream} from './json-stream.js'
@@ -26,6 +27,7 @@ import {routes as hostRoutes} from './routes/hosts.js'
 import {routes as hostDescriptionRoutes} from './routes/host-description.js'
 import {routes as aggregateNameRoutes} from './routes/aggregate-names.js'
 import {observabilityRoutes, observe} from './observability.js'
+import {stripBasePath} from './edge.js'
 import {Policy} from './policy/policy.js'
 import {compose, type RouteConfig, type Step} from './pipeline/step.js'
 import {requestId} from './pipeline/request-id.js'
@@ -57,6 +59,9 @@ export const EXTENSION_ROUTES: RouteDef[] = [...placematRoutes, ...topologyRoute
 /** Every method Node's parser accepts (CONNECT aside): any a route lacks is a 405 with Allow, as in Placement. */
 const ALL_METHODS = http.METHODS.filter((m) => m !== 'CONNECT')
 
+/** The oldest TLS a client may speak (1.0 and 1.1 are broken); reloads of the certificate keep it. */
+export const TLS_MIN_VERSION = 'TLSv1.2'
+
 /** Timeouts for slow or stalled clients; the defaults suit loopback and LAN clients. */
 export const DEFAULT_TIMEOUTS = {headersMs: 30_000, requestMs: 120_000, keepAliveMs: 72_000}
 
@@ -72,6 +77,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Every log line of a request carries request_id: the x-openstack-request-id its client saw.
     logController: new LogController({disableRequestLogging: true, requestIdLogLabel: 'request_id'}),
     genReqId: () => `req-${randomUUID()}`,
+    // A request's logger takes the daemon's level as it is now (fastify's default fixes each
+    // route's at registration), so a reload's new level reaches every request.
+    childLoggerFactory: (logger, bindings) => logger.child(bindings),
     bodyLimit: options.bodyLimit ?? 16 * 1024 * 1024,
     exposeHeadRoutes: false,
     return503OnClosing: false,
@@ -79,17 +87,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // A URL is at most Node's 16 KiB header limit: let every path parameter reach its handler,
     // which answers as Placement does (404 for an unknown provider, 400 for a bad name).
     routerOptions: {ignoreDuplicateSlashes: false, maxParamLength: 16 * 1024},
+    // The server is serverFactory's; this only makes fastify's own lines say https.
+    ...(options.tls ? {https: {}} : {}),
+    // Forwarding headers only from trusted proxies (edge.ts); without any, fastify reads none.
+    ...(options.edge?.trust ? {trustProxy: options.edge.trust} : {}),
+    // Published under a base path: requests under it are served as at the root (edge.ts).
+    ...(options.edge?.basePath ? {rewriteUrl: (req: http.IncomingMessage) => stripBasePath(req.url ?? '/', options.edge!.basePath!)} : {}),
     // Node checks request and header timeouts every connectionsCheckingInterval: keep it short.
-    serverFactory: (handler) =>
-      http.createServer(
-        {
-          requestTimeout: timeouts.requestMs,
-          headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs),
-          keepAliveTimeout: timeouts.keepAliveMs,
-          connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(timeouts.headersMs / 4))),
-        },
-        handler,
-      ),
+    serverFactory: (handler) => {
+      const serverOptions = {
+        requestTimeout: timeouts.requestMs,
+        headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs),
+        keepAliveTimeout: timeouts.keepAliveMs,
+        connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(timeouts.headersMs / 4))),
+      }
+      if (!options.tls) return http.createServer(serverOptions, handler)
+      return https.createServer({...serverOptions, cert: options.tls.cert, key: options.tls.key, minVersion: TLS_MIN_VERSION}, handler)
+    },
     // Requests fastify refuses before routing still get Placement's error body.
     frameworkErrors(err, req, reply) {
       req.requestId = req.id
@@ -173,6 +187,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setNotFoundHandler((req, reply) => sendError(req, reply, 404, '', null))
 
   observe(app, options)
+  options.service?.attach(app)
   registerRoutes(app, [...PLACEMENT_ROUTES, ...EXTENSION_ROUTES, ...observabilityRoutes(options)], options)
   return app
 }

@@ -1,3 +1,4 @@
+import type {ServiceState} from './service-state.js'
 import type {FastifyReply, FastifyRequest} from 'fastify'
 import {PlacementError} from '../core/errors.js'
 import type {Store} from '../store/store.js'
@@ -6,6 +7,7 @@ import {parseJsonBody} from './json-body.js'
 import type {Version} from './microversion.js'
 import type {Credentials, Policy} from './policy/policy.js'
 import type {KeystoneValidator} from './auth/keystone.js'
+import {edgeOf, type EdgeOptions} from './edge.js'
 import type {Schema} from './schemas/common.js'
 
 export type AuthMode = 'noauth2' | 'token' | 'trusted' | 'keystone'
@@ -38,12 +40,18 @@ export interface AppOptions {
   timeouts?: {headersMs?: number; requestMs?: number; keepAliveMs?: number}
   /** Serve /metrics without a token. */
   metricsPublic?: boolean
-  /** Placement's policy (default: its 15.0.0 defaults, deprecated ones allowed, scope not enforced). */
+  /** Placement's policy (default: its 15.0.0 defaults, new defaults and scope enforced, as Placement 2026.1 runs them). */
   policy?: Policy
   /** Placement's [placement] incomplete_consumer_project_id / _user_id (default 00000000-...). */
   incompleteConsumer?: {project?: string; user?: string}
   /** With auth 'keystone': who validates the tokens. */
   keystone?: KeystoneValidator
+  /** The daemon's life (stopping: health 503, connections closed after each answer); none in process. */
+  service?: ServiceState
+  /** Behind a balancer: the proxies trusted with forwarding headers, and the path the API is published under. */
+  edge?: EdgeOptions
+  /** Serve HTTPS with this certificate and key (PEM; TLS 1.2 at least). */
+  tls?: {cert: Buffer; key: Buffer}
 }
 
 declare module 'fastify' {
@@ -142,14 +150,20 @@ export function validateQuery(params: Map<string, string[]>, schema: object): vo
   if (msg !== null) throw new PlacementError(400, `Invalid query string parameters: ${msg}`)
 }
 
-/** An absolute URL for a Location header, as webob makes them. */
+/**
+ * An absolute URL for a Location header, as webob makes them: the scheme, host and path prefix
+ * the client reached the API under (behind a trusted proxy, what it forwarded; edge.ts).
+ */
 export function absoluteUrl(ctx: Ctx, path: string): string {
   // Percent-encoded, so any accepted name can be put in a header.
-  const encoded = encodeURI(path)
-  const host = ctx.req.headers.host
-  if (!host || !/^[A-Za-z0-9.:[\]-]+$/.test(host)) return encoded
-  return `${ctx.req.protocol}://${host}${encoded}`
+  const edge = edgeOf(ctx.req, ctx.options.edge)
+  const encoded = edge.prefix + encodeURI(path)
+  if (!edge.host) return encoded
+  return `${edge.protocol}://${edge.host}${encoded}`
 }
+
+/** What every link's href begins with: the path the client reached the API under ('' at the root), as Placement's SCRIPT_NAME. */
+export const linkPrefix = (ctx: Ctx): string => edgeOf(ctx.req, ctx.options.edge).prefix
 
 export const httpDate = (ms: number) => new Date(ms).toUTCString()
 

@@ -11,7 +11,7 @@ import {routes as metricsRoutes} from './routes/metrics.js'
 
 /** Hooks that log and count every request; registered before the routes. */
 export function observe(app: FastifyInstance, options: AppOptions): void {
-  if (options.logger) accessLog(app)
+  if (options.logger) accessLog(app, options.edge)
   countRequests(app, options.store)
 }
 

@@ -3,8 +3,9 @@ import type {Version} from './microversion.js'
 
 export const providerUrl = (uuid: string) => `/resource_providers/${uuid}`
 
-export function providerLinks(p: Pick<Provider, 'uuid'>, mv: Version) {
-  const url = providerUrl(p.uuid)
+/** A provider's links; `prefix` is the path the client reached the API under (context.ts linkPrefix). */
+export function providerLinks(p: Pick<Provider, 'uuid'>, mv: Version, prefix = '') {
+  const url = prefix + providerUrl(p.uuid)
   const rels = ['inventories', 'usages']
   if (mv.gte(1)) rels.push('aggregates')
   if (mv.gte(6)) rels.push('traits')
@@ -13,8 +14,8 @@ export function providerLinks(p: Pick<Provider, 'uuid'>, mv: Version) {
 }
 
 /** A provider as GET /resource_providers/{uuid} shows it at this microversion. */
-export function renderProvider(p: Pick<Provider, 'uuid' | 'name' | 'generation' | 'parent' | 'root'>, mv: Version) {
-  const out: Record<string, unknown> = {uuid: p.uuid, name: p.name, generation: p.generation, links: providerLinks(p, mv)}
+export function renderProvider(p: Pick<Provider, 'uuid' | 'name' | 'generation' | 'parent' | 'root'>, mv: Version, prefix = '') {
+  const out: Record<string, unknown> = {uuid: p.uuid, name: p.name, generation: p.generation, links: providerLinks(p, mv, prefix)}
   if (mv.gte(14)) {
     out.parent_provider_uuid = p.parent
     out.root_provider_uuid = p.root
@@ -30,7 +31,7 @@ type ListedFields = Pick<Provider, 'uuid' | 'name' | 'generation' | 'parent' | '
  * some 30 MB), so that a list streamed out over seconds shows one moment, as Placement's single
  * query does, even if writes land while it is sent.
  */
-export function listedNow(providers: Provider[]): {indexes: number[]; render: (i: number, mv: Version) => unknown} {
+export function listedNow(providers: Provider[]): {indexes: number[]; render: (i: number, mv: Version, prefix?: string) => unknown} {
   const n = providers.length
   const uuids = new Array<string>(n)
   const names = new Array<string>(n)
@@ -46,7 +47,7 @@ export function listedNow(providers: Provider[]): {indexes: number[]; render: (i
     roots[i] = p.root
   }
   const row = (i: number): ListedFields => ({uuid: uuids[i], name: names[i], generation: generations[i], parent: parents[i], root: roots[i]})
-  return {indexes: Array.from({length: n}, (_, i) => i), render: (i, mv) => renderProvider(row(i), mv)}
+  return {indexes: Array.from({length: n}, (_, i) => i), render: (i, mv, prefix) => renderProvider(row(i), mv, prefix)}
 }
 
 /** Newest updated time of a set of records (Placement's pick_last_modified), or null. */

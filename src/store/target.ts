@@ -50,6 +50,45 @@ export function foreignDatabaseUrl(target: string): ForeignDatabaseError | null 
   )
 }
 
+/** A database URL (or a placement.conf connection) placemat cannot take; the message names it without its password. */
+export class DatabaseUrlError extends Error {}
+
+/**
+ * A database named as SQLAlchemy names it (placement.conf's `[placement_database] connection`)
+ * as placemat's target: `postgresql://` and `postgres://` as they are, a driver
+ * (`postgresql+psycopg2://`) left out; `sqlite:////abs.db` the file /abs.db, `sqlite:///rel.db`
+ * rel.db from the working folder. MySQL and MariaDB are refused (ForeignDatabaseError: placemat
+ * does not run on them, and `placemat import` takes over such a database), as is an in-memory
+ * SQLite database. With `paths`, a SQLite file named without a URL is taken too (placemat's own
+ * form, as `--db` takes it).
+ */
+export function targetOfDatabaseUrl(text: string, options: {paths?: boolean} = {}): string {
+  const url = text.trim()
+  const scheme = /^([a-z][a-z0-9.-]*)(\+[a-z0-9_.-]+)?:/i.exec(url)
+  if (!scheme || (!url.startsWith(`${scheme[0]}//`) && scheme[1].toLowerCase() !== 'sqlite')) {
+    if (options.paths && url) return url
+    throw new DatabaseUrlError(url ? `'${maskPassword(url)}' is not a database URL (postgresql://USER:PASSWORD@HOST/DATABASE, sqlite:////PATH)` : 'no database URL (it is empty)')
+  }
+  const dialect = scheme[1].toLowerCase()
+  const rest = url.slice(scheme[0].length)
+  if (dialect === 'postgresql' || dialect === 'postgres') return scheme[2] ? `postgresql:${rest}` : url
+  if (dialect === 'sqlite') {
+    // sqlite:///rel.db is relative to the working folder, sqlite:////abs.db absolute; sqlite:// is in memory.
+    const file = decodeURIComponent(rest.replace(/^\/\//, '').replace(/^\//, '').split('?')[0])
+    if (!rest.startsWith('///') || !file || file === ':memory:') {
+      throw new DatabaseUrlError(`${url}: name a SQLite file as sqlite:////ABSOLUTE/PATH or sqlite:///RELATIVE/PATH (an in-memory database keeps nothing)`)
+    }
+    return path.resolve(file)
+  }
+  if (dialect === 'mysql' || dialect === 'mariadb') {
+    throw new ForeignDatabaseError(
+      `${maskPassword(url)}: placemat does not run on MySQL or MariaDB (it keeps its data in a SQLite file or PostgreSQL); ` +
+        "to take over this Placement database, copy it into placemat's with `placemat import --from-placement URL --db TARGET` (or `--config-file placement.conf`)",
+    )
+  }
+  throw new DatabaseUrlError(`${maskPassword(url)}: placemat keeps its data in a SQLite file or PostgreSQL, not ${dialect}`)
+}
+
 /** A database URL for messages: its password replaced. */
 export function maskPassword(url: string): string {
   return url.replace(/(:\/\/[^:/@]*:)[^@]*@/, '$1***@')

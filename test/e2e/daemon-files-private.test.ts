@@ -20,6 +20,7 @@ const freePort = () =>
   })
 
 const mode = (file: string) => (fs.statSync(file).mode & 0o777).toString(8)
+const walk = (d: string): string[] => fs.readdirSync(d, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]))
 
 describe('a daemon keeps its files to its owner', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-private-'))
@@ -73,8 +74,18 @@ describe('a daemon keeps its files to its owner', () => {
         expect(status.stdout).not.toContain('s3cret-word')
         const res = await fetch(`http://127.0.0.1:${port}/`)
         expect(res.status).toBe(200)
+        // A few requests for the log, a refused one among them.
+        expect((await fetch(`http://127.0.0.1:${port}/resource_providers`)).status).toBe(401)
       } finally {
         expect((await placemat(['daemon', 'stop', '--db', url], {env})).code).toBe(0)
+      }
+      // Every file the daemon wrote: owner-only, and none holds the password (the log included).
+      const written = walk(home)
+      expect(written.some((f) => f.endsWith('.log'))).toBe(true)
+      console.log(written.map((f) => `${mode(f)} ${fs.statSync(f).size} ${path.relative(home, f)}`).join('\n'))
+      for (const f of written) {
+        expect([path.relative(home, f), mode(f)]).toEqual([path.relative(home, f), '600'])
+        expect(fs.readFileSync(f).includes('s3cret-word'), f).toBe(false)
       }
     })
   })

@@ -72,7 +72,9 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
     await ks.admin('POST', '/endpoints', {endpoint: {service_id: svc.service.id, interface: 'public', url, region_id: 'RegionOne'}})
     // What placement.conf says that placemat does not read is said, not silently misread.
     expect(warnings.join('\n')).toContain('[keystone_authtoken] memcached_servers ignored')
-    expect(warnings.join('\n')).toContain('[placement_database] ignored')
+    // Its MySQL database is not the one served (--db is), and its password is not repeated.
+    expect(warnings.join('\n')).toContain('[placement_database] connection (mysql+pymysql://placement:***@controller/placement) not used: --db names the database')
+    expect(warnings.join('\n')).not.toContain('secret@')
   }, 180_000)
 
   afterAll(async () => {
@@ -97,7 +99,7 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
     expect((await call('GET', '/resource_providers', later)).status).toBe(401)
   })
 
-  it("applies Placement's default policy (15.0.0's) to the token's roles, project and scope", async () => {
+  it("applies Placement's default policy (15.0.0's, new defaults and scope enforced) to the token's roles, project and scope", async () => {
     const admin = await ks.token('admin', ADMIN_PASSWORD, {project: 'admin'})
     const member = await ks.token('alice', 'alice-secret', {project: 'demo'})
     const projectReader = await ks.token('rita', 'rita-secret', {project: 'demo'})
@@ -182,8 +184,9 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
       OS_AUTH_URL: `${ks.url}/v3`,
       OS_USERNAME: 'admin',
       OS_PASSWORD: ADMIN_PASSWORD,
-      OS_SYSTEM_SCOPE: 'all',
+      OS_PROJECT_NAME: 'admin',
       OS_USER_DOMAIN_NAME: 'Default',
+      OS_PROJECT_DOMAIN_NAME: 'Default',
       OS_REGION_NAME: 'RegionOne',
       XDG_CACHE_HOME: env.XDG_CACHE_HOME,
     }
@@ -191,6 +194,11 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
     expect(r.code, r.stderr).toBe(0)
     expect(names(r)).toEqual(['cn1'])
     expect(JSON.parse(r.stdout).resource_providers[0].root_provider_uuid).toBeDefined()
+    // A system-scoped admin (a Zed-era operator's token) is refused: scope is enforced by default.
+    const {OS_PROJECT_NAME: _p, OS_PROJECT_DOMAIN_NAME: _d, ...unscoped} = osEnv
+    const system = await placemat(['provider', 'list', '--json'], {env: {...unscoped, OS_SYSTEM_SCOPE: 'all'}})
+    expect(system.code, system.stderr).toBe(11)
+    expect(system.stderr).toContain('placement:resource_providers:list')
 
     // One line each, with an exit code of its own. A wrong password is refused although a token
     // of the right one is cached for the same user and project.

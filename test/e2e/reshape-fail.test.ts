@@ -140,7 +140,9 @@ describe('a failing reshape changes nothing', () => {
 
 /**
  * Plain Placement in front of a daemon (no /placemat/ API, so the reshape goes in two steps),
- * answering POST /reshaper itself for the first `times` calls.
+ * answering POST /reshaper itself for the first `times` calls. It asks as noauth2's admin with
+ * the service role too: with new defaults enforced (the default) POST /reshaper is the
+ * service role's alone.
  */
 class FailingReshaper implements Transport {
   calls = 0
@@ -160,7 +162,7 @@ class FailingReshaper implements Transport {
       const {status, code, detail} = this.answer
       return {status, headers: {'content-type': 'application/json'}, body: {errors: [{status, code, detail, title: 'Conflict'}]}}
     }
-    return this.inner.send(method, p, headers, body)
+    return this.inner.send(method, p, {...headers, 'x-roles': 'admin,service'}, body)
   }
   close() {
     return this.inner.close()

@@ -4,6 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {ConfigFileError, parseIni, readConfigFile} from '../../src/daemon/config-file.js'
+import {policyOptionsOf} from '../../src/daemon/policy-options.js'
 
 const write = (text: string) => {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-conf-')), 'placement.conf')
@@ -44,8 +45,11 @@ allow_headers = openstack-api-version
 max_allocation_candidates = 1000
 randomize_allocation_candidates = yes
 incomplete_consumer_project_id = 11111111-1111-1111-1111-111111111111
+[oslo_middleware]
+enable_proxy_headers_parsing = true
 [placement_database]
 connection = mysql+pymysql://placement:x@db/placement
+max_pool_size = 10
 `)
     const c = readConfigFile(file)
     expect(c.auth).toBe('keystone')
@@ -65,21 +69,38 @@ connection = mysql+pymysql://placement:x@db/placement
     expect(c.corsOrigins).toEqual(['https://a.example', 'https://b.example'])
     expect(c.maxCandidates).toBe(1000)
     expect(c.randomize).toBe(true)
+    expect(c.logLevel).toBe('debug')
     expect(c.incompleteConsumer).toEqual({project: '11111111-1111-1111-1111-111111111111', user: undefined})
+    expect(c.trustAnyProxy).toBe(true)
     expect(c.warnings).toEqual([
-      `${file}: [DEFAULT] ignored (logging and the like are placemat's own flags)`,
       `${file}: [keystone_authtoken] memcached_servers ignored (not an option placemat reads)`,
-      `${file}: [placement_database] ignored (placemat keeps its data where --db says; \`placemat import --config-file\` reads that database)`,
+      `${file}: [placement_database] max_pool_size ignored (not an option placemat reads)`,
     ])
+    // Kept as written: which database the daemon serves is database-source.ts's to decide.
+    expect(c.databaseConnection).toBe('mysql+pymysql://placement:x@db/placement')
     for (const [text, error] of [
       ['[api]\nauth_strategy = ldap\n', /auth_strategy: keystone or noauth2, not 'ldap'/],
       ['[keystone_authtoken]\nauth_url = http://k\n', /\[keystone_authtoken\] needs username/],
       ['[keystone_authtoken]\nauth_type = v3token\n', /only password is supported/],
       ['[oslo_policy]\nenforce_scope = maybe\n', /enforce_scope: expected true or false/],
+      ['[oslo_middleware]\nenable_proxy_headers_parsing = sometimes\n', /enable_proxy_headers_parsing: expected true or false/],
       ['[placement]\nmax_allocation_candidates = lots\n', /expected a whole number/],
+      ['[DEFAULT]\ndebug = loud\n', /\[DEFAULT\] debug: expected true or false/],
     ] as const) {
       expect(() => readConfigFile(write(text)), text).toThrow(error)
     }
     expect(() => readConfigFile('/nonexistent/placement.conf')).toThrow(ConfigFileError)
+  })
+
+  it('[oslo_policy] under the flags: a flag, --enforce-scope or --no-enforce-scope, wins; what neither says stays unset (the generation decides)', () => {
+    const file = {file: '/etc/placement/policy.yaml', enforceScope: false, enforceNewDefaults: false}
+    expect(policyOptionsOf({}, file)).toEqual({defaults: undefined, ...file})
+    expect(policyOptionsOf({'enforce-scope': true, 'policy-file': '/x.yaml', 'policy-defaults': '8.0.0'}, file)).toEqual({
+      defaults: '8.0.0',
+      file: '/x.yaml',
+      enforceScope: true,
+      enforceNewDefaults: false,
+    })
+    expect(policyOptionsOf({'enforce-new-defaults': false}, {})).toEqual({defaults: undefined, file: undefined, enforceNewDefaults: false, enforceScope: undefined})
   })
 })

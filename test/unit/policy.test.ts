@@ -55,8 +55,8 @@ describe('check strings', () => {
 describe("Placement's policy", () => {
   const every = [...new Set(Object.values(ROUTE_RULES))]
 
-  it("15.0.0's defaults (the default): admins of any scope and services may do everything, project readers their own usages", () => {
-    const p = Policy.load()
+  it("15.0.0's defaults without new defaults or scope enforced (--no-enforce-new-defaults --no-enforce-scope): admins of any scope and services may do everything, project readers their own usages", () => {
+    const p = Policy.load({enforceNewDefaults: false, enforceScope: false})
     for (const rule of every.filter((r) => r !== 'placement:reshaper:reshape')) {
       expect(p.authorize(rule, systemAdmin), rule).toBe(true)
       expect(p.authorize(rule, projectAdmin), rule).toBe(true)
@@ -67,8 +67,7 @@ describe("Placement's policy", () => {
     // Reshaping is the service's (an admin still may, by the deprecated default).
     expect(p.authorize('placement:reshaper:reshape', service)).toBe(true)
     expect(p.authorize('placement:reshaper:reshape', projectAdmin)).toBe(true)
-    expect(p.authorize('placement:reshaper:reshape', projectAdmin)).toBe(true)
-    expect(Policy.load({enforceNewDefaults: true}).authorize('placement:reshaper:reshape', projectAdmin)).toBe(false)
+    expect(Policy.load({enforceNewDefaults: true, enforceScope: false}).authorize('placement:reshaper:reshape', projectAdmin)).toBe(false)
     // System readers no longer read.
     expect(p.authorize('placement:resource_providers:list', systemReader)).toBe(false)
     expect(p.authorize('placement:usages', projectReader, {project_id: 'p1'})).toBe(true)
@@ -77,6 +76,23 @@ describe("Placement's policy", () => {
     expect(p.authorize('placemat:read', service)).toBe(true)
     expect(p.authorize('placemat:write', service)).toBe(false)
     expect(p.authorize('placemat:write', projectAdmin)).toBe(true)
+  })
+
+  it("enforces new defaults and scope unless told otherwise with 15.0.0's defaults (as Placement 2026.1 on oslo.policy 4.4.0), neither with 8.0.0's (as a Zed-era cloud)", () => {
+    expect(Policy.load().enforces).toEqual({enforceNewDefaults: true, enforceScope: true})
+    expect(Policy.load({defaults: '15.0.0', enforceScope: false}).enforces).toEqual({enforceNewDefaults: true, enforceScope: false})
+    expect(Policy.load({defaults: '8.0.0'}).enforces).toEqual({enforceNewDefaults: false, enforceScope: false})
+    expect(Policy.load({defaults: '8.0.0', enforceScope: true}).enforces).toEqual({enforceNewDefaults: false, enforceScope: true})
+    const p = Policy.load()
+    // A Zed-era admin's system-scoped token is refused; a project admin's or a service's is not.
+    expect(p.authorize('placement:resource_providers:list', systemAdmin)).toBe(false)
+    expect(p.authorize('placement:resource_providers:list', projectAdmin)).toBe(true)
+    expect(p.authorize('placement:resource_providers:list', service)).toBe(true)
+    // Reshaping is the service role's alone: role admin no longer reshapes.
+    expect(p.authorize('placement:reshaper:reshape', projectAdmin)).toBe(false)
+    expect(p.authorize('placement:reshaper:reshape', service)).toBe(true)
+    // The daemon's own admin token (--auth token) still may do everything, reshaping included.
+    for (const rule of [...every, 'placemat:read', 'placemat:write']) expect(p.authorize(rule, p.localAdmin), rule).toBe(true)
   })
 
   it("15.0.0's new defaults and scope: project-scoped admins and services; system tokens refused", () => {
@@ -90,6 +106,7 @@ describe("Placement's policy", () => {
     expect(p.authorize('placement:usages', projectReader, {project_id: 'p1'})).toBe(true)
     // The daemon's own admin token (--auth token) is an admin of the defaults' scope.
     expect(p.authorize('placement:resource_providers:create', p.localAdmin)).toBe(true)
+    expect(p.authorize('placement:reshaper:reshape', p.localAdmin)).toBe(true)
     expect(p.authorize('placemat:write', p.localAdmin)).toBe(true)
   })
 

@@ -15,6 +15,7 @@ import {isAlive, readRecord} from '../../daemon/control.js'
 import {migrations} from '../../store/schema.js'
 import {describeTarget, isDatabaseUrl, openBackend, resolveTarget} from '../../store/backends.js'
 import {Store} from '../../store/store.js'
+import {executedMigrations, inspect, knownMigrations} from './db-inspect.js'
 import {foreignDatabaseUrl} from '../../store/target.js'
 
 /** Exit codes of the db commands (besides 0 ok, 1 error, 2 usage, 3 no such file). */
@@ -30,7 +31,7 @@ export const DbExit = {
 } as const
 
 
-const known = () => Object.keys(migrations).sort()
+const known = knownMigrations
 
 function openRaw(file: string, readonly: boolean): SQLite.Database {
   const foreign = foreignDatabaseUrl(file)
@@ -42,42 +43,6 @@ function openRaw(file: string, readonly: boolean): SQLite.Database {
   const raw = new SQLite(file, {readonly, fileMustExist: true})
   raw.pragma('busy_timeout = 10000')
   return raw
-}
-
-/**
- * Read-only queries on the database, SQLite file or PostgreSQL, for status and checks (kysely
- * writes each dialect's placeholders; the SQL itself is plain enough for both).
- */
-interface Inspector {
-  kind: 'sqlite' | 'postgres'
-  rows<T>(query: RawBuilder<T> | string): Promise<T[]>
-  hasTable(name: string): Promise<boolean>
-  close(): Promise<void>
-}
-
-async function inspect(target: string): Promise<Inspector> {
-  const foreign = foreignDatabaseUrl(target)
-  if (foreign) throw foreign
-  if (!isDatabaseUrl(target) && !fs.existsSync(target)) throw notFoundError(`no database file at ${target}`)
-  const backend = await openBackend(target, {readonly: true})
-  const rows = async <T>(query: RawBuilder<T> | string) => (await (typeof query === 'string' ? sql.raw<T>(query) : query).execute(backend.db)).rows
-  return {
-    kind: backend.kind,
-    rows,
-    async hasTable(name) {
-      const found =
-        backend.kind === 'sqlite'
-          ? await rows(sql`select 1 as x from sqlite_master where type = 'table' and name = ${name}`)
-          : await rows(sql`select 1 as x from information_schema.tables where table_schema = current_schema() and table_name = ${name}`)
-      return found.length > 0
-    },
-    close: () => backend.close(),
-  }
-}
-
-async function executedMigrations(db: Inspector): Promise<string[]> {
-  if (!(await db.hasTable('kysely_migration'))) return []
-  return (await db.rows<{name: string}>('select name from kysely_migration order by name')).map((r) => r.name)
 }
 
 export interface DbStatus {

@@ -2,7 +2,9 @@
  * Placement's policy as oslo.policy enforces it: the defaults of one generation (15.0.0's
  * unless told 8.0.0; deprecated ones or'ed in unless new defaults are enforced), an operator's policy file (oslo.policy YAML or JSON: rule
  * name -> check string) over them, and, when scope is enforced, a token whose scope the rule
- * does not list refused outright.
+ * does not list refused outright. Unless told, both are enforced with 15.0.0's defaults (as
+ * Placement 2026.1 runs them, on oslo.policy 4.4.0 and later) and neither with 8.0.0's (as
+ * Placement 8.0.0 ran them, on the oslo.policy of its time).
  */
 import fs from 'node:fs'
 import YAML from 'yaml'
@@ -16,10 +18,21 @@ export interface PolicyOptions {
   defaults?: PolicyGeneration
   /** oslo.policy's policy_file. */
   file?: string
-  /** oslo.policy's enforce_new_defaults: the secure-RBAC defaults alone. */
+  /** oslo.policy's enforce_new_defaults: the secure-RBAC defaults alone (unset: the generation's, see enforcement). */
   enforceNewDefaults?: boolean
-  /** oslo.policy's enforce_scope: a token of a scope the rule does not list is refused. */
+  /** oslo.policy's enforce_scope: a token of a scope the rule does not list is refused (unset: the generation's). */
   enforceScope?: boolean
+}
+
+/**
+ * What is enforced: what the options say, else what the generation's release ran with. 15.0.0's
+ * defaults are Placement 2026.1's, whose oslo.policy (4.4.0 and later) enforces new defaults
+ * and scope; 8.0.0's are a Zed-era cloud's, whose oslo.policy enforced neither (its admins hold
+ * project-scoped tokens with role admin, which only the deprecated defaults let in).
+ */
+export function enforcement(options: PolicyOptions): {enforceNewDefaults: boolean; enforceScope: boolean} {
+  const byDefault = (options.defaults ?? '15.0.0') === '15.0.0'
+  return {enforceNewDefaults: options.enforceNewDefaults ?? byDefault, enforceScope: options.enforceScope ?? byDefault}
 }
 
 /** The rules of an oslo.policy file: a mapping of rule name to check string. */
@@ -41,11 +54,16 @@ function readPolicyFile(file: string): Record<string, string> {
 }
 
 export class Policy {
-  private readonly rules = new Map<string, Check>()
+  private rules = new Map<string, Check>()
+  /** Each rule's check string as enforced (a deprecated default or'ed in), to tell what a reload changed. */
+  private texts = new Map<string, string>()
   private readonly defaults: Record<string, RuleDefault>
+
+  private readonly enforced: {enforceNewDefaults: boolean; enforceScope: boolean}
 
   private constructor(private readonly options: PolicyOptions) {
     this.defaults = defaultRules(options.defaults ?? '15.0.0')
+    this.enforced = enforcement(options)
   }
 
   /** Throws (naming the file and rule) for a file that cannot be read or a check that cannot be parsed. */
@@ -64,10 +82,34 @@ export class Policy {
       if (name in overrides) continue
       const check = parse(name, d.check)
       // oslo.policy: an old default still allows what it allowed, until new defaults are enforced.
-      p.rules.set(name, d.deprecated && !options.enforceNewDefaults ? {kind: 'or', checks: [check, parse(name, d.deprecated)]} : check)
+      const orDeprecated = d.deprecated && !p.enforced.enforceNewDefaults
+      p.rules.set(name, orDeprecated ? {kind: 'or', checks: [check, parse(name, d.deprecated!)]} : check)
+      p.texts.set(name, orDeprecated ? `(${d.check}) or (${d.deprecated})` : d.check)
     }
-    for (const [name, text] of Object.entries(overrides)) p.rules.set(name, parse(name, text))
+    for (const [name, text] of Object.entries(overrides)) {
+      p.rules.set(name, parse(name, text))
+      p.texts.set(name, text)
+    }
     return p
+  }
+
+  /**
+   * Reads the policy file again (SIGHUP) and enforces it from the next request on; the rules
+   * whose check changed are returned. A file that cannot be read or parsed throws, naming it,
+   * and the rules in force stay as they were.
+   */
+  reload(): string[] {
+    const next = Policy.load(this.options)
+    const names = new Set([...this.texts.keys(), ...next.texts.keys()])
+    const changed = [...names].filter((n) => this.texts.get(n) !== next.texts.get(n)).sort()
+    this.rules = next.rules
+    this.texts = next.texts
+    return changed
+  }
+
+  /** The policy file this policy reads, if any. */
+  get file(): string | undefined {
+    return this.options.file
   }
 
   /** Rules the file sets that Placement and placemat do not define (usable through rule:NAME). */
@@ -76,21 +118,27 @@ export class Policy {
     return Object.keys(readPolicyFile(file)).filter((n) => !(n in known))
   }
 
+  /** Whether new defaults and scope are enforced (the options, else the generation's; see enforcement). */
+  get enforces(): {enforceNewDefaults: boolean; enforceScope: boolean} {
+    return {...this.enforced}
+  }
+
   /**
    * Who the daemon's own admin token (`--auth token`) is: an admin of the scope the defaults
    * give their admins (system-wide in 8.0.0's, a project in 15.0.0's), so it passes as such
-   * when scope is enforced.
+   * when scope is enforced; in 15.0.0's also of role service, whose alone POST /reshaper is
+   * once new defaults are enforced (the operator's token reshapes, as `placemat reshape` does).
    */
   get localAdmin(): Credentials {
     return this.defaults.admin_api?.scope?.includes('system')
       ? {roles: ['admin', 'member', 'reader'], project_id: null, user_id: 'admin', system_scope: 'all'}
-      : {roles: ['admin', 'member', 'reader'], project_id: 'admin', user_id: 'admin', system_scope: null}
+      : {roles: ['admin', 'service', 'member', 'reader'], project_id: 'admin', user_id: 'admin', system_scope: null}
   }
 
   /** Whether `creds` may do `action` on `target` (default target: the caller's own project and user). */
   authorize(action: string, creds: Credentials, target?: Record<string, unknown>): boolean {
     const scopes = this.defaults[action]?.scope
-    if (this.options.enforceScope && scopes) {
+    if (this.enforced.enforceScope && scopes) {
       const tokenScope = creds.system_scope === 'all' ? 'system' : creds.project_id ? 'project' : undefined
       if (tokenScope === undefined || !scopes.includes(tokenScope)) return false
     }

@@ -1,17 +1,22 @@
 /** GET /placemat/v1/health: for a load balancer or an orchestrator's probe; served without a token. */
+import {PlacementError, STOPPING} from '../../core/errors.js'
 import {DatabaseUnavailableError} from '../../store/database-faults.js'
+import {migrations} from '../../store/schema.js'
 import type {RouteDef} from '../context.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
 
 /** How long the database may take to answer before the daemon is reported unhealthy. */
 export const HEALTH_TIMEOUT_MS = 2000
 
+/** The newest schema migration this daemon knows: which release it is, for `placemat upgrade check`. */
+const SCHEMA = Object.keys(migrations).sort().at(-1)!
+
 /**
  * 200 while the daemon can serve ("ok", or "catching-up" while it applies or loads what other
  * nodes committed), with where it stands in the change journal; 503, in Placement's error
  * format, while it is starting, or its database is unavailable, read-only, out of space, too
  * slow, or (SQLite) no longer the file it opened. The answer names no address or credential: the
- * caller is not authenticated.
+ * caller is not authenticated. `schema` is the newest migration the daemon knows.
  */
 export const routes: RouteDef[] = [
   {
@@ -20,12 +25,17 @@ export const routes: RouteDef[] = [
     public: true,
     anyAccept: true,
     async handler(ctx) {
+      if (ctx.options.service?.stopping) throw stopping()
       const h = await ctx.store.health(HEALTH_TIMEOUT_MS)
       const journal = {position: h.journal.position, head: h.journal.head, lag: Math.max(0, h.journal.head - h.journal.position)}
-      if (h.status === 'ok' || h.status === 'catching-up') return {status: h.status, database: 'ok', journal}
+      if (h.status === 'ok' || h.status === 'catching-up') return {status: h.status, database: 'ok', journal, schema: SCHEMA}
       // Placement's error format, as every 503 of placemat's: the title and detail say which.
       const e = new DatabaseUnavailableError(h.status)
       throw new DatabaseUnavailableError(h.status, undefined, `database ${h.status}: ${e.detail} (journal position ${journal.position} of ${journal.head})`)
     },
   },
 ]
+
+/** A node draining before it exits: the balancer sends new requests elsewhere. */
+const stopping = () =>
+  new PlacementError(503, 'stopping: this node is shutting down and finishing what it has in flight; send requests to another', STOPPING, {'retry-after': '1'}, 'Service Stopping')

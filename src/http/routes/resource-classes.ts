@@ -8,14 +8,14 @@ import {
 } from '../../core/resource-classes.js'
 import {PlacementError} from '../../core/errors.js'
 import type {NamedRecord} from '../../core/state.js'
-import {absoluteUrl, cacheHeaders, readJson, type Ctx, type RouteDef} from '../context.js'
+import {absoluteUrl, cacheHeaders, linkPrefix, readJson, type Ctx, type RouteDef} from '../context.js'
 import {validateSchema} from '../jsonschema.js'
 import {lastModifiedOf} from '../render.js'
 import {RESOURCE_CLASS_POST, RESOURCE_CLASS_PUT} from '../schemas/resource-class.js'
 
 export const resourceClassUrl = (name: string) => `/resource_classes/${name}`
 
-const renderClass = (rc: NamedRecord) => ({name: rc.name, links: [{rel: 'self', href: resourceClassUrl(rc.name)}]})
+const renderClass = (rc: NamedRecord, prefix: string) => ({name: rc.name, links: [{rel: 'self', href: prefix + resourceClassUrl(rc.name)}]})
 
 /** Placement's require_content('application/json'), for the route that needs it only below 1.7. */
 function requireJsonContent(ctx: Ctx): void {
@@ -49,7 +49,8 @@ export const routes: RouteDef[] = [
       const state = await ctx.store.refresh()
       const classes = listResourceClasses(state)
       cacheHeaders(ctx, lastModifiedOf(classes))
-      return {resource_classes: classes.map(renderClass)}
+      const prefix = linkPrefix(ctx)
+      return {resource_classes: classes.map((rc) => renderClass(rc, prefix))}
     },
   },
   {
@@ -73,7 +74,7 @@ export const routes: RouteDef[] = [
       const state = await ctx.store.refresh()
       const rc = getResourceClass(state, ctx.params.name)
       cacheHeaders(ctx, rc.updatedAt)
-      return renderClass(rc)
+      return renderClass(rc, linkPrefix(ctx))
     },
   },
   {
@@ -92,7 +93,7 @@ export const routes: RouteDef[] = [
       requireJsonContent(ctx)
       const data = readJson(ctx, RESOURCE_CLASS_PUT)
       const rc = await ctx.store.write((s, now) => renameResourceClass(s, now, name, data.name))
-      return renderClass(rc)
+      return renderClass(rc, linkPrefix(ctx))
     },
   },
   {

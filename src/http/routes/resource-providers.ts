@@ -1,6 +1,6 @@
 import {createProvider, deleteProvider, getProvider, updateProvider} from '../../core/providers.js'
 import {listProviders} from '../../core/provider-list.js'
-import {absoluteUrl, canonicalUuid, cacheHeaders, queryParams, readJson, validateQuery, type RouteDef} from '../context.js'
+import {absoluteUrl, canonicalUuid, cacheHeaders, linkPrefix, queryParams, readJson, validateQuery, type RouteDef} from '../context.js'
 import {jsonArrayStream, streams} from '../json-stream.js'
 import {lastModifiedOf, listedNow, providerUrl, renderProvider} from '../render.js'
 import {resourceProviderPostSchema, resourceProviderPutSchema, resourceProvidersGetQuerySchema} from '../schemas/resource-provider.js'
@@ -18,9 +18,11 @@ export const routes: RouteDef[] = [
       // A long list goes out in pieces: memory holds a piece, not the whole answer.
       if (streams(ctx.options, providers.length)) {
         const now = listedNow(providers)
-        return jsonArrayStream('resource_providers', now.indexes, (i) => now.render(i, ctx.mv))
+        const prefix = linkPrefix(ctx)
+        return jsonArrayStream('resource_providers', now.indexes, (i) => now.render(i, ctx.mv, prefix))
       }
-      return {resource_providers: providers.map((p) => renderProvider(p, ctx.mv))}
+      const prefix = linkPrefix(ctx)
+      return {resource_providers: providers.map((p) => renderProvider(p, ctx.mv, prefix))}
     },
   },
   {
@@ -34,7 +36,7 @@ export const routes: RouteDef[] = [
       ctx.reply.header('location', absoluteUrl(ctx, providerUrl(p.uuid)))
       if (ctx.mv.gte(20)) {
         cacheHeaders(ctx, p.updatedAt)
-        return renderProvider(p, ctx.mv)
+        return renderProvider(p, ctx.mv, linkPrefix(ctx))
       }
       ctx.reply.code(201)
       return undefined
@@ -47,7 +49,7 @@ export const routes: RouteDef[] = [
       const state = await ctx.store.refresh()
       const p = getProvider(state, ctx.params.uuid)
       cacheHeaders(ctx, p.updatedAt)
-      return renderProvider(p, ctx.mv)
+      return renderProvider(p, ctx.mv, linkPrefix(ctx))
     },
   },
   {
@@ -61,7 +63,7 @@ export const routes: RouteDef[] = [
         updateProvider(s, now, ctx.params.uuid, data, {allowReparenting: ctx.mv.gte(37)}),
       )
       cacheHeaders(ctx, p.updatedAt)
-      return renderProvider(p, ctx.mv)
+      return renderProvider(p, ctx.mv, linkPrefix(ctx))
     },
   },
   {

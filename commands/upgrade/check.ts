@@ -1,0 +1,53 @@
+import {Flags} from '@oclif/core'
+import {runUpgradeChecks, upgradeExitCode, upgradeFacts, upgradeTable, type UpgradeReport} from '../../src/cli/services/upgrade-check.js'
+import {messageOf} from '../../src/cli/failure.js'
+import {BaseCommand} from '../../src/cli/command.js'
+import {daemonDbFlags, daemonSources, localDbFlag} from '../../src/cli/local-db-flag.js'
+
+export default class UpgradeCheck extends BaseCommand {
+  static summary = "Check a database is ready for this placemat release (as placement-status upgrade check)."
+
+  static description = `The gate a deployment runs with the new release installed, before its daemon starts. Checks,
+each Success, Warning or Failure:
+  Schema Migrations            the schema against this release's: older is a warning (run
+                               placemat db upgrade), newer a failure (a later placemat wrote it)
+  Missing Root Provider IDs    providers without their root (failure, as Placement's)
+  Incomplete Consumers         allocations whose consumer has no record, and consumers of the
+                               incomplete-consumer project/user (warning, as Placement's)
+  Daemon Serving the Database  a daemon of this machine serving it, of another release (warning)
+
+Reads the database directly (SQLite or PostgreSQL), read-only; a daemon may keep serving it.
+The database is the one daemon start would serve: --db, PLACEMAT_DB, --db-url-file or
+PLACEMAT_DB_FILE, placement.conf's [placement_database] connection (--config-file, whose
+[placement] incomplete_consumer_project_id/_user_id are used too), the data directory's.
+
+Exit codes, as placement-status's: 0 every check succeeded; 1 a warning (the upgrade may go on);
+2 a failure (it must not); 255 the checks could not run (no database, one that cannot be read).`
+
+  static examples = [
+    '<%= config.bin %> upgrade check',
+    '<%= config.bin %> upgrade check --config-file /etc/placement/placement.conf --json',
+  ]
+
+  static flags = {
+    db: localDbFlag("SQLite database file or postgres:// URL (env PLACEMAT_DB; default: the daemon's)"),
+    ...daemonDbFlags,
+    json: Flags.boolean({description: 'print the results as JSON, as placement-status upgrade check --json does'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags, metadata} = await this.parse(UpgradeCheck)
+    let report: UpgradeReport
+    try {
+      const {target, config} = daemonSources(flags, !metadata.flags.db?.setFromDefault)
+      report = runUpgradeChecks(await upgradeFacts(target, config?.incompleteConsumer))
+    } catch (err) {
+      // 255, as oslo.upgradecheck: not to be read as a check's result.
+      process.stderr.write(`placemat: ${messageOf(err)}\n`)
+      return this.exit(255)
+    }
+    this.log(flags.json ? JSON.stringify(report) : upgradeTable(report))
+    const code = upgradeExitCode(report)
+    if (code) this.exit(code)
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * Read-only queries on a placemat database, SQLite file or PostgreSQL, for `db status`, `db
+ * check` and `upgrade check` (kysely writes each dialect's placeholders; the SQL itself is plain
+ * enough for both). Opened as the daemon would not open it: read-only, never migrated.
+ */
+import fs from 'node:fs'
+import {sql, type RawBuilder} from 'kysely'
+import {notFoundError} from '../failure.js'
+import {migrations} from '../../store/schema.js'
+import {isDatabaseUrl, openBackend} from '../../store/backends.js'
+import {foreignDatabaseUrl} from '../../store/target.js'
+
+export interface Inspector {
+  kind: 'sqlite' | 'postgres'
+  rows<T>(query: RawBuilder<T> | string): Promise<T[]>
+  hasTable(name: string): Promise<boolean>
+  /** The names of the database's tables (placemat's, or another's). */
+  tables(): Promise<string[]>
+  close(): Promise<void>
+}
+
+/** The migrations this placemat knows, in order. */
+export const knownMigrations = () => Object.keys(migrations).sort()
+
+export async function inspect(target: string): Promise<Inspector> {
+  const foreign = foreignDatabaseUrl(target)
+  if (foreign) throw foreign
+  if (!isDatabaseUrl(target) && !fs.existsSync(target)) throw notFoundError(`no database file at ${target}`)
+  const backend = await openBackend(target, {readonly: true})
+  const rows = async <T>(query: RawBuilder<T> | string) => (await (typeof query === 'string' ? sql.raw<T>(query) : query).execute(backend.db)).rows
+  const tables = async () =>
+    (
+      backend.kind === 'sqlite'
+        ? await rows<{name: string}>(sql`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`)
+        : await rows<{name: string}>(sql`select table_name as name from information_schema.tables where table_schema = current_schema()`)
+    ).map((r) => r.name)
+  return {
+    kind: backend.kind,
+    rows,
+    async hasTable(name) {
+      return (await tables()).includes(name)
+    },
+    tables,
+    close: () => backend.close(),
+  }
+}
+
+/** The migrations the database has run, in order (none: an empty database, or not placemat's). */
+export async function executedMigrations(db: Inspector): Promise<string[]> {
+  if (!(await db.hasTable('kysely_migration'))) return []
+  return (await db.rows<{name: string}>('select name from kysely_migration order by name')).map((r) => r.name)
+}

@@ -1,0 +1,48 @@
+/**
+ * The daemon in the foreground, from start to exit: it serves, records itself for `daemon
+ * status/stop`, tells systemd where it is (notify protocol), drains on SIGTERM and reloads on
+ * SIGHUP (lifecycle.ts).
+ */
+import type {LogLevel} from '../http/access-log.js'
+import {describeTarget, resolveTarget} from '../store/target.js'
+import {removeRecord, writeRecord} from './control.js'
+import {handleSignals, type DrainTimes} from './lifecycle.js'
+import {startServer, type RunningServer, type ServerOptions} from './server.js'
+import {serviceNotifier} from './service-notify.js'
+
+export interface ForegroundOptions extends ServerOptions {
+  shutdown: DrainTimes
+  /** The log level the settings give on a reload (the configuration file read again). */
+  reloadLogLevel?: () => LogLevel
+}
+
+/** Serves until a signal stops the process; throws only when the daemon cannot start. */
+export async function runForeground(opts: ForegroundOptions, say: (line: string) => void): Promise<RunningServer> {
+  const notifier = serviceNotifier(process.env, undefined, (err) => say(`warning: systemd notification failed: ${err.message}`))
+  notifier.status(`opening database ${describeTarget(opts.db)}`)
+  let server: RunningServer
+  try {
+    server = await startServer({...opts, notifier})
+  } catch (err) {
+    notifier.close()
+    throw err
+  }
+  writeRecord(opts.db, {pid: process.pid, url: server.url, db: resolveTarget(opts.db), stopTimeoutMs: opts.shutdown.timeoutMs})
+  say(`placemat daemon listening on ${server.url} (database ${describeTarget(opts.db)}, auth ${opts.auth})`)
+  handleSignals({
+    service: server.service,
+    notifier,
+    log: server.app.log,
+    times: opts.shutdown,
+    reloadSources: {policy: server.policy, logLevel: opts.reloadLogLevel, tls: opts.edge?.tls ? () => server.reloadTls() : undefined},
+    async close() {
+      removeRecord(opts.db, process.pid)
+      await server.close()
+    },
+    exit: (code) => process.exit(code),
+    say: (line) => process.stderr.write(`placemat: ${line}\n`),
+  })
+  notifier.ready(`serving ${server.url}`)
+  notifier.startWatchdog()
+  return server
+}

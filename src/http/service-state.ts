@@ -1,0 +1,50 @@
+/**
+ * Where the daemon is in its life, as the HTTP layer sees it: serving, or stopping (SIGTERM):
+ * health then answers 503 "stopping" so a balancer takes the node out, every answer carries
+ * `Connection: close` so kept-alive clients reconnect elsewhere, and the requests still in
+ * flight are counted until the last is answered.
+ */
+import type {FastifyInstance} from 'fastify'
+
+export class ServiceState {
+  stopping = false
+  /** Requests received and not yet answered. */
+  inFlight = 0
+  private idle: Array<() => void> = []
+  private readonly open = new WeakSet<object>()
+
+  /** Counts requests and, once stopping, closes each connection after its answer. */
+  attach(app: FastifyInstance): void {
+    app.addHook('onRequest', (req, _reply, done) => {
+      this.open.add(req)
+      this.inFlight++
+      done()
+    })
+    app.addHook('onSend', (_req, reply, payload, done) => {
+      if (this.stopping) reply.header('connection', 'close')
+      done(null, payload)
+    })
+    // An aborted request may also end in onResponse: each is counted out once.
+    app.addHook('onResponse', (req, _reply, done) => {
+      if (this.open.delete(req)) this.answered()
+      done()
+    })
+    app.addHook('onRequestAbort', (req, done) => {
+      if (this.open.delete(req)) this.answered()
+      done()
+    })
+  }
+
+  private answered(): void {
+    if (--this.inFlight > 0) return
+    const waiting = this.idle
+    this.idle = []
+    for (const resolve of waiting) resolve()
+  }
+
+  /** Resolves once no request is in flight. */
+  whenIdle(): Promise<void> {
+    if (this.inFlight <= 0) return Promise.resolve()
+    return new Promise((resolve) => this.idle.push(resolve))
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * `placemat daemon start --foreground` of the real binary on any free port (--port 0): resolves
+ * with the address it says it listens on, or rejects with what it said when it exits first.
+ * Every daemon started is stopped when the test file ends, whatever happened.
+ */
+import {spawn, type ChildProcess} from 'node:child_process'
+import {afterAll} from 'vitest'
+import {BIN, ROOT, childEnv} from './cli.js'
+
+export interface ForegroundDaemon {
+  child: ChildProcess
+  url: string
+  /** stdout and stderr so far. */
+  output(): string
+  stop(): Promise<void>
+}
+
+const running = new Set<ChildProcess>()
+afterAll(async () => {
+  await Promise.all([...running].map((c) => stopChild(c)))
+})
+
+function stopChild(child: ChildProcess): Promise<void> {
+  running.delete(child)
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 15_000)
+    child.once('exit', () => {
+      clearTimeout(kill)
+      resolve()
+    })
+    child.kill('SIGTERM')
+  })
+}
+
+/** Starts the daemon with `args` (after `daemon start --foreground --port 0`) in `env` (childEnv's, plus these). */
+export function startForeground(args: string[], env: Record<string, string> = {}): Promise<ForegroundDaemon> {
+  const child = spawn(process.execPath, [BIN, 'daemon', 'start', '--foreground', '--port', '0', ...args], {
+    cwd: ROOT,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  running.add(child)
+  let out = ''
+  child.stderr!.on('data', (d) => (out += d))
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      out += d
+      const m = /placemat daemon listening on (http:\/\/\S+)/.exec(out)
+      if (m) resolve({child, url: m[1], output: () => out, stop: () => stopChild(child)})
+    })
+    child.once('exit', (code) => {
+      running.delete(child)
+      reject(new Error(`the daemon exited ${code}: ${out}`))
+    })
+  })
+}
+
+/** The daemon's exit code and output when it is expected not to start. */
+export function failedStart(args: string[], env: Record<string, string> = {}): Promise<{code: number | null; output: string}> {
+  return startForeground(args, env).then(
+    async (d) => {
+      await d.stop()
+      throw new Error(`the daemon started at ${d.url}: ${d.output()}`)
+    },
+    (err: Error) => {
+      const m = /^the daemon exited (\S+): ([\s\S]*)$/.exec(err.message)
+      return {code: m && m[1] !== 'null' ? Number(m[1]) : null, output: m ? m[2] : err.message}
+    },
+  )
+}
