@@ -3,7 +3,10 @@
  * test's own, then run with podman on SQLite (a named volume) and on PostgreSQL (the URL in the
  * environment). Each time: the Placement API answers, the process is not root, SIGTERM from
  * `podman stop` ends it with exit 0, and a new container finds the provider and the allocation
- * the first one wrote; `db upgrade` runs as a one-shot container. Skipped, saying so, where
+ * the first one wrote; `db upgrade` runs as a one-shot container. On SQLite the daemon runs with
+ * its default auth (the token it makes on the volume) and the command line inside the container
+ * finds it; on PostgreSQL with the Deployment's drain flags, and the URL's password is on no
+ * command line. Skipped, saying so, where
  * podman, buildah or runc are missing. Build time, image size and the time from `podman run`
  * to the first 200 on health are printed.
  */
@@ -59,7 +62,7 @@ describe.skipIf(!available)('the container image', () => {
   })
 
   /** Starts the daemon in a container on `port` and waits for health's first 200. */
-  const startDaemon = async (port: number, opts: {auth: string; volume?: string; env?: Record<string, string>; podmanEnv?: string[]}) => {
+  const startDaemon = async (port: number, opts: {auth: string; volume?: string; env?: Record<string, string>; podmanEnv?: string[]; args?: string[]}) => {
     const name = box.containerName()
     const started = Date.now()
     const r = await box.run(
@@ -70,6 +73,7 @@ describe.skipIf(!available)('the container image', () => {
         ...(opts.volume ? ['--volume', `${opts.volume}:${DATA}`] : []),
         IMAGE,
         'daemon', 'start', '--foreground', '--host', '127.0.0.1', '--port', String(port), '--auth', opts.auth,
+        ...(opts.args ?? []),
       ],
       {env: opts.env},
     )
@@ -228,7 +232,9 @@ describe.skipIf(!available)('the container image', () => {
       expect(upgrade.stdout).not.toContain(PASSWORD)
 
       const port = await freePort()
-      const first = await startDaemon(port, {auth: 'noauth2', env, podmanEnv: ['PLACEMAT_DB']})
+      // The Deployment's drain, shorter: SIGTERM, 1 s still serving, then exit 0.
+      const drain = ['--shutdown-delay', '1', '--shutdown-timeout', '20']
+      const first = await startDaemon(port, {auth: 'noauth2', env, podmanEnv: ['PLACEMAT_DB'], args: drain})
       const cmdline = await notRoot(first.name)
       expect(cmdline).not.toContain(PASSWORD)
       expect(await inspect(first.name, '{{json .Config.Cmd}} {{json .Args}}')).not.toContain(PASSWORD)
@@ -236,7 +242,7 @@ describe.skipIf(!available)('the container image', () => {
       expect((await box.run(['logs', first.name])).stdout).not.toContain(PASSWORD)
       await stop(first.name)
 
-      const second = await startDaemon(port, {auth: 'noauth2', env, podmanEnv: ['PLACEMAT_DB']})
+      const second = await startDaemon(port, {auth: 'noauth2', env, podmanEnv: ['PLACEMAT_DB'], args: drain})
       await stillThere({url: second.url, token: 'admin'}, written)
       await stop(second.name)
     })
