@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {DbExit, dbStatus} from '../../src/cli/services/db.js'
 import {BaseCommand} from '../../src/cli/command.js'
 import {localDbFlag} from '../../src/cli/local-db-flag.js'
-import {describeNodes} from '../../src/cli/services/live-nodes.js'
+import {describeNodes, summarizeNodes} from '../../src/cli/services/live-nodes.js'
 
 export default class DbStatus extends BaseCommand {
   static summary = 'Show the schema version of a database file, pending migrations and the SQLite integrity check.'
@@ -44,7 +44,7 @@ Exit codes: 0 schema current and integrity ok; 7 migrations pending (run \`place
       ]
       for (const [k, v] of lines) this.log(`${k.padEnd(13)} ${v}`)
       const nodes = describeNodes(s.nodes)
-      this.log(`${'nodes'.padEnd(13)} ${nodes.length ? `${nodes.length} live` : 'none live'}`)
+      this.log(`${'nodes'.padEnd(13)} ${summarizeNodes(s.nodes)}`)
       for (const n of nodes) this.log(`  ${n}`)
       if (s.pending_expand.length) this.log(`\nRun \`placemat db upgrade --expand --db ${s.file}\` (nodes may keep serving) to apply ${s.pending_expand.join(', ')}.`)
       if (s.pending_contract.length) this.log(`${s.pending_expand.length ? '' : '\n'}Run \`placemat db upgrade --contract --db ${s.file}\` once every node runs placemat ${s.release}, to apply ${s.pending_contract.join(', ')}.`)

@@ -58,6 +58,8 @@ export class Store {
   private verdict: SchemaVerdict | null = null
   /** This node's row in placemat_nodes, once it joined (a daemon). */
   private membership: {id: string; info: NodeInfo} | null = null
+  /** The beat in flight. */
+  private beating: Promise<void> | null = null
 
   private constructor(
     /** The SQLite file or the PostgreSQL URL. */
@@ -154,8 +156,14 @@ export class Store {
    * removed), and the schema judged again: a newer release's contract since start shows in
    * schemaRefusal. Rejects when the database does not answer (health says so on its own).
    */
-  async beat(): Promise<void> {
-    if (!this.started || this.closed) return
+  beat(): Promise<void> {
+    if (!this.started || this.closed) return Promise.resolve()
+    // One at a time: beats of a database that does not answer never pile up on its connections.
+    this.beating ??= this.beatOnce().finally(() => (this.beating = null))
+    return this.beating
+  }
+
+  private async beatOnce(): Promise<void> {
     await this.onOwnConnection(async () => {
       if (this.membership) await this.backend.session((s) => s.run([beatStatement(this.db, this.membership!.id, this.membership!.info, Date.now())]))
       const verdict = judgeSchema(await readSchemaFacts(this.db), describeTarget(this.file))

@@ -115,3 +115,13 @@ export function describeUnregistered(n: UnregisteredNode, release = RELEASE): st
 export function describeNodes(nodes: LiveNodes, now = Date.now()): string[] {
   return [...nodes.registered.map((n) => describeNode(n, now)), ...nodes.unregistered.map((n) => describeUnregistered(n))]
 }
+
+/** How many nodes, in a few words: registered ones by release, and the traces of older ones. */
+export function summarizeNodes(nodes: LiveNodes): string {
+  if (!nodes.registered.length && !nodes.unregistered.length) return 'none live'
+  const byRelease = new Map<string, number>()
+  for (const n of nodes.registered) byRelease.set(n.release, (byRelease.get(n.release) ?? 0) + 1)
+  const parts = [...byRelease].sort(([a], [b]) => compareReleases(a, b)).map(([release, n]) => `${n} of placemat ${release}`)
+  if (nodes.unregistered.length) parts.push(`traces of a release before ${RELEASE} (not registered) from ${nodes.unregistered.length} place(s)`)
+  return parts.join(', ')
+}
