@@ -151,7 +151,11 @@ export async function dbCheck(file: string): Promise<CheckResult[]> {
           : status.state === 'empty'
             ? ['no placemat schema in this file']
             : [],
-      status.state === 'upgrade-needed' ? `Run "placemat db upgrade --db ${file}".` : undefined,
+      status.state !== 'upgrade-needed'
+        ? undefined
+        : status.pending_expand.length
+          ? `Run "placemat db upgrade --db ${file}" (with no daemon serving it), or "placemat db upgrade --expand --db ${file}" while the nodes serve.`
+          : `Run "placemat db upgrade --contract --db ${file}" once every node runs placemat ${status.release}.`,
     ),
   )
   if (!isDatabaseUrl(file)) out.push(result('SQLite integrity', 'failure', status.integrity_ok ? [] : status.integrity))
