@@ -255,7 +255,19 @@ describe('expand and contract: from placemat 0.1.0\'s schema while a node serves
     // This release serves it before its contract, and once registered under its pid record is no obstacle.
     const store = await Store.open(file)
     try {
+      const counter = () => {
+        const raw = new SQLite(file, {readonly: true})
+        try {
+          return (raw.prepare("select value from placemat_meta where key = 'change_counter'").get() as {value: string}).value
+        } finally {
+          raw.close()
+        }
+      }
+      const before = counter()
       await store.join(node('http://127.0.0.1:1'))
+      await store.beat()
+      // Beats are outside the journal: the counter other nodes follow does not move.
+      expect(counter()).toBe(before)
       expect((await dbStatus(file)).nodes).toMatchObject({registered: [{release: RELEASE, pid: process.pid}], unregistered: []})
       const contracted = await dbUpgrade(file, {backup: false, phase: 'contract'})
       expect(contracted).toMatchObject({applied: ['0014_retire_keyed_check_v1'], pending: []})
@@ -265,8 +277,15 @@ describe('expand and contract: from placemat 0.1.0\'s schema while a node serves
     } finally {
       await store.close()
     }
-    // A node that stops removes itself.
+    // A node that stops removes itself; one that died ages out 30 s after its last beat.
     expect((await dbStatus(file)).nodes.registered).toEqual([])
+    const raw = new SQLite(file)
+    const row = (id: string, beat: number) =>
+      raw.prepare('insert into placemat_nodes (id, release, schema_from, schema_to, host, pid, url, started_at, beat_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(id, RELEASE, 'a', 'b', 'h', 1, 'u', beat - 60_000, beat)
+    row('dead', Date.now() - 31_000)
+    row('alive', Date.now() - 1000)
+    raw.close()
+    expect((await dbStatus(file)).nodes.registered.map((n) => n.id)).toEqual(['alive'])
   })
 
   it('--expand refuses a database older than the baseline (its migrations are not made for nodes serving)', async () => {

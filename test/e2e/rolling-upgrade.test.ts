@@ -142,7 +142,7 @@ function summary(name: string, report: ChurnReport, balancer: Balancer, a: {lost
   return (
     `rolling-upgrade ${name}: answers ${JSON.stringify(report.statuses)}; unexpected ${report.unexpected.length}; ` +
     `claims held ${report.held.size}, lost ${a.lost.length}; over capacity ${a.overcommit.length}; longest gap ${longestGap(report.successes)} ms; ` +
-    `balancer retried ${balancer.stats.retried} (${balancer.stats.after503} after a 503, ${balancer.stats.afterConnection} after a refused or lost connection), gave up ${balancer.stats.gaveUp}; journal head ${s.head}, node positions ${s.positions.join(', ')}`
+    `balancer retried ${balancer.stats.retried} (${balancer.stats.after503} after a 503 ${JSON.stringify(balancer.stats.titles503)}, ${balancer.stats.afterConnection} after a refused or lost connection), gave up ${balancer.stats.gaveUp}; journal head ${s.head}, node positions ${s.positions.join(', ')}`
   )
 }
 
@@ -265,6 +265,8 @@ describe.skipIf(missing !== null)(`a rolling upgrade from placemat ${PREVIOUS.re
       await again.exited
       for (const n of nodes) await stopNode(n)
       await balancer.close()
+      // Each node removed itself as it stopped.
+      expect(JSON.parse((await now(['db', 'status', '--db', url, '--json'], cli)).stdout).nodes).toEqual({registered: [], unregistered: []})
     }, 240_000)
   })
 

@@ -10,14 +10,14 @@ import http from 'node:http'
 export interface Balancer {
   url: string
   /** Tries sent again to another node (after a 503, or a connection that failed), and requests answered 503 after the last try. */
-  stats: {retried: number; after503: number; afterConnection: number; gaveUp: number}
+  stats: {retried: number; after503: number; afterConnection: number; gaveUp: number; titles503: Record<string, number>}
   close(): Promise<void>
 }
 
 export async function startBalancer(nodes: string[], opts: {attempts?: number; pauseMs?: number} = {}): Promise<Balancer> {
   const attempts = opts.attempts ?? 10
   const pauseMs = opts.pauseMs ?? 200
-  const stats = {retried: 0, after503: 0, afterConnection: 0, gaveUp: 0}
+  const stats = {retried: 0, after503: 0, afterConnection: 0, gaveUp: 0, titles503: {} as Record<string, number>}
   let next = 0
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = []
@@ -46,7 +46,11 @@ export async function startBalancer(nodes: string[], opts: {attempts?: number; p
       }
       stats.retried++
       if (answer === null) stats.afterConnection++
-      else stats.after503++
+      else {
+        stats.after503++
+        const title = titleOf(answer.body)
+        stats.titles503[title] = (stats.titles503[title] ?? 0) + 1
+      }
       // A pause after each round of the nodes: a node restarting gets the time to listen again.
       if ((attempt + 1) % nodes.length === 0) await new Promise((r) => setTimeout(r, Math.min(pauseMs * ((attempt + 1) / nodes.length), 500)))
     }
@@ -73,4 +77,14 @@ function send(node: string, method: string, path: string, headers: http.Outgoing
     req.on('error', () => resolve(null))
     req.end(body)
   })
+}
+
+/** The title of a Placement error body, for counting 503s by what they said. */
+function titleOf(body: Buffer): string {
+  try {
+    const e = JSON.parse(body.toString()).errors?.[0]
+    return `${e?.title ?? '?'}: ${String(e?.detail ?? '').split('\n').filter(Boolean).at(-1)?.slice(0, 80) ?? ''}`
+  } catch {
+    return body.toString().slice(0, 80)
+  }
 }
