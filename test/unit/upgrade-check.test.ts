@@ -78,7 +78,10 @@ describe('upgrade checks', () => {
   })
 
   it('the nodes: of this release succeed; of an older release (registered or not) and of a newer one warn, as does an unhealthy local daemon', () => {
-    expect(resultOf(facts({nodes: {registered: [node('0.2.0')], unregistered: []}}), 'Nodes Serving the Database').result).toBe(0)
+    expect(resultOf(facts({nodes: {registered: [node('0.2.0')], unregistered: []}}), 'Nodes Serving the Database')).toMatchObject({
+      result: 0,
+      details: expect.stringContaining('1 node(s) of placemat 0.2.0 serve /srv/placemat.db: placemat 0.2.0 on api-1, pid 7, http://api-1:8007'),
+    })
     const older = resultOf(
       facts({nodes: {registered: [node('0.1.5', 8)], unregistered: [{where: '10.0.0.4', connections: 3, backendPids: [101, 102, 103], since: Date.now()}]}}),
       'Nodes Serving the Database',

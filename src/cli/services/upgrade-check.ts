@@ -147,7 +147,9 @@ const nodesServing: Check = (f) => {
   }
   const newer = f.nodes.registered.filter((n) => compareReleases(n.release, f.release) > 0)
   if (newer.length) said.push(`${newer.length} node(s) of a newer release serve ${f.database}: ${newer.map((n) => describeNode(n)).join('; ')}.`)
-  return said.length ? {result: UpgradeCode.WARNING, details: said.join(' ')} : success
+  if (said.length) return {result: UpgradeCode.WARNING, details: said.join(' ')}
+  const same = f.nodes.registered
+  return same.length ? {result: UpgradeCode.SUCCESS, details: `${same.length} node(s) of placemat ${f.release} serve ${f.database}: ${same.map((n) => describeNode(n)).join('; ')}.`} : success
 }
 
 /** The checks, in the order they are reported; a release adds its own here. */
