@@ -3,7 +3,8 @@
  * fixture (an upgrade loses nothing: its export is still fixtures/db/schema-0001.yaml),
  * and, in process with test-only migrations added to the static list, the upgrade
  * transaction itself: a failing migration changes nothing, a good one runs after a
- * backup, the daemon refuses the old schema and points at `db upgrade`.
+ * backup, the daemon refuses the old schema and points at `db upgrade`; and the expand and
+ * contract of a rolling upgrade from placemat 0.1.0's schema.
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -13,11 +14,14 @@ import YAML from 'yaml'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {PlacementClient} from '../src/client/client.js'
 import {LocalTransport} from '../src/cli/backend/local-transport.js'
-import {dbCheck, dbStatus, dbUpgrade} from '../src/cli/services/db.js'
+import {dbCheck, dbStatus} from '../src/cli/services/db.js'
+import {dbUpgrade} from '../src/cli/services/db-upgrade.js'
 import {Failure, exitCodeOf} from '../src/cli/failure.js'
 import {exportSnapshot} from '../src/cli/services/state-export.js'
 import {daemonFiles} from '../src/daemon/paths.js'
-import {migrations} from '../src/store/schema.js'
+import {Kysely, Migrator, SqliteDialect} from 'kysely'
+import {RELEASE} from '../src/store/release.js'
+import {BASELINE, SCHEMA_RANGE, migrations} from '../src/store/schema.js'
 import {SchemaOutOfDateError, Store} from '../src/store/store.js'
 import {dumpDb, placemat, ROOT, script} from './helpers/db-tools.js'
 
@@ -217,5 +221,106 @@ describe('placemat db check', () => {
     const missing = await placemat(['db', 'status', '--db', path.join(dir, 'nope.db')])
     expect(missing.code).toBe(3)
     expect(missing.stderr).toBe(`placemat: no database file at ${path.join(dir, 'nope.db')}\n`)
+  })
+})
+
+describe('expand and contract: from placemat 0.1.0\'s schema while a node serves', () => {
+  /** A fresh copy of the fixture migrated to placemat 0.1.0's schema (the baseline), as that release left it. */
+  const atBaseline = async () => {
+    const file = copy()
+    const raw = new SQLite(file)
+    const db = new Kysely<any>({dialect: new SqliteDialect({database: raw})})
+    const {error} = await new Migrator({db, provider: {getMigrations: async () => migrations}}).migrateTo(BASELINE)
+    await db.destroy()
+    if (error) throw error
+    return file
+  }
+  const node = (url: string) => ({release: RELEASE, schemaFrom: SCHEMA_RANGE.from, schemaTo: SCHEMA_RANGE.to, host: os.hostname(), pid: process.pid, url, startedAt: Date.now()})
+
+  it('--expand runs while a daemon of the release before serves; --contract waits until none is left', async () => {
+    const file = await atBaseline()
+    const refused = await Store.open(file).catch((e) => e)
+    expect(refused).toBeInstanceOf(SchemaOutOfDateError)
+    expect(refused.message).toContain(`run \`placemat db upgrade --expand --db ${file}\` first`)
+    // A daemon of 0.1.0 (its pid record, naming a live process: this one), never registered.
+    fs.writeFileSync(daemonFiles(file).pid, JSON.stringify({pid: process.pid, url: 'http://127.0.0.1:1', db: file}))
+    await expect(dbUpgrade(file, {backup: false})).rejects.toMatchObject({kind: 'conflict', message: expect.stringContaining('or run `placemat db upgrade --expand` while it serves')})
+
+    const expanded = await dbUpgrade(file, {backup: true, phase: 'expand'})
+    expect(expanded).toMatchObject({applied: ['0012_nodes', '0013_keyed_check_v2'], pending: ['0014_retire_keyed_check_v1']})
+    expect(expanded.backup).toMatch(/backup-0011_change_images-/)
+    const status = await dbStatus(file)
+    expect(status).toMatchObject({serves: true, pending_expand: [], pending_contract: ['0014_retire_keyed_check_v1'], min_release: null})
+    expect(status.nodes.unregistered).toEqual([{where: os.hostname(), pid: process.pid, url: 'http://127.0.0.1:1'}])
+    // Nothing more to expand.
+    expect(await dbUpgrade(file, {backup: false, phase: 'expand'})).toMatchObject({applied: []})
+
+    const contract = await dbUpgrade(file, {backup: false, phase: 'contract'}).catch((e) => e)
+    expect(contract).toMatchObject({kind: 'conflict'})
+    expect(exitCodeOf(contract)).toBe(4)
+    expect(contract.message).toContain(`refusing to contract ${file}: 1 node(s) of a release before placemat ${RELEASE} serve it`)
+    expect(contract.message).toContain(`release before ${RELEASE} (not registered) on ${os.hostname()}, pid ${process.pid}, http://127.0.0.1:1`)
+    expect((await dbStatus(file)).pending_contract).toEqual(['0014_retire_keyed_check_v1'])
+
+    // This release serves it before its contract, and once registered under its pid record is no obstacle.
+    const store = await Store.open(file)
+    try {
+      const counter = () => {
+        const raw = new SQLite(file, {readonly: true})
+        try {
+          return (raw.prepare("select value from placemat_meta where key = 'change_counter'").get() as {value: string}).value
+        } finally {
+          raw.close()
+        }
+      }
+      const before = counter()
+      await store.join(node('http://127.0.0.1:1'))
+      await store.beat()
+      // Beats are outside the journal: the counter other nodes follow does not move.
+      expect(counter()).toBe(before)
+      expect((await dbStatus(file)).nodes).toMatchObject({registered: [{release: RELEASE, pid: process.pid}], unregistered: []})
+      const contracted = await dbUpgrade(file, {backup: false, phase: 'contract'})
+      expect(contracted).toMatchObject({applied: ['0014_retire_keyed_check_v1'], pending: []})
+      expect(await dbStatus(file)).toMatchObject({state: 'current', serves: true, min_release: {release: RELEASE, migration: '0014_retire_keyed_check_v1'}})
+      await store.beat()
+      expect(store.schemaRefusal).toBeNull()
+    } finally {
+      await store.close()
+    }
+    // A node that stops removes itself; one that died ages out 30 s after its last beat.
+    expect((await dbStatus(file)).nodes.registered).toEqual([])
+    const raw = new SQLite(file)
+    const row = (id: string, beat: number) =>
+      raw.prepare('insert into placemat_nodes (id, release, schema_from, schema_to, host, pid, url, started_at, beat_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(id, RELEASE, 'a', 'b', 'h', 1, 'u', beat - 60_000, beat)
+    row('dead', Date.now() - 31_000)
+    row('alive', Date.now() - 1000)
+    raw.close()
+    expect((await dbStatus(file)).nodes.registered.map((n) => n.id)).toEqual(['alive'])
+  })
+
+  it('--expand refuses a database older than the baseline (its migrations are not made for nodes serving)', async () => {
+    await expect(dbUpgrade(copy(), {backup: false, phase: 'expand'})).rejects.toMatchObject({message: expect.stringContaining("is older than placemat 0.1.0's schema")})
+  })
+
+  it("a running node sees a newer release's contract at its heartbeat; a node of this release will not start on it", async () => {
+    const file = copy()
+    await dbUpgrade(file, {backup: false})
+    const store = await Store.open(file)
+    try {
+      await store.join(node('http://127.0.0.1:2'))
+      expect(store.schemaRefusal).toBeNull()
+      const raw = new SQLite(file)
+      raw.prepare("update placemat_meta set value = ? where key = 'min_release'").run(JSON.stringify({release: '0.3.0', migration: '0015_later'}))
+      raw.prepare('insert into kysely_migration (name, timestamp) values (?, ?)').run('0015_later', new Date().toISOString())
+      raw.close()
+      const refusal = `database ${file} was contracted by placemat 0.3.0 (0015_later): it needs placemat 0.3.0 or later; this is placemat ${RELEASE}`
+      await store.beat()
+      expect(store.schemaRefusal).toBe(refusal)
+      const again = await Store.open(file).catch((e) => e)
+      expect(again).toBeInstanceOf(SchemaOutOfDateError)
+      expect(again.message).toBe(refusal)
+    } finally {
+      await store.close()
+    }
   })
 })

@@ -7,6 +7,8 @@ import type {Inventory} from '../src/core/state.js'
 import {loggerOptions} from '../src/http/access-log.js'
 import {inv, testApi, type TestApi} from './http-helpers.js'
 import {migrations} from '../src/store/schema.js'
+import {RELEASE} from '../src/store/release.js'
+import {sql} from 'kysely'
 
 const RP1 = 'bbbbbbbb-0000-4000-8000-000000000001'
 const RP2 = 'bbbbbbbb-0000-4000-8000-000000000002'
@@ -253,7 +255,26 @@ describe('GET /placemat/v1/health', () => {
       database: 'ok',
       journal: {position: expect.any(Number), head: expect.any(Number), lag: 0},
       schema: Object.keys(migrations).sort().at(-1),
+      release: RELEASE,
     })
+  })
+
+  it("answers 503 'Schema Not Served' once a newer release's contract moved the database past this one (seen at a beat), and the gauge says 0", async () => {
+    api = await testApi()
+    expect(sample(await scrape(), 'placemat_schema_served')).toBe(1)
+    await sql`update placemat_meta set value = ${JSON.stringify({release: '0.3.0', migration: '0015_later'})} where key = 'min_release'`.execute(api.store.db)
+    // Not per request: the node's heartbeat judges the schema.
+    expect((await api.app.inject({method: 'GET', url: '/placemat/v1/health'})).statusCode).toBe(200)
+    await api.store.beat()
+    const res = await api.app.inject({method: 'GET', url: '/placemat/v1/health', headers: {'openstack-api-version': 'placement latest'}})
+    expect(res.statusCode).toBe(503)
+    expect(JSON.parse(res.body).errors[0]).toMatchObject({
+      status: 503,
+      title: 'Schema Not Served',
+      code: 'placemat.schema_not_served',
+      detail: expect.stringContaining(`was contracted by placemat 0.3.0 (0015_later): it needs placemat 0.3.0 or later; this is placemat ${RELEASE}`),
+    })
+    expect(sample(await scrape(), 'placemat_schema_served')).toBe(0)
   })
 
   it('answers 503 in Placement\'s error format when the database does not', async () => {

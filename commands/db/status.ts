@@ -2,11 +2,15 @@ import {Flags} from '@oclif/core'
 import {DbExit, dbStatus} from '../../src/cli/services/db.js'
 import {BaseCommand} from '../../src/cli/command.js'
 import {localDbFlag} from '../../src/cli/local-db-flag.js'
+import {describeNodes, summarizeNodes} from '../../src/cli/services/live-nodes.js'
 
 export default class DbStatus extends BaseCommand {
   static summary = 'Show the schema version of a database file, pending migrations and the SQLite integrity check.'
 
-  static description = `Reads the file directly (no daemon needed; a daemon may keep serving it).
+  static description = `Reads the file directly (no daemon needed; a daemon may keep serving it). Lists the nodes
+serving the database: those registered (placemat 0.2.0 and later, with their release) and the
+traces of older ones (PostgreSQL: connections with no application_name running placemat's
+statements; SQLite: a live daemon's pid record beside the file).
 
 Exit codes: 0 schema current and integrity ok; 7 migrations pending (run \`placemat db upgrade\`);
 9 the integrity check failed; 1 the file was written by a newer placemat, or another error;
@@ -35,9 +39,15 @@ Exit codes: 0 schema current and integrity ok; 7 migrations pending (run \`place
         ['journal mode', s.journal_mode],
         ['rows', Object.entries(s.counts).map(([t, n]) => `${t} ${n}`).join(', ')],
         ['daemon', s.daemon ? `pid ${s.daemon.pid} at ${s.daemon.url}` : 'not running'],
+        ['release', `placemat ${s.release}: ${s.serves ? 'serves this database' : s.refusal ?? 'no schema yet'}`],
+        ['min release', s.min_release ? `${s.min_release.release} (${s.min_release.migration})` : '-'],
       ]
       for (const [k, v] of lines) this.log(`${k.padEnd(13)} ${v}`)
-      if (s.state === 'upgrade-needed') this.log(`\nRun \`placemat db upgrade --db ${s.file}\` to apply ${s.pending.length} migration(s).`)
+      const nodes = describeNodes(s.nodes)
+      this.log(`${'nodes'.padEnd(13)} ${summarizeNodes(s.nodes)}`)
+      for (const n of nodes) this.log(`  ${n}`)
+      if (s.pending_expand.length) this.log(`\nRun \`placemat db upgrade --expand --db ${s.file}\` (nodes may keep serving) to apply ${s.pending_expand.join(', ')}.`)
+      if (s.pending_contract.length) this.log(`${s.pending_expand.length ? '' : '\n'}Run \`placemat db upgrade --contract --db ${s.file}\` once every node runs placemat ${s.release}, to apply ${s.pending_contract.join(', ')}.`)
     }
     if (!s.integrity_ok) this.exit(DbExit.FAILURES)
     if (s.state === 'newer') this.exit(1)

@@ -9,12 +9,14 @@ export default class UpgradeCheck extends BaseCommand {
 
   static description = `The gate a deployment runs with the new release installed, before its daemon starts. Checks,
 each Success, Warning or Failure:
-  Schema Migrations            the schema against this release's: older is a warning (run
-                               placemat db upgrade), newer a failure (a later placemat wrote it)
+  Schema Migrations            the schema against this release's: its expand pending is a
+                               warning (placemat db upgrade --expand), so is its contract (--contract
+                               once every node runs it); a newer release's contract is a failure
   Missing Root Provider IDs    providers without their root (failure, as Placement's)
   Incomplete Consumers         allocations whose consumer has no record, and consumers of the
                                incomplete-consumer project/user (warning, as Placement's)
-  Daemon Serving the Database  a daemon of this machine serving it, of another release (warning)
+  Nodes Serving the Database   nodes of another release serving it (registered ones, and traces of
+                               those before 0.2.0), or this machine's daemon unhealthy (warning)
 
 Reads the database directly (SQLite or PostgreSQL), read-only; a daemon may keep serving it.
 The database is the one daemon start would serve: --db, PLACEMAT_DB, --db-url-file or

@@ -12,7 +12,7 @@ export const ErrorCode = {
   QUERY_MISSING_VALUE: 'placement.query.missing_value',
 } as const
 
-export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode] | typeof AFFINITY_VIOLATION | typeof DATABASE_UNAVAILABLE | typeof STOPPING
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode] | typeof AFFINITY_VIOLATION | typeof DATABASE_UNAVAILABLE | typeof STOPPING | typeof SCHEMA_NOT_SERVED
 
 /** placemat's own code: a topology rule that does not hold at write time (409). */
 export const AFFINITY_VIOLATION = 'placemat.affinity_violation'
@@ -22,6 +22,9 @@ export const DATABASE_UNAVAILABLE = 'placemat.database_unavailable'
 
 /** placemat's own code: the node is draining before it exits (503, health only). */
 export const STOPPING = 'placemat.stopping'
+
+/** placemat's own code: a newer release's contract moved the database past this node's release (503, health only). */
+export const SCHEMA_NOT_SERVED = 'placemat.schema_not_served'
 
 /**
  * A domain failure that every transport renders the same way: HTTP turns it into

@@ -14,6 +14,7 @@ import {ServiceState} from '../http/service-state.js'
 import type {ServiceNotifier} from './service-notify.js'
 import {trustOf, type EdgeSettings} from './edge-options.js'
 import {readTlsFiles, type TlsPair} from './tls-files.js'
+import {startHeartbeat} from './heartbeat.js'
 
 export interface ServerOptions {
   db: string
@@ -124,12 +125,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const addr = app.server.address()
   const port = typeof addr === 'object' && addr ? addr.port : opts.port
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host
+  const url = `${served ? 'https' : 'http'}://${host}:${port}`
+  // A node of its database: registered, beating, judging the schema again with each beat.
+  const heartbeat = await startHeartbeat(store, url, app.log)
   return {
     app,
     store,
     service,
     policy,
-    url: `${served ? 'https' : 'http'}://${host}:${port}`,
+    url,
     reloadTls() {
       if (!tlsFiles || !served) return {changed: false}
       const pair = readTlsFiles(tlsFiles)
@@ -140,6 +144,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     },
     async close() {
       clearInterval(follow)
+      heartbeat.stop()
       await app.close()
       await store.close()
     },

@@ -175,6 +175,12 @@ export class Metrics {
     registers: [this.registry],
   })
 
+  readonly schemaServed = new Gauge({
+    name: 'placemat_schema_served',
+    help: 'Whether this release serves the database\'s schema (1), or a newer release\'s contract moved it past this one (0), as judged at the node\'s last heartbeat.',
+    registers: [this.registry],
+  })
+
   /** Counts an answered request (route: the matched pattern, or UNMATCHED_ROUTE). */
   observeRequest(method: string, route: string, status: number, seconds: number): void {
     const labels = {method, route, status: String(status)}
@@ -220,6 +226,7 @@ export class Metrics {
   async observeStore(store: Store): Promise<void> {
     const health = await store.health(1000)
     this.databaseUp.set(health.status === 'ok' || health.status === 'catching-up' ? 1 : 0)
+    this.schemaServed.set(store.schemaRefusal ? 0 : 1)
     this.journalPosition.set(health.journal.position)
     this.journalHead.set(health.journal.head)
     this.journalLag.set(Math.max(0, health.journal.head - health.journal.position))
@@ -309,6 +316,11 @@ function watchStore(app: FastifyInstance, metrics: Metrics): StoreObserver {
       metrics.databaseReconnects.inc()
       app.log.info({event: 'database_reconnected'}, 'database answering again')
       down = null
+    },
+    schemaJudged(refusal) {
+      metrics.schemaServed.set(refusal ? 0 : 1)
+      if (refusal) app.log.error({event: 'schema_not_served', refusal}, `${refusal}: health answers 503`)
+      else app.log.info({event: 'schema_served'}, 'the database\'s schema is served by this release again')
     },
     writeRetried(why) {
       metrics.writesRetried.inc({reason: why})

@@ -167,13 +167,15 @@ export class Follower {
   private async apply(s: Session, w: Window, inWrite: boolean): Promise<void> {
     this.newest = Math.max(this.newest, w.head.counter)
     if (w.head.counter === this.at && !this.suspect) return
-    if (this.at < w.head.floor || w.large || this.suspect === 'all') {
+    if (this.at < w.head.floor || w.large || w.unknown || this.suspect === 'all') {
       const reason =
         this.suspect === 'all'
           ? 'a failed write or a rehearsal touched too much to read again'
           : this.at < w.head.floor
             ? `fell behind the journal (at ${this.at}, pruned to ${w.head.floor})`
-            : `more than ${MAX_PATCH_KEYS} changes to apply`
+            : w.unknown
+              ? 'the journal names a change of a kind this release does not know (a newer release wrote it)'
+              : `more than ${MAX_PATCH_KEYS} changes to apply`
       return this.load(s, reason, inWrite)
     }
     const t0 = performance.now()
@@ -306,8 +308,8 @@ export class Follower {
    */
   private async applySince(s: Session, head: Head, keyRows: Row[], inWrite: boolean, close: CompiledQuery[]): Promise<void> {
     const journal = readKeys(keyRows)
-    const keys = {keys: [...this.unsure(), ...journal.keys], large: journal.large}
-    const patching = !(journal.large || this.at < head.floor || this.suspect === 'all')
+    const keys = {keys: [...this.unsure(), ...journal.keys], large: journal.large, unknown: journal.unknown}
+    const patching = !(journal.large || journal.unknown || this.at < head.floor || this.suspect === 'all')
     const statements = patching ? rowStatements(this.db, keys.keys, this.backend.kind === 'postgres' ? 'ctid' : 'rowid') : []
     const results = statements.length || close.length ? await s.run([...statements.map(([, q]) => q), ...close]) : []
     await this.apply(s, readWindow(head, keys, statements, results), inWrite)

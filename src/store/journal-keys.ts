@@ -24,3 +24,26 @@ export interface JournalRow {
   key: string
   parts: number
 }
+
+/** The provider parts a key may name (core/changes.ts PART: row, generation, inventories, traits, aggregates, created). */
+const KNOWN_PARTS = 0b111111
+
+const KINDS = new Set<string>(Object.values(KEY))
+
+/**
+ * Whether this release knows what `k` names: its kind, and for a provider its parts. A key a newer
+ * release wrote (a kind or a part added since) is never applied as if it were known: the node
+ * loads the State whole instead (follower.ts), and an image holding one is not used.
+ */
+export function knownKey(k: Pick<JournalRow, 'kind' | 'parts'>): boolean {
+  if (!KINDS.has(k.kind)) return false
+  if (!Number.isInteger(k.parts) || k.parts < 0) return false
+  return k.kind === KEY.provider ? (k.parts & ~KNOWN_PARTS) === 0 : k.parts === 0
+}
+
+/**
+ * How an image (placemat_change_images.format, migration 0013) lays out its body: 1, the JSON
+ * `{"keys": [[kind, key, parts], ...], "rows": {kind: [row, ...]}}` every release so far writes.
+ * A node reads only images of this format (others: the rows their keys name, journal.ts).
+ */
+export const IMAGE_FORMAT = 1

@@ -18,9 +18,9 @@ import type {Database} from './schema.js'
 import type {ImageRows} from './state-writer.js'
 import {statementText} from './statement-text.js'
 
-import {KEY, type JournalRow} from './journal-keys.js'
+import {IMAGE_FORMAT, KEY, knownKey, type JournalRow} from './journal-keys.js'
 
-export {KEY, type JournalRow}
+export {IMAGE_FORMAT, KEY, knownKey, type JournalRow}
 
 /** Transactions the journal keeps; a process further behind loads everything again. */
 export const JOURNAL_KEEP = 50_000
@@ -87,7 +87,7 @@ export function* recordStatements(db: Kysely<Database>, ch: Changes, seq: number
     yield* text.insert('placemat_changes', rows)
     if (image && count <= IMAGE_MAX_KEYS) {
       const body = imageBody(rows, image(ch))
-      if (body.length <= IMAGE_MAX_CHARS) yield text.insertOne('placemat_change_images', {seq, body})
+      if (body.length <= IMAGE_MAX_CHARS) yield text.insertOne('placemat_change_images', {seq, body, format: IMAGE_FORMAT})
     }
   }
   if (seq % PRUNE_EVERY === 0 && seq > JOURNAL_KEEP) yield* pruneStatements(db, seq - JOURNAL_KEEP)
@@ -133,7 +133,7 @@ export function* keyedRecordStatements(
     const values = sql.join(keys.map((k) => sql`(${k.kind}, ${k.key}, ${k.parts})`))
     yield sql`insert into placemat_changes (seq, kind, key, parts) select ${seq}, v.kind, v.key, v.parts from (values ${values}) as v(kind, key, parts)`.compile(db)
   }
-  yield sql`insert into placemat_change_images (seq, body) values (${seq}, ${imageBody(keys, image(ch))})`.compile(db)
+  yield sql`insert into placemat_change_images (seq, body, format) values (${seq}, ${imageBody(keys, image(ch))}, ${IMAGE_FORMAT})`.compile(db)
   // Pruning now and then: the number is the server's, so the writer's guess of it decides when,
   // and the floor is the server's number less JOURNAL_KEEP.
   if ((base + 1) % PRUNE_EVERY === 0) yield* pruneStatements(db, sql<number>`(${seq} - ${JOURNAL_KEEP})`)
@@ -145,7 +145,7 @@ const imageBody = (keys: readonly JournalRow[], rows: ImageRows): string => JSON
 /** The windows of a keyed write's answer (commitKeyed): the transactions others committed before it, after `position`. */
 export function windowsBefore(images: Row[], position: number, topologyGeneration: number): {windows: Window[]; seq: number} {
   const seq = Number(images[images.length - 1].seq)
-  const others = images.slice(0, -1).map((r) => ({seq: Number(r.seq), body: r.body}))
+  const others = images.slice(0, -1).map((r) => ({seq: Number(r.seq), body: r.body, format: r.format}))
   const windows = imageWindows({counter: seq - 1, floor: 0, topologyGeneration}, position, others)
   if (!windows) throw new Error(`the images after ${position} are not whole (${others.map((r) => r.seq).join(', ')})`)
   return {windows, seq}
@@ -167,9 +167,9 @@ const IMAGES_PER_CATCH_UP = 1000
  * serves a read, answered with what it needs to catch up.)
  */
 export function aheadStatement(db: Kysely<Database>, position: number): CompiledQuery {
-  return sql`select key, value, null as body from placemat_meta where key in ('change_counter', 'journal_floor', 'topology_generation')
+  return sql`select key, value, null as body, null as format from placemat_meta where key in ('change_counter', 'journal_floor', 'topology_generation')
     union all
-    select 'image', cast(seq as varchar), body from (select seq, body from placemat_change_images where seq > ${position} order by seq limit ${IMAGES_PER_CATCH_UP}) i`.compile(db)
+    select 'image', cast(seq as varchar), body, format from (select seq, body, format from placemat_change_images where seq > ${position} order by seq limit ${IMAGES_PER_CATCH_UP}) i`.compile(db)
 }
 
 /** What aheadStatement read: the head, and the images after the position in order. */
@@ -179,16 +179,17 @@ export interface Ahead {
 }
 
 export function readAhead(rows: Row[]): Ahead {
-  const images = rows.filter((r) => r.key === 'image').map((r) => ({seq: Number(r.value), body: r.body}))
+  const images = rows.filter((r) => r.key === 'image').map((r) => ({seq: Number(r.value), body: r.body, format: r.format}))
   images.sort((a, b) => a.seq - b.seq)
   return {head: readHead(rows.filter((r) => r.key !== 'image')), images}
 }
 
 /**
  * The windows of the transactions after `position` up to `head`, one per transaction, from their
- * images; null when one is missing (pruned, too large to record, or beyond this read): then the
- * rows their keys name are read instead. `head` was read before `rows`, so every transaction it
- * counts is among them if it recorded one.
+ * images; null when one is missing (pruned, too large to record, or beyond this read) or is of a
+ * shape this release does not know (another format, a field or a kind of row or key added since):
+ * then the rows their keys name are read instead. `head` was read before `rows`, so every
+ * transaction it counts is among them if it recorded one.
  */
 export function imageWindows(head: Head, position: number, rows: Row[]): Window[] | null {
   if (head.floor > position || head.counter < position) return null
@@ -197,10 +198,38 @@ export function imageWindows(head: Head, position: number, rows: Row[]): Window[
     const seq = Number(r.seq)
     if (seq > head.counter) break
     if (seq !== position + windows.length + 1) return null
-    const body = JSON.parse(String(r.body)) as {keys: Array<[string, string, number]>; rows: ImageRows}
-    windows.push({head, large: false, keys: body.keys.map(([kind, key, parts]) => ({seq, kind, key, parts})), ...(body.rows as Record<keyof ImageRows, Row[]>)})
+    const body = readImage(r)
+    if (!body) return null
+    windows.push({head, large: false, keys: body.keys.map(([kind, key, parts]) => ({seq, kind, key, parts})), ...body.rows})
   }
   return windows.length === head.counter - position ? windows : null
+}
+
+/** The kinds of row an image holds (state-writer.ts imageRows). */
+const IMAGE_ROW_KINDS = new Set(['providers', 'inventories', 'traits', 'aggregates', 'consumers', 'allocations', 'classes', 'traitNames', 'topologyNodes', 'groups', 'groupMembers', 'moved', 'aggregateNames'])
+
+/** An image's keys and rows, or null when it is not of a shape this release reads whole (see imageWindows). */
+export function readImage(r: Row): {keys: Array<[string, string, number]>; rows: Record<keyof ImageRows, Row[]>} | null {
+  if (r.format !== undefined && r.format !== null && Number(r.format) !== IMAGE_FORMAT) return null
+  let body: unknown
+  try {
+    body = JSON.parse(String(r.body))
+  } catch {
+    return null
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return null
+  const {keys, rows, ...rest} = body as {keys?: unknown; rows?: unknown}
+  if (Object.keys(rest).length || !Array.isArray(keys) || !rows || typeof rows !== 'object' || Array.isArray(rows)) return null
+  for (const k of keys) {
+    if (!Array.isArray(k) || k.length !== 3 || typeof k[0] !== 'string' || typeof k[1] !== 'string' || !knownKey({kind: k[0], parts: k[2]})) return null
+  }
+  const out = {} as Record<keyof ImageRows, Row[]>
+  for (const kind of IMAGE_ROW_KINDS) (out as Record<string, Row[]>)[kind] = []
+  for (const [kind, list] of Object.entries(rows)) {
+    if (!IMAGE_ROW_KINDS.has(kind) || !Array.isArray(list)) return null
+    ;(out as Record<string, Row[]>)[kind] = list as Row[]
+  }
+  return {keys: keys as Array<[string, string, number]>, rows: out}
 }
 
 /**
@@ -255,6 +284,8 @@ export interface Window {
   head: Head
   /** More than MAX_PATCH_KEYS keys were recorded since the position: none are read (a load is cheaper). */
   large: boolean
+  /** A key of a kind (or part) this release does not know was recorded since: none are read, the State is loaded whole. */
+  unknown?: boolean
   /** The keys recorded since the position, and those read again besides (see unsureKeys). */
   keys: JournalRow[]
   providers: Row[]
@@ -280,9 +311,12 @@ export function keysStatement(db: Kysely<Database>, position: number): CompiledQ
   return statementText(db).text(`select "seq", "kind", "key", "parts" from "placemat_changes" where "seq" > ? order by "seq" limit ?`, [position, MAX_PATCH_KEYS + 1])
 }
 
-export function readKeys(rows: Row[]): {keys: JournalRow[]; large: boolean} {
+export function readKeys(rows: Row[]): {keys: JournalRow[]; large: boolean; unknown?: boolean} {
   if (rows.length > MAX_PATCH_KEYS) return {keys: [], large: true}
-  return {keys: rows.map((x) => ({seq: Number(x.seq), kind: String(x.kind), key: String(x.key), parts: Number(x.parts)})), large: false}
+  const keys = rows.map((x) => ({seq: Number(x.seq), kind: String(x.kind), key: String(x.key), parts: Number(x.parts)}))
+  // A newer release's key: what it names cannot be read as rows here, so nothing is patched.
+  if (!keys.every(knownKey)) return {keys: [], large: false, unknown: true}
+  return {keys, large: false}
 }
 
 /** Keys per statement when rows are read by key (a list of literals, so each plan is an index lookup). */
@@ -324,8 +358,8 @@ export function rowStatements(db: Kysely<Database>, keys: readonly JournalRow[],
 }
 
 /** The window from its head, its keys and the answers to rowStatements (in their order). */
-export function readWindow(head: Head, keys: {keys: JournalRow[]; large: boolean}, statements: Array<[RowKind, CompiledQuery]>, results: Row[][]): Window {
-  const w = {head, large: keys.large, keys: keys.keys} as Window
+export function readWindow(head: Head, keys: {keys: JournalRow[]; large: boolean; unknown?: boolean}, statements: Array<[RowKind, CompiledQuery]>, results: Row[][]): Window {
+  const w = {head, large: keys.large, keys: keys.keys, ...(keys.unknown ? {unknown: true} : {})} as Window
   for (const kind of ROW_KINDS) w[kind] = []
   statements.forEach(([kind], i) => {
     for (const r of results[i]) w[kind].push(r)

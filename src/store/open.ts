@@ -8,19 +8,9 @@ import {describeTarget, openBackend, type Backend, type BackendObserver, type Ba
 import {databaseFault, describeCause} from './database-faults.js'
 import {headStatement, invalidateStatements, readHead} from './journal.js'
 import {migrations, type Database} from './schema.js'
+import {SchemaOutOfDateError, judgeSchema, readSchemaFacts, type SchemaVerdict} from './schema-contract.js'
 
-export class SchemaOutOfDateError extends Error {
-  constructor(
-    readonly file: string,
-    readonly pending: string[],
-  ) {
-    super(
-      `database ${file} has schema migrations pending (${pending.join(', ')}); ` +
-        `run \`placemat db upgrade --db ${file}\` first`,
-    )
-    this.name = 'SchemaOutOfDateError'
-  }
-}
+export {SchemaOutOfDateError}
 
 /** The database did not answer within --db-wait. */
 export class DatabaseWaitError extends Error {
@@ -82,17 +72,27 @@ export async function openWithRetry(target: string, retry: OpenRetry | undefined
  * (then, for a daemon, moves the checkpoints to a worker). The backend is closed again when any
  * of that fails.
  */
-export async function openDatabase(file: string, options: OpenOptions, observer: BackendObserver, load: (backend: Backend) => Promise<void>): Promise<Backend> {
+export async function openDatabase(
+  file: string,
+  options: OpenOptions,
+  observer: BackendObserver,
+  load: (backend: Backend, verdict: SchemaVerdict) => Promise<void>,
+): Promise<Backend> {
   const backend = await openBackend(file, options)
   backend.observer = observer
   try {
-    const pending = await pendingMigrations(backend.db)
-    if (pending.length > 0) {
-      if (!(options.migrate ?? backend.isNew)) throw new SchemaOutOfDateError(describeTarget(file), pending)
+    const target = describeTarget(file)
+    let verdict = judgeSchema(await readSchemaFacts(backend.db), target)
+    const pending = Object.values(verdict.pending).flat()
+    // Told to migrate (a new database, db init, an import): everything at once, unless a newer
+    // release has been here (then the verdict says whether this one serves it as it is).
+    if (pending.length && (options.migrate ?? backend.isNew) && !verdict.unknown.length) {
       await migrate(backend.db)
+      verdict = judgeSchema(await readSchemaFacts(backend.db), target)
     }
+    if (!verdict.serves) throw new SchemaOutOfDateError(target, verdict)
     if (!options.readonly) await ensureStandard(backend)
-    await load(backend)
+    await load(backend, verdict)
     if (options.backgroundCheckpoint && !options.readonly) backend.serve()
     return backend
   } catch (err) {

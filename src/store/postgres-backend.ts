@@ -5,7 +5,8 @@ import {DEFAULT_DATABASE_TIMEOUTS, PAGE, type BackendOptions} from './backend-op
 import type {Backend, BackendObserver, Row, Session} from './backends.js'
 import {copyPages} from './copy-pages.js'
 import {databaseFault, type DatabaseFault} from './database-faults.js'
-import {KEY, type JournalRow} from './journal-keys.js'
+import {IMAGE_FORMAT, KEY, type JournalRow} from './journal-keys.js'
+import {RELEASE} from './release.js'
 import type {Database} from './schema.js'
 import {foreignDatabase} from './target.js'
 
@@ -24,22 +25,22 @@ interface PostgresSession extends Session {
 }
 
 /**
- * commitKeyed's check, under the write lock (the function placemat_keyed_check, schema.ts): since
- * `position`, nothing was pruned, every transaction recorded its image (the write's process applies
- * them after its own), and none touched a provider or consumer of `keys` or changed anything but
+ * commitKeyed's check, under the write lock (the function placemat_keyed_check_v2, schema.ts):
+ * since `position`, nothing was pruned, every transaction recorded its image in a format this
+ * release reads (the write's process applies them after its own), and none touched a provider or consumer of `keys` or changed anything but
  * allocations and provider generations (a provider deleted elsewhere changes nothing this write
  * decided). A writer more than GUARD_RANGE transactions behind is refused too.
  */
 function keyedGuard(position: number, keys: readonly JournalRow[]): string {
   const array = (kind: string) => `ARRAY[${keys.filter((k) => k.kind === kind).map((k) => literal(k.key)).join(', ')}]::text[]`
-  return `select placemat_keyed_check(${position}, ${array(KEY.provider)}, ${array(KEY.consumer)}, ${GUARD_RANGE})`
+  return `select placemat_keyed_check_v2(${position}, ${array(KEY.provider)}, ${array(KEY.consumer)}, ${GUARD_RANGE}, ${IMAGE_FORMAT})`
 }
 
 /** Transactions a keyed check reads at most; a writer further behind is refused (it catches up first). */
 const GUARD_RANGE = 2000
 
 /** The images recorded after `position`, in order (the last statement of a keyed commit). */
-const imagesAfter = (position: number) => `select seq, body from placemat_change_images where seq > ${position} order by seq`
+const imagesAfter = (position: number) => `select seq, body, format from placemat_change_images where seq > ${position} order by seq`
 
 /** Statements (compiled, or SQL text) as the text of one simple query. */
 function joinStatements(statements: Iterable<CompiledQuery | string>, max: number): string {
@@ -106,6 +107,8 @@ export class PostgresBackend implements Backend {
     ]
     const pool = new pg.Pool({
       connectionString: url,
+      // How a node of another release tells this one's connections apart (cli/services/live-nodes.ts).
+      application_name: `placemat/${RELEASE}`,
       max: 4,
       connectionTimeoutMillis: t.connectMs,
       // statement_timeout is the server's; this bounds a call to a server that stopped answering.

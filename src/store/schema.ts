@@ -1,6 +1,7 @@
 import {NAMES_NAMESPACE, uuid5} from '../core/uuids.js'
 import {TRAITS_ADDED_SINCE_2_9_0} from '../core/standard.js'
 import {Kysely, Migration, PostgresAdapter, sql} from 'kysely'
+import {RELEASE, recordMinRelease} from './release.js'
 
 /** Row types of the database, as kysely sees them. Times are epoch milliseconds. */
 export interface Database {
@@ -70,7 +71,24 @@ export interface Database {
   /** Names apply files gave aggregates (0010; core/aggregate-names.ts): one name an aggregate, one aggregate a name. */
   aggregate_names: {uuid: string; name: string; updated_at: number}
   /** The rows each small write transaction left, as JSON (0011; journal.ts): followers apply them without reading the tables. */
-  placemat_change_images: {seq: number; body: string}
+  placemat_change_images: {
+    seq: number
+    body: string
+    /** How `body` is laid out (0013): IMAGE_FORMAT for the JSON every release so far writes; absent from 0.1.0's inserts (the default). */
+    format?: number
+  }
+  /** The nodes serving the database (0012; node-registry.ts): each daemon's release, the schema it serves, where it runs, its last beat. */
+  placemat_nodes: {
+    id: string
+    release: string
+    schema_from: string
+    schema_to: string
+    host: string
+    pid: number
+    url: string
+    started_at: number
+    beat_at: number
+  }
 }
 
 /**
@@ -338,6 +356,93 @@ export const migrations: Record<string, Migration> = {
         end $pm$`.execute(db)
     },
   },
+
+  // ---- placemat 0.2.0: two expands, then its contract (PHASES) ----
+
+  // The nodes serving the database (node-registry.ts): each daemon registers its release, the
+  // schema range it serves, host, pid and URL, and beats every few seconds, outside the journal.
+  // A new table: placemat 0.1.0 never reads it.
+  '0012_nodes': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('placemat_nodes')
+        .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('release', 'varchar(64)', (c) => c.notNull())
+        .addColumn('schema_from', 'varchar(255)', (c) => c.notNull())
+        .addColumn('schema_to', 'varchar(255)', (c) => c.notNull())
+        .addColumn('host', 'varchar(255)', (c) => c.notNull())
+        .addColumn('pid', 'integer', (c) => c.notNull())
+        .addColumn('url', 'varchar(1024)', (c) => c.notNull())
+        .addColumn('started_at', 'bigint', (c) => c.notNull())
+        .addColumn('beat_at', 'bigint', (c) => c.notNull())
+        .execute()
+    },
+  },
+  // An image's format (journal.ts IMAGE_FORMAT) in a column of its own, so that a node is never
+  // handed an image it cannot read: 1, the JSON every release so far writes, is the default, which
+  // placemat 0.1.0's inserts (they name seq and body) get. PostgreSQL: the keyed check v2, which
+  // this release calls, also refuses a write whose window holds an image of a format newer than
+  // its writer reads (the write is retried under the lock, where the rows are read instead).
+  // v1 (0011) stays for the nodes of 0.1.0 until the contract (0014).
+  '0013_keyed_check_v2': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('placemat_change_images').addColumn('format', 'integer', (c) => c.notNull().defaultTo(1)).execute()
+      if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return
+      await sql`create or replace function placemat_keyed_check_v2(pos bigint, providers text[], consumers text[], span bigint, formats integer) returns void language plpgsql as $pm$
+        declare c bigint; f bigint;
+        begin
+          select coalesce(max(case when key = 'change_counter' then cast(value as bigint) end), 0),
+                 coalesce(max(case when key = 'journal_floor' then cast(value as bigint) end), 0)
+            into c, f from placemat_meta where key in ('change_counter', 'journal_floor');
+          if c = pos then return; end if;
+          if f > pos or c - pos > span
+             or (select count(*) from placemat_change_images where seq > pos and seq <= c and format <= formats) <> c - pos
+             or exists (select 1 from placemat_changes where seq > pos and seq <= c and (kind not in ('p', 'c')
+                        or (kind = 'p' and (parts not in (0, 2) or key = any(providers))) or (kind = 'c' and key = any(consumers)))) then
+            raise exception using errcode = 'PM409', message = 'a change since touched what this write depends on';
+          end if;
+        end $pm$`.execute(db)
+    },
+  },
+  // The contract of 0.2.0: the keyed check v1 is retired (no node of this release calls it), and
+  // the database records 0.2.0 as the oldest release that may serve it. placemat 0.1.0 cannot read
+  // that record; what it can meet is v1, now a refusal naming why, raised as SQLSTATE 57P03
+  // (cannot_connect_now), which 0.1.0 takes for an unavailable database: its allocation writes
+  // answer 503, its health turns 503 (a balancer takes the node out), and its log says why.
+  '0014_retire_keyed_check_v1': {
+    async up(db: Kysely<any>) {
+      if (db.getExecutor().adapter instanceof PostgresAdapter) {
+        await sql`create or replace function placemat_keyed_check(pos bigint, providers text[], consumers text[], span bigint) returns void language plpgsql as $pm$
+          begin
+            raise exception using errcode = '57P03',
+              message = 'this database was contracted by placemat 0.2.0 (0014_retire_keyed_check_v1): it needs placemat 0.2.0 or later, and this node runs an older release; upgrade it';
+          end $pm$`.execute(db)
+      }
+      await recordMinRelease(db, {release: '0.2.0', migration: '0014_retire_keyed_check_v1'})
+    },
+  },
+}
+
+/** The schema placemat 0.1.0 serves: the migrations up to it are the baseline of the expand/contract contract. */
+export const BASELINE = '0011_change_images'
+
+/**
+ * Each migration after the baseline: the release that brought it, and its phase. An expand is
+ * additive: every node of the release before keeps serving the database, and what those nodes
+ * write reads right here. A contract is what only its release and later can live with: it
+ * records that release as the oldest that may serve (placemat_meta min_release). A release's
+ * contracts come after its expands; its code serves the database before and after them.
+ */
+export const PHASES: Record<string, {release: string; phase: 'expand' | 'contract'}> = {
+  '0012_nodes': {release: '0.2.0', phase: 'expand'},
+  '0013_keyed_check_v2': {release: '0.2.0', phase: 'expand'},
+  '0014_retire_keyed_check_v1': {release: '0.2.0', phase: 'contract'},
 }
 
 export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1)!
+
+/** This release's range: the oldest schema it serves (its last expand) and its newest migration. */
+export const SCHEMA_RANGE = {
+  from: Object.keys(PHASES).filter((m) => PHASES[m].release === RELEASE && PHASES[m].phase === 'expand').sort().at(-1) ?? BASELINE,
+  to: LATEST_MIGRATION,
+}

@@ -23,6 +23,8 @@ export interface StoreObserver {
    * big for one round trip): it runs again under the lock.
    */
   writeRetried?(why: 'moved' | 'too-big'): void
+  /** The schema was judged again (a heartbeat) and the verdict changed: why this release no longer serves it, or null (it does again). */
+  schemaJudged?(refusal: string | null): void
 }
 
 /** Where the store's owner hangs its observers (the Store itself: both may be set after it opens). */

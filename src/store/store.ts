@@ -1,13 +1,16 @@
+import {randomUUID} from 'node:crypto'
 import {sql} from 'kysely'
 import {State} from '../core/state.js'
 import {Changes} from '../core/changes.js'
-import {isDatabaseUrl, type Backend, type BackendObserver} from './backends.js'
+import {describeTarget, isDatabaseUrl, type Backend, type BackendObserver} from './backends.js'
 import {Commits} from './commits.js'
 import {DatabaseUnavailableError, databaseFault} from './database-faults.js'
 import {Follower} from './follower.js'
 import {Freshness} from './freshness.js'
 import {migrate, openDatabase, openWithRetry, pendingMigrations, type OpenOptions, type OpenRetry} from './open.js'
+import {beatStatement, forgetStatement, leaveStatement, type NodeInfo} from './node-registry.js'
 import {LATEST_MIGRATION} from './schema.js'
+import {judgeSchema, readSchemaFacts, type SchemaVerdict} from './schema-contract.js'
 import {StateWriter} from './state-writer.js'
 import type {StoreHealth, StoreObserver, WriteOptions} from './store-types.js'
 import {Turns} from './turns.js'
@@ -51,6 +54,12 @@ export class Store {
   /** Set once the database answered and the State is loaded (see start). */
   private started = false
   private closed = false
+  /** Whether this release serves the database's schema, as judged at start and at each beat. */
+  private verdict: SchemaVerdict | null = null
+  /** This node's row in placemat_nodes, once it joined (a daemon). */
+  private membership: {id: string; info: NodeInfo} | null = null
+  /** The beat in flight. */
+  private beating: Promise<void> | null = null
 
   private constructor(
     /** The SQLite file or the PostgreSQL URL. */
@@ -106,7 +115,8 @@ export class Store {
         fault: (kind, err) => this.observer?.fault?.(kind, err),
         reconnect: () => this.observer?.reconnected?.(),
       }
-      await openDatabase(this.file, this.options, observer, (backend) => {
+      await openDatabase(this.file, this.options, observer, (backend, verdict) => {
+        this.verdict = verdict
         this.wire(backend)
         return backend.session((s) => this.follower!.load(s, null))
       })
@@ -124,6 +134,59 @@ export class Store {
     this.follower = follower
     this.freshness = freshness
     this.writes = new WriteQueue(backend, follower, freshness, commits, this.turns, this)
+  }
+
+  /**
+   * Null while this release serves the database's schema; else why not (a newer release's
+   * contract ran since start), as judged at the last beat (see schema-contract.ts).
+   */
+  get schemaRefusal(): string | null {
+    return this.verdict?.refusal ?? null
+  }
+
+  /** Registers this process as a node serving the database (placemat_nodes), and beats once. */
+  async join(info: NodeInfo): Promise<void> {
+    this.membership = {id: randomUUID(), info}
+    await this.onOwnConnection(() => this.backend.session((s) => s.run([forgetStatement(this.db, Date.now())])))
+    await this.beat()
+  }
+
+  /**
+   * This node's beat, in one statement outside the journal (re-registering it if its row was
+   * removed), and the schema judged again: a newer release's contract since start shows in
+   * schemaRefusal. Rejects when the database does not answer (health says so on its own).
+   */
+  beat(): Promise<void> {
+    if (!this.started || this.closed) return Promise.resolve()
+    // One at a time: beats of a database that does not answer never pile up on its connections.
+    this.beating ??= this.beatOnce().finally(() => (this.beating = null))
+    return this.beating
+  }
+
+  private async beatOnce(): Promise<void> {
+    await this.onOwnConnection(async () => {
+      if (this.membership) await this.backend.session((s) => s.run([beatStatement(this.db, this.membership!.id, this.membership!.info, Date.now())]))
+      const verdict = judgeSchema(await readSchemaFacts(this.db), describeTarget(this.file))
+      const was = this.verdict?.refusal ?? null
+      this.verdict = verdict
+      if (verdict.refusal !== was) this.observer?.schemaJudged?.(verdict.refusal)
+    })
+  }
+
+  /** Removes this node's row (a daemon stopping); never throws. */
+  async leave(): Promise<void> {
+    const m = this.membership
+    if (!m || !this.started) return
+    this.membership = null
+    await this.onOwnConnection(() => this.backend.session((s) => s.run([leaveStatement(this.db, m.id)]))).catch(() => undefined)
+  }
+
+  /**
+   * Runs `fn` where it cannot land inside a transaction of ours: SQLite has one connection, so
+   * it waits for its turn; PostgreSQL takes a connection of its own from the pool.
+   */
+  private onOwnConnection<T>(fn: () => Promise<T>): Promise<T> {
+    return this.kind === 'sqlite' ? this.turns.exclusive(fn) : fn()
   }
 
   pendingMigrations(): Promise<string[]> {
@@ -231,6 +294,7 @@ export class Store {
     this.closed = true
     // Writes already accepted finish first (each is answered within the database timeouts).
     await this.turns.idle()
+    await this.leave()
     if (this.started) await this.backend.close()
   }
 }

@@ -1,13 +1,14 @@
 /**
  * `placemat upgrade check` on the real binary, as deployment tools run `placement-status upgrade
  * check`: oslo.upgradecheck's table or JSON, and its exit codes: 0 a fresh database, 1 a schema
- * older than this release's (run db upgrade) or incomplete consumers, 2 a schema a newer
- * placemat wrote, 255 a database that cannot be read; a daemon of another release serving the
- * database is a warning.
+ * older than this release's (run db upgrade), one a newer placemat expanded, or incomplete
+ * consumers, 2 a schema a newer placemat contracted, 255 a database that cannot be read; a node of
+ * another release serving the database is a warning.
  */
 import fs from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
+import os from 'node:os'
 import SQLite from 'better-sqlite3'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {writeRecord} from '../../src/daemon/control.js'
@@ -64,15 +65,19 @@ describe('placemat upgrade check', () => {
     expect(results((await check(['--db', file])).stdout)['Schema Migrations']).toBe(0)
   })
 
-  it('a database a newer placemat wrote: a failure (2)', async () => {
+  it("a database a newer placemat expanded: a warning (1), served until its contract; contracted: a failure (2)", async () => {
     const file = await freshDb()
     const raw = new SQLite(file)
     raw.prepare('insert into kysely_migration (name, timestamp) values (?, ?)').run('9999_from_the_future', new Date().toISOString())
+    const expanded = await check(['--db', file])
+    expect(expanded.code).toBe(1)
+    expect(detailsOf(expanded.stdout, 'Schema Migrations')).toContain('A newer placemat expanded it (migrations 9999_from_the_future')
+    raw.prepare("update placemat_meta set value = ? where key = 'min_release'").run(JSON.stringify({release: '9.0.0', migration: '9999_from_the_future'}))
     raw.close()
     const r = await check(['--db', file])
     expect(r.code).toBe(2)
     expect(results(r.stdout)['Schema Migrations']).toBe(2)
-    expect(detailsOf(r.stdout, 'Schema Migrations')).toContain('9999_from_the_future')
+    expect(detailsOf(r.stdout, 'Schema Migrations')).toContain('contracted by placemat 9.0.0 (9999_from_the_future): it needs placemat 9.0.0 or later')
   })
 
   it('consumers written before microversion 1.8 (the incomplete-consumer project and user): a warning (1)', async () => {
@@ -141,8 +146,8 @@ describe('placemat upgrade check', () => {
       writeRecord(file, {pid: process.pid, url: olderUrl, db: file})
       const r = await check(['--db', file])
       expect(r.code, r.stdout).toBe(1)
-      expect(results(r.stdout)['Daemon Serving the Database']).toBe(1)
-      expect(detailsOf(r.stdout, 'Daemon Serving the Database')).toContain(`A daemon of another placemat release (a release before this one) serves ${file}: pid ${process.pid} at ${olderUrl}`)
+      expect(results(r.stdout)['Nodes Serving the Database']).toBe(1)
+      expect(detailsOf(r.stdout, 'Nodes Serving the Database')).toContain(`release before 0.2.0 (not registered) on ${os.hostname()}, pid ${process.pid}, ${olderUrl}`)
     })
   })
 

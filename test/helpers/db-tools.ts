@@ -22,7 +22,7 @@ export function script(file: string, args: string[]): Promise<Result> {
 }
 
 /**
- * Every row of every table (but kysely's migration lock), each table's rows sorted, as
+ * Every row of every table (but kysely's migration lock and the nodes' beats), each table's rows sorted, as
  * one string: two equal dumps mean two files hold the same data. Opening the file runs
  * SQLite's recovery (a torn WAL tail is dropped), as any later reader would.
  */
@@ -31,7 +31,8 @@ export function dumpDb(file: string): string {
   try {
     const tables = (raw.prepare(`select name from sqlite_master where type = 'table' order by name`).all() as {name: string}[])
       .map((t) => t.name)
-      .filter((t) => t !== 'kysely_migration_lock')
+      // The lock row and the nodes' beats are bookkeeping: a daemon serving the file beats every few seconds.
+      .filter((t) => t !== 'kysely_migration_lock' && t !== 'placemat_nodes')
     const out: Record<string, string[]> = {}
     for (const t of tables) out[t] = (raw.prepare(`select * from "${t}"`).all() as object[]).map((r) => JSON.stringify(r)).sort()
     return JSON.stringify(out)

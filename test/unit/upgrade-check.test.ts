@@ -13,7 +13,21 @@ const facts = (f: Partial<UpgradeFacts> = {}): UpgradeFacts => ({
   incompleteConsumers: 0,
   incompleteIds: {project: 'p0', user: 'p0'},
   daemon: null,
+  release: '0.2.0',
+  minRelease: null,
+  nodes: {registered: [], unregistered: []},
   ...f,
+})
+const node = (release: string, pid = 7) => ({
+  id: `n${pid}`,
+  release,
+  schemaFrom: '0013_keyed_check_v2',
+  schemaTo: '0014_retire_keyed_check_v1',
+  host: 'api-1',
+  pid,
+  url: `http://api-1:${8000 + pid}`,
+  startedAt: Date.now() - 60_000,
+  beatAt: Date.now() - 2000,
 })
 const resultOf = (f: UpgradeFacts, name: string) => runUpgradeChecks(f).checks.find((c) => c.check === name)!
 
@@ -24,15 +38,34 @@ describe('upgrade checks', () => {
     expect(upgradeExitCode(report)).toBe(0)
   })
 
-  it('the schema: empty succeeds, older warns (db upgrade), newer fails', () => {
+  it('the schema: empty succeeds, older warns (db upgrade), a newer release\'s expand warns, its contract fails', () => {
     expect(resultOf(facts({applied: []}), 'Schema Migrations')).toMatchObject({result: 0, details: expect.stringContaining('An empty database')})
     const older = resultOf(facts({applied: ['0001_initial']}), 'Schema Migrations')
     expect(older.result).toBe(1)
     expect(older.details).toContain('2 migration(s) pending (0002_topology, 0003_provider_order)')
     expect(older.details).toContain('placemat db upgrade --db /srv/placemat.db')
-    const newer = facts({applied: [...known, '0004_later']})
-    expect(resultOf(newer, 'Schema Migrations')).toMatchObject({result: 2, details: expect.stringContaining('0004_later')})
-    expect(upgradeExitCode(runUpgradeChecks(newer))).toBe(2)
+    // A newer release expanded it: served here until its contract (a rollback).
+    const expanded = facts({applied: [...known, '0004_later']})
+    expect(resultOf(expanded, 'Schema Migrations')).toMatchObject({result: 1, details: expect.stringContaining('A newer placemat expanded it (migrations 0004_later')})
+    const contracted = facts({applied: [...known, '0004_later'], minRelease: {release: '0.3.0', migration: '0004_later'}})
+    expect(resultOf(contracted, 'Schema Migrations')).toMatchObject({
+      result: 2,
+      details: expect.stringContaining('was contracted by placemat 0.3.0 (0004_later): it needs placemat 0.3.0 or later; this is placemat 0.2.0'),
+    })
+    expect(upgradeExitCode(runUpgradeChecks(contracted))).toBe(2)
+  })
+
+  it("the schema: this release's expand pending points at --expand, its contract at --contract", () => {
+    const all = ['0011_change_images', '0012_nodes', '0013_keyed_check_v2', '0014_retire_keyed_check_v1']
+    const expand = resultOf(facts({known: all, applied: ['0011_change_images']}), 'Schema Migrations')
+    expect(expand.result).toBe(1)
+    expect(expand.details).toContain('placemat db upgrade --expand --db /srv/placemat.db')
+    expect(expand.details).toContain('This release\'s contract is pending (0014_retire_keyed_check_v1)')
+    const contract = resultOf(facts({known: all, applied: all.slice(0, 3)}), 'Schema Migrations')
+    expect(contract.result).toBe(1)
+    expect(contract.details).not.toContain('--expand')
+    expect(contract.details).toContain('placemat db upgrade --contract --db /srv/placemat.db')
+    expect(resultOf(facts({known: all, applied: all, minRelease: {release: '0.2.0', migration: all[3]}}), 'Schema Migrations').result).toBe(0)
   })
 
   it("Placement's checks: providers without roots fail, incomplete consumers warn", () => {
@@ -44,17 +77,28 @@ describe('upgrade checks', () => {
     expect(upgradeExitCode(runUpgradeChecks(facts({incompleteConsumers: 1})))).toBe(1)
   })
 
-  it("a daemon of this machine: this release's succeeds; another release's, or one whose health is not ok, warns", () => {
-    const daemon = {pid: 42, url: 'http://127.0.0.1:8778', answering: true, healthy: true}
-    expect(resultOf(facts({daemon: {...daemon, schema: '0003_provider_order'}}), 'Daemon Serving the Database').result).toBe(0)
-    const older = resultOf(facts({applied: ['0001_initial'], daemon: {...daemon, schema: '0001_initial'}}), 'Daemon Serving the Database')
+  it('the nodes: of this release succeed; of an older release (registered or not) and of a newer one warn, as does an unhealthy local daemon', () => {
+    expect(resultOf(facts({nodes: {registered: [node('0.2.0')], unregistered: []}}), 'Nodes Serving the Database')).toMatchObject({
+      result: 0,
+      details: expect.stringContaining('1 node(s) of placemat 0.2.0 serve /srv/placemat.db: placemat 0.2.0 on api-1, pid 7, http://api-1:8007'),
+    })
+    const older = resultOf(
+      facts({nodes: {registered: [node('0.1.5', 8)], unregistered: [{where: '10.0.0.4', connections: 3, backendPids: [101, 102, 103], since: Date.now()}]}}),
+      'Nodes Serving the Database',
+    )
     expect(older.result).toBe(1)
-    expect(older.details).toContain('schema 0001_initial; this release\'s is 0003_provider_order')
-    expect(older.details).toContain('Stop it (placemat db upgrade refuses a file a daemon serves)')
-    const pg = resultOf(facts({sqlite: false, daemon: {...daemon}}), 'Daemon Serving the Database')
-    expect(pg.details).toContain('a release before this one')
-    expect(pg.details).toContain('Restart it with this release')
-    expect(resultOf(facts({daemon: {...daemon, answering: false, healthy: false}}), 'Daemon Serving the Database')).toMatchObject({result: 1, details: expect.stringContaining('does not answer')})
+    expect(older.details).toContain('2 node(s) of a release before placemat 0.2.0 serve /srv/placemat.db: placemat 0.1.5 on api-1, pid 8, http://api-1:8008')
+    expect(older.details).toContain('release before 0.2.0 (not registered): 3 connection(s) from 10.0.0.4 with no application_name')
+    expect(older.details).toContain('placemat db upgrade --contract')
+    const pidRecord = resultOf(facts({applied: ['0001_initial'], nodes: {registered: [], unregistered: [{where: 'api-1', pid: 42, url: 'http://127.0.0.1:8778'}]}}), 'Nodes Serving the Database')
+    expect(pidRecord.details).toContain('release before 0.2.0 (not registered) on api-1, pid 42, http://127.0.0.1:8778')
+    expect(pidRecord.details).toContain('placemat db upgrade --expand')
+    expect(resultOf(facts({nodes: {registered: [node('0.3.0')], unregistered: []}}), 'Nodes Serving the Database')).toMatchObject({
+      result: 1,
+      details: expect.stringContaining('1 node(s) of a newer release'),
+    })
+    const daemon = {pid: 42, url: 'http://127.0.0.1:8778', answering: false, healthy: false}
+    expect(resultOf(facts({daemon}), 'Nodes Serving the Database')).toMatchObject({result: 1, details: expect.stringContaining('does not answer')})
   })
 })
 

@@ -6,7 +6,6 @@
 import fs from 'node:fs'
 import {sql, type RawBuilder} from 'kysely'
 import {notFoundError} from '../failure.js'
-import {migrations} from '../../store/schema.js'
 import {isDatabaseUrl, openBackend} from '../../store/backends.js'
 import {foreignDatabaseUrl} from '../../store/target.js'
 
@@ -20,7 +19,7 @@ export interface Inspector {
 }
 
 /** The migrations this placemat knows, in order. */
-export const knownMigrations = () => Object.keys(migrations).sort()
+export {knownMigrations} from '../../store/schema-contract.js'
 
 export async function inspect(target: string): Promise<Inspector> {
   const foreign = foreignDatabaseUrl(target)

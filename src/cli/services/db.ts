@@ -1,22 +1,18 @@
 /**
- * The database file itself: schema version and pending migrations, the offline upgrade
- * (one transaction, after a backup), and Placement-style upgrade checks on the data.
- * All of this works on the database directly, without a daemon (and refuses to upgrade a
- * SQLite file while one serves it); status, upgrade and check also work on a PostgreSQL URL.
+ * The database itself: schema version, pending migrations by phase (schema-contract.ts) and the
+ * nodes serving it (live-nodes.ts), and Placement-style upgrade checks on the data. All of this
+ * works on the database directly, without a daemon, on a SQLite file or a PostgreSQL URL; the
+ * upgrade itself is db-upgrade.ts's.
  */
-import fs from 'node:fs'
-import path from 'node:path'
-import SQLite from 'better-sqlite3'
-import {conflictError, failure, notFoundError, usageError} from '../failure.js'
-import {Kysely, Migrator, SqliteDialect, sql, type MigrationProvider, type RawBuilder} from 'kysely'
+import {sql, type RawBuilder} from 'kysely'
 import {INCOMPLETE_CONSUMER_ID} from '../../core/allocations.js'
 import {capacityOf} from '../../core/capacity.js'
 import {isAlive, readRecord} from '../../daemon/control.js'
-import {migrations} from '../../store/schema.js'
-import {describeTarget, isDatabaseUrl, openBackend, resolveTarget} from '../../store/backends.js'
-import {Store} from '../../store/store.js'
+import {MIN_RELEASE_KEY, RELEASE, parseMinRelease, type MinRelease} from '../../store/release.js'
+import {judgeSchema} from '../../store/schema-contract.js'
+import {describeTarget, isDatabaseUrl, resolveTarget} from '../../store/target.js'
 import {executedMigrations, inspect, knownMigrations} from './db-inspect.js'
-import {foreignDatabaseUrl} from '../../store/target.js'
+import {liveNodesOf, type LiveNodes} from './live-nodes.js'
 
 /** Exit codes of the db commands (besides 0 ok, 1 error, 2 usage, 3 no such file). */
 export const DbExit = {
@@ -26,24 +22,12 @@ export const DbExit = {
   WARNINGS: 8,
   /** db check: at least one failure; db status: the integrity check failed. */
   FAILURES: 9,
-  /** db upgrade: a daemon serves the file. */
+  /** db upgrade: a daemon serves the file, or (--contract) a node of an older release serves the database. */
   IN_USE: 4,
 } as const
 
 
 const known = knownMigrations
-
-function openRaw(file: string, readonly: boolean): SQLite.Database {
-  const foreign = foreignDatabaseUrl(file)
-  if (foreign) throw foreign
-  if (isDatabaseUrl(file)) {
-    throw usageError(`${describeTarget(file)} is a PostgreSQL database: back it up with pg_dump`)
-  }
-  if (!fs.existsSync(file)) throw notFoundError(`no database file at ${file}`)
-  const raw = new SQLite(file, {readonly, fileMustExist: true})
-  raw.pragma('busy_timeout = 10000')
-  return raw
-}
 
 export interface DbStatus {
   file: string
@@ -61,6 +45,17 @@ export interface DbStatus {
   journal_mode: string
   counts: Record<string, number>
   daemon: {pid: number; url: string} | null
+  /** This placemat's release, whether it serves the database, and why not. */
+  release: string
+  serves: boolean
+  refusal: string | null
+  /** This release's pending migrations by phase: expand (db upgrade --expand) and contract (--contract). */
+  pending_expand: string[]
+  pending_contract: string[]
+  /** The oldest release a contract allows to serve the database. */
+  min_release: MinRelease | null
+  /** The nodes serving it: registered (0.2.0 and later) and traces of older ones (live-nodes.ts). */
+  nodes: LiveNodes
 }
 
 function daemonOn(file: string): DbStatus['daemon'] {
@@ -88,6 +83,10 @@ export async function dbStatus(file: string): Promise<DbStatus> {
     }
     const state: DbStatus['state'] =
       applied.length === 0 ? 'empty' : unknown.length ? 'newer' : pending.length ? 'upgrade-needed' : 'current'
+    const minRelease = (await db.hasTable('placemat_meta'))
+      ? parseMinRelease((await db.rows<{value: string}>(sql`select value from placemat_meta where key = ${MIN_RELEASE_KEY}`))[0]?.value)
+      : null
+    const verdict = judgeSchema({applied, minRelease}, describeTarget(file))
     return {
       file: describeTarget(file),
       schema_version: applied.at(-1) ?? null,
@@ -101,113 +100,17 @@ export async function dbStatus(file: string): Promise<DbStatus> {
       journal_mode: db.kind === 'sqlite' ? String((await db.rows<{journal_mode: string}>('pragma journal_mode'))[0].journal_mode) : 'postgresql',
       counts,
       daemon: daemonOn(file),
+      release: RELEASE,
+      serves: applied.length > 0 && verdict.serves,
+      refusal: applied.length > 0 ? verdict.refusal : null,
+      pending_expand: [...verdict.pending.baseline, ...verdict.pending.expand],
+      pending_contract: verdict.pending.contract,
+      min_release: minRelease,
+      nodes: await liveNodesOf(db, file),
     }
   } finally {
     await db.close()
   }
-}
-
-export interface UpgradeResult {
-  file: string
-  from: string | null
-  to: string
-  applied: string[]
-  backup: string | null
-}
-
-/** Copies the database (a consistent snapshot, WAL included) beside it; returns the backup's path. */
-export async function backupFile(file: string, tag: string): Promise<string> {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')
-  let dest = `${file}.backup-${tag}-${stamp}`
-  for (let i = 2; fs.existsSync(dest); i++) dest = `${file}.backup-${tag}-${stamp}-${i}`
-  const raw = openRaw(file, true)
-  try {
-    await raw.backup(dest)
-  } finally {
-    raw.close()
-  }
-  return dest
-}
-
-/**
- * Runs every pending migration in ONE transaction (BEGIN IMMEDIATE: no other writer gets
- * in); a failing migration rolls all of them back and leaves the file as it was. A
- * backup copy is made first unless `backup` is false.
- */
-export async function dbUpgrade(file: string, opts: {backup: boolean}): Promise<UpgradeResult> {
-  if (isDatabaseUrl(file)) return upgradeDatabase(file)
-  const status = await dbStatus(file)
-  if (status.daemon) {
-    throw conflictError(`a daemon serves ${file} (pid ${status.daemon.pid}, ${status.daemon.url}); stop it first (placemat daemon stop)`)
-  }
-  if (status.state === 'newer') {
-    throw failure(`${file} was written by a newer placemat (migrations ${status.unknown.join(', ')} are unknown here); upgrade placemat instead`)
-  }
-  if (!status.pending.length) return {file, from: status.schema_version, to: status.schema_version ?? status.latest, applied: [], backup: null}
-  const backup = opts.backup ? await backupFile(file, status.schema_version ?? 'empty') : null
-
-  const raw = openRaw(file, false)
-  const db = new Kysely<any>({dialect: new SqliteDialect({database: raw})})
-  const provider: MigrationProvider = {getMigrations: async () => migrations}
-  try {
-    await db.connection().execute(async (conn) => {
-      await sql`begin immediate`.execute(conn)
-      try {
-        const {error, results} = await new Migrator({db: conn, provider}).migrateToLatest()
-        if (error) {
-          const failed = results?.find((r) => r.status === 'Error')?.migrationName
-          throw failure(`migration ${failed ?? '?'} failed: ${(error as Error).message ?? error}; nothing was changed`)
-        }
-        await sql`commit`.execute(conn)
-      } catch (err) {
-        await sql`rollback`.execute(conn).catch(() => undefined)
-        throw err
-      }
-    })
-  } finally {
-    await db.destroy()
-  }
-  // The result must load as the daemon loads it.
-  const store = await Store.open(file)
-  await store.close()
-  const after = await dbStatus(file)
-  return {file, from: status.schema_version, to: after.schema_version!, applied: status.pending, backup}
-}
-
-/**
- * PostgreSQL: kysely's migrator runs the pending migrations in one transaction under its own
- * lock (a failure changes nothing). No backup is made: that is pg_dump's job.
- */
-async function upgradeDatabase(url: string): Promise<UpgradeResult> {
-  const backend = await openBackend(url, {})
-  let before: string[]
-  let applied: string[]
-  try {
-    const migrator = new Migrator({db: backend.db, provider: {getMigrations: async () => migrations}})
-    before = (await migrator.getMigrations()).filter((m) => m.executedAt).map((m) => m.name)
-    const unknownHere = await backend.db
-      .selectFrom('kysely_migration' as any)
-      .select('name' as any)
-      .execute()
-      .then((rows) => rows.map((r: any) => String(r.name)).filter((n) => !known().includes(n)))
-      .catch(() => [] as string[])
-    if (unknownHere.length) {
-      throw failure(`${describeTarget(url)} was written by a newer placemat (migrations ${unknownHere.join(', ')} are unknown here); upgrade placemat instead`)
-    }
-    const {error, results} = await migrator.migrateToLatest()
-    if (error) {
-      const failed = results?.find((r) => r.status === 'Error')?.migrationName
-      throw failure(`migration ${failed ?? '?'} failed: ${(error as Error).message ?? error}; nothing was changed`)
-    }
-    applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
-  } finally {
-    await backend.close()
-  }
-  // The result must load as the daemon loads it.
-  const store = await Store.open(url)
-  await store.close()
-  const all = known()
-  return {file: describeTarget(url), from: before.at(-1) ?? null, to: all.at(-1)!, applied, backup: null}
 }
 
 // ---------------------------------------------------------------------------
@@ -251,7 +154,11 @@ export async function dbCheck(file: string): Promise<CheckResult[]> {
           : status.state === 'empty'
             ? ['no placemat schema in this file']
             : [],
-      status.state === 'upgrade-needed' ? `Run "placemat db upgrade --db ${file}".` : undefined,
+      status.state !== 'upgrade-needed'
+        ? undefined
+        : status.pending_expand.length
+          ? `Run "placemat db upgrade --db ${file}" (with no daemon serving it), or "placemat db upgrade --expand --db ${file}" while the nodes serve.`
+          : `Run "placemat db upgrade --contract --db ${file}" once every node runs placemat ${status.release}.`,
     ),
   )
   if (!isDatabaseUrl(file)) out.push(result('SQLite integrity', 'failure', status.integrity_ok ? [] : status.integrity))

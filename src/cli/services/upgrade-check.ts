@@ -10,8 +10,11 @@
 import {sql, type RawBuilder} from 'kysely'
 import {INCOMPLETE_CONSUMER_ID} from '../../core/allocations.js'
 import {daemonHealth, isAlive, readRecord} from '../../daemon/control.js'
+import {MIN_RELEASE_KEY, RELEASE, compareReleases, parseMinRelease, type MinRelease} from '../../store/release.js'
+import {judgeSchema} from '../../store/schema-contract.js'
 import {describeTarget, foreignDatabase, isDatabaseUrl} from '../../store/target.js'
 import {executedMigrations, inspect, knownMigrations} from './db-inspect.js'
+import {describeNode, liveNodesOf, olderNodes, type LiveNodes} from './live-nodes.js'
 
 /** oslo.upgradecheck's codes. */
 export const UpgradeCode = {SUCCESS: 0, WARNING: 1, FAILURE: 2} as const
@@ -38,6 +41,11 @@ export interface UpgradeFacts {
   /** The migrations the database has run, and those this placemat knows. */
   applied: string[]
   known: string[]
+  /** This placemat's release, and the oldest release a contract allows to serve the database. */
+  release: string
+  minRelease: MinRelease | null
+  /** The nodes serving the database (live-nodes.ts). */
+  nodes: LiveNodes
   /** Providers with no root provider id, or one naming no provider. */
   providersWithoutRoot: number
   /** Consumers holding allocations with no consumer record. */
@@ -45,7 +53,7 @@ export interface UpgradeFacts {
   /** Consumers holding the incomplete-consumer project or user (written before microversion 1.8). */
   incompleteConsumers: number
   incompleteIds: {project: string; user: string}
-  /** A daemon this machine's record says serves the database, if alive: what its health answer said. */
+  /** A daemon this machine's record says serves the database, if alive: what its health answer said (its release among the nodes). */
   daemon: {pid: number; url: string; answering: boolean; healthy: boolean; schema?: string} | null
 }
 
@@ -54,28 +62,40 @@ type Check = (f: UpgradeFacts) => {result: UpgradeCodeValue; details?: string}
 const success = {result: UpgradeCode.SUCCESS}
 
 /**
- * The schema against this release's. Older is a warning, not a failure: the migrations are what
- * the upgrade runs (`placemat db upgrade`, as `placement-manage db sync`), and the gate is asked
- * before; newer is a failure: this release cannot serve a database a later one wrote.
+ * The schema against this release's (schema-contract.ts). Pending migrations are a warning, not a
+ * failure: running them is the upgrade (`placemat db upgrade`, as `placement-manage db sync`),
+ * and the gate is asked before; `--expand` while the nodes serve, `--contract` once every node
+ * runs this release. A failure: a newer release's contract, which this release cannot serve.
+ * A newer release's expands alone (a rollback before its contract) are served.
  */
 const schemaMigrations: Check = (f) => {
-  const unknown = f.applied.filter((m) => !f.known.includes(m))
-  if (unknown.length) {
-    return {
-      result: UpgradeCode.FAILURE,
-      details: `${f.database} was written by a newer placemat (migrations ${unknown.join(', ')} are unknown to this release): upgrade placemat instead, or restore a backup this release wrote.`,
-    }
-  }
   if (!f.applied.length) return {result: UpgradeCode.SUCCESS, details: 'An empty database: the daemon (or placemat db init) makes its schema at first start.'}
-  const pending = f.known.filter((m) => !f.applied.includes(m))
-  if (!pending.length) return success
-  return {
-    result: UpgradeCode.WARNING,
-    details:
-      `The schema is older than this release's: ${pending.length} migration(s) pending (${pending.length > 2 ? `${pending[0]} to ${pending.at(-1)}` : pending.join(', ')}). ` +
-      `This release's daemon refuses it until they have run: run "placemat db upgrade --db ${f.database}"` +
-      (f.sqlite ? ' (with no daemon serving the file; it makes a backup first).' : ' (back it up with pg_dump first).'),
+  const v = judgeSchema({applied: f.applied, minRelease: f.minRelease}, f.database, f.known, f.release)
+  const newerRelease = f.minRelease && compareReleases(f.minRelease.release, f.release) > 0
+  if (newerRelease) return {result: UpgradeCode.FAILURE, details: `${v.refusal}: upgrade placemat instead, or restore a backup this release wrote.`}
+  const said: string[] = []
+  const some = (names: string[]) => `${names.length} migration(s) pending (${names.length > 2 ? `${names[0]} to ${names.at(-1)}` : names.join(', ')})`
+  if (v.pending.baseline.length) {
+    const pending = [...v.pending.baseline, ...v.pending.expand, ...v.pending.contract]
+    said.push(
+      `The schema is older than placemat 0.1.0's: ${some(pending)}. This release's daemon refuses it until they have run: run "placemat db upgrade --db ${f.database}"` +
+        (f.sqlite ? ' (with no daemon serving the file; it makes a backup first).' : ' (with no daemon serving it; back it up with pg_dump first).'),
+    )
+  } else if (v.pending.expand.length) {
+    said.push(
+      `The schema is older than this release's: ${some(v.pending.expand)} of its expand. This release's daemon refuses it until they have run: ` +
+        `run "placemat db upgrade --expand --db ${f.database}" (the nodes serving it keep serving${f.sqlite ? '; it makes a backup first' : '; back it up with pg_dump first'}).`,
+    )
   }
+  if (v.pending.contract.length && !v.pending.baseline.length) {
+    said.push(`This release's contract is pending (${v.pending.contract.join(', ')}): run "placemat db upgrade --contract --db ${f.database}" once every node runs placemat ${f.release} (it refuses while an older one serves).`)
+  }
+  if (v.unknown.length) {
+    said.push(
+      `A newer placemat expanded it (migrations ${v.unknown.join(', ')} are unknown to this release): this release serves it until that release's contract runs; upgrade placemat to that release.`,
+    )
+  }
+  return said.length ? {result: UpgradeCode.WARNING, details: said.join(' ')} : success
 }
 
 /** Placement's own: every provider has its root. */
@@ -105,29 +125,31 @@ const incompleteConsumers: Check = (f) => {
   return said.length ? {result: UpgradeCode.WARNING, details: said.join(' ')} : success
 }
 
-/** A daemon of this machine serving the database: of this release, or one to restart after the upgrade. */
-const daemonServing: Check = (f) => {
+/**
+ * The nodes serving the database: those of another release (registered, or the traces of one
+ * before registration, live-nodes.ts), and this machine's daemon when its health is not ok.
+ * Older ones keep serving the expanded schema; the contract waits until none is left.
+ */
+const nodesServing: Check = (f) => {
+  const said: string[] = []
   const d = f.daemon
-  if (!d) return success
-  const latest = f.known.at(-1)!
-  const pending = f.known.some((m) => !f.applied.includes(m)) && f.applied.length > 0
-  const where = `pid ${d.pid} at ${d.url}`
-  if (!d.healthy) {
-    return {
-      result: UpgradeCode.WARNING,
-      details: `A daemon (${where}) is recorded as serving ${f.database} but its health ${d.answering ? 'is not ok' : 'does not answer'}: see its log.`,
-    }
+  if (d && !d.healthy) {
+    said.push(`A daemon (pid ${d.pid} at ${d.url}) is recorded as serving ${f.database} but its health ${d.answering ? 'is not ok' : 'does not answer'}: see its log.`)
   }
-  if (d.schema === latest) return success
-  const which = d.schema ? `schema ${d.schema}; this release's is ${latest}` : 'a release before this one'
-  return {
-    result: UpgradeCode.WARNING,
-    details:
-      `A daemon of another placemat release (${which}) serves ${f.database}: ${where}. ` +
-      (pending && f.sqlite
-        ? 'Stop it (placemat db upgrade refuses a file a daemon serves), upgrade the database, then start this release\'s daemon.'
-        : 'Restart it with this release once the database is upgraded.'),
+  const older = olderNodes(f.nodes, f.release)
+  if (older.length) {
+    const expandPending = f.known.some((m) => !f.applied.includes(m)) && f.applied.length > 0
+    said.push(
+      `${older.length} node(s) of a release before placemat ${f.release} serve ${f.database}: ${older.join('; ')}. ` +
+        (expandPending ? 'Upgrade the schema with "placemat db upgrade --expand" (they keep serving), then replace' : 'Replace') +
+        ' them one at a time with this release behind the balancer; run "placemat db upgrade --contract" once none is left.',
+    )
   }
+  const newer = f.nodes.registered.filter((n) => compareReleases(n.release, f.release) > 0)
+  if (newer.length) said.push(`${newer.length} node(s) of a newer release serve ${f.database}: ${newer.map((n) => describeNode(n)).join('; ')}.`)
+  if (said.length) return {result: UpgradeCode.WARNING, details: said.join(' ')}
+  const same = f.nodes.registered
+  return same.length ? {result: UpgradeCode.SUCCESS, details: `${same.length} node(s) of placemat ${f.release} serve ${f.database}: ${same.map((n) => describeNode(n)).join('; ')}.`} : success
 }
 
 /** The checks, in the order they are reported; a release adds its own here. */
@@ -135,7 +157,7 @@ const CHECKS: Array<[string, Check]> = [
   ['Schema Migrations', schemaMigrations],
   ['Missing Root Provider IDs', missingRootProviderIds],
   ['Incomplete Consumers', incompleteConsumers],
-  ['Daemon Serving the Database', daemonServing],
+  ['Nodes Serving the Database', nodesServing],
 ]
 
 export function runUpgradeChecks(facts: UpgradeFacts): UpgradeReport {
@@ -165,12 +187,18 @@ export async function upgradeFacts(target: string, incomplete: {project?: string
     const foreign = foreignDatabase(target, await db.tables())
     if (foreign) throw foreign
     const applied = await executedMigrations(db)
+    const minRelease = applied.length
+      ? parseMinRelease((await db.rows<{value: string}>(sql`select value from placemat_meta where key = ${MIN_RELEASE_KEY}`))[0]?.value)
+      : null
     const count = async (q: RawBuilder<{n: number | string}>) => (applied.length ? Number((await db.rows(q))[0].n) : 0)
     facts = {
       database: describeTarget(target),
       sqlite: !isDatabaseUrl(target),
       applied,
       known: knownMigrations(),
+      release: RELEASE,
+      minRelease,
+      nodes: await liveNodesOf(db, target),
       providersWithoutRoot: await count(
         sql`select count(*) as n from resource_providers p where p.root_uuid is null or not exists (select 1 from resource_providers r where r.uuid = p.root_uuid)`,
       ),

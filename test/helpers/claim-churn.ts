@@ -1,0 +1,108 @@
+/**
+ * Claim churn as a scheduler makes it, for tests that change the nodes under it: workers that ask
+ * for candidates (GET /allocation_candidates) and claim one (PUT /allocations/{consumer}, a new
+ * consumer each time, consumer_generation null, microversion 1.39), and now and then release what
+ * they hold (DELETE). Every answer is counted by status; what a PUT answered 204 and was never
+ * released is what the database must hold at the end.
+ */
+import {randomUUID} from 'node:crypto'
+
+const HEADERS = {'x-auth-token': 'admin', 'openstack-api-version': 'placement 1.39', 'content-type': 'application/json', accept: 'application/json'}
+
+/** A claim a PUT answered 204: the consumer's allocations, provider -> class -> amount. */
+export type Claim = Record<string, Record<string, number>>
+
+export interface ChurnReport {
+  /** Answers by status. */
+  statuses: Record<number, number>
+  /** Answers other than 2xx, 409 and 503, each as `METHOD path -> status body`. */
+  unexpected: string[]
+  /** Claims acknowledged (204) and not released. */
+  held: Map<string, Claim>
+  /** Consumers whose release was not acknowledged: what they hold is not known. */
+  unsure: Set<string>
+  /** When each 2xx answer came (ms), in order. */
+  successes: number[]
+}
+
+export interface Churn {
+  report: ChurnReport
+  /** Stops the workers once their requests in flight are answered. */
+  stop(): Promise<ChurnReport>
+}
+
+export function startChurn(url: string, opts: {workers?: number; resources?: string; pauseMs?: number} = {}): Churn {
+  const resources = opts.resources ?? 'VCPU:1,MEMORY_MB:512'
+  const report: ChurnReport = {statuses: {}, unexpected: [], held: new Map(), unsure: new Set(), successes: []}
+  let stopped = false
+  const call = async (method: string, path: string, body?: unknown): Promise<{status: number; json: any}> => {
+    let status = 0
+    let text = ''
+    try {
+      const res = await fetch(url + path, {method, headers: HEADERS, body: body === undefined ? undefined : JSON.stringify(body)})
+      status = res.status
+      text = await res.text()
+    } catch (err) {
+      text = (err as Error).message
+    }
+    report.statuses[status] = (report.statuses[status] ?? 0) + 1
+    if (status >= 200 && status < 300) report.successes.push(Date.now())
+    else if (status !== 409 && status !== 503) report.unexpected.push(`${method} ${path} -> ${status} ${text.slice(0, 300)}`)
+    let json: unknown = null
+    try {
+      json = text ? JSON.parse(text) : null
+    } catch {
+      // not JSON: counted above
+    }
+    return {status, json}
+  }
+  const release = async (mine: string[]) => {
+    const consumer = mine.splice(Math.floor(Math.random() * mine.length), 1)[0]
+    const r = await call('DELETE', `/allocations/${consumer}`)
+    report.held.delete(consumer)
+    if (r.status !== 204) report.unsure.add(consumer)
+  }
+  const worker = async () => {
+    const mine: string[] = []
+    while (!stopped) {
+      if (mine.length && Math.random() < 0.3) await release(mine)
+      else {
+        const c = await call('GET', `/allocation_candidates?resources=${resources}&limit=10`)
+        const requests = (c.json?.allocation_requests ?? []) as Array<{allocations: Record<string, {resources: Record<string, number>}>}>
+        if (c.status === 200 && requests.length) {
+          const pick = requests[Math.floor(Math.random() * requests.length)]
+          const consumer = randomUUID()
+          const r = await call('PUT', `/allocations/${consumer}`, {
+            allocations: pick.allocations,
+            project_id: 'churn-project',
+            user_id: 'churn-user',
+            consumer_generation: null,
+            consumer_type: 'INSTANCE',
+          })
+          if (r.status === 204) {
+            report.held.set(consumer, Object.fromEntries(Object.entries(pick.allocations).map(([rp, a]) => [rp, a.resources])))
+            mine.push(consumer)
+          }
+        } else if (c.status === 200 && mine.length) await release(mine)
+      }
+      await new Promise((r) => setTimeout(r, opts.pauseMs ?? 5))
+    }
+  }
+  const running = Array.from({length: opts.workers ?? 4}, () => worker())
+  return {
+    report,
+    async stop() {
+      stopped = true
+      await Promise.all(running)
+      return report
+    },
+  }
+}
+
+/** The longest time between two successive 2xx answers (ms). */
+export function longestGap(successes: number[]): number {
+  const t = [...successes].sort((a, b) => a - b)
+  let gap = 0
+  for (let i = 1; i < t.length; i++) gap = Math.max(gap, t[i] - t[i - 1])
+  return gap
+}
