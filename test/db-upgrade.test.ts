@@ -242,8 +242,8 @@ describe('expand and contract: from placemat 0.1.0\'s schema while a node serves
     const refused = await Store.open(file).catch((e) => e)
     expect(refused).toBeInstanceOf(SchemaOutOfDateError)
     expect(refused.message).toContain(`run \`placemat db upgrade --expand --db ${file}\` first`)
-    // A daemon of 0.1.0 (its pid record, naming a live process: this one), never registered.
-    fs.writeFileSync(daemonFiles(file).pid, JSON.stringify({pid: process.pid, url: 'http://127.0.0.1:1', db: file}))
+    // A daemon of 0.1.0 (its pid record, naming a live process: this one's parent), never registered.
+    fs.writeFileSync(daemonFiles(file).pid, JSON.stringify({pid: process.ppid, url: 'http://127.0.0.1:1', db: file}))
     await expect(dbUpgrade(file, {backup: false})).rejects.toMatchObject({kind: 'conflict', message: expect.stringContaining('or run `placemat db upgrade --expand` while it serves')})
 
     const expanded = await dbUpgrade(file, {backup: true, phase: 'expand'})
@@ -251,7 +251,7 @@ describe('expand and contract: from placemat 0.1.0\'s schema while a node serves
     expect(expanded.backup).toMatch(/backup-0011_change_images-/)
     const status = await dbStatus(file)
     expect(status).toMatchObject({serves: true, pending_expand: [], pending_contract: ['0014_retire_keyed_check_v1'], min_release: null})
-    expect(status.nodes.unregistered).toEqual([{where: os.hostname(), pid: process.pid, url: 'http://127.0.0.1:1'}])
+    expect(status.nodes.unregistered).toEqual([{where: os.hostname(), pid: process.ppid, url: 'http://127.0.0.1:1'}])
     // Nothing more to expand.
     expect(await dbUpgrade(file, {backup: false, phase: 'expand'})).toMatchObject({applied: []})
 
@@ -259,7 +259,7 @@ describe('expand and contract: from placemat 0.1.0\'s schema while a node serves
     expect(contract).toMatchObject({kind: 'conflict'})
     expect(exitCodeOf(contract)).toBe(4)
     expect(contract.message).toContain(`refusing to contract ${file}: 1 node(s) of a release before placemat ${RELEASE} serve it`)
-    expect(contract.message).toContain(`release before ${RELEASE} (not registered) on ${os.hostname()}, pid ${process.pid}, http://127.0.0.1:1`)
+    expect(contract.message).toContain(`release before ${RELEASE} (not registered) on ${os.hostname()}, pid ${process.ppid}, http://127.0.0.1:1`)
     expect((await dbStatus(file)).pending_contract).toEqual(['0014_retire_keyed_check_v1'])
 
     // This release serves it before its contract, and once registered under its pid record is no obstacle.
@@ -274,11 +274,12 @@ describe('expand and contract: from placemat 0.1.0\'s schema while a node serves
         }
       }
       const before = counter()
-      await store.join(node('http://127.0.0.1:1'))
+      // Registered as the daemon its pid record names.
+      await store.join({...node('http://127.0.0.1:1'), pid: process.ppid})
       await store.beat()
       // Beats are outside the journal: the counter other nodes follow does not move.
       expect(counter()).toBe(before)
-      expect((await dbStatus(file)).nodes).toMatchObject({registered: [{release: RELEASE, pid: process.pid}], unregistered: []})
+      expect((await dbStatus(file)).nodes).toMatchObject({registered: [{release: RELEASE, pid: process.ppid}], unregistered: []})
       const contracted = await dbUpgrade(file, {backup: false, phase: 'contract'})
       expect(contracted).toMatchObject({applied: ['0014_retire_keyed_check_v1'], pending: []})
       expect(await dbStatus(file)).toMatchObject({state: 'current', serves: true, min_release: {release: RELEASE, migration: '0014_retire_keyed_check_v1'}})
