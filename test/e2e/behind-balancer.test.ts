@@ -231,6 +231,7 @@ backend placemat
       const line = await lineOf(daemon, own)
       // Not haproxy's 127.0.0.1, not what the client forged: the address haproxy saw it connect from.
       expect(line).toMatchObject({remote_addr: '127.0.0.2', global_request_id: GLOBAL_ID, path: '/resource_providers', status: 200})
+      console.log(`behind haproxy: Location ${r.headers.location}\nlog: ${JSON.stringify(line)}`)
 
       const rc = await request(`${endpoint}/resource_classes/CUSTOM_EDGE`, 'PUT', {from: '127.0.0.2', ca: ca.cert})
       expect(rc.headers.location).toBe(`https://127.0.0.1:${proxy.port}/placement/resource_classes/CUSTOM_EDGE`)
