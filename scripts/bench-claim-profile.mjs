@@ -78,6 +78,7 @@ try {
   for (let r = 0; r < runs; r++) {
     const put = []
     const floorMs = []
+    const floorTx = []
     for (let i = 0; i < claims; i++) {
       const g = await pm.get(`/allocation_candidates?${FLAT_QUERY}&limit=5`)
       const ar = g.json()?.allocation_requests?.[0]
@@ -89,9 +90,10 @@ try {
       const f = await fl.put(`/allocations/${randomUUID()}`, body(ar))
       if (f.status !== 204) throw new Error(`the floor answered ${f.status}: ${f.text.slice(0, 200)}`)
       floorMs.push(f.ms)
+      floorTx.push(Number(f.headers['x-transaction-ms']))
     }
     const {phases, traces} = (await pm.get('/__profile')).json()
-    rounds.push({phases, traces, put, floor: floorMs})
+    rounds.push({phases, traces, put, floor: floorMs, floorTx})
     process.stderr.write(`[claim-profile] round ${r + 1}: PUT p50 ${p50(put).toFixed(3)} ms, floor p50 ${p50(floorMs).toFixed(3)} ms\n`)
   }
   pm.close()
@@ -131,6 +133,12 @@ function report(rounds) {
   })
   const inServer = rounds.flatMap((r) => r.traces.map((t) => t.reduce((a, v) => a + (v ?? 0), 0)))
   console.log(`| in the server (request event to finish) | ${f3(p50(inServer))} | ${f3(p90(inServer))} | sum of phase p50s ${f3(sum)} |`)
+  // placemat's transaction: from the lock to COMMIT done, beside the floor's.
+  const [from, to] = [phases.indexOf('lock'), phases.indexOf('commit (fsync)')]
+  const tx = (r) => r.traces.map((t) => t.slice(from, to + 1).reduce((a, v) => a + (v ?? 0), 0))
+  console.log(`| placemat's transaction (lock to commit) | ${f3(p50(rounds.flatMap(tx)))} | ${f3(p90(rounds.flatMap(tx)))} | ${spread(rounds.map((r) => p50(tx(r))))} |`)
+  const ftx = rounds.flatMap((r) => r.floorTx)
+  console.log(`| the floor's transaction | ${f3(p50(ftx))} | ${f3(p90(ftx))} | ${spread(rounds.map((r) => p50(r.floorTx)))} |`)
   const pmAll = rounds.flatMap((r) => r.put)
   const flAll = rounds.flatMap((r) => r.floor)
   console.log('')
