@@ -5,6 +5,7 @@
 //   start-up     a restarted daemon, from spawn to its first answered candidates query
 //   RSS          the daemon's resident memory at rest and its peak (VmHWM)
 //   candidates   limit=1000 p50/p99, and unlimited (streamed) time, bytes and peak RSS
+//   first write  the first write to a provider's inventory after the start, against the next ones
 //   after write  the first limited query after a write to one provider's inventory, traits
 //                or aggregates (the index follows the write)
 //   claim, claims-concurrent, provider-list-all (every provider, streamed)
@@ -44,6 +45,8 @@ const status = (pid, field) => {
 
 async function startDaemon(dbFile, probe) {
   const port = await freePort()
+  // A new database is made on purpose first: a daemon does not start an empty one where its log says one was.
+  if (!fs.existsSync(dbFile)) execFileSync(process.execPath, [path.join(root, 'bin/run.js'), 'db', 'init', '--db', dbFile], {stdio: 'ignore'})
   const log = fs.openSync(path.join(path.dirname(dbFile), 'placemat.log'), 'a')
   const t0 = performance.now()
   // Every candidates query searched and encoded afresh: no memo of identical answers.
@@ -81,6 +84,25 @@ async function timed(url, pathname, init = {}) {
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b)
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]
+}
+
+/**
+ * The first write that changes a provider's shape after a start (the candidates index follows
+ * it), against the p50 of the next `count`: each a provider's inventory written (reserved flipped).
+ */
+async function firstWrites(url, query, count = 10) {
+  const list = JSON.parse(Buffer.from((await timed(url, `/allocation_candidates?${query}&limit=${count + 1}`)).body).toString())
+  const uuids = Object.keys(list.provider_summaries)
+  const times = []
+  for (let k = 0; k <= count; k++) {
+    const uuid = uuids[k % uuids.length]
+    const {resource_provider_generation: generation, inventories} = JSON.parse(Buffer.from((await timed(url, `/resource_providers/${uuid}/inventories`)).body).toString())
+    const first = Object.keys(inventories)[0]
+    inventories[first] = {...inventories[first], reserved: inventories[first].reserved ? 0 : 1}
+    const body = JSON.stringify({resource_provider_generation: generation, inventories})
+    times.push((await timed(url, `/resource_providers/${uuid}/inventories`, {method: 'PUT', body})).ms)
+  }
+  return {first: times[0], next: pct(times.slice(1), 50)}
 }
 
 /** The first limited query after a write to one provider's inventory, traits or aggregates. */
@@ -146,7 +168,9 @@ for (const {mode, n} of sets) {
     const s = await startDaemon(db, `/allocation_candidates?${query}&limit=1000`)
     child = s.child
     url = s.url
-    row(set, 'start-up to first candidates answer', `${s.startup.toFixed(1)} s`, `RSS ${status(child.pid, 'VmRSS')} MiB, peak ${status(child.pid, 'VmHWM')} MiB`)
+    row(set, 'start-up to first candidates answer', `${s.startup.toFixed(2)} s`, `RSS ${status(child.pid, 'VmRSS')} MiB, peak ${status(child.pid, 'VmHWM')} MiB`)
+    const fw = await firstWrites(url, query)
+    row(set, 'first shape-changing write after the start', `${ms(fw.first)} ms`, `the next: p50 ${ms(fw.next)} ms`)
 
     const limited = perfBench(url, mode, ['--scenarios', mode === 'nested' ? 'candidates-nested' : 'candidates', '--count', '100', `--${mode}-query`, `${query}&limit=1000`])[0]
     row(set, 'candidates limit=1000', `p50 ${ms(limited.p50)} ms, p99 ${ms(limited.p99)} ms`, `${limited.notes ?? ''}`)

@@ -12,6 +12,7 @@ import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../src/core/standard.j
 import SQLite from 'better-sqlite3'
 import {buildApp} from '../src/http/app.js'
 import {Store} from '../src/store/store.js'
+import type {State} from '../src/core/state.js'
 import {postgresAvailable, startPostgres, type TestPostgres} from './helpers/postgres.js'
 
 const run = promisify(execFile)
@@ -79,6 +80,26 @@ describe.each(backends)('Store on $name', ({name: kind, available, fresh}) => {
     expect([...(await a.refresh()).providers.values()].map((p) => p.name)).toEqual(['from-a', 'from-b'])
     await a.close()
     await b.close()
+  })
+
+  it('writes one after another on what it holds while nobody else commits, and catches up under the lock when somebody did', async () => {
+    const file = await fresh()
+    const a = await Store.open(file)
+    const b = await Store.open(file)
+    const uuid = '66666666-6666-6666-6666-666666666666'
+    await a.write((s, now) => createProvider(s, now, {name: 'cn', uuid}))
+    for (let i = 0; i < 3; i++) await a.write((s, now) => createProvider(s, now, {name: `a${i}`}))
+    await b.refresh()
+    await b.write((s, now) => setInventories(s, now, uuid, {resource_provider_generation: 0, inventories: {VCPU: {total: 4}}}, {}))
+    // No read between: the write itself must see b's commit (generation 1 now), and refuse generation 0,
+    // which only the State knows to check (the database would take the rows).
+    const stale = a.write((s, now) => setInventories(s, now, uuid, {resource_provider_generation: 0, inventories: {VCPU: {total: 8}}}, {}))
+    await expect(stale).rejects.toMatchObject({status: 409})
+    await a.write((s, now) => createProvider(s, now, {name: 'a3'}))
+    const seen = (st: State) => [[...st.providers.values()].map((p) => p.name).sort(), st.providers.get(uuid)!.inventories.get('VCPU')?.total]
+    expect(seen(await a.refresh())).toEqual([['a0', 'a1', 'a2', 'a3', 'cn'], 4])
+    expect(seen(await b.refresh())).toEqual([['a0', 'a1', 'a2', 'a3', 'cn'], 4])
+    await Promise.all([a.close(), b.close()])
   })
 
   it('shows every read what another process committed before the read arrived, reads arriving together or during its own writes', async () => {

@@ -39,6 +39,8 @@ import {authKeystone} from './pipeline/auth-keystone.js'
 import {admission} from './pipeline/admission.js'
 import {authorize} from './pipeline/policy.js'
 import {acceptable, mediaType} from './pipeline/content.js'
+import {mark, P, PROFILING} from '../store/phase-profile.js'
+import {traced} from './phase-trace.js'
 
 export const PLACEMENT_ROUTES: RouteDef[] = [
   ...rootRoutes,
@@ -94,7 +96,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Published under a base path: requests under it are served as at the root (edge.ts).
     ...(options.edge?.basePath ? {rewriteUrl: (req: http.IncomingMessage) => stripBasePath(req.url ?? '/', options.edge!.basePath!)} : {}),
     // Node checks request and header timeouts every connectionsCheckingInterval: keep it short.
-    serverFactory: (handler) => {
+    serverFactory: (fastifyHandler) => {
+      const handler = PROFILING ? traced(fastifyHandler) : fastifyHandler
       const serverOptions = {
         requestTimeout: timeouts.requestMs,
         headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs),
@@ -172,6 +175,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Placement sends a bare application/json content type; fastify would add a charset.
   app.addHook('onSend', (_req, reply, payload, done) => {
+    if (PROFILING) mark(P.reply)
     const type = reply.getHeader('content-type')
     if (typeof type === 'string' && type !== 'application/json' && type.startsWith('application/json')) reply.header('content-type', 'application/json')
     done(null, payload)
@@ -223,8 +227,10 @@ function registerRoutes(app: FastifyInstance, defs: RouteDef[], options: AppOpti
         config: {placemat: {def}} satisfies RouteConfig,
         ...(def.bodyLimit ? {bodyLimit: def.bodyLimit} : {}),
         handler: async (req, reply) => {
+          if (PROFILING) mark(P['http in'])
           const ctx: Ctx = {req, reply, mv: req.mv, store: options.store, options, params: req.params as Record<string, string>}
           const result = await def.handler(ctx)
+          if (PROFILING) mark(P.settle)
           if (reply.sent) return reply
           if (result === undefined) return reply.send()
           reply.header('content-type', 'application/json')

@@ -4,6 +4,7 @@ import {PlacementError} from '../core/errors.js'
 import type {Store} from '../store/store.js'
 import {validateSchema} from './jsonschema.js'
 import {parseJsonBody} from './json-body.js'
+import {mark, P, PROFILING} from '../store/phase-profile.js'
 import type {Version} from './microversion.js'
 import type {Credentials, Policy} from './policy/policy.js'
 import type {KeystoneValidator} from './auth/keystone.js'
@@ -113,8 +114,10 @@ export function readJson(ctx: Ctx): unknown
 export function readJson(ctx: Ctx, schema?: object): unknown {
   const raw = ctx.req.body
   const data = parseJsonBody(typeof raw === 'string' ? raw : '')
+  if (PROFILING) mark(P.parse)
   if (schema) {
     const msg = validateSchema(schema, data)
+    if (PROFILING) mark(P.validate)
     if (msg !== null) throw new PlacementError(400, `JSON does not validate: ${msg}`)
   }
   return data

@@ -20,6 +20,7 @@ import {keyedKeys, keyedRecordStatements, recordStatements} from './journal.js'
 import type {OpenOptions} from './open.js'
 import type {StateWriter} from './state-writer.js'
 import type {GroupRun, QueuedWrite, StoreHooks} from './store-types.js'
+import {mark, P, PROFILING} from './phase-profile.js'
 
 /** A group's commit: committed (its writes are answered with their outcomes), or failed with `error`. */
 export type CommitOutcome = {committed: true; run: GroupRun} | {committed: false; run: GroupRun; error: unknown; committing: boolean}
@@ -147,6 +148,7 @@ export class Commits {
     const f = this.follower
     let run: GroupRun = {outcomes: [], all: new Changes(), threw: null}
     let committing = false
+    if (PROFILING) mark(P.queue)
     try {
       this.backend.checkWritable()
       await this.backend.session(async (s) => {
@@ -161,7 +163,9 @@ export class Commits {
         }
         // SQLite: nobody can commit while we hold the lock, so the mark now is the one we are current at.
         else f.seen(this.backend.changeMark() as number)
+        if (PROFILING) mark(P.lock)
         run = this.runGroup(group, Date.now())
+        if (PROFILING) mark(P.decide)
         if (run.threw) throw run.threw.error
         if (run.all.empty) {
           await s.run([sql`commit`.compile(db)])
@@ -177,7 +181,11 @@ export class Commits {
         } else {
           // One more round trip (more for a big batch): the rows, the journal, the counter, COMMIT.
           committing = true
-          await s.run(concat(this.writer.statements(this.state, run.all), recordStatements(db, run.all, seq, f.image()), [sql`commit`.compile(db)]))
+          const rows = this.writer.statements(this.state, run.all)
+          const records = recordStatements(db, run.all, seq, f.image())
+          const commit = [sql`commit`.compile(db)]
+          await s.run(PROFILING ? concat(rows, marked(P.statements), records, marked(P['journal+image']), commit) : concat(rows, records, commit))
+          if (PROFILING) mark(P['commit (fsync)'])
         }
         f.committedLocked(seq)
       })
@@ -212,6 +220,11 @@ export class Commits {
     }
     return run
   }
+}
+
+/** Nothing to run: marks the end of phase `p` when the statements before it have run. */
+function* marked(p: number): Generator<never> {
+  mark(p)
 }
 
 function* concat<T>(...parts: Iterable<T>[]): Generator<T> {

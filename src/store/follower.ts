@@ -262,6 +262,13 @@ export class Follower {
    */
   async catchUpUnderLock(s: Session, opening: CompiledQuery[]): Promise<void> {
     if (this.canFollowImages() && (await this.readAndApplyAhead(s, opening, []))) return
+    // SQLite: the lock taken, a change mark unmoved since the State was last current says nobody
+    // else committed (our own commits leave it); the journal need not be asked. As reads decide.
+    if (this.backend.kind === 'sqlite' && this.mark >= 0 && this.at >= 0 && this.suspect === null) {
+      await s.run(opening)
+      opening.length = 0
+      if (this.backend.changeMark() === this.mark) return
+    }
     const [headRows, keyRows] = (await s.run([...opening, headStatement(this.db), this.keysStatement()])).slice(opening.length)
     opening.length = 0
     const head = readHead(headRows)

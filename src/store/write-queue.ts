@@ -11,6 +11,7 @@ import type {Follower} from './follower.js'
 import type {Freshness} from './freshness.js'
 import type {GroupRun, Outcome, QueuedWrite, StoreHooks, WriteOptions} from './store-types.js'
 import type {Turns} from './turns.js'
+import {mark, P, PROFILING} from './phase-profile.js'
 
 /** Writes committed together at most. */
 const MAX_GROUP = 64
@@ -79,6 +80,7 @@ export class WriteQueue {
     this.fault = null
     this.follower.dirty = false
     if (!run.all.empty) this.follower.publish()
+    if (PROFILING) mark(P['index patch'])
     group.forEach((w, k) => this.settle(w, run.outcomes[k]))
     return 'settled'
   }

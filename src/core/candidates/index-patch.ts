@@ -47,7 +47,8 @@ function retire(ix: Index, i: number, trees: Set<number>): void {
   ix.depth[i] = 0
   ix.provs[i] = GONE
   ix.summaryCache[i] = undefined
-  if (ix.idxMap?.get(p.uuid) === i) ix.idxMap.delete(p.uuid)
+  const idxOf = ix.idx()
+  if (idxOf.get(p.uuid) === i) idxOf.delete(p.uuid)
   ix.setTreeMembers(i, NO_MEMBERS)
   ix.gone++
 }

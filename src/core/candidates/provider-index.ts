@@ -29,7 +29,8 @@ export class Index {
   /** Positions holding GONE. */
   gone = 0
   provs: Provider[]
-  idxMap: Map<string, number> | null = null
+  /** uuid -> position, built with the index (a write's patch must not pay O(cloud) for it). */
+  private readonly idxMap = new Map<string, number>()
   parent: Int32Array
   root: Int32Array
   depth: Int32Array
@@ -84,13 +85,15 @@ export class Index {
     this.slotCount = new Int32Array(n)
     let slots = 0
     let lookups = false
+    const idxMap = this.idxMap
     for (let i = 0; i < n; i++) {
       const p = provs[i]
       slots += p.inventories.size
+      idxMap.set(p.uuid, i)
       if (p.parent !== null || p.root !== p.uuid) lookups = true
     }
     // A forest of lone roots needs no uuid lookups; otherwise resolve parents and roots.
-    const idxOf = lookups ? this.idx() : null
+    const idxOf = lookups ? idxMap : null
     this.slotProv = new Int32Array(slots)
     this.slotRc = new Array(slots)
     const slotRcId = new Int32Array(slots)
@@ -172,12 +175,8 @@ export class Index {
     return this.provs[i] !== GONE
   }
 
-  /** uuid -> provider index (built on first use). */
+  /** uuid -> provider position (live providers only: index-patch.ts keeps it so). */
   idx(): Map<string, number> {
-    if (!this.idxMap) {
-      const m = (this.idxMap = new Map())
-      for (let i = 0; i < this.n; i++) if (this.provs[i] !== GONE) m.set(this.provs[i].uuid, i)
-    }
     return this.idxMap
   }
 

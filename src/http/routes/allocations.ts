@@ -12,6 +12,7 @@ import {badRequest, notFound} from '../../core/errors.js'
 import type {Consumer, Provider, State} from '../../core/state.js'
 import {cacheHeaders, readJson, type AppOptions, type Ctx, type RouteDef} from '../context.js'
 import {isUuidLike} from '../jsonschema.js'
+import {mark, P, PROFILING} from '../../store/phase-profile.js'
 import type {Version} from '../microversion.js'
 import {allocationsPostSchema, allocationsPutDictSchema, allocationsPutListSchema, type AllocationListBody, type ConsumerAllocationsBody, type Resources} from '../schemas/allocation.js'
 
@@ -113,6 +114,7 @@ async function putAllocations(ctx: Ctx) {
     ? readJson(ctx, allocationsPutDictSchema(ctx.mv))
     : dictForm(readJson(ctx, allocationsPutListSchema(ctx.mv)))
   const write = toWrite(uuid, body, ctx.mv, ctx.options.incompleteConsumer)
+  if (PROFILING) mark(P['to write'])
   await ctx.store.write((s, now) => writeAllocations(s, now, [write], {checkGeneration: ctx.mv.gte(28), ...putAllocationErrors(uuid)}), {selfContained: true})
   ctx.reply.code(204)
   return undefined

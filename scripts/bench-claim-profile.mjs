@@ -1,0 +1,150 @@
+#!/usr/bin/env node
+// npm run bench -- --claim-profile: where one claim's PUT spends its time on SQLite, phase by
+// phase, beside the floor measured in the same run (scripts/claim-floor.mjs: a bare node:http
+// server committing the same rows in one better-sqlite3 transaction, same durability, same file
+// system). The daemon runs with PLACEMAT_PROFILE=1 (src/store/phase-profile.ts); 1,000 flat
+// providers (../shared/perf/load.mjs); each round claims as ../shared/perf's `claim` scenario does
+// (GET /allocation_candidates &limit=5, PUT the first to a new consumer), and after each PUT puts
+// a body of the same shape to the floor, one request at a time.
+//
+//   npm run bench -- --claim-profile [--runs 3] [--claims 99] [-n 1000] [--durability full|normal]
+import {spawn, execFileSync} from 'node:child_process'
+import {randomUUID} from 'node:crypto'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
+import {freePort} from './huge-sets.mjs'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const perf = path.resolve(root, '../shared/perf')
+const {Client, FLAT_QUERY, percentile} = await import(path.join(perf, 'lib.mjs'))
+const argv = process.argv.slice(2)
+const opt = (name, dflt) => {
+  const i = argv.indexOf(`--${name}`)
+  return i >= 0 ? argv[i + 1] : dflt
+}
+const runs = Number(opt('runs', '3'))
+const claims = Number(opt('claims', '99'))
+const n = Number(opt('n', '1000'))
+const durability = opt('durability', 'full')
+
+async function waitFor(url) {
+  for (let i = 0; i < 400; i++) {
+    try {
+      if ((await fetch(url + '/')).ok) return
+    } catch {}
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error(`${url} did not start`)
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-claim-profile-'))
+const dbFile = path.join(dir, 'placemat.db')
+execFileSync(process.execPath, [path.join(root, 'bin/run.js'), 'db', 'init', '--db', dbFile], {stdio: 'ignore'})
+const port = await freePort()
+const log = fs.openSync(path.join(dir, 'placemat.log'), 'a')
+const daemon = spawn(
+  process.execPath,
+  [...DAEMON_NODE_OPTIONS, path.join(root, 'bin/run.js'), 'daemon', 'start', '--foreground', '--db', dbFile, '--port', String(port), '--auth', 'noauth2', '--durability', durability],
+  {stdio: ['ignore', log, 'inherit'], env: {...process.env, PLACEMAT_PROFILE: '1'}},
+)
+fs.closeSync(log)
+const floor = spawn(process.execPath, [path.join(root, 'scripts/claim-floor.mjs'), path.join(dir, 'floor.db'), durability], {stdio: ['ignore', 'pipe', 'inherit']})
+const floorPort = await new Promise((resolve, reject) => {
+  floor.stdout.once('data', (d) => resolve(Number(String(d).trim())))
+  floor.once('exit', () => reject(new Error('the floor server did not start')))
+})
+const url = `http://127.0.0.1:${port}`
+const floorUrl = `http://127.0.0.1:${floorPort}`
+
+try {
+  await waitFor(url)
+  process.stderr.write(`[claim-profile] loading ${n} flat providers...\n`)
+  execFileSync(process.execPath, [path.join(perf, 'load.mjs'), url, '--mode', 'flat', '-n', String(n), '-c', '10', '--quiet'], {stdio: ['ignore', 'ignore', 'inherit']})
+  const pm = new Client(url)
+  const fl = new Client(floorUrl)
+  const mv = (await pm.get('/')).json().versions[0].max_version
+  const body = (ar) => ({allocations: ar.allocations, project_id: randomUUID(), user_id: randomUUID(), consumer_generation: null, ...(mv >= '1.38' ? {consumer_type: 'TEST'} : {})})
+  // Warm both up (and drop what the load traced).
+  for (let i = 0; i < 10; i++) {
+    const ar = (await pm.get(`/allocation_candidates?${FLAT_QUERY}&limit=5`)).json().allocation_requests[0]
+    await pm.put(`/allocations/${randomUUID()}`, body(ar))
+    await fl.put(`/allocations/${randomUUID()}`, body(ar))
+  }
+  await pm.get('/__profile')
+  const rounds = []
+  for (let r = 0; r < runs; r++) {
+    const put = []
+    const floorMs = []
+    const floorTx = []
+    for (let i = 0; i < claims; i++) {
+      const g = await pm.get(`/allocation_candidates?${FLAT_QUERY}&limit=5`)
+      const ar = g.json()?.allocation_requests?.[0]
+      if (!ar) throw new Error('no candidate left')
+      const p = await pm.put(`/allocations/${randomUUID()}`, body(ar))
+      if (p.status !== 204) throw new Error(`PUT answered ${p.status}: ${p.text.slice(0, 200)}`)
+      put.push(p.ms)
+      // The floor right after, with a body of the same shape: both meet the same machine.
+      const f = await fl.put(`/allocations/${randomUUID()}`, body(ar))
+      if (f.status !== 204) throw new Error(`the floor answered ${f.status}: ${f.text.slice(0, 200)}`)
+      floorMs.push(f.ms)
+      floorTx.push(Number(f.headers['x-transaction-ms']))
+    }
+    const {phases, traces} = (await pm.get('/__profile')).json()
+    rounds.push({phases, traces, put, floor: floorMs, floorTx})
+    process.stderr.write(`[claim-profile] round ${r + 1}: PUT p50 ${p50(put).toFixed(3)} ms, floor p50 ${p50(floorMs).toFixed(3)} ms\n`)
+  }
+  pm.close()
+  fl.close()
+  report(rounds)
+} finally {
+  daemon.kill('SIGTERM')
+  floor.kill('SIGTERM')
+  await new Promise((r) => setTimeout(r, 300))
+  fs.rmSync(dir, {recursive: true, force: true})
+}
+
+function f3(v) {
+  return v === null || v === undefined ? '' : v.toFixed(3)
+}
+function spread(vs) {
+  return vs.length > 1 ? `${f3(Math.min(...vs))}-${f3(Math.max(...vs))}` : f3(vs[0])
+}
+function p50(xs) {
+  return percentile([...xs].sort((a, b) => a - b), 50)
+}
+function p90(xs) {
+  return percentile([...xs].sort((a, b) => a - b), 90)
+}
+
+function report(rounds) {
+  const phases = rounds[0].phases
+  console.log(`claim PUT on SQLite (${durability}), ${n} flat providers, ${rounds.length} rounds of ${claims} claims; ms`)
+  console.log('| phase | p50 | p90 | p50 per round |')
+  console.log('|---|---:|---:|---|')
+  let sum = 0
+  phases.forEach((name, k) => {
+    const all = rounds.flatMap((r) => r.traces.map((t) => t[k]).filter((v) => v !== null))
+    if (!all.length) return console.log(`| ${name} | | | not seen |`)
+    sum += p50(all)
+    console.log(`| ${name} | ${f3(p50(all))} | ${f3(p90(all))} | ${spread(rounds.map((r) => p50(r.traces.map((t) => t[k]).filter((v) => v !== null))))} |`)
+  })
+  const inServer = rounds.flatMap((r) => r.traces.map((t) => t.reduce((a, v) => a + (v ?? 0), 0)))
+  console.log(`| in the server (request event to finish) | ${f3(p50(inServer))} | ${f3(p90(inServer))} | sum of phase p50s ${f3(sum)} |`)
+  // placemat's transaction: from the lock to COMMIT done, beside the floor's.
+  const [from, to] = [phases.indexOf('lock'), phases.indexOf('commit (fsync)')]
+  const tx = (r) => r.traces.map((t) => t.slice(from, to + 1).reduce((a, v) => a + (v ?? 0), 0))
+  console.log(`| placemat's transaction (lock to commit) | ${f3(p50(rounds.flatMap(tx)))} | ${f3(p90(rounds.flatMap(tx)))} | ${spread(rounds.map((r) => p50(tx(r))))} |`)
+  const ftx = rounds.flatMap((r) => r.floorTx)
+  console.log(`| the floor's transaction | ${f3(p50(ftx))} | ${f3(p90(ftx))} | ${spread(rounds.map((r) => p50(r.floorTx)))} |`)
+  const pmAll = rounds.flatMap((r) => r.put)
+  const flAll = rounds.flatMap((r) => r.floor)
+  console.log('')
+  console.log('| PUT, at the client | p50 | p90 | p50 per round |')
+  console.log('|---|---:|---:|---|')
+  console.log(`| placemat | ${f3(p50(pmAll))} | ${f3(p90(pmAll))} | ${spread(rounds.map((r) => p50(r.put)))} |`)
+  console.log(`| floor (bare node:http + better-sqlite3) | ${f3(p50(flAll))} | ${f3(p90(flAll))} | ${spread(rounds.map((r) => p50(r.floor)))} |`)
+  console.log(`| ratio placemat / floor | ${(p50(pmAll) / p50(flAll)).toFixed(2)}x | | ${rounds.map((r) => (p50(r.put) / p50(r.floor)).toFixed(2) + 'x').join(', ')} |`)
+}
