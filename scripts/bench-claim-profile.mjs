@@ -73,7 +73,7 @@ try {
     await pm.put(`/allocations/${randomUUID()}`, body(ar))
     await fl.put(`/allocations/${randomUUID()}`, body(ar))
   }
-  await pm.get('/__profile')
+  await pm.get('/placemat/v1/profile')
   const rounds = []
   for (let r = 0; r < runs; r++) {
     const put = []
@@ -92,7 +92,7 @@ try {
       floorMs.push(f.ms)
       floorTx.push(Number(f.headers['x-transaction-ms']))
     }
-    const {phases, traces} = (await pm.get('/__profile')).json()
+    const {phases, traces} = (await pm.get('/placemat/v1/profile')).json()
     rounds.push({phases, traces, put, floor: floorMs, floorTx})
     process.stderr.write(`[claim-profile] round ${r + 1}: PUT p50 ${p50(put).toFixed(3)} ms, floor p50 ${p50(floorMs).toFixed(3)} ms\n`)
   }
