@@ -145,7 +145,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     async close() {
       clearInterval(follow)
       heartbeat.stop()
-      await app.close()
+      const closed = app.close()
+      // Once nothing is in flight, a connection still open carries no request (a client that
+      // connected and sent nothing yet, which Node does not count as idle): close it, or the
+      // drain would wait for the client until the shutdown timeout.
+      await service.whenIdle()
+      app.server.closeAllConnections()
+      await closed
       await store.close()
     },
   }

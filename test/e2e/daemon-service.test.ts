@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs'
 import http from 'node:http'
+import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import {DgramSocket} from 'node-unix-socket'
@@ -189,6 +190,21 @@ describe('SIGTERM drains', () => {
     expect(await d.exited).toBe(1)
     expect(d.stderr()).toContain('shutdown timeout (2 s) reached with 1 request(s) unanswered')
     await write
+  })
+
+  it('a client connected and silent does not hold the drain: exit 0, not the timeout', async () => {
+    const d = await startForeground(['--db', path.join(dir, 'silent.db'), '--auth', 'noauth2', '--shutdown-timeout', '30'])
+    running.push(d)
+    // Serving (its signal handlers are in place once it serves).
+    await until(async () => (await fetch(d.url + '/placemat/v1/health').catch(() => undefined))?.status === 200, 'health 200')
+    const {port} = new URL(d.url)
+    const silent = net.connect(Number(port), '127.0.0.1')
+    silent.on('error', () => undefined)
+    await new Promise((r) => silent.once('connect', r))
+    d.child.kill('SIGTERM')
+    expect(await d.exited).toBe(0)
+    expect(d.stderr()).not.toContain('shutdown timeout')
+    silent.destroy()
   })
 
   it('refuses a shutdown delay not shorter than the timeout', async () => {
