@@ -6,23 +6,15 @@
  * pointing at `placemat import`.
  */
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {placemat} from '../helpers/cli.js'
-import {failedStart, startForeground} from '../helpers/foreground-daemon.js'
+import {failedStart, freePort, startForeground} from '../helpers/foreground-daemon.js'
 import {postgresAvailable, startPostgres, type TestPostgres} from '../helpers/postgres.js'
 
 if (!postgresAvailable) console.warn('daemon-database-source.test.ts: no PostgreSQL here (apt-get install postgresql): its PostgreSQL tests are skipped')
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const {port} = srv.address() as net.AddressInfo
-      srv.close(() => resolve(port))
-    })
-  })
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-dbsource-'))
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}))

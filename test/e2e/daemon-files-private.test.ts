@@ -4,20 +4,13 @@
  * URL's password is neither in the pid record nor on the detached daemon's command line.
  */
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {placemat} from '../helpers/cli.js'
+import {freePort} from '../helpers/uwsgi.js'
 import {postgresAvailable, startPostgres, type TestPostgres} from '../helpers/postgres.js'
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const {port} = srv.address() as net.AddressInfo
-      srv.close(() => resolve(port))
-    })
-  })
 
 const mode = (file: string) => (fs.statSync(file).mode & 0o777).toString(8)
 const walk = (d: string): string[] => fs.readdirSync(d, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]))

@@ -14,14 +14,12 @@ import https from 'node:https'
 import tls from 'node:tls'
 import {placemat} from '../helpers/cli.js'
 import {makeCa, opensslAvailable, serverCert} from '../helpers/certs.js'
-import {startForeground, until, type ForegroundDaemon} from '../helpers/foreground.js'
+import {freePort, startForeground, until} from '../helpers/foreground-daemon.js'
 
 const HEADERS = {'x-auth-token': 'admin', 'openstack-api-version': 'placement latest', 'content-type': 'application/json'}
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-service-'))
-const running: ForegroundDaemon[] = []
 const listeners: DgramSocket[] = []
 afterAll(() => {
-  for (const d of running) d.kill()
   for (const l of listeners) l.close()
   fs.rmSync(dir, {recursive: true, force: true})
 })
@@ -59,7 +57,6 @@ describe('systemd notify and SIGHUP', () => {
       NOTIFY_SOCKET: socket,
       WATCHDOG_USEC: '300000',
     })
-    running.push(d)
     await until(() => messages.some((m) => m.startsWith('READY=1')), 'READY=1')
     const ready = messages.find((m) => m.startsWith('READY=1'))!
     expect(ready).toContain(`MAINPID=${d.child.pid}`)
@@ -122,8 +119,8 @@ describe.skipIf(!opensslAvailable)('SIGHUP and TLS', () => {
     fs.copyFileSync(first.cert, certFile)
     fs.copyFileSync(first.key, keyFile)
     const d = await startForeground(['--db', path.join(dir, 'tls.db'), '--auth', 'noauth2', '--tls-cert', certFile, '--tls-key', keyFile])
-    running.push(d)
-    const url = d.url.replace('http:', 'https:')
+    const url = d.url
+    expect(url).toMatch(/^https:/)
     const agent = new https.Agent({keepAlive: true, maxSockets: 1, ca: fs.readFileSync(ca.cert)})
     const before = await servedCertificate(url, ca.cert)
     fs.copyFileSync(second.cert, certFile)
@@ -150,7 +147,6 @@ describe('SIGTERM drains', () => {
     const db = path.join(dir, 'drain.db')
     // Each write waits 1.5 s inside its transaction, before COMMIT.
     const d = await startForeground(['--db', db, '--auth', 'noauth2', '--shutdown-delay', '2', '--shutdown-timeout', '60'], {PLACEMAT_TEST_PAUSE_IN_TX: '1500'})
-    running.push(d)
     const names = ['drain-1', 'drain-2', 'drain-3', 'drain-4', 'drain-5']
     const writes = names.map((name) =>
       fetch(d.url + '/resource_providers', {method: 'POST', headers: HEADERS, body: JSON.stringify({name})}).then(async (r) => ({status: r.status, body: await r.text()})),
@@ -183,7 +179,6 @@ describe('SIGTERM drains', () => {
 
   it('a write still in flight at the shutdown timeout: the daemon exits 1 saying so', async () => {
     const d = await startForeground(['--db', path.join(dir, 'late.db'), '--auth', 'noauth2', '--shutdown-timeout', '2'], {PLACEMAT_TEST_PAUSE_IN_TX: '30000'})
-    running.push(d)
     const write = fetch(d.url + '/resource_providers', {method: 'POST', headers: HEADERS, body: JSON.stringify({name: 'late'})}).catch(() => 'dropped')
     await until(() => d.stderr().includes('paused in transaction'), 'the write inside its transaction')
     d.child.kill('SIGTERM')
@@ -194,7 +189,6 @@ describe('SIGTERM drains', () => {
 
   it('a client connected and silent does not hold the drain: exit 0, not the timeout', async () => {
     const d = await startForeground(['--db', path.join(dir, 'silent.db'), '--auth', 'noauth2', '--shutdown-timeout', '30'])
-    running.push(d)
     // Serving (its signal handlers are in place once it serves).
     await until(async () => (await fetch(d.url + '/placemat/v1/health').catch(() => undefined))?.status === 200, 'health 200')
     const {port} = new URL(d.url)
@@ -215,7 +209,7 @@ describe('SIGTERM drains', () => {
 
   it('`daemon stop` waits for a drain longer than it used to (12 s of shutdown delay)', async () => {
     const db = path.join(dir, 'detached.db')
-    const port = String(await import('../helpers/foreground.js').then((m) => m.freePort()))
+    const port = String(await freePort())
     const started = await placemat(['daemon', 'start', '--db', db, '--port', port, '--shutdown-delay', '12', '--shutdown-timeout', '20'])
     expect(started.code, started.stderr).toBe(0)
     const stopped = await placemat(['daemon', 'stop', '--db', db])

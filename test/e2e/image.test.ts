@@ -12,13 +12,13 @@
  */
 import {randomUUID} from 'node:crypto'
 import fs from 'node:fs'
-import net from 'node:net'
 import path from 'node:path'
 import pg from 'pg'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {ROOT} from '../helpers/db-tools.js'
 import {missingContainerTools, podmanSandbox, type Sandbox} from '../helpers/podman.js'
 import {postgresAvailable, startPostgres, type TestPostgres} from '../helpers/postgres.js'
+import {freePort} from '../helpers/uwsgi.js'
 
 const VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version as string
 const IMAGE = `localhost/placemat:${VERSION}`
@@ -28,13 +28,6 @@ const DATA = '/var/lib/placemat'
 const available = missingContainerTools.length === 0
 if (!available) console.warn(`image.test.ts: ${missingContainerTools.join(', ')} missing (apt-get install podman buildah runc): skipped`)
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const {port} = srv.address() as net.AddressInfo
-      srv.close(() => resolve(port))
-    })
-  })
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const HEADERS = {'openstack-api-version': 'placement 1.39', 'content-type': 'application/json'}

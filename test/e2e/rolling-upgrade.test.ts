@@ -19,7 +19,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startBalancer, type Balancer} from '../helpers/balancer.js'
 import {longestGap, startChurn, type ChurnReport} from '../helpers/claim-churn.js'
 import {BIN, childEnv, placemat} from '../helpers/cli.js'
-import {freePort, until} from '../helpers/foreground.js'
+import {freePort, until} from '../helpers/foreground-daemon.js'
 import {postgresAvailable, startPostgres, type TestPostgres} from '../helpers/postgres.js'
 import {PREVIOUS, buildPreviousRelease, previousReleaseMissing, type PreviousRelease} from '../helpers/previous-release.js'
 

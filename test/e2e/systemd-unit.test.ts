@@ -10,16 +10,14 @@ import path from 'node:path'
 import {DgramSocket} from 'node-unix-socket'
 import {afterAll, describe, expect, it} from 'vitest'
 import {BIN, ROOT} from '../helpers/cli.js'
-import {startForeground, until, type ForegroundDaemon} from '../helpers/foreground.js'
+import {startForeground, until} from '../helpers/foreground-daemon.js'
 
 const UNIT = path.join(ROOT, 'deploy', 'systemd', 'placemat.service')
 const analyze = spawnSync('systemd-analyze', ['--version']).status === 0
 if (!analyze) console.warn('systemd-unit.test.ts: no systemd-analyze here (apt-get install systemd): skipped')
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-unit-'))
-const running: ForegroundDaemon[] = []
 afterAll(() => {
-  for (const d of running) d.kill()
   fs.rmSync(dir, {recursive: true, force: true})
 })
 
@@ -85,8 +83,7 @@ describe('the systemd unit', () => {
     listener.bind(socket)
     try {
       const d = await startForeground(own, {NOTIFY_SOCKET: socket, PLACEMAT_HOME: path.join(dir, 'state'), WATCHDOG_USEC: '30000000'})
-      running.push(d)
-      await until(() => messages.some((m) => m.startsWith('READY=1')), 'READY=1')
+        await until(() => messages.some((m) => m.startsWith('READY=1')), 'READY=1')
       // The database is the data directory's: PLACEMAT_HOME, as the unit sets it.
       expect(fs.existsSync(path.join(dir, 'state', 'placemat.db'))).toBe(true)
       expect(messages).toContain('WATCHDOG=1')

@@ -7,11 +7,17 @@ import {spawn, type ChildProcess} from 'node:child_process'
 import {afterAll} from 'vitest'
 import {BIN, ROOT, childEnv} from './cli.js'
 
+export {freePort} from './uwsgi.js'
+
 export interface ForegroundDaemon {
   child: ChildProcess
   url: string
-  /** stdout and stderr so far. */
+  /** stdout and stderr so far, together and each alone (stdout: the JSON log). */
   output(): string
+  stdout(): string
+  stderr(): string
+  /** Its exit code (null when a signal ended it). */
+  exited: Promise<number | null>
   stop(): Promise<void>
 }
 
@@ -42,12 +48,19 @@ export function startForeground(args: string[], env: Record<string, string> = {}
   })
   running.add(child)
   let out = ''
-  child.stderr!.on('data', (d) => (out += d))
+  let stdout = ''
+  let stderr = ''
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
+  child.stderr!.on('data', (d) => {
+    out += d
+    stderr += d
+  })
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d) => {
       out += d
-      const m = /placemat daemon listening on (http:\/\/\S+)/.exec(out)
-      if (m) resolve({child, url: m[1], output: () => out, stop: () => stopChild(child)})
+      stdout += d
+      const m = /placemat daemon listening on (https?:\/\/\S+)/.exec(out)
+      if (m) resolve({child, url: m[1], output: () => out, stdout: () => stdout, stderr: () => stderr, exited, stop: () => stopChild(child)})
     })
     child.once('exit', (code) => {
       running.delete(child)
@@ -68,4 +81,14 @@ export function failedStart(args: string[], env: Record<string, string> = {}): P
       return {code: m && m[1] !== 'null' ? Number(m[1]) : null, output: m ? m[2] : err.message}
     },
   )
+}
+
+/** Polls `check` until it holds (a generous bound: a slow machine waits, it does not fail). */
+export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {
+  const end = Date.now() + ms
+  while (Date.now() < end) {
+    if (await check()) return
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  throw new Error(`timed out waiting for ${what}`)
 }

@@ -8,13 +8,9 @@ export const HAPROXY = '/usr/sbin/haproxy'
 export const haproxyAvailable = fs.existsSync(HAPROXY)
 
 /** A port nothing listens on now (taken from the kernel, then let go). */
-export async function freePort(host = '127.0.0.1'): Promise<number> {
-  const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, host, resolve))
-  const port = (server.address() as net.AddressInfo).port
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
+import {freePort} from './uwsgi.js'
+
+export {freePort}
 
 /** Whether something accepts connections on host:port. */
 const accepts = (host: string, port: number) =>
