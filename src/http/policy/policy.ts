@@ -107,11 +107,6 @@ export class Policy {
     return changed
   }
 
-  /** The policy file this policy reads, if any. */
-  get file(): string | undefined {
-    return this.options.file
-  }
-
   /** Rules the file sets that Placement and placemat do not define (usable through rule:NAME). */
   static unknownRules(file: string, defaults: PolicyGeneration = '15.0.0'): string[] {
     const known = defaultRules(defaults)
