@@ -39,7 +39,10 @@ export async function runForeground(opts: ForegroundOptions, say: (line: string)
       removeRecord(opts.db, process.pid)
       await server.close()
     },
-    exit: (code) => process.exit(code),
+    exit: (code) => {
+      server.flushLog()
+      process.exit(code)
+    },
     say: (line) => process.stderr.write(`placemat: ${line}\n`),
   })
   notifier.ready(`serving ${server.url}`)

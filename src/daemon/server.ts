@@ -15,6 +15,7 @@ import type {ServiceNotifier} from './service-notify.js'
 import {trustOf, type EdgeSettings} from './edge-options.js'
 import {readTlsFiles, type TlsPair} from './tls-files.js'
 import {startHeartbeat} from './heartbeat.js'
+import {LogBuffer} from './log-buffer.js'
 
 export interface ServerOptions {
   db: string
@@ -63,6 +64,8 @@ export interface RunningServer {
    */
   reloadTls(): {changed: boolean}
   close(): Promise<void>
+  /** Writes the log lines still buffered (before the process exits). */
+  flushLog(): void
 }
 
 /** Opens the store and serves the Placement API on host:port (port 0 picks a free one). */
@@ -81,6 +84,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   })
   const service = new ServiceState()
   const policy = Policy.load(opts.policy)
+  const log = new LogBuffer()
   const app = await buildApp({
     service,
     store,
@@ -88,7 +92,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     adminToken,
     cors: opts.corsOrigins?.length ? {origins: opts.corsOrigins, allowHeaders: opts.corsAllowHeaders ?? []} : undefined,
     candidates: opts.candidates,
-    logger: loggerOptions(opts.logLevel ?? 'silent', undefined, true),
+    logger: loggerOptions(opts.logLevel ?? 'silent', log, true),
     metricsPublic: opts.metricsPublic,
     policy,
     keystone: opts.auth === 'keystone' ? new KeystoneValidator(opts.keystone!) : undefined,
@@ -117,6 +121,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     })
   } catch (err) {
     await app.close()
+    log.flush()
     throw err
   }
   // An idle daemon still follows the others (and notices its database leave and return).
@@ -153,6 +158,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       app.server.closeAllConnections()
       await closed
       await store.close()
+      log.flush()
     },
+    flushLog: () => log.flush(),
   }
 }
