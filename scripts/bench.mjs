@@ -22,6 +22,12 @@
 //   npm run bench -- --scenarios claim,claims-concurrent   # only these scenarios
 //   npm run bench -- --anchor DIR          # compare with a Placement run of ../shared/perf/run-anchor.sh
 //                                          # (RESULTS=DIR) made just before, instead of the README figures
+//   npm run bench -- --with-placement      # the same run measures OpenStack Placement 8.0.0 first (Debian's
+//                                          # placement-api under uwsgi, ../shared/perf/run-anchor.sh, SQLite
+//                                          # 1 process x 1 thread; --placement-backends sqlite,postgres for both,
+//                                          # the better p50 is compared), on the same data sets and scenarios;
+//                                          # nested sets then run lighter (--count 30 --total 100 --claims 33)
+//                                          # on both servers, as Placement needs ~1 s per nested query
 import {spawn, execFileSync} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -76,8 +82,30 @@ const ANCHOR = {
   'flat-10000': {candidates: 1353.5, 'candidates-concurrent': 7597.5, 'provider-list': 562.4, claim: 1144.5, 'claims-concurrent': 1215.0},
 }
 
+// Bench arguments per data set: with Placement in the run, nested sets are lighter (its nested
+// queries take ~1 s each), for both servers alike.
+const withPlacement = flag('with-placement')
+const setArgs = (mode) => (withPlacement && mode === 'nested' ? ['--count', '30', '--total', '100', '--claims', '33'] : [])
+
+// OpenStack Placement measured first in this same run (../shared/perf/run-anchor.sh), per data set.
+let anchorDir = opt('anchor')
+if (withPlacement) {
+  if (!fs.existsSync('/usr/bin/placement-api')) {
+    console.error('--with-placement needs Debian\'s placement-api: apt-get install -y placement-api python3-placement uwsgi-core uwsgi-plugin-python3')
+    process.exit(2)
+  }
+  anchorDir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-bench-placement-'))
+  const backends = opt('placement-backends', 'sqlite').split(',').join(' ')
+  for (const {mode, n} of sets) {
+    process.stderr.write(`[placement ${mode}-${n}] loading and benchmarking OpenStack Placement (${backends}); results in ${anchorDir}\n`)
+    execFileSync('bash', [path.join(perf, 'run-anchor.sh')], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: {...process.env, BACKENDS: backends, SETS: `${mode}:${n}`, RUNS: runs, RESULTS: anchorDir, BENCH_ARGS: [...setArgs(mode), ...scenarioArgs].join(' '), BIG_BENCH_ARGS: ''},
+    })
+  }
+}
+
 // Same-run figures: the better (lower) p50 of Placement on each backend, per data set and scenario.
-const anchorDir = opt('anchor')
 if (anchorDir) {
   const measured = {}
   for (const line of fs.readFileSync(path.join(anchorDir, 'bench.jsonl'), 'utf8').split('\n')) {
@@ -131,6 +159,7 @@ function runNode(script, args) {
   return execFileSync(process.execPath, [path.join(perf, script), ...args], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20})
 }
 
+const fmt = (v) => (v === undefined || v === null ? '' : typeof v === 'number' ? (v >= 100 ? v.toFixed(0) : v.toFixed(2)) : String(v))
 const lines = []
 const rows = []
 for (const {mode, n} of sets) for (const durability of durabilities) {
@@ -143,11 +172,11 @@ for (const {mode, n} of sets) for (const durability of durabilities) {
     const t0 = Date.now()
     const load = JSON.parse(runNode('load.mjs', [url, '--mode', mode, '-n', String(n), '-c', '10', '--quiet']).trim().split('\n').at(-1))
     process.stderr.write(`[${label}] loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s (${load.requests_per_s ?? load.rps ?? '?'} req/s); benchmarking...\n`)
-    const out = runNode('bench.mjs', [url, '--mode', mode, '--runs', runs, '--label', `placemat-${label.replace(' ', '-')}`, ...scenarioArgs])
+    const out = runNode('bench.mjs', [url, '--mode', mode, '--runs', runs, '--label', `placemat-${label.replace(' ', '-')}`, ...setArgs(mode), ...scenarioArgs])
     for (const line of out.trim().split('\n')) {
       const r = JSON.parse(line)
       lines.push(r)
-      rows.push({set: label, scenario: r.scenario, p50: r.p50, p99: r.p99, rps: r.rps, anchor: ANCHOR[set]?.[r.scenario], notes: r.notes ?? ''})
+      rows.push({set: label, scenario: r.scenario, p50: r.p50, p99: r.p99, rps: r.rps, anchor: ANCHOR[set]?.[r.scenario], notes: r.put_p50 !== undefined ? `GET ${fmt(r.get_p50)} + PUT ${fmt(r.put_p50)}` : ''})
     }
     rows.push({set: label, scenario: 'daemon RSS MiB', p50: rssMiB(child.pid)})
   } finally {
@@ -191,8 +220,7 @@ if (placementUrl) {
 
 if (jsonOut) fs.writeFileSync(jsonOut, lines.map((l) => JSON.stringify(l)).join('\n') + '\n')
 
-const fmt = (v) => (v === undefined || v === null ? '' : typeof v === 'number' ? (v >= 100 ? v.toFixed(0) : v.toFixed(2)) : String(v))
-const header = ['data set', 'scenario', 'p50 ms', 'p99 ms', 'req/s', anchorDir ? 'Placement p50 (same run)' : 'Placement p50', 'speed-up', ...(placementUrl ? ['live Placement p50', 'live speed-up'] : [])]
+const header = ['data set', 'scenario', 'p50 ms', 'p99 ms', 'req/s', anchorDir ? 'Placement p50 (same run)' : 'Placement p50', 'speed-up', ...(placementUrl ? ['live Placement p50', 'live speed-up'] : []), 'notes (p50 ms)']
 const table = rows.map((r) => [
   r.set,
   r.scenario,
@@ -202,6 +230,7 @@ const table = rows.map((r) => [
   fmt(r.anchor),
   r.anchor && r.p50 ? `${(r.anchor / r.p50).toFixed(1)}x` : '',
   ...(placementUrl ? [fmt(r.live), r.live && r.p50 ? `${(r.live / r.p50).toFixed(1)}x` : ''] : []),
+  r.notes ?? '',
 ])
 console.log(`| ${header.join(' | ')} |`)
 console.log(`|${header.map(() => '---').join('|')}|`)
