@@ -141,3 +141,20 @@ describe('GET /resource_providers?uuid= and ?name=', () => {
     expect(await names('name=cn-a&required=HW_CPU_X86_AVX2')).toEqual([])
   })
 })
+
+describe('a provider list asked again', () => {
+  it('is the same answer until a write, then the new one, at every microversion and prefix asked', async () => {
+    await api.call('POST', '/resource_providers', {name: 'p1', uuid: PARENT})
+    const first = await api.call('GET', '/resource_providers?name=p1')
+    const again = await api.call('GET', '/resource_providers?name=p1')
+    expect(JSON.stringify(again.body)).toBe(JSON.stringify(first.body))
+    expect(again.headers['last-modified']).toBe(first.headers['last-modified'])
+    const old = await api.call('GET', '/resource_providers?name=p1', undefined, {'openstack-api-version': 'placement 1.0'})
+    expect(old.body.resource_providers[0]).not.toHaveProperty('root_provider_uuid')
+    expect(again.body.resource_providers[0]).toHaveProperty('root_provider_uuid', PARENT)
+    await api.call('PUT', `/resource_providers/${PARENT}`, {name: 'p1-renamed'})
+    expect((await api.call('GET', '/resource_providers?name=p1')).body.resource_providers).toEqual([])
+    const all = await api.call('GET', '/resource_providers')
+    expect(all.body.resource_providers.map((p: {name: string}) => p.name)).toEqual(['p1-renamed'])
+  })
+})

@@ -29,7 +29,7 @@ export const daemonStartFlags = {
   'max-candidates': Flags.integer({description: 'cap on allocation candidates generated (-1: none, the default)'}),
   randomize: Flags.boolean({description: 'shuffle allocation candidates when a limit applies'}),
   'answer-cache': Flags.boolean({
-    description: 'reuse the serialized answer to an identical candidates query until the next write',
+    description: 'reuse the serialized answer to an identical candidates query or provider list until the next write',
     default: true,
     allowNo: true,
   }),

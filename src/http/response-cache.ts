@@ -7,15 +7,15 @@ import {Lru} from './lru.js'
  * many times between writes; a hit skips the search and the JSON encoding. The bytes kept
  * are bounded too: a few large answers must not hold the daemon's memory.
  */
-export class ResponseCache {
-  private readonly entries: Lru<string, Buffer>
+export class ResponseCache<T extends {length: number} | {body: {length: number}} = Buffer> {
+  private readonly entries: Lru<string, T>
   private version = -1
 
   constructor(capacity = 64, maxBytes = 64 * 1024 * 1024) {
-    this.entries = new Lru(capacity, maxBytes, (text) => text.length)
+    this.entries = new Lru(capacity, maxBytes, (v) => ('body' in v ? v.body.length : v.length))
   }
 
-  get(version: number, key: string): Buffer | undefined {
+  get(version: number, key: string): T | undefined {
     if (version !== this.version) {
       this.entries.clear()
       this.version = version
@@ -24,11 +24,11 @@ export class ResponseCache {
     return this.entries.get(key)
   }
 
-  set(version: number, key: string, text: Buffer): void {
+  set(version: number, key: string, value: T): void {
     if (version !== this.version) {
       this.entries.clear()
       this.version = version
     }
-    this.entries.set(key, text)
+    this.entries.set(key, value)
   }
 }

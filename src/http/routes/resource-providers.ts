@@ -1,9 +1,13 @@
 import {createProvider, deleteProvider, getProvider, updateProvider} from '../../core/providers.js'
 import {listProviders} from '../../core/provider-list.js'
-import {absoluteUrl, canonicalUuid, cacheHeaders, linkPrefix, queryParams, readJson, validateQuery, type RouteDef} from '../context.js'
+import {JsonText, absoluteUrl, canonicalUuid, cacheHeaders, linkPrefix, placementJson, queryParams, readJson, validateQuery, type RouteDef} from '../context.js'
 import {jsonArrayStream, streams} from '../json-stream.js'
 import {lastModifiedOf, listedNow, providerUrl, renderProvider} from '../render.js'
 import {resourceProviderPostSchema, resourceProviderPutSchema, resourceProvidersGetQuerySchema} from '../schemas/resource-provider.js'
+import {ResponseCache} from '../response-cache.js'
+
+/** Provider lists already serialized, with the newest change among them (Last-Modified). */
+const lists = new WeakMap<object, ResponseCache<{body: string; lastModified: number | null}>>()
 
 export const routes: RouteDef[] = [
   {
@@ -13,16 +17,28 @@ export const routes: RouteDef[] = [
       const params = queryParams(ctx.req)
       validateQuery(params, resourceProvidersGetQuerySchema(ctx.mv))
       const state = await ctx.store.refresh()
+      const prefix = linkPrefix(ctx)
+      // The same list asked again before any write is the same bytes (the links hold the prefix).
+      const memo = ctx.options.candidates?.answerCache !== false
+      let cache = lists.get(ctx.options)
+      if (!cache) lists.set(ctx.options, (cache = new ResponseCache()))
+      const key = `${ctx.mv}|${prefix}|${ctx.req.url.slice(ctx.req.url.indexOf('?') + 1)}`
+      const hit = memo ? cache.get(state.version, key) : undefined
+      if (hit) {
+        cacheHeaders(ctx, hit.lastModified)
+        return new JsonText(hit.body)
+      }
       const providers = listProviders(state, params, ctx.mv)
-      cacheHeaders(ctx, lastModifiedOf(providers))
+      const lastModified = lastModifiedOf(providers)
+      cacheHeaders(ctx, lastModified)
       // A long list goes out in pieces: memory holds a piece, not the whole answer.
       if (streams(ctx.options, providers.length)) {
         const now = listedNow(providers)
-        const prefix = linkPrefix(ctx)
         return jsonArrayStream('resource_providers', now.indexes, (i) => now.render(i, ctx.mv, prefix))
       }
-      const prefix = linkPrefix(ctx)
-      return {resource_providers: providers.map((p) => renderProvider(p, ctx.mv, prefix))}
+      const body = placementJson({resource_providers: providers.map((p) => renderProvider(p, ctx.mv, prefix))})
+      if (memo) cache.set(state.version, key, {body, lastModified})
+      return new JsonText(body)
     },
   },
   {
