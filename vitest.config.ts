@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 180000,
     hookTimeout: 180000,
     pool: 'forks',
+    // Daemons the tests start skip the start-up rehearsal (warm-up.ts): hundreds of them would
+    // each spend a second of CPU on it; test/e2e/daemon-warm-up.test.ts turns it back on.
+    env: {PLACEMAT_WARM_UP: '0'},
   },
 })

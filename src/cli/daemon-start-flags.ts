@@ -33,6 +33,12 @@ export const daemonStartFlags = {
     default: true,
     allowNo: true,
   }),
+  'warm-up': Flags.boolean({
+    description:
+      'rehearse the requests a scheduler makes on a throwaway in-memory cloud once serving, so the first real ones run at full speed (PLACEMAT_WARM_UP=0 also turns it off)',
+    default: true,
+    allowNo: true,
+  }),
   strategy: Flags.string({
     description: 'candidate generation across trees',
     options: ['breadth-first', 'depth-first'],

@@ -21,6 +21,7 @@ export interface StartFlags {
   'max-candidates'?: number
   randomize: boolean
   'answer-cache': boolean
+  'warm-up': boolean
   strategy: string
   'log-level'?: string
   'metrics-public': boolean
@@ -65,6 +66,7 @@ export function foregroundOptions(
     // A level given as a flag stays; one from the file follows the file on a reload.
     reloadLogLevel: flags['log-level'] ? undefined : () => (configFile ? readConfigFile(configFile).logLevel : undefined) ?? 'info',
     metricsPublic: flags['metrics-public'],
+    warmUp: flags['warm-up'] && process.env.PLACEMAT_WARM_UP !== '0',
     policy: decided.policy,
     durability: flags.durability as Durability,
     edge: decided.edge,

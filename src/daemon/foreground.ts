@@ -28,7 +28,6 @@ export async function runForeground(opts: ForegroundOptions, say: (line: string)
     throw err
   }
   writeRecord(opts.db, {pid: process.pid, url: server.url, db: resolveTarget(opts.db), stopTimeoutMs: opts.shutdown.timeoutMs})
-  say(`placemat daemon listening on ${server.url} (database ${describeTarget(opts.db)}, auth ${opts.auth})`)
   handleSignals({
     service: server.service,
     notifier,
@@ -45,6 +44,8 @@ export async function runForeground(opts: ForegroundOptions, say: (line: string)
     },
     say: (line) => process.stderr.write(`placemat: ${line}\n`),
   })
+  // Said once the signals are handled: whoever reads this line may stop the daemon at once.
+  say(`placemat daemon listening on ${server.url} (database ${describeTarget(opts.db)}, auth ${opts.auth})`)
   notifier.ready(`serving ${server.url}`)
   notifier.startWatchdog()
   return server

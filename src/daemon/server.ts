@@ -16,6 +16,7 @@ import {trustOf, type EdgeSettings} from './edge-options.js'
 import {readTlsFiles, type TlsPair} from './tls-files.js'
 import {startHeartbeat} from './heartbeat.js'
 import {LogBuffer} from './log-buffer.js'
+import {warmUp} from './warm-up.js'
 
 export interface ServerOptions {
   db: string
@@ -29,6 +30,8 @@ export interface ServerOptions {
   logLevel?: LogLevel
   /** Serve /metrics without a token. */
   metricsPublic?: boolean
+  /** Rehearse a scheduler's requests once serving (warm-up.ts); off unless asked. */
+  warmUp?: boolean
   /** Placement's policy: its file and oslo.policy's enforce_new_defaults and enforce_scope. */
   policy?: PolicyOptions
   /** full (default): every acknowledged write is on disk; normal: faster, a power loss may lose the last ones. */
@@ -133,6 +136,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const url = `${served ? 'https' : 'http'}://${host}:${port}`
   // A node of its database: registered, beating, judging the schema again with each beat.
   const heartbeat = await startHeartbeat(store, url, app.log)
+  const warming = opts.warmUp ? warmUp(opts.logLevel ?? 'silent') : null
+  void warming?.done.then(({requests, ms, stopped}) =>
+    stopped
+      ? app.log.info({event: 'warm_up', requests, ms: Math.round(ms), stopped}, `warm-up ended after ${requests} requests: ${stopped}`)
+      : app.log.info({event: 'warm_up', requests, ms: Math.round(ms)}, `warmed up: ${requests} rehearsed requests in ${Math.round(ms)} ms`),
+  )
   return {
     app,
     store,
@@ -150,6 +159,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     async close() {
       clearInterval(follow)
       heartbeat.stop()
+      await warming?.stop()
       const closed = app.close()
       // Once nothing is in flight, a connection still open carries no request (a client that
       // connected and sent nothing yet, which Node does not count as idle): close it, or the
