@@ -72,6 +72,8 @@ export interface Backend {
   observer: BackendObserver | null
   /** For a long-lived server: move per-commit upkeep off the request path. */
   serve(): void
+  /** Resolves once every commit made so far is on disk (a write is answered after it). */
+  durable(): Promise<void>
   close(): Promise<void>
 }
 

@@ -185,7 +185,7 @@ export class Commits {
           const records = recordStatements(db, run.all, seq, f.image())
           const commit = [sql`commit`.compile(db)]
           await s.run(PROFILING ? concat(rows, marked(P.statements), records, marked(P['journal+image']), commit) : concat(rows, records, commit))
-          if (PROFILING) mark(P['commit (fsync)'])
+          if (PROFILING) mark(P.commit)
         }
         f.committedLocked(seq)
       })

@@ -20,8 +20,9 @@ export const PHASES = [
   'decide', // the write against the State (the core)
   'statements', // the rows: built and run
   'journal+image', // the journal's records and the image: built and run
-  'commit (fsync)', // COMMIT
+  'commit', // COMMIT (the WAL frames written; SQLite syncs them here only where the daemon does not)
   'index patch', // publish: the new version, the candidates index follows
+  'fdatasync', // the WAL on disk (thread pool), shared with the commits made meanwhile
   'settle', // the write's promise back in the handler
   'reply', // the handler's answer to fastify's onSend
   'http out', // onSend to the response finished

@@ -265,6 +265,11 @@ export class PostgresBackend implements Backend {
 
   serve(): void {}
 
+  /** PostgreSQL's COMMIT returns once the commit is as durable as synchronous_commit says. */
+  durable(): Promise<void> {
+    return Promise.resolve()
+  }
+
   async close(): Promise<void> {
     await this.db.destroy()
   }

@@ -47,12 +47,18 @@ export class SqliteBackend implements Backend {
   private readonly dataVersion: SQLite.Statement
   private readonly statements: StatementCache
   private readonly opened: string | null
+  /** The WAL, when this process makes its commits durable itself (see serve). */
+  private wal: number | null = null
+  /** The WAL's sync running now, and the one queued after it that later commits share. */
+  private syncing: Promise<void> | null = null
+  private queued: Promise<void> | null = null
 
   private constructor(
     private readonly file: string,
     private readonly raw: SQLite.Database,
     readonly db: Kysely<Database>,
     readonly isNew: boolean,
+    private readonly durability: BackendOptions['durability'],
   ) {
     this.dataVersion = raw.prepare('PRAGMA data_version').pluck()
     this.statements = new StatementCache(raw)
@@ -84,7 +90,7 @@ export class SqliteBackend implements Backend {
     }
     const cache = new StatementCache(raw)
     const db = new Kysely<Database>({dialect: new SqliteDialect({database: {close: () => raw.close(), prepare: (s: string) => cache.prepare(s)}})})
-    return new SqliteBackend(file, raw, db, isNew)
+    return new SqliteBackend(file, raw, db, isNew, options.durability)
   }
 
   changeMark(): number {
@@ -165,9 +171,47 @@ export class SqliteBackend implements Backend {
     this.checkpointer = new BackgroundCheckpointer(this.file)
     this.raw.pragma('wal_autocheckpoint = 16384')
     this.raw.pragma(`journal_size_limit = ${64 * 1024 * 1024}`)
+    // Full durability without holding the event loop through each fsync: COMMIT writes the WAL
+    // frames (synchronous NORMAL) and the write is answered once an fdatasync of the WAL, in
+    // Node's thread pool, has put them on disk (durable()). Requests are served meanwhile, and
+    // commits made meanwhile share the next sync. (SQLite's own FULL syncs inline, with fsync.)
+    if (this.durability !== 'normal') {
+      try {
+        this.wal = fs.openSync(`${this.file}-wal`, 'r')
+        this.raw.pragma('synchronous = NORMAL')
+      } catch {
+        this.wal = null // no WAL file to hold: SQLite keeps syncing each commit itself
+      }
+    }
+  }
+
+  /** Resolves once what has been committed so far is on disk (at once unless serve() took that on). */
+  durable(): Promise<void> {
+    const wal = this.wal
+    if (wal === null) return Promise.resolve()
+    // A sync already running may have begun before this commit's frames were written: the
+    // commit waits for the next one, which every commit until it starts shares.
+    if (!this.queued) {
+      const before = this.syncing ?? Promise.resolve()
+      this.queued = before
+        .catch(() => undefined)
+        .then(() => {
+          this.queued = null
+          const sync = new Promise<void>((resolve, reject) => fs.fdatasync(wal, (err) => (err ? reject(err) : resolve())))
+          this.syncing = sync
+          return sync.finally(() => {
+            if (this.syncing === sync) this.syncing = null
+          })
+        })
+    }
+    return this.queued
   }
 
   async close(): Promise<void> {
+    await this.syncing?.catch(() => undefined)
+    await this.queued?.catch(() => undefined)
+    if (this.wal !== null) fs.closeSync(this.wal)
+    this.wal = null
     await this.checkpointer?.stop()
     await this.db.destroy()
   }

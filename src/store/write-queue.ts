@@ -6,7 +6,7 @@
 import type {State} from '../core/state.js'
 import type {Backend} from './backends.js'
 import type {Commits} from './commits.js'
-import {asDatabaseError, databaseFault, type DatabaseFault} from './database-faults.js'
+import {DatabaseUnavailableError, asDatabaseError, databaseFault, type DatabaseFault} from './database-faults.js'
 import type {Follower} from './follower.js'
 import type {Freshness} from './freshness.js'
 import type {GroupRun, Outcome, QueuedWrite, StoreHooks, WriteOptions} from './store-types.js'
@@ -75,13 +75,31 @@ export class WriteQueue {
     return outcome.committed ? this.succeed(group, outcome.run) : this.fail(group, outcome.run, outcome.error, outcome.committing)
   }
 
-  /** The group committed (or changed nothing): its writes are answered. */
+  /**
+   * The group committed (or changed nothing): the State shows it now, so the next group decides
+   * on it, and its writes are answered once the commit is on disk. That wait is outside the
+   * queue's turn: the next group commits meanwhile, and shares the next sync.
+   */
   private succeed(group: QueuedWrite[], run: GroupRun): 'settled' {
     this.fault = null
     this.follower.dirty = false
     if (!run.all.empty) this.follower.publish()
     if (PROFILING) mark(P['index patch'])
-    group.forEach((w, k) => this.settle(w, run.outcomes[k]))
+    const answer = () => {
+      if (PROFILING) mark(P.fdatasync)
+      group.forEach((w, k) => this.settle(w, run.outcomes[k]))
+    }
+    if (run.all.empty) answer()
+    else
+      void this.backend.durable().then(answer, (err: unknown) => {
+        // The sync failed: the commit may not be on disk. None of the group is acknowledged,
+        // and what it touched is read again before it is trusted.
+        this.follower.distrust(run.all)
+        const fault = databaseFault(err) ?? 'unavailable'
+        this.fault = fault
+        const error = new DatabaseUnavailableError(fault, err)
+        for (const w of group) this.settle(w, {ok: false, error})
+      })
     return 'settled'
   }
 
