@@ -22,6 +22,16 @@
 //                 load balancer hashing on the source sends each scheduler to one node, instead of
 //                 every request to the next node in turn
 //   --sqlite      one daemon on a SQLite file; the writes of "after write" made by the CLI (--db)
+//   --fixed-load R  instead of the churn, an open loop offering R claims/s (GET candidates limit=5,
+//                 PUT of the first candidate that can be written, the oldest claim released once 160
+//                 are held), each request to the next node in turn, for S s after --warm-up W s (15)
+//                 unmeasured: each daemon's and PostgreSQL's CPU per claim at a load that leaves the
+//                 cores partly idle. For K >= 2 also by claim (a claim's requests to one node), pinned
+//                 to node A (the others kept current by one read a claim) and those reads alone, which
+//                 split K nodes' extra CPU into applying others' changes, the writer's own, and
+//                 interleaving (scripts/scaleout-fixed-load.mjs). --cpu-prof DIR runs the daemons under
+//                 node --cpu-prof (profiles kept in DIR) and adds each pass's functions with the most
+//                 self time per claim
 //   --placement   after the placemat rows, the same for OpenStack Placement (Debian's placement-api
 //                 8.0.0, python3-placement and python3-psycopg2) on the same PostgreSQL cluster: its own
 //                 database (placement-manage db sync, auth_strategy noauth2), the same providers
@@ -44,6 +54,7 @@
 //                                                            # so small delays come out larger; the table shows the measured one)
 //   npm run bench -- --scaleout --kill --daemons 3           # SIGKILL one node at S/3, restart it at 2S/3
 //   npm run bench -- --scaleout --pin --daemons 1,3          # each client to one node (source-hashing balancer)
+//   npm run bench -- --scaleout --fixed-load 100 --daemons 1,3 --providers 1000   # CPU per claim at 100 claims/s offered
 //   npm run bench -- --scaleout --sqlite                     # one daemon on SQLite, writes by the CLI (--db)
 //   npm run bench -- --scaleout --json out.jsonl             # the JSON lines to a file (else stderr)
 //   npm run bench -- --scaleout --placemat ../old --label old  # the daemons of another (built) checkout, to compare
@@ -63,15 +74,16 @@ import pg from 'pg'
 import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
 import {freePort, loadThroughBatch, loadIntoPlacementTables, AGGREGATES} from './huge-sets.mjs'
 import {postgresBin} from './postgres-bin.mjs'
+import {measureFixedLoad, passProfiles, printFixedLoad, printProfiles} from './scaleout-fixed-load.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
 // ---------------------------------------------------------------------------------------------
 // Options
 
-const USAGE = `usage: node scripts/bench-scaleout.mjs [--providers N] [--daemons 1,2,3] [--seconds S] [--delay-ms D] [--kill] [--pin] [--sqlite] [--placement [1,2]] [--json FILE] [--placemat DIR] [--label L] [--rounds 30]`
+const USAGE = `usage: node scripts/bench-scaleout.mjs [--providers N] [--daemons 1,2,3] [--seconds S] [--delay-ms D] [--kill] [--pin] [--sqlite] [--placement [1,2]] [--fixed-load R [--warm-up S] [--cpu-prof DIR]] [--json FILE] [--placemat DIR] [--label L] [--rounds 30]`
 const argv = process.argv.slice(2).filter((a) => a !== '--scaleout')
-const VALUED = new Set(['providers', 'daemons', 'seconds', 'delay-ms', 'json', 'placemat', 'label', 'rounds'])
+const VALUED = new Set(['providers', 'daemons', 'seconds', 'delay-ms', 'json', 'placemat', 'label', 'rounds', 'fixed-load', 'cpu-prof', 'warm-up'])
 const FLAGS = new Set(['kill', 'sqlite', 'pin', 'help'])
 // A flag that may be followed by a value of this form.
 const OPTIONAL = {placement: /^\d+(,\d+)*$/}
@@ -119,6 +131,14 @@ const PLACEMENT_COUNTS = !PLACEMENT ? [] : given.placement === true ? DAEMON_COU
 if (PLACEMENT && (KILL || SQLITE)) fail('--placement runs on PostgreSQL without --kill: --kill and --sqlite do not apply to it')
 if (KILL && DAEMON_COUNTS.some((k) => k < 2)) fail('--kill needs every daemon count to be 2 or more (e.g. --daemons 3): the killed node must have survivors')
 if (SQLITE && (KILL || DELAY_MS || given.daemons)) fail('--sqlite runs one daemon on a SQLite file: --kill, --delay-ms and --daemons do not apply')
+const FIXED_LOAD = given['fixed-load'] === undefined ? null : Number(given['fixed-load'])
+if (FIXED_LOAD !== null && !(FIXED_LOAD > 0 && Number.isFinite(FIXED_LOAD))) fail(`--fixed-load takes claims per second > 0, not ${given['fixed-load']}`)
+if (FIXED_LOAD !== null && (KILL || SQLITE || PIN || PLACEMENT)) fail('--fixed-load runs placemat on PostgreSQL, round-robin then pinned: --kill, --sqlite, --pin and --placement do not apply')
+const WARM_UP = given['warm-up'] === undefined ? 15 : Number(given['warm-up'])
+if (!(WARM_UP >= 0)) fail(`--warm-up takes seconds >= 0, not ${given['warm-up']}`)
+if (given['warm-up'] !== undefined && FIXED_LOAD === null) fail('--warm-up goes with --fixed-load')
+const CPU_PROF = given['cpu-prof'] === undefined ? null : path.resolve(given['cpu-prof'])
+if (CPU_PROF && FIXED_LOAD === null) fail('--cpu-prof goes with --fixed-load (its profiles are cut to the passes)')
 const JSON_FILE = given.json
 // Another build's daemons (a checkout of an earlier placemat, built), to compare both in one run.
 const BIN = path.join(path.resolve(given.placemat ?? root), 'bin/run.js')
@@ -393,7 +413,7 @@ const logTail = (file, n = 15) => {
  * Starts `placemat daemon start --foreground` on `db`, its own PLACEMAT_HOME (several daemons on
  * one PostgreSQL URL would otherwise share one pid record) and log file.
  */
-async function startDaemon({name, db, home, port, extra = ['--no-answer-cache']}) {
+async function startDaemon({name, db, home, port, extra = ['--no-answer-cache'], nodeOptions = []}) {
   port ??= await freePort()
   const args = ['daemon', 'start', '--foreground', '--db', db, '--port', String(port), '--auth', 'noauth2', '--log-level', 'warn', ...extra]
   return startNode({
@@ -401,7 +421,7 @@ async function startDaemon({name, db, home, port, extra = ['--no-answer-cache']}
     home,
     port,
     command: process.execPath,
-    args: [...DAEMON_NODE_OPTIONS, BIN, ...args],
+    args: [...DAEMON_NODE_OPTIONS, ...nodeOptions, BIN, ...args],
     env: {PLACEMAT_HOME: home},
     // At --log-level warn every line is worth reporting but the one saying where it listens.
     reported: (line) => !/placemat daemon listening on/.test(line),
@@ -925,12 +945,14 @@ async function afterWriteByCli(node, dbFile) {
 
 const rows = []
 if (JSON_FILE) fs.writeFileSync(JSON_FILE, '')
-function report(result) {
+function report(result, into = rows) {
   const line = JSON.stringify(result)
   if (JSON_FILE) fs.appendFileSync(JSON_FILE, line + '\n')
   else process.stderr.write(line + '\n')
-  rows.push(result)
+  into.push(result)
 }
+const fixedRows = []
+const profiles = []
 
 function printTable() {
   if (!rows.length) return
@@ -1130,6 +1152,22 @@ async function startDelayProxy(targetPort) {
   return proxy
 }
 
+// What the fixed-load passes (scripts/scaleout-fixed-load.mjs) use of this script.
+const fixedLoadHelpers = {
+  call,
+  must,
+  cpuSeconds,
+  processTree,
+  metricValue,
+  serverTransactions: () => serverTransactions(running.statsUrl),
+  postmaster: () => running.postmaster,
+  progress,
+  pct,
+  fmtMs,
+  query: CHURN_QUERY,
+  report: (r) => report(r, fixedRows),
+}
+
 async function runPostgres(work) {
   progress('starting a PostgreSQL cluster...')
   const db = await startPostgres()
@@ -1166,17 +1204,23 @@ async function runPostgres(work) {
   const where = `postgres${DELAY_MS ? `, proxy +${DELAY_MS} ms${measuredDelay}` : ''}`
   const setup = `${LABEL}${where}${KILL ? ', one node killed' : ''}${PIN ? ', clients pinned' : ''}`
   try {
+    if (CPU_PROF) fs.mkdirSync(CPU_PROF, {recursive: true})
+    const nodeOptions = CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF] : []
     for (const k of DAEMON_COUNTS) {
       const nodes = []
+      let passes = null
       try {
         for (let i = 0; i < k; i++) {
           progress(`starting daemon ${i + 1} of ${k}...`)
-          nodes.push(await startDaemon({name: `node${i + 1}`, db: dbUrl, home: path.join(work, `k${k}-node${i + 1}`)}))
+          nodes.push(await startDaemon({name: `node${i + 1}`, db: dbUrl, home: path.join(work, `k${k}-node${i + 1}`), nodeOptions}))
         }
-        await measure({setup, backend: 'postgres', nodes, loadS, proxyRtt, directRtt})
+        if (FIXED_LOAD !== null) passes = await measureFixedLoad(nodes, {rate: FIXED_LOAD, seconds: SECONDS, warmUp: WARM_UP}, fixedLoadHelpers)
+        else await measure({setup, backend: 'postgres', nodes, loadS, proxyRtt, directRtt})
       } finally {
         await Promise.all(nodes.map(stopDaemon))
       }
+      // The profiles are written as the daemons exit.
+      if (passes && CPU_PROF) profiles.push(...passProfiles(CPU_PROF, passes, root))
     }
     if (PLACEMENT) await runPlacement({db, pgPort: proxy ? proxy.port : db.port, where, work, proxyRtt, directRtt})
   } finally {
@@ -1353,5 +1397,7 @@ try {
   await sleep(200)
 }
 printTable()
+printFixedLoad(fixedRows, fmtMs)
+printProfiles(profiles)
 cleanupNow()
 process.exit(exitCode)
