@@ -41,6 +41,7 @@ import {authorize} from './pipeline/policy.js'
 import {acceptable, mediaType} from './pipeline/content.js'
 import {mark, P, PROFILING} from '../store/phase-profile.js'
 import {traced} from './phase-trace.js'
+import {candidateAnswers} from './candidate-answers.js'
 
 export const PLACEMENT_ROUTES: RouteDef[] = [
   ...rootRoutes,
@@ -189,6 +190,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
 
   app.setNotFoundHandler((req, reply) => sendError(req, reply, 404, '', null))
+
+  // A write answered: the candidates queries a scheduler keeps asking are worked out again while
+  // the daemon waits for its next request (candidate-answers.ts).
+  app.addHook('onResponse', (req, reply, done) => {
+    if (req.method !== 'GET' && reply.statusCode < 300) candidateAnswers(options).afterWrite()
+    done()
+  })
 
   observe(app, options)
   options.service?.attach(app)
