@@ -176,7 +176,7 @@ for (const {mode, n} of sets) for (const durability of durabilities) {
     for (const line of out.trim().split('\n')) {
       const r = JSON.parse(line)
       lines.push(r)
-      rows.push({set: label, scenario: r.scenario, p50: r.p50, p99: r.p99, rps: r.rps, anchor: ANCHOR[set]?.[r.scenario], notes: r.put_p50 !== undefined ? `GET ${fmt(r.get_p50)} + PUT ${fmt(r.put_p50)}` : ''})
+      rows.push({set: label, scenario: r.scenario, p50: r.p50, p99: r.p99, rps: r.rps, anchor: ANCHOR[set]?.[r.scenario], notes: r.get_p50 !== undefined ? `GET ${fmt(r.get_p50)} + PUT ${fmt(r.put_p50)}` : r.put_p50 !== undefined ? `PUT ${fmt(r.put_p50)}` : ''})
     }
     rows.push({set: label, scenario: 'daemon RSS MiB', p50: rssMiB(child.pid)})
   } finally {
