@@ -68,10 +68,10 @@ async function startDaemon(dbFile, probe) {
 }
 
 /** The daemon's warm-up line in its log (null when it never comes: --no-warm-up, or an older build). */
-async function warmedUp(logFile, waitMs = 60_000) {
+async function warmedUp(logFile, pid, waitMs = 60_000) {
   const end = Date.now() + waitMs
   while (Date.now() < end) {
-    const line = fs.readFileSync(logFile, 'utf8').split('\n').reverse().find((l) => l.includes('"event":"warm_up"'))
+    const line = fs.readFileSync(logFile, 'utf8').split('\n').reverse().find((l) => l.includes('"event":"warm_up"') && l.includes(`"pid":${pid},`))
     if (line) return JSON.parse(line)
     await new Promise((r) => setTimeout(r, 100))
   }
@@ -182,7 +182,7 @@ for (const {mode, n} of sets) {
     row(set, 'start-up to first candidates answer', `${s.startup.toFixed(2)} s`, `RSS ${status(child.pid, 'VmRSS')} MiB, peak ${status(child.pid, 'VmHWM')} MiB`)
     // The daemon rehearses a scheduler's requests once it serves (warm-up.ts); the first writes are
     // timed after it, as a scheduler's first claims after a rolling restart would meet them.
-    const warm = await warmedUp(path.join(dir, 'placemat.log'))
+    const warm = await warmedUp(path.join(dir, 'placemat.log'), child.pid)
     if (warm) row(set, 'warm-up after the start (in the background)', `${(warm.ms / 1000).toFixed(2)} s`, `${warm.requests} rehearsed requests`)
     const fw = await firstWrites(url, query)
     row(set, 'first shape-changing write after the start', `${ms(fw.first)} ms`, `the next: p50 ${ms(fw.next)} ms`)
