@@ -24,7 +24,7 @@ const QUERY = `/allocation_candidates?resources=VCPU:1,MEMORY_MB:256,DISK_GB:10&
 
 export interface WarmUp {
   /** Resolves when the rehearsal is over: its requests, or why it ended early. */
-  readonly done: Promise<{requests: number; ms: number; stopped?: string}>
+  readonly done: Promise<{requests: number; ms: number; stopped?: string; statements: string[]}>
   /** Ends the rehearsal at its next request (the daemon is stopping). */
   stop(): Promise<void>
 }
@@ -55,9 +55,11 @@ export function warmUp(level: LogLevel, rounds = ROUNDS): WarmUp {
         return request(agent, port, method, path, body)
       }
       await rehearse(call, rounds)
-      return {requests, ms: performance.now() - started}
+      // The statements the rehearsal's writes and reads ran: the daemon's own connection
+      // prepares them too (SQLite), or its first writes would compile them.
+      return {requests, ms: performance.now() - started, statements: store.preparedTexts()}
     } catch (err) {
-      return {requests, ms: performance.now() - started, stopped: err instanceof Stopped ? 'the daemon is stopping' : (err as Error).message}
+      return {requests, ms: performance.now() - started, stopped: err instanceof Stopped ? 'the daemon is stopping' : (err as Error).message, statements: []}
     } finally {
       await close().catch(() => undefined)
     }

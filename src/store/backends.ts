@@ -74,6 +74,9 @@ export interface Backend {
   serve(): void
   /** Resolves once every commit made so far is on disk (a write is answered after it). */
   durable(): Promise<void>
+  /** SQLite: the statement texts kept prepared, and preparing others' ahead of their first use. */
+  preparedTexts?(): string[]
+  prepareAhead?(texts: readonly string[]): number
   close(): Promise<void>
 }
 

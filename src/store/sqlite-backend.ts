@@ -26,6 +26,11 @@ class StatementCache {
     }
     return stmt
   }
+
+  /** The texts prepared, the most recently first made last. */
+  texts(): string[] {
+    return [...this.cache.keys()]
+  }
 }
 
 /** A file's identity: the daemon notices when the path no longer names the file it has open. */
@@ -183,6 +188,28 @@ export class SqliteBackend implements Backend {
         this.wal = null // no WAL file to hold: SQLite keeps syncing each commit itself
       }
     }
+  }
+
+  /** The statements this connection keeps prepared (see prepareAhead). */
+  preparedTexts(): string[] {
+    return this.statements.texts()
+  }
+
+  /**
+   * Prepares `texts` now (those another connection to the same schema ran), so the first writes
+   * do not compile them; a text this database cannot prepare is skipped. Answers how many were.
+   */
+  prepareAhead(texts: readonly string[]): number {
+    let prepared = 0
+    for (const text of texts) {
+      try {
+        this.statements.prepare(text)
+        prepared++
+      } catch {
+        // not a statement for this database: its first use compiles it, or refuses it, as ever
+      }
+    }
+    return prepared
   }
 
   /** Resolves once what has been committed so far is on disk (at once unless serve() took that on). */

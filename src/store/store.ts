@@ -206,6 +206,16 @@ export class Store {
    * Makes the State current with what other processes committed. Call before serving a read.
    * Rejects with a 503 (DatabaseUnavailableError) when the database cannot say.
    */
+  /** The statement texts this store's connection keeps prepared (SQLite; none on PostgreSQL). */
+  preparedTexts(): string[] {
+    return this.backend?.preparedTexts?.() ?? []
+  }
+
+  /** Prepares `texts` ahead of their first use (SQLite); answers how many were. */
+  prepareAhead(texts: readonly string[]): number {
+    return this.backend?.prepareAhead?.(texts) ?? 0
+  }
+
   refresh(): Promise<State> {
     if (!this.started) return Promise.reject(new DatabaseUnavailableError('starting'))
     return this.freshness.refresh()
