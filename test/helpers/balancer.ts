@@ -7,6 +7,12 @@
  */
 import http from 'node:http'
 
+/**
+ * Set on an answer when a try before it lost its connection: a request sent again may find its
+ * work done (a DELETE then answers 404), as behind any balancer that retries a lost request.
+ */
+export const RESENT_AFTER_LOST = 'x-test-resent-after-lost'
+
 export interface Balancer {
   url: string
   /** Tries sent again to another node (after a 503, or a connection that failed), and requests answered 503 after the last try. */
@@ -26,6 +32,8 @@ export async function startBalancer(nodes: string[], opts: {attempts?: number; p
     const headers = {...req.headers}
     delete headers.host
     delete headers.connection
+    // Tries whose connection was lost: the node may have done the request before it went away.
+    let lost = 0
     for (let attempt = 0; ; attempt++) {
       const node = nodes[next++ % nodes.length]
       const answer = await send(node, req.method ?? 'GET', req.url ?? '/', headers, body)
@@ -35,9 +43,11 @@ export async function startBalancer(nodes: string[], opts: {attempts?: number; p
         delete out.connection
         delete out['transfer-encoding']
         delete out['keep-alive']
+        if (lost) out[RESENT_AFTER_LOST] = String(lost)
         res.writeHead(answer.status, out).end(answer.body)
         return
       }
+      if (answer === null) lost++
       if (last) {
         stats.gaveUp++
         res.writeHead(503, {'content-type': 'application/json', 'retry-after': '1'})
