@@ -15,13 +15,16 @@ import {ResponseCache} from './response-cache.js'
 
 /** Queries worked out ahead at most, the most recently asked. */
 const AHEAD = 4
-/** A query is worked out ahead once it was asked at least this often since it was last worked out ahead. */
+/** A query is worked out ahead once it was asked at least this often in all. */
 const ASKED = 2
 
 interface Asked {
   request: CandidateRequest
   version: Microversion
+  /** Times asked in all. */
   count: number
+  /** Asked since it was last worked out ahead: a query nobody asks again is not worked out again. */
+  askedSince: boolean
 }
 
 export class CandidateAnswers {
@@ -29,6 +32,8 @@ export class CandidateAnswers {
   /** Recently asked queries, the newest last. */
   private readonly asked = new Map<string, Asked>()
   private scheduled = false
+  /** Answers worked out ahead so far. */
+  workedAhead = 0
 
   constructor(
     private readonly options: AppOptions,
@@ -53,8 +58,9 @@ export class CandidateAnswers {
   }
 
   /**
-   * A write was answered: once the daemon is idle, the queries asked again and again are worked
-   * out for the State as it is now (nothing is done when no query is asked, or the State did not move).
+   * A write was answered: once the daemon is idle, the queries asked again and again, and asked
+   * since they were last worked out ahead, are worked out for the State as it is now (nothing is
+   * done when no query is asked, or the State did not move).
    */
   afterWrite(): void {
     if (this.scheduled || this.asked.size === 0 || !this.memo) return
@@ -65,8 +71,9 @@ export class CandidateAnswers {
       this.scheduled = false
       if (!state) return
       for (const [key, q] of this.asked) {
-        if (q.count < ASKED || this.cache.get(state.version, key) !== undefined) continue
-        q.count = 0
+        if (q.count < ASKED || !q.askedSince || this.cache.get(state.version, key) !== undefined) continue
+        q.askedSince = false
+        this.workedAhead++
         const body = this.compute(state, q.request, q.version)
         if (body instanceof JsonStream) this.asked.delete(key)
         else this.cache.set(state.version, key, body)
@@ -82,7 +89,7 @@ export class CandidateAnswers {
   private note(key: string, request: CandidateRequest, version: Microversion): void {
     const seen = this.asked.get(key)
     this.asked.delete(key)
-    this.asked.set(key, {request, version, count: (seen?.count ?? 0) + 1})
+    this.asked.set(key, {request, version, count: (seen?.count ?? 0) + 1, askedSince: true})
     if (this.asked.size > AHEAD) this.asked.delete(this.asked.keys().next().value!)
   }
 }
