@@ -32,19 +32,14 @@ export interface WarmUp {
 /** Starts the rehearsal; `level` is the daemon's log level, so the same logging code runs (into nothing). */
 export function warmUp(level: LogLevel, rounds = ROUNDS): WarmUp {
   let stopping = false
-  let close: () => Promise<void> = async () => undefined
   const done = (async () => {
     const started = performance.now()
-    const store = await Store.open(':memory:')
+    let requests = 0
+    let store: Store | null = null
     let app: FastifyInstance | null = null
     const agent = new http.Agent({keepAlive: true, maxSockets: 1})
-    close = async () => {
-      agent.destroy()
-      await app?.close()
-      await store.close()
-    }
-    let requests = 0
     try {
+      store = await Store.open(':memory:')
       app = await buildApp({store, auth: 'noauth2', service: new ServiceState(), logger: loggerOptions(level, {write: () => undefined}, true)})
       await app.listen({host: '127.0.0.1', port: 0})
       const address = app.server.address()
@@ -59,9 +54,12 @@ export function warmUp(level: LogLevel, rounds = ROUNDS): WarmUp {
       // prepares them too (SQLite), or its first writes would compile them.
       return {requests, ms: performance.now() - started, statements: store.preparedTexts()}
     } catch (err) {
+      // Whatever went wrong, the rehearsal only ends: the daemon serves as it would without it.
       return {requests, ms: performance.now() - started, stopped: err instanceof Stopped ? 'the daemon is stopping' : (err as Error).message, statements: []}
     } finally {
-      await close().catch(() => undefined)
+      agent.destroy()
+      await app?.close().catch(() => undefined)
+      await store?.close().catch(() => undefined)
     }
   })()
   return {
