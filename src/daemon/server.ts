@@ -59,13 +59,13 @@ export interface RunningServer {
   /** Serving or stopping, and the requests in flight. */
   service: ServiceState
   policy: Policy
-  /** Stops listening, waits for every request in flight to be answered, then closes the store. */
   /**
    * Reads --tls-cert and --tls-key again and serves them to new connections (those open keep
    * theirs): changed false when the files hold what is served (or the daemon serves plain HTTP).
    * Throws a TlsFilesError naming the file when the pair cannot be served, the old one kept.
    */
   reloadTls(): {changed: boolean}
+  /** Stops listening, waits for every request in flight to be answered, then closes the store. */
   close(): Promise<void>
   /** Writes the log lines still buffered (before the process exits). */
   flushLog(): void

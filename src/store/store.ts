@@ -202,10 +202,6 @@ export class Store {
     return this.turns.exclusive(() => this.backend.session((s) => this.follower!.load(s, 'asked')))
   }
 
-  /**
-   * Makes the State current with what other processes committed. Call before serving a read.
-   * Rejects with a 503 (DatabaseUnavailableError) when the database cannot say.
-   */
   /** The statement texts this store's connection keeps prepared (SQLite; none on PostgreSQL). */
   preparedTexts(): string[] {
     return this.backend?.preparedTexts?.() ?? []
@@ -216,6 +212,10 @@ export class Store {
     return this.backend?.prepareAhead?.(texts) ?? 0
   }
 
+  /**
+   * Makes the State current with what other processes committed. Call before serving a read.
+   * Rejects with a 503 (DatabaseUnavailableError) when the database cannot say.
+   */
   refresh(): Promise<State> {
     if (!this.started) return Promise.reject(new DatabaseUnavailableError('starting'))
     return this.freshness.refresh()
