@@ -69,6 +69,7 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
+import {CLOCK_TICKS, statFields} from './proc-stat.mjs'
 import {fileURLToPath} from 'node:url'
 import pg from 'pg'
 import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
@@ -330,15 +331,9 @@ const status = (pid, field) => {
 
 /** CPU seconds (user + system) a process has used so far, from /proc; null where it is gone. */
 const cpuSeconds = (pid) => {
-  try {
-    // Fields after the command's closing parenthesis: state is 3rd, utime 14th, stime 15th.
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-    return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS
-  } catch {
-    return null
-  }
+  const f = statFields(pid)
+  return f ? (Number(f[11]) + Number(f[12])) / CLOCK_TICKS : null
 }
-const CLOCK_TICKS = 100
 
 /**
  * A process and its descendants (PostgreSQL's postmaster and its backends, a uwsgi master and
@@ -348,11 +343,11 @@ function processTree(root) {
   const children = new Map()
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue
-    try {
-      const ppid = Number(fs.readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ')[1])
-      if (!children.has(ppid)) children.set(ppid, [])
-      children.get(ppid).push(Number(d))
-    } catch {}
+    const f = statFields(d)
+    if (!f) continue
+    const ppid = Number(f[1])
+    if (!children.has(ppid)) children.set(ppid, [])
+    children.get(ppid).push(Number(d))
   }
   const pids = [root]
   for (let i = 0; i < pids.length; i++) pids.push(...(children.get(pids[i]) ?? []))

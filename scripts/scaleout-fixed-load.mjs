@@ -26,6 +26,7 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import {SourceMap} from 'node:module'
 import path from 'node:path'
+import {CLOCK_TICKS, statFields} from './proc-stat.mjs'
 
 const MAX_IN_FLIGHT = 50
 const HELD = 160
@@ -178,21 +179,17 @@ async function counters(nodes, d) {
  * ended (the bench's own short connections among them) leave the tree but not the postmaster's sum.
  */
 function reapedCpuSeconds(pid) {
-  try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-    return (Number(f[13]) + Number(f[14])) / 100
-  } catch {
-    return 0
-  }
+  const f = statFields(pid)
+  return f ? (Number(f[13]) + Number(f[14])) / CLOCK_TICKS : 0
 }
 
 /** A daemon's user and system CPU seconds and its read and write system calls (/proc/PID/stat and io). */
 function procOf(pid) {
   try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    const f = statFields(pid)
     const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8')
     const field = (name) => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(io)?.[1] ?? NaN)
-    return {user: Number(f[11]) / 100, sys: Number(f[12]) / 100, syscr: field('syscr'), syscw: field('syscw')}
+    return {user: Number(f[11]) / CLOCK_TICKS, sys: Number(f[12]) / CLOCK_TICKS, syscr: field('syscr'), syscw: field('syscw')}
   } catch {
     return {user: NaN, sys: NaN, syscr: NaN, syscw: NaN}
   }
