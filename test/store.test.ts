@@ -5,7 +5,7 @@ import path from 'node:path'
 import {promisify} from 'node:util'
 import {afterAll, afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {createProvider, updateProvider} from '../src/core/providers.js'
-import {putAllocationErrors, writeAllocations} from '../src/core/allocations.js'
+import {deleteAllocations, putAllocationErrors, writeAllocations} from '../src/core/allocations.js'
 import {setInventories} from '../src/core/inventories.js'
 import {PlacementError} from '../src/core/errors.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../src/core/standard.js'
@@ -181,6 +181,37 @@ describe.each(backends)('Store on $name', ({name: kind, available, fresh}) => {
     expect(b.state.providers.get(y)!.usages.get('VCPU')).toBe(3)
     expect(b.state.providers.get(y)!.generation).toBe((await a.refresh()).providers.get(y)!.generation)
     await Promise.all([a.close(), b.close()])
+  }, 30_000)
+
+  it.runIf(kind === 'PostgreSQL')('decides a refusal again when the allocation write it was grouped with committed after others', async () => {
+    const file = await fresh()
+    const a = await Store.open(file)
+    const b = await Store.open(file)
+    const [x, y] = ['88888888-0000-0000-0000-00000000000a', '88888888-0000-0000-0000-00000000000b']
+    await a.write((s, now) => {
+      for (const uuid of [x, y]) {
+        createProvider(s, now, {name: uuid.slice(-1), uuid})
+        setInventories(s, now, uuid, {resource_provider_generation: 0, inventories: {VCPU: {total: 4}}}, {})
+      }
+    })
+    await b.refresh()
+    const claim = (st: Store, consumer: string, provider: string) =>
+      st.write((s, now) => writeAllocations(s, now, [{uuid: consumer, allocations: new Map([[provider, new Map([['VCPU', 1]])]]), project: 'p', user: 'u'}], {checkGeneration: false, ...putAllocationErrors(consumer)}), {selfContained: true})
+    await new Promise((r) => setTimeout(r, 1100)) // b has not applied another's commit for a while: it asks nothing first
+    // a acknowledges a claim; then b gets, in one group, a claim elsewhere and the release of a's
+    // claim. b has not seen a's claim: the release, refused on what b held, must be decided again.
+    const ackedOnA = '99999999-0000-0000-0000-000000000001'
+    await claim(a, ackedOnA, x)
+    const [own, release] = await Promise.allSettled([
+      claim(b, '99999999-0000-0000-0000-000000000002', y),
+      b.write((s) => deleteAllocations(s, ackedOnA), {selfContained: true}),
+    ])
+    expect(own.status).toBe('fulfilled')
+    expect(release.status, String((release as PromiseRejectedResult).reason)).toBe('fulfilled')
+    const after = await Store.open(file)
+    expect(after.state.consumers.has(ackedOnA)).toBe(false)
+    expect(after.state.providers.get(x)!.usages.get('VCPU') ?? 0).toBe(0)
+    await Promise.all([a.close(), b.close(), after.close()])
   }, 30_000)
 
   it('keeps the generation bumps of allocation writes', async () => {

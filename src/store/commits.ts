@@ -22,8 +22,13 @@ import type {StateWriter} from './state-writer.js'
 import type {GroupRun, QueuedWrite, StoreHooks} from './store-types.js'
 import {mark, P, PROFILING} from './phase-profile.js'
 
-/** A group's commit: committed (its writes are answered with their outcomes), or failed with `error`. */
-export type CommitOutcome = {committed: true; run: GroupRun} | {committed: false; run: GroupRun; error: unknown; committing: boolean}
+/**
+ * A group's commit: committed (its writes are answered with their outcomes, but for those in
+ * `decideAgain`), or failed with `error`.
+ */
+export type CommitOutcome =
+  | {committed: true; run: GroupRun; decideAgain?: readonly number[]}
+  | {committed: false; run: GroupRun; error: unknown; committing: boolean}
 
 export class Commits {
   /** PostgreSQL: the share of recent writes tried in one round trip that another node overtook. */
@@ -133,7 +138,13 @@ export class Commits {
       }
       f.committedAt(base, outcome)
       this.freshness.currentAt(sentAt)
-      return {committed: true, run}
+      // The keyed check covers what the group changed, not what its refusals read: when others
+      // committed between our position and our commit, a refusal may rest on a State older than a
+      // write another node acknowledged before it arrived (a release answered 404 while the claim
+      // stays). Those are decided again, on the State that now holds every commit up to ours.
+      const othersBefore = Array.isArray(outcome) && outcome.length > 0 && Number(outcome[outcome.length - 1].seq) > base + 1
+      const decideAgain = othersBefore ? refusals(run) : []
+      return decideAgain.length ? {committed: true, run, decideAgain} : {committed: true, run}
     } catch (error) {
       return {committed: false, run, error, committing}
     }
@@ -229,6 +240,15 @@ function* marked(p: number): Generator<never> {
 
 function* concat<T>(...parts: Iterable<T>[]): Generator<T> {
   for (const p of parts) yield* p
+}
+
+/** The indexes of the group's writes that were refused (they changed nothing). */
+function refusals(run: GroupRun): number[] {
+  const out: number[] = []
+  run.outcomes.forEach((o, k) => {
+    if (!o.ok) out.push(k)
+  })
+  return out
 }
 
 /** Whether every write of `group` depends only on what it changes (allocation writes: see keyedKeys). */

@@ -72,22 +72,28 @@ export class WriteQueue {
    */
   private async writeGroup(group: QueuedWrite[]): Promise<'settled' | 'retry-alone'> {
     const outcome = await this.commits.commit(group)
-    return outcome.committed ? this.succeed(group, outcome.run) : this.fail(group, outcome.run, outcome.error, outcome.committing)
+    return outcome.committed ? this.succeed(group, outcome.run, outcome.decideAgain ?? []) : this.fail(group, outcome.run, outcome.error, outcome.committing)
   }
 
   /**
    * The group committed (or changed nothing): the State shows it now, so the next group decides
    * on it, and its writes are answered once the commit is on disk. That wait is outside the
-   * queue's turn: the next group commits meanwhile, and shares the next sync.
+   * queue's turn: the next group commits meanwhile, and shares the next sync. The writes in
+   * `decideAgain` (refusals made on a State that may have been behind) go back to the head of the
+   * queue, to be decided on the State the commit left.
    */
-  private succeed(group: QueuedWrite[], run: GroupRun): 'settled' {
+  private succeed(group: QueuedWrite[], run: GroupRun, decideAgain: readonly number[]): 'settled' {
     this.fault = null
     this.follower.dirty = false
     if (!run.all.empty) this.follower.publish()
     if (PROFILING) mark(P['index patch'])
+    if (decideAgain.length) this.requeue(decideAgain.map((k) => group[k]))
+    const again = new Set(decideAgain)
     const answer = () => {
       if (PROFILING) mark(P.fdatasync)
-      group.forEach((w, k) => this.settle(w, run.outcomes[k]))
+      group.forEach((w, k) => {
+        if (!again.has(k)) this.settle(w, run.outcomes[k])
+      })
     }
     if (run.all.empty) answer()
     else
@@ -98,9 +104,20 @@ export class WriteQueue {
         const fault = databaseFault(err) ?? 'unavailable'
         this.fault = fault
         const error = new DatabaseUnavailableError(fault, err)
-        for (const w of group) this.settle(w, {ok: false, error})
+        group.forEach((w, k) => {
+          if (!again.has(k)) this.settle(w, {ok: false, error})
+        })
       })
     return 'settled'
+  }
+
+  /** Puts `writes` back at the head of the queue, with a drain for them. */
+  private requeue(writes: QueuedWrite[]): void {
+    this.queue.unshift(...writes)
+    if (!this.drainScheduled) {
+      this.drainScheduled = true
+      void this.turns.exclusive(() => this.drain())
+    }
   }
 
   /**
