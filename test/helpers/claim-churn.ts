@@ -4,6 +4,12 @@
  * consumer each time, consumer_generation null, microversion 1.39), and now and then release what
  * they hold (DELETE). Every answer is counted by status; what a PUT answered 204 and was never
  * released is what the database must hold at the end.
+ *
+ * With `followUps`, a claim just acknowledged is at once resized (PUT with consumer_generation 1)
+ * or released, as nova does when its next call lands on another API node: on the next node of
+ * `url` when it names several, else wherever the balancer sends it. A follow-up refused as if the
+ * claim were not there (404, or 409 "consumer generation conflict") was decided on a State older
+ * than the acknowledged claim: it is counted stale.
  */
 import {randomUUID} from 'node:crypto'
 import {RESENT_AFTER_LOST} from './balancer.js'
@@ -24,6 +30,10 @@ export interface ChurnReport {
   unsure: Set<string>
   /** When each 2xx answer came (ms), in order. */
   successes: number[]
+  /** Follow-ups sent (a resize or release right after the claim's acknowledgement). */
+  followUps: number
+  /** Follow-ups refused as if the acknowledged claim were not there, each with when it was answered (ms). */
+  stale: Array<{at: number; what: string}>
 }
 
 export interface Churn {
@@ -32,16 +42,26 @@ export interface Churn {
   stop(): Promise<ChurnReport>
 }
 
-export function startChurn(url: string, opts: {workers?: number; resources?: string; pauseMs?: number} = {}): Churn {
+export interface ChurnOptions {
+  workers?: number
+  resources?: string
+  pauseMs?: number
+  /** The share of acknowledged claims resized or released at once (0 to 1; 0 when not given). */
+  followUps?: number
+}
+
+export function startChurn(url: string | string[], opts: ChurnOptions = {}): Churn {
   const resources = opts.resources ?? 'VCPU:1,MEMORY_MB:512'
-  const report: ChurnReport = {statuses: {}, unexpected: [], held: new Map(), unsure: new Set(), successes: []}
+  const report: ChurnReport = {statuses: {}, unexpected: [], held: new Map(), unsure: new Set(), successes: [], followUps: 0, stale: []}
+  const urls = Array.isArray(url) ? url : [url]
   let stopped = false
-  const call = async (method: string, path: string, body?: unknown): Promise<{status: number; json: any}> => {
+  /** One request; `followUp`: a resize or release right after the claim, whose refusal as if the claim were not there is stale. */
+  const call = async (method: string, path: string, body?: unknown, on = urls[0], followUp = false): Promise<{status: number; json: any}> => {
     let status = 0
     let text = ''
     let resent = false
     try {
-      const res = await fetch(url + path, {method, headers: HEADERS, body: body === undefined ? undefined : JSON.stringify(body)})
+      const res = await fetch(on + path, {method, headers: HEADERS, body: body === undefined ? undefined : JSON.stringify(body)})
       status = res.status
       text = await res.text()
       resent = res.headers.has(RESENT_AFTER_LOST)
@@ -51,7 +71,9 @@ export function startChurn(url: string, opts: {workers?: number; resources?: str
     report.statuses[status] = (report.statuses[status] ?? 0) + 1
     // A release the balancer sent again after losing a node's connection may find it done already.
     const doneBefore = method === 'DELETE' && status === 404 && resent
+    const stale = followUp && !resent && (status === 404 || (status === 409 && text.includes('consumer generation conflict')))
     if (status >= 200 && status < 300) report.successes.push(Date.now())
+    else if (stale) report.stale.push({at: Date.now(), what: `${method} ${path} -> ${status} ${text.slice(0, 300)}`})
     else if (status !== 409 && status !== 503 && !doneBefore) report.unexpected.push(`${method} ${path} -> ${status} ${text.slice(0, 300)}`)
     let json: unknown = null
     try {
@@ -63,30 +85,56 @@ export function startChurn(url: string, opts: {workers?: number; resources?: str
   }
   const release = async (mine: string[]) => {
     const consumer = mine.splice(Math.floor(Math.random() * mine.length), 1)[0]
-    const r = await call('DELETE', `/allocations/${consumer}`)
+    const r = await call('DELETE', `/allocations/${consumer}`, undefined, urls[Math.floor(Math.random() * urls.length)])
     report.held.delete(consumer)
     if (r.status !== 204) report.unsure.add(consumer)
+  }
+  /** The claim just acknowledged on node `from`, resized or released at once on the next node. */
+  const followUp = async (consumer: string, claim: Claim, from: number, mine: string[]) => {
+    report.followUps++
+    const on = urls[(from + 1) % urls.length]
+    if (Math.random() < 0.5) {
+      const r = await call('DELETE', `/allocations/${consumer}`, undefined, on, true)
+      mine.splice(mine.indexOf(consumer), 1)
+      report.held.delete(consumer)
+      if (r.status !== 204 && r.status !== 404) report.unsure.add(consumer)
+      else if (r.status === 404) report.held.set(consumer, claim) // refused: still held
+      return
+    }
+    // A resize: one more MEMORY_MB on each provider (capacity may refuse it: then it holds what it held).
+    const bigger = Object.fromEntries(Object.entries(claim).map(([rp, r]) => [rp, {...r, MEMORY_MB: (r.MEMORY_MB ?? 0) + 1}]))
+    const r = await call(
+      'PUT',
+      `/allocations/${consumer}`,
+      {allocations: Object.fromEntries(Object.entries(bigger).map(([rp, resources]) => [rp, {resources}])), project_id: 'churn-project', user_id: 'churn-user', consumer_generation: 1, consumer_type: 'INSTANCE'},
+      on,
+      true,
+    )
+    if (r.status === 204) report.held.set(consumer, bigger)
+    else if (r.status !== 409) report.unsure.add(consumer)
   }
   const worker = async () => {
     const mine: string[] = []
     while (!stopped) {
       if (mine.length && Math.random() < 0.3) await release(mine)
       else {
-        const c = await call('GET', `/allocation_candidates?resources=${resources}&limit=10`)
+        const node = Math.floor(Math.random() * urls.length)
+        const c = await call('GET', `/allocation_candidates?resources=${resources}&limit=10`, undefined, urls[node])
         const requests = (c.json?.allocation_requests ?? []) as Array<{allocations: Record<string, {resources: Record<string, number>}>}>
         if (c.status === 200 && requests.length) {
           const pick = requests[Math.floor(Math.random() * requests.length)]
           const consumer = randomUUID()
-          const r = await call('PUT', `/allocations/${consumer}`, {
-            allocations: pick.allocations,
-            project_id: 'churn-project',
-            user_id: 'churn-user',
-            consumer_generation: null,
-            consumer_type: 'INSTANCE',
-          })
+          const r = await call(
+            'PUT',
+            `/allocations/${consumer}`,
+            {allocations: pick.allocations, project_id: 'churn-project', user_id: 'churn-user', consumer_generation: null, consumer_type: 'INSTANCE'},
+            urls[node],
+          )
           if (r.status === 204) {
-            report.held.set(consumer, Object.fromEntries(Object.entries(pick.allocations).map(([rp, a]) => [rp, a.resources])))
+            const claim = Object.fromEntries(Object.entries(pick.allocations).map(([rp, a]) => [rp, a.resources]))
+            report.held.set(consumer, claim)
             mine.push(consumer)
+            if (Math.random() < (opts.followUps ?? 0)) await followUp(consumer, claim, node, mine)
           }
         } else if (c.status === 200 && mine.length) await release(mine)
       }
