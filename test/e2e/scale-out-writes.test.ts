@@ -86,3 +86,31 @@ describe.skipIf(!postgresAvailable)('writes across three nodes on PostgreSQL', (
     expect(leaked).toEqual([])
   }, 240_000)
 })
+
+describe('the command line on the file a daemon serves', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-cli-after-daemon-'))
+  afterAll(() => fs.rmSync(dir, {recursive: true, force: true}))
+
+  it('resizes and releases, with --db, claims the daemon acknowledged just before', async () => {
+    const db = path.join(dir, 'p.db')
+    const d = await startForeground(['--db', db, '--auth', 'noauth2', '--log-level', 'warn'], {PLACEMAT_HOME: dir})
+    expect((await fetch(`${d.url}/resource_providers`, {method: 'POST', headers: HEADERS, body: JSON.stringify({uuid: rp(1), name: 'host-1'})})).status).toBe(200)
+    const inv = {resource_provider_generation: 0, inventories: {VCPU: {total: 64}}}
+    expect((await fetch(`${d.url}/resource_providers/${rp(1)}/inventories`, {method: 'PUT', headers: HEADERS, body: JSON.stringify(inv)})).status).toBe(200)
+    const claim = (consumer: string) =>
+      fetch(`${d.url}/allocations/${consumer}`, {
+        method: 'PUT',
+        headers: HEADERS,
+        body: JSON.stringify({allocations: {[rp(1)]: {resources: {VCPU: 1}}}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'}),
+      })
+    for (let i = 0; i < 4; i++) {
+      const consumer = `c0000000-0000-4000-8000-${String(i).padStart(12, '0')}`
+      expect((await claim(consumer)).status).toBe(204)
+      const cli = i % 2 ? ['allocation', 'delete', consumer, '--db', db] : ['allocation', 'set', consumer, '--allocation', `rp=${rp(1)},VCPU=2`, '--db', db]
+      const r = await placemat(cli, {env: {PLACEMAT_HOME: dir}})
+      expect(r.code, `${cli.join(' ')}: ${r.stderr}`).toBe(0)
+    }
+    const usages = (await (await fetch(`${d.url}/resource_providers/${rp(1)}/usages`, {headers: HEADERS})).json()) as {usages: Record<string, number>}
+    expect(usages.usages.VCPU).toBe(4) // two resized to 2, two released
+  })
+})
