@@ -105,8 +105,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         keepAliveTimeout: timeouts.keepAliveMs,
         connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(timeouts.headersMs / 4))),
       }
-      if (!options.tls) return http.createServer(serverOptions, handler)
-      return https.createServer({...serverOptions, cert: options.tls.cert, key: options.tls.key, minVersion: TLS_MIN_VERSION}, handler)
+      const server = options.tls
+        ? https.createServer({...serverOptions, cert: options.tls.cert, key: options.tls.key, minVersion: TLS_MIN_VERSION}, handler)
+        : http.createServer(serverOptions, handler)
+      // A client that half-closes after its request (HTTP/1.0-style clients, scripts, balancers'
+      // checks) still reads: Node would abandon the request and end the connection at the
+      // client's FIN, losing the answer to a write committed meanwhile. The connection now ends
+      // after the last answer. (A property of Node's http.Server, not in its types.)
+      ;(server as {httpAllowHalfOpen?: boolean}).httpAllowHalfOpen = true
+      return server
     },
     // Requests fastify refuses before routing still get Placement's error body.
     frameworkErrors(err, req, reply) {
