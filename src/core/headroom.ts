@@ -1,0 +1,310 @@
+/**
+ * Headroom: how many more instances of each flavor fit, per host, rack, row, room and the cloud,
+ * what is lost to host boundaries, what is stranded, and which flavors can never fit.
+ *
+ *   fit(host, X)    how many times X's request can be claimed in a row in the host's tree, as a
+ *                   claim takes it: the first candidate each time (the allocation-candidates
+ *                   engine, with capacity int((total - reserved) * ratio), min/max_unit,
+ *                   step_size, group_policy, traits and every sharing provider the host reaches).
+ *                   Counted on a copy of the host's tree: while the first candidate still fits
+ *                   it stays first (usage only grows), so it is taken as many times as it fits at
+ *                   once, and the engine is asked again only when one of its providers is full.
+ *                   A disabled host counts 0; what it would hold is its `disabledFit`.
+ *   fit(domain, X)  the sum over its enabled hosts, each sharing pool taken once: hosts draw on a
+ *                   pool in host order until it is empty (never summed per host).
+ *   pooled          the fit if the domain were one host: for each class X asks, the free amount of
+ *                   the hosts that could hold X at all (and the pools they reach) over what X asks.
+ *   stranded        on an enabled host where no flavor fits, each class's free amount, with the
+ *                   class that blocks (the bottleneck).
+ *   lint            flavors that fit nowhere even on an empty cloud, and those that fit only on
+ *                   disabled hosts.
+ * Pure over a State; nothing is written to it.
+ */
+import {capacityOf} from './capacity.js'
+import {findCandidates} from './candidates/engine.js'
+import {askedPerClass, type FlavorRequest} from './flavors.js'
+import {everyHost, isDisabled, isSharing} from './host.js'
+import {stateFromSnapshot} from './snapshot.js'
+import type {Provider, State, TopologyLevel} from './state.js'
+import {hostDomains} from './topology.js'
+
+export type HeadroomLevel = 'host' | TopologyLevel | 'cloud'
+export const HEADROOM_LEVELS: readonly HeadroomLevel[] = ['host', 'rack', 'row', 'room', 'cloud']
+
+export interface DomainHeadroom {
+  level: HeadroomLevel
+  name: string
+  flavor: string
+  fit: number
+  pooled: number
+  fragmentation_loss: number
+  /** What the domain's disabled hosts would hold, apart. */
+  disabled_fit: number
+}
+
+export interface Stranded {
+  host: string
+  class: string
+  amount: number
+  bottleneck: string
+}
+
+export interface LintFinding {
+  flavor: string
+  problem: string
+}
+
+export interface Headroom {
+  domains: DomainHeadroom[]
+  stranded: Stranded[]
+  lint: LintFinding[]
+}
+
+/** One host's count for one flavor, and what its claims take from sharing pools each time. */
+export interface HostFit {
+  fit: number
+  /** Pool uuid -> class -> amount one instance takes from it (as the host's first candidate takes it). */
+  pools: Map<string, Map<string, number>>
+}
+
+/** A host's tree and the sharing providers it reaches, copied: where claims are counted. */
+function treeCopy(s: State, host: Provider, emptied: boolean): State {
+  const tree = s.subtree(host.uuid)
+  const aggs = new Set<string>()
+  for (const p of tree) for (const a of p.aggregates) aggs.add(a)
+  const pools = new Set<Provider>()
+  for (const a of aggs) {
+    for (const u of s.aggregateMembers.get(a) ?? []) {
+      const p = s.providers.get(u)
+      if (p && isSharing(p) && p.root !== host.uuid) pools.add(p)
+    }
+  }
+  const record = (p: Provider) => ({
+    uuid: p.uuid,
+    name: p.name,
+    generation: p.generation,
+    parent_provider_uuid: p.parent,
+    root_provider_uuid: p.root,
+    inventories: Object.fromEntries(p.inventories),
+    usages: emptied ? {} : Object.fromEntries(p.usages),
+    traits: [...p.traits],
+    aggregates: [...p.aggregates],
+  })
+  // Pools are roots of their own (sharing) trees here; in the State order, as the engine sees them.
+  const kept = [...tree, ...pools].sort((a, b) => order(s, a) - order(s, b))
+  return stateFromSnapshot({classes: [...s.classes.keys()], traits: [...s.traits.keys()], providers: kept.map((p) => (pools.has(p) ? {...record(p), parent_provider_uuid: null, root_provider_uuid: p.uuid} : record(p)))}, 0)
+}
+
+/** A provider's place in the State's order (the engine's order of providers). */
+function order(s: State, p: Provider): number {
+  let ix = orders.get(s)
+  if (!ix) {
+    ix = new Map()
+    let i = 0
+    for (const u of s.providers.keys()) ix.set(u, i++)
+    orders.set(s, ix)
+  }
+  return ix.get(p.uuid) ?? Number.MAX_SAFE_INTEGER
+}
+const orders = new WeakMap<State, Map<string, number>>()
+
+/**
+ * fit(host, X): claims of `flavor` in a row in the host's tree until none fits, each the first
+ * candidate; `emptied` counts on the tree without its usage (what it could ever hold).
+ */
+export function hostFit(s: State, host: Provider, flavor: FlavorRequest, emptied = false): HostFit {
+  const work = treeCopy(s, host, emptied)
+  const pools = new Map<string, Map<string, number>>()
+  let fit = 0
+  for (let round = 0; round < 100_000; round++) {
+    let result
+    try {
+      result = findCandidates(work, {...flavor.request, limit: 1})
+    } catch {
+      break // a class or trait this cloud does not know: nothing fits
+    }
+    const first = result.allocationRequests[0]
+    // One made of sharing providers alone places nothing on this host.
+    if (!first || ![...first.allocations.keys()].some((rp) => work.providers.get(rp)?.root === host.uuid)) break
+    // The same provider and class in several groups: one amount.
+    let times = Infinity
+    for (const [rp, amounts] of first.allocations) {
+      const p = work.providers.get(rp)!
+      for (const [rc, n] of amounts) {
+        const inv = p.inventories.get(rc)!
+        times = Math.min(times, Math.floor((capacityOf(inv) - (p.usages.get(rc) ?? 0)) / n))
+      }
+    }
+    if (!(times >= 1)) break
+    for (const [rp, amounts] of first.allocations) {
+      const p = work.providers.get(rp)!
+      const usages = new Map(p.usages)
+      for (const [rc, n] of amounts) usages.set(rc, (usages.get(rc) ?? 0) + n * times)
+      p.usages = usages
+      if (p.root !== host.uuid && isSharing(p)) {
+        const taken = pools.get(rp) ?? new Map<string, number>()
+        for (const [rc, n] of amounts) if (!taken.has(rc)) taken.set(rc, n)
+        pools.set(rp, taken)
+      }
+    }
+    work.version += 1
+    fit += times
+  }
+  return {fit, pools}
+}
+
+/** The free amount of each class in a host's tree (sharing providers aside). */
+export function treeFree(s: State, host: Provider): Map<string, number> {
+  const free = new Map<string, number>()
+  for (const p of s.subtree(host.uuid)) {
+    if (isSharing(p)) continue
+    for (const [rc, inv] of p.inventories) free.set(rc, (free.get(rc) ?? 0) + Math.max(0, capacityOf(inv) - (p.usages.get(rc) ?? 0)))
+  }
+  return free
+}
+
+const poolFree = (s: State, uuid: string, rc: string): number => {
+  const p = s.providers.get(uuid)
+  const inv = p?.inventories.get(rc)
+  return p && inv ? Math.max(0, capacityOf(inv) - (p.usages.get(rc) ?? 0)) : 0
+}
+
+export interface HeadroomOptions {
+  /** Levels to report (all when absent). */
+  levels?: readonly HeadroomLevel[]
+}
+
+interface HostCounts {
+  host: Provider
+  disabled: boolean
+  fit: HostFit
+  /** Whether the host could ever hold the flavor (on its tree emptied). */
+  eligible: boolean
+}
+
+/** The headroom of `flavors` in `s`, per level (see the module's comment for what is counted). */
+export function headroom(s: State, flavors: readonly FlavorRequest[], opts: HeadroomOptions = {}): Headroom {
+  const levels = opts.levels ?? HEADROOM_LEVELS
+  const hosts = everyHost(s)
+  const domains: DomainHeadroom[] = []
+  const lint: LintFinding[] = []
+  const fitsSomewhere = new Set<string>() // host uuid: some flavor fits there now
+  const perFlavor = new Map<string, HostCounts[]>()
+  for (const flavor of flavors) {
+    const counts = hosts.map((host): HostCounts => {
+      const disabled = isDisabled(host)
+      const fit = hostFit(s, host, flavor)
+      const eligible = fit.fit > 0 || hostFit(s, host, flavor, true).fit > 0
+      if (!disabled && fit.fit > 0) fitsSomewhere.add(host.uuid)
+      return {host, disabled, fit, eligible}
+    })
+    perFlavor.set(flavor.flavor, counts)
+    const eligibleEnabled = counts.filter((c) => c.eligible && !c.disabled)
+    if (!counts.some((c) => c.eligible)) lint.push({flavor: flavor.flavor, problem: whyNowhere(s, flavor)})
+    else if (eligibleEnabled.length === 0) lint.push({flavor: flavor.flavor, problem: 'fits only on disabled hosts'})
+    for (const [level, name, members] of domainsOf(s, counts, levels)) domains.push(domainHeadroom(s, level, name, flavor, members))
+  }
+  return {domains, stranded: stranded(s, hosts, flavors, fitsSomewhere), lint}
+}
+
+/** The domains at each level, with their hosts' counts, in the order a table shows them. */
+function* domainsOf(s: State, counts: HostCounts[], levels: readonly HeadroomLevel[]): Generator<[HeadroomLevel, string, HostCounts[]]> {
+  for (const level of levels) {
+    if (level === 'cloud') {
+      yield ['cloud', 'cloud', counts]
+      continue
+    }
+    if (level === 'host') {
+      for (const c of counts) yield ['host', c.host.name, [c]]
+      continue
+    }
+    const by = new Map<string, HostCounts[]>()
+    for (const c of counts) {
+      const name = hostDomains(s, c.host)[level]
+      if (name === null) continue
+      let list = by.get(name)
+      if (!list) by.set(name, (list = []))
+      list.push(c)
+    }
+    for (const name of [...by.keys()].sort()) yield [level, name, by.get(name)!]
+  }
+}
+
+function domainHeadroom(s: State, level: HeadroomLevel, name: string, flavor: FlavorRequest, members: HostCounts[]): DomainHeadroom {
+  // Hosts draw on each pool in host order until it is empty.
+  const left = new Map<string, number>() // `${pool} ${class}` -> free
+  const take = (c: HostCounts): number => {
+    let n = c.fit.fit
+    for (const [pool, amounts] of c.fit.pools) {
+      for (const [rc, a] of amounts) {
+        const key = `${pool} ${rc}`
+        if (!left.has(key)) left.set(key, poolFree(s, pool, rc))
+        n = Math.min(n, Math.floor(left.get(key)! / a))
+      }
+    }
+    for (const [pool, amounts] of c.fit.pools) for (const [rc, a] of amounts) left.set(`${pool} ${rc}`, left.get(`${pool} ${rc}`)! - n * a)
+    return n
+  }
+  let fit = 0
+  for (const c of members) if (!c.disabled) fit += take(c)
+  left.clear()
+  let disabledFit = 0
+  for (const c of members) if (c.disabled) disabledFit += take(c)
+  const pooled = pooledFit(s, flavor, members.filter((c) => !c.disabled && c.eligible))
+  return {level, name, flavor: flavor.flavor, fit, pooled: Math.max(pooled, fit), fragmentation_loss: Math.max(0, pooled - fit), disabled_fit: disabledFit}
+}
+
+/** The fit if `members` were one host: each class's free amount (pools once) over what one instance asks. */
+function pooledFit(s: State, flavor: FlavorRequest, members: HostCounts[]): number {
+  const asked = askedPerClass(flavor.request)
+  if (asked.size === 0 || members.length === 0) return 0
+  const free = new Map<string, number>()
+  const pools = new Set<string>()
+  for (const c of members) {
+    for (const [rc, n] of treeFree(s, c.host)) free.set(rc, (free.get(rc) ?? 0) + n)
+    for (const pool of c.fit.pools.keys()) pools.add(pool)
+  }
+  for (const pool of pools) for (const rc of asked.keys()) free.set(rc, (free.get(rc) ?? 0) + poolFree(s, pool, rc))
+  let n = Infinity
+  for (const [rc, a] of asked) n = Math.min(n, Math.floor((free.get(rc) ?? 0) / a))
+  return n === Infinity ? 0 : n
+}
+
+/** Why a flavor fits on no host even with nothing used. */
+function whyNowhere(s: State, flavor: FlavorRequest): string {
+  const providers = [...s.providers.values()]
+  for (const g of flavor.request.groups) {
+    for (const [rc, n] of g.resources) {
+      const having = providers.filter((p) => p.inventories.has(rc))
+      if (having.length === 0) return `no provider has ${rc}`
+      if (having.every((p) => n > p.inventories.get(rc)!.max_unit || n > capacityOf(p.inventories.get(rc)!))) return `${rc}:${n} is above every provider's max_unit or capacity`
+      if (having.every((p) => n < p.inventories.get(rc)!.min_unit)) return `${rc}:${n} is below every provider's min_unit`
+      if (having.every((p) => n % p.inventories.get(rc)!.step_size !== 0)) return `${rc}:${n} is off every provider's step_size`
+    }
+    for (const any of g.requiredTraits) if (!providers.some((p) => any.some((t) => p.traits.has(t)))) return `no provider has trait ${any.join(' or ')}`
+  }
+  return 'no host holds all it asks at once'
+}
+
+/**
+ * On each enabled host where no flavor fits now, each class's free amount, with the class that
+ * blocks: the one whose free amount is smallest against the least any flavor asks of it.
+ */
+function stranded(s: State, hosts: Provider[], flavors: readonly FlavorRequest[], fitsSomewhere: Set<string>): Stranded[] {
+  const least = new Map<string, number>()
+  for (const f of flavors) for (const [rc, n] of askedPerClass(f.request)) least.set(rc, Math.min(least.get(rc) ?? Infinity, n))
+  const out: Stranded[] = []
+  if (least.size === 0) return out
+  for (const host of hosts) {
+    if (isDisabled(host) || fitsSomewhere.has(host.uuid)) continue
+    const free = treeFree(s, host)
+    let bottleneck = ''
+    let worst = Infinity
+    for (const [rc, n] of least) {
+      const r = (free.get(rc) ?? 0) / n
+      if (r < worst) [worst, bottleneck] = [r, rc]
+    }
+    for (const [rc, amount] of free) if (amount > 0 && rc !== bottleneck) out.push({host: host.name, class: rc, amount, bottleneck})
+  }
+  return out
+}

@@ -1,0 +1,191 @@
+/**
+ * Headroom against a brute force, on generated clouds (flat hosts, NUMA trees with GPU
+ * grandchildren, bare metal, 0-3 sharing pools, disabled hosts, reserved, ratios, max_unit,
+ * step_size, existing usage) and generated flavors: every host's and domain's fit is the number of
+ * claims the core's own claim path (the candidates engine's first candidate, written with
+ * writeAllocations) accepts in a row on a copy, until none fits; pooled and stranded by the test's
+ * own arithmetic.
+ */
+import {randomUUID} from 'node:crypto'
+import {describe, expect, it} from 'vitest'
+import {putAllocationErrors, writeAllocations} from '../../src/core/allocations.js'
+import {findCandidates} from '../../src/core/candidates/engine.js'
+import {Changes} from '../../src/core/changes.js'
+import {flavorRequest, type Flavor, type FlavorRequest} from '../../src/core/flavors.js'
+import {headroom} from '../../src/core/headroom.js'
+import {everyHost, isDisabled, isSharing} from '../../src/core/host.js'
+import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
+import type {Inventory, Provider, State} from '../../src/core/state.js'
+import {hostDomains, nodeUuid} from '../../src/core/topology.js'
+import {rng} from '../helpers/rng.js'
+
+const CLASSES = ['VCPU', 'MEMORY_MB', 'DISK_GB', 'PCPU', 'VGPU', 'CUSTOM_BAREMETAL_GOLD']
+const TRAITS = ['HW_CPU_X86_AVX2', 'MISC_SHARES_VIA_AGGREGATE', 'COMPUTE_STATUS_DISABLED', 'HW_NUMA_ROOT']
+
+/** Placement's capacity, written here on its own: int((total - reserved) * ratio). */
+const cap = (i: Inventory) => Math.trunc((i.total - i.reserved) * i.allocation_ratio)
+
+export function generate(seed: number): {snapshot: Snapshot; flavors: Flavor[]} {
+  const r = rng(seed)
+  const int = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1))
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]
+  let n = 0
+  const uuid = () => `${String(seed).padStart(8, '0')}-0000-4000-8000-${String(++n).padStart(12, '0')}`
+  const providers: Snapshot['providers'] = []
+  const inv = (total: number, extra: Partial<Inventory> = {}): Inventory => {
+    const reserved = r() < 0.3 ? int(0, Math.floor(total / 4)) : 0
+    return {total, reserved, min_unit: 1, max_unit: total, step_size: 1, allocation_ratio: pick([1, 1, 1.5, 2, 4]), ...extra}
+  }
+  const used = (inventories: Record<string, Inventory>) =>
+    Object.fromEntries(Object.entries(inventories).flatMap(([rc, i]) => (r() < 0.5 ? [[rc, int(0, Math.max(0, cap(i)))]] : [])))
+  const add = (name: string, parent: {uuid: string; root: string} | null, inventories: Record<string, Inventory>, traits: string[], aggregates: string[]) => {
+    const u = uuid()
+    providers.push({uuid: u, name, generation: 1, parent_provider_uuid: parent?.uuid ?? null, root_provider_uuid: parent?.root ?? u, inventories, usages: used(inventories), traits, aggregates})
+    return {uuid: u, root: parent?.root ?? u}
+  }
+  const topology: NonNullable<Snapshot['topology']> = []
+  const rooms = int(1, 2)
+  const pools = int(0, 3)
+  let rackNo = 0
+  const poolRacks = new Set<number>()
+  while (poolRacks.size < pools) poolRacks.add(int(1, rooms * 2 * 2))
+  for (let room = 1; room <= rooms; room++) {
+    topology.push({uuid: nodeUuid('room', `room${room}`), name: `room${room}`, level: 'room', parent: null})
+    for (let row = 1; row <= 2; row++) {
+      const rowName = `row${room}${row}`
+      topology.push({uuid: nodeUuid('row', rowName), name: rowName, level: 'row', parent: nodeUuid('room', `room${room}`)})
+      for (let rack = 1; rack <= 2; rack++) {
+        rackNo++
+        const rackName = `rack${rackNo}`
+        topology.push({uuid: nodeUuid('rack', rackName), name: rackName, level: 'rack', parent: nodeUuid('row', rowName)})
+        const aggs = [nodeUuid('rack', rackName), nodeUuid('row', rowName), nodeUuid('room', `room${room}`)]
+        const pooled = poolRacks.has(rackNo)
+        // A pool serves its rack's hosts, which then keep no disk of their own.
+        if (pooled) add(`pool${rackNo}`, null, {DISK_GB: inv(int(40, 400))}, ['MISC_SHARES_VIA_AGGREGATE'], [nodeUuid('rack', rackName)])
+        for (let h = 1; h <= int(1, 3); h++) {
+          const name = `h${rackNo}-${h}`
+          const traits = [...(r() < 0.5 ? ['HW_CPU_X86_AVX2'] : []), ...(r() < 0.15 ? ['COMPUTE_STATUS_DISABLED'] : [])]
+          const disk = pooled ? {} : {DISK_GB: inv(int(20, 200), r() < 0.2 ? {step_size: 10} : {})}
+          const kind = pick(['flat', 'flat', 'numa', 'metal'])
+          if (kind === 'flat') {
+            const cpus = int(4, 32)
+            add(name, null, {VCPU: inv(cpus, r() < 0.3 ? {max_unit: int(2, cpus)} : {}), MEMORY_MB: inv(int(4, 64) * 1024, r() < 0.2 ? {step_size: 512} : {}), ...disk}, traits, aggs)
+          } else if (kind === 'numa') {
+            const root = add(name, null, {...disk}, traits, aggs)
+            for (let k = 0; k < 2; k++) {
+              const numa = add(`${name}-numa${k}`, root, {VCPU: inv(int(2, 16)), PCPU: inv(int(0, 1) * int(2, 8) || 4), MEMORY_MB: inv(int(2, 32) * 1024)}, ['HW_NUMA_ROOT'], [])
+              if (r() < 0.5) add(`${name}-numa${k}-gpu`, numa, {VGPU: inv(int(1, 4))}, [], [])
+            }
+          } else add(name, null, {CUSTOM_BAREMETAL_GOLD: inv(1, {allocation_ratio: 1, reserved: 0})}, traits, aggs)
+        }
+      }
+    }
+  }
+  const flavors: Flavor[] = []
+  for (let i = 0; i < int(2, 4); i++) {
+    const properties: Record<string, string> = {}
+    const kind = pick(['plain', 'plain', 'dedicated', 'gpu', 'granular-gpu', 'metal', 'avx'])
+    if (kind === 'dedicated') properties['hw:cpu_policy'] = 'dedicated'
+    if (kind === 'gpu') properties['resources:VGPU'] = '1'
+    if (kind === 'granular-gpu') properties['resources1:VGPU'] = String(int(1, 2))
+    if (kind === 'avx') properties['trait:HW_CPU_X86_AVX2'] = 'required'
+    if (kind === 'metal') Object.assign(properties, {'resources:CUSTOM_BAREMETAL_GOLD': '1', 'resources:VCPU': '0', 'resources:MEMORY_MB': '0', 'resources:DISK_GB': '0'})
+    flavors.push({name: `f${i}-${kind}`, vcpus: int(1, 8), ram: pick([512, 1024, 2048, 4096, 3000]), disk: pick([0, 10, 20, 40]), ephemeral: pick([0, 0, 5]), swap: pick([0, 0, 512, 1536]), properties})
+  }
+  return {snapshot: {classes: CLASSES, traits: TRAITS, providers, topology}, flavors}
+}
+
+/** Claims of `flavor` in a row on a copy, each the first candidate on `hosts` (and pools), until none fits. */
+export function claimsInARow(snapshot: Snapshot, flavor: FlavorRequest, hosts: Set<string>): number {
+  const copy = stateFromSnapshot(structuredClone(snapshot))
+  let count = 0
+  for (; count < 5000; count++) {
+    const found = findCandidates(copy, flavor.request).allocationRequests.find((a) => {
+      const providers = [...a.allocations.keys()].map((u) => copy.providers.get(u)!)
+      return providers.some((p) => hosts.has(p.root)) && providers.every((p) => hosts.has(p.root) || isSharing(p))
+    })
+    if (!found) break
+    const consumer = randomUUID()
+    copy.changes = new Changes()
+    try {
+      writeAllocations(copy, 0, [{uuid: consumer, allocations: found.allocations, project: 'p', user: 'u'}], {checkGeneration: false, ...putAllocationErrors(consumer)})
+    } catch (err) {
+      throw new Error(`the first candidate was refused: ${(err as Error).message}`)
+    }
+    copy.version += 1
+  }
+  return count
+}
+
+const treeFree = (s: State, host: Provider) => {
+  const free = new Map<string, number>()
+  for (const p of s.subtree(host.uuid)) for (const [rc, i] of p.inventories) free.set(rc, (free.get(rc) ?? 0) + Math.max(0, cap(i) - (p.usages.get(rc) ?? 0)))
+  return free
+}
+
+describe('headroom', () => {
+  it('agrees with claims in a row on 60 generated clouds: every host and domain, every flavor', () => {
+    let checked = 0
+    let positive = 0
+    for (let seed = 1; seed <= 60; seed++) {
+      const {snapshot, flavors} = generate(seed)
+      const s = stateFromSnapshot(structuredClone(snapshot))
+      const requests = flavors.map(flavorRequest)
+      const got = headroom(s, requests)
+      const hosts = everyHost(s)
+      for (const f of requests) {
+        const rows = got.domains.filter((d) => d.flavor === f.flavor)
+        const domainsAt = (level: 'rack' | 'row' | 'room') => new Set(hosts.map((h) => hostDomains(s, h)[level]).filter((x): x is string => x !== null))
+        const members: Array<[string, string, Provider[]]> = [
+          ...hosts.map((h): [string, string, Provider[]] => ['host', h.name, [h]]),
+          ...(['rack', 'row', 'room'] as const).flatMap((level) => [...domainsAt(level)].map((name): [string, string, Provider[]] => [level, name, hosts.filter((h) => hostDomains(s, h)[level] === name)])),
+          ['cloud', 'cloud', hosts],
+        ]
+        for (const [level, name, inDomain] of members) {
+          const row = rows.find((d) => d.level === level && d.name === name)
+          expect(row, `${level} ${name}`).toBeDefined()
+          const enabled = new Set(inDomain.filter((h) => !isDisabled(h)).map((h) => h.uuid))
+          const disabled = new Set(inDomain.filter((h) => isDisabled(h)).map((h) => h.uuid))
+          const want = {fit: claimsInARow(snapshot, f, enabled), disabled_fit: claimsInARow(snapshot, f, disabled)}
+          expect({fit: row!.fit, disabled_fit: row!.disabled_fit}, `seed ${seed}, ${f.flavor} on ${level} ${name}`).toEqual(want)
+          expect(row!.fragmentation_loss).toBe(row!.pooled - row!.fit)
+          checked += 2
+          if (want.fit > 0) positive++
+        }
+      }
+      // Stranded: hosts where no flavor fits, each free class but the bottleneck.
+      const fitsSomewhere = new Set(got.domains.filter((d) => d.level === 'host' && d.fit > 0).map((d) => d.name))
+      for (const st of got.stranded) {
+        const host = s.providerByName.get(st.host)!
+        expect(fitsSomewhere.has(st.host)).toBe(false)
+        expect(isDisabled(host)).toBe(false)
+        expect(st.amount).toBe(treeFree(s, host).get(st.class))
+        expect(st.class).not.toBe(st.bottleneck)
+      }
+    }
+    console.log(`headroom: ${checked} counts checked against claims in a row (${positive} of them above 0) on 60 generated clouds`)
+    expect(positive).toBeGreaterThan(200)
+  })
+
+  it('pooled counts a domain as one host: its free amounts over what one instance asks', () => {
+    const snapshot: Snapshot = {
+      classes: CLASSES,
+      traits: TRAITS,
+      topology: [{uuid: nodeUuid('rack', 'r1'), name: 'r1', level: 'rack', parent: null}],
+      providers: ['a', 'b'].map((name, i) => ({
+        uuid: `00000000-0000-4000-8000-00000000000${i + 1}`,
+        name,
+        generation: 1,
+        inventories: {VCPU: {total: 6, reserved: 0, min_unit: 1, max_unit: 6, step_size: 1, allocation_ratio: 1}, MEMORY_MB: {total: 8192, reserved: 0, min_unit: 1, max_unit: 8192, step_size: 1, allocation_ratio: 1}},
+        usages: {},
+        traits: [],
+        aggregates: [nodeUuid('rack', 'r1')],
+      })),
+    }
+    const s = stateFromSnapshot(snapshot)
+    const f = flavorRequest({name: 'f4', vcpus: 4, ram: 1024, disk: 0, ephemeral: 0, swap: 0, properties: {}})
+    const rack = headroom(s, [f], {levels: ['rack']}).domains[0]
+    // One 4-VCPU instance per 6-VCPU host, 3 if the rack were one host: 1 lost to the boundaries.
+    expect(rack).toMatchObject({fit: 2, pooled: 3, fragmentation_loss: 1})
+  })
+})
