@@ -1,0 +1,69 @@
+import {Flags} from '@oclif/core'
+import {PlacematCommand} from '../src/cli/base.js'
+import {readFlavorFile} from '../src/cli/capacity/flavor-file.js'
+import {capacity, chosenFlavors} from '../src/cli/services/capacity.js'
+import {HEADROOM_LEVELS, type DomainHeadroom, type HeadroomLevel} from '../src/core/headroom.js'
+
+export default class Capacity extends PlacematCommand {
+  static summary = 'How many more of each flavor fit, per host, rack, row, room and the cloud; what is lost to host boundaries, stranded, or can never fit.'
+
+  static description = `--flavors FILE: what \`openstack flavor list --long -f json\` or
+\`openstack flavor show -f json\` prints, or a YAML list of the same fields
+(name, vcpus, ram, disk, ephemeral, swap, properties, member_of). Each flavor
+is asked as Nova asks Placement: VCPU (PCPU with hw:cpu_policy=dedicated),
+MEMORY_MB, and DISK_GB = disk + ephemeral + swap rounded up to GB, each unless
+a resources:CLASS=N extra spec sets it (0 drops it); resourcesN:/traitN:
+granular groups, trait:X=required|forbidden, group_policy. Extra specs not
+modelled are named on stderr.
+
+FIT: how many more instances, one flavor at a time (not a mix), as claims in
+a row would take them: the first candidate each time, with capacity
+int((total - reserved) * allocation_ratio), min_unit, max_unit, step_size,
+traits and sharing providers (each pool taken once per domain). Disabled
+hosts count 0; what they would hold is DISABLED. POOLED: the fit if the
+domain were one host; LOSS = POOLED - FIT, lost to host boundaries.
+
+JSON/YAML: {domains: [{level, name, flavor, fit, pooled, fragmentation_loss,
+disabled_fit}], stranded: [{host, class, amount, bottleneck}] (free capacity on
+enabled hosts where no flavor fits, and the class that blocks), lint: [{flavor,
+problem}] (flavors that fit nowhere even on an empty cloud, or only on disabled
+hosts), warnings}. Worked out from one read of the cloud: a placemat daemon, a
+--db file, or a plain Placement.`
+
+  static examples = [
+    'openstack flavor list --long -f json > flavors.json && <%= config.bin %> capacity --flavors flavors.json',
+    '<%= config.bin %> capacity --flavors flavors.yaml --flavor m1.large --level rack',
+    '<%= config.bin %> capacity --flavors flavors.yaml --json',
+  ]
+
+  static flags = {
+    flavors: Flags.string({description: 'flavor file (osc JSON or YAML; - for stdin)', required: true}),
+    flavor: Flags.string({description: 'only this flavor (repeatable)', multiple: true}),
+    level: Flags.string({description: 'only this level (repeatable)', multiple: true, options: [...HEADROOM_LEVELS]}),
+  }
+
+  static columns = [
+    {key: 'level'},
+    {key: 'name'},
+    {key: 'flavor'},
+    {key: 'fit', align: 'right' as const},
+    {key: 'pooled', align: 'right' as const},
+    {key: 'fragmentation_loss', header: 'loss', align: 'right' as const},
+    {key: 'disabled_fit', header: 'disabled', align: 'right' as const},
+  ]
+
+  static printed = {columns: Capacity.columns}
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Capacity)
+    const flavors = chosenFlavors(readFlavorFile(flags.flavors), flags.flavor)
+    const answer = await capacity(await this.backend(), flavors, {levels: flags.level as HeadroomLevel[] | undefined})
+    for (const w of answer.warnings) process.stderr.write(`warning: flavor ${w.flavor}: ${w.warning}\n`)
+    if (this.textOutput) for (const l of answer.lint) process.stderr.write(`lint: flavor ${l.flavor}: ${l.problem}\n`)
+    this.output(answer, answer.domains, Capacity.columns as Array<{key: string; header?: string; align?: 'right'; get?: (d: DomainHeadroom) => unknown}>)
+    if (this.format === 'table' && answer.stranded.length && !this.base.columns) {
+      this.log(`\nstranded (free on hosts where no flavor fits):`)
+      for (const s of answer.stranded) this.log(`  ${s.host}: ${s.amount} ${s.class} (blocked by ${s.bottleneck})`)
+    }
+  }
+}
