@@ -82,6 +82,25 @@ describe('fixtures/db/schema-0001.db', () => {
     expect(failing.map((c: any) => [c.name, c.result])).toEqual([['Consumers missing project/user', 'warning']])
   })
 
+  it('db upgrade finds the database as db status and upgrade check do: the data directory\'s, or placement.conf\'s', async () => {
+    const home = path.dirname(copy())
+    const env = {PLACEMAT_HOME: home}
+    expect((await placemat(['db', 'status'], {env})).code).toBe(7)
+    const up = await placemat(['db', 'upgrade', '--json'], {env})
+    expect(up.code, up.stderr).toBe(0)
+    expect(JSON.parse(up.stdout).file).toBe(path.join(home, 'placemat.db'))
+    expect((await placemat(['db', 'status'], {env})).code).toBe(0)
+
+    const file = copy()
+    const conf = path.join(dir, `placement-${n}.conf`)
+    fs.writeFileSync(conf, `[placement_database]\nconnection = sqlite:///${file}\n`)
+    expect((await placemat(['upgrade', 'check', '--config-file', conf])).code).toBe(1)
+    const byConf = await placemat(['db', 'upgrade', '--config-file', conf, '--json'])
+    expect(byConf.code, byConf.stderr).toBe(0)
+    expect(JSON.parse(byConf.stdout).file).toBe(file)
+    expect((await placemat(['db', 'status', '--db', file])).code).toBe(0)
+  })
+
   it('is what scripts/make-schema-0001-fixture.mjs writes (while 0001 is the newest schema)', async () => {
     if (Object.keys(migrations).length > 1) return // the script refuses then: the committed file is the record
     const out = path.join(dir, 'regen', 'schema-0001.db')

@@ -11,6 +11,7 @@ import {Store} from '../src/store/store.js'
 import {placemat} from './helpers/cli.js'
 import {postgresAvailable, startPostgres, type TestPostgres} from './helpers/postgres.js'
 import {LATEST_MIGRATION, migrations} from '../src/store/schema.js'
+import {RELEASE} from '../src/store/release.js'
 
 if (!postgresAvailable) console.warn('postgres.test.ts: no PostgreSQL server binaries here (apt-get install postgresql): skipped')
 
@@ -152,5 +153,23 @@ describe.skipIf(!postgresAvailable)('PostgreSQL backend', () => {
     const check = await placemat(['db', 'check', '--db', url, '--json'])
     expect(check.code, check.stderr + check.stdout).toBe(0)
     expect(JSON.parse(check.stdout).checks.map((r: {name: string}) => r.name)).not.toContain('SQLite integrity')
+  }, 60000)
+
+  it('db status on a database URL lists the nodes serving it, and looks for no local daemon', async () => {
+    const url = await server.database()
+    const nodes = [await startServer({db: url, host: '127.0.0.1', port: 0, auth: 'noauth2'}), await startServer({db: url, host: '127.0.0.1', port: 0, auth: 'noauth2'})]
+    try {
+      const status = await placemat(['db', 'status', '--db', url])
+      expect(status.code, status.stderr).toBe(0)
+      const lines = status.stdout.split('\n')
+      expect(lines.filter((l) => /^daemon\b/.test(l))).toEqual([])
+      expect(lines).toContain(`nodes         2 of placemat ${RELEASE}`)
+      for (const n of nodes) expect(lines.filter((l) => l.includes(`, ${n.url}, serving since`))).toHaveLength(1)
+      const json = JSON.parse((await placemat(['db', 'status', '--db', url, '--json'])).stdout)
+      expect(json).not.toHaveProperty('daemon')
+      expect(json.nodes.registered.map((n: {url: string}) => n.url).sort()).toEqual(nodes.map((n) => n.url).sort())
+    } finally {
+      for (const n of nodes) await n.close()
+    }
   }, 60000)
 })

@@ -2,7 +2,9 @@ import {ConfigFileError, readConfigFile, type ConfigFileSettings} from '../../sr
 import type {AuthMode} from '../../src/http/context.js'
 import {Policy, type PolicyOptions} from '../../src/http/policy/policy.js'
 import {policyOptionsOf} from '../../src/daemon/policy-options.js'
-import {DETACHED_FROM, startDetached, isAlive, readRecord, waitReady} from '../../src/daemon/control.js'
+import {DETACHED_FROM, awaitStart, startDetached, isAlive, readRecord} from '../../src/daemon/control.js'
+import {logLine} from '../../src/daemon/log-line.js'
+import {ListenError} from '../../src/daemon/server.js'
 import {AdminTokenError, daemonFiles, ensureAdminToken, evidenceOfMissingDatabase} from '../../src/daemon/paths.js'
 import {runForeground} from '../../src/daemon/foreground.js'
 import {drainProblem, foregroundOptions} from '../../src/daemon/daemon-settings.js'
@@ -11,7 +13,7 @@ import {EdgeOptionsError, TlsFilesError, resolveEdge} from '../../src/daemon/edg
 import {databaseOfFlags} from '../../src/daemon/database-source.js'
 import {DatabaseWaitError, SchemaOutOfDateError} from '../../src/store/store.js'
 import {describeTarget} from '../../src/store/backends.js'
-import {failure} from '../../src/cli/failure.js'
+import {failure, failureReport} from '../../src/cli/failure.js'
 import {BaseCommand} from '../../src/cli/command.js'
 
 export default class DaemonStart extends BaseCommand {
@@ -27,13 +29,27 @@ export default class DaemonStart extends BaseCommand {
 
   static flags = daemonStartFlags
 
+  /** A daemon `daemon start` detached: its stdout and stderr are its log file, JSON lines only. */
+  private readonly detached = Boolean(process.env[DETACHED_FROM])
+
+  private warning(line: string): void {
+    process.stderr.write(this.detached ? logLine('warn', line) : `placemat: warning: ${line}\n`)
+  }
+
+  /** A detached daemon's failure to start is the last line of its log, the one its parent relays. */
+  protected override async catch(err: Parameters<BaseCommand['catch']>[0]): Promise<any> {
+    const report = this.detached ? failureReport(err) : null
+    if (!report) return super.catch(err)
+    process.stderr.write(logLine('fatal', report.message, {event: 'start_failed', exit: report.exit}))
+    this.exit(report.exit)
+  }
 
   /** placement.conf's settings (warnings on stderr), or exit 1 naming what cannot be read. */
   private configFile(file: string | undefined): ConfigFileSettings {
     if (!file) return {policy: {}, warnings: []}
     try {
       const settings = readConfigFile(file)
-      for (const w of settings.warnings) process.stderr.write(`placemat: warning: ${w}\n`)
+      for (const w of settings.warnings) this.warning(w)
       return settings
     } catch (err) {
       if (err instanceof ConfigFileError) throw failure(err.message)
@@ -51,7 +67,7 @@ export default class DaemonStart extends BaseCommand {
       Policy.load(options)
       if (options.file) {
         for (const name of Policy.unknownRules(options.file, options.defaults).filter((n) => /^placem(ent|at):/.test(n))) {
-          process.stderr.write(`placemat: warning: ${options.file}: ${name} is not a rule of Placement's or placemat's (a typo?); it is kept for rule:${name}\n`)
+          this.warning(`${options.file}: ${name} is not a rule of Placement's or placemat's (a typo?); it is kept for rule:${name}`)
         }
       }
     } catch (err) {
@@ -66,6 +82,7 @@ export default class DaemonStart extends BaseCommand {
     if (err instanceof DatabaseWaitError) throw failure(err.message)
     if (err instanceof AdminTokenError) throw failure(err.message)
     if (err instanceof EdgeOptionsError || err instanceof TlsFilesError) throw failure(err.message)
+    if (err instanceof ListenError) throw failure(err.message)
     throw err
   }
 
@@ -74,9 +91,9 @@ export default class DaemonStart extends BaseCommand {
     const conf = this.configFile(flags['config-file'])
     // --db, PLACEMAT_DB, a URL file, placement.conf's or the data directory's: flags.db from here on.
     const database = databaseOfFlags(flags, !metadata.flags.db?.setFromDefault, flags['config-file'] ? {file: flags['config-file'], connection: conf.databaseConnection} : undefined)
-    for (const w of database.unused) process.stderr.write(`placemat: warning: ${w}\n`)
+    for (const w of database.unused) this.warning(w)
     flags.db = database.target
-    if (!process.env[DETACHED_FROM]) {
+    if (!this.detached) {
       const evidence = evidenceOfMissingDatabase(flags.db)
       if (evidence) {
         throw failure(
@@ -96,7 +113,7 @@ export default class DaemonStart extends BaseCommand {
     } catch (err) {
       this.refuse(err)
     }
-    for (const w of edge.warnings) process.stderr.write(`placemat: warning: ${w}\n`)
+    for (const w of edge.warnings) this.warning(w)
     const hostForUrl = flags.host.includes(':') ? `[${flags.host}]` : flags.host
     if (!flags.foreground) {
       // Refuse an untrustworthy token here, where the operator sees the message.
@@ -112,14 +129,16 @@ export default class DaemonStart extends BaseCommand {
       const args = process.argv.slice(2).filter((a) => a !== 'daemon' && a !== 'start')
       if (!args.includes('--db')) args.push('--db', flags.db)
       const url = `${edge.scheme}://${hostForUrl}:${flags.port}`
-      const record = await startDetached(args, flags.db, url)
-      const ready = await waitReady(url, 15000)
-      if (!ready) throw failure(`the daemon did not answer at ${url}; see ${daemonFiles(flags.db).log}`)
-      if (ready === 'starting') {
-        this.log(`placemat daemon listening on ${url} (pid ${record.pid}), waiting for its database ${describeTarget(flags.db)}; see ${daemonFiles(flags.db).log}`)
+      const started = await awaitStart(startDetached(args, flags.db), flags.db, url, 15000)
+      const log = daemonFiles(flags.db).log
+      // The daemon's own words and exit code: 3 for a database that needs migrations, as in the foreground.
+      if (started.state === 'exited') this.error(started.said ?? `the daemon exited (code ${started.code}); see ${log}`, {exit: started.code})
+      if (started.state === 'silent') throw failure(`the daemon did not answer at ${url}; see ${log}`)
+      if (started.state === 'starting') {
+        this.log(`placemat daemon listening on ${url} (pid ${started.record.pid}), waiting for its database ${describeTarget(flags.db)}; see ${log}`)
         return
       }
-      this.log(`placemat daemon listening on ${url} (pid ${record.pid}, database ${record.db})`)
+      this.log(`placemat daemon listening on ${url} (pid ${started.record.pid}, database ${started.record.db})`)
       return
     }
     // One daemon per database: a second one would take over its record (and its clients).
@@ -128,7 +147,8 @@ export default class DaemonStart extends BaseCommand {
       throw failure(`a daemon already serves ${describeTarget(flags.db)} at ${existing.url} (pid ${existing.pid})`)
     }
     try {
-      await runForeground(foregroundOptions(flags, conf, {auth, policy, edge: edge.settings}), (line) => this.log(line))
+      const say = (line: string) => (this.detached ? process.stdout.write(logLine('info', line)) : this.log(line))
+      await runForeground({...foregroundOptions(flags, conf, {auth, policy, edge: edge.settings}), detached: this.detached}, say)
     } catch (err) {
       this.refuse(err)
     }

@@ -10,7 +10,8 @@ export default class DbStatus extends BaseCommand {
   static description = `Reads the file directly (no daemon needed; a daemon may keep serving it). Lists the nodes
 serving the database: those registered (placemat 0.2.0 and later, with their release) and the
 traces of older ones (PostgreSQL: connections with no application_name running placemat's
-statements; SQLite: a live daemon's pid record beside the file).
+statements; SQLite: a live daemon's pid record beside the file). On a SQLite file, the daemon its pid
+record names too.
 
 Exit codes: 0 schema current and integrity ok; 7 migrations pending (run \`placemat db upgrade\`);
 9 the integrity check failed; 1 the file was written by a newer placemat, or another error;
@@ -38,7 +39,8 @@ Exit codes: 0 schema current and integrity ok; 7 migrations pending (run \`place
         ['integrity', s.integrity_ok ? 'ok' : s.integrity.join('; ')],
         ['journal mode', s.journal_mode],
         ['rows', Object.entries(s.counts).map(([t, n]) => `${t} ${n}`).join(', ')],
-        ['daemon', s.daemon ? `pid ${s.daemon.pid} at ${s.daemon.url}` : 'not running'],
+        // A database URL is served by nodes (below), not by a daemon of this machine's.
+        ...(s.daemon === undefined ? [] : ([['daemon', s.daemon ? `pid ${s.daemon.pid} at ${s.daemon.url}` : 'not running']] as [string, string][])),
         ['release', `placemat ${s.release}: ${s.serves ? 'serves this database' : s.refusal ?? 'no schema yet'}`],
         ['min release', s.min_release ? `${s.min_release.release} (${s.min_release.migration})` : '-'],
       ]

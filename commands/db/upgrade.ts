@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {dbUpgrade} from '../../src/cli/services/db-upgrade.js'
 import {BaseCommand} from '../../src/cli/command.js'
+import {daemonDatabase, daemonDbFlags, localDbFlag} from '../../src/cli/local-db-flag.js'
 
 export default class DbUpgrade extends BaseCommand {
   static summary = 'Apply pending schema migrations to a database, in one transaction: all at once, or expand and contract around a rolling upgrade.'
@@ -18,6 +19,10 @@ migration leaves the database exactly as it was. Nothing to do is not an error.
 
 A rolling upgrade: --expand, replace the nodes one at a time, --contract (see the README).
 
+The database is the one daemon start would serve: --db, PLACEMAT_DB, --db-url-file or
+PLACEMAT_DB_FILE, placement.conf's [placement_database] connection (--config-file), the data
+directory's.
+
 Exit codes: 0 upgraded or already current; 1 a migration failed (nothing changed) or the database
 is newer than this placemat; 3 no such file; 4 a daemon serves the file (plain), or a node of an
 older release serves the database (--contract).`
@@ -29,8 +34,9 @@ older release serves the database (--contract).`
   ]
 
   static flags = {
-    // From the environment too, so that a PostgreSQL URL's password stays off the command line.
-    db: Flags.string({description: 'SQLite database file, or a postgres:// URL (migrated in one transaction, no backup)', required: true, env: 'PLACEMAT_DB'}),
+    // From the environment or a file too, so that a PostgreSQL URL's password stays off the command line.
+    db: localDbFlag("SQLite database file, or a postgres:// URL (migrated in one transaction, no backup) (env PLACEMAT_DB; default: the daemon's)"),
+    ...daemonDbFlags,
     expand: Flags.boolean({description: "run this release's expand migrations only (the nodes serving the database keep serving)", exclusive: ['contract']}),
     contract: Flags.boolean({description: 'run every pending migration, contract included, once no node of an older release serves the database', exclusive: ['expand']}),
     backup: Flags.boolean({description: 'copy the SQLite file before upgrading (--no-backup to skip)', default: true, allowNo: true}),
@@ -38,8 +44,8 @@ older release serves the database (--contract).`
   }
 
   async run(): Promise<void> {
-    const {flags} = await this.parse(DbUpgrade)
-    const r = await dbUpgrade(flags.db, {backup: flags.backup, phase: flags.expand ? 'expand' : flags.contract ? 'contract' : 'all'})
+    const {flags, metadata} = await this.parse(DbUpgrade)
+    const r = await dbUpgrade(daemonDatabase(flags, !metadata.flags.db?.setFromDefault), {backup: flags.backup, phase: flags.expand ? 'expand' : flags.contract ? 'contract' : 'all'})
     if (flags.json) this.log(JSON.stringify(r, null, 2))
     else {
       if (!r.applied.length) this.log(`${r.file} is already at schema ${r.to}${r.phase === 'expand' ? ' for this release\'s expand' : ''}; nothing to do`)

@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import {Command, Flags, Errors, type Interfaces} from '@oclif/core'
-import {ApiError, PlacementClient, UnreachableError} from '../client/client.js'
+import {ApiError, CertificateError, PlacementClient, UnreachableError} from '../client/client.js'
 import {HttpTransport} from '../client/transports.js'
 import {LocalTransport} from './backend/local-transport.js'
 import {readRecord} from '../daemon/control.js'
@@ -48,6 +48,10 @@ export abstract class PlacematCommand extends BaseCommand {
       description: 'the microversion to ask for, as osc-placement takes it (env OS_PLACEMENT_API_VERSION; default latest)',
       helpGroup: 'OPENSTACK',
     }),
+    'os-cacert': Flags.string({
+      description: "a PEM file of the authority that signed the endpoints' TLS certificates, Keystone's and Placement's (env OS_CACERT)",
+      helpGroup: 'OPENSTACK',
+    }),
     json: Flags.boolean({description: 'print JSON', helpGroup: 'OUTPUT', exclusive: ['yaml', 'format']}),
     yaml: Flags.boolean({description: 'print YAML', helpGroup: 'OUTPUT', exclusive: ['format']}),
     format: Flags.string({
@@ -77,6 +81,7 @@ export abstract class PlacematCommand extends BaseCommand {
     'os-region-name'?: string
     'os-interface'?: string
     'os-placement-api-version'?: string
+    'os-cacert'?: string
     json: boolean
     yaml: boolean
     format?: Format
@@ -112,11 +117,11 @@ export abstract class PlacematCommand extends BaseCommand {
   }
 
   /**
-   * OS_CACERT (or the cloud's cacert): Node takes extra certificate authorities only at start
-   * (NODE_EXTRA_CA_CERTS), so the command runs again with it, before it has read anything.
+   * --os-cacert, OS_CACERT (or the cloud's cacert): Node takes extra certificate authorities only
+   * at start (NODE_EXTRA_CA_CERTS), so the command runs again with it, before it has read anything.
    */
   private async trustCloudCa(): Promise<void> {
-    let ca = process.env.OS_CACERT
+    let ca = this.base['os-cacert'] ?? process.env.OS_CACERT
     const name = this.base['os-cloud'] ?? process.env.OS_CLOUD
     if (!ca && name) {
       const {namedCloud} = await import('../client/openstack/clouds.js')
@@ -127,7 +132,7 @@ export abstract class PlacematCommand extends BaseCommand {
       }
     }
     if (!ca || process.env.NODE_EXTRA_CA_CERTS === ca) return
-    if (!fs.existsSync(ca)) throw usageError(`the CA certificate file ${ca} (OS_CACERT or cacert) does not exist`)
+    if (!fs.existsSync(ca)) throw usageError(`the CA certificate file ${ca} (--os-cacert, OS_CACERT or cacert) does not exist`)
     const {spawnSync} = await import('node:child_process')
     const again = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
       stdio: 'inherit',
@@ -300,7 +305,7 @@ export abstract class PlacematCommand extends BaseCommand {
 
   protected hint(err: Error): string {
     const reached = this.reached
-    if (err instanceof UnreachableError && reached.via === 'local') return '; start one with `placemat daemon start`, or work on a file with --db FILE'
+    if (err instanceof UnreachableError && !(err instanceof CertificateError) && reached.via === 'local') return '; start one with `placemat daemon start`, or work on a file with --db FILE'
     if (err instanceof ApiError && err.status === 401 && (reached.via === 'local' || reached.via === 'url')) {
       if (reached.token) return `; the token from ${reached.token}${reached.token === 'the admin token file' ? ` ${reached.tokenFile}` : ''} was refused`
       if (reached.via === 'local') return `; no token was sent: the daemon's admin token file ${reached.tokenFile} is missing or unreadable (give --token or PLACEMAT_TOKEN)`

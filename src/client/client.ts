@@ -46,6 +46,34 @@ export class UnreachableError extends Error {
   }
 }
 
+/** Something answered, over TLS, with a certificate this process does not accept: nothing to start, an authority to give. */
+export class CertificateError extends UnreachableError {
+  override name = 'CertificateError'
+}
+
+/** Node's codes for a certificate no authority it knows signed (`--os-cacert` is the remedy). */
+const UNTRUSTED = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+])
+/** Node's codes for a certificate that is not valid for this endpoint now, whoever signed it. */
+const INVALID = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_REVOKED', 'CERT_SIGNATURE_FAILURE'])
+
+/** Why a request to `what` (an address, or "Keystone at URL") failed before any answer, as the error to throw. */
+export function unreachable(what: string, err: unknown): UnreachableError {
+  const cause = (err as {cause?: {code?: string; message?: string}}).cause
+  const code = cause?.code
+  if (code && UNTRUSTED.has(code)) {
+    return new CertificateError(`the TLS certificate of ${what} is not trusted (${cause.message ?? code}): pass --os-cacert FILE or set OS_CACERT to the authority that signed it`)
+  }
+  if (code && INVALID.has(code)) return new CertificateError(`the TLS certificate of ${what} is refused (${cause.message ?? code})`)
+  return new UnreachableError(`cannot reach ${what} (${code ?? (err as Error).message})`)
+}
+
 export function buildPath(path: string, query?: RequestOptions['query']): string {
   if (!query) return path
   const qs = new URLSearchParams()

@@ -1,4 +1,4 @@
-import {UnreachableError, type ApiResponse, type Transport} from './client.js'
+import {unreachable, type ApiResponse, type Transport} from './client.js'
 import {fetchResent} from './resend.js'
 
 /** A response body as JSON when it says it is JSON (and parses), else as text; nothing when empty. */
@@ -33,8 +33,7 @@ export class HttpTransport implements Transport {
     try {
       res = await fetchResent(this.baseUrl + path, {method, headers: h, body})
     } catch (err) {
-      const cause = (err as {cause?: {code?: string}}).cause
-      throw new UnreachableError(`cannot reach ${this.baseUrl} (${cause?.code ?? (err as Error).message})`)
+      throw unreachable(this.baseUrl, err)
     }
     const text = await res.text()
     const headersOut: Record<string, string> = {}

@@ -7,6 +7,7 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {daemonFiles} from './paths.js'
 import {describeTarget, isDatabaseUrl, resolveTarget} from '../store/target.js'
+import {lastErrorOf} from './log-line.js'
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/run.js')
 
@@ -120,11 +121,20 @@ export async function daemonHealth(url: string, timeoutMs = 2000): Promise<{answ
 /** Set for a daemon `daemon start` detached: the parent made its log and token, and checked its database first. */
 export const DETACHED_FROM = 'PLACEMAT_DETACHED_FROM'
 
+/** A daemon `daemon start` detached: its pid, its exit (code, or null for a signal), and where its lines begin in its log. */
+export interface DetachedChild {
+  pid: number
+  exited: Promise<number | null>
+  hasExited(): boolean
+  logFrom: number
+}
+
 /** Starts `placemat daemon start --foreground` detached, its output in the log file. */
-export async function startDetached(args: string[], dbFile: string, url: string): Promise<DaemonRecord> {
+export function startDetached(args: string[], dbFile: string): DetachedChild {
   const files = daemonFiles(dbFile)
   fs.mkdirSync(files.dir, {recursive: true, mode: 0o700})
   const log = fs.openSync(files.log, 'a', 0o600)
+  const logFrom = fs.fstatSync(log).size
   const command = detachedCommand(args, dbFile)
   const child = spawn(process.execPath, [...DAEMON_NODE_OPTIONS, BIN, 'daemon', 'start', '--foreground', ...command.args], {
     detached: true,
@@ -132,10 +142,74 @@ export async function startDetached(args: string[], dbFile: string, url: string)
     // The database was looked for before the log and the token were made (see evidenceOfMissingDatabase).
     env: {...process.env, ...command.env, [DETACHED_FROM]: String(process.pid)},
   })
+  fs.closeSync(log)
+  let done = false
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => {
+      done = true
+      resolve(code)
+    })
+    child.once('error', () => {
+      done = true
+      resolve(1)
+    })
+  })
   child.unref()
-  const record = {pid: child.pid!, url, db: resolveTarget(dbFile)}
+  return {pid: child.pid!, exited, hasExited: () => done, logFrom}
+}
+
+/** What became of a detached daemon: serving, listening but waiting for its database, silent, or exited (with its last error line). */
+export type StartOutcome =
+  | {state: 'ready' | 'starting'; record: DaemonRecord}
+  | {state: 'silent'; record: DaemonRecord}
+  | {state: 'exited'; code: number; said?: string}
+
+/**
+ * Waits for the daemon `child` to serve at `url`. It is its own answer that counts, not whatever
+ * answers there (another daemon on the port): the child records itself once it listens, and only
+ * then is `url` asked. A child that exits first is reported with its exit code and the last error
+ * line it logged. A child silent within the time is recorded (for `daemon status/stop`) as it runs.
+ */
+export async function awaitStart(child: DetachedChild, dbFile: string, url: string, timeoutMs: number): Promise<StartOutcome> {
+  const until = Date.now() + timeoutMs
+  let listening = false
+  const exited = async (): Promise<StartOutcome> => {
+    const code = (await child.exited) ?? 1
+    return {state: 'exited', code: code === 0 ? 1 : code, said: lastErrorOf(readFrom(daemonFiles(dbFile).log, child.logFrom))}
+  }
+  while (Date.now() < until) {
+    if (child.hasExited()) return exited()
+    const own = readRecord(dbFile)
+    if (own?.pid === child.pid) {
+      const status = await probe(url + '/')
+      if (status !== undefined && status >= 200 && status < 300) return {state: 'ready', record: own}
+      if (status !== undefined) listening = true
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  if (child.hasExited()) return exited()
+  const own = readRecord(dbFile)
+  if (listening && own?.pid === child.pid) return {state: 'starting', record: own}
+  const record = own?.pid === child.pid ? own : {pid: child.pid, url, db: resolveTarget(dbFile)}
   writeRecord(dbFile, record)
-  return record
+  return {state: 'silent', record}
+}
+
+/** The text of `file` from byte `offset` on. */
+function readFrom(file: string, offset: number): string {
+  try {
+    const fd = fs.openSync(file, 'r')
+    try {
+      const size = fs.fstatSync(fd).size
+      const buf = Buffer.alloc(Math.max(0, size - offset))
+      fs.readSync(fd, buf, 0, buf.length, offset)
+      return buf.toString('utf8')
+    } finally {
+      fs.closeSync(fd)
+    }
+  } catch {
+    return ''
+  }
 }
 
 /** SIGTERM, then waits as long as the daemon's drain may take (and a little more for the exit itself). */

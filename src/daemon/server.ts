@@ -47,7 +47,31 @@ export interface ServerOptions {
   notifier?: ServiceNotifier
   /** Behind a balancer (trusted proxies, base path) and TLS (edge-options.ts). */
   edge?: EdgeSettings
+  /** Called with the daemon's address once it listens, before its database has answered. */
+  onListening?: (url: string) => void
+  /** A line the operator sees outside the log (stderr by default; none where stderr is the log). */
+  say?: (line: string) => void
 }
+
+/** The daemon cannot listen where it was told (the address taken, not this machine's, or a privileged port). */
+export class ListenError extends Error {
+  override name = 'ListenError'
+}
+
+const LISTEN_FAULTS: Record<string, string> = {
+  EADDRINUSE: 'the address is in use (another daemon or program listens there)',
+  EADDRNOTAVAIL: 'no interface of this machine has that address',
+  EACCES: 'permission denied (a port below 1024 needs privileges)',
+}
+
+/** The listen failure `err` in one line, or `err` itself when it is not one. */
+function listenError(err: unknown, host: string, port: number): unknown {
+  const code = (err as NodeJS.ErrnoException)?.code
+  if (!code || !(code in LISTEN_FAULTS)) return err
+  return new ListenError(`cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${LISTEN_FAULTS[code]}`)
+}
+
+const sayOnStderr = (line: string) => void process.stderr.write(`placemat: ${line}\n`)
 
 /** How often an idle daemon asks whether other processes committed (and whether its database answers). */
 const FOLLOW_EVERY_MS = 1000
@@ -105,7 +129,19 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     tls: served,
   })
   // Listening first: while the database is away the daemon answers, health saying it is starting.
-  await app.listen({host: opts.host, port: opts.port})
+  try {
+    await app.listen({host: opts.host, port: opts.port})
+  } catch (err) {
+    await app.close().catch(() => undefined)
+    await store.close().catch(() => undefined)
+    log.flush()
+    throw listenError(err, opts.host, opts.port)
+  }
+  const addr = app.server.address()
+  const port = typeof addr === 'object' && addr ? addr.port : opts.port
+  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host
+  const url = `${served ? 'https' : 'http'}://${host}:${port}`
+  opts.onListening?.(url)
   // What the policy enforces depends on its generation when nothing says: the log says which.
   const {enforceNewDefaults, enforceScope} = policy.enforces
   app.log.info(
@@ -118,7 +154,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       onRetry: (err, ms) => {
         const line = `database ${describeTarget(opts.db)} not answering (${databaseFault(err)}: ${describeCause(err)}); trying again in ${(ms / 1000).toFixed(1)} s`
         app.log.warn({event: 'database_wait', cause: describeCause(err)}, line)
-        process.stderr.write(`placemat: ${line}\n`)
+        ;(opts.say ?? sayOnStderr)(line)
         opts.notifier?.status(line)
       },
     })
@@ -130,10 +166,6 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // An idle daemon still follows the others (and notices its database leave and return).
   const follow = setInterval(() => void store.refresh().catch(() => undefined), FOLLOW_EVERY_MS)
   follow.unref()
-  const addr = app.server.address()
-  const port = typeof addr === 'object' && addr ? addr.port : opts.port
-  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host
-  const url = `${served ? 'https' : 'http'}://${host}:${port}`
   // A node of its database: registered, beating, judging the schema again with each beat.
   const heartbeat = await startHeartbeat(store, url, app.log)
   const warming = opts.warmUp ? warmUp(opts.logLevel ?? 'silent') : null

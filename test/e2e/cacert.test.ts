@@ -11,6 +11,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {placemat} from '../helpers/cli.js'
+import {startForeground} from '../helpers/foreground-daemon.js'
 
 const openssl = fs.existsSync('/usr/bin/openssl')
 if (!openssl) console.warn('cacert.test.ts: no openssl here: skipped')
@@ -41,8 +42,34 @@ describe.skipIf(!openssl)('OS_CACERT', () => {
     expect(JSON.parse(trusted.stdout).traits).toEqual(['CUSTOM_OVER_TLS'])
     const untrusted = await placemat(['trait', 'list', '--url', url, '--token', 't'])
     expect(untrusted.code).toBe(5)
+    expect(untrusted.stderr).toBe(
+      `placemat: the TLS certificate of ${url} is not trusted (self-signed certificate): pass --os-cacert FILE or set OS_CACERT to the authority that signed it\n`,
+    )
     const missing = await placemat(['trait', 'list', '--url', url, '--token', 't'], {env: {OS_CACERT: path.join(dir, 'nope.pem')}})
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain('does not exist')
+  })
+
+  it('--os-cacert FILE trusts the authority as OS_CACERT does', async () => {
+    const trusted = await placemat(['trait', 'list', '--url', url, '--token', 't', '--json', '--os-cacert', path.join(dir, 'cert.pem')])
+    expect(trusted.code, trusted.stderr).toBe(0)
+    expect(JSON.parse(trusted.stdout).traits).toEqual(['CUSTOM_OVER_TLS'])
+    const missing = await placemat(['trait', 'list', '--url', url, '--token', 't', '--os-cacert', path.join(dir, 'nope.pem')])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain('does not exist')
+  })
+
+  it("the local daemon's untrusted certificate is said as such, not as a daemon to start", async () => {
+    const home = path.join(dir, 'home')
+    fs.mkdirSync(home)
+    const d = await startForeground(['--db', path.join(home, 'placemat.db'), '--tls-cert', path.join(dir, 'cert.pem'), '--tls-key', path.join(dir, 'key.pem')])
+    const untrusted = await placemat(['trait', 'list'], {env: {PLACEMAT_HOME: home}})
+    expect(untrusted.code).toBe(5)
+    expect(untrusted.stderr).toBe(
+      `placemat: the TLS certificate of ${d.url} is not trusted (self-signed certificate): pass --os-cacert FILE or set OS_CACERT to the authority that signed it\n`,
+    )
+    const trusted = await placemat(['trait', 'list', '--os-cacert', path.join(dir, 'cert.pem'), '--json'], {env: {PLACEMAT_HOME: home}})
+    expect(trusted.code, trusted.stderr).toBe(0)
+    await d.stop()
   })
 })

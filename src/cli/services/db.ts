@@ -44,7 +44,8 @@ export interface DbStatus {
   integrity_ok: boolean
   journal_mode: string
   counts: Record<string, number>
-  daemon: {pid: number; url: string} | null
+  /** A SQLite file's daemon on this machine (its pid record); absent for a database URL, whose daemons are `nodes`. */
+  daemon?: {pid: number; url: string} | null
   /** This placemat's release, whether it serves the database, and why not. */
   release: string
   serves: boolean
@@ -99,7 +100,7 @@ export async function dbStatus(file: string): Promise<DbStatus> {
       integrity_ok: integrity.length === 1 && integrity[0] === 'ok',
       journal_mode: db.kind === 'sqlite' ? String((await db.rows<{journal_mode: string}>('pragma journal_mode'))[0].journal_mode) : 'postgresql',
       counts,
-      daemon: daemonOn(file),
+      ...(isDatabaseUrl(file) ? {} : {daemon: daemonOn(file)}),
       release: RELEASE,
       serves: applied.length > 0 && verdict.serves,
       refusal: applied.length > 0 ? verdict.refusal : null,

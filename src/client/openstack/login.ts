@@ -3,7 +3,7 @@
  * application credential or token, scoped to a project, to the system, or by the application
  * credential itself. The command line's session and the daemon's own service login both use it.
  */
-import {UnreachableError} from '../client.js'
+import {unreachable} from '../client.js'
 import {fetchResent} from '../resend.js'
 import type {CloudAuth} from './clouds.js'
 
@@ -70,8 +70,7 @@ export async function logIn(a: CloudAuth, opts: {catalog?: boolean; timeoutMs?: 
       timeoutMs: opts.timeoutMs,
     })
   } catch (err) {
-    const cause = (err as {cause?: {code?: string}}).cause
-    throw new UnreachableError(`cannot reach Keystone at ${a.authUrl} (${cause?.code ?? (err as Error).message})`)
+    throw unreachable(`Keystone at ${a.authUrl}`, err)
   }
   if (res.status === 401) {
     await res.body?.cancel()
