@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../src/cli/base.js'
 import {readFlavorFile} from '../src/cli/capacity/flavor-file.js'
-import {capacity, chosenFlavors} from '../src/cli/services/capacity.js'
+import {capacity, chosenFlavors, parseRatios, parseWithout} from '../src/cli/services/capacity.js'
 import {HEADROOM_LEVELS, type DomainHeadroom, type HeadroomLevel} from '../src/core/headroom.js'
 
 export default class Capacity extends PlacematCommand {
@@ -27,7 +27,12 @@ JSON/YAML: {domains: [{level, name, flavor, fit, pooled, fragmentation_loss,
 disabled_fit}], stranded: [{host, class, amount, bottleneck}] (free capacity on
 enabled hosts where no flavor fits, and the class that blocks), lint: [{flavor,
 problem}] (flavors that fit nowhere even on an empty cloud, or only on disabled
-hosts), warnings}. Worked out from one read of the cloud: a placemat daemon, a
+hosts), warnings}; with --without or --ratio also what_if: {without, ratios,
+displaced: [{consumer, from, to, why}], survives}: the change is made on a copy,
+never on the cloud; each consumer the lost hosts held is placed again as a
+claim would (largest first, disabled hosts avoided, its placement groups' hard
+rules kept) or named with why it cannot be, and the counts are those after.
+Exit 0 either way: scripts read survives. Worked out from one read of the cloud: a placemat daemon, a
 --db file, or a plain Placement.`
 
   static examples = [
@@ -40,6 +45,8 @@ hosts), warnings}. Worked out from one read of the cloud: a placemat daemon, a
     flavors: Flags.string({description: 'flavor file (osc JSON or YAML; - for stdin)', required: true}),
     flavor: Flags.string({description: 'only this flavor (repeatable)', multiple: true}),
     level: Flags.string({description: 'only this level (repeatable)', multiple: true, options: [...HEADROOM_LEVELS]}),
+    without: Flags.string({description: 'what if this were lost: host:NAME, rack:NAME, row:NAME or room:NAME (repeatable)', multiple: true}),
+    ratio: Flags.string({description: 'what if every inventory of CLASS had allocation ratio R: CLASS=R (repeatable)', multiple: true}),
   }
 
   static columns = [
@@ -56,14 +63,20 @@ hosts), warnings}. Worked out from one read of the cloud: a placemat daemon, a
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Capacity)
+    const change = {without: parseWithout(flags.without), ratios: parseRatios(flags.ratio)}
     const flavors = chosenFlavors(readFlavorFile(flags.flavors), flags.flavor)
-    const answer = await capacity(await this.backend(), flavors, {levels: flags.level as HeadroomLevel[] | undefined})
+    const answer = await capacity(await this.backend(), flavors, {levels: flags.level as HeadroomLevel[] | undefined, change})
     for (const w of answer.warnings) process.stderr.write(`warning: flavor ${w.flavor}: ${w.warning}\n`)
     if (this.textOutput) for (const l of answer.lint) process.stderr.write(`lint: flavor ${l.flavor}: ${l.problem}\n`)
     this.output(answer, answer.domains, Capacity.columns as Array<{key: string; header?: string; align?: 'right'; get?: (d: DomainHeadroom) => unknown}>)
     if (this.format === 'table' && answer.stranded.length && !this.base.columns) {
       this.log(`\nstranded (free on hosts where no flavor fits):`)
       for (const s of answer.stranded) this.log(`  ${s.host}: ${s.amount} ${s.class} (blocked by ${s.bottleneck})`)
+    }
+    const w = answer.what_if
+    if (w && this.format === 'table' && !this.base.columns) {
+      this.log(`\nwithout ${w.without.map((d) => `${d.level} ${d.name}`).join(', ') || 'nothing'}: ${w.displaced.length} consumer(s) displaced; ${w.survives ? 'every one placed again' : 'NOT every one can be placed again'}`)
+      for (const d of w.displaced) this.log(`  ${d.consumer} from ${d.from.join(',')}: ${d.to ? `to ${d.to.join(',')}` : `nowhere: ${d.why}`}`)
     }
   }
 }

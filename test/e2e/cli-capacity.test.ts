@@ -83,4 +83,45 @@ describe('placemat capacity', () => {
       expect(r.stdout).toBe('')
     }
   })
+
+  it('places again what a lost rack held, and says when a group cannot survive it', async () => {
+    const db2 = path.join(e.dir, 'what-if.db')
+    fs.copyFileSync(db, db2)
+    const ok = async (args: string[]) => {
+      const r = await run([...args, '--db', db2])
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0)
+      return r
+    }
+    const web = (i: number) => `11111111-0000-4000-8000-00000000000${i}`
+    await ok(['claim', web(0).slice(0, -1), '--count', '3', '--spread', 'rack', '--resources', 'VCPU:2,MEMORY_MB:2048,DISK_GB:10', '--project', 'p', '--user', 'u'])
+    await ok(['claim', '22222222-0000-4000-8000-000000000001', '--resources', 'VCPU:2,MEMORY_MB:2048,DISK_GB:10', '--project', 'p', '--user', 'u'])
+    await ok(['group', 'create', 'web', '--policy', 'anti-affinity', '--level', 'rack', '--member', web(1), '--member', web(2), '--member', web(3)])
+    const before = JSON.parse((await ok(['capacity', '--flavors', FLAVORS, '--level', 'cloud', '--json'])).stdout)
+    const r = await ok(['capacity', '--flavors', FLAVORS, '--level', 'rack', '--level', 'cloud', '--without', 'rack:rack-a1', '--json'])
+    const w = JSON.parse(r.stdout)
+    console.log(`capacity --without rack:rack-a1: ${JSON.stringify(w.what_if, null, 1)}`)
+    expect(w.what_if.survives).toBe(false)
+    const displaced = Object.fromEntries(w.what_if.displaced.map((d: any) => [d.consumer, d]))
+    expect(displaced[web(1)]).toMatchObject({from: ['cmp-a01'], to: null})
+    expect(displaced[web(1)].why).toContain('group web (anti-affinity by rack)')
+    expect(displaced['22222222-0000-4000-8000-000000000001']).toMatchObject({from: ['cmp-a01'], to: ['cmp-a03']})
+    expect(w.domains.map((d: any) => d.name)).not.toContain('rack-a1')
+    const cloud = (a: any, flavor: string) => a.domains.find((d: any) => d.level === 'cloud' && d.flavor === flavor).fit
+    expect(cloud(w, 'm1.small')).toBeLessThan(cloud(before, 'm1.small'))
+    // Nothing of it reached the cloud.
+    expect(JSON.parse((await ok(['capacity', '--flavors', FLAVORS, '--level', 'cloud', '--json'])).stdout)).toEqual(before)
+    for (const [args, text] of [
+      [['--without', 'rack:nope'], 'No rack named nope with hosts'],
+      [['--without', 'aisle:a'], '--without aisle:a: host:NAME, rack:NAME, row:NAME or room:NAME expected'],
+      [['--ratio', 'VCPU=0'], '--ratio VCPU=0: CLASS=R expected, with R a number above 0'],
+      [['--ratio', 'VCPU=-2'], '--ratio VCPU=-2: CLASS=R expected'],
+    ] as Array<[string[], string]>) {
+      const bad = await run(['capacity', '--flavors', FLAVORS, ...args, '--db', db2])
+      expect(bad.code, bad.stderr).toBe(2)
+      expect(bad.stderr).toContain(text)
+    }
+    const ratio = JSON.parse((await ok(['capacity', '--flavors', FLAVORS, '--flavor', 'm1.small', '--level', 'cloud', '--ratio', 'VCPU=32', '--json'])).stdout)
+    expect(cloud(ratio, 'm1.small')).toBeGreaterThanOrEqual(cloud(before, 'm1.small'))
+    expect(ratio.what_if).toMatchObject({displaced: [], survives: true, ratios: {VCPU: 32}})
+  })
 })

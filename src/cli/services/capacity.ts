@@ -4,13 +4,41 @@
  * here in one place for all of them.
  */
 import {flavorRequest, type Flavor, type FlavorRequest} from '../../core/flavors.js'
+import {PlacementError} from '../../core/errors.js'
 import {headroom, type Headroom, type HeadroomLevel} from '../../core/headroom.js'
+import {whatIf, type Displaced, type LostDomain, type WhatIfChange} from '../../core/what-if.js'
 import {loadState, type Backend} from '../backend/backend.js'
 import {usageError} from '../failure.js'
 
 export interface CapacityAnswer extends Headroom {
   /** Extra specs not modelled, per flavor. */
   warnings: Array<{flavor: string; warning: string}>
+  /** With a change asked: what it was, who it displaced, and whether all found a place. */
+  what_if?: {without: LostDomain[]; ratios: Record<string, number>; displaced: Displaced[]; survives: boolean}
+}
+
+const LEVELS = ['host', 'rack', 'row', 'room'] as const
+
+/** `--without LEVEL:NAME` values; a level not among host, rack, row and room is a usage error. */
+export function parseWithout(values: readonly string[] = []): LostDomain[] {
+  return values.map((v) => {
+    const at = v.indexOf(':')
+    const level = v.slice(0, at) as LostDomain['level']
+    if (at < 1 || !LEVELS.includes(level as never) || !v.slice(at + 1)) throw usageError(`--without ${v}: host:NAME, rack:NAME, row:NAME or room:NAME expected`)
+    return {level, name: v.slice(at + 1)}
+  })
+}
+
+/** `--ratio CLASS=R` values; a ratio that is not a number above 0 is a usage error. */
+export function parseRatios(values: readonly string[] = []): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const v of values) {
+    const m = /^([A-Z0-9_]+)=(.+)$/.exec(v)
+    const r = m ? Number(m[2]) : NaN
+    if (!m || !Number.isFinite(r) || r <= 0) throw usageError(`--ratio ${v}: CLASS=R expected, with R a number above 0`)
+    out.set(m[1], r)
+  }
+  return out
 }
 
 /** The flavors of `catalog` named by `names` (all when none), as Nova's requests; an unknown name is a usage error. */
@@ -21,7 +49,22 @@ export function chosenFlavors(catalog: Flavor[], names: readonly string[] = []):
   return (names.length ? names.map((n) => byName.get(n)!) : catalog).map(flavorRequest)
 }
 
-export async function capacity(backend: Backend, flavors: FlavorRequest[], opts: {levels?: HeadroomLevel[]} = {}): Promise<CapacityAnswer> {
+export async function capacity(backend: Backend, flavors: FlavorRequest[], opts: {levels?: HeadroomLevel[]; change?: WhatIfChange} = {}): Promise<CapacityAnswer> {
   const state = await loadState(backend)
-  return {...headroom(state, flavors, opts), warnings: flavors.flatMap((f) => f.warnings.map((warning) => ({flavor: f.flavor, warning})))}
+  const warnings = flavors.flatMap((f) => f.warnings.map((warning) => ({flavor: f.flavor, warning})))
+  const change = opts.change
+  if (!change?.without?.length && !change?.ratios?.size) return {...headroom(state, flavors, opts), warnings}
+  let w
+  try {
+    w = whatIf(state, change)
+  } catch (err) {
+    // A domain nobody has, a ratio out of range: the operator's to correct.
+    if (err instanceof PlacementError) throw usageError(err.message)
+    throw err
+  }
+  return {
+    ...headroom(w.after, flavors, opts),
+    warnings,
+    what_if: {without: change.without ?? [], ratios: Object.fromEntries(change.ratios ?? []), displaced: w.displaced, survives: w.survives},
+  }
 }

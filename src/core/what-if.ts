@@ -1,0 +1,171 @@
+/**
+ * What if a host, rack, row or room were lost, or a class's allocation ratio changed: the change
+ * made on a copy of the State (never on the cloud), and every consumer the lost hosts held placed
+ * again as a claim would place it (largest first, the first candidate its placement groups' hard
+ * rules allow, disabled hosts avoided), or named as unplaceable with the reason. The copy then
+ * answers the headroom after the change: N+1 per failure domain.
+ */
+import {putAllocationErrors, writeAllocations} from './allocations.js'
+import {findCandidates} from './candidates/engine.js'
+import type {CandidateRequest} from './candidates/request.js'
+import {Changes} from './changes.js'
+import {PlacementError} from './errors.js'
+import {refuseNewBreaches} from './groups.js'
+import {everyHost, isDisabled, isSharing, DISABLED_TRAIT} from './host.js'
+import {stateFromSnapshot} from './snapshot.js'
+import type {Provider, State, TopologyLevel} from './state.js'
+import {hostDomains} from './topology.js'
+
+export interface LostDomain {
+  level: 'host' | TopologyLevel
+  name: string
+}
+
+export interface WhatIfChange {
+  without?: LostDomain[]
+  /** Class -> the allocation ratio every inventory of it takes. */
+  ratios?: Map<string, number>
+}
+
+export interface Displaced {
+  consumer: string
+  /** The hosts it was on. */
+  from: string[]
+  /** The hosts it went to; null when it could not be placed again. */
+  to: string[] | null
+  why?: string
+}
+
+export interface WhatIf {
+  /** The copy after the change, with the displaced consumers placed again where they could be. */
+  after: State
+  displaced: Displaced[]
+  /** Whether every displaced consumer found a place. */
+  survives: boolean
+}
+
+/** A copy of `s` to change freely: providers, consumers and their allocations, topology, groups. */
+export function copyState(s: State): State {
+  const copy = stateFromSnapshot({
+    classes: [...s.classes.keys()],
+    traits: [...s.traits.keys()],
+    providers: [...s.providers.values()].map((p) => ({
+      uuid: p.uuid,
+      name: p.name,
+      generation: p.generation,
+      parent_provider_uuid: p.parent,
+      root_provider_uuid: p.root,
+      inventories: Object.fromEntries(p.inventories),
+      traits: [...p.traits],
+      aggregates: [...p.aggregates],
+    })),
+    consumers: [...s.consumers.values()].map((c) => ({
+      uuid: c.uuid,
+      project_id: c.project,
+      user_id: c.user,
+      consumer_type: c.type,
+      consumer_generation: c.generation,
+      allocations: Object.fromEntries([...c.allocations].map(([rp, a]) => [rp, {resources: Object.fromEntries(a)}])),
+    })),
+    topology: [...s.topology.values()].map(({uuid, name, level, parent}) => ({uuid, name, level, parent})),
+  })
+  // Groups are read, never changed, by what is tried on the copy.
+  for (const [name, g] of s.groups) copy.groups.set(name, g)
+  return copy
+}
+
+/** The hosts of `s` a lost domain takes with it; a domain nobody has is a 404. */
+export function lostHosts(s: State, lost: readonly LostDomain[]): Provider[] {
+  const hosts = everyHost(s)
+  const out = new Set<Provider>()
+  for (const d of lost) {
+    const inIt = hosts.filter((h) => (d.level === 'host' ? h.name === d.name : hostDomains(s, h)[d.level] === d.name))
+    if (inIt.length === 0) throw new PlacementError(404, `No ${d.level} named ${d.name} with hosts`)
+    for (const h of inIt) out.add(h)
+  }
+  return [...out]
+}
+
+/** Makes `change` on a copy of `s` and places again what the lost hosts held. */
+export function whatIf(s: State, change: WhatIfChange): WhatIf {
+  for (const [rc, r] of change.ratios ?? []) if (!(r > 0)) throw new PlacementError(400, `The allocation ratio of ${rc} must be above 0, not ${r}`)
+  const lost = lostHosts(s, change.without ?? [])
+  const after = copyState(s)
+  after.changes = new Changes()
+  for (const [rc, ratio] of change.ratios ?? []) {
+    for (const p of after.providers.values()) {
+      const inv = p.inventories.get(rc)
+      if (inv) after.setInventory(p, rc, {...inv, allocation_ratio: ratio})
+    }
+  }
+  // What the lost hosts held leaves with them, whole (with what it took from shared pools).
+  const lostRoots = new Set(lost.map((h) => h.uuid))
+  const onLost = [...after.consumers.values()].filter((c) => [...c.allocations.keys()].some((rp) => lostRoots.has(after.providers.get(rp)?.root ?? '')))
+  const displaced = onLost.map((c) => ({consumer: c, from: hostNames(after, c.allocations.keys()), wanted: new Map(sumByClass(c.allocations))}))
+  for (const d of displaced) after.setAllocations(d.consumer, new Map())
+  // The lost hosts can take nothing: they keep no inventory in the copy.
+  for (const root of lostRoots) for (const p of after.subtree(root)) for (const rc of [...p.inventories.keys()]) after.deleteInventory(p, rc)
+  after.version += 1
+  // Largest first: what is hardest to place goes before what fills the gaps.
+  displaced.sort((a, b) => size(b.wanted) - size(a.wanted) || a.consumer.uuid.localeCompare(b.consumer.uuid))
+  const out: Displaced[] = []
+  for (const d of displaced) {
+    const placed = placeAgain(after, d.consumer.uuid, d.wanted)
+    out.push({consumer: d.consumer.uuid, from: d.from, ...placed})
+  }
+  after.changes = null
+  return {after, displaced: out, survives: out.every((d) => d.to !== null)}
+}
+
+/** The first candidate for `wanted` that its groups allow, written on `s`; or why there is none. */
+function placeAgain(s: State, consumer: string, wanted: Map<string, number>): {to: string[] | null; why?: string} {
+  const request: CandidateRequest = {
+    groups: [{suffix: '', resources: wanted, requiredTraits: [], forbiddenTraits: new Set([DISABLED_TRAIT]), memberOf: [], forbiddenAggs: new Set()}],
+    sameSubtree: [],
+    rootRequired: [],
+    rootForbidden: new Set([DISABLED_TRAIT]),
+  }
+  let candidates
+  try {
+    candidates = findCandidates(s, request).allocationRequests
+  } catch (err) {
+    return {to: null, why: (err as Error).message}
+  }
+  // Enabled hosts only (the trait sits on the host, which may give nothing itself).
+  candidates = candidates.filter((a) => [...a.allocations.keys()].every((rp) => !isDisabled(s.providers.get(s.providers.get(rp)!.root)!)))
+  if (candidates.length === 0) return {to: null, why: `no enabled host has room for ${[...wanted].map(([rc, n]) => `${rc}:${n}`).join(',')}`}
+  let refusal = ''
+  for (const a of candidates) {
+    try {
+      refuseNewBreaches(s, {placements: new Map([[consumer, a.allocations.keys()]])})
+    } catch (err) {
+      refusal ||= (err as Error).message
+      continue
+    }
+    const c = s.consumers.get(consumer)!
+    writeAllocations(s, 0, [{uuid: consumer, allocations: a.allocations, project: c.project, user: c.user, type: c.type}], {checkGeneration: false, ...putAllocationErrors(consumer)})
+    s.version += 1
+    return {to: hostNames(s, a.allocations.keys())}
+  }
+  return {to: null, why: `every host with room breaks a placement group's rule: ${refusal}`}
+}
+
+function hostNames(s: State, providers: Iterable<string>): string[] {
+  const names = new Set<string>()
+  for (const rp of providers) {
+    const p = s.providers.get(rp)
+    const root = p && s.providers.get(p.root)
+    if (p && root && !isSharing(p) && !isSharing(root)) names.add(root.name)
+  }
+  return [...names].sort()
+}
+
+function sumByClass(allocations: Map<string, Map<string, number>>): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const a of allocations.values()) for (const [rc, n] of a) out.set(rc, (out.get(rc) ?? 0) + n)
+  return out
+}
+
+/** A consumer's size, to place the largest first: its CPUs, then its memory in GB, then the rest. */
+const size = (wanted: Map<string, number>): number =>
+  ((wanted.get('VCPU') ?? 0) + (wanted.get('PCPU') ?? 0)) * 1e9 + (wanted.get('MEMORY_MB') ?? 0) * 1e3 + [...wanted.values()].reduce((a, b) => a + b, 0) / 1e6
