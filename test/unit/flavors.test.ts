@@ -1,7 +1,7 @@
 /** Nova's request for a flavor, and the flavor files osc prints. */
 import {describe, expect, it} from 'vitest'
 import {flavorRequest, type Flavor} from '../../src/core/flavors.js'
-import {parseFlavors} from '../../src/cli/capacity/flavor-file.js'
+import {parseFlavors} from '../../src/core/flavor-file.js'
 
 const flavor = (over: Partial<Flavor>): Flavor => ({name: 'f', vcpus: 2, ram: 4096, disk: 20, ephemeral: 0, swap: 0, properties: {}, ...over})
 const groups = (f: Flavor) =>
