@@ -4,13 +4,16 @@
  * NUMA children, and hard placement groups (anti-affinity by host and by rack, spread over hosts)
  * whose members take their disks from the shared providers: exported, then imported into a new
  * file. The shared providers are no hosts: the import keeps the groups' rules as the cloud did,
- * and the copy is the cloud exported.
+ * and the copy is the cloud exported. And over plain Placement (which keeps no racks, given the
+ * layout), the racks' views count the same hosts as placemat's: never the shared providers.
  */
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {startServer, type RunningServer} from '../../src/daemon/server.js'
 import {placemat, type Result} from '../helpers/cli.js'
+import {plainProxy} from '../helpers/claim-cloud.js'
 import {nodeUuid} from '../../src/core/topology.js'
 
 const ok = (r: Result) => {
@@ -18,6 +21,12 @@ const ok = (r: Result) => {
   return r.stdout
 }
 
+const LAYOUT = `rooms:
+  - name: m1
+    rows:
+      - name: r1
+        racks: [{name: k1, hosts: [cn-1, cn-2, cn-3]}, {name: k2, hosts: [cn-4, cn-5, cn-6]}]
+`
 const CLOUD = `aggregates:
   rack-k1: ${nodeUuid('rack', 'k1')}
   room-m1: ${nodeUuid('room', 'm1')}
@@ -26,12 +35,7 @@ providers:
   - {name: ceph-b, inventories: {DISK_GB: 100000}, traits: [MISC_SHARES_VIA_AGGREGATE], aggregates: [room-m1]}
 ${[1, 2, 3].map((i) => `  - {name: cn-${i}, inventories: {VCPU: 8, MEMORY_MB: 16384}}`).join('\n')}
 ${[4, 5, 6].map((i) => `  - {name: cn-${i}, children: [{name: cn-${i}_numa0, inventories: {VCPU: 8, MEMORY_MB: 16384}}]}`).join('\n')}
-rooms:
-  - name: m1
-    rows:
-      - name: r1
-        racks: [{name: k1, hosts: [cn-1, cn-2, cn-3]}, {name: k2, hosts: [cn-4, cn-5, cn-6]}]
-`
+${LAYOUT}`
 const C = (n: number) => `c0000000-0000-4000-8000-${String(n).padStart(12, '0')}`
 const OWN = ['--project', 'p', '--user', 'u']
 
@@ -88,5 +92,28 @@ describe('export then import of a cloud with shared storage and hard groups', ()
     const r = await placemat(['import', '-', '--db', path.join(dir, 'broken.db')], {input: JSON.stringify(doc)})
     expect(r.code).toBe(4)
     expect(r.stderr).toMatch(`group pair (anti-affinity by host): 2 members in host cn-1 (at most 1) [cn-1: ${C(1)}, ${C(11)}]; nothing imported`)
+  }, 60_000)
+})
+
+describe('the topology over plain Placement', () => {
+  let server: RunningServer
+  let proxy: {url: string; close(): Promise<void>}
+  beforeAll(async () => {
+    const served = path.join(dir, 'served.db')
+    fs.copyFileSync(source, served)
+    server = await startServer({db: served, host: '127.0.0.1', port: 0, auth: 'noauth2'})
+    proxy = await plainProxy(server.url)
+    fs.writeFileSync(path.join(dir, 'layout.yaml'), LAYOUT)
+  }, 60_000)
+  afterAll(async () => {
+    await proxy?.close()
+    await server?.close()
+  })
+
+  it('topology show given the layout: the same racks, hosts and totals as placemat, the shared providers in none', async () => {
+    const mine = JSON.parse(ok(await placemat(['topology', 'show', '--json', '--url', server.url, '--token', 'admin'])))
+    const plain = JSON.parse(ok(await placemat(['topology', 'show', '--json', '--layout', path.join(dir, 'layout.yaml'), '--url', proxy.url, '--token', 'admin'])))
+    expect(JSON.stringify(mine.topology)).not.toMatch(/ceph/)
+    expect(plain.topology).toEqual(mine.topology)
   }, 60_000)
 })
