@@ -5,6 +5,8 @@ import {allowViolationsFlag, groupFileFlags, refusedForGroups} from '../../src/c
 import {groupsOf} from '../../src/cli/groups/groups.js'
 import {consumerUuid} from '../../src/cli/services/allocations.js'
 import {GROUP_LEVELS, GROUP_POLICIES} from '../../src/core/groups.js'
+import {GROUP_NAME_RULE} from '../../src/core/group-writes.js'
+import {checkGroupName} from '../../src/cli/groups/groups.js'
 
 export default class GroupCreate extends PlacematCommand {
   static summary = 'Create a placement group: consumers with a rule on where they may be.'
@@ -38,7 +40,7 @@ rule, the group is not made (unless --allow-violations).`
     '<%= config.bin %> group create cache --policy spread --max-skew 1 --level room --soft',
   ]
 
-  static args = {name: Args.string({description: 'group name (letters, digits and . _ -)', required: true})}
+  static args = {name: Args.string({description: `group name (${GROUP_NAME_RULE})`, required: true})}
 
   static flags = {
     policy: Flags.string({description: 'the rule', options: [...GROUP_POLICIES], required: true}),
@@ -53,6 +55,7 @@ rule, the group is not made (unless --allow-violations).`
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(GroupCreate)
+    checkGroupName(args.name)
     const members = (flags.member ?? []).flatMap((m) => m.split(',')).filter(Boolean).map((m) => consumerUuid(m))
     const spec = {
       name: args.name,

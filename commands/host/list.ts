@@ -1,6 +1,6 @@
 import {PlacematCommand} from '../../src/cli/base.js'
 import {listHosts, type HostListing} from '../../src/cli/services/hosts.js'
-import {viewClasses} from '../../src/cli/topology/view-rows.js'
+import {usedOf, viewClasses} from '../../src/cli/topology/view-rows.js'
 
 export default class HostList extends PlacematCommand {
   static summary = 'List the hosts: in service or not, where they are, their consumers, capacity and usage.'
@@ -27,7 +27,8 @@ plain Placement the same, read from the cloud (no reasons, no rack names).`
       {key: 'row', get: (h: HostListing) => h.row ?? ''},
       {key: 'room', get: (h: HostListing) => h.room ?? ''},
       {key: 'consumers', align: 'right' as const},
-      ...classes.map((rc) => ({key: rc, get: (h: HostListing) => `${h.used[rc] ?? 0}/${h.capacity[rc] ?? 0}`})),
+      // A class the host does not have is blank, as in topology show.
+      ...classes.map((rc) => ({key: rc, get: (h: HostListing) => usedOf(h, rc)})),
     ]
     this.output({hosts}, hosts, columns)
   }

@@ -3,12 +3,19 @@ import {PlacematCommand, type Column} from '../../src/cli/base.js'
 import {collectChanges, inventoryColumns, inventoryRows} from '../../src/cli/services/inventory.js'
 import {setInventories} from '../../src/cli/services/inventories.js'
 import {usageError} from '../../src/cli/failure.js'
+import type {InventoryReplacement} from '../../src/core/inventories.js'
 
 /** The inventories written: of one provider, or (--aggregate) of each member, a line per class. */
 const columns = (aggregate?: boolean): Column<any>[] => {
   const written = inventoryColumns.filter((c) => c.key !== 'used')
   return aggregate ? [{key: 'resource_provider', header: 'provider'}, ...written] : written
 }
+
+/** What a dry run would drop or reset of one provider's inventories, a line each. */
+const replacementLines = (name: string, r: InventoryReplacement): string[] => [
+  ...r.dropped.map((d) => `${name}: ${d.resource_class} would be dropped (total ${d.total}): not named, and inventory set replaces all classes (--amend keeps it)`),
+  ...r.reset.map((f) => `${name}: ${f.resource_class} ${f.field} would be reset from ${f.from} to its default ${f.to} (--amend keeps it)`),
+]
 
 const field = (description: string) => Flags.string({description, multiple: true, multipleNonGreedy: true, helpValue: 'CLASS=VALUE'})
 
@@ -72,9 +79,16 @@ export default class InventorySet extends PlacematCommand {
       onWarning: (message) => process.stderr.write(`placemat: warning: ${message}\n`),
     })
 
+    // A dry run says what the write would lose: after the table, else on stderr (a document is the body, values are for scripts).
+    const lost = flags['dry-run'] ? results.flatMap((r) => replacementLines(r.name, r.replaced)) : []
+    const sayLost = () => {
+      if (this.format === 'table') for (const line of lost) this.log(line)
+      else for (const line of lost) process.stderr.write(`placemat: dry run: ${line}\n`)
+    }
     if (!flags.aggregate) {
       const body = results[0].body
       this.output(body, inventoryRows(body.inventories), columns())
+      sayLost()
       if (flags['dry-run'] && this.textOutput) this.log('Dry run: nothing was changed.')
       return
     }
@@ -84,6 +98,7 @@ export default class InventorySet extends PlacematCommand {
       rows,
       columns(true),
     )
+    sayLost()
     if (flags['dry-run'] && this.textOutput) this.log('Dry run: nothing was changed.')
   }
 }

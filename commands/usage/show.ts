@@ -18,11 +18,16 @@ export default class UsageShow extends PlacematCommand {
 
   async run(): Promise<void> {
     const {args} = await this.parse(UsageShow)
-    const {usage: use, inventories} = await readUsages(await this.client(), args.provider, this.textOutput)
+    const {name, usage: use, inventories} = await readUsages(await this.client(), args.provider, this.textOutput)
     const rows = Object.entries(use.usages as Record<string, number>).map(([rc, used]) => {
       const cap = inventories[rc] ? capacity(inventories[rc]) : undefined
       return {resource_class: rc, usage: used, capacity: cap, free: cap === undefined ? undefined : cap - used}
     })
+    if (rows.length === 0 && this.textOutput && this.format === 'table') {
+      // No table to print: Placement lists the classes a provider has inventory of, and it has none.
+      this.log(`${name} has no inventory, so nothing is used on it (this counts the provider alone: its child providers' are in \`placemat provider tree ${name}\`).`)
+      return
+    }
     this.output(use, rows, [
       {key: 'resource_class', header: 'class'},
       {key: 'usage', align: 'right'},

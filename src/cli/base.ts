@@ -5,7 +5,7 @@ import {HttpTransport} from '../client/transports.js'
 import {LocalTransport} from './backend/local-transport.js'
 import {readRecord} from '../daemon/control.js'
 import {daemonFiles, defaultDbFile, readAdminToken} from '../daemon/paths.js'
-import {outputMisfit, pickColumns, serialize, table, valueLines, type Column, type Format, type OutputChoices, type Printed} from './output.js'
+import {outputMisfit, pickColumns, recordValue, serialize, table, valueLines, type Column, type Format, type OutputChoices, type Printed} from './output.js'
 import {foreignDatabaseUrl, isDatabaseUrl} from '../store/target.js'
 import type {Backend, Endpoint} from './backend/backend.js'
 import {BaseCommand} from './command.js'
@@ -297,9 +297,9 @@ export abstract class PlacematCommand extends BaseCommand {
     }
     const width = Math.max(...Object.keys(data).map((k) => k.length))
     for (const [k, v] of Object.entries(data)) {
-      const text = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)
-      // -f value: the values alone, one a line (osc-placement's show -f value)
-      this.log(this.format === 'value' ? text : `${k.padEnd(width)}  ${text}`)
+      // -f value: the values alone, one a line (osc-placement's show -f value, None for no value)
+      if (this.format === 'value') this.log(recordValue(v))
+      else this.log(`${k.padEnd(width)}  ${v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
     }
   }
 

@@ -142,11 +142,22 @@ const chosen = <T>(columns: Column<T>[], only?: string[]) =>
  */
 export const valueCell = (text: string): string => text.trim().replace(/([,;:])\s+/g, '$1').replace(/\s+/g, '_')
 
-/** osc-placement's `-f value`: each row's cells (valueCell) separated by a space, no header, no padding. */
+/**
+ * What `-f value` prints for a cell with nothing in it: what osc-placement (cliff) prints for a
+ * null value. A list's empty cell prints it too (cliff would print nothing for an empty text,
+ * and the line would split into fewer columns than asked for): every line has every column.
+ */
+export const EMPTY_VALUE = 'None'
+
+/** A record's value as `-f value` prints it on its own line: None for no value, as osc-placement. */
+export const recordValue = (v: unknown): string =>
+  v === null || v === undefined ? EMPTY_VALUE : typeof v === 'object' ? JSON.stringify(v) : String(v)
+
+/** osc-placement's `-f value`: each row's cells (valueCell; EMPTY_VALUE when empty) separated by a space, no header, no padding. */
 export function valueLines<T>(rows: T[], columns: Column<T>[], opts: TableOptions = {}): string {
   const cols = chosen(columns, opts.only)
   const sorted = opts.sortBy?.length ? sortRows(rows, columns, opts.sortBy) : rows
-  return sorted.map((r) => cols.map((c) => valueCell(cell(valueOf(c, r)))).join(' ')).join('\n')
+  return sorted.map((r) => cols.map((c) => valueCell(cell(valueOf(c, r))) || EMPTY_VALUE).join(' ')).join('\n')
 }
 
 /** Renders rows as an aligned text table. */

@@ -18,9 +18,15 @@ export interface GroupSpec {
   members?: string[]
 }
 
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/
+/** The pattern of a group's name, in the one place it is decided (the API's schemas take it from here). */
+export const GROUP_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$'
 
-/** A name a group may have: 1-200 letters, digits and . _ : -, starting with a letter or digit. */
+/** The same rule in words, for messages and help. */
+export const GROUP_NAME_RULE = '1-200 letters, digits and . _ : -, starting with a letter or digit'
+
+const NAME = new RegExp(GROUP_NAME_PATTERN)
+
+/** A name a group may have: GROUP_NAME_RULE. */
 export const isGroupName = (name: unknown): name is string => typeof name === 'string' && NAME.test(name)
 
 /** The rule a spec gives, its numbers checked against its policy. */
@@ -53,7 +59,7 @@ const checkGeneration = (g: Group, generation: number | undefined) => {
 
 export function createGroup(s: State, now: number, spec: GroupSpec, opts: {allowViolations?: boolean} = {}): Group {
   if (!isGroupName(spec.name)) {
-    throw badRequest(`Invalid group name '${spec.name}': 1-200 letters, digits and . _ : -, starting with a letter or digit.`)
+    throw badRequest(`Invalid group name '${spec.name}': ${GROUP_NAME_RULE}.`)
   }
   if (s.groups.has(spec.name)) throw conflict(`A placement group named '${spec.name}' exists.`, ErrorCode.DUPLICATE_NAME)
   const rule = ruleOf(spec)

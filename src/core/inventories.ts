@@ -101,6 +101,38 @@ export function nonDefaultFields(inv: Inventory): Array<Exclude<keyof Inventory,
   return INVENTORY_FIELDS.filter((f): f is Exclude<keyof Inventory, 'total'> => f !== 'total' && inv[f] !== INVENTORY_DEFAULTS[f])
 }
 
+/** What replacing a provider's inventories loses: classes dropped, and fields that go back to their defaults. */
+export interface InventoryReplacement {
+  dropped: Array<{resource_class: string; total: number}>
+  reset: Array<{resource_class: string; field: Exclude<keyof Inventory, 'total'>; from: number; to: number}>
+}
+
+/**
+ * What writing `next` over `current` (a whole PUT of a provider's inventories) drops or resets:
+ * each class of `current` missing from `next`, and each field of a class kept that goes from
+ * another value to Placement's default.
+ */
+export function inventoryReplacement(
+  current: Record<string, Partial<Inventory>>,
+  next: Record<string, Partial<Inventory>>,
+): InventoryReplacement {
+  const out: InventoryReplacement = {dropped: [], reset: []}
+  for (const [rc, was] of Object.entries(current)) {
+    const will = next[rc]
+    if (!will) {
+      out.dropped.push({resource_class: rc, total: was.total ?? 0})
+      continue
+    }
+    for (const field of INVENTORY_FIELDS) {
+      if (field === 'total') continue
+      const from = was[field] ?? INVENTORY_DEFAULTS[field]
+      const to = will[field] ?? INVENTORY_DEFAULTS[field]
+      if (from !== to && to === INVENTORY_DEFAULTS[field]) out.reset.push({resource_class: rc, field, from, to})
+    }
+  }
+  return out
+}
+
 /** The stored record for an input: Placement's INVENTORY_DEFAULTS overlaid with the given fields. */
 export function withDefaults(input: InventoryInput): Inventory {
   const inv: Inventory = {total: input.total, ...INVENTORY_DEFAULTS}

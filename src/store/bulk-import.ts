@@ -106,8 +106,13 @@ export interface GroupRow {
 }
 
 /** A host (a root provider) as an import wrote it: what judging placement groups needs. */
-export interface WrittenHost {
+/** A provider as written, with what deciding whether it or its root is a host needs. */
+export interface WrittenProvider {
+  uuid: string
   name: string
+  parent_uuid: string | null
+  root_uuid: string
+  traits: string[]
   aggregates: string[]
   inventories: Record<string, Inventory>
 }
@@ -302,36 +307,47 @@ export class BulkImport {
   }
 
   /**
-   * These hosts, and with `everyHostWithInventory` every root provider that has inventory, as
-   * written (after finish()): names, aggregates and inventories.
+   * The whole provider trees of these roots, and with `everyHostWithInventory` those of every
+   * root whose tree holds inventory, as written (after finish()): each provider's place in its
+   * tree, traits (which say whether it shares), aggregates and inventories, so that what is a
+   * host is decided as anywhere else.
    */
-  async hosts(uuids: string[], everyHostWithInventory: boolean): Promise<Map<string, WrittenHost>> {
-    const out = new Map<string, WrittenHost>()
-    const wanted = new Set(uuids)
+  async trees(roots: string[], everyHostWithInventory: boolean): Promise<WrittenProvider[]> {
+    const wanted = new Set(roots)
     if (everyHostWithInventory) {
       const rows = await this.db
         .selectFrom('resource_providers as rp')
-        .select('rp.uuid')
-        .where('rp.parent_uuid', 'is', null)
-        .where((eb) => eb.exists(eb.selectFrom('inventories as i').select('i.provider_uuid').whereRef('i.provider_uuid', '=', 'rp.uuid')))
+        .innerJoin('inventories as i', 'i.provider_uuid', 'rp.uuid')
+        .select('rp.root_uuid')
+        .distinct()
         .execute()
-      for (const r of rows) wanted.add(r.uuid)
+      for (const r of rows) wanted.add(r.root_uuid)
     }
+    const out = new Map<string, WrittenProvider>()
     const list = [...wanted]
     for (let i = 0; i < list.length; i += KEYS_PER_READ) {
-      const chunk = list.slice(i, i + KEYS_PER_READ)
-      for (const r of await this.db.selectFrom('resource_providers').select(['uuid', 'name']).where('uuid', 'in', chunk).execute()) {
-        out.set(r.uuid, {name: r.name, aggregates: [], inventories: {}})
+      const rows = await this.db
+        .selectFrom('resource_providers')
+        .select(['uuid', 'name', 'parent_uuid', 'root_uuid'])
+        .where('root_uuid', 'in', list.slice(i, i + KEYS_PER_READ))
+        .execute()
+      for (const r of rows) out.set(r.uuid, {...r, traits: [], aggregates: [], inventories: {}})
+    }
+    const uuids = [...out.keys()]
+    for (let i = 0; i < uuids.length; i += KEYS_PER_READ) {
+      const chunk = uuids.slice(i, i + KEYS_PER_READ)
+      for (const r of await this.db.selectFrom('provider_traits').selectAll().where('provider_uuid', 'in', chunk).execute()) {
+        out.get(r.provider_uuid)?.traits.push(r.trait)
       }
       for (const r of await this.db.selectFrom('provider_aggregates').selectAll().where('provider_uuid', 'in', chunk).execute()) {
         out.get(r.provider_uuid)?.aggregates.push(r.aggregate_uuid)
       }
       for (const r of await this.db.selectFrom('inventories').selectAll().where('provider_uuid', 'in', chunk).execute()) {
         const {provider_uuid, resource_class, ...inv} = r
-        const host = out.get(provider_uuid)
-        if (host) host.inventories[resource_class] = inv
+        const p = out.get(provider_uuid)
+        if (p) p.inventories[resource_class] = inv
       }
     }
-    return out
+    return [...out.values()]
   }
 }

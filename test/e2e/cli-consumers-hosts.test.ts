@@ -72,7 +72,7 @@ describe('consumers, hosts described, and named aggregates on the command line',
     for (const {what, args} of placemat()) {
       const list = await ok(['consumer', 'list', '-f', 'value', '-c', 'uuid,project,resources,hosts,groups', ...args])
       expect(list.stdout, what).toBe(
-        `${C(1)} p1 VCPU=2,MEMORY_MB=1024 cn1 web\n${C(2)} p2 VCPU=1 cn2 web\n${C(3)} p1 VCPU=1,SRIOV_NET_VF=1 cn1 \n`,
+        `${C(1)} p1 VCPU=2,MEMORY_MB=1024 cn1 web\n${C(2)} p2 VCPU=1 cn2 web\n${C(3)} p1 VCPU=1,SRIOV_NET_VF=1 cn1 None\n`,
       )
       expect((await ok(['consumer', 'list', '--provider', 'cn1', '--ids', ...args])).stdout, what).toBe(`${C(1)}\n${C(3)}\n`)
       expect((await ok(['consumer', 'list', '--provider', 'cn1_nic', '--ids', ...args])).stdout, what).toBe(`${C(3)}\n`)
@@ -89,7 +89,7 @@ describe('consumers, hosts described, and named aggregates on the command line',
 
   it('consumer list on plain Placement: read from the providers\' allocations, without groups', async () => {
     const list = await ok(['consumer', 'list', '-f', 'value', '-c', 'uuid,project,hosts,groups', ...e.plain])
-    expect(list.stdout).toBe(`${C(1)} p1 cn1 \n${C(2)} p2 cn2 \n${C(3)} p1 cn1 \n`)
+    expect(list.stdout).toBe(`${C(1)} p1 cn1 None\n${C(2)} p2 cn2 None\n${C(3)} p1 cn1 None\n`)
     expect(list.stderr).toBe('placemat: warning: plain OpenStack Placement keeps no placement groups: the groups column is empty\n')
     expect((await ok(['consumer', 'list', '--provider', 'cn1', '--project', 'p1', '--ids', ...e.plain])).stdout).toBe(`${C(1)}\n${C(3)}\n`)
     const json = JSON.parse((await ok(['consumer', 'list', '--provider', 'cn2', '--json', ...e.plain])).stdout)
@@ -164,6 +164,6 @@ describe('consumers, hosts described, and named aggregates on the command line',
     // Plain Placement: nowhere to keep them, said once on stderr; listings show the uuids alone.
     const plain = await ok(['apply', path.join(e.dir, 'cloud.yaml'), ...e.plain])
     expect(plain.stderr).toBe('placemat: warning: plain OpenStack Placement keeps no aggregate names: the 2 names the file gives aggregates are not kept (listings show their uuids)\n')
-    expect((await ok(['aggregate', 'list', 'cn1', '-f', 'value', ...e.plain])).stdout).toBe(`${CEPH} \n${FAST} \n`)
+    expect((await ok(['aggregate', 'list', 'cn1', '-f', 'value', ...e.plain])).stdout).toBe(`${CEPH} None\n${FAST} None\n`)
   })
 })

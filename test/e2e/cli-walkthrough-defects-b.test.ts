@@ -122,7 +122,7 @@ describe('an operator walks the command line', () => {
     }
     // The order is the listing's own: providers by name, aggregates named first, then racks, rows and rooms, then by uuid.
     expect((await ok(['provider', 'list', '-f', 'value', '-c', 'name', ...copy])).stdout).toBe('aaa-first\nalpha\nceph-1\ncn-01\ncn-01_numa0\ncn-02\n')
-    expect((await ok(['aggregate', 'list', 'cn-02', '-f', 'value', '-c', 'name', ...copy])).stdout).toBe('ceph-a\nrack_k2\nrow_r1\nroom_m1\n\n\n')
+    expect((await ok(['aggregate', 'list', 'cn-02', '-f', 'value', '-c', 'name', ...copy])).stdout).toBe('ceph-a\nrack_k2\nrow_r1\nroom_m1\nNone\nNone\n')
     expect((await ok(['consumer', 'list', '-f', 'value', '-c', 'resources', ...copy])).stdout).toBe(
       'VCPU=2,MEMORY_MB=1024,DISK_GB=10,VGPU=1\n'.repeat(3) + 'VCPU=2,MEMORY_MB=1024,DISK_GB=10\n'.repeat(2) + 'VCPU=1,DISK_GB=5\n',
     )

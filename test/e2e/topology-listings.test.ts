@@ -24,7 +24,7 @@ describe('rack, row and room listings', () => {
 
   it('rack list and show: where each stands, its hosts, usage and uuid', async () => {
     const list = await placemat(['rack', 'list', '-f', 'value', '-c', 'name,row,room,hosts,VCPU', ...t])
-    expect(list.stdout).toBe('k1 r1 m1 2 0/16\nk9   1 0/8\n')
+    expect(list.stdout).toBe('k1 r1 m1 2 0/16\nk9 None None 1 0/8\n')
     const shown = JSON.parse((await placemat(['rack', 'show', 'k1', '--json', ...t])).stdout)
     expect(shown).toMatchObject({name: 'k1', uuid: nodeUuid('rack', 'k1'), row: 'r1', room: 'm1', hosts: ['cn1', 'cn2'], capacity: {VCPU: 16}})
     expect((await placemat(['rack', 'show', 'k1', '-f', 'value', '-c', 'uuid', ...t])).stdout).toBe(`${nodeUuid('rack', 'k1')}\n`)

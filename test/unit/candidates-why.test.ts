@@ -103,6 +103,17 @@ describe('why a request has no candidates', () => {
     )
   })
 
+  it('never names a disabled host as the most free when the request leaves disabled hosts out', () => {
+    // cn-1 drained and disabled (48 free), the others with 8 in use (40 free).
+    const s = fourHosts({disabled: [1], placed: {2: 2, 3: 3, 4: 4}, used: {2: 8, 3: 8, 4: 8}})
+    const enabledOnly = {resources: 'VCPU:64', root_required: '!COMPUTE_STATUS_DISABLED'}
+    expect(why(s, enabledOnly)).toBe('no provider has 64 VCPU free (the most free: cn-2 with 40)')
+    // Asked with the disabled hosts (--include-disabled), cn-1 is where the most is free.
+    expect(why(s, {resources: 'VCPU:64'})).toBe('no provider has 64 VCPU free (the most free: cn-1 with 48)')
+    // Every host disabled: the most free is named, and said to be disabled.
+    expect(why(fourHosts({disabled: [1, 2, 3, 4]}), enabledOnly)).toBe('no provider has 64 VCPU free (the most free: cn-1 with 48, a disabled host)')
+  })
+
   it('says when every host that fits is disabled, and names a second part that would empty them too', () => {
     const s = fourHosts({disabled: [1, 2, 3]})
     expect(why(s, {resources: 'VCPU:4', member_of: nodeUuid('rack', 'r1') + '', root_required: '!COMPUTE_STATUS_DISABLED'})).toBe(

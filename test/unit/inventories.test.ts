@@ -7,14 +7,14 @@ import {setInventories} from '../../src/cli/services/inventories.js'
 
 const UUID = '11111111-2222-3333-4444-555555555555'
 
-function fakeClient(opts: {conflicts?: number} = {}) {
+function fakeClient(opts: {conflicts?: number; inventories?: Record<string, unknown>} = {}) {
   let generation = 3
   let conflicts = opts.conflicts ?? 0
   const puts: unknown[] = []
   const client = {
     async get(path: string) {
       if (path === `/resource_providers/${UUID}`) return {uuid: UUID, name: 'c1', generation}
-      if (path.endsWith('/inventories')) return {resource_provider_generation: generation, inventories: {VCPU: {total: 8}, MEMORY_MB: {total: 1024}}}
+      if (path.endsWith('/inventories')) return {resource_provider_generation: generation, inventories: opts.inventories ?? {VCPU: {total: 8}, MEMORY_MB: {total: 1024}}}
       if (path.endsWith('/usages')) return {usages: {VCPU: 6}}
       throw new Error(`unexpected GET ${path}`)
     },
@@ -51,5 +51,28 @@ describe('setInventories', () => {
     const [w] = await setInventories(busy.client, UUID, collectChanges(['VCPU=16'], {}), {amend: true})
     expect(busy.puts.map((p: any) => p.resource_provider_generation)).toEqual([3, 4])
     expect(w.body.resource_provider_generation).toBe(5)
+  })
+
+  it('a dry run says what replacing all inventories would lose: each class dropped, each field reset to its default', async () => {
+    const {client, puts} = fakeClient({
+      inventories: {
+        VCPU: {total: 32, reserved: 2, min_unit: 1, max_unit: 16, step_size: 1, allocation_ratio: 4},
+        MEMORY_MB: {total: 1024, reserved: 0, min_unit: 1, max_unit: 1024, step_size: 1, allocation_ratio: 1.5},
+      },
+    })
+    const [r] = await setInventories(client, UUID, collectChanges(['VCPU=48'], {}), {dryRun: true})
+    expect(puts).toEqual([])
+    expect(r.name).toBe('c1')
+    expect(r.replaced).toEqual({
+      dropped: [{resource_class: 'MEMORY_MB', total: 1024}],
+      reset: [
+        {resource_class: 'VCPU', field: 'reserved', from: 2, to: 0},
+        {resource_class: 'VCPU', field: 'max_unit', from: 16, to: 2147483647},
+        {resource_class: 'VCPU', field: 'allocation_ratio', from: 4, to: 1},
+      ],
+    })
+    // With --amend nothing is lost.
+    const [amended] = await setInventories(client, UUID, collectChanges(['VCPU=48'], {}), {dryRun: true, amend: true})
+    expect(amended.replaced).toEqual({dropped: [], reset: []})
   })
 })

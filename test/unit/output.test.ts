@@ -1,6 +1,6 @@
 /** Table, value and sorted output, as scripts read them. */
 import {describe, expect, it} from 'vitest'
-import {outputMisfit, sortRows, table, valueCell, valueLines, DOCUMENT, SENTENCES, type Column} from '../../src/cli/output.js'
+import {outputMisfit, recordValue, sortRows, table, valueCell, valueLines, DOCUMENT, SENTENCES, type Column} from '../../src/cli/output.js'
 
 interface Row {
   name: string
@@ -47,6 +47,20 @@ describe('output for scripts', () => {
     const spaced = [{name: 'a: x; b: y', used: 1}]
     expect(valueLines(spaced, cols)).toBe('a:x;b:y 1')
     expect(table(spaced, cols)).toBe('NAME        USED\na: x; b: y     1')
+  })
+  it('-f value: an empty cell prints None (what osc-placement prints for a null), so every line has every column', () => {
+    const sparse = [
+      {name: 'root', parent: null, used: 1},
+      {name: 'child', parent: 'root', used: undefined},
+      {name: '', parent: 'root', used: 0},
+    ]
+    const columns = [{key: 'name'}, {key: 'parent', get: (r: (typeof sparse)[number]) => r.parent ?? ''}, {key: 'used'}]
+    expect(valueLines(sparse, columns)).toBe('root None 1\nchild root None\nNone root 0')
+    for (const line of valueLines(sparse, columns).split('\n')) expect(line.split(' ')).toHaveLength(3)
+    expect(recordValue(null)).toBe('None')
+    expect(recordValue(undefined)).toBe('None')
+    expect(recordValue('')).toBe('')
+    expect(recordValue(['a'])).toBe('["a"]')
   })
   it('a document (export, topology layout) takes no -c, --ids, --sort-column or --no-headers; sentences no --no-headers', () => {
     expect(outputMisfit(DOCUMENT, {columns: ['foo']}, 'placemat export')).toBe('-c: placemat export prints a document, with no columns or keys to pick')

@@ -23,8 +23,8 @@ import type {
   TopologyAnswer,
   TopologyNodeRecord,
 } from './backend.js'
-import {disabledProviders, listProviders, loadStandard, membersOf} from './standard-reads.js'
-import {DISABLED_TRAIT} from '../../core/host.js'
+import {disabledProviders, listProviders, loadStandard, membersOf, sharingProviders} from './standard-reads.js'
+import {DISABLED_TRAIT, SHARES_VIA_AGGREGATE} from '../../core/host.js'
 
 export class PlainBackend implements Backend {
   readonly kind = 'placement' as const
@@ -58,12 +58,15 @@ export class PlainBackend implements Backend {
   /** The view placemat computes, over the racks, rows and rooms of `file`. */
   async topologyView(file?: Layout, opts: {concurrency?: number; onProgress?: (done: number, total: number) => void} = {}): Promise<TopologyAnswer | undefined> {
     if (!file) return undefined
-    const [cloud, disabled] = await Promise.all([
+    const [cloud, disabled, sharing] = await Promise.all([
       loadStandard(this.client, {parts: {inventories: true, usages: true, traits: false, aggregates: true}, ...opts}),
-      // Which hosts are out of service, in one call rather than every provider's traits.
+      // Which hosts are out of service and which providers share (no hosts), in one call each
+      // rather than every provider's traits.
       disabledProviders(this.client),
+      sharingProviders(this.client),
     ])
-    const providers = [...cloud.providers.values()].map((p) => (disabled.has(p.uuid) ? {...p, traits: [DISABLED_TRAIT]} : p))
+    const traitsOf = (uuid: string) => [...(disabled.has(uuid) ? [DISABLED_TRAIT] : []), ...(sharing.has(uuid) ? [SHARES_VIA_AGGREGATE] : [])]
+    const providers = [...cloud.providers.values()].map((p) => ({...p, traits: traitsOf(p.uuid)}))
     const s = stateFromSnapshot({providers, topology: [...layoutNodes(file).values()]})
     return {generation: null, topology: topologyView(s)}
   }

@@ -4,6 +4,7 @@
  * (backend/placemat-api.ts); on plain Placement in a local file (file-groups.ts).
  */
 import type {GroupRecord} from '../../core/groups.js'
+import {GROUP_NAME_RULE, isGroupName} from '../../core/group-writes.js'
 import type {Backend} from '../backend/backend.js'
 import {usageError} from '../failure.js'
 
@@ -28,6 +29,11 @@ export interface Groups {
 /** Plain Placement without --groups FILE. */
 export const NO_GROUPS_HERE =
   'placement groups are kept by placemat (a daemon or --db): plain OpenStack Placement has no place for them; keep them in a local file with --groups FILE (and --layout FILE for racks, rows and rooms)'
+
+/** A new group's name, checked before anything is asked of the endpoint (exit 2). */
+export function checkGroupName(name: string): void {
+  if (!isGroupName(name)) throw usageError(`invalid group name '${name}': ${GROUP_NAME_RULE}`)
+}
 
 /** The groups of `backend`; on plain Placement, those of the local `file`. */
 export async function groupsOf(backend: Backend, file?: {groups?: string; layout?: string}): Promise<Groups> {

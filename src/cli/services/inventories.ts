@@ -5,6 +5,7 @@
  * retried. The commands parse and print.
  */
 import type {PlacementClient} from '../../client/client.js'
+import {inventoryReplacement, type InventoryReplacement} from '../../core/inventories.js'
 import {notFoundError} from '../failure.js'
 import {capacity, mergeInventories, type InventoryChanges, type InventoryRecord} from './inventory.js'
 import {resolveProvider, type ListedProvider} from './providers.js'
@@ -32,7 +33,7 @@ export async function setInventories(
   target: string,
   changes: InventoryChanges,
   opts: SetInventoriesOptions = {},
-): Promise<Array<{uuid: string; body: InventoryBody}>> {
+): Promise<Array<{uuid: string; name: string; body: InventoryBody; replaced: InventoryReplacement}>> {
   let providers: ListedProvider[]
   if (opts.aggregate) {
     providers = (await client.get('/resource_providers', {query: {member_of: target}})).resource_providers
@@ -40,8 +41,9 @@ export async function setInventories(
   } else {
     providers = [await resolveProvider(client, target)]
   }
-  const results: Array<{uuid: string; body: InventoryBody}> = []
+  const results: Array<{uuid: string; name: string; body: InventoryBody; replaced: InventoryReplacement}> = []
   for (const p of providers) {
+    let replaced: InventoryReplacement = {dropped: [], reset: []}
     const body = await retryOnConcurrentUpdate(async () => {
       const [current, use] = await Promise.all([
         client.get(`/resource_providers/${p.uuid}/inventories`),
@@ -59,10 +61,11 @@ export async function setInventories(
           opts.onWarning?.(`${rc} on ${p.name}: capacity ${capacity(inv)} would be below what is in use (${used})`)
         }
       }
+      replaced = inventoryReplacement(current.inventories, payload.inventories)
       if (opts.dryRun) return payload
       return client.put<InventoryBody>(`/resource_providers/${p.uuid}/inventories`, payload)
     })
-    results.push({uuid: p.uuid, body})
+    results.push({uuid: p.uuid, name: p.name, body, replaced})
   }
   return results
 }
@@ -114,11 +117,11 @@ export async function readUsages(
   client: PlacementClient,
   ref: string,
   withInventories: boolean,
-): Promise<{usage: {usages: Record<string, number>} & Record<string, unknown>; inventories: Record<string, InventoryRecord>}> {
+): Promise<{name: string; usage: {usages: Record<string, number>} & Record<string, unknown>; inventories: Record<string, InventoryRecord>}> {
   const p = await resolveProvider(client, ref)
   const [use, inv] = await Promise.all([
     client.get(`/resource_providers/${p.uuid}/usages`),
     withInventories ? client.get(`/resource_providers/${p.uuid}/inventories`) : undefined,
   ])
-  return {usage: use, inventories: inv?.inventories ?? {}}
+  return {name: p.name, usage: use, inventories: inv?.inventories ?? {}}
 }

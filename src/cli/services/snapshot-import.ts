@@ -359,20 +359,30 @@ class SnapshotImport {
 
   /**
    * Refuses (exit 4) hard groups whose rules the snapshot's allocations break, judged by the
-   * core on a State of what the rules look at: the members' hosts, the racks, rows and rooms,
+   * core on a State of what the rules look at: the members' provider trees (traits included: a shared provider is no host), the racks, rows and rooms,
    * and for a spread by host every host, as written in this transaction (call after finish()).
    */
   async checkGroups(opts: ImportOptions): Promise<void> {
     const hard = this.groups.filter((g) => !g.soft && g.members.length > 0)
     if (hard.length === 0 || opts.allowViolations) return
     const placed = await this.writer.allocationProviders([...new Set(hard.flatMap((g) => g.members))])
-    const hostOf = (rp: string) => this.roots.get(rp) ?? rp
-    const memberHosts = new Set([...placed.values()].flat().map(hostOf))
-    const hosts = await this.writer.hosts([...memberHosts], hard.some((g) => g.policy === 'spread' && g.level === 'host'))
+    const memberRoots = new Set([...placed.values()].flat().map((rp) => this.roots.get(rp) ?? rp))
+    // The members' providers in their whole trees, with their traits: a provider that shares
+    // (and a tree it roots) is no host, as the core decides anywhere else.
+    const trees = await this.writer.trees([...memberRoots], hard.some((g) => g.policy === 'spread' && g.level === 'host'))
     const s = stateFromSnapshot({
-      providers: [...hosts].map(([uuid, h]) => ({uuid, name: h.name, generation: 0, parent_provider_uuid: null, inventories: h.inventories, aggregates: h.aggregates})),
-      // A member's allocations as the hosts they are on: all a rule looks at.
-      consumers: [...placed].map(([uuid, rps]) => ({uuid, allocations: Object.fromEntries(rps.map((rp) => [hostOf(rp), {resources: {}}]))})),
+      providers: trees.map((p) => ({
+        uuid: p.uuid,
+        name: p.name,
+        generation: 0,
+        parent_provider_uuid: p.parent_uuid,
+        root_provider_uuid: p.root_uuid,
+        inventories: p.inventories,
+        traits: p.traits,
+        aggregates: p.aggregates,
+      })),
+      // A member's allocations as the providers they are on: all a rule looks at.
+      consumers: [...placed].map(([uuid, rps]) => ({uuid, allocations: Object.fromEntries(rps.map((rp) => [rp, {resources: {}}]))})),
       topology: this.topology ? nodeRecords(this.topology) : [],
     })
     for (const g of hard) {

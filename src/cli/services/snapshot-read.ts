@@ -6,7 +6,7 @@
  * import that consumes the items.
  */
 import {GROUP_LEVELS, GROUP_POLICIES} from '../../core/groups.js'
-import {isGroupName, ruleOf} from '../../core/group-writes.js'
+import {GROUP_NAME_RULE, isGroupName, ruleOf} from '../../core/group-writes.js'
 import {INVENTORY_FIELDS} from '../../core/inventories.js'
 import {aggregateNameProblem} from '../../core/aggregate-names.js'
 import {MAX_REASON} from '../../core/host-status.js'
@@ -208,7 +208,7 @@ function topologyOf(t: unknown, usage: (msg: string) => Error): SnapshotTopology
 
 /** A placement group: its rule as placemat's own checks take it, and its members. */
 function groupOf(g: unknown, usage: (msg: string) => Error): SnapshotGroup {
-  if (!isObject(g) || !isGroupName(g.name)) throw usage('every group needs a name (letters, digits and . _ : -, starting with a letter or digit)')
+  if (!isObject(g) || !isGroupName(g.name)) throw usage(`every group needs a name (${GROUP_NAME_RULE})`)
   const what = `group ${g.name}`
   if (!GROUP_POLICIES.includes(g.policy)) throw usage(`${what}: policy must be one of ${GROUP_POLICIES.join(', ')}`)
   if (!GROUP_LEVELS.includes(g.level)) throw usage(`${what}: level must be one of ${GROUP_LEVELS.join(', ')}`)

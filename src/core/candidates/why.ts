@@ -13,8 +13,8 @@
  */
 import {PlacementError} from '../errors.js'
 import {ruleText, placementJudge, OUTSIDE_TOPOLOGY, NEWCOMER, type Group} from '../groups.js'
-import {DISABLED_TRAIT, everyHost, hostsOfProviders, isSharing} from '../host.js'
-import {type State} from '../state.js'
+import {DISABLED_TRAIT, everyHost, hostsOfProviders, isDisabled, isSharing} from '../host.js'
+import {type Provider, type State} from '../state.js'
 import {capacityOf} from '../capacity.js'
 import {findCandidates} from './engine.js'
 import {groupsToKeep, type GroupFit} from './group-fit.js'
@@ -214,14 +214,26 @@ function search(s: State, req: CandidateRequest): Found {
 
 // ---- when the resources alone find nothing ------------------------------------------------------
 
-/** The provider with the most of `rc` free, and how much. */
-function mostFree(s: State, rc: string): {name: string; free: number; maxUnit: number} | undefined {
-  let best: {name: string; free: number; maxUnit: number} | undefined
+/** The disabled host whose tree `p` is in (the host out of service itself, or one of its providers'), if any. */
+const disabledHostOf = (s: State, p: Provider): Provider | undefined => {
+  const root = p.root === p.uuid ? p : s.providers.get(p.root)
+  return root !== undefined && isDisabled(root) ? root : undefined
+}
+
+/**
+ * The provider with the most of `rc` free, and how much. With `enabledFirst` (a request that
+ * leaves disabled hosts out) one of a disabled host is named only when no other has any of `rc`,
+ * and then said to be (`disabled`).
+ */
+function mostFree(s: State, rc: string, enabledFirst: boolean): {name: string; free: number; maxUnit: number; disabled: string | undefined} | undefined {
+  let best: {name: string; free: number; maxUnit: number; disabled: string | undefined} | undefined
   for (const p of s.providers.values()) {
     const inv = p.inventories.get(rc)
     if (!inv) continue
     const free = capacityOf(inv) - (p.usages.get(rc) ?? 0)
-    if (!best || free > best.free) best = {name: p.name, free, maxUnit: inv.max_unit}
+    const disabled = disabledHostOf(s, p)?.name
+    const better = !best || (enabledFirst && !best.disabled !== !disabled ? !disabled : free > best.free)
+    if (better) best = {name: p.name, free, maxUnit: inv.max_unit, disabled}
   }
   return best
 }
@@ -230,9 +242,10 @@ function mostFree(s: State, rc: string): {name: string; free: number; maxUnit: n
  * The host with the most of `rc` free across the providers of its tree (its own, not shared),
  * with those providers by free amount, most first.
  */
-function mostFreeAcross(s: State, rc: string): {host: string; free: number; providers: Array<{name: string; free: number}>} | undefined {
+function mostFreeAcross(s: State, rc: string, enabledOnly: boolean): {host: string; free: number; providers: Array<{name: string; free: number}>} | undefined {
   let best: {host: string; free: number; providers: Array<{name: string; free: number}>} | undefined
   for (const h of everyHost(s)) {
+    if (enabledOnly && isDisabled(h)) continue
     const providers: Array<{name: string; free: number}> = []
     let sum = 0
     for (const p of s.subtree(h.uuid)) {
@@ -252,8 +265,8 @@ function mostFreeAcross(s: State, rc: string): {host: string; free: number; prov
  * When `amount` of `rc` is free on one host only across several of its providers (a compute's
  * NUMA children): says so, and the granular groups that would take it, one provider each.
  */
-function acrossChildren(s: State, rc: string, amount: number): string {
-  const across = mostFreeAcross(s, rc)
+function acrossChildren(s: State, rc: string, amount: number, enabledOnly: boolean): string {
+  const across = mostFreeAcross(s, rc, enabledOnly)
   if (!across || across.free < amount || across.providers.length < 2) return ''
   const parts: number[] = []
   let left = amount
@@ -279,11 +292,14 @@ function resourcesWhy(s: State, req: CandidateRequest, base: CandidateRequest): 
       const n = search(s, single(g, new Map([[rc, amount]]))).hosts.size
       counts.push(`${amount} ${rc}: ${hosts(n)}`)
       if (n > 0) continue
-      const best = mostFree(s, rc)
+      // A host out of service is not named as where to look when the request leaves it out.
+      const enabledOnly = req.rootForbidden.has(DISABLED_TRAIT)
+      const best = mostFree(s, rc, enabledOnly)
       const note = groupNote(req, g)
       if (!best) return `no provider has any ${rc}${note}`
-      if (best.free < amount) return `no provider has ${amount} ${rc} free${note} (the most free: ${best.name} with ${Math.max(0, best.free)})${acrossChildren(s, rc, amount)}`
-      return `no provider takes ${amount} ${rc} in one allocation${note} (${best.name} has ${best.free} free, at most ${best.maxUnit} at once; or min_unit, step_size)`
+      const off = !enabledOnly || !best.disabled ? '' : best.disabled === best.name ? ', a disabled host' : `, of disabled host ${best.disabled}`
+      if (best.free < amount) return `no provider has ${amount} ${rc} free${note} (the most free: ${best.name} with ${Math.max(0, best.free)}${off})${acrossChildren(s, rc, amount, enabledOnly)}`
+      return `no provider takes ${amount} ${rc} in one allocation${note} (${best.name} has ${best.free} free${off}, at most ${best.maxUnit} at once; or min_unit, step_size)`
     }
   }
   for (const g of base.groups) {

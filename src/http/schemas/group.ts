@@ -1,5 +1,5 @@
 /** placemat's placement groups (under /placemat/v1/groups). Not part of Placement. */
-import type {GroupSpec} from '../../core/group-writes.js'
+import {GROUP_NAME_PATTERN, type GroupSpec} from '../../core/group-writes.js'
 import type {Schema} from './common.js'
 
 /** POST /placemat/v1/groups. */
@@ -26,7 +26,7 @@ export interface GroupMembersPostBody {
 }
 
 /** A placement group's name. */
-export const GROUP_NAME = {type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$'}
+export const GROUP_NAME = {type: 'string', pattern: GROUP_NAME_PATTERN}
 
 const CONSUMER_LIST = {type: 'array', items: {type: 'string', format: 'uuid'}, maxItems: 100000}
 
