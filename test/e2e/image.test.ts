@@ -49,7 +49,9 @@ describe.skipIf(!available)('the container image', () => {
     expect(built.stdout.trim().split('\n').at(-1)).toBe(IMAGE)
     const size = Number(await inspect(IMAGE, '{{.Size}}'))
     console.log(`image ${IMAGE}: built in ${((Date.now() - started) / 1000).toFixed(1)} s, ${(size / 1e6).toFixed(1)} MB`)
-  })
+    // The build installs the production dependencies and compiles better-sqlite3 when no prebuilt
+    // binary is fetched: minutes on a busy machine, longer than the suite's hook timeout.
+  }, 1_800_000)
 
   afterAll(async () => {
     await box?.dispose()
