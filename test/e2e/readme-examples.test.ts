@@ -1,13 +1,17 @@
 /**
  * The README's `provider list` and `candidates` examples, read from README.md itself and run on
  * the example cloud built as the README says (`db init`, `apply fixtures/cloud.yaml`, `topology
- * apply fixtures/cloud-layout.yaml`): each finds something, none prints an empty table.
+ * apply fixtures/cloud-layout.yaml`): each finds something, none prints an empty table. Its
+ * haproxy.cfg passes `haproxy -c` without a warning (where haproxy and openssl are installed).
  */
+import {execFile} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {makeCa, opensslAvailable, serverCert} from '../helpers/certs.js'
 import {ROOT, placemat} from '../helpers/cli.js'
+import {HAPROXY, haproxyAvailable} from '../helpers/haproxy.js'
 
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')
 
@@ -66,5 +70,22 @@ describe("the README's examples on its example cloud", () => {
   it('say where the admin token is when PLACEMAT_HOME is set', () => {
     const quickStart = README.slice(README.indexOf('## Quick start'), README.indexOf('## The daemon'))
     expect(quickStart).toContain('$PLACEMAT_HOME/admin-token')
+  })
+
+  it.skipIf(!haproxyAvailable || !opensslAvailable)('give haproxy a configuration it takes without a warning', async () => {
+    const block = README.match(/^# haproxy\.cfg:.*\n(?:(?!```)[^\n]*\n)*/m)
+    expect(block, 'the haproxy.cfg block').not.toBeNull()
+    // The certificate the README names, made here.
+    const ca = makeCa(dir)
+    const cfg = block![0].replace('/etc/haproxy/cloud.example.pem', serverCert(ca, 'cloud').both)
+    expect(cfg).not.toContain('/etc/haproxy/')
+    const file = path.join(dir, 'haproxy.cfg')
+    fs.writeFileSync(file, cfg)
+    const checked = await new Promise<{code: number; text: string}>((resolve) =>
+      execFile(HAPROXY, ['-c', '-f', file], (err, stdout, stderr) => resolve({code: err ? Number(err.code ?? 1) : 0, text: stdout + stderr})),
+    )
+    expect(checked.code, checked.text).toBe(0)
+    expect(checked.text).not.toMatch(/WARNING|ALERT/)
+    expect(checked.text).toMatch(/Configuration file is valid/)
   })
 })
