@@ -1,13 +1,13 @@
 import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../src/cli/base.js'
 import {readFlavorFile} from '../src/cli/capacity/flavor-file.js'
-import {capacity, chosenFlavors, parseRatios, parseWithout} from '../src/cli/services/capacity.js'
+import {capacity, catalogCapacity, chosenFlavors, parseRatios, parseWithout} from '../src/cli/services/capacity.js'
 import {HEADROOM_LEVELS, type DomainHeadroom, type HeadroomLevel} from '../src/core/headroom.js'
 
 export default class Capacity extends PlacematCommand {
   static summary = 'How many more of each flavor fit, per host, rack, row, room and the cloud; what is lost to host boundaries, stranded, or can never fit.'
 
-  static description = `--flavors FILE: what \`openstack flavor list --long -f json\` or
+  static description = `--flavors FILE (or, on a daemon started with --flavors, its catalog): what \`openstack flavor list --long -f json\` or
 \`openstack flavor show -f json\` prints, or a YAML list of the same fields
 (name, vcpus, ram, disk, ephemeral, swap, properties, member_of). Each flavor
 is asked as Nova asks Placement: VCPU (PCPU with hw:cpu_policy=dedicated),
@@ -42,7 +42,7 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
   ]
 
   static flags = {
-    flavors: Flags.string({description: 'flavor file (osc JSON or YAML; - for stdin)', required: true}),
+    flavors: Flags.string({description: "flavor file (osc JSON or YAML; - for stdin); without it, the daemon's catalog (daemon start --flavors)"}),
     flavor: Flags.string({description: 'only this flavor (repeatable)', multiple: true}),
     level: Flags.string({description: 'only this level (repeatable)', multiple: true, options: [...HEADROOM_LEVELS]}),
     without: Flags.string({description: 'what if this were lost: host:NAME, rack:NAME, row:NAME or room:NAME (repeatable)', multiple: true}),
@@ -64,8 +64,10 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
   async run(): Promise<void> {
     const {flags} = await this.parse(Capacity)
     const change = {without: parseWithout(flags.without), ratios: parseRatios(flags.ratio)}
-    const flavors = chosenFlavors(readFlavorFile(flags.flavors), flags.flavor)
-    const answer = await capacity(await this.backend(), flavors, {levels: flags.level as HeadroomLevel[] | undefined, change})
+    const levels = flags.level as HeadroomLevel[] | undefined
+    const answer = flags.flavors
+      ? await capacity(await this.backend(), chosenFlavors(readFlavorFile(flags.flavors), flags.flavor), {levels, change})
+      : await catalogCapacity(await this.backend(), {names: flags.flavor, levels, change})
     for (const w of answer.warnings) process.stderr.write(`warning: flavor ${w.flavor}: ${w.warning}\n`)
     if (this.textOutput) for (const l of answer.lint) process.stderr.write(`lint: flavor ${l.flavor}: ${l.problem}\n`)
     this.output(answer, answer.domains, Capacity.columns as Array<{key: string; header?: string; align?: 'right'; get?: (d: DomainHeadroom) => unknown}>)

@@ -59,6 +59,10 @@ export const daemonStartFlags = {
   }),
   'request-timeout': Flags.integer({description: 'seconds a client has to send a whole request (headers: at most 30)', default: 120}),
   'metrics-public': Flags.boolean({description: 'serve GET /metrics without a token (it needs the admin token otherwise)'}),
+  flavors: Flags.string({
+    description:
+      'a flavor file (openstack flavor list --long -f json, or YAML): GET /placemat/v1/capacity and the placemat_flavor_fit gauges count it; read again on SIGHUP',
+  }),
   'policy-file': Flags.string({
     description: 'Placement policy overrides (oslo.policy YAML or JSON: rule name -> check string), over the defaults --policy-defaults names',
     helpGroup: 'POLICY',

@@ -2,6 +2,7 @@
  * What `daemon start`'s flags and placement.conf mean for a foreground daemon, in one place:
  * a flag over the file, the file over the default. The command parses; this decides.
  */
+import path from 'node:path'
 import type {LogLevel} from '../http/access-log.js'
 import type {AuthMode} from '../http/context.js'
 import type {PolicyOptions} from '../http/policy/policy.js'
@@ -25,6 +26,7 @@ export interface StartFlags {
   strategy: string
   'log-level'?: string
   'metrics-public': boolean
+  flavors?: string
   durability: string
   'request-timeout': number
   'db-wait'?: number
@@ -66,6 +68,7 @@ export function foregroundOptions(
     // A level given as a flag stays; one from the file follows the file on a reload.
     reloadLogLevel: flags['log-level'] ? undefined : () => (configFile ? readConfigFile(configFile).logLevel : undefined) ?? 'info',
     metricsPublic: flags['metrics-public'],
+    flavors: flags.flavors === undefined ? undefined : path.resolve(flags.flavors),
     warmUp: flags['warm-up'] && process.env.PLACEMAT_WARM_UP !== '0',
     policy: decided.policy,
     durability: flags.durability as Durability,

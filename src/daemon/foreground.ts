@@ -42,7 +42,12 @@ export async function runForeground(opts: ForegroundOptions, say: (line: string)
     notifier,
     log: server.app.log,
     times: opts.shutdown,
-    reloadSources: {policy: server.policy, logLevel: opts.reloadLogLevel, tls: opts.edge?.tls ? () => server.reloadTls() : undefined},
+    reloadSources: {
+      policy: server.policy,
+      logLevel: opts.reloadLogLevel,
+      tls: opts.edge?.tls ? () => server.reloadTls() : undefined,
+      flavors: server.flavors ? () => server.flavors!.load() : undefined,
+    },
     async close() {
       removeRecord(opts.db, process.pid)
       await server.close()

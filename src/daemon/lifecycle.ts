@@ -4,7 +4,7 @@
  * still served for the shutdown delay (the balancer's time to notice), then the listener closes,
  * what is in flight is answered and committed, and the process exits, all within the shutdown
  * timeout or it exits 1 saying how many requests were left. SIGHUP reloads what can change
- * without a restart (the policy file, the log level, the TLS certificate), each on its own: a
+ * without a restart (the policy file, the log level, the TLS certificate, the flavor file), each on its own: a
  * bad file is refused, naming it, and what was in force stays.
  */
 import type {FastifyBaseLogger} from 'fastify'
@@ -27,12 +27,15 @@ export interface ReloadSources {
   logLevel?: () => LogLevel
   /** Rereads the certificate and key (HTTPS only); throws naming a file that cannot be used. */
   tls?: () => {changed: boolean}
+  /** Rereads the flavor file (--flavors only): how many flavors it holds; throws naming a file that cannot be used. */
+  flavors?: () => number
 }
 
 export interface ReloadReport {
   policy: {changed: string[]} | {error: string}
   logLevel?: {from: LogLevel; to: LogLevel} | {error: string}
   tls?: {changed: boolean} | {error: string}
+  flavors?: {count: number} | {error: string}
 }
 
 const failed = (err: unknown) => ({error: (err as Error).message})
@@ -62,6 +65,13 @@ export function reload(log: FastifyBaseLogger, sources: ReloadSources): ReloadRe
       report.tls = failed(err)
     }
   }
+  if (sources.flavors) {
+    try {
+      report.flavors = {count: sources.flavors()}
+    } catch (err) {
+      report.flavors = failed(err)
+    }
+  }
   return report
 }
 
@@ -78,11 +88,18 @@ export function describeReload(report: ReloadReport): string {
     if ('error' in report.tls) parts.push(`TLS certificate not reloaded (${report.tls.error}); the one in use stays`)
     else parts.push(report.tls.changed ? 'TLS certificate replaced' : 'TLS certificate unchanged')
   }
+  if (report.flavors) {
+    if ('error' in report.flavors) parts.push(`flavors not reloaded (${report.flavors.error}); the catalog in force stays`)
+    else parts.push(`flavors: ${report.flavors.count}`)
+  }
   return parts.join('; ')
 }
 
 export const reloadFailed = (report: ReloadReport): boolean =>
-  'error' in report.policy || Boolean(report.logLevel && 'error' in report.logLevel) || Boolean(report.tls && 'error' in report.tls)
+  'error' in report.policy ||
+  Boolean(report.logLevel && 'error' in report.logLevel) ||
+  Boolean(report.tls && 'error' in report.tls) ||
+  Boolean(report.flavors && 'error' in report.flavors)
 
 export interface Lifecycle {
   service: ServiceState

@@ -1,5 +1,6 @@
 import {KeystoneValidator, type KeystoneSettings} from '../http/auth/keystone.js'
 import {Policy, type PolicyOptions} from '../http/policy/policy.js'
+import {FlavorCatalog} from '../http/flavor-catalog.js'
 import type {FastifyInstance} from 'fastify'
 import type https from 'node:https'
 import {loggerOptions, type LogLevel} from '../http/access-log.js'
@@ -34,6 +35,8 @@ export interface ServerOptions {
   warmUp?: boolean
   /** Placement's policy: its file and oslo.policy's enforce_new_defaults and enforce_scope. */
   policy?: PolicyOptions
+  /** A flavor file (osc's JSON or YAML): GET /placemat/v1/capacity and the flavor gauges count it. */
+  flavors?: string
   /** full (default): every acknowledged write is on disk; normal: faster, a power loss may lose the last ones. */
   durability?: Durability
   /** Client timeouts, ms. */
@@ -83,6 +86,8 @@ export interface RunningServer {
   /** Serving or stopping, and the requests in flight. */
   service: ServiceState
   policy: Policy
+  /** The flavor catalog (--flavors), read again on a reload. */
+  flavors?: FlavorCatalog
   /**
    * Reads --tls-cert and --tls-key again and serves them to new connections (those open keep
    * theirs): changed false when the files hold what is served (or the daemon serves plain HTTP).
@@ -111,6 +116,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   })
   const service = new ServiceState()
   const policy = Policy.load(opts.policy)
+  // A flavor file that cannot be used stops the start, naming it.
+  const flavors = opts.flavors ? new FlavorCatalog(opts.flavors) : undefined
+  flavors?.load()
   const log = new LogBuffer()
   const app = await buildApp({
     service,
@@ -127,6 +135,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     timeouts: opts.timeouts,
     edge: opts.edge ? {trust: trustOf(opts.edge), basePath: opts.edge.basePath} : undefined,
     tls: served,
+    flavors,
   })
   // Listening first: while the database is away the daemon answers, health saying it is starting.
   try {
@@ -179,6 +188,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     store,
     service,
     policy,
+    flavors,
     url,
     reloadTls() {
       if (!tlsFiles || !served) return {changed: false}

@@ -26,6 +26,7 @@ import {routes as groupRoutes} from './routes/groups.js'
 import {routes as hostRoutes} from './routes/hosts.js'
 import {routes as hostDescriptionRoutes} from './routes/host-description.js'
 import {routes as aggregateNameRoutes} from './routes/aggregate-names.js'
+import {routes as capacityRoutes} from './routes/capacity.js'
 import {observabilityRoutes, observe} from './observability.js'
 import {stripBasePath} from './edge.js'
 import {Policy} from './policy/policy.js'
@@ -207,7 +208,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   observe(app, options)
   options.service?.attach(app)
-  registerRoutes(app, [...PLACEMENT_ROUTES, ...EXTENSION_ROUTES, ...observabilityRoutes(options)], options)
+  registerRoutes(app, [...PLACEMENT_ROUTES, ...EXTENSION_ROUTES, ...capacityRoutes(options), ...observabilityRoutes(options)], options)
   return app
 }
 

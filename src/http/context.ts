@@ -10,6 +10,7 @@ import type {Credentials, Policy} from './policy/policy.js'
 import type {KeystoneValidator} from './auth/keystone.js'
 import {edgeOf, type EdgeOptions} from './edge.js'
 import type {Schema} from './schemas/common.js'
+import type {FlavorCatalog} from './flavor-catalog.js'
 
 export type AuthMode = 'noauth2' | 'token' | 'trusted' | 'keystone'
 
@@ -53,6 +54,8 @@ export interface AppOptions {
   edge?: EdgeOptions
   /** Serve HTTPS with this certificate and key (PEM; TLS 1.2 at least). */
   tls?: {cert: Buffer; key: Buffer}
+  /** The flavor catalog capacity and its gauges count (`daemon start --flavors`). */
+  flavors?: FlavorCatalog
 }
 
 declare module 'fastify' {

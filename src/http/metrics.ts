@@ -6,6 +6,9 @@
  * per process, and several apps in one process would otherwise start one each.
  */
 import {rollupsOf} from '../core/rollups.js'
+import {headroom} from '../core/headroom.js'
+import {hostDomains} from '../core/topology.js'
+import type {FlavorCatalog} from './flavor-catalog.js'
 import type {FastifyInstance} from 'fastify'
 import {Counter, Gauge, Histogram, Registry, collectDefaultMetrics} from 'prom-client'
 import type {State} from '../core/state.js'
@@ -91,6 +94,27 @@ export class Metrics {
     name: 'placemat_topology_usage',
     help: 'Amount allocated per resource class on the hosts in each rack, row and room.',
     labelNames: ['level', 'name', 'resource_class'] as const,
+    registers: [this.registry],
+  })
+
+  readonly flavorFit = new Gauge({
+    name: 'placemat_flavor_fit',
+    help: 'How many more instances of each flavor of the catalog fit (one flavor at a time), per rack, row, room and the cloud (daemon start --flavors).',
+    labelNames: ['flavor', 'level', 'domain'] as const,
+    registers: [this.registry],
+  })
+
+  readonly fragmentationLoss = new Gauge({
+    name: 'placemat_fragmentation_loss',
+    help: 'Instances of each flavor lost to host boundaries: the fit if the domain were one host, less the fit.',
+    labelNames: ['flavor', 'level', 'domain'] as const,
+    registers: [this.registry],
+  })
+
+  readonly stranded = new Gauge({
+    name: 'placemat_stranded',
+    help: 'Free capacity per resource class on enabled hosts where no flavor of the catalog fits, per rack, row, room and the cloud.',
+    labelNames: ['class', 'level', 'domain'] as const,
     registers: [this.registry],
   })
 
@@ -192,7 +216,8 @@ export class Metrics {
     }
   }
 
-  constructor() {
+  /** `flavors`: the daemon's catalog, whose headroom the flavor gauges show (none: no such gauges). */
+  constructor(private readonly flavors?: FlavorCatalog) {
     // Both series from the start, at zero, so a rate can be taken before the first retry.
     for (const reason of ['moved', 'too-big']) this.writesRetried.inc({reason}, 0)
     for (const from of ['images', 'rows']) this.catchUps.inc({from}, 0)
@@ -220,6 +245,29 @@ export class Metrics {
     }
     this.providers.set(cloud.providers)
     this.consumers.set(cloud.holding)
+    this.observeHeadroom(s)
+  }
+
+  /** The flavor gauges, worked out from the State as it is now (no call per provider or flavor). */
+  private observeHeadroom(s: State): void {
+    const flavors = this.flavors?.flavors
+    if (!flavors?.length) return
+    const h = headroom(s, flavors, {levels: ['rack', 'row', 'room', 'cloud']})
+    this.flavorFit.reset()
+    this.fragmentationLoss.reset()
+    this.stranded.reset()
+    for (const d of h.domains) {
+      this.flavorFit.set({flavor: d.flavor, level: d.level, domain: d.name}, d.fit)
+      this.fragmentationLoss.set({flavor: d.flavor, level: d.level, domain: d.name}, d.fragmentation_loss)
+    }
+    for (const st of h.stranded) {
+      const host = s.providerByName.get(st.host)
+      const where = hostDomains(s, host)
+      for (const [level, domain] of [...Object.entries(where), ['cloud', 'cloud']] as Array<[string, string | null]>) {
+        if (domain === null) continue
+        this.stranded.inc({class: st.class, level, domain}, st.amount)
+      }
+    }
   }
 
   /** Sets the journal and database gauges from the store as it is now. */
@@ -267,8 +315,8 @@ declare module 'fastify' {
  * Gives the app its Metrics (app.metrics), counts every answered request, and times the
  * store's write transactions while the app is open.
  */
-export function countRequests(app: FastifyInstance, store: Store): Metrics {
-  const metrics = new Metrics()
+export function countRequests(app: FastifyInstance, store: Store, flavors?: FlavorCatalog): Metrics {
+  const metrics = new Metrics(flavors)
   app.decorate('metrics', metrics)
   app.addHook('onResponse', (req, reply, done) => {
     metrics.observeRequest(req.method, req.routeOptions.url ?? UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime / 1000)

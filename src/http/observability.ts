@@ -12,7 +12,7 @@ import {routes as metricsRoutes} from './routes/metrics.js'
 /** Hooks that log and count every request; registered before the routes. */
 export function observe(app: FastifyInstance, options: AppOptions): void {
   if (options.logger) accessLog(app, options.edge)
-  countRequests(app, options.store)
+  countRequests(app, options.store, options.flavors)
 }
 
 /** GET /metrics (admin-only unless metricsPublic) and GET /placemat/v1/health (public). */

@@ -12,6 +12,7 @@ import type {NoCandidates} from '../../core/candidates/why.js'
 import type {ConsumerFilter, ConsumerListing, ConsumerView} from '../../core/consumer-list.js'
 import type {HostListing, HostRecord} from '../../core/host-status.js'
 import type {HostDescription} from '../../core/host-view.js'
+import type {Headroom} from '../../core/headroom.js'
 import type {MovedRecord, MoveResult} from '../../core/moves.js'
 import type {Groups} from '../groups/groups.js'
 import type {NamedAggregate} from '../../core/aggregate-names.js'
@@ -103,6 +104,9 @@ export interface WhyAnswer {
 }
 
 /** What only placemat serves (its own API): placemat-api.ts. */
+/** GET /placemat/v1/capacity: the core's headroom of the daemon's catalog, with its flavors' warnings. */
+export type CatalogHeadroom = Headroom & {warnings: Array<{flavor: string; warning: string}>}
+
 export interface PlacematApi {
   /** The host with its status and reason (404 when there is no such provider). */
   host(uuid: string): Promise<HostRecord>
@@ -119,6 +123,8 @@ export interface PlacematApi {
   readonly groups: Groups
   /** Why the search `query` finds no candidate. */
   why(query: Record<string, string | string[]>): Promise<WhyAnswer>
+  /** The headroom of the daemon's own flavor catalog (404 when it has none). */
+  capacity(query: {flavor?: string[]; level?: string[]}): Promise<CatalogHeadroom>
   /** Providers by uuid, in one call (a few hundred at most: they go in the URL). */
   providers(uuids: string[]): Promise<ListedProvider[]>
   /** Allocation candidates with placemat's own parameters (near/far, group, consumer). */

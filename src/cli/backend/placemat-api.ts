@@ -13,7 +13,7 @@ import type {MovedRecord, MoveResult} from '../../core/moves.js'
 import type {Layout} from '../../core/topology.js'
 import type {ListedProvider} from '../../core/wire.js'
 import type {Groups} from '../groups/groups.js'
-import {PLACEMAT_API, type PlacematApi, type WhyAnswer} from './backend.js'
+import {PLACEMAT_API, type CatalogHeadroom, type PlacematApi, type WhyAnswer} from './backend.js'
 
 const HOSTS = `${PLACEMAT_API}/hosts`
 const CONSUMERS = `${PLACEMAT_API}/consumers`
@@ -55,6 +55,7 @@ export function placematApi(client: PlacementClient): PlacematApi {
     consumer: (uuid) => client.get<ConsumerView>(`${CONSUMERS}/${uuid}`),
     groups: placematGroups(client),
     why: (query) => client.get<WhyAnswer>(`${PLACEMAT_API}/allocation_candidates/why`, {query}),
+    capacity: (query) => client.get<CatalogHeadroom>(`${PLACEMAT_API}/capacity`, {query}),
     providers: async (uuids) => (await client.get<{providers: ListedProvider[]}>(`${PLACEMAT_API}/providers`, {query: {uuid: uuids.join(',')}})).providers,
     candidates: (query) => client.get(PLACEMAT_CANDIDATES, {query}),
     claim: (body, opts) => client.post<{consumer_generation: number}>(CLAIMS, body, {query: allow(opts)?.query}),

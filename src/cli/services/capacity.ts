@@ -7,6 +7,7 @@ import {flavorRequest, type Flavor, type FlavorRequest} from '../../core/flavors
 import {PlacementError} from '../../core/errors.js'
 import {headroom, type Headroom, type HeadroomLevel} from '../../core/headroom.js'
 import {whatIf, type Displaced, type LostDomain, type WhatIfChange} from '../../core/what-if.js'
+import {ApiError} from '../../client/client.js'
 import {loadState, type Backend} from '../backend/backend.js'
 import {usageError} from '../failure.js'
 
@@ -66,5 +67,21 @@ export async function capacity(backend: Backend, flavors: FlavorRequest[], opts:
     ...headroom(w.after, flavors, opts),
     warnings,
     what_if: {without: change.without ?? [], ratios: Object.fromEntries(change.ratios ?? []), displaced: w.displaced, survives: w.survives},
+  }
+}
+
+/**
+ * The headroom of the flavor catalog the daemon holds (`daemon start --flavors`), worked out there.
+ * Plain Placement keeps none, and a change is tried on a copy here: both need a flavor file.
+ */
+export async function catalogCapacity(backend: Backend, opts: {names?: string[]; levels?: HeadroomLevel[]; change?: WhatIfChange} = {}): Promise<CapacityAnswer> {
+  if (opts.change?.without?.length || opts.change?.ratios?.size) throw usageError('--without and --ratio are tried on a copy of the cloud here: give --flavors FILE')
+  if (!backend.placemat) throw usageError('give --flavors FILE: plain Placement keeps no flavor catalog')
+  try {
+    return await backend.placemat.capacity({flavor: opts.names?.length ? opts.names : undefined, level: opts.levels?.length ? opts.levels : undefined})
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) throw usageError('the daemon has no flavor catalog: give --flavors FILE, or start the daemon with --flavors FILE')
+    if (err instanceof ApiError && err.status === 400) throw usageError(err.detail)
+    throw err
   }
 }
