@@ -2,6 +2,8 @@ import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../src/cli/base.js'
 import {readFlavorFile} from '../src/cli/capacity/flavor-file.js'
 import {capacity, catalogCapacity, chosenFlavors, parseRatios, parseWithout} from '../src/cli/services/capacity.js'
+import {groupFileFlags} from '../src/cli/groups/flags.js'
+import {groupsOf} from '../src/cli/groups/groups.js'
 import {HEADROOM_LEVELS, type DomainHeadroom, type HeadroomLevel} from '../src/core/headroom.js'
 
 export default class Capacity extends PlacematCommand {
@@ -22,6 +24,10 @@ int((total - reserved) * allocation_ratio), min_unit, max_unit, step_size,
 traits and sharing providers (each pool taken once per domain). Disabled
 hosts count 0; what they would hold is DISABLED. POOLED: the fit if the
 domain were one host; LOSS = POOLED - FIT, lost to host boundaries.
+--group NAME: FIT counts more members of that placement group, as many as
+its rule still allows (anti-affinity: the domains of its level with no
+member; max-per N: N less the members in each; affinity: the members'
+domain; spread: what keeps the skew); POOLED and LOSS stay the flavor's.
 
 JSON/YAML: {domains: [{level, name, flavor, fit, pooled, fragmentation_loss,
 disabled_fit}], stranded: [{host, class, amount, bottleneck}] (free capacity on
@@ -47,6 +53,8 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
     level: Flags.string({description: 'only this level (repeatable)', multiple: true, options: [...HEADROOM_LEVELS]}),
     without: Flags.string({description: 'what if this were lost: host:NAME, rack:NAME, row:NAME or room:NAME (repeatable)', multiple: true}),
     ratio: Flags.string({description: 'what if every inventory of CLASS had allocation ratio R: CLASS=R (repeatable)', multiple: true}),
+    group: Flags.string({description: "count members of this placement group: FIT is what its rule still allows"}),
+    ...groupFileFlags,
   }
 
   static columns = [
@@ -65,9 +73,11 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
     const {flags} = await this.parse(Capacity)
     const change = {without: parseWithout(flags.without), ratios: parseRatios(flags.ratio)}
     const levels = flags.level as HeadroomLevel[] | undefined
+    const backend = await this.backend()
+    const group = flags.group === undefined ? undefined : await (await groupsOf(backend, flags)).show(flags.group)
     const answer = flags.flavors
-      ? await capacity(await this.backend(), chosenFlavors(readFlavorFile(flags.flavors), flags.flavor), {levels, change})
-      : await catalogCapacity(await this.backend(), {names: flags.flavor, levels, change})
+      ? await capacity(backend, chosenFlavors(readFlavorFile(flags.flavors), flags.flavor), {levels, change, group})
+      : await catalogCapacity(backend, {names: flags.flavor, levels, change, group})
     for (const w of answer.warnings) process.stderr.write(`warning: flavor ${w.flavor}: ${w.warning}\n`)
     if (this.textOutput) for (const l of answer.lint) process.stderr.write(`lint: flavor ${l.flavor}: ${l.problem}\n`)
     this.output(answer, answer.domains, Capacity.columns as Array<{key: string; header?: string; align?: 'right'; get?: (d: DomainHeadroom) => unknown}>)

@@ -23,6 +23,8 @@
 import {capacityOf} from './capacity.js'
 import {findCandidates} from './candidates/engine.js'
 import {askedPerClass, type FlavorRequest} from './flavors.js'
+import {groupFit} from './group-headroom.js'
+import type {Group} from './groups.js'
 import {everyHost, isDisabled, isSharing} from './host.js'
 import {stateFromSnapshot} from './snapshot.js'
 import type {Provider, State, TopologyLevel} from './state.js'
@@ -172,6 +174,8 @@ const poolFree = (s: State, uuid: string, rc: string): number => {
 export interface HeadroomOptions {
   /** Levels to report (all when absent). */
   levels?: readonly HeadroomLevel[]
+  /** Count members of this placement group: `fit` is what its rule still allows (group-headroom.ts). */
+  group?: Group
 }
 
 interface HostCounts {
@@ -202,7 +206,12 @@ export function headroom(s: State, flavors: readonly FlavorRequest[], opts: Head
     const eligibleEnabled = counts.filter((c) => c.eligible && !c.disabled)
     if (!counts.some((c) => c.eligible)) lint.push({flavor: flavor.flavor, problem: whyNowhere(s, flavor)})
     else if (eligibleEnabled.length === 0) lint.push({flavor: flavor.flavor, problem: 'fits only on disabled hosts'})
-    for (const [level, name, members] of domainsOf(s, counts, levels)) domains.push(domainHeadroom(s, level, name, flavor, members))
+    for (const [level, name, members] of domainsOf(s, counts, levels)) {
+      const row = domainHeadroom(s, level, name, flavor, members)
+      // The group's rule bounds the fit; pooled and the loss stay the flavor's (host boundaries alone).
+      if (opts.group) row.fit = Math.min(row.fit, groupFit(s, opts.group, new Map(members.filter((c) => !c.disabled).map((c) => [c.host.uuid, c.fit.fit]))))
+      domains.push(row)
+    }
   }
   return {domains, stranded: stranded(s, hosts, flavors, fitsSomewhere), lint}
 }

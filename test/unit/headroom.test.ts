@@ -13,6 +13,7 @@ import {findCandidates} from '../../src/core/candidates/engine.js'
 import {Changes} from '../../src/core/changes.js'
 import {flavorRequest, type Flavor, type FlavorRequest} from '../../src/core/flavors.js'
 import {headroom} from '../../src/core/headroom.js'
+import {GROUP_LEVELS, newBreaches, type Group, type GroupPolicy} from '../../src/core/groups.js'
 import {everyHost, isDisabled, isSharing} from '../../src/core/host.js'
 import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
 import type {Inventory, Provider, State} from '../../src/core/state.js'
@@ -188,4 +189,78 @@ describe('headroom', () => {
     // One 4-VCPU instance per 6-VCPU host, 3 if the rack were one host: 1 lost to the boundaries.
     expect(rack).toMatchObject({fit: 2, pooled: 3, fragmentation_loss: 1})
   })
+
+  it('bounds the fit by a placement group\'s rule as claims of new members in a row would find it', () => {
+    let checked = 0
+    let positive = 0
+    for (let seed = 101; seed <= 140; seed++) {
+      const r = rng(seed)
+      const {snapshot, flavors} = generate(seed)
+      const s = stateFromSnapshot(structuredClone(snapshot))
+      const hosts = everyHost(s)
+      const f = flavorRequest({...flavors.find((x) => !x.name.includes('metal'))!, properties: {}})
+      const policy = (['anti-affinity', 'max-per', 'spread', 'affinity'] as GroupPolicy[])[seed % 4]
+      const level = GROUP_LEVELS[Math.floor(r() * 3)]
+      const g: Group = {name: 'g', policy, level, maxPer: 1 + Math.floor(r() * 3), maxSkew: Math.floor(r() * 3), soft: false, members: new Set(), generation: 1, createdAt: 0, updatedAt: 0}
+      // A few members placed already, as the rule allows (claims in a row under it).
+      const placed = policy === 'affinity' && r() < 0.5 ? 0 : Math.floor(r() * 3)
+      const base = claimMembers(snapshot, g, f, new Set(hosts.filter((h) => !isDisabled(h)).map((h) => h.uuid)), placed)
+      const state = stateFromSnapshot(structuredClone(base.snapshot))
+      state.groups.set('g', base.group)
+      const got = headroom(state, [f], {group: base.group, levels: ['host', 'rack', 'row', 'room', 'cloud']})
+      for (const row of got.domains) {
+        const inDomain = hosts.filter((h) => row.level === 'cloud' || (row.level === 'host' ? h.name === row.name : hostDomains(s, h)[row.level as 'rack'] === row.name))
+        const enabled = new Set(inDomain.filter((h) => !isDisabled(h)).map((h) => h.uuid))
+        let want: number
+        if (policy === 'affinity' && base.group.members.size === 0) {
+          // No member yet: the first may go to any domain of the level; the most one of them takes.
+          const byDomain = new Map<string, Set<string>>()
+          for (const u of enabled) {
+            const d = level === 'host' ? u : hostDomains(state, state.providers.get(u)!)[level]
+            if (d === null) continue
+            byDomain.set(d, (byDomain.get(d) ?? new Set()).add(u))
+          }
+          want = Math.max(0, ...[...byDomain.values()].map((hs) => claimMembers(base.snapshot, base.group, f, hs, 5000).added))
+        } else want = claimMembers(base.snapshot, base.group, f, enabled, 5000).added
+        expect(row.fit, `seed ${seed}, ${ruleOf(g)}, ${row.level} ${row.name}`).toBe(want)
+        checked++
+        if (want > 0) positive++
+      }
+    }
+    console.log(`headroom with a placement group: ${checked} counts checked against claims of new members in a row (${positive} above 0)`)
+    expect(positive).toBeGreaterThan(100)
+  })
 })
+
+const ruleOf = (g: Group) => `${g.policy} by ${g.level}${g.policy === 'max-per' ? ` (${g.maxPer})` : g.policy === 'spread' ? ` (skew ${g.maxSkew})` : ''}`
+
+/**
+ * Claims of new members of `g` in a row on a copy, each the first candidate on `hosts` whose
+ * placement its rule allows, up to `most`; the snapshot and group after them.
+ */
+function claimMembers(snapshot: Snapshot, g: Group, flavor: FlavorRequest, hosts: Set<string>, most: number): {added: number; snapshot: Snapshot; group: Group} {
+  const copy = stateFromSnapshot(structuredClone(snapshot))
+  const group: Group = {...g, members: new Set(g.members)}
+  copy.groups.set(g.name, group)
+  const consumers = [...(snapshot.consumers ?? [])]
+  let added = 0
+  for (; added < most; added++) {
+    const consumer = `c${String(added).padStart(7, '0')}-0000-4000-8000-${randomUUID().slice(-12)}`
+    const found = findCandidates(copy, flavor.request).allocationRequests.find((a) => {
+      const providers = [...a.allocations.keys()].map((u) => copy.providers.get(u)!)
+      if (!providers.some((p) => hosts.has(p.root)) || !providers.every((p) => hosts.has(p.root) || isSharing(p))) return false
+      return newBreaches(copy, {placements: new Map([[consumer, a.allocations.keys()]]), joins: new Map([[g.name, [consumer]]])}).length === 0
+    })
+    if (!found) break
+    copy.changes = new Changes()
+    writeAllocations(copy, 0, [{uuid: consumer, allocations: found.allocations, project: 'p', user: 'u'}], {checkGeneration: false, ...putAllocationErrors(consumer)})
+    copy.version += 1
+    group.members.add(consumer)
+    consumers.push({uuid: consumer, project_id: 'p', user_id: 'u', allocations: Object.fromEntries([...found.allocations].map(([rp, a]) => [rp, {resources: Object.fromEntries(a)}]))})
+  }
+  // Usages follow the consumers from here on.
+  const providers = snapshot.providers.map((p) => ({...p, usages: undefined}))
+  const usedBefore = new Map(snapshot.providers.map((p) => [p.uuid, p.usages ?? {}]))
+  const seed: Snapshot['consumers'] = [...usedBefore].filter(([, u]) => Object.keys(u).length).map(([rp, u], i) => ({uuid: `u${String(i).padStart(7, '0')}-0000-4000-8000-000000000000`, project_id: 'p', user_id: 'u', allocations: {[rp]: {resources: u}}}))
+  return {added, snapshot: {...snapshot, providers, consumers: snapshot.consumers ? consumers : [...seed!, ...consumers]}, group}
+}

@@ -5,6 +5,7 @@
  */
 import {flavorRequest, type Flavor, type FlavorRequest} from '../../core/flavors.js'
 import {PlacementError} from '../../core/errors.js'
+import type {Group, GroupRecord} from '../../core/groups.js'
 import {headroom, type Headroom, type HeadroomLevel} from '../../core/headroom.js'
 import {whatIf, type Displaced, type LostDomain, type WhatIfChange} from '../../core/what-if.js'
 import {ApiError} from '../../client/client.js'
@@ -50,11 +51,21 @@ export function chosenFlavors(catalog: Flavor[], names: readonly string[] = []):
   return (names.length ? names.map((n) => byName.get(n)!) : catalog).map(flavorRequest)
 }
 
-export async function capacity(backend: Backend, flavors: FlavorRequest[], opts: {levels?: HeadroomLevel[]; change?: WhatIfChange} = {}): Promise<CapacityAnswer> {
+/** A group as the core counts it, from its record (placemat's, or a --groups file's). */
+export function groupOf(r: GroupRecord): Group {
+  return {name: r.name, policy: r.policy, level: r.level, maxPer: r.max_per, maxSkew: r.max_skew, soft: r.soft, members: new Set(r.members), generation: r.generation, createdAt: 0, updatedAt: 0}
+}
+
+export async function capacity(
+  backend: Backend,
+  flavors: FlavorRequest[],
+  opts: {levels?: HeadroomLevel[]; change?: WhatIfChange; group?: GroupRecord} = {},
+): Promise<CapacityAnswer> {
   const state = await loadState(backend)
   const warnings = flavors.flatMap((f) => f.warnings.map((warning) => ({flavor: f.flavor, warning})))
   const change = opts.change
-  if (!change?.without?.length && !change?.ratios?.size) return {...headroom(state, flavors, opts), warnings}
+  const group = opts.group ? groupOf(opts.group) : undefined
+  if (!change?.without?.length && !change?.ratios?.size) return {...headroom(state, flavors, {levels: opts.levels, group}), warnings}
   let w
   try {
     w = whatIf(state, change)
@@ -64,7 +75,7 @@ export async function capacity(backend: Backend, flavors: FlavorRequest[], opts:
     throw err
   }
   return {
-    ...headroom(w.after, flavors, opts),
+    ...headroom(w.after, flavors, {levels: opts.levels, group}),
     warnings,
     what_if: {without: change.without ?? [], ratios: Object.fromEntries(change.ratios ?? []), displaced: w.displaced, survives: w.survives},
   }
@@ -74,8 +85,12 @@ export async function capacity(backend: Backend, flavors: FlavorRequest[], opts:
  * The headroom of the flavor catalog the daemon holds (`daemon start --flavors`), worked out there.
  * Plain Placement keeps none, and a change is tried on a copy here: both need a flavor file.
  */
-export async function catalogCapacity(backend: Backend, opts: {names?: string[]; levels?: HeadroomLevel[]; change?: WhatIfChange} = {}): Promise<CapacityAnswer> {
+export async function catalogCapacity(
+  backend: Backend,
+  opts: {names?: string[]; levels?: HeadroomLevel[]; change?: WhatIfChange; group?: GroupRecord} = {},
+): Promise<CapacityAnswer> {
   if (opts.change?.without?.length || opts.change?.ratios?.size) throw usageError('--without and --ratio are tried on a copy of the cloud here: give --flavors FILE')
+  if (opts.group) throw usageError('--group is counted here on a copy of the cloud: give --flavors FILE')
   if (!backend.placemat) throw usageError('give --flavors FILE: plain Placement keeps no flavor catalog')
   try {
     return await backend.placemat.capacity({flavor: opts.names?.length ? opts.names : undefined, level: opts.levels?.length ? opts.levels : undefined})
