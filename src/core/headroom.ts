@@ -69,90 +69,88 @@ export interface HostFit {
   pools: Map<string, Map<string, number>>
 }
 
-/** A host's tree and the sharing providers it reaches, copied: where claims are counted. */
-function treeCopy(s: State, host: Provider, emptied: boolean): State {
-  const tree = s.subtree(host.uuid)
-  const aggs = new Set<string>()
-  for (const p of tree) for (const a of p.aggregates) aggs.add(a)
-  const pools = new Set<Provider>()
-  for (const a of aggs) {
-    for (const u of s.aggregateMembers.get(a) ?? []) {
-      const p = s.providers.get(u)
-      if (p && isSharing(p) && p.root !== host.uuid) pools.add(p)
-    }
-  }
-  const record = (p: Provider) => ({
-    uuid: p.uuid,
-    name: p.name,
-    generation: p.generation,
-    parent_provider_uuid: p.parent,
-    root_provider_uuid: p.root,
-    inventories: Object.fromEntries(p.inventories),
-    usages: emptied ? {} : Object.fromEntries(p.usages),
-    traits: [...p.traits],
-    aggregates: [...p.aggregates],
-  })
-  // Pools are roots of their own (sharing) trees here; in the State order, as the engine sees them.
-  const kept = [...tree, ...pools].sort((a, b) => order(s, a) - order(s, b))
-  return stateFromSnapshot({classes: [...s.classes.keys()], traits: [...s.traits.keys()], providers: kept.map((p) => (pools.has(p) ? {...record(p), parent_provider_uuid: null, root_provider_uuid: p.uuid} : record(p)))}, 0)
-}
-
-/** A provider's place in the State's order (the engine's order of providers). */
-function order(s: State, p: Provider): number {
-  let ix = orders.get(s)
-  if (!ix) {
-    ix = new Map()
-    let i = 0
-    for (const u of s.providers.keys()) ix.set(u, i++)
-    orders.set(s, ix)
-  }
-  return ix.get(p.uuid) ?? Number.MAX_SAFE_INTEGER
-}
-const orders = new WeakMap<State, Map<string, number>>()
-
 /**
- * fit(host, X): claims of `flavor` in a row in the host's tree until none fits, each the first
- * candidate; `emptied` counts on the tree without its usage (what it could ever hold).
+ * fit(host, X) of every host at once, from one listing of the candidates: each host's candidates
+ * in the engine's order, the first that still fits taken as many times as it fits (usage only
+ * grows, so one that no longer fits never fits again, and the order of the others does not
+ * change: the engine asked again after each claim would answer the same one). Each host is
+ * counted alone (a pool's free amount is the same for each); a candidate of sharing providers
+ * alone places nothing on a host.
  */
-export function hostFit(s: State, host: Provider, flavor: FlavorRequest, emptied = false): HostFit {
-  const work = treeCopy(s, host, emptied)
-  const pools = new Map<string, Map<string, number>>()
-  let fit = 0
-  for (let round = 0; round < 100_000; round++) {
-    let result
-    try {
-      result = findCandidates(work, {...flavor.request, limit: 1})
-    } catch {
-      break // a class or trait this cloud does not know: nothing fits
-    }
-    const first = result.allocationRequests[0]
-    // One made of sharing providers alone places nothing on this host.
-    if (!first || ![...first.allocations.keys()].some((rp) => work.providers.get(rp)?.root === host.uuid)) break
-    // The same provider and class in several groups: one amount.
-    let times = Infinity
-    for (const [rp, amounts] of first.allocations) {
-      const p = work.providers.get(rp)!
-      for (const [rc, n] of amounts) {
-        const inv = p.inventories.get(rc)!
-        times = Math.min(times, Math.floor((capacityOf(inv) - (p.usages.get(rc) ?? 0)) / n))
-      }
-    }
-    if (!(times >= 1)) break
-    for (const [rp, amounts] of first.allocations) {
-      const p = work.providers.get(rp)!
-      const usages = new Map(p.usages)
-      for (const [rc, n] of amounts) usages.set(rc, (usages.get(rc) ?? 0) + n * times)
-      p.usages = usages
-      if (p.root !== host.uuid && isSharing(p)) {
-        const taken = pools.get(rp) ?? new Map<string, number>()
-        for (const [rc, n] of amounts) if (!taken.has(rc)) taken.set(rc, n)
-        pools.set(rp, taken)
-      }
-    }
-    work.version += 1
-    fit += times
+export function hostFits(s: State, flavor: FlavorRequest): Map<string, HostFit> {
+  const out = new Map<string, HostFit>()
+  let listed
+  try {
+    listed = findCandidates(s, flavor.request).allocationRequests
+  } catch {
+    return out // a class or trait this cloud does not know: nothing fits
   }
-  return {fit, pools}
+  const byHost = new Map<string, Array<Map<string, Map<string, number>>>>()
+  for (const a of listed) {
+    let host: string | null = null
+    for (const rp of a.allocations.keys()) {
+      const p = s.providers.get(rp)!
+      if (!isSharing(p)) host ??= p.root
+    }
+    if (host === null) continue
+    let list = byHost.get(host)
+    if (!list) byHost.set(host, (list = []))
+    list.push(a.allocations)
+  }
+  for (const [host, candidates] of byHost) {
+    const extra = new Map<string, number>() // `${provider} ${class}` -> taken by the claims counted
+    const free = (rp: string, rc: string) => {
+      const p = s.providers.get(rp)!
+      return capacityOf(p.inventories.get(rc)!) - (p.usages.get(rc) ?? 0) - (extra.get(`${rp} ${rc}`) ?? 0)
+    }
+    const pools = new Map<string, Map<string, number>>()
+    let fit = 0
+    for (const a of candidates) {
+      let times = Infinity
+      for (const [rp, amounts] of a) for (const [rc, n] of amounts) times = Math.min(times, Math.floor(free(rp, rc) / n))
+      if (!(times >= 1)) continue
+      fit += times
+      for (const [rp, amounts] of a) {
+        for (const [rc, n] of amounts) extra.set(`${rp} ${rc}`, (extra.get(`${rp} ${rc}`) ?? 0) + n * times)
+        if (isSharing(s.providers.get(rp)!)) {
+          const taken = pools.get(rp) ?? new Map<string, number>()
+          for (const [rc, n] of amounts) if (!taken.has(rc)) taken.set(rc, n)
+          pools.set(rp, taken)
+        }
+      }
+    }
+    out.set(host, {fit, pools})
+  }
+  return out
+}
+
+/** The hosts that could hold `flavor` at all: those with a candidate on the cloud emptied of its usage. */
+function eligibleHosts(empty: State, flavor: FlavorRequest): Set<string> {
+  const out = new Set<string>()
+  for (const [host, f] of hostFits(empty, flavor)) if (f.fit > 0) out.add(host)
+  return out
+}
+
+/** The cloud's shape without its usage: what could ever be held. */
+function emptied(s: State): State {
+  return stateFromSnapshot(
+    {
+      classes: [...s.classes.keys()],
+      traits: [...s.traits.keys()],
+      providers: [...s.providers.values()].map((p) => ({
+        uuid: p.uuid,
+        name: p.name,
+        generation: p.generation,
+        parent_provider_uuid: p.parent,
+        root_provider_uuid: p.root,
+        inventories: Object.fromEntries(p.inventories),
+        usages: {},
+        traits: [...p.traits],
+        aggregates: [...p.aggregates],
+      })),
+    },
+    0,
+  )
 }
 
 /** The free amount of each class in a host's tree (sharing providers aside). */
@@ -193,16 +191,18 @@ export function headroom(s: State, flavors: readonly FlavorRequest[], opts: Head
   const domains: DomainHeadroom[] = []
   const lint: LintFinding[] = []
   const fitsSomewhere = new Set<string>() // host uuid: some flavor fits there now
-  const perFlavor = new Map<string, HostCounts[]>()
+  let empty: State | undefined
+  const none: HostFit = {fit: 0, pools: new Map()}
   for (const flavor of flavors) {
+    const fits = hostFits(s, flavor)
+    // Only hosts where nothing fits now need the empty cloud to say whether anything ever could.
+    const eligible = hosts.some((h) => !(fits.get(h.uuid)?.fit ?? 0)) ? eligibleHosts((empty ??= emptied(s)), flavor) : null
     const counts = hosts.map((host): HostCounts => {
       const disabled = isDisabled(host)
-      const fit = hostFit(s, host, flavor)
-      const eligible = fit.fit > 0 || hostFit(s, host, flavor, true).fit > 0
+      const fit = fits.get(host.uuid) ?? none
       if (!disabled && fit.fit > 0) fitsSomewhere.add(host.uuid)
-      return {host, disabled, fit, eligible}
+      return {host, disabled, fit, eligible: fit.fit > 0 || (eligible?.has(host.uuid) ?? false)}
     })
-    perFlavor.set(flavor.flavor, counts)
     const eligibleEnabled = counts.filter((c) => c.eligible && !c.disabled)
     if (!counts.some((c) => c.eligible)) lint.push({flavor: flavor.flavor, problem: whyNowhere(s, flavor)})
     else if (eligibleEnabled.length === 0) lint.push({flavor: flavor.flavor, problem: 'fits only on disabled hosts'})
