@@ -21,7 +21,7 @@
  * Pure over a State; nothing is written to it.
  */
 import {capacityOf} from './capacity.js'
-import {findCandidates} from './candidates/engine.js'
+import {candidateSlots, findCandidates} from './candidates/engine.js'
 import {askedPerClass, type FlavorRequest} from './flavors.js'
 import {groupFit} from './group-headroom.js'
 import type {Group} from './groups.js'
@@ -66,7 +66,7 @@ export interface Headroom {
 export interface HostFit {
   fit: number
   /** Pool uuid -> class -> amount one instance takes from it (as the host's first candidate takes it). */
-  pools: Map<string, Map<string, number>>
+  pools: ReadonlyMap<string, ReadonlyMap<string, number>>
 }
 
 /**
@@ -79,50 +79,84 @@ export interface HostFit {
  */
 export function hostFits(s: State, flavor: FlavorRequest): Map<string, HostFit> {
   const out = new Map<string, HostFit>()
-  let listed
+  let slots
   try {
-    listed = findCandidates(s, flavor.request).allocationRequests
+    slots = candidateSlots(findCandidates(s, flavor.request))
   } catch {
     return out // a class or trait this cloud does not know: nothing fits
   }
-  const byHost = new Map<string, Array<Map<string, Map<string, number>>>>()
-  for (const a of listed) {
+  if (!slots) return out
+  const {S, rows, providers, slotResources} = slots
+  // Each candidate's host: the root of its first provider that does not share.
+  const byHost = new Map<string, number[]>()
+  for (let at = 0; at < rows.length; at += S) {
     let host: string | null = null
-    for (const rp of a.allocations.keys()) {
-      const p = s.providers.get(rp)!
-      if (!isSharing(p)) host ??= p.root
+    for (let d = 0; d < S && host === null; d++) {
+      const p = providers[rows[at + d]]
+      if (slotResources[d].length && !isSharing(p)) host = p.root
     }
     if (host === null) continue
     let list = byHost.get(host)
     if (!list) byHost.set(host, (list = []))
-    list.push(a.allocations)
+    list.push(at)
   }
-  for (const [host, candidates] of byHost) {
-    const extra = new Map<string, number>() // `${provider} ${class}` -> taken by the claims counted
-    const free = (rp: string, rc: string) => {
-      const p = s.providers.get(rp)!
-      return capacityOf(p.inventories.get(rc)!) - (p.usages.get(rc) ?? 0) - (extra.get(`${rp} ${rc}`) ?? 0)
-    }
-    const pools = new Map<string, Map<string, number>>()
+  // Scratch, reused: a host's (provider, class) pairs with their free amounts, and one candidate's terms.
+  const pairProv: number[] = []
+  const pairRc: string[] = []
+  const pairFree: number[] = []
+  const termPair: number[] = []
+  const termAmount: number[] = []
+  for (const [host, starts] of byHost) {
+    pairProv.length = pairRc.length = pairFree.length = 0
+    let pools: Map<string, Map<string, number>> | null = null
     let fit = 0
-    for (const a of candidates) {
+    for (const at of starts) {
+      termPair.length = termAmount.length = 0
+      let shares = false
+      for (let d = 0; d < S; d++) {
+        const pi = rows[at + d]
+        for (const [rc, n] of slotResources[d]) {
+          // A tree has a few pairs: a scan finds one.
+          let k = 0
+          while (k < pairProv.length && (pairProv[k] !== pi || pairRc[k] !== rc)) k++
+          if (k === pairProv.length) {
+            const p = providers[pi]
+            pairProv.push(pi)
+            pairRc.push(rc)
+            pairFree.push(capacityOf(p.inventories.get(rc)!) - (p.usages.get(rc) ?? 0))
+          }
+          let t = termPair.indexOf(k)
+          if (t < 0) {
+            termPair.push(k)
+            termAmount.push(0)
+            t = termPair.length - 1
+          }
+          termAmount[t] += n
+        }
+        if (slotResources[d].length && isSharing(providers[pi])) shares = true
+      }
       let times = Infinity
-      for (const [rp, amounts] of a) for (const [rc, n] of amounts) times = Math.min(times, Math.floor(free(rp, rc) / n))
+      for (let t = 0; t < termPair.length; t++) times = Math.min(times, Math.floor(pairFree[termPair[t]] / termAmount[t]))
       if (!(times >= 1)) continue
       fit += times
-      for (const [rp, amounts] of a) {
-        for (const [rc, n] of amounts) extra.set(`${rp} ${rc}`, (extra.get(`${rp} ${rc}`) ?? 0) + n * times)
-        if (isSharing(s.providers.get(rp)!)) {
-          const taken = pools.get(rp) ?? new Map<string, number>()
-          for (const [rc, n] of amounts) if (!taken.has(rc)) taken.set(rc, n)
-          pools.set(rp, taken)
-        }
+      for (let t = 0; t < termPair.length; t++) pairFree[termPair[t]] -= termAmount[t] * times
+      if (!shares) continue
+      // What one instance takes of each pool it draws on.
+      for (let t = 0; t < termPair.length; t++) {
+        const p = providers[pairProv[termPair[t]]]
+        if (!isSharing(p)) continue
+        let taken = (pools ??= new Map()).get(p.uuid)
+        if (!taken) pools.set(p.uuid, (taken = new Map()))
+        const rc = pairRc[termPair[t]]
+        if (!taken.has(rc)) taken.set(rc, termAmount[t])
       }
     }
-    out.set(host, {fit, pools})
+    out.set(host, {fit, pools: pools ?? NO_POOLS})
   }
   return out
 }
+
+const NO_POOLS: ReadonlyMap<string, ReadonlyMap<string, number>> = new Map()
 
 /** The hosts that could hold `flavor` at all: those with a candidate on the cloud emptied of its usage. */
 function eligibleHosts(empty: State, flavor: FlavorRequest): Set<string> {
@@ -179,6 +213,8 @@ export interface HeadroomOptions {
 interface HostCounts {
   host: Provider
   disabled: boolean
+  /** The free amount of each class in its tree (the same for every flavor). */
+  free: Map<string, number>
   fit: HostFit
   /** Whether the host could ever hold the flavor (on its tree emptied). */
   eligible: boolean
@@ -188,26 +224,30 @@ interface HostCounts {
 export function headroom(s: State, flavors: readonly FlavorRequest[], opts: HeadroomOptions = {}): Headroom {
   const levels = opts.levels ?? HEADROOM_LEVELS
   const hosts = everyHost(s)
+  // What does not depend on the flavor, once: each host's free amounts and the domains' hosts.
+  const free = hosts.map((h) => treeFree(s, h))
+  const disabled = hosts.map((h) => isDisabled(h))
+  const layout = domainHosts(s, hosts, levels)
   const domains: DomainHeadroom[] = []
   const lint: LintFinding[] = []
   const fitsSomewhere = new Set<string>() // host uuid: some flavor fits there now
   let empty: State | undefined
-  const none: HostFit = {fit: 0, pools: new Map()}
+  const none: HostFit = {fit: 0, pools: NO_POOLS}
   for (const flavor of flavors) {
     const fits = hostFits(s, flavor)
     // Only hosts where nothing fits now need the empty cloud to say whether anything ever could.
     const eligible = hosts.some((h) => !(fits.get(h.uuid)?.fit ?? 0)) ? eligibleHosts((empty ??= emptied(s)), flavor) : null
-    const counts = hosts.map((host): HostCounts => {
-      const disabled = isDisabled(host)
+    const counts = hosts.map((host, i): HostCounts => {
       const fit = fits.get(host.uuid) ?? none
-      if (!disabled && fit.fit > 0) fitsSomewhere.add(host.uuid)
-      return {host, disabled, fit, eligible: fit.fit > 0 || (eligible?.has(host.uuid) ?? false)}
+      if (!disabled[i] && fit.fit > 0) fitsSomewhere.add(host.uuid)
+      return {host, disabled: disabled[i], free: free[i], fit, eligible: fit.fit > 0 || (eligible?.has(host.uuid) ?? false)}
     })
-    const eligibleEnabled = counts.filter((c) => c.eligible && !c.disabled)
     if (!counts.some((c) => c.eligible)) lint.push({flavor: flavor.flavor, problem: whyNowhere(s, flavor)})
-    else if (eligibleEnabled.length === 0) lint.push({flavor: flavor.flavor, problem: 'fits only on disabled hosts'})
-    for (const [level, name, members] of domainsOf(s, counts, levels)) {
-      const row = domainHeadroom(s, level, name, flavor, members)
+    else if (!counts.some((c) => c.eligible && !c.disabled)) lint.push({flavor: flavor.flavor, problem: 'fits only on disabled hosts'})
+    const asked = askedPerClass(flavor.request)
+    for (const [level, name, at] of layout) {
+      const members = at.map((i) => counts[i])
+      const row = domainHeadroom(s, level, name, flavor.flavor, asked, members)
       // The group's rule bounds the fit; pooled and the loss stay the flavor's (host boundaries alone).
       if (opts.group) row.fit = Math.min(row.fit, groupFit(s, opts.group, new Map(members.filter((c) => !c.disabled).map((c) => [c.host.uuid, c.fit.fit]))))
       domains.push(row)
@@ -216,34 +256,35 @@ export function headroom(s: State, flavors: readonly FlavorRequest[], opts: Head
   return {domains, stranded: stranded(s, hosts, flavors, fitsSomewhere), lint}
 }
 
-/** The domains at each level, with their hosts' counts, in the order a table shows them. */
-function* domainsOf(s: State, counts: HostCounts[], levels: readonly HeadroomLevel[]): Generator<[HeadroomLevel, string, HostCounts[]]> {
+/** The domains at each level with the numbers of their hosts, in the order a table shows them. */
+function domainHosts(s: State, hosts: Provider[], levels: readonly HeadroomLevel[]): Array<[HeadroomLevel, string, number[]]> {
+  const out: Array<[HeadroomLevel, string, number[]]> = []
+  const where = levels.some((l) => l !== 'host' && l !== 'cloud') ? hosts.map((h) => hostDomains(s, h)) : []
   for (const level of levels) {
-    if (level === 'cloud') {
-      yield ['cloud', 'cloud', counts]
-      continue
+    if (level === 'cloud') out.push(['cloud', 'cloud', hosts.map((_, i) => i)])
+    else if (level === 'host') hosts.forEach((h, i) => out.push(['host', h.name, [i]]))
+    else {
+      const by = new Map<string, number[]>()
+      where.forEach((w, i) => {
+        const name = w[level]
+        if (name === null) return
+        let list = by.get(name)
+        if (!list) by.set(name, (list = []))
+        list.push(i)
+      })
+      for (const name of [...by.keys()].sort()) out.push([level, name, by.get(name)!])
     }
-    if (level === 'host') {
-      for (const c of counts) yield ['host', c.host.name, [c]]
-      continue
-    }
-    const by = new Map<string, HostCounts[]>()
-    for (const c of counts) {
-      const name = hostDomains(s, c.host)[level]
-      if (name === null) continue
-      let list = by.get(name)
-      if (!list) by.set(name, (list = []))
-      list.push(c)
-    }
-    for (const name of [...by.keys()].sort()) yield [level, name, by.get(name)!]
   }
+  return out
 }
 
-function domainHeadroom(s: State, level: HeadroomLevel, name: string, flavor: FlavorRequest, members: HostCounts[]): DomainHeadroom {
+function domainHeadroom(s: State, level: HeadroomLevel, name: string, flavor: string, asked: Map<string, number>, members: HostCounts[]): DomainHeadroom {
   // Hosts draw on each pool in host order until it is empty.
-  const left = new Map<string, number>() // `${pool} ${class}` -> free
+  let left: Map<string, number> | null = null // `${pool} ${class}` -> free
   const take = (c: HostCounts): number => {
     let n = c.fit.fit
+    if (c.fit.pools.size === 0) return n
+    left ??= new Map()
     for (const [pool, amounts] of c.fit.pools) {
       for (const [rc, a] of amounts) {
         const key = `${pool} ${rc}`
@@ -256,24 +297,30 @@ function domainHeadroom(s: State, level: HeadroomLevel, name: string, flavor: Fl
   }
   let fit = 0
   for (const c of members) if (!c.disabled) fit += take(c)
-  left.clear()
+  left = null
   let disabledFit = 0
   for (const c of members) if (c.disabled) disabledFit += take(c)
-  const pooled = pooledFit(s, flavor, members.filter((c) => !c.disabled && c.eligible))
-  return {level, name, flavor: flavor.flavor, fit, pooled: Math.max(pooled, fit), fragmentation_loss: Math.max(0, pooled - fit), disabled_fit: disabledFit}
+  const pooled = pooledFit(s, asked, members)
+  return {level, name, flavor, fit, pooled: Math.max(pooled, fit), fragmentation_loss: Math.max(0, pooled - fit), disabled_fit: disabledFit}
 }
 
-/** The fit if `members` were one host: each class's free amount (pools once) over what one instance asks. */
-function pooledFit(s: State, flavor: FlavorRequest, members: HostCounts[]): number {
-  const asked = askedPerClass(flavor.request)
-  if (asked.size === 0 || members.length === 0) return 0
+/** The fit if the enabled hosts of `members` that could hold it were one host: each class's free amount (pools once) over what one instance asks. */
+function pooledFit(s: State, asked: Map<string, number>, members: HostCounts[]): number {
+  if (asked.size === 0) return 0
   const free = new Map<string, number>()
-  const pools = new Set<string>()
+  let pools: Set<string> | null = null
+  let any = false
   for (const c of members) {
-    for (const [rc, n] of treeFree(s, c.host)) free.set(rc, (free.get(rc) ?? 0) + n)
-    for (const pool of c.fit.pools.keys()) pools.add(pool)
+    if (c.disabled || !c.eligible) continue
+    any = true
+    for (const rc of asked.keys()) {
+      const n = c.free.get(rc)
+      if (n) free.set(rc, (free.get(rc) ?? 0) + n)
+    }
+    for (const pool of c.fit.pools.keys()) (pools ??= new Set()).add(pool)
   }
-  for (const pool of pools) for (const rc of asked.keys()) free.set(rc, (free.get(rc) ?? 0) + poolFree(s, pool, rc))
+  if (!any) return 0
+  for (const pool of pools ?? []) for (const rc of asked.keys()) free.set(rc, (free.get(rc) ?? 0) + poolFree(s, pool, rc))
   let n = Infinity
   for (const [rc, a] of asked) n = Math.min(n, Math.floor((free.get(rc) ?? 0) / a))
   return n === Infinity ? 0 : n
