@@ -12,6 +12,8 @@
 //                                          # (scripts/bench-takeover.mjs)
 //   npm run bench -- --scaleout            # several daemons on one PostgreSQL database: claim churn, overcommit,
 //                                          # reads after another node's write, start-up, RSS (scripts/bench-scaleout.mjs)
+//   npm run bench -- --capacity            # capacity of 20 flavors at 10k and 100k hosts with NUMA
+//                                          # children, and a what-if without one rack (bench-capacity.mjs)
 //   npm run bench -- --claim-profile       # one claim's PUT phase by phase on SQLite, beside a bare
 //                                          # node:http + better-sqlite3 floor (scripts/bench-claim-profile.mjs)
 //   npm run bench -- --runs 1 --placement URL   # also measure a live Placement at URL (same machine)
@@ -47,6 +49,10 @@ if (process.argv.includes('--takeover')) {
 }
 if (process.argv.includes('--claim-profile')) {
   execFileSync(process.execPath, [path.join(root, 'scripts/bench-claim-profile.mjs'), ...process.argv.slice(2)], {stdio: 'inherit'})
+  process.exit(0)
+}
+if (process.argv.includes('--capacity')) {
+  execFileSync(process.execPath, [path.join(root, 'scripts/bench-capacity.mjs'), ...process.argv.slice(2)], {stdio: 'inherit'})
   process.exit(0)
 }
 if (process.argv.includes('--scaleout')) {
