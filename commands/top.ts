@@ -2,6 +2,8 @@ import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../src/cli/base.js'
 import {SENTENCES} from '../src/cli/output.js'
 import {renderFrameText, TopModel} from '../src/cli/services/top.js'
+import {readFlavorFile} from '../src/cli/capacity/flavor-file.js'
+import {chosenFlavors} from '../src/cli/services/capacity.js'
 
 export default class Top extends PlacematCommand {
   static summary = 'A live view of capacity and usage: per resource class, fullest providers, recent claims.'
@@ -17,9 +19,17 @@ When stdout is not a terminal, or with --once, one frame is printed as
 plain text (or JSON/YAML with --json/--yaml) and the command exits.
 
 Each frame reads two calls on placemat; on a plain Placement endpoint,
-three per provider (inventories, usages, allocations).`
+three per provider (inventories, usages, allocations).
 
-  static examples = ['<%= config.bin %> top', '<%= config.bin %> top --once', '<%= config.bin %> top --interval 5 --url http://placement:8778']
+--flavors FILE --flavor NAME adds each rack's fit for that flavor (placemat
+capacity's count), by room and row, fullest first.`
+
+  static examples = [
+    '<%= config.bin %> top',
+    '<%= config.bin %> top --once',
+    '<%= config.bin %> top --interval 5 --url http://placement:8778',
+    '<%= config.bin %> top --flavors flavors.json --flavor m1.large',
+  ]
 
   /** A frame of bars and lines, not a table: no columns to pick (--json or --yaml print the frame's document). */
   static printed = SENTENCES
@@ -27,12 +37,15 @@ three per provider (inventories, usages, allocations).`
   static flags = {
     interval: Flags.integer({description: 'seconds between refreshes', default: 2, min: 1}),
     once: Flags.boolean({description: 'print one frame and exit'}),
-    limit: Flags.integer({description: 'rows of fullest providers and of recent claims', default: 10, min: 1}),
+    limit: Flags.integer({description: 'rows of fullest providers, of recent claims and of racks', default: 10, min: 1}),
+    flavors: Flags.string({description: 'flavor file (osc JSON or YAML), for --flavor', dependsOn: ['flavor']}),
+    flavor: Flags.string({description: "show each rack's fit for this flavor, by row and room, fullest first", dependsOn: ['flavors']}),
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Top)
-    const model = new TopModel(await this.backend(), {limit: flags.limit})
+    const flavor = flags.flavor ? chosenFlavors(readFlavorFile(flags.flavors!), [flags.flavor])[0] : undefined
+    const model = new TopModel(await this.backend(), {limit: flags.limit, flavor})
     if (flags.once || !process.stdout.isTTY || !this.textOutput) {
       const frame = await model.frame()
       if (!this.textOutput) this.outputRecord(frame as unknown as Record<string, unknown>)

@@ -61,6 +61,21 @@ describe('placemat capacity', () => {
     expect(rows(await counts(e.plain))).toEqual(rows(file))
   })
 
+  it('shows in top each rack\'s fit for a flavor, fullest first', async () => {
+    const r = await run(['top', '--once', '--flavors', FLAVORS, '--flavor', 'm1.large', '--db', db])
+    expect(r.code, r.stderr).toBe(0)
+    const lines = r.stdout.split('\n')
+    const at = lines.indexOf('RACKS BY FIT FOR m1.large (fullest first)')
+    expect(at, r.stdout).toBeGreaterThan(0)
+    expect(lines.slice(at + 1, at + 4).map((l) => l.replace(/\s+/g, ' ').trim())).toEqual([
+      'room-1/row-2/rack-a2 fit 16 (16 if it were one host)',
+      'room-1/row-1/rack-a1 fit 92 (94 if it were one host)',
+      'room-1/row-3/rack-b1 fit 92 (94 if it were one host)',
+    ])
+    const frame = JSON.parse((await run(['top', '--once', '--json', '--flavors', FLAVORS, '--flavor', 'm1.large', '--db', db])).stdout)
+    expect(frame.capacity.racks.map((x: any) => x.fit)).toEqual([16, 92, 92])
+  })
+
   it('prints every row with every column for scripts', async () => {
     const r = await run(['capacity', '--flavors', FLAVORS, '--db', db, '--flavor', 'm1.large', '--level', 'rack', '-f', 'value'])
     expect(r.code, r.stderr).toBe(0)

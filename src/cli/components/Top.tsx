@@ -62,6 +62,21 @@ export function TopView({frame, error, interval}: {frame?: Frame; error?: string
         ))}
         {frame.fullest.length ? null : <Text dimColor>(nothing allocated)</Text>}
       </Box>
+      {frame.capacity ? (
+        <Box marginTop={1} flexDirection="column">
+          <Text bold>RACKS BY FIT FOR {frame.capacity.flavor} (fullest first)</Text>
+          {frame.capacity.racks.map((r) => (
+            <Text key={r.rack}>
+              <Text dimColor>
+                {r.room ?? '-'}/{r.row ?? '-'}/
+              </Text>
+              {r.rack}  <Text color={r.fit === 0 ? 'red' : r.fit < r.pooled ? 'yellow' : 'green'}>fit {r.fit}</Text>
+              <Text dimColor> ({r.pooled} if it were one host)</Text>
+            </Text>
+          ))}
+          {frame.capacity.racks.length ? null : <Text dimColor>(no racks)</Text>}
+        </Box>
+      ) : null}
       <Box marginTop={1} flexDirection="column">
         <Text bold>RECENT CLAIMS</Text>
         {frame.claims.map((c) => (

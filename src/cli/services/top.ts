@@ -2,12 +2,16 @@
  * `placemat top`: frames of what the cloud holds and uses. Each frame has capacity and
  * usage per resource class, the fullest providers, and recent claims: consumers whose
  * allocations appeared, changed or went away between frames (seeded, on the first frame,
- * with the most recently updated consumers where the endpoint tells their times).
+ * with the most recently updated consumers where the endpoint tells their times); with a
+ * flavor, each rack's fit for it.
  */
 import {capacityOf} from '../../core/capacity.js'
+import type {FlavorRequest} from '../../core/flavors.js'
+import {headroom} from '../../core/headroom.js'
+import type {State, TopologyNode} from '../../core/state.js'
 import {compareResourceClasses} from '../../core/listing-order.js'
 import type {ConsumerRecord as ConsumerState} from '../../core/wire.js'
-import type {Backend} from '../backend/backend.js'
+import {loadState, type Backend} from '../backend/backend.js'
 import {disabledProviders} from '../backend/standard-reads.js'
 
 export interface ClassRow {
@@ -50,6 +54,16 @@ export interface Frame {
   classes: ClassRow[]
   fullest: FullRow[]
   claims: Claim[]
+  /** With a flavor: each rack's fit for it, by room and row, fullest (least fit) first. */
+  capacity?: {flavor: string; racks: RackFit[]}
+}
+
+export interface RackFit {
+  room: string | null
+  row: string | null
+  rack: string
+  fit: number
+  pooled: number
 }
 
 const signature = (c: ConsumerState) =>
@@ -69,6 +83,20 @@ export interface TopOptions {
   /** Rows of fullest providers and of claims. */
   limit?: number
   concurrency?: number
+  /** A flavor whose fit per rack the frame shows (core/headroom.ts). */
+  flavor?: FlavorRequest
+}
+
+/** Each rack's fit for `flavor`, with its row and room, fullest first. */
+export function rackFits(s: State, flavor: FlavorRequest): RackFit[] {
+  const byName = new Map<string, TopologyNode>()
+  for (const n of s.topology.values()) byName.set(`${n.level} ${n.name}`, n)
+  const parentOf = (n: TopologyNode | undefined) => (n?.parent ? s.topology.get(n.parent) : undefined)
+  const racks = headroom(s, [flavor], {levels: ['rack']}).domains.map((d): RackFit => {
+    const row = parentOf(byName.get(`rack ${d.name}`))
+    return {room: parentOf(row)?.name ?? null, row: row?.name ?? null, rack: d.name, fit: d.fit, pooled: d.pooled}
+  })
+  return racks.sort((a, b) => a.fit - b.fit || (a.room ?? '').localeCompare(b.room ?? '') || (a.row ?? '').localeCompare(b.row ?? '') || a.rack.localeCompare(b.rack))
 }
 
 /** Makes frames; keeps what it needs of the previous one to see changes. */
@@ -149,6 +177,8 @@ export class TopModel {
       this.recent = [...seen, ...this.recent.filter((r) => !seen.some((s) => s.consumer === r.consumer))].slice(0, this.limit)
     }
     this.previous = current
+    const flavor = this.opts.flavor
+    const capacity = flavor ? {flavor: flavor.flavor, racks: rackFits(await loadState(this.backend), flavor).slice(0, this.limit)} : undefined
 
     return {
       at: now.toISOString(),
@@ -160,6 +190,7 @@ export class TopModel {
       classes: [...classes.values()].sort((a, b) => compareResourceClasses(a.resource_class, b.resource_class)),
       fullest: fullest.slice(0, this.limit),
       claims: this.recent,
+      ...(capacity ? {capacity} : {}),
     }
   }
 }
@@ -217,6 +248,13 @@ export function renderFrameText(f: Frame): string {
   const rw = Math.max(5, ...f.fullest.map((r) => r.resource_class.length))
   for (const r of f.fullest) {
     lines.push(`${pad(r.name, pw)}  ${pad(r.resource_class, rw)}  [${textBar(r.ratio, 20)}]  ${r.used}/${r.capacity}  ${fmtPercent(r.used, r.capacity)}${r.disabled ? '  (host disabled)' : ''}`)
+  }
+  if (f.capacity) {
+    lines.push('')
+    lines.push(`RACKS BY FIT FOR ${f.capacity.flavor} (fullest first)`)
+    if (!f.capacity.racks.length) lines.push('(no racks)')
+    const kw = Math.max(4, ...f.capacity.racks.map((r) => `${r.room ?? '-'}/${r.row ?? '-'}/${r.rack}`.length))
+    for (const r of f.capacity.racks) lines.push(`${pad(`${r.room ?? '-'}/${r.row ?? '-'}/${r.rack}`, kw)}  fit ${r.fit} (${r.pooled} if it were one host)`)
   }
   lines.push('')
   lines.push('RECENT CLAIMS')
