@@ -5,7 +5,7 @@ import {HttpTransport} from '../client/transports.js'
 import {LocalTransport} from './backend/local-transport.js'
 import {readRecord} from '../daemon/control.js'
 import {daemonFiles, defaultDbFile, readAdminToken} from '../daemon/paths.js'
-import {outputMisfit, pickColumns, recordValue, serialize, table, valueLines, type Column, type Format, type OutputChoices, type Printed} from './output.js'
+import {csvLines, csvRecord, outputMisfit, pickColumns, recordValue, serialize, table, valueLines, type Column, type Format, type OutputChoices, type Printed} from './output.js'
 import {foreignDatabaseUrl, isDatabaseUrl} from '../store/target.js'
 import type {Backend, Endpoint} from './backend/backend.js'
 import {BaseCommand} from './command.js'
@@ -56,8 +56,8 @@ export abstract class PlacematCommand extends BaseCommand {
     yaml: Flags.boolean({description: 'print YAML', helpGroup: 'OUTPUT', exclusive: ['format']}),
     format: Flags.string({
       char: 'f',
-      description: 'output format: table, value (cells separated by spaces, none holding any, no header: for scripts), json or yaml',
-      options: ['table', 'value', 'json', 'yaml'],
+      description: 'output format: table, value (cells separated by spaces, none holding any, no header: for scripts), csv, json or yaml',
+      options: ['table', 'value', 'csv', 'json', 'yaml'],
       helpGroup: 'OUTPUT',
     }),
     columns: Flags.string({char: 'c', description: 'comma separated columns (or keys) to show, in this order', helpGroup: 'OUTPUT'}),
@@ -146,9 +146,9 @@ export abstract class PlacematCommand extends BaseCommand {
     return this.base.json ? 'json' : this.base.yaml ? 'yaml' : (this.base.format ?? 'table')
   }
 
-  /** True when the output is lines for people or scripts (table or value), not a document. */
+  /** True when the output is lines for people or scripts (table, value or csv), not a document. */
   get textOutput(): boolean {
-    return this.format === 'table' || this.format === 'value'
+    return this.format === 'table' || this.format === 'value' || this.format === 'csv'
   }
 
   /** The client for this invocation, opened on first use. */
@@ -266,7 +266,8 @@ export abstract class PlacematCommand extends BaseCommand {
     // --ids: the uuid column alone, bare: what `for x in $(...)` wants.
     const only = this.base.ids ? ['uuid'] : this.outputChoices.columns
     const opts = {only, sortBy: this.base['sort-column'], headers: !this.base['no-headers'] && !this.base.ids}
-    const text = this.format === 'value' || this.base.ids ? valueLines(rows, columns, opts) : table(rows, columns, opts)
+    const text =
+      this.format === 'value' || this.base.ids ? valueLines(rows, columns, opts) : this.format === 'csv' ? csvLines(rows, columns, opts) : table(rows, columns, opts)
     if (text) this.log(text)
   }
 
@@ -294,6 +295,10 @@ export abstract class PlacematCommand extends BaseCommand {
         throw usageError((err as Error).message)
       }
       data = Object.fromEntries(keys.map((k) => [k, k in data ? data[k] : document[k]]))
+    }
+    if (this.format === 'csv') {
+      this.log(csvRecord(data))
+      return
     }
     const width = Math.max(...Object.keys(data).map((k) => k.length))
     for (const [k, v] of Object.entries(data)) {

@@ -1,7 +1,7 @@
 import {Chalk} from 'chalk'
 import {createRequire} from 'node:module'
 
-export type Format = 'table' | 'value' | 'json' | 'yaml'
+export type Format = 'table' | 'value' | 'csv' | 'json' | 'yaml'
 
 export interface Column<T> {
   key: string
@@ -158,6 +158,24 @@ export function valueLines<T>(rows: T[], columns: Column<T>[], opts: TableOption
   const cols = chosen(columns, opts.only)
   const sorted = opts.sortBy?.length ? sortRows(rows, columns, opts.sortBy) : rows
   return sorted.map((r) => cols.map((c) => valueCell(cell(valueOf(c, r))) || EMPTY_VALUE).join(' ')).join('\n')
+}
+
+/** A CSV field as cliff's csv formatter writes it: numbers bare, everything else quoted ("" doubled). */
+const csvField = (v: unknown): string => (typeof v === 'number' ? String(v) : `"${cell(v).replace(/"/g, '""')}"`)
+
+/** osc-placement's `-f csv`: a header of the column names, then one line a row (--no-headers: rows only). */
+export function csvLines<T>(rows: T[], columns: Column<T>[], opts: TableOptions = {}): string {
+  const cols = chosen(columns, opts.only)
+  const sorted = opts.sortBy?.length ? sortRows(rows, columns, opts.sortBy) : rows
+  const lines = sorted.map((r) => cols.map((c) => csvField(valueOf(c, r))).join(','))
+  if (opts.headers !== false) lines.unshift(cols.map((c) => csvField(c.header ?? c.key)).join(','))
+  return lines.join('\n')
+}
+
+/** A record as CSV: its keys, then its values. */
+export function csvRecord(data: Record<string, unknown>): string {
+  const values = Object.values(data).map((v) => (v !== null && typeof v === 'object' ? JSON.stringify(v) : v))
+  return `${Object.keys(data).map(csvField).join(',')}\n${values.map(csvField).join(',')}`
 }
 
 /** Renders rows as an aligned text table. */

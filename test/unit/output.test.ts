@@ -1,6 +1,6 @@
 /** Table, value and sorted output, as scripts read them. */
 import {describe, expect, it} from 'vitest'
-import {outputMisfit, recordValue, sortRows, table, valueCell, valueLines, DOCUMENT, SENTENCES, type Column} from '../../src/cli/output.js'
+import {csvLines, csvRecord, outputMisfit, recordValue, sortRows, table, valueCell, valueLines, DOCUMENT, SENTENCES, type Column} from '../../src/cli/output.js'
 
 interface Row {
   name: string
@@ -70,5 +70,20 @@ describe('output for scripts', () => {
     expect(outputMisfit(DOCUMENT, {}, 'placemat export')).toBeNull()
     expect(outputMisfit(SENTENCES, {noHeaders: true}, 'placemat apply')).toBe('--no-headers: placemat apply prints no table')
     expect(outputMisfit({keys: ['uuid']}, {noHeaders: true}, 'x')).toBeNull()
+  })
+})
+
+describe('-f csv', () => {
+  const columns: Column<{name: string; used: number; parent: string | null}>[] = [{key: 'name'}, {key: 'used', header: 'USED NOW'}, {key: 'parent'}]
+  const rows = [
+    {name: 'cn "1", east', used: 3, parent: null},
+    {name: 'cn2', used: 0, parent: 'cn1'},
+  ]
+  it('prints the header, then each row: numbers bare, text quoted with quotes doubled, nothing as an empty text', () => {
+    expect(csvLines(rows, columns)).toBe('"name","USED NOW","parent"\n"cn ""1"", east",3,""\n"cn2",0,"cn1"')
+    expect(csvLines(rows, columns, {only: ['parent', 'name'], headers: false, sortBy: ['name']})).toBe('"","cn ""1"", east"\n"cn1","cn2"')
+  })
+  it('prints a record as its keys, then its values', () => {
+    expect(csvRecord({name: 'cn1', generation: 2, traits: ['A', 'B']})).toBe('"name","generation","traits"\n"cn1",2,"[""A"",""B""]"')
   })
 })
