@@ -6,9 +6,9 @@
  *                   claim takes it: the first candidate each time (the allocation-candidates
  *                   engine, with capacity int((total - reserved) * ratio), min/max_unit,
  *                   step_size, group_policy, traits and every sharing provider the host reaches).
- *                   Counted on a copy of the host's tree: while the first candidate still fits
- *                   it stays first (usage only grows), so it is taken as many times as it fits at
- *                   once, and the engine is asked again only when one of its providers is full.
+ *                   While the first candidate still fits it stays first (usage only grows), so
+ *                   it is taken as many times as it fits at once; the candidates are searched
+ *                   once per shape of tree (tree-shapes.ts), not once per host.
  *                   A disabled host counts 0; what it would hold is its `disabledFit`.
  *   fit(domain, X)  the sum over its enabled hosts, each sharing pool taken once: hosts draw on a
  *                   pool in host order until it is empty (never summed per host).
@@ -21,12 +21,11 @@
  * Pure over a State; nothing is written to it.
  */
 import {capacityOf} from './capacity.js'
-import {candidateSlots, findCandidates} from './candidates/engine.js'
+import {fitInARow, hostTrees, namesAggregates, shapeCandidates, type HostTree, type ShapeCandidates} from './tree-shapes.js'
 import {askedPerClass, type FlavorRequest} from './flavors.js'
 import {groupFit} from './group-headroom.js'
 import type {Group} from './groups.js'
 import {everyHost, isDisabled, isSharing} from './host.js'
-import {stateFromSnapshot} from './snapshot.js'
 import type {Provider, State, TopologyLevel} from './state.js'
 import {hostDomains} from './topology.js'
 
@@ -70,122 +69,25 @@ export interface HostFit {
 }
 
 /**
- * fit(host, X) of every host at once, from one listing of the candidates: each host's candidates
- * in the engine's order, the first that still fits taken as many times as it fits (usage only
- * grows, so one that no longer fits never fits again, and the order of the others does not
- * change: the engine asked again after each claim would answer the same one). Each host is
- * counted alone (a pool's free amount is the same for each); a candidate of sharing providers
- * alone places nothing on a host.
+ * fit(host, X) of every host, each counted alone (a pool's free amount is the same for each), and
+ * whether it could ever hold X: its shape's candidates (tree-shapes.ts), searched once per shape,
+ * walked with each host's usage.
  */
-export function hostFits(s: State, flavor: FlavorRequest): Map<string, HostFit> {
-  const out = new Map<string, HostFit>()
-  let slots
-  try {
-    slots = candidateSlots(findCandidates(s, flavor.request))
-  } catch {
-    return out // a class or trait this cloud does not know: nothing fits
-  }
-  if (!slots) return out
-  const {S, rows, providers, slotResources} = slots
-  // Each candidate's host: the root of its first provider that does not share.
-  const byHost = new Map<string, number[]>()
-  for (let at = 0; at < rows.length; at += S) {
-    let host: string | null = null
-    for (let d = 0; d < S && host === null; d++) {
-      const p = providers[rows[at + d]]
-      if (slotResources[d].length && !isSharing(p)) host = p.root
-    }
-    if (host === null) continue
-    let list = byHost.get(host)
-    if (!list) byHost.set(host, (list = []))
-    list.push(at)
-  }
-  // Scratch, reused: a host's (provider, class) pairs with their free amounts, and one candidate's terms.
-  const pairProv: number[] = []
-  const pairRc: string[] = []
-  const pairFree: number[] = []
-  const termPair: number[] = []
-  const termAmount: number[] = []
-  for (const [host, starts] of byHost) {
-    pairProv.length = pairRc.length = pairFree.length = 0
-    let pools: Map<string, Map<string, number>> | null = null
-    let fit = 0
-    for (const at of starts) {
-      termPair.length = termAmount.length = 0
-      let shares = false
-      for (let d = 0; d < S; d++) {
-        const pi = rows[at + d]
-        for (const [rc, n] of slotResources[d]) {
-          // A tree has a few pairs: a scan finds one.
-          let k = 0
-          while (k < pairProv.length && (pairProv[k] !== pi || pairRc[k] !== rc)) k++
-          if (k === pairProv.length) {
-            const p = providers[pi]
-            pairProv.push(pi)
-            pairRc.push(rc)
-            pairFree.push(capacityOf(p.inventories.get(rc)!) - (p.usages.get(rc) ?? 0))
-          }
-          let t = termPair.indexOf(k)
-          if (t < 0) {
-            termPair.push(k)
-            termAmount.push(0)
-            t = termPair.length - 1
-          }
-          termAmount[t] += n
-        }
-        if (slotResources[d].length && isSharing(providers[pi])) shares = true
-      }
-      let times = Infinity
-      for (let t = 0; t < termPair.length; t++) times = Math.min(times, Math.floor(pairFree[termPair[t]] / termAmount[t]))
-      if (!(times >= 1)) continue
-      fit += times
-      for (let t = 0; t < termPair.length; t++) pairFree[termPair[t]] -= termAmount[t] * times
-      if (!shares) continue
-      // What one instance takes of each pool it draws on.
-      for (let t = 0; t < termPair.length; t++) {
-        const p = providers[pairProv[termPair[t]]]
-        if (!isSharing(p)) continue
-        let taken = (pools ??= new Map()).get(p.uuid)
-        if (!taken) pools.set(p.uuid, (taken = new Map()))
-        const rc = pairRc[termPair[t]]
-        if (!taken.has(rc)) taken.set(rc, termAmount[t])
-      }
-    }
-    out.set(host, {fit, pools: pools ?? NO_POOLS})
-  }
-  return out
+export function hostFits(s: State, trees: readonly HostTree[], flavor: FlavorRequest): Array<HostFit & {eligible: boolean}> {
+  const byShape = new Map<string, ShapeCandidates>()
+  const withAggregates = namesAggregates(flavor.request)
+  return trees.map((tree) => {
+    const key = withAggregates ? tree.shapeWithAggregates : tree.shape
+    let shape = byShape.get(key)
+    if (!shape) byShape.set(key, (shape = shapeCandidates(s, tree, flavor.request)))
+    if (!shape.candidates.length) return {fit: 0, pools: NO_POOLS, eligible: false}
+    const pools = shape.sharing ? new Map<string, Map<string, number>>() : undefined
+    const fit = fitInARow(tree.members, shape, pools)
+    return {fit, pools: pools?.size ? pools : NO_POOLS, eligible: true}
+  })
 }
 
 const NO_POOLS: ReadonlyMap<string, ReadonlyMap<string, number>> = new Map()
-
-/** The hosts that could hold `flavor` at all: those with a candidate on the cloud emptied of its usage. */
-function eligibleHosts(empty: State, flavor: FlavorRequest): Set<string> {
-  const out = new Set<string>()
-  for (const [host, f] of hostFits(empty, flavor)) if (f.fit > 0) out.add(host)
-  return out
-}
-
-/** The cloud's shape without its usage: what could ever be held. */
-function emptied(s: State): State {
-  return stateFromSnapshot(
-    {
-      classes: [...s.classes.keys()],
-      traits: [...s.traits.keys()],
-      providers: [...s.providers.values()].map((p) => ({
-        uuid: p.uuid,
-        name: p.name,
-        generation: p.generation,
-        parent_provider_uuid: p.parent,
-        root_provider_uuid: p.root,
-        inventories: Object.fromEntries(p.inventories),
-        usages: {},
-        traits: [...p.traits],
-        aggregates: [...p.aggregates],
-      })),
-    },
-    0,
-  )
-}
 
 /** The free amount of each class in a host's tree (sharing providers aside). */
 export function treeFree(s: State, host: Provider): Map<string, number> {
@@ -231,16 +133,13 @@ export function headroom(s: State, flavors: readonly FlavorRequest[], opts: Head
   const domains: DomainHeadroom[] = []
   const lint: LintFinding[] = []
   const fitsSomewhere = new Set<string>() // host uuid: some flavor fits there now
-  let empty: State | undefined
-  const none: HostFit = {fit: 0, pools: NO_POOLS}
+  const trees = hostTrees(s, hosts)
   for (const flavor of flavors) {
-    const fits = hostFits(s, flavor)
-    // Only hosts where nothing fits now need the empty cloud to say whether anything ever could.
-    const eligible = hosts.some((h) => !(fits.get(h.uuid)?.fit ?? 0)) ? eligibleHosts((empty ??= emptied(s)), flavor) : null
+    const fits = hostFits(s, trees, flavor)
     const counts = hosts.map((host, i): HostCounts => {
-      const fit = fits.get(host.uuid) ?? none
+      const fit = fits[i]
       if (!disabled[i] && fit.fit > 0) fitsSomewhere.add(host.uuid)
-      return {host, disabled: disabled[i], free: free[i], fit, eligible: fit.fit > 0 || (eligible?.has(host.uuid) ?? false)}
+      return {host, disabled: disabled[i], free: free[i], fit, eligible: fit.eligible}
     })
     if (!counts.some((c) => c.eligible)) lint.push({flavor: flavor.flavor, problem: whyNowhere(s, flavor)})
     else if (!counts.some((c) => c.eligible && !c.disabled)) lint.push({flavor: flavor.flavor, problem: 'fits only on disabled hosts'})

@@ -1,0 +1,167 @@
+/**
+ * Hosts by the shape of their tree, so that a flavor's candidates are searched once per shape,
+ * not once per host. A host's candidates, and their order, depend on its tree (providers, their
+ * parents, inventories, traits), on the sharing providers it reaches, and (for a request that
+ * names aggregates) on its aggregates; never on what is used, which only decides which of them
+ * fit now. So the candidates of one host of a shape, searched on a copy of its tree with nothing
+ * used, are every host's of that shape, each provider named by its place in the tree: counting a
+ * host's fit is then walking that list with the host's own usage (headroom.ts).
+ */
+import {capacityOf} from './capacity.js'
+import {candidateSlots, findCandidates} from './candidates/engine.js'
+import type {CandidateRequest} from './candidates/request.js'
+import {isSharing} from './host.js'
+import {stateFromSnapshot} from './snapshot.js'
+import type {Provider, State} from './state.js'
+
+/** A host's tree and the pools it reaches, in the order the engine sees them. */
+export interface HostTree {
+  host: Provider
+  /** The tree's providers (depth first from the host), then the sharing providers it reaches. */
+  members: Provider[]
+  /** The tree's shape, without aggregates and with them. */
+  shape: string
+  shapeWithAggregates: string
+}
+
+/**
+ * A shape's candidates: the (member, class) pairs they take, and each candidate as what it takes
+ * of each pair (amounts of one member and class summed over its groups).
+ */
+export interface ShapeCandidates {
+  pairs: Array<{member: number; rc: string}>
+  candidates: Array<Array<{pair: number; amount: number}>>
+  /** Whether a candidate takes from a sharing provider. */
+  sharing: boolean
+}
+
+/** Every host's tree, worked out once for all flavors. */
+export function hostTrees(s: State, hosts: readonly Provider[]): HostTree[] {
+  const order = new Map<string, number>()
+  // The sharing providers of each aggregate, once (a room's aggregate has thousands of hosts).
+  const sharingIn = new Map<string, Provider[]>()
+  let i = 0
+  for (const p of s.providers.values()) {
+    order.set(p.uuid, i++)
+    if (!isSharing(p)) continue
+    for (const a of p.aggregates) {
+      const list = sharingIn.get(a)
+      if (list) list.push(p)
+      else sharingIn.set(a, [p])
+    }
+  }
+  return hosts.map((host) => {
+    const tree = s.subtree(host.uuid)
+    const pools = new Set<Provider>()
+    for (const p of tree) for (const a of p.aggregates) for (const q of sharingIn.get(a) ?? []) if (q.root !== host.uuid) pools.add(q)
+    const members = [...tree, ...[...pools].sort((a, b) => order.get(a.uuid)! - order.get(b.uuid)!)]
+    const at = new Map(tree.map((p, k) => [p.uuid, k]))
+    const describe = (p: Provider, k: number, aggregates: boolean) =>
+      JSON.stringify([
+        k < tree.length ? (p.parent === null ? -1 : at.get(p.parent)) : p.uuid,
+        [...p.inventories].sort(([a], [b]) => (a < b ? -1 : 1)),
+        [...p.traits].sort(),
+        aggregates ? [...p.aggregates].sort() : null,
+      ])
+    return {
+      host,
+      members,
+      shape: members.map((p, k) => describe(p, k, false)).join('\n'),
+      shapeWithAggregates: members.map((p, k) => describe(p, k, true)).join('\n'),
+    }
+  })
+}
+
+/** Whether a request's answer depends on the providers' aggregates (beyond the pools they reach). */
+export const namesAggregates = (r: CandidateRequest): boolean => r.groups.some((g) => g.memberOf.length > 0 || g.forbiddenAggs.size > 0)
+
+/**
+ * The candidates of `tree`'s shape for `request`, in the engine's order: searched on a copy of the
+ * tree with nothing used. Empty when nothing could ever fit there (or the request names a class or
+ * trait nobody has).
+ */
+export function shapeCandidates(s: State, tree: HostTree, request: CandidateRequest): ShapeCandidates {
+  const out: ShapeCandidates = {pairs: [], candidates: [], sharing: false}
+  const pools = new Set(tree.members.filter((p) => p.root !== tree.host.uuid))
+  const copy = stateFromSnapshot(
+    {
+      classes: [...s.classes.keys()],
+      traits: [...s.traits.keys()],
+      providers: tree.members.map((p) => ({
+        uuid: p.uuid,
+        name: p.name,
+        generation: p.generation,
+        // A pool is a root of its own here.
+        parent_provider_uuid: pools.has(p) ? null : p.parent,
+        root_provider_uuid: pools.has(p) ? p.uuid : p.root,
+        inventories: Object.fromEntries(p.inventories),
+        usages: {},
+        traits: [...p.traits],
+        aggregates: [...p.aggregates],
+      })),
+    },
+    0,
+  )
+  let slots
+  try {
+    slots = candidateSlots(findCandidates(copy, request))
+  } catch {
+    return out
+  }
+  if (!slots) return out
+  const index = new Map(tree.members.map((p, k) => [p.uuid, k]))
+  const pairOf = (member: number, rc: string): number => {
+    let k = out.pairs.findIndex((x) => x.member === member && x.rc === rc)
+    if (k < 0) k = out.pairs.push({member, rc}) - 1
+    return k
+  }
+  for (let at = 0; at < slots.rows.length; at += slots.S) {
+    const terms: Array<{pair: number; amount: number}> = []
+    let onHost = false
+    for (let d = 0; d < slots.S; d++) {
+      const member = index.get(slots.providers[slots.rows[at + d]].uuid)!
+      for (const [rc, amount] of slots.slotResources[d]) {
+        if (!pools.has(tree.members[member])) onHost = true
+        else out.sharing = true
+        const pair = pairOf(member, rc)
+        const same = terms.find((t) => t.pair === pair)
+        if (same) same.amount += amount
+        else terms.push({pair, amount})
+      }
+    }
+    // One made of sharing providers alone places nothing on a host.
+    if (onHost) out.candidates.push(terms)
+  }
+  return out
+}
+
+/**
+ * How many times a host's candidates can be claimed in a row with its usage now: the first that
+ * still fits, as many times as it fits (usage only grows: one that no longer fits never fits
+ * again, and the others keep their order). `taken` gets, per pool, what one instance takes of it.
+ */
+export function fitInARow(members: readonly Provider[], shape: ShapeCandidates, taken?: Map<string, Map<string, number>>): number {
+  const free = shape.pairs.map(({member, rc}) => {
+    const p = members[member]
+    const inv = p.inventories.get(rc)
+    return inv ? capacityOf(inv) - (p.usages.get(rc) ?? 0) : 0
+  })
+  let fit = 0
+  for (const c of shape.candidates) {
+    let times = Infinity
+    for (const t of c) times = Math.min(times, Math.floor(free[t.pair] / t.amount))
+    if (!(times >= 1)) continue
+    fit += times
+    for (const t of c) {
+      free[t.pair] -= t.amount * times
+      const {member, rc} = shape.pairs[t.pair]
+      const p = members[member]
+      if (taken && isSharing(p)) {
+        let m = taken.get(p.uuid)
+        if (!m) taken.set(p.uuid, (m = new Map()))
+        if (!m.has(rc)) m.set(rc, t.amount)
+      }
+    }
+  }
+  return fit
+}
