@@ -21,7 +21,7 @@
  * Pure over a State; nothing is written to it.
  */
 import {capacityOf} from './capacity.js'
-import {fitInARow, hostTrees, namesAggregates, shapeCandidates, type HostTree, type ShapeCandidates} from './tree-shapes.js'
+import {fitInARow, freeNow, hostTrees, keptShapes, namesAggregates, shapeCandidates, type HostTree} from './tree-shapes.js'
 import {askedPerClass, type FlavorRequest} from './flavors.js'
 import {groupFit} from './group-headroom.js'
 import type {Group} from './groups.js'
@@ -73,16 +73,16 @@ export interface HostFit {
  * whether it could ever hold X: its shape's candidates (tree-shapes.ts), searched once per shape,
  * walked with each host's usage.
  */
-export function hostFits(s: State, trees: readonly HostTree[], flavor: FlavorRequest): Array<HostFit & {eligible: boolean}> {
-  const byShape = new Map<string, ShapeCandidates>()
+export function hostFits(s: State, trees: readonly HostTree[], free: readonly Float64Array[], flavor: FlavorRequest): Array<HostFit & {eligible: boolean}> {
   const withAggregates = namesAggregates(flavor.request)
-  return trees.map((tree) => {
+  const shapes = keptShapes(s, flavor.request)
+  return trees.map((tree, i) => {
     const key = withAggregates ? tree.shapeWithAggregates : tree.shape
-    let shape = byShape.get(key)
-    if (!shape) byShape.set(key, (shape = shapeCandidates(s, tree, flavor.request)))
+    let shape = shapes.get(key)
+    if (!shape) shapes.set(key, (shape = shapeCandidates(s, tree, flavor.request)))
     if (!shape.candidates.length) return {fit: 0, pools: NO_POOLS, eligible: false}
     const pools = shape.sharing ? new Map<string, Map<string, number>>() : undefined
-    const fit = fitInARow(tree.members, shape, pools)
+    const fit = fitInARow(tree, shape, free[i], pools)
     return {fit, pools: pools?.size ? pools : NO_POOLS, eligible: true}
   })
 }
@@ -132,27 +132,34 @@ export function headroom(s: State, flavors: readonly FlavorRequest[], opts: Head
   const layout = domainHosts(s, hosts, levels)
   const domains: DomainHeadroom[] = []
   const lint: LintFinding[] = []
-  const fitsSomewhere = new Set<string>() // host uuid: some flavor fits there now
+  const fitsSomewhere = new Uint8Array(hosts.length) // some flavor fits there now
   const trees = hostTrees(s, hosts)
+  const freeOfTrees = trees.map(freeNow)
   for (const flavor of flavors) {
-    const fits = hostFits(s, trees, flavor)
+    const fits = hostFits(s, trees, freeOfTrees, flavor)
     const counts = hosts.map((host, i): HostCounts => {
       const fit = fits[i]
-      if (!disabled[i] && fit.fit > 0) fitsSomewhere.add(host.uuid)
+      if (!disabled[i] && fit.fit > 0) fitsSomewhere[i] = 1
       return {host, disabled: disabled[i], free: free[i], fit, eligible: fit.eligible}
     })
     if (!counts.some((c) => c.eligible)) lint.push({flavor: flavor.flavor, problem: whyNowhere(s, flavor)})
     else if (!counts.some((c) => c.eligible && !c.disabled)) lint.push({flavor: flavor.flavor, problem: 'fits only on disabled hosts'})
     const asked = askedPerClass(flavor.request)
+    // Each enabled host's free amount of each class asked, once (pooled sums them per domain).
+    const classes = [...asked.keys()]
+    const freeAsked = new Float64Array(hosts.length * classes.length)
+    counts.forEach((c, i) => classes.forEach((rc, j) => (freeAsked[i * classes.length + j] = c.free.get(rc) ?? 0)))
     for (const [level, name, at] of layout) {
-      const members = at.map((i) => counts[i])
-      const row = domainHeadroom(s, level, name, flavor.flavor, asked, members)
+      // Most domains draw on no pool: sums of numbers. One that does takes each pool once (domainHeadroom).
+      const row = at.some((i) => counts[i].fit.pools.size > 0)
+        ? domainHeadroom(s, level, name, flavor.flavor, asked, at.map((i) => counts[i]))
+        : summedHeadroom(level, name, flavor.flavor, asked, classes, freeAsked, at, counts)
       // The group's rule bounds the fit; pooled and the loss stay the flavor's (host boundaries alone).
-      if (opts.group) row.fit = Math.min(row.fit, groupFit(s, opts.group, new Map(members.filter((c) => !c.disabled).map((c) => [c.host.uuid, c.fit.fit]))))
+      if (opts.group) row.fit = Math.min(row.fit, groupFit(s, opts.group, new Map(at.filter((i) => !counts[i].disabled).map((i) => [counts[i].host.uuid, counts[i].fit.fit]))))
       domains.push(row)
     }
   }
-  return {domains, stranded: stranded(s, hosts, flavors, fitsSomewhere), lint}
+  return {domains, stranded: stranded(s, hosts, flavors, new Set(hosts.filter((_, i) => fitsSomewhere[i]).map((h) => h.uuid))), lint}
 }
 
 /** The domains at each level with the numbers of their hosts, in the order a table shows them. */
@@ -175,6 +182,40 @@ function domainHosts(s: State, hosts: Provider[], levels: readonly HeadroomLevel
     }
   }
   return out
+}
+
+/** A domain whose hosts draw on no pool: its fits and free amounts summed. */
+function summedHeadroom(
+  level: HeadroomLevel,
+  name: string,
+  flavor: string,
+  asked: Map<string, number>,
+  classes: string[],
+  freeAsked: Float64Array,
+  at: number[],
+  counts: HostCounts[],
+): DomainHeadroom {
+  let fit = 0
+  let disabledFit = 0
+  let any = false
+  const sums = new Float64Array(classes.length)
+  for (const i of at) {
+    const c = counts[i]
+    if (c.disabled) {
+      disabledFit += c.fit.fit
+      continue
+    }
+    fit += c.fit.fit
+    if (!c.eligible) continue
+    any = true
+    for (let j = 0; j < classes.length; j++) sums[j] += freeAsked[i * classes.length + j]
+  }
+  let pooled = 0
+  if (any && classes.length) {
+    pooled = Infinity
+    classes.forEach((rc, j) => (pooled = Math.min(pooled, Math.floor(sums[j] / asked.get(rc)!))))
+  }
+  return {level, name, flavor, fit, pooled: Math.max(pooled, fit), fragmentation_loss: Math.max(0, pooled - fit), disabled_fit: disabledFit}
 }
 
 function domainHeadroom(s: State, level: HeadroomLevel, name: string, flavor: string, asked: Map<string, number>, members: HostCounts[]): DomainHeadroom {
