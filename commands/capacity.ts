@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../src/cli/base.js'
 import {readFlavorFile} from '../src/cli/capacity/flavor-file.js'
-import {capacity, catalogCapacity, chosenFlavors, parseRatios, parseWithout} from '../src/cli/services/capacity.js'
+import {addedHosts, capacity, catalogCapacity, chosenFlavors, parseRatios, parseWithout} from '../src/cli/services/capacity.js'
+import {readApplyFile} from '../src/cli/apply/apply-file.js'
 import {groupFileFlags} from '../src/cli/groups/flags.js'
 import {groupsOf} from '../src/cli/groups/groups.js'
 import {HEADROOM_LEVELS, type DomainHeadroom, type HeadroomLevel} from '../src/core/headroom.js'
@@ -33,8 +34,10 @@ JSON/YAML: {domains: [{level, name, flavor, fit, pooled, fragmentation_loss,
 disabled_fit}], stranded: [{host, class, amount, bottleneck}] (free capacity on
 enabled hosts where no flavor fits, and the class that blocks), lint: [{flavor,
 problem}] (flavors that fit nowhere even on an empty cloud, or only on disabled
-hosts), warnings}; with --without or --ratio also what_if: {without, ratios,
-displaced: [{consumer, from, to, why}], survives}: the change is made on a copy,
+hosts), warnings}; with --without, --ratio or --add also what_if: {without,
+ratios, added, displaced: [{consumer, from, to, why}], survives}. --add FILE:
+hosts of a shape in the apply format (providers:), put in existing racks by
+its racks: part (racks: [{name: rack-a1, hosts: [new-01]}]). The change is made on a copy,
 never on the cloud; each consumer the lost hosts held is placed again as a
 claim would (largest first, disabled hosts avoided, its placement groups' hard
 rules kept) or named with why it cannot be, and the counts are those after.
@@ -53,6 +56,7 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
     level: Flags.string({description: 'only this level (repeatable)', multiple: true, options: [...HEADROOM_LEVELS]}),
     without: Flags.string({description: 'what if this were lost: host:NAME, rack:NAME, row:NAME or room:NAME (repeatable)', multiple: true}),
     ratio: Flags.string({description: 'what if every inventory of CLASS had allocation ratio R: CLASS=R (repeatable)', multiple: true}),
+    add: Flags.string({description: "what if these hosts were added: an apply file's providers, in the existing racks its racks: part names"}),
     group: Flags.string({description: "count members of this placement group: FIT is what its rule still allows"}),
     ...groupFileFlags,
   }
@@ -71,7 +75,7 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Capacity)
-    const change = {without: parseWithout(flags.without), ratios: parseRatios(flags.ratio)}
+    const change = {without: parseWithout(flags.without), ratios: parseRatios(flags.ratio), add: flags.add ? addedHosts(await readApplyFile(flags.add)) : undefined}
     const levels = flags.level as HeadroomLevel[] | undefined
     const backend = await this.backend()
     const group = flags.group === undefined ? undefined : await (await groupsOf(backend, flags)).show(flags.group)
@@ -87,7 +91,8 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
     }
     const w = answer.what_if
     if (w && this.format === 'table' && !this.base.columns) {
-      this.log(`\nwithout ${w.without.map((d) => `${d.level} ${d.name}`).join(', ') || 'nothing'}: ${w.displaced.length} consumer(s) displaced; ${w.survives ? 'every one placed again' : 'NOT every one can be placed again'}`)
+      const what = [...w.without.map((d) => `without ${d.level} ${d.name}`), ...Object.entries(w.ratios).map(([rc, r]) => `${rc} ratio ${r}`), ...(w.added.length ? [`with ${w.added.length} host(s) added`] : [])]
+      this.log(`\n${what.join(', ')}: ${w.displaced.length} consumer(s) displaced; ${w.survives ? 'every one placed again' : 'NOT every one can be placed again'}`)
       for (const d of w.displaced) this.log(`  ${d.consumer} from ${d.from.join(',')}: ${d.to ? `to ${d.to.join(',')}` : `nowhere: ${d.why}`}`)
     }
   }

@@ -1,5 +1,6 @@
 /**
- * What if a host, rack, row or room were lost, or a class's allocation ratio changed: the change
+ * What if a host, rack, row or room were lost, a class's allocation ratio changed, or hosts of a
+ * shape were added (an apply file's providers, in existing racks): the change
  * made on a copy of the State (never on the cloud), and every consumer the lost hosts held placed
  * again as a claim would place it (largest first, the first candidate its placement groups' hard
  * rules allow, disabled hosts avoided), or named as unplaceable with the reason. The copy then
@@ -13,8 +14,11 @@ import {PlacementError} from './errors.js'
 import {refuseNewBreaches} from './groups.js'
 import {everyHost, isDisabled, isSharing, DISABLED_TRAIT} from './host.js'
 import {stateFromSnapshot} from './snapshot.js'
-import type {Provider, State, TopologyLevel} from './state.js'
-import {hostDomains} from './topology.js'
+import type {Provider, State, TopologyLevel, TopologyNode} from './state.js'
+import {hostDomains, nodeUuid} from './topology.js'
+import {planApply} from './apply-plan/plan.js'
+import type {ApplyFile} from './apply-plan/types.js'
+import {runBatch} from './batch.js'
 
 export interface LostDomain {
   level: 'host' | TopologyLevel
@@ -25,6 +29,8 @@ export interface WhatIfChange {
   without?: LostDomain[]
   /** Class -> the allocation ratio every inventory of it takes. */
   ratios?: Map<string, number>
+  /** Hosts to add (an apply file's providers), and the existing racks they go in (its layout's racks and hosts). */
+  add?: {file: ApplyFile; racks: Array<{rack: string; hosts: string[]}>}
 }
 
 export interface Displaced {
@@ -92,6 +98,7 @@ export function whatIf(s: State, change: WhatIfChange): WhatIf {
   const lost = lostHosts(s, change.without ?? [])
   const after = copyState(s)
   after.changes = new Changes()
+  if (change.add) addHosts(after, change.add)
   for (const [rc, ratio] of change.ratios ?? []) {
     for (const p of after.providers.values()) {
       const inv = p.inventories.get(rc)
@@ -115,6 +122,26 @@ export function whatIf(s: State, change: WhatIfChange): WhatIf {
   }
   after.changes = null
   return {after, displaced: out, survives: out.every((d) => d.to !== null)}
+}
+
+/**
+ * Adds an apply file's providers to `s` (never removing any) and puts the hosts it names in the
+ * existing racks (and so their rows and rooms). A plan the apply would refuse is refused here.
+ */
+function addHosts(s: State, add: NonNullable<WhatIfChange['add']>): void {
+  const plan = planApply(add.file, s, {prune: false})
+  runBatch(s, 0, plan.operations())
+  for (const {rack, hosts} of add.racks) {
+    const node = s.topology.get(nodeUuid('rack', rack))
+    if (!node) throw new PlacementError(404, `No rack named ${rack}: added hosts go in racks the topology has`)
+    const aggregates: string[] = []
+    for (let n: TopologyNode | undefined = node; n; n = n.parent ? s.topology.get(n.parent) : undefined) aggregates.push(n.uuid)
+    for (const name of hosts) {
+      const host = s.providerByName.get(name) ?? s.providers.get(name)
+      if (!host) throw new PlacementError(404, `No host named ${name} in the file or the cloud`)
+      s.setAggregates(host, [...host.aggregates, ...aggregates])
+    }
+  }
 }
 
 /** The first candidate for `wanted` that its groups allow, written on `s`; or why there is none. */

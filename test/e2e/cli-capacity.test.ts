@@ -143,8 +143,21 @@ describe('placemat capacity', () => {
       expect(bad.code, bad.stderr).toBe(2)
       expect(bad.stderr).toContain(text)
     }
+    // Hosts of a shape added to an existing rack: its fit grows by what one such host holds.
+    const add = path.join(e.dir, 'add.yaml')
+    fs.writeFileSync(add, 'providers:\n  - name: cmp-new\n    inventories: {VCPU: 64, MEMORY_MB: 262144, DISK_GB: 1000}\nracks:\n  - name: rack-a2\n    hosts: [cmp-new]\n')
+    const rackA2 = (a: any) => a.domains.find((d: any) => d.level === 'rack' && d.name === 'rack-a2').fit
+    const small = ['capacity', '--flavors', FLAVORS, '--flavor', 'm1.small', '--level', 'rack', '--json']
+    const plain = JSON.parse((await ok(small)).stdout)
+    const added = JSON.parse((await ok([...small, '--add', add])).stdout)
+    expect(rackA2(added) - rackA2(plain)).toBe(50) // DISK_GB 1000 / 20
+    expect(added.what_if).toMatchObject({added: ['cmp-new'], displaced: [], survives: true})
+    fs.writeFileSync(add, 'providers:\n  - name: cmp-new\nracks:\n  - name: rack-zz\n    hosts: [cmp-new]\n')
+    const noRack = await run([...small, '--add', add, '--db', db2])
+    expect(noRack.code).toBe(2)
+    expect(noRack.stderr).toContain('No rack named rack-zz')
     const ratio = JSON.parse((await ok(['capacity', '--flavors', FLAVORS, '--flavor', 'm1.small', '--level', 'cloud', '--ratio', 'VCPU=32', '--json'])).stdout)
     expect(cloud(ratio, 'm1.small')).toBeGreaterThanOrEqual(cloud(before, 'm1.small'))
-    expect(ratio.what_if).toMatchObject({displaced: [], survives: true, ratios: {VCPU: 32}})
+    expect(ratio.what_if).toMatchObject({displaced: [], survives: true, ratios: {VCPU: 32}, added: []})
   })
 })

@@ -5,6 +5,8 @@
  */
 import {flavorRequest, type Flavor, type FlavorRequest} from '../../core/flavors.js'
 import {PlacementError} from '../../core/errors.js'
+import {ApplyRefused} from '../../core/apply-plan/types.js'
+import type {DatacenterFile} from '../apply/apply-file.js'
 import type {Group, GroupRecord} from '../../core/groups.js'
 import {headroom, type Headroom, type HeadroomLevel} from '../../core/headroom.js'
 import {whatIf, type Displaced, type LostDomain, type WhatIfChange} from '../../core/what-if.js'
@@ -16,10 +18,21 @@ export interface CapacityAnswer extends Headroom {
   /** Extra specs not modelled, per flavor. */
   warnings: Array<{flavor: string; warning: string}>
   /** With a change asked: what it was, who it displaced, and whether all found a place. */
-  what_if?: {without: LostDomain[]; ratios: Record<string, number>; displaced: Displaced[]; survives: boolean}
+  what_if?: {without: LostDomain[]; ratios: Record<string, number>; added: string[]; displaced: Displaced[]; survives: boolean}
 }
 
 const LEVELS = ['host', 'rack', 'row', 'room'] as const
+
+/** `--add FILE`: an apply file's providers, and the racks its layout puts hosts in. */
+export function addedHosts(file: DatacenterFile): NonNullable<WhatIfChange['add']> {
+  const racks: Array<{rack: string; hosts: string[]}> = []
+  const take = (r: {name: string; hosts?: string[]}) => r.hosts?.length && racks.push({rack: r.name, hosts: r.hosts})
+  const l = file.layout
+  for (const room of l?.rooms ?? []) for (const row of room.rows ?? []) for (const r of row.racks ?? []) take(r)
+  for (const row of l?.rows ?? []) for (const r of row.racks ?? []) take(r)
+  for (const r of l?.racks ?? []) take(r)
+  return {file, racks}
+}
 
 /** `--without LEVEL:NAME` values; a level not among host, rack, row and room is a usage error. */
 export function parseWithout(values: readonly string[] = []): LostDomain[] {
@@ -65,19 +78,26 @@ export async function capacity(
   const warnings = flavors.flatMap((f) => f.warnings.map((warning) => ({flavor: f.flavor, warning})))
   const change = opts.change
   const group = opts.group ? groupOf(opts.group) : undefined
-  if (!change?.without?.length && !change?.ratios?.size) return {...headroom(state, flavors, {levels: opts.levels, group}), warnings}
+  if (!change?.without?.length && !change?.ratios?.size && !change?.add) return {...headroom(state, flavors, {levels: opts.levels, group}), warnings}
   let w
   try {
     w = whatIf(state, change)
   } catch (err) {
-    // A domain nobody has, a ratio out of range: the operator's to correct.
+    // A domain nobody has, a ratio out of range, hosts the apply would refuse: the operator's to correct.
     if (err instanceof PlacementError) throw usageError(err.message)
+    if (err instanceof ApplyRefused) throw usageError(`--add: ${err.message}`)
     throw err
   }
   return {
     ...headroom(w.after, flavors, {levels: opts.levels, group}),
     warnings,
-    what_if: {without: change.without ?? [], ratios: Object.fromEntries(change.ratios ?? []), displaced: w.displaced, survives: w.survives},
+    what_if: {
+      without: change.without ?? [],
+      ratios: Object.fromEntries(change.ratios ?? []),
+      added: change.add?.file.providers?.map((p) => p.name) ?? [],
+      displaced: w.displaced,
+      survives: w.survives,
+    },
   }
 }
 
@@ -89,7 +109,7 @@ export async function catalogCapacity(
   backend: Backend,
   opts: {names?: string[]; levels?: HeadroomLevel[]; change?: WhatIfChange; group?: GroupRecord} = {},
 ): Promise<CapacityAnswer> {
-  if (opts.change?.without?.length || opts.change?.ratios?.size) throw usageError('--without and --ratio are tried on a copy of the cloud here: give --flavors FILE')
+  if (opts.change?.without?.length || opts.change?.ratios?.size || opts.change?.add) throw usageError('--without, --ratio and --add are tried on a copy of the cloud here: give --flavors FILE')
   if (opts.group) throw usageError('--group is counted here on a copy of the cloud: give --flavors FILE')
   if (!backend.placemat) throw usageError('give --flavors FILE: plain Placement keeps no flavor catalog')
   try {
