@@ -12,6 +12,7 @@ import {candidateSlots, findCandidates} from './candidates/engine.js'
 import type {CandidateRequest} from './candidates/request.js'
 import {isSharing} from './host.js'
 import {stateFromSnapshot} from './snapshot.js'
+import {providerRecord} from './wire.js'
 import type {Provider, State} from './state.js'
 
 /** A host's tree and the pools it reaches, in the order the engine sees them. */
@@ -122,18 +123,8 @@ export function shapeCandidates(s: State, tree: HostTree, request: CandidateRequ
     {
       classes: [...s.classes.keys()],
       traits: [...s.traits.keys()],
-      providers: tree.members.map((p) => ({
-        uuid: p.uuid,
-        name: p.name,
-        generation: p.generation,
-        // A pool is a root of its own here.
-        parent_provider_uuid: pools.has(p) ? null : p.parent,
-        root_provider_uuid: pools.has(p) ? p.uuid : p.root,
-        inventories: Object.fromEntries(p.inventories),
-        usages: {},
-        traits: [...p.traits],
-        aggregates: [...p.aggregates],
-      })),
+      // Nothing used; a pool is a root of its own here.
+      providers: tree.members.map((p) => ({...providerRecord(p), usages: {}, ...(pools.has(p) ? {parent_provider_uuid: null, root_provider_uuid: p.uuid} : {})})),
     },
     0,
   )

@@ -14,6 +14,7 @@ import {PlacementError} from './errors.js'
 import {refuseNewBreaches} from './groups.js'
 import {everyHost, isDisabled, isSharing, DISABLED_TRAIT} from './host.js'
 import {stateFromSnapshot} from './snapshot.js'
+import {consumerRecord, providerRecord} from './wire.js'
 import type {Provider, State, TopologyLevel, TopologyNode} from './state.js'
 import {hostDomains, nodeUuid} from './topology.js'
 import {planApply} from './apply-plan/plan.js'
@@ -52,27 +53,12 @@ export interface WhatIf {
 
 /** A copy of `s` to change freely: providers, consumers and their allocations, topology, groups. */
 export function copyState(s: State): State {
+  // Usages follow the consumers' allocations.
   const copy = stateFromSnapshot({
     classes: [...s.classes.keys()],
     traits: [...s.traits.keys()],
-    providers: [...s.providers.values()].map((p) => ({
-      uuid: p.uuid,
-      name: p.name,
-      generation: p.generation,
-      parent_provider_uuid: p.parent,
-      root_provider_uuid: p.root,
-      inventories: Object.fromEntries(p.inventories),
-      traits: [...p.traits],
-      aggregates: [...p.aggregates],
-    })),
-    consumers: [...s.consumers.values()].map((c) => ({
-      uuid: c.uuid,
-      project_id: c.project,
-      user_id: c.user,
-      consumer_type: c.type,
-      consumer_generation: c.generation,
-      allocations: Object.fromEntries([...c.allocations].map(([rp, a]) => [rp, {resources: Object.fromEntries(a)}])),
-    })),
+    providers: [...s.providers.values()].map(providerRecord),
+    consumers: [...s.consumers.values()].map(consumerRecord),
     topology: [...s.topology.values()].map(({uuid, name, level, parent}) => ({uuid, name, level, parent})),
   })
   // Groups are read, never changed, by what is tried on the copy.
