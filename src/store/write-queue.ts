@@ -40,11 +40,15 @@ export class WriteQueue {
   push<T>(fn: (state: State, now: number) => T, options: WriteOptions): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({fn, resolve: resolve as (v: unknown) => void, reject, started: performance.now(), selfContained: options.selfContained ?? false})
-      if (!this.drainScheduled) {
-        this.drainScheduled = true
-        void this.turns.exclusive(() => this.drain())
-      }
+      this.scheduleDrain()
     })
+  }
+
+  /** A drain takes its turn for the writes waiting, unless one is on its way. */
+  private scheduleDrain(): void {
+    if (this.drainScheduled) return
+    this.drainScheduled = true
+    void this.turns.exclusive(() => this.drain())
   }
 
   /** Commits the writes waiting, a group at a time; every write is settled, whatever fails. */
@@ -53,10 +57,7 @@ export class WriteQueue {
     await new Promise((r) => setImmediate(r))
     this.drainScheduled = false
     const group = this.queue.splice(0, MAX_GROUP)
-    if (this.queue.length) {
-      this.drainScheduled = true
-      void this.turns.exclusive(() => this.drain())
-    }
+    if (this.queue.length) this.scheduleDrain()
     if (group.length === 0) return
     const outcome = await this.writeGroup(group)
     if (outcome === 'retry-alone') {
@@ -114,10 +115,7 @@ export class WriteQueue {
   /** Puts `writes` back at the head of the queue, with a drain for them. */
   private requeue(writes: QueuedWrite[]): void {
     this.queue.unshift(...writes)
-    if (!this.drainScheduled) {
-      this.drainScheduled = true
-      void this.turns.exclusive(() => this.drain())
-    }
+    this.scheduleDrain()
   }
 
   /**
