@@ -90,7 +90,7 @@ export function hostFits(s: State, trees: readonly HostTree[], free: readonly Fl
 const NO_POOLS: ReadonlyMap<string, ReadonlyMap<string, number>> = new Map()
 
 /** The free amount of each class in a host's tree (sharing providers aside). */
-export function treeFree(s: State, host: Provider): Map<string, number> {
+function treeFree(s: State, host: Provider): Map<string, number> {
   const free = new Map<string, number>()
   for (const p of s.subtree(host.uuid)) {
     if (isSharing(p)) continue
@@ -159,7 +159,7 @@ export function headroom(s: State, flavors: readonly FlavorRequest[], opts: Head
       domains.push(row)
     }
   }
-  return {domains, stranded: stranded(s, hosts, flavors, new Set(hosts.filter((_, i) => fitsSomewhere[i]).map((h) => h.uuid))), lint}
+  return {domains, stranded: stranded(hosts, free, disabled, flavors, fitsSomewhere), lint}
 }
 
 /** The domains at each level with the numbers of their hosts, in the order a table shows them. */
@@ -283,24 +283,23 @@ function whyNowhere(s: State, flavor: FlavorRequest): string {
 }
 
 /**
- * On each enabled host where no flavor fits now, each class's free amount, with the class that
- * blocks: the one whose free amount is smallest against the least any flavor asks of it.
+ * On each enabled host where no flavor fits now, each class's free amount (`free`, by host), with
+ * the class that blocks: the one whose free amount is smallest against the least any flavor asks of it.
  */
-function stranded(s: State, hosts: Provider[], flavors: readonly FlavorRequest[], fitsSomewhere: Set<string>): Stranded[] {
+function stranded(hosts: Provider[], free: Map<string, number>[], disabled: boolean[], flavors: readonly FlavorRequest[], fitsSomewhere: Uint8Array): Stranded[] {
   const least = new Map<string, number>()
   for (const f of flavors) for (const [rc, n] of askedPerClass(f.request)) least.set(rc, Math.min(least.get(rc) ?? Infinity, n))
   const out: Stranded[] = []
   if (least.size === 0) return out
-  for (const host of hosts) {
-    if (isDisabled(host) || fitsSomewhere.has(host.uuid)) continue
-    const free = treeFree(s, host)
+  hosts.forEach((host, i) => {
+    if (disabled[i] || fitsSomewhere[i]) return
     let bottleneck = ''
     let worst = Infinity
     for (const [rc, n] of least) {
-      const r = (free.get(rc) ?? 0) / n
+      const r = (free[i].get(rc) ?? 0) / n
       if (r < worst) [worst, bottleneck] = [r, rc]
     }
-    for (const [rc, amount] of free) if (amount > 0 && rc !== bottleneck) out.push({host: host.name, class: rc, amount, bottleneck})
-  }
+    for (const [rc, amount] of free[i]) if (amount > 0 && rc !== bottleneck) out.push({host: host.name, class: rc, amount, bottleneck})
+  })
   return out
 }
