@@ -12,7 +12,7 @@ import type {CandidateRequest} from './candidates/request.js'
 import {Changes} from './changes.js'
 import {PlacementError} from './errors.js'
 import {refuseNewBreaches} from './groups.js'
-import {everyHost, isDisabled, isSharing, DISABLED_TRAIT} from './host.js'
+import {everyHost, hostsOfProviders, DISABLED_TRAIT} from './host.js'
 import {stateFromSnapshot} from './snapshot.js'
 import {consumerRecord, providerRecord} from './wire.js'
 import type {Provider, State, TopologyLevel, TopologyNode} from './state.js'
@@ -132,8 +132,9 @@ function addHosts(s: State, add: NonNullable<WhatIfChange['add']>): void {
 
 /** The first candidate for `wanted` that its groups allow, written on `s`; or why there is none. */
 function placeAgain(s: State, consumer: string, wanted: Map<string, number>): {to: string[] | null; why?: string} {
+  // Enabled hosts only: the trait sits on the host (the root), which may give nothing itself.
   const request: CandidateRequest = {
-    groups: [{suffix: '', resources: wanted, requiredTraits: [], forbiddenTraits: new Set([DISABLED_TRAIT]), memberOf: [], forbiddenAggs: new Set()}],
+    groups: [{suffix: '', resources: wanted, requiredTraits: [], forbiddenTraits: new Set(), memberOf: [], forbiddenAggs: new Set()}],
     sameSubtree: [],
     rootRequired: [],
     rootForbidden: new Set([DISABLED_TRAIT]),
@@ -144,8 +145,6 @@ function placeAgain(s: State, consumer: string, wanted: Map<string, number>): {t
   } catch (err) {
     return {to: null, why: (err as Error).message}
   }
-  // Enabled hosts only (the trait sits on the host, which may give nothing itself).
-  candidates = candidates.filter((a) => [...a.allocations.keys()].every((rp) => !isDisabled(s.providers.get(s.providers.get(rp)!.root)!)))
   if (candidates.length === 0) return {to: null, why: `no enabled host has room for ${[...wanted].map(([rc, n]) => `${rc}:${n}`).join(',')}`}
   let refusal = ''
   for (const a of candidates) {
@@ -163,15 +162,8 @@ function placeAgain(s: State, consumer: string, wanted: Map<string, number>): {t
   return {to: null, why: `every host with room breaks a placement group's rule: ${refusal}`}
 }
 
-function hostNames(s: State, providers: Iterable<string>): string[] {
-  const names = new Set<string>()
-  for (const rp of providers) {
-    const p = s.providers.get(rp)
-    const root = p && s.providers.get(p.root)
-    if (p && root && !isSharing(p) && !isSharing(root)) names.add(root.name)
-  }
-  return [...names].sort()
-}
+/** The names of the hosts `providers` are in (shared resources are on none). */
+const hostNames = (s: State, providers: Iterable<string>): string[] => hostsOfProviders(s, providers).map((u) => s.providers.get(u)!.name).sort()
 
 function sumByClass(allocations: Map<string, Map<string, number>>): Map<string, number> {
   const out = new Map<string, number>()
