@@ -132,6 +132,10 @@ export function flavorRequest(flavor: Flavor): FlavorRequest {
   }
 }
 
+/** Each flavor's warnings, as answers list them. */
+export const flavorWarnings = (flavors: readonly FlavorRequest[]): Array<{flavor: string; warning: string}> =>
+  flavors.flatMap((f) => f.warnings.map((warning) => ({flavor: f.flavor, warning})))
+
 /** The amount of each class one instance asks, over every group. */
 export function askedPerClass(request: CandidateRequest): Map<string, number> {
   const out = new Map<string, number>()

@@ -51,6 +51,9 @@ export interface WhatIf {
   survives: boolean
 }
 
+/** Whether `change` asks nothing to be tried (no domain lost, no ratio, no host added). */
+export const changesNothing = (change: WhatIfChange | undefined): boolean => !change?.without?.length && !change?.ratios?.size && !change?.add
+
 /** A copy of `s` to change freely: providers, consumers and their allocations, topology, groups. */
 export function copyState(s: State): State {
   // Usages follow the consumers' allocations.

@@ -3,13 +3,14 @@
  * (a --db file's own State, or one read from a placemat daemon or a plain Placement), worked out
  * here in one place for all of them.
  */
-import {flavorRequest, type Flavor, type FlavorRequest} from '../../core/flavors.js'
+import {flavorRequest, flavorWarnings, type Flavor, type FlavorRequest} from '../../core/flavors.js'
+import {racksOf} from '../../core/layout-edits.js'
 import {PlacementError} from '../../core/errors.js'
 import {ApplyRefused} from '../../core/apply-plan/types.js'
 import type {DatacenterFile} from '../apply/apply-file.js'
 import type {Group, GroupRecord} from '../../core/groups.js'
 import {headroom, type Headroom, type HeadroomLevel} from '../../core/headroom.js'
-import {whatIf, type Displaced, type LostDomain, type WhatIfChange} from '../../core/what-if.js'
+import {changesNothing, whatIf, type Displaced, type LostDomain, type WhatIfChange} from '../../core/what-if.js'
 import {ApiError} from '../../client/client.js'
 import {loadState, type Backend} from '../backend/backend.js'
 import {usageError} from '../failure.js'
@@ -25,12 +26,7 @@ const LEVELS = ['host', 'rack', 'row', 'room'] as const
 
 /** `--add FILE`: an apply file's providers, and the racks its layout puts hosts in. */
 export function addedHosts(file: DatacenterFile): NonNullable<WhatIfChange['add']> {
-  const racks: Array<{rack: string; hosts: string[]}> = []
-  const take = (r: {name: string; hosts?: string[]}) => r.hosts?.length && racks.push({rack: r.name, hosts: r.hosts})
-  const l = file.layout
-  for (const room of l?.rooms ?? []) for (const row of room.rows ?? []) for (const r of row.racks ?? []) take(r)
-  for (const row of l?.rows ?? []) for (const r of row.racks ?? []) take(r)
-  for (const r of l?.racks ?? []) take(r)
+  const racks = file.layout ? [...racksOf(file.layout)].flatMap(({rack}) => (rack.hosts?.length ? [{rack: rack.name, hosts: rack.hosts}] : [])) : []
   return {file, racks}
 }
 
@@ -75,10 +71,10 @@ export async function capacity(
   opts: {levels?: HeadroomLevel[]; change?: WhatIfChange; group?: GroupRecord} = {},
 ): Promise<CapacityAnswer> {
   const state = await loadState(backend)
-  const warnings = flavors.flatMap((f) => f.warnings.map((warning) => ({flavor: f.flavor, warning})))
+  const warnings = flavorWarnings(flavors)
   const change = opts.change
   const group = opts.group ? groupOf(opts.group) : undefined
-  if (!change?.without?.length && !change?.ratios?.size && !change?.add) return {...headroom(state, flavors, {levels: opts.levels, group}), warnings}
+  if (!change || changesNothing(change)) return {...headroom(state, flavors, {levels: opts.levels, group}), warnings}
   let w
   try {
     w = whatIf(state, change)
@@ -109,7 +105,7 @@ export async function catalogCapacity(
   backend: Backend,
   opts: {names?: string[]; levels?: HeadroomLevel[]; change?: WhatIfChange; group?: GroupRecord} = {},
 ): Promise<CapacityAnswer> {
-  if (opts.change?.without?.length || opts.change?.ratios?.size || opts.change?.add) throw usageError('--without, --ratio and --add are tried on a copy of the cloud here: give --flavors FILE')
+  if (!changesNothing(opts.change)) throw usageError('--without, --ratio and --add are tried on a copy of the cloud here: give --flavors FILE')
   if (opts.group) throw usageError('--group is counted here on a copy of the cloud: give --flavors FILE')
   if (!backend.placemat) throw usageError('give --flavors FILE: plain Placement keeps no flavor catalog')
   try {

@@ -5,6 +5,7 @@
  * catalog does not hold or a level that is none of host, rack, row, room and cloud.
  */
 import {PlacementError} from '../../core/errors.js'
+import {flavorWarnings} from '../../core/flavors.js'
 import {HEADROOM_LEVELS, headroom, type HeadroomLevel} from '../../core/headroom.js'
 import {queryParams, type AppOptions, type RouteDef} from '../context.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
@@ -27,7 +28,7 @@ export function routes(options: AppOptions): RouteDef[] {
         const flavors = names.length ? catalog.filter((f) => names.includes(f.flavor)) : catalog
         const s = await ctx.store.refresh()
         const answer = headroom(s, flavors, levels.length ? {levels: levels as HeadroomLevel[]} : {})
-        return {...answer, warnings: flavors.flatMap((f) => f.warnings.map((warning) => ({flavor: f.flavor, warning})))}
+        return {...answer, warnings: flavorWarnings(flavors)}
       },
     },
   ]
