@@ -168,7 +168,11 @@ function domainHosts(s: State, hosts: Provider[], levels: readonly HeadroomLevel
   const where = levels.some((l) => l !== 'host' && l !== 'cloud') ? hosts.map((h) => hostDomains(s, h)) : []
   for (const level of levels) {
     if (level === 'cloud') out.push(['cloud', 'cloud', hosts.map((_, i) => i)])
-    else if (level === 'host') hosts.forEach((h, i) => out.push(['host', h.name, [i]]))
+    else if (level === 'host') {
+      // By name: the State's order is the order providers were read in, which differs between backends.
+      const byName = hosts.map((_, i) => i).sort((a, b) => compareHosts(hosts[a], hosts[b]))
+      for (const i of byName) out.push(['host', hosts[i].name, [i]])
+    }
     else {
       const by = new Map<string, number[]>()
       where.forEach((w, i) => {
@@ -183,6 +187,9 @@ function domainHosts(s: State, hosts: Provider[], levels: readonly HeadroomLevel
   }
   return out
 }
+
+const compareHosts = (a: Provider, b: Provider): number =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0
 
 /** A domain whose hosts draw on no pool: its fits and free amounts summed. */
 function summedHeadroom(
@@ -301,5 +308,6 @@ function stranded(hosts: Provider[], free: Map<string, number>[], disabled: bool
     }
     for (const [rc, amount] of free[i]) if (amount > 0 && rc !== bottleneck) out.push({host: host.name, class: rc, amount, bottleneck})
   })
-  return out
+  // By host name, as the host rows (few hosts are stranded; sorting them is cheap).
+  return out.sort((a, b) => (a.host < b.host ? -1 : a.host > b.host ? 1 : 0))
 }

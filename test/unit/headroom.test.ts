@@ -190,6 +190,25 @@ describe('headroom', () => {
     expect(rack).toMatchObject({fit: 2, pooled: 3, fragmentation_loss: 1})
   })
 
+  it('lists hosts and stranded capacity by name, whatever order the providers were read in', () => {
+    const host = (name: string, i: number) => ({
+      uuid: `00000000-0000-4000-8000-00000000000${i + 1}`,
+      name,
+      generation: 1,
+      inventories: {VCPU: {total: 2, reserved: 0, min_unit: 1, max_unit: 2, step_size: 1, allocation_ratio: 1}, MEMORY_MB: {total: 512, reserved: 0, min_unit: 1, max_unit: 512, step_size: 1, allocation_ratio: 1}},
+      usages: {},
+      traits: [],
+      aggregates: [],
+    })
+    const f = flavorRequest({name: 'f4', vcpus: 4, ram: 256, disk: 0, ephemeral: 0, swap: 0, properties: {}})
+    for (const names of [['c', 'a', 'b'], ['b', 'c', 'a']]) {
+      const s = stateFromSnapshot({classes: CLASSES, traits: TRAITS, topology: [], providers: names.map(host)})
+      const h = headroom(s, [f], {levels: ['host']})
+      expect(h.domains.map((d) => d.name)).toEqual(['a', 'b', 'c'])
+      expect(h.stranded.map((x) => x.host)).toEqual(['a', 'b', 'c'])
+    }
+  })
+
   it('bounds the fit by a placement group\'s rule as claims of new members in a row would find it', () => {
     let checked = 0
     let positive = 0
