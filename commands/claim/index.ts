@@ -3,7 +3,8 @@ import {PlacematCommand} from '../../src/cli/base.js'
 import type {Level} from '../../src/cli/candidates/anchors.js'
 import type {ListedProvider} from '../../src/core/wire.js'
 import {GROUP_HELP, candidateFlags} from '../../src/cli/candidates/flags.js'
-import {claim, spread, spreadConsumers} from '../../src/cli/services/claim.js'
+import {claim} from '../../src/cli/services/claim.js'
+import {spread, spreadConsumers} from '../../src/cli/services/spread.js'
 import {allowViolationsFlag, refusedForGroups} from '../../src/cli/groups/flags.js'
 
 const describeAllocations = (allocations: Record<string, {resources: Record<string, number>}>, providers?: Map<string, ListedProvider>) =>

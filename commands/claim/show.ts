@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {formatResources, shownConsumer} from '../../src/cli/services/allocations.js'
-import {namedConsumer} from '../../src/cli/services/claim.js'
+import {namedConsumer} from '../../src/cli/services/spread.js'
 import {fetchLayout, placementInLayout, providersByUuid, readLayoutFile, topologyFromLayout} from '../../src/cli/candidates/anchors.js'
 import {candidateFlags} from '../../src/cli/candidates/flags.js'
 import {compareNamed} from '../../src/core/listing-order.js'

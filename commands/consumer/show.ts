@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {formatResources} from '../../src/cli/services/allocations.js'
-import {namedConsumer} from '../../src/cli/services/claim.js'
+import {namedConsumer} from '../../src/cli/services/spread.js'
 import {showConsumer} from '../../src/cli/services/consumers.js'
 import type {ConsumerHolding} from '../../src/core/consumer-list.js'
 import {compareNamed} from '../../src/core/listing-order.js'
