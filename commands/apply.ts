@@ -6,7 +6,14 @@ import {withContext} from '../src/cli/failure.js'
 import {readApplyFile, type DatacenterFile} from '../src/cli/apply/apply-file.js'
 import {checkOperations, REFUSED} from '../src/cli/apply/check.js'
 import {layoutToApply, planLayoutAfter} from '../src/cli/apply/layout-step.js'
-import {appliedCounts, appliedLine, dryRunRefusal, planLines as topologyPlanLines, planSize, planSummary as topologySummary} from '../src/cli/topology/plan-text.js'
+import {
+  appliedCounts,
+  appliedLine,
+  dryRunRefusal,
+  planLines as topologyPlanLines,
+  planSize,
+  planSummary as topologySummary,
+} from '../src/cli/topology/plan-text.js'
 import {planDocument, planIsEmpty, planLineStream, summaryLine} from '../src/cli/apply/plan-text.js'
 import {loadState, type Progress} from '../src/cli/backend/backend.js'
 import {isConcurrentUpdate} from '../src/cli/services/retry.js'
@@ -18,7 +25,8 @@ import {conflictError, usageError} from '../src/cli/failure.js'
 import {NAMES_NAMESPACE} from '../src/core/uuids.js'
 
 export default class Apply extends PlacematCommand {
-  static summary = 'Make providers, inventories, traits and aggregates (and a layout of racks, rows and rooms) match a YAML file (idempotent).'
+  static summary =
+    'Make providers, inventories, traits and aggregates (and a layout of racks, rows and rooms) match a YAML file (idempotent).'
   static printed = SENTENCES
 
   static description = `Reads FILE (YAML or JSON; "-" for stdin), compares it with the cloud,
@@ -111,7 +119,9 @@ unknown host, a host in two racks).`
     const plan: ApplyPlan = this.plan(() => planApply(file!, state!, {prune: flags.prune, keepAggregateNames}))
     if (!keepAggregateNames && plan.namedAggregates > 0) {
       const n = plan.namedAggregates
-      process.stderr.write(`placemat: warning: plain OpenStack Placement keeps no aggregate names: the ${n === 1 ? 'name' : `${n} names`} the file gives aggregates ${n === 1 ? 'is' : 'are'} not kept (listings show their uuids)\n`)
+      process.stderr.write(
+        `placemat: warning: plain OpenStack Placement keeps no aggregate names: the ${n === 1 ? 'name' : `${n} names`} the file gives aggregates ${n === 1 ? 'is' : 'are'} not kept (listings show their uuids)\n`,
+      )
     }
     file = undefined // what the plan needs of it, it holds
     if (check) await checkOperations(state, plan.operations())
@@ -136,7 +146,8 @@ unknown host, a host in two racks).`
     }
     if (dryRun || (planIsEmpty(plan) && !layout)) {
       if (topology && this.textOutput) printTopology(topology, layout)
-      if (doc) this.outputRecord({...doc, ...(topology ? {topology: {plan: topology, applied: false}} : {}), dry_run: dryRun, applied: false})
+      if (doc)
+        this.outputRecord({...doc, ...(topology ? {topology: {plan: topology, applied: false}} : {}), dry_run: dryRun, applied: false})
       else if (dryRun && (!planIsEmpty(plan) || (topology && planSize(topology) > 0))) this.log('Dry run: nothing was changed.')
       if (layoutRefusal) throw dryRunRefusal(layoutRefusal)
       return
@@ -160,7 +171,9 @@ unknown host, a host in two racks).`
       }
       topologyApplied = planSize(topology) > 0
       if (this.textOutput) {
-        this.log(`Applied: ${summary.create} created, ${summary.update} updated, ${summary.delete} deleted; ${appliedCounts(topology)} (one transaction, ${seconds(start).toFixed(2)} s).`)
+        this.log(
+          `Applied: ${summary.create} created, ${summary.update} updated, ${summary.delete} deleted; ${appliedCounts(topology)} (one transaction, ${seconds(start).toFixed(2)} s).`,
+        )
       }
     } else if (!planIsEmpty(plan)) {
       const bar = tty ? (await import('../src/cli/components/Progress.js')).startProgress() : undefined
@@ -186,7 +199,9 @@ unknown host, a host in two racks).`
       bar?.stop()
       if (this.textOutput) {
         const how = placemat ? 'one transaction' : `${operationCount} calls`
-        this.log(`Applied: ${summary.create} created, ${summary.update} updated, ${summary.delete} deleted (${how}, ${seconds(start).toFixed(2)} s).`)
+        this.log(
+          `Applied: ${summary.create} created, ${summary.update} updated, ${summary.delete} deleted (${how}, ${seconds(start).toFixed(2)} s).`,
+        )
       }
     }
     if (layout && !together) {
@@ -206,7 +221,14 @@ unknown host, a host in two racks).`
     if (doc) {
       const applied = !planIsEmpty(plan)
       const topologyDoc = topology ? {topology: {plan: topology, applied: topologyApplied}} : {}
-      this.outputRecord({...doc, ...topologyDoc, dry_run: false, applied, ...(applied ? {operations: operationCount} : {}), seconds: Number(seconds(start).toFixed(3))})
+      this.outputRecord({
+        ...doc,
+        ...topologyDoc,
+        dry_run: false,
+        applied,
+        ...(applied ? {operations: operationCount} : {}),
+        seconds: Number(seconds(start).toFixed(3)),
+      })
     }
   }
 

@@ -8,9 +8,11 @@ import {groupsOf} from '../src/cli/groups/groups.js'
 import {HEADROOM_LEVELS, type DomainHeadroom, type HeadroomLevel} from '../src/core/headroom.js'
 
 export default class Capacity extends PlacematCommand {
-  static summary = 'How many more of each flavor fit, per host, rack, row, room and the cloud; what is lost to host boundaries, stranded, or can never fit.'
+  static summary =
+    'How many more of each flavor fit, per host, rack, row, room and the cloud; what is lost to host boundaries, stranded, or can never fit.'
 
-  static description = `--flavors FILE (or, on a daemon started with --flavors, its catalog): what \`openstack flavor list --long -f json\` or
+  static description =
+    `--flavors FILE (or, on a daemon started with --flavors, its catalog): what \`openstack flavor list --long -f json\` or
 \`openstack flavor show -f json\` prints, or a YAML list of the same fields
 (name, vcpus, ram, disk, ephemeral, swap, properties, member_of). Each flavor
 is asked as Nova asks Placement: VCPU (PCPU with hw:cpu_policy=dedicated),
@@ -51,13 +53,20 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
   ]
 
   static flags = {
-    flavors: Flags.string({description: "flavor file (osc JSON or YAML; - for stdin); without it, the daemon's catalog (daemon start --flavors)"}),
+    flavors: Flags.string({
+      description: "flavor file (osc JSON or YAML; - for stdin); without it, the daemon's catalog (daemon start --flavors)",
+    }),
     flavor: Flags.string({description: 'only this flavor (repeatable)', multiple: true}),
     level: Flags.string({description: 'only this level (repeatable)', multiple: true, options: [...HEADROOM_LEVELS]}),
-    without: Flags.string({description: 'what if this were lost: host:NAME, rack:NAME, row:NAME or room:NAME (repeatable)', multiple: true}),
+    without: Flags.string({
+      description: 'what if this were lost: host:NAME, rack:NAME, row:NAME or room:NAME (repeatable)',
+      multiple: true,
+    }),
     ratio: Flags.string({description: 'what if every inventory of CLASS had allocation ratio R: CLASS=R (repeatable)', multiple: true}),
-    add: Flags.string({description: "what if these hosts were added: an apply file's providers, in the existing racks its racks: part names"}),
-    group: Flags.string({description: "count members of this placement group: FIT is what its rule still allows"}),
+    add: Flags.string({
+      description: "what if these hosts were added: an apply file's providers, in the existing racks its racks: part names",
+    }),
+    group: Flags.string({description: 'count members of this placement group: FIT is what its rule still allows'}),
     ...groupFileFlags,
   }
 
@@ -75,7 +84,11 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Capacity)
-    const change = {without: parseWithout(flags.without), ratios: parseRatios(flags.ratio), add: flags.add ? addedHosts(await readApplyFile(flags.add)) : undefined}
+    const change = {
+      without: parseWithout(flags.without),
+      ratios: parseRatios(flags.ratio),
+      add: flags.add ? addedHosts(await readApplyFile(flags.add)) : undefined,
+    }
     const levels = flags.level as HeadroomLevel[] | undefined
     const backend = await this.backend()
     const group = flags.group === undefined ? undefined : await (await groupsOf(backend, flags)).show(flags.group)
@@ -84,16 +97,27 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
       : await catalogCapacity(backend, {names: flags.flavor, levels, change, group})
     for (const w of answer.warnings) process.stderr.write(`warning: flavor ${w.flavor}: ${w.warning}\n`)
     if (this.textOutput) for (const l of answer.lint) process.stderr.write(`lint: flavor ${l.flavor}: ${l.problem}\n`)
-    this.output(answer, answer.domains, Capacity.columns as Array<{key: string; header?: string; align?: 'right'; get?: (d: DomainHeadroom) => unknown}>)
+    this.output(
+      answer,
+      answer.domains,
+      Capacity.columns as Array<{key: string; header?: string; align?: 'right'; get?: (d: DomainHeadroom) => unknown}>,
+    )
     if (this.format === 'table' && answer.stranded.length && !this.base.columns) {
       this.log(`\nstranded (free on hosts where no flavor fits):`)
       for (const s of answer.stranded) this.log(`  ${s.host}: ${s.amount} ${s.class} (blocked by ${s.bottleneck})`)
     }
     const w = answer.what_if
     if (w && this.format === 'table' && !this.base.columns) {
-      const what = [...w.without.map((d) => `without ${d.level} ${d.name}`), ...Object.entries(w.ratios).map(([rc, r]) => `${rc} ratio ${r}`), ...(w.added.length ? [`with ${w.added.length} host(s) added`] : [])]
-      this.log(`\n${what.join(', ')}: ${w.displaced.length} consumer(s) displaced; ${w.survives ? 'every one placed again' : 'NOT every one can be placed again'}`)
-      for (const d of w.displaced) this.log(`  ${d.consumer} from ${d.from.join(',')}: ${d.to ? `to ${d.to.join(',')}` : `nowhere: ${d.why}`}`)
+      const what = [
+        ...w.without.map((d) => `without ${d.level} ${d.name}`),
+        ...Object.entries(w.ratios).map(([rc, r]) => `${rc} ratio ${r}`),
+        ...(w.added.length ? [`with ${w.added.length} host(s) added`] : []),
+      ]
+      this.log(
+        `\n${what.join(', ')}: ${w.displaced.length} consumer(s) displaced; ${w.survives ? 'every one placed again' : 'NOT every one can be placed again'}`,
+      )
+      for (const d of w.displaced)
+        this.log(`  ${d.consumer} from ${d.from.join(',')}: ${d.to ? `to ${d.to.join(',')}` : `nowhere: ${d.why}`}`)
     }
   }
 }

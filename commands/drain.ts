@@ -104,11 +104,13 @@ function summary(r: DrainReport): string {
   const count = (status: DrainEntry['status']) => r.consumers.filter((e) => e.status === status).length
   const host = r.host.name
   if (r.dry_run) {
-    const status = r.host_status === 'would disable' ? 'the host would be disabled first' : `the host is ${r.host_status.replace('left ', '')}`
+    const status =
+      r.host_status === 'would disable' ? 'the host would be disabled first' : `the host is ${r.host_status.replace('left ', '')}`
     const moves = `${count('would move')} would move${count('cannot move') ? `, ${count('cannot move')} cannot` : ''}`
     return `Dry run: drain ${host} (${plural(n, 'consumer')}): ${moves}; ${status}. Nothing was changed.`
   }
-  if (stoppedAtPlan(r)) return `Drain ${host} (${plural(n, 'consumer')}): ${count('cannot move')} cannot move, so none was moved. Nothing was changed.`
+  if (stoppedAtPlan(r))
+    return `Drain ${host} (${plural(n, 'consumer')}): ${count('cannot move')} cannot move, so none was moved. Nothing was changed.`
   const status = r.host_status === 'disabled' ? `host disabled (${r.reason})` : `host ${r.host_status}`
   const left = count('left') ? `, ${count('left')} left by other means` : ''
   return `Drained ${host}: ${count('moved')} of ${plural(n, 'consumer')} moved${left}; ${status}.`

@@ -2,7 +2,14 @@ import fs from 'node:fs'
 import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../src/cli/base.js'
 import {DOCUMENT} from '../src/cli/output.js'
-import {disabledHosts, exportSnapshot, placematOnly, readDisabledReasons, readPlacematParts, snapshotText} from '../src/cli/services/state-export.js'
+import {
+  disabledHosts,
+  exportSnapshot,
+  placematOnly,
+  readDisabledReasons,
+  readPlacematParts,
+  snapshotText,
+} from '../src/cli/services/state-export.js'
 
 const warn = (message: string) => process.stderr.write(`placemat: warning: ${message}\n`)
 
@@ -42,11 +49,12 @@ Not carried: created/updated times, and consumers without allocations (the API d
     output: Flags.string({char: 'o', description: 'write to this file instead of stdout'}),
     'to-placement': Flags.string({
       description:
-        "write the cloud into an empty OpenStack Placement database instead (its URL as placement.conf names it; schema made by `placement-manage db sync`), generations included: the way back (racks, rows, rooms, placement groups, moved consumers, aggregate names and why hosts are disabled are left out, said on stderr)",
+        'write the cloud into an empty OpenStack Placement database instead (its URL as placement.conf names it; schema made by `placement-manage db sync`), generations included: the way back (racks, rows, rooms, placement groups, moved consumers, aggregate names and why hosts are disabled are left out, said on stderr)',
     }),
     format: Flags.string({
       char: 'f',
-      description: 'snapshot (default; YAML, JSON with --json), or apply: the cloud as a file for `placemat apply` (applying it plans nothing)',
+      description:
+        'snapshot (default; YAML, JSON with --json), or apply: the cloud as a file for `placemat apply` (applying it plans nothing)',
       options: ['snapshot', 'apply', 'json', 'yaml'],
     }),
   }
@@ -70,7 +78,13 @@ Not carried: created/updated times, and consumers without allocations (the API d
 
   /** The way back: the snapshot written into an empty Placement database. */
   private async toPlacement(url: string): Promise<void> {
-    const [{loadState}, {writePlacement, PlacementNotEmptyError}, {PlacementSchemaError}, {PlacementUrlError, maskPassword}, {usageError, conflictError}] = await Promise.all([
+    const [
+      {loadState},
+      {writePlacement, PlacementNotEmptyError},
+      {PlacementSchemaError},
+      {PlacementUrlError, maskPassword},
+      {usageError, conflictError},
+    ] = await Promise.all([
       import('../src/cli/backend/backend.js'),
       import('../src/store/placement-db/writer.js'),
       import('../src/store/placement-db/reader.js'),
@@ -81,13 +95,19 @@ Not carried: created/updated times, and consumers without allocations (the API d
     const backend = await this.backend()
     const state = await loadState(backend)
     const leftOut = backend.placemat
-      ? placematOnly((await readPlacematParts(backend.placemat)).parts, (await readDisabledReasons(backend.placemat, disabledHosts(state.providers.values()))).size)
+      ? placematOnly(
+          (await readPlacematParts(backend.placemat)).parts,
+          (await readDisabledReasons(backend.placemat, disabledHosts(state.providers.values()))).size,
+        )
       : undefined
     try {
       const r = await writePlacement(url, state)
       if (leftOut) warn(`not written into Placement, which has no place for them: ${leftOut}`)
       if (this.base.json) this.log(JSON.stringify(r, null, 2))
-      else this.log(`wrote into ${maskPassword(url)}: ${r.providers} providers, ${r.consumers} consumers, ${r.allocations} allocations (Placement schema: ${r.placement_schema})`)
+      else
+        this.log(
+          `wrote into ${maskPassword(url)}: ${r.providers} providers, ${r.consumers} consumers, ${r.allocations} allocations (Placement schema: ${r.placement_schema})`,
+        )
     } catch (err) {
       if (err instanceof PlacementNotEmptyError) throw conflictError(`${maskPassword(url)}: ${err.message}`)
       if (err instanceof PlacementSchemaError || err instanceof PlacementUrlError) throw usageError(`${maskPassword(url)}: ${err.message}`)

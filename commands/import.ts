@@ -5,7 +5,7 @@ import {placementUrlOfConfig, PlacementUrlError} from '../src/store/placement-db
 import {BaseCommand} from '../src/cli/command.js'
 
 export default class Import extends BaseCommand {
-  static summary = 'Load a snapshot (from `placemat export`), or a running Placement\'s database, into a new or empty database.'
+  static summary = "Load a snapshot (from `placemat export`), or a running Placement's database, into a new or empty database."
 
   static description = `Writes straight into the database, in one transaction, so every provider and consumer keeps its
 generation exactly (going through the API would move them). The file must be new or empty: no
@@ -47,10 +47,19 @@ Exit codes: 0 imported; 2 the snapshot is not readable or not consistent (nothin
   }
 
   static flags = {
-    db: Flags.string({description: 'the SQLite file to create (or an empty one), or a postgres:// URL of an empty database', required: true}),
+    db: Flags.string({
+      description: 'the SQLite file to create (or an empty one), or a postgres:// URL of an empty database',
+      required: true,
+    }),
     json: Flags.boolean({description: 'print what was imported as JSON'}),
-    'from-placement': Flags.string({description: "OpenStack Placement's database URL (as placement.conf's [placement_database] connection)", exclusive: ['config-file']}),
-    'config-file': Flags.string({description: "placement.conf: read the database its [placement_database] connection names", exclusive: ['from-placement']}),
+    'from-placement': Flags.string({
+      description: "OpenStack Placement's database URL (as placement.conf's [placement_database] connection)",
+      exclusive: ['config-file'],
+    }),
+    'config-file': Flags.string({
+      description: 'placement.conf: read the database its [placement_database] connection names',
+      exclusive: ['from-placement'],
+    }),
     'allow-violations': Flags.boolean({description: "import placement groups even when the snapshot's allocations break their rules"}),
   }
 
@@ -88,5 +97,4 @@ Exit codes: 0 imported; 2 the snapshot is not readable or not consistent (nothin
       throw err
     }
   }
-
 }

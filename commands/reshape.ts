@@ -73,7 +73,9 @@ unreachable.`
     const plan = readPlan(args.plan)
     const print = (r: ReshapeReport) => this.log(this.textOutput ? renderReport(r) : serialize(r, this.format))
     const backend = await this.backend()
-    const report = await refusedForGroups(() => runReshape(backend, plan, {dryRun: Boolean(flags['dry-run']), allowViolations: flags['allow-violations']}, print))
+    const report = await refusedForGroups(() =>
+      runReshape(backend, plan, {dryRun: Boolean(flags['dry-run']), allowViolations: flags['allow-violations']}, print),
+    )
     print(report)
     // A dry run exits as the real run would.
     const failure = dryRunFailure(report)

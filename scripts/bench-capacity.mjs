@@ -39,17 +39,49 @@ function cloud(hosts) {
     }
     const root = uuid()
     const aggregates = [nodeUuid('rack', `rack${rack}`), nodeUuid('row', `row${row}`), nodeUuid('room', `room${room}`)]
-    providers.push({uuid: root, name: `h${h}`, generation: 1, root_provider_uuid: root, inventories: {DISK_GB: inv(2000)}, usages: {DISK_GB: (h * 7) % 1000}, traits: [], aggregates})
+    providers.push({
+      uuid: root,
+      name: `h${h}`,
+      generation: 1,
+      root_provider_uuid: root,
+      inventories: {DISK_GB: inv(2000)},
+      usages: {DISK_GB: (h * 7) % 1000},
+      traits: [],
+      aggregates,
+    })
     for (let k = 0; k < 2; k++) {
       const usages = {VCPU: (h * 13) % 200, MEMORY_MB: (h * 4096) % 200000}
-      providers.push({uuid: uuid(), name: `h${h}-numa${k}`, generation: 1, parent_provider_uuid: root, root_provider_uuid: root, inventories: {VCPU: inv(64, {allocation_ratio: 4}), PCPU: inv(16), MEMORY_MB: inv(262144)}, usages, traits: ['HW_NUMA_ROOT'], aggregates: []})
+      providers.push({
+        uuid: uuid(),
+        name: `h${h}-numa${k}`,
+        generation: 1,
+        parent_provider_uuid: root,
+        root_provider_uuid: root,
+        inventories: {VCPU: inv(64, {allocation_ratio: 4}), PCPU: inv(16), MEMORY_MB: inv(262144)},
+        usages,
+        traits: ['HW_NUMA_ROOT'],
+        aggregates: [],
+      })
     }
   }
-  return stateFromSnapshot({classes: ['VCPU', 'PCPU', 'MEMORY_MB', 'DISK_GB'], traits: ['HW_NUMA_ROOT', 'MISC_SHARES_VIA_AGGREGATE', 'COMPUTE_STATUS_DISABLED'], providers, topology})
+  return stateFromSnapshot({
+    classes: ['VCPU', 'PCPU', 'MEMORY_MB', 'DISK_GB'],
+    traits: ['HW_NUMA_ROOT', 'MISC_SHARES_VIA_AGGREGATE', 'COMPUTE_STATUS_DISABLED'],
+    providers,
+    topology,
+  })
 }
 
 const flavors = Array.from({length: 20}, (_, i) =>
-  flavorRequest({name: `f${i}`, vcpus: 1 + (i % 8), ram: 1024 * (1 + (i % 16)), disk: 10 * (1 + (i % 5)), ephemeral: 0, swap: 0, properties: i % 5 === 4 ? {'hw:cpu_policy': 'dedicated'} : {}}),
+  flavorRequest({
+    name: `f${i}`,
+    vcpus: 1 + (i % 8),
+    ram: 1024 * (1 + (i % 16)),
+    disk: 10 * (1 + (i % 5)),
+    ephemeral: 0,
+    swap: 0,
+    properties: i % 5 === 4 ? {'hw:cpu_policy': 'dedicated'} : {},
+  }),
 )
 
 const p50 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
@@ -66,10 +98,16 @@ function time(label, rounds, fn) {
 }
 
 const s = cloud(HOSTS)
-console.log(`capacity: ${HOSTS} hosts with 2 NUMA children, ${flavors.length} flavors (in process: what the daemon's answer and a scrape work out)`)
+console.log(
+  `capacity: ${HOSTS} hosts with 2 NUMA children, ${flavors.length} flavors (in process: what the daemon's answer and a scrape work out)`,
+)
 time(`${HOSTS} hosts, every level (GET /placemat/v1/capacity)`, ROUNDS, () => headroom(s, flavors))
-time(`${HOSTS} hosts, racks, rows, rooms and cloud (a scrape)`, ROUNDS, () => headroom(s, flavors, {levels: ['rack', 'row', 'room', 'cloud']}))
-time(`${HOSTS} hosts, what-if without rack0, every level`, ROUNDS, () => headroom(whatIf(s, {without: [{level: 'rack', name: 'rack0'}]}).after, flavors))
+time(`${HOSTS} hosts, racks, rows, rooms and cloud (a scrape)`, ROUNDS, () =>
+  headroom(s, flavors, {levels: ['rack', 'row', 'room', 'cloud']}),
+)
+time(`${HOSTS} hosts, what-if without rack0, every level`, ROUNDS, () =>
+  headroom(whatIf(s, {without: [{level: 'rack', name: 'rack0'}]}).after, flavors),
+)
 if (BIG) {
   const big = cloud(BIG)
   time(`${BIG} hosts, every level`, 1, () => headroom(big, flavors))

@@ -47,11 +47,27 @@ const port = await freePort()
 const log = fs.openSync(path.join(dir, 'placemat.log'), 'a')
 const daemon = spawn(
   process.execPath,
-  [...DAEMON_NODE_OPTIONS, path.join(root, 'bin/run.js'), 'daemon', 'start', '--foreground', '--db', dbFile, '--port', String(port), '--auth', 'noauth2', '--durability', durability],
+  [
+    ...DAEMON_NODE_OPTIONS,
+    path.join(root, 'bin/run.js'),
+    'daemon',
+    'start',
+    '--foreground',
+    '--db',
+    dbFile,
+    '--port',
+    String(port),
+    '--auth',
+    'noauth2',
+    '--durability',
+    durability,
+  ],
   {stdio: ['ignore', log, 'inherit'], env: {...process.env, PLACEMAT_PROFILE: '1'}},
 )
 fs.closeSync(log)
-const floor = spawn(process.execPath, [path.join(root, 'scripts/claim-floor.mjs'), path.join(dir, 'floor.db'), durability], {stdio: ['ignore', 'pipe', 'inherit']})
+const floor = spawn(process.execPath, [path.join(root, 'scripts/claim-floor.mjs'), path.join(dir, 'floor.db'), durability], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+})
 const floorPort = await new Promise((resolve, reject) => {
   floor.stdout.once('data', (d) => resolve(Number(String(d).trim())))
   floor.once('exit', () => reject(new Error('the floor server did not start')))
@@ -62,11 +78,19 @@ const floorUrl = `http://127.0.0.1:${floorPort}`
 try {
   await waitFor(url)
   process.stderr.write(`[claim-profile] loading ${n} flat providers...\n`)
-  execFileSync(process.execPath, [path.join(perf, 'load.mjs'), url, '--mode', 'flat', '-n', String(n), '-c', '10', '--quiet'], {stdio: ['ignore', 'ignore', 'inherit']})
+  execFileSync(process.execPath, [path.join(perf, 'load.mjs'), url, '--mode', 'flat', '-n', String(n), '-c', '10', '--quiet'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
   const pm = new Client(url)
   const fl = new Client(floorUrl)
   const mv = (await pm.get('/')).json().versions[0].max_version
-  const body = (ar) => ({allocations: ar.allocations, project_id: randomUUID(), user_id: randomUUID(), consumer_generation: null, ...(mv >= '1.38' ? {consumer_type: 'TEST'} : {})})
+  const body = (ar) => ({
+    allocations: ar.allocations,
+    project_id: randomUUID(),
+    user_id: randomUUID(),
+    consumer_generation: null,
+    ...(mv >= '1.38' ? {consumer_type: 'TEST'} : {}),
+  })
   // Warm both up (and drop what the load traced).
   for (let i = 0; i < 10; i++) {
     const ar = (await pm.get(`/allocation_candidates?${FLAT_QUERY}&limit=5`)).json().allocation_requests[0]
@@ -113,10 +137,16 @@ function spread(vs) {
   return vs.length > 1 ? `${f3(Math.min(...vs))}-${f3(Math.max(...vs))}` : f3(vs[0])
 }
 function p50(xs) {
-  return percentile([...xs].sort((a, b) => a - b), 50)
+  return percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  )
 }
 function p90(xs) {
-  return percentile([...xs].sort((a, b) => a - b), 90)
+  return percentile(
+    [...xs].sort((a, b) => a - b),
+    90,
+  )
 }
 
 function report(rounds) {
@@ -129,14 +159,18 @@ function report(rounds) {
     const all = rounds.flatMap((r) => r.traces.map((t) => t[k]).filter((v) => v !== null))
     if (!all.length) return console.log(`| ${name} | | | not seen |`)
     sum += p50(all)
-    console.log(`| ${name} | ${f3(p50(all))} | ${f3(p90(all))} | ${spread(rounds.map((r) => p50(r.traces.map((t) => t[k]).filter((v) => v !== null))))} |`)
+    console.log(
+      `| ${name} | ${f3(p50(all))} | ${f3(p90(all))} | ${spread(rounds.map((r) => p50(r.traces.map((t) => t[k]).filter((v) => v !== null))))} |`,
+    )
   })
   const inServer = rounds.flatMap((r) => r.traces.map((t) => t.reduce((a, v) => a + (v ?? 0), 0)))
   console.log(`| in the server (request event to finish) | ${f3(p50(inServer))} | ${f3(p90(inServer))} | sum of phase p50s ${f3(sum)} |`)
   // placemat's transaction: from the lock to COMMIT done, beside the floor's.
   const [from, to] = [phases.indexOf('lock'), phases.indexOf('fdatasync')]
   const tx = (r) => r.traces.map((t) => t.slice(from, to + 1).reduce((a, v) => a + (v ?? 0), 0))
-  console.log(`| placemat's transaction (lock to the WAL on disk, index patch included) | ${f3(p50(rounds.flatMap(tx)))} | ${f3(p90(rounds.flatMap(tx)))} | ${spread(rounds.map((r) => p50(tx(r))))} |`)
+  console.log(
+    `| placemat's transaction (lock to the WAL on disk, index patch included) | ${f3(p50(rounds.flatMap(tx)))} | ${f3(p90(rounds.flatMap(tx)))} | ${spread(rounds.map((r) => p50(tx(r))))} |`,
+  )
   const ftx = rounds.flatMap((r) => r.floorTx)
   console.log(`| the floor's transaction | ${f3(p50(ftx))} | ${f3(p90(ftx))} | ${spread(rounds.map((r) => p50(r.floorTx)))} |`)
   const pmAll = rounds.flatMap((r) => r.put)
@@ -145,6 +179,10 @@ function report(rounds) {
   console.log('| PUT, at the client | p50 | p90 | p50 per round |')
   console.log('|---|---:|---:|---|')
   console.log(`| placemat | ${f3(p50(pmAll))} | ${f3(p90(pmAll))} | ${spread(rounds.map((r) => p50(r.put)))} |`)
-  console.log(`| floor (bare node:http + better-sqlite3) | ${f3(p50(flAll))} | ${f3(p90(flAll))} | ${spread(rounds.map((r) => p50(r.floor)))} |`)
-  console.log(`| ratio placemat / floor | ${(p50(pmAll) / p50(flAll)).toFixed(2)}x | | ${rounds.map((r) => (p50(r.put) / p50(r.floor)).toFixed(2) + 'x').join(', ')} |`)
+  console.log(
+    `| floor (bare node:http + better-sqlite3) | ${f3(p50(flAll))} | ${f3(p90(flAll))} | ${spread(rounds.map((r) => p50(r.floor)))} |`,
+  )
+  console.log(
+    `| ratio placemat / floor | ${(p50(pmAll) / p50(flAll)).toFixed(2)}x | | ${rounds.map((r) => (p50(r.put) / p50(r.floor)).toFixed(2) + 'x').join(', ')} |`,
+  )
 }

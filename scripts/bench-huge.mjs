@@ -29,7 +29,10 @@ const opt = (name, dflt) => {
   return i >= 0 ? argv[i + 1] : dflt
 }
 const runs = opt('runs', '3')
-const sets = opt('huge-sets', 'flat:100000,flat:1000000,nested:100000').split(',').map((s) => s.split(':')).map(([mode, n]) => ({mode, n: Number(n)}))
+const sets = opt('huge-sets', 'flat:100000,flat:1000000,nested:100000')
+  .split(',')
+  .map((s) => s.split(':'))
+  .map(([mode, n]) => ({mode, n: Number(n)}))
 const HEADERS = {'x-auth-token': 'admin', 'openstack-api-version': 'placement latest', 'content-type': 'application/json'}
 const FLAT_QUERY = `resources=VCPU:1,DISK_GB:10,MEMORY_MB:256&member_of=${AGGREGATES[0]}&required=HW_CPU_X86_AVX2`
 const NESTED_QUERY =
@@ -46,7 +49,8 @@ const status = (pid, field) => {
 async function startDaemon(dbFile, probe) {
   const port = await freePort()
   // A new database is made on purpose first: a daemon does not start an empty one where its log says one was.
-  if (!fs.existsSync(dbFile)) execFileSync(process.execPath, [path.join(root, 'bin/run.js'), 'db', 'init', '--db', dbFile], {stdio: 'ignore'})
+  if (!fs.existsSync(dbFile))
+    execFileSync(process.execPath, [path.join(root, 'bin/run.js'), 'db', 'init', '--db', dbFile], {stdio: 'ignore'})
   const log = fs.openSync(path.join(path.dirname(dbFile), 'placemat.log'), 'a')
   const t0 = performance.now()
   // Every candidates query searched and encoded afresh: no memo of identical answers.
@@ -71,7 +75,11 @@ async function startDaemon(dbFile, probe) {
 async function warmedUp(logFile, pid, waitMs = 60_000) {
   const end = Date.now() + waitMs
   while (Date.now() < end) {
-    const line = fs.readFileSync(logFile, 'utf8').split('\n').reverse().find((l) => l.includes('"event":"warm_up"') && l.includes(`"pid":${pid},`))
+    const line = fs
+      .readFileSync(logFile, 'utf8')
+      .split('\n')
+      .reverse()
+      .find((l) => l.includes('"event":"warm_up"') && l.includes(`"pid":${pid},`))
     if (line) return JSON.parse(line)
     await new Promise((r) => setTimeout(r, 100))
   }
@@ -107,7 +115,9 @@ async function firstWrites(url, query, count = 10) {
   const times = []
   for (let k = 0; k <= count; k++) {
     const uuid = uuids[k % uuids.length]
-    const {resource_provider_generation: generation, inventories} = JSON.parse(Buffer.from((await timed(url, `/resource_providers/${uuid}/inventories`)).body).toString())
+    const {resource_provider_generation: generation, inventories} = JSON.parse(
+      Buffer.from((await timed(url, `/resource_providers/${uuid}/inventories`)).body).toString(),
+    )
     const first = Object.keys(inventories)[0]
     inventories[first] = {...inventories[first], reserved: inventories[first].reserved ? 0 : 1}
     const body = JSON.stringify({resource_provider_generation: generation, inventories})
@@ -131,16 +141,25 @@ async function afterWrite(url, query, count = 30) {
       const inventories = inv.inventories
       const first = Object.keys(inventories)[0]
       inventories[first] = {...inventories[first], reserved: inventories[first].reserved ? 0 : 1}
-      await timed(url, `/resource_providers/${uuid}/inventories`, {method: 'PUT', body: JSON.stringify({resource_provider_generation: generation, inventories})})
+      await timed(url, `/resource_providers/${uuid}/inventories`, {
+        method: 'PUT',
+        body: JSON.stringify({resource_provider_generation: generation, inventories}),
+      })
     } else if (kind === 1) {
       const t = JSON.parse(Buffer.from((await timed(url, `/resource_providers/${uuid}/traits`)).body).toString())
       const traits = t.traits.includes('CUSTOM_BENCH') ? t.traits.filter((x) => x !== 'CUSTOM_BENCH') : [...t.traits, 'CUSTOM_BENCH']
-      await timed(url, `/resource_providers/${uuid}/traits`, {method: 'PUT', body: JSON.stringify({resource_provider_generation: generation, traits})})
+      await timed(url, `/resource_providers/${uuid}/traits`, {
+        method: 'PUT',
+        body: JSON.stringify({resource_provider_generation: generation, traits}),
+      })
     } else {
       const a = JSON.parse(Buffer.from((await timed(url, `/resource_providers/${uuid}/aggregates`)).body).toString())
       const extra = '00000000-0000-4000-8000-00000000b0b0'
       const aggregates = a.aggregates.includes(extra) ? a.aggregates.filter((x) => x !== extra) : [...a.aggregates, extra]
-      await timed(url, `/resource_providers/${uuid}/aggregates`, {method: 'PUT', body: JSON.stringify({resource_provider_generation: generation, aggregates})})
+      await timed(url, `/resource_providers/${uuid}/aggregates`, {
+        method: 'PUT',
+        body: JSON.stringify({resource_provider_generation: generation, aggregates}),
+      })
     }
     times.push((await timed(url, `/allocation_candidates?${query}&limit=1000`)).ms)
   }
@@ -153,7 +172,10 @@ function perfBench(url, mode, args) {
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 64 << 20,
   })
-  return out.trim().split('\n').map((l) => JSON.parse(l))
+  return out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
 }
 
 const rows = []
@@ -174,32 +196,75 @@ for (const {mode, n} of sets) {
     const t0 = performance.now()
     const providers = await loadThroughBatch(url, mode, n)
     const load = (performance.now() - t0) / 1000
-    row(set, 'load (batch API)', `${load.toFixed(1)} s`, `${providers} providers, ${Math.round(providers / load)}/s; RSS ${status(child.pid, 'VmRSS')} MiB`)
+    row(
+      set,
+      'load (batch API)',
+      `${load.toFixed(1)} s`,
+      `${providers} providers, ${Math.round(providers / load)}/s; RSS ${status(child.pid, 'VmRSS')} MiB`,
+    )
     await stop(child)
     const s = await startDaemon(db, `/allocation_candidates?${query}&limit=1000`)
     child = s.child
     url = s.url
-    row(set, 'start-up to first candidates answer', `${s.startup.toFixed(2)} s`, `RSS ${status(child.pid, 'VmRSS')} MiB, peak ${status(child.pid, 'VmHWM')} MiB`)
+    row(
+      set,
+      'start-up to first candidates answer',
+      `${s.startup.toFixed(2)} s`,
+      `RSS ${status(child.pid, 'VmRSS')} MiB, peak ${status(child.pid, 'VmHWM')} MiB`,
+    )
     // The daemon rehearses a scheduler's requests once it serves (warm-up.ts); the first writes are
     // timed after it, as a scheduler's first claims after a rolling restart would meet them.
     const warm = await warmedUp(path.join(dir, 'placemat.log'), child.pid)
-    if (warm) row(set, 'warm-up after the start (in the background)', `${(warm.ms / 1000).toFixed(2)} s`, `${warm.requests} rehearsed requests`)
+    if (warm)
+      row(set, 'warm-up after the start (in the background)', `${(warm.ms / 1000).toFixed(2)} s`, `${warm.requests} rehearsed requests`)
     const fw = await firstWrites(url, query)
     row(set, 'first shape-changing write after the start', `${ms(fw.first)} ms`, `the next: p50 ${ms(fw.next)} ms`)
 
-    const limited = perfBench(url, mode, ['--scenarios', mode === 'nested' ? 'candidates-nested' : 'candidates', '--count', '100', `--${mode}-query`, `${query}&limit=1000`])[0]
+    const limited = perfBench(url, mode, [
+      '--scenarios',
+      mode === 'nested' ? 'candidates-nested' : 'candidates',
+      '--count',
+      '100',
+      `--${mode}-query`,
+      `${query}&limit=1000`,
+    ])[0]
     row(set, 'candidates limit=1000', `p50 ${ms(limited.p50)} ms, p99 ${ms(limited.p99)} ms`, `${limited.notes ?? ''}`)
     const unlimited = []
     for (let k = 0; k < 3; k++) unlimited.push(await timed(url, `/allocation_candidates?${query}`))
-    row(set, 'candidates unlimited', `p50 ${ms(pct(unlimited.map((u) => u.ms), 50))} ms`, `${(unlimited[0].bytes / 1e6).toFixed(0)} MB; peak RSS ${status(child.pid, 'VmHWM')} MiB`)
+    row(
+      set,
+      'candidates unlimited',
+      `p50 ${ms(
+        pct(
+          unlimited.map((u) => u.ms),
+          50,
+        ),
+      )} ms`,
+      `${(unlimited[0].bytes / 1e6).toFixed(0)} MB; peak RSS ${status(child.pid, 'VmHWM')} MiB`,
+    )
     const aw = await afterWrite(url, query)
     row(set, 'first query after a structural write', `p50 ${ms(aw.p50)} ms, p99 ${ms(aw.p99)} ms`, 'inventory, traits, aggregates in turn')
     for (const r of perfBench(url, mode, ['--scenarios', 'claim,claims-concurrent', '--claims', '33'])) {
-      row(set, r.scenario, `p50 ${ms(r.p50)} ms, p99 ${ms(r.p99)} ms`, r.scenario === 'claims-concurrent' ? `${r.rps.toFixed(0)} claims/s; ${r.notes ?? ''}` : `${r.notes ?? ''}`)
+      row(
+        set,
+        r.scenario,
+        `p50 ${ms(r.p50)} ms, p99 ${ms(r.p99)} ms`,
+        r.scenario === 'claims-concurrent' ? `${r.rps.toFixed(0)} claims/s; ${r.notes ?? ''}` : `${r.notes ?? ''}`,
+      )
     }
     const all = []
     for (let k = 0; k < 3; k++) all.push(await timed(url, '/resource_providers'))
-    row(set, 'provider list, all', `p50 ${ms(pct(all.map((u) => u.ms), 50))} ms`, `${(all[0].bytes / 1e6).toFixed(0)} MB`)
+    row(
+      set,
+      'provider list, all',
+      `p50 ${ms(
+        pct(
+          all.map((u) => u.ms),
+          50,
+        ),
+      )} ms`,
+      `${(all[0].bytes / 1e6).toFixed(0)} MB`,
+    )
     row(set, 'daemon RSS', `${status(child.pid, 'VmRSS')} MiB`, `peak ${status(child.pid, 'VmHWM')} MiB`)
     await stop(child)
   } finally {

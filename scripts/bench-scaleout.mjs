@@ -84,7 +84,19 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
 const USAGE = `usage: node scripts/bench-scaleout.mjs [--providers N] [--daemons 1,2,3] [--seconds S] [--delay-ms D] [--kill] [--pin] [--sqlite] [--placement [1,2]] [--fixed-load R [--warm-up S] [--cpu-prof DIR]] [--json FILE] [--placemat DIR] [--label L] [--rounds 30]`
 const argv = process.argv.slice(2).filter((a) => a !== '--scaleout')
-const VALUED = new Set(['providers', 'daemons', 'seconds', 'delay-ms', 'json', 'placemat', 'label', 'rounds', 'fixed-load', 'cpu-prof', 'warm-up'])
+const VALUED = new Set([
+  'providers',
+  'daemons',
+  'seconds',
+  'delay-ms',
+  'json',
+  'placemat',
+  'label',
+  'rounds',
+  'fixed-load',
+  'cpu-prof',
+  'warm-up',
+])
 const FLAGS = new Set(['kill', 'sqlite', 'pin', 'help'])
 // A flag that may be followed by a value of this form.
 const OPTIONAL = {placement: /^\d+(,\d+)*$/}
@@ -130,11 +142,15 @@ const counts = (name, list) =>
 const DAEMON_COUNTS = counts('daemons', given.daemons ?? (KILL ? '3' : '1,2,3'))
 const PLACEMENT_COUNTS = !PLACEMENT ? [] : given.placement === true ? DAEMON_COUNTS : counts('placement', given.placement)
 if (PLACEMENT && (KILL || SQLITE)) fail('--placement runs on PostgreSQL without --kill: --kill and --sqlite do not apply to it')
-if (KILL && DAEMON_COUNTS.some((k) => k < 2)) fail('--kill needs every daemon count to be 2 or more (e.g. --daemons 3): the killed node must have survivors')
-if (SQLITE && (KILL || DELAY_MS || given.daemons)) fail('--sqlite runs one daemon on a SQLite file: --kill, --delay-ms and --daemons do not apply')
+if (KILL && DAEMON_COUNTS.some((k) => k < 2))
+  fail('--kill needs every daemon count to be 2 or more (e.g. --daemons 3): the killed node must have survivors')
+if (SQLITE && (KILL || DELAY_MS || given.daemons))
+  fail('--sqlite runs one daemon on a SQLite file: --kill, --delay-ms and --daemons do not apply')
 const FIXED_LOAD = given['fixed-load'] === undefined ? null : Number(given['fixed-load'])
-if (FIXED_LOAD !== null && !(FIXED_LOAD > 0 && Number.isFinite(FIXED_LOAD))) fail(`--fixed-load takes claims per second > 0, not ${given['fixed-load']}`)
-if (FIXED_LOAD !== null && (KILL || SQLITE || PIN || PLACEMENT)) fail('--fixed-load runs placemat on PostgreSQL, round-robin then pinned: --kill, --sqlite, --pin and --placement do not apply')
+if (FIXED_LOAD !== null && !(FIXED_LOAD > 0 && Number.isFinite(FIXED_LOAD)))
+  fail(`--fixed-load takes claims per second > 0, not ${given['fixed-load']}`)
+if (FIXED_LOAD !== null && (KILL || SQLITE || PIN || PLACEMENT))
+  fail('--fixed-load runs placemat on PostgreSQL, round-robin then pinned: --kill, --sqlite, --pin and --placement do not apply')
 const WARM_UP = given['warm-up'] === undefined ? 15 : Number(given['warm-up'])
 if (!(WARM_UP >= 0)) fail(`--warm-up takes seconds >= 0, not ${given['warm-up']}`)
 if (given['warm-up'] !== undefined && FIXED_LOAD === null) fail('--warm-up goes with --fixed-load')
@@ -274,7 +290,11 @@ async function startPostgres() {
         ? execFileSync('runuser', ['-u', 'postgres', '--', cmd, ...args], {stdio: 'pipe'})
         : execFileSync(cmd, args, {stdio: 'pipe'})
     } catch (err) {
-      throw new Error(`${path.basename(cmd)} ${args.join(' ')} failed: ${String(err.stderr ?? err.message).trim().slice(-800)}`)
+      throw new Error(
+        `${path.basename(cmd)} ${args.join(' ')} failed: ${String(err.stderr ?? err.message)
+          .trim()
+          .slice(-800)}`,
+      )
     }
   }
   const data = path.join(dir, 'data')
@@ -505,7 +525,9 @@ function brief(line) {
 async function metricValue(node, wanted) {
   if (!node.metrics) return null
   // 'name' sums every series of the metric; 'name{label="v"}' those with that label.
-  const [metric, label] = wanted.includes('{') ? [wanted.slice(0, wanted.indexOf('{')), wanted.slice(wanted.indexOf('{') + 1, -1)] : [wanted, null]
+  const [metric, label] = wanted.includes('{')
+    ? [wanted.slice(0, wanted.indexOf('{')), wanted.slice(wanted.indexOf('{') + 1, -1)]
+    : [wanted, null]
   try {
     const r = await call(node.url, 'GET', '/metrics')
     if (r.status !== 200) return null
@@ -557,7 +579,13 @@ async function churn(nodes, seconds, {kill} = {}) {
     m[code] = (m[code] ?? 0) + 1
     if (!err && r.status < 500) return
     const ended = performance.now()
-    if (killState && node === killState.victim && killState.killedAt !== null && started <= killState.killedAt && ended >= killState.killedAt) {
+    if (
+      killState &&
+      node === killState.victim &&
+      killState.killedAt !== null &&
+      started <= killState.killedAt &&
+      ended >= killState.killedAt
+    ) {
       stats.inFlightKilled++
       return
     }
@@ -614,7 +642,13 @@ async function churn(nodes, seconds, {kill} = {}) {
         }
         for (const ar of requests) {
           const consumer = crypto.randomUUID()
-          const body = {allocations: ar.allocations, project_id: project, user_id: user, consumer_generation: null, consumer_type: 'INSTANCE'}
+          const body = {
+            allocations: ar.allocations,
+            project_id: project,
+            user_id: user,
+            consumer_generation: null,
+            consumer_type: 'INSTANCE',
+          }
           const p = await send(client, 'PUT', `/allocations/${consumer}`, body)
           if (p.status === 204) {
             stats.claims++
@@ -651,42 +685,50 @@ async function churn(nodes, seconds, {kill} = {}) {
   if (killState) {
     killDone = new Promise((resolve, reject) => {
       timers.push(
-        setTimeout(() => {
-          live.splice(live.indexOf(killState.victim), 1)
-          killState.killedAt = performance.now()
-          killState.inFlightAtKill = inFlight.get(killState.victim) ?? 0
-          killState.victim.child.kill('SIGKILL')
-          progress(
-            `  SIGKILL ${killState.victim.name} (pid ${killState.victim.child.pid}) at ${((killState.killedAt - t0) / 1000).toFixed(1)} s, ` +
-              `${killState.inFlightAtKill} request(s) in flight to it`,
-          )
-        }, (seconds * 1000) / 3),
+        setTimeout(
+          () => {
+            live.splice(live.indexOf(killState.victim), 1)
+            killState.killedAt = performance.now()
+            killState.inFlightAtKill = inFlight.get(killState.victim) ?? 0
+            killState.victim.child.kill('SIGKILL')
+            progress(
+              `  SIGKILL ${killState.victim.name} (pid ${killState.victim.child.pid}) at ${((killState.killedAt - t0) / 1000).toFixed(1)} s, ` +
+                `${killState.inFlightAtKill} request(s) in flight to it`,
+            )
+          },
+          (seconds * 1000) / 3,
+        ),
       )
       timers.push(
-        setTimeout(async () => {
-          try {
-            const v = killState.victim
-            progress(`  restarting ${v.name} at ${((performance.now() - t0) / 1000).toFixed(1)} s`)
-            let again
+        setTimeout(
+          async () => {
             try {
-              again = await startDaemon({name: v.name, db: v.db, home: v.home, port: v.port, extra: v.extra})
+              const v = killState.victim
+              progress(`  restarting ${v.name} at ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+              let again
+              try {
+                again = await startDaemon({name: v.name, db: v.db, home: v.home, port: v.port, extra: v.extra})
+              } catch (err) {
+                progress(`  ${v.name} did not come back on port ${v.port} (${err.message.split('\n')[0]}); trying another port`)
+                again = await startDaemon({name: v.name, db: v.db, home: v.home, extra: v.extra})
+              }
+              // The row keeps the first start's figures; the restart's are the kill report's.
+              const first = {startup: v.startup, rss: v.rss, logStart: v.logStart, startLog: v.startLog}
+              Object.assign(v, again, first)
+              killState.restartS = again.startup
+              killState.restartRss = again.rss
+              killState.backAt = performance.now()
+              live.push(v)
+              progress(
+                `  ${v.name} serving again after ${again.startup.toFixed(1)} s (at ${((killState.backAt - t0) / 1000).toFixed(1)} s)`,
+              )
+              resolve()
             } catch (err) {
-              progress(`  ${v.name} did not come back on port ${v.port} (${err.message.split('\n')[0]}); trying another port`)
-              again = await startDaemon({name: v.name, db: v.db, home: v.home, extra: v.extra})
+              reject(err)
             }
-            // The row keeps the first start's figures; the restart's are the kill report's.
-            const first = {startup: v.startup, rss: v.rss, logStart: v.logStart, startLog: v.startLog}
-            Object.assign(v, again, first)
-            killState.restartS = again.startup
-            killState.restartRss = again.rss
-            killState.backAt = performance.now()
-            live.push(v)
-            progress(`  ${v.name} serving again after ${again.startup.toFixed(1)} s (at ${((killState.backAt - t0) / 1000).toFixed(1)} s)`)
-            resolve()
-          } catch (err) {
-            reject(err)
-          }
-        }, (seconds * 2000) / 3),
+          },
+          (seconds * 2000) / 3,
+        ),
       )
     })
   }
@@ -916,9 +958,17 @@ async function afterWriteByCli(node, dbFile) {
           : ['aggregate', 'set', u, ...w.aggregates]
     const t0 = performance.now()
     try {
-      execFileSync(process.execPath, [BIN, ...args, '--db', dbFile, '--json'], {stdio: 'pipe', timeout: 300000, env: {...process.env, PLACEMAT_HOME: path.dirname(dbFile)}})
+      execFileSync(process.execPath, [BIN, ...args, '--db', dbFile, '--json'], {
+        stdio: 'pipe',
+        timeout: 300000,
+        env: {...process.env, PLACEMAT_HOME: path.dirname(dbFile)},
+      })
     } catch (err) {
-      throw new Error(`placemat ${args.join(' ')} --db ${dbFile} failed (${err.status ?? err.signal}): ${String(err.stderr ?? err.message).trim().slice(-600)}`)
+      throw new Error(
+        `placemat ${args.join(' ')} --db ${dbFile} failed (${err.status ?? err.signal}): ${String(err.stderr ?? err.message)
+          .trim()
+          .slice(-600)}`,
+      )
     }
     cliTimes.push(performance.now() - t0)
     const q = await timedQuery(node)
@@ -932,7 +982,15 @@ async function afterWriteByCli(node, dbFile) {
       }
     }
   }
-  return {p50: pct(times, 50), p99: pct(times, 99), rounds: ROUNDS, checked, stale, cli_write_p50_ms: pct(cliTimes, 50), ...(await queryAlone(node))}
+  return {
+    p50: pct(times, 50),
+    p99: pct(times, 99),
+    rounds: ROUNDS,
+    checked,
+    stale,
+    cli_write_p50_ms: pct(cliTimes, 50),
+    ...(await queryAlone(node)),
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -968,7 +1026,9 @@ function printTable() {
   console.log(`| ${header.join(' | ')} |`)
   console.log(`|${header.map(() => '---').join('|')}|`)
   for (const r of rows) {
-    const aw = r.after_write ? `${fmtMs(r.after_write.p50)} / ${fmtMs(r.after_write.p99)}${r.after_write.stale ? ` (${r.after_write.stale} stale)` : ''}` : '—'
+    const aw = r.after_write
+      ? `${fmtMs(r.after_write.p50)} / ${fmtMs(r.after_write.p99)}${r.after_write.stale ? ` (${r.after_write.stale} stale)` : ''}`
+      : '—'
     const oc = `${r.overcommit}${r.usage_mismatches ? ` (${r.usage_mismatches} usage ≠ claims held)` : ''}`
     const k = r.kill ? killCell(r.kill) : ''
     console.log(
@@ -1002,10 +1062,18 @@ function killCell(kill) {
 
 async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb, statsUrl = running.statsUrl, server = 'placemat'}) {
   const k = nodes.length
-  progress(`${setup}, ${k} daemon(s): start-up ${nodes.map((n) => n.startup.toFixed(1)).join(' / ')} s, RSS ${nodes.map((n) => n.rss).join(' / ')} MiB`)
-  progress(`${setup}, ${k} daemon(s): churn, ${CLIENTS} clients for ${SECONDS} s${KILL ? ' (one node killed at S/3, restarted at 2S/3)' : ''}...`)
+  progress(
+    `${setup}, ${k} daemon(s): start-up ${nodes.map((n) => n.startup.toFixed(1)).join(' / ')} s, RSS ${nodes.map((n) => n.rss).join(' / ')} MiB`,
+  )
+  progress(
+    `${setup}, ${k} daemon(s): churn, ${CLIENTS} clients for ${SECONDS} s${KILL ? ' (one node killed at S/3, restarted at 2S/3)' : ''}...`,
+  )
   // A histogram shows no count before its first write (0 then); a daemon without the retry counter gives null.
-  const sum = async (m, absent) => (await Promise.all(nodes.map((n) => metricValue(n, m)))).reduce((a, b) => (a === null || (b ?? absent) === null ? null : a + (b ?? absent)), 0)
+  const sum = async (m, absent) =>
+    (await Promise.all(nodes.map((n) => metricValue(n, m)))).reduce(
+      (a, b) => (a === null || (b ?? absent) === null ? null : a + (b ?? absent)),
+      0,
+    )
   const counters = () =>
     Promise.all([
       sum('placemat_store_write_duration_seconds_count', 0),
@@ -1021,12 +1089,17 @@ async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb
   const xactsAfter = await serverTransactions(statsUrl)
   const s = run.stats
   // Where a claim's time goes on this machine: CPU milliseconds per claim, by process kind.
-  const cpuPerClaim = Object.fromEntries(Object.keys(cpuAfter).map((k) => [k, s.claims ? ((cpuAfter[k] - cpuBefore[k]) * 1000) / s.claims : null]))
+  const cpuPerClaim = Object.fromEntries(
+    Object.keys(cpuAfter).map((k) => [k, s.claims ? ((cpuAfter[k] - cpuBefore[k]) * 1000) / s.claims : null]),
+  )
   const [writesAfter, retriedAfter, imagesAfter, rowsAfter] = KILL ? [null, null, null, null] : await counters()
   // How the nodes caught up with each other: from the writes' images, or by reading rows.
   const catchUps = imagesAfter === null || imagesBefore === null ? null : {images: imagesAfter - imagesBefore, rows: rowsAfter - rowsBefore}
   // Writes another node overtook (tried in one round trip, run again): what contention costs.
-  const overtaken = writesAfter === null || retriedAfter === null || writesBefore === null || retriedBefore === null ? null : {writes: writesAfter - writesBefore, retried: retriedAfter - retriedBefore}
+  const overtaken =
+    writesAfter === null || retriedAfter === null || writesBefore === null || retriedBefore === null
+      ? null
+      : {writes: writesAfter - writesBefore, retried: retriedAfter - retriedBefore}
   progress(
     `  ${s.claims} claims in ${run.elapsed.toFixed(1)} s (${(s.claims / run.elapsed).toFixed(1)}/s), p50 ${fmtMs(pct(s.latencies, 50))} ms, p99 ${fmtMs(pct(s.latencies, 99))} ms; ` +
       `${s.conflicts} answered 409; statuses ${JSON.stringify(s.statuses)}; 5xx+errors ${s.errors}${KILL ? `, in flight to the killed node ${s.inFlightKilled}` : ''}`,
@@ -1036,8 +1109,16 @@ async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb
   const transactions = xactsBefore === null || !s.claims ? null : (xactsAfter - xactsBefore) / s.claims
   const roundTrips = server === 'placemat' ? transactions : null
   const perClaim =
-    transactions === null ? '' : roundTrips === null ? `; database transactions per claim ${transactions.toFixed(1)}` : `; database round trips per claim ${roundTrips.toFixed(1)}`
-  progress(`  CPU per claim: ${Object.entries(cpuPerClaim).map(([k, v]) => `${k} ${fmtMs(v)} ms`).join(', ')} (${os.cpus().length} cores)${perClaim}`)
+    transactions === null
+      ? ''
+      : roundTrips === null
+        ? `; database transactions per claim ${transactions.toFixed(1)}`
+        : `; database round trips per claim ${roundTrips.toFixed(1)}`
+  progress(
+    `  CPU per claim: ${Object.entries(cpuPerClaim)
+      .map(([k, v]) => `${k} ${fmtMs(v)} ms`)
+      .join(', ')} (${os.cpus().length} cores)${perClaim}`,
+  )
   if (overtaken) progress(`  write transactions ${overtaken.writes}, overtaken by another node and run again ${overtaken.retried}`)
   if (catchUps && k > 1) progress(`  catch-ups from images ${catchUps.images}, by reading rows ${catchUps.rows}`)
   for (const e of s.errorSamples) progress(`  error: ${e}`)
@@ -1068,7 +1149,9 @@ async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb
   }
   const starting = nodes.filter((n) => n.startLog?.lines)
   if (starting.length) {
-    progress(`  while starting, ${starting.map((n) => `${n.name} logged ${n.startLog.lines}`).join(', ')} line(s) at warn or worse, e.g. ${starting[0].startLog.first[0]}`)
+    progress(
+      `  while starting, ${starting.map((n) => `${n.name} logged ${n.startLog.lines}`).join(', ')} line(s) at warn or worse, e.g. ${starting[0].startLog.first[0]}`,
+    )
   }
   if (run.killReport) {
     progress(
@@ -1122,13 +1205,16 @@ async function measure({setup, backend, nodes, loadS, proxyRtt, directRtt, cliDb
 
 /** The delay proxy (scripts/tcp-proxy.mjs) as a process of its own, in front of `targetPort`. */
 async function startDelayProxy(targetPort) {
-  const child = spawn(process.execPath, [path.join(root, 'scripts', 'tcp-proxy.mjs'), '--target', String(targetPort)], {stdio: ['pipe', 'pipe', 'inherit']})
+  const child = spawn(process.execPath, [path.join(root, 'scripts', 'tcp-proxy.mjs'), '--target', String(targetPort)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
   running.proxyPid = child.pid
   const lines = readline.createInterface({input: child.stdout})
-  const next = () => new Promise((resolve, reject) => {
-    lines.once('line', resolve)
-    child.once('exit', (code) => reject(new Error(`the delay proxy exited (${code})`)))
-  })
+  const next = () =>
+    new Promise((resolve, reject) => {
+      lines.once('line', resolve)
+      child.once('exit', (code) => reject(new Error(`the delay proxy exited (${code})`)))
+    })
   const first = await next()
   const port = Number(/^listening (\d+)$/.exec(first)?.[1])
   if (!port) throw new Error(`the delay proxy said: ${first}`)
@@ -1191,7 +1277,9 @@ async function runPostgres(work) {
       proxyRtt = await pingMs(proxy.port)
       each = Math.max(0, each - (proxyRtt - directRtt - DELAY_MS) / 2)
     }
-    progress(`delay proxy on 127.0.0.1:${proxy.port} (${proxy.delayMs.toFixed(3)} ms each way): select 1 takes ${proxyRtt.toFixed(2)} ms through it, ${directRtt.toFixed(2)} ms direct (asked for +${DELAY_MS} ms)`)
+    progress(
+      `delay proxy on 127.0.0.1:${proxy.port} (${proxy.delayMs.toFixed(3)} ms each way): select 1 takes ${proxyRtt.toFixed(2)} ms through it, ${directRtt.toFixed(2)} ms direct (asked for +${DELAY_MS} ms)`,
+    )
   }
   const dbUrl = db.url(proxy ? proxy.port : db.port)
   // What the proxy really adds is measured and shown.
@@ -1209,7 +1297,8 @@ async function runPostgres(work) {
           progress(`starting daemon ${i + 1} of ${k}...`)
           nodes.push(await startDaemon({name: `node${i + 1}`, db: dbUrl, home: path.join(work, `k${k}-node${i + 1}`), nodeOptions}))
         }
-        if (FIXED_LOAD !== null) passes = await measureFixedLoad(nodes, {rate: FIXED_LOAD, seconds: SECONDS, warmUp: WARM_UP}, fixedLoadHelpers)
+        if (FIXED_LOAD !== null)
+          passes = await measureFixedLoad(nodes, {rate: FIXED_LOAD, seconds: SECONDS, warmUp: WARM_UP}, fixedLoadHelpers)
         else await measure({setup, backend: 'postgres', nodes, loadS, proxyRtt, directRtt})
       } finally {
         await Promise.all(nodes.map(stopDaemon))
@@ -1257,7 +1346,10 @@ function placementVersion() {
  */
 async function preparePlacement(db, pgPort, dir) {
   for (const file of ['/usr/bin/placement-api', '/usr/bin/placement-manage', '/usr/bin/uwsgi']) {
-    if (!fs.existsSync(file)) throw new Error(`--placement: no ${file} (apt-get install -y placement-api python3-placement uwsgi-core uwsgi-plugin-python3 python3-psycopg2)`)
+    if (!fs.existsSync(file))
+      throw new Error(
+        `--placement: no ${file} (apt-get install -y placement-api python3-placement uwsgi-core uwsgi-plugin-python3 python3-psycopg2)`,
+      )
   }
   try {
     execFileSync('/usr/bin/python3', ['-c', 'import psycopg2'], {stdio: 'pipe'})
@@ -1291,7 +1383,11 @@ async function preparePlacement(db, pgPort, dir) {
   try {
     execFileSync('/usr/bin/placement-manage', ['--config-file', conf, 'db', 'sync'], {stdio: 'pipe'})
   } catch (err) {
-    throw new Error(`placement-manage db sync failed: ${String(err.stderr ?? err.message).trim().slice(-800)}`)
+    throw new Error(
+      `placement-manage db sync failed: ${String(err.stderr ?? err.message)
+        .trim()
+        .slice(-800)}`,
+    )
   }
 }
 
@@ -1300,7 +1396,16 @@ async function startPlacement({name, configDir, home}) {
   const port = await freePort()
   // As run-anchor.sh: --lazy-apps, each worker loads the app and opens its connections itself.
   const args = ['--plugins', 'python3,http', '--http-socket', `127.0.0.1:${port}`, '--wsgi-file', '/usr/bin/placement-api']
-  args.push('--processes', String(UWSGI_PROCESSES), '--threads', String(UWSGI_THREADS), '--master', '--die-on-term', '--lazy-apps', '--thunder-lock')
+  args.push(
+    '--processes',
+    String(UWSGI_PROCESSES),
+    '--threads',
+    String(UWSGI_THREADS),
+    '--master',
+    '--die-on-term',
+    '--lazy-apps',
+    '--thunder-lock',
+  )
   args.push('--buffer-size', '65535', '--add-header', 'Connection: close')
   return startNode({
     name,

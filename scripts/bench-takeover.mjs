@@ -29,13 +29,18 @@ const opt = (name, dflt) => {
 const SIZES = String(opt('providers', '10000,100000')).split(',').map(Number)
 const API_MAX = Number(opt('api-max', 10000))
 if (!fs.existsSync('/usr/bin/placement-api') || !fs.existsSync('/usr/bin/placement-manage')) {
-  console.error('bench-takeover: needs Debian\'s placement-api (apt-get install placement-api uwsgi-plugin-python3)')
+  console.error("bench-takeover: needs Debian's placement-api (apt-get install placement-api uwsgi-plugin-python3)")
   process.exit(1)
 }
 
 const log = (m) => process.stderr.write(`[takeover ${new Date().toISOString().slice(11, 19)}] ${m}\n`)
 const seconds = (t0) => (performance.now() - t0) / 1000
-const placemat = (argv, env = {}) => execFileSync(process.execPath, [BIN, ...argv], {stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, ...env}, maxBuffer: 1 << 30}).toString()
+const placemat = (argv, env = {}) =>
+  execFileSync(process.execPath, [BIN, ...argv], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {...process.env, ...env},
+    maxBuffer: 1 << 30,
+  }).toString()
 const timed = (fn) => {
   const t0 = performance.now()
   fn()
@@ -70,13 +75,24 @@ for (const n of SIZES) {
   try {
     log(`${n} providers: generating and importing the placemat cloud...`)
     const snap = path.join(dir, 'cloud.json')
-    execFileSync(process.execPath, [path.join(root, 'scripts/gen-huge.mjs'), '--snapshot', snap, '--consumers', String(n / 2), '--compact', String(n)])
+    execFileSync(process.execPath, [
+      path.join(root, 'scripts/gen-huge.mjs'),
+      '--snapshot',
+      snap,
+      '--consumers',
+      String(n / 2),
+      '--compact',
+      String(n),
+    ])
     const source = path.join(dir, 'placemat.db')
     placemat(['import', snap, '--db', source], env)
 
     const placementDb = path.join(dir, 'placement.db')
     const conf = path.join(dir, 'placement.conf')
-    fs.writeFileSync(conf, `[DEFAULT]\ndebug = False\n[api]\nauth_strategy = noauth2\n[placement_database]\nconnection = sqlite:///${placementDb}\n`)
+    fs.writeFileSync(
+      conf,
+      `[DEFAULT]\ndebug = False\n[api]\nauth_strategy = noauth2\n[placement_database]\nconnection = sqlite:///${placementDb}\n`,
+    )
     execFileSync('/usr/bin/placement-manage', ['--config-file', conf, 'db', 'sync'], {cwd: dir, stdio: 'ignore'})
     const url = `sqlite:///${placementDb}`
     log('  export --to-placement...')
@@ -89,7 +105,11 @@ for (const n of SIZES) {
     const port = await freePort()
     const t0 = performance.now()
     placemat(['import', '--from-placement', url, '--db', copy2], env)
-    const daemon = spawn(process.execPath, [BIN, 'daemon', 'start', '--foreground', '--db', copy2, '--port', String(port), '--auth', 'noauth2', '--log-level', 'warn'], {stdio: 'ignore', env: {...process.env, ...env}})
+    const daemon = spawn(
+      process.execPath,
+      [BIN, 'daemon', 'start', '--foreground', '--db', copy2, '--port', String(port), '--auth', 'noauth2', '--log-level', 'warn'],
+      {stdio: 'ignore', env: {...process.env, ...env}},
+    )
     await waitFor(`http://127.0.0.1:${port}/resource_providers?limit=1`)
     const switchOver = seconds(t0)
     daemon.kill('SIGTERM')
@@ -101,18 +121,43 @@ for (const n of SIZES) {
       const pport = await freePort()
       const uwsgi = spawn(
         '/usr/bin/uwsgi',
-        ['--plugin', 'python3', '--http-socket', `127.0.0.1:${pport}`, '--wsgi-file', '/usr/bin/placement-api', '--master', '--processes', '1', '--threads', '1', '--die-on-term', '--add-header', 'Connection: close', '--disable-logging'],
+        [
+          '--plugin',
+          'python3',
+          '--http-socket',
+          `127.0.0.1:${pport}`,
+          '--wsgi-file',
+          '/usr/bin/placement-api',
+          '--master',
+          '--processes',
+          '1',
+          '--threads',
+          '1',
+          '--die-on-term',
+          '--add-header',
+          'Connection: close',
+          '--disable-logging',
+        ],
         {stdio: 'ignore', env: {...process.env, OS_PLACEMENT_CONFIG_DIR: dir}},
       )
       try {
         await waitFor(`http://127.0.0.1:${pport}/`)
-        apiExport = timed(() => placemat(['export', '--url', `http://127.0.0.1:${pport}`, '--token', 'admin', '--json', '-o', path.join(dir, 'api.json')], env))
+        apiExport = timed(() =>
+          placemat(['export', '--url', `http://127.0.0.1:${pport}`, '--token', 'admin', '--json', '-o', path.join(dir, 'api.json')], env),
+        )
         log(`  ${apiExport.toFixed(1)} s`)
       } finally {
         uwsgi.kill('SIGTERM')
       }
     }
-    const row = {providers: n, consumers: n / 2, to_placement_s: toPlacement, from_placement_s: fromPlacement, switch_over_s: switchOver, api_export_s: apiExport}
+    const row = {
+      providers: n,
+      consumers: n / 2,
+      to_placement_s: toPlacement,
+      from_placement_s: fromPlacement,
+      switch_over_s: switchOver,
+      api_export_s: apiExport,
+    }
     process.stderr.write(JSON.stringify(row) + '\n')
     rows.push(row)
   } finally {
@@ -120,6 +165,11 @@ for (const n of SIZES) {
   }
 }
 const f = (x) => (x === null ? '— (not run)' : x.toFixed(1))
-console.log('| providers | consumers | export --to-placement s | import --from-placement s | switch-over (copy + daemon serving) s | export --url through placement-api s |')
+console.log(
+  '| providers | consumers | export --to-placement s | import --from-placement s | switch-over (copy + daemon serving) s | export --url through placement-api s |',
+)
 console.log('|---:|---:|---:|---:|---:|---:|')
-for (const r of rows) console.log(`| ${r.providers} | ${r.consumers} | ${f(r.to_placement_s)} | ${f(r.from_placement_s)} | ${f(r.switch_over_s)} | ${f(r.api_export_s)} |`)
+for (const r of rows)
+  console.log(
+    `| ${r.providers} | ${r.consumers} | ${f(r.to_placement_s)} | ${f(r.from_placement_s)} | ${f(r.switch_over_s)} | ${f(r.api_export_s)} |`,
+  )

@@ -67,7 +67,10 @@ const opt = (name, dflt) => {
 }
 const flag = (name) => argv.includes(`--${name}`)
 const runs = opt('runs', '3')
-const sets = (opt('sets', 'flat:1000,nested:1000')).split(',').map((s) => s.split(':')).map(([mode, n]) => ({mode, n: Number(n)}))
+const sets = opt('sets', 'flat:1000,nested:1000')
+  .split(',')
+  .map((s) => s.split(':'))
+  .map(([mode, n]) => ({mode, n: Number(n)}))
 const jsonOut = opt('json')
 const placementUrl = opt('placement')
 // Only these scenarios of ../shared/perf/bench.mjs (e.g. claim,claims-concurrent); all by default.
@@ -97,7 +100,9 @@ const setArgs = (mode) => (withPlacement && mode === 'nested' ? ['--count', '30'
 let anchorDir = opt('anchor')
 if (withPlacement) {
   if (!fs.existsSync('/usr/bin/placement-api')) {
-    console.error('--with-placement needs Debian\'s placement-api: apt-get install -y placement-api python3-placement uwsgi-core uwsgi-plugin-python3')
+    console.error(
+      "--with-placement needs Debian's placement-api: apt-get install -y placement-api python3-placement uwsgi-core uwsgi-plugin-python3",
+    )
     process.exit(2)
   }
   anchorDir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-bench-placement-'))
@@ -106,7 +111,15 @@ if (withPlacement) {
     process.stderr.write(`[placement ${mode}-${n}] loading and benchmarking OpenStack Placement (${backends}); results in ${anchorDir}\n`)
     execFileSync('bash', [path.join(perf, 'run-anchor.sh')], {
       stdio: ['ignore', 'ignore', 'inherit'],
-      env: {...process.env, BACKENDS: backends, SETS: `${mode}:${n}`, RUNS: runs, RESULTS: anchorDir, BENCH_ARGS: [...setArgs(mode), ...scenarioArgs].join(' '), BIG_BENCH_ARGS: ''},
+      env: {
+        ...process.env,
+        BACKENDS: backends,
+        SETS: `${mode}:${n}`,
+        RUNS: runs,
+        RESULTS: anchorDir,
+        BENCH_ARGS: [...setArgs(mode), ...scenarioArgs].join(' '),
+        BIG_BENCH_ARGS: '',
+      },
     })
   }
 }
@@ -135,12 +148,30 @@ async function startDaemon(dbFile, durability = durabilities[0]) {
   const extra = [...(flag('no-answer-cache') ? ['--no-answer-cache'] : []), '--durability', durability]
   // A new database is made on purpose first: a daemon does not start an empty one where its log
   // (opened below, before it starts) says a database was.
-  if (!fs.existsSync(dbFile)) execFileSync(process.execPath, [path.join(root, 'bin/run.js'), 'db', 'init', '--db', dbFile], {stdio: 'ignore'})
+  if (!fs.existsSync(dbFile))
+    execFileSync(process.execPath, [path.join(root, 'bin/run.js'), 'db', 'init', '--db', dbFile], {stdio: 'ignore'})
   // The access log goes to a file beside the database, as a detached daemon's does.
   const log = fs.openSync(path.join(path.dirname(dbFile), 'placemat.log'), 'a')
-  const child = spawn(process.execPath, [...DAEMON_NODE_OPTIONS, path.join(root, 'bin/run.js'), 'daemon', 'start', '--foreground', '--db', dbFile, '--port', String(port), '--auth', 'noauth2', ...extra], {
-    stdio: ['ignore', log, 'inherit'],
-  })
+  const child = spawn(
+    process.execPath,
+    [
+      ...DAEMON_NODE_OPTIONS,
+      path.join(root, 'bin/run.js'),
+      'daemon',
+      'start',
+      '--foreground',
+      '--db',
+      dbFile,
+      '--port',
+      String(port),
+      '--auth',
+      'noauth2',
+      ...extra,
+    ],
+    {
+      stdio: ['ignore', log, 'inherit'],
+    },
+  )
   fs.closeSync(log)
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; i < 200; i++) {
@@ -162,34 +193,69 @@ const rssMiB = (pid) => {
 }
 
 function runNode(script, args) {
-  return execFileSync(process.execPath, [path.join(perf, script), ...args], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20})
+  return execFileSync(process.execPath, [path.join(perf, script), ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 64 << 20,
+  })
 }
 
 const fmt = (v) => (v === undefined || v === null ? '' : typeof v === 'number' ? (v >= 100 ? v.toFixed(0) : v.toFixed(2)) : String(v))
 const lines = []
 const rows = []
-for (const {mode, n} of sets) for (const durability of durabilities) {
-  const set = `${mode}-${n}`
-  const label = durabilities.length > 1 || durability !== 'full' ? `${set} ${durability}` : set
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-bench-'))
-  const {child, url} = await startDaemon(path.join(dir, 'placemat.db'), durability)
-  try {
-    process.stderr.write(`[${label}] loading...\n`)
-    const t0 = Date.now()
-    const load = JSON.parse(runNode('load.mjs', [url, '--mode', mode, '-n', String(n), '-c', '10', '--quiet']).trim().split('\n').at(-1))
-    process.stderr.write(`[${label}] loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s (${load.requests_per_s ?? load.rps ?? '?'} req/s); benchmarking...\n`)
-    const out = runNode('bench.mjs', [url, '--mode', mode, '--runs', runs, '--label', `placemat-${label.replace(' ', '-')}`, ...setArgs(mode), ...scenarioArgs])
-    for (const line of out.trim().split('\n')) {
-      const r = JSON.parse(line)
-      lines.push(r)
-      rows.push({set: label, scenario: r.scenario, p50: r.p50, p99: r.p99, rps: r.rps, anchor: ANCHOR[set]?.[r.scenario], notes: r.get_p50 !== undefined ? `GET ${fmt(r.get_p50)} + PUT ${fmt(r.put_p50)}` : r.put_p50 !== undefined ? `PUT ${fmt(r.put_p50)}` : ''})
+for (const {mode, n} of sets)
+  for (const durability of durabilities) {
+    const set = `${mode}-${n}`
+    const label = durabilities.length > 1 || durability !== 'full' ? `${set} ${durability}` : set
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-bench-'))
+    const {child, url} = await startDaemon(path.join(dir, 'placemat.db'), durability)
+    try {
+      process.stderr.write(`[${label}] loading...\n`)
+      const t0 = Date.now()
+      const load = JSON.parse(
+        runNode('load.mjs', [url, '--mode', mode, '-n', String(n), '-c', '10', '--quiet'])
+          .trim()
+          .split('\n')
+          .at(-1),
+      )
+      process.stderr.write(
+        `[${label}] loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s (${load.requests_per_s ?? load.rps ?? '?'} req/s); benchmarking...\n`,
+      )
+      const out = runNode('bench.mjs', [
+        url,
+        '--mode',
+        mode,
+        '--runs',
+        runs,
+        '--label',
+        `placemat-${label.replace(' ', '-')}`,
+        ...setArgs(mode),
+        ...scenarioArgs,
+      ])
+      for (const line of out.trim().split('\n')) {
+        const r = JSON.parse(line)
+        lines.push(r)
+        rows.push({
+          set: label,
+          scenario: r.scenario,
+          p50: r.p50,
+          p99: r.p99,
+          rps: r.rps,
+          anchor: ANCHOR[set]?.[r.scenario],
+          notes:
+            r.get_p50 !== undefined
+              ? `GET ${fmt(r.get_p50)} + PUT ${fmt(r.put_p50)}`
+              : r.put_p50 !== undefined
+                ? `PUT ${fmt(r.put_p50)}`
+                : '',
+        })
+      }
+      rows.push({set: label, scenario: 'daemon RSS MiB', p50: rssMiB(child.pid)})
+    } finally {
+      child.kill('SIGTERM')
+      fs.rmSync(dir, {recursive: true, force: true})
     }
-    rows.push({set: label, scenario: 'daemon RSS MiB', p50: rssMiB(child.pid)})
-  } finally {
-    child.kill('SIGTERM')
-    fs.rmSync(dir, {recursive: true, force: true})
   }
-}
 
 if (flag('big')) {
   const label = 'flat-100000'
@@ -200,7 +266,23 @@ if (flag('big')) {
     await loadThroughBatch(url, 'flat', 100000)
     process.stderr.write(`[${label}] bulk-loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s; benchmarking...\n`)
     const q = 'resources=VCPU:1,DISK_GB:10,MEMORY_MB:256&member_of=14a5c8a3-5a99-4e8f-88be-00d85fcb1c17&required=HW_CPU_X86_AVX2&limit=1000'
-    const out = runNode('bench.mjs', [url, '--mode', 'flat', '--runs', runs, '--count', '50', '--scenarios', 'candidates,claim', '--claims', '33', '--flat-query', q, '--label', `placemat-${label}`])
+    const out = runNode('bench.mjs', [
+      url,
+      '--mode',
+      'flat',
+      '--runs',
+      runs,
+      '--count',
+      '50',
+      '--scenarios',
+      'candidates,claim',
+      '--claims',
+      '33',
+      '--flat-query',
+      q,
+      '--label',
+      `placemat-${label}`,
+    ])
     for (const line of out.trim().split('\n')) {
       const r = JSON.parse(line)
       lines.push(r)
@@ -226,7 +308,17 @@ if (placementUrl) {
 
 if (jsonOut) fs.writeFileSync(jsonOut, lines.map((l) => JSON.stringify(l)).join('\n') + '\n')
 
-const header = ['data set', 'scenario', 'p50 ms', 'p99 ms', 'req/s', anchorDir ? 'Placement p50 (same run)' : 'Placement p50', 'speed-up', ...(placementUrl ? ['live Placement p50', 'live speed-up'] : []), 'notes (p50 ms)']
+const header = [
+  'data set',
+  'scenario',
+  'p50 ms',
+  'p99 ms',
+  'req/s',
+  anchorDir ? 'Placement p50 (same run)' : 'Placement p50',
+  'speed-up',
+  ...(placementUrl ? ['live Placement p50', 'live speed-up'] : []),
+  'notes (p50 ms)',
+]
 const table = rows.map((r) => [
   r.set,
   r.scenario,

@@ -112,7 +112,11 @@ function dependencyClosure(name, from, seen = new Set()) {
   return seen
 }
 const bundled = dependencyClosure('@oclif/core', root)
-const packageName = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
+const packageName = (specifier) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/')
 
 /**
  * Only @oclif/core and its dependencies are bundled. Every other package stays external: the
@@ -179,7 +183,9 @@ try {
     // loading semver. Its documented switch turns it off.
     define: {'process.env.OCLIF_DISABLE_ENGINE_WARNING': '"1"'},
     // CommonJS code in the bundle (oclif and its dependencies) requires Node built-ins.
-    banner: {js: "import {createRequire as __placematCreateRequire} from 'node:module';\nconst require = __placematCreateRequire(import.meta.url);"},
+    banner: {
+      js: "import {createRequire as __placematCreateRequire} from 'node:module';\nconst require = __placematCreateRequire(import.meta.url);",
+    },
     tsconfig: path.join(root, 'tsconfig.json'),
     plugins: [entry, externals, metaUrl],
     logLevel: 'warning',
@@ -193,7 +199,13 @@ try {
 // The manifest: what help, the command list and topic listings are printed from without loading
 // any command. Made from the compiled command classes, as `oclif manifest` did with pattern discovery.
 const {Plugin} = await import('@oclif/core')
-const globPatterns = commands.map((c) => path.relative(commandsDir, c.file).split(path.sep).join('/').replace(/\.tsx?$/, '.js'))
+const globPatterns = commands.map((c) =>
+  path
+    .relative(commandsDir, c.file)
+    .split(path.sep)
+    .join('/')
+    .replace(/\.tsx?$/, '.js'),
+)
 const pjson = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
 const plugin = new Plugin({
   root,

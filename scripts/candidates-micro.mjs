@@ -77,18 +77,28 @@ function nested(trees) {
   }
   for (let t = 0; t < trees; t++) {
     const cn = add(`cn${t}`, null, {DISK_GB: inv(20480)}, ['COMPUTE_VOLUME_MULTI_ATTACH'])
-    const n0 = add(`cn${t}-numa0`, cn, {VCPU: inv(4, {reserved: 2}), MEMORY_MB: inv(2048, {min_unit: 512, step_size: 256})}, ['HW_NUMA_ROOT'])
+    const n0 = add(`cn${t}-numa0`, cn, {VCPU: inv(4, {reserved: 2}), MEMORY_MB: inv(2048, {min_unit: 512, step_size: 256})}, [
+      'HW_NUMA_ROOT',
+    ])
     add(`cn${t}-fpga0`, n0, {FPGA: inv(1)})
     add(`cn${t}-vgpu0`, n0, {VGPU: inv(8)})
-    const n1 = add(`cn${t}-numa1`, cn, {VCPU: inv(4), MEMORY_MB: inv(2048, {min_unit: 256, max_unit: 1024})}, ['HW_NUMA_ROOT', 'CUSTOM_FOO'])
+    const n1 = add(`cn${t}-numa1`, cn, {VCPU: inv(4), MEMORY_MB: inv(2048, {min_unit: 256, max_unit: 1024})}, [
+      'HW_NUMA_ROOT',
+      'CUSTOM_FOO',
+    ])
     add(`cn${t}-fpga1_0`, n1, {FPGA: inv(1)})
     add(`cn${t}-fpga1_1`, n1, {FPGA: inv(1)})
     for (const numa of [n0, n1]) {
-      add(`${numa.name}-pf`, numa, {
-        SRIOV_NET_VF: inv(8),
-        NET_BW_EGR_KILOBIT_PER_SEC: inv(10000000),
-        NET_BW_IGR_KILOBIT_PER_SEC: inv(10000000),
-      }, ['CUSTOM_PHYSNET_PHYSNET0', 'CUSTOM_VNIC_TYPE_DIRECT'])
+      add(
+        `${numa.name}-pf`,
+        numa,
+        {
+          SRIOV_NET_VF: inv(8),
+          NET_BW_EGR_KILOBIT_PER_SEC: inv(10000000),
+          NET_BW_IGR_KILOBIT_PER_SEC: inv(10000000),
+        },
+        ['CUSTOM_PHYSNET_PHYSNET0', 'CUSTOM_VNIC_TYPE_DIRECT'],
+      )
     }
   }
   s.changes = null
@@ -139,7 +149,9 @@ function bench(label, state, query, {opts = {}, mv = [1, 39]} = {}) {
   console.log(
     `${label.padEnd(44)} candidates ${String(last.res.allocationRequests.length).padStart(6)}  summaries ${String(
       last.res.providerSummaries.length,
-    ).padStart(6)}  search p50 ${median(search).toFixed(2).padStart(7)} (min ${Math.min(...search).toFixed(2)}) ms  +render ${median(render).toFixed(2).padStart(6)} ms  ` +
+    ).padStart(
+      6,
+    )}  search p50 ${median(search).toFixed(2).padStart(7)} (min ${Math.min(...search).toFixed(2)}) ms  +render ${median(render).toFixed(2).padStart(6)} ms  ` +
       `after write ${median(bumped).toFixed(2).padStart(7)} ms  rebuild ${median(rebuilt).toFixed(2).padStart(7)} ms  ` +
       `json ${(json.length / 1024).toFixed(0)} KiB`,
   )

@@ -65,7 +65,8 @@ const BIN = path.join(ROOT, 'bin/run.js')
 // ---------------------------------------------------------------------------------------------
 // Options
 
-const USAGE = 'usage: node scripts/fault-run.mjs [--only 1,3,8[,failover]] [--failover] [--providers N] [--freeze-seconds S] [--tmpfs-mb M] [--json FILE]'
+const USAGE =
+  'usage: node scripts/fault-run.mjs [--only 1,3,8[,failover]] [--failover] [--providers N] [--freeze-seconds S] [--tmpfs-mb M] [--json FILE]'
 const VALUED = new Set(['only', 'providers', 'freeze-seconds', 'tmpfs-mb', 'json'])
 const FLAGS = new Set(['failover', 'help'])
 const given = {}
@@ -106,7 +107,10 @@ let FAILOVER = true
 if (given.only !== undefined) {
   FAULTS = new Set()
   FAILOVER = Boolean(given.failover)
-  for (const part of given.only.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of given.only
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     if (part === 'failover') FAILOVER = true
     else if (/^[1-8]$/.test(part)) FAULTS.add(Number(part))
     else usageError(`--only takes fault numbers 1 to 8 and "failover", not ${part}`)
@@ -168,7 +172,11 @@ function cleanupSync() {
       const args = [path.join(c.bin, 'pg_ctl'), '-D', c.data, '-m', 'immediate', '-w', '-t', '30', 'stop']
       execFileSync(asRoot ? 'runuser' : args[0], asRoot ? ['-u', 'postgres', '--', ...args] : args.slice(1), {stdio: 'pipe'})
     } catch (err) {
-      process.stderr.write(`fault-run: stopping PostgreSQL in ${c.data}: ${String(err.stderr ?? err.message).trim().slice(0, 300)}\n`)
+      process.stderr.write(
+        `fault-run: stopping PostgreSQL in ${c.data}: ${String(err.stderr ?? err.message)
+          .trim()
+          .slice(0, 300)}\n`,
+      )
     }
   }
   for (const m of live.mounts.splice(0).reverse()) {
@@ -298,7 +306,13 @@ async function pgAnswers(port, db = 'postgres') {
 async function postmasterPids(c) {
   const pm = Number(fs.readFileSync(path.join(c.data, 'postmaster.pid'), 'utf8').split('\n')[0])
   const r = await run('ps', ['-o', 'pid=', '--ppid', String(pm)])
-  return [pm, ...r.out.split('\n').map((s) => Number(s.trim())).filter((n) => n > 0)]
+  return [
+    pm,
+    ...r.out
+      .split('\n')
+      .map((s) => Number(s.trim()))
+      .filter((n) => n > 0),
+  ]
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -313,7 +327,14 @@ const setupExits = []
  * answers 200.
  */
 async function startDaemon(env, name, db, extra = [], {serving = true, expectExit = false, port} = {}) {
-  const d = env.daemons.find((x) => x.name === name) ?? {name, db, extra, expectExit, home: path.join(WORK, 'homes', `${env.name}-${name}`), logFile: path.join(WORK, 'logs', `${env.name}-${name}.log`)}
+  const d = env.daemons.find((x) => x.name === name) ?? {
+    name,
+    db,
+    extra,
+    expectExit,
+    home: path.join(WORK, 'homes', `${env.name}-${name}`),
+    logFile: path.join(WORK, 'logs', `${env.name}-${name}.log`),
+  }
   if (!env.daemons.includes(d)) env.daemons.push(d)
   fs.mkdirSync(d.home, {recursive: true})
   fs.mkdirSync(path.dirname(d.logFile), {recursive: true})
@@ -322,7 +343,23 @@ async function startDaemon(env, name, db, extra = [], {serving = true, expectExi
   d.stopping = false
   const fd = fs.openSync(d.logFile, 'a')
   d.logStart = fs.fstatSync(fd).size
-  const args = ['--max-semi-space-size=64', BIN, 'daemon', 'start', '--foreground', '--db', d.db, '--port', String(d.port), '--auth', 'noauth2', '--log-level', 'warn', ...DB_FLAGS, ...d.extra]
+  const args = [
+    '--max-semi-space-size=64',
+    BIN,
+    'daemon',
+    'start',
+    '--foreground',
+    '--db',
+    d.db,
+    '--port',
+    String(d.port),
+    '--auth',
+    'noauth2',
+    '--log-level',
+    'warn',
+    ...DB_FLAGS,
+    ...d.extra,
+  ]
   const child = spawn(process.execPath, args, {cwd: ROOT, env: {...process.env, PLACEMAT_HOME: d.home}, stdio: ['ignore', fd, fd]})
   fs.closeSync(fd)
   d.child = child
@@ -376,7 +413,8 @@ async function waitHealthy(daemons, ms = 90000) {
   while (now() < deadline) {
     let all = true
     for (const d of daemons) {
-      if (!alive(d)) throw new Error(`daemon ${d.name} exited (${d.exitInfo?.code ?? d.exitInfo?.signal}); its log ends:\n${logTailOf(d.logFile)}`)
+      if (!alive(d))
+        throw new Error(`daemon ${d.name} exited (${d.exitInfo?.code ?? d.exitInfo?.signal}); its log ends:\n${logTailOf(d.logFile)}`)
       const h = await health(d)
       last[d.name] = h.text
       if (!(h.status === 200 && h.json?.status === 'ok' && (h.json?.journal?.lag ?? 0) === 0)) all = false
@@ -405,7 +443,11 @@ function logLines(d, from = 0) {
       level = j.level
       // The access log (a line a request, warn and worse at --log-level warn): by status and route.
       if (j.msg === 'request' && j.status) request = `${j.status} ${j.method} ${(j.path ?? '').replace(/[0-9a-f-]{36}/g, '{uuid}')}`
-      key = request ?? `${j.level} ${j.msg ?? ''} ${j.event ?? ''} ${j.kind ?? ''} ${String(j.cause ?? j.err?.message ?? '').replace(/\d+/g, 'N').slice(0, 80)}`
+      key =
+        request ??
+        `${j.level} ${j.msg ?? ''} ${j.event ?? ''} ${j.kind ?? ''} ${String(j.cause ?? j.err?.message ?? '')
+          .replace(/\d+/g, 'N')
+          .slice(0, 80)}`
     } catch {}
     const g = groups.get(key) ?? {count: 0, level, request, sample: line.slice(0, 600)}
     g.count++
@@ -448,7 +490,10 @@ async function metrics(d) {
   if (r.status !== 200) return null
   const out = {}
   for (const line of r.text.split('\n')) {
-    const m = /^(placemat_database_up|placemat_database_errors_total|placemat_database_reconnects_total|placemat_state_reloads_total|placemat_journal_lag)(\{[^}]*\})?\s+(\S+)/.exec(line)
+    const m =
+      /^(placemat_database_up|placemat_database_errors_total|placemat_database_reconnects_total|placemat_state_reloads_total|placemat_journal_lag)(\{[^}]*\})?\s+(\S+)/.exec(
+        line,
+      )
     if (m) out[m[1] + (m[2] ?? '')] = Number(m[3])
   }
   return out
@@ -489,7 +534,23 @@ function makeEnv(name, kind) {
 function entryOf(env, consumer, client) {
   let e = env.ledger.get(consumer)
   if (!e) {
-    e = {consumer, client: client.id, acked: false, ackAt: null, ackPhase: null, ackDaemon: null, providers: [], putFails: [], deleteAcked: false, deleteAt: null, deletePhase: null, deleteFails: [], delete404: 0, gaveUp: false, lastPhase: null}
+    e = {
+      consumer,
+      client: client.id,
+      acked: false,
+      ackAt: null,
+      ackPhase: null,
+      ackDaemon: null,
+      providers: [],
+      putFails: [],
+      deleteAcked: false,
+      deleteAt: null,
+      deletePhase: null,
+      deleteFails: [],
+      delete404: 0,
+      gaveUp: false,
+      lastPhase: null,
+    }
     env.ledger.set(consumer, e)
   }
   return e
@@ -501,7 +562,16 @@ async function clientLoop(env, c, phase, control) {
   const send = async (method, pathname, body) => {
     const d = nextDaemon(env)
     const r = await http(d, method, pathname, body)
-    phase.samples.push({t0: r.start, t1: r.end, ms: r.end - r.start, d: d.name, m: method, s: r.status || r.kind, title: r.status >= 500 ? errorTitle(r) : undefined, text: r.status >= 500 && r.status !== 503 ? r.text.slice(0, 300) : undefined})
+    phase.samples.push({
+      t0: r.start,
+      t1: r.end,
+      ms: r.end - r.start,
+      d: d.name,
+      m: method,
+      s: r.status || r.kind,
+      title: r.status >= 500 ? errorTitle(r) : undefined,
+      text: r.status >= 500 && r.status !== 503 ? r.text.slice(0, 300) : undefined,
+    })
     return {...r, d}
   }
   while (!control.stop) {
@@ -519,12 +589,25 @@ async function clientLoop(env, c, phase, control) {
     const consumer = crypto.randomUUID()
     let failed = false
     for (const ar of candidates) {
-      const w = await send('PUT', `/allocations/${consumer}`, {allocations: ar.allocations, project_id: c.project, user_id: c.user, consumer_generation: null, consumer_type: 'INSTANCE'})
+      const w = await send('PUT', `/allocations/${consumer}`, {
+        allocations: ar.allocations,
+        project_id: c.project,
+        user_id: c.user,
+        consumer_generation: null,
+        consumer_type: 'INSTANCE',
+      })
       if (w.status === 409) continue
       const e = entryOf(env, consumer, c)
       e.lastPhase = phase.id
       if (w.status === 204) {
-        Object.assign(e, {acked: true, ackAt: w.end, ackStart: w.start, ackPhase: phase.id, ackDaemon: w.d.name, providers: Object.keys(ar.allocations)})
+        Object.assign(e, {
+          acked: true,
+          ackAt: w.end,
+          ackStart: w.start,
+          ackPhase: phase.id,
+          ackDaemon: w.d.name,
+          providers: Object.keys(ar.allocations),
+        })
         c.mine.push(consumer)
       } else {
         e.putFails.push({s: w.status || w.kind, title: errorTitle(w), phase: phase.id, daemon: w.d.name})
@@ -596,7 +679,9 @@ function fmtCounts(counts) {
 function firstClaims(phase, daemons, from) {
   const out = {}
   for (const d of daemons) {
-    const hit = phase.samples.filter((s) => s.d === d.name && s.m === 'PUT' && typeof s.s === 'number' && s.s >= 200 && s.s < 300 && s.t1 >= from).sort((a, b) => a.t1 - b.t1)[0]
+    const hit = phase.samples
+      .filter((s) => s.d === d.name && s.m === 'PUT' && typeof s.s === 'number' && s.s >= 200 && s.s < 300 && s.t1 >= from)
+      .sort((a, b) => a.t1 - b.t1)[0]
     out[d.name] = hit ? (hit.t1 - from) / 1000 : null
   }
   return out
@@ -616,7 +701,9 @@ async function presenceOnDaemon(d, consumers) {
 }
 
 async function presenceInSql(env, consumers) {
-  const r = await sql(env.sqlPort(), env.dbName, 'select distinct consumer_uuid from allocations where consumer_uuid = any($1::text[])', [consumers])
+  const r = await sql(env.sqlPort(), env.dbName, 'select distinct consumer_uuid from allocations where consumer_uuid = any($1::text[])', [
+    consumers,
+  ])
   const found = new Set(r.rows.map((x) => x.consumer_uuid))
   return new Map(consumers.map((u) => [u, found.has(u)]))
 }
@@ -628,7 +715,21 @@ async function presenceInSql(env, consumers) {
 async function verifyLedger(env, phase, {all = false, truthDaemon = null} = {}) {
   const entries = [...env.ledger.values()].filter((e) => all || e.lastPhase === phase.id || (e.acked && !e.deleteAcked))
   const consumers = entries.map((e) => e.consumer)
-  const out = {checked: consumers.length, acked: 0, deletesAcked: 0, lost: 0, lostSamples: [], committedDespite503: 0, committedAfterNetworkError: 0, goneAfterFailedDelete: 0, goneAfter503Delete: 0, stale: {}, staleSamples: [], unreadable: {}, truth: null}
+  const out = {
+    checked: consumers.length,
+    acked: 0,
+    deletesAcked: 0,
+    lost: 0,
+    lostSamples: [],
+    committedDespite503: 0,
+    committedAfterNetworkError: 0,
+    goneAfterFailedDelete: 0,
+    goneAfter503Delete: 0,
+    stale: {},
+    staleSamples: [],
+    unreadable: {},
+    truth: null,
+  }
   if (!consumers.length) return out
   const daemons = env.rotation.filter(alive)
   const onDaemon = new Map()
@@ -663,7 +764,15 @@ async function verifyLedger(env, phase, {all = false, truthDaemon = null} = {}) 
     }
     if (lost) {
       out.lost++
-      if (out.lostSamples.length < 10) out.lostSamples.push({consumer: e.consumer, why: lost, ackPhase: e.ackPhase, ackDaemon: e.ackDaemon, deletePhase: e.deletePhase, delete404: e.delete404})
+      if (out.lostSamples.length < 10)
+        out.lostSamples.push({
+          consumer: e.consumer,
+          why: lost,
+          ackPhase: e.ackPhase,
+          ackDaemon: e.ackDaemon,
+          deletePhase: e.deletePhase,
+          delete404: e.delete404,
+        })
     }
     for (const [name, m] of onDaemon) {
       const v = m.get(e.consumer)
@@ -692,7 +801,10 @@ async function checkOvercommit(env, {providers = null} = {}) {
     }
     let bad = 0
     await mapLimit(uuids, 6, async (u) => {
-      const [inv, use] = await Promise.all([http(d, 'GET', `/resource_providers/${u}/inventories`, undefined, 30000), http(d, 'GET', `/resource_providers/${u}/usages`, undefined, 30000)])
+      const [inv, use] = await Promise.all([
+        http(d, 'GET', `/resource_providers/${u}/inventories`, undefined, 30000),
+        http(d, 'GET', `/resource_providers/${u}/usages`, undefined, 30000),
+      ])
       if (inv.status !== 200 || use.status !== 200) {
         out.unreadable++
         return
@@ -701,7 +813,8 @@ async function checkOvercommit(env, {providers = null} = {}) {
         const used = use.json.usages[rc] ?? 0
         if (used > (i.total - i.reserved) * i.allocation_ratio) {
           bad++
-          if (out.samples.length < 10) out.samples.push({daemon: d.name, provider: u, rc, used, total: i.total, reserved: i.reserved, ratio: i.allocation_ratio})
+          if (out.samples.length < 10)
+            out.samples.push({daemon: d.name, provider: u, rc, used, total: i.total, reserved: i.reserved, ratio: i.allocation_ratio})
         }
       }
     })
@@ -726,7 +839,12 @@ async function checkOvercommit(env, {providers = null} = {}) {
 /** Usages of the providers the ledger touched: each daemon's answer against the SQL sums. */
 async function staleUsages(env, providers) {
   if (env.kind !== 'postgres' || !providers.length) return {checked: providers.length, mismatches: {}, samples: []}
-  const r = await sql(env.sqlPort(), env.dbName, 'select provider_uuid, resource_class, sum(used)::bigint as used from allocations where provider_uuid = any($1::text[]) group by 1, 2', [providers])
+  const r = await sql(
+    env.sqlPort(),
+    env.dbName,
+    'select provider_uuid, resource_class, sum(used)::bigint as used from allocations where provider_uuid = any($1::text[]) group by 1, 2',
+    [providers],
+  )
   const truth = new Map()
   for (const row of r.rows) truth.set(`${row.provider_uuid} ${row.resource_class}`, Number(row.used))
   const out = {checked: providers.length, mismatches: {}, samples: []}
@@ -735,7 +853,10 @@ async function staleUsages(env, providers) {
     await mapLimit(providers, 6, async (u) => {
       const use = await http(d, 'GET', `/resource_providers/${u}/usages`, undefined, 30000)
       if (use.status !== 200) return
-      const classes = new Set([...Object.keys(use.json.usages), ...[...truth.keys()].filter((k) => k.startsWith(u + ' ')).map((k) => k.split(' ')[1])])
+      const classes = new Set([
+        ...Object.keys(use.json.usages),
+        ...[...truth.keys()].filter((k) => k.startsWith(u + ' ')).map((k) => k.split(' ')[1]),
+      ])
       for (const rc of classes) {
         const api = use.json.usages[rc] ?? 0
         const db = truth.get(`${u} ${rc}`) ?? 0
@@ -779,10 +900,18 @@ async function runFault(env, id, name, fault, {recovery = true, after, instant =
     while (!phase.doneSampling) {
       if (sampling) {
         await Promise.all(
-          env.daemons.filter((d) => alive(d) && d.listening).map(async (d) => {
-            const h = await health(d)
-            phase.health.push({t: h.start, d: d.name, s: h.status || h.kind, what: h.status === 200 ? h.json?.status : (errorTitle(h) ?? h.text?.slice(0, 80)), ms: h.end - h.start})
-          }),
+          env.daemons
+            .filter((d) => alive(d) && d.listening)
+            .map(async (d) => {
+              const h = await health(d)
+              phase.health.push({
+                t: h.start,
+                d: d.name,
+                s: h.status || h.kind,
+                what: h.status === 200 ? h.json?.status : (errorTitle(h) ?? h.text?.slice(0, 80)),
+                ms: h.end - h.start,
+              })
+            }),
         )
         await sleep(1000)
       } else await sleep(100)
@@ -813,7 +942,13 @@ async function runFault(env, id, name, fault, {recovery = true, after, instant =
   sampling = false
   const recoveryFrom = phase.recoveryFrom ?? phase.faultEnd
   const minEnd = phase.faultEnd + POST_MS
-  while (now() < minEnd || (recovery && now() < phase.faultEnd + RECOVERY_CAP_MS && Object.values(firstClaims(phase, env.rotation, recoveryFrom)).some((v) => v === null))) await sleep(100)
+  while (
+    now() < minEnd ||
+    (recovery &&
+      now() < phase.faultEnd + RECOVERY_CAP_MS &&
+      Object.values(firstClaims(phase, env.rotation, recoveryFrom)).some((v) => v === null))
+  )
+    await sleep(100)
   await load.stop()
   phase.doneSampling = true
   await healthLoop
@@ -830,8 +965,12 @@ async function runFault(env, id, name, fault, {recovery = true, after, instant =
   result.statusesAll = countStatuses(phase.samples)
   result.titles503 = {}
   for (const s of during) if (s.s === 503) result.titles503[`${s.m} ${s.title}`] = (result.titles503[`${s.m} ${s.title}`] ?? 0) + 1
-  result.other5xx = phase.samples.filter((s) => typeof s.s === 'number' && s.s >= 500 && s.s !== 503).map((s) => ({at: ((s.t0 - phase.faultStart) / 1000).toFixed(2), d: s.d, m: s.m, s: s.s, text: s.text}))
-  result.networkErrors = phase.samples.filter((s) => typeof s.s === 'string').map((s) => ({at: ((s.t0 - phase.faultStart) / 1000).toFixed(2), d: s.d, m: s.m, s: s.s, ms: Math.round(s.ms)}))
+  result.other5xx = phase.samples
+    .filter((s) => typeof s.s === 'number' && s.s >= 500 && s.s !== 503)
+    .map((s) => ({at: ((s.t0 - phase.faultStart) / 1000).toFixed(2), d: s.d, m: s.m, s: s.s, text: s.text}))
+  result.networkErrors = phase.samples
+    .filter((s) => typeof s.s === 'string')
+    .map((s) => ({at: ((s.t0 - phase.faultStart) / 1000).toFixed(2), d: s.d, m: s.m, s: s.s, ms: Math.round(s.ms)}))
   result.emptyAnswers = phase.emptyAnswers
   result.delete404 = phase.delete404
   result.faultSeconds = (phase.faultEnd - phase.faultStart) / 1000
@@ -864,7 +1003,13 @@ async function runFault(env, id, name, fault, {recovery = true, after, instant =
   for (const d of env.rotation.filter(alive)) {
     const m = await metrics(d)
     const b = metricsBefore[d.name] ?? {}
-    if (m) result.metrics[d.name] = Object.fromEntries(Object.entries(m).filter(([k, v]) => !k.endsWith('_up') && !k.includes('lag')).map(([k, v]) => [k, v - (b[k] ?? 0)]).filter(([, v]) => v))
+    if (m)
+      result.metrics[d.name] = Object.fromEntries(
+        Object.entries(m)
+          .filter(([k, v]) => !k.endsWith('_up') && !k.includes('lag'))
+          .map(([k, v]) => [k, v - (b[k] ?? 0)])
+          .filter(([, v]) => v),
+      )
   }
   result.logs = {}
   for (const d of env.daemons) {
@@ -876,7 +1021,9 @@ async function runFault(env, id, name, fault, {recovery = true, after, instant =
   result.notes = phase.notes
   result.extra = phase.extra
   result.samples = phase.samples.map((s) => [Math.round(s.t0 - phase.faultStart), Math.round(s.ms), s.d, s.m, s.s])
-  progress(`  fault ${id}: during ${fmtCounts(result.statusesDuring)}; recovery ${result.recovery ?? '—'} s; exits ${phase.exits.length}; lost ${result.checks?.ledger?.lost ?? '?'}; overcommit ${result.checks?.overcommit?.count ?? '?'}`)
+  progress(
+    `  fault ${id}: during ${fmtCounts(result.statusesDuring)}; recovery ${result.recovery ?? '—'} s; exits ${phase.exits.length}; lost ${result.checks?.ledger?.lost ?? '?'}; overcommit ${result.checks?.overcommit?.count ?? '?'}`,
+  )
   return result
 }
 
@@ -904,10 +1051,15 @@ async function checks(env, phase, result) {
     out.journal = {database: Number(r.rows[0]?.value)}
     for (const d of env.rotation.filter(alive)) out.journal[d.name] = (await health(d)).json?.journal?.position ?? null
     const behind = env.rotation.filter(alive).filter((d) => out.journal[d.name] !== out.journal.database)
-    if (behind.length) phase.notes.push(`STALE journal: the database's change counter is ${out.journal.database}, ${behind.map((d) => `${d.name} is at ${out.journal[d.name]}`).join(', ')} (2 s after the load stopped)`)
+    if (behind.length)
+      phase.notes.push(
+        `STALE journal: the database's change counter is ${out.journal.database}, ${behind.map((d) => `${d.name} is at ${out.journal[d.name]}`).join(', ')} (2 s after the load stopped)`,
+      )
   }
   out.ledger = phase.ledgerCheck ?? (await verifyLedger(env, phase))
-  const touched = [...new Set([...env.ledger.values()].filter((e) => e.lastPhase === phase.id || (e.acked && !e.deleteAcked)).flatMap((e) => e.providers))]
+  const touched = [
+    ...new Set([...env.ledger.values()].filter((e) => e.lastPhase === phase.id || (e.acked && !e.deleteAcked)).flatMap((e) => e.providers)),
+  ]
   out.overcommit = phase.overcommitCheck ?? (await checkOvercommit(env))
   out.usages = await staleUsages(env, touched)
   return out
@@ -966,7 +1118,8 @@ async function loadProviders(env, d) {
   if (r.status !== 200) throw new Error(`GET ${QUERY}: ${r.status || r.kind} ${r.text.slice(0, 300)}`)
   if (!r.json.allocation_requests.length) {
     env.query = QUERY_FALLBACK
-    const note = 'the claim query VCPU:1,MEMORY_MB:64 has no candidates on the flat providers (their MEMORY_MB has min_unit 128): the load asks VCPU:1,MEMORY_MB:128'
+    const note =
+      'the claim query VCPU:1,MEMORY_MB:64 has no candidates on the flat providers (their MEMORY_MB has min_unit 128): the load asks VCPU:1,MEMORY_MB:128'
     if (!globalNotes.includes(note)) globalNotes.push(note)
     const f = await http(d, 'GET', QUERY_FALLBACK)
     if (!f.json?.allocation_requests?.length) throw new Error(`no candidates for ${QUERY_FALLBACK} either`)
@@ -1014,7 +1167,12 @@ async function teardown(env) {
 // The faults
 
 const globalNotes = []
-const results = {faults: [], failover: null, notes: globalNotes, options: {providers: PROVIDERS, freezeSeconds: FREEZE_S, tmpfsMiB: TMPFS_MB, faults: [...FAULTS], failover: FAILOVER}}
+const results = {
+  faults: [],
+  failover: null,
+  notes: globalNotes,
+  options: {providers: PROVIDERS, freezeSeconds: FREEZE_S, tmpfsMiB: TMPFS_MB, faults: [...FAULTS], failover: FAILOVER},
+}
 
 const FAULT_NAMES = {
   1: 'pg_ctl restart -m fast',
@@ -1059,7 +1217,12 @@ async function postgresFaults() {
           FAULT_NAMES[3],
           async (ctx) => {
             ctx.start()
-            const r = await sql(c.port, 'postgres', 'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [env.dbName])
+            const r = await sql(
+              c.port,
+              'postgres',
+              'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+              [env.dbName],
+            )
             ctx.end()
             ctx.phase.extra.terminated = r.rowCount
             ctx.phase.notes.push(`${r.rowCount} backends terminated`)
@@ -1144,7 +1307,12 @@ async function faultStartWhileDown(env) {
         exit: exit ? (exit.code ?? `signal ${exit.signal}`) : 'still running after 60 s',
         seconds: exit ? (dw.exitInfo.at - t) / 1000 : null,
         namesDatabase: out.includes(env.dbName) || out.includes(`127.0.0.1:${proxyD.port}`),
-        message: out.split('\n').filter((l) => !l.startsWith('{') && /did not answer|database/i.test(l)).slice(-1).join('').slice(0, 500),
+        message: out
+          .split('\n')
+          .filter((l) => !l.startsWith('{') && /did not answer|database/i.test(l))
+          .slice(-1)
+          .join('')
+          .slice(0, 500),
       }
       if (!exit) await stopDaemon(dw)
       // Down for at least 8 s in all.
@@ -1206,7 +1374,10 @@ async function faultDiskFull() {
       ctx.phase.extra.freeBeforeKiB = (before.bavail * before.bsize) / 1024
       ctx.phase.extra.databaseKiB = size(env.file)
       ctx.phase.extra.walKiB = size(`${env.file}-wal`)
-      if (ctx.phase.extra.freeBeforeKiB < 1024) ctx.phase.notes.push(`the ${TMPFS_MB} MiB tmpfs was already full before the filler (database ${ctx.phase.extra.databaseKiB} KiB, WAL ${ctx.phase.extra.walKiB} KiB): the daemon's own WAL filled it, and deleting the filler frees nothing`)
+      if (ctx.phase.extra.freeBeforeKiB < 1024)
+        ctx.phase.notes.push(
+          `the ${TMPFS_MB} MiB tmpfs was already full before the filler (database ${ctx.phase.extra.databaseKiB} KiB, WAL ${ctx.phase.extra.walKiB} KiB): the daemon's own WAL filled it, and deleting the filler frees nothing`,
+        )
       ctx.start()
       const fd = fs.openSync(filler, 'w')
       let written = 0
@@ -1333,7 +1504,11 @@ async function failoverRun() {
   await pgStart(primary)
   await sql(primary.port, 'postgres', `create database ${env.dbName}`)
   const standby = await makeCluster('standby', {init: false})
-  await must(path.join(primary.bin, 'pg_basebackup'), ['-D', standby.data, '-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-R', '-X', 'stream', '-c', 'fast'], {asPostgres: true})
+  await must(
+    path.join(primary.bin, 'pg_basebackup'),
+    ['-D', standby.data, '-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-R', '-X', 'stream', '-c', 'fast'],
+    {asPostgres: true},
+  )
   await pgStart(standby)
   env.cluster = primary
   env.standby = standby
@@ -1420,7 +1595,8 @@ function faultRow(r) {
   if (!r.statusesDuring) return `| ${r.id} ${r.name} | not run: ${r.error} | | | | | |`
   let recovery = r.recovery === undefined ? 'n/a' : fmtS(r.recovery)
   if (r.id === 4) recovery += ` (new daemon: first claim ${fmtS(r.extra?.newDaemonFirstClaimSeconds)})`
-  if (r.id === 8) recovery = `n/a (restart ${r.extra?.restart?.refused ? 'refused' : 'NOT refused'}${r.extra?.restart?.mentionsDbInit ? ', names db init' : ''})`
+  if (r.id === 8)
+    recovery = `n/a (restart ${r.extra?.restart?.refused ? 'refused' : 'NOT refused'}${r.extra?.restart?.mentionsDbInit ? ', names db init' : ''})`
   const lost = r.checks?.ledger ? String(r.checks.ledger.lost) : `? (${r.checksError ?? 'no check'})`
   const oc = r.checks?.overcommit ? String(r.checks.overcommit.count) : '?'
   return `| ${r.id} ${r.name} | ${statusesCell(r)} | ${fmtMs(r.longestMs)} | ${recovery} | ${r.exits?.length ?? 0} | ${lost} | ${oc} |`
@@ -1432,50 +1608,101 @@ function notesFor(r, {failover = false} = {}) {
   if (r.skipped) return n
   const label = failover ? 'failover' : `fault ${r.id}`
   if (r.error) n.push(`${label}: the run itself failed: ${r.error}`)
-  for (const e of r.exits ?? []) n.push(`${label}: daemon ${e.daemon} EXITED (code ${e.code}, signal ${e.signal}); its output ends:\n    ${e.log.split('\n').join('\n    ')}`)
+  for (const e of r.exits ?? [])
+    n.push(
+      `${label}: daemon ${e.daemon} EXITED (code ${e.code}, signal ${e.signal}); its output ends:\n    ${e.log.split('\n').join('\n    ')}`,
+    )
   const other = r.other5xx ?? []
   if (other.length) {
     const by = {}
     for (const o of other) by[`${o.m} ${o.s} ${o.text ?? ''}`.slice(0, 260)] = (by[`${o.m} ${o.s} ${o.text ?? ''}`.slice(0, 260)] ?? 0) + 1
-    n.push(`${label}: ${other.length} 5xx answers other than 503 (first at ${other[0].at} s from the fault's start): ${Object.entries(by).map(([k, v]) => `${v}x ${k}`).join('; ')}`)
+    n.push(
+      `${label}: ${other.length} 5xx answers other than 503 (first at ${other[0].at} s from the fault's start): ${Object.entries(by)
+        .map(([k, v]) => `${v}x ${k}`)
+        .join('; ')}`,
+    )
   }
   const net = r.networkErrors ?? []
-  if (net.length) n.push(`${label}: ${net.length} requests without an HTTP answer: ${fmtCounts(countStatuses(net.map((x) => ({s: `${x.d} ${x.m} ${x.s}`}))))}`)
-  if (r.over15s) n.push(`${label}: ${r.over15s} requests during the fault took longer than ${BOUND_MS / 1000} s (longest ${fmtMs(r.longestMs)} ms)`)
-  if (r.recovery === null) n.push(`${label}: some daemon acknowledged no claim within ${RECOVERY_CAP_MS / 1000} s of the fault's end: ${JSON.stringify(r.recoveryPerDaemon)}`)
-  else if (typeof r.recovery === 'number' && r.recovery > 2) n.push(`${label}: recovery took ${r.recovery.toFixed(1)} s (goal 2 s): ${JSON.stringify(r.recoveryPerDaemon)}`)
+  if (net.length)
+    n.push(
+      `${label}: ${net.length} requests without an HTTP answer: ${fmtCounts(countStatuses(net.map((x) => ({s: `${x.d} ${x.m} ${x.s}`}))))}`,
+    )
+  if (r.over15s)
+    n.push(`${label}: ${r.over15s} requests during the fault took longer than ${BOUND_MS / 1000} s (longest ${fmtMs(r.longestMs)} ms)`)
+  if (r.recovery === null)
+    n.push(
+      `${label}: some daemon acknowledged no claim within ${RECOVERY_CAP_MS / 1000} s of the fault's end: ${JSON.stringify(r.recoveryPerDaemon)}`,
+    )
+  else if (typeof r.recovery === 'number' && r.recovery > 2)
+    n.push(`${label}: recovery took ${r.recovery.toFixed(1)} s (goal 2 s): ${JSON.stringify(r.recoveryPerDaemon)}`)
   const l = r.checks?.ledger
   if (l) {
     if (l.lost) n.push(`${label}: ${l.lost} acknowledged writes LOST (truth: ${l.truth}): ${JSON.stringify(l.lostSamples.slice(0, 3))}`)
-    if (l.committedDespite503) n.push(`${label}: ${l.committedDespite503} claims answered 503 ("nothing was changed") are in the database anyway`)
-    if (l.committedAfterNetworkError) n.push(`${label}: ${l.committedAfterNetworkError} claims without an HTTP answer were committed (not a loss)`)
-    if (l.goneAfterFailedDelete) n.push(`${label}: ${l.goneAfterFailedDelete} claims whose delete got no 204 are gone (${l.goneAfter503Delete} of them after 503 answers only)`)
+    if (l.committedDespite503)
+      n.push(`${label}: ${l.committedDespite503} claims answered 503 ("nothing was changed") are in the database anyway`)
+    if (l.committedAfterNetworkError)
+      n.push(`${label}: ${l.committedAfterNetworkError} claims without an HTTP answer were committed (not a loss)`)
+    if (l.goneAfterFailedDelete)
+      n.push(
+        `${label}: ${l.goneAfterFailedDelete} claims whose delete got no 204 are gone (${l.goneAfter503Delete} of them after 503 answers only)`,
+      )
     const stale = Object.entries(l.stale)
-    if (stale.length) n.push(`${label}: STALE: daemons disagree with ${l.truth} on consumers' allocations: ${JSON.stringify(l.stale)}; e.g. ${JSON.stringify(l.staleSamples.slice(0, 3))}`)
+    if (stale.length)
+      n.push(
+        `${label}: STALE: daemons disagree with ${l.truth} on consumers' allocations: ${JSON.stringify(l.stale)}; e.g. ${JSON.stringify(l.staleSamples.slice(0, 3))}`,
+      )
     if (Object.keys(l.unreadable).length) n.push(`${label}: allocations unreadable in the check: ${JSON.stringify(l.unreadable)}`)
   }
   const u = r.checks?.usages
-  if (u && Object.values(u.mismatches).some((v) => v)) n.push(`${label}: STALE usages (daemon against SQL) on touched providers: ${JSON.stringify(u.mismatches)}; e.g. ${JSON.stringify(u.samples.slice(0, 3))}`)
+  if (u && Object.values(u.mismatches).some((v) => v))
+    n.push(
+      `${label}: STALE usages (daemon against SQL) on touched providers: ${JSON.stringify(u.mismatches)}; e.g. ${JSON.stringify(u.samples.slice(0, 3))}`,
+    )
   const oc = r.checks?.overcommit
   if (oc?.count) n.push(`${label}: OVERCOMMIT: ${JSON.stringify(oc.daemons)} sql ${oc.sql}; e.g. ${JSON.stringify(oc.samples.slice(0, 3))}`)
   if (oc?.unreadable) n.push(`${label}: ${oc.unreadable} providers unreadable in the overcommit check`)
   if (r.checksError) n.push(`${label}: checks failed: ${r.checksError}`)
   const d404 = (r.delete404 ?? []).filter((x) => !x.earlierFailures)
-  if (d404.length) n.push(`${label}: ${d404.length} DELETEs of acknowledged claims answered 404 with no earlier failed delete: ${JSON.stringify(d404.slice(0, 3))}`)
+  if (d404.length)
+    n.push(
+      `${label}: ${d404.length} DELETEs of acknowledged claims answered 404 with no earlier failed delete: ${JSON.stringify(d404.slice(0, 3))}`,
+    )
   if (r.emptyAnswers) n.push(`${label}: ${r.emptyAnswers} candidate answers were empty`)
   if (r.titles503 && Object.keys(r.titles503).length) n.push(`${label}: 503s during by request and title: ${fmtCounts(r.titles503)}`)
-  if (r.healthDuring && Object.keys(r.healthDuring).length) n.push(`${label}: health during the fault (probes by daemon, status, what): ${fmtCounts(r.healthDuring)}; slowest ${r.healthSlowestMs} ms`)
+  if (r.healthDuring && Object.keys(r.healthDuring).length)
+    n.push(
+      `${label}: health during the fault (probes by daemon, status, what): ${fmtCounts(r.healthDuring)}; slowest ${r.healthSlowestMs} ms`,
+    )
   const x = r.extra ?? {}
   if (r.id === 4 && x.newDaemonHealth) {
-    n.push(`${label}: the daemon started while PostgreSQL was down answered health ${x.newDaemonHealth.status} "${x.newDaemonHealth.title}" (says starting: ${x.newDaemonSaysStarting ? 'yes' : 'NO'}); health 200 ${fmtS(x.newDaemonHealthySeconds)} s and its first claim ${fmtS(x.newDaemonFirstClaimSeconds)} s after PostgreSQL started`)
-    if (x.dbWait) n.push(`${label}: the daemon with --db-wait 3: exit ${x.dbWait.exit}${x.dbWait.seconds ? ` ${x.dbWait.seconds.toFixed(1)} s after spawn` : ''}, names the database: ${x.dbWait.namesDatabase ? 'yes' : 'NO'}; it said: ${x.dbWait.message}`)
-    if (x.dbWait && (x.dbWait.exit === 0 || typeof x.dbWait.exit !== 'number' || !x.dbWait.namesDatabase)) n.push(`${label}: the --db-wait daemon did NOT exit non-zero naming the database`)
+    n.push(
+      `${label}: the daemon started while PostgreSQL was down answered health ${x.newDaemonHealth.status} "${x.newDaemonHealth.title}" (says starting: ${x.newDaemonSaysStarting ? 'yes' : 'NO'}); health 200 ${fmtS(x.newDaemonHealthySeconds)} s and its first claim ${fmtS(x.newDaemonFirstClaimSeconds)} s after PostgreSQL started`,
+    )
+    if (x.dbWait)
+      n.push(
+        `${label}: the daemon with --db-wait 3: exit ${x.dbWait.exit}${x.dbWait.seconds ? ` ${x.dbWait.seconds.toFixed(1)} s after spawn` : ''}, names the database: ${x.dbWait.namesDatabase ? 'yes' : 'NO'}; it said: ${x.dbWait.message}`,
+      )
+    if (x.dbWait && (x.dbWait.exit === 0 || typeof x.dbWait.exit !== 'number' || !x.dbWait.namesDatabase))
+      n.push(`${label}: the --db-wait daemon did NOT exit non-zero naming the database`)
   } else if (r.id === 8 && x.restart) {
-    n.push(`${label}: writes sent after the delete: ${fmtCounts(x.writesAfterDelete ?? {})}; acknowledged after the delete: ${x.ackedAfterDelete} (sent before it, answered after: ${x.ackedInFlightAtDelete}); health after: ${x.healthAfter?.status} "${x.healthAfter?.title}"; SIGTERM: exit ${x.stopExit}`)
-    n.push(`${label}: beside the file before the delete: ${x.besideTheFile?.beforeDelete?.join(', ')}; after the stop: ${x.besideTheFile?.afterStop?.join(', ') || 'nothing'}`)
-    if (x.restart.refused) n.push(`${label}: started again on the missing file: refused (exit ${x.restart.exit}), ${x.restart.mentionsDbInit ? 'naming `placemat db init --db FILE`' : 'NOT naming `placemat db init`'}: ${x.restart.message}`)
-    else n.push(`${label}: started again on the missing file it was NOT refused (${x.restart.exit}): it created ${x.restart.fileCreated ? 'a new database file' : 'no file'}, answered health ${x.restart.health}, served ${x.restart.providersServed} providers (there were ${PROVIDERS}) and usages ${JSON.stringify(x.restart.usagesOfAClientProject)} for a load client's project; beside the file afterwards: ${x.restart.besideTheFileAfter?.join(', ')}; it said: ${x.restart.message}`)
-    if (x.dbInit) n.push(`${label}: placemat db init --db FILE: exit ${x.dbInit.exit}${x.dbInit.exit === 0 ? `, then the daemon ${x.dbInit.thenServes ? 'serves' : 'does NOT serve'} (${x.dbInit.providers} providers)` : `: ${x.dbInit.out}`}`)
+    n.push(
+      `${label}: writes sent after the delete: ${fmtCounts(x.writesAfterDelete ?? {})}; acknowledged after the delete: ${x.ackedAfterDelete} (sent before it, answered after: ${x.ackedInFlightAtDelete}); health after: ${x.healthAfter?.status} "${x.healthAfter?.title}"; SIGTERM: exit ${x.stopExit}`,
+    )
+    n.push(
+      `${label}: beside the file before the delete: ${x.besideTheFile?.beforeDelete?.join(', ')}; after the stop: ${x.besideTheFile?.afterStop?.join(', ') || 'nothing'}`,
+    )
+    if (x.restart.refused)
+      n.push(
+        `${label}: started again on the missing file: refused (exit ${x.restart.exit}), ${x.restart.mentionsDbInit ? 'naming `placemat db init --db FILE`' : 'NOT naming `placemat db init`'}: ${x.restart.message}`,
+      )
+    else
+      n.push(
+        `${label}: started again on the missing file it was NOT refused (${x.restart.exit}): it created ${x.restart.fileCreated ? 'a new database file' : 'no file'}, answered health ${x.restart.health}, served ${x.restart.providersServed} providers (there were ${PROVIDERS}) and usages ${JSON.stringify(x.restart.usagesOfAClientProject)} for a load client's project; beside the file afterwards: ${x.restart.besideTheFileAfter?.join(', ')}; it said: ${x.restart.message}`,
+      )
+    if (x.dbInit)
+      n.push(
+        `${label}: placemat db init --db FILE: exit ${x.dbInit.exit}${x.dbInit.exit === 0 ? `, then the daemon ${x.dbInit.thenServes ? 'serves' : 'does NOT serve'} (${x.dbInit.providers} providers)` : `: ${x.dbInit.out}`}`,
+      )
   } else if (Object.keys(x).length) n.push(`${label}: ${JSON.stringify(x)}`)
   for (const note of r.notes ?? []) n.push(`${label}: ${note}`)
   if (r.metrics && Object.keys(r.metrics).length) n.push(`${label}: metrics over the fault: ${JSON.stringify(r.metrics)}`)
@@ -1483,9 +1710,22 @@ function notesFor(r, {failover = false} = {}) {
     const requests = lines.filter((x) => x.request)
     const errors = lines.filter((x) => !x.request && (x.level === null || x.level >= 50))
     const warns = lines.filter((x) => !x.request && x.level !== null && x.level < 50)
-    if (requests.length) n.push(`${label}: daemon ${name} access log (warn and worse): ${requests.map((x) => `${x.count}x ${x.request}`).join('; ')}`)
-    if (errors.length) n.push(`${label}: daemon ${name} logged at error level or outside the JSON log:\n    ${errors.slice(0, 8).map((x) => `${x.count}x ${x.sample}`).join('\n    ')}`)
-    if (warns.length) n.push(`${label}: daemon ${name} warnings:\n    ${warns.slice(0, 6).map((x) => `${x.count}x ${x.sample.slice(0, 400)}`).join('\n    ')}`)
+    if (requests.length)
+      n.push(`${label}: daemon ${name} access log (warn and worse): ${requests.map((x) => `${x.count}x ${x.request}`).join('; ')}`)
+    if (errors.length)
+      n.push(
+        `${label}: daemon ${name} logged at error level or outside the JSON log:\n    ${errors
+          .slice(0, 8)
+          .map((x) => `${x.count}x ${x.sample}`)
+          .join('\n    ')}`,
+      )
+    if (warns.length)
+      n.push(
+        `${label}: daemon ${name} warnings:\n    ${warns
+          .slice(0, 6)
+          .map((x) => `${x.count}x ${x.sample.slice(0, 400)}`)
+          .join('\n    ')}`,
+      )
   }
   return n
 }
@@ -1502,11 +1742,18 @@ function report() {
   const f = results.failover
   if (f) {
     out.push('## Failover: primary stopped hard, synchronous standby promoted', '')
-    out.push('| statuses from the stop until both daemons serve | longest wait (ms) | seconds until both daemons serve claims | daemon exits | acknowledged writes lost (on the promoted server) | overcommit | stale answers |')
+    out.push(
+      '| statuses from the stop until both daemons serve | longest wait (ms) | seconds until both daemons serve claims | daemon exits | acknowledged writes lost (on the promoted server) | overcommit | stale answers |',
+    )
     out.push('|---|---|---|---|---|---|---|')
     if (f.statusesDuring) {
-      const stale = (f.checks ? Object.values(f.checks.ledger.stale).reduce((a, b) => a + b, 0) + Object.values(f.checks.usages.mismatches).reduce((a, b) => a + b, 0) : '?')
-      out.push(`| ${statusesCell(f)} | ${fmtMs(f.longestMs)} | ${fmtS(f.recovery)} | ${f.exits.length} | ${f.checks?.ledger?.lost ?? '?'} | ${f.checks?.overcommit?.count ?? '?'} | ${stale} |`)
+      const stale = f.checks
+        ? Object.values(f.checks.ledger.stale).reduce((a, b) => a + b, 0) +
+          Object.values(f.checks.usages.mismatches).reduce((a, b) => a + b, 0)
+        : '?'
+      out.push(
+        `| ${statusesCell(f)} | ${fmtMs(f.longestMs)} | ${fmtS(f.recovery)} | ${f.exits.length} | ${f.checks?.ledger?.lost ?? '?'} | ${f.checks?.overcommit?.count ?? '?'} | ${stale} |`,
+      )
     } else out.push(`| not run: ${f.error} | | | | | | |`)
     out.push('')
   }
@@ -1514,7 +1761,9 @@ function report() {
   if (setupExits.length) notes.push(`daemons exited during set-up: ${JSON.stringify(setupExits)}`)
   if (results.postgresLedger) {
     const l = results.postgresLedger
-    notes.push(`PostgreSQL faults, the whole ledger in SQL at the end: ${l.acked} claims and ${l.deletesAcked} deletes acknowledged, ${l.lost} lost${l.lost ? ` ${JSON.stringify(l.lostSamples.slice(0, 3))}` : ''}`)
+    notes.push(
+      `PostgreSQL faults, the whole ledger in SQL at the end: ${l.acked} claims and ${l.deletesAcked} deletes acknowledged, ${l.lost} lost${l.lost ? ` ${JSON.stringify(l.lostSamples.slice(0, 3))}` : ''}`,
+    )
   }
   for (const r of results.faults) notes.push(...notesFor(r))
   if (f) notes.push(...notesFor(f, {failover: true}))
@@ -1530,7 +1779,9 @@ function report() {
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
-  progress(`work directory ${WORK}; ${PROVIDERS} providers; faults ${[...FAULTS].join(',') || 'none'}${FAILOVER ? ' and the failover run' : ''}`)
+  progress(
+    `work directory ${WORK}; ${PROVIDERS} providers; faults ${[...FAULTS].join(',') || 'none'}${FAILOVER ? ' and the failover run' : ''}`,
+  )
   const pgFaults = [...FAULTS].filter((n) => n <= 6)
   if (pgFaults.length || FAILOVER) {
     if (!postgresBin()) throw new Error('no PostgreSQL server binaries (initdb) under /usr/lib/postgresql')

@@ -99,7 +99,13 @@ async function writeApply(file) {
   const out = writer(file)
   await out.write(`{"aggregates": ${JSON.stringify(Object.fromEntries(AGGREGATES.map((u, k) => [`agg${k + 1}`, u])))},\n"providers": [`)
   for (let i = 0; i < n; i++) {
-    const p = {name: nameOf(i), uuid: uuidOf(i), inventories: INVENTORIES, traits: someOf(TRAITS, i), aggregates: someOf(AGGREGATES, i).map((u) => `agg${AGGREGATES.indexOf(u) + 1}`)}
+    const p = {
+      name: nameOf(i),
+      uuid: uuidOf(i),
+      inventories: INVENTORIES,
+      traits: someOf(TRAITS, i),
+      aggregates: someOf(AGGREGATES, i).map((u) => `agg${AGGREGATES.indexOf(u) + 1}`),
+    }
     await out.write(`${i ? ',' : ''}\n${JSON.stringify(p)}`)
   }
   await out.write('\n]}\n')

@@ -5,14 +5,22 @@
 import crypto from 'node:crypto'
 import net from 'node:net'
 
-export const AGGREGATES = ['14a5c8a3-5a99-4e8f-88be-00d85fcb1c17', '66d98e7c-8b5d-4fd0-9b4e-8d6e0a3d1a57', 'a59dbb28-4c8e-4a3b-bd4f-6d1f2f1c7f65']
+export const AGGREGATES = [
+  '14a5c8a3-5a99-4e8f-88be-00d85fcb1c17',
+  '66d98e7c-8b5d-4fd0-9b4e-8d6e0a3d1a57',
+  'a59dbb28-4c8e-4a3b-bd4f-6d1f2f1c7f65',
+]
 const TRAITS = ['HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE2', 'STORAGE_DISK_SSD']
 const FLAT_INVENTORY = {
   MEMORY_MB: {total: 8192, min_unit: 128, max_unit: 8192},
   DISK_GB: {total: 8192, min_unit: 5, max_unit: 8192},
   VCPU: {total: 32, min_unit: 1, max_unit: 16},
 }
-const PF_INVENTORY = {SRIOV_NET_VF: {total: 8}, NET_BW_EGR_KILOBIT_PER_SEC: {total: 10000000}, NET_BW_IGR_KILOBIT_PER_SEC: {total: 10000000}}
+const PF_INVENTORY = {
+  SRIOV_NET_VF: {total: 8},
+  NET_BW_EGR_KILOBIT_PER_SEC: {total: 10000000},
+  NET_BW_IGR_KILOBIT_PER_SEC: {total: 10000000},
+}
 const PF_TRAITS = ['CUSTOM_PHYSNET_PHYSNET0', 'CUSTOM_VNIC_TYPE_DIRECT']
 
 function provider(ops, {name, parent, inventories, aggregates, traits}) {
@@ -25,7 +33,11 @@ function provider(ops, {name, parent, inventories, aggregates, traits}) {
 }
 
 function flat(ops, i) {
-  provider(ops, {inventories: FLAT_INVENTORY, aggregates: AGGREGATES.slice(0, (i % 3) + 1), traits: TRAITS.slice(0, (Math.floor(i / 3) % 3) + 1)})
+  provider(ops, {
+    inventories: FLAT_INVENTORY,
+    aggregates: AGGREGATES.slice(0, (i % 3) + 1),
+    traits: TRAITS.slice(0, (Math.floor(i / 3) % 3) + 1),
+  })
 }
 
 function tree(ops) {
@@ -148,13 +160,25 @@ export async function loadIntoPlacementTables(client, mode, n) {
         } else throw new Error(`loadIntoPlacementTables: no SQL for ${op.op}`)
       }
       const ps = [...made.values()]
-      await client.query(`insert into traits (name, created_at) select unnest($1::text[]), ${UTC_NOW} on conflict (name) do nothing`, [[...traits]])
-      await client.query(`insert into placement_aggregates (uuid, created_at) select unnest($1::text[]), ${UTC_NOW} on conflict (uuid) do nothing`, [[...aggregates]])
+      await client.query(`insert into traits (name, created_at) select unnest($1::text[]), ${UTC_NOW} on conflict (name) do nothing`, [
+        [...traits],
+      ])
+      await client.query(
+        `insert into placement_aggregates (uuid, created_at) select unnest($1::text[]), ${UTC_NOW} on conflict (uuid) do nothing`,
+        [[...aggregates]],
+      )
       await client.query(
         `insert into resource_providers (id, uuid, name, generation, parent_provider_id, root_provider_id, created_at, updated_at)
          select id, uuid, name, generation, parent, root, ${UTC_NOW}, case when generation > 0 then ${UTC_NOW} end
          from unnest($1::int[], $2::text[], $3::text[], $4::int[], $5::int[], $6::int[]) as t(id, uuid, name, generation, parent, root)`,
-        [ps.map((p) => p.id), ps.map((p) => p.uuid), ps.map((p) => p.name), ps.map((p) => p.generation), ps.map((p) => p.parent), ps.map((p) => p.root)],
+        [
+          ps.map((p) => p.id),
+          ps.map((p) => p.uuid),
+          ps.map((p) => p.name),
+          ps.map((p) => p.generation),
+          ps.map((p) => p.parent),
+          ps.map((p) => p.root),
+        ],
       )
       const written = await client.query(
         `insert into inventories (resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, created_at)
@@ -163,7 +187,8 @@ export async function loadIntoPlacementTables(client, mode, n) {
          join resource_classes rc on rc.name = t.rc`,
         [inv.p, inv.rc, inv.total, inv.reserved, inv.min, inv.max, inv.step, inv.ratio],
       )
-      if (written.rowCount !== inv.p.length) throw new Error(`loadIntoPlacementTables: a resource class of ${[...new Set(inv.rc)].join(', ')} is not in resource_classes`)
+      if (written.rowCount !== inv.p.length)
+        throw new Error(`loadIntoPlacementTables: a resource class of ${[...new Set(inv.rc)].join(', ')} is not in resource_classes`)
       await client.query(
         `insert into resource_provider_aggregates (resource_provider_id, aggregate_id, created_at)
          select t.p, a.id, ${UTC_NOW} from unnest($1::int[], $2::text[]) as t(p, u) join placement_aggregates a on a.uuid = t.u`,
@@ -174,7 +199,8 @@ export async function loadIntoPlacementTables(client, mode, n) {
          select t.p, tr.id, ${UTC_NOW} from unnest($1::int[], $2::text[]) as t(p, name) join traits tr on tr.name = t.name`,
         [traitLinks.p, traitLinks.name],
       )
-      if (linked.rowCount !== traitLinks.p.length) throw new Error(`loadIntoPlacementTables: a trait of ${[...new Set(traitLinks.name)].join(', ')} is not in traits`)
+      if (linked.rowCount !== traitLinks.p.length)
+        throw new Error(`loadIntoPlacementTables: a trait of ${[...new Set(traitLinks.name)].join(', ')} is not in traits`)
       providers += ps.length
     }
     // The ids were given here: the sequence goes on after them, for the providers the API makes.

@@ -66,7 +66,12 @@ function importsOf(root, file) {
         typeOnly = node.exportClause.elements.length > 0 && node.exportClause.elements.every((e) => e.isTypeOnly)
       }
       add(node.moduleSpecifier.text, !typeOnly, false)
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments.length === 1 && ts.isStringLiteral(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments.length === 1 &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
       add(node.arguments[0].text, false, true)
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       add(node.argument.literal.text, false, false)
@@ -123,7 +128,10 @@ export function importGraph(root) {
   for (const f of files) {
     const {imports, lines} = importsOf(root, f)
     if (lines > MAX_LINES && !GENERATED.has(f)) large.push({file: f, lines})
-    runtime.set(f, imports.filter((i) => i.runtime).map((i) => i.target))
+    runtime.set(
+      f,
+      imports.filter((i) => i.runtime).map((i) => i.target),
+    )
     edges += imports.length
     const mine = layerOf(f)
     for (const i of imports) {

@@ -115,17 +115,29 @@ const put = (consumer, allocations, extra, version) =>
 const own = (user = IDS.user) => ({project_id: IDS.project, user_id: user, consumer_generation: null})
 
 // Typed consumers (1.38+), an untyped one (written at 1.37), an incomplete one (1.0: no project/user).
-await put(IDS.vm1, {[IDS.cn1]: {MEMORY_MB: 4096}, [IDS.numa0]: {VCPU: 4}, [IDS.pgpu0]: {VGPU: 4}, [IDS.storage]: {DISK_GB: 40}}, {
-  ...own(),
-  consumer_type: 'INSTANCE',
-})
-await put(IDS.vm2, {[IDS.cn1]: {MEMORY_MB: 2048, DISK_GB: 20}, [IDS.numa1]: {VCPU: 2, CUSTOM_FPGA_SLOT: 1}}, {
-  ...own('e0000002-0000-4000-8000-000000000002'),
-  consumer_type: 'INSTANCE',
-})
+await put(
+  IDS.vm1,
+  {[IDS.cn1]: {MEMORY_MB: 4096}, [IDS.numa0]: {VCPU: 4}, [IDS.pgpu0]: {VGPU: 4}, [IDS.storage]: {DISK_GB: 40}},
+  {
+    ...own(),
+    consumer_type: 'INSTANCE',
+  },
+)
+await put(
+  IDS.vm2,
+  {[IDS.cn1]: {MEMORY_MB: 2048, DISK_GB: 20}, [IDS.numa1]: {VCPU: 2, CUSTOM_FPGA_SLOT: 1}},
+  {
+    ...own('e0000002-0000-4000-8000-000000000002'),
+    consumer_type: 'INSTANCE',
+  },
+)
 await put(IDS.vm3, {[IDS.cn2]: {VCPU: 8, MEMORY_MB: 16384}}, own(), '1.37')
 await put(IDS.migration, {[IDS.cn2]: {VCPU: 2, MEMORY_MB: 1024}}, {...own(), consumer_type: 'MIGRATION'})
-await client.put(`/allocations/${IDS.legacy}`, {allocations: [{resource_provider: {uuid: IDS.cn2}, resources: {VCPU: 1}}]}, {version: '1.0'})
+await client.put(
+  `/allocations/${IDS.legacy}`,
+  {allocations: [{resource_provider: {uuid: IDS.cn2}, resources: {VCPU: 1}}]},
+  {version: '1.0'},
+)
 // A consumer whose generation moved on: rewritten twice.
 await put(IDS.vm3, {[IDS.cn2]: {VCPU: 4, MEMORY_MB: 8192}}, {...own(), consumer_generation: 1}, '1.37')
 

@@ -48,7 +48,20 @@ const nowUs = () => Number(process.hrtime.bigint() / 1000n)
  * only the keep-up reads, at `rate` a second.
  */
 async function pace(nodes, {rate, seconds, pinned = false, readsOnly = false, byClaim = false}, d) {
-  const stats = {due: 0, started: 0, notKeptUp: 0, claims: 0, failed: 0, conflicts: 0, errors: 0, errorSamples: [], latencies: [], releases: 0, reads: 0, readsSkipped: 0}
+  const stats = {
+    due: 0,
+    started: 0,
+    notKeptUp: 0,
+    claims: 0,
+    failed: 0,
+    conflicts: 0,
+    errors: 0,
+    errorSamples: [],
+    latencies: [],
+    releases: 0,
+    reads: 0,
+    readsSkipped: 0,
+  }
   const held = []
   const unclear = []
   let counter = 0
@@ -61,7 +74,8 @@ async function pace(nodes, {rate, seconds, pinned = false, readsOnly = false, by
   }
   const noteError = (node, method, r, err) => {
     stats.errors++
-    if (stats.errorSamples.length < 5) stats.errorSamples.push(`${node.name} ${method} ${err ? err.message : `${r.status} ${r.text.slice(0, 160)}`}`)
+    if (stats.errorSamples.length < 5)
+      stats.errorSamples.push(`${node.name} ${method} ${err ? err.message : `${r.status} ${r.text.slice(0, 160)}`}`)
   }
   const send = async (method, pathname, body, to) => {
     const node = to ?? (pinned ? nodes[0] : nodes[counter++ % nodes.length])
@@ -267,11 +281,15 @@ async function pass(nodes, name, opts, d) {
     node_names: nodes.map((n) => n.name),
   }
   const f = d.fmtMs
-  const what = opts.readsOnly ? `${s.reads} keep-up reads` : `${s.claims} claims (${r.achieved_per_s.toFixed(1)}/s of ${opts.rate} offered, ${s.notKeptUp} not kept up, ${s.failed} failed, ${s.conflicts} × 409)`
+  const what = opts.readsOnly
+    ? `${s.reads} keep-up reads`
+    : `${s.claims} claims (${r.achieved_per_s.toFixed(1)}/s of ${opts.rate} offered, ${s.notKeptUp} not kept up, ${s.failed} failed, ${s.conflicts} × 409)`
   d.progress(
     `  ${name}: ${what}; daemon CPU ${f(r.daemon_cpu_ms)} ms/${opts.readsOnly ? 'read' : 'claim'} (${r.node_cpu_ms.map(f).join(' + ')}; ${f(r.daemon_sys_ms)} in the kernel, ` +
       `${x(r.read_syscalls, 1)} read and ${x(r.write_syscalls, 1)} write system calls), PostgreSQL ${f(r.postgres_cpu_ms)}, bench ${f(r.bench_cpu_ms)}` +
-      (opts.readsOnly ? '' : `; round trips/claim ${r.round_trips_per_claim?.toFixed(2)}, retried/claim ${r.retried_per_claim?.toFixed(3)}, catch-ups/claim/node images ${r.image_catchups_per_claim_per_node?.toFixed(2)} rows ${r.row_catchups_per_claim_per_node?.toFixed(3)}; p50 ${f(r.claim_p50_ms)} ms`) +
+      (opts.readsOnly
+        ? ''
+        : `; round trips/claim ${r.round_trips_per_claim?.toFixed(2)}, retried/claim ${r.retried_per_claim?.toFixed(3)}, catch-ups/claim/node images ${r.image_catchups_per_claim_per_node?.toFixed(2)} rows ${r.row_catchups_per_claim_per_node?.toFixed(3)}; p50 ${f(r.claim_p50_ms)} ms`) +
       (s.errors ? `; ${s.errors} 5xx/errors, e.g. ${s.errorSamples[0]}` : ''),
   )
   return r
@@ -301,12 +319,25 @@ export async function measureFixedLoad(nodes, {rate, seconds, warmUp}, d) {
 // ---------------------------------------------------------------------------------------------
 // The table and where the difference goes
 
-
 export function printFixedLoad(rows, fmtMs, log = console.log) {
   const claimRows = rows.filter((r) => r.pass !== 'reads alone')
   if (!claimRows.length) return
   const one = claimRows.find((r) => r.nodes === 1)
-  const header = ['nodes', 'load', 'offered/s', 'achieved/s', 'not kept up', 'daemon CPU ms/claim', 'per node', 'PG CPU ms/claim', 'ratio to 1 node', 'round trips/claim', 'retried/claim', 'images applied/claim/node', 'claim p50 ms']
+  const header = [
+    'nodes',
+    'load',
+    'offered/s',
+    'achieved/s',
+    'not kept up',
+    'daemon CPU ms/claim',
+    'per node',
+    'PG CPU ms/claim',
+    'ratio to 1 node',
+    'round trips/claim',
+    'retried/claim',
+    'images applied/claim/node',
+    'claim p50 ms',
+  ]
   log(`| ${header.join(' | ')} |`)
   log(`|${header.map(() => '---').join('|')}|`)
   for (const r of claimRows) {
@@ -330,7 +361,9 @@ export function printFixedLoad(rows, fmtMs, log = console.log) {
   }
   if (claimRows.some((r) => r.pass === 'pinned')) {
     log('')
-    log(`pinned: every request of a claim to node A; each other node gets one GET ${KEEP_UP_READ} a claim, whose CPU, round trips and catch-ups are in that row.`)
+    log(
+      `pinned: every request of a claim to node A; each other node gets one GET ${KEEP_UP_READ} a claim, whose CPU, round trips and catch-ups are in that row.`,
+    )
   }
   for (const line of decomposition(rows, fmtMs)) log(line)
 }
@@ -364,7 +397,12 @@ export function decomposition(rows, fmtMs) {
       `- applying the others' changes: ${fmtMs(applying)} ms/claim (${fmtMs(applying / (k - 1))} a follower; pinned pass, the followers' ${fmtMs(followers)} ms less their keep-up reads' own ${fmtMs(readCost)} ms); ` +
         `per claim per follower ${x(pin.changes_applied_per_claim_per_node)} changes applied, catch-ups from images ${x(pin.image_catchups_per_claim_per_node)}, from rows ${x(pin.row_catchups_per_claim_per_node, 3)}`,
     )
-    lines.push(`- the writer being one of ${k}: node A ${fmtMs(writer)} ms/claim pinned` + (one ? ` against ${fmtMs(one.daemon_cpu_ms)} alone: ${writer >= one.daemon_cpu_ms ? '+' : ''}${fmtMs(writer - one.daemon_cpu_ms)} ms` : ''))
+    lines.push(
+      `- the writer being one of ${k}: node A ${fmtMs(writer)} ms/claim pinned` +
+        (one
+          ? ` against ${fmtMs(one.daemon_cpu_ms)} alone: ${writer >= one.daemon_cpu_ms ? '+' : ''}${fmtMs(writer - one.daemon_cpu_ms)} ms`
+          : ''),
+    )
     lines.push(
       `- interleaving (round-robin less writer less applying): ${fmtMs(interleaving)} ms/claim; round trips/claim ${x(rr.round_trips_per_claim)} round-robin, ${x(pin.round_trips_per_claim)} pinned` +
         (one ? `, ${x(one.round_trips_per_claim)} one node` : '') +
@@ -413,7 +451,8 @@ export function selfTimes(profile, [from, to], root) {
     if (t < from || t > to || dur <= 0) continue
     const cf = byId.get(samples[i]).callFrame
     if (cf.functionName === '(idle)') continue
-    const url = origin(cf, root) ?? `${cf.url.replace(`file://${root}/`, '').replace(/^file:\/\/.*\/node_modules\//, '')}:${cf.lineNumber + 1}`
+    const url =
+      origin(cf, root) ?? `${cf.url.replace(`file://${root}/`, '').replace(/^file:\/\/.*\/node_modules\//, '')}:${cf.lineNumber + 1}`
     const key = cf.url ? `${cf.functionName || '(anonymous)'} ${url}` : cf.functionName
     out.set(key, (out.get(key) ?? 0) + dur)
   }
@@ -490,18 +529,34 @@ const total = (m) => [...m.values()].reduce((a, b) => a + b, 0)
 export function printProfiles(profiles, log = console.log, n = 12) {
   if (!profiles.length) return
   log('')
-  log('**CPU profiles: self time per claim (ms) by function within each pass, each node\'s samples scaled to its CPU per claim (/proc)**')
+  log("**CPU profiles: self time per claim (ms) by function within each pass, each node's samples scaled to its CPU per claim (/proc)**")
   for (const p of profiles) {
     for (const [part, m] of Object.entries(p.parts)) {
-      log(`- ${p.nodes} node(s), ${p.pass}, ${part === 'all' ? 'all nodes' : part}: ${total(m).toFixed(2)} ms; ${top(m, n).map(([k, v]) => `${k} ${v.toFixed(3)}`).join('; ')}`)
-      log(`  by kind: ${top(byKind(m), 10).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}`)
+      log(
+        `- ${p.nodes} node(s), ${p.pass}, ${part === 'all' ? 'all nodes' : part}: ${total(m).toFixed(2)} ms; ${top(m, n)
+          .map(([k, v]) => `${k} ${v.toFixed(3)}`)
+          .join('; ')}`,
+      )
+      log(
+        `  by kind: ${top(byKind(m), 10)
+          .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+          .join(', ')}`,
+      )
     }
   }
   const one = profiles.find((p) => p.nodes === 1)
   const grew = (from, to, what) => {
     const diff = add(new Map(to.parts.all), from.parts.all, -1)
-    log(`- grew most ${what} (ms/claim): ${top(diff, n).map(([k, v]) => `${k} +${v.toFixed(3)}`).join('; ')}`)
-    log(`  by kind: ${top(byKind(diff), 10).map(([k, v]) => `${k} ${v >= 0 ? '+' : ''}${v.toFixed(2)}`).join(', ')}`)
+    log(
+      `- grew most ${what} (ms/claim): ${top(diff, n)
+        .map(([k, v]) => `${k} +${v.toFixed(3)}`)
+        .join('; ')}`,
+    )
+    log(
+      `  by kind: ${top(byKind(diff), 10)
+        .map(([k, v]) => `${k} ${v >= 0 ? '+' : ''}${v.toFixed(2)}`)
+        .join(', ')}`,
+    )
   }
   for (const p of profiles.filter((q) => q.nodes > 1 && q.pass === 'round-robin')) {
     if (one) grew(one, p, `from 1 node to ${p.nodes} round-robin`)

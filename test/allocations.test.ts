@@ -242,7 +242,11 @@ describe('POST /allocations', () => {
       [{[C1]: good, [C2]: newGood, [C3]: body({[RP1]: {VCPU: 8}}, null)}, 409, 'would exceed the capacity'],
       [{[C1]: good, [C2]: newGood, [C3]: body({[RP1]: {VCPU: 1}}, 7)}, 409, 'expected null but got 7'],
       [{[C2]: newGood, [C1]: body({[RP1]: {VCPU: 1}}, 0)}, 409, 'expected 1 but got 0'],
-      [{[C1]: good, [C2]: newGood, [C3]: body({[RP1]: {CUSTOM_NOPE: 1}}, null)}, 400, 'Unable to allocate inventory No such resource class CUSTOM_NOPE.'],
+      [
+        {[C1]: good, [C2]: newGood, [C3]: body({[RP1]: {CUSTOM_NOPE: 1}}, null)},
+        400,
+        'Unable to allocate inventory No such resource class CUSTOM_NOPE.',
+      ],
       [{[C1]: good, [C2]: newGood, [C3]: {allocations: {}}}, 400, 'JSON does not validate'],
       // Two consumers that each fit but not together.
       [{[C2]: body({[RP1]: {VCPU: 4}}, null), [C3]: body({[RP1]: {VCPU: 3}}, null)}, 409, 'would exceed the capacity'],

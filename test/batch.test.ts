@@ -36,11 +36,14 @@ describe('POST /placemat/v1/batch', () => {
     expect(tree.body.resource_providers).toHaveLength(2)
   })
 
-  it('takes a body far over the API\'s 16 MiB limit (a whole cloud in one transaction)', async () => {
+  it("takes a body far over the API's 16 MiB limit (a whole cloud in one transaction)", async () => {
     const ops: unknown[] = []
     for (let i = 0; i < 60000; i++) {
       const uuid = randomUUID()
-      ops.push({op: 'create_provider', uuid, name: `host-${i}-${'x'.repeat(120)}`}, {op: 'set_inventories', uuid, inventories: {VCPU: {total: 64}, MEMORY_MB: {total: 262144}}})
+      ops.push(
+        {op: 'create_provider', uuid, name: `host-${i}-${'x'.repeat(120)}`},
+        {op: 'set_inventories', uuid, inventories: {VCPU: {total: 64}, MEMORY_MB: {total: 262144}}},
+      )
     }
     const body = JSON.stringify({operations: ops})
     expect(body.length).toBeGreaterThan(18 * 1024 * 1024)
@@ -63,12 +66,17 @@ describe('POST /placemat/v1/batch', () => {
     const reshape = (generation: number) => ({
       op: 'reshape',
       microversion: '1.38',
-      inventories: {[cn]: {resource_provider_generation: generation, inventories: {}}, [child]: {resource_provider_generation: 0, inventories: {VGPU: {total: 4}}}},
+      inventories: {
+        [cn]: {resource_provider_generation: generation, inventories: {}},
+        [child]: {resource_provider_generation: 0, inventories: {VGPU: {total: 4}}},
+      },
       allocations: {[consumer]: {allocations: {[child]: {resources: {VGPU: 2}}}, consumer_generation: 1, ...own}},
     })
     const create = {op: 'create_provider', uuid: child, name: 'cn-pgpu0', parent_provider_uuid: cn}
     // Bad shape (as POST /reshaper at 1.38 would say), then a stale generation: nothing written.
-    const bad = await api.call('POST', '/placemat/v1/batch', {operations: [create, {...reshape(2), allocations: {[consumer]: {allocations: {}}}}]})
+    const bad = await api.call('POST', '/placemat/v1/batch', {
+      operations: [create, {...reshape(2), allocations: {[consumer]: {allocations: {}}}}],
+    })
     expect(bad.status).toBe(400)
     expect(bad.body.errors[0].detail).toMatch(/operation 1 \(reshape\): JSON does not validate/)
     const stale = await api.call('POST', '/placemat/v1/batch', {operations: [create, reshape(1)]})

@@ -41,7 +41,15 @@ describe('renderCandidatesJson', () => {
       'resources1=VCPU:1&resources2=VCPU:2&resources3=DISK_GB:1&group_policy=none',
       'resources=VCPU:1,MEMORY_MB:64&resources1=MEMORY_MB:128&required2=CUSTOM_FOO&group_policy=none',
     ]
-    const versions: Microversion[] = [[1, 10], [1, 12], [1, 17], [1, 27], [1, 29], [1, 34], [1, 39]]
+    const versions: Microversion[] = [
+      [1, 10],
+      [1, 12],
+      [1, 17],
+      [1, 27],
+      [1, 29],
+      [1, 34],
+      [1, 39],
+    ]
     let compared = 0
     for (const q of queries) {
       for (const v of versions) {

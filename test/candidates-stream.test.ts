@@ -60,7 +60,10 @@ describe('candidates answers, streamed', () => {
 
   it('GET /allocation_candidates: the same bytes as the whole answer, chunked', async () => {
     for (const [version, q] of QUERIES) {
-      const [a, b] = await Promise.all([get(streamed, `/allocation_candidates?${q}`, version), get(whole, `/allocation_candidates?${q}`, version)])
+      const [a, b] = await Promise.all([
+        get(streamed, `/allocation_candidates?${q}`, version),
+        get(whole, `/allocation_candidates?${q}`, version),
+      ])
       expect(a.statusCode, `${version} ${q}`).toBe(200)
       expect(b.statusCode).toBe(200)
       expect(a.headers['content-type']).toBe('application/json')
@@ -84,7 +87,11 @@ describe('candidates answers, streamed', () => {
   it('GET /placemat/v1/allocation_candidates: the same bytes, with and without near', async () => {
     for (const [version, q] of QUERIES) {
       const path = `/placemat/v1/allocation_candidates?${q}`
-      const [a, b, plain] = await Promise.all([get(streamed, path, version), get(whole, path, version), get(whole, `/allocation_candidates?${q}`, version)])
+      const [a, b, plain] = await Promise.all([
+        get(streamed, path, version),
+        get(whole, path, version),
+        get(whole, `/allocation_candidates?${q}`, version),
+      ])
       expect(a.headers['transfer-encoding']).toBe('chunked')
       expect(a.body).toBe(b.body)
       expect(a.body).toBe(plain.body)

@@ -29,7 +29,12 @@ class World {
     if (opts.aggs) this.state.setAggregates(p, opts.aggs)
     return p
   }
-  inv(p: Provider, rc: string, total: number, o: {reserved?: number; min_unit?: number; max_unit?: number; step_size?: number; allocation_ratio?: number} = {}) {
+  inv(
+    p: Provider,
+    rc: string,
+    total: number,
+    o: {reserved?: number; min_unit?: number; max_unit?: number; step_size?: number; allocation_ratio?: number} = {},
+  ) {
     if (!this.state.classes.has(rc)) this.state.addClass(rc, 0)
     this.state.setInventory(p, rc, {
       total,
@@ -56,7 +61,15 @@ class World {
     const req = parseCandidateRequest(params(query), mv)
     return renderCandidates(findCandidates(this.state, req, opts), mv) as {
       allocation_requests: {allocations: Record<string, {resources: Record<string, number>}>; mappings: Record<string, string[]>}[]
-      provider_summaries: Record<string, {resources: Record<string, {capacity: number; used: number}>; traits: string[]; parent_provider_uuid: string | null; root_provider_uuid: string}>
+      provider_summaries: Record<
+        string,
+        {
+          resources: Record<string, {capacity: number; used: number}>
+          traits: string[]
+          parent_provider_uuid: string | null
+          root_provider_uuid: string
+        }
+      >
     }
   }
 }
@@ -121,10 +134,24 @@ function granular() {
   w.state.addClass('CUSTOM_NET_MBPS', 0)
   const [aggA, aggB, aggC] = [uuid(), uuid(), uuid()]
   const left = w.rp('cn_left', {aggs: [aggA]})
-  for (const [rc, t] of [['VCPU', 8], ['MEMORY_MB', 4096], ['DISK_GB', 500], ['VGPU', 8], ['SRIOV_NET_VF', 8], ['CUSTOM_NET_MBPS', 4000]] as const) w.inv(left, rc, t)
+  for (const [rc, t] of [
+    ['VCPU', 8],
+    ['MEMORY_MB', 4096],
+    ['DISK_GB', 500],
+    ['VGPU', 8],
+    ['SRIOV_NET_VF', 8],
+    ['CUSTOM_NET_MBPS', 4000],
+  ] as const)
+    w.inv(left, rc, t)
   w.traits(left, 'HW_CPU_X86_AVX', 'HW_CPU_X86_AVX2', 'HW_GPU_API_DXVA', 'HW_NIC_DCB_PFC', 'CUSTOM_FOO')
   const middle = w.rp('cn_middle', {aggs: [aggA, aggB]})
-  for (const [rc, t] of [['VCPU', 8], ['MEMORY_MB', 4096], ['SRIOV_NET_VF', 8], ['CUSTOM_NET_MBPS', 4000]] as const) w.inv(middle, rc, t)
+  for (const [rc, t] of [
+    ['VCPU', 8],
+    ['MEMORY_MB', 4096],
+    ['SRIOV_NET_VF', 8],
+    ['CUSTOM_NET_MBPS', 4000],
+  ] as const)
+    w.inv(middle, rc, t)
   w.traits(middle, 'HW_CPU_X86_AVX', 'HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE', 'HW_NIC_ACCEL_TLS')
   const right = w.rp('cn_right', {aggs: [aggB, aggC]})
   w.inv(right, 'VCPU', 8)
@@ -204,7 +231,29 @@ function numaNetwork() {
   const pf1_2 = pf('pf1_2', nics[0], 2, 4)
   const pf2 = [0, 1, 2, 3].map((i) => pf(`pf2_${i + 1}`, nics[1], (i % 2) + 1, 2))
   const pf3_1 = pf('pf3_1', nics[2], 1, 8)
-  return {w, aggA, ss1, cn1, numa0, numa1, fpga0, pgpu0, fpga1_0, fpga1_1, sriov, esn1, esn2, ovs, brInt, cn2, nics, pf1_1, pf1_2, pf2, pf3_1}
+  return {
+    w,
+    aggA,
+    ss1,
+    cn1,
+    numa0,
+    numa1,
+    fpga0,
+    pgpu0,
+    fpga1_0,
+    fpga1_1,
+    sriov,
+    esn1,
+    esn2,
+    ovs,
+    brInt,
+    cn2,
+    nics,
+    pf1_1,
+    pf1_2,
+    pf2,
+    pf3_1,
+  }
 }
 
 function nonShared() {
@@ -233,7 +282,10 @@ describe('parseCandidateRequest', () => {
     )
     expect(r.groups.map((g) => g.suffix)).toEqual(['1', ''])
     const g = r.groups[1]
-    expect([...g.resources]).toEqual([['MEMORY_MB', 512], ['VCPU', 2]])
+    expect([...g.resources]).toEqual([
+      ['MEMORY_MB', 512],
+      ['VCPU', 2],
+    ])
     expect(g.requiredTraits).toEqual([['A', 'B'], ['C']])
     expect([...g.forbiddenTraits]).toEqual(['D'])
     expect(g.memberOf).toEqual([['11111111-1111-1111-1111-111111111111', '22222222-2222-2222-2222-222222222222']])
@@ -269,13 +321,15 @@ describe('parseCandidateRequest', () => {
       /^Multiple values for 'member_of' must be prefixed with the 'in:' or '!in:' keyword/,
     )
     expect(detail('resources=VCPU:1&member_of=in:', [1, 24])).toMatch(/contain valid UUID\(s\)\. Got: $/)
-    expect(detail('resources=VCPU:1&member_of=11111111-1111-1111-1111-111111111111&member_of=11111111-1111-1111-1111-111111111111', [1, 23])).toBe(
-      'Multiple member_of parameters are not supported',
-    )
+    expect(
+      detail('resources=VCPU:1&member_of=11111111-1111-1111-1111-111111111111&member_of=11111111-1111-1111-1111-111111111111', [1, 23]),
+    ).toBe('Multiple member_of parameters are not supported')
     expect(detail('resources=VCPU:1&member_of=!11111111-1111-1111-1111-111111111111', [1, 31])).toBe(
       'Forbidden member_of parameters are not supported in the specified microversion',
     )
-    expect(detail('resources=VCPU:1&in_tree=life-is-beautiful', [1, 31])).toMatch(/Expected 'in_tree' parameter to be a format of uuid\. Got: life-is-beautiful$/)
+    expect(detail('resources=VCPU:1&in_tree=life-is-beautiful', [1, 31])).toMatch(
+      /Expected 'in_tree' parameter to be a format of uuid\. Got: life-is-beautiful$/,
+    )
     expect(detail('resources1=VCPU:1&resources2=VCPU:1', [1, 25])).toBe(
       'The "group_policy" parameter is required when specifying more than one "resources{N}" parameter.',
     )
@@ -283,7 +337,9 @@ describe('parseCandidateRequest', () => {
     expect(detail('member_of=11111111-1111-1111-1111-111111111111&member_of3=11111111-1111-1111-1111-111111111111', [1, 25])).toMatch(
       /orphaned member_of keys: member_of, member_of3$/,
     )
-    expect(detail('resources=VCPU:1&in_tree1=11111111-1111-1111-1111-111111111111', [1, 31])).toBe('All request groups must specify resources.')
+    expect(detail('resources=VCPU:1&in_tree1=11111111-1111-1111-1111-111111111111', [1, 31])).toBe(
+      'All request groups must specify resources.',
+    )
     expect(detail('group_policy=isolate', [1, 25])).toBe('At least one request group (`resources` or `resources{$S}`) is required.')
   })
 
@@ -314,7 +370,10 @@ describe('parseCandidateRequest', () => {
   })
 
   it('parses GET /resource_providers filters', () => {
-    const f = parseProviderFilters(params('resources=VCPU:1&required=A,!B&member_of=!11111111-1111-1111-1111-111111111111&name=x&name=y'), [1, 39])
+    const f = parseProviderFilters(
+      params('resources=VCPU:1&required=A,!B&member_of=!11111111-1111-1111-1111-111111111111&name=x&name=y'),
+      [1, 39],
+    )
     expect([...f.resources!]).toEqual([['VCPU', 1]])
     expect(f.requiredTraits).toEqual([['A']])
     expect(f.name).toBe('y')
@@ -333,7 +392,10 @@ describe('shared storage and nested trees', () => {
     expect(body.allocation_requests).toHaveLength(5)
     expect(Object.keys(body.provider_summaries)).toHaveLength(4)
     const cn1 = body.allocation_requests.flatMap((ar: any) => ar.allocations.filter((a: any) => a.resource_provider.uuid === f.cn1.uuid))
-    expect(cn1.map((a: any) => a.resources)).toEqual([{VCPU: 1, MEMORY_MB: 1024}, {VCPU: 1, MEMORY_MB: 1024}])
+    expect(cn1.map((a: any) => a.resources)).toEqual([
+      {VCPU: 1, MEMORY_MB: 1024},
+      {VCPU: 1, MEMORY_MB: 1024},
+    ])
     expect(body.provider_summaries[f.cn2.uuid].resources.DISK_GB).toEqual({capacity: 1900, used: 0})
     expect(body.provider_summaries[f.cn1.uuid].resources.VCPU).toEqual({capacity: 384, used: 0})
     expect(Object.keys(body.provider_summaries[f.cn1.uuid])).toEqual(['resources'])
@@ -353,7 +415,9 @@ describe('shared storage and nested trees', () => {
   })
 
   it('reports unknown classes and traits', () => {
-    expect(err(() => w.ac('resources=MCPU:99', [1, 10])).detail).toBe('Invalid resource class in resources parameter: No such resource class MCPU.')
+    expect(err(() => w.ac('resources=MCPU:99', [1, 10])).detail).toBe(
+      'Invalid resource class in resources parameter: No such resource class MCPU.',
+    )
     expect(err(() => w.ac('resources=VCPU:1&required=INVALID_TRAIT', [1, 17])).detail).toBe('No such trait(s): INVALID_TRAIT.')
   })
 
@@ -461,7 +525,9 @@ describe('granular groups', () => {
     expect(body.allocation_requests).toHaveLength(1)
     expect(body.allocation_requests[0].allocations[f.right.uuid].resources).toEqual({VCPU: 1, DISK_GB: 100})
     expect(Object.keys(body.provider_summaries)).toEqual([f.right.uuid])
-    body = q(`resources1=VCPU:1&required1=!HW_CPU_X86_SSE&resources2=DISK_GB:100&required2=CUSTOM_DISK_SSD&member_of2=in:${f.aggA},${f.aggC}&group_policy=none`)
+    body = q(
+      `resources1=VCPU:1&required1=!HW_CPU_X86_SSE&resources2=DISK_GB:100&required2=CUSTOM_DISK_SSD&member_of2=in:${f.aggA},${f.aggC}&group_policy=none`,
+    )
     expect(body.allocation_requests).toHaveLength(2)
     expect(Object.keys(body.provider_summaries)).toHaveLength(3)
     body = q(
@@ -552,9 +618,7 @@ describe('member_of through the aggregate members', () => {
     return {w, agg}
   }
   const named = (w: World, body: ReturnType<World['ac']>) =>
-    body.allocation_requests.map((ar) =>
-      Object.entries(ar.allocations).map(([u, a]) => [w.state.providers.get(u)!.name, a.resources]),
-    )
+    body.allocation_requests.map((ar) => Object.entries(ar.allocations).map(([u, a]) => [w.state.providers.get(u)!.name, a.resources]))
   it('gives what a scan gives, limited or not', () => {
     const narrow = build(0)
     const wide = build(400)
@@ -575,7 +639,14 @@ describe('member_of through the aggregate members', () => {
       }
     }
     expect(seen).toBeGreaterThan(20)
-    expect(named(narrow.w, narrow.w.ac(`resources=VCPU:1,DISK_GB:10&member_of=${narrow.agg}`)).map((c) => c.map(([n]) => n).sort().join('+'))).toEqual([
+    expect(
+      named(narrow.w, narrow.w.ac(`resources=VCPU:1,DISK_GB:10&member_of=${narrow.agg}`)).map((c) =>
+        c
+          .map(([n]) => n)
+          .sort()
+          .join('+'),
+      ),
+    ).toEqual([
       // In the order of the VCPU providers (the NUMA nodes were made last tree first).
       'cn26+numa26',
       'cn11+numa11',
@@ -599,11 +670,17 @@ describe('NUMA network trees', () => {
     body = q('resources_LEFT=VCPU:1&resources_RIGHT=VCPU:1&group_policy=isolate', [1, 34])
     expect(body.allocation_requests).toHaveLength(2)
     expect(Object.keys(body.provider_summaries)).toHaveLength(12)
-    body = q('required_NET1=CUSTOM_PHYSNET1&resources_NET1=NET_BW_EGR_KILOBIT_PER_SEC:10&required_NET2=CUSTOM_PHYSNET2&resources_NET2=NET_BW_EGR_KILOBIT_PER_SEC:20&resources=VCPU:1&group_policy=isolate', [1, 34])
+    body = q(
+      'required_NET1=CUSTOM_PHYSNET1&resources_NET1=NET_BW_EGR_KILOBIT_PER_SEC:10&required_NET2=CUSTOM_PHYSNET2&resources_NET2=NET_BW_EGR_KILOBIT_PER_SEC:20&resources=VCPU:1&group_policy=isolate',
+      [1, 34],
+    )
     expect(body.allocation_requests).toHaveLength(2)
     expect(body.allocation_requests[0].mappings._NET1).toEqual([f.esn1.uuid])
     expect(body.allocation_requests[0].mappings._NET2).toEqual([f.esn2.uuid])
-    body = q('resources_BWA=NET_BW_EGR_KILOBIT_PER_SEC:10&required_BWA=CUSTOM_PHYSNET1&resources_BWB=NET_BW_EGR_KILOBIT_PER_SEC:20&required_BWB=CUSTOM_PHYSNET1&group_policy=none', [1, 34])
+    body = q(
+      'resources_BWA=NET_BW_EGR_KILOBIT_PER_SEC:10&required_BWA=CUSTOM_PHYSNET1&resources_BWB=NET_BW_EGR_KILOBIT_PER_SEC:20&required_BWB=CUSTOM_PHYSNET1&group_policy=none',
+      [1, 34],
+    )
     expect(body.allocation_requests).toHaveLength(1)
     expect(body.allocation_requests[0].mappings).toEqual({_BWA: [f.esn1.uuid], _BWB: [f.esn1.uuid]})
     expect(body.allocation_requests[0].allocations[f.esn1.uuid].resources).toEqual({NET_BW_EGR_KILOBIT_PER_SEC: 30})
@@ -615,22 +692,49 @@ describe('NUMA network trees', () => {
     expect(len('resources_COMPUTE=VCPU:1&resources_ACCEL=CUSTOM_FPGA:1&same_subtree=_COMPUTE,_ACCEL&group_policy=none')).toBe(3)
     expect(len('resources_COMPUTE1=VCPU:1&resources_COMPUTE2=MEMORY_MB:1024&same_subtree=_COMPUTE1,_COMPUTE2&group_policy=none')).toBe(3)
     expect(len('resources_COMPUTE1=VCPU:1&resources_COMPUTE2=MEMORY_MB:1024&same_subtree=_COMPUTE1,_COMPUTE2&group_policy=isolate')).toBe(0)
-    expect(len('resources=VCPU:1&resources_PORT1=CUSTOM_VF:4&required_PORT1=CUSTOM_PHYSNET1&resources_PORT2=CUSTOM_VF:4&required_PORT2=CUSTOM_PHYSNET2&group_policy=none')).toBe(2)
-    const body = q('resources=VCPU:1&required_NIC=CUSTOM_HW_NIC_ROOT&resources_PORT1=CUSTOM_VF:4&required_PORT1=CUSTOM_PHYSNET1&resources_PORT2=CUSTOM_VF:4&required_PORT2=CUSTOM_PHYSNET2&same_subtree=_NIC,_PORT1,_PORT2&group_policy=none')
+    expect(
+      len(
+        'resources=VCPU:1&resources_PORT1=CUSTOM_VF:4&required_PORT1=CUSTOM_PHYSNET1&resources_PORT2=CUSTOM_VF:4&required_PORT2=CUSTOM_PHYSNET2&group_policy=none',
+      ),
+    ).toBe(2)
+    const body = q(
+      'resources=VCPU:1&required_NIC=CUSTOM_HW_NIC_ROOT&resources_PORT1=CUSTOM_VF:4&required_PORT1=CUSTOM_PHYSNET1&resources_PORT2=CUSTOM_VF:4&required_PORT2=CUSTOM_PHYSNET2&same_subtree=_NIC,_PORT1,_PORT2&group_policy=none',
+    )
     expect(body.allocation_requests).toHaveLength(1)
     expect(Object.keys(body.allocation_requests[0].allocations)).toHaveLength(3)
-    expect(body.allocation_requests[0].mappings).toEqual({'': [f.cn2.uuid], _NIC: [f.nics[0].uuid], _PORT1: [f.pf1_1.uuid], _PORT2: [f.pf1_2.uuid]})
+    expect(body.allocation_requests[0].mappings).toEqual({
+      '': [f.cn2.uuid],
+      _NIC: [f.nics[0].uuid],
+      _PORT1: [f.pf1_1.uuid],
+      _PORT2: [f.pf1_2.uuid],
+    })
     const base = 'resources=VCPU:1&required_NIC=CUSTOM_HW_NIC_ROOT&resources_PORT1=CUSTOM_VF:2&required_PORT1=CUSTOM_PHYSNET1'
-    expect(len(`${base}&resources_PORT2=CUSTOM_VF:2&required_PORT2=CUSTOM_PHYSNET2&same_subtree=_NIC,_PORT1,_PORT2&group_policy=none`)).toBe(5)
-    expect(len(`${base}&resources_PORT2=CUSTOM_VF:2&required_PORT2=CUSTOM_PHYSNET2&same_subtree=_NIC,_PORT1,_PORT2&group_policy=isolate`)).toBe(5)
+    expect(
+      len(`${base}&resources_PORT2=CUSTOM_VF:2&required_PORT2=CUSTOM_PHYSNET2&same_subtree=_NIC,_PORT1,_PORT2&group_policy=none`),
+    ).toBe(5)
+    expect(
+      len(`${base}&resources_PORT2=CUSTOM_VF:2&required_PORT2=CUSTOM_PHYSNET2&same_subtree=_NIC,_PORT1,_PORT2&group_policy=isolate`),
+    ).toBe(5)
     const b2 = `${base}&resources_PORT2A=CUSTOM_VF:1&required_PORT2A=CUSTOM_PHYSNET2&resources_PORT2B=CUSTOM_VF:1&required_PORT2B=CUSTOM_PHYSNET2&same_subtree=_NIC,_PORT1,_PORT2A,_PORT2B`
     expect(len(`${b2}&group_policy=none`)).toBe(9)
     expect(len(`${b2}&group_policy=isolate`)).toBe(4)
     expect(len('resources_PORT1=CUSTOM_VF:8&required_PORT2=CUSTOM_PHYSNET1&same_subtree=_PORT1,_PORT2&group_policy=none')).toBe(1)
     expect(len('resources_PORT1=CUSTOM_VF:8&required_PORT2=CUSTOM_PHYSNET1&same_subtree=_PORT1,_PORT2&group_policy=isolate')).toBe(0)
-    expect(len('resources_COMPUTE1=VCPU:1&required_COMPUTE2=CUSTOM_FOO&required_COMPUTE3=HW_NUMA_ROOT&same_subtree=_COMPUTE1,_COMPUTE2,_COMPUTE3&group_policy=none')).toBe(1)
-    expect(len('required_NUMA=HW_NUMA_ROOT&resources_ACCEL1=CUSTOM_FPGA:1&resources_ACCEL2=CUSTOM_FPGA:1&same_subtree=_NUMA,_ACCEL1,_ACCEL2&group_policy=isolate')).toBe(2)
-    expect(len('required_NUMA=HW_NUMA_ROOT,!CUSTOM_FOO&resources_ACCEL1=CUSTOM_FPGA:1&resources_ACCEL2=CUSTOM_FPGA:1&same_subtree=_NUMA,_ACCEL1,_ACCEL2&group_policy=isolate')).toBe(0)
+    expect(
+      len(
+        'resources_COMPUTE1=VCPU:1&required_COMPUTE2=CUSTOM_FOO&required_COMPUTE3=HW_NUMA_ROOT&same_subtree=_COMPUTE1,_COMPUTE2,_COMPUTE3&group_policy=none',
+      ),
+    ).toBe(1)
+    expect(
+      len(
+        'required_NUMA=HW_NUMA_ROOT&resources_ACCEL1=CUSTOM_FPGA:1&resources_ACCEL2=CUSTOM_FPGA:1&same_subtree=_NUMA,_ACCEL1,_ACCEL2&group_policy=isolate',
+      ),
+    ).toBe(2)
+    expect(
+      len(
+        'required_NUMA=HW_NUMA_ROOT,!CUSTOM_FOO&resources_ACCEL1=CUSTOM_FPGA:1&resources_ACCEL2=CUSTOM_FPGA:1&same_subtree=_NUMA,_ACCEL1,_ACCEL2&group_policy=isolate',
+      ),
+    ).toBe(0)
     const multi = q(
       'required_NUMA=HW_NUMA_ROOT&resources_COMPUTE=VCPU:2,MEMORY_MB:512&resources_FPGA=CUSTOM_FPGA:1&resources_GPU=VGPU:1&required_SRIOV=CUSTOM_VNIC_TYPE_DIRECT' +
         '&resources_NET1=NET_BW_EGR_KILOBIT_PER_SEC:100&required_NET1=CUSTOM_PHYSNET1&resources_NET2=NET_BW_EGR_KILOBIT_PER_SEC:100&required_NET2=CUSTOM_PHYSNET2' +
@@ -639,17 +743,27 @@ describe('NUMA network trees', () => {
     expect(multi.allocation_requests).toHaveLength(1)
     expect(multi.allocation_requests[0].mappings._SRIOV).toEqual([f.sriov.uuid])
     expect(multi.allocation_requests[0].allocations[f.numa0.uuid].resources).toEqual({VCPU: 2, MEMORY_MB: 512})
-    let body2 = q('resources_COMPUTE=VCPU:1&required_NIC=CUSTOM_HW_NIC_ROOT&resources_PORT1=CUSTOM_VF:2&required_PORT1=CUSTOM_PHYSNET1&same_subtree=_NIC,_COMPUTE&same_subtree=_NIC,_PORT1&group_policy=none')
+    let body2 = q(
+      'resources_COMPUTE=VCPU:1&required_NIC=CUSTOM_HW_NIC_ROOT&resources_PORT1=CUSTOM_VF:2&required_PORT1=CUSTOM_PHYSNET1&same_subtree=_NIC,_COMPUTE&same_subtree=_NIC,_PORT1&group_policy=none',
+    )
     expect(body2.allocation_requests).toHaveLength(4)
     expect(Object.keys(body2.provider_summaries)).toHaveLength(11)
-    body2 = q('resources_COMPUTE=VCPU:1&required_NIC=CUSTOM_HW_NIC_ROOT&resources_PORT1=CUSTOM_VF:2&required_PORT1=CUSTOM_PHYSNET1&same_subtree=_NIC,_COMPUTE,_PORT1&group_policy=none')
+    body2 = q(
+      'resources_COMPUTE=VCPU:1&required_NIC=CUSTOM_HW_NIC_ROOT&resources_PORT1=CUSTOM_VF:2&required_PORT1=CUSTOM_PHYSNET1&same_subtree=_NIC,_COMPUTE,_PORT1&group_policy=none',
+    )
     expect(body2.allocation_requests).toHaveLength(12)
-    expect(len('required_MULTI_ATTACH=COMPUTE_VOLUME_MULTI_ATTACH&resources_BW=NET_BW_EGR_KILOBIT_PER_SEC:100&resources_COMPUTE=VCPU:4&same_subtree=_MULTI_ATTACH,_BW,_COMPUTE&group_policy=isolate')).toBe(3)
+    expect(
+      len(
+        'required_MULTI_ATTACH=COMPUTE_VOLUME_MULTI_ATTACH&resources_BW=NET_BW_EGR_KILOBIT_PER_SEC:100&resources_COMPUTE=VCPU:4&same_subtree=_MULTI_ATTACH,_BW,_COMPUTE&group_policy=isolate',
+      ),
+    ).toBe(3)
   })
 
   it('applies root_required', () => {
     const r = (s: string) => len(s, [1, 35])
-    expect(err(() => r('resources=VCPU:1&root_required=CUSTOM_NO_EXIST,HW_CPU_X86_SSE,!HW_CPU_X86_AVX')).detail).toBe('No such trait(s): CUSTOM_NO_EXIST.')
+    expect(err(() => r('resources=VCPU:1&root_required=CUSTOM_NO_EXIST,HW_CPU_X86_SSE,!HW_CPU_X86_AVX')).detail).toBe(
+      'No such trait(s): CUSTOM_NO_EXIST.',
+    )
     expect(err(() => r('resources=VCPU:1&root_required=!CUSTOM_NO_EXIST,HW_CPU_X86_SSE')).detail).toBe('No such trait(s): CUSTOM_NO_EXIST.')
     expect(r('resources=VCPU:1&root_required=HW_NUMA_ROOT')).toBe(0)
     expect(r('resources=VCPU:1,MEMORY_MB:1024,DISK_GB:100&root_required=MISC_SHARES_VIA_AGGREGATE')).toBe(0)
@@ -659,7 +773,9 @@ describe('NUMA network trees', () => {
     const body = q('resources=VCPU:1,MEMORY_MB:1024,DISK_GB:100&root_required=COMPUTE_VOLUME_MULTI_ATTACH', [1, 35])
     expect(body.allocation_requests).toHaveLength(4)
     expect(body.provider_summaries[f.numa1.uuid].traits).toEqual(['HW_NUMA_ROOT', 'CUSTOM_FOO'])
-    expect(r('resources1=VCPU:1,MEMORY_MB:1024&resources2=DISK_GB:100&&group_policy=none&root_required=COMPUTE_VOLUME_MULTI_ATTACH')).toBe(2)
+    expect(r('resources1=VCPU:1,MEMORY_MB:1024&resources2=DISK_GB:100&&group_policy=none&root_required=COMPUTE_VOLUME_MULTI_ATTACH')).toBe(
+      2,
+    )
     expect(r('resources=VCPU:1,DISK_GB:100&required=CUSTOM_FOO')).toBe(3)
     expect(r('resources=VCPU:1,DISK_GB:100&root_required=CUSTOM_FOO')).toBe(2)
     expect(r('resources1=VCPU:1&required1=CUSTOM_FOO&resources2=DISK_GB:100&group_policy=none')).toBe(3)
@@ -762,7 +878,9 @@ describe('limits and combinatorial explosion', () => {
     expect(w.ac(`${groups}&resources9=VCPU:1&group_policy=isolate`).allocation_requests).toHaveLength(0)
     expect(w.ac(`${groups}&resources9=VCPU:1&group_policy=none&limit=10`).allocation_requests).toHaveLength(0)
     expect(w.ac(`${groups}&group_policy=isolate&limit=50`, [1, 39], {randomize: true}).allocation_requests).toHaveLength(50)
-    expect(w.ac(`${groups}&group_policy=isolate`, [1, 39], {maxCandidates: 100, strategy: 'breadth-first'}).allocation_requests).toHaveLength(100)
+    expect(
+      w.ac(`${groups}&group_policy=isolate`, [1, 39], {maxCandidates: 100, strategy: 'breadth-first'}).allocation_requests,
+    ).toHaveLength(100)
   })
 
   it('dedupes candidates served by sharing providers only', () => {
@@ -883,7 +1001,11 @@ describe('filterProviders', () => {
     expect(run('required=!HW_NUMA_ROOT&member_of=' + f.aggA)).toEqual(['ss1', 'cn1', 'cn2'])
     expect(run('member_of=!' + f.aggA).length).toBe(21)
     expect(run('in_tree=' + uuid() + '&required=BOGUS')).toEqual([])
-    expect(err(() => run('required=STORAGE_DISK_SSD,BOGUS_TRAIT')).detail).toBe('Invalid trait(s) in "required" parameter: No such trait(s): BOGUS_TRAIT.')
-    expect(err(() => run('resources=MYMISSINGCLASS:1')).detail).toBe('Invalid resource class in resources parameter: No such resource class MYMISSINGCLASS.')
+    expect(err(() => run('required=STORAGE_DISK_SSD,BOGUS_TRAIT')).detail).toBe(
+      'Invalid trait(s) in "required" parameter: No such trait(s): BOGUS_TRAIT.',
+    )
+    expect(err(() => run('resources=MYMISSINGCLASS:1')).detail).toBe(
+      'Invalid resource class in resources parameter: No such resource class MYMISSINGCLASS.',
+    )
   })
 })

@@ -17,7 +17,13 @@ const LAYOUT = {
     {
       name: 'm1',
       rows: [
-        {name: 'r1', racks: [{name: 'k11', hosts: ['h1', 'h2']}, {name: 'k12', hosts: ['h3']}]},
+        {
+          name: 'r1',
+          racks: [
+            {name: 'k11', hosts: ['h1', 'h2']},
+            {name: 'k12', hosts: ['h3']},
+          ],
+        },
         {name: 'r2', racks: [{name: 'k21', hosts: ['h4']}]},
       ],
     },
@@ -56,7 +62,13 @@ function claimBody(consumer: string, host: number, affinity: unknown[] = [], gen
 }
 
 async function put(consumer: string, host: number) {
-  await ok('PUT', `/allocations/${consumer}`, {allocations: alloc(host), project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'})
+  await ok('PUT', `/allocations/${consumer}`, {
+    allocations: alloc(host),
+    project_id: 'p',
+    user_id: 'u',
+    consumer_generation: null,
+    consumer_type: 'INSTANCE',
+  })
 }
 
 /** Everything a failed claim must leave as it was. */
@@ -94,7 +106,11 @@ describe('POST /placemat/v1/claims', () => {
     it(`${c.relation} ${c.level}: h${c.host} is ${c.allowed ? 'allowed' : 'refused'}`, async () => {
       await put(C(1), 1)
       const before = await snapshot()
-      const r = await api.call('POST', '/placemat/v1/claims', claimBody(C(2), c.host, [{relation: c.relation, level: c.level, consumer: C(1)}]))
+      const r = await api.call(
+        'POST',
+        '/placemat/v1/claims',
+        claimBody(C(2), c.host, [{relation: c.relation, level: c.level, consumer: C(1)}]),
+      )
       if (c.allowed) {
         expect(r.status).toBe(200)
         expect(r.body.consumer_generation).toBe(1)
@@ -163,7 +179,9 @@ describe('POST /placemat/v1/claims', () => {
     const different = (other: string) => [{relation: 'different', level: 'row', consumer: other}]
     const before = await snapshot()
     // h1 and h3 share row r1: nothing of the batch is written.
-    const clash = await api.call('POST', '/placemat/v1/claims', {claims: [claimBody(C(1), 1, different(C(2))), claimBody(C(2), 3, different(C(1)))]})
+    const clash = await api.call('POST', '/placemat/v1/claims', {
+      claims: [claimBody(C(1), 1, different(C(2))), claimBody(C(2), 3, different(C(1)))],
+    })
     expect(clash.status).toBe(409)
     expect(clash.body.errors[0].code).toBe('placemat.affinity_violation')
     expect(await snapshot()).toEqual(before)
@@ -179,7 +197,9 @@ describe('POST /placemat/v1/claims', () => {
 
   it('a batch that fails on capacity writes none of its claims', async () => {
     const before = await snapshot()
-    const r = await api.call('POST', '/placemat/v1/claims', {claims: [claimBody(C(1), 1), {...claimBody(C(2), 2), allocations: alloc(2, 9)}]})
+    const r = await api.call('POST', '/placemat/v1/claims', {
+      claims: [claimBody(C(1), 1), {...claimBody(C(2), 2), allocations: alloc(2, 9)}],
+    })
     expect(r.status).toBe(409)
     expect(await snapshot()).toEqual(before)
   })
@@ -192,7 +212,11 @@ describe('POST /placemat/v1/claims', () => {
         api.call(
           'POST',
           '/placemat/v1/claims',
-          claimBody(me, [1, 3, 4, 5][i % 4], group.filter((o) => o !== me).map((o) => ({relation: 'different', level: 'row', consumer: o}))),
+          claimBody(
+            me,
+            [1, 3, 4, 5][i % 4],
+            group.filter((o) => o !== me).map((o) => ({relation: 'different', level: 'row', consumer: o})),
+          ),
         ),
       ),
     )

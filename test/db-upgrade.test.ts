@@ -82,7 +82,7 @@ describe('fixtures/db/schema-0001.db', () => {
     expect(failing.map((c: any) => [c.name, c.result])).toEqual([['Consumers missing project/user', 'warning']])
   })
 
-  it('db upgrade finds the database as db status and upgrade check do: the data directory\'s, or placement.conf\'s', async () => {
+  it("db upgrade finds the database as db status and upgrade check do: the data directory's, or placement.conf's", async () => {
     const home = path.dirname(copy())
     const env = {PLACEMAT_HOME: home}
     expect((await placemat(['db', 'status'], {env})).code).toBe(7)
@@ -168,7 +168,10 @@ describe('the upgrade transaction (test-only migrations)', () => {
     const file = copy()
     const before = dumpDb(file)
     addMigration('9999_test_column', async (db) => {
-      await db.schema.alterTable('consumers').addColumn('note', 'text', (c: any) => c.notNull().defaultTo('')).execute()
+      await db.schema
+        .alterTable('consumers')
+        .addColumn('note', 'text', (c: any) => c.notNull().defaultTo(''))
+        .execute()
     })
     const r = await dbUpgrade(file, {backup: true})
     expect(r).toMatchObject({from: '0001_initial', to: '9999_test_column', applied: [...real, '9999_test_column']})
@@ -191,7 +194,10 @@ describe('the upgrade transaction (test-only migrations)', () => {
     })
     // The pid record a daemon writes beside its database, naming a live process (the test runner's).
     fs.writeFileSync(daemonFiles(file).pid, JSON.stringify({pid: process.ppid, url: 'http://127.0.0.1:1', db: file}))
-    await expect(dbUpgrade(file, {backup: false})).rejects.toMatchObject({kind: 'conflict', message: expect.stringMatching(/a daemon serves/)})
+    await expect(dbUpgrade(file, {backup: false})).rejects.toMatchObject({
+      kind: 'conflict',
+      message: expect.stringMatching(/a daemon serves/),
+    })
     expect((await dbStatus(file)).pending).toEqual([...real, '9999_test_column'])
   })
 
@@ -220,11 +226,22 @@ describe('placemat db check', () => {
     const r = await placemat(['db', 'check', '--db', file, '--json'])
     expect(r.code, r.stderr).toBe(9)
     const by = Object.fromEntries(JSON.parse(r.stdout).checks.map((c: any) => [c.name, c]))
-    expect(by['Missing Root Provider IDs']).toMatchObject({result: 'failure', details: [expect.stringContaining('cn1_numa1) has no root provider id')]})
-    expect(by['Provider trees'].details).toEqual([expect.stringContaining('cn2): parent ffffffff-0000-4000-8000-000000000000 does not exist')])
-    expect(by['Incomplete Consumers']).toMatchObject({result: 'warning', details: [expect.stringContaining('99999999-0000-4000-8000-000000000001')]})
+    expect(by['Missing Root Provider IDs']).toMatchObject({
+      result: 'failure',
+      details: [expect.stringContaining('cn1_numa1) has no root provider id')],
+    })
+    expect(by['Provider trees'].details).toEqual([
+      expect.stringContaining('cn2): parent ffffffff-0000-4000-8000-000000000000 does not exist'),
+    ])
+    expect(by['Incomplete Consumers']).toMatchObject({
+      result: 'warning',
+      details: [expect.stringContaining('99999999-0000-4000-8000-000000000001')],
+    })
     expect(by['Allocations without inventory'].details).toEqual([expect.stringContaining('5 DISK_GB allocated on cn2')])
-    expect(by['Allocations over capacity']).toMatchObject({result: 'warning', details: [expect.stringMatching(/^VCPU on cn2 .*: 107 allocated, capacity 32$/), expect.any(String)]})
+    expect(by['Allocations over capacity']).toMatchObject({
+      result: 'warning',
+      details: [expect.stringMatching(/^VCPU on cn2 .*: 107 allocated, capacity 32$/), expect.any(String)],
+    })
 
     const text = await placemat(['db', 'check', '--db', file])
     expect(text.code).toBe(9)
@@ -236,14 +253,19 @@ describe('placemat db check', () => {
     expect((await script('scripts/setup-vgpu-fixture.mjs', ['--db', file])).code).toBe(0)
     const r = await placemat(['db', 'check', '--db', file])
     expect(r.code, r.stdout).toBe(0)
-    expect(r.stdout.trim().split('\n').every((l) => l.endsWith('SUCCESS'))).toBe(true)
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .every((l) => l.endsWith('SUCCESS')),
+    ).toBe(true)
     const missing = await placemat(['db', 'status', '--db', path.join(dir, 'nope.db')])
     expect(missing.code).toBe(3)
     expect(missing.stderr).toBe(`placemat: no database file at ${path.join(dir, 'nope.db')}\n`)
   })
 })
 
-describe('expand and contract: from placemat 0.1.0\'s schema while a node serves', () => {
+describe("expand and contract: from placemat 0.1.0's schema while a node serves", () => {
   /** A fresh copy of the fixture migrated to placemat 0.1.0's schema (the baseline), as that release left it. */
   const atBaseline = async () => {
     const file = copy()
@@ -254,7 +276,15 @@ describe('expand and contract: from placemat 0.1.0\'s schema while a node serves
     if (error) throw error
     return file
   }
-  const node = (url: string) => ({release: RELEASE, schemaFrom: SCHEMA_RANGE.from, schemaTo: SCHEMA_RANGE.to, host: os.hostname(), pid: process.pid, url, startedAt: Date.now()})
+  const node = (url: string) => ({
+    release: RELEASE,
+    schemaFrom: SCHEMA_RANGE.from,
+    schemaTo: SCHEMA_RANGE.to,
+    host: os.hostname(),
+    pid: process.pid,
+    url,
+    startedAt: Date.now(),
+  })
 
   it('--expand runs while a daemon of the release before serves; --contract waits until none is left', async () => {
     const file = await atBaseline()
@@ -263,7 +293,10 @@ describe('expand and contract: from placemat 0.1.0\'s schema while a node serves
     expect(refused.message).toContain(`run \`placemat db upgrade --expand --db ${file}\` first`)
     // A daemon of 0.1.0 (its pid record, naming a live process: this one's parent), never registered.
     fs.writeFileSync(daemonFiles(file).pid, JSON.stringify({pid: process.ppid, url: 'http://127.0.0.1:1', db: file}))
-    await expect(dbUpgrade(file, {backup: false})).rejects.toMatchObject({kind: 'conflict', message: expect.stringContaining('or run `placemat db upgrade --expand` while it serves')})
+    await expect(dbUpgrade(file, {backup: false})).rejects.toMatchObject({
+      kind: 'conflict',
+      message: expect.stringContaining('or run `placemat db upgrade --expand` while it serves'),
+    })
 
     const expanded = await dbUpgrade(file, {backup: true, phase: 'expand'})
     expect(expanded).toMatchObject({applied: ['0012_nodes', '0013_keyed_check_v2'], pending: ['0014_retire_keyed_check_v1']})
@@ -278,7 +311,9 @@ describe('expand and contract: from placemat 0.1.0\'s schema while a node serves
     expect(contract).toMatchObject({kind: 'conflict'})
     expect(exitCodeOf(contract)).toBe(4)
     expect(contract.message).toContain(`refusing to contract ${file}: 1 node(s) of a release before placemat ${RELEASE} serve it`)
-    expect(contract.message).toContain(`release before ${RELEASE} (not registered) on ${os.hostname()}, pid ${process.ppid}, http://127.0.0.1:1`)
+    expect(contract.message).toContain(
+      `release before ${RELEASE} (not registered) on ${os.hostname()}, pid ${process.ppid}, http://127.0.0.1:1`,
+    )
     expect((await dbStatus(file)).pending_contract).toEqual(['0014_retire_keyed_check_v1'])
 
     // This release serves it before its contract, and once registered under its pid record is no obstacle.
@@ -301,7 +336,11 @@ describe('expand and contract: from placemat 0.1.0\'s schema while a node serves
       expect((await dbStatus(file)).nodes).toMatchObject({registered: [{release: RELEASE, pid: process.ppid}], unregistered: []})
       const contracted = await dbUpgrade(file, {backup: false, phase: 'contract'})
       expect(contracted).toMatchObject({applied: ['0014_retire_keyed_check_v1'], pending: []})
-      expect(await dbStatus(file)).toMatchObject({state: 'current', serves: true, min_release: {release: RELEASE, migration: '0014_retire_keyed_check_v1'}})
+      expect(await dbStatus(file)).toMatchObject({
+        state: 'current',
+        serves: true,
+        min_release: {release: RELEASE, migration: '0014_retire_keyed_check_v1'},
+      })
       await store.beat()
       expect(store.schemaRefusal).toBeNull()
     } finally {
@@ -311,7 +350,11 @@ describe('expand and contract: from placemat 0.1.0\'s schema while a node serves
     expect((await dbStatus(file)).nodes.registered).toEqual([])
     const raw = new SQLite(file)
     const row = (id: string, beat: number) =>
-      raw.prepare('insert into placemat_nodes (id, release, schema_from, schema_to, host, pid, url, started_at, beat_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(id, RELEASE, 'a', 'b', 'h', 1, 'u', beat - 60_000, beat)
+      raw
+        .prepare(
+          'insert into placemat_nodes (id, release, schema_from, schema_to, host, pid, url, started_at, beat_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        )
+        .run(id, RELEASE, 'a', 'b', 'h', 1, 'u', beat - 60_000, beat)
     row('dead', Date.now() - 31_000)
     row('alive', Date.now() - 1000)
     raw.close()
@@ -319,7 +362,9 @@ describe('expand and contract: from placemat 0.1.0\'s schema while a node serves
   })
 
   it('--expand refuses a database older than the baseline (its migrations are not made for nodes serving)', async () => {
-    await expect(dbUpgrade(copy(), {backup: false, phase: 'expand'})).rejects.toMatchObject({message: expect.stringContaining("is older than placemat 0.1.0's schema")})
+    await expect(dbUpgrade(copy(), {backup: false, phase: 'expand'})).rejects.toMatchObject({
+      message: expect.stringContaining("is older than placemat 0.1.0's schema"),
+    })
   })
 
   it("a running node sees a newer release's contract at its heartbeat; a node of this release will not start on it", async () => {
@@ -330,7 +375,9 @@ describe('expand and contract: from placemat 0.1.0\'s schema while a node serves
       await store.join(node('http://127.0.0.1:2'))
       expect(store.schemaRefusal).toBeNull()
       const raw = new SQLite(file)
-      raw.prepare("update placemat_meta set value = ? where key = 'min_release'").run(JSON.stringify({release: '0.3.0', migration: '0015_later'}))
+      raw
+        .prepare("update placemat_meta set value = ? where key = 'min_release'")
+        .run(JSON.stringify({release: '0.3.0', migration: '0015_later'}))
       raw.prepare('insert into kysely_migration (name, timestamp) values (?, ?)').run('0015_later', new Date().toISOString())
       raw.close()
       const refusal = `database ${file} was contracted by placemat 0.3.0 (0015_later): it needs placemat 0.3.0 or later; this is placemat ${RELEASE}`

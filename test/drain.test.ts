@@ -12,7 +12,11 @@ import type {State} from '../src/core/state.js'
 import type {ConsumerRecord, ProviderRecord} from '../src/core/wire.js'
 
 const U = (name: string) => {
-  const hex = [...name].map((ch) => ch.charCodeAt(0).toString(16).padStart(2, '0')).join('').padEnd(12, '0').slice(0, 12)
+  const hex = [...name]
+    .map((ch) => ch.charCodeAt(0).toString(16).padStart(2, '0'))
+    .join('')
+    .padEnd(12, '0')
+    .slice(0, 12)
   return `00000000-0000-4000-8000-${hex}`
 }
 const RACK_A = 'aaaaaaaa-0000-4000-8000-000000000001'
@@ -68,7 +72,16 @@ function cloud(c: Cloud): State {
     ],
   })
   for (const g of c.groups ?? []) {
-    const group: Group = {name: g.name, policy: g.policy, level: g.level, soft: g.soft ?? false, members: new Set(g.members.map(U)), generation: 1, createdAt: 0, updatedAt: 0}
+    const group: Group = {
+      name: g.name,
+      policy: g.policy,
+      level: g.level,
+      soft: g.soft ?? false,
+      members: new Set(g.members.map(U)),
+      generation: 1,
+      createdAt: 0,
+      updatedAt: 0,
+    }
     if (g.maxSkew !== undefined) group.maxSkew = g.maxSkew
     s.groups.set(g.name, group)
   }
@@ -94,7 +107,10 @@ function where(s: State, drained = 'h1') {
   }
   return {
     plan,
-    to: Object.fromEntries([...plan.moves.map((m) => [label(m.consumer), name(s, m.host)]), ...plan.stuck.map((x) => [label(x.consumer), 'stuck'])]),
+    to: Object.fromEntries([
+      ...plan.moves.map((m) => [label(m.consumer), name(s, m.host)]),
+      ...plan.stuck.map((x) => [label(x.consumer), 'stuck']),
+    ]),
   }
 }
 
@@ -129,7 +145,16 @@ describe('drain plan', () => {
 
   it('keeps the shape: what is held on each child is found again on one child each, in one other tree', () => {
     const child = (n: string, parent: string, inv: Record<string, number>): P =>
-      ({name: n, parent, inventories: Object.fromEntries(Object.entries(inv).map(([rc, total]) => [rc, {total, reserved: 0, min_unit: 1, max_unit: total, step_size: 1, allocation_ratio: 1}]))}) as P
+      ({
+        name: n,
+        parent,
+        inventories: Object.fromEntries(
+          Object.entries(inv).map(([rc, total]) => [
+            rc,
+            {total, reserved: 0, min_unit: 1, max_unit: total, step_size: 1, allocation_ratio: 1},
+          ]),
+        ),
+      }) as P
     const providers: P[] = [
       {name: 'h1', aggregates: [RACK_A]},
       child('h1n0', 'h1', {VCPU: 8, MEMORY_MB: 4096}),
@@ -148,15 +173,26 @@ describe('drain plan', () => {
   })
 
   it('keeps what is held outside the tree, and goes only where that shared provider reaches', () => {
-    const storage: P = {name: 'st', inventories: {DISK_GB: {total: 100, reserved: 0, min_unit: 1, max_unit: 100, step_size: 1, allocation_ratio: 1}}, traits: ['MISC_SHARES_VIA_AGGREGATE'], aggregates: [STORAGE_AGG]}
+    const storage: P = {
+      name: 'st',
+      inventories: {DISK_GB: {total: 100, reserved: 0, min_unit: 1, max_unit: 100, step_size: 1, allocation_ratio: 1}},
+      traits: ['MISC_SHARES_VIA_AGGREGATE'],
+      aggregates: [STORAGE_AGG],
+    }
     const inStorage = {aggregates: [RACK_B, ROW, STORAGE_AGG]}
-    const s = cloud({providers: [...four({h1: {aggregates: [RACK_A, ROW, STORAGE_AGG]}, h4: inStorage}), storage], consumers: {c1: {h1: {VCPU: 2}, st: {DISK_GB: 10}}}})
+    const s = cloud({
+      providers: [...four({h1: {aggregates: [RACK_A, ROW, STORAGE_AGG]}, h4: inStorage}), storage],
+      consumers: {c1: {h1: {VCPU: 2}, st: {DISK_GB: 10}}},
+    })
     const {plan, to} = where(s)
     expect(to).toEqual({c1: 'h4'})
     expect(plan.moves[0].allocations).toEqual({[U('st')]: {DISK_GB: 10}, [U('h4')]: {VCPU: 2}})
     expect(s.providers.get(U('st'))!.usages.get('DISK_GB')).toBe(10)
 
-    const far = cloud({providers: [...four({h1: {aggregates: [RACK_A, ROW, STORAGE_AGG]}}), storage], consumers: {c1: {h1: {VCPU: 2}, st: {DISK_GB: 10}}}})
+    const far = cloud({
+      providers: [...four({h1: {aggregates: [RACK_A, ROW, STORAGE_AGG]}}), storage],
+      consumers: {c1: {h1: {VCPU: 2}, st: {DISK_GB: 10}}},
+    })
     const stuck = where(far).plan.stuck
     expect(stuck[0].why).toBe('no enabled host with room shares an aggregate with st, where it keeps DISK_GB=10')
   })

@@ -35,7 +35,10 @@ describe('export over the API under writes', () => {
     const write = async () => {
       if (!writing) return
       const gen = (await api.call('GET', `/resource_providers/${rp.uuid}`)).body.generation
-      await api.call('PUT', `/resource_providers/${rp.uuid}/traits`, {resource_provider_generation: gen, traits: n++ % 2 ? [] : ['CUSTOM_BUSY']})
+      await api.call('PUT', `/resource_providers/${rp.uuid}/traits`, {
+        resource_provider_generation: gen,
+        traits: n++ % 2 ? [] : ['CUSTOM_BUSY'],
+      })
     }
     await api.call('PUT', '/traits/CUSTOM_BUSY')
     const client = new PlacementClient(racingTransport(api, write))
@@ -48,7 +51,7 @@ describe('export over the API under writes', () => {
     expect(snap.providers.map((p) => p.name)).toEqual(['cn1'])
   })
 
-  it("on placemat, a placement group that changes during every pass fails the export too", async () => {
+  it('on placemat, a placement group that changes during every pass fails the export too', async () => {
     api = await testApi()
     const rp = (await api.call('POST', '/resource_providers', {name: 'cn1'})).body
     await api.call('PUT', `/resource_providers/${rp.uuid}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: 8}}})
@@ -57,12 +60,19 @@ describe('export over the API under writes', () => {
     let n = 0
     // Membership changes move only the group's generation: no provider changes.
     const write = async () => {
-      if (writing) await api.call('POST', '/placemat/v1/groups/g/members', n++ % 2 ? {remove: ['a0000000-0000-4000-8000-000000000001']} : {add: ['a0000000-0000-4000-8000-000000000001']})
+      if (writing)
+        await api.call(
+          'POST',
+          '/placemat/v1/groups/g/members',
+          n++ % 2 ? {remove: ['a0000000-0000-4000-8000-000000000001']} : {add: ['a0000000-0000-4000-8000-000000000001']},
+        )
     }
     const client = new PlacementClient(racingTransport(api, write))
     const err = await exportSnapshot(client, {placemat: true}).catch((e) => e)
     expect(exitCodeOf(err)).toBe(4)
-    expect(err.message).toMatch(/0 provider\(s\) and the racks, rows, rooms, placement groups, moved consumers or aggregate names changed during the last of 5 passes/)
+    expect(err.message).toMatch(
+      /0 provider\(s\) and the racks, rows, rooms, placement groups, moved consumers or aggregate names changed during the last of 5 passes/,
+    )
     writing = false
     const snap = await exportSnapshot(client, {placemat: true})
     expect(snap.groups?.map((g) => g.name)).toEqual(['g'])

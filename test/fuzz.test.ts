@@ -38,22 +38,91 @@ const AGG = '44444444-4444-4444-8444-444444444444'
 
 /** Strings that have broken parsers, validators, databases or headers somewhere. */
 const NASTY_STRINGS = [
-  '', ' ', '\n', 'CUSTOM_A\n', 'CUSTOM_\u0000', '\u0000', '\ud800', 'a\udfffb', '😀', '\u202e', '%ff', '%00', '..', '/', '\\',
-  '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'x'.repeat(300), 'X'.repeat(70_000),
-  'CUSTOM_' + 'A'.repeat(300), 'urn:uuid:' + ROOT, `{${ROOT}}`, ROOT.toUpperCase(), ROOT.replace(/-/g, ''), 'in:' + AGG, '!in:' + AGG,
-  "'; drop table resource_providers; --", '<script>', '<'.repeat(5000), '${x}', '%s%s%s', 'VCPU', 'VCPU:1', 'VCPU:-1', 'VCPU:1e9',
-  'HW_CPU_X86_AVX2', '!HW_CPU_X86_AVX2', 'in:HW_CPU_X86_AVX2,HW_CPU_X86_SSE', 'latest', '1.39', '1.99', '-1', '0', '1.5', 'NaN',
+  '',
+  ' ',
+  '\n',
+  'CUSTOM_A\n',
+  'CUSTOM_\u0000',
+  '\u0000',
+  '\ud800',
+  'a\udfffb',
+  '😀',
+  '\u202e',
+  '%ff',
+  '%00',
+  '..',
+  '/',
+  '\\',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'x'.repeat(300),
+  'X'.repeat(70_000),
+  'CUSTOM_' + 'A'.repeat(300),
+  'urn:uuid:' + ROOT,
+  `{${ROOT}}`,
+  ROOT.toUpperCase(),
+  ROOT.replace(/-/g, ''),
+  'in:' + AGG,
+  '!in:' + AGG,
+  "'; drop table resource_providers; --",
+  '<script>',
+  '<'.repeat(5000),
+  '${x}',
+  '%s%s%s',
+  'VCPU',
+  'VCPU:1',
+  'VCPU:-1',
+  'VCPU:1e9',
+  'HW_CPU_X86_AVX2',
+  '!HW_CPU_X86_AVX2',
+  'in:HW_CPU_X86_AVX2,HW_CPU_X86_SSE',
+  'latest',
+  '1.39',
+  '1.99',
+  '-1',
+  '0',
+  '1.5',
+  'NaN',
 ]
 const NASTY_VALUES: unknown[] = [
-  null, true, false, 0, -0, -1, 1.5, 1e308, -1e308, 2 ** 53 + 1, 2 ** 31, -(2 ** 31) - 1, [], {}, [null], [[[]]], {'': 1},
-  {__proto__: 1}, JSON.parse('{"__proto__": {"admin": true}}'), {constructor: {prototype: {}}}, Array(3000).fill(ROOT),
-  Array(2000).fill({}), ...NASTY_STRINGS,
+  null,
+  true,
+  false,
+  0,
+  -0,
+  -1,
+  1.5,
+  1e308,
+  -1e308,
+  2 ** 53 + 1,
+  2 ** 31,
+  -(2 ** 31) - 1,
+  [],
+  {},
+  [null],
+  [[[]]],
+  {'': 1},
+  {__proto__: 1},
+  JSON.parse('{"__proto__": {"admin": true}}'),
+  {constructor: {prototype: {}}},
+  Array(3000).fill(ROOT),
+  Array(2000).fill({}),
+  ...NASTY_STRINGS,
 ]
 
 /** A valid body per route, to mutate: shapes near the real ones reach deeper code. */
 function validBody(def: RouteDef): unknown {
   const inv = {resource_provider_generation: 1, inventories: {VCPU: {total: 8}, MEMORY_MB: {total: 1024, reserved: 0}}}
-  const alloc = {allocations: {[ROOT]: {resources: {VCPU: 1}}}, project_id: 'p', user_id: 'u', consumer_generation: 1, consumer_type: 'INSTANCE'}
+  const alloc = {
+    allocations: {[ROOT]: {resources: {VCPU: 1}}},
+    project_id: 'p',
+    user_id: 'u',
+    consumer_generation: 1,
+    consumer_type: 'INSTANCE',
+  }
   switch (`${def.method} ${def.url}`) {
     case 'POST /resource_providers':
       return {name: 'new', uuid: randomUUID(), parent_provider_uuid: ROOT}
@@ -78,9 +147,21 @@ function validBody(def: RouteDef): unknown {
     case 'POST /reshaper':
       return {inventories: {[ROOT]: inv}, allocations: {[CONSUMER]: alloc}}
     case 'POST /placemat/v1/batch':
-      return {operations: [{op: 'ensure_trait', name: 'CUSTOM_FUZZ'}, {op: 'set_traits', uuid: ROOT, traits: ['CUSTOM_FUZZ']}]}
+      return {
+        operations: [
+          {op: 'ensure_trait', name: 'CUSTOM_FUZZ'},
+          {op: 'set_traits', uuid: ROOT, traits: ['CUSTOM_FUZZ']},
+        ],
+      }
     case 'POST /placemat/v1/claims':
-      return {consumer_uuid: randomUUID(), project_id: 'p', user_id: 'u', consumer_generation: null, allocations: {[ROOT]: {resources: {VCPU: 1}}}, affinity: [{relation: 'same', level: 'rack', consumer: CONSUMER}]}
+      return {
+        consumer_uuid: randomUUID(),
+        project_id: 'p',
+        user_id: 'u',
+        consumer_generation: null,
+        allocations: {[ROOT]: {resources: {VCPU: 1}}},
+        affinity: [{relation: 'same', level: 'rack', consumer: CONSUMER}],
+      }
     case 'PUT /placemat/v1/topology/layout':
       return {racks: [{name: 'r1', hosts: ['cn1']}]}
     default:
@@ -131,9 +212,30 @@ function pathParam(r: Rng, name: string): string {
 const enc = (s: string) => encodeURIComponent(s.replace(/[\uD800-\uDFFF]/gu, 'LONESURROGATE')).replace(/LONESURROGATE/g, '%ED%A0%80')
 
 const QUERY_KEYS = [
-  'name', 'uuid', 'member_of', 'in_tree', 'resources', 'required', 'limit', 'group_policy', 'same_subtree', 'root_required',
-  'resources1', 'required_NET', 'member_of2', 'project_id', 'user_id', 'consumer_type', 'associated', 'near', 'far', 'dry_run',
-  '__proto__', 'constructor', 'toString', '',
+  'name',
+  'uuid',
+  'member_of',
+  'in_tree',
+  'resources',
+  'required',
+  'limit',
+  'group_policy',
+  'same_subtree',
+  'root_required',
+  'resources1',
+  'required_NET',
+  'member_of2',
+  'project_id',
+  'user_id',
+  'consumer_type',
+  'associated',
+  'near',
+  'far',
+  'dry_run',
+  '__proto__',
+  'constructor',
+  'toString',
+  '',
 ]
 
 function query(r: Rng): string {
@@ -141,7 +243,9 @@ function query(r: Rng): string {
   const parts: string[] = []
   for (let i = 0; i < n; i++) {
     const key = r.pick(QUERY_KEYS)
-    const value = r.chance(0.3) ? r.pick(['VCPU:1', 'VCPU:1,MEMORY_MB:64', 'HW_CPU_X86_AVX2', `in:${AGG}`, ROOT, '1', 'isolate']) : r.pick(NASTY_STRINGS)
+    const value = r.chance(0.3)
+      ? r.pick(['VCPU:1', 'VCPU:1,MEMORY_MB:64', 'HW_CPU_X86_AVX2', `in:${AGG}`, ROOT, '1', 'isolate'])
+      : r.pick(NASTY_STRINGS)
     parts.push(`${encodeURIComponent(key)}=${r.chance(0.1) ? value.replace(/[^A-Za-z0-9]/g, '') : enc(value.slice(0, 3000))}`)
   }
   if (r.chance(0.05)) parts.push('%zz=%', 'a=%e0%a4%a', '&&&')
@@ -154,10 +258,24 @@ function headers(r: Rng, hasBody: boolean): Record<string, string> {
   // With new defaults enforced POST /reshaper is the service role's: the admin has it too, so
   // hostile bodies still reach every route.
   if (h['x-auth-token'] === 'admin') h['x-roles'] = 'admin,service'
-  const versions = ['placement latest', 'placement 1.0', 'placement 1.14', 'placement 1.28', 'placement 1.36', 'placement 1.39', 'placement 1.40', 'placement 2.0', 'placement x', 'compute 2.1', '']
+  const versions = [
+    'placement latest',
+    'placement 1.0',
+    'placement 1.14',
+    'placement 1.28',
+    'placement 1.36',
+    'placement 1.39',
+    'placement 1.40',
+    'placement 2.0',
+    'placement x',
+    'compute 2.1',
+    '',
+  ]
   if (!r.chance(0.1)) h['openstack-api-version'] = r.chance(0.6) ? 'placement latest' : r.pick(versions)
   if (hasBody || r.chance(0.1)) {
-    h['content-type'] = r.chance(0.85) ? 'application/json' : r.pick(['text/plain', 'application/json; charset=latin-1', 'application/jsonx', '', 'multipart/form-data; boundary=x'])
+    h['content-type'] = r.chance(0.85)
+      ? 'application/json'
+      : r.pick(['text/plain', 'application/json; charset=latin-1', 'application/jsonx', '', 'multipart/form-data; boundary=x'])
   }
   if (r.chance(0.1)) h.accept = r.pick(['text/html', 'application/xml', '*/*;q=0', 'application/json;q=0.5, text/html', ''])
   if (r.chance(0.03)) h.origin = 'http://evil.example'
@@ -168,14 +286,46 @@ function headers(r: Rng, hasBody: boolean): Record<string, string> {
 async function digest(api: TestApi): Promise<string> {
   const s = api.store.state
   const memory = JSON.stringify({
-    providers: [...s.providers.values()].map((p) => [p.uuid, p.name, p.generation, p.parent, [...p.inventories], [...p.traits], [...p.aggregates], [...p.usages]]),
-    consumers: [...s.consumers.values()].map((c) => [c.uuid, c.project, c.user, c.type, c.generation, [...c.allocations].map(([k, v]) => [k, [...v]])]),
+    providers: [...s.providers.values()].map((p) => [
+      p.uuid,
+      p.name,
+      p.generation,
+      p.parent,
+      [...p.inventories],
+      [...p.traits],
+      [...p.aggregates],
+      [...p.usages],
+    ]),
+    consumers: [...s.consumers.values()].map((c) => [
+      c.uuid,
+      c.project,
+      c.user,
+      c.type,
+      c.generation,
+      [...c.allocations].map(([k, v]) => [k, [...v]]),
+    ]),
     topology: [...s.topology.values()].map((n) => [n.name, n.level, n.parent]),
     topologyGeneration: s.topologyGeneration,
   })
-  const tables = ['resource_providers', 'inventories', 'provider_traits', 'provider_aggregates', 'consumers', 'allocations', 'resource_classes', 'traits', 'topology_nodes'] as const
+  const tables = [
+    'resource_providers',
+    'inventories',
+    'provider_traits',
+    'provider_aggregates',
+    'consumers',
+    'allocations',
+    'resource_classes',
+    'traits',
+    'topology_nodes',
+  ] as const
   const rows: unknown[] = []
-  for (const t of tables) rows.push(await api.store.db.selectFrom(t as any).selectAll().execute())
+  for (const t of tables)
+    rows.push(
+      await api.store.db
+        .selectFrom(t as any)
+        .selectAll()
+        .execute(),
+    )
   return memory + JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? Number(v) : v))
 }
 
@@ -188,11 +338,20 @@ beforeAll(async () => {
   }
   await call('POST', '/resource_providers', {name: 'cn1', uuid: ROOT})
   await call('POST', '/resource_providers', {name: 'cn1-nic', uuid: CHILD, parent_provider_uuid: ROOT})
-  await call('PUT', `/resource_providers/${ROOT}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: 8}, MEMORY_MB: {total: 4096}}})
+  await call('PUT', `/resource_providers/${ROOT}/inventories`, {
+    resource_provider_generation: 0,
+    inventories: {VCPU: {total: 8}, MEMORY_MB: {total: 4096}},
+  })
   await call('PUT', '/resource_classes/CUSTOM_MAGIC')
   await call('PUT', `/resource_providers/${CHILD}/inventories`, {resource_provider_generation: 0, inventories: {CUSTOM_MAGIC: {total: 4}}})
   await call('PUT', `/resource_providers/${ROOT}/aggregates`, {resource_provider_generation: 1, aggregates: [AGG]})
-  await call('PUT', `/allocations/${CONSUMER}`, {allocations: {[ROOT]: {resources: {VCPU: 2}}}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'})
+  await call('PUT', `/allocations/${CONSUMER}`, {
+    allocations: {[ROOT]: {resources: {VCPU: 2}}},
+    project_id: 'p',
+    user_id: 'u',
+    consumer_generation: null,
+    consumer_type: 'INSTANCE',
+  })
   await call('PUT', '/placemat/v1/topology/layout', {racks: [{name: 'r1', hosts: ['cn1']}]})
 })
 afterAll(() => api.close())
@@ -200,7 +359,12 @@ afterAll(() => api.close())
 describe('fuzz: every route, hostile input', () => {
   it(`${REQUESTS} seeded requests: no 5xx, no hang, Placement's error format, nothing changed by a refusal`, async () => {
     const r = rng(SEED)
-    const routes = [...PLACEMENT_ROUTES, ...EXTENSION_ROUTES, {method: 'GET', url: '/metrics'} as RouteDef, {method: 'GET', url: '/placemat/v1/health'} as RouteDef]
+    const routes = [
+      ...PLACEMENT_ROUTES,
+      ...EXTENSION_ROUTES,
+      {method: 'GET', url: '/metrics'} as RouteDef,
+      {method: 'GET', url: '/placemat/v1/health'} as RouteDef,
+    ]
     const methods = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE', 'PURGE']
     let before = await digest(api)
     const statuses = new Map<number, number>()
@@ -231,6 +395,8 @@ describe('fuzz: every route, hostile input', () => {
       } else before = await digest(api)
     }
     const wallMs = Date.now() - started
-    console.log(`fuzz: ${REQUESTS} requests in ${wallMs} ms; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`)
+    console.log(
+      `fuzz: ${REQUESTS} requests in ${wallMs} ms; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`,
+    )
   }, 600_000)
 })

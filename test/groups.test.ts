@@ -59,7 +59,16 @@ describe('placement groups', () => {
   it('are made, listed, changed and deleted; bad ones are refused with Placement’s error format', async () => {
     const made = await api.call('POST', GROUPS, {name: 'db', policy: 'spread', level: 'row', max_skew: 1})
     expect(made.status).toBe(201)
-    expect(made.body).toMatchObject({name: 'db', policy: 'spread', level: 'row', max_skew: 1, soft: false, generation: 1, members: [], violations: []})
+    expect(made.body).toMatchObject({
+      name: 'db',
+      policy: 'spread',
+      level: 'row',
+      max_skew: 1,
+      soft: false,
+      generation: 1,
+      members: [],
+      violations: [],
+    })
     expect(made.body.rule).toBe('spread over rows, max skew 1')
     for (const [body, words] of [
       [{name: 'x', policy: 'max-per', level: 'rack'}, /needs max_per/],
@@ -213,7 +222,13 @@ describe('placement groups and the other writes', () => {
     expect((await claim(C(50), 'host-1111', 'solo')).status).toBe(200)
     expect((await claim(C(51), 'host-1121', 'solo')).status).toBe(200)
     const body = {
-      [C(51)]: {allocations: {[hostUuid('host-1112')]: {resources: {VCPU: 1}}}, project_id: 'p', user_id: 'u', consumer_generation: 1, consumer_type: 'INSTANCE'},
+      [C(51)]: {
+        allocations: {[hostUuid('host-1112')]: {resources: {VCPU: 1}}},
+        project_id: 'p',
+        user_id: 'u',
+        consumer_generation: 1,
+        consumer_type: 'INSTANCE',
+      },
     }
     // Asked first, as a dry run asks: what would it break?
     const check = await ok('POST', `${GROUPS}/check`, {placements: {[C(51)]: [hostUuid('host-1112')]}})
@@ -235,9 +250,20 @@ describe('placement groups and the other writes', () => {
           {
             op: 'reshape',
             microversion: '1.38',
-            inventories: {[target]: {resource_provider_generation: (await ok('GET', `/resource_providers/${target}`)).generation, inventories: {VCPU: {total: 8}}}},
+            inventories: {
+              [target]: {
+                resource_provider_generation: (await ok('GET', `/resource_providers/${target}`)).generation,
+                inventories: {VCPU: {total: 8}},
+              },
+            },
             allocations: {
-              [C(50)]: {allocations: {[hostUuid('host-1212')]: {resources: {VCPU: 1}}}, project_id: 'p', user_id: 'u', consumer_generation: 1, consumer_type: 'INSTANCE'},
+              [C(50)]: {
+                allocations: {[hostUuid('host-1212')]: {resources: {VCPU: 1}}},
+                project_id: 'p',
+                user_id: 'u',
+                consumer_generation: 1,
+                consumer_type: 'INSTANCE',
+              },
             },
           },
         ],
@@ -290,12 +316,17 @@ describe('placement groups and the other writes', () => {
     })
     expect(onOut.status).toBe(409)
     expect(onOut.body.errors[0].detail).toContain(
-      'group racks (anti-affinity by rack): a member is on host host-out, in no rack: outside the topology, where a rule by rack cannot be kept [(outside the topology): ' + C(70),
+      'group racks (anti-affinity by rack): a member is on host host-out, in no rack: outside the topology, where a rule by rack cannot be kept [(outside the topology): ' +
+        C(70),
     )
     // A rule by host is not concerned.
     await ok('POST', GROUPS, {name: 'hosts', policy: 'anti-affinity', level: 'host'})
-    expect((await api.call('GET', `/placemat/v1/allocation_candidates?resources=VCPU:1&group=hosts`)).body.allocation_requests).toHaveLength(25)
-    expect((await api.call('GET', `/placemat/v1/allocation_candidates?resources=VCPU:1&group=racks`)).body.allocation_requests).toHaveLength(24)
+    expect(
+      (await api.call('GET', `/placemat/v1/allocation_candidates?resources=VCPU:1&group=hosts`)).body.allocation_requests,
+    ).toHaveLength(25)
+    expect(
+      (await api.call('GET', `/placemat/v1/allocation_candidates?resources=VCPU:1&group=racks`)).body.allocation_requests,
+    ).toHaveLength(24)
 
     // C71 in rack-111; a claim of C71 again (without group) is checked against its group.
     expect((await claim(C(71), 'host-1111', 'racks')).status).toBe(200)
@@ -310,7 +341,8 @@ describe('placement groups and the other writes', () => {
     expect(again.status).toBe(409)
     expect(again.body.errors[0].detail).toContain('2 members in rack rack-111')
     const inRack = `member_of=${nodeUuid('rack', 'rack-111')}`
-    const candidates = async (query: string) => (await ok('GET', `/placemat/v1/allocation_candidates?resources=VCPU:1&${query}`)).allocation_requests.length
+    const candidates = async (query: string) =>
+      (await ok('GET', `/placemat/v1/allocation_candidates?resources=VCPU:1&${query}`)).allocation_requests.length
     expect(await candidates(inRack)).toBe(2)
     expect(await candidates(`${inRack}&consumer=${C(72)}`)).toBe(0)
     // C71 itself may stay in its rack; a consumer in no group is not concerned.
@@ -319,7 +351,9 @@ describe('placement groups and the other writes', () => {
     expect((await api.call('GET', '/placemat/v1/allocation_candidates?resources=VCPU:1&consumer=nope')).status).toBe(400)
 
     const why = async (query: string) => (await ok('GET', `/placemat/v1/allocation_candidates/why?${query}`)).why
-    expect(await why(`resources=VCPU:1&${inRack}&consumer=${C(72)}`)).toBe('2 hosts fit; the anti-affinity rule of group racks (by rack) excludes them')
+    expect(await why(`resources=VCPU:1&${inRack}&consumer=${C(72)}`)).toBe(
+      '2 hosts fit; the anti-affinity rule of group racks (by rack) excludes them',
+    )
     expect(await why('resources=VCPU:64')).toBe('no provider has 64 VCPU free (the most free: host-1112 with 8)')
     expect(await why('resources=VCPU:1')).toBeNull()
   })

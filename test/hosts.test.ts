@@ -34,7 +34,11 @@ async function api(db?: string): Promise<TestApi> {
       const res = await app.inject({
         method: method as any,
         url,
-        headers: {'x-auth-token': 'admin', 'openstack-api-version': 'placement latest', ...(body !== undefined ? {'content-type': 'application/json'} : {})},
+        headers: {
+          'x-auth-token': 'admin',
+          'openstack-api-version': 'placement latest',
+          ...(body !== undefined ? {'content-type': 'application/json'} : {}),
+        },
         payload: body === undefined ? undefined : JSON.stringify(body),
       })
       return {status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined, headers: res.headers}
@@ -67,10 +71,21 @@ describe('hosts out of service', () => {
     const before = (await a.call('GET', `/resource_providers/${H1}`)).body.generation
     const off = await status(a, H1, {disabled: true, reason: 'PSU failure, ticket 4711'})
     expect(off.status).toBe(200)
-    expect(off.body).toMatchObject({uuid: H1, name: 'h1', disabled: true, disabled_reason: 'PSU failure, ticket 4711', generation: before + 1, consumers: [], capacity: {VCPU: 8}})
+    expect(off.body).toMatchObject({
+      uuid: H1,
+      name: 'h1',
+      disabled: true,
+      disabled_reason: 'PSU failure, ticket 4711',
+      generation: before + 1,
+      consumers: [],
+      capacity: {VCPU: 8},
+    })
     expect((await a.call('GET', `/resource_providers/${H1}/traits`)).body.traits).toEqual(['COMPUTE_STATUS_DISABLED'])
     // The same again changes nothing (no generation bump); without a reason, the reason stays.
-    expect((await status(a, H1, {disabled: true})).body).toMatchObject({generation: before + 1, disabled_reason: 'PSU failure, ticket 4711'})
+    expect((await status(a, H1, {disabled: true})).body).toMatchObject({
+      generation: before + 1,
+      disabled_reason: 'PSU failure, ticket 4711',
+    })
     const on = await status(a, H1, {disabled: false, resource_provider_generation: before + 1})
     expect(on.body).toMatchObject({disabled: false, disabled_reason: null, generation: before + 2})
     expect((await a.call('GET', `/resource_providers/${H1}/traits`)).body.traits).toEqual([])
@@ -92,7 +107,9 @@ describe('hosts out of service', () => {
     const a = await api()
     await seed(a)
     const off = (await status(a, H1, {disabled: true, reason: 'maintenance'})).body
-    expect((await a.call('PUT', `/resource_providers/${H1}/traits`, {traits: [], resource_provider_generation: off.generation})).status).toBe(200)
+    expect(
+      (await a.call('PUT', `/resource_providers/${H1}/traits`, {traits: [], resource_provider_generation: off.generation})).status,
+    ).toBe(200)
     // Disabled again by nova: no reason of placemat's is shown for it.
     const g = (await a.call('GET', `/resource_providers/${H1}`)).body.generation
     await a.call('PUT', `/resource_providers/${H1}/traits`, {traits: ['COMPUTE_STATUS_DISABLED'], resource_provider_generation: g})

@@ -22,7 +22,11 @@ afterEach(async () => {
 })
 
 async function start(edge?: EdgeOptions, streamAbove?: number): Promise<TestApi> {
-  api = await testApi({edge, streamAbove, logger: loggerOptions('info', {write: (line: string) => void lines.push(line)}) as Record<string, unknown>})
+  api = await testApi({
+    edge,
+    streamAbove,
+    logger: loggerOptions('info', {write: (line: string) => void lines.push(line)}) as Record<string, unknown>,
+  })
   return api
 }
 
@@ -41,7 +45,10 @@ async function send(from: string, method: string, url: string, headers: Record<s
     },
     payload: body === undefined ? undefined : JSON.stringify(body),
   })
-  const line = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request').at(-1)
+  const line = lines
+    .map((l) => JSON.parse(l))
+    .filter((l) => l.msg === 'request')
+    .at(-1)
   return {status: res.statusCode, headers: res.headers, body: res.body ? JSON.parse(res.body) : undefined, line}
 }
 
@@ -50,13 +57,19 @@ const trustBalancer = (): EdgeOptions => ({trust: compileTrust([`${BALANCER}/32`
 describe('without trusted proxies', () => {
   it('ignores every forwarding header: address, scheme, host, prefix', async () => {
     await start()
-    const r = await send('127.0.0.1', 'POST', '/resource_providers', {
-      'x-forwarded-for': '203.0.113.9',
-      'x-forwarded-proto': 'https',
-      'x-forwarded-host': 'evil.example',
-      'x-forwarded-prefix': '/placement',
-      forwarded: 'for=198.51.100.1;proto=https;host=evil.example',
-    }, {name: 'cn1', uuid: RP})
+    const r = await send(
+      '127.0.0.1',
+      'POST',
+      '/resource_providers',
+      {
+        'x-forwarded-for': '203.0.113.9',
+        'x-forwarded-proto': 'https',
+        'x-forwarded-host': 'evil.example',
+        'x-forwarded-prefix': '/placement',
+        forwarded: 'for=198.51.100.1;proto=https;host=evil.example',
+      },
+      {name: 'cn1', uuid: RP},
+    )
     expect(r.status).toBe(200)
     expect(r.headers.location).toBe(`http://placemat.internal:8778/resource_providers/${RP}`)
     expect(r.body.links[0]).toEqual({rel: 'self', href: `/resource_providers/${RP}`})
@@ -65,7 +78,13 @@ describe('without trusted proxies', () => {
 
   it('ignores them from a peer that is not one of the trusted proxies', async () => {
     await start(trustBalancer())
-    const r = await send('10.0.0.6', 'POST', '/resource_providers', {'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'https', 'x-forwarded-prefix': '/placement'}, {name: 'cn1', uuid: RP})
+    const r = await send(
+      '10.0.0.6',
+      'POST',
+      '/resource_providers',
+      {'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'https', 'x-forwarded-prefix': '/placement'},
+      {name: 'cn1', uuid: RP},
+    )
     expect(r.headers.location).toBe(`http://placemat.internal:8778/resource_providers/${RP}`)
     expect(r.line.remote_addr).toBe('10.0.0.6')
   })
@@ -74,7 +93,12 @@ describe('without trusted proxies', () => {
 describe('behind a trusted proxy', () => {
   it('takes X-Forwarded-For, -Proto, -Host and -Prefix into the log, links and Location', async () => {
     await start(trustBalancer())
-    const h = {'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'cloud.example', 'x-forwarded-prefix': '/placement'}
+    const h = {
+      'x-forwarded-for': '203.0.113.9',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'cloud.example',
+      'x-forwarded-prefix': '/placement',
+    }
     const created = await send(BALANCER, 'POST', '/resource_providers', h, {name: 'cn1', uuid: RP})
     expect(created.headers.location).toBe(`https://cloud.example/placement/resource_providers/${RP}`)
     expect(created.body.links.map((l: any) => l.href)).toEqual(
@@ -89,7 +113,13 @@ describe('behind a trusted proxy', () => {
     expect(classes.body.links).toEqual([{rel: 'self', href: '/placement/resource_classes/CUSTOM_GOLD'}])
     const trait = await send(BALANCER, 'PUT', '/traits/CUSTOM_FAST', h)
     expect(trait.headers.location).toBe('https://cloud.example/placement/traits/CUSTOM_FAST')
-    const inv = await send(BALANCER, 'POST', `/resource_providers/${RP}/inventories`, {...h, 'openstack-api-version': 'placement 1.4'}, {resource_class: 'VCPU', total: 8})
+    const inv = await send(
+      BALANCER,
+      'POST',
+      `/resource_providers/${RP}/inventories`,
+      {...h, 'openstack-api-version': 'placement 1.4'},
+      {resource_class: 'VCPU', total: 8},
+    )
     expect(inv.status).toBe(201)
     expect(inv.headers.location).toBe(`https://cloud.example/placement/resource_providers/${RP}/inventories/VCPU`)
   })
@@ -110,15 +140,29 @@ describe('behind a trusted proxy', () => {
 
   it("reads RFC 7239's Forwarded, walking back through trusted proxies", async () => {
     await start({trust: compileTrust(['10.0.0.0/24', 'fd00::/8'])})
-    const r = await send(BALANCER, 'POST', '/resource_providers', {
-      forwarded: 'for=198.51.100.7;proto=http;host=forged.example, for="[2001:db8:cafe::17]:4711";proto=https;host="cloud.example:8443", For=10.0.0.4;proto=http',
-    }, {name: 'cn1', uuid: RP})
+    const r = await send(
+      BALANCER,
+      'POST',
+      '/resource_providers',
+      {
+        forwarded:
+          'for=198.51.100.7;proto=http;host=forged.example, for="[2001:db8:cafe::17]:4711";proto=https;host="cloud.example:8443", For=10.0.0.4;proto=http',
+      },
+      {name: 'cn1', uuid: RP},
+    )
     expect(r.line.remote_addr).toBe('2001:db8:cafe::17')
     expect(r.headers.location).toBe(`https://cloud.example:8443/resource_providers/${RP}`)
     expect((await send(BALANCER, 'GET', '/', {forwarded: 'for="[fd00::1]", for=_hidden'})).line.remote_addr).toBe('_hidden')
     expect((await send(BALANCER, 'GET', '/', {forwarded: 'for=10.0.0.9;proto=https, for=10.0.0.4'})).line.remote_addr).toBe('10.0.0.9')
     // A Forwarded header that does not parse is not used at all.
-    for (const bad of ['for=1.2.3.4;proto', 'for="1.2.3.4', 'for=1.2.3.4;for=5.6.7.8', 'for=a b', 'for=1.2.3.4;proto=https"', 'for=300.1.1.1']) {
+    for (const bad of [
+      'for=1.2.3.4;proto',
+      'for="1.2.3.4',
+      'for=1.2.3.4;for=5.6.7.8',
+      'for=a b',
+      'for=1.2.3.4;proto=https"',
+      'for=300.1.1.1',
+    ]) {
       expect((await send(BALANCER, 'GET', '/', {forwarded: bad})).line.remote_addr, bad).toBe(BALANCER)
     }
   })
@@ -126,18 +170,42 @@ describe('behind a trusted proxy', () => {
   it('lets X-Forwarded-* outweigh Forwarded, which a proxy adding X-Forwarded-For may pass on from the client untouched', async () => {
     await start(trustBalancer())
     const forged = {forwarded: 'for=198.51.100.7;proto=http;host=forged.example'}
-    const r = await send(BALANCER, 'POST', '/resource_providers', {...forged, 'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'cloud.example'}, {name: 'cn1', uuid: RP})
+    const r = await send(
+      BALANCER,
+      'POST',
+      '/resource_providers',
+      {...forged, 'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'cloud.example'},
+      {name: 'cn1', uuid: RP},
+    )
     expect(r.line.remote_addr).toBe('203.0.113.9')
     expect(r.headers.location).toBe(`https://cloud.example/resource_providers/${RP}`)
     // What X-Forwarded-* leave out, Forwarded says.
-    const partly = await send(BALANCER, 'PUT', '/traits/CUSTOM_A', {forwarded: 'for=198.51.100.7;proto=https;host=cloud.example', 'x-forwarded-for': '203.0.113.9'})
+    const partly = await send(BALANCER, 'PUT', '/traits/CUSTOM_A', {
+      forwarded: 'for=198.51.100.7;proto=https;host=cloud.example',
+      'x-forwarded-for': '203.0.113.9',
+    })
     expect(partly.line.remote_addr).toBe('203.0.113.9')
     expect(partly.headers.location).toBe('https://cloud.example/traits/CUSTOM_A')
   })
 
   it('never echoes a prefix that is not a clean path: the base path (or none) is used instead', async () => {
     await start({...trustBalancer(), basePath: '/placement'})
-    for (const bad of ['/a b', '//evil.com', 'evil.com', 'https://evil.com/x', '/a/../b', '/a/./b', '/a//b', '/a?b=1', '/a#b', '/a\\b', '/a,/b', '/%', '/a\u00e9', '/' + 'x'.repeat(300)]) {
+    for (const bad of [
+      '/a b',
+      '//evil.com',
+      'evil.com',
+      'https://evil.com/x',
+      '/a/../b',
+      '/a/./b',
+      '/a//b',
+      '/a?b=1',
+      '/a#b',
+      '/a\\b',
+      '/a,/b',
+      '/%',
+      '/a\u00e9',
+      '/' + 'x'.repeat(300),
+    ]) {
       const r = await send(BALANCER, 'POST', '/resource_providers', {'x-forwarded-prefix': bad}, {name: `cn-${lines.length}`})
       expect(r.status, bad).toBe(200)
       expect(r.body.links[0].href, bad).toMatch(/^\/placement\/resource_providers\/[0-9a-f-]{36}$/)
@@ -152,7 +220,13 @@ describe('behind a trusted proxy', () => {
 
   it('names no host it cannot vouch for: a bad forwarded host or scheme falls back to the request’s own', async () => {
     await start(trustBalancer())
-    const r = await send(BALANCER, 'POST', '/resource_providers', {'x-forwarded-host': 'evil.example/x', 'x-forwarded-proto': 'javascript'}, {name: 'cn1', uuid: RP})
+    const r = await send(
+      BALANCER,
+      'POST',
+      '/resource_providers',
+      {'x-forwarded-host': 'evil.example/x', 'x-forwarded-proto': 'javascript'},
+      {name: 'cn1', uuid: RP},
+    )
     expect(r.headers.location).toBe(`http://placemat.internal:8778/resource_providers/${RP}`)
   })
 })
@@ -188,7 +262,14 @@ describe("a client's global request id", () => {
     expect(r.headers['x-openstack-request-id']).toMatch(/^req-[0-9a-f-]{36}$/)
     expect(r.headers['x-openstack-request-id']).not.toBe(global)
     expect(r.line.request_id).toBe(r.headers['x-openstack-request-id'])
-    for (const bad of ['req-0F1E2D3C-4B5A-4978-8695-A4B3C2D1E0F9', 'req-123', '0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9', `${global}x`, `${global}, ${global}`, 'req-0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9\u0000']) {
+    for (const bad of [
+      'req-0F1E2D3C-4B5A-4978-8695-A4B3C2D1E0F9',
+      'req-123',
+      '0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9',
+      `${global}x`,
+      `${global}, ${global}`,
+      'req-0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9\u0000',
+    ]) {
       const r2 = await send('127.0.0.1', 'GET', '/resource_providers', {'x-openstack-request-id': bad}).catch(() => undefined)
       if (!r2) continue // a header Node itself refuses
       expect(r2.status, bad).toBe(200)

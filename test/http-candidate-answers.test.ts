@@ -23,7 +23,10 @@ const Q = '/allocation_candidates?resources=VCPU:2,MEMORY_MB:512&limit=5'
 async function cloud(t: TestApi) {
   for (const [i, uuid] of RP.entries()) {
     await t.call('POST', '/resource_providers', {name: `cn${i}`, uuid})
-    await t.call('PUT', `/resource_providers/${uuid}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: 4}, MEMORY_MB: {total: 2048}}})
+    await t.call('PUT', `/resource_providers/${uuid}/inventories`, {
+      resource_provider_generation: 0,
+      inventories: {VCPU: {total: 4}, MEMORY_MB: {total: 2048}},
+    })
   }
 }
 
@@ -58,7 +61,13 @@ describe('a query asked once between writes', () => {
   it('is worked out ahead after every write once it was asked twice, and not after a write nobody asked about since', async () => {
     await cloud(api)
     const answers = new CandidateAnswers({store: api.store, auth: 'noauth2'} as AppOptions, api.store)
-    const request = parseCandidateRequest(new Map([['resources', ['VCPU:1']], ['limit', ['5']]]), [1, 39])
+    const request = parseCandidateRequest(
+      new Map([
+        ['resources', ['VCPU:1']],
+        ['limit', ['5']],
+      ]),
+      [1, 39],
+    )
     const ask = async () => answers.answer(await api.store.refresh(), 'q', request, [1, 39])
     const claim = async (n: number) => {
       const first = JSON.parse((await ask()).toString()).allocation_requests[0]
@@ -80,7 +89,9 @@ describe('a query asked once between writes', () => {
     for (const t of ['CUSTOM_A', 'CUSTOM_B']) expect((await api.call('PUT', `/traits/${t}`)).status).toBe(201)
     const traits = async (t: string) => {
       const generation = (await api.call('GET', `/resource_providers/${RP[1]}`)).body.generation
-      expect((await api.call('PUT', `/resource_providers/${RP[1]}/traits`, {resource_provider_generation: generation, traits: [t]})).status).toBe(200)
+      expect(
+        (await api.call('PUT', `/resource_providers/${RP[1]}/traits`, {resource_provider_generation: generation, traits: [t]})).status,
+      ).toBe(200)
     }
     await traits('CUSTOM_A')
     answers.afterWrite()

@@ -24,9 +24,19 @@ describe('capacity from the daemon', () => {
     expect(catalog.load()).toBe(2)
     api = await testApi({flavors: catalog})
     bare = await testApi()
-    for (const [i, cpus] of [[1, 6], [2, 6]]) {
+    for (const [i, cpus] of [
+      [1, 6],
+      [2, 6],
+    ]) {
       expect((await api.call('POST', '/resource_providers', {name: `cn${i}`, uuid: U(i)})).status).toBe(200)
-      expect((await api.call('PUT', `/resource_providers/${U(i)}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: cpus}, MEMORY_MB: {total: 16384}}})).status).toBe(200)
+      expect(
+        (
+          await api.call('PUT', `/resource_providers/${U(i)}/inventories`, {
+            resource_provider_generation: 0,
+            inventories: {VCPU: {total: cpus}, MEMORY_MB: {total: 16384}},
+          })
+        ).status,
+      ).toBe(200)
     }
   })
   afterAll(async () => {
@@ -38,14 +48,27 @@ describe('capacity from the daemon', () => {
   it('answers the headroom of its catalog, narrowed by flavor and level', async () => {
     const r = await api.call('GET', '/placemat/v1/capacity?level=host&level=cloud')
     expect(r.status, JSON.stringify(r.body)).toBe(200)
-    const row = (level: string, name: string, flavor: string) => r.body.domains.find((d: any) => d.level === level && d.name === name && d.flavor === flavor)
+    const row = (level: string, name: string, flavor: string) =>
+      r.body.domains.find((d: any) => d.level === level && d.name === name && d.flavor === flavor)
     expect(row('host', 'cn1', 'small')).toMatchObject({fit: 6, pooled: 6, fragmentation_loss: 0, disabled_fit: 0})
     expect(row('cloud', 'cloud', 'big')).toMatchObject({fit: 2, pooled: 3, fragmentation_loss: 1})
     expect(r.body.warnings).toEqual([{flavor: 'big', warning: 'hw:numa_nodes: judged by Nova outside Placement, not modelled'}])
     const one = await api.call('GET', '/placemat/v1/capacity?flavor=small&level=cloud')
-    expect(one.body.domains).toEqual([{level: 'cloud', name: 'cloud', flavor: 'small', fit: 12, pooled: 12, fragmentation_loss: 0, disabled_fit: 0}])
+    expect(one.body.domains).toEqual([
+      {level: 'cloud', name: 'cloud', flavor: 'small', fit: 12, pooled: 12, fragmentation_loss: 0, disabled_fit: 0},
+    ])
     // A claim is seen by the next answer.
-    expect((await api.call('PUT', `/allocations/${U(100)}`, {allocations: {[U(1)]: {resources: {VCPU: 2, MEMORY_MB: 1024}}}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'})).status).toBe(204)
+    expect(
+      (
+        await api.call('PUT', `/allocations/${U(100)}`, {
+          allocations: {[U(1)]: {resources: {VCPU: 2, MEMORY_MB: 1024}}},
+          project_id: 'p',
+          user_id: 'u',
+          consumer_generation: null,
+          consumer_type: 'INSTANCE',
+        })
+      ).status,
+    ).toBe(204)
     expect((await api.call('GET', '/placemat/v1/capacity?flavor=small&level=cloud')).body.domains[0].fit).toBe(10)
   })
 

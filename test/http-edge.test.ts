@@ -24,7 +24,12 @@ function expectPlacementError(r: {status: number; body: any; headers: Record<str
   expect(r.status, JSON.stringify(r.body)?.slice(0, 300)).toBe(status)
   expect(r.headers['content-type']).toBe('application/json')
   expect(r.body.errors).toHaveLength(1)
-  expect(r.body.errors[0]).toMatchObject({status, title: expect.any(String), detail: expect.any(String), request_id: expect.stringMatching(/^req-/)})
+  expect(r.body.errors[0]).toMatchObject({
+    status,
+    title: expect.any(String),
+    detail: expect.any(String),
+    request_id: expect.stringMatching(/^req-/),
+  })
 }
 
 const version = () => api.store.state.version
@@ -86,7 +91,10 @@ describe('bounded work and bounded error texts', () => {
   it('a huge array of wrong items, and a huge object of unexpected keys, get short errors', async () => {
     const items = Array.from({length: 400_000}, (_, i) => ({i}))
     // The body is checked before the provider is looked up, as in Placement.
-    expectPlacementError(await api.call('PUT', `/resource_providers/${randomUUID()}/traits`, {resource_provider_generation: 0, traits: items}), 400)
+    expectPlacementError(
+      await api.call('PUT', `/resource_providers/${randomUUID()}/traits`, {resource_provider_generation: 0, traits: items}),
+      400,
+    )
     const cn = randomUUID()
     await api.call('POST', '/resource_providers', {name: 'cn', uuid: cn})
     const r2 = await api.call('PUT', `/resource_providers/${cn}/traits`, {resource_provider_generation: 0, traits: items})
@@ -104,7 +112,10 @@ describe('bounded work and bounded error texts', () => {
     const aggregates = Array.from({length: 100_000}, () => randomUUID())
     const ok = await api.call('PUT', `/resource_providers/${cn}/aggregates`, {resource_provider_generation: 0, aggregates})
     expect(ok.status).toBe(200)
-    const dup = await api.call('PUT', `/resource_providers/${cn}/aggregates`, {resource_provider_generation: 1, aggregates: [...aggregates, aggregates[0]]})
+    const dup = await api.call('PUT', `/resource_providers/${cn}/aggregates`, {
+      resource_provider_generation: 1,
+      aggregates: [...aggregates, aggregates[0]],
+    })
     expectPlacementError(dup, 400)
     expect(dup.body.errors[0].detail).toContain('has non-unique elements')
   })
@@ -190,7 +201,7 @@ describe('no lookups through prototype keys', () => {
   })
 })
 
-describe('every answer is in Placement\'s format', () => {
+describe("every answer is in Placement's format", () => {
   it('an undecodable path is a 404, a very long parameter reaches its handler', async () => {
     expectPlacementError(await api.call('GET', '/resource_providers/%ff'), 404)
     expectPlacementError(await api.call('GET', `/resource_providers/${'a'.repeat(2000)}`), 404)
@@ -213,7 +224,7 @@ describe('authorization before the body', () => {
     expectPlacementError(r, 403)
   })
 
-  it('a non-admin\'s huge body is never read: the 403 comes before it is sent', async () => {
+  it("a non-admin's huge body is never read: the 403 comes before it is sent", async () => {
     await api.app.listen({host: '127.0.0.1', port: 0})
     const port = (api.app.server.address() as net.AddressInfo).port
     const answer = await rawExchange(

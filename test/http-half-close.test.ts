@@ -53,7 +53,9 @@ describe.each(['full', 'normal'] as const)('a half-closing client (durability %s
       }),
     )
     expect(answers.map((a) => a.split('\r\n')[0])).toEqual(answers.map(() => 'HTTP/1.1 200 OK'))
-    const list = (await (await fetch(`${server.url}/resource_providers`, {headers: {'x-auth-token': 'admin', 'openstack-api-version': 'placement 1.39'}})).json()) as {resource_providers: Array<{name: string}>}
+    const list = (await (
+      await fetch(`${server.url}/resource_providers`, {headers: {'x-auth-token': 'admin', 'openstack-api-version': 'placement 1.39'}})
+    ).json()) as {resource_providers: Array<{name: string}>}
     expect(list.resource_providers.map((p) => p.name).sort()).toEqual(sent.sort())
   })
 

@@ -6,7 +6,12 @@ import {Store} from '../src/store/store.js'
 export interface TestApi {
   app: FastifyInstance
   store: Store
-  call(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<{status: number; body: any; headers: Record<string, any>}>
+  call(
+    method: string,
+    url: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{status: number; body: any; headers: Record<string, any>}>
   close(): Promise<void>
 }
 

@@ -129,9 +129,17 @@ describe('GET /resource_providers?uuid= and ?name=', () => {
   it('answer the one provider (or none) with every other filter still applied', async () => {
     const a = '00000000-0000-0000-0000-00000000000a'
     const b = '00000000-0000-0000-0000-00000000000b'
-    for (const [uuid, name] of [[a, 'cn-a'], [b, 'cn-b']]) expect((await api.call('POST', '/resource_providers', {uuid, name})).status).toBe(200)
-    expect((await api.call('PUT', `/resource_providers/${a}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: 4}}})).status).toBe(200)
-    const names = async (q: string) => ((await api.call('GET', `/resource_providers?${q}`)).body as any).resource_providers.map((p: any) => p.name)
+    for (const [uuid, name] of [
+      [a, 'cn-a'],
+      [b, 'cn-b'],
+    ])
+      expect((await api.call('POST', '/resource_providers', {uuid, name})).status).toBe(200)
+    expect(
+      (await api.call('PUT', `/resource_providers/${a}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: 4}}}))
+        .status,
+    ).toBe(200)
+    const names = async (q: string) =>
+      ((await api.call('GET', `/resource_providers?${q}`)).body as any).resource_providers.map((p: any) => p.name)
     expect(await names(`uuid=${a}`)).toEqual(['cn-a'])
     expect(await names('name=cn-b')).toEqual(['cn-b'])
     expect(await names(`uuid=${a}&name=cn-b`)).toEqual([])

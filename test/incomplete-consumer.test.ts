@@ -17,7 +17,12 @@ describe('incomplete consumers', () => {
       api = await testApi(options)
       await api.call('POST', '/resource_providers', {name: 'cn', uuid: RP})
       await api.call('PUT', `/resource_providers/${RP}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: 4}}})
-      const put = await api.call('PUT', `/allocations/${C}`, {allocations: [{resource_provider: {uuid: RP}, resources: {VCPU: 1}}]}, {'openstack-api-version': 'placement 1.7'})
+      const put = await api.call(
+        'PUT',
+        `/allocations/${C}`,
+        {allocations: [{resource_provider: {uuid: RP}, resources: {VCPU: 1}}]},
+        {'openstack-api-version': 'placement 1.7'},
+      )
       expect(put.status, JSON.stringify(put.body)).toBe(204)
       const got = await api.call('GET', `/allocations/${C}`, undefined, {'openstack-api-version': 'placement 1.12'})
       expect(got.body).toMatchObject({project_id: project, user_id: user})

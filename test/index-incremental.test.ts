@@ -17,9 +17,7 @@ import {findCandidates, filterProviders} from '../src/core/candidates/engine.js'
 import {parseCandidateRequest, parseProviderFilters} from '../src/core/candidates/request.js'
 import type {State} from '../src/core/state.js'
 
-
 const newFile = tempFiles('placemat-index-')
-
 
 const QUERIES = [
   'resources=VCPU:1',
@@ -60,7 +58,11 @@ function answers(state: State): string[] {
   }
   for (const q of LISTS) {
     try {
-      out.push(filterProviders(state, parseProviderFilters(params(q), [1, 39])).map((p) => p.uuid).join())
+      out.push(
+        filterProviders(state, parseProviderFilters(params(q), [1, 39]))
+          .map((p) => p.uuid)
+          .join(),
+      )
     } catch (e) {
       out.push(String((e as Error).message))
     }
@@ -104,7 +106,10 @@ function randomWrite(s: State, rand: () => number, next: {n: number}): (s: State
     const consumer = `cccccccc-0000-0000-0000-${String(Math.floor(rand() * 20)).padStart(12, '0')}`
     return (st, now) => {
       const allocations = new Map(rc ? [[p.uuid, new Map([[rc, 1]])]] : [])
-      writeAllocations(st, now, [{uuid: consumer, allocations, project: 'p', user: 'u'}], {checkGeneration: false, ...putAllocationErrors(consumer)})
+      writeAllocations(st, now, [{uuid: consumer, allocations, project: 'p', user: 'u'}], {
+        checkGeneration: false,
+        ...putAllocationErrors(consumer),
+      })
     }
   }
   return (st, now) => {
@@ -115,7 +120,8 @@ function randomWrite(s: State, rand: () => number, next: {n: number}): (s: State
 function randomInventories(rand: () => number): Record<string, unknown> {
   const inv: Record<string, unknown> = {}
   for (const rc of ['VCPU', 'MEMORY_MB', 'DISK_GB', 'CUSTOM_X']) {
-    if (rand() < 0.5) inv[rc] = {total: 1 + Math.floor(rand() * 64), reserved: rand() < 0.2 ? 1 : 0, max_unit: 64, allocation_ratio: rand() < 0.3 ? 2 : 1}
+    if (rand() < 0.5)
+      inv[rc] = {total: 1 + Math.floor(rand() * 64), reserved: rand() < 0.2 ? 1 : 0, max_unit: 64, allocation_ratio: rand() < 0.3 ? 2 : 1}
   }
   return inv
 }
@@ -170,10 +176,19 @@ describe('the provider index, patched write by write', () => {
   it('patches instead of rebuilding: positions of untouched providers stay, deleted ones leave a gap', async () => {
     const store = await Store.open(newFile(), {migrate: true})
     const ops: BatchOperation[] = []
-    for (let k = 0; k < 50; k++) ops.push({op: 'create_provider', uuid: puuid(k), name: `p${k}`}, {op: 'set_inventories', uuid: puuid(k), inventories: {VCPU: {total: 4}}})
+    for (let k = 0; k < 50; k++)
+      ops.push(
+        {op: 'create_provider', uuid: puuid(k), name: `p${k}`},
+        {op: 'set_inventories', uuid: puuid(k), inventories: {VCPU: {total: 4}}},
+      )
     await store.write((s, now) => applyBatch(s, now, ops))
     const before = getIndex(store.state)
-    await store.write((s, now) => applyBatch(s, now, [{op: 'delete_provider', uuid: puuid(3)}, {op: 'set_inventories', uuid: puuid(7), inventories: {DISK_GB: {total: 9}}}]))
+    await store.write((s, now) =>
+      applyBatch(s, now, [
+        {op: 'delete_provider', uuid: puuid(3)},
+        {op: 'set_inventories', uuid: puuid(7), inventories: {DISK_GB: {total: 9}}},
+      ]),
+    )
     await store.write((s, now) => applyBatch(s, now, [{op: 'create_provider', uuid: puuid(3), name: 'again'}]))
     const after = getIndex(store.state)
     expect(after).toBe(before)

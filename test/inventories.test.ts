@@ -128,7 +128,9 @@ describe('in-use inventory protection', () => {
     const r = await api.call('DELETE', `${inv()}/VCPU`)
     expect(r.status).toBe(409)
     expect(r.body.errors[0].code).toBe('placement.concurrent_update')
-    expect(r.body.errors[0].detail).toContain(`Unable to delete inventory of class VCPU: Inventory for 'VCPU' on resource provider '${RP}' in use.`)
+    expect(r.body.errors[0].detail).toContain(
+      `Unable to delete inventory of class VCPU: Inventory for 'VCPU' on resource provider '${RP}' in use.`,
+    )
     expect(await snapshot()).toEqual(before)
   })
 
@@ -208,10 +210,28 @@ describe('bad input', () => {
     ['POST', '', 'unknown class', {resource_class: 'NO_CLASS_14', total: 1}, 'No such resource class NO_CLASS_14'],
     ['POST', '', 'reserved over total', {resource_class: 'DISK_GB', total: 1, reserved: 2}, 'Unable to create inventory'],
     ['POST', '', 'extra field', {resource_class: 'DISK_GB', total: 1, bogus: 1}, 'Additional properties are not allowed'],
-    ['PUT', '', 'unknown class in set', {resource_provider_generation: 1, inventories: {VCPU: {total: 1}, HOUSE: {total: 1}}}, 'Unknown resource class in inventory'],
-    ['PUT', '', 'bad capacity in set', {resource_provider_generation: 1, inventories: {VCPU: {total: 1, reserved: 9}}}, 'Unable to update inventory'],
+    [
+      'PUT',
+      '',
+      'unknown class in set',
+      {resource_provider_generation: 1, inventories: {VCPU: {total: 1}, HOUSE: {total: 1}}},
+      'Unknown resource class in inventory',
+    ],
+    [
+      'PUT',
+      '',
+      'bad capacity in set',
+      {resource_provider_generation: 1, inventories: {VCPU: {total: 1, reserved: 9}}},
+      'Unable to update inventory',
+    ],
     ['PUT', '', 'missing generation', {inventories: {}}, "'resource_provider_generation' is a required property"],
-    ['PUT', '/VCPU', 'ratio too large', {resource_provider_generation: 1, total: 1, allocation_ratio: 3.5e39}, "Failed validating 'maximum'"],
+    [
+      'PUT',
+      '/VCPU',
+      'ratio too large',
+      {resource_provider_generation: 1, total: 1, allocation_ratio: 3.5e39},
+      "Failed validating 'maximum'",
+    ],
     ['PUT', '/DISK_GB', 'no such inventory', {resource_provider_generation: 1, total: 1}, 'No inventory record with resource class'],
     ['PUT', '/VCPU', 'malformed', '{"total": }', 'Malformed JSON'],
   ]
@@ -250,7 +270,9 @@ describe('persistence', () => {
     try {
       expect((await call('POST', '/resource_providers', {uuid: RP, name: 'rp'})).statusCode).toBe(200)
       expect((await call('PUT', inv(), {resource_provider_generation: 0, inventories: {VCPU: {total: 4}}})).statusCode).toBe(200)
-      expect((await call('PUT', inv(), {resource_provider_generation: 1, inventories: {VCPU: {total: 4}, HOUSE: {total: 1}}})).statusCode).toBe(400)
+      expect(
+        (await call('PUT', inv(), {resource_provider_generation: 1, inventories: {VCPU: {total: 4}, HOUSE: {total: 1}}})).statusCode,
+      ).toBe(400)
       const other = await Store.open(file)
       try {
         const p = (await other.refresh()).providers.get(RP)!

@@ -23,7 +23,6 @@ import type {State} from '../src/core/state.js'
 
 const newFile = tempFiles('placemat-follow-')
 
-
 const puuid = (k: number) => `bbbbbbbb-0000-0000-0000-${String(k).padStart(12, '0')}`
 const cuuid = (k: number) => `cccccccc-0000-0000-0000-${String(k).padStart(12, '0')}`
 const agg = (k: number) => `aaaaaaaa-0000-0000-0000-${String(k).padStart(12, '0')}`
@@ -31,7 +30,11 @@ const agg = (k: number) => `aaaaaaaa-0000-0000-0000-${String(k).padStart(12, '0'
 type Write = (s: State, now: number) => unknown
 
 /** One random write of any kind the State has, chosen against what `s` holds now (`selfContained`: as the allocation routes send it). */
-function randomWrite(s: State, rand: () => number, next: {n: number; rc: number; trait: number; group: number}): {write: Write; label: string; selfContained?: boolean} {
+function randomWrite(
+  s: State,
+  rand: () => number,
+  next: {n: number; rc: number; trait: number; group: number},
+): {write: Write; label: string; selfContained?: boolean} {
   const pick = <T>(a: T[]): T => a[Math.floor(rand() * a.length)]
   const live = [...s.providers.keys()]
   const r = rand()
@@ -56,7 +59,8 @@ function randomWrite(s: State, rand: () => number, next: {n: number; rc: number;
     const traits = ['HW_CPU_X86_AVX2', 'MISC_SHARES_VIA_AGGREGATE', ...custom].filter(() => rand() < 0.3)
     return batch('traits', [{op: 'set_traits', uuid: pick(live), traits}])
   }
-  if (r < 0.39) return batch('aggregates', [{op: 'set_aggregates', uuid: pick(live), aggregates: [0, 1, 2].filter(() => rand() < 0.4).map(agg)}])
+  if (r < 0.39)
+    return batch('aggregates', [{op: 'set_aggregates', uuid: pick(live), aggregates: [0, 1, 2].filter(() => rand() < 0.4).map(agg)}])
   if (r < 0.44) {
     const p = pick(live)
     const inside = new Set(s.subtree(p).map((q) => q.uuid))
@@ -83,7 +87,10 @@ function randomWrite(s: State, rand: () => number, next: {n: number; rc: number;
       selfContained: true,
       write: (st, now) => {
         const allocations = new Map(rc ? [[p.uuid, new Map([[rc, 1]])]] : [])
-        writeAllocations(st, now, [{uuid: consumer, allocations, project: 'p', user: 'u'}], {checkGeneration: false, ...putAllocationErrors(consumer)})
+        writeAllocations(st, now, [{uuid: consumer, allocations, project: 'p', user: 'u'}], {
+          checkGeneration: false,
+          ...putAllocationErrors(consumer),
+        })
       },
     }
   }
@@ -127,7 +134,22 @@ function randomWrite(s: State, rand: () => number, next: {n: number; rc: number;
   }
   if (r < 0.9) {
     const hosts = live.filter(() => rand() < 0.3)
-    const layout = {rooms: [{name: 'room1', rows: [{name: 'row1', racks: [{name: 'rack1', hosts: hosts.slice(0, 3)}, {name: `rack${2 + Math.floor(rand() * 2)}`, hosts: hosts.slice(3)}]}]}]}
+    const layout = {
+      rooms: [
+        {
+          name: 'room1',
+          rows: [
+            {
+              name: 'row1',
+              racks: [
+                {name: 'rack1', hosts: hosts.slice(0, 3)},
+                {name: `rack${2 + Math.floor(rand() * 2)}`, hosts: hosts.slice(3)},
+              ],
+            },
+          ],
+        },
+      ],
+    }
     return {label: 'topology', write: (st, now) => applyLayout(st, now, layout, undefined, {allowViolations: true})}
   }
   if (r < 0.95) {
@@ -143,7 +165,10 @@ function randomWrite(s: State, rand: () => number, next: {n: number; rc: number;
       return {label: 'group member', write: (st, now) => addMembers(st, now, name, [member], {allowViolations: true})}
     }
     const name = `g${next.group++}`
-    return {label: 'new group', write: (st, now) => createGroup(st, now, {name, policy: 'anti-affinity', level: 'host'}, {allowViolations: true})}
+    return {
+      label: 'new group',
+      write: (st, now) => createGroup(st, now, {name, policy: 'anti-affinity', level: 'host'}, {allowViolations: true}),
+    }
   }
   if (r < 0.975) {
     // Names move between aggregates (a name names one) and are forgotten.
@@ -170,7 +195,12 @@ async function expectSame(stores: Array<{name: string; store: Store}>, target: s
   }
 }
 
-async function run(target: string, processes: string[], seeds: number[], steps: number): Promise<{failures: number; refusals: number; catchUps: Record<string, number>}> {
+async function run(
+  target: string,
+  processes: string[],
+  seeds: number[],
+  steps: number,
+): Promise<{failures: number; refusals: number; catchUps: Record<string, number>}> {
   // How each process caught up with the others: from recorded images, or by reading rows.
   const catchUps: Record<string, number> = {images: 0, rows: 0}
   const open = async (name: string) => {
@@ -212,9 +242,19 @@ async function run(target: string, processes: string[], seeds: number[], steps: 
       }
       // Now and then another process writes at the same time (each decided on what it held).
       const j = (k + 1 + Math.floor(rand() * (stores.length - 1))) % stores.length
-      const other = stores.length > 1 && rand() < 0.3 ? {...randomWrite(await stores[j].store.refresh(), rand, next), store: stores[j].store, name: stores[j].name} : null
-      await Promise.all([attempt(store, write, fail, selfContained), other ? attempt(other.store, other.write, false, other.selfContained) : null])
-      await expectSame(stores, target, `seed ${seed} step ${step}: ${label}${fail ? ' (failed)' : ''} by ${name}${other ? `, with ${other.label} by ${other.name}` : ''}`)
+      const other =
+        stores.length > 1 && rand() < 0.3
+          ? {...randomWrite(await stores[j].store.refresh(), rand, next), store: stores[j].store, name: stores[j].name}
+          : null
+      await Promise.all([
+        attempt(store, write, fail, selfContained),
+        other ? attempt(other.store, other.write, false, other.selfContained) : null,
+      ])
+      await expectSame(
+        stores,
+        target,
+        `seed ${seed} step ${step}: ${label}${fail ? ' (failed)' : ''} by ${name}${other ? `, with ${other.label} by ${other.name}` : ''}`,
+      )
     }
   }
   for (const {store} of stores) await store.close()

@@ -52,7 +52,9 @@ describe('a node following a newer release on SQLite', () => {
       raw.exec('begin immediate')
       const seq = Number((raw.prepare("select value from placemat_meta where key = 'change_counter'").get() as {value: string}).value) + 1
       raw.prepare("update resource_providers set name = 'q-renamed' where uuid = ?").run(Q)
-      raw.prepare("insert into placemat_changes (seq, kind, key, parts) values (?, 'r', 'reservation-1', 0), (?, 'p', ?, 1)").run(seq, seq, Q)
+      raw
+        .prepare("insert into placemat_changes (seq, kind, key, parts) values (?, 'r', 'reservation-1', 0), (?, 'p', ?, 1)")
+        .run(seq, seq, Q)
       raw.prepare("update placemat_meta set value = ? where key = 'change_counter'").run(String(seq))
       raw.exec('commit')
       raw.close()
@@ -93,10 +95,16 @@ describe.skipIf(!postgresAvailable)('a node following a newer release on Postgre
       await c.end()
     }
   }
-  const claims = (name: string, keys: unknown[] = [['p', Q, 1]]) => () => ({
-    keys,
-    rows: {providers: [{uuid: Q, name, generation: 0, parent_uuid: null, root_uuid: Q, created_at: 0, updated_at: 0, seq: 2, disabled_reason: null}]},
-  })
+  const claims =
+    (name: string, keys: unknown[] = [['p', Q, 1]]) =>
+    () => ({
+      keys,
+      rows: {
+        providers: [
+          {uuid: Q, name, generation: 0, parent_uuid: null, root_uuid: Q, created_at: 0, updated_at: 0, seq: 2, disabled_reason: null},
+        ],
+      },
+    })
 
   it('reads the rows instead of an image of another format or shape, and loads whole for an unknown kind', async () => {
     const url = await server.database()
@@ -113,7 +121,16 @@ describe.skipIf(!postgresAvailable)('a node following a newer release on Postgre
       expect(b.catchUps.filter((f) => f === 'images')).toEqual([])
       expect(b.reloads).toEqual([])
       // A kind of key it does not know, in the journal and the image: loaded whole.
-      const seq = await newerWrite(url, 'q-right-3', claims('q-wrong-3', [['p', Q, 1], ['r', 'reservation-1', 0]]), 1, ['r', 'reservation-1', 0])
+      const seq = await newerWrite(
+        url,
+        'q-right-3',
+        claims('q-wrong-3', [
+          ['p', Q, 1],
+          ['r', 'reservation-1', 0],
+        ]),
+        1,
+        ['r', 'reservation-1', 0],
+      )
       expect((await b.store.refresh()).providers.get(Q)?.name).toBe('q-right-3')
       expect(b.reloads).toEqual(['the journal names a change of a kind this release does not know (a newer release wrote it)'])
       expect(await b.store.health()).toMatchObject({journal: {position: seq, head: seq}})
@@ -121,7 +138,14 @@ describe.skipIf(!postgresAvailable)('a node following a newer release on Postgre
       // A keyed write made on a State behind an image it cannot read: the check (v2) refuses it,
       // and it commits under the lock after reading the rows.
       await newerWrite(url, 'q-right-4', claims('q-wrong-4'), 2)
-      await a.store.write((s, now) => writeAllocations(s, now, [{uuid: C, allocations: new Map([[P, new Map([['VCPU', 1]])]]), project: 'p', user: 'u'}], {checkGeneration: false, ...putAllocationErrors(C)}), {selfContained: true})
+      await a.store.write(
+        (s, now) =>
+          writeAllocations(s, now, [{uuid: C, allocations: new Map([[P, new Map([['VCPU', 1]])]]), project: 'p', user: 'u'}], {
+            checkGeneration: false,
+            ...putAllocationErrors(C),
+          }),
+        {selfContained: true},
+      )
       expect(a.retries).toContain('moved')
       const s = await a.store.refresh()
       expect(s.providers.get(Q)?.name).toBe('q-right-4')

@@ -127,9 +127,7 @@ describe('validateSchema messages', () => {
     expect(firstLine(validateSchema({type: 'object', additionalProperties: false}, {z: 1, b: 2}))).toBe(
       "Additional properties are not allowed ('b', 'z' were unexpected)",
     )
-    expect(firstLine(validateSchema(S.ALLOCATIONS_POST_1_13, {x: {}}))).toBe(
-      "'x' does not match any of the regexes: '^[0-9a-fA-F-]{36}$'",
-    )
+    expect(firstLine(validateSchema(S.ALLOCATIONS_POST_1_13, {x: {}}))).toBe("'x' does not match any of the regexes: '^[0-9a-fA-F-]{36}$'")
     const r = validateSchema(S.ALLOCATION_CANDIDATES_GET_QUERY_1_33, {'resources1@': 'VCPU:1'})
     expect(firstLine(r)).toBe(
       "'resources1@' does not match any of the regexes: '^in_tree([a-zA-Z0-9_-]{1,64})?$', " +
@@ -146,9 +144,7 @@ describe('validateSchema messages', () => {
     const r = validateSchema(S.ALLOCATIONS_PUT_1_38, {...base, mappings: {}})
     expect(firstLine(r)).toBe('{} does not have enough properties')
     expect(failedLine(r)).toBe("Failed validating 'minProperties' in schema['properties']['mappings']:")
-    expect(firstLine(validateSchema(S.ALLOCATIONS_PUT_1_38, {...base, mappings: {alpha: 'beta'}}))).toBe(
-      "'beta' is not of type 'array'",
-    )
+    expect(firstLine(validateSchema(S.ALLOCATIONS_PUT_1_38, {...base, mappings: {alpha: 'beta'}}))).toBe("'beta' is not of type 'array'")
     const r2 = validateSchema(S.ALLOCATIONS_PUT_1_0, {allocations: []})
     expect(firstLine(r2)).toBe('[] is too short')
     expect(failedLine(r2)).toBe("Failed validating 'minItems' in schema['properties']['allocations']:")
@@ -284,12 +280,32 @@ describe('validateSchema messages', () => {
 
 describe('conformance substrings', () => {
   const cases: Array<[string, object, unknown, string[]]> = [
-    ['ac member_of before 1.21', S.ALLOCATION_CANDIDATES_GET_QUERY_1_17, {resources: 'VCPU:1', member_of: U1}, ["'member_of' was unexpected"]],
+    [
+      'ac member_of before 1.21',
+      S.ALLOCATION_CANDIDATES_GET_QUERY_1_17,
+      {resources: 'VCPU:1', member_of: U1},
+      ["'member_of' was unexpected"],
+    ],
     ['ac limit before 1.16', S.ALLOCATION_CANDIDATES_GET_QUERY_1_10, {resources: 'VCPU:1', limit: '1'}, ["'limit' was unexpected"]],
     ['ac resources required', S.ALLOCATION_CANDIDATES_GET_QUERY_1_10, {}, ["'resources' is a required property"]],
-    ['ac resources1 before 1.25', S.ALLOCATION_CANDIDATES_GET_QUERY_1_21, {resources: 'MEMORY_MB:1024', resources1: 'VCPU:1'}, ["'resources1' was unexpected"]],
-    ['ac resources01', S.ALLOCATION_CANDIDATES_GET_QUERY_1_25, {resources01: 'VCPU:1'}, ["'resources01' does not match any of the regexes"]],
-    ['ac root_required at 1.34', S.ALLOCATION_CANDIDATES_GET_QUERY_1_33, {resources: 'VCPU:1', root_required: 'X'}, ["'root_required' does not match any of the regexes"]],
+    [
+      'ac resources1 before 1.25',
+      S.ALLOCATION_CANDIDATES_GET_QUERY_1_21,
+      {resources: 'MEMORY_MB:1024', resources1: 'VCPU:1'},
+      ["'resources1' was unexpected"],
+    ],
+    [
+      'ac resources01',
+      S.ALLOCATION_CANDIDATES_GET_QUERY_1_25,
+      {resources01: 'VCPU:1'},
+      ["'resources01' does not match any of the regexes"],
+    ],
+    [
+      'ac root_required at 1.34',
+      S.ALLOCATION_CANDIDATES_GET_QUERY_1_33,
+      {resources: 'VCPU:1', root_required: 'X'},
+      ["'root_required' does not match any of the regexes"],
+    ],
     [
       'ac 65-char suffix',
       S.ALLOCATION_CANDIDATES_GET_QUERY_1_33,
@@ -298,20 +314,60 @@ describe('conformance substrings', () => {
     ],
     ['traits list extra', S.TRAITS_GET_QUERY, {invalid: 'x'}, ['Additional properties are not allowed']],
     ['rp traits generation', S.RESOURCE_PROVIDER_TRAITS_PUT, {traits: []}, ["'resource_provider_generation' is a required property"]],
-    ['rp traits generation type', S.RESOURCE_PROVIDER_TRAITS_PUT, {traits: [], resource_provider_generation: 'invalid_generation'}, ["'invalid_generation' is not of type 'integer'"]],
+    [
+      'rp traits generation type',
+      S.RESOURCE_PROVIDER_TRAITS_PUT,
+      {traits: [], resource_provider_generation: 'invalid_generation'},
+      ["'invalid_generation' is not of type 'integer'"],
+    ],
     ['inventory total', S.INVENTORY_POST, {resource_class: 'DISK_GB'}, ["'total' is a required property"]],
-    ['inventory min_unit', S.INVENTORY_POST, {resource_class: 'DISK_GB', total: 1, min_unit: 0}, ["Failed validating 'minimum' in schema['properties']['min_unit']"]],
-    ['inventory max', S.INVENTORIES_PUT, {resource_provider_generation: 0, inventories: {DISK_GB: {total: 2147483648}}}, ["Failed validating 'maximum'"]],
-    ['allocation omitted usage', S.ALLOCATIONS_PUT_1_0, {allocations: [{resource_provider: {uuid: U1}}]}, ["Failed validating 'required' in schema"]],
-    ['allocation 1.12 bad rp', S.ALLOCATIONS_PUT_1_12, {allocations: {'not-a-uuid': {resources: {VCPU: 1}}}, project_id: 'p', user_id: 'u'}, ['does not match any of the regexes']],
-    ['allocation 1.12 bad rc', S.ALLOCATIONS_PUT_1_12, {allocations: {[U1]: {resources: {vcpu: 1}}}, project_id: 'p', user_id: 'u'}, ['does not match any of the regexes']],
-    ['allocation 1.12 empty', S.ALLOCATIONS_PUT_1_12, {allocations: {}, project_id: 'p', user_id: 'u'}, ['does not have enough properties']],
-    ['consumer type post', S.ALLOCATIONS_POST_1_38, {[U1]: {allocations: {}, project_id: 'p', user_id: 'u', consumer_generation: null}}, ["'consumer_type' is a required property"]],
+    [
+      'inventory min_unit',
+      S.INVENTORY_POST,
+      {resource_class: 'DISK_GB', total: 1, min_unit: 0},
+      ["Failed validating 'minimum' in schema['properties']['min_unit']"],
+    ],
+    [
+      'inventory max',
+      S.INVENTORIES_PUT,
+      {resource_provider_generation: 0, inventories: {DISK_GB: {total: 2147483648}}},
+      ["Failed validating 'maximum'"],
+    ],
+    [
+      'allocation omitted usage',
+      S.ALLOCATIONS_PUT_1_0,
+      {allocations: [{resource_provider: {uuid: U1}}]},
+      ["Failed validating 'required' in schema"],
+    ],
+    [
+      'allocation 1.12 bad rp',
+      S.ALLOCATIONS_PUT_1_12,
+      {allocations: {'not-a-uuid': {resources: {VCPU: 1}}}, project_id: 'p', user_id: 'u'},
+      ['does not match any of the regexes'],
+    ],
+    [
+      'allocation 1.12 bad rc',
+      S.ALLOCATIONS_PUT_1_12,
+      {allocations: {[U1]: {resources: {vcpu: 1}}}, project_id: 'p', user_id: 'u'},
+      ['does not match any of the regexes'],
+    ],
+    [
+      'allocation 1.12 empty',
+      S.ALLOCATIONS_PUT_1_12,
+      {allocations: {}, project_id: 'p', user_id: 'u'},
+      ['does not have enough properties'],
+    ],
+    [
+      'consumer type post',
+      S.ALLOCATIONS_POST_1_38,
+      {[U1]: {allocations: {}, project_id: 'p', user_id: 'u', consumer_generation: null}},
+      ["'consumer_type' is a required property"],
+    ],
     [
       'consumer type before 1.38',
       S.ALLOCATIONS_PUT_1_34,
       {allocations: {}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'X'},
-      ["Additional properties are not allowed", "'consumer_type' was unexpected"],
+      ['Additional properties are not allowed', "'consumer_type' was unexpected"],
     ],
     ['usage max length', S.USAGES_GET_QUERY_1_9, {project_id: 'p'.repeat(256)}, ["Failed validating 'maxLength'"]],
     ['usage extra', S.USAGES_GET_QUERY_1_9, {project_id: 'p', foo: 'x'}, ['Additional properties are not allowed']],

@@ -67,7 +67,8 @@ function fakeKeystone() {
     tokens,
     calls,
     revokeServiceToken: () => (revokeService = true),
-    start: () => new Promise<string>((r) => server.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
+    start: () =>
+      new Promise<string>((r) => server.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
     stop: () => new Promise((r) => server.close(r)),
   }
 }
@@ -75,7 +76,13 @@ function fakeKeystone() {
 let stopFake: (() => Promise<unknown>) | undefined
 afterEach(async () => stopFake?.())
 
-const settings = (authUrl: string, tokenCacheSeconds = 300) => ({authUrl, username: 'placement', password: 'x', projectName: 'service', tokenCacheSeconds})
+const settings = (authUrl: string, tokenCacheSeconds = 300) => ({
+  authUrl,
+  username: 'placement',
+  password: 'x',
+  projectName: 'service',
+  tokenCacheSeconds,
+})
 
 describe('Keystone token validation', () => {
   it("takes the token's user, project, roles and scope; refuses unknown and expired tokens; caches within bounds", async () => {

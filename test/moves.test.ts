@@ -34,7 +34,13 @@ describe('POST /placemat/v1/moves', () => {
     ok(
       'PUT',
       `/allocations/${c}`,
-      {allocations: {[H]: {resources: {VCPU: 1}}}, project_id: 'p', user_id: 'u', consumer_generation: null, ...(type ? {consumer_type: type} : {})},
+      {
+        allocations: {[H]: {resources: {VCPU: 1}}},
+        project_id: 'p',
+        user_id: 'u',
+        consumer_generation: null,
+        ...(type ? {consumer_type: type} : {}),
+      },
       type ? {} : {'openstack-api-version': 'placement 1.37'},
     )
 
@@ -89,6 +95,8 @@ describe('POST /placemat/v1/moves', () => {
     const refused = await api.call('POST', '/placemat/v1/moves', {consumer_uuid: C(5), to: C(6)})
     expect(refused.status).toBe(409)
     expect(JSON.stringify(refused.body)).toContain('placemat.affinity_violation')
-    expect(await ok('POST', '/placemat/v1/moves?allow_violations=true', {consumer_uuid: C(5), to: C(6)})).toMatchObject({migration_uuid: C(6)})
+    expect(await ok('POST', '/placemat/v1/moves?allow_violations=true', {consumer_uuid: C(5), to: C(6)})).toMatchObject({
+      migration_uuid: C(6),
+    })
   })
 })

@@ -99,10 +99,15 @@ describe('access log', () => {
     expect(all).not.toContain('other-secret')
   })
 
-  it('censors credential headers should a request\'s headers ever be logged', async () => {
+  it("censors credential headers should a request's headers ever be logged", async () => {
     const log = await loggedApi()
     api.app.log.info({headers: {'x-auth-token': SECRET, authorization: 'Basic s3cr3t', cookie: 's3cr3t', accept: '*/*'}}, 'headers')
-    expect(log.records()[0].headers).toEqual({'x-auth-token': '[redacted]', authorization: '[redacted]', cookie: '[redacted]', accept: '*/*'})
+    expect(log.records()[0].headers).toEqual({
+      'x-auth-token': '[redacted]',
+      authorization: '[redacted]',
+      cookie: '[redacted]',
+      accept: '*/*',
+    })
     expect(log.lines.join('\n')).not.toContain('s3cr3t')
   })
 
@@ -142,7 +147,11 @@ describe('GET /metrics', () => {
     api = await testApi()
     expect((await api.app.inject({method: 'GET', url: '/metrics'})).statusCode).toBe(401)
     expect((await api.app.inject({method: 'GET', url: '/metrics', headers: {'x-auth-token': 'user'}})).statusCode).toBe(403)
-    const ok = await api.app.inject({method: 'GET', url: '/placemat/v1/metrics', headers: {'x-auth-token': 'admin', accept: 'text/plain;version=0.0.4;q=0.9,*/*;q=0.1'}})
+    const ok = await api.app.inject({
+      method: 'GET',
+      url: '/placemat/v1/metrics',
+      headers: {'x-auth-token': 'admin', accept: 'text/plain;version=0.0.4;q=0.9,*/*;q=0.1'},
+    })
     expect(ok.statusCode).toBe(200)
     expect(ok.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8')
     await api.close()
@@ -163,7 +172,9 @@ describe('GET /metrics', () => {
     expect(sample(text, 'placemat_http_requests_total', {method: 'GET', route: '/resource_providers/:uuid', status: '200'})).toBe(3)
     expect(sample(text, 'placemat_http_requests_total', {method: 'GET', route: '/resource_providers/:uuid', status: '404'})).toBe(1)
     expect(sample(text, 'placemat_http_requests_total', {method: 'GET', route: 'unmatched', status: '404'})).toBe(1)
-    expect(sample(text, 'placemat_http_request_duration_seconds_count', {method: 'GET', route: '/resource_providers/:uuid', status: '200'})).toBe(3)
+    expect(
+      sample(text, 'placemat_http_request_duration_seconds_count', {method: 'GET', route: '/resource_providers/:uuid', status: '200'}),
+    ).toBe(3)
     expect(text).not.toContain(RP1)
     expect(text).not.toContain('/no/such/thing')
     // the process's own metrics come along
@@ -203,7 +214,7 @@ describe('GET /metrics', () => {
     expect(sample(text, 'placemat_store_write_duration_seconds_sum', {outcome: 'commit'})).toBeGreaterThan(0)
   })
 
-  it('stops timing a store\'s writes once its app is closed', async () => {
+  it("stops timing a store's writes once its app is closed", async () => {
     api = await testApi()
     expect(api.store.onWrite).toBeTypeOf('function')
     await api.app.close()
@@ -224,7 +235,22 @@ describe('GET /metrics', () => {
     expect(sample(text, 'placemat_resource_providers')).toBe(2)
     expect(text).not.toContain('placemat_topology_capacity{')
 
-    const layout = {rooms: [{name: 'hall', rows: [{name: 'r1', racks: [{name: 'k1', hosts: ['host1']}, {name: 'k2', hosts: ['host2']}]}]}]}
+    const layout = {
+      rooms: [
+        {
+          name: 'hall',
+          rows: [
+            {
+              name: 'r1',
+              racks: [
+                {name: 'k1', hosts: ['host1']},
+                {name: 'k2', hosts: ['host2']},
+              ],
+            },
+          ],
+        },
+      ],
+    }
     expect((await api.call('PUT', '/placemat/v1/topology/layout', layout)).status).toBe(200)
     text = await scrape()
     expect(sample(text, 'placemat_topology_capacity', {level: 'rack', name: 'k1', resource_class: 'VCPU'})).toBe(24)
@@ -262,7 +288,9 @@ describe('GET /placemat/v1/health', () => {
   it("answers 503 'Schema Not Served' once a newer release's contract moved the database past this one (seen at a beat), and the gauge says 0", async () => {
     api = await testApi()
     expect(sample(await scrape(), 'placemat_schema_served')).toBe(1)
-    await sql`update placemat_meta set value = ${JSON.stringify({release: '0.3.0', migration: '0015_later'})} where key = 'min_release'`.execute(api.store.db)
+    await sql`update placemat_meta set value = ${JSON.stringify({release: '0.3.0', migration: '0015_later'})} where key = 'min_release'`.execute(
+      api.store.db,
+    )
     // Not per request: the node's heartbeat judges the schema.
     expect((await api.app.inject({method: 'GET', url: '/placemat/v1/health'})).statusCode).toBe(200)
     await api.store.beat()
@@ -272,12 +300,14 @@ describe('GET /placemat/v1/health', () => {
       status: 503,
       title: 'Schema Not Served',
       code: 'placemat.schema_not_served',
-      detail: expect.stringContaining(`was contracted by placemat 0.3.0 (0015_later): it needs placemat 0.3.0 or later; this is placemat ${RELEASE}`),
+      detail: expect.stringContaining(
+        `was contracted by placemat 0.3.0 (0015_later): it needs placemat 0.3.0 or later; this is placemat ${RELEASE}`,
+      ),
     })
     expect(sample(await scrape(), 'placemat_schema_served')).toBe(0)
   })
 
-  it('answers 503 in Placement\'s error format when the database does not', async () => {
+  it("answers 503 in Placement's error format when the database does not", async () => {
     api = await testApi()
     await api.store.db.destroy()
     const res = await api.app.inject({method: 'GET', url: '/placemat/v1/health', headers: {'openstack-api-version': 'placement latest'}})

@@ -49,7 +49,13 @@ describe('GET /placemat/v1/providers', () => {
     const C = (i: number) => `c0000000-0000-4000-8000-${String(i).padStart(12, '0')}`
     for (const t of [api, streamed]) {
       for (const i of [1, 2, 3]) {
-        const body = {allocations: {[U(i)]: {resources: {VCPU: i}}}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'TEST'}
+        const body = {
+          allocations: {[U(i)]: {resources: {VCPU: i}}},
+          project_id: 'p',
+          user_id: 'u',
+          consumer_generation: null,
+          consumer_type: 'TEST',
+        }
         expect((await t.call('PUT', `/allocations/${C(i)}`, body)).status).toBe(204)
       }
     }

@@ -17,15 +17,25 @@ describe('allocation_ratio as Placement writes it', () => {
       method: 'PUT',
       url: `/resource_providers/${uuid}/inventories`,
       headers: {'x-auth-token': 'admin', 'openstack-api-version': 'placement latest', 'content-type': 'application/json'},
-      payload: JSON.stringify({resource_provider_generation: 0, inventories: {VCPU: {total: 8, allocation_ratio: 16}, MEMORY_MB: {total: 1024, allocation_ratio: 1.5}, DISK_GB: {total: 10}}}),
+      payload: JSON.stringify({
+        resource_provider_generation: 0,
+        inventories: {VCPU: {total: 8, allocation_ratio: 16}, MEMORY_MB: {total: 1024, allocation_ratio: 1.5}, DISK_GB: {total: 10}},
+      }),
     })
     expect(put.statusCode).toBe(200)
-    for (const text of [put.body, (await api.app.inject({method: 'GET', url: `/resource_providers/${uuid}/inventories`, headers: {'x-auth-token': 'admin'}})).body]) {
+    for (const text of [
+      put.body,
+      (await api.app.inject({method: 'GET', url: `/resource_providers/${uuid}/inventories`, headers: {'x-auth-token': 'admin'}})).body,
+    ]) {
       expect(text).toContain('"allocation_ratio":16.0')
       expect(text).toContain('"allocation_ratio":1.5')
       expect(text).toContain('"allocation_ratio":1.0')
     }
-    const one = await api.app.inject({method: 'GET', url: `/resource_providers/${uuid}/inventories/DISK_GB`, headers: {'x-auth-token': 'admin'}})
+    const one = await api.app.inject({
+      method: 'GET',
+      url: `/resource_providers/${uuid}/inventories/DISK_GB`,
+      headers: {'x-auth-token': 'admin'},
+    })
     expect(one.body).toContain('"allocation_ratio":1.0')
   })
 

@@ -23,7 +23,12 @@ describe('policy over HTTP', () => {
     expect((await api.call('GET', '/resource_providers', undefined, project('member,reader'))).status).toBe(403)
     expect((await api.call('GET', '/usages?project_id=p1', undefined, project('reader'))).status).toBe(200)
     expect((await api.call('GET', '/placemat/v1/groups', undefined, project('service', 'services'))).status).toBe(200)
-    const write = await api.call('POST', '/placemat/v1/groups', {name: 'g', policy: 'affinity', level: 'rack'}, project('service', 'services'))
+    const write = await api.call(
+      'POST',
+      '/placemat/v1/groups',
+      {name: 'g', policy: 'affinity', level: 'rack'},
+      project('service', 'services'),
+    )
     expect(write.status).toBe(403)
     expect(write.body.errors[0].detail).toContain('placemat:write')
   })

@@ -25,25 +25,63 @@ const SCRIPT: Array<[string, string, unknown?]> = [
   ['POST', '/resource_providers', {name: 'cn2', uuid: U(3)}],
   ['POST', '/resource_providers', {name: 'ss', uuid: U(4)}],
   ['PUT', `/resource_providers/${U(1)}/inventories`, {resource_provider_generation: 0, inventories: {DISK_GB: {total: 100, reserved: 10}}}],
-  ['PUT', `/resource_providers/${U(2)}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: 8, allocation_ratio: 1.5}, MEMORY_MB: {total: 4096, step_size: 256}}}],
-  ['PUT', `/resource_providers/${U(3)}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: 4}, MEMORY_MB: {total: 2048}, DISK_GB: {total: 50}}}],
+  [
+    'PUT',
+    `/resource_providers/${U(2)}/inventories`,
+    {resource_provider_generation: 0, inventories: {VCPU: {total: 8, allocation_ratio: 1.5}, MEMORY_MB: {total: 4096, step_size: 256}}},
+  ],
+  [
+    'PUT',
+    `/resource_providers/${U(3)}/inventories`,
+    {resource_provider_generation: 0, inventories: {VCPU: {total: 4}, MEMORY_MB: {total: 2048}, DISK_GB: {total: 50}}},
+  ],
   ['PUT', `/resource_providers/${U(4)}/inventories`, {resource_provider_generation: 0, inventories: {DISK_GB: {total: 1000}}}],
   ['PUT', `/resource_providers/${U(4)}/traits`, {resource_provider_generation: 1, traits: ['MISC_SHARES_VIA_AGGREGATE']}],
   ['PUT', `/resource_providers/${U(2)}/traits`, {resource_provider_generation: 1, traits: ['HW_CPU_X86_AVX2', 'HW_NUMA_ROOT']}],
   ['PUT', `/resource_providers/${U(1)}/aggregates`, {resource_provider_generation: 1, aggregates: [AGG]}],
   ['PUT', `/resource_providers/${U(4)}/aggregates`, {resource_provider_generation: 2, aggregates: [AGG]}],
   ['GET', '/allocation_candidates?resources=VCPU:1,MEMORY_MB:512,DISK_GB:20'],
-  ['PUT', `/allocations/${U(100)}`, {allocations: {[U(2)]: {resources: {VCPU: 2, MEMORY_MB: 512}}, [U(4)]: {resources: {DISK_GB: 20}}}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'}],
-  ['POST', '/allocations', {
-    [U(101)]: {allocations: {[U(3)]: {resources: {VCPU: 1}}}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'},
-    [U(102)]: {allocations: {[U(3)]: {resources: {VCPU: 2}}}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'},
-  }],
+  [
+    'PUT',
+    `/allocations/${U(100)}`,
+    {
+      allocations: {[U(2)]: {resources: {VCPU: 2, MEMORY_MB: 512}}, [U(4)]: {resources: {DISK_GB: 20}}},
+      project_id: 'p',
+      user_id: 'u',
+      consumer_generation: null,
+      consumer_type: 'INSTANCE',
+    },
+  ],
+  [
+    'POST',
+    '/allocations',
+    {
+      [U(101)]: {
+        allocations: {[U(3)]: {resources: {VCPU: 1}}},
+        project_id: 'p',
+        user_id: 'u',
+        consumer_generation: null,
+        consumer_type: 'INSTANCE',
+      },
+      [U(102)]: {
+        allocations: {[U(3)]: {resources: {VCPU: 2}}},
+        project_id: 'p',
+        user_id: 'u',
+        consumer_generation: null,
+        consumer_type: 'INSTANCE',
+      },
+    },
+  ],
   // Placement groups: both consumers on cn2 break "at most 1 per host" (409), unless allowed.
   ['POST', '/placemat/v1/groups', {name: 'pair', policy: 'max-per', level: 'host', max_per: 1, soft: false}],
   ['POST', '/placemat/v1/groups/pair/members', {add: [U(101), U(102)]}],
   ['POST', '/placemat/v1/groups/pair/members?allow_violations=true', {add: [U(101), U(102)]}],
   ['GET', '/placemat/v1/groups/pair'],
-  ['PUT', `/allocations/${U(103)}`, {allocations: {[U(3)]: {resources: {VCPU: 2}}}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'}], // over capacity: 409
+  [
+    'PUT',
+    `/allocations/${U(103)}`,
+    {allocations: {[U(3)]: {resources: {VCPU: 2}}}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'},
+  ], // over capacity: 409
   ['PUT', `/resource_providers/${U(3)}/inventories`, {resource_provider_generation: 1, inventories: {MEMORY_MB: {total: 2048}}}], // VCPU in use: 409
   ['GET', `/allocations/${U(100)}`],
   ['GET', '/usages?project_id=p'],
@@ -58,15 +96,39 @@ const SCRIPT: Array<[string, string, unknown?]> = [
   // Hostile strings get the same 400 on both backends (PostgreSQL cannot store NUL or lone surrogates).
   ['POST', '/resource_providers', {name: 'nul\u0000', uuid: U(5)}],
   ['POST', '/resource_providers', {name: 'lone\ud800', uuid: U(5)}],
-  ['PUT', `/allocations/${U(104)}`, {allocations: {[U(2)]: {resources: {VCPU: 1}}}, project_id: 'p\u0000', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'}],
+  [
+    'PUT',
+    `/allocations/${U(104)}`,
+    {
+      allocations: {[U(2)]: {resources: {VCPU: 1}}},
+      project_id: 'p\u0000',
+      user_id: 'u',
+      consumer_generation: null,
+      consumer_type: 'INSTANCE',
+    },
+  ],
   // Text that COPY escapes (tab, newline, backslash) or sends as several bytes, read back whole.
   ['POST', '/resource_providers', {name: 'tab\tnewline\nback\\slash ñandú 🚀', uuid: U(6)}],
   ['PUT', `/resource_providers/${U(6)}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: 2}}}],
-  ['PUT', `/allocations/${U(105)}`, {allocations: {[U(6)]: {resources: {VCPU: 1}}}, project_id: 'projet-ñandú-\\x41-🚀', user_id: 'u\tv', consumer_generation: null, consumer_type: 'INSTANCE'}],
+  [
+    'PUT',
+    `/allocations/${U(105)}`,
+    {
+      allocations: {[U(6)]: {resources: {VCPU: 1}}},
+      project_id: 'projet-ñandú-\\x41-🚀',
+      user_id: 'u\tv',
+      consumer_generation: null,
+      consumer_type: 'INSTANCE',
+    },
+  ],
   ['GET', `/usages?project_id=${encodeURIComponent('projet-ñandú-\\x41-🚀')}`],
   ['GET', '/resource_providers?name=' + encodeURIComponent('tab\tnewline\nback\\slash ñandú 🚀')],
   // Any uuid form Placement accepts fits the column: stored canonical.
-  ['PUT', `/resource_providers/${U(4)}/aggregates`, {resource_provider_generation: 4, aggregates: [`urn:uuid:${AGG}`, `{${U(99).toUpperCase()}}`]}],
+  [
+    'PUT',
+    `/resource_providers/${U(4)}/aggregates`,
+    {resource_provider_generation: 4, aggregates: [`urn:uuid:${AGG}`, `{${U(99).toUpperCase()}}`]},
+  ],
   ['GET', `/resource_providers/${U(4)}/aggregates`],
   ['GET', '/placemat/v1/groups'],
 ]
@@ -125,11 +187,18 @@ describe.skipIf(!postgresAvailable)('PostgreSQL backend', () => {
 
   it('runs the daemon on it, beside a second daemon on the same database', async () => {
     const url = await server.database()
-    const [one, two] = [await startServer({db: url, host: '127.0.0.1', port: 0, auth: 'noauth2'}), await startServer({db: url, host: '127.0.0.1', port: 0, auth: 'noauth2'})]
+    const [one, two] = [
+      await startServer({db: url, host: '127.0.0.1', port: 0, auth: 'noauth2'}),
+      await startServer({db: url, host: '127.0.0.1', port: 0, auth: 'noauth2'}),
+    ]
     const headers = {'x-auth-token': 'admin', 'openstack-api-version': 'placement 1.39', 'content-type': 'application/json'}
     const made = await fetch(`${one.url}/resource_providers`, {method: 'POST', headers, body: JSON.stringify({name: 'cn1', uuid: U(9)})})
     expect(made.status).toBe(200)
-    const inv = await fetch(`${two.url}/resource_providers/${U(9)}/inventories`, {method: 'PUT', headers, body: JSON.stringify({resource_provider_generation: 0, inventories: {VCPU: {total: 2}}})})
+    const inv = await fetch(`${two.url}/resource_providers/${U(9)}/inventories`, {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify({resource_provider_generation: 0, inventories: {VCPU: {total: 2}}}),
+    })
     expect(inv.status).toBe(200)
     const ac = await (await fetch(`${one.url}/allocation_candidates?resources=VCPU:2`, {headers})).json()
     expect(Object.keys(ac.provider_summaries)).toEqual([U(9)])
@@ -157,7 +226,10 @@ describe.skipIf(!postgresAvailable)('PostgreSQL backend', () => {
 
   it('db status on a database URL lists the nodes serving it, and looks for no local daemon', async () => {
     const url = await server.database()
-    const nodes = [await startServer({db: url, host: '127.0.0.1', port: 0, auth: 'noauth2'}), await startServer({db: url, host: '127.0.0.1', port: 0, auth: 'noauth2'})]
+    const nodes = [
+      await startServer({db: url, host: '127.0.0.1', port: 0, auth: 'noauth2'}),
+      await startServer({db: url, host: '127.0.0.1', port: 0, auth: 'noauth2'}),
+    ]
     try {
       const status = await placemat(['db', 'status', '--db', url])
       expect(status.code, status.stderr).toBe(0)

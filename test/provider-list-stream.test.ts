@@ -24,7 +24,11 @@ describe('GET /resource_providers, streamed', () => {
       }
     }
     const get = (t: TestApi) =>
-      t.app.inject({method: 'GET', url: '/resource_providers', headers: {'x-auth-token': 'admin', 'openstack-api-version': 'placement latest'}})
+      t.app.inject({
+        method: 'GET',
+        url: '/resource_providers',
+        headers: {'x-auth-token': 'admin', 'openstack-api-version': 'placement latest'},
+      })
     const [streamed, plain] = await Promise.all([get(api), get(whole)])
     expect(streamed.statusCode).toBe(200)
     expect(streamed.headers['content-type']).toMatch(/application\/json/)
@@ -37,7 +41,9 @@ describe('GET /resource_providers, streamed', () => {
   })
   it('shows one moment: writes that land while it goes out do not reach into it', async () => {
     for (let i = 0; i < 5; i++) {
-      expect((await api.call('POST', '/resource_providers', {uuid: `00000000-0000-0000-0000-00000000000${i}`, name: `cn${i}`})).status).toBe(200)
+      expect(
+        (await api.call('POST', '/resource_providers', {uuid: `00000000-0000-0000-0000-00000000000${i}`, name: `cn${i}`})).status,
+      ).toBe(200)
     }
     const mv = new Version(1, 39)
     const providers = [...api.store.state.providers.values()]

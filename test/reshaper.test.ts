@@ -98,7 +98,8 @@ async function moveBody(overrides: {cnGen?: number; gpu0Gen?: number; vm1Gen?: n
 
 // POST /reshaper is the service role's once new defaults are enforced (the default): asked as
 // an admin holding the service role too.
-const reshape = (body: unknown, mv = 'latest') => api.call('POST', '/reshaper', body, {'openstack-api-version': `placement ${mv}`, 'x-roles': 'admin,service'})
+const reshape = (body: unknown, mv = 'latest') =>
+  api.call('POST', '/reshaper', body, {'openstack-api-version': `placement ${mv}`, 'x-roles': 'admin,service'})
 
 describe('POST /reshaper', () => {
   beforeEach(setup)
@@ -132,7 +133,9 @@ describe('POST /reshaper', () => {
     const r = await reshape(await moveBody({cnGen: 0}))
     expect(r.status).toBe(409)
     expect(r.body.errors[0].code).toBe('placement.concurrent_update')
-    expect(r.body.errors[0].detail).toContain(`resource provider generation conflict for provider ${CN}: actual: ${(before as any)[CN].provider.generation}, given: 0`)
+    expect(r.body.errors[0].detail).toContain(
+      `resource provider generation conflict for provider ${CN}: actual: ${(before as any)[CN].provider.generation}, given: 0`,
+    )
     expect(await snapshot()).toEqual(before)
   })
 

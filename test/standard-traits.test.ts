@@ -32,7 +32,9 @@ const ok = async (args: string[]) => {
 /** cn1 takes the new traits, and the trait listing has all 377. */
 async function takesNewTraits(file: string) {
   await ok(['provider', 'trait', 'set', 'cn1', 'HW_CPU_X86_AVX2', ...NEW_TRAITS, '--db', file])
-  expect(JSON.parse(await ok(['provider', 'trait', 'list', 'cn1', '--db', file, '--json'])).traits.sort()).toEqual(['HW_CPU_X86_AVX2', ...NEW_TRAITS].sort())
+  expect(JSON.parse(await ok(['provider', 'trait', 'list', 'cn1', '--db', file, '--json'])).traits.sort()).toEqual(
+    ['HW_CPU_X86_AVX2', ...NEW_TRAITS].sort(),
+  )
   const listed: string[] = JSON.parse(await ok(['trait', 'list', '--db', file, '--json'])).traits
   expect(listed.filter((t) => !t.startsWith('CUSTOM_')).sort()).toEqual([...STANDARD_TRAITS].sort())
 }
@@ -41,7 +43,8 @@ describe("os-traits 3.9.0's standard traits", () => {
   it('are the 377 of os-traits 3.9.0, 32 more than 2.9.0', () => {
     expect(STANDARD_TRAITS).toHaveLength(377)
     expect(TRAITS_ADDED_SINCE_2_9_0).toHaveLength(32)
-    for (const t of [...NEW_TRAITS, 'HW_CPU_X86_INTEL_TDX', 'HW_CPU_X86_AMD_SEV_SNP', 'COMPUTE_SECURITY_TPM_CRB', 'HW_PCI_LIVE_MIGRATABLE']) expect(STANDARD_TRAITS).toContain(t)
+    for (const t of [...NEW_TRAITS, 'HW_CPU_X86_INTEL_TDX', 'HW_CPU_X86_AMD_SEV_SNP', 'COMPUTE_SECURITY_TPM_CRB', 'HW_PCI_LIVE_MIGRATABLE'])
+      expect(STANDARD_TRAITS).toContain(t)
   })
 
   it('a provider of a new database takes them', async () => {
@@ -61,7 +64,14 @@ describe("os-traits 3.9.0's standard traits", () => {
     expect(up.applied).toEqual(Object.keys(migrations).filter((m) => m > '0006_change_journal'))
     expect(up.applied).toContain('0007_os_traits_3_9_0')
     const raw = new SQLite(file, {readonly: true})
-    const meta = Object.fromEntries((raw.prepare("select key, value from placemat_meta where key in ('change_counter', 'journal_floor')").all() as Array<{key: string; value: string}>).map((r) => [r.key, Number(r.value)]))
+    const meta = Object.fromEntries(
+      (
+        raw.prepare("select key, value from placemat_meta where key in ('change_counter', 'journal_floor')").all() as Array<{
+          key: string
+          value: string
+        }>
+      ).map((r) => [r.key, Number(r.value)]),
+    )
     raw.close()
     // Processes following the file load again: the traits came in outside the journal.
     expect(meta.journal_floor).toBe(meta.change_counter)

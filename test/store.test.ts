@@ -96,7 +96,10 @@ describe.each(backends)('Store on $name', ({name: kind, available, fresh}) => {
     const stale = a.write((s, now) => setInventories(s, now, uuid, {resource_provider_generation: 0, inventories: {VCPU: {total: 8}}}, {}))
     await expect(stale).rejects.toMatchObject({status: 409})
     await a.write((s, now) => createProvider(s, now, {name: 'a3'}))
-    const seen = (st: State) => [[...st.providers.values()].map((p) => p.name).sort(), st.providers.get(uuid)!.inventories.get('VCPU')?.total]
+    const seen = (st: State) => [
+      [...st.providers.values()].map((p) => p.name).sort(),
+      st.providers.get(uuid)!.inventories.get('VCPU')?.total,
+    ]
     expect(seen(await a.refresh())).toEqual([['a0', 'a1', 'a2', 'a3', 'cn'], 4])
     expect(seen(await b.refresh())).toEqual([['a0', 'a1', 'a2', 'a3', 'cn'], 4])
     await Promise.all([a.close(), b.close()])
@@ -112,7 +115,7 @@ describe.each(backends)('Store on $name', ({name: kind, available, fresh}) => {
       const reads = await Promise.all(Array.from({length: 8}, () => b.read((s) => s.providerByName.has(`a${i}`))))
       expect(reads).toEqual(Array(8).fill(true))
       await own
-      expect((await a.read((s) => s.providerByName.has(`b${i}`)))).toBe(true)
+      expect(await a.read((s) => s.providerByName.has(`b${i}`))).toBe(true)
     }
     await Promise.all([a.close(), b.close()])
   })
@@ -146,73 +149,100 @@ describe.each(backends)('Store on $name', ({name: kind, available, fresh}) => {
     await Promise.all([a.close(), b.close(), fresh2.close()])
   })
 
-  it.runIf(kind === 'PostgreSQL')('commits an allocation write made on a State others moved past, unless they touched its consumers or providers', async () => {
-    const file = await fresh()
-    const a = await Store.open(file)
-    const b = await Store.open(file)
-    const [x, y] = ['66666666-0000-0000-0000-00000000000a', '66666666-0000-0000-0000-00000000000b']
-    await a.write((s, now) => {
-      for (const uuid of [x, y]) {
-        createProvider(s, now, {name: uuid.slice(-1), uuid})
-        setInventories(s, now, uuid, {resource_provider_generation: 0, inventories: {VCPU: {total: 4}}}, {})
-      }
-    })
-    await b.refresh()
-    const retried: string[] = []
-    b.observer = {writeRetried: (why) => retried.push(why)}
-    const claim = (st: Store, consumer: string, provider: string) =>
-      st.write((s, now) => writeAllocations(s, now, [{uuid: consumer, allocations: new Map([[provider, new Map([['VCPU', 1]])]]), project: 'p', user: 'u'}], {checkGeneration: false, ...putAllocationErrors(consumer)}), {selfContained: true})
-    const usage = async (provider: string) => (await Store.open(file).then(async (f) => [f.state.providers.get(provider)!.usages.get('VCPU'), await f.close()]))[0]
-    // a claims on x while b looks elsewhere; b, on what it held before, claims on y: nothing it
-    // depends on moved, so it commits at once, and holds a's claim too.
-    await a.write((s) => s) // a write of nothing: b stays where it was
-    await new Promise((r) => setTimeout(r, 1100)) // b has not applied another's commit for a while: it asks nothing first
-    await claim(a, '77777777-0000-0000-0000-000000000001', x)
-    await claim(b, '77777777-0000-0000-0000-000000000002', y)
-    expect(retried).toEqual([])
-    expect(b.state.consumers.has('77777777-0000-0000-0000-000000000001')).toBe(true)
-    // Now both on y, b again on what it held: a's claim touched y, so b's is decided again.
-    await new Promise((r) => setTimeout(r, 1100))
-    await claim(a, '77777777-0000-0000-0000-000000000003', y)
-    await claim(b, '77777777-0000-0000-0000-000000000004', y)
-    expect(retried).toEqual(['moved'])
-    expect(await usage(y)).toBe(3)
-    expect(await usage(x)).toBe(1)
-    expect(b.state.providers.get(y)!.usages.get('VCPU')).toBe(3)
-    expect(b.state.providers.get(y)!.generation).toBe((await a.refresh()).providers.get(y)!.generation)
-    await Promise.all([a.close(), b.close()])
-  }, 30_000)
+  it.runIf(kind === 'PostgreSQL')(
+    'commits an allocation write made on a State others moved past, unless they touched its consumers or providers',
+    async () => {
+      const file = await fresh()
+      const a = await Store.open(file)
+      const b = await Store.open(file)
+      const [x, y] = ['66666666-0000-0000-0000-00000000000a', '66666666-0000-0000-0000-00000000000b']
+      await a.write((s, now) => {
+        for (const uuid of [x, y]) {
+          createProvider(s, now, {name: uuid.slice(-1), uuid})
+          setInventories(s, now, uuid, {resource_provider_generation: 0, inventories: {VCPU: {total: 4}}}, {})
+        }
+      })
+      await b.refresh()
+      const retried: string[] = []
+      b.observer = {writeRetried: (why) => retried.push(why)}
+      const claim = (st: Store, consumer: string, provider: string) =>
+        st.write(
+          (s, now) =>
+            writeAllocations(
+              s,
+              now,
+              [{uuid: consumer, allocations: new Map([[provider, new Map([['VCPU', 1]])]]), project: 'p', user: 'u'}],
+              {checkGeneration: false, ...putAllocationErrors(consumer)},
+            ),
+          {selfContained: true},
+        )
+      const usage = async (provider: string) =>
+        (await Store.open(file).then(async (f) => [f.state.providers.get(provider)!.usages.get('VCPU'), await f.close()]))[0]
+      // a claims on x while b looks elsewhere; b, on what it held before, claims on y: nothing it
+      // depends on moved, so it commits at once, and holds a's claim too.
+      await a.write((s) => s) // a write of nothing: b stays where it was
+      await new Promise((r) => setTimeout(r, 1100)) // b has not applied another's commit for a while: it asks nothing first
+      await claim(a, '77777777-0000-0000-0000-000000000001', x)
+      await claim(b, '77777777-0000-0000-0000-000000000002', y)
+      expect(retried).toEqual([])
+      expect(b.state.consumers.has('77777777-0000-0000-0000-000000000001')).toBe(true)
+      // Now both on y, b again on what it held: a's claim touched y, so b's is decided again.
+      await new Promise((r) => setTimeout(r, 1100))
+      await claim(a, '77777777-0000-0000-0000-000000000003', y)
+      await claim(b, '77777777-0000-0000-0000-000000000004', y)
+      expect(retried).toEqual(['moved'])
+      expect(await usage(y)).toBe(3)
+      expect(await usage(x)).toBe(1)
+      expect(b.state.providers.get(y)!.usages.get('VCPU')).toBe(3)
+      expect(b.state.providers.get(y)!.generation).toBe((await a.refresh()).providers.get(y)!.generation)
+      await Promise.all([a.close(), b.close()])
+    },
+    30_000,
+  )
 
-  it.runIf(kind === 'PostgreSQL')('decides a refusal again when the allocation write it was grouped with committed after others', async () => {
-    const file = await fresh()
-    const a = await Store.open(file)
-    const b = await Store.open(file)
-    const [x, y] = ['88888888-0000-0000-0000-00000000000a', '88888888-0000-0000-0000-00000000000b']
-    await a.write((s, now) => {
-      for (const uuid of [x, y]) {
-        createProvider(s, now, {name: uuid.slice(-1), uuid})
-        setInventories(s, now, uuid, {resource_provider_generation: 0, inventories: {VCPU: {total: 4}}}, {})
-      }
-    })
-    await b.refresh()
-    const claim = (st: Store, consumer: string, provider: string) =>
-      st.write((s, now) => writeAllocations(s, now, [{uuid: consumer, allocations: new Map([[provider, new Map([['VCPU', 1]])]]), project: 'p', user: 'u'}], {checkGeneration: false, ...putAllocationErrors(consumer)}), {selfContained: true})
-    await new Promise((r) => setTimeout(r, 1100)) // b has not applied another's commit for a while: it asks nothing first
-    // a acknowledges a claim; then b gets, in one group, a claim elsewhere and the release of a's
-    // claim. b has not seen a's claim: the release, refused on what b held, must be decided again.
-    const ackedOnA = '99999999-0000-0000-0000-000000000001'
-    await claim(a, ackedOnA, x)
-    const [own, release] = await Promise.allSettled([
-      claim(b, '99999999-0000-0000-0000-000000000002', y),
-      b.write((s) => deleteAllocations(s, ackedOnA), {selfContained: true}),
-    ])
-    expect(own.status).toBe('fulfilled')
-    expect(release.status, String((release as PromiseRejectedResult).reason)).toBe('fulfilled')
-    const after = await Store.open(file)
-    expect(after.state.consumers.has(ackedOnA)).toBe(false)
-    expect(after.state.providers.get(x)!.usages.get('VCPU') ?? 0).toBe(0)
-    await Promise.all([a.close(), b.close(), after.close()])
-  }, 30_000)
+  it.runIf(kind === 'PostgreSQL')(
+    'decides a refusal again when the allocation write it was grouped with committed after others',
+    async () => {
+      const file = await fresh()
+      const a = await Store.open(file)
+      const b = await Store.open(file)
+      const [x, y] = ['88888888-0000-0000-0000-00000000000a', '88888888-0000-0000-0000-00000000000b']
+      await a.write((s, now) => {
+        for (const uuid of [x, y]) {
+          createProvider(s, now, {name: uuid.slice(-1), uuid})
+          setInventories(s, now, uuid, {resource_provider_generation: 0, inventories: {VCPU: {total: 4}}}, {})
+        }
+      })
+      await b.refresh()
+      const claim = (st: Store, consumer: string, provider: string) =>
+        st.write(
+          (s, now) =>
+            writeAllocations(
+              s,
+              now,
+              [{uuid: consumer, allocations: new Map([[provider, new Map([['VCPU', 1]])]]), project: 'p', user: 'u'}],
+              {checkGeneration: false, ...putAllocationErrors(consumer)},
+            ),
+          {selfContained: true},
+        )
+      await new Promise((r) => setTimeout(r, 1100)) // b has not applied another's commit for a while: it asks nothing first
+      // a acknowledges a claim; then b gets, in one group, a claim elsewhere and the release of a's
+      // claim. b has not seen a's claim: the release, refused on what b held, must be decided again.
+      const ackedOnA = '99999999-0000-0000-0000-000000000001'
+      await claim(a, ackedOnA, x)
+      const [own, release] = await Promise.allSettled([
+        claim(b, '99999999-0000-0000-0000-000000000002', y),
+        b.write((s) => deleteAllocations(s, ackedOnA), {selfContained: true}),
+      ])
+      expect(own.status).toBe('fulfilled')
+      expect(release.status, String((release as PromiseRejectedResult).reason)).toBe('fulfilled')
+      const after = await Store.open(file)
+      expect(after.state.consumers.has(ackedOnA)).toBe(false)
+      expect(after.state.providers.get(x)!.usages.get('VCPU') ?? 0).toBe(0)
+      await Promise.all([a.close(), b.close(), after.close()])
+    },
+    30_000,
+  )
 
   it('keeps the generation bumps of allocation writes', async () => {
     const file = await fresh()
@@ -221,13 +251,24 @@ describe.each(backends)('Store on $name', ({name: kind, available, fresh}) => {
     const headers = {'x-auth-token': 'admin', 'openstack-api-version': 'placement latest', 'content-type': 'application/json'}
     const rp = '33333333-3333-3333-3333-333333333333'
     await app.inject({method: 'POST', url: '/resource_providers', headers, payload: JSON.stringify({name: 'cn', uuid: rp})})
-    await app.inject({method: 'PUT', url: `/resource_providers/${rp}/inventories`, headers, payload: JSON.stringify({resource_provider_generation: 0, inventories: {VCPU: {total: 8}}})})
+    await app.inject({
+      method: 'PUT',
+      url: `/resource_providers/${rp}/inventories`,
+      headers,
+      payload: JSON.stringify({resource_provider_generation: 0, inventories: {VCPU: {total: 8}}}),
+    })
     for (let i = 0; i < 3; i++) {
       const res = await app.inject({
         method: 'PUT',
         url: `/allocations/4444444${i}-4444-4444-4444-444444444444`,
         headers,
-        payload: JSON.stringify({allocations: {[rp]: {resources: {VCPU: 1}}}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'}),
+        payload: JSON.stringify({
+          allocations: {[rp]: {resources: {VCPU: 1}}},
+          project_id: 'p',
+          user_id: 'u',
+          consumer_generation: null,
+          consumer_type: 'INSTANCE',
+        }),
       })
       expect(res.statusCode, res.body).toBe(204)
     }
@@ -248,10 +289,7 @@ describe.each(backends)('Store on $name', ({name: kind, available, fresh}) => {
     await store.write((s, now) => createProvider(s, now, {name: 'shared', uuid}))
     await store.close()
     const writer = path.resolve('test/helpers/bump-writer.mjs')
-    const [x, y] = await Promise.all([
-      run(process.execPath, [writer, file, uuid, '60']),
-      run(process.execPath, [writer, file, uuid, '60']),
-    ])
+    const [x, y] = await Promise.all([run(process.execPath, [writer, file, uuid, '60']), run(process.execPath, [writer, file, uuid, '60'])])
     const seen = [...JSON.parse(x.stdout), ...JSON.parse(y.stdout)].sort((m, n) => m - n)
     expect(seen).toEqual(Array.from({length: 120}, (_, i) => i + 1))
     const after = await Store.open(file)

@@ -59,11 +59,24 @@ describe.skipIf(!opensslAvailable)('HTTPS at the daemon', () => {
     expect(() => resolveEdge({'tls-key': first.key})).toThrow('--tls-key needs --tls-cert')
     expect(() => resolveEdge({'trusted-proxies': '10.0.0.0/8,proxy.example'})).toThrow(EdgeOptionsError)
     expect(() => resolveEdge({'trusted-proxies': '10.0.0.0/8,proxy.example'})).toThrow(/--trusted-proxies: 'proxy.example' is not/)
-    for (const bad of ['placement', '//evil.com', '/a b', '/a/../b']) expect(() => resolveEdge({'base-path': bad}), bad).toThrow(/--base-path:/)
-    const edge = resolveEdge({'tls-cert': first.cert, 'tls-key': first.key, 'base-path': '/placement/', 'trusted-proxies': '10.0.0.5, fd00::/8'})
-    expect(edge).toMatchObject({scheme: 'https', settings: {basePath: '/placement', trustedProxies: ['10.0.0.5', 'fd00::/8']}, warnings: []})
+    for (const bad of ['placement', '//evil.com', '/a b', '/a/../b'])
+      expect(() => resolveEdge({'base-path': bad}), bad).toThrow(/--base-path:/)
+    const edge = resolveEdge({
+      'tls-cert': first.cert,
+      'tls-key': first.key,
+      'base-path': '/placement/',
+      'trusted-proxies': '10.0.0.5, fd00::/8',
+    })
+    expect(edge).toMatchObject({
+      scheme: 'https',
+      settings: {basePath: '/placement', trustedProxies: ['10.0.0.5', 'fd00::/8']},
+      warnings: [],
+    })
     // placement.conf's enable_proxy_headers_parsing trusts every peer (warned); the flag overrides it.
-    expect(resolveEdge({}, {trustAnyProxy: true})).toMatchObject({settings: {trustedProxies: 'any'}, warnings: [expect.stringMatching(/--trusted-proxies/)]})
+    expect(resolveEdge({}, {trustAnyProxy: true})).toMatchObject({
+      settings: {trustedProxies: 'any'},
+      warnings: [expect.stringMatching(/--trusted-proxies/)],
+    })
     expect(resolveEdge({'trusted-proxies': ''}, {trustAnyProxy: true})).toMatchObject({settings: {}, warnings: []})
     expect(resolveEdge({})).toEqual({settings: {}, scheme: 'http', warnings: []})
   })
@@ -75,7 +88,13 @@ describe.skipIf(!opensslAvailable)('HTTPS at the daemon', () => {
     beforeAll(async () => {
       certFile = write('served.pem', fs.readFileSync(first.cert))
       keyFile = write('served-key.pem', fs.readFileSync(first.key))
-      server = await startServer({db: path.join(dir, 'p.db'), host: '127.0.0.1', port: 0, auth: 'noauth2', edge: {tls: {certFile, keyFile}}})
+      server = await startServer({
+        db: path.join(dir, 'p.db'),
+        host: '127.0.0.1',
+        port: 0,
+        auth: 'noauth2',
+        edge: {tls: {certFile, keyFile}},
+      })
     })
     afterAll(() => server?.close())
 
@@ -101,10 +120,20 @@ describe.skipIf(!opensslAvailable)('HTTPS at the daemon', () => {
       expect(await get(agent)).toMatchObject({status: 200, fingerprint: fingerprint(first.cert)})
       const port = Number(new URL(server.url).port)
       const old = await new Promise<string>((resolve) => {
-        const c = tls.connect({port, host: '127.0.0.1', ca: fs.readFileSync(ca.cert), maxVersion: 'TLSv1.1', minVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0'}, () => {
-          c.destroy()
-          resolve(`connected with ${c.getProtocol()}`)
-        })
+        const c = tls.connect(
+          {
+            port,
+            host: '127.0.0.1',
+            ca: fs.readFileSync(ca.cert),
+            maxVersion: 'TLSv1.1',
+            minVersion: 'TLSv1',
+            ciphers: 'DEFAULT@SECLEVEL=0',
+          },
+          () => {
+            c.destroy()
+            resolve(`connected with ${c.getProtocol()}`)
+          },
+        )
         c.on('error', (err: NodeJS.ErrnoException) => resolve(`refused: ${err.code}`))
       })
       expect(old).toMatch(/^refused/)

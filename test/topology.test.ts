@@ -83,7 +83,12 @@ describe('topology layout', () => {
 
     const before = await snapshot()
     const again = await ok('PUT', LAYOUT, SMALL)
-    expect(again.plan).toEqual({generation: gen, nodes: {create: [], update: [], delete: []}, hosts: {add: [], move: [], remove: []}, violations: []})
+    expect(again.plan).toEqual({
+      generation: gen,
+      nodes: {create: [], update: [], delete: []},
+      hosts: {add: [], move: [], remove: []},
+      violations: [],
+    })
     expect(await snapshot()).toEqual(before)
 
     // the stored layout is the file (sorted), and re-applying it plans nothing either
@@ -93,7 +98,9 @@ describe('topology layout', () => {
     expect((await ok('PUT', `${LAYOUT}?dry_run=true`, stored)).plan.hosts).toEqual({add: [], move: [], remove: []})
 
     // a host is in its rack's, row's and room's aggregates
-    expect(await aggregatesOf('cn-0001')).toEqual([nodeUuid('rack', 'rack-1a-01'), nodeUuid('row', 'row-1a'), nodeUuid('room', 'room-1')].sort())
+    expect(await aggregatesOf('cn-0001')).toEqual(
+      [nodeUuid('rack', 'rack-1a-01'), nodeUuid('row', 'row-1a'), nodeUuid('room', 'room-1')].sort(),
+    )
   })
 
   it('member_of a rack, row or room uuid returns exactly its hosts', async () => {
@@ -116,10 +123,15 @@ describe('topology layout', () => {
     const other = randomUUID()
     const u = uuids.get('cn-0001')!
     const cur = await ok('GET', `/resource_providers/${u}/aggregates`)
-    await ok('PUT', `/resource_providers/${u}/aggregates`, {aggregates: [other], resource_provider_generation: cur.resource_provider_generation})
+    await ok('PUT', `/resource_providers/${u}/aggregates`, {
+      aggregates: [other],
+      resource_provider_generation: cur.resource_provider_generation,
+    })
     const gen0 = (await ok('GET', `/resource_providers/${u}`)).generation
     await ok('PUT', LAYOUT, SMALL)
-    expect(await aggregatesOf('cn-0001')).toEqual([other, nodeUuid('rack', 'rack-1a-01'), nodeUuid('row', 'row-1a'), nodeUuid('room', 'room-1')].sort())
+    expect(await aggregatesOf('cn-0001')).toEqual(
+      [other, nodeUuid('rack', 'rack-1a-01'), nodeUuid('row', 'row-1a'), nodeUuid('room', 'room-1')].sort(),
+    )
     expect((await ok('GET', `/resource_providers/${u}`)).generation).toBe(gen0 + 1)
 
     // leaving the topology keeps it too
@@ -147,7 +159,13 @@ describe('topology layout', () => {
     expect(await membersOf(nodeUuid('room', 'room-1'))).toHaveLength(88)
     expect(await membersOf(nodeUuid('room', 'room-2'))).toHaveLength(104)
     const stored = await ok('GET', LAYOUT)
-    expect(stored.rooms[1].rows[1].racks.map((k: any) => k.name)).toEqual(['rack-1a-01', 'rack-2b-01', 'rack-2b-02', 'rack-2b-03', 'rack-2b-04'])
+    expect(stored.rooms[1].rows[1].racks.map((k: any) => k.name)).toEqual([
+      'rack-1a-01',
+      'rack-2b-01',
+      'rack-2b-02',
+      'rack-2b-03',
+      'rack-2b-04',
+    ])
   })
 
   it('removes a host, deletes racks, rows and rooms', async () => {
@@ -191,7 +209,11 @@ describe('topology layout', () => {
     expect(await snapshot()).toEqual(before)
     // The dry run says so, as the write's error, and changes nothing either.
     const dry = await ok('PUT', `${LAYOUT}?dry_run=true`, {...b, generation})
-    expect(dry.error).toEqual({status: 409, code: 'placement.concurrent_update', detail: `topology generation conflict: expected ${generation}, found ${generation + 1}`})
+    expect(dry.error).toEqual({
+      status: 409,
+      code: 'placement.concurrent_update',
+      detail: `topology generation conflict: expected ${generation}, found ${generation + 1}`,
+    })
     expect(res.body.errors[0].detail).toContain(dry.error.detail)
     expect(dry.plan.nodes.delete).toEqual(['rack rack-2c-04'])
     expect((await ok('PUT', `${LAYOUT}?dry_run=true`, {...b, generation: generation + 1})).error).toBeNull()
@@ -204,7 +226,11 @@ describe('topology layout', () => {
     await ok('PUT', LAYOUT, SMALL)
     const {generation: _g, ...whole} = await ok('GET', LAYOUT)
     const dry = await ok('PUT', `${LAYOUT}?dry_run=true&prune=false`, {rooms: [{name: 'room-9'}]})
-    expect(dry).toMatchObject({applied: false, error: null, plan: {nodes: {create: ['room room-9'], update: [], delete: []}, hosts: {add: [], move: [], remove: []}}})
+    expect(dry).toMatchObject({
+      applied: false,
+      error: null,
+      plan: {nodes: {create: ['room room-9'], update: [], delete: []}, hosts: {add: [], move: [], remove: []}},
+    })
     const res = await ok('PUT', `${LAYOUT}?prune=false`, {racks: [{name: 'rack-new', hosts: ['cn-0001']}]})
     expect(res.plan.nodes).toEqual({create: ['rack rack-new'], update: [], delete: []})
     expect(res.plan.hosts).toEqual({add: [], move: ['cn-0001'], remove: []})

@@ -23,6 +23,10 @@ export default class AggregateAdd extends PlacematCommand {
     const client = await this.client()
     const p = await resolveProvider(client, ref)
     const body = await updateProviderSet(client, p.uuid, 'aggregates', (cur) => [...cur, ...aggregates])
-    this.output(body, body.aggregates!.map((uuid) => ({uuid})), setColumns.aggregates)
+    this.output(
+      body,
+      body.aggregates!.map((uuid) => ({uuid})),
+      setColumns.aggregates,
+    )
   }
 }

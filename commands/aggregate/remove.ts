@@ -24,6 +24,10 @@ export default class AggregateRemove extends PlacematCommand {
     const p = await resolveProvider(client, ref)
     const gone = new Set(aggregates.map((a) => a.toLowerCase()))
     const body = await updateProviderSet(client, p.uuid, 'aggregates', (cur) => cur.filter((a) => !gone.has(a.toLowerCase())))
-    this.output(body, body.aggregates!.map((uuid) => ({uuid})), setColumns.aggregates)
+    this.output(
+      body,
+      body.aggregates!.map((uuid) => ({uuid})),
+      setColumns.aggregates,
+    )
   }
 }

@@ -28,6 +28,10 @@ export default class AggregateSet extends PlacematCommand {
     const {argv, flags} = await this.parse(AggregateSet)
     const [ref, ...aggregates] = argv as string[]
     const body = await setAggregates(await this.client(), ref, aggregates, flags.generation)
-    this.output(body, body.aggregates.map((uuid) => ({uuid})), setColumns.aggregates)
+    this.output(
+      body,
+      body.aggregates.map((uuid) => ({uuid})),
+      setColumns.aggregates,
+    )
   }
 }

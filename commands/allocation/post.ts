@@ -12,7 +12,7 @@ export default class AllocationPost extends PlacematCommand {
     'An empty allocations mapping releases a consumer (e.g. a migration moving its allocations to an instance).\n\n' +
     'For you: PROVIDER may be a name; a consumer without consumer_generation gets its current one (and a ' +
     'concurrent update is then retried); project_id, user_id and consumer_type default to --project, --user, ' +
-    '--consumer-type, then to the consumer\'s current ones.\n\n' +
+    "--consumer-type, then to the consumer's current ones.\n\n" +
     'Prints the consumers written (JSON/YAML: {"consumers": [uuid...]}).'
 
   static examples = [

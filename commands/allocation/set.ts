@@ -1,7 +1,13 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {allocationColumns, allocationDocument, allocationRows} from '../../src/cli/services/allocation-render.js'
-import {amendAmounts, amountsOf, parseAllocationArgs, resolveAllocationProviders, updateConsumer} from '../../src/cli/services/allocations.js'
+import {
+  amendAmounts,
+  amountsOf,
+  parseAllocationArgs,
+  resolveAllocationProviders,
+  updateConsumer,
+} from '../../src/cli/services/allocations.js'
 
 export default class AllocationSet extends PlacematCommand {
   static summary = 'Replace the allocations of a consumer.'

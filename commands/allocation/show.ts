@@ -11,7 +11,10 @@ export default class AllocationShow extends PlacematCommand {
     'JSON/YAML: the body of GET /allocations/{consumer} ({allocations, project_id, user_id, consumer_generation, consumer_type}), ' +
     'but a consumer of no type has consumer_type null (Placement says "unknown", which it refuses when sent back), as `placemat export` writes it.'
 
-  static examples = ['<%= config.bin %> allocation show 9a1f2b0c-6c3e-4f1e-8b7e-2d4c6a8e0f13', '<%= config.bin %> allocation show $SERVER --json']
+  static examples = [
+    '<%= config.bin %> allocation show 9a1f2b0c-6c3e-4f1e-8b7e-2d4c6a8e0f13',
+    '<%= config.bin %> allocation show $SERVER --json',
+  ]
   static args = {consumer: Args.string({description: 'consumer uuid (e.g. an instance or migration)', required: true})}
 
   async run(): Promise<void> {

@@ -8,7 +8,7 @@ import {notFoundError} from '../../src/cli/failure.js'
 export default class AllocationUnset extends PlacematCommand {
   static summary = 'Release some of the allocations of a consumer.'
   static description =
-    'As osc-placement\'s unset: --provider releases everything the consumer holds on those providers; ' +
+    "As osc-placement's unset: --provider releases everything the consumer holds on those providers; " +
     '--resource-class releases those classes (on every provider, or only on the --provider ones); neither releases ' +
     'everything. What the consumer does not hold is ignored. Project, user, consumer type and generation are kept ' +
     'and sent for you (a concurrent update is retried). A consumer without allocations is not found (exit 3).\n\n' +

@@ -9,7 +9,12 @@ import {allowViolationsFlag, refusedForGroups} from '../../src/cli/groups/flags.
 
 const describeAllocations = (allocations: Record<string, {resources: Record<string, number>}>, providers?: Map<string, ListedProvider>) =>
   Object.entries(allocations)
-    .map(([rp, a]) => `${providers?.get(rp)?.name ?? rp}: ${Object.entries(a.resources).map(([rc, n]) => `${rc}=${n}`).join(',')}`)
+    .map(
+      ([rp, a]) =>
+        `${providers?.get(rp)?.name ?? rp}: ${Object.entries(a.resources)
+          .map(([rc, n]) => `${rc}=${n}`)
+          .join(',')}`,
+    )
     .join('; ')
 
 /** claim --count --spread: a line per consumer claimed, with where it went (the level's column). */
@@ -22,7 +27,17 @@ const spreadColumns = (level: string) => [
 ]
 
 /** A claim's key/value lines, then the keys of its JSON document that the lines have not (-c takes both). */
-const CLAIM_KEYS = ['consumer', 'candidate', 'alternates', 'attempts', 'allocations', 'via', 'consumer_uuid', 'refreshes', 'consumer_generation']
+const CLAIM_KEYS = [
+  'consumer',
+  'candidate',
+  'alternates',
+  'attempts',
+  'allocations',
+  'via',
+  'consumer_uuid',
+  'refreshes',
+  'consumer_generation',
+]
 
 export default class Claim extends PlacematCommand {
   static summary = 'Claim resources for a consumer: the first allocation candidate that can still be written.'
@@ -88,12 +103,22 @@ ${GROUP_HELP}`
 
   static flags = {
     ...candidateFlags,
-    project: Flags.string({description: 'project id (default: what is known of the consumer; needed for a new one)', helpGroup: 'CONSUMER'}),
+    project: Flags.string({
+      description: 'project id (default: what is known of the consumer; needed for a new one)',
+      helpGroup: 'CONSUMER',
+    }),
     user: Flags.string({description: 'user id (default: what is known of the consumer; needed for a new one)', helpGroup: 'CONSUMER'}),
-    'consumer-type': Flags.string({description: 'consumer type, e.g. INSTANCE (default: what is known of the consumer, or none)', helpGroup: 'CONSUMER'}),
+    'consumer-type': Flags.string({
+      description: 'consumer type, e.g. INSTANCE (default: what is known of the consumer, or none)',
+      helpGroup: 'CONSUMER',
+    }),
     replace: Flags.boolean({description: 'replace the allocations the consumer already has', helpGroup: 'CONSUMER'}),
     count: Flags.integer({description: 'claim this many consumers (with --spread)', min: 1, helpGroup: 'SPREAD', dependsOn: ['spread']}),
-    spread: Flags.string({description: 'each consumer in a different rack, row or room', options: ['rack', 'row', 'room'], helpGroup: 'SPREAD'}),
+    spread: Flags.string({
+      description: 'each consumer in a different rack, row or room',
+      options: ['rack', 'row', 'room'],
+      helpGroup: 'SPREAD',
+    }),
     ...allowViolationsFlag,
   }
 
@@ -108,14 +133,26 @@ ${GROUP_HELP}`
         level,
         via: out.via,
         attempts: out.attempts,
-        claims: out.claims.map((c) => ({consumer_uuid: c.consumer_uuid, label: c.label, candidate: c.candidate, [level]: c.node, allocations: c.allocations})),
+        claims: out.claims.map((c) => ({
+          consumer_uuid: c.consumer_uuid,
+          label: c.label,
+          candidate: c.candidate,
+          [level]: c.node,
+          allocations: c.allocations,
+        })),
       }
       const rows = out.claims.map((c) => ({...c, resources: describeAllocations(c.allocations, out.search.providers)}))
       this.output(body, rows, spreadColumns(level))
       return
     }
     const out = await refusedForGroups(async () =>
-      claim(await this.endpoint(), flags, {consumer: args.consumer, own, replace: flags.replace, names: this.textOutput, allowViolations: flags['allow-violations']}),
+      claim(await this.endpoint(), flags, {
+        consumer: args.consumer,
+        own,
+        replace: flags.replace,
+        names: this.textOutput,
+        allowViolations: flags['allow-violations'],
+      }),
     )
     const body = {
       consumer_uuid: out.consumer_uuid,

@@ -27,13 +27,17 @@ groups of both consumers in the transaction: a move that would make the
 receiving consumer break its group's rule is refused (exit 4) unless
 --allow-violations. On plain Placement it is one POST /allocations with both
 consumer generations (a concurrent update is read again and retried).`
-  static examples = ['<%= config.bin %> claim move $SERVER --to $MIGRATION', '<%= config.bin %> claim move $MIGRATION --to $SERVER  # revert']
+  static examples = [
+    '<%= config.bin %> claim move $SERVER --to $MIGRATION',
+    '<%= config.bin %> claim move $MIGRATION --to $SERVER  # revert',
+  ]
   static printed = {keys: MOVE_KEYS}
   static args = {consumer: Args.string({description: 'consumer uuid whose allocations move', required: true})}
   static flags = {
     to: Flags.string({description: 'the migration consumer uuid that receives them', required: true}),
     'consumer-type': Flags.string({
-      description: "consumer type of the receiving consumer (default: its own; else MIGRATION, INSTANCE when moving back from a MIGRATION, none from a consumer of none)",
+      description:
+        'consumer type of the receiving consumer (default: its own; else MIGRATION, INSTANCE when moving back from a MIGRATION, none from a consumer of none)',
     }),
     ...allowViolationsFlag,
   }

@@ -13,7 +13,11 @@ export default class ClaimShow extends PlacematCommand {
 consumer the endpoint knows nothing of is exit 3, as for consumer show. JSON/YAML:
 the body of GET /allocations/{consumer} plus "topology": {rack, row, room}
 (names) when the topology is known.`
-  static examples = ['<%= config.bin %> claim show $SERVER', '<%= config.bin %> claim show $SERVER --yaml', '<%= config.bin %> claim show web-3  # a name claim web --count 5 gave']
+  static examples = [
+    '<%= config.bin %> claim show $SERVER',
+    '<%= config.bin %> claim show $SERVER --yaml',
+    '<%= config.bin %> claim show web-3  # a name claim web --count 5 gave',
+  ]
   static args = {consumer: Args.string({description: 'consumer uuid, or a name `claim --count` gave (web-3)', required: true})}
   static flags = {layout: candidateFlags.layout}
 
@@ -29,7 +33,9 @@ the body of GET /allocations/{consumer} plus "topology": {rack, row, room}
     const topo = layout ? topologyFromLayout(layout, providers, true) : undefined
     const names = (uuids: string[]) => {
       const where = placementInLayout(topo!, providers, uuids)
-      return Object.fromEntries((['rack', 'row', 'room'] as const).map((l) => [l, [...where[l]].map((u) => topo!.nodes.get(u)?.name ?? u).sort()]))
+      return Object.fromEntries(
+        (['rack', 'row', 'room'] as const).map((l) => [l, [...where[l]].map((u) => topo!.nodes.get(u)?.name ?? u).sort()]),
+      )
     }
     const uuids = Object.keys(body.allocations ?? {})
     const data = topo && uuids.length ? {...body, topology: names(uuids)} : body

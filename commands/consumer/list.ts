@@ -28,7 +28,9 @@ null and --group is refused (exit 2).`
   ]
 
   static flags = {
-    provider: Flags.string({description: 'only consumers holding resources in the tree of this provider (name or uuid; a host: on that host)'}),
+    provider: Flags.string({
+      description: 'only consumers holding resources in the tree of this provider (name or uuid; a host: on that host)',
+    }),
     project: Flags.string({description: 'only consumers of this project'}),
     group: Flags.string({description: 'only members of this placement group (placemat only)'}),
   }

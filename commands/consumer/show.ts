@@ -19,7 +19,11 @@ name, host, resources}], hosts: [{uuid, name, rack, row, room, disabled}],
 groups}). On plain OpenStack Placement, from GET /allocations/{consumer}: no
 groups (null) and no rack, row or room names.`
 
-  static examples = ['<%= config.bin %> consumer show $SERVER', '<%= config.bin %> consumer show web-3 --json', '<%= config.bin %> consumer show $SERVER -f value -c groups']
+  static examples = [
+    '<%= config.bin %> consumer show $SERVER',
+    '<%= config.bin %> consumer show web-3 --json',
+    '<%= config.bin %> consumer show $SERVER -f value -c groups',
+  ]
   static args = {consumer: Args.string({description: 'consumer uuid, or a name `claim --count` gave', required: true})}
 
   async run(): Promise<void> {

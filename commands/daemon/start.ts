@@ -90,7 +90,11 @@ export default class DaemonStart extends BaseCommand {
     const {flags, metadata} = await this.parse(DaemonStart)
     const conf = this.configFile(flags['config-file'])
     // --db, PLACEMAT_DB, a URL file, placement.conf's or the data directory's: flags.db from here on.
-    const database = databaseOfFlags(flags, !metadata.flags.db?.setFromDefault, flags['config-file'] ? {file: flags['config-file'], connection: conf.databaseConnection} : undefined)
+    const database = databaseOfFlags(
+      flags,
+      !metadata.flags.db?.setFromDefault,
+      flags['config-file'] ? {file: flags['config-file'], connection: conf.databaseConnection} : undefined,
+    )
     for (const w of database.unused) this.warning(w)
     flags.db = database.target
     if (!this.detached) {
@@ -106,7 +110,8 @@ export default class DaemonStart extends BaseCommand {
     if (drain) throw failure(drain)
     const policy = this.policyOptions(flags, conf.policy)
     const auth = (flags.auth ?? conf.auth ?? 'token') as AuthMode
-    if (auth === 'keystone' && !conf.keystone) throw failure('--auth keystone needs [keystone_authtoken] (auth_url, username, password, project_name) in a --config-file')
+    if (auth === 'keystone' && !conf.keystone)
+      throw failure('--auth keystone needs [keystone_authtoken] (auth_url, username, password, project_name) in a --config-file')
     let edge
     try {
       edge = resolveEdge(flags, conf)
@@ -125,17 +130,21 @@ export default class DaemonStart extends BaseCommand {
         }
       }
       const existing = readRecord(flags.db)
-      if (existing && isAlive(existing.pid)) throw failure(`a daemon already serves ${describeTarget(flags.db)} at ${existing.url} (pid ${existing.pid})`)
+      if (existing && isAlive(existing.pid))
+        throw failure(`a daemon already serves ${describeTarget(flags.db)} at ${existing.url} (pid ${existing.pid})`)
       const args = process.argv.slice(2).filter((a) => a !== 'daemon' && a !== 'start')
       if (!args.includes('--db')) args.push('--db', flags.db)
       const url = `${edge.scheme}://${hostForUrl}:${flags.port}`
       const started = await awaitStart(startDetached(args, flags.db), flags.db, url, 15000)
       const log = daemonFiles(flags.db).log
       // The daemon's own words and exit code: 3 for a database that needs migrations, as in the foreground.
-      if (started.state === 'exited') this.error(started.said ?? `the daemon exited (code ${started.code}); see ${log}`, {exit: started.code})
+      if (started.state === 'exited')
+        this.error(started.said ?? `the daemon exited (code ${started.code}); see ${log}`, {exit: started.code})
       if (started.state === 'silent') throw failure(`the daemon did not answer at ${url}; see ${log}`)
       if (started.state === 'starting') {
-        this.log(`placemat daemon listening on ${url} (pid ${started.record.pid}), waiting for its database ${describeTarget(flags.db)}; see ${log}`)
+        this.log(
+          `placemat daemon listening on ${url} (pid ${started.record.pid}), waiting for its database ${describeTarget(flags.db)}; see ${log}`,
+        )
         return
       }
       this.log(`placemat daemon listening on ${url} (pid ${started.record.pid}, database ${started.record.db})`)

@@ -19,7 +19,14 @@ export default class DaemonStatus extends BaseCommand {
     const running = Boolean(record && isAlive(record.pid))
     const ready = running ? await waitReady(record!.url, 2000) : false
     const answering = ready === 'ready'
-    const status = {running, answering, ...(ready === 'starting' ? {starting: true} : {}), pid: running ? record!.pid : null, url: running ? record!.url : null, db: describeTarget(db)}
+    const status = {
+      running,
+      answering,
+      ...(ready === 'starting' ? {starting: true} : {}),
+      pid: running ? record!.pid : null,
+      url: running ? record!.url : null,
+      db: describeTarget(db),
+    }
     if (flags.json) this.log(JSON.stringify(status, null, 2))
     else {
       const how = answering ? 'answering' : ready === 'starting' ? 'waiting for its database' : 'not answering'

@@ -27,5 +27,4 @@ Exit codes: 0 created; 4 the file exists; 1 any other error.`
     if (flags.json) this.log(JSON.stringify({created: describeTarget(flags.db)}, null, 2))
     else this.log(`created ${describeTarget(flags.db)}: an empty placemat database (use it with --db ${flags.db})`)
   }
-
 }

@@ -20,7 +20,7 @@ Exit codes: 0 schema current and integrity ok; 7 migrations pending (run \`place
   static examples = ['<%= config.bin %> db status', '<%= config.bin %> db status --db /var/lib/placemat/placemat.db --json']
 
   static flags = {
-    db: localDbFlag('SQLite database file or postgres:// URL (env PLACEMAT_DB; default: the daemon\'s)'),
+    db: localDbFlag("SQLite database file or postgres:// URL (env PLACEMAT_DB; default: the daemon's)"),
     json: Flags.boolean({description: 'print a JSON object'}),
   }
 
@@ -38,22 +38,32 @@ Exit codes: 0 schema current and integrity ok; 7 migrations pending (run \`place
         ...(s.unknown.length ? ([['unknown', s.unknown.join(', ')]] as [string, string][]) : []),
         ['integrity', s.integrity_ok ? 'ok' : s.integrity.join('; ')],
         ['journal mode', s.journal_mode],
-        ['rows', Object.entries(s.counts).map(([t, n]) => `${t} ${n}`).join(', ')],
+        [
+          'rows',
+          Object.entries(s.counts)
+            .map(([t, n]) => `${t} ${n}`)
+            .join(', '),
+        ],
         // A database URL is served by nodes (below), not by a daemon of this machine's.
-        ...(s.daemon === undefined ? [] : ([['daemon', s.daemon ? `pid ${s.daemon.pid} at ${s.daemon.url}` : 'not running']] as [string, string][])),
-        ['release', `placemat ${s.release}: ${s.serves ? 'serves this database' : s.refusal ?? 'no schema yet'}`],
+        ...(s.daemon === undefined
+          ? []
+          : ([['daemon', s.daemon ? `pid ${s.daemon.pid} at ${s.daemon.url}` : 'not running']] as [string, string][])),
+        ['release', `placemat ${s.release}: ${s.serves ? 'serves this database' : (s.refusal ?? 'no schema yet')}`],
         ['min release', s.min_release ? `${s.min_release.release} (${s.min_release.migration})` : '-'],
       ]
       for (const [k, v] of lines) this.log(`${k.padEnd(13)} ${v}`)
       const nodes = describeNodes(s.nodes)
       this.log(`${'nodes'.padEnd(13)} ${summarizeNodes(s.nodes)}`)
       for (const n of nodes) this.log(`  ${n}`)
-      if (s.pending_expand.length) this.log(`\nRun \`placemat db upgrade --expand --db ${s.file}\` (nodes may keep serving) to apply ${s.pending_expand.join(', ')}.`)
-      if (s.pending_contract.length) this.log(`${s.pending_expand.length ? '' : '\n'}Run \`placemat db upgrade --contract --db ${s.file}\` once every node runs placemat ${s.release}, to apply ${s.pending_contract.join(', ')}.`)
+      if (s.pending_expand.length)
+        this.log(`\nRun \`placemat db upgrade --expand --db ${s.file}\` (nodes may keep serving) to apply ${s.pending_expand.join(', ')}.`)
+      if (s.pending_contract.length)
+        this.log(
+          `${s.pending_expand.length ? '' : '\n'}Run \`placemat db upgrade --contract --db ${s.file}\` once every node runs placemat ${s.release}, to apply ${s.pending_contract.join(', ')}.`,
+        )
     }
     if (!s.integrity_ok) this.exit(DbExit.FAILURES)
     if (s.state === 'newer') this.exit(1)
     if (s.state === 'upgrade-needed' || s.state === 'empty') this.exit(DbExit.UPGRADE_NEEDED)
   }
-
 }

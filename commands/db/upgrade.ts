@@ -4,7 +4,8 @@ import {BaseCommand} from '../../src/cli/command.js'
 import {daemonDatabase, daemonDbFlags, localDbFlag} from '../../src/cli/local-db-flag.js'
 
 export default class DbUpgrade extends BaseCommand {
-  static summary = 'Apply pending schema migrations to a database, in one transaction: all at once, or expand and contract around a rolling upgrade.'
+  static summary =
+    'Apply pending schema migrations to a database, in one transaction: all at once, or expand and contract around a rolling upgrade.'
 
   static description = `Each migration is an expand (additive: nodes of the release before keep serving) or a
 contract (what only this release and later can live with). Runs in ONE transaction: a failing
@@ -35,24 +36,38 @@ older release serves the database (--contract).`
 
   static flags = {
     // From the environment or a file too, so that a PostgreSQL URL's password stays off the command line.
-    db: localDbFlag("SQLite database file, or a postgres:// URL (migrated in one transaction, no backup) (env PLACEMAT_DB; default: the daemon's)"),
+    db: localDbFlag(
+      "SQLite database file, or a postgres:// URL (migrated in one transaction, no backup) (env PLACEMAT_DB; default: the daemon's)",
+    ),
     ...daemonDbFlags,
-    expand: Flags.boolean({description: "run this release's expand migrations only (the nodes serving the database keep serving)", exclusive: ['contract']}),
-    contract: Flags.boolean({description: 'run every pending migration, contract included, once no node of an older release serves the database', exclusive: ['expand']}),
+    expand: Flags.boolean({
+      description: "run this release's expand migrations only (the nodes serving the database keep serving)",
+      exclusive: ['contract'],
+    }),
+    contract: Flags.boolean({
+      description: 'run every pending migration, contract included, once no node of an older release serves the database',
+      exclusive: ['expand'],
+    }),
     backup: Flags.boolean({description: 'copy the SQLite file before upgrading (--no-backup to skip)', default: true, allowNo: true}),
     json: Flags.boolean({description: 'print a JSON object'}),
   }
 
   async run(): Promise<void> {
     const {flags, metadata} = await this.parse(DbUpgrade)
-    const r = await dbUpgrade(daemonDatabase(flags, !metadata.flags.db?.setFromDefault), {backup: flags.backup, phase: flags.expand ? 'expand' : flags.contract ? 'contract' : 'all'})
+    const r = await dbUpgrade(daemonDatabase(flags, !metadata.flags.db?.setFromDefault), {
+      backup: flags.backup,
+      phase: flags.expand ? 'expand' : flags.contract ? 'contract' : 'all',
+    })
     if (flags.json) this.log(JSON.stringify(r, null, 2))
     else {
-      if (!r.applied.length) this.log(`${r.file} is already at schema ${r.to}${r.phase === 'expand' ? ' for this release\'s expand' : ''}; nothing to do`)
+      if (!r.applied.length)
+        this.log(`${r.file} is already at schema ${r.to}${r.phase === 'expand' ? " for this release's expand" : ''}; nothing to do`)
       else this.log(`${r.file}: schema ${r.from ?? '(none)'} -> ${r.to} (${r.applied.join(', ')})`)
       if (r.backup) this.log(`backup: ${r.backup}`)
       if (r.phase === 'expand' && r.pending.length) {
-        this.log(`still pending: ${r.pending.join(', ')}; run \`placemat db upgrade --contract --db ${r.file}\` once every node runs this release`)
+        this.log(
+          `still pending: ${r.pending.join(', ')}; run \`placemat db upgrade --contract --db ${r.file}\` once every node runs this release`,
+        )
       }
     }
   }

@@ -27,6 +27,8 @@ where they are) unless --allow-violations.`
     const groups = await groupsOf(await this.backend(), flags)
     const g = await refusedForGroups(() => groups.members(args.name, {add: consumers}, {allowViolations: flags['allow-violations']}))
     if (!this.textOutput) return this.outputRecord(g as unknown as Record<string, unknown>)
-    this.log(`Group ${g.name}: ${g.members.length} member(s); ${g.violations.length ? `${g.violations.length} breach(es) of ${g.rule}` : 'the rule holds'}.`)
+    this.log(
+      `Group ${g.name}: ${g.members.length} member(s); ${g.violations.length ? `${g.violations.length} breach(es) of ${g.rule}` : 'the rule holds'}.`,
+    )
   }
 }

@@ -56,7 +56,10 @@ rule, the group is not made (unless --allow-violations).`
   async run(): Promise<void> {
     const {args, flags} = await this.parse(GroupCreate)
     checkGroupName(args.name)
-    const members = (flags.member ?? []).flatMap((m) => m.split(',')).filter(Boolean).map((m) => consumerUuid(m))
+    const members = (flags.member ?? [])
+      .flatMap((m) => m.split(','))
+      .filter(Boolean)
+      .map((m) => consumerUuid(m))
     const spec = {
       name: args.name,
       policy: flags.policy,

@@ -26,6 +26,12 @@ members and violations.`
       holds: g.violations.length ? `no (${g.violations.length} breach${g.violations.length === 1 ? '' : 'es'})` : 'yes',
       generation: g.generation,
     }))
-    this.output({groups}, rows, [{key: 'name'}, {key: 'rule'}, {key: 'members', align: 'right'}, {key: 'holds'}, {key: 'generation', align: 'right'}])
+    this.output({groups}, rows, [
+      {key: 'name'},
+      {key: 'rule'},
+      {key: 'members', align: 'right'},
+      {key: 'holds'},
+      {key: 'generation', align: 'right'},
+    ])
   }
 }

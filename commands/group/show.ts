@@ -30,7 +30,10 @@ rows and rooms.`
     const {args, flags} = await this.parse(GroupShow)
     const backend = await this.backend()
     const file = flags.layout ? layoutBody(readLayoutFile(flags.layout)) : undefined
-    const [g, layout] = await Promise.all([(await groupsOf(backend, flags)).show(args.name), backend.currentLayout(file) as Promise<Layout | undefined>])
+    const [g, layout] = await Promise.all([
+      (await groupsOf(backend, flags)).show(args.name),
+      backend.currentLayout(file) as Promise<Layout | undefined>,
+    ])
     if (!this.textOutput) return this.outputRecord(g as unknown as Record<string, unknown>)
     const placed = (g.placements ?? []).filter((p) => p.hosts.length).length
     this.log(`Group ${g.name}: ${g.rule}; ${g.members.length} member(s), ${placed} placed; generation ${g.generation}`)

@@ -6,7 +6,8 @@ import {hostLines, resolveHost} from '../../src/cli/services/hosts.js'
 import type {AggregateRef, HostConsumer} from '../../src/core/host-view.js'
 
 export default class HostDescribe extends PlacematCommand {
-  static summary = 'Describe a host: status, where it is, traits, named aggregates, each provider\'s inventories and usage, its consumers and their groups.'
+  static summary =
+    "Describe a host: status, where it is, traits, named aggregates, each provider's inventories and usage, its consumers and their groups."
   static description = `HOST is a root provider (a compute node), by name or uuid. What \`host show\` says
 (in service or not and why, rack/row/room, used/capacity of its tree), its
 traits and aggregates (racks, rows and rooms by name, and the names apply
@@ -23,7 +24,11 @@ inventories {CLASS: {..., capacity, used}}, traits, aggregates}] and consumers
 groups}]). On plain OpenStack Placement the same, read from the host's tree:
 no reason, no names of aggregates, racks, rows or rooms, groups null.`
 
-  static examples = ['<%= config.bin %> host describe cn-0001', '<%= config.bin %> host describe cn-0001 --json', '<%= config.bin %> host describe cn-0001 -f value -c aggregates']
+  static examples = [
+    '<%= config.bin %> host describe cn-0001',
+    '<%= config.bin %> host describe cn-0001 --json',
+    '<%= config.bin %> host describe cn-0001 -f value -c aggregates',
+  ]
   static args = {host: Args.string({description: 'host (root provider) name or uuid', required: true})}
 
   async run(): Promise<void> {
@@ -32,7 +37,10 @@ no reason, no names of aggregates, racks, rows or rooms, groups null.`
     const d = await hostDescription(backend, (await resolveHost(backend.client, args.host)).uuid)
     if (!this.textOutput) return this.outputRecord(d as unknown as Record<string, unknown>)
     const {generation, ...lines} = hostLines({...d, consumers: d.consumers.map((c) => c.uuid)})
-    this.outputRecord({...lines, traits: d.traits.join(','), aggregates: d.aggregates.map(aggregateText).join(', '), generation}, d as unknown as Record<string, unknown>)
+    this.outputRecord(
+      {...lines, traits: d.traits.join(','), aggregates: d.aggregates.map(aggregateText).join(', '), generation},
+      d as unknown as Record<string, unknown>,
+    )
     if (this.base.columns) return
     const inventories = d.providers.flatMap((p) =>
       Object.entries(p.inventories).map(([rc, inv]) => ({provider: p.name, uuid: p.uuid, resource_class: rc, ...inv})),

@@ -28,7 +28,8 @@ generation, read again and retried on 409); the reason cannot be kept there.`
     const backend = await this.backend()
     const {uuid} = await resolveHost(backend.client, args.host)
     const out = await setHostStatus(backend, uuid, true, flags.reason)
-    if (out.reasonDropped) process.stderr.write('placemat: warning: plain Placement has nowhere to keep a reason: only COMPUTE_STATUS_DISABLED was set\n')
+    if (out.reasonDropped)
+      process.stderr.write('placemat: warning: plain Placement has nowhere to keep a reason: only COMPUTE_STATUS_DISABLED was set\n')
     if (!this.textOutput) return this.outputRecord({...out.host, changed: out.changed})
     const why = out.host.disabled_reason ? `: ${out.host.disabled_reason}` : ''
     this.log(out.changed ? `Host ${out.host.name} disabled${why}` : `Host ${out.host.name} was already disabled${why}`)

@@ -13,7 +13,11 @@ tree. JSON/YAML: GET /placemat/v1/hosts ({hosts: [{uuid, name, generation,
 disabled, disabled_reason, rack, row, room, consumers, capacity, used}]}); on
 plain Placement the same, read from the cloud (no reasons, no rack names).`
 
-  static examples = ['<%= config.bin %> host list', '<%= config.bin %> host list -f value -c name -c rack', '<%= config.bin %> host list --json']
+  static examples = [
+    '<%= config.bin %> host list',
+    '<%= config.bin %> host list -f value -c name -c rack',
+    '<%= config.bin %> host list --json',
+  ]
 
   async run(): Promise<void> {
     await this.parse(HostList)

@@ -13,7 +13,10 @@ const columns = (aggregate?: boolean): Column<any>[] => {
 
 /** What a dry run would drop or reset of one provider's inventories, a line each. */
 const replacementLines = (name: string, r: InventoryReplacement): string[] => [
-  ...r.dropped.map((d) => `${name}: ${d.resource_class} would be dropped (total ${d.total}): not named, and inventory set replaces all classes (--amend keeps it)`),
+  ...r.dropped.map(
+    (d) =>
+      `${name}: ${d.resource_class} would be dropped (total ${d.total}): not named, and inventory set replaces all classes (--amend keeps it)`,
+  ),
   ...r.reset.map((f) => `${name}: ${f.resource_class} ${f.field} would be reset from ${f.from} to its default ${f.to} (--amend keeps it)`),
 ]
 
@@ -25,8 +28,8 @@ export default class InventorySet extends PlacematCommand {
     'Arguments are CLASS=TOTAL, or CLASS:FIELD=VALUE as osc-placement takes them (FIELD: total, reserved, min_unit, ' +
     'max_unit, step_size, allocation_ratio). The field flags take CLASS=VALUE (repeatable, or comma separated), or a ' +
     'bare VALUE for every class given as an argument.\n\n' +
-    'Without --amend the provider\'s inventory is REPLACED by the classes given (classes not named are removed, and ' +
-    'fields not given take Placement\'s defaults), as `openstack resource provider inventory set` does. With --amend ' +
+    "Without --amend the provider's inventory is REPLACED by the classes given (classes not named are removed, and " +
+    "fields not given take Placement's defaults), as `openstack resource provider inventory set` does. With --amend " +
     'the other classes are kept and only the fields given change. The provider generation is read and sent for you; ' +
     'a concurrent update is retried.\n\n' +
     'Prints the inventories written (JSON/YAML: the PUT response body; with --dry-run the body that would be sent).'
@@ -49,7 +52,7 @@ export default class InventorySet extends PlacematCommand {
   static flags = {
     amend: Flags.boolean({description: 'keep the classes not named and the fields not given'}),
     total: field('total of a class'),
-    reserved: field('amount reserved for the provider\'s own use'),
+    reserved: field("amount reserved for the provider's own use"),
     'allocation-ratio': field('overcommit ratio (a number, e.g. VCPU=4.0)'),
     'min-unit': field('smallest amount one allocation may take'),
     'max-unit': field('largest amount one allocation may take'),
@@ -93,11 +96,7 @@ export default class InventorySet extends PlacematCommand {
       return
     }
     const rows = results.flatMap((r) => inventoryRows(r.body.inventories).map((row) => ({resource_provider: r.uuid, ...row})))
-    this.output(
-      {resource_providers: Object.fromEntries(results.map((r) => [r.uuid, r.body]))},
-      rows,
-      columns(true),
-    )
+    this.output({resource_providers: Object.fromEntries(results.map((r) => [r.uuid, r.body]))}, rows, columns(true))
     sayLost()
     if (flags['dry-run'] && this.textOutput) this.log('Dry run: nothing was changed.')
   }

@@ -19,7 +19,10 @@ disabling the compute service).`
   static flags = {
     name: Flags.string({description: 'exact name'}),
     uuid: Flags.string({description: 'exact uuid'}),
-    'member-of': Flags.string({description: 'aggregate filter: UUID, in:A,B or !UUID, aggregates also as rack:NAME, row:NAME, room:NAME (repeatable: AND)', multiple: true}),
+    'member-of': Flags.string({
+      description: 'aggregate filter: UUID, in:A,B or !UUID, aggregates also as rack:NAME, row:NAME, room:NAME (repeatable: AND)',
+      multiple: true,
+    }),
     resources: Flags.string({description: 'capacity filter, e.g. VCPU:2,MEMORY_MB:1024'}),
     required: Flags.string({description: 'traits: T1,!T2 or in:T1,T2 (repeatable)', multiple: true}),
     'in-tree': Flags.string({description: 'providers in the tree of this provider'}),

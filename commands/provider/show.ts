@@ -24,7 +24,12 @@ export default class ProviderShow extends PlacematCommand {
     const {args, flags} = await this.parse(ProviderShow)
     const {record, uuid, allocations} = await showProvider(await this.client(), args.provider, {allocations: flags.allocations})
     if (!this.textOutput) return this.outputRecord(record)
-    const rows = Object.entries(allocations ?? {}).map(([consumer, a]) => ({uuid: consumer, consumer, resources: a.resources, consumer_generation: a.consumer_generation}))
+    const rows = Object.entries(allocations ?? {}).map(([consumer, a]) => ({
+      uuid: consumer,
+      consumer,
+      resources: a.resources,
+      consumer_generation: a.consumer_generation,
+    }))
     const columns: Column<(typeof rows)[number]>[] = [
       {key: 'consumer'},
       {key: 'resources', get: (r) => formatResources(r.resources)},

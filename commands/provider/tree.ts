@@ -15,7 +15,7 @@ export default class ProviderTree extends PlacematCommand {
     '<%= config.bin %> provider tree',
     '<%= config.bin %> provider tree compute-1',
     '<%= config.bin %> provider tree compute-1 -c tree,resource_class,used,capacity,reserved',
-    '<%= config.bin %> provider tree --json | jq \'.trees[].children[].name\'',
+    "<%= config.bin %> provider tree --json | jq '.trees[].children[].name'",
   ]
 
   static args = {provider: Args.string({description: 'a provider (uuid or name) of the tree to show'})}

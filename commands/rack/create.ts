@@ -23,7 +23,11 @@ ${PLAIN_NOTE}`
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(RackCreate)
-    const refs = flags.hosts?.split(',').map((h) => h.trim()).filter(Boolean) ?? []
+    const refs =
+      flags.hosts
+        ?.split(',')
+        .map((h) => h.trim())
+        .filter(Boolean) ?? []
     const hosts = refs.length ? await hostNames(await this.client(), refs) : []
     await this.edit(flags, (doc) => edits.rackCreate(doc, args.name, {hosts, row: flags.row}))
   }

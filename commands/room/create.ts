@@ -17,7 +17,11 @@ ${PLAIN_NOTE}`
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(RoomCreate)
-    const rows = flags.rows?.split(',').map((r) => r.trim()).filter(Boolean) ?? []
+    const rows =
+      flags.rows
+        ?.split(',')
+        .map((r) => r.trim())
+        .filter(Boolean) ?? []
     await this.edit(flags, (doc) => edits.roomCreate(doc, args.name, {rows}))
   }
 }

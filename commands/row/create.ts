@@ -20,7 +20,11 @@ ${PLAIN_NOTE}`
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(RowCreate)
-    const racks = flags.racks?.split(',').map((r) => r.trim()).filter(Boolean) ?? []
+    const racks =
+      flags.racks
+        ?.split(',')
+        .map((r) => r.trim())
+        .filter(Boolean) ?? []
     await this.edit(flags, (doc) => edits.rowCreate(doc, args.name, {racks, room: flags.room}))
   }
 }

@@ -79,9 +79,13 @@ naming the group, its rule and the members; the dry run lists such breaches
 
   static flags = {
     'dry-run': Flags.boolean({description: 'print the plan and change nothing (exits as the apply would)'}),
-    prune: Flags.boolean({description: 'make the topology exactly the file: delete the racks, rows and rooms it does not name; hosts it does not name leave'}),
+    prune: Flags.boolean({
+      description: 'make the topology exactly the file: delete the racks, rows and rooms it does not name; hosts it does not name leave',
+    }),
     generation: Flags.integer({description: 'apply only if the topology is still at this generation (exit 4 otherwise)', min: 0}),
-    previous: Flags.string({description: 'plain Placement only, with --prune: the layout applied before (its racks/rows/rooms that are gone get emptied)'}),
+    previous: Flags.string({
+      description: 'plain Placement only, with --prune: the layout applied before (its racks/rows/rooms that are gone get emptied)',
+    }),
     concurrency: Flags.integer({description: 'calls in flight on a plain Placement endpoint', default: 16, min: 1, max: 256}),
     ...allowViolationsFlag,
   }
@@ -91,7 +95,9 @@ naming the group, its rule and the members; the dry run lists such breaches
     // A datacenter's one file (providers for placemat apply, and the layout) is taken too: its layout part.
     const doc = readLayoutFile(args.layout, {skipKeys: APPLY_KEYS})
     if (!flags.prune && layoutNodes(layoutBody(doc)).size === 0) {
-      throw usageError(`${args.layout} names no rack, row or room: without --prune that changes nothing; to empty the topology, give --prune`)
+      throw usageError(
+        `${args.layout} names no rack, row or room: without --prune that changes nothing; to empty the topology, give --prune`,
+      )
     }
     const previous = flags.previous ? layoutBody(readLayoutFile(flags.previous, {skipKeys: APPLY_KEYS})) : undefined
     const backend = await this.backend()
@@ -122,11 +128,20 @@ naming the group, its rule and the members; the dry run lists such breaches
       if (isGroupViolation(err)) return withContext(err as ApiError, '', ALLOW_HINT)
       if (err instanceof ApiError && err.status === 409 && planned) {
         // Running again only helps when the generation was the plan's own, not one the file or flag pins.
-        const pinned = flags.generation !== undefined ? '--generation' : doc.generation !== undefined ? `the file's "generation: ${doc.generation}"` : undefined
+        const pinned =
+          flags.generation !== undefined
+            ? '--generation'
+            : doc.generation !== undefined
+              ? `the file's "generation: ${doc.generation}"`
+              : undefined
         const advice = pinned
           ? `; nothing was applied. ${pinned} is stale: read the layout again (placemat topology layout), or drop the generation to apply over the change`
           : '; nothing was applied (run again)'
-        return withContext(err, pinned ? 'the topology changed since the file was read: ' : 'the topology changed since the plan was made: ', advice)
+        return withContext(
+          err,
+          pinned ? 'the topology changed since the file was read: ' : 'the topology changed since the plan was made: ',
+          advice,
+        )
       }
       return err
     }

@@ -42,7 +42,8 @@ aggregate has now.`
       return
     }
     const header = ['placemat topology layout: edit, then `placemat topology apply FILE --prune` (--prune: what you take out goes)']
-    if ('generation' in doc) header.push('generation: applies only while the topology is still at this generation (delete the line to apply anyway)')
+    if ('generation' in doc)
+      header.push('generation: applies only while the topology is still at this generation (delete the line to apply anyway)')
     process.stdout.write(layoutYaml(doc, header))
   }
 }

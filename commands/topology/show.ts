@@ -27,7 +27,11 @@ aggregate has them now).`
   ]
 
   static flags = {
-    hosts: Flags.boolean({description: 'list the hosts under their racks (--no-hosts: racks, rows and rooms only)', default: true, allowNo: true}),
+    hosts: Flags.boolean({
+      description: 'list the hosts under their racks (--no-hosts: racks, rows and rooms only)',
+      default: true,
+      allowNo: true,
+    }),
     layout: Flags.string({description: 'plain OpenStack Placement only: the layout file that names the racks, rows and rooms'}),
   }
 

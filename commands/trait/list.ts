@@ -19,6 +19,10 @@ export default class TraitList extends PlacematCommand {
   async run(): Promise<void> {
     const {flags} = await this.parse(TraitList)
     const body = await listTraits(await this.client(), {name: flags.name, associated: flags.associated})
-    this.output(body, body.traits.map((name) => ({name})), [{key: 'name'}])
+    this.output(
+      body,
+      body.traits.map((name) => ({name})),
+      [{key: 'name'}],
+    )
   }
 }

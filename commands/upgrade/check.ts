@@ -5,7 +5,7 @@ import {BaseCommand} from '../../src/cli/command.js'
 import {daemonDbFlags, daemonSources, localDbFlag} from '../../src/cli/local-db-flag.js'
 
 export default class UpgradeCheck extends BaseCommand {
-  static summary = "Check a database is ready for this placemat release (as placement-status upgrade check)."
+  static summary = 'Check a database is ready for this placemat release (as placement-status upgrade check).'
 
   static description = `The gate a deployment runs with the new release installed, before its daemon starts. Checks,
 each Success, Warning or Failure:

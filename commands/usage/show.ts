@@ -7,7 +7,7 @@ export default class UsageShow extends PlacematCommand {
   static summary = 'Show what is used on a resource provider, per resource class.'
   static description =
     'The usage topic has two commands: `usage show PROVIDER` (one provider, what `openstack resource provider usage ' +
-    'show` gives) and `usage total --project P` (a project\'s consumption across all providers, what `openstack ' +
+    "show` gives) and `usage total --project P` (a project's consumption across all providers, what `openstack " +
     'resource usage show` gives).\n\n' +
     'The table adds the capacity of each class ((total - reserved) * allocation_ratio) and what is free. ' +
     'JSON/YAML: the body of GET /resource_providers/{uuid}/usages ({resource_provider_generation, usages}).'
@@ -25,7 +25,9 @@ export default class UsageShow extends PlacematCommand {
     })
     if (rows.length === 0 && this.textOutput && this.format === 'table') {
       // No table to print: Placement lists the classes a provider has inventory of, and it has none.
-      this.log(`${name} has no inventory, so nothing is used on it (this counts the provider alone: its child providers' are in \`placemat provider tree ${name}\`).`)
+      this.log(
+        `${name} has no inventory, so nothing is used on it (this counts the provider alone: its child providers' are in \`placemat provider tree ${name}\`).`,
+      )
       return
     }
     this.output(use, rows, [

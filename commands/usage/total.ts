@@ -8,8 +8,8 @@ export default class UsageTotal extends PlacematCommand {
     'What `openstack resource usage show PROJECT` gives (GET /usages). From Placement 1.38 usages are grouped by ' +
     'consumer type, each group with its consumer count; --consumer-type keeps one type ("all" adds every type ' +
     'together, "unknown" keeps the consumers without a type). Each line\'s CONSUMERS counts the consumers of its type ' +
-    'that hold its class (GET /usages counts the whole type: read from the project\'s consumers, on plain Placement ' +
-    'from every provider\'s allocations). Lines by type, then class. For one provider\'s usage see `usage show PROVIDER`.\n\n' +
+    "that hold its class (GET /usages counts the whole type: read from the project's consumers, on plain Placement " +
+    "from every provider's allocations). Lines by type, then class. For one provider's usage see `usage show PROVIDER`.\n\n" +
     'JSON/YAML: the body of GET /usages ({"usages": {TYPE: {CLASS: N, consumer_count: N}}} from 1.38).'
 
   static examples = [

@@ -5,7 +5,20 @@ import {HttpTransport} from '../client/transports.js'
 import {LocalTransport} from './backend/local-transport.js'
 import {readRecord} from '../daemon/control.js'
 import {daemonFiles, defaultDbFile, readAdminToken} from '../daemon/paths.js'
-import {csvLines, csvRecord, outputMisfit, pickColumns, recordValue, serialize, table, valueLines, type Column, type Format, type OutputChoices, type Printed} from './output.js'
+import {
+  csvLines,
+  csvRecord,
+  outputMisfit,
+  pickColumns,
+  recordValue,
+  serialize,
+  table,
+  valueLines,
+  type Column,
+  type Format,
+  type OutputChoices,
+  type Printed,
+} from './output.js'
 import {foreignDatabaseUrl, isDatabaseUrl} from '../store/target.js'
 import type {Backend, Endpoint} from './backend/backend.js'
 import {BaseCommand} from './command.js'
@@ -34,11 +47,17 @@ export abstract class PlacematCommand extends BaseCommand {
       helpGroup: 'CONNECTION',
     }),
     token: Flags.string({
-      description: 'auth token (env PLACEMAT_TOKEN or OS_TOKEN; the local daemon\'s own is found by itself)',
+      description: "auth token (env PLACEMAT_TOKEN or OS_TOKEN; the local daemon's own is found by itself)",
       helpGroup: 'CONNECTION',
     }),
-    'os-cloud': Flags.string({description: 'a cloud of clouds.yaml (and secure.yaml): log in to its Keystone (env OS_CLOUD)', helpGroup: 'OPENSTACK'}),
-    'os-region-name': Flags.string({description: "the catalog's region for the placement endpoint (env OS_REGION_NAME)", helpGroup: 'OPENSTACK'}),
+    'os-cloud': Flags.string({
+      description: 'a cloud of clouds.yaml (and secure.yaml): log in to its Keystone (env OS_CLOUD)',
+      helpGroup: 'OPENSTACK',
+    }),
+    'os-region-name': Flags.string({
+      description: "the catalog's region for the placement endpoint (env OS_REGION_NAME)",
+      helpGroup: 'OPENSTACK',
+    }),
     'os-interface': Flags.string({
       description: "the catalog's interface for the placement endpoint (env OS_INTERFACE; default public)",
       options: ['public', 'internal', 'admin'],
@@ -238,7 +257,10 @@ export abstract class PlacematCommand extends BaseCommand {
   /** -c, --sort-column and --ids as given. */
   private get outputChoices(): OutputChoices {
     return {
-      columns: this.base.columns?.split(',').map((c) => c.trim()).filter(Boolean),
+      columns: this.base.columns
+        ?.split(',')
+        .map((c) => c.trim())
+        .filter(Boolean),
       sortBy: this.base['sort-column'],
       ids: this.base.ids,
       noHeaders: this.base['no-headers'],
@@ -267,7 +289,11 @@ export abstract class PlacematCommand extends BaseCommand {
     const only = this.base.ids ? ['uuid'] : this.outputChoices.columns
     const opts = {only, sortBy: this.base['sort-column'], headers: !this.base['no-headers'] && !this.base.ids}
     const text =
-      this.format === 'value' || this.base.ids ? valueLines(rows, columns, opts) : this.format === 'csv' ? csvLines(rows, columns, opts) : table(rows, columns, opts)
+      this.format === 'value' || this.base.ids
+        ? valueLines(rows, columns, opts)
+        : this.format === 'csv'
+          ? csvLines(rows, columns, opts)
+          : table(rows, columns, opts)
     if (text) this.log(text)
   }
 
@@ -290,7 +316,10 @@ export abstract class PlacematCommand extends BaseCommand {
       const names = [...new Set([...Object.keys(data), ...Object.keys(document), ...(this.declared?.keys ?? [])])]
       let keys: string[]
       try {
-        keys = pickColumns(names.map((key) => ({key})), only)
+        keys = pickColumns(
+          names.map((key) => ({key})),
+          only,
+        )
       } catch (err) {
         throw usageError((err as Error).message)
       }
@@ -310,10 +339,13 @@ export abstract class PlacematCommand extends BaseCommand {
 
   protected hint(err: Error): string {
     const reached = this.reached
-    if (err instanceof UnreachableError && !(err instanceof CertificateError) && reached.via === 'local') return '; start one with `placemat daemon start`, or work on a file with --db FILE'
+    if (err instanceof UnreachableError && !(err instanceof CertificateError) && reached.via === 'local')
+      return '; start one with `placemat daemon start`, or work on a file with --db FILE'
     if (err instanceof ApiError && err.status === 401 && (reached.via === 'local' || reached.via === 'url')) {
-      if (reached.token) return `; the token from ${reached.token}${reached.token === 'the admin token file' ? ` ${reached.tokenFile}` : ''} was refused`
-      if (reached.via === 'local') return `; no token was sent: the daemon's admin token file ${reached.tokenFile} is missing or unreadable (give --token or PLACEMAT_TOKEN)`
+      if (reached.token)
+        return `; the token from ${reached.token}${reached.token === 'the admin token file' ? ` ${reached.tokenFile}` : ''} was refused`
+      if (reached.via === 'local')
+        return `; no token was sent: the daemon's admin token file ${reached.tokenFile} is missing or unreadable (give --token or PLACEMAT_TOKEN)`
       return '; no token was sent: give --token, PLACEMAT_TOKEN or OS_TOKEN, or log in through Keystone (--os-cloud or OS_AUTH_URL)'
     }
     return ''

@@ -26,7 +26,10 @@ export function parseFailure(err: ParseError, command: {id?: string; flags?: Rec
   }
   // oclif words some failures as a heading and the failures under it ("The following error
   // occurred:" then "  --x=... must also be provided when using --y"): the failures are the line.
-  const lines = err.message.split('\n').map((l) => l.trim().replace(/^Error:\s*/, '')).filter((l) => l && !/^See more help/.test(l))
+  const lines = err.message
+    .split('\n')
+    .map((l) => l.trim().replace(/^Error:\s*/, ''))
+    .filter((l) => l && !/^See more help/.test(l))
   const said = lines.length > 1 && /:$/.test(lines[0]) ? lines.slice(1).join('; ') : (lines[0] ?? 'bad arguments')
   return `${said.replace(/^--([\w-]+)=\s/, '--$1 ')}; ${help}`
 }

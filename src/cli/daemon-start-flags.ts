@@ -16,7 +16,7 @@ export const daemonStartFlags = {
   port: Flags.integer({description: 'port to listen on (0: any free port)', default: DEFAULT_PORT}),
   auth: Flags.string({
     description:
-      'token (default): only the admin token in the data directory; noauth2: Placement\'s test auth (keystonemiddleware\'s headers); ' +
+      "token (default): only the admin token in the data directory; noauth2: Placement's test auth (keystonemiddleware's headers); " +
       'keystone: tokens validated against Keystone ([keystone_authtoken] of --config-file)',
     options: ['token', 'noauth2', 'keystone'],
   }),
@@ -64,7 +64,8 @@ export const daemonStartFlags = {
       'a flavor file (openstack flavor list --long -f json, or YAML): GET /placemat/v1/capacity and the placemat_flavor_fit gauges count it; read again on SIGHUP',
   }),
   'policy-file': Flags.string({
-    description: 'Placement policy overrides (oslo.policy YAML or JSON: rule name -> check string), over the defaults --policy-defaults names',
+    description:
+      'Placement policy overrides (oslo.policy YAML or JSON: rule name -> check string), over the defaults --policy-defaults names',
     helpGroup: 'POLICY',
   }),
   'policy-defaults': Flags.string({
@@ -92,25 +93,40 @@ export const daemonStartFlags = {
   'db-url-file': Flags.string({
     description:
       "a file holding the database URL (a container's or Kubernetes' secret; its trailing newline trimmed), as PLACEMAT_DB_FILE names one: " +
-      'below --db and PLACEMAT_DB, above placement.conf\'s [placement_database] connection',
+      "below --db and PLACEMAT_DB, above placement.conf's [placement_database] connection",
     helpGroup: 'DATABASE',
   }),
   'db-wait': Flags.integer({
-    description: 'seconds to wait for the database at start (retrying with backoff, health answering "starting"); then exit 1. Default: wait until it answers or the daemon is stopped',
+    description:
+      'seconds to wait for the database at start (retrying with backoff, health answering "starting"); then exit 1. Default: wait until it answers or the daemon is stopped',
     helpGroup: 'DATABASE',
   }),
-  'db-connect-timeout': Flags.integer({description: 'seconds to open a database connection before the request gets 503', default: 5, helpGroup: 'DATABASE'}),
-  'db-statement-timeout': Flags.integer({description: 'seconds one database statement may take before the request gets 503', default: 30, helpGroup: 'DATABASE'}),
-  'db-lock-timeout': Flags.integer({description: 'seconds a write waits for the write lock before it gets 503', default: 10, helpGroup: 'DATABASE'}),
+  'db-connect-timeout': Flags.integer({
+    description: 'seconds to open a database connection before the request gets 503',
+    default: 5,
+    helpGroup: 'DATABASE',
+  }),
+  'db-statement-timeout': Flags.integer({
+    description: 'seconds one database statement may take before the request gets 503',
+    default: 30,
+    helpGroup: 'DATABASE',
+  }),
+  'db-lock-timeout': Flags.integer({
+    description: 'seconds a write waits for the write lock before it gets 503',
+    default: 10,
+    helpGroup: 'DATABASE',
+  }),
   // Stopping and reloading: SIGTERM drains, SIGHUP reloads.
   'shutdown-delay': Flags.integer({
-    description: 'seconds between SIGTERM and closing the listener, health answering 503 "stopping" so a balancer takes the node out (requests still served)',
+    description:
+      'seconds between SIGTERM and closing the listener, health answering 503 "stopping" so a balancer takes the node out (requests still served)',
     default: 0,
     min: 0,
     helpGroup: 'SERVICE',
   }),
   'shutdown-timeout': Flags.integer({
-    description: 'seconds from SIGTERM to exit at most: requests in flight are answered and committed meanwhile; after it the daemon exits 1. `daemon stop` waits as long',
+    description:
+      'seconds from SIGTERM to exit at most: requests in flight are answered and committed meanwhile; after it the daemon exits 1. `daemon stop` waits as long',
     default: 30,
     min: 1,
     helpGroup: 'SERVICE',
@@ -122,7 +138,13 @@ export const daemonStartFlags = {
       "(overrides placement.conf's [oslo_middleware] enable_proxy_headers_parsing; '' trusts none)",
     helpGroup: 'EDGE',
   }),
-  'base-path': Flags.string({description: 'the path the API is published under (/placement): links and Location name it, and requests under it are served too', helpGroup: 'EDGE'}),
-  'tls-cert': Flags.string({description: 'serve HTTPS (TLS 1.2 or later) with this PEM certificate (chain); needs --tls-key', helpGroup: 'EDGE'}),
+  'base-path': Flags.string({
+    description: 'the path the API is published under (/placement): links and Location name it, and requests under it are served too',
+    helpGroup: 'EDGE',
+  }),
+  'tls-cert': Flags.string({
+    description: 'serve HTTPS (TLS 1.2 or later) with this PEM certificate (chain); needs --tls-key',
+    helpGroup: 'EDGE',
+  }),
   'tls-key': Flags.string({description: "the PEM private key of --tls-cert's certificate (unencrypted)", helpGroup: 'EDGE'}),
 }

@@ -24,7 +24,9 @@ export const localDbFlag = (description: string) =>
 /** What else names a daemon's database, for `daemon status` and `daemon stop` to find the daemon `daemon start` started. */
 export const daemonDbFlags = {
   'db-url-file': Flags.string({description: 'a file holding the database URL, as daemon start takes it (env PLACEMAT_DB_FILE)'}),
-  'config-file': Flags.string({description: "placement.conf, whose [placement_database] connection names the database (as daemon start takes it)"}),
+  'config-file': Flags.string({
+    description: 'placement.conf, whose [placement_database] connection names the database (as daemon start takes it)',
+  }),
 }
 
 /**
@@ -32,7 +34,10 @@ export const daemonDbFlags = {
  * chooses it (--db given, PLACEMAT_DB, a URL file, placement.conf's connection, the data
  * directory's); and placement.conf's other settings, when one is named.
  */
-export function daemonSources(flags: {db: string; 'db-url-file'?: string; 'config-file'?: string}, dbGiven: boolean): {target: string; config?: ConfigFileSettings} {
+export function daemonSources(
+  flags: {db: string; 'db-url-file'?: string; 'config-file'?: string},
+  dbGiven: boolean,
+): {target: string; config?: ConfigFileSettings} {
   let config: ConfigFileSettings | undefined
   if (flags['config-file']) {
     try {
@@ -42,8 +47,13 @@ export function daemonSources(flags: {db: string; 'db-url-file'?: string; 'confi
       throw err
     }
   }
-  const target = databaseOfFlags(flags, dbGiven, flags['config-file'] ? {file: flags['config-file'], connection: config?.databaseConnection} : undefined).target
+  const target = databaseOfFlags(
+    flags,
+    dbGiven,
+    flags['config-file'] ? {file: flags['config-file'], connection: config?.databaseConnection} : undefined,
+  ).target
   return {target, config}
 }
 
-export const daemonDatabase = (flags: {db: string; 'db-url-file'?: string; 'config-file'?: string}, dbGiven: boolean): string => daemonSources(flags, dbGiven).target
+export const daemonDatabase = (flags: {db: string; 'db-url-file'?: string; 'config-file'?: string}, dbGiven: boolean): string =>
+  daemonSources(flags, dbGiven).target

@@ -30,7 +30,11 @@ const cell = (v: unknown): string => {
 const visible = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '').length
 
 /** A column name as the operator may type it: the key, or the header as printed, in any case, spaces or dashes for underscores. */
-const columnName = (s: string) => s.trim().toLowerCase().replace(/[\s-]+/g, '_')
+const columnName = (s: string) =>
+  s
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_')
 
 /**
  * Picks and orders `available` names by what the operator asked for (-c), matching keys and
@@ -140,7 +144,11 @@ const chosen = <T>(columns: Column<T>[], only?: string[]) =>
  * "cn1:VCPU=4;ceph:DISK_GB=40"), any other run of it is written as one `_` ("rack k1" is
  * "rack_k1", "cannot move" is "cannot_move").
  */
-export const valueCell = (text: string): string => text.trim().replace(/([,;:])\s+/g, '$1').replace(/\s+/g, '_')
+export const valueCell = (text: string): string =>
+  text
+    .trim()
+    .replace(/([,;:])\s+/g, '$1')
+    .replace(/\s+/g, '_')
 
 /**
  * What `-f value` prints for a cell with nothing in it: what osc-placement (cliff) prints for a
@@ -192,8 +200,21 @@ export function table<T>(rows: T[], columns: Column<T>[], opts: TableOptions | s
     const fill = ' '.repeat(widths[i] - visible(s))
     return cols[i].align === 'right' ? fill + s : s + fill
   }
-  const lines = !shown ? [] : [headers.map((h, i) => chalk.bold(pad(h, i))).join('  ').trimEnd()]
-  for (const b of body) lines.push(b.map((s, i) => pad(s, i)).join('  ').trimEnd())
+  const lines = !shown
+    ? []
+    : [
+        headers
+          .map((h, i) => chalk.bold(pad(h, i)))
+          .join('  ')
+          .trimEnd(),
+      ]
+  for (const b of body)
+    lines.push(
+      b
+        .map((s, i) => pad(s, i))
+        .join('  ')
+        .trimEnd(),
+    )
   return lines.join('\n')
 }
 

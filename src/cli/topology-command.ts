@@ -31,19 +31,25 @@ export abstract class TopologyEditCommand extends PlacematCommand {
   static printed = SENTENCES
 
   /** Runs one edit and prints the plan it made (JSON/YAML: {transport, dry_run, applied, plan}). */
-  protected async edit(flags: {'dry-run'?: boolean; layout?: string; 'allow-violations'?: boolean}, fn: (doc: Layout) => void): Promise<void> {
+  protected async edit(
+    flags: {'dry-run'?: boolean; layout?: string; 'allow-violations'?: boolean},
+    fn: (doc: Layout) => void,
+  ): Promise<void> {
     const dryRun = Boolean(flags['dry-run'])
     // An edit of the document refused (no such rack, one that exists) is said as it is, not as an HTTP answer.
     const edit = (doc: Layout) => {
       try {
         fn(doc)
       } catch (err) {
-        if (err instanceof PlacementError) throw new Failure(err.status === 404 ? 'not_found' : err.status === 409 ? 'conflict' : 'bad_request', err.detail)
+        if (err instanceof PlacementError)
+          throw new Failure(err.status === 404 ? 'not_found' : err.status === 409 ? 'conflict' : 'bad_request', err.detail)
         throw err
       }
     }
     const backend = await this.backend()
-    const res = await refusedForGroups(() => editLayout(backend, edit, {dryRun, layoutFile: flags.layout, allowViolations: flags['allow-violations']}))
+    const res = await refusedForGroups(() =>
+      editLayout(backend, edit, {dryRun, layoutFile: flags.layout, allowViolations: flags['allow-violations']}),
+    )
     // A dry run exits as the edit would, after the plan: with the error the edit would end with.
     const refusal = res.refusal && dryRunRefusal(isGroupViolation(res.refusal) ? withContext(res.refusal, '', ALLOW_HINT) : res.refusal)
     if (!this.textOutput) {

@@ -61,14 +61,22 @@ const UNTRUSTED = new Set([
   'CERT_UNTRUSTED',
 ])
 /** Node's codes for a certificate that is not valid for this endpoint now, whoever signed it. */
-const INVALID = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_REVOKED', 'CERT_SIGNATURE_FAILURE'])
+const INVALID = new Set([
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_REVOKED',
+  'CERT_SIGNATURE_FAILURE',
+])
 
 /** Why a request to `what` (an address, or "Keystone at URL") failed before any answer, as the error to throw. */
 export function unreachable(what: string, err: unknown): UnreachableError {
   const cause = (err as {cause?: {code?: string; message?: string}}).cause
   const code = cause?.code
   if (code && UNTRUSTED.has(code)) {
-    return new CertificateError(`the TLS certificate of ${what} is not trusted (${cause.message ?? code}): pass --os-cacert FILE or set OS_CACERT to the authority that signed it`)
+    return new CertificateError(
+      `the TLS certificate of ${what} is not trusted (${cause.message ?? code}): pass --os-cacert FILE or set OS_CACERT to the authority that signed it`,
+    )
   }
   if (code && INVALID.has(code)) return new CertificateError(`the TLS certificate of ${what} is refused (${cause.message ?? code})`)
   return new UnreachableError(`cannot reach ${what} (${code ?? (err as Error).message})`)

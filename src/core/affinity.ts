@@ -88,7 +88,9 @@ export function affinityViolation(s: State, providerUuids: Iterable<string>, rul
   if (rules.length === 0) return null
   const mine = placementOf(s, providerUuids)
   for (const rule of rules) {
-    const nowhere = holdsOnlyShared(s, rule.consumer) ? `consumer ${rule.consumer} holds only shared resources: it is on no host, in no ${rule.level}` : undefined
+    const nowhere = holdsOnlyShared(s, rule.consumer)
+      ? `consumer ${rule.consumer} holds only shared resources: it is on no host, in no ${rule.level}`
+      : undefined
     const why = ruleViolation(mine, consumerPlacement(s, rule.consumer), rule, nowhere)
     if (why) return why
   }

@@ -45,7 +45,12 @@ export const isEmptyEdit = (e: AggregateNameEdit) => e.set.length === 0 && e.for
 export function aggregateNameEdit(s: State, wanted: ReadonlyMap<string, string>, prune: boolean): AggregateNameEdit {
   const set = [...wanted].filter(([uuid, name]) => s.aggregateNames.get(uuid)?.name !== name).map(([uuid, name]) => ({uuid, name}))
   const moving = new Set(set.map((e) => e.name))
-  const forget = prune ? [...s.aggregateNames.values()].filter((n) => !wanted.has(n.uuid) && !moving.has(n.name)).map((n) => n.uuid).sort() : []
+  const forget = prune
+    ? [...s.aggregateNames.values()]
+        .filter((n) => !wanted.has(n.uuid) && !moving.has(n.name))
+        .map((n) => n.uuid)
+        .sort()
+    : []
   return {set: set.sort((a, b) => a.name.localeCompare(b.name)), forget}
 }
 
@@ -56,7 +61,8 @@ export function editAggregateNames(s: State, now: number, edit: AggregateNameEdi
     const problem = aggregateNameProblem(name)
     if (problem) throw badRequest(`Aggregate ${uuid}: ${problem}.`)
     const other = given.get(name)
-    if (other !== undefined && other !== canonicalUuid(uuid)) throw badRequest(`Aggregates ${other} and ${uuid} cannot both be named ${name}.`)
+    if (other !== undefined && other !== canonicalUuid(uuid))
+      throw badRequest(`Aggregates ${other} and ${uuid} cannot both be named ${name}.`)
     given.set(name, canonicalUuid(uuid))
   }
   for (const uuid of edit.forget) s.removeAggregateName(canonicalUuid(uuid))
@@ -80,7 +86,9 @@ const LEVELS: TopologyLevel[] = ['rack', 'row', 'room']
 /** Every named aggregate, by name within each kind: racks, then rows, rooms, and the others. */
 export function namedAggregates(s: State): NamedAggregate[] {
   const topology = [...s.topology.values()].map((n) => ({uuid: n.uuid, name: n.name, level: n.level}))
-  const named = [...s.aggregateNames.values()].filter((n) => !s.topology.has(n.uuid)).map((n) => ({uuid: n.uuid, name: n.name, level: null}))
+  const named = [...s.aggregateNames.values()]
+    .filter((n) => !s.topology.has(n.uuid))
+    .map((n) => ({uuid: n.uuid, name: n.name, level: null}))
   const kind = (a: NamedAggregate) => (a.level === null ? 3 : LEVELS.indexOf(a.level))
   const byName = (a: NamedAggregate, b: NamedAggregate) => kind(a) - kind(b) || a.name.localeCompare(b.name)
   return [...topology, ...named].sort(byName)
@@ -91,7 +99,9 @@ export function namedAggregates(s: State): NamedAggregate[] {
  * listings name by the topology instead (a snapshot carries them all).
  */
 export function keptAggregateNames(s: State): Array<{uuid: string; name: string}> {
-  return [...s.aggregateNames.values()].map((n) => ({uuid: n.uuid, name: n.name})).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  return [...s.aggregateNames.values()]
+    .map((n) => ({uuid: n.uuid, name: n.name}))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
 
 /** How an aggregate is named in listings: "rack k1" for a rack (row, room), its name for one an apply file named. */

@@ -99,11 +99,7 @@ export function planConsumers(s: State, writes: ConsumerWrite[], opts: {checkGen
           )
         }
       } else if (given !== null) {
-        throw new PlacementError(
-          409,
-          `consumer generation conflict - expected null but got ${given}`,
-          ErrorCode.CONCURRENT_UPDATE,
-        )
+        throw new PlacementError(409, `consumer generation conflict - expected null but got ${given}`, ErrorCode.CONCURRENT_UPDATE)
       }
     }
     out.push({write: w, existing, project, user: user ?? INCOMPLETE_CONSUMER_ID})
@@ -239,9 +235,7 @@ export function applyAllocations(s: State, now: number, plan: PlannedConsumer[],
     const classStr = pythonIntSetOrder(classIds)
       .map((id) => byId.get(id))
       .join(', ')
-    throw opts.invalid(
-      `Inventory for '${classStr}' on resource provider '${missing.map((p) => p.uuid).join(', ')}' invalid.`,
-    )
+    throw opts.invalid(`Inventory for '${classStr}' on resource provider '${missing.map((p) => p.uuid).join(', ')}' invalid.`)
   }
   const requested = new Map<string, number>()
   for (const r of rows) {

@@ -107,9 +107,15 @@ function applyOne(s: State, now: number, o: BatchOperation, opts: BatchOptions):
       return {op: o.op, uuid: o.uuid}
     case 'set_inventories': {
       const generation = o.generation ?? getProvider(s, o.uuid).generation
-      const {provider} = setInventories(s, now, o.uuid, {resource_provider_generation: generation, inventories: o.inventories}, {
-        reservedCanEqualTotal: true,
-      })
+      const {provider} = setInventories(
+        s,
+        now,
+        o.uuid,
+        {resource_provider_generation: generation, inventories: o.inventories},
+        {
+          reservedCanEqualTotal: true,
+        },
+      )
       return {op: o.op, uuid: o.uuid, generation: provider.generation}
     }
     case 'set_traits': {
@@ -120,7 +126,9 @@ function applyOne(s: State, now: number, o: BatchOperation, opts: BatchOptions):
     case 'reshape': {
       // Allocations moved to providers of other hosts can break a placement group (POST
       // /reshaper, Placement's own, never refuses for one).
-      const placements = new Map(Object.entries(o.allocations ?? {}).map(([c, a]) => [c, Object.keys((a as {allocations?: object}).allocations ?? {})]))
+      const placements = new Map(
+        Object.entries(o.allocations ?? {}).map(([c, a]) => [c, Object.keys((a as {allocations?: object}).allocations ?? {})]),
+      )
       refuseNewBreaches(s, {placements}, opts.allowViolations)
       reshape(s, now, {inventories: o.inventories, allocations: o.allocations}, {consumerTypes: reshapeMinor(o) >= 38})
       return {op: o.op}
@@ -134,6 +142,9 @@ function applyOne(s: State, now: number, o: BatchOperation, opts: BatchOptions):
       editAggregateNames(s, now, {set: o.names ?? [], forget: o.forget ?? []})
       return {op: o.op}
     case 'apply_layout':
-      return {op: o.op, plan: applyLayout(s, now, o.layout, o.generation, {prune: o.prune !== false, allowViolations: opts.allowViolations})}
+      return {
+        op: o.op,
+        plan: applyLayout(s, now, o.layout, o.generation, {prune: o.prune !== false, allowViolations: opts.allowViolations}),
+      }
   }
 }

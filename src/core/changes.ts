@@ -57,9 +57,19 @@ export class Changes {
 
   get empty(): boolean {
     return (
-      this.providers.size + this.deletedProviders.size + this.consumers.size + this.deletedConsumers.size +
-        this.classes.size + this.deletedClasses.size + this.traits.size + this.deletedTraits.size +
-        this.topologyNodes.size + this.deletedTopologyNodes.size + this.groups.size + this.deletedGroups.size + this.moved.size +
+      this.providers.size +
+        this.deletedProviders.size +
+        this.consumers.size +
+        this.deletedConsumers.size +
+        this.classes.size +
+        this.deletedClasses.size +
+        this.traits.size +
+        this.deletedTraits.size +
+        this.topologyNodes.size +
+        this.deletedTopologyNodes.size +
+        this.groups.size +
+        this.deletedGroups.size +
+        this.moved.size +
         this.aggregateNames.size ===
         0 && !this.topologyGeneration
     )

@@ -87,9 +87,7 @@ export function claimAllocations(s: State, now: number, claims: Claim[], opts: {
     return {
       consumer_uuid: consumer.uuid,
       consumer_generation: consumer.generation,
-      allocations: Object.fromEntries(
-        [...consumer.allocations].map(([rp, amounts]) => [rp, {resources: Object.fromEntries(amounts)}]),
-      ),
+      allocations: Object.fromEntries([...consumer.allocations].map(([rp, amounts]) => [rp, {resources: Object.fromEntries(amounts)}])),
     }
   })
 }

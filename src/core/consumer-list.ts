@@ -36,7 +36,8 @@ export interface ListOptions {
 
 /** 404 for a filter naming a provider or a placement group there is none of. */
 export function checkConsumerFilter(s: State, filter: ConsumerFilter): void {
-  if (filter.inTree !== undefined && !s.providers.has(filter.inTree)) throw notFound(`No resource provider with uuid ${filter.inTree} found.`)
+  if (filter.inTree !== undefined && !s.providers.has(filter.inTree))
+    throw notFound(`No resource provider with uuid ${filter.inTree} found.`)
   if (filter.group !== undefined && !s.groups.has(filter.group)) throw notFound(`No placement group named '${filter.group}'.`)
 }
 
@@ -55,7 +56,9 @@ export function groupsByMember(s: State): Map<string, string[]> {
 
 /** The names of the hosts a consumer's allocations are on (host.ts: shared resources are on none). */
 function hostNames(s: State, c: Consumer): string[] {
-  return hostsOfProviders(s, c.allocations.keys()).map((u) => s.providers.get(u)?.name ?? u).sort()
+  return hostsOfProviders(s, c.allocations.keys())
+    .map((u) => s.providers.get(u)?.name ?? u)
+    .sort()
 }
 
 /**
@@ -139,7 +142,10 @@ export function consumerView(s: State, uuid: string, opts: ListOptions = {groups
   const roots = [...hostsOfProviders(s, Object.keys(known.allocations)), ...gone]
   const hosts = roots.map((u) => hostPlace(s, u)).sort((a, b) => a.name.localeCompare(b.name))
   const groups = opts.groups
-    ? [...s.groups.values()].filter((g) => g.members.has(uuid)).map((g) => g.name).sort((a, b) => a.localeCompare(b))
+    ? [...s.groups.values()]
+        .filter((g) => g.members.has(uuid))
+        .map((g) => g.name)
+        .sort((a, b) => a.localeCompare(b))
     : null
   return {...known, providers, hosts, groups}
 }

@@ -73,7 +73,9 @@ const record = (m: Iterable<[string, Amounts]>): ProviderAmounts => Object.fromE
 
 /** Groups `consumer` is a member of, hard ones first. */
 function groupsOf(s: State, consumer: string) {
-  return [...s.groups.values()].filter((g) => g.members.has(consumer)).sort((a, b) => Number(a.soft) - Number(b.soft) || a.name.localeCompare(b.name))
+  return [...s.groups.values()]
+    .filter((g) => g.members.has(consumer))
+    .sort((a, b) => Number(a.soft) - Number(b.soft) || a.name.localeCompare(b.name))
 }
 
 /**
@@ -87,7 +89,10 @@ export function hostConsumers(s: State, host: string): string[] {
     const gs = groupsOf(s, c)
     return gs.length === 0 ? 2 : gs[0].soft ? 1 : 0
   }
-  return [...found].map((c) => ({c, r: rank(c)})).sort((a, b) => a.r - b.r || (a.c < b.c ? -1 : a.c > b.c ? 1 : 0)).map((x) => x.c)
+  return [...found]
+    .map((c) => ({c, r: rank(c)}))
+    .sort((a, b) => a.r - b.r || (a.c < b.c ? -1 : a.c > b.c ? 1 : 0))
+    .map((x) => x.c)
 }
 
 const amountsText = (a: Record<string, number>) =>
@@ -120,10 +125,12 @@ export function planMove(s: State, host: string, consumer: string, opts: DrainOp
   const held = [...(c?.allocations ?? [])].filter(([rp]) => tree.has(rp))
   if (!c || held.length === 0) throw notFound(`Consumer ${consumer} holds nothing on host ${drained.name}.`)
   const kept = [...c.allocations].filter(([rp]) => !tree.has(rp))
-  const keptSharing = kept.map(([rp]) => rp).filter((rp) => {
-    const p = s.providers.get(rp)
-    return p !== undefined && isSharing(p)
-  })
+  const keptSharing = kept
+    .map(([rp]) => rp)
+    .filter((rp) => {
+      const p = s.providers.get(rp)
+      return p !== undefined && isSharing(p)
+    })
   const groups = groupsOf(s, consumer).map((g) => g.name)
   const from = record(held)
 
@@ -207,7 +214,8 @@ export function planMove(s: State, host: string, consumer: string, opts: DrainOp
   let why: string
   if (withRoom === 0) why = `no other enabled host has room for ${heldText(from)}`
   else if (hardBest) why = `every host with room would break ${breachText(breachRecord(hardBest[0]))}`
-  else why = `no enabled host with room shares an aggregate with ${name(unassociated!)}, where it keeps ${amountsText(Object.fromEntries(c.allocations.get(unassociated!)!))}`
+  else
+    why = `no enabled host with room shares an aggregate with ${name(unassociated!)}, where it keeps ${amountsText(Object.fromEntries(c.allocations.get(unassociated!)!))}`
   return {consumer, groups, from, why}
 }
 

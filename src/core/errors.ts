@@ -12,7 +12,12 @@ export const ErrorCode = {
   QUERY_MISSING_VALUE: 'placement.query.missing_value',
 } as const
 
-export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode] | typeof AFFINITY_VIOLATION | typeof DATABASE_UNAVAILABLE | typeof STOPPING | typeof SCHEMA_NOT_SERVED
+export type ErrorCodeValue =
+  | (typeof ErrorCode)[keyof typeof ErrorCode]
+  | typeof AFFINITY_VIOLATION
+  | typeof DATABASE_UNAVAILABLE
+  | typeof STOPPING
+  | typeof SCHEMA_NOT_SERVED
 
 /** placemat's own code: a topology rule that does not hold at write time (409). */
 export const AFFINITY_VIOLATION = 'placemat.affinity_violation'

@@ -16,7 +16,13 @@ const refused = (message: string) => new FlavorFileError(message)
 /** The flavors in `text`, read from `where` (for the messages). */
 export function parseFlavors(text: string, where: string): Flavor[] {
   const value = /^\s*[[{]/.test(text) ? parseJson(text, where) : parseYaml(text, where)
-  const list = Array.isArray(value) ? value : isObject(value) && Array.isArray(value.flavors) ? value.flavors : isObject(value) ? [value] : null
+  const list = Array.isArray(value)
+    ? value
+    : isObject(value) && Array.isArray(value.flavors)
+      ? value.flavors
+      : isObject(value)
+        ? [value]
+        : null
   if (!list) throw refused(`${where}: a list of flavors, or one flavor, expected`)
   const flavors = list.map((raw, i) => flavorOf(raw, `${where}: flavor ${i + 1}`))
   const seen = new Set<string>()
@@ -64,7 +70,7 @@ function jsonErrorOffset(text: string): number {
           if (text[i] !== '"') fail()
           value()
           ws()
-          if (text[i++] !== ':') (i--, fail())
+          if (text[i++] !== ':') i--, fail()
         }
         value()
         ws()
@@ -119,7 +125,8 @@ function flavorOf(raw: unknown, where: string): Flavor {
     const v = field(raw, ...names)
     if ((v === undefined || v === null || v === '') && !required) return 0
     const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : v
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw refused(`${at}: ${label} must be a whole number >= 0, not ${JSON.stringify(v)}`)
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0)
+      throw refused(`${at}: ${label} must be a whole number >= 0, not ${JSON.stringify(v)}`)
     return n
   }
   return {

@@ -46,7 +46,8 @@ const RESOURCES = /^resources([A-Za-z0-9_-]*):([A-Z0-9_]+)$/
 const TRAIT = /^trait([A-Za-z0-9_-]*):([A-Z0-9_]+)$/
 
 /** Extra specs with no bearing on what Placement is asked (handled by Nova's filters or the hypervisor). */
-const NOT_PLACEMENT = /^(hw|hw_rng|quota|os|aggregate_instance_extra_specs|capabilities|pci_passthrough|accel|vmware|powervm|hw_video|trust|provider):/
+const NOT_PLACEMENT =
+  /^(hw|hw_rng|quota|os|aggregate_instance_extra_specs|capabilities|pci_passthrough|accel|vmware|powervm|hw_video|trust|provider):/
 
 function group(suffix: string): RequestGroup {
   return {suffix, resources: new Map(), requiredTraits: [], forbiddenTraits: new Set(), memberOf: [], forbiddenAggs: new Set()}
@@ -124,10 +125,17 @@ export function flavorRequest(flavor: Flavor): FlavorRequest {
   }
   const list = [...groups.values()].filter((g) => g.suffix !== '' || g.resources.size > 0 || groups.size === 1)
   const granular = list.filter((g) => g.suffix !== '').length
-  if (granular > 1 && !policy) warnings.push('several granular groups without group_policy: Nova refuses such a flavor; counted with group_policy=none')
+  if (granular > 1 && !policy)
+    warnings.push('several granular groups without group_policy: Nova refuses such a flavor; counted with group_policy=none')
   return {
     flavor: flavor.name,
-    request: {groups: list, groupPolicy: granular > 1 ? (policy ?? 'none') : policy, sameSubtree: [], rootRequired: [], rootForbidden: new Set()},
+    request: {
+      groups: list,
+      groupPolicy: granular > 1 ? (policy ?? 'none') : policy,
+      sameSubtree: [],
+      rootRequired: [],
+      rootForbidden: new Set(),
+    },
     warnings,
   }
 }

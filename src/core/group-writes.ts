@@ -34,7 +34,8 @@ export function ruleOf(spec: Omit<GroupSpec, 'name' | 'members'>): GroupRule {
   if (!GROUP_POLICIES.includes(spec.policy)) throw badRequest(`Unknown policy '${spec.policy}': expected ${GROUP_POLICIES.join(', ')}.`)
   if (!GROUP_LEVELS.includes(spec.level)) throw badRequest(`Unknown level '${spec.level}': expected ${GROUP_LEVELS.join(', ')}.`)
   const count = (v: number | undefined, what: string) => {
-    if (v === undefined || !Number.isInteger(v) || v < 1) throw badRequest(`A ${spec.policy} group needs ${what}, a whole number of at least 1.`)
+    if (v === undefined || !Number.isInteger(v) || v < 1)
+      throw badRequest(`A ${spec.policy} group needs ${what}, a whole number of at least 1.`)
     return v
   }
   const rule: GroupRule = {policy: spec.policy, level: spec.level, soft: spec.soft === true}
@@ -84,7 +85,13 @@ export function deleteGroup(s: State, name: string, generation?: number): void {
 }
 
 /** Adds members (already there: no change); refused when they break the rule where they stand. */
-export function addMembers(s: State, now: number, name: string, consumers: string[], opts: {generation?: number; allowViolations?: boolean} = {}): Group {
+export function addMembers(
+  s: State,
+  now: number,
+  name: string,
+  consumers: string[],
+  opts: {generation?: number; allowViolations?: boolean} = {},
+): Group {
   const g = requireGroup(s, name)
   checkGeneration(g, opts.generation)
   const joining = [...new Set(consumers)].filter((c) => !g.members.has(c))

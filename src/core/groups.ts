@@ -86,7 +86,11 @@ export interface Locator {
 
 /** Hosts by the topology aggregates they carry, as the State has them. */
 export function stateLocator(s: State): Locator {
-  return topologyLocator(s, (host) => s.providers.get(host)?.aggregates ?? [], (agg) => s.topology.get(agg))
+  return topologyLocator(
+    s,
+    (host) => s.providers.get(host)?.aggregates ?? [],
+    (agg) => s.topology.get(agg),
+  )
 }
 
 /**
@@ -190,13 +194,24 @@ export const OUTSIDE_TOPOLOGY = '(outside the topology)'
 /** Emptiest domains named in a spread's breach (a spread by host may have thousands). */
 const SHOWN_DOMAINS = 5
 
-const entry = (loc: Locator, domain: string, members: string[]): DomainMembers => ({domain, name: loc.label(domain), members: [...members].sort()})
+const entry = (loc: Locator, domain: string, members: string[]): DomainMembers => ({
+  domain,
+  name: loc.label(domain),
+  members: [...members].sort(),
+})
 
 /** How `g`'s rule is broken with members where `hostsOf` says and hosts where `loc` says. */
 export function groupBreaches(g: Group, hostsOf: MemberHosts, loc: Locator): Breach[] {
   const {domainsOfMember, inDomain, outside} = membersByDomain(g, hostsOf, loc)
   const rule = ruleText(g)
-  const breach = (why: string, domains: DomainMembers[], key: string): Breach => ({group: g.name, rule, soft: g.soft, why, domains, key: `${g.name}|${key}`})
+  const breach = (why: string, domains: DomainMembers[], key: string): Breach => ({
+    group: g.name,
+    rule,
+    soft: g.soft,
+    why,
+    domains,
+    key: `${g.name}|${key}`,
+  })
   const out: Breach[] = []
   // One breach per member outside the topology, so that bringing one in never makes a new one.
   for (const [m, hosts] of outside) {
@@ -221,7 +236,13 @@ export function groupBreaches(g: Group, hostsOf: MemberHosts, loc: Locator): Bre
       if (!common || common.size === 0) {
         const domains = [...inDomain].map(([d, members]) => entry(loc, d, members)).sort((a, b) => a.name.localeCompare(b.name))
         const where = domains.map((e) => `${e.members.length} in ${e.name}`).join(', ')
-        out.push(breach(`members are not in one ${g.level}: ${where}`, domains, domains.map((e) => `${e.domain}:${e.members.join(',')}`).join(';')))
+        out.push(
+          breach(
+            `members are not in one ${g.level}: ${where}`,
+            domains,
+            domains.map((e) => `${e.domain}:${e.members.join(',')}`).join(';'),
+          ),
+        )
       }
     }
   } else {
@@ -244,13 +265,19 @@ export function groupBreaches(g: Group, hostsOf: MemberHosts, loc: Locator): Bre
         // The first few of the emptiest, in the level's order (layout order; hosts as created).
         const shown = emptiest.slice(0, SHOWN_DOMAINS).map((d) => entry(loc, d, inDomain.get(d) ?? []))
         const names = (es: DomainMembers[], all: number) =>
-          es.map((e) => e.name).sort().join(', ') + (all > es.length ? ` and ${all - es.length} more` : '')
+          es
+            .map((e) => e.name)
+            .sort()
+            .join(', ') + (all > es.length ? ` and ${all - es.length} more` : '')
         out.push(
           breach(
             `skew ${max - min} (at most ${g.maxSkew}): ${max} in ${names(fullest, fullest.length)}, ${min} in ${names(shown, emptiest.length)}`,
             [...fullest, ...shown],
             // The occupied domains' counts and the least: the empty ones need not be listed.
-            `${[...inDomain].map(([d, m]) => `${d}=${m.length}`).sort().join(';')}|min=${min}`,
+            `${[...inDomain]
+              .map(([d, m]) => `${d}=${m.length}`)
+              .sort()
+              .join(';')}|min=${min}`,
           ),
         )
       }
@@ -333,7 +360,12 @@ export function consumerGroups(s: State, consumer: string, joining?: Group): Gro
  * candidate is (its allocations there replace what it holds). What does not depend on the
  * candidate (the breaches now, where every other member is) is found once.
  */
-export function placementJudge(s: State, consumer: string, groups: Group[], loc: Locator = stateLocator(s)): (providers: Iterable<string>) => Breach[] {
+export function placementJudge(
+  s: State,
+  consumer: string,
+  groups: Group[],
+  loc: Locator = stateLocator(s),
+): (providers: Iterable<string>) => Breach[] {
   const parts = groups.map((g) => {
     const where = new Map([...g.members].map((m) => [m, consumerHosts(s, m)]))
     const before = new Set(groupBreaches(g, (m) => where.get(m) ?? [], loc).map((b) => b.key))

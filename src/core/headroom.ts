@@ -73,7 +73,12 @@ export interface HostFit {
  * whether it could ever hold X: its shape's candidates (tree-shapes.ts), searched once per shape,
  * walked with each host's usage.
  */
-export function hostFits(s: State, trees: readonly HostTree[], free: readonly Float64Array[], flavor: FlavorRequest): Array<HostFit & {eligible: boolean}> {
+export function hostFits(
+  s: State,
+  trees: readonly HostTree[],
+  free: readonly Float64Array[],
+  flavor: FlavorRequest,
+): Array<HostFit & {eligible: boolean}> {
   const withAggregates = namesAggregates(flavor.request)
   const shapes = keptShapes(s, flavor.request)
   return trees.map((tree, i) => {
@@ -152,10 +157,21 @@ export function headroom(s: State, flavors: readonly FlavorRequest[], opts: Head
     for (const [level, name, at] of layout) {
       // Most domains draw on no pool: sums of numbers. One that does takes each pool once (domainHeadroom).
       const row = at.some((i) => counts[i].fit.pools.size > 0)
-        ? domainHeadroom(s, level, name, flavor.flavor, asked, at.map((i) => counts[i]))
+        ? domainHeadroom(
+            s,
+            level,
+            name,
+            flavor.flavor,
+            asked,
+            at.map((i) => counts[i]),
+          )
         : summedHeadroom(level, name, flavor.flavor, asked, classes, freeAsked, at, counts)
       // The group's rule bounds the fit; pooled and the loss stay the flavor's (host boundaries alone).
-      if (opts.group) row.fit = Math.min(row.fit, groupFit(s, opts.group, new Map(at.filter((i) => !counts[i].disabled).map((i) => [counts[i].host.uuid, counts[i].fit.fit]))))
+      if (opts.group)
+        row.fit = Math.min(
+          row.fit,
+          groupFit(s, opts.group, new Map(at.filter((i) => !counts[i].disabled).map((i) => [counts[i].host.uuid, counts[i].fit.fit]))),
+        )
       domains.push(row)
     }
   }
@@ -172,8 +188,7 @@ function domainHosts(s: State, hosts: Provider[], levels: readonly HeadroomLevel
       // By name: the State's order is the order providers were read in, which differs between backends.
       const byName = hosts.map((_, i) => i).sort((a, b) => compareHosts(hosts[a], hosts[b]))
       for (const i of byName) out.push(['host', hosts[i].name, [i]])
-    }
-    else {
+    } else {
       const by = new Map<string, number[]>()
       where.forEach((w, i) => {
         const name = w[level]
@@ -225,7 +240,14 @@ function summedHeadroom(
   return {level, name, flavor, fit, pooled: Math.max(pooled, fit), fragmentation_loss: Math.max(0, pooled - fit), disabled_fit: disabledFit}
 }
 
-function domainHeadroom(s: State, level: HeadroomLevel, name: string, flavor: string, asked: Map<string, number>, members: HostCounts[]): DomainHeadroom {
+function domainHeadroom(
+  s: State,
+  level: HeadroomLevel,
+  name: string,
+  flavor: string,
+  asked: Map<string, number>,
+  members: HostCounts[],
+): DomainHeadroom {
   // Hosts draw on each pool in host order until it is empty.
   let left: Map<string, number> | null = null // `${pool} ${class}` -> free
   const take = (c: HostCounts): number => {
@@ -280,11 +302,13 @@ function whyNowhere(s: State, flavor: FlavorRequest): string {
     for (const [rc, n] of g.resources) {
       const having = providers.filter((p) => p.inventories.has(rc))
       if (having.length === 0) return `no provider has ${rc}`
-      if (having.every((p) => n > p.inventories.get(rc)!.max_unit || n > capacityOf(p.inventories.get(rc)!))) return `${rc}:${n} is above every provider's max_unit or capacity`
+      if (having.every((p) => n > p.inventories.get(rc)!.max_unit || n > capacityOf(p.inventories.get(rc)!)))
+        return `${rc}:${n} is above every provider's max_unit or capacity`
       if (having.every((p) => n < p.inventories.get(rc)!.min_unit)) return `${rc}:${n} is below every provider's min_unit`
       if (having.every((p) => n % p.inventories.get(rc)!.step_size !== 0)) return `${rc}:${n} is off every provider's step_size`
     }
-    for (const any of g.requiredTraits) if (!providers.some((p) => any.some((t) => p.traits.has(t)))) return `no provider has trait ${any.join(' or ')}`
+    for (const any of g.requiredTraits)
+      if (!providers.some((p) => any.some((t) => p.traits.has(t)))) return `no provider has trait ${any.join(' or ')}`
   }
   return 'no host holds all it asks at once'
 }
@@ -293,7 +317,13 @@ function whyNowhere(s: State, flavor: FlavorRequest): string {
  * On each enabled host where no flavor fits now, each class's free amount (`free`, by host), with
  * the class that blocks: the one whose free amount is smallest against the least any flavor asks of it.
  */
-function stranded(hosts: Provider[], free: Map<string, number>[], disabled: boolean[], flavors: readonly FlavorRequest[], fitsSomewhere: Uint8Array): Stranded[] {
+function stranded(
+  hosts: Provider[],
+  free: Map<string, number>[],
+  disabled: boolean[],
+  flavors: readonly FlavorRequest[],
+  fitsSomewhere: Uint8Array,
+): Stranded[] {
   const least = new Map<string, number>()
   for (const f of flavors) for (const [rc, n] of askedPerClass(f.request)) least.set(rc, Math.min(least.get(rc) ?? Infinity, n))
   const out: Stranded[] = []

@@ -20,8 +20,10 @@ export const MAX_REASON = 255
 export function requireHost(s: State, uuid: string): Provider {
   const p = s.providers.get(uuid)
   if (!p) throw notFound(`No resource provider with uuid ${uuid} found.`)
-  if (p.parent !== null) throw badRequest(`Provider ${p.name} is not a host: it is in the tree of ${s.providers.get(p.root)?.name ?? p.root}.`)
-  if (isSharing(p)) throw badRequest(`Provider ${p.name} is not a host: it shares its inventory with its aggregates (${SHARES_VIA_AGGREGATE}).`)
+  if (p.parent !== null)
+    throw badRequest(`Provider ${p.name} is not a host: it is in the tree of ${s.providers.get(p.root)?.name ?? p.root}.`)
+  if (isSharing(p))
+    throw badRequest(`Provider ${p.name} is not a host: it shares its inventory with its aggregates (${SHARES_VIA_AGGREGATE}).`)
   return p
 }
 
@@ -40,7 +42,10 @@ export interface HostStatusChange {
 export function setHostStatus(s: State, now: number, uuid: string, change: HostStatusChange): Provider {
   const p = requireHost(s, uuid)
   if (change.generation !== undefined && change.generation !== p.generation) {
-    throw conflict("Resource provider's generation already changed. Please update the generation and try again.", ErrorCode.CONCURRENT_UPDATE)
+    throw conflict(
+      "Resource provider's generation already changed. Please update the generation and try again.",
+      ErrorCode.CONCURRENT_UPDATE,
+    )
   }
   if (change.reason && change.reason.length > MAX_REASON) throw badRequest(`A reason is at most ${MAX_REASON} characters.`)
   const reason = change.disabled ? (change.reason === undefined ? p.disabledReason : change.reason || undefined) : undefined

@@ -140,7 +140,6 @@ export function withDefaults(input: InventoryInput): Inventory {
   return inv
 }
 
-
 /** The provider for the GET handlers, whose 404 repeats the cause after " : ". */
 function providerForRead(s: State, uuid: string): Provider {
   const p = s.providers.get(uuid)
@@ -170,8 +169,7 @@ function inUse(s: State, p: Provider, classes: Iterable<string>): string[] {
   return used.sort((a, b) => id(a) - id(b))
 }
 
-const inUseMessage = (classes: string[], uuid: string) =>
-  `Inventory for '${classes.join(', ')}' on resource provider '${uuid}' in use.`
+const inUseMessage = (classes: string[], uuid: string) => `Inventory for '${classes.join(', ')}' on resource provider '${uuid}' in use.`
 
 function generationConflict(p: Provider, generation: number): void {
   if (p.generation !== generation) {
@@ -247,9 +245,7 @@ export function updateInventory(
   checkCapacity(p, rc, inv, opts, `Unable to update inventory for resource provider ${p.uuid}`)
   if (!s.classes.has(rc)) throw notFound(`No such resource class ${rc}.`)
   if (!p.inventories.has(rc)) {
-    throw badRequest(
-      `No inventory record with resource class for resource provider ${p.uuid}: No inventory of class ${rc} found.`,
-    )
+    throw badRequest(`No inventory record with resource class for resource provider ${p.uuid}: No inventory of class ${rc} found.`)
   }
   // Capacity below current usage is allowed: Placement only warns about it.
   s.setInventory(p, rc, inv)
@@ -316,11 +312,7 @@ export function deleteInventory(s: State, now: number, uuid: string, rc: string)
   if (!s.classes.has(rc)) throw notFound(`No inventory of class ${rc} found for delete: No such resource class ${rc}.`)
   if (classHasAllocations(p, rc)) {
     // Placement sends this one with the concurrent_update code.
-    throw new PlacementError(
-      409,
-      `Unable to delete inventory of class ${rc}: ${inUseMessage([rc], p.uuid)}`,
-      ErrorCode.CONCURRENT_UPDATE,
-    )
+    throw new PlacementError(409, `Unable to delete inventory of class ${rc}: ${inUseMessage([rc], p.uuid)}`, ErrorCode.CONCURRENT_UPDATE)
   }
   if (!p.inventories.has(rc)) {
     throw notFound(`No inventory of class ${rc} found for delete: No inventory of class ${rc} found for delete`)

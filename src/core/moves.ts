@@ -22,7 +22,11 @@ export const INSTANCE = 'INSTANCE'
  * The type the receiving consumer is written with: `given`, else its own (`receiver`: what is
  * known of it; a type of null is known to be none), else from the giver's. null: no type.
  */
-export function receiverType(given: string | undefined, receiver: {type: string | null} | undefined, giverType: string | null): string | null {
+export function receiverType(
+  given: string | undefined,
+  receiver: {type: string | null} | undefined,
+  giverType: string | null,
+): string | null {
   if (given) return given
   if (receiver) return receiver.type
   if (giverType === null) return null
@@ -57,7 +61,15 @@ export function knownConsumer(s: State, uuid: string): KnownConsumer | undefined
   }
   const m = s.moved.get(uuid)
   if (!m) return undefined
-  return {uuid, project_id: m.project, user_id: m.user, consumer_type: m.type, consumer_generation: null, allocations: {}, moved_to: m.movedTo}
+  return {
+    uuid,
+    project_id: m.project,
+    user_id: m.user,
+    consumer_type: m.type,
+    consumer_generation: null,
+    allocations: {},
+    moved_to: m.movedTo,
+  }
 }
 
 /** A moved consumer as GET /placemat/v1/moves lists it (and a snapshot carries it). */
@@ -122,7 +134,13 @@ export function moveAllocations(s: State, now: number, req: MoveRequest, opts: {
     s,
     now,
     [
-      {uuid: giver.uuid, allocations: new Map(), project: giver.project, user: giver.user, generation: req.consumerGeneration ?? giver.generation},
+      {
+        uuid: giver.uuid,
+        allocations: new Map(),
+        project: giver.project,
+        user: giver.user,
+        generation: req.consumerGeneration ?? giver.generation,
+      },
       {
         uuid: req.to,
         allocations,

@@ -105,7 +105,7 @@ export class Rollups implements StateListener {
 
   /** A consumer's allocations went from `before` to `after` providers. */
   holding(before: number, after: number): void {
-    if (this.cloud && (before > 0) !== (after > 0)) this.cloud.holding += after > 0 ? 1 : -1
+    if (this.cloud && before > 0 !== after > 0) this.cloud.holding += after > 0 ? 1 : -1
   }
 
   /** `p` joins (1) or leaves (-1) the cloud with what it has; the racks above it are summed again. */

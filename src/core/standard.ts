@@ -35,7 +35,7 @@ export const STANDARD_RESOURCE_CLASSES: readonly string[] = Object.freeze([
   'NET_PACKET_RATE_KILOPACKET_PER_SEC',
   'NET_PACKET_RATE_EGR_KILOPACKET_PER_SEC',
   'NET_PACKET_RATE_IGR_KILOPACKET_PER_SEC',
-]);
+])
 
 export const STANDARD_TRAITS: readonly string[] = Object.freeze([
   'COMPUTE_ACCELERATORS',
@@ -415,7 +415,7 @@ export const STANDARD_TRAITS: readonly string[] = Object.freeze([
   'OWNER_NOVA',
   'STORAGE_DISK_HDD',
   'STORAGE_DISK_SSD',
-]);
+])
 
 /** The traits os-traits added between 2.9.0 and 3.9.0: what migration 0007 adds to an older database. */
 export const TRAITS_ADDED_SINCE_2_9_0: readonly string[] = Object.freeze([
@@ -451,4 +451,4 @@ export const TRAITS_ADDED_SINCE_2_9_0: readonly string[] = Object.freeze([
   'HW_NVME_WZS',
   'HW_PCI_LIVE_MIGRATABLE',
   'HW_PCI_ONE_TIME_USE',
-]);
+])

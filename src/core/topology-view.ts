@@ -85,4 +85,3 @@ export function topologyView(s: State): TopologyView[] {
   }
   return tops.map(build)
 }
-

@@ -113,7 +113,8 @@ function resolveLayout(s: State, layout: Layout): Resolved {
   }
   for (const r of layout.rows ?? []) row(r, null)
   for (const k of layout.racks ?? []) rack(k, null)
-  if (unknown.length) problems.unshift(`unknown host(s): ${unknown.slice(0, 20).join(', ')}${unknown.length > 20 ? ` and ${unknown.length - 20} more` : ''}`)
+  if (unknown.length)
+    problems.unshift(`unknown host(s): ${unknown.slice(0, 20).join(', ')}${unknown.length > 20 ? ` and ${unknown.length - 20} more` : ''}`)
   if (problems.length) throw badRequest(`Invalid layout: ${problems.join('; ')}`)
   return {nodes, hosts}
 }
@@ -307,8 +308,7 @@ export function currentLayout(s: State): Layout & {generation: number} {
   }
   const sorted = (parent: string | null, level: TopologyLevel) =>
     (children.get(parent) ?? []).filter((n) => n.level === level).sort((a, b) => a.name.localeCompare(b.name))
-  const hostsOf = (rack: TopologyNode) =>
-    [...(s.aggregateMembers.get(rack.uuid) ?? [])].map((u) => s.providers.get(u)!.name).sort()
+  const hostsOf = (rack: TopologyNode) => [...(s.aggregateMembers.get(rack.uuid) ?? [])].map((u) => s.providers.get(u)!.name).sort()
   const rackDoc = (k: TopologyNode): RackLayout => ({name: k.name, hosts: hostsOf(k)})
   const rowDoc = (r: TopologyNode): RowLayout => ({name: r.name, racks: sorted(r.uuid, 'rack').map(rackDoc)})
   const out: Layout & {generation: number} = {generation: s.topologyGeneration}
@@ -335,7 +335,6 @@ export function requireNode(s: State, level: TopologyLevel, name: string): Topol
   if (!n) throw new PlacementError(404, `No ${level} named ${name}`)
   return n
 }
-
 
 /** The racks, rows and rooms a layout names, by uuid (no hosts, no checks: the first of a name wins). */
 export function layoutNodes(layout: Layout): Map<string, WantedNode> {

@@ -70,7 +70,8 @@ export function hostTrees(s: State, hosts: readonly Provider[]): HostTree[] {
     // hosts made alike list them alike; others only count apart).
     const describe = (p: Provider, k: number) => {
       let d = k < tree.length ? String(p.parent === null ? -1 : at.get(p.parent)) : p.uuid
-      for (const [rc, v] of p.inventories) d += `|${rc}:${v.total}:${v.reserved}:${v.min_unit}:${v.max_unit}:${v.step_size}:${v.allocation_ratio}`
+      for (const [rc, v] of p.inventories)
+        d += `|${rc}:${v.total}:${v.reserved}:${v.min_unit}:${v.max_unit}:${v.step_size}:${v.allocation_ratio}`
       for (const t of p.traits) d += `|${t}`
       return d
     }
@@ -124,7 +125,11 @@ export function shapeCandidates(s: State, tree: HostTree, request: CandidateRequ
       classes: [...s.classes.keys()],
       traits: [...s.traits.keys()],
       // Nothing used; a pool is a root of its own here.
-      providers: tree.members.map((p) => ({...providerRecord(p), usages: {}, ...(pools.has(p) ? {parent_provider_uuid: null, root_provider_uuid: p.uuid} : {})})),
+      providers: tree.members.map((p) => ({
+        ...providerRecord(p),
+        usages: {},
+        ...(pools.has(p) ? {parent_provider_uuid: null, root_provider_uuid: p.uuid} : {}),
+      })),
     },
     0,
   )

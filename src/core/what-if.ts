@@ -52,7 +52,8 @@ export interface WhatIf {
 }
 
 /** Whether `change` asks nothing to be tried (no domain lost, no ratio, no host added). */
-export const changesNothing = (change: WhatIfChange | undefined): boolean => !change?.without?.length && !change?.ratios?.size && !change?.add
+export const changesNothing = (change: WhatIfChange | undefined): boolean =>
+  !change?.without?.length && !change?.ratios?.size && !change?.add
 
 /** A copy of `s` to change freely: providers, consumers and their allocations, topology, groups. */
 export function copyState(s: State): State {
@@ -83,7 +84,8 @@ export function lostHosts(s: State, lost: readonly LostDomain[]): Provider[] {
 
 /** Makes `change` on a copy of `s` and places again what the lost hosts held. */
 export function whatIf(s: State, change: WhatIfChange): WhatIf {
-  for (const [rc, r] of change.ratios ?? []) if (!(r > 0)) throw new PlacementError(400, `The allocation ratio of ${rc} must be above 0, not ${r}`)
+  for (const [rc, r] of change.ratios ?? [])
+    if (!(r > 0)) throw new PlacementError(400, `The allocation ratio of ${rc} must be above 0, not ${r}`)
   const lost = lostHosts(s, change.without ?? [])
   const after = copyState(s)
   after.changes = new Changes()
@@ -96,11 +98,18 @@ export function whatIf(s: State, change: WhatIfChange): WhatIf {
   }
   // What the lost hosts held leaves with them, whole (with what it took from shared pools).
   const lostRoots = new Set(lost.map((h) => h.uuid))
-  const onLost = [...after.consumers.values()].filter((c) => [...c.allocations.keys()].some((rp) => lostRoots.has(after.providers.get(rp)?.root ?? '')))
-  const displaced = onLost.map((c) => ({consumer: c, from: hostNames(after, c.allocations.keys()), wanted: new Map(sumByClass(c.allocations))}))
+  const onLost = [...after.consumers.values()].filter((c) =>
+    [...c.allocations.keys()].some((rp) => lostRoots.has(after.providers.get(rp)?.root ?? '')),
+  )
+  const displaced = onLost.map((c) => ({
+    consumer: c,
+    from: hostNames(after, c.allocations.keys()),
+    wanted: new Map(sumByClass(c.allocations)),
+  }))
   for (const d of displaced) after.setAllocations(d.consumer, new Map())
   // The lost hosts can take nothing: they keep no inventory in the copy.
-  for (const root of lostRoots) for (const p of after.subtree(root)) for (const rc of [...p.inventories.keys()]) after.deleteInventory(p, rc)
+  for (const root of lostRoots)
+    for (const p of after.subtree(root)) for (const rc of [...p.inventories.keys()]) after.deleteInventory(p, rc)
   after.version += 1
   // Largest first: what is hardest to place goes before what fills the gaps.
   displaced.sort((a, b) => size(b.wanted) - size(a.wanted) || a.consumer.uuid.localeCompare(b.consumer.uuid))
@@ -148,7 +157,8 @@ function placeAgain(s: State, consumer: string, wanted: Map<string, number>): {t
   } catch (err) {
     return {to: null, why: (err as Error).message}
   }
-  if (candidates.length === 0) return {to: null, why: `no enabled host has room for ${[...wanted].map(([rc, n]) => `${rc}:${n}`).join(',')}`}
+  if (candidates.length === 0)
+    return {to: null, why: `no enabled host has room for ${[...wanted].map(([rc, n]) => `${rc}:${n}`).join(',')}`}
   let refusal = ''
   for (const a of candidates) {
     try {
@@ -158,7 +168,10 @@ function placeAgain(s: State, consumer: string, wanted: Map<string, number>): {t
       continue
     }
     const c = s.consumers.get(consumer)!
-    writeAllocations(s, 0, [{uuid: consumer, allocations: a.allocations, project: c.project, user: c.user, type: c.type}], {checkGeneration: false, ...putAllocationErrors(consumer)})
+    writeAllocations(s, 0, [{uuid: consumer, allocations: a.allocations, project: c.project, user: c.user, type: c.type}], {
+      checkGeneration: false,
+      ...putAllocationErrors(consumer),
+    })
     s.version += 1
     return {to: hostNames(s, a.allocations.keys())}
   }
@@ -166,7 +179,10 @@ function placeAgain(s: State, consumer: string, wanted: Map<string, number>): {t
 }
 
 /** The names of the hosts `providers` are in (shared resources are on none). */
-const hostNames = (s: State, providers: Iterable<string>): string[] => hostsOfProviders(s, providers).map((u) => s.providers.get(u)!.name).sort()
+const hostNames = (s: State, providers: Iterable<string>): string[] =>
+  hostsOfProviders(s, providers)
+    .map((u) => s.providers.get(u)!.name)
+    .sort()
 
 function sumByClass(allocations: Map<string, Map<string, number>>): Map<string, number> {
   const out = new Map<string, number>()
@@ -176,4 +192,6 @@ function sumByClass(allocations: Map<string, Map<string, number>>): Map<string, 
 
 /** A consumer's size, to place the largest first: its CPUs, then its memory in GB, then the rest. */
 const size = (wanted: Map<string, number>): number =>
-  ((wanted.get('VCPU') ?? 0) + (wanted.get('PCPU') ?? 0)) * 1e9 + (wanted.get('MEMORY_MB') ?? 0) * 1e3 + [...wanted.values()].reduce((a, b) => a + b, 0) / 1e6
+  ((wanted.get('VCPU') ?? 0) + (wanted.get('PCPU') ?? 0)) * 1e9 +
+  (wanted.get('MEMORY_MB') ?? 0) * 1e3 +
+  [...wanted.values()].reduce((a, b) => a + b, 0) / 1e6

@@ -70,13 +70,18 @@ const KNOWN: Record<string, string[]> = {
   oslo_policy: ['policy_file', 'enforce_scope', 'enforce_new_defaults'],
   cors: ['allowed_origin', 'allow_headers'],
   oslo_middleware: ['enable_proxy_headers_parsing'],
-  placement: ['max_allocation_candidates', 'randomize_allocation_candidates', 'incomplete_consumer_project_id', 'incomplete_consumer_user_id'],
+  placement: [
+    'max_allocation_candidates',
+    'randomize_allocation_candidates',
+    'incomplete_consumer_project_id',
+    'incomplete_consumer_user_id',
+  ],
   placement_database: ['connection'],
 }
 
 /** Sections whose options do not apply to placemat at all (said once per section, not per option). */
 const NOT_HERE: Record<string, string> = {
-  DEFAULT: 'logging and the like are placemat\'s own flags; debug alone is read',
+  DEFAULT: "logging and the like are placemat's own flags; debug alone is read",
 }
 
 export function readConfigFile(file: string): ConfigFileSettings {
@@ -102,7 +107,8 @@ export function readConfigFile(file: string): ConfigFileSettings {
       out.warnings.push(`${file}: [${name}] ignored (not an option placemat reads)`)
       continue
     }
-    for (const key of options.keys()) if (!known.includes(key)) out.warnings.push(`${where(name, key)} ignored (not an option placemat reads)`)
+    for (const key of options.keys())
+      if (!known.includes(key)) out.warnings.push(`${where(name, key)} ignored (not an option placemat reads)`)
   }
 
   const debug = get('DEFAULT', 'debug')
@@ -110,14 +116,16 @@ export function readConfigFile(file: string): ConfigFileSettings {
 
   const strategy = get('api', 'auth_strategy')
   if (strategy !== undefined) {
-    if (strategy !== 'keystone' && strategy !== 'noauth2') throw new ConfigFileError(`${where('api', 'auth_strategy')}: keystone or noauth2, not '${strategy}'`)
+    if (strategy !== 'keystone' && strategy !== 'noauth2')
+      throw new ConfigFileError(`${where('api', 'auth_strategy')}: keystone or noauth2, not '${strategy}'`)
     out.auth = strategy
   }
 
   const ks = ini.get('keystone_authtoken')
   if (ks?.size) {
     const authType = ks.get('auth_type') ?? 'password'
-    if (authType !== 'password') throw new ConfigFileError(`${where('keystone_authtoken', 'auth_type')}: only password is supported, not '${authType}'`)
+    if (authType !== 'password')
+      throw new ConfigFileError(`${where('keystone_authtoken', 'auth_type')}: only password is supported, not '${authType}'`)
     const need = (key: string) => {
       const v = ks.get(key)
       if (!v) throw new ConfigFileError(`${file}: [keystone_authtoken] needs ${key}`)
@@ -133,10 +141,15 @@ export function readConfigFile(file: string): ConfigFileSettings {
       projectDomainName: ks.get('project_domain_name'),
       projectDomainId: ks.get('project_domain_id'),
       wwwAuthenticateUri: ks.get('www_authenticate_uri') ?? ks.get('auth_uri'),
-      tokenCacheSeconds: ks.get('token_cache_time') !== undefined ? int(ks.get('token_cache_time')!, where('keystone_authtoken', 'token_cache_time')) : undefined,
+      tokenCacheSeconds:
+        ks.get('token_cache_time') !== undefined
+          ? int(ks.get('token_cache_time')!, where('keystone_authtoken', 'token_cache_time'))
+          : undefined,
       serviceTokenRoles: ks.get('service_token_roles') !== undefined ? list(ks.get('service_token_roles')!) : undefined,
       serviceTokenRolesRequired:
-        ks.get('service_token_roles_required') !== undefined ? bool(ks.get('service_token_roles_required')!, where('keystone_authtoken', 'service_token_roles_required')) : undefined,
+        ks.get('service_token_roles_required') !== undefined
+          ? bool(ks.get('service_token_roles_required')!, where('keystone_authtoken', 'service_token_roles_required'))
+          : undefined,
     }
   }
 

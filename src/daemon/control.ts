@@ -213,7 +213,11 @@ function readFrom(file: string, offset: number): string {
 }
 
 /** SIGTERM, then waits as long as the daemon's drain may take (and a little more for the exit itself). */
-export async function stopDaemon(record: DaemonRecord, dbFile: string, timeoutMs = (record.stopTimeoutMs ?? DEFAULT_STOP_WAIT_MS) + 5000): Promise<boolean> {
+export async function stopDaemon(
+  record: DaemonRecord,
+  dbFile: string,
+  timeoutMs = (record.stopTimeoutMs ?? DEFAULT_STOP_WAIT_MS) + 5000,
+): Promise<boolean> {
   if (isAlive(record.pid)) process.kill(record.pid, 'SIGTERM')
   const until = Date.now() + timeoutMs
   while (isAlive(record.pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 100))

@@ -55,7 +55,11 @@ export function foregroundOptions(
     port: flags.port,
     auth: decided.auth,
     corsOrigins: flags['cors-origin'] ?? conf.corsOrigins,
-    corsAllowHeaders: flags['cors-allow-headers']?.split(',').map((h) => h.trim()).filter(Boolean) ?? conf.corsAllowHeaders,
+    corsAllowHeaders:
+      flags['cors-allow-headers']
+        ?.split(',')
+        .map((h) => h.trim())
+        .filter(Boolean) ?? conf.corsAllowHeaders,
     keystone: conf.keystone,
     incompleteConsumer: conf.incompleteConsumer,
     candidates: {

@@ -69,7 +69,12 @@ function candidates(sources: DatabaseSources, env: NodeJS.ProcessEnv): Candidate
   const out: Candidate[] = []
   if (sources.flag !== undefined) out.push({from: '--db', shown: describeTarget(sources.flag), read: () => sources.flag!})
   if (env.PLACEMAT_DB) out.push({from: 'PLACEMAT_DB', shown: describeTarget(env.PLACEMAT_DB), read: () => env.PLACEMAT_DB!})
-  const urlFile = sources.urlFile !== undefined ? {file: sources.urlFile, how: '--db-url-file'} : env.PLACEMAT_DB_FILE ? {file: env.PLACEMAT_DB_FILE, how: 'PLACEMAT_DB_FILE'} : undefined
+  const urlFile =
+    sources.urlFile !== undefined
+      ? {file: sources.urlFile, how: '--db-url-file'}
+      : env.PLACEMAT_DB_FILE
+        ? {file: env.PLACEMAT_DB_FILE, how: 'PLACEMAT_DB_FILE'}
+        : undefined
   if (urlFile) {
     const from = `${urlFile.file} (${urlFile.how})`
     out.push({from, read: () => translated(from, readUrlFile(urlFile.file, from), true)})

@@ -74,7 +74,8 @@ export function resolveEdge(flags: EdgeFlags, conf: {trustAnyProxy?: boolean} = 
   }
   const cert = flags['tls-cert']
   const key = flags['tls-key']
-  if ((cert === undefined) !== (key === undefined)) throw new EdgeOptionsError(cert === undefined ? '--tls-key needs --tls-cert' : '--tls-cert needs --tls-key')
+  if ((cert === undefined) !== (key === undefined))
+    throw new EdgeOptionsError(cert === undefined ? '--tls-key needs --tls-cert' : '--tls-cert needs --tls-key')
   if (cert !== undefined && key !== undefined) {
     settings.tls = {certFile: cert, keyFile: key}
     const expired = expiryWarning(settings.tls, readTlsFiles(settings.tls))

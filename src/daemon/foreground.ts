@@ -30,7 +30,8 @@ export async function runForeground(opts: ForegroundOptions, say: (line: string)
   let server: RunningServer
   try {
     // Recorded once it listens (`daemon start` waits for its own record, not for any answer at the address).
-    const onListening = (url: string) => writeRecord(opts.db, {pid: process.pid, url, db: resolveTarget(opts.db), stopTimeoutMs: opts.shutdown.timeoutMs})
+    const onListening = (url: string) =>
+      writeRecord(opts.db, {pid: process.pid, url, db: resolveTarget(opts.db), stopTimeoutMs: opts.shutdown.timeoutMs})
     server = await startServer({...opts, notifier, onListening, say: outside})
   } catch (err) {
     removeRecord(opts.db, process.pid)

@@ -13,7 +13,15 @@ import type {Store} from '../store/store.js'
 
 /** Registers the node and beats until stopped; a database that does not answer now is beaten again later. */
 export async function startHeartbeat(store: Store, url: string, log: FastifyBaseLogger): Promise<{stop(): void}> {
-  const info = {release: RELEASE, schemaFrom: SCHEMA_RANGE.from, schemaTo: SCHEMA_RANGE.to, host: os.hostname(), pid: process.pid, url, startedAt: Date.now()}
+  const info = {
+    release: RELEASE,
+    schemaFrom: SCHEMA_RANGE.from,
+    schemaTo: SCHEMA_RANGE.to,
+    host: os.hostname(),
+    pid: process.pid,
+    url,
+    startedAt: Date.now(),
+  }
   try {
     await store.join(info)
   } catch (err) {

@@ -79,10 +79,20 @@ export function reload(log: FastifyBaseLogger, sources: ReloadSources): ReloadRe
 export function describeReload(report: ReloadReport): string {
   const parts: string[] = []
   if ('error' in report.policy) parts.push(`policy not reloaded (${report.policy.error}); the rules in force stay`)
-  else parts.push(report.policy.changed.length ? `policy: ${report.policy.changed.length} rule(s) changed (${report.policy.changed.join(', ')})` : 'policy unchanged')
+  else
+    parts.push(
+      report.policy.changed.length
+        ? `policy: ${report.policy.changed.length} rule(s) changed (${report.policy.changed.join(', ')})`
+        : 'policy unchanged',
+    )
   if (report.logLevel) {
     if ('error' in report.logLevel) parts.push(`log level not reloaded (${report.logLevel.error})`)
-    else parts.push(report.logLevel.from === report.logLevel.to ? `log level ${report.logLevel.to}` : `log level ${report.logLevel.from} -> ${report.logLevel.to}`)
+    else
+      parts.push(
+        report.logLevel.from === report.logLevel.to
+          ? `log level ${report.logLevel.to}`
+          : `log level ${report.logLevel.from} -> ${report.logLevel.to}`,
+      )
   }
   if (report.tls) {
     if ('error' in report.tls) parts.push(`TLS certificate not reloaded (${report.tls.error}); the one in use stays`)
@@ -127,7 +137,10 @@ export function handleSignals(life: Lifecycle): {stop(signal: string): Promise<v
     service.stopping = true
     const status = `stopping on ${signal}: ${service.inFlight} request(s) in flight; health answers 503`
     notifier.stopping(status)
-    log.info({event: 'stopping', signal, in_flight: service.inFlight, shutdown_delay_ms: times.delayMs, shutdown_timeout_ms: times.timeoutMs}, status)
+    log.info(
+      {event: 'stopping', signal, in_flight: service.inFlight, shutdown_delay_ms: times.delayMs, shutdown_timeout_ms: times.timeoutMs},
+      status,
+    )
     const deadline = setTimeout(() => {
       const line = `shutdown timeout (${times.timeoutMs / 1000} s) reached with ${service.inFlight} request(s) unanswered: exiting`
       log.error({event: 'shutdown_timeout', in_flight: service.inFlight}, line)

@@ -10,7 +10,9 @@ export type LineLevel = keyof typeof LEVELS
 
 /** The serialized line, newline included. */
 export function logLine(level: LineLevel, msg: string, fields: Record<string, unknown> = {}): string {
-  return JSON.stringify({level: LEVELS[level], time: new Date().toISOString(), pid: process.pid, hostname: os.hostname(), ...fields, msg}) + '\n'
+  return (
+    JSON.stringify({level: LEVELS[level], time: new Date().toISOString(), pid: process.pid, hostname: os.hostname(), ...fields, msg}) + '\n'
+  )
 }
 
 /**

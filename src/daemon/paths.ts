@@ -24,7 +24,9 @@ export const DEFAULT_PORT = 8778
 export function daemonFiles(dbFile: string) {
   const url = isDatabaseUrl(dbFile)
   const dir = url ? dataDir() : path.dirname(path.resolve(dbFile))
-  const stem = url ? `postgres-${createHash('sha256').update(dbFile).digest('hex').slice(0, 12)}` : path.basename(dbFile).replace(/\.db$/, '')
+  const stem = url
+    ? `postgres-${createHash('sha256').update(dbFile).digest('hex').slice(0, 12)}`
+    : path.basename(dbFile).replace(/\.db$/, '')
   return {
     dir,
     pid: path.join(dir, `${stem}.pid`),

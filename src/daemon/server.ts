@@ -179,9 +179,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const heartbeat = await startHeartbeat(store, url, app.log)
   const warming = opts.warmUp ? warmUp(opts.logLevel ?? 'silent') : null
   void warming?.done.then(({requests, ms, stopped, statements}) => {
-    if (stopped) return app.log.info({event: 'warm_up', requests, ms: Math.round(ms), stopped}, `warm-up ended after ${requests} requests: ${stopped}`)
+    if (stopped)
+      return app.log.info({event: 'warm_up', requests, ms: Math.round(ms), stopped}, `warm-up ended after ${requests} requests: ${stopped}`)
     const prepared = store.prepareAhead(statements)
-    app.log.info({event: 'warm_up', requests, ms: Math.round(ms), prepared}, `warmed up: ${requests} rehearsed requests in ${Math.round(ms)} ms; ${prepared} statements prepared`)
+    app.log.info(
+      {event: 'warm_up', requests, ms: Math.round(ms), prepared},
+      `warmed up: ${requests} rehearsed requests in ${Math.round(ms)} ms; ${prepared} statements prepared`,
+    )
   })
   return {
     app,

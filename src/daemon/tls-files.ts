@@ -61,7 +61,8 @@ export function readTlsFiles(files: TlsFiles): TlsPair {
         : `the TLS key ${files.keyFile} cannot be parsed (${(err as Error).message})`,
     )
   }
-  if (!x509.checkPrivateKey(privateKey)) throw new TlsFilesError(`the TLS key ${files.keyFile} is not the key of the certificate in ${files.certFile}`)
+  if (!x509.checkPrivateKey(privateKey))
+    throw new TlsFilesError(`the TLS key ${files.keyFile} is not the key of the certificate in ${files.certFile}`)
   try {
     tls.createSecureContext({cert, key, minVersion: TLS_MIN_VERSION})
   } catch (err) {

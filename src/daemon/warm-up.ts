@@ -40,7 +40,12 @@ export function warmUp(level: LogLevel, rounds = ROUNDS): WarmUp {
     const agent = new http.Agent({keepAlive: true, maxSockets: 1})
     try {
       store = await Store.open(':memory:')
-      app = await buildApp({store, auth: 'noauth2', service: new ServiceState(), logger: loggerOptions(level, {write: () => undefined}, true)})
+      app = await buildApp({
+        store,
+        auth: 'noauth2',
+        service: new ServiceState(),
+        logger: loggerOptions(level, {write: () => undefined}, true),
+      })
       await app.listen({host: '127.0.0.1', port: 0})
       const address = app.server.address()
       const port = typeof address === 'object' && address ? address.port : 0
@@ -55,7 +60,12 @@ export function warmUp(level: LogLevel, rounds = ROUNDS): WarmUp {
       return {requests, ms: performance.now() - started, statements: store.preparedTexts()}
     } catch (err) {
       // Whatever went wrong, the rehearsal only ends: the daemon serves as it would without it.
-      return {requests, ms: performance.now() - started, stopped: err instanceof Stopped ? 'the daemon is stopping' : (err as Error).message, statements: []}
+      return {
+        requests,
+        ms: performance.now() - started,
+        stopped: err instanceof Stopped ? 'the daemon is stopping' : (err as Error).message,
+        statements: [],
+      }
     } finally {
       agent.destroy()
       await app?.close().catch(() => undefined)
@@ -81,9 +91,18 @@ async function rehearse(call: Call, rounds: number): Promise<void> {
   for (let i = 0; i < PROVIDERS; i++) {
     const uuid = randomUUID()
     await call('POST', '/resource_providers', {name: `warm-up-${i}`, uuid})
-    const inv = (await call('PUT', `/resource_providers/${uuid}/inventories`, {resource_provider_generation: 0, inventories: inventories(0)})) as {resource_provider_generation: number}
-    const tr = (await call('PUT', `/resource_providers/${uuid}/traits`, {resource_provider_generation: inv.resource_provider_generation, traits: ['HW_CPU_X86_AVX2']})) as {resource_provider_generation: number}
-    await call('PUT', `/resource_providers/${uuid}/aggregates`, {resource_provider_generation: tr.resource_provider_generation, aggregates: [AGGREGATE]})
+    const inv = (await call('PUT', `/resource_providers/${uuid}/inventories`, {
+      resource_provider_generation: 0,
+      inventories: inventories(0),
+    })) as {resource_provider_generation: number}
+    const tr = (await call('PUT', `/resource_providers/${uuid}/traits`, {
+      resource_provider_generation: inv.resource_provider_generation,
+      traits: ['HW_CPU_X86_AVX2'],
+    })) as {resource_provider_generation: number}
+    await call('PUT', `/resource_providers/${uuid}/aggregates`, {
+      resource_provider_generation: tr.resource_provider_generation,
+      aggregates: [AGGREGATE],
+    })
     providers.push({uuid})
   }
   const held: string[] = []
@@ -92,24 +111,48 @@ async function rehearse(call: Call, rounds: number): Promise<void> {
     const first = answer.allocation_requests[0]
     if (!first) break
     const consumer = randomUUID()
-    const claim = {allocations: first.allocations, project_id: AGGREGATE, user_id: AGGREGATE, consumer_generation: null, consumer_type: 'INSTANCE'}
+    const claim = {
+      allocations: first.allocations,
+      project_id: AGGREGATE,
+      user_id: AGGREGATE,
+      consumer_generation: null,
+      consumer_type: 'INSTANCE',
+    }
     await call('PUT', `/allocations/${consumer}`, claim)
     held.push(consumer)
     if (r % 4 === 0) {
       // A write that changes a provider's shape (the candidates index follows it).
       const p = providers[r % PROVIDERS]
       const now = (await call('GET', `/resource_providers/${p.uuid}/inventories`)) as {resource_provider_generation: number}
-      await call('PUT', `/resource_providers/${p.uuid}/inventories`, {resource_provider_generation: now.resource_provider_generation, inventories: inventories(r % 8 === 0 ? 1 : 0)})
+      await call('PUT', `/resource_providers/${p.uuid}/inventories`, {
+        resource_provider_generation: now.resource_provider_generation,
+        inventories: inventories(r % 8 === 0 ? 1 : 0),
+      })
       await call('GET', `/resource_providers/${p.uuid}/usages`)
     }
     if (r % 5 === 0) {
       // A move: the instance's allocations handed to a migration consumer, in one POST.
       const moved = held.shift()!
       const migration = randomUUID()
-      const current = (await call('GET', `/allocations/${moved}`)) as {allocations: Record<string, {resources: Record<string, number>}>; consumer_generation: number}
+      const current = (await call('GET', `/allocations/${moved}`)) as {
+        allocations: Record<string, {resources: Record<string, number>}>
+        consumer_generation: number
+      }
       await call('POST', '/allocations', {
-        [moved]: {allocations: {}, project_id: AGGREGATE, user_id: AGGREGATE, consumer_generation: current.consumer_generation, consumer_type: 'INSTANCE'},
-        [migration]: {allocations: current.allocations, project_id: AGGREGATE, user_id: AGGREGATE, consumer_generation: null, consumer_type: 'MIGRATION'},
+        [moved]: {
+          allocations: {},
+          project_id: AGGREGATE,
+          user_id: AGGREGATE,
+          consumer_generation: current.consumer_generation,
+          consumer_type: 'INSTANCE',
+        },
+        [migration]: {
+          allocations: current.allocations,
+          project_id: AGGREGATE,
+          user_id: AGGREGATE,
+          consumer_generation: null,
+          consumer_type: 'MIGRATION',
+        },
       })
       held.push(migration)
     }
@@ -148,7 +191,8 @@ function request(agent: http.Agent, port: number, method: string, path: string, 
         res.on('data', (c: Buffer) => chunks.push(c))
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8')
-          if ((res.statusCode ?? 500) >= 300) return reject(new Error(`${method} ${path.split('?')[0]} answered ${res.statusCode}: ${text.slice(0, 200)}`))
+          if ((res.statusCode ?? 500) >= 300)
+            return reject(new Error(`${method} ${path.split('?')[0]} answered ${res.statusCode}: ${text.slice(0, 200)}`))
           try {
             resolve(text ? JSON.parse(text) : undefined)
           } catch (err) {

@@ -23,7 +23,14 @@ export function loggerOptions(level: LogLevel, stream?: {write(line: string): vo
     ...(stream ? {stream} : {}),
     timestamp: () => `,"time":"${new Date().toISOString()}"`,
     redact: {
-      paths: ['req.headers["x-auth-token"]', 'req.headers.authorization', 'req.headers.cookie', 'headers["x-auth-token"]', 'headers.authorization', 'headers.cookie'],
+      paths: [
+        'req.headers["x-auth-token"]',
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'headers["x-auth-token"]',
+        'headers.authorization',
+        'headers.cookie',
+      ],
       censor: '[redacted]',
     },
   }
@@ -40,7 +47,8 @@ export function accessLog(app: FastifyInstance, edge?: EdgeOptions): void {
   })
   // At debug, a request is logged when it arrives too: one that never ends still shows.
   app.addHook('onRequest', (req, _reply, done) => {
-    if (req.log.level === 'debug' || req.log.level === 'trace') req.log.debug({method: req.method, path: req.url.split('?')[0], remote_addr: req.ip}, 'request received')
+    if (req.log.level === 'debug' || req.log.level === 'trace')
+      req.log.debug({method: req.method, path: req.url.split('?')[0], remote_addr: req.ip}, 'request received')
     done()
   })
   app.addHook('onResponse', (req, reply, done) => {

@@ -58,7 +58,16 @@ export const PLACEMENT_ROUTES: RouteDef[] = [
 ]
 
 /** placemat's extensions, under their own prefix. */
-export const EXTENSION_ROUTES: RouteDef[] = [...placematRoutes, ...topologyRoutes, ...placematCandidateRoutes, ...claimRoutes, ...groupRoutes, ...hostRoutes, ...hostDescriptionRoutes, ...aggregateNameRoutes]
+export const EXTENSION_ROUTES: RouteDef[] = [
+  ...placematRoutes,
+  ...topologyRoutes,
+  ...placematCandidateRoutes,
+  ...claimRoutes,
+  ...groupRoutes,
+  ...hostRoutes,
+  ...hostDescriptionRoutes,
+  ...aggregateNameRoutes,
+]
 
 /** Every method Node's parser accepts (CONNECT aside): any a route lacks is a 405 with Allow, as in Placement. */
 const ALL_METHODS = http.METHODS.filter((m) => m !== 'CONNECT')
@@ -131,7 +140,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       const invalidLength = err.code === 'HPE_INVALID_CONTENT_LENGTH' || err.code === 'HPE_UNEXPECTED_CONTENT_LENGTH'
       const status = timedOut ? 408 : 400
-      const detail = timedOut ? 'the request was not received in time' : invalidLength ? 'content-length header must be an integer' : 'Bad request'
+      const detail = timedOut
+        ? 'the request was not received in time'
+        : invalidLength
+          ? 'content-length header must be an integer'
+          : 'Bad request'
       const body = JSON.stringify(errorBody(status, detailText(status, detail), `req-${randomUUID()}`, null))
       if (socket.writable) {
         socket.end(
@@ -186,7 +199,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', (_req, reply, payload, done) => {
     if (PROFILING) mark(P.reply)
     const type = reply.getHeader('content-type')
-    if (typeof type === 'string' && type !== 'application/json' && type.startsWith('application/json')) reply.header('content-type', 'application/json')
+    if (typeof type === 'string' && type !== 'application/json' && type.startsWith('application/json'))
+      reply.header('content-type', 'application/json')
     done(null, payload)
   })
 
@@ -260,8 +274,7 @@ function registerRoutes(app: FastifyInstance, defs: RouteDef[], options: AppOpti
       method: ALL_METHODS.filter((m) => !list.some((d) => d.method === m)),
       url,
       config: {placemat: {allow}} satisfies RouteConfig,
-      handler: async (req, reply) =>
-        sendError(req, reply, 405, 'The method specified is not allowed for this resource.', null, {allow}),
+      handler: async (req, reply) => sendError(req, reply, 405, 'The method specified is not allowed for this resource.', null, {allow}),
     })
   }
 }

@@ -180,7 +180,6 @@ export function cacheHeaders(ctx: Ctx, lastModifiedMs: number | null = null): vo
   ctx.reply.header('cache-control', 'no-cache')
 }
 
-
 /** Placement's is_uuid_like (oslo's), shared with the schema validator's uuid format. */
 export {isUuidLike} from './jsonschema.js'
 

@@ -111,7 +111,8 @@ function clientElement(req: FastifyRequest, trust: (address: string) => boolean)
 }
 
 /** The protocol of the connection itself. */
-const socketProtocol = (req: FastifyRequest): 'http' | 'https' => ((req.socket as {encrypted?: boolean} | undefined)?.encrypted ? 'https' : 'http')
+const socketProtocol = (req: FastifyRequest): 'http' | 'https' =>
+  (req.socket as {encrypted?: boolean} | undefined)?.encrypted ? 'https' : 'http'
 
 const headerValue = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(', ') : v)
 

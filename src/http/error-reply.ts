@@ -26,7 +26,9 @@ export function sendError(
   reply.code(status)
   if (prefersHtml(req.headers.accept)) {
     reply.type('text/html; charset=UTF-8')
-    return reply.send(`<html>\n <head>\n  <title>${status}</title>\n </head>\n <body>\n  <h1>${status}</h1>\n  ${escapeHtml(detail)}\n </body>\n</html>`)
+    return reply.send(
+      `<html>\n <head>\n  <title>${status}</title>\n </head>\n <body>\n  <h1>${status}</h1>\n  ${escapeHtml(detail)}\n </body>\n</html>`,
+    )
   }
   reply.header('content-type', 'application/json')
   // A Buffer: fastify adds no charset to it, even where the onSend hook does not run (framework errors).

@@ -97,7 +97,9 @@ export function linkProtocol(value: string | undefined): 'http' | 'https' | unde
 /** A host (name or IP, with an optional port) a link may name; undefined for anything else. */
 export function linkHost(value: string | undefined): string | undefined {
   if (!value) return undefined
-  const ok = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(value)
+  const ok = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(
+    value,
+  )
   if (!ok || value.length > 255) return undefined
   if (value.startsWith('[') && !net.isIPv6(value.slice(1, value.indexOf(']')))) return undefined
   return value

@@ -14,7 +14,10 @@ export function parseJsonBody(raw: string): unknown {
   try {
     data = JSON.parse(raw)
   } catch (err) {
-    throw new PlacementError(400, `Malformed JSON: ${raw.trim() === '' ? 'Expecting value: line 1 column 1 (char 0)' : (err as Error).message}`)
+    throw new PlacementError(
+      400,
+      `Malformed JSON: ${raw.trim() === '' ? 'Expecting value: line 1 column 1 (char 0)' : (err as Error).message}`,
+    )
   }
   // Lone surrogates and NUL can only arrive as \u escapes: bodies without one skip the string checks.
   checkShape(data, raw.includes('\\u'))

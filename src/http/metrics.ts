@@ -164,7 +164,7 @@ export class Metrics {
 
   readonly journalPosition = new Gauge({
     name: 'placemat_journal_position',
-    help: 'The change journal position this node\'s State reflects.',
+    help: "The change journal position this node's State reflects.",
     registers: [this.registry],
   })
 
@@ -182,7 +182,7 @@ export class Metrics {
 
   readonly changesApplied = new Counter({
     name: 'placemat_journal_changes_applied_total',
-    help: 'Changed rows (providers, consumers, classes, traits, racks/rows/rooms, groups) applied from other processes\' commits.',
+    help: "Changed rows (providers, consumers, classes, traits, racks/rows/rooms, groups) applied from other processes' commits.",
     registers: [this.registry],
   })
 
@@ -195,13 +195,13 @@ export class Metrics {
 
   readonly reloads = new Counter({
     name: 'placemat_state_reloads_total',
-    help: 'Times this node loaded the whole State again after start (behind the journal\'s floor, or a change too large to journal).',
+    help: "Times this node loaded the whole State again after start (behind the journal's floor, or a change too large to journal).",
     registers: [this.registry],
   })
 
   readonly schemaServed = new Gauge({
     name: 'placemat_schema_served',
-    help: 'Whether this release serves the database\'s schema (1), or a newer release\'s contract moved it past this one (0), as judged at the node\'s last heartbeat.',
+    help: "Whether this release serves the database's schema (1), or a newer release's contract moved it past this one (0), as judged at the node's last heartbeat.",
     registers: [this.registry],
   })
 
@@ -368,7 +368,7 @@ function watchStore(app: FastifyInstance, metrics: Metrics): StoreObserver {
     schemaJudged(refusal) {
       metrics.schemaServed.set(refusal ? 0 : 1)
       if (refusal) app.log.error({event: 'schema_not_served', refusal}, `${refusal}: health answers 503`)
-      else app.log.info({event: 'schema_served'}, 'the database\'s schema is served by this release again')
+      else app.log.info({event: 'schema_served'}, "the database's schema is served by this release again")
     },
     writeRetried(why) {
       metrics.writesRetried.inc({reason: why})

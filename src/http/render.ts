@@ -46,7 +46,13 @@ export function listedNow(providers: Provider[]): {indexes: number[]; render: (i
     parents[i] = p.parent
     roots[i] = p.root
   }
-  const row = (i: number): ListedFields => ({uuid: uuids[i], name: names[i], generation: generations[i], parent: parents[i], root: roots[i]})
+  const row = (i: number): ListedFields => ({
+    uuid: uuids[i],
+    name: names[i],
+    generation: generations[i],
+    parent: parents[i],
+    root: roots[i],
+  })
   return {indexes: Array.from({length: n}, (_, i) => i), render: (i, mv, prefix) => renderProvider(row(i), mv, prefix)}
 }
 

@@ -22,7 +22,14 @@ export interface Occupancy {
 }
 
 export const isEmpty = (o: Occupancy) =>
-  !o.providers && !o.consumers && !o.customClasses && !o.customTraits && !o.topologyNodes && !o.groups && !o.movedConsumers && !o.aggregateNames
+  !o.providers &&
+  !o.consumers &&
+  !o.customClasses &&
+  !o.customTraits &&
+  !o.topologyNodes &&
+  !o.groups &&
+  !o.movedConsumers &&
+  !o.aggregateNames
 
 type BulkTable =
   | 'resource_classes'
@@ -64,7 +71,10 @@ class PendingRows<T extends BulkTable> {
     if (!this.rows.length) return
     const rows = this.rows
     this.rows = []
-    await this.db.insertInto(this.table).values(rows as any).execute()
+    await this.db
+      .insertInto(this.table)
+      .values(rows as any)
+      .execute()
   }
 }
 
@@ -182,7 +192,10 @@ export class BulkImport {
   static async start(db: Kysely<Database>, now: number): Promise<BulkImport> {
     const b = new BulkImport(db, now)
     const max = async (table: 'resource_classes' | 'traits' | 'resource_providers', column: 'id' | 'seq') => {
-      const row = await db.selectFrom(table).select(sql<number | string | null>`max(${sql.ref(column)})`.as('m')).executeTakeFirst()
+      const row = await db
+        .selectFrom(table)
+        .select(sql<number | string | null>`max(${sql.ref(column)})`.as('m'))
+        .executeTakeFirst()
       return row?.m === null || row?.m === undefined ? 0 : Number(row.m)
     }
     b.nextClassId = Math.max(10000, (await max('resource_classes', 'id')) + 1)
@@ -194,7 +207,15 @@ export class BulkImport {
   /** What the database holds already, counted inside the transaction. */
   static async occupancy(db: Kysely<Database>): Promise<Occupancy> {
     const count = async (
-      table: 'resource_providers' | 'consumers' | 'resource_classes' | 'traits' | 'topology_nodes' | 'placement_groups' | 'moved_consumers' | 'aggregate_names',
+      table:
+        | 'resource_providers'
+        | 'consumers'
+        | 'resource_classes'
+        | 'traits'
+        | 'topology_nodes'
+        | 'placement_groups'
+        | 'moved_consumers'
+        | 'aggregate_names',
       custom = false,
     ) => {
       const where = custom ? sql`where name like 'CUSTOM_%'` : sql``
@@ -232,8 +253,15 @@ export class BulkImport {
 
   addProvider(row: ProviderRow, inventories: Record<string, Inventory>, traits: string[], aggregates: string[]): Promise<void> {
     // Every row with the same columns: one multi-row INSERT names them once.
-    this.providers.push({...row, disabled_reason: row.disabled_reason ?? null, created_at: this.now, updated_at: this.now, seq: this.nextSeq++})
-    for (const [resource_class, inv] of Object.entries(inventories)) this.inventories.push({provider_uuid: row.uuid, resource_class, ...inv})
+    this.providers.push({
+      ...row,
+      disabled_reason: row.disabled_reason ?? null,
+      created_at: this.now,
+      updated_at: this.now,
+      seq: this.nextSeq++,
+    })
+    for (const [resource_class, inv] of Object.entries(inventories))
+      this.inventories.push({provider_uuid: row.uuid, resource_class, ...inv})
     for (const trait of traits) this.providerTraits.push({provider_uuid: row.uuid, trait})
     for (const aggregate_uuid of aggregates) this.providerAggregates.push({provider_uuid: row.uuid, aggregate_uuid})
     return this.flushFull()
@@ -242,7 +270,8 @@ export class BulkImport {
   addConsumer(row: ConsumerRow, allocations: Record<string, Record<string, number>>): Promise<void> {
     this.consumers.push({...row, created_at: this.now, updated_at: this.now})
     for (const [provider_uuid, amounts] of Object.entries(allocations)) {
-      for (const [resource_class, used] of Object.entries(amounts)) this.allocations.push({consumer_uuid: row.uuid, provider_uuid, resource_class, used})
+      for (const [resource_class, used] of Object.entries(amounts))
+        this.allocations.push({consumer_uuid: row.uuid, provider_uuid, resource_class, used})
     }
     return this.flushFull()
   }

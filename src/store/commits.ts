@@ -122,7 +122,9 @@ export class Commits {
       // still; others' commits since, touching other consumers and providers, are applied after it.
       const keys = allSelfContained(group) ? keyedKeys(run.all) : null
       const keyed = keys !== null && !inAnyGroup(this.state, run.all)
-      const record = keyed ? keyedRecordStatements(this.db, run.all, keys, base, f.image()!) : recordStatements(this.db, run.all, base + 1, f.image())
+      const record = keyed
+        ? keyedRecordStatements(this.db, run.all, keys, base, f.image()!)
+        : recordStatements(this.db, run.all, base + 1, f.image())
       const statements = concat(this.writer.statements(this.state, run.all), record)
       let sentAt = 0
       const outcome = await this.backend.session((s): Promise<Row[] | 'committed' | 'moved' | 'too-big'> => {
@@ -195,7 +197,9 @@ export class Commits {
           const rows = this.writer.statements(this.state, run.all)
           const records = recordStatements(db, run.all, seq, f.image())
           const commit = [sql`commit`.compile(db)]
-          await s.run(PROFILING ? concat(rows, marked(P.statements), records, marked(P['journal+image']), commit) : concat(rows, records, commit))
+          await s.run(
+            PROFILING ? concat(rows, marked(P.statements), records, marked(P['journal+image']), commit) : concat(rows, records, commit),
+          )
           if (PROFILING) mark(P.commit)
         }
         f.committedLocked(seq)

@@ -53,7 +53,16 @@ const PG_FAULTS: Array<[RegExp, DatabaseFault]> = [
   [/^XX001$|^XX002$/, 'unavailable'], // data or index corrupted
 ]
 
-const NODE_NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED'])
+const NODE_NET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+])
 
 // node-postgres says these in words, without a code.
 const PG_CLIENT_MESSAGES: Array<[RegExp, DatabaseFault]> = [

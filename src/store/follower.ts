@@ -246,7 +246,10 @@ export class Follower {
     this.at = head.counter
     if (unsure.length) {
       const t0 = performance.now()
-      this.writer.nextSeq = Math.max(this.writer.nextSeq, applyWindow(this.state, readWindow(head, {keys: unsure, large: false}, again, rows), this.writer.nextSeq) + 1)
+      this.writer.nextSeq = Math.max(
+        this.writer.nextSeq,
+        applyWindow(this.state, readWindow(head, {keys: unsure, large: false}, again, rows), this.writer.nextSeq) + 1,
+      )
       this.suspect = null
       this.hooks.observer?.caughtUp?.(unsure.length, (performance.now() - t0) / 1000, 'rows')
     }

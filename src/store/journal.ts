@@ -40,9 +40,21 @@ export const MAX_PATCH_KEYS = 100_000
 /** How many keys `ch` would record. */
 function keyCount(ch: Changes): number {
   return (
-    ch.providers.size + ch.deletedProviders.size + ch.consumers.size + ch.deletedConsumers.size + ch.classes.size + ch.deletedClasses.size +
-    ch.traits.size + ch.deletedTraits.size + ch.topologyNodes.size + ch.deletedTopologyNodes.size + ch.groups.size + ch.deletedGroups.size +
-    ch.moved.size + ch.aggregateNames.size + (ch.topologyGeneration ? 1 : 0)
+    ch.providers.size +
+    ch.deletedProviders.size +
+    ch.consumers.size +
+    ch.deletedConsumers.size +
+    ch.classes.size +
+    ch.deletedClasses.size +
+    ch.traits.size +
+    ch.deletedTraits.size +
+    ch.topologyNodes.size +
+    ch.deletedTopologyNodes.size +
+    ch.groups.size +
+    ch.deletedGroups.size +
+    ch.moved.size +
+    ch.aggregateNames.size +
+    (ch.topologyGeneration ? 1 : 0)
   )
 }
 
@@ -67,8 +79,7 @@ function* rowsOf(ch: Changes, seq: number): Generator<JournalRow> {
   if (ch.topologyGeneration) yield {seq, kind: KEY.topologyGeneration, key: '', parts: 0}
 }
 
-const setMeta = (db: Kysely<Database>, key: string, value: number): CompiledQuery =>
-  statementText(db).setMeta(key, String(value))
+const setMeta = (db: Kysely<Database>, key: string, value: number): CompiledQuery => statementText(db).setMeta(key, String(value))
 
 /**
  * The statements that record `ch` as transaction `seq` (the counter's next value) and move the
@@ -77,7 +88,12 @@ const setMeta = (db: Kysely<Database>, key: string, value: number): CompiledQuer
  * rows costs round trips and the server's work), a small change records its rows too: taken
  * when the statements are, so after the writer's (which number new providers).
  */
-export function* recordStatements(db: Kysely<Database>, ch: Changes, seq: number, image: ((ch: Changes) => ImageRows) | null = null): Generator<CompiledQuery> {
+export function* recordStatements(
+  db: Kysely<Database>,
+  ch: Changes,
+  seq: number,
+  image: ((ch: Changes) => ImageRows) | null = null,
+): Generator<CompiledQuery> {
   const count = keyCount(ch)
   if (count > MAX_JOURNALLED_KEYS) {
     yield setMeta(db, 'journal_floor', seq)
@@ -102,8 +118,18 @@ export function* recordStatements(db: Kysely<Database>, ch: Changes, seq: number
  */
 export function keyedKeys(ch: Changes): JournalRow[] | null {
   if (
-    ch.deletedProviders.size || ch.classes.size || ch.deletedClasses.size || ch.traits.size || ch.deletedTraits.size || ch.topologyNodes.size ||
-    ch.deletedTopologyNodes.size || ch.groups.size || ch.deletedGroups.size || ch.moved.size || ch.aggregateNames.size || ch.topologyGeneration
+    ch.deletedProviders.size ||
+    ch.classes.size ||
+    ch.deletedClasses.size ||
+    ch.traits.size ||
+    ch.deletedTraits.size ||
+    ch.topologyNodes.size ||
+    ch.deletedTopologyNodes.size ||
+    ch.groups.size ||
+    ch.deletedGroups.size ||
+    ch.moved.size ||
+    ch.aggregateNames.size ||
+    ch.topologyGeneration
   ) {
     return null
   }
@@ -131,16 +157,21 @@ export function* keyedRecordStatements(
   const seq = sql<number>`(select cast(value as bigint) from placemat_meta where key = 'change_counter')`
   if (keys.length) {
     const values = sql.join(keys.map((k) => sql`(${k.kind}, ${k.key}, ${k.parts})`))
-    yield sql`insert into placemat_changes (seq, kind, key, parts) select ${seq}, v.kind, v.key, v.parts from (values ${values}) as v(kind, key, parts)`.compile(db)
+    yield sql`insert into placemat_changes (seq, kind, key, parts) select ${seq}, v.kind, v.key, v.parts from (values ${values}) as v(kind, key, parts)`.compile(
+      db,
+    )
   }
-  yield sql`insert into placemat_change_images (seq, body, format) values (${seq}, ${imageBody(keys, image(ch))}, ${IMAGE_FORMAT})`.compile(db)
+  yield sql`insert into placemat_change_images (seq, body, format) values (${seq}, ${imageBody(keys, image(ch))}, ${IMAGE_FORMAT})`.compile(
+    db,
+  )
   // Pruning now and then: the number is the server's, so the writer's guess of it decides when,
   // and the floor is the server's number less JOURNAL_KEEP.
   if ((base + 1) % PRUNE_EVERY === 0) yield* pruneStatements(db, sql<number>`(${seq} - ${JOURNAL_KEEP})`)
 }
 
 /** An image as recorded: the transaction's keys (without their seq, the image row's own) and its rows. */
-const imageBody = (keys: readonly JournalRow[], rows: ImageRows): string => JSON.stringify({keys: keys.map((k) => [k.kind, k.key, k.parts]), rows})
+const imageBody = (keys: readonly JournalRow[], rows: ImageRows): string =>
+  JSON.stringify({keys: keys.map((k) => [k.kind, k.key, k.parts]), rows})
 
 /** The windows of a keyed write's answer (commitKeyed): the transactions others committed before it, after `position`. */
 export function windowsBefore(images: Row[], position: number, topologyGeneration: number): {windows: Window[]; seq: number} {
@@ -169,7 +200,9 @@ const IMAGES_PER_CATCH_UP = 1000
 export function aheadStatement(db: Kysely<Database>, position: number): CompiledQuery {
   return sql`select key, value, null as body, null as format from placemat_meta where key in ('change_counter', 'journal_floor', 'topology_generation')
     union all
-    select 'image', cast(seq as varchar), body, format from (select seq, body, format from placemat_change_images where seq > ${position} order by seq limit ${IMAGES_PER_CATCH_UP}) i`.compile(db)
+    select 'image', cast(seq as varchar), body, format from (select seq, body, format from placemat_change_images where seq > ${position} order by seq limit ${IMAGES_PER_CATCH_UP}) i`.compile(
+    db,
+  )
 }
 
 /** What aheadStatement read: the head, and the images after the position in order. */
@@ -206,7 +239,21 @@ export function imageWindows(head: Head, position: number, rows: Row[]): Window[
 }
 
 /** The kinds of row an image holds (state-writer.ts imageRows). */
-const IMAGE_ROW_KINDS = new Set(['providers', 'inventories', 'traits', 'aggregates', 'consumers', 'allocations', 'classes', 'traitNames', 'topologyNodes', 'groups', 'groupMembers', 'moved', 'aggregateNames'])
+const IMAGE_ROW_KINDS = new Set([
+  'providers',
+  'inventories',
+  'traits',
+  'aggregates',
+  'consumers',
+  'allocations',
+  'classes',
+  'traitNames',
+  'topologyNodes',
+  'groups',
+  'groupMembers',
+  'moved',
+  'aggregateNames',
+])
 
 /** An image's keys and rows, or null when it is not of a shape this release reads whole (see imageWindows). */
 export function readImage(r: Row): {keys: Array<[string, string, number]>; rows: Record<keyof ImageRows, Row[]>} | null {
@@ -221,7 +268,8 @@ export function readImage(r: Row): {keys: Array<[string, string, number]>; rows:
   const {keys, rows, ...rest} = body as {keys?: unknown; rows?: unknown}
   if (Object.keys(rest).length || !Array.isArray(keys) || !rows || typeof rows !== 'object' || Array.isArray(rows)) return null
   for (const k of keys) {
-    if (!Array.isArray(k) || k.length !== 3 || typeof k[0] !== 'string' || typeof k[1] !== 'string' || !knownKey({kind: k[0], parts: k[2]})) return null
+    if (!Array.isArray(k) || k.length !== 3 || typeof k[0] !== 'string' || typeof k[1] !== 'string' || !knownKey({kind: k[0], parts: k[2]}))
+      return null
   }
   const out = {} as Record<keyof ImageRows, Row[]>
   for (const kind of IMAGE_ROW_KINDS) (out as Record<string, Row[]>)[kind] = []
@@ -241,7 +289,9 @@ function pruneStatements(db: Kysely<Database>, floor: number | RawBuilder<number
     sql`delete from placemat_changes where seq <= ${floor}`.compile(db),
     sql`delete from placemat_change_images where seq <= ${floor}`.compile(db),
     // Never lowers a floor a large change moved up.
-    sql`update placemat_meta set value = ${typeof floor === 'number' ? String(floor) : sql`cast(${floor} as varchar(32))`} where key = 'journal_floor' and cast(value as bigint) < ${floor}`.compile(db),
+    sql`update placemat_meta set value = ${typeof floor === 'number' ? String(floor) : sql`cast(${floor} as varchar(32))`} where key = 'journal_floor' and cast(value as bigint) < ${floor}`.compile(
+      db,
+    ),
   ]
 }
 
@@ -265,7 +315,11 @@ export async function commitOutsideJournal(conn: Kysely<Database>): Promise<void
 
 /** The change counter, the journal's floor and the topology generation, as one statement. */
 export function headStatement(db: Kysely<Database>): CompiledQuery {
-  return statementText(db).text(`select "key", "value" from "placemat_meta" where "key" in (?, ?, ?)`, ['change_counter', 'journal_floor', 'topology_generation'])
+  return statementText(db).text(`select "key", "value" from "placemat_meta" where "key" in (?, ?, ?)`, [
+    'change_counter',
+    'journal_floor',
+    'topology_generation',
+  ])
 }
 
 export interface Head {
@@ -308,7 +362,10 @@ export interface Window {
  * window is too large to patch). An index range from the position: nothing when nothing changed.
  */
 export function keysStatement(db: Kysely<Database>, position: number): CompiledQuery {
-  return statementText(db).text(`select "seq", "kind", "key", "parts" from "placemat_changes" where "seq" > ? order by "seq" limit ?`, [position, MAX_PATCH_KEYS + 1])
+  return statementText(db).text(`select "seq", "kind", "key", "parts" from "placemat_changes" where "seq" > ? order by "seq" limit ?`, [
+    position,
+    MAX_PATCH_KEYS + 1,
+  ])
 }
 
 export function readKeys(rows: Row[]): {keys: JournalRow[]; large: boolean; unknown?: boolean} {
@@ -323,7 +380,21 @@ export function readKeys(rows: Row[]): {keys: JournalRow[]; large: boolean; unkn
 const KEYS_PER_STATEMENT = 5000
 
 /** The kinds of row `rowStatements` reads, in the order readRows expects them. */
-const ROW_KINDS = ['providers', 'inventories', 'traits', 'aggregates', 'consumers', 'allocations', 'classes', 'traitNames', 'topologyNodes', 'groups', 'groupMembers', 'moved', 'aggregateNames'] as const
+const ROW_KINDS = [
+  'providers',
+  'inventories',
+  'traits',
+  'aggregates',
+  'consumers',
+  'allocations',
+  'classes',
+  'traitNames',
+  'topologyNodes',
+  'groups',
+  'groupMembers',
+  'moved',
+  'aggregateNames',
+] as const
 type RowKind = (typeof ROW_KINDS)[number]
 
 /**
@@ -331,12 +402,19 @@ type RowKind = (typeof ROW_KINDS)[number]
  * none for a kind no key names. A provider's inventories, traits and aggregates and a consumer's
  * allocations come in storage order (`storageOrder`), the order a load reads them in.
  */
-export function rowStatements(db: Kysely<Database>, keys: readonly JournalRow[], storageOrder: 'rowid' | 'ctid'): Array<[RowKind, CompiledQuery]> {
-  const of = (kind: string, partBit = 0) => [...new Set(keys.filter((k) => k.kind === kind && (!partBit || k.parts & partBit)).map((k) => k.key))]
+export function rowStatements(
+  db: Kysely<Database>,
+  keys: readonly JournalRow[],
+  storageOrder: 'rowid' | 'ctid',
+): Array<[RowKind, CompiledQuery]> {
+  const of = (kind: string, partBit = 0) => [
+    ...new Set(keys.filter((k) => k.kind === kind && (!partBit || k.parts & partBit)).map((k) => k.key)),
+  ]
   const text = statementText(db)
   const out: Array<[RowKind, CompiledQuery]> = []
   const each = (kind: RowKind, list: string[], table: keyof Database, column: string, orderBy: string[]) => {
-    for (let i = 0; i < list.length; i += KEYS_PER_STATEMENT) out.push([kind, text.selectWhereIn(table, column, list.slice(i, i + KEYS_PER_STATEMENT), orderBy)])
+    for (let i = 0; i < list.length; i += KEYS_PER_STATEMENT)
+      out.push([kind, text.selectWhereIn(table, column, list.slice(i, i + KEYS_PER_STATEMENT), orderBy)])
   }
   const providers = of(KEY.provider)
   each('providers', providers, 'resource_providers', 'uuid', ['seq'])
@@ -358,7 +436,12 @@ export function rowStatements(db: Kysely<Database>, keys: readonly JournalRow[],
 }
 
 /** The window from its head, its keys and the answers to rowStatements (in their order). */
-export function readWindow(head: Head, keys: {keys: JournalRow[]; large: boolean; unknown?: boolean}, statements: Array<[RowKind, CompiledQuery]>, results: Row[][]): Window {
+export function readWindow(
+  head: Head,
+  keys: {keys: JournalRow[]; large: boolean; unknown?: boolean},
+  statements: Array<[RowKind, CompiledQuery]>,
+  results: Row[][],
+): Window {
   const w = {head, large: keys.large, keys: keys.keys, ...(keys.unknown ? {unknown: true} : {})} as Window
   for (const kind of ROW_KINDS) w[kind] = []
   statements.forEach(([kind], i) => {

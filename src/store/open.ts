@@ -139,9 +139,15 @@ async function ensureStandard(backend: Backend): Promise<void> {
       return
     }
     const now = Date.now()
-    const writes: CompiledQuery[] = missingClasses.map((c) => db.insertInto('resource_classes').values({...c, created_at: now, updated_at: now}).compile())
+    const writes: CompiledQuery[] = missingClasses.map((c) =>
+      db
+        .insertInto('resource_classes')
+        .values({...c, created_at: now, updated_at: now})
+        .compile(),
+    )
     let id = traitRows.reduce((m, r) => Math.max(m, Number(r.id)), 0) + 1
-    for (const name of missingTraits) writes.push(db.insertInto('traits').values({id: id++, name, created_at: now, updated_at: now}).compile())
+    for (const name of missingTraits)
+      writes.push(db.insertInto('traits').values({id: id++, name, created_at: now, updated_at: now}).compile())
     const head = readHead(headRows)
     await s.run([...writes, ...invalidateStatements(db, head.counter + 1), sql`commit`.compile(db)])
   })

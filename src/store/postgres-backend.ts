@@ -32,7 +32,11 @@ interface PostgresSession extends Session {
  * decided). A writer more than GUARD_RANGE transactions behind is refused too.
  */
 function keyedGuard(position: number, keys: readonly JournalRow[]): string {
-  const array = (kind: string) => `ARRAY[${keys.filter((k) => k.kind === kind).map((k) => literal(k.key)).join(', ')}]::text[]`
+  const array = (kind: string) =>
+    `ARRAY[${keys
+      .filter((k) => k.kind === kind)
+      .map((k) => literal(k.key))
+      .join(', ')}]::text[]`
   return `select placemat_keyed_check_v2(${position}, ${array(KEY.provider)}, ${array(KEY.consumer)}, ${GUARD_RANGE}, ${IMAGE_FORMAT})`
 }
 
@@ -116,7 +120,10 @@ export class PostgresBackend implements Backend {
       keepAlive: true,
       options: settings.join(' '),
       // Epoch-millisecond times are bigint columns: read them as numbers.
-      types: {getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser},
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === 20 ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
     })
     const db = new Kysely<Database>({dialect: new PostgresDialect({pool})})
     const backend = new PostgresBackend(pool, db, false, t.statementMs + 2000)
@@ -132,7 +139,11 @@ export class PostgresBackend implements Backend {
     })
     pool.on('error', (err) => backend.noteFault(err))
     try {
-      const tables = (await sql<{name: string}>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(db)).rows.map((r) => r.name)
+      const tables = (
+        await sql<{name: string}>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(
+          db,
+        )
+      ).rows.map((r) => r.name)
       const foreign = foreignDatabase(url, tables)
       if (foreign) throw foreign
       ;(backend as {isNew: boolean}).isNew = !tables.includes('kysely_migration')
@@ -242,7 +253,10 @@ export class PostgresBackend implements Backend {
       },
       commitKeyed: async (position, keys, statements) => {
         if (!Number.isSafeInteger(position)) throw new Error(`not a journal position: ${position}`)
-        const text = joinStatements([this.beginWrite()[1], keyedGuard(position, keys), ...statements, imagesAfter(position)], MAX_ROUND_TRIP_TEXT)
+        const text = joinStatements(
+          [this.beginWrite()[1], keyedGuard(position, keys), ...statements, imagesAfter(position)],
+          MAX_ROUND_TRIP_TEXT,
+        )
         if (text.length > MAX_ROUND_TRIP_TEXT) return 'too-big'
         try {
           const results = await send(text)
@@ -257,7 +271,13 @@ export class PostgresBackend implements Backend {
 
   // COPY inside the session's transaction: one snapshot, streamed by the server while the caller
   // builds the State from the page before (copy-pages.ts).
-  private copyPages(client: pg.PoolClient, table: keyof Database, columns: string[], key: 'rowid' | 'seq', kept: readonly string[] = []): AsyncGenerator<unknown[][]> {
+  private copyPages(
+    client: pg.PoolClient,
+    table: keyof Database,
+    columns: string[],
+    key: 'rowid' | 'seq',
+    kept: readonly string[] = [],
+  ): AsyncGenerator<unknown[][]> {
     let query = this.db.selectFrom(table).select(columns.map((c) => sql.ref(c).as(c)))
     if (key === 'seq') query = query.orderBy(sql.ref('seq'))
     return copyPages(client, inlineStatement(query.compile()), {pageSize: PAGE, stallMs: this.stallMs, kept})

@@ -39,7 +39,8 @@ export function parseMinRelease(value: string | null | undefined): MinRelease | 
   if (!value) return null
   try {
     const v = JSON.parse(value) as Partial<MinRelease>
-    if (typeof v.release === 'string' && v.release) return {release: v.release, migration: typeof v.migration === 'string' ? v.migration : '?'}
+    if (typeof v.release === 'string' && v.release)
+      return {release: v.release, migration: typeof v.migration === 'string' ? v.migration : '?'}
   } catch {
     // a bare release, as a person might write it
     if (/^\d+(\.\d+)*(-[\w.]+)?$/.test(value.trim())) return {release: value.trim(), migration: '?'}

@@ -194,7 +194,10 @@ export const migrations: Record<string, Migration> = {
   '0003_provider_order': {
     async up(db: Kysely<any>) {
       await db.schema.alterTable('resource_providers').addColumn('seq', 'bigint').execute()
-      const rows = await db.selectFrom('resource_providers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst()
+      const rows = await db
+        .selectFrom('resource_providers')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirst()
       // Rows exist only in SQLite files made before this migration: keep their rowid order.
       if (Number(rows?.n ?? 0) > 0) await sql`update resource_providers set seq = rowid`.execute(db)
     },
@@ -220,7 +223,11 @@ export const migrations: Record<string, Migration> = {
         await db.updateTable('provider_aggregates').set({aggregate_uuid: next}).where('aggregate_uuid', '=', old).execute()
       }
       for (const uuid of touched) {
-        await db.updateTable('resource_providers').set((eb: any) => ({generation: eb('generation', '+', 1)})).where('uuid', '=', uuid).execute()
+        await db
+          .updateTable('resource_providers')
+          .set((eb: any) => ({generation: eb('generation', '+', 1)}))
+          .where('uuid', '=', uuid)
+          .execute()
       }
     },
   },
@@ -289,7 +296,8 @@ export const migrations: Record<string, Migration> = {
         .execute()
       const counter = await db.selectFrom('placemat_meta').select('value').where('key', '=', 'change_counter').executeTakeFirst()
       const next = String(Number(counter?.value ?? 0) + 1)
-      for (const key of ['change_counter', 'journal_floor']) await db.updateTable('placemat_meta').set({value: next}).where('key', '=', key).execute()
+      for (const key of ['change_counter', 'journal_floor'])
+        await db.updateTable('placemat_meta').set({value: next}).where('key', '=', key).execute()
     },
   },
   // What a consumer was when it gave its allocations away (claim move), while it holds nothing:
@@ -386,7 +394,10 @@ export const migrations: Record<string, Migration> = {
   // v1 (0011) stays for the nodes of 0.1.0 until the contract (0014).
   '0013_keyed_check_v2': {
     async up(db: Kysely<any>) {
-      await db.schema.alterTable('placemat_change_images').addColumn('format', 'integer', (c) => c.notNull().defaultTo(1)).execute()
+      await db.schema
+        .alterTable('placemat_change_images')
+        .addColumn('format', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute()
       if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return
       await sql`create or replace function placemat_keyed_check_v2(pos bigint, providers text[], consumers text[], span bigint, formats integer) returns void language plpgsql as $pm$
         declare c bigint; f bigint;
@@ -443,6 +454,10 @@ export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1)!
 
 /** This release's range: the oldest schema it serves (its last expand) and its newest migration. */
 export const SCHEMA_RANGE = {
-  from: Object.keys(PHASES).filter((m) => PHASES[m].release === RELEASE && PHASES[m].phase === 'expand').sort().at(-1) ?? BASELINE,
+  from:
+    Object.keys(PHASES)
+      .filter((m) => PHASES[m].release === RELEASE && PHASES[m].phase === 'expand')
+      .sort()
+      .at(-1) ?? BASELINE,
   to: LATEST_MIGRATION,
 }

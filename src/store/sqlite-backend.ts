@@ -76,7 +76,10 @@ export class SqliteBackend implements Backend {
     if (!isNew) {
       const probe = new SQLite(file, {readonly: true, fileMustExist: true})
       try {
-        const foreign = foreignDatabase(file, probe.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[])
+        const foreign = foreignDatabase(
+          file,
+          probe.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[],
+        )
         if (foreign) throw foreign
       } finally {
         probe.close()
@@ -94,7 +97,9 @@ export class SqliteBackend implements Backend {
       raw.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`)
     }
     const cache = new StatementCache(raw)
-    const db = new Kysely<Database>({dialect: new SqliteDialect({database: {close: () => raw.close(), prepare: (s: string) => cache.prepare(s)}})})
+    const db = new Kysely<Database>({
+      dialect: new SqliteDialect({database: {close: () => raw.close(), prepare: (s: string) => cache.prepare(s)}}),
+    })
     return new SqliteBackend(file, raw, db, isNew, options.durability)
   }
 

@@ -94,7 +94,13 @@ async function loadProviders(session: Session, s: State): Promise<number> {
   let inSeqOrder = true
   const seqs: number[] = []
   const columns = ['uuid', 'name', 'generation', 'parent_uuid', 'root_uuid', 'created_at', 'updated_at', 'seq', 'disabled_reason']
-  for await (const page of session.pages('resource_providers', columns, 'seq', ['uuid', 'name', 'parent_uuid', 'root_uuid', 'disabled_reason'])) {
+  for await (const page of session.pages('resource_providers', columns, 'seq', [
+    'uuid',
+    'name',
+    'parent_uuid',
+    'root_uuid',
+    'disabled_reason',
+  ])) {
     for (const r of page) {
       // One string per uuid: a name, root or parent equal to a uuid already read is that string.
       const uuid = r[0] as string

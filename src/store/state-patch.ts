@@ -7,7 +7,16 @@
  */
 import type {AggregateName} from '../core/aggregate-names.js'
 import type {GroupLevel, GroupPolicy, Group} from '../core/groups.js'
-import {newProvider, type Amounts, type Consumer, type Inventory, type MovedConsumer, type Provider, type State, type TopologyLevel} from '../core/state.js'
+import {
+  newProvider,
+  type Amounts,
+  type Consumer,
+  type Inventory,
+  type MovedConsumer,
+  type Provider,
+  type State,
+  type TopologyLevel,
+} from '../core/state.js'
 import {Changes, PART} from '../core/changes.js'
 import type {Row} from './backends.js'
 import {KEY, type Window} from './journal.js'
@@ -51,14 +60,26 @@ export function applyWindow(s: State, w: Window, nextSeq: number): number {
   // changes are already in the database).
   s.changes = new Changes()
   try {
-    patchNamed(keys.get(KEY.resourceClass), w.classes, s.classes, (name) => s.removeClass(name), (r) => {
-      const rec = s.classes.get(str(r.name)) ?? s.addClass(str(r.name), num(r.created_at), num(r.id))
-      Object.assign(rec, {id: num(r.id), createdAt: num(r.created_at), updatedAt: num(r.updated_at)})
-    })
-    patchNamed(keys.get(KEY.trait), w.traitNames, s.traits, (name) => s.removeTrait(name), (r) => {
-      const rec = s.traits.get(str(r.name)) ?? s.addTrait(str(r.name), num(r.created_at), num(r.id))
-      Object.assign(rec, {id: num(r.id), createdAt: num(r.created_at), updatedAt: num(r.updated_at)})
-    })
+    patchNamed(
+      keys.get(KEY.resourceClass),
+      w.classes,
+      s.classes,
+      (name) => s.removeClass(name),
+      (r) => {
+        const rec = s.classes.get(str(r.name)) ?? s.addClass(str(r.name), num(r.created_at), num(r.id))
+        Object.assign(rec, {id: num(r.id), createdAt: num(r.created_at), updatedAt: num(r.updated_at)})
+      },
+    )
+    patchNamed(
+      keys.get(KEY.trait),
+      w.traitNames,
+      s.traits,
+      (name) => s.removeTrait(name),
+      (r) => {
+        const rec = s.traits.get(str(r.name)) ?? s.addTrait(str(r.name), num(r.created_at), num(r.id))
+        Object.assign(rec, {id: num(r.id), createdAt: num(r.created_at), updatedAt: num(r.updated_at)})
+      },
+    )
     const maxSeq = patchProviders(s, keys.get(KEY.provider), w, nextSeq)
     patchConsumers(s, keys.get(KEY.consumer), w)
     patchTopology(s, keys.get(KEY.topologyNode), w)
@@ -72,7 +93,13 @@ export function applyWindow(s: State, w: Window, nextSeq: number): number {
 }
 
 /** Named records (classes, traits): those without a row are gone; the others are set from theirs. */
-function patchNamed(names: Map<string, number> | undefined, rows: Row[], have: Map<string, unknown>, remove: (name: string) => void, set: (r: Row) => void): void {
+function patchNamed(
+  names: Map<string, number> | undefined,
+  rows: Row[],
+  have: Map<string, unknown>,
+  remove: (name: string) => void,
+  set: (r: Row) => void,
+): void {
   if (!names) return
   const present = new Set(rows.map((r) => str(r.name)))
   for (const name of names.keys()) if (!present.has(name) && have.has(name)) remove(name)
@@ -161,7 +188,10 @@ function replaceInventories(s: State, p: Provider, rows: Row[]): void {
   const want = new Map<string, Inventory>()
   for (const r of rows) {
     const rc = s.classes.get(str(r.resource_class))?.name ?? str(r.resource_class)
-    want.set(rc, s.shared.recordOf(num(r.total), num(r.reserved), num(r.min_unit), num(r.max_unit), num(r.step_size), num(r.allocation_ratio)))
+    want.set(
+      rc,
+      s.shared.recordOf(num(r.total), num(r.reserved), num(r.min_unit), num(r.max_unit), num(r.step_size), num(r.allocation_ratio)),
+    )
   }
   const have = [...p.inventories]
   const wanted = [...want]
@@ -241,7 +271,12 @@ function patchGroups(s: State, named: Map<string, number> | undefined, w: Window
       if (s.groups.has(name)) s.removeGroup(name)
       continue
     }
-    s.setGroup(groupOf(r, (members.get(name) ?? []).map((m) => str(m.consumer_uuid))))
+    s.setGroup(
+      groupOf(
+        r,
+        (members.get(name) ?? []).map((m) => str(m.consumer_uuid)),
+      ),
+    )
   }
 }
 

@@ -46,7 +46,10 @@ export class StateWriter {
     // A chunk of providers at a time: rows for a million providers are never all in memory.
     for (const chunk of batches(ch.providers, CHUNK)) yield* this.providers(s, chunk)
     yield* t.deleteWhereIn('topology_nodes', 'uuid', [...ch.deletedTopologyNodes])
-    yield* t.insert('topology_nodes', rowsOfPresent(ch.topologyNodes, s.topology, topologyNodeRow), {key: 'uuid', update: ['name', 'level', 'parent_uuid', 'updated_at']})
+    yield* t.insert('topology_nodes', rowsOfPresent(ch.topologyNodes, s.topology, topologyNodeRow), {
+      key: 'uuid',
+      update: ['name', 'level', 'parent_uuid', 'updated_at'],
+    })
     if (ch.topologyGeneration) yield t.setMeta('topology_generation', String(s.topologyGeneration))
     for (const chunk of batches(ch.consumers, CHUNK)) yield* this.consumers(s, chunk)
     yield* this.groups(s, ch)
@@ -102,8 +105,15 @@ export class StateWriter {
       consumerRows.push(consumerRow(c))
       allocationRows.push(...allocationRowsOf(c))
     }
-    yield* this.text.insert('consumers', consumerRows, {key: 'uuid', update: ['project_id', 'user_id', 'consumer_type', 'generation', 'updated_at']})
-    yield* this.text.deleteWhereIn('allocations', 'consumer_uuid', consumerRows.map((c) => c.uuid as string))
+    yield* this.text.insert('consumers', consumerRows, {
+      key: 'uuid',
+      update: ['project_id', 'user_id', 'consumer_type', 'generation', 'updated_at'],
+    })
+    yield* this.text.deleteWhereIn(
+      'allocations',
+      'consumer_uuid',
+      consumerRows.map((c) => c.uuid as string),
+    )
     yield* this.text.insert('allocations', allocationRows)
   }
 
@@ -167,9 +177,12 @@ const providerRow = (p: Provider): Insertable<Database['resource_providers']> =>
   seq: p.seq,
   disabled_reason: p.disabledReason ?? null,
 })
-const inventoryRowsOf = (p: Provider): Insertable<Database['inventories']>[] => [...p.inventories].map(([rc, inv]) => ({provider_uuid: p.uuid, resource_class: rc, ...inv}))
-const traitRowsOf = (p: Provider): Insertable<Database['provider_traits']>[] => [...p.traits].map((trait) => ({provider_uuid: p.uuid, trait}))
-const aggregateRowsOf = (p: Provider): Insertable<Database['provider_aggregates']>[] => [...p.aggregates].map((aggregate_uuid) => ({provider_uuid: p.uuid, aggregate_uuid}))
+const inventoryRowsOf = (p: Provider): Insertable<Database['inventories']>[] =>
+  [...p.inventories].map(([rc, inv]) => ({provider_uuid: p.uuid, resource_class: rc, ...inv}))
+const traitRowsOf = (p: Provider): Insertable<Database['provider_traits']>[] =>
+  [...p.traits].map((trait) => ({provider_uuid: p.uuid, trait}))
+const aggregateRowsOf = (p: Provider): Insertable<Database['provider_aggregates']>[] =>
+  [...p.aggregates].map((aggregate_uuid) => ({provider_uuid: p.uuid, aggregate_uuid}))
 const consumerRow = (c: Consumer): Insertable<Database['consumers']> => ({
   uuid: c.uuid,
   project_id: c.project,
@@ -180,8 +193,15 @@ const consumerRow = (c: Consumer): Insertable<Database['consumers']> => ({
   updated_at: c.updatedAt,
 })
 const allocationRowsOf = (c: Consumer): Insertable<Database['allocations']>[] =>
-  [...c.allocations].flatMap(([provider_uuid, amounts]) => [...amounts].map(([resource_class, used]) => ({consumer_uuid: c.uuid, provider_uuid, resource_class, used})))
-const namedRow = (r: {id: number; name: string; createdAt: number; updatedAt: number}) => ({id: r.id, name: r.name, created_at: r.createdAt, updated_at: r.updatedAt})
+  [...c.allocations].flatMap(([provider_uuid, amounts]) =>
+    [...amounts].map(([resource_class, used]) => ({consumer_uuid: c.uuid, provider_uuid, resource_class, used})),
+  )
+const namedRow = (r: {id: number; name: string; createdAt: number; updatedAt: number}) => ({
+  id: r.id,
+  name: r.name,
+  created_at: r.createdAt,
+  updated_at: r.updatedAt,
+})
 const topologyNodeRow = (n: TopologyNode): Insertable<Database['topology_nodes']> => ({
   uuid: n.uuid,
   name: n.name,
@@ -201,7 +221,8 @@ const groupRow = (g: Group): Insertable<Database['placement_groups']> => ({
   created_at: g.createdAt,
   updated_at: g.updatedAt,
 })
-const groupMemberRows = (g: Group): Insertable<Database['placement_group_members']>[] => [...g.members].map((consumer_uuid, seq) => ({group_name: g.name, consumer_uuid, seq}))
+const groupMemberRows = (g: Group): Insertable<Database['placement_group_members']>[] =>
+  [...g.members].map((consumer_uuid, seq) => ({group_name: g.name, consumer_uuid, seq}))
 const movedRow = (m: MovedConsumer): Insertable<Database['moved_consumers']> => ({
   uuid: m.uuid,
   moved_to: m.movedTo,
@@ -210,7 +231,11 @@ const movedRow = (m: MovedConsumer): Insertable<Database['moved_consumers']> => 
   consumer_type: m.type,
   moved_at: m.movedAt,
 })
-const aggregateNameRow = (n: AggregateName): Insertable<Database['aggregate_names']> => ({uuid: n.uuid, name: n.name, updated_at: n.updatedAt})
+const aggregateNameRow = (n: AggregateName): Insertable<Database['aggregate_names']> => ({
+  uuid: n.uuid,
+  name: n.name,
+  updated_at: n.updatedAt,
+})
 
 /**
  * The rows a transaction that changed `ch` left, as `s` now holds them, in the shape a journal
@@ -276,7 +301,19 @@ function rowsOfPresent<T>(keys: Iterable<string>, have: ReadonlyMap<string, T>, 
 
 /** A transaction's rows by kind (see imageRows; journal.ts's Window holds the same lists). */
 export type ImageRows = Record<
-  'providers' | 'inventories' | 'traits' | 'aggregates' | 'consumers' | 'allocations' | 'classes' | 'traitNames' | 'topologyNodes' | 'groups' | 'groupMembers' | 'moved' | 'aggregateNames',
+  | 'providers'
+  | 'inventories'
+  | 'traits'
+  | 'aggregates'
+  | 'consumers'
+  | 'allocations'
+  | 'classes'
+  | 'traitNames'
+  | 'topologyNodes'
+  | 'groups'
+  | 'groupMembers'
+  | 'moved'
+  | 'aggregateNames',
   object[]
 >
 

@@ -24,7 +24,9 @@ export class StatementText {
     if (rows.length === 0) return
     const columns = Object.keys(rows[0])
     const head = `insert into ${quote(table)} (${columns.map(quote).join(', ')}) values `
-    const tail = conflict ? ` on conflict (${quote(conflict.key)}) do update set ${conflict.update.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(', ')}` : ''
+    const tail = conflict
+      ? ` on conflict (${quote(conflict.key)}) do update set ${conflict.update.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(', ')}`
+      : ''
     const perStatement = rowsPerStatement(columns.length)
     for (let i = 0; i < rows.length; i += perStatement) {
       const params: unknown[] = []
@@ -51,7 +53,10 @@ export class StatementText {
   *deleteWhereIn(table: keyof Database, column: string, keys: readonly string[]): Generator<CompiledQuery> {
     for (let i = 0; i < keys.length; i += MAX_STATEMENT_PARAMETERS) {
       const params: unknown[] = []
-      yield CompiledQuery.raw(`delete from ${quote(table)} where ${quote(column)}${this.among(params, keys.slice(i, i + MAX_STATEMENT_PARAMETERS))}`, params)
+      yield CompiledQuery.raw(
+        `delete from ${quote(table)} where ${quote(column)}${this.among(params, keys.slice(i, i + MAX_STATEMENT_PARAMETERS))}`,
+        params,
+      )
     }
   }
 

@@ -165,7 +165,8 @@ export class Store {
 
   private async beatOnce(): Promise<void> {
     await this.onOwnConnection(async () => {
-      if (this.membership) await this.backend.session((s) => s.run([beatStatement(this.db, this.membership!.id, this.membership!.info, Date.now())]))
+      if (this.membership)
+        await this.backend.session((s) => s.run([beatStatement(this.db, this.membership!.id, this.membership!.info, Date.now())]))
       const verdict = judgeSchema(await readSchemaFacts(this.db), describeTarget(this.file))
       const was = this.verdict?.refusal ?? null
       this.verdict = verdict

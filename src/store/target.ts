@@ -38,7 +38,9 @@ export function foreignDatabase(target: string, tables: string[]): ForeignDataba
     )
   }
   const shown = [...tables].sort().slice(0, 5).join(', ')
-  return new ForeignDatabaseError(`${where} is not a placemat database (it has tables ${shown}${tables.length > 5 ? ', ...' : ''}): nothing was changed in it`)
+  return new ForeignDatabaseError(
+    `${where} is not a placemat database (it has tables ${shown}${tables.length > 5 ? ', ...' : ''}): nothing was changed in it`,
+  )
 }
 
 /** A URL of another kind of database (MySQL, SQLAlchemy's forms): not a place placemat keeps data. */
@@ -46,7 +48,7 @@ export function foreignDatabaseUrl(target: string): ForeignDatabaseError | null 
   if (isDatabaseUrl(target) || !/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) return null
   return new ForeignDatabaseError(
     `${maskPassword(target)}: placemat keeps its data in a SQLite file or a PostgreSQL database (postgres://...); ` +
-      'to read OpenStack Placement\'s own database, use `placemat import --from-placement DATABASE_URL --db TARGET`',
+      "to read OpenStack Placement's own database, use `placemat import --from-placement DATABASE_URL --db TARGET`",
   )
 }
 
@@ -67,7 +69,11 @@ export function targetOfDatabaseUrl(text: string, options: {paths?: boolean} = {
   const scheme = /^([a-z][a-z0-9.-]*)(\+[a-z0-9_.-]+)?:/i.exec(url)
   if (!scheme || (!url.startsWith(`${scheme[0]}//`) && scheme[1].toLowerCase() !== 'sqlite')) {
     if (options.paths && url) return url
-    throw new DatabaseUrlError(url ? `'${maskPassword(url)}' is not a database URL (postgresql://USER:PASSWORD@HOST/DATABASE, sqlite:////PATH)` : 'no database URL (it is empty)')
+    throw new DatabaseUrlError(
+      url
+        ? `'${maskPassword(url)}' is not a database URL (postgresql://USER:PASSWORD@HOST/DATABASE, sqlite:////PATH)`
+        : 'no database URL (it is empty)',
+    )
   }
   const dialect = scheme[1].toLowerCase()
   const rest = url.slice(scheme[0].length)
@@ -76,7 +82,9 @@ export function targetOfDatabaseUrl(text: string, options: {paths?: boolean} = {
     // sqlite:///rel.db is relative to the working folder, sqlite:////abs.db absolute; sqlite:// is in memory.
     const file = decodeURIComponent(rest.replace(/^\/\//, '').replace(/^\//, '').split('?')[0])
     if (!rest.startsWith('///') || !file || file === ':memory:') {
-      throw new DatabaseUrlError(`${url}: name a SQLite file as sqlite:////ABSOLUTE/PATH or sqlite:///RELATIVE/PATH (an in-memory database keeps nothing)`)
+      throw new DatabaseUrlError(
+        `${url}: name a SQLite file as sqlite:////ABSOLUTE/PATH or sqlite:///RELATIVE/PATH (an in-memory database keeps nothing)`,
+      )
     }
     return path.resolve(file)
   }

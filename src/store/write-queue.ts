@@ -39,7 +39,13 @@ export class WriteQueue {
   /** Queues `fn`; a drain takes its turn for the writes waiting. */
   push<T>(fn: (state: State, now: number) => T, options: WriteOptions): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({fn, resolve: resolve as (v: unknown) => void, reject, started: performance.now(), selfContained: options.selfContained ?? false})
+      this.queue.push({
+        fn,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        started: performance.now(),
+        selfContained: options.selfContained ?? false,
+      })
       this.scheduleDrain()
     })
   }
@@ -73,7 +79,9 @@ export class WriteQueue {
    */
   private async writeGroup(group: QueuedWrite[]): Promise<'settled' | 'retry-alone'> {
     const outcome = await this.commits.commit(group)
-    return outcome.committed ? this.succeed(group, outcome.run, outcome.decideAgain ?? []) : this.fail(group, outcome.run, outcome.error, outcome.committing)
+    return outcome.committed
+      ? this.succeed(group, outcome.run, outcome.decideAgain ?? [])
+      : this.fail(group, outcome.run, outcome.error, outcome.committing)
   }
 
   /**

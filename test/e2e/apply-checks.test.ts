@@ -16,7 +16,10 @@ describe('apply checks', () => {
   beforeAll(async () => {
     e = await startEndpoints('placemat-apply-checks-')
     db = path.join(e.dir, 'a.db')
-    fs.writeFileSync(path.join(e.dir, 'empty.yaml'), 'placemat_snapshot: 1\nresource_classes: []\ntraits: []\nproviders: []\nconsumers: []\n')
+    fs.writeFileSync(
+      path.join(e.dir, 'empty.yaml'),
+      'placemat_snapshot: 1\nresource_classes: []\ntraits: []\nproviders: []\nconsumers: []\n',
+    )
     expect((await placemat(['import', path.join(e.dir, 'empty.yaml'), '--db', db])).code).toBe(0)
   })
   afterAll(() => stopEndpoints(e))

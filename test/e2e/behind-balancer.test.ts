@@ -25,7 +25,10 @@ import {freePort, haproxyAvailable, startHaproxy, type Haproxy} from '../helpers
 const oscAvailable = fs.existsSync('/usr/bin/openstack') && fs.existsSync('/usr/lib/python3/dist-packages/osc_placement')
 if (!haproxyAvailable) console.warn('behind-balancer.test.ts: no haproxy here (apt-get install haproxy): its tests skipped')
 if (!opensslAvailable) console.warn('behind-balancer.test.ts: no openssl here: skipped')
-if (!oscAvailable) console.warn('behind-balancer.test.ts: no openstack CLI with osc-placement here (apt-get install python3-openstackclient python3-osc-placement): its steps skipped')
+if (!oscAvailable)
+  console.warn(
+    'behind-balancer.test.ts: no openstack CLI with osc-placement here (apt-get install python3-openstackclient python3-osc-placement): its steps skipped',
+  )
 
 const GLOBAL_ID = 'req-6a1f0c2e-9b7d-4e3a-8c5f-2d4b6e8a0c1f'
 
@@ -41,7 +44,23 @@ interface Daemon {
 async function startDaemon(dir: string, name: string, args: string[]): Promise<Daemon> {
   const child: ChildProcess = spawn(
     process.execPath,
-    [BIN, 'daemon', 'start', '--foreground', '--db', path.join(dir, `${name}.db`), '--host', '127.0.0.1', '--port', '0', '--auth', 'noauth2', '--log-level', 'info', ...args],
+    [
+      BIN,
+      'daemon',
+      'start',
+      '--foreground',
+      '--db',
+      path.join(dir, `${name}.db`),
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--auth',
+      'noauth2',
+      '--log-level',
+      'info',
+      ...args,
+    ],
     {stdio: ['ignore', 'pipe', 'pipe'], env: childEnv()},
   )
   const log: any[] = []
@@ -81,7 +100,11 @@ interface Answer {
 }
 
 /** A request from the local address `from` (127.0.0.2: not the proxy's 127.0.0.1). */
-function request(url: string, method: string, opts: {from?: string; ca?: string; headers?: Record<string, string>; body?: unknown} = {}): Promise<Answer> {
+function request(
+  url: string,
+  method: string,
+  opts: {from?: string; ca?: string; headers?: Record<string, string>; body?: unknown} = {},
+): Promise<Answer> {
   const u = new URL(url)
   const lib = u.protocol === 'https:' ? https : http
   const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body)
@@ -148,7 +171,19 @@ function openstack(endpoint: string, ca: string, args: string[]): Promise<string
   return new Promise((resolve, reject) => {
     execFile(
       'openstack',
-      ['--os-auth-type', 'admin_token', '--os-token', 'admin', '--os-endpoint', endpoint, '--os-cacert', ca, '--os-placement-api-version', '1.39', ...args],
+      [
+        '--os-auth-type',
+        'admin_token',
+        '--os-token',
+        'admin',
+        '--os-endpoint',
+        endpoint,
+        '--os-cacert',
+        ca,
+        '--os-placement-api-version',
+        '1.39',
+        ...args,
+      ],
       {env, timeout: 120_000},
       (err, stdout, stderr) => (err ? reject(new Error(`openstack ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout)),
     )
@@ -198,31 +233,57 @@ backend placemat
       endpoint = `https://127.0.0.1:${proxy.port}/placement`
     }, 60_000)
 
-    it.skipIf(!oscAvailable)('serves osc-placement: provider create, list, show, inventory set, resource class create', async () => {
-      const created = JSON.parse(await openstack(endpoint, ca.cert, ['resource', 'provider', 'create', 'cn-osc', '-f', 'json']))
-      expect(created.name).toBe('cn-osc')
-      const listed = JSON.parse(await openstack(endpoint, ca.cert, ['resource', 'provider', 'list', '-f', 'json']))
-      expect(listed.map((p: any) => p.name)).toContain('cn-osc')
-      const shown = JSON.parse(await openstack(endpoint, ca.cert, ['resource', 'provider', 'show', created.uuid, '-f', 'json']))
-      expect(shown).toMatchObject({uuid: created.uuid, name: 'cn-osc'})
-      const inventory = JSON.parse(
-        await openstack(endpoint, ca.cert, ['resource', 'provider', 'inventory', 'set', created.uuid, '--resource', 'VCPU=16', '--resource', 'MEMORY_MB=65536', '-f', 'json']),
-      )
-      expect(inventory.map((i: any) => [i.resource_class, i.total]).sort()).toEqual([['MEMORY_MB', 65536], ['VCPU', 16]])
-      await openstack(endpoint, ca.cert, ['resource', 'class', 'create', 'CUSTOM_BEHIND_HAPROXY'])
-      const cls = JSON.parse(await openstack(endpoint, ca.cert, ['resource', 'class', 'show', 'CUSTOM_BEHIND_HAPROXY', '-f', 'json']))
-      expect(cls.name).toBe('CUSTOM_BEHIND_HAPROXY')
-      // Every one of those requests reached placemat through haproxy, and was logged as from loopback's client side.
-      const through = daemon.log.filter((l) => l.msg === 'request' && l.method === 'POST' && l.path === '/resource_providers')
-      expect(through.length).toBeGreaterThan(0)
-    }, 180_000)
+    it.skipIf(!oscAvailable)(
+      'serves osc-placement: provider create, list, show, inventory set, resource class create',
+      async () => {
+        const created = JSON.parse(await openstack(endpoint, ca.cert, ['resource', 'provider', 'create', 'cn-osc', '-f', 'json']))
+        expect(created.name).toBe('cn-osc')
+        const listed = JSON.parse(await openstack(endpoint, ca.cert, ['resource', 'provider', 'list', '-f', 'json']))
+        expect(listed.map((p: any) => p.name)).toContain('cn-osc')
+        const shown = JSON.parse(await openstack(endpoint, ca.cert, ['resource', 'provider', 'show', created.uuid, '-f', 'json']))
+        expect(shown).toMatchObject({uuid: created.uuid, name: 'cn-osc'})
+        const inventory = JSON.parse(
+          await openstack(endpoint, ca.cert, [
+            'resource',
+            'provider',
+            'inventory',
+            'set',
+            created.uuid,
+            '--resource',
+            'VCPU=16',
+            '--resource',
+            'MEMORY_MB=65536',
+            '-f',
+            'json',
+          ]),
+        )
+        expect(inventory.map((i: any) => [i.resource_class, i.total]).sort()).toEqual([
+          ['MEMORY_MB', 65536],
+          ['VCPU', 16],
+        ])
+        await openstack(endpoint, ca.cert, ['resource', 'class', 'create', 'CUSTOM_BEHIND_HAPROXY'])
+        const cls = JSON.parse(await openstack(endpoint, ca.cert, ['resource', 'class', 'show', 'CUSTOM_BEHIND_HAPROXY', '-f', 'json']))
+        expect(cls.name).toBe('CUSTOM_BEHIND_HAPROXY')
+        // Every one of those requests reached placemat through haproxy, and was logged as from loopback's client side.
+        const through = daemon.log.filter((l) => l.msg === 'request' && l.method === 'POST' && l.path === '/resource_providers')
+        expect(through.length).toBeGreaterThan(0)
+      },
+      180_000,
+    )
 
     it('names https and /placement in Location and links, and logs the real client and its global request id', async () => {
-      const r = await request(`${endpoint}/resource_providers`, 'POST', {from: '127.0.0.2', ca: ca.cert, headers: {...FORGED, 'x-openstack-request-id': GLOBAL_ID}, body: {name: 'cn-node'}})
+      const r = await request(`${endpoint}/resource_providers`, 'POST', {
+        from: '127.0.0.2',
+        ca: ca.cert,
+        headers: {...FORGED, 'x-openstack-request-id': GLOBAL_ID},
+        body: {name: 'cn-node'},
+      })
       expect(r.status).toBe(200)
       expect(r.headers.location).toBe(`https://127.0.0.1:${proxy.port}/placement/resource_providers/${r.body.uuid}`)
       expect(r.body.links.map((l: any) => l.href)).toEqual(
-        ['', '/inventories', '/usages', '/aggregates', '/traits', '/allocations'].map((rel) => `/placement/resource_providers/${r.body.uuid}${rel}`),
+        ['', '/inventories', '/usages', '/aggregates', '/traits', '/allocations'].map(
+          (rel) => `/placement/resource_providers/${r.body.uuid}${rel}`,
+        ),
       )
       // placemat's own id in the answer, the client's as the global one in the log.
       const own = String(r.headers['x-openstack-request-id'])
@@ -242,7 +303,11 @@ backend placemat
     })
 
     it('believes no forwarding header from a client that is not the trusted proxy', async () => {
-      const r = await request(`${daemon.url}/resource_providers`, 'POST', {from: '127.0.0.2', headers: {...FORGED, 'x-forwarded-prefix': '/placement'}, body: {name: 'cn-direct'}})
+      const r = await request(`${daemon.url}/resource_providers`, 'POST', {
+        from: '127.0.0.2',
+        headers: {...FORGED, 'x-forwarded-prefix': '/placement'},
+        body: {name: 'cn-direct'},
+      })
       expect(r.status).toBe(200)
       expect(r.headers.location).toBe(`${daemon.url}/resource_providers/${r.body.uuid}`)
       expect(r.body.links[0].href).toBe(`/resource_providers/${r.body.uuid}`)
@@ -254,7 +319,16 @@ backend placemat
     let daemon: Daemon
     let proxy: Haproxy
     beforeAll(async () => {
-      daemon = await startDaemon(dir, 'tls', ['--trusted-proxies', '127.0.0.1/32', '--base-path', '/placement', '--tls-cert', daemonCert.cert, '--tls-key', daemonCert.key])
+      daemon = await startDaemon(dir, 'tls', [
+        '--trusted-proxies',
+        '127.0.0.1/32',
+        '--base-path',
+        '/placement',
+        '--tls-cert',
+        daemonCert.cert,
+        '--tls-key',
+        daemonCert.key,
+      ])
       stops.push(daemon.stop)
       proxy = await startHaproxy(
         dir,
@@ -271,7 +345,12 @@ backend placemat
 
     it('serves under /placement over HTTPS, through haproxy and directly', async () => {
       expect(daemon.url).toMatch(/^https:/)
-      const r = await request(`https://127.0.0.1:${proxy.port}/placement/resource_providers`, 'POST', {from: '127.0.0.2', ca: ca.cert, headers: FORGED, body: {name: 'cn-tls'}})
+      const r = await request(`https://127.0.0.1:${proxy.port}/placement/resource_providers`, 'POST', {
+        from: '127.0.0.2',
+        ca: ca.cert,
+        headers: FORGED,
+        body: {name: 'cn-tls'},
+      })
       expect(r.status).toBe(200)
       expect(r.headers.location).toBe(`https://127.0.0.1:${proxy.port}/placement/resource_providers/${r.body.uuid}`)
       expect(r.body.links[0].href).toBe(`/placement/resource_providers/${r.body.uuid}`)
@@ -283,16 +362,22 @@ backend placemat
       expect((await request(`${daemon.url}/resource_providers/${r.body.uuid}`, 'GET', {ca: ca.cert})).status).toBe(200)
     })
 
-    it.skipIf(!oscAvailable)("serves osc-placement and placemat's own command line straight over its HTTPS", async () => {
-      const endpoint = `${daemon.url}/placement`
-      const created = JSON.parse(await openstack(endpoint, ca.cert, ['resource', 'provider', 'create', 'cn-osc-tls', '-f', 'json']))
-      expect(JSON.parse(await openstack(endpoint, ca.cert, ['resource', 'provider', 'show', created.uuid, '-f', 'json'])).name).toBe('cn-osc-tls')
-      const cli = await placemat(['provider', 'list', '--url', endpoint, '--token', 'admin', '--json'], {env: {OS_CACERT: ca.cert}})
-      expect(cli.code, cli.stderr).toBe(0)
-      expect(JSON.stringify(JSON.parse(cli.stdout))).toContain('cn-osc-tls')
-      const untrusted = await placemat(['provider', 'list', '--url', endpoint, '--token', 'admin'])
-      expect(untrusted.code).toBe(5)
-    }, 120_000)
+    it.skipIf(!oscAvailable)(
+      "serves osc-placement and placemat's own command line straight over its HTTPS",
+      async () => {
+        const endpoint = `${daemon.url}/placement`
+        const created = JSON.parse(await openstack(endpoint, ca.cert, ['resource', 'provider', 'create', 'cn-osc-tls', '-f', 'json']))
+        expect(JSON.parse(await openstack(endpoint, ca.cert, ['resource', 'provider', 'show', created.uuid, '-f', 'json'])).name).toBe(
+          'cn-osc-tls',
+        )
+        const cli = await placemat(['provider', 'list', '--url', endpoint, '--token', 'admin', '--json'], {env: {OS_CACERT: ca.cert}})
+        expect(cli.code, cli.stderr).toBe(0)
+        expect(JSON.stringify(JSON.parse(cli.stdout))).toContain('cn-osc-tls')
+        const untrusted = await placemat(['provider', 'list', '--url', endpoint, '--token', 'admin'])
+        expect(untrusted.code).toBe(5)
+      },
+      120_000,
+    )
   })
 })
 
@@ -308,12 +393,34 @@ describe.skipIf(!opensslAvailable)('daemon start with a certificate', () => {
 
   it('refuses a certificate or key it cannot serve in one line naming the file, before listening', async () => {
     const missing = path.join(dir, 'missing.pem')
-    const r = await placemat(['daemon', 'start', '--foreground', '--db', path.join(dir, 'refused.db'), '--port', '0', '--tls-cert', missing, '--tls-key', missing])
+    const r = await placemat([
+      'daemon',
+      'start',
+      '--foreground',
+      '--db',
+      path.join(dir, 'refused.db'),
+      '--port',
+      '0',
+      '--tls-cert',
+      missing,
+      '--tls-key',
+      missing,
+    ])
     expect(r.code).toBe(1)
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
     expect(r.stderr).toContain(`the TLS certificate ${missing} cannot be read (ENOENT)`)
     expect(fs.existsSync(path.join(dir, 'refused.db'))).toBe(false)
-    const proxies = await placemat(['daemon', 'start', '--foreground', '--db', path.join(dir, 'refused.db'), '--port', '0', '--trusted-proxies', 'balancer.example'])
+    const proxies = await placemat([
+      'daemon',
+      'start',
+      '--foreground',
+      '--db',
+      path.join(dir, 'refused.db'),
+      '--port',
+      '0',
+      '--trusted-proxies',
+      'balancer.example',
+    ])
     expect(proxies.code).toBe(1)
     expect(proxies.stderr).toContain("--trusted-proxies: 'balancer.example' is not an IP address or a CIDR block")
   })
@@ -322,21 +429,44 @@ describe.skipIf(!opensslAvailable)('daemon start with a certificate', () => {
     const cert = path.join(dir, 'self.pem')
     const key = path.join(dir, 'self-key.pem')
     await new Promise<void>((resolve, reject) =>
-      execFile(OPENSSL, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], (err) =>
-        err ? reject(err) : resolve(),
+      execFile(
+        OPENSSL,
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-keyout',
+          key,
+          '-out',
+          cert,
+          '-days',
+          '1',
+          '-subj',
+          '/CN=127.0.0.1',
+          '-addext',
+          'subjectAltName=IP:127.0.0.1',
+        ],
+        (err) => (err ? reject(err) : resolve()),
       ),
     )
     const port = await freePort()
     const db = path.join(dir, 'p.db')
     const env = {PLACEMAT_HOME: dir}
-    const started = await placemat(['daemon', 'start', '--db', db, '--port', String(port), '--auth', 'noauth2', '--tls-cert', cert, '--tls-key', key], {env})
+    const started = await placemat(
+      ['daemon', 'start', '--db', db, '--port', String(port), '--auth', 'noauth2', '--tls-cert', cert, '--tls-key', key],
+      {env},
+    )
     expect(started.code, started.stderr).toBe(0)
     expect(started.stdout).toContain(`listening on https://127.0.0.1:${port}`)
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'p.pid'), 'utf8')).url).toBe(`https://127.0.0.1:${port}`)
     const status = await placemat(['daemon', 'status', '--db', db, '--json'], {env})
     expect(JSON.parse(status.stdout)).toMatchObject({running: true, answering: true, url: `https://127.0.0.1:${port}`})
     // The certificate is trusted once given.
-    const listed = await placemat(['trait', 'list', '--url', `https://127.0.0.1:${port}`, '--token', 'admin', '--json'], {env: {OS_CACERT: cert}})
+    const listed = await placemat(['trait', 'list', '--url', `https://127.0.0.1:${port}`, '--token', 'admin', '--json'], {
+      env: {OS_CACERT: cert},
+    })
     expect(listed.code, listed.stderr).toBe(0)
     const stopped = await placemat(['daemon', 'stop', '--db', db], {env})
     expect(stopped.code, stopped.stderr).toBe(0)

@@ -23,7 +23,27 @@ describe.skipIf(!openssl)('OS_CACERT', () => {
   beforeAll(async () => {
     const key = path.join(dir, 'key.pem')
     const cert = path.join(dir, 'cert.pem')
-    execFileSync('/usr/bin/openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], {stdio: 'ignore'})
+    execFileSync(
+      '/usr/bin/openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      {stdio: 'ignore'},
+    )
     server = https.createServer({key: fs.readFileSync(key), cert: fs.readFileSync(cert)}, (req, res) => {
       res.writeHead(200, {'content-type': 'application/json'})
       res.end(JSON.stringify(req.url?.startsWith('/traits') ? {traits: ['CUSTOM_OVER_TLS']} : {versions: []}))
@@ -37,7 +57,9 @@ describe.skipIf(!openssl)('OS_CACERT', () => {
   })
 
   it('trusts the given authority, and only it', async () => {
-    const trusted = await placemat(['trait', 'list', '--url', url, '--token', 't', '--json'], {env: {OS_CACERT: path.join(dir, 'cert.pem')}})
+    const trusted = await placemat(['trait', 'list', '--url', url, '--token', 't', '--json'], {
+      env: {OS_CACERT: path.join(dir, 'cert.pem')},
+    })
     expect(trusted.code, trusted.stderr).toBe(0)
     expect(JSON.parse(trusted.stdout).traits).toEqual(['CUSTOM_OVER_TLS'])
     const untrusted = await placemat(['trait', 'list', '--url', url, '--token', 't'])
@@ -62,7 +84,14 @@ describe.skipIf(!openssl)('OS_CACERT', () => {
   it("the local daemon's untrusted certificate is said as such, not as a daemon to start", async () => {
     const home = path.join(dir, 'home')
     fs.mkdirSync(home)
-    const d = await startForeground(['--db', path.join(home, 'placemat.db'), '--tls-cert', path.join(dir, 'cert.pem'), '--tls-key', path.join(dir, 'key.pem')])
+    const d = await startForeground([
+      '--db',
+      path.join(home, 'placemat.db'),
+      '--tls-cert',
+      path.join(dir, 'cert.pem'),
+      '--tls-key',
+      path.join(dir, 'key.pem'),
+    ])
     const untrusted = await placemat(['trait', 'list'], {env: {PLACEMAT_HOME: home}})
     expect(untrusted.code).toBe(5)
     expect(untrusted.stderr).toBe(

@@ -61,7 +61,9 @@ describe('capacity on a daemon with a flavor catalog', () => {
   })
 
   it('reads its flavor file again on SIGHUP, and keeps its catalog when the file is broken', async () => {
-    const names = async () => [...new Set(JSON.parse((await onDaemon(['--level', 'cloud', '--json'])).stdout).domains.map((x: any) => x.flavor))]
+    const names = async () => [
+      ...new Set(JSON.parse((await onDaemon(['--level', 'cloud', '--json'])).stdout).domains.map((x: any) => x.flavor)),
+    ]
     fs.writeFileSync(flavors, JSON.stringify([{Name: 'only.one', VCPUs: 1, RAM: 512, Disk: 1}]))
     d.child.kill('SIGHUP')
     await until(async () => (await names()).join() === 'only.one', 'the reloaded catalog')
@@ -78,11 +80,20 @@ describe('capacity on a daemon with a flavor catalog', () => {
     const port = await freePort()
     const config = path.join(dir, 'prometheus.yml')
     const target = new URL(d.url).host
-    fs.writeFileSync(config, `global: {scrape_interval: 1s}\nscrape_configs:\n  - job_name: placemat\n    static_configs: [{targets: ['${target}']}]\n`)
-    prometheus = spawn(PROMETHEUS!, [`--config.file=${config}`, `--storage.tsdb.path=${path.join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`], {stdio: 'ignore'})
+    fs.writeFileSync(
+      config,
+      `global: {scrape_interval: 1s}\nscrape_configs:\n  - job_name: placemat\n    static_configs: [{targets: ['${target}']}]\n`,
+    )
+    prometheus = spawn(
+      PROMETHEUS!,
+      [`--config.file=${config}`, `--storage.tsdb.path=${path.join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`],
+      {stdio: 'ignore'},
+    )
     const query = async (q: string) => {
       const res = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(q)}`).catch(() => null)
-      return res?.ok ? ((await res.json()) as {data: {result: Array<{metric: Record<string, string>; value: [number, string]}>}}).data.result : []
+      return res?.ok
+        ? ((await res.json()) as {data: {result: Array<{metric: Record<string, string>; value: [number, string]}>}}).data.result
+        : []
     }
     let racks: Awaited<ReturnType<typeof query>> = []
     await until(async () => (racks = await query('placemat_flavor_fit{level="rack"}')).length > 0, 'a scrape stored in Prometheus', 60_000)
@@ -91,7 +102,9 @@ describe('capacity on a daemon with a flavor catalog', () => {
     console.log(`Prometheus: placemat_flavor_fit{level="rack"}: ${JSON.stringify(stored)}`)
     expect(stored).toEqual(Object.fromEntries(cli.map((x: any) => [`${x.flavor} ${x.name}`, x.fit])))
     expect((await query('placemat_fragmentation_loss{level="room",flavor="m1.small"}')).map((r) => Number(r.value[1]))).toEqual([
-      cli.length ? JSON.parse((await onDaemon(['--flavor', 'm1.small', '--level', 'room', '--json'])).stdout).domains[0].fragmentation_loss : 0,
+      cli.length
+        ? JSON.parse((await onDaemon(['--flavor', 'm1.small', '--level', 'room', '--json'])).stdout).domains[0].fragmentation_loss
+        : 0,
     ])
   })
 })

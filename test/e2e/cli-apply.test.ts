@@ -15,12 +15,8 @@ import type {RunningServer} from '../../src/daemon/server.js'
 import {newDb, onFile, serverIn, startEndpoints, stopEndpoints, type Endpoints} from '../helpers/endpoints.js'
 const run = (args: string[], script?: string) => placemat(args, {script})
 
-
 const CLOUD = path.join(ROOT, 'fixtures', 'cloud.yaml')
 const GEN = path.join(ROOT, 'scripts', 'gen-apply-fixture.mjs')
-
-
-
 
 async function ok(args: string[]): Promise<Result> {
   const r = await run(args)
@@ -36,9 +32,14 @@ async function dump(client: PlacementClient) {
   const {traits} = await client.get('/traits', {query: {name: 'startswith:CUSTOM_'}})
   const {resource_classes} = await client.get('/resource_classes')
   return {
-    providers: (providers as any[]).sort((a, b) => (a.uuid < b.uuid ? -1 : 1)).map((p) => ({...p, traits: [...p.traits].sort(), aggregates: [...p.aggregates].sort()})),
+    providers: (providers as any[])
+      .sort((a, b) => (a.uuid < b.uuid ? -1 : 1))
+      .map((p) => ({...p, traits: [...p.traits].sort(), aggregates: [...p.aggregates].sort()})),
     traits: [...traits].sort(),
-    classes: (resource_classes as {name: string}[]).map((c) => c.name).filter((n) => n.startsWith('CUSTOM_')).sort(),
+    classes: (resource_classes as {name: string}[])
+      .map((c) => c.name)
+      .filter((n) => n.startsWith('CUSTOM_'))
+      .sort(),
   }
 }
 
@@ -69,7 +70,9 @@ describe('placemat apply', () => {
 
     // --dry-run changes nothing
     const dry = await ok(['apply', CLOUD, '--dry-run', ...file])
-    expect(dry.stdout).toMatch(/^Plan: providers 22 to create, 0 to update, 0 to delete; 1 resource class and 4 traits to create; 2 aggregate names to keep\./)
+    expect(dry.stdout).toMatch(
+      /^Plan: providers 22 to create, 0 to update, 0 to delete; 1 resource class and 4 traits to create; 2 aggregate names to keep\./,
+    )
     expect(dry.stdout).toContain('+ aggregate name rack-a 6c3a1a52-4d8e-4b7e-9a51-0f4b8a1c2d01\n')
     expect(dry.stdout).toContain('+ provider cmp-a01_numa0 ')
     expect(dry.stdout).toContain('Dry run: nothing was changed.')
@@ -140,7 +143,9 @@ describe('placemat apply', () => {
 
     const text = fs.readFileSync(CLOUD, 'utf8')
     // cmp-b02 and its three children leave the file; cmp-b01's NUMA nodes get more VCPU
-    const cut = text.slice(0, text.indexOf('  - name: cmp-b02')).replace(/VCPU: \{total: 16, allocation_ratio: 8\.0\}/g, 'VCPU: {total: 20, allocation_ratio: 8.0}')
+    const cut = text
+      .slice(0, text.indexOf('  - name: cmp-b02'))
+      .replace(/VCPU: \{total: 16, allocation_ratio: 8\.0\}/g, 'VCPU: {total: 20, allocation_ratio: 8.0}')
     const smaller = path.join(dir, 'smaller.yaml')
     fs.writeFileSync(smaller, cut)
 

@@ -21,7 +21,12 @@ describe('arguments', () => {
   it('-c picks and orders the keys of key/value output; an unknown one is a usage error', async () => {
     const some = await placemat(['provider', 'show', 'cn1', '-c', 'name,generation', ...t])
     expect(some.code, some.stderr).toBe(0)
-    expect(some.stdout.trim().split('\n').map((l) => l.split(/\s+/)[0])).toEqual(['name', 'generation'])
+    expect(
+      some.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(/\s+/)[0]),
+    ).toEqual(['name', 'generation'])
     const bogus = await placemat(['provider', 'show', 'cn1', '-c', 'bogus', ...t])
     expect(bogus.code).toBe(2)
     expect(bogus.stderr).toMatch(/unknown column\(s\): bogus; choose from uuid, name/)
@@ -43,7 +48,9 @@ describe('arguments', () => {
     expect(flag.stderr).toBe('placemat: unknown flag --requried; did you mean --required? (see `placemat candidates --help`)\n')
     const dependent = await placemat(['audit', '--delete', ...t])
     expect(dependent.code).toBe(2)
-    expect(dependent.stderr).toBe('placemat: All of the following must be provided when using --delete: --known-consumers; see `placemat audit --help`\n')
+    expect(dependent.stderr).toBe(
+      'placemat: All of the following must be provided when using --delete: --known-consumers; see `placemat audit --help`\n',
+    )
     const missing = await placemat(['provider', 'show', ...t])
     expect(missing.code).toBe(2)
     expect(missing.stderr).toBe('placemat: missing argument PROVIDER (provider uuid or name); see `placemat provider show --help`\n')
@@ -54,17 +61,27 @@ describe('arguments', () => {
     expect((await placemat(['inventory', 'set', 'w1', 'VCPU=8', ...t])).code).toBe(0)
     const C = (i: number) => `f3000000-0000-4000-8000-00000000000${i}`
     const owner = ['--project', 'p1', '--user', 'u1']
-    const claim = (i: number, ...more: string[]) => placemat(['claim', C(i), '--resources', 'VCPU:1', '--in-tree', 'w1', ...owner, ...more, ...t])
+    const claim = (i: number, ...more: string[]) =>
+      placemat(['claim', C(i), '--resources', 'VCPU:1', '--in-tree', 'w1', ...owner, ...more, ...t])
     const set = (...more: string[]) => placemat(['allocation', 'set', C(2), '--allocation', 'rp=w1,VCPU=1', ...owner, ...more, ...t])
     const refused: Array<[Promise<{code: number; stderr: string}>, RegExp]> = [
-      [claim(1, '-c', 'bogus'), /^placemat: unknown column\(s\): bogus; choose from consumer, candidate, .*, consumer_uuid, refreshes, consumer_generation\n$/],
+      [
+        claim(1, '-c', 'bogus'),
+        /^placemat: unknown column\(s\): bogus; choose from consumer, candidate, .*, consumer_uuid, refreshes, consumer_generation\n$/,
+      ],
       [claim(1, '--sort-column', 'via'), /^placemat: --sort-column: placemat claim prints no table\n$/],
       [claim(1, '--ids'), /^placemat: --ids: placemat claim prints no list\n$/],
-      [claim(1, '--count', '2', '--spread', 'rack', '-c', 'bogus'), /^placemat: unknown column\(s\): bogus; choose from label, consumer_uuid, node/],
+      [
+        claim(1, '--count', '2', '--spread', 'rack', '-c', 'bogus'),
+        /^placemat: unknown column\(s\): bogus; choose from label, consumer_uuid, node/,
+      ],
       [set('-c', 'bogus'), /^placemat: unknown column\(s\): bogus; choose from resource_provider, /],
       [set('--ids'), /^placemat: --ids: this list has no uuid column\n$/],
       [placemat(['host', 'disable', 'w1', '-c', 'status', ...t]), /^placemat: -c: placemat host disable prints no columns or keys/],
-      [placemat(['group', 'create', 'g3', '--policy', 'affinity', '--level', 'rack', '-c', 'name', ...t]), /^placemat: -c: placemat group create prints/],
+      [
+        placemat(['group', 'create', 'g3', '--policy', 'affinity', '--level', 'rack', '-c', 'name', ...t]),
+        /^placemat: -c: placemat group create prints/,
+      ],
     ]
     for (const [run, message] of refused) {
       const r = await run
@@ -82,7 +99,20 @@ describe('arguments', () => {
 
   it('a consumer of no type: TYPE empty in the allocation tables, consumer_type null in their JSON', async () => {
     const C = 'f5000000-0000-4000-8000-000000000001'
-    const set = await placemat(['allocation', 'set', C, '--allocation', 'rp=w1,VCPU=1', '--project', 'p1', '--user', 'u1', '-c', 'user_id,consumer_type', ...t])
+    const set = await placemat([
+      'allocation',
+      'set',
+      C,
+      '--allocation',
+      'rp=w1,VCPU=1',
+      '--project',
+      'p1',
+      '--user',
+      'u1',
+      '-c',
+      'user_id,consumer_type',
+      ...t,
+    ])
     expect(set.code, set.stderr).toBe(0)
     expect(set.stdout.split('\n')[1]).toBe('u1')
     const shown = await placemat(['allocation', 'show', C, '-f', 'value', '-c', 'project_id,consumer_type', ...t])
@@ -93,7 +123,11 @@ describe('arguments', () => {
   })
 
   it('host show: the same lines for every host, and -c takes the keys of its JSON', async () => {
-    const keys = (out: string) => out.trim().split('\n').map((l) => l.split(/\s+/)[0])
+    const keys = (out: string) =>
+      out
+        .trim()
+        .split('\n')
+        .map((l) => l.split(/\s+/)[0])
     const enabled = await placemat(['host', 'show', 'w1', ...t])
     expect(keys(enabled.stdout)).toEqual(['name', 'uuid', 'status', 'reason', 'rack', 'row', 'room', 'consumers', 'VCPU', 'generation'])
     const value = (...c: string[]) => placemat(['host', 'show', 'w1', '-f', 'value', '-c', c.join(','), ...t])
@@ -152,7 +186,19 @@ describe('offline work on a new file', () => {
     expect((await placemat(['provider', 'create', 'cn1', '--db', db])).code).toBe(0)
     expect((await placemat(['inventory', 'set', 'cn1', 'VCPU=8', '--db', db])).code).toBe(0)
     const consumer = '00000000-0000-0000-0000-0000000000c1'
-    const claimed = await placemat(['allocation', 'set', consumer, '--allocation', 'rp=cn1,VCPU=6', '--project', 'p', '--user', 'u', '--db', db])
+    const claimed = await placemat([
+      'allocation',
+      'set',
+      consumer,
+      '--allocation',
+      'rp=cn1,VCPU=6',
+      '--project',
+      'p',
+      '--user',
+      'u',
+      '--db',
+      db,
+    ])
     expect(claimed.code, claimed.stderr).toBe(0)
     const dry = await placemat(['inventory', 'set', 'cn1', 'VCPU=4', '--dry-run', '--db', db])
     expect(dry.code).toBe(0)
@@ -260,7 +306,22 @@ describe('-f value on commands that print a record', () => {
       expect((await placemat(['db', 'init', '--db', db])).code).toBe(0)
       expect((await placemat(['provider', 'create', 'cn1', '--db', db])).code).toBe(0)
       expect((await placemat(['inventory', 'set', 'cn1', 'VCPU=8', '--db', db])).code).toBe(0)
-      const r = await placemat(['claim', '00000000-0000-0000-0000-0000000000c1', '--resources', 'VCPU:2', '--project', 'p', '--user', 'u', '-f', 'value', '-c', 'allocations', '--db', db])
+      const r = await placemat([
+        'claim',
+        '00000000-0000-0000-0000-0000000000c1',
+        '--resources',
+        'VCPU:2',
+        '--project',
+        'p',
+        '--user',
+        'u',
+        '-f',
+        'value',
+        '-c',
+        'allocations',
+        '--db',
+        db,
+      ])
       expect(r.code, r.stderr).toBe(0)
       expect(r.stdout).toBe('cn1: VCPU=2\n')
     } finally {

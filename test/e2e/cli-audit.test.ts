@@ -14,11 +14,7 @@ import {ROOT, placemat} from '../helpers/cli.js'
 import {newDb} from '../helpers/endpoints.js'
 const run = (args: string[]) => placemat(args)
 
-
 const CLOUD = path.join(ROOT, 'fixtures', 'cloud.yaml')
-
-
-
 
 const KNOWN_1 = '7a1e0c52-0000-4000-8000-000000000001'
 const KNOWN_2 = '7a1e0c52-0000-4000-8000-000000000002'
@@ -38,7 +34,11 @@ beforeAll(async () => {
   db = path.join(dir, 'file.db')
   await newDb(db)
   targets = [
-    {name: 'daemon', args: ['--url', server.url, '--token', 'admin'], client: async () => new PlacementClient(new HttpTransport(server.url, 'admin'))},
+    {
+      name: 'daemon',
+      args: ['--url', server.url, '--token', 'admin'],
+      client: async () => new PlacementClient(new HttpTransport(server.url, 'admin')),
+    },
     {name: 'file', args: ['--db', db], client: async () => new PlacementClient(await LocalTransport.open(db))},
   ]
   for (const t of targets) {
@@ -62,7 +62,11 @@ beforeAll(async () => {
       await put(KNOWN_2, {[numa0]: {VCPU: 40}})
       await put(ORPHAN, {[numa0]: {VCPU: 4}})
       // written before microversion 1.8: no project or user (Placement's placeholder ids)
-      await client.put(`/allocations/${LEGACY}`, {allocations: [{resource_provider: {uuid: ceph}, resources: {DISK_GB: 10}}]}, {version: '1.7'})
+      await client.put(
+        `/allocations/${LEGACY}`,
+        {allocations: [{resource_provider: {uuid: ceph}, resources: {DISK_GB: 10}}]},
+        {version: '1.7'},
+      )
     } finally {
       await client.close()
     }
@@ -93,7 +97,12 @@ describe('placemat audit', () => {
       const doc = JSON.parse(withList.stdout)
       expect(doc.transport).toBe('placemat')
       expect(doc.summary).toMatchObject({orphan_allocations: 2, over_capacity: 0, incomplete_consumer: 1, empty_consumer: 0})
-      expect(doc.findings.filter((f: any) => f.kind === 'orphan_allocations').map((f: any) => f.consumer).sort()).toEqual([ORPHAN, LEGACY].sort())
+      expect(
+        doc.findings
+          .filter((f: any) => f.kind === 'orphan_allocations')
+          .map((f: any) => f.consumer)
+          .sort(),
+      ).toEqual([ORPHAN, LEGACY].sort())
 
       // the YAML list form, and --exit-code
       const strict = await run(['audit', '--known-consumers', knownYaml, '--exit-code', ...t.args])

@@ -60,7 +60,8 @@ async function both(args: string[]) {
 }
 
 /** Requests for every provider. */
-const listings = (requests: string[]) => requests.filter((r) => /^GET \/resource_providers(\?|$)/.test(r) || /^GET \/placemat\/v1\/providers(\?(?!uuid=)|$)/.test(r))
+const listings = (requests: string[]) =>
+  requests.filter((r) => /^GET \/resource_providers(\?|$)/.test(r) || /^GET \/placemat\/v1\/providers(\?(?!uuid=)|$)/.test(r))
 /** The providers looked up, one by one or several at a time. */
 const lookups = (requests: string[]) =>
   requests.flatMap((r) => {
@@ -90,7 +91,13 @@ describe('candidates table names', () => {
 
   it('a child printed alone: it and its root are looked up, for the name and the rack', async () => {
     const r = await both(['candidates', '--group', '_N:resources=SRIOV_NET_VF:1', '--limit', '2', '-c', 'providers,rack'])
-    expect(r.stdout.trim().split('\n').slice(1).map((l) => l.trim().split(/\s+/))).toEqual([
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((l) => l.trim().split(/\s+/)),
+    ).toEqual([
       ['h1-nic', 'k1'],
       ['h2-nic', 'k1'],
     ])
@@ -103,7 +110,17 @@ describe('candidates table names', () => {
   it('every candidate printed: the same table as the daemon gives directly', async () => {
     const r = await both(['candidates', '--resources', 'VCPU:1,MEMORY_MB:64', '-c', 'index,providers,free_after,rack'])
     expect(r.stdout.trim().split('\n')).toHaveLength(41)
-    const direct = await placemat(['candidates', '--resources', 'VCPU:1,MEMORY_MB:64', '-c', 'index,providers,free_after,rack', '--url', server.url, '--token', 'admin'])
+    const direct = await placemat([
+      'candidates',
+      '--resources',
+      'VCPU:1,MEMORY_MB:64',
+      '-c',
+      'index,providers,free_after,rack',
+      '--url',
+      server.url,
+      '--token',
+      'admin',
+    ])
     expect(direct.stdout).toBe(r.stdout)
     expect(r.stdout).toMatch(/\n\s*40\s+h40\s+h40: VCPU=7,MEMORY_MB=16320\s+k4\n$/)
     expect(lookups(r.requests.plain)).toHaveLength(40)
@@ -116,6 +133,7 @@ describe('candidates table names', () => {
     expect(JSON.parse(j.stdout).allocation_requests).toHaveLength(3)
     const ids = await both(['candidates', '--resources', 'VCPU:1', '--limit', '3', '--ids'])
     expect(ids.stdout.trim().split('\n')).toEqual([U(1), U(2), U(3)])
-    for (const r of [j, ids]) for (const requests of [r.requests.plain, r.requests.placemat]) expect([...listings(requests), ...lookups(requests)]).toEqual([])
+    for (const r of [j, ids])
+      for (const requests of [r.requests.plain, r.requests.placemat]) expect([...listings(requests), ...lookups(requests)]).toEqual([])
   })
 })

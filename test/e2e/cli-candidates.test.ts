@@ -18,11 +18,6 @@ import {placemat} from '../helpers/cli.js'
 import {newDb} from '../helpers/endpoints.js'
 const exec = (args: string[]) => placemat(args)
 
-
-
-
-
-
 // room m1: row r1 (rack k11: h1 h2, rack k12: h3), row r2 (rack k21: h4); room m2: row r3 (rack k31: h5 h6)
 const HOSTS: HostSpec[] = [1, 2, 3, 4, 5, 6].map((i) => ({
   name: `h${i}`,
@@ -35,7 +30,13 @@ const LAYOUT = {
     {
       name: 'm1',
       rows: [
-        {name: 'r1', racks: [{name: 'k11', hosts: ['h1', 'h2']}, {name: 'k12', hosts: ['h3']}]},
+        {
+          name: 'r1',
+          racks: [
+            {name: 'k11', hosts: ['h1', 'h2']},
+            {name: 'k12', hosts: ['h3']},
+          ],
+        },
         {name: 'r2', racks: [{name: 'k21', hosts: ['h4']}]},
       ],
     },
@@ -56,7 +57,13 @@ let layoutFile: string
 async function seedAll(client: PlacementClient) {
   await seed(client, HOSTS, LAYOUT)
   const put = (c: string, host: number) =>
-    client.put(`/allocations/${c}`, {allocations: {[U(host)]: {resources: {VCPU: 2}}}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'})
+    client.put(`/allocations/${c}`, {
+      allocations: {[U(host)]: {resources: {VCPU: 2}}},
+      project_id: 'p',
+      user_id: 'u',
+      consumer_generation: null,
+      consumer_type: 'INSTANCE',
+    })
   await put(A1, 2)
   await put(A2, 4)
 }
@@ -124,12 +131,24 @@ describe('the flags are the Placement query', () => {
       'resources=VCPU:1&resources_NET=SRIOV_NET_VF:1&required_NET=CUSTOM_PHYSNET0&group_policy=isolate',
     ],
     [
-      ['--group', '_C:resources=VCPU:1,MEMORY_MB:64', '--group', '_N:resources=SRIOV_NET_VF:1,required=in:CUSTOM_PHYSNET0,CUSTOM_PHYSNET1', '--group-policy', 'none', '--same-subtree', '_C,_N'],
+      [
+        '--group',
+        '_C:resources=VCPU:1,MEMORY_MB:64',
+        '--group',
+        '_N:resources=SRIOV_NET_VF:1,required=in:CUSTOM_PHYSNET0,CUSTOM_PHYSNET1',
+        '--group-policy',
+        'none',
+        '--same-subtree',
+        '_C,_N',
+      ],
       'resources_C=VCPU:1,MEMORY_MB:64&resources_N=SRIOV_NET_VF:1&required_N=in:CUSTOM_PHYSNET0,CUSTOM_PHYSNET1&group_policy=none&same_subtree=_C,_N',
     ],
     [['--resources', 'VCPU:1', '--required', '!CUSTOM_PHYSNET1'], 'resources=VCPU:1&required=!CUSTOM_PHYSNET1'],
     [['--resources', 'VCPU:1', '--root-required', '!CUSTOM_PHYSNET0'], 'resources=VCPU:1&root_required=!CUSTOM_PHYSNET0'],
-    [['--resources', 'VCPU:1', '--member-of', 'in:rack:k11,rack:k31'], `resources=VCPU:1&member_of=in:${nodeUuid('rack', 'k11')},${nodeUuid('rack', 'k31')}`],
+    [
+      ['--resources', 'VCPU:1', '--member-of', 'in:rack:k11,rack:k31'],
+      `resources=VCPU:1&member_of=in:${nodeUuid('rack', 'k11')},${nodeUuid('rack', 'k31')}`,
+    ],
     [['--resources', 'VCPU:1', '--member-of', '!row:r1'], `resources=VCPU:1&member_of=!${nodeUuid('row', 'r1')}`],
     [['--resources', 'VCPU:1', '--in-tree', 'h3'], `resources=VCPU:1&in_tree=${U(3)}`],
     [['--group', `1:resources=SRIOV_NET_VF:1,in_tree=h5`], `resources1=SRIOV_NET_VF:1&in_tree1=${U(5)}`],
@@ -145,7 +164,15 @@ describe('the flags are the Placement query', () => {
 
 describe('output', () => {
   it('a table: providers by name, amounts, what is left, the rack', async () => {
-    const r = await all(['candidates', '--resources', 'VCPU:2', '--group', '_NET:resources=SRIOV_NET_VF:1,required=CUSTOM_PHYSNET0', '--group-policy', 'isolate'])
+    const r = await all([
+      'candidates',
+      '--resources',
+      'VCPU:2',
+      '--group',
+      '_NET:resources=SRIOV_NET_VF:1,required=CUSTOM_PHYSNET0',
+      '--group-policy',
+      'isolate',
+    ])
     const lines = r.stdout.trim().split('\n')
     expect(lines[0]).toMatch(/^#\s+PROVIDERS\s+RESOURCES\s+LEFT AFTER\s+RACK$/)
     expect(lines).toHaveLength(4) // h1, h3, h5 have PHYSNET0
@@ -166,7 +193,16 @@ describe('output', () => {
 
   it('--ids: one line per candidate, its provider uuids', async () => {
     const r = await all(['candidates', '--resources', 'VCPU:1', '--group', '_NET:resources=SRIOV_NET_VF:1', '--group-policy', 'none'])
-    const ids = await all(['candidates', '--resources', 'VCPU:1', '--group', '_NET:resources=SRIOV_NET_VF:1', '--group-policy', 'none', '--ids'])
+    const ids = await all([
+      'candidates',
+      '--resources',
+      'VCPU:1',
+      '--group',
+      '_NET:resources=SRIOV_NET_VF:1',
+      '--group-policy',
+      'none',
+      '--ids',
+    ])
     const lines = ids.stdout.trim().split('\n')
     expect(lines).toHaveLength(r.stdout.trim().split('\n').length - 1)
     expect(lines[0]).toBe(`${U(1)} ${U(101)}`)
@@ -202,11 +238,42 @@ describe('topology rules and ordering', () => {
 
   it('rules hold for granular groups on nested providers too (checked on the client)', async () => {
     const r = await all(
-      ['candidates', '--group', '_C:resources=VCPU:1', '--group', '_N:resources=SRIOV_NET_VF:1', '--group-policy', 'none', '--same-subtree', '_C,_N', '--same', `row:${A1}`, '--limit', '2', '--json'],
+      [
+        'candidates',
+        '--group',
+        '_C:resources=VCPU:1',
+        '--group',
+        '_N:resources=SRIOV_NET_VF:1',
+        '--group-policy',
+        'none',
+        '--same-subtree',
+        '_C,_N',
+        '--same',
+        `row:${A1}`,
+        '--limit',
+        '2',
+        '--json',
+      ],
       {plain: true},
     )
     expect(hostsOf(r.out)).toEqual(['h1+h1-nic', 'h2+h2-nic'])
-    const d = await all(['candidates', '--group', '_C:resources=VCPU:1', '--group', '_N:resources=SRIOV_NET_VF:1', '--group-policy', 'none', '--same-subtree', '_C,_N', '--different', `row:${A1}`, '--json'], {plain: true})
+    const d = await all(
+      [
+        'candidates',
+        '--group',
+        '_C:resources=VCPU:1',
+        '--group',
+        '_N:resources=SRIOV_NET_VF:1',
+        '--group-policy',
+        'none',
+        '--same-subtree',
+        '_C,_N',
+        '--different',
+        `row:${A1}`,
+        '--json',
+      ],
+      {plain: true},
+    )
     expect(hostsOf(d.out)).toEqual(['h4+h4-nic', 'h5+h5-nic', 'h6+h6-nic'])
   })
 
@@ -222,11 +289,16 @@ describe('topology rules and ordering', () => {
   })
 
   it('errors: a same rule on a consumer that is nowhere (3), no topology on plain Placement (2), bad flags (2), bad query (6)', async () => {
-    const nowhere = await all(['candidates', '--resources', 'VCPU:1', '--same', 'rack:b0000000-0000-4000-8000-000000000009'], {expectCode: 3})
+    const nowhere = await all(['candidates', '--resources', 'VCPU:1', '--same', 'rack:b0000000-0000-4000-8000-000000000009'], {
+      expectCode: 3,
+    })
     expect(nowhere.stderr).toContain('has no allocations in any rack')
     // --near/--far a consumer that holds nothing: exit 3, not an unordered answer.
     for (const flag of ['--near', '--far']) {
-      const unknown = await all(['candidates', '--resources', 'VCPU:1', flag, 'b0000000-0000-4000-8000-000000000009'], {expectCode: 3, plain: true})
+      const unknown = await all(['candidates', '--resources', 'VCPU:1', flag, 'b0000000-0000-4000-8000-000000000009'], {
+        expectCode: 3,
+        plain: true,
+      })
       expect(unknown.stderr).toContain(`${flag} b0000000-0000-4000-8000-000000000009: that consumer holds no allocations`)
     }
     const plain = await exec(['candidates', '--resources', 'VCPU:1', '--near', A1, '--url', proxy.url, '--token', 'admin'])
@@ -241,7 +313,10 @@ describe('topology rules and ordering', () => {
   })
 
   it('a rack, row or room that does not exist is an error (3), not an empty answer; provider list takes them by name too', async () => {
-    const typo = await all(['candidates', '--resources', 'VCPU:1', '--member-of', 'in:rack:k11,rack:no-such-rack'], {expectCode: 3, plain: true})
+    const typo = await all(['candidates', '--resources', 'VCPU:1', '--member-of', 'in:rack:k11,rack:no-such-rack'], {
+      expectCode: 3,
+      plain: true,
+    })
     expect(typo.stderr).toBe('placemat: no rack named no-such-rack\n')
     await all(['candidates', '--group', '_A:resources=VCPU:1,member_of=!row:nope'], {expectCode: 3, plain: true})
     await all(['claim', 'b0000000-0000-4000-8000-000000000077', '--resources', 'VCPU:1', '--member-of', 'room:m9'], {expectCode: 3})

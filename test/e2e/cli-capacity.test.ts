@@ -32,7 +32,9 @@ describe('placemat capacity', () => {
     const r = await run(['capacity', '--flavors', FLAVORS, '--db', db, '--json'])
     expect(r.code, r.stderr).toBe(0)
     const answer = JSON.parse(r.stdout)
-    console.log(`capacity of the README's datacenter:\n${(await run(['capacity', '--flavors', FLAVORS, '--db', db, '--level', 'rack', '--level', 'row', '--level', 'room'])).stdout}`)
+    console.log(
+      `capacity of the README's datacenter:\n${(await run(['capacity', '--flavors', FLAVORS, '--db', db, '--level', 'rack', '--level', 'row', '--level', 'room'])).stdout}`,
+    )
     const at = (level: string, flavor: string) => answer.domains.filter((d: any) => d.level === level && d.flavor === flavor)
     for (const flavor of ['m1.small', 'm1.large', 'c1.pinned', 'n1.sriov', 'x1.huge']) {
       const racks = at('rack', flavor)
@@ -61,7 +63,7 @@ describe('placemat capacity', () => {
     expect(rows(await counts(e.plain))).toEqual(rows(file))
   })
 
-  it('shows in top each rack\'s fit for a flavor, fullest first', async () => {
+  it("shows in top each rack's fit for a flavor, fullest first", async () => {
     const r = await run(['top', '--once', '--flavors', FLAVORS, '--flavor', 'm1.large', '--db', db])
     expect(r.code, r.stderr).toBe(0)
     const lines = r.stdout.split('\n')
@@ -79,7 +81,12 @@ describe('placemat capacity', () => {
   it('prints every row with every column for scripts', async () => {
     const r = await run(['capacity', '--flavors', FLAVORS, '--db', db, '--flavor', 'm1.large', '--level', 'rack', '-f', 'value'])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.stdout.trim().split('\n').map((l) => l.split(' ').length)).toEqual([7, 7, 7])
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ').length),
+    ).toEqual([7, 7, 7])
   })
 
   it('refuses bad input with exit 2, naming the reason', async () => {
@@ -87,7 +94,10 @@ describe('placemat capacity', () => {
     fs.writeFileSync(broken, '[{"Name": "a",\n  "RAM": }]')
     const cases: Array<[string[], string]> = [
       [['--flavors', broken], `${broken}:2:10: Unexpected token`],
-      [['--flavors', FLAVORS, '--flavor', 'm9.nope'], 'no flavor named m9.nope in the flavor file; it has m1.small, m1.large, c1.pinned, n1.sriov, x1.huge'],
+      [
+        ['--flavors', FLAVORS, '--flavor', 'm9.nope'],
+        'no flavor named m9.nope in the flavor file; it has m1.small, m1.large, c1.pinned, n1.sriov, x1.huge',
+      ],
       [['--flavors', path.join(e.dir, 'missing.json')], 'cannot read the flavor file'],
       [['--flavors', FLAVORS, '--level', 'aisle'], 'Expected --level=aisle to be one of'],
     ]
@@ -108,15 +118,70 @@ describe('placemat capacity', () => {
       return r
     }
     const web = (i: number) => `11111111-0000-4000-8000-00000000000${i}`
-    await ok(['claim', web(0).slice(0, -1), '--count', '3', '--spread', 'rack', '--resources', 'VCPU:2,MEMORY_MB:2048,DISK_GB:10', '--project', 'p', '--user', 'u'])
-    await ok(['claim', '22222222-0000-4000-8000-000000000001', '--resources', 'VCPU:2,MEMORY_MB:2048,DISK_GB:10', '--project', 'p', '--user', 'u'])
-    await ok(['group', 'create', 'web', '--policy', 'anti-affinity', '--level', 'rack', '--member', web(1), '--member', web(2), '--member', web(3)])
+    await ok([
+      'claim',
+      web(0).slice(0, -1),
+      '--count',
+      '3',
+      '--spread',
+      'rack',
+      '--resources',
+      'VCPU:2,MEMORY_MB:2048,DISK_GB:10',
+      '--project',
+      'p',
+      '--user',
+      'u',
+    ])
+    await ok([
+      'claim',
+      '22222222-0000-4000-8000-000000000001',
+      '--resources',
+      'VCPU:2,MEMORY_MB:2048,DISK_GB:10',
+      '--project',
+      'p',
+      '--user',
+      'u',
+    ])
+    await ok([
+      'group',
+      'create',
+      'web',
+      '--policy',
+      'anti-affinity',
+      '--level',
+      'rack',
+      '--member',
+      web(1),
+      '--member',
+      web(2),
+      '--member',
+      web(3),
+    ])
     const before = JSON.parse((await ok(['capacity', '--flavors', FLAVORS, '--level', 'cloud', '--json'])).stdout)
     // One more member of web: every rack holds one already.
     const web1 = JSON.parse((await ok(['capacity', '--flavors', FLAVORS, '--flavor', 'm1.small', '--group', 'web', '--json'])).stdout)
-    expect(web1.domains.filter((d: any) => d.level !== 'host').map((d: any) => d.fit)).toEqual(web1.domains.filter((d: any) => d.level !== 'host').map(() => 0))
+    expect(web1.domains.filter((d: any) => d.level !== 'host').map((d: any) => d.fit)).toEqual(
+      web1.domains.filter((d: any) => d.level !== 'host').map(() => 0),
+    )
     await ok(['group', 'create', 'pairs', '--policy', 'max-per', '--max-per', '2', '--level', 'rack'])
-    const pairs = JSON.parse((await ok(['capacity', '--flavors', FLAVORS, '--flavor', 'm1.small', '--group', 'pairs', '--level', 'rack', '--level', 'cloud', '--json'])).stdout)
+    const pairs = JSON.parse(
+      (
+        await ok([
+          'capacity',
+          '--flavors',
+          FLAVORS,
+          '--flavor',
+          'm1.small',
+          '--group',
+          'pairs',
+          '--level',
+          'rack',
+          '--level',
+          'cloud',
+          '--json',
+        ])
+      ).stdout,
+    )
     expect(pairs.domains.map((d: any) => `${d.name} ${d.fit}`)).toEqual(['rack-a1 2', 'rack-a2 2', 'rack-b1 2', 'cloud 6'])
     const noGroup = await run(['capacity', '--flavors', FLAVORS, '--group', 'nope', '--db', db2])
     expect(noGroup.code).toBe(3)
@@ -145,7 +210,10 @@ describe('placemat capacity', () => {
     }
     // Hosts of a shape added to an existing rack: its fit grows by what one such host holds.
     const add = path.join(e.dir, 'add.yaml')
-    fs.writeFileSync(add, 'providers:\n  - name: cmp-new\n    inventories: {VCPU: 64, MEMORY_MB: 262144, DISK_GB: 1000}\nracks:\n  - name: rack-a2\n    hosts: [cmp-new]\n')
+    fs.writeFileSync(
+      add,
+      'providers:\n  - name: cmp-new\n    inventories: {VCPU: 64, MEMORY_MB: 262144, DISK_GB: 1000}\nracks:\n  - name: rack-a2\n    hosts: [cmp-new]\n',
+    )
     const rackA2 = (a: any) => a.domains.find((d: any) => d.level === 'rack' && d.name === 'rack-a2').fit
     const small = ['capacity', '--flavors', FLAVORS, '--flavor', 'm1.small', '--level', 'rack', '--json']
     const plain = JSON.parse((await ok(small)).stdout)
@@ -156,7 +224,9 @@ describe('placemat capacity', () => {
     const noRack = await run([...small, '--add', add, '--db', db2])
     expect(noRack.code).toBe(2)
     expect(noRack.stderr).toContain('No rack named rack-zz')
-    const ratio = JSON.parse((await ok(['capacity', '--flavors', FLAVORS, '--flavor', 'm1.small', '--level', 'cloud', '--ratio', 'VCPU=32', '--json'])).stdout)
+    const ratio = JSON.parse(
+      (await ok(['capacity', '--flavors', FLAVORS, '--flavor', 'm1.small', '--level', 'cloud', '--ratio', 'VCPU=32', '--json'])).stdout,
+    )
     expect(cloud(ratio, 'm1.small')).toBeGreaterThanOrEqual(cloud(before, 'm1.small'))
     expect(ratio.what_if).toMatchObject({displaced: [], survives: true, ratios: {VCPU: 32}, added: []})
   })

@@ -27,10 +27,6 @@ import '../../src/cli/backend/local.js'
 import {newDb} from '../helpers/endpoints.js'
 const exec = (args: string[], env: Record<string, string> = {}) => placemat(args, {env})
 
-
-
-
-
 const json = (r: Result) => {
   expect(r.code, r.stderr).toBe(0)
   return JSON.parse(r.stdout)
@@ -92,12 +88,16 @@ describe('claim: the first candidate that can still be written', () => {
   const claimRacing = async (t: string[], consumer: string, resources: string, replace: boolean, racer: (first: string) => string[]) => {
     const client = await clientFor(t)
     try {
-      const out = await claim({client, backend: () => chooseBackend(client, {local: t[0] === '--db'})}, {resources}, {
-        consumer,
-        own: {project: 'p', user: 'u'},
-        replace,
-        beforeFirstWrite: async (first) => void json(await exec([...racer(Object.keys(first ?? {})[0]), ...t])),
-      })
+      const out = await claim(
+        {client, backend: () => chooseBackend(client, {local: t[0] === '--db'})},
+        {resources},
+        {
+          consumer,
+          own: {project: 'p', user: 'u'},
+          replace,
+          beforeFirstWrite: async (first) => void json(await exec([...racer(Object.keys(first ?? {})[0]), ...t])),
+        },
+      )
       const {search: _search, ...rest} = out
       return rest
     } finally {
@@ -108,11 +108,29 @@ describe('claim: the first candidate that can still be written', () => {
   it('lands on the next candidate when a concurrent claimer took the first (daemon and file agree)', async () => {
     // After the candidates are read, another process fills the first candidate's host.
     const [d, f] = await Promise.all(
-      [env.daemon, env.file].map((t) => claimRacing(t, C(1), 'VCPU:4', false, (first) => ['allocation', 'set', C(99), '--allocation', `rp=${first},VCPU=6`, ...OWN, '--json'])),
+      [env.daemon, env.file].map((t) =>
+        claimRacing(t, C(1), 'VCPU:4', false, (first) => [
+          'allocation',
+          'set',
+          C(99),
+          '--allocation',
+          `rp=${first},VCPU=6`,
+          ...OWN,
+          '--json',
+        ]),
+      ),
     )
     expect(d).toEqual(f)
     // placemat writes every claim where it checks the consumer's placement groups.
-    expect(d).toMatchObject({consumer_uuid: C(1), candidate: 2, alternates: 1, attempts: 2, refreshes: 0, consumer_generation: 1, via: 'POST /placemat/v1/claims'})
+    expect(d).toMatchObject({
+      consumer_uuid: C(1),
+      candidate: 2,
+      alternates: 1,
+      attempts: 2,
+      refreshes: 0,
+      consumer_generation: 1,
+      via: 'POST /placemat/v1/claims',
+    })
     expect(hostOf(d.allocations)).toEqual([2])
     // The concurrent claimer really holds h1.
     const other = json(await exec(['claim', 'show', C(99), '--json', ...env.daemon]))
@@ -123,7 +141,15 @@ describe('claim: the first candidate that can still be written', () => {
     const run = async (t: string[]) => {
       json(await exec(['claim', C(2), '--resources', 'VCPU:1', ...OWN, '--json', ...t]))
       // Between the read and the write, someone else updates C(2) (its generation moves on).
-      const out = await claimRacing(t, C(2), 'VCPU:1', true, () => ['allocation', 'set', C(2), '--amend', '--allocation', `rp=${U(3)},VCPU=1`, '--json'])
+      const out = await claimRacing(t, C(2), 'VCPU:1', true, () => [
+        'allocation',
+        'set',
+        C(2),
+        '--amend',
+        '--allocation',
+        `rp=${U(3)},VCPU=1`,
+        '--json',
+      ])
       expect(out).toMatchObject({candidate: 1, attempts: 2, consumer_generation: 3})
       const shown = json(await exec(['claim', 'show', C(2), '--json', ...t]))
       expect(shown.consumer_generation).toBe(3)
@@ -167,7 +193,12 @@ describe('claim: the first candidate that can still be written', () => {
 // rooms m1 (rows r1 r2 r3) and m2 (rows r4 r5 r6); row rN has racks kN1 (host hN1) and kN2 (host hN2).
 const ROWS = 6
 const TOPO_HOSTS: HostSpec[] = []
-const TOPO_LAYOUT: Layout = {rooms: [{name: 'm1', rows: []}, {name: 'm2', rows: []}]}
+const TOPO_LAYOUT: Layout = {
+  rooms: [
+    {name: 'm1', rows: []},
+    {name: 'm2', rows: []},
+  ],
+}
 for (let r = 1; r <= ROWS; r++) {
   const row = {name: `r${r}`, racks: [] as Array<{name: string; hosts: string[]}>}
   for (let k = 1; k <= 2; k++) {
@@ -236,7 +267,18 @@ describe('claim with topology', () => {
       const byName = json(await exec(['claim', 'show', 'web-2', '--json', ...t]))
       expect(hostOf(byName.allocations)).toEqual(hostOf(out.claims[1].allocations))
 
-      const tooMany = await exec(['claim', '--count', String(ROWS + 1), '--spread', 'row', 'e0000000-0000-4000-8000-', '--resources', 'VCPU:1', ...OWN, ...t])
+      const tooMany = await exec([
+        'claim',
+        '--count',
+        String(ROWS + 1),
+        '--spread',
+        'row',
+        'e0000000-0000-4000-8000-',
+        '--resources',
+        'VCPU:1',
+        ...OWN,
+        ...t,
+      ])
       expect(tooMany.code).toBe(4)
       expect(tooMany.stderr).toContain('nothing claimed')
       const client = new PlacementClient(t === env.daemon ? new HttpTransport(env.server.url, 'admin') : await LocalTransport.open(t[1]))
@@ -267,7 +309,12 @@ describe('claim with topology', () => {
       expect(moved).toMatchObject({consumer_uuid: inst, migration_uuid: mig, overwrote: false})
       expect(json(await exec(['claim', 'show', inst, '--json', ...t])).allocations).toEqual({})
       const m = json(await exec(['claim', 'show', mig, '--json', ...t]))
-      expect(m).toMatchObject({project_id: 'p', user_id: 'u', consumer_type: 'MIGRATION', topology: {rack: ['k51'], row: ['r5'], room: ['m2']}})
+      expect(m).toMatchObject({
+        project_id: 'p',
+        user_id: 'u',
+        consumer_type: 'MIGRATION',
+        topology: {rack: ['k51'], row: ['r5'], room: ['m2']},
+      })
       expect(m.allocations[U(51)].resources).toEqual({VCPU: 3})
       const table = await exec(['claim', 'show', mig, ...t])
       expect(table.stdout.split('\n')[1]).toMatch(/^h51\s+\S+\s+VCPU=3\s+k51\s+r5\s+m2$/)
@@ -336,7 +383,12 @@ describe('claim move keeps what the consumer was', () => {
     expect(imported.code, imported.stderr).toBe(0)
     const claimed = json(await exec(['claim', idle, '--resources', 'VCPU:1', '--json', '--db', file]))
     expect(claimed.consumer_generation).toBe(5)
-    expect(await show(['--db', file], idle)).toMatchObject({project_id: 'p9', user_id: 'u9', consumer_type: 'INSTANCE', consumer_generation: 5})
+    expect(await show(['--db', file], idle)).toMatchObject({
+      project_id: 'p9',
+      user_id: 'u9',
+      consumer_type: 'INSTANCE',
+      consumer_generation: 5,
+    })
   })
 })
 
@@ -351,7 +403,17 @@ describe('anti-affinity claimers racing on one daemon', () => {
     const group = Array.from({length: 12}, (_, i) => C(200 + i))
     const results = await Promise.all(
       group.map((me) =>
-        exec(['claim', me, '--resources', 'VCPU:1', '--different', `row:${group.filter((o) => o !== me).join(',')}`, ...OWN, '--json', ...env.daemon]),
+        exec([
+          'claim',
+          me,
+          '--resources',
+          'VCPU:1',
+          '--different',
+          `row:${group.filter((o) => o !== me).join(',')}`,
+          ...OWN,
+          '--json',
+          ...env.daemon,
+        ]),
       ),
     )
     const won = results.filter((r) => r.code === 0).map((r) => JSON.parse(r.stdout))
@@ -363,7 +425,8 @@ describe('anti-affinity claimers racing on one daemon', () => {
     expect(new Set(rows).size, rows.join(',')).toBe(rows.length)
     expect(won).toHaveLength(ROWS)
     // And what is stored agrees.
-    const consumers = (await (await fetch(`${env.server.url}/placemat/v1/consumers`, {headers: {'x-auth-token': 'admin'}})).json()).consumers
+    const consumers = (await (await fetch(`${env.server.url}/placemat/v1/consumers`, {headers: {'x-auth-token': 'admin'}})).json())
+      .consumers
     const storedRows = consumers.map((c: any) => rowOf(hostOf(c.allocations)[0]))
     expect(storedRows.sort()).toEqual(['r1', 'r2', 'r3', 'r4', 'r5', 'r6'])
   })

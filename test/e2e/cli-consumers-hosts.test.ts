@@ -29,7 +29,8 @@ providers:
     inventories: {VCPU: 8}
     aggregates: [ceph-a]
 `
-const LAYOUT = 'rooms:\n  - name: m1\n    rows:\n      - name: r1\n        racks:\n          - {name: k1, hosts: [cn1]}\n          - {name: k2, hosts: [cn2]}\n'
+const LAYOUT =
+  'rooms:\n  - name: m1\n    rows:\n      - name: r1\n        racks:\n          - {name: k1, hosts: [cn1]}\n          - {name: k2, hosts: [cn2]}\n'
 
 async function ok(args: string[]): Promise<Result> {
   const r = await run(args)
@@ -78,7 +79,10 @@ describe('consumers, hosts described, and named aggregates on the command line',
       expect((await ok(['consumer', 'list', '--provider', 'cn1_nic', '--ids', ...args])).stdout, what).toBe(`${C(3)}\n`)
       expect((await ok(['consumer', 'list', '--project', 'p1', '--group', 'web', '--ids', ...args])).stdout, what).toBe(`${C(1)}\n`)
       const json = JSON.parse((await ok(['consumer', 'list', '--group', 'web', '--json', ...args])).stdout)
-      expect(json.consumers.map((c: any) => [c.uuid, c.consumer_type, c.hosts, c.groups]), what).toEqual([
+      expect(
+        json.consumers.map((c: any) => [c.uuid, c.consumer_type, c.hosts, c.groups]),
+        what,
+      ).toEqual([
         [C(1), 'INSTANCE', ['cn1'], ['web']],
         [C(2), 'INSTANCE', ['cn2'], ['web']],
       ])
@@ -87,7 +91,7 @@ describe('consumers, hosts described, and named aggregates on the command line',
     }
   })
 
-  it('consumer list on plain Placement: read from the providers\' allocations, without groups', async () => {
+  it("consumer list on plain Placement: read from the providers' allocations, without groups", async () => {
     const list = await ok(['consumer', 'list', '-f', 'value', '-c', 'uuid,project,hosts,groups', ...e.plain])
     expect(list.stdout).toBe(`${C(1)} p1 cn1 None\n${C(2)} p2 cn2 None\n${C(3)} p1 cn1 None\n`)
     expect(list.stderr).toBe('placemat: warning: plain OpenStack Placement keeps no placement groups: the groups column is empty\n')
@@ -121,7 +125,13 @@ describe('consumers, hosts described, and named aggregates on the command line',
       expect((await ok(['consumer', 'show', C(1), '-f', 'value', '-c', 'groups', ...args])).stdout, what).toBe('web\n')
     }
     const plain = JSON.parse((await ok(['consumer', 'show', C(1), '--json', ...e.plain])).stdout)
-    expect(plain).toMatchObject({uuid: C(1), project_id: 'p1', groups: null, hosts: [{name: 'cn1', rack: null, disabled: false}], providers: [{name: 'cn1', host: 'cn1'}]})
+    expect(plain).toMatchObject({
+      uuid: C(1),
+      project_id: 'p1',
+      groups: null,
+      hosts: [{name: 'cn1', rack: null, disabled: false}],
+      providers: [{name: 'cn1', host: 'cn1'}],
+    })
     const none = await run(['consumer', 'show', C(9), ...e.daemon])
     expect(none.code).toBe(3)
   })
@@ -129,13 +139,22 @@ describe('consumers, hosts described, and named aggregates on the command line',
   it('host describe: status, place, traits, named aggregates, inventories with usage, consumers and their groups', async () => {
     for (const {what, args} of placemat()) {
       const d = await ok(['host', 'describe', 'cn1', ...args])
-      expect(d.stdout, what).toContain(`aggregates    ceph-a (${CEPH}), fast-net (${FAST}), rack k1 (${nodeUuid('rack', 'k1')}), row r1 (${nodeUuid('row', 'r1')}), room m1 (${nodeUuid('room', 'm1')})\n`)
+      expect(d.stdout, what).toContain(
+        `aggregates    ceph-a (${CEPH}), fast-net (${FAST}), rack k1 (${nodeUuid('rack', 'k1')}), row r1 (${nodeUuid('row', 'r1')}), room m1 (${nodeUuid('room', 'm1')})\n`,
+      )
       expect(d.stdout, what).toContain('traits        HW_CPU_X86_AVX2\n')
-      expect(d.stdout, what).toContain('PROVIDER  CLASS         USED/CAPACITY  TOTAL  RESERVED  RATIO\ncn1       VCPU          3/8                8         0      1\n')
+      expect(d.stdout, what).toContain(
+        'PROVIDER  CLASS         USED/CAPACITY  TOTAL  RESERVED  RATIO\ncn1       VCPU          3/8                8         0      1\n',
+      )
       expect(d.stdout, what).toContain('cn1_nic   SRIOV_NET_VF  1/4                4         0      1\n')
       expect(d.stdout, what).toContain(`${C(1)}  p1       u1    INSTANCE  VCPU=2,MEMORY_MB=1024  web\n`)
       const json = JSON.parse((await ok(['host', 'describe', 'cn2', '--json', ...args])).stdout)
-      expect(json, what).toMatchObject({name: 'cn2', disabled: false, rack: 'k2', consumers: [{uuid: C(2), resources: {VCPU: 1}, groups: ['web']}]})
+      expect(json, what).toMatchObject({
+        name: 'cn2',
+        disabled: false,
+        rack: 'k2',
+        consumers: [{uuid: C(2), resources: {VCPU: 1}, groups: ['web']}],
+      })
     }
     // Plain Placement: the same record from the host's tree, without what only placemat keeps.
     const plain = JSON.parse((await ok(['host', 'describe', 'cn1', '--json', ...e.plain])).stdout)
@@ -151,19 +170,33 @@ describe('consumers, hosts described, and named aggregates on the command line',
   it('names apply gave aggregates are kept and shown beside their uuids; other processes see them; plain Placement says it keeps none', async () => {
     for (const {what, args} of placemat()) {
       const listed = await ok(['aggregate', 'list', 'cn1', '-f', 'value', ...args])
-      expect(listed.stdout, what).toBe(`${CEPH} ceph-a\n${FAST} fast-net\n${nodeUuid('rack', 'k1')} rack_k1\n${nodeUuid('row', 'r1')} row_r1\n${nodeUuid('room', 'm1')} room_m1\n`)
-      expect((await ok(['provider', 'show', 'cn2', '-f', 'value', '-c', 'aggregates', ...args])).stdout, what).toMatch(/^ceph-a \(6c3a1a52-/)
-      expect((await ok(['apply', path.join(e.dir, 'cloud.yaml'), ...args])).stdout, what).toBe('No changes: everything in the file is up to date.\n')
+      expect(listed.stdout, what).toBe(
+        `${CEPH} ceph-a\n${FAST} fast-net\n${nodeUuid('rack', 'k1')} rack_k1\n${nodeUuid('row', 'r1')} row_r1\n${nodeUuid('room', 'm1')} room_m1\n`,
+      )
+      expect((await ok(['provider', 'show', 'cn2', '-f', 'value', '-c', 'aggregates', ...args])).stdout, what).toMatch(
+        /^ceph-a \(6c3a1a52-/,
+      )
+      expect((await ok(['apply', path.join(e.dir, 'cloud.yaml'), ...args])).stdout, what).toBe(
+        'No changes: everything in the file is up to date.\n',
+      )
     }
     // A file written by another process (the command line on the daemon's own database): the daemon follows it.
     const renamed = path.join(e.dir, 'renamed.yaml')
     fs.writeFileSync(renamed, `aggregates:\n  ceph-b: ${CEPH}\nproviders: []\n`)
     const applied = await ok(['apply', renamed, '--db', path.join(e.dir, 'daemon.db')])
-    expect(applied.stdout).toBe(`Plan: providers 0 to create, 0 to update, 0 to delete; 1 aggregate name to keep.\n~ aggregate name ${CEPH}: ceph-a -> ceph-b\nApplying 1 operations in one transaction...\n` + applied.stdout.split('\n').at(-2) + '\n')
-    expect((await ok(['aggregate', 'list', 'cn2', '-f', 'value', '-c', 'name', ...e.daemon])).stdout).toBe('ceph-b\nrack_k2\nrow_r1\nroom_m1\n')
+    expect(applied.stdout).toBe(
+      `Plan: providers 0 to create, 0 to update, 0 to delete; 1 aggregate name to keep.\n~ aggregate name ${CEPH}: ceph-a -> ceph-b\nApplying 1 operations in one transaction...\n` +
+        applied.stdout.split('\n').at(-2) +
+        '\n',
+    )
+    expect((await ok(['aggregate', 'list', 'cn2', '-f', 'value', '-c', 'name', ...e.daemon])).stdout).toBe(
+      'ceph-b\nrack_k2\nrow_r1\nroom_m1\n',
+    )
     // Plain Placement: nowhere to keep them, said once on stderr; listings show the uuids alone.
     const plain = await ok(['apply', path.join(e.dir, 'cloud.yaml'), ...e.plain])
-    expect(plain.stderr).toBe('placemat: warning: plain OpenStack Placement keeps no aggregate names: the 2 names the file gives aggregates are not kept (listings show their uuids)\n')
+    expect(plain.stderr).toBe(
+      'placemat: warning: plain OpenStack Placement keeps no aggregate names: the 2 names the file gives aggregates are not kept (listings show their uuids)\n',
+    )
     expect((await ok(['aggregate', 'list', 'cn1', '-f', 'value', ...e.plain])).stdout).toBe(`${CEPH} None\n${FAST} None\n`)
   })
 })

@@ -21,7 +21,8 @@ describe('disabled hosts', () => {
   }
   const names = new Map<string, string>()
   /** The hosts the candidates (GET /allocation_candidates's body) are on, by name. */
-  const hosts = (out: string) => [...new Set(JSON.parse(out).allocation_requests.flatMap((r: any) => Object.keys(r.allocations).map((u) => names.get(u))))].sort()
+  const hosts = (out: string) =>
+    [...new Set(JSON.parse(out).allocation_requests.flatMap((r: any) => Object.keys(r.allocations).map((u) => names.get(u))))].sort()
   beforeAll(async () => {
     await ok(['db', 'init'])
     for (const h of ['h1', 'h2']) {
@@ -37,12 +38,25 @@ describe('disabled hosts', () => {
     expect(hosts(await ok(['candidates', '--resources', 'VCPU:1', '--json']))).toEqual(['h2'])
     expect(hosts(await ok(['candidates', '--resources', 'VCPU:1', '--include-disabled', '--json']))).toEqual(['h1', 'h2'])
     for (let i = 1; i <= 3; i++) {
-      const claimed = await ok(['claim', `c0000000-0000-4000-8000-00000000000${i}`, '--resources', 'VCPU:2', '--project', 'p', '--user', 'u', '--json'])
+      const claimed = await ok([
+        'claim',
+        `c0000000-0000-4000-8000-00000000000${i}`,
+        '--resources',
+        'VCPU:2',
+        '--project',
+        'p',
+        '--user',
+        'u',
+        '--json',
+      ])
       const h1 = [...names].find(([, n]) => n === 'h1')![0]
       expect(claimed).not.toContain(h1)
     }
     // h2 is full (3 x 2 of 8 leaves 2): one more of 4 fits only on the disabled host, and is refused.
-    const full = await placemat(['claim', 'c0000000-0000-4000-8000-000000000009', '--resources', 'VCPU:4', '--project', 'p', '--user', 'u', ...db], env)
+    const full = await placemat(
+      ['claim', 'c0000000-0000-4000-8000-000000000009', '--resources', 'VCPU:4', '--project', 'p', '--user', 'u', ...db],
+      env,
+    )
     expect(full.code).not.toBe(0)
   })
 

@@ -21,7 +21,8 @@ import {drain} from '../../src/cli/services/drain.js'
 import {dumpDb, placemat as run, type Result} from '../helpers/db-tools.js'
 import {startEndpoints, stopEndpoints, type Endpoints} from '../helpers/endpoints.js'
 
-const C = (name: string, i: number) => `${{db: 'dd', web: 'ee', p: 'ff', x: 'aa', fill: 'cc'}[name]}000000-0000-4000-8000-${String(i).padStart(12, '0')}`
+const C = (name: string, i: number) =>
+  `${{db: 'dd', web: 'ee', p: 'ff', x: 'aa', fill: 'cc'}[name]}000000-0000-4000-8000-${String(i).padStart(12, '0')}`
 const HOSTS = ['cn-a1', 'cn-a2', 'cn-b1', 'cn-b2', 'cn-c1', 'cn-c2']
 
 async function ok(args: string[], code = 0): Promise<Result> {
@@ -37,14 +38,25 @@ function writeCloud(dir: string): {cloud: string; layout: string} {
   const rack = (name: string, hosts: string[]) => ({name, hosts})
   fs.writeFileSync(
     files.layout,
-    YAML.stringify({rows: [{name: 'row-1', racks: [rack('rack-a', ['cn-a1', 'cn-a2']), rack('rack-b', ['cn-b1', 'cn-b2'])]}, {name: 'row-2', racks: [rack('rack-c', ['cn-c1', 'cn-c2'])]}]}),
+    YAML.stringify({
+      rows: [
+        {name: 'row-1', racks: [rack('rack-a', ['cn-a1', 'cn-a2']), rack('rack-b', ['cn-b1', 'cn-b2'])]},
+        {name: 'row-2', racks: [rack('rack-c', ['cn-c1', 'cn-c2'])]},
+      ],
+    }),
   )
   return files
 }
 
 /** Claims `consumer` on `host` (its tree), in `group` when given. */
-const claimOn = (args: string[], consumer: string, host: string, resources: string, group?: string, owner = ['--project', 'proj', '--user', 'user', '--consumer-type', 'INSTANCE']) =>
-  ok(['claim', consumer, '--in-tree', host, '--resources', resources, ...(group ? ['--group', group] : []), ...owner, ...args])
+const claimOn = (
+  args: string[],
+  consumer: string,
+  host: string,
+  resources: string,
+  group?: string,
+  owner = ['--project', 'proj', '--user', 'user', '--consumer-type', 'INSTANCE'],
+) => ok(['claim', consumer, '--in-tree', host, '--resources', resources, ...(group ? ['--group', group] : []), ...owner, ...args])
 
 describe('placemat host and drain', () => {
   let e: Endpoints
@@ -65,7 +77,9 @@ describe('placemat host and drain', () => {
     for (const {what, args} of targets()) {
       await ok(['apply', files.cloud, ...args])
       await ok(['topology', 'apply', files.layout, ...args])
-      expect((await ok(['host', 'disable', 'cn-c2', '--reason', 'PSU failure, ticket 4711', ...args])).stdout, what).toBe('Host cn-c2 disabled: PSU failure, ticket 4711\n')
+      expect((await ok(['host', 'disable', 'cn-c2', '--reason', 'PSU failure, ticket 4711', ...args])).stdout, what).toBe(
+        'Host cn-c2 disabled: PSU failure, ticket 4711\n',
+      )
       const shown = (await ok(['host', 'show', 'cn-c2', ...args])).stdout
       expect(shown).toMatch(/^status +disabled$/m)
       expect(shown).toMatch(/^reason +PSU failure, ticket 4711$/m)
@@ -98,23 +112,42 @@ describe('placemat host and drain', () => {
       const before = await json(['allocation', 'show', C('p', 1), ...args])
 
       const dry = await ok(['drain', 'cn-a1', '--dry-run', ...args])
-      expect(dry.stdout, what).toMatch(/^Dry run: drain cn-a1 \(4 consumers\): 4 would move; the host would be disabled first\. Nothing was changed\.$/m)
+      expect(dry.stdout, what).toMatch(
+        /^Dry run: drain cn-a1 \(4 consumers\): 4 would move; the host would be disabled first\. Nothing was changed\.$/m,
+      )
       const to = (out: string, consumer: string) => new RegExp(`^${consumer} .* (would move|moved) +(\\S+)`, 'm').exec(out)?.[2]
       // The db member may not join its peer on cn-a2: the nearest host that keeps the rule (rack-b).
       expect(to(dry.stdout, C('db', 1))).toBe('cn-b1')
       // The spread member stays in rack-a (the counts per rack stay as they are); the rest as near.
       expect([C('web', 1), C('p', 1), C('p', 2)].map((c) => to(dry.stdout, c))).toEqual(['cn-a2', 'cn-a2', 'cn-a2'])
-      expect(await json(['host', 'show', 'cn-a1', ...args])).toMatchObject({disabled: false, consumers: [C('db', 1), C('web', 1), C('p', 1), C('p', 2)].sort()})
+      expect(await json(['host', 'show', 'cn-a1', ...args])).toMatchObject({
+        disabled: false,
+        consumers: [C('db', 1), C('web', 1), C('p', 1), C('p', 2)].sort(),
+      })
 
       const done = await ok(['drain', 'cn-a1', '--reason', 'replacing the PSU', ...args])
       expect(done.stdout).toMatch(/^Drained cn-a1: 4 of 4 consumers moved; host disabled \(replacing the PSU\)\.$/m)
       expect([C('db', 1), C('web', 1), C('p', 1), C('p', 2)].map((c) => to(done.stdout, c))).toEqual(['cn-b1', 'cn-a2', 'cn-a2', 'cn-a2'])
-      expect(await json(['host', 'show', 'cn-a1', ...args])).toMatchObject({disabled: true, disabled_reason: 'replacing the PSU', consumers: [], used: {VCPU: 0, MEMORY_MB: 0}})
+      expect(await json(['host', 'show', 'cn-a1', ...args])).toMatchObject({
+        disabled: true,
+        disabled_reason: 'replacing the PSU',
+        consumers: [],
+        used: {VCPU: 0, MEMORY_MB: 0},
+      })
       // Each kept what it holds, its project, user, type (none for p1) and groups.
       const after = await json(['allocation', 'show', C('p', 1), ...args])
-      expect(after).toMatchObject({project_id: 'other', user_id: 'someone', consumer_type: null, consumer_generation: before.consumer_generation + 1})
+      expect(after).toMatchObject({
+        project_id: 'other',
+        user_id: 'someone',
+        consumer_type: null,
+        consumer_generation: before.consumer_generation + 1,
+      })
       expect(Object.values(after.allocations).map((a: any) => a.resources)).toEqual([{VCPU: 2, MEMORY_MB: 1024}])
-      expect(await json(['allocation', 'show', C('db', 1), ...args])).toMatchObject({project_id: 'proj', user_id: 'user', consumer_type: 'INSTANCE'})
+      expect(await json(['allocation', 'show', C('db', 1), ...args])).toMatchObject({
+        project_id: 'proj',
+        user_id: 'user',
+        consumer_type: 'INSTANCE',
+      })
       for (const g of ['db', 'web']) {
         expect((await ok(['group', 'show', g, ...args])).stdout, `${what}: group ${g}`).toContain('The rule holds.')
         expect((await json(['group', 'show', g, ...args])).violations).toEqual([])
@@ -124,7 +157,12 @@ describe('placemat host and drain', () => {
       expect((await ok(['drain', 'cn-a1', ...args])).stdout).toBe('Drained cn-a1: 0 of 0 consumers moved; host already disabled.\n')
       // ... and changes nothing.
       const generation = (await json(['host', 'show', 'cn-a1', ...args])).generation
-      expect(await json(['drain', 'cn-a1', ...args])).toMatchObject({host_status: 'already disabled', complete: true, changed: false, consumers: []})
+      expect(await json(['drain', 'cn-a1', ...args])).toMatchObject({
+        host_status: 'already disabled',
+        complete: true,
+        changed: false,
+        consumers: [],
+      })
       expect((await json(['host', 'show', 'cn-a1', ...args])).generation).toBe(generation)
     }
   })
@@ -142,11 +180,15 @@ describe('placemat host and drain', () => {
       }
       const before = dumpDb(file)
       const dry = await ok(['drain', 'cn-a1', '--dry-run', ...args], 4)
-      expect(dry.stdout, what).toMatch(new RegExp(`^${C('x', 1)} +VCPU=4 +cannot move +no other enabled host has room for VCPU=4 on one provider$`, 'm'))
+      expect(dry.stdout, what).toMatch(
+        new RegExp(`^${C('x', 1)} +VCPU=4 +cannot move +no other enabled host has room for VCPU=4 on one provider$`, 'm'),
+      )
       expect(dry.stderr).toBe('placemat: dry run: the drain would not complete: 1 consumer cannot move off cn-a1 (nothing was changed)\n')
       const refused = await ok(['drain', 'cn-a1', ...args], 4)
       expect(refused.stdout).toMatch(/^Drain cn-a1 \(1 consumer\): 1 cannot move, so none was moved\. Nothing was changed\.$/m)
-      expect(refused.stderr).toBe('placemat: the drain cannot complete: 1 consumer cannot move off cn-a1; nothing was changed (--partial moves those that can)\n')
+      expect(refused.stderr).toBe(
+        'placemat: the drain cannot complete: 1 consumer cannot move off cn-a1; nothing was changed (--partial moves those that can)\n',
+      )
       const report = await json(['drain', 'cn-a1'].concat(args), 4)
       expect(report).toMatchObject({complete: false, changed: false, consumers: [{consumer_uuid: C('x', 1), status: 'cannot move'}]})
       expect(dumpDb(file), what).toBe(before)
@@ -195,7 +237,13 @@ describe('a move refused while the drain runs', () => {
     }
   }
   const take = (c: PlacementClient, consumer: string, host: string, vcpu: number) =>
-    c.put(`/allocations/${consumer}`, {allocations: {[host]: {resources: {VCPU: vcpu}}}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'})
+    c.put(`/allocations/${consumer}`, {
+      allocations: {[host]: {resources: {VCPU: vcpu}}},
+      project_id: 'p',
+      user_id: 'u',
+      consumer_generation: null,
+      consumer_type: 'INSTANCE',
+    })
   const uuidOf = async (name: string) => (await json(['provider', 'show', name, '--db', file])).uuid
 
   it('is planned once more on the cloud as it is then, and goes elsewhere', async () => {
@@ -222,7 +270,9 @@ describe('a move refused while the drain runs', () => {
     })
     expect(report.complete).toBe(false)
     expect(report.consumers).toMatchObject([{consumer_uuid: C('p', 2), status: 'not moved', attempts: 1}])
-    expect(report.consumers[0].why).toMatch(/^no other enabled host has room for VCPU=6 on one provider \(first refused: Unable to allocate inventory/)
+    expect(report.consumers[0].why).toMatch(
+      /^no other enabled host has room for VCPU=6 on one provider \(first refused: Unable to allocate inventory/,
+    )
     const held = await json(['allocation', 'show', C('p', 2), '--db', file])
     expect(Object.values(held.allocations).map((a: any) => a.resources)).toEqual([{VCPU: 6}])
     expect(Object.keys(held.allocations)).toEqual([await uuidOf('cn-a1')])
@@ -231,6 +281,11 @@ describe('a move refused while the drain runs', () => {
   it('says it changed nothing when the host was disabled already and no consumer moved', async () => {
     // cn-a1 stays disabled from the drain before, the rest full: --partial goes ahead and moves none.
     const report = await drainRacing(async () => {}, {partial: true})
-    expect(report).toMatchObject({host_status: 'already disabled', complete: false, changed: false, consumers: [{consumer_uuid: C('p', 2), status: 'cannot move'}]})
+    expect(report).toMatchObject({
+      host_status: 'already disabled',
+      complete: false,
+      changed: false,
+      consumers: [{consumer_uuid: C('p', 2), status: 'cannot move'}],
+    })
   })
 })

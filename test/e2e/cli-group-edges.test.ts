@@ -81,7 +81,9 @@ describe('placement group edges on the command line', () => {
         expect(shown, what).toContain('! row (none), outside the topology (1 member)')
         const audit = await run(['audit', '--exit-code', ...args])
         expect(audit.code, what).toBe(7)
-        expect(audit.stdout, what).toMatch(/group\s+web \(anti-affinity by row\)\s+a member is on host cn-3, in no row: outside the topology/)
+        expect(audit.stdout, what).toMatch(
+          /group\s+web \(anti-affinity by row\)\s+a member is on host cn-3, in no row: outside the topology/,
+        )
         await ok(['group', 'remove', 'web', C(9), ...args])
         // A layout that leaves C2's host out of the topology is refused as the dry run says.
         const pruned = await run(['topology', 'apply', files.without2, '--prune', ...args])
@@ -121,9 +123,21 @@ describe('placement group edges on the command line', () => {
         expect(trait.code, what).toBe(0)
         expect(JSON.parse(trait.stdout).allocation_requests, what).toEqual([])
         expect(trait.stderr, what).toBe('placemat: no candidates: 4 hosts have the resources; none has HW_CPU_X86_AVX512F\n')
-        const disabled = await run(['claim', C(20), '--resources', 'VCPU:1', '--member-of', 'rack:rack-3', ...OWN, ...args, ...(what === 'plain Placement' ? ['--layout', files.layout] : [])])
+        const disabled = await run([
+          'claim',
+          C(20),
+          '--resources',
+          'VCPU:1',
+          '--member-of',
+          'rack:rack-3',
+          ...OWN,
+          ...args,
+          ...(what === 'plain Placement' ? ['--layout', files.layout] : []),
+        ])
         expect(disabled.code, what).toBe(4)
-        expect(disabled.stderr, what).toBe('placemat: no allocation candidates for this request: 1 host fits; it is disabled (--include-disabled to use it)\n')
+        expect(disabled.stderr, what).toBe(
+          'placemat: no allocation candidates for this request: 1 host fits; it is disabled (--include-disabled to use it)\n',
+        )
       }),
     )
   })

@@ -81,11 +81,15 @@ describe('placement groups on the command line', () => {
       expect(dry.stdout).toContain('Dry run: nothing was changed.')
       const refused = await run(['topology', 'apply', files.moved, ...args])
       expect(refused.code, what).toBe(4)
-      expect(refused.stderr).toContain('[placemat.affinity_violation]: Placement group rule violated: group db-replicas (anti-affinity by row)')
+      expect(refused.stderr).toContain(
+        '[placemat.affinity_violation]: Placement group rule violated: group db-replicas (anti-affinity by row)',
+      )
       expect(refused.stderr).toContain(`[row-11: ${[C(1), C(2)].sort().join(', ')}]`)
       expect(refused.stderr).toContain('--allow-violations to go ahead anyway')
       expect(dry.stderr).toBe(refused.stderr.replace(']: Placement group', ']: dry run: the change would fail: Placement group'))
-      expect((await ok(['topology', 'apply', files.moved, '--dry-run', '--allow-violations', ...args])).stdout).toContain('! breaks group db-replicas')
+      expect((await ok(['topology', 'apply', files.moved, '--dry-run', '--allow-violations', ...args])).stdout).toContain(
+        '! breaks group db-replicas',
+      )
       const byRack = await run(['rack', 'add', 'rack-111', 'cn-1211', ...args])
       expect(byRack.code, what).toBe(4)
       expect(byRack.stderr).toContain('group db-replicas')
@@ -128,7 +132,10 @@ describe('placement groups on the command line', () => {
     expect((await ok(['group', 'list', ...args])).stdout).toContain('at most 2 per host')
     await ok(['group', 'delete', 'web', ...args])
     expect((await run(['group', 'show', 'web', ...args])).code).toBe(3)
-    for (const cmd of [['group', 'list'], ['claim', C(9), '--group', 'db-replicas', '--resources', 'VCPU:1', '--project', 'p', '--user', 'u']]) {
+    for (const cmd of [
+      ['group', 'list'],
+      ['claim', C(9), '--group', 'db-replicas', '--resources', 'VCPU:1', '--project', 'p', '--user', 'u'],
+    ]) {
       const plain = await run([...cmd, ...e.plain])
       expect(plain.code, cmd.join(' ')).toBe(2)
       expect(plain.stderr).toContain('placement groups are kept by placemat')

@@ -63,13 +63,17 @@ describe('usage show', () => {
 
 describe('host list', () => {
   it('a class a host does not have is blank, as in topology show; one it has is USED/CAPACITY', async () => {
-    const lines = ok(await placemat(['host', 'list', '-c', 'name,VCPU,MEMORY_MB,VGPU', ...db])).trimEnd().split('\n')
+    const lines = ok(await placemat(['host', 'list', '-c', 'name,VCPU,MEMORY_MB,VGPU', ...db]))
+      .trimEnd()
+      .split('\n')
     expect(lines[0].trim().split(/\s+/)).toEqual(['NAME', 'VCPU', 'MEMORY_MB', 'VGPU'])
     expect(lines.slice(1).map((l) => l.trim().split(/\s+/))).toEqual([
       ['cn-1', '0/8', '0/4096'],
       ['gpu-1', '0/8', '0/4'],
     ])
-    expect(ok(await placemat(['host', 'list', '-f', 'value', '-c', 'name,MEMORY_MB,VGPU', ...db]))).toBe('cn-1 0/4096 None\ngpu-1 None 0/4\n')
+    expect(ok(await placemat(['host', 'list', '-f', 'value', '-c', 'name,MEMORY_MB,VGPU', ...db]))).toBe(
+      'cn-1 0/4096 None\ngpu-1 None 0/4\n',
+    )
   })
 })
 
@@ -90,7 +94,9 @@ describe('inventory set --dry-run', () => {
     expect(Object.keys(JSON.parse(j.stdout).inventories)).toEqual(['VCPU'])
     expect(j.stderr).toContain('placemat: dry run: gpu-1: VGPU would be dropped (total 4)')
     // Nothing was written; with --amend nothing would be lost.
-    expect(JSON.parse(ok(await placemat(['inventory', 'list', 'gpu-1', '--json', ...db])))).toMatchObject({inventories: {VGPU: {total: 4}, VCPU: {allocation_ratio: 4}}})
+    expect(JSON.parse(ok(await placemat(['inventory', 'list', 'gpu-1', '--json', ...db])))).toMatchObject({
+      inventories: {VGPU: {total: 4}, VCPU: {allocation_ratio: 4}},
+    })
     const amend = await placemat(['inventory', 'set', 'gpu-1', 'VCPU=48', '--amend', '--dry-run', ...db])
     expect(amend.stdout).not.toMatch(/would be/)
   })

@@ -71,7 +71,15 @@ describe('reaching the daemon', () => {
   it('a Keystone that does not answer is named, without advice to start a daemon (exit 5)', async () => {
     const port = await freePort()
     const r = await placemat(['provider', 'list'], {
-      env: {OS_AUTH_URL: `http://127.0.0.1:${port}/v3`, OS_USERNAME: 'admin', OS_PASSWORD: 'pw', OS_PROJECT_NAME: 'admin', OS_USER_DOMAIN_NAME: 'Default', OS_PROJECT_DOMAIN_NAME: 'Default', PLACEMAT_HOME: empty},
+      env: {
+        OS_AUTH_URL: `http://127.0.0.1:${port}/v3`,
+        OS_USERNAME: 'admin',
+        OS_PASSWORD: 'pw',
+        OS_PROJECT_NAME: 'admin',
+        OS_USER_DOMAIN_NAME: 'Default',
+        OS_PROJECT_DOMAIN_NAME: 'Default',
+        PLACEMAT_HOME: empty,
+      },
     })
     expect(r.code).toBe(5)
     expect(r.stderr).toMatch(new RegExp(`^placemat: cannot reach Keystone at http://127.0.0.1:${port}/v3`))

@@ -12,11 +12,6 @@ import {placemat} from '../helpers/cli.js'
 import {newDb} from '../helpers/endpoints.js'
 const exec = (args: string[], input?: string) => placemat(args, {input})
 
-
-
-
-
-
 const U = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`
 const CN = U(1)
 const NUMA0 = U(2)
@@ -77,13 +72,33 @@ describe('resource commands on a daemon and on a file', () => {
     expect(cls.out).toEqual({resource_classes: [{name: 'CUSTOM_NET_BW', created: true}]})
 
     const inv = await both([
-      'inventory', 'set', 'compute-1', 'VCPU=64', 'MEMORY_MB=262144',
-      '--allocation-ratio', 'VCPU=4', '--reserved', 'MEMORY_MB=512', '--json',
+      'inventory',
+      'set',
+      'compute-1',
+      'VCPU=64',
+      'MEMORY_MB=262144',
+      '--allocation-ratio',
+      'VCPU=4',
+      '--reserved',
+      'MEMORY_MB=512',
+      '--json',
     ])
     expect(inv.out.inventories.VCPU).toMatchObject({total: 64, allocation_ratio: 4, reserved: 0})
     expect(inv.out.inventories.MEMORY_MB).toMatchObject({total: 262144, reserved: 512})
     // osc-placement's CLASS:field=VALUE form and a bare field value for every class named
-    await both(['inventory', 'set', 'numa0', 'VCPU=32', 'CUSTOM_NET_BW=1000', 'VCPU:step_size=2', '--max-unit', 'VCPU=16', '--allocation-ratio', '1.5', '--json'])
+    await both([
+      'inventory',
+      'set',
+      'numa0',
+      'VCPU=32',
+      'CUSTOM_NET_BW=1000',
+      'VCPU:step_size=2',
+      '--max-unit',
+      'VCPU=16',
+      '--allocation-ratio',
+      '1.5',
+      '--json',
+    ])
     // --amend keeps the other classes and fields
     const amended = await both(['inventory', 'set', 'compute-1', 'DISK_GB=1000', '--amend', '--step-size', 'DISK_GB=10', '--json'])
     expect(Object.keys(amended.out.inventories).sort()).toEqual(['DISK_GB', 'MEMORY_MB', 'VCPU'])
@@ -119,10 +134,20 @@ describe('resource commands on a daemon and on a file', () => {
 
   it('sets, posts and unsets allocations; reports usage and the tree', async () => {
     const a = await both([
-      'allocation', 'set', C1,
-      '--allocation', `rp=compute-1,VCPU=2,MEMORY_MB=1024`,
-      '--allocation', `rp=${NUMA0},CUSTOM_NET_BW=100`,
-      '--project', 'p1', '--user', 'u1', '--consumer-type', 'INSTANCE', '--json',
+      'allocation',
+      'set',
+      C1,
+      '--allocation',
+      `rp=compute-1,VCPU=2,MEMORY_MB=1024`,
+      '--allocation',
+      `rp=${NUMA0},CUSTOM_NET_BW=100`,
+      '--project',
+      'p1',
+      '--user',
+      'u1',
+      '--consumer-type',
+      'INSTANCE',
+      '--json',
     ])
     expect(a.out).toMatchObject({project_id: 'p1', user_id: 'u1', consumer_type: 'INSTANCE', consumer_generation: 1})
     expect(a.out.allocations[CN].resources).toEqual({VCPU: 2, MEMORY_MB: 1024})
@@ -257,10 +282,12 @@ describe('generation handling in the CLI services', () => {
     const {retryOnConcurrentUpdate} = await import('../../src/cli/services/retry.js')
     let calls = 0
     const inUse = new ApiError(409, 'in use', 'placement.inventory.inuse', 'PUT', '/x')
-    await expect(retryOnConcurrentUpdate(async () => {
-      calls++
-      throw inUse
-    })).rejects.toBe(inUse)
+    await expect(
+      retryOnConcurrentUpdate(async () => {
+        calls++
+        throw inUse
+      }),
+    ).rejects.toBe(inUse)
     expect(calls).toBe(1)
   })
 })

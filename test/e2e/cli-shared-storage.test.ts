@@ -18,12 +18,19 @@ const rackOf = (host: string) => RACKS[Math.floor((Number(host.slice(3)) - 1) / 
 const rowOf = (host: string) => (rackOf(host).startsWith('rack-a') ? 'row-a' : 'row-b')
 
 function cloudFile(): string {
-  const lines = ['providers:', '  - name: ceph-1', '    inventories: {DISK_GB: 100000}', '    traits: [MISC_SHARES_VIA_AGGREGATE]', '    aggregates: [ceph]']
+  const lines = [
+    'providers:',
+    '  - name: ceph-1',
+    '    inventories: {DISK_GB: 100000}',
+    '    traits: [MISC_SHARES_VIA_AGGREGATE]',
+    '    aggregates: [ceph]',
+  ]
   for (const cn of COMPUTES) {
     lines.push(`  - name: ${cn}`, '    aggregates: [ceph]', '    children:')
     for (const n of [0, 1]) {
       lines.push(`      - name: ${cn}_numa${n}`, '        inventories: {VCPU: 16, MEMORY_MB: 65536}', '        traits: [HW_NUMA_ROOT]')
-      if (n === 0 && (cn === 'cn-01' || cn === 'cn-09')) lines.push('        children:', `          - name: ${cn}_gpu`, '            inventories: {VGPU: 4}')
+      if (n === 0 && (cn === 'cn-01' || cn === 'cn-09'))
+        lines.push('        children:', `          - name: ${cn}_gpu`, '            inventories: {VGPU: 4}')
     }
   }
   return lines.join('\n') + '\n'
@@ -77,13 +84,20 @@ describe('rack, row and host rules on a cloud with shared storage and NUMA trees
 
   it('anti-affinity by rack: 4 members in 4 racks, a fifth refused; every one takes its disk from the shared provider', async () => {
     for (const {what, args} of targets()) {
-      for (let i = 1; i <= 4; i++) await ok(['claim', uuid(1, i), '--group', 'db', '--resources', INSTANCE, '--project', 'p', '--user', 'u', ...args])
+      for (let i = 1; i <= 4; i++)
+        await ok(['claim', uuid(1, i), '--group', 'db', '--resources', INSTANCE, '--project', 'p', '--user', 'u', ...args])
       const at = await placements('db', args)
-      expect([...at.values()].every((hosts) => hosts.length === 1 && COMPUTES.includes(hosts[0])), what).toBe(true)
+      expect(
+        [...at.values()].every((hosts) => hosts.length === 1 && COMPUTES.includes(hosts[0])),
+        what,
+      ).toBe(true)
       expect(new Set([...at.values()].map(([h]) => rackOf(h))).size, what).toBe(4)
       for (const c of at.keys()) {
         const held = JSON.parse((await ok(['allocation', 'show', c, '--json', ...args])).stdout)
-        expect(Object.values(held.allocations).some((a: any) => a.resources.DISK_GB === 40), what).toBe(true)
+        expect(
+          Object.values(held.allocations).some((a: any) => a.resources.DISK_GB === 40),
+          what,
+        ).toBe(true)
       }
       const fifth = await claim(uuid(1, 5), 'db', INSTANCE, args)
       expect(fifth.code, what).toBe(4)
@@ -94,7 +108,8 @@ describe('rack, row and host rules on a cloud with shared storage and NUMA trees
 
   it('spread by row: 8 members 4 and 4', async () => {
     for (const {what, args} of targets()) {
-      for (let i = 1; i <= 8; i++) await ok(['claim', uuid(2, i), '--group', 'web', '--resources', INSTANCE, '--project', 'p', '--user', 'u', ...args])
+      for (let i = 1; i <= 8; i++)
+        await ok(['claim', uuid(2, i), '--group', 'web', '--resources', INSTANCE, '--project', 'p', '--user', 'u', ...args])
       const at = await placements('web', args)
       const rows = [...at.values()].map(([h]) => rowOf(h))
       expect(rows.filter((r) => r === 'row-a').length, what).toBe(4)
@@ -104,7 +119,8 @@ describe('rack, row and host rules on a cloud with shared storage and NUMA trees
 
   it('at most 2 per host: 12 members, no compute over 2', async () => {
     for (const {what, args} of targets()) {
-      for (let i = 1; i <= 12; i++) await ok(['claim', uuid(3, i), '--group', 'cache', '--resources', INSTANCE, '--project', 'p', '--user', 'u', ...args])
+      for (let i = 1; i <= 12; i++)
+        await ok(['claim', uuid(3, i), '--group', 'cache', '--resources', INSTANCE, '--project', 'p', '--user', 'u', ...args])
       const at = await placements('cache', args)
       expect(at.size, what).toBe(12)
       const perHost = new Map<string, number>()
@@ -125,8 +141,13 @@ describe('rack, row and host rules on a cloud with shared storage and NUMA trees
       const g = JSON.parse((await ok(['group', 'show', 'db', '--json', ...args])).stdout)
       expect(g.violations, what).toEqual([])
       expect(g.hostless, what).toEqual([vol])
-      expect(g.placements.find((p: any) => p.consumer === vol), what).toMatchObject({hosts: [], rack: [], hostless: true})
-      expect((await ok(['group', 'show', 'db', ...args])).stdout, what).toContain(`hostless (only shared resources, the rule skips them): ${vol}`)
+      expect(
+        g.placements.find((p: any) => p.consumer === vol),
+        what,
+      ).toMatchObject({hosts: [], rack: [], hostless: true})
+      expect((await ok(['group', 'show', 'db', ...args])).stdout, what).toContain(
+        `hostless (only shared resources, the rule skips them): ${vol}`,
+      )
       const shown = JSON.parse((await ok(['consumer', 'show', vol, '--json', ...args])).stdout)
       expect(shown.hosts, what).toEqual([])
       expect(shown.providers, what).toMatchObject([{name: 'ceph-1', host: null}])
@@ -135,13 +156,31 @@ describe('rack, row and host rules on a cloud with shared storage and NUMA trees
 
   it('claim --count 4 --spread rack decides hosts as the groups do: 4 racks, the storage in none', async () => {
     for (const {what, args} of targets()) {
-      const r = await ok(['claim', '--count', '4', '--spread', 'rack', 'sp', '--resources', INSTANCE, '--project', 'p', '--user', 'u', '--json', ...args])
+      const r = await ok([
+        'claim',
+        '--count',
+        '4',
+        '--spread',
+        'rack',
+        'sp',
+        '--resources',
+        INSTANCE,
+        '--project',
+        'p',
+        '--user',
+        'u',
+        '--json',
+        ...args,
+      ])
       const out = JSON.parse(r.stdout)
       expect(new Set(out.claims.map((c: any) => c.rack)).size, what).toBe(4)
       for (const c of out.claims) {
         const shown = JSON.parse((await ok(['claim', 'show', c.consumer_uuid, '--json', ...args])).stdout)
         expect(shown.topology.rack, what).toEqual([c.rack])
-        expect(Object.values(shown.allocations).some((a: any) => a.resources.DISK_GB === 40), what).toBe(true)
+        expect(
+          Object.values(shown.allocations).some((a: any) => a.resources.DISK_GB === 40),
+          what,
+        ).toBe(true)
       }
     }
   })
@@ -157,7 +196,10 @@ describe('rack, row and host rules on a cloud with shared storage and NUMA trees
       expect(audit.stdout + audit.stderr, what).not.toMatch(/ceph-1/)
       expect((await ok(['host', 'list', '-f', 'value', '-c', 'name', ...args])).stdout, what).toBe(COMPUTES.join('\n') + '\n')
       const listed = JSON.parse((await ok(['host', 'list', '--json', ...args])).stdout).hosts
-      expect(listed.map((h: any) => [h.name, h.rack, h.row]), what).toEqual(COMPUTES.map((h) => [h, rackOf(h), rowOf(h)]))
+      expect(
+        listed.map((h: any) => [h.name, h.rack, h.row]),
+        what,
+      ).toEqual(COMPUTES.map((h) => [h, rackOf(h), rowOf(h)]))
       const notHost = await run(['host', 'show', 'ceph-1', ...args])
       expect([notHost.code, notHost.stderr], what).toEqual([6, expect.stringMatching(/ceph-1 is not a host: it shares its inventory/)])
       const top = JSON.parse((await ok(['topology', 'show', '--json', ...args])).stdout)

@@ -35,7 +35,6 @@ async function fails(args: string[], code: number, text: string): Promise<Result
   return r
 }
 
-
 /** Each provider's name -> sorted aggregates. */
 async function aggregates(client: PlacementClient): Promise<Record<string, string[]>> {
   const {providers} = await client.get('/placemat/v1/providers')
@@ -117,7 +116,8 @@ describe('placemat topology', () => {
     expect(await onFile(db, aggregates)).toEqual(aggs)
 
     // member_of a rack, row or room uuid: exactly its hosts (provider list --member-of)
-    const names = async (agg: string, t: string[]) => (await json(['provider', 'list', '--member-of', agg, ...t])).resource_providers.map((p: any) => p.name).sort()
+    const names = async (agg: string, t: string[]) =>
+      (await json(['provider', 'list', '--member-of', agg, ...t])).resource_providers.map((p: any) => p.name).sort()
     const rack = SMALL_DOC.rooms![1].rows![2].racks![3]
     expect(await names(nodeUuid('rack', rack.name), daemon)).toEqual(rack.hosts)
     expect(await names(nodeUuid('row', 'row-1b'), file)).toHaveLength(32)
@@ -125,13 +125,17 @@ describe('placemat topology', () => {
 
     // layout: YAML in the issue's form with the generation, re-applicable as it is
     const yaml = (await ok(['topology', 'layout', ...file])).stdout
-    expect(yaml).toContain('generation: 1\nrooms:\n  - name: room-1\n    rows:\n      - name: row-1a\n        racks:\n          - name: rack-1a-01\n            hosts: [cn-0001, cn-0002,')
+    expect(yaml).toContain(
+      'generation: 1\nrooms:\n  - name: room-1\n    rows:\n      - name: row-1a\n        racks:\n          - name: rack-1a-01\n            hosts: [cn-0001, cn-0002,',
+    )
     const parsed = YAML.parse(yaml)
     expect(parsed.rooms).toEqual(SMALL_DOC.rooms)
     const again = path.join(dir, 'again.yaml')
     fs.writeFileSync(again, yaml)
     expect((await ok(['topology', 'apply', again, ...file])).stdout.trim()).toBe(NO_CHANGES)
-    expect(withoutGeneration(await json(['topology', 'layout', ...daemon]))).toEqual(withoutGeneration(await json(['topology', 'layout', ...file])))
+    expect(withoutGeneration(await json(['topology', 'layout', ...daemon]))).toEqual(
+      withoutGeneration(await json(['topology', 'layout', ...file])),
+    )
 
     // plain Placement: needs the file for the names; reads the hosts back from the aggregates
     await fails(['topology', 'layout', ...plain], 2, 'pass the layout file with --layout FILE')
@@ -168,7 +172,9 @@ describe('placemat topology', () => {
     expect(out[4]).toMatch(/^ {6}cn-0001\s+host\s+1\s+0\/64\s/)
     expect(out[5]).toMatch(/^ {6}cn-0002\s+host\s+1\s+12\/64\s+4096\/262144\s+0\/2000$/)
     expect(out.filter(Boolean)).toHaveLength(1 + 32 + 192)
-    const racksOnly = (await ok(['topology', 'show', '--no-hosts', '-c', 'name,hosts,VCPU', '--db', db2])).stdout.split('\n').filter(Boolean)
+    const racksOnly = (await ok(['topology', 'show', '--no-hosts', '-c', 'name,hosts,VCPU', '--db', db2])).stdout
+      .split('\n')
+      .filter(Boolean)
     expect(racksOnly).toHaveLength(1 + 32)
     expect(racksOnly[0]).toMatch(/^NAME\s+HOSTS\s+VCPU$/)
     const view = await json(['topology', 'show', '--db', db2])
@@ -181,27 +187,42 @@ describe('placemat topology', () => {
     const file = ['--db', db]
     const onPlain = [...plain, '--layout', plainLayout]
     const steps: Array<[string[], (plan: any) => void]> = [
-      [['rack', 'create', 'rack-new', '--hosts', 'cn-0001,cn-0002', '--row', 'row-1b'], (p) => {
-        expect(p.nodes.create).toEqual(['rack rack-new'])
-        expect(p.hosts.move.sort()).toEqual(['cn-0001', 'cn-0002'])
-      }],
+      [
+        ['rack', 'create', 'rack-new', '--hosts', 'cn-0001,cn-0002', '--row', 'row-1b'],
+        (p) => {
+          expect(p.nodes.create).toEqual(['rack rack-new'])
+          expect(p.hosts.move.sort()).toEqual(['cn-0001', 'cn-0002'])
+        },
+      ],
       // moving a rack between rows
-      [['row', 'add', 'row-2b', 'rack-1a-02'], (p) => {
-        expect(p.nodes.update).toEqual(['rack rack-1a-02'])
-        expect(p.hosts).toEqual({add: [], move: [], remove: []}) // its hosts stay in it
-      }],
+      [
+        ['row', 'add', 'row-2b', 'rack-1a-02'],
+        (p) => {
+          expect(p.nodes.update).toEqual(['rack rack-1a-02'])
+          expect(p.hosts).toEqual({add: [], move: [], remove: []}) // its hosts stay in it
+        },
+      ],
       [['rack', 'remove', 'rack-1a-03', 'cn-0017'], (p) => expect(p.hosts.remove).toEqual(['cn-0017'])],
       [['rack', 'add', 'rack-new', 'cn-0017', 'cn-0001'], (p) => expect(p.hosts.add).toEqual(['cn-0017'])],
-      [['row', 'create', 'row-x', '--racks', 'rack-1a-04,rack-2c-04', '--room', 'room-1'], (p) => {
-        expect(p.nodes.create).toEqual(['row row-x'])
-        expect(p.hosts.move).toEqual([]) // the racks move; their hosts stay in them
-      }],
-      [['room', 'create', 'room-3', '--rows', 'row-1c'], (p) => expect(p.nodes).toMatchObject({create: ['room room-3'], update: ['row row-1c']})],
+      [
+        ['row', 'create', 'row-x', '--racks', 'rack-1a-04,rack-2c-04', '--room', 'room-1'],
+        (p) => {
+          expect(p.nodes.create).toEqual(['row row-x'])
+          expect(p.hosts.move).toEqual([]) // the racks move; their hosts stay in them
+        },
+      ],
+      [
+        ['room', 'create', 'room-3', '--rows', 'row-1c'],
+        (p) => expect(p.nodes).toMatchObject({create: ['room room-3'], update: ['row row-1c']}),
+      ],
       [['row', 'remove', 'row-x', 'rack-2c-04'], (p) => expect(p.nodes.update).toEqual(['rack rack-2c-04'])],
-      [['rack', 'delete', 'rack-2c-03'], (p) => {
-        expect(p.nodes.delete).toEqual(['rack rack-2c-03'])
-        expect(p.hosts.remove).toHaveLength(8)
-      }],
+      [
+        ['rack', 'delete', 'rack-2c-03'],
+        (p) => {
+          expect(p.nodes.delete).toEqual(['rack rack-2c-03'])
+          expect(p.hosts.remove).toHaveLength(8)
+        },
+      ],
       [['room', 'delete', 'room-3'], (p) => expect(p.nodes.delete).toEqual(['room room-3'])],
       [['row', 'delete', 'row-x'], (p) => expect(p.nodes).toMatchObject({update: ['rack rack-1a-04'], delete: ['row row-x']})],
       [['room', 'add', 'room-2', 'row-1c'], (p) => expect(p.nodes.update).toEqual(['row row-1c'])],
@@ -211,7 +232,11 @@ describe('placemat topology', () => {
       // --dry-run plans the same and changes nothing (on a few steps: each run of the binary takes a while)
       const dry = i % 4 === 0 ? await json([...args, '--dry-run', ...onPlain]) : undefined
       const before = dry && fs.readFileSync(plainLayout, 'utf8')
-      let [a, b, c] = await Promise.all([json([...args, ...file]), json([...args, ...daemon]), dry ? undefined : json([...args, ...onPlain])])
+      let [a, b, c] = await Promise.all([
+        json([...args, ...file]),
+        json([...args, ...daemon]),
+        dry ? undefined : json([...args, ...onPlain]),
+      ])
       check(a.plan)
       if (dry) {
         expect(dry).toMatchObject({dry_run: true, applied: false})
@@ -229,7 +254,16 @@ describe('placemat topology', () => {
     expect(await aggregates(daemonClient)).toEqual(aggs)
     expect(await aggregates(plainClient)).toEqual(aggs)
     // the plain layout file is the record: it holds the same layout
-    const sortDoc = (l: any) => JSON.parse(JSON.stringify(l, (k, v) => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? [...v].sort() : Array.isArray(v) ? [...v].sort((x, y) => (x.name < y.name ? -1 : 1)) : v)))
+    const sortDoc = (l: any) =>
+      JSON.parse(
+        JSON.stringify(l, (k, v) =>
+          Array.isArray(v) && v.every((x) => typeof x === 'string')
+            ? [...v].sort()
+            : Array.isArray(v)
+              ? [...v].sort((x, y) => (x.name < y.name ? -1 : 1))
+              : v,
+        ),
+      )
     expect(sortDoc(YAML.parse(fs.readFileSync(plainLayout, 'utf8')))).toEqual(sortDoc(layout))
     expect(sortDoc(await json(['topology', 'layout', '--layout', plainLayout, ...plain]))).toEqual(sortDoc(layout))
 
@@ -318,7 +352,11 @@ describe('placemat topology', () => {
       await ok(['rack', 'add', 'rack-2a-01', 'cn-0150', ...t])
       const mid = await json(['topology', 'layout', ...t])
       expect(mid.generation).toBe(g + 1)
-      const stale = await fails(['topology', 'apply', edited, '--prune', ...t], 4, `the topology changed since the file was read: topology generation conflict: expected ${g}, found ${g + 1}`)
+      const stale = await fails(
+        ['topology', 'apply', edited, '--prune', ...t],
+        4,
+        `the topology changed since the file was read: topology generation conflict: expected ${g}, found ${g + 1}`,
+      )
       // The file pins the generation, so "run again" would fail the same way: say what helps.
       expect(stale.stderr).toContain(`the file's "generation: ${g}" is stale: read the layout again (placemat topology layout)`)
       expect(stale.stderr).not.toContain('run again')
@@ -336,7 +374,8 @@ describe('placemat topology', () => {
       ])
       expect([a.code, b.code, a.stderr + b.stderr]).toEqual([0, 0, ''])
       const now = await json(['topology', 'layout', ...t])
-      const rackHosts = (name: string) => now.rooms.flatMap((m: any) => m.rows.flatMap((r: any) => r.racks)).find((k: any) => k.name === name).hosts
+      const rackHosts = (name: string) =>
+        now.rooms.flatMap((m: any) => m.rows.flatMap((r: any) => r.racks)).find((k: any) => k.name === name).hosts
       expect(rackHosts('rack-2a-01')).toContain('cn-0002')
       expect(rackHosts('rack-2a-02')).toContain('cn-0150')
     }
@@ -359,13 +398,20 @@ describe('placemat topology', () => {
           'Plan: racks/rows/rooms 1 to create, 0 to update, 0 to delete; hosts 0 to add, 0 to move, 0 to remove.\n+ room room-9\nDry run: nothing was changed.\n',
         )
         const added = await json(['topology', 'apply', newRoom, ...t])
-        expect(sortPlan(added.plan)).toEqual({nodes: {create: ['room room-9'], update: [], delete: []}, hosts: {add: [], move: [], remove: []}})
+        expect(sortPlan(added.plan)).toEqual({
+          nodes: {create: ['room room-9'], update: [], delete: []},
+          hosts: {add: [], move: [], remove: []},
+        })
         const after = await json(['topology', 'layout', ...t])
         expect(after.rooms).toEqual([...before.rooms, {name: 'room-9', rows: []}])
         expect((await ok(['topology', 'apply', newRoom, ...t])).stdout.trim()).toBe(NO_CHANGES)
 
         // An empty file would empty the topology: refused without --prune, before anything is read.
-        await fails(['topology', 'apply', empty, ...t], 2, `${empty} names no rack, row or room: without --prune that changes nothing; to empty the topology, give --prune`)
+        await fails(
+          ['topology', 'apply', empty, ...t],
+          2,
+          `${empty} names no rack, row or room: without --prune that changes nothing; to empty the topology, give --prune`,
+        )
         expect(await json(['topology', 'layout', ...t])).toEqual(after)
 
         // --prune: the topology is exactly the file.
@@ -394,10 +440,18 @@ describe('placemat topology', () => {
         const g = (await json(['topology', 'layout', ...t])).generation
         const said = `409 [placement.concurrent_update]: the topology changed since the file was read: topology generation conflict: expected ${g - 1}, found ${g}; nothing was applied. --generation is stale`
         const run = await fails(['topology', 'apply', newRoom, '--generation', String(g - 1), ...t], 4, said)
-        const dry = await fails(['topology', 'apply', newRoom, '--generation', String(g - 1), '--dry-run', ...t], 4, said.replace(': the topology', ': dry run: the change would fail: the topology'))
+        const dry = await fails(
+          ['topology', 'apply', newRoom, '--generation', String(g - 1), '--dry-run', ...t],
+          4,
+          said.replace(': the topology', ': dry run: the change would fail: the topology'),
+        )
         expect(dry.stderr.split('\n')).toHaveLength(2)
         expect(dry.stdout).toBe(run.stdout + 'Dry run: nothing was changed.\n')
-        expect(JSON.parse((await fails(['topology', 'apply', newRoom, '--generation', String(g - 1), '--dry-run', '--json', ...t], 4, 'dry run')).stdout)).toMatchObject({dry_run: true, applied: false})
+        expect(
+          JSON.parse(
+            (await fails(['topology', 'apply', newRoom, '--generation', String(g - 1), '--dry-run', '--json', ...t], 4, 'dry run')).stdout,
+          ),
+        ).toMatchObject({dry_run: true, applied: false})
         // At the generation it is at, the dry run plans and exits 0; a file that changes nothing is not refused.
         await ok(['topology', 'apply', newRoom, '--generation', String(g), '--dry-run', ...t])
         await ok(['topology', 'apply', SMALL, '--generation', String(g - 1), '--dry-run', ...t])
@@ -417,10 +471,14 @@ describe('placemat topology', () => {
       const viaDaemon = ['--url', big.url, '--token', 'admin']
       const midDb = await newDbWithHosts('mid.db', `${prefix}-hosts.yaml`)
       await ok(['apply', `${prefix}-hosts.yaml`, ...viaDaemon])
-      const [a, b] = await Promise.all([json(['topology', 'apply', `${prefix}.yaml`, '--db', midDb]), json(['topology', 'apply', `${prefix}.yaml`, ...viaDaemon])])
+      const [a, b] = await Promise.all([
+        json(['topology', 'apply', `${prefix}.yaml`, '--db', midDb]),
+        json(['topology', 'apply', `${prefix}.yaml`, ...viaDaemon]),
+      ])
       expect(a.plan.hosts.add).toHaveLength(400)
       expect(b.plan.hosts.add).toHaveLength(400)
-      for (const t of [['--db', midDb], viaDaemon]) expect((await ok(['topology', 'apply', `${prefix}.yaml`, ...t])).stdout.trim()).toBe(NO_CHANGES)
+      for (const t of [['--db', midDb], viaDaemon])
+        expect((await ok(['topology', 'apply', `${prefix}.yaml`, ...t])).stdout.trim()).toBe(NO_CHANGES)
       const view = await json(['topology', 'show', '--db', midDb])
       expect(view.topology.map((v: any) => v.capacity.VCPU)).toEqual([200 * 64, 200 * 64])
       expect(await aggregates(new PlacementClient(new HttpTransport(big.url, 'admin')))).toEqual(await onFile(midDb, aggregates))

@@ -19,7 +19,8 @@ import {startForeground} from '../helpers/foreground-daemon.js'
 import {postgresAvailable, startPostgres, type TestPostgres} from '../helpers/postgres.js'
 import {tempFiles} from '../helpers/temp-files.js'
 
-if (!postgresAvailable) console.warn('cli-upgrade-check.test.ts: no PostgreSQL here (apt-get install postgresql): its PostgreSQL test is skipped')
+if (!postgresAvailable)
+  console.warn('cli-upgrade-check.test.ts: no PostgreSQL here (apt-get install postgresql): its PostgreSQL test is skipped')
 
 const newDb = tempFiles('placemat-upgrade-check-')
 const check = (args: string[], env: Record<string, string> = {}) => placemat(['upgrade', 'check', ...args, '--json'], {env})
@@ -51,7 +52,10 @@ describe('placemat upgrade check', () => {
     for (const l of lines) expect(l.length).toBe(lines[0].length)
     const json = await check(['--db', file])
     expect(json.code).toBe(0)
-    expect(JSON.parse(json.stdout)).toMatchObject({name: 'Upgrade Check Results', checks: expect.arrayContaining([{check: 'Schema Migrations', result: 0, details: null}])})
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      name: 'Upgrade Check Results',
+      checks: expect.arrayContaining([{check: 'Schema Migrations', result: 0, details: null}]),
+    })
   })
 
   it('a database of an earlier release: a warning (1) that says to run db upgrade; after it, 0', async () => {
@@ -65,19 +69,23 @@ describe('placemat upgrade check', () => {
     expect(results((await check(['--db', file])).stdout)['Schema Migrations']).toBe(0)
   })
 
-  it("a database a newer placemat expanded: a warning (1), served until its contract; contracted: a failure (2)", async () => {
+  it('a database a newer placemat expanded: a warning (1), served until its contract; contracted: a failure (2)', async () => {
     const file = await freshDb()
     const raw = new SQLite(file)
     raw.prepare('insert into kysely_migration (name, timestamp) values (?, ?)').run('9999_from_the_future', new Date().toISOString())
     const expanded = await check(['--db', file])
     expect(expanded.code).toBe(1)
     expect(detailsOf(expanded.stdout, 'Schema Migrations')).toContain('A newer placemat expanded it (migrations 9999_from_the_future')
-    raw.prepare("update placemat_meta set value = ? where key = 'min_release'").run(JSON.stringify({release: '9.0.0', migration: '9999_from_the_future'}))
+    raw
+      .prepare("update placemat_meta set value = ? where key = 'min_release'")
+      .run(JSON.stringify({release: '9.0.0', migration: '9999_from_the_future'}))
     raw.close()
     const r = await check(['--db', file])
     expect(r.code).toBe(2)
     expect(results(r.stdout)['Schema Migrations']).toBe(2)
-    expect(detailsOf(r.stdout, 'Schema Migrations')).toContain('contracted by placemat 9.0.0 (9999_from_the_future): it needs placemat 9.0.0 or later')
+    expect(detailsOf(r.stdout, 'Schema Migrations')).toContain(
+      'contracted by placemat 9.0.0 (9999_from_the_future): it needs placemat 9.0.0 or later',
+    )
   })
 
   it('consumers written before microversion 1.8 (the incomplete-consumer project and user): a warning (1)', async () => {
@@ -86,10 +94,19 @@ describe('placemat upgrade check', () => {
     const app = await buildApp({store, auth: 'trusted'})
     try {
       const call = async (method: string, url: string, body: unknown, mv = 'latest') =>
-        (await app.inject({method: method as 'PUT', url, headers: {'openstack-api-version': `placement ${mv}`, 'content-type': 'application/json'}, payload: JSON.stringify(body)})).statusCode
+        (
+          await app.inject({
+            method: method as 'PUT',
+            url,
+            headers: {'openstack-api-version': `placement ${mv}`, 'content-type': 'application/json'},
+            payload: JSON.stringify(body),
+          })
+        ).statusCode
       const rp = 'a0000000-0000-4000-8000-000000000001'
       expect(await call('POST', '/resource_providers', {uuid: rp, name: 'cn1'})).toBe(200)
-      expect(await call('PUT', `/resource_providers/${rp}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: 8}}})).toBe(200)
+      expect(
+        await call('PUT', `/resource_providers/${rp}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: 8}}}),
+      ).toBe(200)
       const old = {allocations: [{resource_provider: {uuid: rp}, resources: {VCPU: 1}}]}
       expect(await call('PUT', '/allocations/c0000000-0000-4000-8000-000000000001', old, '1.7')).toBe(204)
     } finally {
@@ -99,10 +116,12 @@ describe('placemat upgrade check', () => {
     const r = await check(['--db', file])
     expect(r.code, r.stderr).toBe(1)
     expect(results(r.stdout)).toMatchObject({'Schema Migrations': 0, 'Incomplete Consumers': 1})
-    expect(detailsOf(r.stdout, 'Incomplete Consumers')).toMatch(/^1 consumer\(s\) have the incomplete-consumer project or user \(00000000-0000-0000-0000-000000000000\)/)
+    expect(detailsOf(r.stdout, 'Incomplete Consumers')).toMatch(
+      /^1 consumer\(s\) have the incomplete-consumer project or user \(00000000-0000-0000-0000-000000000000\)/,
+    )
   })
 
-  it('no database, or one that is not placemat\'s: the checks cannot run (255), one line on stderr', async () => {
+  it("no database, or one that is not placemat's: the checks cannot run (255), one line on stderr", async () => {
     const missing = path.join(path.dirname(newDb()), 'nothing-here.db')
     const r = await check(['--db', missing])
     expect(r.code).toBe(255)
@@ -114,7 +133,7 @@ describe('placemat upgrade check', () => {
     raw.close()
     const foreign = await check(['--db', other])
     expect(foreign.code).toBe(255)
-    expect(foreign.stderr).toContain('is an OpenStack Placement database, not placemat\'s')
+    expect(foreign.stderr).toContain("is an OpenStack Placement database, not placemat's")
     const conf = path.join(path.dirname(other), 'placement.conf')
     fs.writeFileSync(conf, '[placement_database]\nconnection = mysql+pymysql://placement:s3cret@controller/placement\n')
     const mysql = await check(['--config-file', conf])
@@ -128,13 +147,17 @@ describe('placemat upgrade check', () => {
     let olderUrl: string
     beforeAll(async () => {
       // A daemon of an earlier release: its health answer has no schema.
-      older = http.createServer((_req, res) => res.writeHead(200, {'content-type': 'application/json'}).end(JSON.stringify({status: 'ok', database: 'ok', journal: {position: 1, head: 1, lag: 0}})))
+      older = http.createServer((_req, res) =>
+        res
+          .writeHead(200, {'content-type': 'application/json'})
+          .end(JSON.stringify({status: 'ok', database: 'ok', journal: {position: 1, head: 1, lag: 0}})),
+      )
       await new Promise<void>((r) => older.listen(0, '127.0.0.1', () => r()))
       olderUrl = `http://127.0.0.1:${(older.address() as {port: number}).port}`
     })
     afterAll(() => new Promise<void>((r) => older.close(() => r())))
 
-    it("of this release: success; of an earlier one: a warning (1) to restart it", async () => {
+    it('of this release: success; of an earlier one: a warning (1) to restart it', async () => {
       const file = await freshDb()
       const d = await startForeground(['--db', file], {PLACEMAT_HOME: path.dirname(file)})
       try {
@@ -147,7 +170,9 @@ describe('placemat upgrade check', () => {
       const r = await check(['--db', file])
       expect(r.code, r.stdout).toBe(1)
       expect(results(r.stdout)['Nodes Serving the Database']).toBe(1)
-      expect(detailsOf(r.stdout, 'Nodes Serving the Database')).toContain(`release before 0.2.0 (not registered) on ${os.hostname()}, pid ${process.pid}, ${olderUrl}`)
+      expect(detailsOf(r.stdout, 'Nodes Serving the Database')).toContain(
+        `release before 0.2.0 (not registered) on ${os.hostname()}, pid ${process.pid}, ${olderUrl}`,
+      )
     })
   })
 

@@ -32,7 +32,23 @@ beforeAll(async () => {
   ok(await placemat(['db', 'init', ...db]))
   ok(await placemat(['apply', path.join(dir, 'cloud.yaml'), ...db]))
   ok(await placemat(['group', 'create', 'web', '--policy', 'anti-affinity', '--level', 'host', ...db]))
-  ok(await placemat(['claim', C(1), '--group', 'web', '--resources', 'VCPU:1', '--consumer-type', 'INSTANCE', '--project', 'p', '--user', 'u', ...db]))
+  ok(
+    await placemat([
+      'claim',
+      C(1),
+      '--group',
+      'web',
+      '--resources',
+      'VCPU:1',
+      '--consumer-type',
+      'INSTANCE',
+      '--project',
+      'p',
+      '--user',
+      'u',
+      ...db,
+    ]),
+  )
   ok(await placemat(['claim', C(2), '--resources', 'VCPU:1,DISK_GB:10', '--project', 'p', '--user', 'u', ...db]))
   ok(await placemat(['claim', C(3), '--resources', 'DISK_GB:10', '--project', 'p', '--user', 'u', ...db]))
 }, 60_000)
@@ -41,11 +57,18 @@ afterAll(() => {
 })
 
 /** Each line's fields, split on whitespace as a script does. */
-const fields = (out: string) => out.trimEnd().split('\n').map((l) => l.split(/\s+/))
+const fields = (out: string) =>
+  out
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.split(/\s+/))
 
 describe('-f value', () => {
   it('provider list: roots and children have the same columns, a root without parent says None', async () => {
-    const headers = ok(await placemat(['provider', 'list', ...db])).split('\n')[0].trim().split(/\s+/)
+    const headers = ok(await placemat(['provider', 'list', ...db]))
+      .split('\n')[0]
+      .trim()
+      .split(/\s+/)
     const lines = fields(ok(await placemat(['provider', 'list', '-f', 'value', ...db])))
     expect(lines).toHaveLength(3)
     for (const l of lines) expect(l, l.join(' ')).toHaveLength(headers.length)
@@ -53,7 +76,10 @@ describe('-f value', () => {
   })
 
   it('consumer list: a consumer without type, hosts or groups has every column, each empty one None', async () => {
-    const headers = ok(await placemat(['consumer', 'list', ...db])).split('\n')[0].trim().split(/\s+/)
+    const headers = ok(await placemat(['consumer', 'list', ...db]))
+      .split('\n')[0]
+      .trim()
+      .split(/\s+/)
     const lines = fields(ok(await placemat(['consumer', 'list', '-f', 'value', ...db])))
     expect(lines).toHaveLength(3)
     for (const l of lines) expect(l, l.join(' ')).toHaveLength(headers.length)

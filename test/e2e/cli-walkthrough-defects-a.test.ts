@@ -84,7 +84,7 @@ describe('apply files, layouts and help screens as an operator meets them', () =
     }
   })
 
-  it("one datacenter file: apply makes its providers and then its layout (a dry run shows both); topology apply takes its layout", async () => {
+  it('one datacenter file: apply makes its providers and then its layout (a dry run shows both); topology apply takes its layout', async () => {
     const file = write('dc.yaml', DATACENTER)
     for (const {what, args} of targets()) {
       const dry = await ok(['apply', file, '--dry-run', ...args])
@@ -121,7 +121,10 @@ describe('apply files, layouts and help screens as an operator meets them', () =
   })
 
   it('a datacenter file whose layout a placement group refuses writes none of its providers either (one transaction)', async () => {
-    const first = write('gx-1.yaml', 'providers:\n  - {name: gx-01, inventories: {VCPU: 8}}\n  - {name: gx-02, inventories: {VCPU: 8}}\nracks:\n  - {name: k-a, hosts: [gx-01]}\n  - {name: k-b, hosts: [gx-02]}\n')
+    const first = write(
+      'gx-1.yaml',
+      'providers:\n  - {name: gx-01, inventories: {VCPU: 8}}\n  - {name: gx-02, inventories: {VCPU: 8}}\nracks:\n  - {name: k-a, hosts: [gx-01]}\n  - {name: k-b, hosts: [gx-02]}\n',
+    )
     const second = write(
       'gx-2.yaml',
       'providers:\n  - {name: gx-01, inventories: {VCPU: 8}}\n  - {name: gx-02, inventories: {VCPU: 8}}\n  - {name: gx-03, inventories: {VCPU: 8}}\nracks:\n  - {name: k-a, hosts: [gx-01, gx-02]}\n',
@@ -130,7 +133,21 @@ describe('apply files, layouts and help screens as an operator meets them', () =
       await ok(['apply', first, ...args])
       await ok(['group', 'create', 'gx', '--policy', 'anti-affinity', '--level', 'rack', ...args])
       for (const i of [1, 2]) {
-        await ok(['claim', `0000000${i}-0000-4000-8000-00000000aaaa`, '--group', 'gx', '--resources', 'VCPU:6', '--in-tree', `gx-0${i}`, '--project', 'p', '--user', 'u', ...args])
+        await ok([
+          'claim',
+          `0000000${i}-0000-4000-8000-00000000aaaa`,
+          '--group',
+          'gx',
+          '--resources',
+          'VCPU:6',
+          '--in-tree',
+          `gx-0${i}`,
+          '--project',
+          'p',
+          '--user',
+          'u',
+          ...args,
+        ])
       }
       const r = await run(['apply', second, ...args])
       expect(r.code, `${what}\n${r.stdout}\n${r.stderr}`).toBe(4)
@@ -145,7 +162,11 @@ describe('apply files, layouts and help screens as an operator meets them', () =
     const bad = write('dc-bad.yaml', DATACENTER.replace('hosts: [dc-01, dc-02]', 'hosts: [dc-01, dc-99]').replace(/dc-0([12])/g, 'new-0$1'))
     for (const {what, args} of targets()) {
       const r = await run(['apply', bad, ...args])
-      expect([r.code, r.stdout, r.stderr], what).toEqual([6, '', 'placemat: the file cannot be applied (nothing was changed): Invalid layout: unknown host(s): dc-99\n'])
+      expect([r.code, r.stdout, r.stderr], what).toEqual([
+        6,
+        '',
+        'placemat: the file cannot be applied (nothing was changed): Invalid layout: unknown host(s): dc-99\n',
+      ])
       expect((await ok(['provider', 'list', '-f', 'value', '-c', 'name', ...args])).stdout, what).not.toMatch(/new-0/)
     }
     const unknown = write('dc-unknown.yaml', `${DATACENTER}colour: blue\n`)
@@ -161,7 +182,7 @@ describe('apply files, layouts and help screens as an operator meets them', () =
     ])
   })
 
-  it("topology apply --help: its example, pasted as shown, applies (to a database with those hosts)", async () => {
+  it('topology apply --help: its example, pasted as shown, applies (to a database with those hosts)', async () => {
     const help = (await ok(['topology', 'apply', '--help'])).stdout
     expect(help).not.toMatch(/exactly a layout file/)
     // The example: from its "rooms:" line to the blank line after it, as the help indents it.
@@ -176,7 +197,15 @@ describe('apply files, layouts and help screens as an operator meets them', () =
     )
     const db = path.join(e.dir, 'help.db')
     await newDb(db)
-    await ok(['apply', write('help-hosts.yaml', 'providers:\n  - name: cn-0001\n    inventories: {VCPU: 8}\n  - name: cn-0002\n    inventories: {VCPU: 8}\n'), '--db', db])
+    await ok([
+      'apply',
+      write(
+        'help-hosts.yaml',
+        'providers:\n  - name: cn-0001\n    inventories: {VCPU: 8}\n  - name: cn-0002\n    inventories: {VCPU: 8}\n',
+      ),
+      '--db',
+      db,
+    ])
     const applied = await ok(['topology', 'apply', write('help-example.yaml', example), '--db', db])
     expect(applied.stdout).toContain('+ host cn-0001 -> rack rack-1a-01\n+ host cn-0002 -> rack rack-1a-01\n')
     expect((await ok(['rack', 'show', 'rack-1a-01', '--db', db])).stdout).toMatch(/cn-0001/)
@@ -185,7 +214,13 @@ describe('apply files, layouts and help screens as an operator meets them', () =
   it("daemon start, daemon stop, db status: --db's default is the environment's database (PLACEMAT_HOME)", async () => {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-home-'))
     try {
-      for (const command of [['daemon', 'start'], ['daemon', 'stop'], ['daemon', 'status'], ['db', 'status'], ['db', 'check']]) {
+      for (const command of [
+        ['daemon', 'start'],
+        ['daemon', 'stop'],
+        ['daemon', 'status'],
+        ['db', 'status'],
+        ['db', 'check'],
+      ]) {
         const help = (await ok([...command, '--help'], {PLACEMAT_HOME: home})).stdout.replace(/\s+/g, ' ')
         expect(help, command.join(' ')).toContain(`--db=<value> [default: ${path.join(home, 'placemat.db')}]`)
         expect(help, command.join(' ')).not.toContain('.local/share')

@@ -31,7 +31,8 @@ providers:
     traits: [MISC_SHARES_VIA_AGGREGATE]
     aggregates: [ceph-a]
 `
-const LAYOUT = 'rooms:\n  - name: m1\n    rows:\n      - name: r1\n        racks:\n          - {name: k2, hosts: [cn-02]}\n          - {name: k1, hosts: [cn-01]}\n'
+const LAYOUT =
+  'rooms:\n  - name: m1\n    rows:\n      - name: r1\n        racks:\n          - {name: k2, hosts: [cn-02]}\n          - {name: k1, hosts: [cn-01]}\n'
 
 async function ok(args: string[]): Promise<Result> {
   const r = await run(args)
@@ -56,7 +57,19 @@ describe('an operator walks the command line', () => {
     // Three consumers hold VGPU (on the NUMA node), two do not; one more has no type and asks DISK_GB first.
     for (let i = 1; i <= 5; i++) {
       const vgpu = i <= 3 ? ',VGPU:1' : ''
-      await ok(['claim', C(i), '--resources', `VCPU:2,MEMORY_MB:1024,DISK_GB:10${vgpu}`, '--project', 'p1', '--user', 'u1', '--consumer-type', 'INSTANCE', ...file])
+      await ok([
+        'claim',
+        C(i),
+        '--resources',
+        `VCPU:2,MEMORY_MB:1024,DISK_GB:10${vgpu}`,
+        '--project',
+        'p1',
+        '--user',
+        'u1',
+        '--consumer-type',
+        'INSTANCE',
+        ...file,
+      ])
     }
     await ok(['claim', C(6), '--resources', 'DISK_GB:5,VCPU:1', '--project', 'p1', '--user', 'u2', ...file])
     // Write history a copy cannot repeat: a provider made, then renamed; aggregates added in no order.
@@ -73,7 +86,11 @@ describe('an operator walks the command line', () => {
   it('an unknown consumer: claim show, allocation show and consumer show all exit 3, saying so alike', async () => {
     const said = `placemat: No consumer ${NOBODY} found: it holds no allocations and has no record\n`
     for (const args of [file, e.daemon, e.plain]) {
-      for (const cmd of [['claim', 'show'], ['allocation', 'show'], ['consumer', 'show']]) {
+      for (const cmd of [
+        ['claim', 'show'],
+        ['allocation', 'show'],
+        ['consumer', 'show'],
+      ]) {
         for (const format of [[], ['--json']]) {
           const r = await run([...cmd, NOBODY, ...format, ...args])
           expect([r.code, r.stdout, r.stderr], `${cmd.join(' ')} ${format.join(' ')} ${args.join(' ')}`).toEqual([3, '', said])
@@ -81,7 +98,11 @@ describe('an operator walks the command line', () => {
       }
     }
     // A consumer that holds something is shown by all three.
-    for (const cmd of [['claim', 'show'], ['allocation', 'show'], ['consumer', 'show']]) {
+    for (const cmd of [
+      ['claim', 'show'],
+      ['allocation', 'show'],
+      ['consumer', 'show'],
+    ]) {
       for (const args of [e.daemon, e.plain]) expect((await ok([...cmd, C(7), ...args])).stdout).toMatch(/VCPU=1/)
     }
   })
@@ -121,8 +142,12 @@ describe('an operator walks the command line', () => {
       expect((await ok([...cmd, ...copy])).stdout, cmd.join(' ')).toBe((await ok([...cmd, ...file])).stdout)
     }
     // The order is the listing's own: providers by name, aggregates named first, then racks, rows and rooms, then by uuid.
-    expect((await ok(['provider', 'list', '-f', 'value', '-c', 'name', ...copy])).stdout).toBe('aaa-first\nalpha\nceph-1\ncn-01\ncn-01_numa0\ncn-02\n')
-    expect((await ok(['aggregate', 'list', 'cn-02', '-f', 'value', '-c', 'name', ...copy])).stdout).toBe('ceph-a\nrack_k2\nrow_r1\nroom_m1\nNone\nNone\n')
+    expect((await ok(['provider', 'list', '-f', 'value', '-c', 'name', ...copy])).stdout).toBe(
+      'aaa-first\nalpha\nceph-1\ncn-01\ncn-01_numa0\ncn-02\n',
+    )
+    expect((await ok(['aggregate', 'list', 'cn-02', '-f', 'value', '-c', 'name', ...copy])).stdout).toBe(
+      'ceph-a\nrack_k2\nrow_r1\nroom_m1\nNone\nNone\n',
+    )
     expect((await ok(['consumer', 'list', '-f', 'value', '-c', 'resources', ...copy])).stdout).toBe(
       'VCPU=2,MEMORY_MB=1024,DISK_GB=10,VGPU=1\n'.repeat(3) + 'VCPU=2,MEMORY_MB=1024,DISK_GB=10\n'.repeat(2) + 'VCPU=1,DISK_GB=5\n',
     )
@@ -134,9 +159,13 @@ describe('an operator walks the command line', () => {
     const lines = r.stdout.trimEnd().split('\n')
     expect(lines.length).toBeGreaterThan(0)
     for (const line of lines) expect(line.split(/\s+/), line).toHaveLength(cols.length)
-    expect(r.stdout).toMatch(/^\d+ cn-01_numa0,ceph-1 cn-01_numa0:VCPU=4,MEMORY_MB=8192;ceph-1:DISK_GB=40 cn-01_numa0:VCPU=\d+,MEMORY_MB=\d+;ceph-1:DISK_GB=\d+ k1$/m)
+    expect(r.stdout).toMatch(
+      /^\d+ cn-01_numa0,ceph-1 cn-01_numa0:VCPU=4,MEMORY_MB=8192;ceph-1:DISK_GB=40 cn-01_numa0:VCPU=\d+,MEMORY_MB=\d+;ceph-1:DISK_GB=\d+ k1$/m,
+    )
     // The table keeps its spaces.
-    expect((await ok(['candidates', '--resources', 'VCPU:4,MEMORY_MB:8192,DISK_GB:40', ...file])).stdout).toContain('cn-01_numa0: VCPU=4,MEMORY_MB=8192; ceph-1: DISK_GB=40')
+    expect((await ok(['candidates', '--resources', 'VCPU:4,MEMORY_MB:8192,DISK_GB:40', ...file])).stdout).toContain(
+      'cn-01_numa0: VCPU=4,MEMORY_MB=8192; ceph-1: DISK_GB=40',
+    )
   })
 
   it('a bad inventory value is refused before anything is said of the provider', async () => {
@@ -166,7 +195,10 @@ describe('an operator walks the command line', () => {
   it('a child provider is not a host: its host is named by name', async () => {
     for (const args of [file, e.plain]) {
       const r = await run(['host', 'describe', 'cn-01_numa0', ...args])
-      expect([r.code, r.stderr]).toEqual([6, 'placemat: cn-01_numa0 is not a host: it is a provider in the tree of cn-01 (name the root provider)\n'])
+      expect([r.code, r.stderr]).toEqual([
+        6,
+        'placemat: cn-01_numa0 is not a host: it is a provider in the tree of cn-01 (name the root provider)\n',
+      ])
     }
   })
 

@@ -8,7 +8,9 @@ import {placemat} from '../helpers/cli.js'
 
 const bash = (script: string, env: Record<string, string>) =>
   new Promise<string>((resolve, reject) =>
-    execFile('bash', ['-c', script], {env: {...process.env, ...env}}, (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(stdout))),
+    execFile('bash', ['-c', script], {env: {...process.env, ...env}}, (err, stdout, stderr) =>
+      err ? reject(new Error(stderr)) : resolve(stdout),
+    ),
   )
 
 describe('shell completion', () => {
@@ -24,9 +26,10 @@ describe('shell completion', () => {
     const file = path.join(cache, 'placemat', 'autocomplete', 'functions', 'bash', 'placemat.bash')
     expect(fs.existsSync(file)).toBe(true)
     const complete = (words: string[]) =>
-      bash(`source '${file}'; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _placemat_autocomplete; printf '%s\\n' "\${COMPREPLY[@]}"`, env).then((o) =>
-        o.split('\n').filter(Boolean),
-      )
+      bash(
+        `source '${file}'; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _placemat_autocomplete; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        env,
+      ).then((o) => o.split('\n').filter(Boolean))
     expect(await complete(['placemat', 'topol'])).toContain('topology')
     expect(await complete(['placemat', 'rack', 'li'])).toContain('list')
     expect(await complete(['placemat', 'provider', 'list', '--sort'])).toContain('--sort-column')

@@ -13,8 +13,8 @@ import {placemat} from '../helpers/cli.js'
 import {failedStart, freePort, startForeground} from '../helpers/foreground-daemon.js'
 import {postgresAvailable, startPostgres, type TestPostgres} from '../helpers/postgres.js'
 
-if (!postgresAvailable) console.warn('daemon-database-source.test.ts: no PostgreSQL here (apt-get install postgresql): its PostgreSQL tests are skipped')
-
+if (!postgresAvailable)
+  console.warn('daemon-database-source.test.ts: no PostgreSQL here (apt-get install postgresql): its PostgreSQL tests are skipped')
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-dbsource-'))
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}))
@@ -38,7 +38,7 @@ function leftBehind(h: string): string {
 }
 
 describe('the database named by placement.conf or a file', () => {
-  it("[placement_database] connection = sqlite:////PATH: the daemon serves that file; MySQL is refused, pointing at placemat import", async () => {
+  it('[placement_database] connection = sqlite:////PATH: the daemon serves that file; MySQL is refused, pointing at placemat import', async () => {
     const h = home()
     const db = path.join(h, 'from-conf.db')
     const conf = write(path.join(h, 'placement.conf'), `[placement_database]\nconnection = sqlite:///${db}\n`)
@@ -54,7 +54,9 @@ describe('the database named by placement.conf or a file', () => {
     write(conf, '[placement_database]\nconnection = mysql+pymysql://placement:s3cret-my@controller/placement\n')
     const refused = await failedStart(['--config-file', conf], {PLACEMAT_HOME: h})
     expect(refused.code).toBe(2)
-    expect(refused.output).toContain('[placement_database] connection: mysql+pymysql://placement:***@controller/placement: placemat does not run on MySQL or MariaDB')
+    expect(refused.output).toContain(
+      '[placement_database] connection: mysql+pymysql://placement:***@controller/placement: placemat does not run on MySQL or MariaDB',
+    )
     expect(refused.output).toContain('placemat import --from-placement')
     expect(refused.output).not.toContain('s3cret-my')
     expect(refused.output.trim().split('\n')).toHaveLength(1)
@@ -83,7 +85,10 @@ describe('the database named by placement.conf or a file', () => {
     it("placement.conf's postgresql+psycopg2:// connection: served detached, found by status and stop through the same file, its password nowhere", async () => {
       const h = home()
       const url = await withPassword('s3cret-conf')
-      const conf = write(path.join(h, 'placement.conf'), `[placement_database]\nconnection = ${url.replace('postgres://', 'postgresql+psycopg2://')}\n`)
+      const conf = write(
+        path.join(h, 'placement.conf'),
+        `[placement_database]\nconnection = ${url.replace('postgres://', 'postgresql+psycopg2://')}\n`,
+      )
       const env = {PLACEMAT_HOME: h}
       const port = await freePort()
       const started = await placemat(['daemon', 'start', '--config-file', conf, '--port', String(port)], {env})
@@ -117,7 +122,10 @@ describe('the database named by placement.conf or a file', () => {
       const h = home()
       const url = await withPassword('s3cret-file')
       const secret = write(path.join(h, 'placemat-db'), `${url}\n`)
-      const conf = write(path.join(h, 'placement.conf'), '[placement_database]\nconnection = mysql+pymysql://placement:s3cret-my@controller/placement\n')
+      const conf = write(
+        path.join(h, 'placement.conf'),
+        '[placement_database]\nconnection = mysql+pymysql://placement:s3cret-my@controller/placement\n',
+      )
 
       // In the foreground with the flag: placement.conf's MySQL is said to be unused, not refused.
       const d = await startForeground(['--db-url-file', secret, '--config-file', conf, '--auth', 'noauth2'], {PLACEMAT_HOME: h})

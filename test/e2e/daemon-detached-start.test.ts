@@ -60,7 +60,9 @@ describe('a detached daemon start', () => {
     expect(foreground.code).toBe(3)
     const detached = await placemat(['daemon', 'start', '--db', old, '--port', port, '--auth', 'noauth2'])
     expect(detached.code).toBe(3)
-    expect(detached.stderr).toMatch(/^placemat: database .*old\.db has schema migrations pending \(0002_topology to .*\); run `placemat db upgrade/)
+    expect(detached.stderr).toMatch(
+      /^placemat: database .*old\.db has schema migrations pending \(0002_topology to .*\); run `placemat db upgrade/,
+    )
     expect(fs.existsSync(path.join(dir, 'old.pid'))).toBe(false)
     expect(notJson(path.join(dir, 'old.log'))).toEqual([])
   })
@@ -68,7 +70,18 @@ describe('a detached daemon start', () => {
   it("a failed reload is a JSON line of the daemon's log like every other", async () => {
     const policyFile = path.join(dir, 'policy.yaml')
     fs.writeFileSync(policyFile, '{}\n')
-    const start = await placemat(['daemon', 'start', '--db', served, '--port', String(await freePort()), '--auth', 'noauth2', '--policy-file', policyFile])
+    const start = await placemat([
+      'daemon',
+      'start',
+      '--db',
+      served,
+      '--port',
+      String(await freePort()),
+      '--auth',
+      'noauth2',
+      '--policy-file',
+      policyFile,
+    ])
     expect(start.code, start.stderr).toBe(0)
     const pid = JSON.parse(fs.readFileSync(path.join(dir, 'served.pid'), 'utf8')).pid as number
     fs.writeFileSync(policyFile, 'bad: [\n')

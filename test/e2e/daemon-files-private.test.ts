@@ -11,9 +11,9 @@ import {placemat} from '../helpers/cli.js'
 import {freePort} from '../helpers/uwsgi.js'
 import {postgresAvailable, startPostgres, type TestPostgres} from '../helpers/postgres.js'
 
-
 const mode = (file: string) => (fs.statSync(file).mode & 0o777).toString(8)
-const walk = (d: string): string[] => fs.readdirSync(d, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]))
+const walk = (d: string): string[] =>
+  fs.readdirSync(d, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]))
 
 describe('a daemon keeps its files to its owner', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-private-'))

@@ -25,7 +25,10 @@ const status = async (d: ForegroundDaemon, headers: Record<string, string>, meth
 /** The policy line of the daemon's log (written asynchronously: waited for). */
 async function policyLine(d: ForegroundDaemon): Promise<Record<string, unknown>> {
   for (let i = 0; i < 200; i++) {
-    const line = d.output().split('\n').find((l) => l.includes('"event":"policy"'))
+    const line = d
+      .output()
+      .split('\n')
+      .find((l) => l.includes('"event":"policy"'))
     if (line) return JSON.parse(line)
     await new Promise((r) => setTimeout(r, 50))
   }

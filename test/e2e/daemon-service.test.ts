@@ -74,7 +74,9 @@ describe('systemd notify and SIGHUP', () => {
     d.child.kill('SIGHUP')
     await until(() => readies() === 2, 'READY=1 after the reload')
     expect(messages.some((m) => m.startsWith('RELOADING=1\nMONOTONIC_USEC='))).toBe(true)
-    expect(messages.filter((m) => m.startsWith('READY=1'))[1]).toContain('policy: 1 rule(s) changed (placement:resource_providers:list); log level info -> debug')
+    expect(messages.filter((m) => m.startsWith('READY=1'))[1]).toContain(
+      'policy: 1 rule(s) changed (placement:resource_providers:list); log level info -> debug',
+    )
     const after = await get(agent, d.url + '/resource_providers')
     expect(after.status).toBe(403)
     expect(after.port).toBe(before.port)
@@ -134,7 +136,9 @@ describe.skipIf(!opensslAvailable)('SIGHUP and TLS', () => {
     d.child.kill('SIGHUP')
     await until(() => d.stderr().includes('TLS certificate not reloaded'), 'the refused reload')
     expect(await servedCertificate(url, ca.cert)).toBe(after)
-    const res = await new Promise<number>((resolve, reject) => https.get(url + '/', {agent}, (r) => (r.resume(), resolve(r.statusCode!))).on('error', reject))
+    const res = await new Promise<number>((resolve, reject) =>
+      https.get(url + '/', {agent}, (r) => (r.resume(), resolve(r.statusCode!))).on('error', reject),
+    )
     expect(res).toBe(200)
     agent.destroy()
     d.child.kill('SIGTERM')
@@ -146,10 +150,15 @@ describe('SIGTERM drains', () => {
   it('with writes in flight: every one answered and committed, health 503 "stopping" during the drain, answers say Connection: close, exit 0 within the timeout', async () => {
     const db = path.join(dir, 'drain.db')
     // Each write waits 1.5 s inside its transaction, before COMMIT.
-    const d = await startForeground(['--db', db, '--auth', 'noauth2', '--shutdown-delay', '2', '--shutdown-timeout', '60'], {PLACEMAT_TEST_PAUSE_IN_TX: '1500'})
+    const d = await startForeground(['--db', db, '--auth', 'noauth2', '--shutdown-delay', '2', '--shutdown-timeout', '60'], {
+      PLACEMAT_TEST_PAUSE_IN_TX: '1500',
+    })
     const names = ['drain-1', 'drain-2', 'drain-3', 'drain-4', 'drain-5']
     const writes = names.map((name) =>
-      fetch(d.url + '/resource_providers', {method: 'POST', headers: HEADERS, body: JSON.stringify({name})}).then(async (r) => ({status: r.status, body: await r.text()})),
+      fetch(d.url + '/resource_providers', {method: 'POST', headers: HEADERS, body: JSON.stringify({name})}).then(async (r) => ({
+        status: r.status,
+        body: await r.text(),
+      })),
     )
     await until(() => d.stderr().includes('paused in transaction'), 'a write inside its transaction')
     d.child.kill('SIGTERM')
@@ -178,8 +187,12 @@ describe('SIGTERM drains', () => {
   })
 
   it('a write still in flight at the shutdown timeout: the daemon exits 1 saying so', async () => {
-    const d = await startForeground(['--db', path.join(dir, 'late.db'), '--auth', 'noauth2', '--shutdown-timeout', '2'], {PLACEMAT_TEST_PAUSE_IN_TX: '30000'})
-    const write = fetch(d.url + '/resource_providers', {method: 'POST', headers: HEADERS, body: JSON.stringify({name: 'late'})}).catch(() => 'dropped')
+    const d = await startForeground(['--db', path.join(dir, 'late.db'), '--auth', 'noauth2', '--shutdown-timeout', '2'], {
+      PLACEMAT_TEST_PAUSE_IN_TX: '30000',
+    })
+    const write = fetch(d.url + '/resource_providers', {method: 'POST', headers: HEADERS, body: JSON.stringify({name: 'late'})}).catch(
+      () => 'dropped',
+    )
     await until(() => d.stderr().includes('paused in transaction'), 'the write inside its transaction')
     d.child.kill('SIGTERM')
     expect(await d.exited).toBe(1)
@@ -202,7 +215,17 @@ describe('SIGTERM drains', () => {
   })
 
   it('refuses a shutdown delay not shorter than the timeout', async () => {
-    const r = await placemat(['daemon', 'start', '--foreground', '--db', path.join(dir, 'x.db'), '--shutdown-delay', '30', '--shutdown-timeout', '30'])
+    const r = await placemat([
+      'daemon',
+      'start',
+      '--foreground',
+      '--db',
+      path.join(dir, 'x.db'),
+      '--shutdown-delay',
+      '30',
+      '--shutdown-timeout',
+      '30',
+    ])
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('--shutdown-delay (30 s) must be shorter than --shutdown-timeout (30 s)')
   })

@@ -26,7 +26,9 @@ describe('the start-up rehearsal', () => {
     expect(line!.requests).toBeGreaterThan(1000)
     expect(line!.prepared).toBeGreaterThan(10) // its statements, prepared on the daemon's own connection
     // Nothing of it reached the daemon's own cloud.
-    const providers = await fetch(`${d.url}/resource_providers`, {headers: {'x-auth-token': 'admin', 'openstack-api-version': 'placement 1.39'}})
+    const providers = await fetch(`${d.url}/resource_providers`, {
+      headers: {'x-auth-token': 'admin', 'openstack-api-version': 'placement 1.39'},
+    })
     expect(((await providers.json()) as {resource_providers: unknown[]}).resource_providers).toEqual([])
     await d.stop()
     expect(await d.exited).toBe(0)

@@ -41,11 +41,27 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-faults-'))
 /** `placemat daemon start --foreground` on `db`; resolves once it listens (not necessarily serving). */
 async function daemon(db: string, args: string[] = [], env: Record<string, string> = {}): Promise<Daemon> {
   const port = await freePort()
-  const child = spawn(process.execPath, [BIN, 'daemon', 'start', '--foreground', '--db', db, '--port', String(port), ...(args.includes('--auth') ? [] : ['--auth', 'noauth2']), ...(args.includes('--log-level') ? [] : ['--log-level', 'warn']), ...args], {
-    cwd: ROOT,
-    env: childEnv({PLACEMAT_HOME: dir, ...env}),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'daemon',
+      'start',
+      '--foreground',
+      '--db',
+      db,
+      '--port',
+      String(port),
+      ...(args.includes('--auth') ? [] : ['--auth', 'noauth2']),
+      ...(args.includes('--log-level') ? [] : ['--log-level', 'warn']),
+      ...args,
+    ],
+    {
+      cwd: ROOT,
+      env: childEnv({PLACEMAT_HOME: dir, ...env}),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   let out = ''
   child.stdout!.on('data', (d) => (out += d))
   child.stderr!.on('data', (d) => (out += d))
@@ -66,11 +82,14 @@ async function daemon(db: string, args: string[] = [], env: Record<string, strin
 
 async function call(d: Daemon, method: string, url: string, body?: unknown) {
   const t0 = performance.now()
-  const res = await fetch(d.url + url, {method, headers: {...HEADERS, ...d.headers}, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(60_000)}).catch(
-    (e) => {
-      throw new Error(`${method} ${url}: ${e.cause ?? e} (daemon exit ${d.child.exitCode}): ${d.output().slice(-3000)}`)
-    },
-  )
+  const res = await fetch(d.url + url, {
+    method,
+    headers: {...HEADERS, ...d.headers},
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(60_000),
+  }).catch((e) => {
+    throw new Error(`${method} ${url}: ${e.cause ?? e} (daemon exit ${d.child.exitCode}): ${d.output().slice(-3000)}`)
+  })
   const text = await res.text()
   return {status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers, ms: performance.now() - t0}
 }
@@ -125,7 +144,9 @@ describe.skipIf(!postgresAvailable)('PostgreSQL goes away and comes back', () =>
     const admin = new pg.Client({connectionString: direct.replace(u.pathname, '/postgres')})
     await admin.connect()
     try {
-      const r = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [u.pathname.slice(1)])
+      const r = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [
+        u.pathname.slice(1),
+      ])
       return r.rowCount ?? 0
     } finally {
       await admin.end()
@@ -234,7 +255,7 @@ describe('the SQLite file goes away', () => {
     expect(fs.existsSync(db)).toBe(false)
   })
 
-  it('without an admin token, SQLite\'s own WAL beside the missing file still shows one was there', async () => {
+  it("without an admin token, SQLite's own WAL beside the missing file still shows one was there", async () => {
     const home = fs.mkdtempSync(path.join(dir, 'home-'))
     const db = path.join(home, 'placemat.db')
     const d = await daemon(db)

@@ -52,7 +52,9 @@ describe('export -> import -> export', () => {
         consumer_type: null,
       })
       // The tree, traits, aggregates, custom classes and types all made it.
-      expect(snap.providers.find((p: any) => p.name === 'cn1_numa0_pgpu0').parent_provider_uuid).toBe('c0000001-0000-4000-8000-000000000010')
+      expect(snap.providers.find((p: any) => p.name === 'cn1_numa0_pgpu0').parent_provider_uuid).toBe(
+        'c0000001-0000-4000-8000-000000000010',
+      )
       expect(snap.resource_classes).toEqual(['CUSTOM_FPGA_SLOT'])
       expect(snap.traits).toEqual(['CUSTOM_RACK_A1', 'CUSTOM_UNUSED_TRAIT'])
     })
@@ -84,7 +86,9 @@ describe('placemat import refuses', () => {
     const snap = (await placemat(['export', '--db', source])).stdout
     const r = await placemat(['import', '-', '--db', target], {input: snap})
     expect(r.code).toBe(4)
-    expect(r.stderr).toMatch(/is not empty \(6 providers, 5 consumers, 1 custom classes, 2 custom traits\); import only into a new or empty file/)
+    expect(r.stderr).toMatch(
+      /is not empty \(6 providers, 5 consumers, 1 custom classes, 2 custom traits\); import only into a new or empty file/,
+    )
     expect(dumpDb(target)).toBe(before)
   })
 
@@ -94,7 +98,9 @@ describe('placemat import refuses', () => {
     const target = path.join(dir, 'never.db')
     const r = await placemat(['import', '-', '--db', target], {input: YAML.stringify(snap)})
     expect(r.code).toBe(2)
-    expect(r.stderr).toMatch(/provider c0000001-0000-4000-8000-000000000100 has parent c0000001-0000-4000-8000-000000000010, which is not in the snapshot/)
+    expect(r.stderr).toMatch(
+      /provider c0000001-0000-4000-8000-000000000100 has parent c0000001-0000-4000-8000-000000000010, which is not in the snapshot/,
+    )
     expect(fs.existsSync(target)).toBe(false)
     const notSnap = await placemat(['import', '-', '--db', target], {input: 'moves: []\n'})
     expect(notSnap.code).toBe(2)

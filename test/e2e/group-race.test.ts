@@ -19,7 +19,9 @@ const H = (r: number, n: number) => `33333333-0000-4000-8000-${String(r * 10 + n
 const C = (r: number, who: number) => `44444444-0000-4000-8000-${String(r * 10 + who).padStart(12, '0')}`
 
 function serverOn(file: string): Promise<{url: string; child: ChildProcess}> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'test', 'helpers', 'server-process.mjs'), file], {stdio: ['pipe', 'pipe', 'inherit']})
+  const child = spawn(process.execPath, [path.join(ROOT, 'test', 'helpers', 'server-process.mjs'), file], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
   return new Promise((resolve, reject) => {
     readline.createInterface({input: child.stdout!}).once('line', (url) => resolve({url, child}))
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)))
@@ -35,7 +37,10 @@ describe('racing claims into one anti-affinity group', () => {
   beforeAll(async () => {
     // One rack per round, two hosts in each.
     const hosts = Array.from({length: ROUNDS}, (_, r) => [1, 2].map((n) => ({uuid: H(r, n), name: `cn-${r}-${n}`}))).flat()
-    fs.writeFileSync(path.join(dir, 'cloud.json'), JSON.stringify({providers: hosts.map((h) => ({name: h.name, uuid: h.uuid, inventories: {VCPU: 8}}))}))
+    fs.writeFileSync(
+      path.join(dir, 'cloud.json'),
+      JSON.stringify({providers: hosts.map((h) => ({name: h.name, uuid: h.uuid, inventories: {VCPU: 8}}))}),
+    )
     const racks = Array.from({length: ROUNDS}, (_, r) => ({name: `rack-${r}`, hosts: [`cn-${r}-1`, `cn-${r}-2`]}))
     fs.writeFileSync(path.join(dir, 'layout.json'), JSON.stringify({racks}))
     for (const args of [
@@ -61,7 +66,14 @@ describe('racing claims into one anti-affinity group', () => {
     const claimOn = (client: PlacementClient, consumer: string, host: string) =>
       client
         .request('POST', '/placemat/v1/claims', {
-          body: {consumer_uuid: consumer, project_id: 'p', user_id: 'u', consumer_generation: null, allocations: {[host]: {resources: {VCPU: 1}}}, group: 'solo'},
+          body: {
+            consumer_uuid: consumer,
+            project_id: 'p',
+            user_id: 'u',
+            consumer_generation: null,
+            allocations: {[host]: {resources: {VCPU: 1}}},
+            group: 'solo',
+          },
         })
         .then(
           () => 'won',
@@ -75,26 +87,50 @@ describe('racing claims into one anti-affinity group', () => {
       const cli = r % 3 === 0
       const delay = cli ? ((r / 3) % 4) * 150 : 0
       const later = (f: () => Promise<string>) => new Promise<string>((resolve) => setTimeout(() => resolve(f()), delay))
-      racers.push(later(() => claimOn(clients[0], C(r, 1), H(r, 1))), later(() => claimOn(clients[1], C(r, 2), H(r, 2))))
+      racers.push(
+        later(() => claimOn(clients[0], C(r, 1), H(r, 1))),
+        later(() => claimOn(clients[1], C(r, 2), H(r, 2))),
+      )
       if (cli) {
         racers.push(
-          placemat(['claim', C(r, 3), '--group', 'solo', '--resources', 'VCPU:1', '--member-of', `rack:rack-${r}`, '--project', 'p', '--user', 'u', '--db', db]).then(
-            (res) => (res.code === 0 ? 'won' : res.code === 4 ? 'refused' : `error: exit ${res.code}: ${res.stderr}`),
-          ),
+          placemat([
+            'claim',
+            C(r, 3),
+            '--group',
+            'solo',
+            '--resources',
+            'VCPU:1',
+            '--member-of',
+            `rack:rack-${r}`,
+            '--project',
+            'p',
+            '--user',
+            'u',
+            '--db',
+            db,
+          ]).then((res) => (res.code === 0 ? 'won' : res.code === 4 ? 'refused' : `error: exit ${res.code}: ${res.stderr}`)),
         )
       }
       const got = await Promise.all(racers)
       outcomes.push(got)
-      expect(got.filter((o) => o.startsWith('error')), `round ${r}: ${got}`).toEqual([])
-      expect(got.filter((o) => o === 'won'), `round ${r}: ${got}`).toHaveLength(1)
+      expect(
+        got.filter((o) => o.startsWith('error')),
+        `round ${r}: ${got}`,
+      ).toEqual([])
+      expect(
+        got.filter((o) => o === 'won'),
+        `round ${r}: ${got}`,
+      ).toHaveLength(1)
     }
-    const group = await clients[0].get<{members: string[]; violations: unknown[]; placements: Array<{rack: string[]}>}>('/placemat/v1/groups/solo')
+    const group = await clients[0].get<{members: string[]; violations: unknown[]; placements: Array<{rack: string[]}>}>(
+      '/placemat/v1/groups/solo',
+    )
     expect(group.violations).toEqual([])
     expect(group.members).toHaveLength(ROUNDS)
     const racks = group.placements.flatMap((p) => p.rack)
     expect(new Set(racks).size).toBe(ROUNDS)
     // Both servers and the CLI won some rounds: the race was real on every side.
-    const winners = outcomes.map((o) => o.indexOf("won"))
+    const winners = outcomes.map((o) => o.indexOf('won'))
     if (process.env.RACE_TALLY) console.log(JSON.stringify(outcomes))
     expect(new Set(winners).size).toBeGreaterThan(1)
   }, 180_000)

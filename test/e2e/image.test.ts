@@ -29,7 +29,6 @@ const DATA = '/var/lib/placemat'
 const available = missingContainerTools.length === 0
 if (!available) console.warn(`image.test.ts: ${missingContainerTools.join(', ')} missing (apt-get install podman buildah runc): skipped`)
 
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const HEADERS = {'openstack-api-version': 'placement 1.39', 'content-type': 'application/json'}
 
@@ -58,17 +57,34 @@ describe.skipIf(!available)('the container image', () => {
   })
 
   /** Starts the daemon in a container on `port` and waits for health's first 200. */
-  const startDaemon = async (port: number, opts: {auth: string; volume?: string; env?: Record<string, string>; podmanEnv?: string[]; args?: string[]}) => {
+  const startDaemon = async (
+    port: number,
+    opts: {auth: string; volume?: string; env?: Record<string, string>; podmanEnv?: string[]; args?: string[]},
+  ) => {
     const name = box.containerName()
     const started = Date.now()
     const r = await box.run(
       [
-        'run', '--detach', '--name', name, '--network', 'host',
-        '--env', `PLACEMAT_HEALTH_URL=http://127.0.0.1:${port}/placemat/v1/health`,
+        'run',
+        '--detach',
+        '--name',
+        name,
+        '--network',
+        'host',
+        '--env',
+        `PLACEMAT_HEALTH_URL=http://127.0.0.1:${port}/placemat/v1/health`,
         ...(opts.podmanEnv ?? []).flatMap((v) => ['--env', v]),
         ...(opts.volume ? ['--volume', `${opts.volume}:${DATA}`] : []),
         IMAGE,
-        'daemon', 'start', '--foreground', '--host', '127.0.0.1', '--port', String(port), '--auth', opts.auth,
+        'daemon',
+        'start',
+        '--foreground',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--auth',
+        opts.auth,
         ...(opts.args ?? []),
       ],
       {env: opts.env},
@@ -86,7 +102,9 @@ describe.skipIf(!available)('the container image', () => {
       await sleep(100)
     }
     // podman run's own part is mostly vfs copying the image for the container (overlay does not).
-    console.log(`container start to first 200 on health: ${Date.now() - started} ms (podman run ${created - started} ms, then ${Date.now() - created} ms)`)
+    console.log(
+      `container start to first 200 on health: ${Date.now() - started} ms (podman run ${created - started} ms, then ${Date.now() - created} ms)`,
+    )
     return {name, url}
   }
 
@@ -102,7 +120,10 @@ describe.skipIf(!available)('the container image', () => {
 
   const notRoot = async (name: string) => {
     const pid = await inspect(name, '{{.State.Pid}}')
-    const uids = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/^Uid:\s+(.*)$/m)![1].split(/\s+/)
+    const uids = fs
+      .readFileSync(`/proc/${pid}/status`, 'utf8')
+      .match(/^Uid:\s+(.*)$/m)![1]
+      .split(/\s+/)
     expect(uids).toEqual(['10001', '10001', '10001', '10001'])
     return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')
   }
@@ -113,7 +134,11 @@ describe.skipIf(!available)('the container image', () => {
     token: string
   }
   const call = async ({url, token}: Api, method: string, p: string, body?: unknown) => {
-    const res = await fetch(`${url}${p}`, {method, headers: {...HEADERS, 'x-auth-token': token}, body: body === undefined ? undefined : JSON.stringify(body)})
+    const res = await fetch(`${url}${p}`, {
+      method,
+      headers: {...HEADERS, 'x-auth-token': token},
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
     const text = await res.text()
     return {status: res.status, body: text ? JSON.parse(text) : undefined}
   }
@@ -126,7 +151,10 @@ describe.skipIf(!available)('the container image', () => {
     const rp = randomUUID()
     const consumer = randomUUID()
     expect((await call(api, 'POST', '/resource_providers', {uuid: rp, name: `cn-${rp.slice(0, 8)}`})).status).toBe(200)
-    const inv = await call(api, 'PUT', `/resource_providers/${rp}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: 16}, MEMORY_MB: {total: 65536}}})
+    const inv = await call(api, 'PUT', `/resource_providers/${rp}/inventories`, {
+      resource_provider_generation: 0,
+      inventories: {VCPU: {total: 16}, MEMORY_MB: {total: 65536}},
+    })
     expect(inv.status).toBe(200)
     const alloc = await call(api, 'PUT', `/allocations/${consumer}`, {
       allocations: {[rp]: {resources: {VCPU: 4, MEMORY_MB: 8192}}},
@@ -140,8 +168,13 @@ describe.skipIf(!available)('the container image', () => {
   }
 
   const stillThere = async (api: Api, {rp, consumer}: {rp: string; consumer: string}) => {
-    expect((await call(api, 'GET', `/resource_providers/${rp}/inventories`)).body.inventories).toMatchObject({VCPU: {total: 16}, MEMORY_MB: {total: 65536}})
-    expect((await call(api, 'GET', `/allocations/${consumer}`)).body.allocations).toEqual({[rp]: {generation: 2, resources: {VCPU: 4, MEMORY_MB: 8192}}})
+    expect((await call(api, 'GET', `/resource_providers/${rp}/inventories`)).body.inventories).toMatchObject({
+      VCPU: {total: 16},
+      MEMORY_MB: {total: 65536},
+    })
+    expect((await call(api, 'GET', `/allocations/${consumer}`)).body.allocations).toEqual({
+      [rp]: {generation: 2, resources: {VCPU: 4, MEMORY_MB: 8192}},
+    })
     expect((await call(api, 'GET', `/resource_providers/${rp}/usages`)).body.usages).toEqual({VCPU: 4, MEMORY_MB: 8192})
   }
 
@@ -153,7 +186,16 @@ describe.skipIf(!available)('the container image', () => {
     expect(await inspect(IMAGE, '{{json .HealthCheck.Test}}')).toContain('/opt/placemat/healthcheck.mjs')
     const name = box.containerName()
     const r = await box.run([
-      'run', '--rm', '--name', name, '--network', 'host', '--entrypoint', '/usr/bin/node', IMAGE, '-e',
+      'run',
+      '--rm',
+      '--name',
+      name,
+      '--network',
+      'host',
+      '--entrypoint',
+      '/usr/bin/node',
+      IMAGE,
+      '-e',
       `const fs = require('fs'); const has = (p) => fs.existsSync('/opt/placemat/node_modules/' + p);
        console.log(JSON.stringify({dev: ['vitest', 'typescript', 'esbuild', 'oclif'].filter(has), prod: ['fastify', 'better-sqlite3', 'pg'].filter(has),
          shell: fs.existsSync('/bin/sh'), data: fs.statSync('${DATA}').uid}))`,
@@ -190,7 +232,10 @@ describe.skipIf(!available)('the container image', () => {
     const rpName = `cn-${written.rp.slice(0, 8)}`
     expect(JSON.parse(await placemat('provider', 'show', rpName, '--json'))).toMatchObject({uuid: written.rp, name: rpName})
     expect(JSON.stringify(JSON.parse(await placemat('host', 'show', rpName, '--json')).consumers)).toContain(written.consumer)
-    fs.writeFileSync(path.join(mountpoint.stdout.trim(), 'empty.yaml'), 'placemat_snapshot: 1\nresource_classes: []\ntraits: []\nproviders: []\nconsumers: []\n')
+    fs.writeFileSync(
+      path.join(mountpoint.stdout.trim(), 'empty.yaml'),
+      'placemat_snapshot: 1\nresource_classes: []\ntraits: []\nproviders: []\nconsumers: []\n',
+    )
     const own = ['--db', '/tmp/cli.db']
     await placemat('db', 'init', ...own)
     await placemat('import', `${DATA}/empty.yaml`, ...own)
@@ -202,7 +247,19 @@ describe.skipIf(!available)('the container image', () => {
     await stop(first.name)
 
     // The one-shot upgrade on the volume (nothing to do: the daemon made the current schema).
-    const upgrade = await box.run(['run', '--rm', '--name', box.containerName(), '--volume', `${volume}:${DATA}`, IMAGE, 'db', 'upgrade', '--db', `${DATA}/placemat.db`])
+    const upgrade = await box.run([
+      'run',
+      '--rm',
+      '--name',
+      box.containerName(),
+      '--volume',
+      `${volume}:${DATA}`,
+      IMAGE,
+      'db',
+      'upgrade',
+      '--db',
+      `${DATA}/placemat.db`,
+    ])
     expect(upgrade.code, upgrade.stderr).toBe(0)
     expect(upgrade.stdout).toMatch(/already at schema/)
 
@@ -241,7 +298,10 @@ describe.skipIf(!available)('the container image', () => {
     it('takes the URL from the environment: a one-shot db upgrade, then the daemon, stopped and started again', async () => {
       // `--env PLACEMAT_DB` without a value: podman passes its own variable, so the URL is on no command line.
       const env = {PLACEMAT_DB: dbUrl}
-      const upgrade = await box.run(['run', '--rm', '--name', box.containerName(), '--network', 'host', '--env', 'PLACEMAT_DB', IMAGE, 'db', 'upgrade'], {env})
+      const upgrade = await box.run(
+        ['run', '--rm', '--name', box.containerName(), '--network', 'host', '--env', 'PLACEMAT_DB', IMAGE, 'db', 'upgrade'],
+        {env},
+      )
       expect(upgrade.code, upgrade.stderr).toBe(0)
       expect(upgrade.stdout).toMatch(/schema \(none\) -> \d+/)
       expect(upgrade.stdout).not.toContain(PASSWORD)

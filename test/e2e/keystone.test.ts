@@ -16,7 +16,8 @@ import {BIN, placemat} from '../helpers/cli.js'
 import {ADMIN_PASSWORD, keystoneAvailable, startKeystone, type Keystone} from '../helpers/keystone.js'
 
 const run = promisify(execFile)
-if (!keystoneAvailable) console.warn('keystone.test.ts: no Keystone here (apt-get install python3-keystone uwsgi-core uwsgi-plugin-python3): skipped')
+if (!keystoneAvailable)
+  console.warn('keystone.test.ts: no Keystone here (apt-get install python3-keystone uwsgi-core uwsgi-plugin-python3): skipped')
 
 describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
   let ks: Keystone
@@ -24,7 +25,11 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
   let url: string
   const H = {'openstack-api-version': 'placement latest', 'content-type': 'application/json'}
   const call = (method: string, p: string, token?: string, body?: unknown) =>
-    fetch(`${url}${p}`, {method, headers: {...H, ...(token ? {'x-auth-token': token} : {})}, body: body === undefined ? undefined : JSON.stringify(body)})
+    fetch(`${url}${p}`, {
+      method,
+      headers: {...H, ...(token ? {'x-auth-token': token} : {})},
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
 
   beforeAll(async () => {
     ks = await startKeystone()
@@ -56,9 +61,13 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
         '',
       ].join('\n'),
     )
-    daemon = spawn(process.execPath, [BIN, 'daemon', 'start', '--foreground', '--db', path.join(ks.dir, 'placemat.db'), '--port', '0', '--config-file', conf], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    daemon = spawn(
+      process.execPath,
+      [BIN, 'daemon', 'start', '--foreground', '--db', path.join(ks.dir, 'placemat.db'), '--port', '0', '--config-file', conf],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
     const warnings: string[] = []
     readline.createInterface({input: daemon.stderr!}).on('line', (l) => warnings.push(l))
     url = await new Promise<string>((resolve, reject) => {
@@ -73,7 +82,9 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
     // What placement.conf says that placemat does not read is said, not silently misread.
     expect(warnings.join('\n')).toContain('[keystone_authtoken] memcached_servers ignored')
     // Its MySQL database is not the one served (--db is), and its password is not repeated.
-    expect(warnings.join('\n')).toContain('[placement_database] connection (mysql+pymysql://placement:***@controller/placement) not used: --db names the database')
+    expect(warnings.join('\n')).toContain(
+      '[placement_database] connection (mysql+pymysql://placement:***@controller/placement) not used: --db names the database',
+    )
     expect(warnings.join('\n')).not.toContain('secret@')
   }, 180_000)
 
@@ -131,7 +142,9 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
     }
     const {stdout} = await run('openstack', ['resource', 'provider', 'list', '-f', 'json', '--os-placement-api-version', '1.39'], {env})
     expect(JSON.parse(stdout).map((p: any) => p.name)).toEqual(['cn1'])
-    const denied = await run('openstack', ['resource', 'provider', 'list', '-f', 'json'], {env: {...env, OS_USERNAME: 'alice', OS_PASSWORD: 'alice-secret', OS_PROJECT_NAME: 'demo'}}).then(
+    const denied = await run('openstack', ['resource', 'provider', 'list', '-f', 'json'], {
+      env: {...env, OS_USERNAME: 'alice', OS_PASSWORD: 'alice-secret', OS_PROJECT_NAME: 'demo'},
+    }).then(
       () => 'allowed',
       (err) => String(err.stderr),
     )
@@ -151,17 +164,50 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
     }).then((r) => r.json() as Promise<any>)
     const clouds = {
       clouds: {
-        ops: {auth: {auth_url: `${ks.url}/v3`, username: 'admin', project_name: 'admin', user_domain_name: 'Default', project_domain_name: 'Default'}, region_name: 'RegionOne'},
-        robot: {auth_type: 'v3applicationcredential', auth: {auth_url: ks.url, application_credential_id: made.application_credential.id, application_credential_secret: made.application_credential.secret}},
-        nowhere: {auth: {auth_url: `${ks.url}/v3`, username: 'admin', password: ADMIN_PASSWORD, project_name: 'admin'}, region_name: 'Atlantis'},
+        ops: {
+          auth: {
+            auth_url: `${ks.url}/v3`,
+            username: 'admin',
+            project_name: 'admin',
+            user_domain_name: 'Default',
+            project_domain_name: 'Default',
+          },
+          region_name: 'RegionOne',
+        },
+        robot: {
+          auth_type: 'v3applicationcredential',
+          auth: {
+            auth_url: ks.url,
+            application_credential_id: made.application_credential.id,
+            application_credential_secret: made.application_credential.secret,
+          },
+        },
+        nowhere: {
+          auth: {auth_url: `${ks.url}/v3`, username: 'admin', password: ADMIN_PASSWORD, project_name: 'admin'},
+          region_name: 'Atlantis',
+        },
         // "ops" but for its password: the cache must not answer it with ops's token.
-        wrong: {auth: {auth_url: `${ks.url}/v3`, username: 'admin', password: 'not-it', project_name: 'admin', user_domain_name: 'Default', project_domain_name: 'Default'}, region_name: 'RegionOne'},
+        wrong: {
+          auth: {
+            auth_url: `${ks.url}/v3`,
+            username: 'admin',
+            password: 'not-it',
+            project_name: 'admin',
+            user_domain_name: 'Default',
+            project_domain_name: 'Default',
+          },
+          region_name: 'RegionOne',
+        },
       },
     }
     fs.writeFileSync(path.join(dir, 'clouds.yaml'), JSON.stringify(clouds))
     // The password of "ops" lives in secure.yaml, as operators keep it.
     fs.writeFileSync(path.join(dir, 'secure.yaml'), JSON.stringify({clouds: {ops: {auth: {password: ADMIN_PASSWORD}}}}))
-    const env = {OS_CLIENT_CONFIG_FILE: path.join(dir, 'clouds.yaml'), OS_CLIENT_SECURE_FILE: path.join(dir, 'secure.yaml'), XDG_CACHE_HOME: path.join(dir, 'cache')}
+    const env = {
+      OS_CLIENT_CONFIG_FILE: path.join(dir, 'clouds.yaml'),
+      OS_CLIENT_SECURE_FILE: path.join(dir, 'secure.yaml'),
+      XDG_CACHE_HOME: path.join(dir, 'cache'),
+    }
     const names = (r: {stdout: string}) => JSON.parse(r.stdout).resource_providers.map((p: any) => p.name)
 
     for (const cloud of ['ops', 'robot']) {
@@ -223,14 +269,26 @@ describe.skipIf(!keystoneAvailable)('the daemon behind Keystone', () => {
     const created = await call('POST', '/resource_providers', nova, {name: 'cn-nova'})
     expect(created.status).toBe(200)
     const rp = (await created.json()) as any
-    const inv = await call('PUT', `/resource_providers/${rp.uuid}/inventories`, nova, {resource_provider_generation: rp.generation, inventories: {VCPU: {total: 8}}})
+    const inv = await call('PUT', `/resource_providers/${rp.uuid}/inventories`, nova, {
+      resource_provider_generation: rp.generation,
+      inventories: {VCPU: {total: 8}},
+    })
     expect(inv.status).toBe(200)
-    const traits = await call('PUT', `/resource_providers/${rp.uuid}/traits`, nova, {resource_provider_generation: rp.generation + 1, traits: ['COMPUTE_SOUND_MODEL_ICH9', 'HW_CPU_X86_AMXTILE']})
+    const traits = await call('PUT', `/resource_providers/${rp.uuid}/traits`, nova, {
+      resource_provider_generation: rp.generation + 1,
+      traits: ['COMPUTE_SOUND_MODEL_ICH9', 'HW_CPU_X86_AMXTILE'],
+    })
     expect(traits.status, await traits.clone().text()).toBe(200)
     const candidates = (await (await call('GET', '/allocation_candidates?resources=VCPU:2', nova)).json()) as any
     expect(candidates.allocation_requests).toHaveLength(1)
     const consumer = '6a2c1f0e-3d8b-4c53-9a0e-2f6c8d1b7e41'
-    const claim = await call('PUT', `/allocations/${consumer}`, nova, {...candidates.allocation_requests[0], project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'})
+    const claim = await call('PUT', `/allocations/${consumer}`, nova, {
+      ...candidates.allocation_requests[0],
+      project_id: 'p',
+      user_id: 'u',
+      consumer_generation: null,
+      consumer_type: 'INSTANCE',
+    })
     expect(claim.status, await claim.clone().text()).toBe(204)
     expect((await call('DELETE', `/allocations/${consumer}`, nova)).status).toBe(204)
     expect((await call('DELETE', `/resource_providers/${rp.uuid}`, nova)).status).toBe(204)

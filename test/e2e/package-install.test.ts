@@ -58,7 +58,10 @@ describe('the packed package, installed globally into an empty prefix', () => {
   const installed = path.join(prefix, 'lib', 'node_modules', 'placemat')
   const bin = path.join(prefix, 'bin', 'placemat')
   // Only the installed placemat and this node on PATH; nothing points at the checkout.
-  const env = childEnv({PATH: [path.join(prefix, 'bin'), path.dirname(process.execPath), '/usr/bin', '/bin'].join(':'), HOME: path.join(dir, 'home')})
+  const env = childEnv({
+    PATH: [path.join(prefix, 'bin'), path.dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
+    HOME: path.join(dir, 'home'),
+  })
   const placemat = (args: string[], input?: string) => run(bin, args, {cwd: work, env, input})
 
   beforeAll(async () => {
@@ -70,7 +73,11 @@ describe('the packed package, installed globally into an empty prefix', () => {
     const tarball = path.join(dir, packed.stdout.trim().split('\n').at(-1)!)
     expect(path.basename(tarball)).toBe(`placemat-${PJSON.version}.tgz`)
     const started = Date.now()
-    const install = await run('npm', ['install', '-g', '--prefix', prefix, tarball, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {cwd: dir, env: npmEnv})
+    const install = await run(
+      'npm',
+      ['install', '-g', '--prefix', prefix, tarball, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'],
+      {cwd: dir, env: npmEnv},
+    )
     expect(install.code, install.stderr).toBe(0)
     console.log(`npm install -g of ${path.basename(tarball)}: ${((Date.now() - started) / 1000).toFixed(1)} s`)
   }, 900_000)
@@ -86,7 +93,10 @@ describe('the packed package, installed globally into an empty prefix', () => {
       return r.stdout
     }
     await ok(['db', 'init'])
-    fs.writeFileSync(path.join(work, 'empty.yaml'), 'placemat_snapshot: 1\nresource_classes: []\ntraits: []\nproviders: []\nconsumers: []\n')
+    fs.writeFileSync(
+      path.join(work, 'empty.yaml'),
+      'placemat_snapshot: 1\nresource_classes: []\ntraits: []\nproviders: []\nconsumers: []\n',
+    )
     await ok(['import', path.join(work, 'empty.yaml')])
     await ok(['provider', 'create', 'cmp-01'])
     expect(JSON.parse(await ok(['provider', 'show', 'cmp-01', '--json']))).toMatchObject({name: 'cmp-01', generation: 0})
@@ -109,7 +119,9 @@ describe('the packed package, installed globally into an empty prefix', () => {
   it(`installs only packages whose engines accept node ${LOWEST_NODE}, the lowest the package claims`, () => {
     const packages = installedPackages(path.join(installed, 'node_modules'))
     expect(packages.map((p) => p.name)).toContain('fastify')
-    const refused = packages.filter((p) => p.node && !semver.satisfies(LOWEST_NODE, p.node)).map((p) => `${p.name}@${p.version} (node ${p.node})`)
+    const refused = packages
+      .filter((p) => p.node && !semver.satisfies(LOWEST_NODE, p.node))
+      .map((p) => `${p.name}@${p.version} (node ${p.node})`)
     expect(refused).toEqual([])
   })
 })

@@ -8,7 +8,8 @@ import {Policy} from '../../src/http/policy/policy.js'
 import {placementAvailable, startPlacement, type ReferencePlacement} from '../helpers/placement.js'
 import {testApi, type TestApi} from '../http-helpers.js'
 
-if (!placementAvailable) console.warn('placement-reference.test.ts: no placement-api here (apt-get install placement-api uwsgi-plugin-python3): skipped')
+if (!placementAvailable)
+  console.warn('placement-reference.test.ts: no placement-api here (apt-get install placement-api uwsgi-plugin-python3): skipped')
 
 const CN = 'c0000000-0000-4000-8000-000000000001'
 const NUMA1 = 'c0000000-0000-4000-8000-000000000002'
@@ -35,7 +36,10 @@ async function reshapeWithoutMoving(call: Call, order: string[]): Promise<{statu
   await created(NUMA1, 'numa1', CN)
   await created(NUMA2, 'numa2', CN)
   const inventory = async (uuid: string, classes: string[]) => {
-    const r = await call('PUT', `/resource_providers/${uuid}/inventories`, {resource_provider_generation: 0, inventories: Object.fromEntries(classes.map((c) => [c, {total: 1024}]))})
+    const r = await call('PUT', `/resource_providers/${uuid}/inventories`, {
+      resource_provider_generation: 0,
+      inventories: Object.fromEntries(classes.map((c) => [c, {total: 1024}])),
+    })
     expect(r.status, JSON.stringify(r.body)).toBe(200)
   }
   await inventory(CN, ['MEMORY_MB', 'SRIOV_NET_VF', 'CUSTOM_FOO'])
@@ -67,11 +71,18 @@ async function reshapeWithoutMoving(call: Call, order: string[]): Promise<{statu
     },
   }
   for (const uuid of order) inventories[uuid] = {resource_provider_generation: await generation(uuid), inventories: {}}
-  const held = async (c: string) => ({...allocations[c], consumer_generation: (await call('GET', `/allocations/${c}`)).body.consumer_generation})
+  const held = async (c: string) => ({
+    ...allocations[c],
+    consumer_generation: (await call('GET', `/allocations/${c}`)).body.consumer_generation,
+  })
   return call('POST', '/reshaper', {inventories, allocations: {[INST1]: await held(INST1), [INST2]: await held(INST2)}})
 }
 
-const errorOf = (r: {status: number; body: any}) => ({status: r.status, code: r.body?.errors?.[0]?.code, detail: r.body?.errors?.[0]?.detail})
+const errorOf = (r: {status: number; body: any}) => ({
+  status: r.status,
+  code: r.body?.errors?.[0]?.code,
+  detail: r.body?.errors?.[0]?.detail,
+})
 
 describe.skipIf(!placementAvailable)('answers as OpenStack Placement gives them', () => {
   let placement: ReferencePlacement
@@ -99,7 +110,11 @@ describe.skipIf(!placementAvailable)('answers as OpenStack Placement gives them'
         const theirs = errorOf(await reshapeWithoutMoving((m, p, b) => placement.call(m, p, b), order))
         expect(ours).toEqual(theirs)
         expect(ours.code).toBe('placement.inventory.inuse')
-        expect(ours.detail).toContain(order[0] === NUMA1 ? `'VCPU, CUSTOM_PCPU, CUSTOM_FOO' on resource provider '${NUMA1}'` : `'SRIOV_NET_VF, CUSTOM_PCPU, CUSTOM_FOO' on resource provider '${NUMA2}'`)
+        expect(ours.detail).toContain(
+          order[0] === NUMA1
+            ? `'VCPU, CUSTOM_PCPU, CUSTOM_FOO' on resource provider '${NUMA1}'`
+            : `'SRIOV_NET_VF, CUSTOM_PCPU, CUSTOM_FOO' on resource provider '${NUMA2}'`,
+        )
       } finally {
         await api?.close()
       }

@@ -21,11 +21,15 @@ import {AGG_SHARED_UPPER, answers, fillCloud, type Call, type CloudIds} from '..
 import {placementAvailable, startPlacement, syncPlacementDatabase, type ReferencePlacement} from '../helpers/placement.js'
 import {postgresAvailable, startPostgres, type TestPostgres} from '../helpers/postgres.js'
 
-if (!placementAvailable) console.warn('placement-takeover.test.ts: no placement-api here (apt-get install placement-api uwsgi-plugin-python3): skipped')
+if (!placementAvailable)
+  console.warn('placement-takeover.test.ts: no placement-api here (apt-get install placement-api uwsgi-plugin-python3): skipped')
 if (placementAvailable && !mariadbAvailable) console.warn('placement-takeover.test.ts: no mariadb-server here: its part skipped')
 
 /** GET /traits's answer without the standard traits os-traits added after 2.9.0 (Placement 8.0.0's). */
-const withoutNewerTraits = (answer: any) => ({...answer, body: {traits: answer.body.traits.filter((t: string) => !TRAITS_ADDED_SINCE_2_9_0.includes(t))}})
+const withoutNewerTraits = (answer: any) => ({
+  ...answer,
+  body: {traits: answer.body.traits.filter((t: string) => !TRAITS_ADDED_SINCE_2_9_0.includes(t))},
+})
 
 const sha = (file: string) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex')
 
@@ -37,7 +41,11 @@ async function placematCall(target: string): Promise<{call: Call; close: () => P
     const res = await app.inject({
       method: method as any,
       url: p,
-      headers: {'x-auth-token': 'admin', 'openstack-api-version': `placement ${version}`, ...(body !== undefined ? {'content-type': 'application/json'} : {})},
+      headers: {
+        'x-auth-token': 'admin',
+        'openstack-api-version': `placement ${version}`,
+        ...(body !== undefined ? {'content-type': 'application/json'} : {}),
+      },
       payload: body === undefined ? undefined : JSON.stringify(body),
     })
     return {status: res.statusCode, body: res.body ? JSON.parse(res.body) : null}
@@ -70,7 +78,14 @@ interface Backing {
   name: string
   available: boolean
   /** Placement's connection URL, a fingerprint of its database, and a URL of a new empty database. */
-  start(dir: string): Promise<{connection?: string; fingerprint: (placement: ReferencePlacement) => Fingerprint; another: () => Promise<string>; stop: () => Promise<void>}>
+  start(
+    dir: string,
+  ): Promise<{
+    connection?: string
+    fingerprint: (placement: ReferencePlacement) => Fingerprint
+    another: () => Promise<string>
+    stop: () => Promise<void>
+  }>
 }
 
 const sqliteFingerprint = (placement: ReferencePlacement) => async () => {
@@ -82,7 +97,11 @@ const backings: Backing[] = [
   {
     name: 'SQLite',
     available: true,
-    start: async (dir) => ({fingerprint: sqliteFingerprint, another: async () => `sqlite:///${path.join(dir, 'placement-back.db')}`, stop: async () => undefined}),
+    start: async (dir) => ({
+      fingerprint: sqliteFingerprint,
+      another: async () => `sqlite:///${path.join(dir, 'placement-back.db')}`,
+      stop: async () => undefined,
+    }),
   },
   {
     name: 'MariaDB',
@@ -115,7 +134,12 @@ const backings: Backing[] = [
         return JSON.stringify(r.rows)
       }
       const sqlalchemy = (u: string) => u.replace(/^postgres(ql)?:/, 'postgresql+psycopg2:')
-      return {connection: sqlalchemy(url), fingerprint: () => tables, another: async () => sqlalchemy(await server.database()), stop: () => server.stop()}
+      return {
+        connection: sqlalchemy(url),
+        fingerprint: () => tables,
+        another: async () => sqlalchemy(await server.database()),
+        stop: () => server.stop(),
+      }
     },
   },
 ]
@@ -151,7 +175,11 @@ for (const backing of backings) {
       const target = path.join(dir, 'placemat.db')
       const r = await placemat(['import', '--from-placement', placement.connection, '--db', target, '--json'], {env: {PLACEMAT_HOME: dir}})
       expect(r.code, r.stderr).toBe(0)
-      expect(JSON.parse(r.stdout)).toMatchObject({providers: ids.providers.length, consumers: ids.consumers.length, placement_schema: expect.stringContaining('8.0.0')})
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        providers: ids.providers.length,
+        consumers: ids.consumers.length,
+        placement_schema: expect.stringContaining('8.0.0'),
+      })
       expect(await fingerprint()).toBe(before)
       const served = await placematCall(target)
       try {
@@ -196,11 +224,18 @@ for (const backing of backings) {
 
     it("commands given Placement's database as theirs refuse it and leave it as it was", async () => {
       const before = await fingerprint()
-      const db = backing.name === 'SQLite' ? path.join(placement.dir, 'placement.db') : placement.connection.replace('postgresql+psycopg2:', 'postgres:')
+      const db =
+        backing.name === 'SQLite'
+          ? path.join(placement.dir, 'placement.db')
+          : placement.connection.replace('postgresql+psycopg2:', 'postgres:')
       for (const args of [['provider', 'list'], ['export'], ['db', 'status'], ['provider', 'create', 'x']]) {
         const r = await placemat([...args, '--db', db], {env: {PLACEMAT_HOME: dir}})
         expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2)
-        expect(r.stderr).toMatch(backing.name === 'MariaDB' ? /placemat keeps its data in a SQLite file or a PostgreSQL database/ : /is an OpenStack Placement database, not placemat's: nothing was changed in it/)
+        expect(r.stderr).toMatch(
+          backing.name === 'MariaDB'
+            ? /placemat keeps its data in a SQLite file or a PostgreSQL database/
+            : /is an OpenStack Placement database, not placemat's: nothing was changed in it/,
+        )
         expect(r.stderr).toContain('import --from-placement')
       }
       expect(await fingerprint()).toBe(before)
@@ -215,11 +250,15 @@ describe.skipIf(!placementAvailable)('import --from-placement refuses', () => {
     try {
       const plain = path.join(dir, 'plain.db')
       await placemat(['db', 'init', '--db', plain], {env: {PLACEMAT_HOME: dir}})
-      const r = await placemat(['import', '--from-placement', `sqlite:///${plain}`, '--db', path.join(dir, 'x.db')], {env: {PLACEMAT_HOME: dir}})
+      const r = await placemat(['import', '--from-placement', `sqlite:///${plain}`, '--db', path.join(dir, 'x.db')], {
+        env: {PLACEMAT_HOME: dir},
+      })
       expect(r.code).toBe(2)
       expect(r.stderr).toContain('not an OpenStack Placement database')
       expect(fs.existsSync(path.join(dir, 'x.db'))).toBe(false)
-      const bad = await placemat(['import', '--from-placement', 'oracle://x/y', '--db', path.join(dir, 'x.db')], {env: {PLACEMAT_HOME: dir}})
+      const bad = await placemat(['import', '--from-placement', 'oracle://x/y', '--db', path.join(dir, 'x.db')], {
+        env: {PLACEMAT_HOME: dir},
+      })
       expect(bad.code).toBe(2)
       expect(bad.stderr).toContain('MySQL/MariaDB, PostgreSQL or SQLite')
     } finally {

@@ -46,7 +46,11 @@ let db: string[]
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-readme-'))
   db = ['--db', path.join(dir, 'cloud.db')]
-  for (const args of [['db', 'init'], ['apply', 'fixtures/cloud.yaml'], ['topology', 'apply', 'fixtures/cloud-layout.yaml']]) {
+  for (const args of [
+    ['db', 'init'],
+    ['apply', 'fixtures/cloud.yaml'],
+    ['topology', 'apply', 'fixtures/cloud-layout.yaml'],
+  ]) {
     const r = await placemat([...args, ...db])
     expect(r.code, `placemat ${args.join(' ')}: ${r.stderr}`).toBe(0)
   }
@@ -82,7 +86,9 @@ describe("the README's examples on its example cloud", () => {
     const file = path.join(dir, 'haproxy.cfg')
     fs.writeFileSync(file, cfg)
     const checked = await new Promise<{code: number; text: string}>((resolve) =>
-      execFile(HAPROXY, ['-c', '-f', file], (err, stdout, stderr) => resolve({code: err ? Number(err.code ?? 1) : 0, text: stdout + stderr})),
+      execFile(HAPROXY, ['-c', '-f', file], (err, stdout, stderr) =>
+        resolve({code: err ? Number(err.code ?? 1) : 0, text: stdout + stderr}),
+      ),
     )
     expect(checked.code, checked.text).toBe(0)
     expect(checked.text).not.toMatch(/WARNING|ALERT/)

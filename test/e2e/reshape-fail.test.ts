@@ -53,7 +53,8 @@ const cases: {name: string; plan: unknown; code: number; stderr: RegExp}[] = [
     name: 'a stale provider generation',
     plan: {inventories: {[CN]: {resource_provider_generation: 1, inventories: cnInventory}}, allocations: {}},
     code: 4,
-    stderr: /^placemat: 409 \[placement\.concurrent_update\]: (the reshape would fail: )?resource provider generation conflict for provider 0d0d0d0d-0000-4000-8000-000000000001: actual: 3, given: 1\n$/,
+    stderr:
+      /^placemat: 409 \[placement\.concurrent_update\]: (the reshape would fail: )?resource provider generation conflict for provider 0d0d0d0d-0000-4000-8000-000000000001: actual: 3, given: 1\n$/,
   },
   {
     name: 'a stale consumer generation',
@@ -75,19 +76,25 @@ const cases: {name: string; plan: unknown; code: number; stderr: RegExp}[] = [
     name: 'an overcommit (VM B needs 4 VGPU, its GPU would have 3)',
     plan: OVERCOMMIT,
     code: 4,
-    stderr: /409: (the reshape would fail: )?Unable to allocate inventory: Unable to create allocation for 'VGPU' on resource provider '0d0d0d0d-0000-4000-8000-0000000000b0'\. The requested amount would exceed the capacity\./,
+    stderr:
+      /409: (the reshape would fail: )?Unable to allocate inventory: Unable to create allocation for 'VGPU' on resource provider '0d0d0d0d-0000-4000-8000-0000000000b0'\. The requested amount would exceed the capacity\./,
   },
   {
     name: 'an unknown provider',
-    plan: {inventories: {[CN]: {inventories: cnInventory}, [MISSING]: {resource_provider_generation: 0, inventories: {VGPU: {total: 1}}}}, allocations: {}},
+    plan: {
+      inventories: {[CN]: {inventories: cnInventory}, [MISSING]: {resource_provider_generation: 0, inventories: {VGPU: {total: 1}}}},
+      allocations: {},
+    },
     code: 6,
-    stderr: /400 \[placement\.resource_provider\.not_found\]: (the reshape would fail: )?Resource provider 0d0d0d0d-0000-4000-8000-0000000000ff in inventories not found/,
+    stderr:
+      /400 \[placement\.resource_provider\.not_found\]: (the reshape would fail: )?Resource provider 0d0d0d0d-0000-4000-8000-0000000000ff in inventories not found/,
   },
   {
     name: 'dropping inventory that has allocations',
     plan: {inventories: {[CN]: {inventories: {VCPU: cnInventory.VCPU, MEMORY_MB: cnInventory.MEMORY_MB}}}, allocations: {}},
     code: 4,
-    stderr: /409 \[placement\.inventory\.inuse\]: (the reshape would fail: )?update conflict: Inventory for 'VGPU' on resource provider '0d0d0d0d-0000-4000-8000-000000000001' in use\./,
+    stderr:
+      /409 \[placement\.inventory\.inuse\]: (the reshape would fail: )?update conflict: Inventory for 'VGPU' on resource provider '0d0d0d0d-0000-4000-8000-000000000001' in use\./,
   },
   {
     name: 'a move from a provider that does not exist (3, as for any missing provider)',
@@ -104,7 +111,10 @@ describe('a failing reshape changes nothing', () => {
       const dump = dumpDb(file)
       const exported = (await placemat(['export', ...online])).stdout
       for (const extra of [[], ['--dry-run']]) {
-        const [d, f] = await Promise.all([placemat(['reshape', plan, ...extra, ...online]), placemat(['reshape', plan, ...extra, ...offline])])
+        const [d, f] = await Promise.all([
+          placemat(['reshape', plan, ...extra, ...online]),
+          placemat(['reshape', plan, ...extra, ...offline]),
+        ])
         for (const r of [d, f]) {
           expect(r.code, r.stderr).toBe(c.code)
           expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1)
@@ -156,7 +166,11 @@ class FailingReshaper implements Transport {
   }
   async send(method: string, p: string, headers: Record<string, string>, body?: string): Promise<ApiResponse> {
     if (p.startsWith('/placemat/')) {
-      return {status: 404, headers: {'content-type': 'application/json'}, body: {errors: [{status: 404, code: 'placement.undefined_code', detail: 'The resource could not be found.', title: 'Not Found'}]}}
+      return {
+        status: 404,
+        headers: {'content-type': 'application/json'},
+        body: {errors: [{status: 404, code: 'placement.undefined_code', detail: 'The resource could not be found.', title: 'Not Found'}]},
+      }
     }
     if (method === 'POST' && p === '/reshaper' && this.calls++ < this.times) {
       const {status, code, detail} = this.answer
@@ -182,9 +196,16 @@ describe('online, in process', () => {
     (await client.get('/resource_providers')).resource_providers.map((p: any) => p.name).sort()
 
   it('a reshape the server refuses takes back the providers it created', async () => {
-    const t = new FailingReshaper(new HttpTransport(other.url, 'admin'), {status: 409, code: 'placement.undefined_code', detail: 'refused'}, 1)
+    const t = new FailingReshaper(
+      new HttpTransport(other.url, 'admin'),
+      {status: 409, code: 'placement.undefined_code', detail: 'refused'},
+      1,
+    )
     const client = new PlacementClient(t)
-    await expect(runReshape(await chooseBackend(client, {local: false}), plan(), {dryRun: false})).rejects.toMatchObject({status: 409, detail: 'refused'})
+    await expect(runReshape(await chooseBackend(client, {local: false}), plan(), {dryRun: false})).rejects.toMatchObject({
+      status: 409,
+      detail: 'refused',
+    })
     expect(t.calls).toBe(1)
     expect(await names(client)).toEqual(['compute-vgpu-1'])
   })
@@ -202,7 +223,8 @@ describe('online, in process', () => {
         send(method: string, p: string, headers: Record<string, string>, body?: string) {
           if (p === '/placemat/v1/batch' && batches++ === 0) {
             const doc = JSON.parse(body!)
-            for (const o of doc.operations) if (o.op === 'reshape') for (const inv of Object.values<any>(o.inventories)) inv.resource_provider_generation += 100
+            for (const o of doc.operations)
+              if (o.op === 'reshape') for (const inv of Object.values<any>(o.inventories)) inv.resource_provider_generation += 100
             body = JSON.stringify(doc)
           }
           return inner.send(method, p, headers, body)

@@ -48,7 +48,18 @@ beforeAll(async () => {
         allocations: new Map(),
       }
       s.addConsumer(c)
-      s.setAllocations(c, new Map([[CN, new Map([['VCPU', 1], ['VGPU', 2]])]]))
+      s.setAllocations(
+        c,
+        new Map([
+          [
+            CN,
+            new Map([
+              ['VCPU', 1],
+              ['VGPU', 2],
+            ]),
+          ],
+        ]),
+      )
     }
   })
   await store.close()

@@ -34,7 +34,9 @@ describe('placemat reshape fixtures/reshape/vgpu.yaml', () => {
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/^Before:\n {2}compute-vgpu-1 {2}0d0d0d0d-0000-4000-8000-000000000001 {2}generation 3\n(.*\n){3}/m)
     expect(r.stdout).toMatch(/ {6}VGPU +6\/8 {2}total 8, max 4/)
-    expect(r.stdout).toMatch(/After:\n {2}compute-vgpu-1 .*generation 6\n {6}MEMORY_MB .*\n {6}VCPU .*\n {4}compute-vgpu-1_pgpu0 .*generation 3 {2}\(new\)\n {8}VGPU +2\/4/)
+    expect(r.stdout).toMatch(
+      /After:\n {2}compute-vgpu-1 .*generation 6\n {6}MEMORY_MB .*\n {6}VCPU .*\n {4}compute-vgpu-1_pgpu0 .*generation 3 {2}\(new\)\n {8}VGPU +2\/4/,
+    )
     expect(r.stdout).toMatch(/compute-vgpu-1_pgpu1 .*\(new\)\n {8}VGPU +4\/4/)
     expect(r.stdout).toContain(`${VM_A}  VGPU:2  compute-vgpu-1 -> compute-vgpu-1_pgpu0`)
     expect(r.stdout).toContain(`${VM_B}  VGPU:4  compute-vgpu-1 -> compute-vgpu-1_pgpu1`)
@@ -79,7 +81,11 @@ describe('placemat reshape fixtures/reshape/vgpu.yaml', () => {
       const snap = YAML.parse(ex.stdout)
       const byUuid = Object.fromEntries(snap.providers.map((p: any) => [p.uuid, p]))
       expect(Object.keys(byUuid[CN].inventories).sort()).toEqual(['MEMORY_MB', 'VCPU'])
-      expect(byUuid[PGPU0]).toMatchObject({name: 'compute-vgpu-1_pgpu0', parent_provider_uuid: CN, inventories: {VGPU: {total: 4, max_unit: 4}}})
+      expect(byUuid[PGPU0]).toMatchObject({
+        name: 'compute-vgpu-1_pgpu0',
+        parent_provider_uuid: CN,
+        inventories: {VGPU: {total: 4, max_unit: 4}},
+      })
       expect(byUuid[PGPU1]).toMatchObject({name: 'compute-vgpu-1_pgpu1', parent_provider_uuid: CN, inventories: {VGPU: {total: 4}}})
       const consumers = Object.fromEntries(snap.consumers.map((c: any) => [c.uuid, c]))
       expect(consumers[VM_A].allocations).toEqual({[CN]: {MEMORY_MB: 8192, VCPU: 4}, [PGPU0]: {VGPU: 2}})
@@ -92,7 +98,9 @@ describe('placemat reshape fixtures/reshape/vgpu.yaml', () => {
       // The daemon on the same file sees the offline commit at once.
       const after = await fetch(`${neighbour.url}/allocations/${VM_A}`, {headers: {'x-auth-token': 'admin'}}).then((r) => r.json())
       expect(after.allocations[PGPU0].resources).toEqual({VGPU: 2})
-      const usages = await fetch(`${neighbour.url}/resource_providers/${PGPU1}/usages`, {headers: {'x-auth-token': 'admin'}}).then((r) => r.json())
+      const usages = await fetch(`${neighbour.url}/resource_providers/${PGPU1}/usages`, {headers: {'x-auth-token': 'admin'}}).then((r) =>
+        r.json(),
+      )
       expect(usages.usages).toEqual({VGPU: 4})
 
       // Run again (twice, offline and online): the moves are in place, so it is done (exit 0) and nothing changes.
@@ -124,7 +132,10 @@ describe('placemat reshape of part of an idle inventory to a new provider', () =
     expect((await placemat(['db', 'init', '--db', db])).code).toBe(0)
     const daemon = await startServer({db: path.join(vgpu.dir, 'idle-daemon.db'), host: '127.0.0.1', port: 0, auth: 'noauth2'})
     try {
-      for (const t of [['--db', db], ['--url', daemon.url, '--token', 'admin']]) {
+      for (const t of [
+        ['--db', db],
+        ['--url', daemon.url, '--token', 'admin'],
+      ]) {
         expect((await placemat(['apply', hosts, ...t])).code).toBe(0)
         const dry = await placemat(['reshape', plan, '--dry-run', ...t])
         expect(dry.code, dry.stderr).toBe(0)

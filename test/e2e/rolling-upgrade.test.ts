@@ -25,7 +25,8 @@ import {PREVIOUS, buildPreviousRelease, previousReleaseMissing, type PreviousRel
 
 const missing = previousReleaseMissing()
 if (missing) console.warn(`rolling-upgrade: skipped: ${missing}`)
-if (!missing && !postgresAvailable) console.warn('rolling-upgrade: the PostgreSQL run is skipped: no PostgreSQL here (PLACEMAT_TEST_PG_URL or the postgresql package)')
+if (!missing && !postgresAvailable)
+  console.warn('rolling-upgrade: the PostgreSQL run is skipped: no PostgreSQL here (PLACEMAT_TEST_PG_URL or the postgresql package)')
 
 const HEADERS = {'x-auth-token': 'admin', 'openstack-api-version': 'placement 1.39', 'content-type': 'application/json'}
 const PROVIDERS = 20
@@ -45,15 +46,41 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** `daemon start --foreground` of `bin` on `port`; resolves once its health answers 200. */
 async function startNode(bin: string, release: string, db: string, port: number, home: string): Promise<Node> {
-  const child = spawn(process.execPath, [bin, 'daemon', 'start', '--foreground', '--db', db, '--port', String(port), '--auth', 'noauth2', '--shutdown-delay', '1', '--log-level', 'warn'], {
-    cwd: path.dirname(path.dirname(bin)),
-    env: childEnv({PLACEMAT_HOME: home}),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    [
+      bin,
+      'daemon',
+      'start',
+      '--foreground',
+      '--db',
+      db,
+      '--port',
+      String(port),
+      '--auth',
+      'noauth2',
+      '--shutdown-delay',
+      '1',
+      '--log-level',
+      'warn',
+    ],
+    {
+      cwd: path.dirname(path.dirname(bin)),
+      env: childEnv({PLACEMAT_HOME: home}),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   let out = ''
   child.stdout!.on('data', (d) => (out += d))
   child.stderr!.on('data', (d) => (out += d))
-  const node: Node = {release, port, url: `http://127.0.0.1:${port}`, child, output: () => out, exited: new Promise((r) => child.on('exit', (code) => r(code)))}
+  const node: Node = {
+    release,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    child,
+    output: () => out,
+    exited: new Promise((r) => child.on('exit', (code) => r(code))),
+  }
   live.add(node)
   void node.exited.then(() => live.delete(node))
   await until(async () => {
@@ -89,7 +116,11 @@ async function health(url: string): Promise<{status: number | string; body: any}
 /** A cloud of PROVIDERS hosts with small inventories (80 claims of one VCPU fill it). */
 async function seedCloud(url: string): Promise<void> {
   for (let i = 1; i <= PROVIDERS; i++) {
-    const made = await fetch(`${url}/resource_providers`, {method: 'POST', headers: HEADERS, body: JSON.stringify({uuid: rp(i), name: `host-${i}`})})
+    const made = await fetch(`${url}/resource_providers`, {
+      method: 'POST',
+      headers: HEADERS,
+      body: JSON.stringify({uuid: rp(i), name: `host-${i}`}),
+    })
     expect(made.status).toBe(200)
     const inv = await fetch(`${url}/resource_providers/${rp(i)}/inventories`, {
       method: 'PUT',
@@ -110,7 +141,9 @@ async function audit(rows: Rows, report: ChurnReport): Promise<{lost: string[]; 
     ;(c[String(r.provider_uuid)] ??= {})[String(r.resource_class)] = Number(r.used)
     held.set(String(r.consumer_uuid), c)
   }
-  const lost = [...report.held].filter(([consumer, claim]) => JSON.stringify(sorted(held.get(consumer))) !== JSON.stringify(sorted(claim))).map(([c]) => c)
+  const lost = [...report.held]
+    .filter(([consumer, claim]) => JSON.stringify(sorted(held.get(consumer))) !== JSON.stringify(sorted(claim)))
+    .map(([c]) => c)
   const overcommit = (
     await rows(
       `select a.provider_uuid, a.resource_class, sum(a.used) as used, max(i.total) as total, max(i.reserved) as reserved, max(i.allocation_ratio) as ratio
@@ -124,21 +157,35 @@ async function audit(rows: Rows, report: ChurnReport): Promise<{lost: string[]; 
 }
 
 const sorted = (claim: Record<string, Record<string, number>> | undefined) =>
-  claim ? Object.keys(claim).sort().map((p) => [p, Object.entries(claim[p]).sort()]) : null
+  claim
+    ? Object.keys(claim)
+        .sort()
+        .map((p) => [p, Object.entries(claim[p]).sort()])
+    : null
 
 /** Waits until every node's journal position is the database's head; returns them. */
 async function settle(rows: Rows, nodes: Node[]): Promise<{head: number; positions: number[]}> {
   const head = Number((await rows("select value from placemat_meta where key = 'change_counter'"))[0].value)
   let positions: number[] = []
-  await until(async () => {
-    positions = await Promise.all(nodes.map(async (n) => Number((await health(n.url)).body?.journal?.position ?? -1)))
-    return positions.every((p) => p === head)
-  }, `every node at journal position ${head}`, 30_000).catch(() => undefined)
+  await until(
+    async () => {
+      positions = await Promise.all(nodes.map(async (n) => Number((await health(n.url)).body?.journal?.position ?? -1)))
+      return positions.every((p) => p === head)
+    },
+    `every node at journal position ${head}`,
+    30_000,
+  ).catch(() => undefined)
   return {head, positions}
 }
 
 /** The run's numbers, for the log. */
-function summary(name: string, report: ChurnReport, balancer: Balancer, a: {lost: string[]; overcommit: string[]}, s: {head: number; positions: number[]}): string {
+function summary(
+  name: string,
+  report: ChurnReport,
+  balancer: Balancer,
+  a: {lost: string[]; overcommit: string[]},
+  s: {head: number; positions: number[]},
+): string {
   return (
     `rolling-upgrade ${name}: answers ${JSON.stringify(report.statuses)}; unexpected ${report.unexpected.length}; ` +
     `claims held ${report.held.size}, lost ${a.lost.length}; over capacity ${a.overcommit.length}; longest gap ${longestGap(report.successes)} ms; ` +
@@ -208,10 +255,14 @@ describe.skipIf(missing !== null)(`a rolling upgrade from placemat ${PREVIOUS.re
           expect(status.stdout).toMatch(/nodes +1 of placemat 0\.2\.0, traces of a release before 0\.2\.0 \(not registered\)/)
           expect(status.stdout).toContain(`placemat 0.2.0 on ${os.hostname()}`)
           expect(status.stdout).toContain(`http://127.0.0.1:${ports[0]}`)
-          expect(status.stdout).toMatch(/release before 0\.2\.0 \(not registered\): \d+ connection\(s\) from 127\.0\.0\.1 with no application_name/)
+          expect(status.stdout).toMatch(
+            /release before 0\.2\.0 \(not registered\): \d+ connection\(s\) from 127\.0\.0\.1 with no application_name/,
+          )
           const gate = await now(['upgrade', 'check', '--db', url, '--json'], cli)
           expect(gate.code, gate.stderr).toBe(1)
-          const checks = Object.fromEntries(JSON.parse(gate.stdout).checks.map((c: {check: string; details: string}) => [c.check, c.details]))
+          const checks = Object.fromEntries(
+            JSON.parse(gate.stdout).checks.map((c: {check: string; details: string}) => [c.check, c.details]),
+          )
           expect(checks['Schema Migrations']).toContain('placemat db upgrade --contract')
           expect(checks['Nodes Serving the Database']).toContain('release before 0.2.0 (not registered)')
           const refused = await now(['db', 'upgrade', '--contract', '--db', url], cli)
@@ -222,7 +273,10 @@ describe.skipIf(missing !== null)(`a rolling upgrade from placemat ${PREVIOUS.re
         }
         await pause(1000)
       }
-      expect(drains.every((d) => d === 503), `health right after SIGTERM: ${drains.join(', ')}`).toBe(true)
+      expect(
+        drains.every((d) => d === 503),
+        `health right after SIGTERM: ${drains.join(', ')}`,
+      ).toBe(true)
       // From here every node is of this release: none may answer a follow-up as if it had not seen the claim.
       const allThisRelease = Date.now()
       // The last old node's connections close as it exits: the contract runs once they are gone.
@@ -240,7 +294,9 @@ describe.skipIf(missing !== null)(`a rolling upgrade from placemat ${PREVIOUS.re
       const a = await audit(rows, report)
       console.log(summary('PostgreSQL', report, balancer, a, settled))
       const stale = report.stale.filter((s) => s.at > allThisRelease)
-      console.log(`rolling-upgrade PostgreSQL: follow-ups ${report.followUps}, stale ${report.stale.length} (${stale.length} once every node was of this release)`)
+      console.log(
+        `rolling-upgrade PostgreSQL: follow-ups ${report.followUps}, stale ${report.stale.length} (${stale.length} once every node was of this release)`,
+      )
       expect(stale).toEqual([])
       expect(report.unexpected).toEqual([])
       expect(a.lost).toEqual([])
@@ -248,7 +304,12 @@ describe.skipIf(missing !== null)(`a rolling upgrade from placemat ${PREVIOUS.re
       expect(report.statuses[409] ?? 0, 'the cloud filled: some claims were refused').toBeGreaterThan(0)
       expect(settled.positions).toEqual(nodes.map(() => settled.head))
       const status = await now(['db', 'status', '--db', url, '--json'], cli)
-      expect(JSON.parse(status.stdout)).toMatchObject({state: 'current', serves: true, min_release: {release: '0.2.0'}, nodes: {unregistered: []}})
+      expect(JSON.parse(status.stdout)).toMatchObject({
+        state: 'current',
+        serves: true,
+        min_release: {release: '0.2.0'},
+        nodes: {unregistered: []},
+      })
       expect(JSON.parse(status.stdout).nodes.registered).toHaveLength(3)
 
       // What placemat 0.1.0 does on the database this release contracted: it starts (it cannot
@@ -260,14 +321,26 @@ describe.skipIf(missing !== null)(`a rolling upgrade from placemat ${PREVIOUS.re
         method: 'PUT',
         headers: HEADERS,
         // One MB: free on every host, however full the churn left the VCPUs.
-        body: JSON.stringify({allocations: {[rp(1)]: {resources: {MEMORY_MB: 1}}}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'}),
+        body: JSON.stringify({
+          allocations: {[rp(1)]: {resources: {MEMORY_MB: 1}}},
+          project_id: 'p',
+          user_id: 'u',
+          consumer_generation: null,
+          consumer_type: 'INSTANCE',
+        }),
       })
       const claimBody = await claim.text()
       const after = await health(again.url)
       console.log(
         `rolling-upgrade PostgreSQL: placemat ${PREVIOUS.release} started on the contracted database: health before its first claim 200; ` +
           `PUT /allocations -> ${claim.status} ${claimBody.slice(0, 200)}; health after -> ${after.status} ${JSON.stringify(after.body).slice(0, 200)}; ` +
-          `its log: ${again.output().split('\n').filter((l) => l.includes('contracted')).slice(0, 1).join('').slice(0, 400)}`,
+          `its log: ${again
+            .output()
+            .split('\n')
+            .filter((l) => l.includes('contracted'))
+            .slice(0, 1)
+            .join('')
+            .slice(0, 400)}`,
       )
       expect(claim.status).toBe(503)
       expect(after.status).toBe(503)
@@ -340,21 +413,36 @@ describe.skipIf(missing !== null)(`a rolling upgrade from placemat ${PREVIOUS.re
     const claim = await fetch(`${again.url}/allocations/c0000000-0000-4000-8000-000000000002`, {
       method: 'PUT',
       headers: HEADERS,
-      body: JSON.stringify({allocations: {[rp(2)]: {resources: {MEMORY_MB: 1}}}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'}),
+      body: JSON.stringify({
+        allocations: {[rp(2)]: {resources: {MEMORY_MB: 1}}},
+        project_id: 'p',
+        user_id: 'u',
+        consumer_generation: null,
+        consumer_type: 'INSTANCE',
+      }),
     })
-    console.log(`rolling-upgrade SQLite: placemat ${PREVIOUS.release} started on the contracted file: health ${(await health(again.url)).status}, PUT /allocations -> ${claim.status}`)
+    console.log(
+      `rolling-upgrade SQLite: placemat ${PREVIOUS.release} started on the contracted file: health ${(await health(again.url)).status}, PUT /allocations -> ${claim.status}`,
+    )
     await stopNode(again)
 
     // Must show: a release started on a database a newer release contracted is refused, naming both.
     const contracted = path.join(home, 'contracted.db')
     expect((await now(['db', 'init', '--db', contracted], home)).code).toBe(0)
     const raw = new SQLite(contracted)
-    raw.prepare("update placemat_meta set value = ? where key = 'min_release'").run(JSON.stringify({release: '0.3.0', migration: '0015_simulated_contract'}))
+    raw
+      .prepare("update placemat_meta set value = ? where key = 'min_release'")
+      .run(JSON.stringify({release: '0.3.0', migration: '0015_simulated_contract'}))
     raw.prepare('insert into kysely_migration (name, timestamp) values (?, ?)').run('0015_simulated_contract', new Date().toISOString())
     raw.close()
-    const start = await now(['daemon', 'start', '--foreground', '--db', contracted, '--port', String(await freePort()), '--auth', 'noauth2'], home)
+    const start = await now(
+      ['daemon', 'start', '--foreground', '--db', contracted, '--port', String(await freePort()), '--auth', 'noauth2'],
+      home,
+    )
     console.log(`rolling-upgrade: this release on a database placemat 0.3.0 contracted (exit ${start.code}): ${start.stderr.trim()}`)
     expect(start.code).toBe(3)
-    expect(start.stderr).toContain(`database ${contracted} was contracted by placemat 0.3.0 (0015_simulated_contract): it needs placemat 0.3.0 or later; this is placemat 0.2.0`)
+    expect(start.stderr).toContain(
+      `database ${contracted} was contracted by placemat 0.3.0 (0015_simulated_contract): it needs placemat 0.3.0 or later; this is placemat 0.2.0`,
+    )
   }, 180_000)
 })

@@ -48,15 +48,29 @@ describe.skipIf(!postgresAvailable)('writes across three nodes on PostgreSQL', (
     }
     for (let i = 1; i <= 12; i++) {
       const on = nodes[i % 3].url
-      expect((await fetch(`${on}/resource_providers`, {method: 'POST', headers: HEADERS, body: JSON.stringify({uuid: rp(i), name: `host-${i}`})})).status).toBe(200)
+      expect(
+        (
+          await fetch(`${on}/resource_providers`, {
+            method: 'POST',
+            headers: HEADERS,
+            body: JSON.stringify({uuid: rp(i), name: `host-${i}`}),
+          })
+        ).status,
+      ).toBe(200)
       const inv = {resource_provider_generation: 0, inventories: {VCPU: {total: 100_000}, MEMORY_MB: {total: 100_000_000}}}
-      expect((await fetch(`${on}/resource_providers/${rp(i)}/inventories`, {method: 'PUT', headers: HEADERS, body: JSON.stringify(inv)})).status).toBe(200)
+      expect(
+        (await fetch(`${on}/resource_providers/${rp(i)}/inventories`, {method: 'PUT', headers: HEADERS, body: JSON.stringify(inv)})).status,
+      ).toBe(200)
     }
     const churn = startChurn(
       nodes.map((n) => n.url),
       {workers: 8, pauseMs: 0, followUps: 1},
     )
-    await until(() => churn.report.followUps >= FOLLOW_UPS || churn.report.unexpected.length > 20, `${FOLLOW_UPS} follow-ups`, 170_000).catch(() => undefined)
+    await until(
+      () => churn.report.followUps >= FOLLOW_UPS || churn.report.unexpected.length > 20,
+      `${FOLLOW_UPS} follow-ups`,
+      170_000,
+    ).catch(() => undefined)
     const report = await churn.stop()
 
     // What the database holds against what the writers were told.
@@ -70,7 +84,16 @@ describe.skipIf(!postgresAvailable)('writes across three nodes on PostgreSQL', (
     }
     await client.end()
     const same = (a?: Record<string, Record<string, number>>, b?: Record<string, Record<string, number>>) =>
-      JSON.stringify(Object.entries(a ?? {}).sort().map(([p, r]) => [p, Object.entries(r).sort()])) === JSON.stringify(Object.entries(b ?? {}).sort().map(([p, r]) => [p, Object.entries(r).sort()]))
+      JSON.stringify(
+        Object.entries(a ?? {})
+          .sort()
+          .map(([p, r]) => [p, Object.entries(r).sort()]),
+      ) ===
+      JSON.stringify(
+        Object.entries(b ?? {})
+          .sort()
+          .map(([p, r]) => [p, Object.entries(r).sort()]),
+      )
     const lost = [...report.held].filter(([consumer, claim]) => !same(held.get(consumer), claim)).map(([c]) => c)
     const leaked = [...held.keys()].filter((c) => !report.held.has(c) && !report.unsure.has(c))
 
@@ -94,23 +117,40 @@ describe('the command line on the file a daemon serves', () => {
   it('resizes and releases, with --db, claims the daemon acknowledged just before', async () => {
     const db = path.join(dir, 'p.db')
     const d = await startForeground(['--db', db, '--auth', 'noauth2', '--log-level', 'warn'], {PLACEMAT_HOME: dir})
-    expect((await fetch(`${d.url}/resource_providers`, {method: 'POST', headers: HEADERS, body: JSON.stringify({uuid: rp(1), name: 'host-1'})})).status).toBe(200)
+    expect(
+      (await fetch(`${d.url}/resource_providers`, {method: 'POST', headers: HEADERS, body: JSON.stringify({uuid: rp(1), name: 'host-1'})}))
+        .status,
+    ).toBe(200)
     const inv = {resource_provider_generation: 0, inventories: {VCPU: {total: 64}}}
-    expect((await fetch(`${d.url}/resource_providers/${rp(1)}/inventories`, {method: 'PUT', headers: HEADERS, body: JSON.stringify(inv)})).status).toBe(200)
+    expect(
+      (await fetch(`${d.url}/resource_providers/${rp(1)}/inventories`, {method: 'PUT', headers: HEADERS, body: JSON.stringify(inv)}))
+        .status,
+    ).toBe(200)
     const claim = (consumer: string) =>
       fetch(`${d.url}/allocations/${consumer}`, {
         method: 'PUT',
         headers: HEADERS,
-        body: JSON.stringify({allocations: {[rp(1)]: {resources: {VCPU: 1}}}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE'}),
+        body: JSON.stringify({
+          allocations: {[rp(1)]: {resources: {VCPU: 1}}},
+          project_id: 'p',
+          user_id: 'u',
+          consumer_generation: null,
+          consumer_type: 'INSTANCE',
+        }),
       })
     for (let i = 0; i < 4; i++) {
       const consumer = `c0000000-0000-4000-8000-${String(i).padStart(12, '0')}`
       expect((await claim(consumer)).status).toBe(204)
-      const cli = i % 2 ? ['allocation', 'delete', consumer, '--db', db] : ['allocation', 'set', consumer, '--allocation', `rp=${rp(1)},VCPU=2`, '--db', db]
+      const cli =
+        i % 2
+          ? ['allocation', 'delete', consumer, '--db', db]
+          : ['allocation', 'set', consumer, '--allocation', `rp=${rp(1)},VCPU=2`, '--db', db]
       const r = await placemat(cli, {env: {PLACEMAT_HOME: dir}})
       expect(r.code, `${cli.join(' ')}: ${r.stderr}`).toBe(0)
     }
-    const usages = (await (await fetch(`${d.url}/resource_providers/${rp(1)}/usages`, {headers: HEADERS})).json()) as {usages: Record<string, number>}
+    const usages = (await (await fetch(`${d.url}/resource_providers/${rp(1)}/usages`, {headers: HEADERS})).json()) as {
+      usages: Record<string, number>
+    }
     expect(usages.usages.VCPU).toBe(4) // two resized to 2, two released
   })
 })

@@ -91,7 +91,9 @@ describe('export then import of a cloud with shared storage and hard groups', ()
     doc.groups.push({name: 'pair', policy: 'anti-affinity', level: 'host', soft: false, generation: 1, members: [C(1), C(11)]})
     const r = await placemat(['import', '-', '--db', path.join(dir, 'broken.db')], {input: JSON.stringify(doc)})
     expect(r.code).toBe(4)
-    expect(r.stderr).toMatch(`group pair (anti-affinity by host): 2 members in host cn-1 (at most 1) [cn-1: ${C(1)}, ${C(11)}]; nothing imported`)
+    expect(r.stderr).toMatch(
+      `group pair (anti-affinity by host): 2 members in host cn-1 (at most 1) [cn-1: ${C(1)}, ${C(11)}]; nothing imported`,
+    )
   }, 60_000)
 })
 
@@ -112,7 +114,9 @@ describe('the topology over plain Placement', () => {
 
   it('topology show given the layout: the same racks, hosts and totals as placemat, the shared providers in none', async () => {
     const mine = JSON.parse(ok(await placemat(['topology', 'show', '--json', '--url', server.url, '--token', 'admin'])))
-    const plain = JSON.parse(ok(await placemat(['topology', 'show', '--json', '--layout', path.join(dir, 'layout.yaml'), '--url', proxy.url, '--token', 'admin'])))
+    const plain = JSON.parse(
+      ok(await placemat(['topology', 'show', '--json', '--layout', path.join(dir, 'layout.yaml'), '--url', proxy.url, '--token', 'admin'])),
+    )
     expect(JSON.stringify(mine.topology)).not.toMatch(/ceph/)
     expect(plain.topology).toEqual(mine.topology)
   }, 60_000)

@@ -89,7 +89,23 @@ beforeAll(async () => {
   ok(await placemat(['group', 'add', 'spread', C(1), C(4), ...db]))
   ok(await placemat(['group', 'add', 'soft-apart', C(1), C(3), '--allow-violations', ...db]))
   // c5 gives its allocations to c6 and holds nothing: placemat keeps what it was.
-  ok(await placemat(['claim', C(5), '--resources', 'VCPU:2', '--in-tree', 'h4', '--consumer-type', 'INSTANCE', '--project', 'p5', '--user', 'u5', ...db]))
+  ok(
+    await placemat([
+      'claim',
+      C(5),
+      '--resources',
+      'VCPU:2',
+      '--in-tree',
+      'h4',
+      '--consumer-type',
+      'INSTANCE',
+      '--project',
+      'p5',
+      '--user',
+      'u5',
+      ...db,
+    ]),
+  )
   ok(await placemat(['claim', 'move', C(5), '--to', C(6), ...db]))
   ok(await placemat(['host', 'disable', 'h6', '--reason', 'fan failure: ticket 42', ...db]))
   const served = path.join(dir, 'served.db')
@@ -103,12 +119,9 @@ afterAll(async () => {
 
 /** What an operator reads of the topology, the groups, hosts' aggregates and status, as tables and as JSON. */
 async function views(target: string[]): Promise<Record<string, string>> {
-  const commands = [
-    ['topology', 'show'],
-    ['group', 'list'],
-    ...GROUPS.map((g) => ['group', 'show', g]),
-    ['host', 'show', 'h6'],
-  ].flatMap((c) => [c, [...c, '--json']])
+  const commands = [['topology', 'show'], ['group', 'list'], ...GROUPS.map((g) => ['group', 'show', g]), ['host', 'show', 'h6']].flatMap(
+    (c) => [c, [...c, '--json']],
+  )
   // A host's aggregates in the order they were stored differ on the copy (a snapshot sorts them): by uuid.
   commands.push(...['h1', 'h2', 'h3'].map((h) => ['aggregate', 'list', h, '--sort-column', 'aggregate']))
   const outputs = await mapLimit(commands, 4, async (c) => ok(await placemat([...c, ...target])))
@@ -117,7 +130,10 @@ async function views(target: string[]): Promise<Record<string, string>> {
 
 describe('export then import into a new file: the topology and the groups as they were', () => {
   const sources = () => ({db: ['--db', source], daemon: ['--url', server.url, '--token', 'admin']})
-  for (const [name, format] of [['db', 'yaml'], ['daemon', 'json']] as const) {
+  for (const [name, format] of [
+    ['db', 'yaml'],
+    ['daemon', 'json'],
+  ] as const) {
     it(`from a ${name === 'db' ? '--db file' : 'daemon'} (${format})`, async () => {
       const from = sources()[name]
       const snapFile = path.join(dir, `snap-${name}.${format}`)
@@ -130,7 +146,9 @@ describe('export then import into a new file: the topology and the groups as the
       expect(snap.groups.map((g: any) => g.name)).toEqual(['anti', 'near', 'soft-apart', 'spread'])
       expect(snap.moved_consumers).toMatchObject([{uuid: C(5), moved_to: C(6), project_id: 'p5', user_id: 'u5', consumer_type: 'INSTANCE'}])
       expect(snap.aggregate_names).toEqual(NAMES)
-      expect(snap.providers.filter((p: any) => 'disabled_reason' in p).map((p: any) => [p.name, p.disabled_reason])).toEqual([['h6', 'fan failure: ticket 42']])
+      expect(snap.providers.filter((p: any) => 'disabled_reason' in p).map((p: any) => [p.name, p.disabled_reason])).toEqual([
+        ['h6', 'fan failure: ticket 42'],
+      ])
 
       const target = path.join(dir, `imported-${name}.db`)
       const imp = await placemat(['import', snapFile, '--db', target])
@@ -148,7 +166,11 @@ describe('export then import into a new file: the topology and the groups as the
       expect(again.stdout).toBe(fs.readFileSync(snapFile, 'utf8'))
       // The copy knows what c5 was: claimed again without --project/--user, it is p5/u5's INSTANCE.
       ok(await placemat(['claim', C(5), '--resources', 'VCPU:1', '--in-tree', 'h5', '--db', target]))
-      expect(JSON.parse(ok(await placemat(['claim', 'show', C(5), '--json', '--db', target])))).toMatchObject({project_id: 'p5', user_id: 'u5', consumer_type: 'INSTANCE'})
+      expect(JSON.parse(ok(await placemat(['claim', 'show', C(5), '--json', '--db', target])))).toMatchObject({
+        project_id: 'p5',
+        user_id: 'u5',
+        consumer_type: 'INSTANCE',
+      })
     }, 120_000)
   }
 })
@@ -175,7 +197,10 @@ describe('import refuses what would break a hard group', () => {
   it('a group, topology, aggregate name or disabled reason that does not hold together: exit 2', async () => {
     const snap = YAML.parse(ok(await placemat(['export', '--db', source])))
     const cases: Array<[(s: any) => void, RegExp]> = [
-      [(s) => s.topology.nodes.push({level: 'rack', name: 'k9', parent: 'nowhere'}), /rack k9 is in row nowhere, which is not in the snapshot/],
+      [
+        (s) => s.topology.nodes.push({level: 'rack', name: 'k9', parent: 'nowhere'}),
+        /rack k9 is in row nowhere, which is not in the snapshot/,
+      ],
       [(s) => s.topology.nodes.push({level: 'row', name: 'r1', parent: null}), /row r1 appears twice/],
       [(s) => (s.groups[0].policy = 'together'), /group anti: policy must be one of/],
       [(s) => s.groups.push(s.groups[0]), /group anti appears twice/],
@@ -183,7 +208,10 @@ describe('import refuses what would break a hard group', () => {
       [(s) => s.aggregate_names.push({name: 'fast', uuid: GPU.replace('1', '2')}), /aggregate name fast appears twice/],
       [(s) => s.aggregate_names.push({name: 'slow', uuid: GPU}), new RegExp(`aggregate ${GPU} is named twice`)],
       [(s) => s.aggregate_names.push({name: GPU, uuid: GPU.replace('1', '2')}), /an aggregate name cannot be a uuid/],
-      [(s) => (s.providers.find((p: any) => p.name === 'h5').disabled_reason = 'why'), /disabled_reason is for a host \(a root provider\) with COMPUTE_STATUS_DISABLED/],
+      [
+        (s) => (s.providers.find((p: any) => p.name === 'h5').disabled_reason = 'why'),
+        /disabled_reason is for a host \(a root provider\) with COMPUTE_STATUS_DISABLED/,
+      ],
       [(s) => (s.providers.find((p: any) => p.name === 'h6').disabled_reason = 7), /disabled_reason must be a text/],
     ]
     for (const [change, message] of cases) {
@@ -219,16 +247,20 @@ describe('what cannot be carried is said', () => {
     }
   })
 
-  it.skipIf(!placementAvailable)('export --to-placement says what it leaves out', async () => {
-    const file = path.join(dir, 'placement.db')
-    await syncPlacementDatabase(`sqlite:///${file}`)
-    const r = await placemat(['export', '--db', source, '--to-placement', `sqlite:///${file}`], {env: {PLACEMAT_HOME: dir}})
-    expect(r.code, r.stderr).toBe(0)
-    expect(r.stderr).toBe(
-      'placemat: warning: not written into Placement, which has no place for them: 2 rooms, 4 rows and 7 racks ' +
-        "(their names; the hosts' rack, row and room aggregates are kept), 4 placement groups (8 members), " +
-        '1 moved consumers (the project, user and type of consumers that gave their allocations away with claim move), ' +
-        '3 aggregate names (given by apply files; the aggregates are kept) and 1 reasons hosts are disabled (COMPUTE_STATUS_DISABLED is kept)\n',
-    )
-  }, 60_000)
+  it.skipIf(!placementAvailable)(
+    'export --to-placement says what it leaves out',
+    async () => {
+      const file = path.join(dir, 'placement.db')
+      await syncPlacementDatabase(`sqlite:///${file}`)
+      const r = await placemat(['export', '--db', source, '--to-placement', `sqlite:///${file}`], {env: {PLACEMAT_HOME: dir}})
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stderr).toBe(
+        'placemat: warning: not written into Placement, which has no place for them: 2 rooms, 4 rows and 7 racks ' +
+          "(their names; the hosts' rack, row and room aggregates are kept), 4 placement groups (8 members), " +
+          '1 moved consumers (the project, user and type of consumers that gave their allocations away with claim move), ' +
+          '3 aggregate names (given by apply files; the aggregates are kept) and 1 reasons hosts are disabled (COMPUTE_STATUS_DISABLED is kept)\n',
+      )
+    },
+    60_000,
+  )
 })

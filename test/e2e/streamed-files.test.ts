@@ -55,7 +55,8 @@ describe('import of a JSON snapshot', () => {
     })
     // 1 is the root of 2, 2 of 3; 4 is alone. Listed deepest first.
     const tree = [provider(3, 2), provider(4, null), provider(2, 1), provider(1, null)]
-    const snap = (providers: unknown[]) => JSON.stringify({placemat_snapshot: 1, resource_classes: [], traits: [], providers, consumers: []})
+    const snap = (providers: unknown[]) =>
+      JSON.stringify({placemat_snapshot: 1, resource_classes: [], traits: [], providers, consumers: []})
     const db = path.join(dir, 'tree.db')
     const r = await placemat(['import', '-', '--db', db], {input: snap(tree)})
     expect(r.code, r.stderr).toBe(0)
@@ -185,7 +186,11 @@ describe('apply --db of a JSON file', () => {
       },
     })
     expect([...p.traits].sort()).toEqual(['HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE2', 'STORAGE_DISK_SSD'])
-    expect([...p.aggregates].sort()).toEqual(['0a000000-0000-4000-8000-000000000001', '0a000000-0000-4000-8000-000000000002', '0a000000-0000-4000-8000-000000000003'])
+    expect([...p.aggregates].sort()).toEqual([
+      '0a000000-0000-4000-8000-000000000001',
+      '0a000000-0000-4000-8000-000000000002',
+      '0a000000-0000-4000-8000-000000000003',
+    ])
 
     const again = await placemat(['apply', file, '--db', db])
     expect(again.code, again.stderr).toBe(0)

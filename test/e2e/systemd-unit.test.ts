@@ -45,7 +45,10 @@ describe('the systemd unit', () => {
     // Another unit it is ordered after, with something to say of its own (as Debian's may).
     const others = path.join(dir, 'other-units')
     fs.mkdirSync(others, {recursive: true})
-    fs.writeFileSync(path.join(others, 'postgresql.service'), '[Unit]\nAfter=keystone.service\nUnknownKeyOfAnotherUnit=1\n[Service]\nExecStart=/bin/true\n')
+    fs.writeFileSync(
+      path.join(others, 'postgresql.service'),
+      '[Unit]\nAfter=keystone.service\nUnknownKeyOfAnotherUnit=1\n[Service]\nExecStart=/bin/true\n',
+    )
     for (const env of [{}, {SYSTEMD_UNIT_PATH: `${others}:`}]) {
       const r = spawnSync('systemd-analyze', ['verify', copy], {encoding: 'utf8', cwd: dir, env: {...process.env, ...env}})
       const own = (r.stdout + r.stderr).split('\n').filter((l) => l.includes('placemat.service'))
@@ -54,7 +57,21 @@ describe('the systemd unit', () => {
   })
 
   it('is a notify service of its own user, restarted on failure, sandboxed, and gives the drain its time', () => {
-    expect(Object.fromEntries(['Type', 'NotifyAccess', 'User', 'StateDirectory', 'StateDirectoryMode', 'Restart', 'ExecReload', 'NoNewPrivileges', 'ProtectSystem'].map((k) => [k, settings.get(k)]))).toEqual({
+    expect(
+      Object.fromEntries(
+        [
+          'Type',
+          'NotifyAccess',
+          'User',
+          'StateDirectory',
+          'StateDirectoryMode',
+          'Restart',
+          'ExecReload',
+          'NoNewPrivileges',
+          'ProtectSystem',
+        ].map((k) => [k, settings.get(k)]),
+      ),
+    ).toEqual({
       Type: 'notify',
       NotifyAccess: 'main',
       User: 'placemat',
@@ -74,7 +91,7 @@ describe('the systemd unit', () => {
     expect(settings.has('MemoryDenyWriteExecute')).toBe(false)
   })
 
-  it("serves with its own ExecStart: READY=1 to the notify socket, STOPPING=1 and exit 0 on SIGTERM", async () => {
+  it('serves with its own ExecStart: READY=1 to the notify socket, STOPPING=1 and exit 0 on SIGTERM', async () => {
     const args = execStart(settings)
     expect(args.slice(0, 4)).toEqual(['/usr/local/bin/placemat', 'daemon', 'start', '--foreground'])
     const conf = path.join(dir, 'placement.conf')
@@ -90,7 +107,7 @@ describe('the systemd unit', () => {
     listener.bind(socket)
     try {
       const d = await startForeground(own, {NOTIFY_SOCKET: socket, PLACEMAT_HOME: path.join(dir, 'state'), WATCHDOG_USEC: '30000000'})
-        await until(() => messages.some((m) => m.startsWith('READY=1')), 'READY=1')
+      await until(() => messages.some((m) => m.startsWith('READY=1')), 'READY=1')
       // The database is the data directory's: PLACEMAT_HOME, as the unit sets it.
       expect(fs.existsSync(path.join(dir, 'state', 'placemat.db'))).toBe(true)
       expect(messages).toContain('WATCHDOG=1')

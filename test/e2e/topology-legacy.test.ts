@@ -36,12 +36,19 @@ describe('topology from before the one namespace, on plain Placement', () => {
       ['cn2', [legacyNodeUuid('rack', 'k2')]],
     ] as const) {
       const p = await client.post('/resource_providers', {name}, {version: '1.20'})
-      await client.put(`/resource_providers/${p.uuid}/aggregates`, {aggregates: aggs, resource_provider_generation: p.generation}, {version: '1.19'})
+      await client.put(
+        `/resource_providers/${p.uuid}/aggregates`,
+        {aggregates: aggs, resource_provider_generation: p.generation},
+        {version: '1.19'},
+      )
     }
     const layout = path.join(dir, 'layout.yaml')
     fs.writeFileSync(layout, 'rows:\n  - name: r1\n    racks:\n      - name: k1\n        hosts: [cn1]\n')
     const previous = path.join(dir, 'previous.yaml')
-    fs.writeFileSync(previous, 'rows:\n  - name: r1\n    racks:\n      - name: k1\n        hosts: [cn1]\n      - name: k2\n        hosts: [cn2]\n')
+    fs.writeFileSync(
+      previous,
+      'rows:\n  - name: r1\n    racks:\n      - name: k1\n        hosts: [cn1]\n      - name: k2\n        hosts: [cn2]\n',
+    )
     const r = await placemat(['topology', 'apply', layout, '--prune', '--previous', previous, '--url', proxy.url, '--token', 'admin'])
     expect(r.code, r.stderr).toBe(0)
     const aggsOf = async (name: string) => {

@@ -17,7 +17,10 @@ describe('rack, row and room listings', () => {
       expect((await placemat(['inventory', 'set', h, 'VCPU=8', ...t])).code).toBe(0)
     }
     const layout = path.join(dir, 'layout.yaml')
-    fs.writeFileSync(layout, 'rooms:\n  - name: m1\n    rows:\n      - name: r1\n        racks:\n          - name: k1\n            hosts: [cn1, cn2]\nracks:\n  - name: k9\n    hosts: [cn3]\n')
+    fs.writeFileSync(
+      layout,
+      'rooms:\n  - name: m1\n    rows:\n      - name: r1\n        racks:\n          - name: k1\n            hosts: [cn1, cn2]\nracks:\n  - name: k9\n    hosts: [cn3]\n',
+    )
     expect((await placemat(['topology', 'apply', layout, ...t])).code).toBe(0)
   })
   afterAll(() => fs.rmSync(dir, {recursive: true, force: true}))
@@ -26,7 +29,14 @@ describe('rack, row and room listings', () => {
     const list = await placemat(['rack', 'list', '-f', 'value', '-c', 'name,row,room,hosts,VCPU', ...t])
     expect(list.stdout).toBe('k1 r1 m1 2 0/16\nk9 None None 1 0/8\n')
     const shown = JSON.parse((await placemat(['rack', 'show', 'k1', '--json', ...t])).stdout)
-    expect(shown).toMatchObject({name: 'k1', uuid: nodeUuid('rack', 'k1'), row: 'r1', room: 'm1', hosts: ['cn1', 'cn2'], capacity: {VCPU: 16}})
+    expect(shown).toMatchObject({
+      name: 'k1',
+      uuid: nodeUuid('rack', 'k1'),
+      row: 'r1',
+      room: 'm1',
+      hosts: ['cn1', 'cn2'],
+      capacity: {VCPU: 16},
+    })
     expect((await placemat(['rack', 'show', 'k1', '-f', 'value', '-c', 'uuid', ...t])).stdout).toBe(`${nodeUuid('rack', 'k1')}\n`)
     const missing = await placemat(['rack', 'show', 'nope', ...t])
     expect(missing.code).toBe(3)

@@ -62,7 +62,8 @@ export async function startBalancer(nodes: string[], opts: {attempts?: number; p
         stats.titles503[title] = (stats.titles503[title] ?? 0) + 1
       }
       // A pause after each round of the nodes: a node restarting gets the time to listen again.
-      if ((attempt + 1) % nodes.length === 0) await new Promise((r) => setTimeout(r, Math.min(pauseMs * ((attempt + 1) / nodes.length), 500)))
+      if ((attempt + 1) % nodes.length === 0)
+        await new Promise((r) => setTimeout(r, Math.min(pauseMs * ((attempt + 1) / nodes.length), 500)))
     }
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
@@ -75,14 +76,24 @@ export async function startBalancer(nodes: string[], opts: {attempts?: number; p
 }
 
 /** One try: the node's answer, or null when the connection failed before one came. */
-function send(node: string, method: string, path: string, headers: http.OutgoingHttpHeaders, body: Buffer): Promise<{status: number; headers: http.IncomingHttpHeaders; body: Buffer} | null> {
+function send(
+  node: string,
+  method: string,
+  path: string,
+  headers: http.OutgoingHttpHeaders,
+  body: Buffer,
+): Promise<{status: number; headers: http.IncomingHttpHeaders; body: Buffer} | null> {
   return new Promise((resolve) => {
-    const req = http.request(`${node}${path}`, {method, headers: {...headers, 'content-length': String(body.length)}, agent: false, timeout: 60_000}, (res) => {
-      const parts: Buffer[] = []
-      res.on('data', (c) => parts.push(c))
-      res.on('end', () => resolve({status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(parts)}))
-      res.on('error', () => resolve(null))
-    })
+    const req = http.request(
+      `${node}${path}`,
+      {method, headers: {...headers, 'content-length': String(body.length)}, agent: false, timeout: 60_000},
+      (res) => {
+        const parts: Buffer[] = []
+        res.on('data', (c) => parts.push(c))
+        res.on('end', () => resolve({status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(parts)}))
+        res.on('error', () => resolve(null))
+      },
+    )
     req.on('timeout', () => req.destroy(new Error('timeout')))
     req.on('error', () => resolve(null))
     req.end(body)
@@ -93,7 +104,13 @@ function send(node: string, method: string, path: string, headers: http.Outgoing
 function titleOf(body: Buffer): string {
   try {
     const e = JSON.parse(body.toString()).errors?.[0]
-    return `${e?.title ?? '?'}: ${String(e?.detail ?? '').split('\n').filter(Boolean).at(-1)?.slice(0, 80) ?? ''}`
+    return `${e?.title ?? '?'}: ${
+      String(e?.detail ?? '')
+        .split('\n')
+        .filter(Boolean)
+        .at(-1)
+        ?.slice(0, 80) ?? ''
+    }`
   } catch {
     return body.toString().slice(0, 80)
   }

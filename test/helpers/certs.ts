@@ -17,7 +17,24 @@ export interface Ca {
 
 /** A new authority in `dir` (ca.pem, ca-key.pem). */
 export function makeCa(dir: string): Ca {
-  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca-key.pem', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=placemat test CA'], dir)
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca-key.pem',
+      '-out',
+      'ca.pem',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=placemat test CA',
+    ],
+    dir,
+  )
   return {dir, cert: path.join(dir, 'ca.pem'), key: path.join(dir, 'ca-key.pem')}
 }
 
@@ -30,7 +47,26 @@ export function serverCert(ca: Ca, name: string): {cert: string; key: string; bo
   const ext = path.join(dir, `${name}.ext`)
   fs.writeFileSync(ext, 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n')
   openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}-key.pem`, '-out', `${name}.csr`, '-subj', '/CN=127.0.0.1'], dir)
-  openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', ext], dir)
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca-key.pem',
+      '-CAcreateserial',
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      '-extfile',
+      ext,
+    ],
+    dir,
+  )
   const cert = path.join(dir, `${name}.pem`)
   const key = path.join(dir, `${name}-key.pem`)
   const both = path.join(dir, `${name}-both.pem`)

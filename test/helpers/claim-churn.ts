@@ -14,7 +14,12 @@
 import {randomUUID} from 'node:crypto'
 import {RESENT_AFTER_LOST} from './balancer.js'
 
-const HEADERS = {'x-auth-token': 'admin', 'openstack-api-version': 'placement 1.39', 'content-type': 'application/json', accept: 'application/json'}
+const HEADERS = {
+  'x-auth-token': 'admin',
+  'openstack-api-version': 'placement 1.39',
+  'content-type': 'application/json',
+  accept: 'application/json',
+}
 
 /** A claim a PUT answered 204: the consumer's allocations, provider -> class -> amount. */
 export type Claim = Record<string, Record<string, number>>
@@ -56,7 +61,13 @@ export function startChurn(url: string | string[], opts: ChurnOptions = {}): Chu
   const urls = Array.isArray(url) ? url : [url]
   let stopped = false
   /** One request; `followUp`: a resize or release right after the claim, whose refusal as if the claim were not there is stale. */
-  const call = async (method: string, path: string, body?: unknown, on = urls[0], followUp = false): Promise<{status: number; json: any}> => {
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    on = urls[0],
+    followUp = false,
+  ): Promise<{status: number; json: any}> => {
     let status = 0
     let text = ''
     let resent = false
@@ -106,7 +117,13 @@ export function startChurn(url: string | string[], opts: ChurnOptions = {}): Chu
     const r = await call(
       'PUT',
       `/allocations/${consumer}`,
-      {allocations: Object.fromEntries(Object.entries(bigger).map(([rp, resources]) => [rp, {resources}])), project_id: 'churn-project', user_id: 'churn-user', consumer_generation: 1, consumer_type: 'INSTANCE'},
+      {
+        allocations: Object.fromEntries(Object.entries(bigger).map(([rp, resources]) => [rp, {resources}])),
+        project_id: 'churn-project',
+        user_id: 'churn-user',
+        consumer_generation: 1,
+        consumer_type: 'INSTANCE',
+      },
       on,
       true,
     )
@@ -127,7 +144,13 @@ export function startChurn(url: string | string[], opts: ChurnOptions = {}): Chu
           const r = await call(
             'PUT',
             `/allocations/${consumer}`,
-            {allocations: pick.allocations, project_id: 'churn-project', user_id: 'churn-user', consumer_generation: null, consumer_type: 'INSTANCE'},
+            {
+              allocations: pick.allocations,
+              project_id: 'churn-project',
+              user_id: 'churn-user',
+              consumer_generation: null,
+              consumer_type: 'INSTANCE',
+            },
             urls[node],
           )
           if (r.status === 204) {

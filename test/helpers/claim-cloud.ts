@@ -66,12 +66,19 @@ export async function seedFile(file: string, hosts: HostSpec[], layout?: Layout)
 export const plainProxy = (target: string, seen?: string[]) => proxyTo(target, {plain: true, seen})
 
 /** A proxy in front of a daemon that records each request as `METHOD URL` in `seen`; `plain` hides placemat's own API. */
-export async function proxyTo(target: string, opts: {plain?: boolean; seen?: string[]} = {}): Promise<{url: string; close(): Promise<void>}> {
+export async function proxyTo(
+  target: string,
+  opts: {plain?: boolean; seen?: string[]} = {},
+): Promise<{url: string; close(): Promise<void>}> {
   const server = http.createServer(async (req, res) => {
     opts.seen?.push(`${req.method} ${req.url}`)
     if (opts.plain && (req.url ?? '').startsWith('/placemat/')) {
       res.writeHead(404, {'content-type': 'application/json'})
-      res.end(JSON.stringify({errors: [{status: 404, title: 'Not Found', detail: 'The resource could not be found.\n\n', code: 'placement.undefined_code'}]}))
+      res.end(
+        JSON.stringify({
+          errors: [{status: 404, title: 'Not Found', detail: 'The resource could not be found.\n\n', code: 'placement.undefined_code'}],
+        }),
+      )
       return
     }
     const chunks: Buffer[] = []

@@ -60,7 +60,8 @@ export function startForeground(args: string[], env: Record<string, string> = {}
       out += d
       stdout += d
       const m = /placemat daemon listening on (https?:\/\/\S+)/.exec(out)
-      if (m) resolve({child, url: m[1], output: () => out, stdout: () => stdout, stderr: () => stderr, exited, stop: () => stopChild(child)})
+      if (m)
+        resolve({child, url: m[1], output: () => out, stdout: () => stdout, stderr: () => stderr, exited, stop: () => stopChild(child)})
     })
     child.once('exit', (code) => {
       running.delete(child)

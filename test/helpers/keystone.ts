@@ -15,7 +15,9 @@ import {fetchAgain as fetch, freePort, startUwsgi} from './uwsgi.js'
 
 const run = promisify(execFile)
 
-export const keystoneAvailable = ['/usr/bin/keystone-manage', '/usr/bin/keystone-wsgi-public', '/usr/bin/uwsgi'].every((f) => fs.existsSync(f))
+export const keystoneAvailable = ['/usr/bin/keystone-manage', '/usr/bin/keystone-wsgi-public', '/usr/bin/uwsgi'].every((f) =>
+  fs.existsSync(f),
+)
 
 export const ADMIN_PASSWORD = 'keystone-admin-secret'
 
@@ -59,14 +61,28 @@ export async function startKeystone(): Promise<Keystone> {
   await manage('db_sync')
   await manage('fernet_setup', ...owner)
   await manage('credential_setup', ...owner)
-  await manage('bootstrap', '--bootstrap-password', ADMIN_PASSWORD, '--bootstrap-public-url', `${url}/v3`, '--bootstrap-region-id', 'RegionOne')
+  await manage(
+    'bootstrap',
+    '--bootstrap-password',
+    ADMIN_PASSWORD,
+    '--bootstrap-public-url',
+    `${url}/v3`,
+    '--bootstrap-region-id',
+    'RegionOne',
+  )
   // Write-ahead logging: Keystone can leave a read cursor open on a pooled connection, which in
   // SQLite's default journal mode keeps the next write from committing ("database is locked").
   const file = new SQLite(path.join(dir, 'keystone.db'))
   file.pragma('journal_mode = WAL')
   file.close()
   // One thread: Keystone on SQLite locks ("database is locked") when two of its threads write.
-  const child: ChildProcess = await startUwsgi('/usr/bin/keystone-wsgi-public', port, {OS_KEYSTONE_CONFIG_FILES: conf}, path.join(dir, 'uwsgi.log'), `${url}/v3`)
+  const child: ChildProcess = await startUwsgi(
+    '/usr/bin/keystone-wsgi-public',
+    port,
+    {OS_KEYSTONE_CONFIG_FILES: conf},
+    path.join(dir, 'uwsgi.log'),
+    `${url}/v3`,
+  )
 
   const token = async (user: string, password: string, scope: {project: string} | 'system') => {
     const res = await fetch(`${url}/v3/auth/tokens?nocatalog`, {
@@ -109,7 +125,8 @@ export async function startKeystone(): Promise<Keystone> {
     project,
     async user(name, password, roles) {
       const id = (await admin('POST', '/users', {user: {name, password, domain_id: 'default'}})).user.id as string
-      for (const r of roles.projectRoles ?? []) await admin('PUT', `/projects/${await project(roles.project!)}/users/${id}/roles/${await roleId(r)}`)
+      for (const r of roles.projectRoles ?? [])
+        await admin('PUT', `/projects/${await project(roles.project!)}/users/${id}/roles/${await roleId(r)}`)
       for (const r of roles.systemRoles ?? []) await admin('PUT', `/system/users/${id}/roles/${await roleId(r)}`)
       return id
     },

@@ -24,19 +24,42 @@ export interface TestMariadb {
 export async function startMariadb(): Promise<TestMariadb> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-mariadb-'))
   const user = os.userInfo().username
-  await run('/usr/bin/mariadb-install-db', ['--no-defaults', `--datadir=${dir}/data`, `--user=${user}`, '--auth-root-authentication-method=normal', '--skip-test-db'])
+  await run('/usr/bin/mariadb-install-db', [
+    '--no-defaults',
+    `--datadir=${dir}/data`,
+    `--user=${user}`,
+    '--auth-root-authentication-method=normal',
+    '--skip-test-db',
+  ])
   const port = await freePort()
   const socket = path.join(dir, 'sock')
   const log = fs.openSync(path.join(dir, 'log'), 'a')
   const child: ChildProcess = spawn(
     '/usr/sbin/mariadbd',
-    ['--no-defaults', `--datadir=${dir}/data`, `--socket=${socket}`, `--port=${port}`, '--bind-address=127.0.0.1', `--user=${user}`, '--skip-grant-tables', '--skip-log-bin', '--innodb-buffer-pool-size=64M', `--pid-file=${dir}/pid`],
+    [
+      '--no-defaults',
+      `--datadir=${dir}/data`,
+      `--socket=${socket}`,
+      `--port=${port}`,
+      '--bind-address=127.0.0.1',
+      `--user=${user}`,
+      '--skip-grant-tables',
+      '--skip-log-bin',
+      '--innodb-buffer-pool-size=64M',
+      `--pid-file=${dir}/pid`,
+    ],
     {stdio: ['ignore', log, log]},
   )
   const client = (sqlText: string) => run('/usr/bin/mariadb', ['--no-defaults', '-S', socket, '-e', sqlText])
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`mariadbd exited ${child.exitCode}; see ${dir}/log`)
-    if (await client('select 1').then(() => true, () => false)) break
+    if (
+      await client('select 1').then(
+        () => true,
+        () => false,
+      )
+    )
+      break
     if (i > 120) throw new Error(`mariadbd did not start; see ${dir}/log`)
     await new Promise((r) => setTimeout(r, 250))
   }

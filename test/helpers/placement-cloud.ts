@@ -100,13 +100,19 @@ export async function fillCloud(call: Call): Promise<CloudIds> {
   consumers.push(incomplete)
   // A consumer whose allocations were removed and written again (generations move).
   const again = (await ok(call, 'GET', `/allocations/${u(3, 'd')}`, undefined, '1.38')) as any
-  await ok(call, 'PUT', `/allocations/${u(3, 'd')}`, {
-    allocations: Object.fromEntries(Object.entries(again.allocations).map(([rp, a]: [string, any]) => [rp, {resources: a.resources}])),
-    project_id: PROJECT,
-    user_id: USER,
-    consumer_generation: again.consumer_generation,
-    consumer_type: 'MIGRATION',
-  }, '1.38')
+  await ok(
+    call,
+    'PUT',
+    `/allocations/${u(3, 'd')}`,
+    {
+      allocations: Object.fromEntries(Object.entries(again.allocations).map(([rp, a]: [string, any]) => [rp, {resources: a.resources}])),
+      project_id: PROJECT,
+      user_id: USER,
+      consumer_generation: again.consumer_generation,
+      consumer_type: 'MIGRATION',
+    },
+    '1.38',
+  )
   return {providers, consumers}
 }
 
@@ -137,7 +143,12 @@ export const CANDIDATE_QUERIES = [
 export function unordered(v: unknown): unknown {
   if (typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v)) return v.toLowerCase()
   if (Array.isArray(v)) return v.map(unordered).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1))
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [unordered(k) as string, unordered(x)]).sort(([a], [b]) => (a < b ? -1 : 1)))
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v)
+        .map(([k, x]) => [unordered(k) as string, unordered(x)])
+        .sort(([a], [b]) => (a < b ? -1 : 1)),
+    )
   return v
 }
 
@@ -154,7 +165,8 @@ export async function answers(call: Call, ids: CloudIds): Promise<Record<string,
   await read(`/usages?project_id=${PROJECT}`)
   await read(`/usages?project_id=00000000-0000-0000-0000-000000000000`)
   for (const p of ids.providers) {
-    for (const part of ['', '/inventories', '/traits', '/aggregates', '/usages', '/allocations']) await read(`/resource_providers/${p}${part}`)
+    for (const part of ['', '/inventories', '/traits', '/aggregates', '/usages', '/allocations'])
+      await read(`/resource_providers/${p}${part}`)
   }
   await read(`/resource_providers?member_of=${AGG_SHARED_UPPER.toLowerCase()}`)
   await read(`/resource_providers?member_of=${AGG_SHARED_UPPER}`)

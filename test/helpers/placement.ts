@@ -47,9 +47,18 @@ export async function startPlacement(options: {connection?: string} = {}): Promi
   const url = `http://127.0.0.1:${port}`
   const conf = path.join(dir, 'placement.conf')
   const connection = options.connection ?? `sqlite:///${path.join(dir, 'placement.db')}`
-  fs.writeFileSync(conf, ['[DEFAULT]', 'debug = False', '[api]', 'auth_strategy = noauth2', '[placement_database]', `connection = ${connection}`, ''].join('\n'))
+  fs.writeFileSync(
+    conf,
+    ['[DEFAULT]', 'debug = False', '[api]', 'auth_strategy = noauth2', '[placement_database]', `connection = ${connection}`, ''].join('\n'),
+  )
   await run('/usr/bin/placement-manage', ['--config-file', conf, 'db', 'sync'], {cwd: dir})
-  const child: ChildProcess = await startUwsgi('/usr/bin/placement-api', port, {OS_PLACEMENT_CONFIG_DIR: dir}, path.join(dir, 'uwsgi.log'), `${url}/`)
+  const child: ChildProcess = await startUwsgi(
+    '/usr/bin/placement-api',
+    port,
+    {OS_PLACEMENT_CONFIG_DIR: dir},
+    path.join(dir, 'uwsgi.log'),
+    `${url}/`,
+  )
   return {
     url,
     dir,
@@ -57,7 +66,12 @@ export async function startPlacement(options: {connection?: string} = {}): Promi
     async call(method, p, body, version = '1.39') {
       const res = await fetchAgain(`${url}${p}`, {
         method,
-        headers: {'x-auth-token': 'admin', 'openstack-api-version': `placement ${version}`, 'content-type': 'application/json', accept: 'application/json'},
+        headers: {
+          'x-auth-token': 'admin',
+          'openstack-api-version': `placement ${version}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       })
       const text = await res.text()

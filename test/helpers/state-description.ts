@@ -50,7 +50,6 @@ export function describeIndex(ix: Index): unknown {
   return {providers, classes, hasTrees: ix.hasTrees, anySharing: ix.anySharing}
 }
 
-
 const sorted = <T>(xs: Iterable<T>) => [...xs].sort()
 const entries = <V>(m: Map<string, V>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
 
@@ -106,6 +105,8 @@ function describeRollups(s: State): unknown {
     used: entries(c.used),
     providers: c.providers,
     holding: c.holding,
-    topology: rollupsOf(s).topologySums().map((v) => ({uuid: v.uuid, level: v.level, name: v.name, capacity: entries(v.capacity), used: entries(v.used)})),
+    topology: rollupsOf(s)
+      .topologySums()
+      .map((v) => ({uuid: v.uuid, level: v.level, name: v.name, capacity: entries(v.capacity), used: entries(v.used)})),
   }
 }

@@ -32,19 +32,43 @@ export async function fetchAgain(url: string, init?: RequestInit): Promise<Respo
  * uwsgi serving `wsgiFile` on 127.0.0.1:`port`, one process and one thread (these services on
  * SQLite lock with more), started when `readyUrl` answers.
  */
-export async function startUwsgi(wsgiFile: string, port: number, env: Record<string, string>, log: string, readyUrl: string): Promise<ChildProcess> {
+export async function startUwsgi(
+  wsgiFile: string,
+  port: number,
+  env: Record<string, string>,
+  log: string,
+  readyUrl: string,
+): Promise<ChildProcess> {
   const out = fs.openSync(log, 'a')
   const child = spawn(
     '/usr/bin/uwsgi',
     // The plain HTTP socket closes each connection after its answer: say so (Connection: close), or
     // a client that keeps connections alive (keystoneauth, the openstack command) sends its next
     // request on a closed one now and then, and gets a connection reset.
-    ['--plugin', 'python3', '--http-socket', `127.0.0.1:${port}`, '--wsgi-file', wsgiFile, '--master', '--processes', '1', '--threads', '1', '--die-on-term', '--add-header', 'Connection: close'],
+    [
+      '--plugin',
+      'python3',
+      '--http-socket',
+      `127.0.0.1:${port}`,
+      '--wsgi-file',
+      wsgiFile,
+      '--master',
+      '--processes',
+      '1',
+      '--threads',
+      '1',
+      '--die-on-term',
+      '--add-header',
+      'Connection: close',
+    ],
     {env: {...process.env, ...env}, stdio: ['ignore', out, out]},
   )
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`uwsgi (${wsgiFile}) exited ${child.exitCode}; see ${log}`)
-    const up = await fetchAgain(readyUrl).then((r) => r.status < 500, () => false)
+    const up = await fetchAgain(readyUrl).then(
+      (r) => r.status < 500,
+      () => false,
+    )
     if (up) return child
     if (i > 240) {
       child.kill('SIGTERM')

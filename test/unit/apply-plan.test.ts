@@ -19,7 +19,10 @@ describe('planApply', () => {
   it('creates what is missing, parents before children, names into uuids, custom names first', () => {
     const s = cloud([])
     const plan = planApply(
-      file([at('cn1', {inventories: {VCPU: inv(8), CUSTOM_FPGA: inv(2)}, aggregates: ['rack-a']}), at('cn1-numa0', {parentIndex: 0, traits: ['CUSTOM_X']})]),
+      file([
+        at('cn1', {inventories: {VCPU: inv(8), CUSTOM_FPGA: inv(2)}, aggregates: ['rack-a']}),
+        at('cn1-numa0', {parentIndex: 0, traits: ['CUSTOM_X']}),
+      ]),
       s,
       {prune: false},
     )
@@ -45,9 +48,13 @@ describe('planApply', () => {
 
   it('an up-to-date provider plans nothing; a changed one carries its generation on its first write only', () => {
     const s = cloud([{name: 'cn1', inventories: {VCPU: 8}, traits: ['HW_CPU_X86_AVX2']}])
-    expect(planApply(file([at('cn1', {inventories: {VCPU: inv(8)}, traits: ['HW_CPU_X86_AVX2']})]), s, {prune: false}).operationCount).toBe(0)
+    expect(planApply(file([at('cn1', {inventories: {VCPU: inv(8)}, traits: ['HW_CPU_X86_AVX2']})]), s, {prune: false}).operationCount).toBe(
+      0,
+    )
     const plan = planApply(file([at('cn1', {inventories: {VCPU: inv(16)}, traits: []})]), s, {prune: false})
-    expect(plan.changes).toMatchObject([{action: 'update', inventories: {changed: {VCPU: {total: [8, 16], max_unit: [8, 16]}}}, traits: {removed: ['HW_CPU_X86_AVX2']}}])
+    expect(plan.changes).toMatchObject([
+      {action: 'update', inventories: {changed: {VCPU: {total: [8, 16], max_unit: [8, 16]}}}, traits: {removed: ['HW_CPU_X86_AVX2']}},
+    ])
     expect([...plan.operations()]).toEqual([
       {op: 'set_inventories', uuid: U(1), inventories: {VCPU: inv(16)}, generation: 1},
       {op: 'set_traits', uuid: U(1), traits: []},
@@ -61,7 +68,12 @@ describe('planApply', () => {
     expect(planApply(file([at('cn1', {traits: ['HW_CPU_X86_AVX2']})]), s, {prune: false}).operationCount).toBe(0)
     const other = planApply(file([at('cn1', {traits: ['MISC_SHARES_VIA_AGGREGATE']})]), s, {prune: false})
     expect([...other.operations()]).toEqual([
-      {op: 'set_traits', uuid: U(1), traits: ['COMPUTE_NET_VIF_MODEL_VIRTIO', 'COMPUTE_STATUS_DISABLED', 'MISC_SHARES_VIA_AGGREGATE'], generation: 1},
+      {
+        op: 'set_traits',
+        uuid: U(1),
+        traits: ['COMPUTE_NET_VIF_MODEL_VIRTIO', 'COMPUTE_STATUS_DISABLED', 'MISC_SHARES_VIA_AGGREGATE'],
+        generation: 1,
+      },
     ])
     const enable = planApply(file([at('cn1', {traits: ['HW_CPU_X86_AVX2', '!COMPUTE_STATUS_DISABLED']})]), s, {prune: false})
     expect(enable.changes).toMatchObject([{action: 'update', traits: {removed: ['COMPUTE_STATUS_DISABLED']}}])
@@ -99,7 +111,12 @@ describe('planApply', () => {
     const s = cloud([])
     try {
       planApply(
-        file([at('x', {inventories: {NOT_A_CLASS: inv(1)}, traits: ['NOT_A_TRAIT'], parentRef: 'nowhere'}), at('x'), at('p', {parentRef: 'q'}), at('q', {parentRef: 'p'})]),
+        file([
+          at('x', {inventories: {NOT_A_CLASS: inv(1)}, traits: ['NOT_A_TRAIT'], parentRef: 'nowhere'}),
+          at('x'),
+          at('p', {parentRef: 'q'}),
+          at('q', {parentRef: 'p'}),
+        ]),
         s,
         {prune: false},
       )

@@ -9,7 +9,9 @@ const U = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0')}
 
 describe('parsing', () => {
   it('--group: values run up to the next KEY=', () => {
-    expect(parseGroup('_NET:resources=SRIOV_NET_VF:1,NET_BW_EGR_KILOBIT_PER_SEC:10,required=CUSTOM_A,!CUSTOM_B,member-of=in:x,y,in-tree=h1')).toEqual({
+    expect(
+      parseGroup('_NET:resources=SRIOV_NET_VF:1,NET_BW_EGR_KILOBIT_PER_SEC:10,required=CUSTOM_A,!CUSTOM_B,member-of=in:x,y,in-tree=h1'),
+    ).toEqual({
       suffix: '_NET',
       resources: 'SRIOV_NET_VF:1,NET_BW_EGR_KILOBIT_PER_SEC:10',
       required: ['CUSTOM_A,!CUSTOM_B'],
@@ -22,7 +24,14 @@ describe('parsing', () => {
       ['_A', 'VCPU:1', ['T']],
       ['_B', 'PCPU:1', []],
     ])
-    for (const bad of ['nosuffix', ':resources=VCPU:1', '_A:VCPU:1', '_A:resources=', 'bad suffix!:resources=VCPU:1', '_A:in_tree=a,in_tree=b']) {
+    for (const bad of [
+      'nosuffix',
+      ':resources=VCPU:1',
+      '_A:VCPU:1',
+      '_A:resources=',
+      'bad suffix!:resources=VCPU:1',
+      '_A:in_tree=a,in_tree=b',
+    ]) {
       expect(() => parseGroup(bad), bad).toThrow()
     }
   })

@@ -60,7 +60,9 @@ describe('why a request has no candidates', () => {
       {name: 'a', inventories: {VCPU: 8}},
       {name: 'b', inventories: {MEMORY_MB: 4096}},
     ])
-    expect(why(t, {resources: 'VCPU:4,MEMORY_MB:1024'})).toBe('no host has 4 VCPU and 1024 MEMORY_MB free together (4 VCPU: 1 host, 1024 MEMORY_MB: 1 host)')
+    expect(why(t, {resources: 'VCPU:4,MEMORY_MB:1024'})).toBe(
+      'no host has 4 VCPU and 1024 MEMORY_MB free together (4 VCPU: 1 host, 1024 MEMORY_MB: 1 host)',
+    )
   })
 
   it('says when a host has the amount only across its children, and the granular groups that would take it', () => {
@@ -92,12 +94,16 @@ describe('why a request has no candidates', () => {
       {part: 'required HW_CPU_X86_AVX2', hosts: 1},
       {part: 'required HW_CPU_X86_AVX512F', hosts: 0},
     ])
-    expect(why(s, {resources: 'VCPU:4', required: '!HW_CPU_X86_AVX2', in_tree: U(2)})).toBe('1 host fits; it has HW_CPU_X86_AVX2, which the request forbids')
+    expect(why(s, {resources: 'VCPU:4', required: '!HW_CPU_X86_AVX2', in_tree: U(2)})).toBe(
+      '1 host fits; it has HW_CPU_X86_AVX2, which the request forbids',
+    )
   })
 
   it('names the racks a member_of asks for or excludes by name', () => {
     const s = fourHosts()
-    expect(why(s, {resources: 'VCPU:4', required: 'HW_CPU_X86_AVX2', member_of: nodeUuid('rack', 'r2')})).toBe('1 host fits; it is not in rack r2')
+    expect(why(s, {resources: 'VCPU:4', required: 'HW_CPU_X86_AVX2', member_of: nodeUuid('rack', 'r2')})).toBe(
+      '1 host fits; it is not in rack r2',
+    )
     expect(why(s, {resources: 'VCPU:4', required: 'HW_CPU_X86_AVX2', member_of: `!in:${nodeUuid('rack', 'r1')}`})).toBe(
       '1 host fits; it is in rack r1, which the request excludes',
     )
@@ -111,7 +117,9 @@ describe('why a request has no candidates', () => {
     // Asked with the disabled hosts (--include-disabled), cn-1 is where the most is free.
     expect(why(s, {resources: 'VCPU:64'})).toBe('no provider has 64 VCPU free (the most free: cn-1 with 48)')
     // Every host disabled: the most free is named, and said to be disabled.
-    expect(why(fourHosts({disabled: [1, 2, 3, 4]}), enabledOnly)).toBe('no provider has 64 VCPU free (the most free: cn-1 with 48, a disabled host)')
+    expect(why(fourHosts({disabled: [1, 2, 3, 4]}), enabledOnly)).toBe(
+      'no provider has 64 VCPU free (the most free: cn-1 with 48, a disabled host)',
+    )
   })
 
   it('says when every host that fits is disabled, and names a second part that would empty them too', () => {
@@ -119,7 +127,14 @@ describe('why a request has no candidates', () => {
     expect(why(s, {resources: 'VCPU:4', member_of: nodeUuid('rack', 'r1') + '', root_required: '!COMPUTE_STATUS_DISABLED'})).toBe(
       '2 hosts fit; all are disabled (--include-disabled to use them)',
     )
-    expect(why(s, {resources: 'VCPU:4', required: 'HW_CPU_X86_AVX512F', root_required: '!COMPUTE_STATUS_DISABLED', member_of: nodeUuid('rack', 'r1')})).toBe(
+    expect(
+      why(s, {
+        resources: 'VCPU:4',
+        required: 'HW_CPU_X86_AVX512F',
+        root_required: '!COMPUTE_STATUS_DISABLED',
+        member_of: nodeUuid('rack', 'r1'),
+      }),
+    ).toBe(
       '4 hosts have the resources; none has HW_CPU_X86_AVX512F. Without that: 2 hosts fit; all are disabled (--include-disabled to use them)',
     )
   })

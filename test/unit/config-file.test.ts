@@ -101,6 +101,11 @@ max_pool_size = 10
       enforceScope: true,
       enforceNewDefaults: false,
     })
-    expect(policyOptionsOf({'enforce-new-defaults': false}, {})).toEqual({defaults: undefined, file: undefined, enforceNewDefaults: false, enforceScope: undefined})
+    expect(policyOptionsOf({'enforce-new-defaults': false}, {})).toEqual({
+      defaults: undefined,
+      file: undefined,
+      enforceNewDefaults: false,
+      enforceScope: undefined,
+    })
   })
 })

@@ -36,7 +36,10 @@ describe('COPY text', () => {
   })
 
   it('gives kept text the same value, copied from the bytes or the string, ASCII or not', () => {
-    const kept: CopyColumn[] = [{parse: fieldParser(TEXT), kept: true}, {parse: fieldParser(TEXT), kept: false}]
+    const kept: CopyColumn[] = [
+      {parse: fieldParser(TEXT), kept: true},
+      {parse: fieldParser(TEXT), kept: false},
+    ]
     const ascii = '00000000-0000-4000-8000-000000000001\tshort\nhuge-provider-name-0001\tx'
     const fromBytes: unknown[][] = []
     parseCopyLines(ascii, kept, fromBytes, Buffer.from(ascii))
@@ -146,7 +149,11 @@ describe('copyPages', () => {
     )
     expect(err?.code).toBe('ETIMEDOUT')
     expect(socket.destroyed).toBe(true)
-    expect(sent).toEqual(['select * from (select name from t) as q limit 0', 'set local statement_timeout = 0', 'copy (select name from t) to stdout'])
+    expect(sent).toEqual([
+      'select * from (select name from t) as q limit 0',
+      'set local statement_timeout = 0',
+      'copy (select name from t) to stdout',
+    ])
   })
 
   it('bounds each wait for rows, not the time the caller keeps a page', async () => {

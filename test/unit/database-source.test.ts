@@ -23,14 +23,20 @@ describe("SQLAlchemy's database URLs as placemat's", () => {
   it('PostgreSQL as it is, its driver left out; SQLite URLs as files', () => {
     expect(targetOfDatabaseUrl('postgresql://placement:pw@db:5432/placement')).toBe('postgresql://placement:pw@db:5432/placement')
     expect(targetOfDatabaseUrl('postgres://u@db/p')).toBe('postgres://u@db/p')
-    expect(targetOfDatabaseUrl('postgresql+psycopg2://placement:pw@db/placement?sslmode=require')).toBe('postgresql://placement:pw@db/placement?sslmode=require')
+    expect(targetOfDatabaseUrl('postgresql+psycopg2://placement:pw@db/placement?sslmode=require')).toBe(
+      'postgresql://placement:pw@db/placement?sslmode=require',
+    )
     expect(targetOfDatabaseUrl('sqlite:////var/lib/placement/placement.db')).toBe('/var/lib/placement/placement.db')
     expect(targetOfDatabaseUrl('sqlite:///placement.db')).toBe(path.resolve('placement.db'))
     expect(targetOfDatabaseUrl('  postgresql://u@db/p\n')).toBe('postgresql://u@db/p')
   })
 
   it('refuses MySQL (pointing at placemat import), in-memory SQLite, other databases and what is no URL, never showing the password', () => {
-    for (const url of ['mysql+pymysql://placement:s3cret@db/placement', 'mysql://placement:s3cret@db/placement', 'mariadb+mariadbconnector://placement:s3cret@db/p']) {
+    for (const url of [
+      'mysql+pymysql://placement:s3cret@db/placement',
+      'mysql://placement:s3cret@db/placement',
+      'mariadb+mariadbconnector://placement:s3cret@db/p',
+    ]) {
       expect(() => targetOfDatabaseUrl(url)).toThrow(ForeignDatabaseError)
       expect(() => targetOfDatabaseUrl(url)).toThrow(/does not run on MySQL or MariaDB.*placemat import --from-placement/)
       expect(() => targetOfDatabaseUrl(url)).not.toThrow(/s3cret/)
@@ -59,12 +65,19 @@ describe('the database a daemon serves', () => {
       target: 'postgresql://placemat:from-file@db/placemat',
       from: `${file} (--db-url-file)`,
     })
-    expect(chooseDatabase({config}, {PLACEMAT_DB_FILE: file})).toMatchObject({target: 'postgresql://placemat:from-file@db/placemat', from: `${file} (PLACEMAT_DB_FILE)`})
+    expect(chooseDatabase({config}, {PLACEMAT_DB_FILE: file})).toMatchObject({
+      target: 'postgresql://placemat:from-file@db/placemat',
+      from: `${file} (PLACEMAT_DB_FILE)`,
+    })
     expect(chooseDatabase({config}, {PLACEMAT_HOME: '/srv/home'})).toMatchObject({
       target: 'postgresql://placement:from-conf@db/placement',
       from: '/etc/placement/placement.conf [placement_database] connection',
     })
-    expect(chooseDatabase(none, {PLACEMAT_HOME: '/srv/home'})).toEqual({target: '/srv/home/placemat.db', from: 'the data directory', unused: []})
+    expect(chooseDatabase(none, {PLACEMAT_HOME: '/srv/home'})).toEqual({
+      target: '/srv/home/placemat.db',
+      from: 'the data directory',
+      unused: [],
+    })
   })
 
   it('--db-url-file over PLACEMAT_DB_FILE; the file trimmed of its newline; SQLAlchemy forms and plain files taken from it', () => {
@@ -95,8 +108,12 @@ describe('the database a daemon serves', () => {
     expect(() => chooseDatabase({urlFile: secret('two', 'postgres://a/b\npostgres://c/d\n')}, {})).toThrow(/expected one line/)
     const mysql = () => chooseDatabase({config: conf('mysql+pymysql://placement:s3cret@controller/placement')}, {})
     expect(mysql).toThrow(ForeignDatabaseError)
-    expect(mysql).toThrow(/^\/etc\/placement\/placement.conf \[placement_database\] connection: mysql\+pymysql:\/\/placement:\*\*\*@controller\/placement: placemat does not run on MySQL/)
-    expect(() => chooseDatabase({config: conf('/var/lib/placement.db')}, {})).toThrow(/connection: '\/var\/lib\/placement.db' is not a database URL/)
+    expect(mysql).toThrow(
+      /^\/etc\/placement\/placement.conf \[placement_database\] connection: mysql\+pymysql:\/\/placement:\*\*\*@controller\/placement: placemat does not run on MySQL/,
+    )
+    expect(() => chooseDatabase({config: conf('/var/lib/placement.db')}, {})).toThrow(
+      /connection: '\/var\/lib\/placement.db' is not a database URL/,
+    )
     // A source below the one taken need not be usable.
     expect(chooseDatabase({flag: '/srv/x.db', urlFile: path.join(dir, 'missing')}, {}).target).toBe('/srv/x.db')
   })

@@ -9,7 +9,14 @@ export {inv}
 
 /** Providers by name; `parent` by name; uuids U(1), U(2)... in order. */
 export function cloud(
-  providers: Array<{name: string; parent?: string; inventories?: Record<string, number>; usages?: Record<string, number>; traits?: string[]; aggregates?: string[]}>,
+  providers: Array<{
+    name: string
+    parent?: string
+    inventories?: Record<string, number>
+    usages?: Record<string, number>
+    traits?: string[]
+    aggregates?: string[]
+  }>,
   more: Omit<Snapshot, 'providers'> = {},
 ): State {
   const uuidOf = new Map(providers.map((p, i) => [p.name, U(i + 1)]))

@@ -15,7 +15,8 @@ describe('RFC 7239 Forwarded', () => {
   })
 
   it('refuses the whole header for any syntax error', () => {
-    for (const bad of ['for', 'for=', '=x', 'for=a b', 'for="open', 'for=1;for=2', 'for=x"y', 'f r=1', '', ' , ']) expect(parseForwarded(bad), bad).toBeNull()
+    for (const bad of ['for', 'for=', '=x', 'for=a b', 'for="open', 'for=1;for=2', 'for=x"y', 'f r=1', '', ' , '])
+      expect(parseForwarded(bad), bad).toBeNull()
   })
 
   it('takes a node as an address without port or brackets, or unknown and _obfuscated as they are', () => {
@@ -24,14 +25,16 @@ describe('RFC 7239 Forwarded', () => {
     expect(forwardedNode('[2001:db8::1]')).toEqual({address: '2001:db8::1', ip: true})
     expect(forwardedNode('_gazonk')).toEqual({address: '_gazonk', ip: false})
     expect(forwardedNode('unknown')).toEqual({address: 'unknown', ip: false})
-    for (const bad of ['2001:db8::1', '[1.2.3.4]', '999.1.1.1', 'host.example', '_a b', '[::1]:x']) expect(forwardedNode(bad), bad).toBeUndefined()
+    for (const bad of ['2001:db8::1', '[1.2.3.4]', '999.1.1.1', 'host.example', '_a b', '[::1]:x'])
+      expect(forwardedNode(bad), bad).toBeUndefined()
   })
 })
 
 describe('what a link may carry', () => {
   it('a host name or IP with a port', () => {
     for (const ok of ['cloud.example', 'cloud.example:8443', '127.0.0.1:8778', '[::1]:8778', 'localhost']) expect(linkHost(ok), ok).toBe(ok)
-    for (const bad of ['evil.example/x', 'a b', 'a@b', '[zz::]', '-a.example', 'a..b', '', 'x:port']) expect(linkHost(bad), bad).toBeUndefined()
+    for (const bad of ['evil.example/x', 'a b', 'a@b', '[zz::]', '-a.example', 'a..b', '', 'x:port'])
+      expect(linkHost(bad), bad).toBeUndefined()
   })
 
   it('a clean absolute path prefix, else nothing', () => {
@@ -41,7 +44,22 @@ describe('what a link may carry', () => {
     expect(cleanPrefix('/')).toBe('')
     expect(cleanPrefix('')).toBe('')
     expect(cleanPrefix(undefined)).toBeNull()
-    for (const bad of ['placement', '//evil.com', '/a b', '/a\r\nX: y', '/a/../b', '/..', '/%2e%2E', '/a//b', '/a?x', '/a#x', '/a,/b', '/a\\b', '/%zz', 'http://x/']) {
+    for (const bad of [
+      'placement',
+      '//evil.com',
+      '/a b',
+      '/a\r\nX: y',
+      '/a/../b',
+      '/..',
+      '/%2e%2E',
+      '/a//b',
+      '/a?x',
+      '/a#x',
+      '/a,/b',
+      '/a\\b',
+      '/%zz',
+      'http://x/',
+    ]) {
       expect(cleanPrefix(bad), bad).toBeNull()
     }
   })

@@ -5,7 +5,17 @@
  */
 import {describe, expect, it} from 'vitest'
 import {createGroup, type GroupSpec} from '../../src/core/group-writes.js'
-import {OUTSIDE_TOPOLOGY, consumerGroups, groupBreaches, newBreaches, newcomerJudge, placementJudge, ruleText, stateLocator, topologyLocator} from '../../src/core/groups.js'
+import {
+  OUTSIDE_TOPOLOGY,
+  consumerGroups,
+  groupBreaches,
+  newBreaches,
+  newcomerJudge,
+  placementJudge,
+  ruleText,
+  stateLocator,
+  topologyLocator,
+} from '../../src/core/groups.js'
 import {consumerHosts} from '../../src/core/host.js'
 import {stateFromSnapshot} from '../../src/core/snapshot.js'
 import {type State} from '../../src/core/state.js'
@@ -29,13 +39,26 @@ function cloud(placed: Record<number, number[]>): State {
   const topology = [
     ...['m1', 'm2', 'm3'].map((name) => ({uuid: nodeUuid('room', name), name, level: 'room' as const, parent: null})),
     ...rows.map(([room, name]) => ({uuid: nodeUuid('row', name), name, level: 'row' as const, parent: nodeUuid('room', room)})),
-    ...rows.map(([, row]) => ({uuid: nodeUuid('rack', `k-${row}`), name: `k-${row}`, level: 'rack' as const, parent: nodeUuid('row', row)})),
+    ...rows.map(([, row]) => ({
+      uuid: nodeUuid('rack', `k-${row}`),
+      name: `k-${row}`,
+      level: 'rack' as const,
+      parent: nodeUuid('row', row),
+    })),
   ]
   const providers = Array.from({length: 9}, (_, k) => {
     const i = k + 1
     const r = i <= 8 ? rows[Math.floor(k / 2)] : undefined
     const aggregates = r ? [nodeUuid('room', r[0]), nodeUuid('row', r[1]), nodeUuid('rack', `k-${r[1]}`)] : []
-    return {uuid: H(i), name: `h${i}`, generation: 1, parent_provider_uuid: null, root_provider_uuid: H(i), inventories: {VCPU: {total: 8} as any}, aggregates}
+    return {
+      uuid: H(i),
+      name: `h${i}`,
+      generation: 1,
+      parent_provider_uuid: null,
+      root_provider_uuid: H(i),
+      inventories: {VCPU: {total: 8} as any},
+      aggregates,
+    }
   })
   const consumers = Object.entries(placed).map(([c, hosts]) => ({
     uuid: C(Number(c)),
@@ -46,7 +69,8 @@ function cloud(placed: Record<number, number[]>): State {
   return s
 }
 
-const group = (s: State, spec: Omit<GroupSpec, 'name'> & {name?: string}) => createGroup(s, 0, {name: 'g', ...spec}, {allowViolations: true})
+const group = (s: State, spec: Omit<GroupSpec, 'name'> & {name?: string}) =>
+  createGroup(s, 0, {name: 'g', ...spec}, {allowViolations: true})
 const whys = (s: State, name = 'g') => groupBreaches(s.groups.get(name)!, (m) => consumerHosts(s, m), stateLocator(s)).map((b) => b.why)
 
 describe('placement group rules', () => {
@@ -77,7 +101,8 @@ describe('placement group rules', () => {
   it('a member on a host outside the topology at the rule level breaks every policy, hard or soft, once per member; by host never', () => {
     // C3 on h9 (in no rack, row or room); C4 on h1 and h9.
     const s = cloud({1: [1], 2: [3], 3: [9], 4: [1, 9]})
-    const outside = (host: string, level: string) => `a member is on host ${host}, in no ${level}: outside the topology, where a rule by ${level} cannot be kept`
+    const outside = (host: string, level: string) =>
+      `a member is on host ${host}, in no ${level}: outside the topology, where a rule by ${level} cannot be kept`
     for (const spec of [
       {policy: 'anti-affinity', level: 'row'},
       {policy: 'max-per', level: 'rack', maxPer: 3},
@@ -88,7 +113,10 @@ describe('placement group rules', () => {
       group(s, {name, ...spec, members: [C(3)]})
       const g = s.groups.get(name)!
       const breaches = groupBreaches(g, (m) => consumerHosts(s, m), stateLocator(s))
-      expect(breaches.map((b) => b.why), name).toEqual([outside('h9', spec.level)])
+      expect(
+        breaches.map((b) => b.why),
+        name,
+      ).toEqual([outside('h9', spec.level)])
       expect(breaches[0].domains, name).toEqual([{domain: '', name: OUTSIDE_TOPOLOGY, members: [C(3)]}])
       expect(breaches[0].soft, name).toBe(spec.policy === 'affinity')
     }
@@ -100,12 +128,24 @@ describe('placement group rules', () => {
     expect(whys(s, 'by-host')).toEqual([])
     // Placing a member outside is a new breach; a write bringing one in, or leaving one out, is not.
     group(s, {name: 'web', policy: 'anti-affinity', level: 'row', members: [C(1), C(3)]})
-    expect(newBreaches(s, {placements: new Map([[C(1), [H(9)]]])}).filter((b) => b.group === 'web').map((b) => b.why)).toEqual([outside('h9', 'row')])
+    expect(
+      newBreaches(s, {placements: new Map([[C(1), [H(9)]]])})
+        .filter((b) => b.group === 'web')
+        .map((b) => b.why),
+    ).toEqual([outside('h9', 'row')])
     expect(newBreaches(s, {placements: new Map([[C(3), [H(5)]]])}).filter((b) => b.group === 'web')).toEqual([])
     expect(newBreaches(s, {placements: new Map([[C(1), [H(6)]]])}).filter((b) => b.group === 'web')).toEqual([])
     // A layout change that takes C1's host out of the topology.
-    const moved = topologyLocator(s, (h) => (h === H(1) ? [] : [...s.providers.get(h)!.aggregates]), (agg) => s.topology.get(agg))
-    expect(newBreaches(s, {locator: moved}).filter((b) => b.group === 'web').map((b) => b.why)).toEqual([outside('h1', 'row')])
+    const moved = topologyLocator(
+      s,
+      (h) => (h === H(1) ? [] : [...s.providers.get(h)!.aggregates]),
+      (agg) => s.topology.get(agg),
+    )
+    expect(
+      newBreaches(s, {locator: moved})
+        .filter((b) => b.group === 'web')
+        .map((b) => b.why),
+    ).toEqual([outside('h1', 'row')])
   })
 
   it("a consumer's judge counts it where the candidate is, in every group it is a member of and the one it joins", () => {
@@ -123,7 +163,12 @@ describe('placement group rules', () => {
     // The general check agrees, candidate by candidate.
     for (let h = 1; h <= 9; h++) {
       const general = newBreaches(s, {placements: new Map([[C(2), [H(h)]]])})
-      expect(judge([H(h)]).map((b) => b.why).sort(), `h${h}`).toEqual(general.map((b) => b.why).sort())
+      expect(
+        judge([H(h)])
+          .map((b) => b.why)
+          .sort(),
+        `h${h}`,
+      ).toEqual(general.map((b) => b.why).sort())
     }
     // Joining 'other' (C3 on h5) as well: the same host as C3 breaks it.
     const joining = placementJudge(s, C(2), consumerGroups(s, C(2), s.groups.get('other')))
@@ -149,7 +194,12 @@ describe('placement group rules', () => {
     const m4 = {uuid: nodeUuid('room', 'm4'), name: 'm4', level: 'room' as const, parent: null, createdAt: 0, updatedAt: 0}
     const nodes = new Map([...s.topology, [m4.uuid, m4]])
     const withM4 = (hosts: string[]) =>
-      topologyLocator(s, (h) => (hosts.includes(h) ? [m4.uuid] : [...s.providers.get(h)!.aggregates]), (agg) => nodes.get(agg), nodes.values())
+      topologyLocator(
+        s,
+        (h) => (hosts.includes(h) ? [m4.uuid] : [...s.providers.get(h)!.aggregates]),
+        (agg) => nodes.get(agg),
+        nodes.values(),
+      )
     // No host there: it can hold no member, so it is not counted (as Kubernetes' maxSkew).
     expect(newBreaches(s, {locator: withM4([])})).toEqual([])
     expect(groupBreaches(s.groups.get('g')!, (m) => consumerHosts(s, m), withM4([]))).toEqual([])
@@ -159,8 +209,17 @@ describe('placement group rules', () => {
 
   it('a spread by host over 200,000 hosts: counted in a loop, a few of the emptiest named', () => {
     const n = 200_000
-    const providers = Array.from({length: n}, (_, k) => ({uuid: H(k + 1), name: `h${k + 1}`, generation: 1, inventories: {VCPU: {total: 8} as any}}))
-    const s = stateFromSnapshot({classes: ['VCPU'], providers, consumers: [1, 2].map((i) => ({uuid: C(i), allocations: {[H(1)]: {resources: {VCPU: 1}}}}))})
+    const providers = Array.from({length: n}, (_, k) => ({
+      uuid: H(k + 1),
+      name: `h${k + 1}`,
+      generation: 1,
+      inventories: {VCPU: {total: 8} as any},
+    }))
+    const s = stateFromSnapshot({
+      classes: ['VCPU'],
+      providers,
+      consumers: [1, 2].map((i) => ({uuid: C(i), allocations: {[H(1)]: {resources: {VCPU: 1}}}})),
+    })
     s.changes = new Changes()
     group(s, {policy: 'spread', level: 'host', maxSkew: 1, members: [C(1), C(2)]})
     expect(whys(s)).toEqual([`skew 2 (at most 1): 2 in h1, 0 in h2, h3, h4, h5, h6 and ${n - 6} more`])
@@ -178,10 +237,15 @@ describe('placement group rules', () => {
     // Hosts moved: rack k-m1-r2 (C2's) into row m1-r1 (C1's).
     const moved = topologyLocator(
       s,
-      (h) => (h === H(3) || h === H(4) ? [nodeUuid('room', 'm1'), nodeUuid('row', 'm1-r1'), nodeUuid('rack', 'k-m1-r2')] : [...s.providers.get(h)!.aggregates]),
+      (h) =>
+        h === H(3) || h === H(4)
+          ? [nodeUuid('room', 'm1'), nodeUuid('row', 'm1-r1'), nodeUuid('rack', 'k-m1-r2')]
+          : [...s.providers.get(h)!.aggregates],
       (agg) => s.topology.get(agg),
     )
-    expect(newBreaches(s, {locator: moved}).map((b) => b.domains)).toEqual([[{domain: nodeUuid('row', 'm1-r1'), name: 'm1-r1', members: [C(1), C(2)].sort()}]])
+    expect(newBreaches(s, {locator: moved}).map((b) => b.domains)).toEqual([
+      [{domain: nodeUuid('row', 'm1-r1'), name: 'm1-r1', members: [C(1), C(2)].sort()}],
+    ])
     // Already broken that way, the same move adds nothing new; a soft group is never refused.
     const t = cloud({1: [1], 2: [2]})
     group(t, {policy: 'anti-affinity', level: 'row', members: [C(1), C(2)]})
@@ -203,8 +267,13 @@ describe('placement group rules', () => {
       group(s, {name, ...spec, members: [C(1), C(2), C(3)]})
       const judge = newcomerJudge(s, s.groups.get(name)!)
       for (let h = 1; h <= 9; h++) {
-        const general = newBreaches(s, {placements: new Map([[C(99), [H(h)]]]), joins: new Map([[name, [C(99)]]])}).filter((b) => b.group === name)
-        expect(judge([H(h)]).map((b) => b.why), `${name} on h${h}`).toEqual(general.map((b) => b.why))
+        const general = newBreaches(s, {placements: new Map([[C(99), [H(h)]]]), joins: new Map([[name, [C(99)]]])}).filter(
+          (b) => b.group === name,
+        )
+        expect(
+          judge([H(h)]).map((b) => b.why),
+          `${name} on h${h}`,
+        ).toEqual(general.map((b) => b.why))
       }
     }
   })

@@ -39,9 +39,25 @@ export function generate(seed: number): {snapshot: Snapshot; flavors: Flavor[]} 
   }
   const used = (inventories: Record<string, Inventory>) =>
     Object.fromEntries(Object.entries(inventories).flatMap(([rc, i]) => (r() < 0.5 ? [[rc, int(0, Math.max(0, cap(i)))]] : [])))
-  const add = (name: string, parent: {uuid: string; root: string} | null, inventories: Record<string, Inventory>, traits: string[], aggregates: string[]) => {
+  const add = (
+    name: string,
+    parent: {uuid: string; root: string} | null,
+    inventories: Record<string, Inventory>,
+    traits: string[],
+    aggregates: string[],
+  ) => {
     const u = uuid()
-    providers.push({uuid: u, name, generation: 1, parent_provider_uuid: parent?.uuid ?? null, root_provider_uuid: parent?.root ?? u, inventories, usages: used(inventories), traits, aggregates})
+    providers.push({
+      uuid: u,
+      name,
+      generation: 1,
+      parent_provider_uuid: parent?.uuid ?? null,
+      root_provider_uuid: parent?.root ?? u,
+      inventories,
+      usages: used(inventories),
+      traits,
+      aggregates,
+    })
     return {uuid: u, root: parent?.root ?? u}
   }
   const topology: NonNullable<Snapshot['topology']> = []
@@ -70,11 +86,27 @@ export function generate(seed: number): {snapshot: Snapshot; flavors: Flavor[]} 
           const kind = pick(['flat', 'flat', 'numa', 'metal'])
           if (kind === 'flat') {
             const cpus = int(4, 32)
-            add(name, null, {VCPU: inv(cpus, r() < 0.3 ? {max_unit: int(2, cpus)} : {}), MEMORY_MB: inv(int(4, 64) * 1024, r() < 0.2 ? {step_size: 512} : {}), ...disk}, traits, aggs)
+            add(
+              name,
+              null,
+              {
+                VCPU: inv(cpus, r() < 0.3 ? {max_unit: int(2, cpus)} : {}),
+                MEMORY_MB: inv(int(4, 64) * 1024, r() < 0.2 ? {step_size: 512} : {}),
+                ...disk,
+              },
+              traits,
+              aggs,
+            )
           } else if (kind === 'numa') {
             const root = add(name, null, {...disk}, traits, aggs)
             for (let k = 0; k < 2; k++) {
-              const numa = add(`${name}-numa${k}`, root, {VCPU: inv(int(2, 16)), PCPU: inv(int(0, 1) * int(2, 8) || 4), MEMORY_MB: inv(int(2, 32) * 1024)}, ['HW_NUMA_ROOT'], [])
+              const numa = add(
+                `${name}-numa${k}`,
+                root,
+                {VCPU: inv(int(2, 16)), PCPU: inv(int(0, 1) * int(2, 8) || 4), MEMORY_MB: inv(int(2, 32) * 1024)},
+                ['HW_NUMA_ROOT'],
+                [],
+              )
               if (r() < 0.5) add(`${name}-numa${k}-gpu`, numa, {VGPU: inv(int(1, 4))}, [], [])
             }
           } else add(name, null, {CUSTOM_BAREMETAL_GOLD: inv(1, {allocation_ratio: 1, reserved: 0})}, traits, aggs)
@@ -90,8 +122,22 @@ export function generate(seed: number): {snapshot: Snapshot; flavors: Flavor[]} 
     if (kind === 'gpu') properties['resources:VGPU'] = '1'
     if (kind === 'granular-gpu') properties['resources1:VGPU'] = String(int(1, 2))
     if (kind === 'avx') properties['trait:HW_CPU_X86_AVX2'] = 'required'
-    if (kind === 'metal') Object.assign(properties, {'resources:CUSTOM_BAREMETAL_GOLD': '1', 'resources:VCPU': '0', 'resources:MEMORY_MB': '0', 'resources:DISK_GB': '0'})
-    flavors.push({name: `f${i}-${kind}`, vcpus: int(1, 8), ram: pick([512, 1024, 2048, 4096, 3000]), disk: pick([0, 10, 20, 40]), ephemeral: pick([0, 0, 5]), swap: pick([0, 0, 512, 1536]), properties})
+    if (kind === 'metal')
+      Object.assign(properties, {
+        'resources:CUSTOM_BAREMETAL_GOLD': '1',
+        'resources:VCPU': '0',
+        'resources:MEMORY_MB': '0',
+        'resources:DISK_GB': '0',
+      })
+    flavors.push({
+      name: `f${i}-${kind}`,
+      vcpus: int(1, 8),
+      ram: pick([512, 1024, 2048, 4096, 3000]),
+      disk: pick([0, 10, 20, 40]),
+      ephemeral: pick([0, 0, 5]),
+      swap: pick([0, 0, 512, 1536]),
+      properties,
+    })
   }
   return {snapshot: {classes: CLASSES, traits: TRAITS, providers, topology}, flavors}
 }
@@ -109,7 +155,10 @@ export function claimsInARow(snapshot: Snapshot, flavor: FlavorRequest, hosts: S
     const consumer = randomUUID()
     copy.changes = new Changes()
     try {
-      writeAllocations(copy, 0, [{uuid: consumer, allocations: found.allocations, project: 'p', user: 'u'}], {checkGeneration: false, ...putAllocationErrors(consumer)})
+      writeAllocations(copy, 0, [{uuid: consumer, allocations: found.allocations, project: 'p', user: 'u'}], {
+        checkGeneration: false,
+        ...putAllocationErrors(consumer),
+      })
     } catch (err) {
       throw new Error(`the first candidate was refused: ${(err as Error).message}`)
     }
@@ -120,7 +169,8 @@ export function claimsInARow(snapshot: Snapshot, flavor: FlavorRequest, hosts: S
 
 const treeFree = (s: State, host: Provider) => {
   const free = new Map<string, number>()
-  for (const p of s.subtree(host.uuid)) for (const [rc, i] of p.inventories) free.set(rc, (free.get(rc) ?? 0) + Math.max(0, cap(i) - (p.usages.get(rc) ?? 0)))
+  for (const p of s.subtree(host.uuid))
+    for (const [rc, i] of p.inventories) free.set(rc, (free.get(rc) ?? 0) + Math.max(0, cap(i) - (p.usages.get(rc) ?? 0)))
   return free
 }
 
@@ -136,10 +186,17 @@ describe('headroom', () => {
       const hosts = everyHost(s)
       for (const f of requests) {
         const rows = got.domains.filter((d) => d.flavor === f.flavor)
-        const domainsAt = (level: 'rack' | 'row' | 'room') => new Set(hosts.map((h) => hostDomains(s, h)[level]).filter((x): x is string => x !== null))
+        const domainsAt = (level: 'rack' | 'row' | 'room') =>
+          new Set(hosts.map((h) => hostDomains(s, h)[level]).filter((x): x is string => x !== null))
         const members: Array<[string, string, Provider[]]> = [
           ...hosts.map((h): [string, string, Provider[]] => ['host', h.name, [h]]),
-          ...(['rack', 'row', 'room'] as const).flatMap((level) => [...domainsAt(level)].map((name): [string, string, Provider[]] => [level, name, hosts.filter((h) => hostDomains(s, h)[level] === name)])),
+          ...(['rack', 'row', 'room'] as const).flatMap((level) =>
+            [...domainsAt(level)].map((name): [string, string, Provider[]] => [
+              level,
+              name,
+              hosts.filter((h) => hostDomains(s, h)[level] === name),
+            ]),
+          ),
           ['cloud', 'cloud', hosts],
         ]
         for (const [level, name, inDomain] of members) {
@@ -177,7 +234,10 @@ describe('headroom', () => {
         uuid: `00000000-0000-4000-8000-00000000000${i + 1}`,
         name,
         generation: 1,
-        inventories: {VCPU: {total: 6, reserved: 0, min_unit: 1, max_unit: 6, step_size: 1, allocation_ratio: 1}, MEMORY_MB: {total: 8192, reserved: 0, min_unit: 1, max_unit: 8192, step_size: 1, allocation_ratio: 1}},
+        inventories: {
+          VCPU: {total: 6, reserved: 0, min_unit: 1, max_unit: 6, step_size: 1, allocation_ratio: 1},
+          MEMORY_MB: {total: 8192, reserved: 0, min_unit: 1, max_unit: 8192, step_size: 1, allocation_ratio: 1},
+        },
         usages: {},
         traits: [],
         aggregates: [nodeUuid('rack', 'r1')],
@@ -195,13 +255,19 @@ describe('headroom', () => {
       uuid: `00000000-0000-4000-8000-00000000000${i + 1}`,
       name,
       generation: 1,
-      inventories: {VCPU: {total: 2, reserved: 0, min_unit: 1, max_unit: 2, step_size: 1, allocation_ratio: 1}, MEMORY_MB: {total: 512, reserved: 0, min_unit: 1, max_unit: 512, step_size: 1, allocation_ratio: 1}},
+      inventories: {
+        VCPU: {total: 2, reserved: 0, min_unit: 1, max_unit: 2, step_size: 1, allocation_ratio: 1},
+        MEMORY_MB: {total: 512, reserved: 0, min_unit: 1, max_unit: 512, step_size: 1, allocation_ratio: 1},
+      },
       usages: {},
       traits: [],
       aggregates: [],
     })
     const f = flavorRequest({name: 'f4', vcpus: 4, ram: 256, disk: 0, ephemeral: 0, swap: 0, properties: {}})
-    for (const names of [['c', 'a', 'b'], ['b', 'c', 'a']]) {
+    for (const names of [
+      ['c', 'a', 'b'],
+      ['b', 'c', 'a'],
+    ]) {
       const s = stateFromSnapshot({classes: CLASSES, traits: TRAITS, topology: [], providers: names.map(host)})
       const h = headroom(s, [f], {levels: ['host']})
       expect(h.domains.map((d) => d.name)).toEqual(['a', 'b', 'c'])
@@ -209,7 +275,7 @@ describe('headroom', () => {
     }
   })
 
-  it('bounds the fit by a placement group\'s rule as claims of new members in a row would find it', () => {
+  it("bounds the fit by a placement group's rule as claims of new members in a row would find it", () => {
     let checked = 0
     let positive = 0
     for (let seed = 101; seed <= 140; seed++) {
@@ -220,7 +286,18 @@ describe('headroom', () => {
       const f = flavorRequest({...flavors.find((x) => !x.name.includes('metal'))!, properties: {}})
       const policy = (['anti-affinity', 'max-per', 'spread', 'affinity'] as GroupPolicy[])[seed % 4]
       const level = GROUP_LEVELS[Math.floor(r() * 3)]
-      const g: Group = {name: 'g', policy, level, maxPer: 1 + Math.floor(r() * 3), maxSkew: Math.floor(r() * 3), soft: false, members: new Set(), generation: 1, createdAt: 0, updatedAt: 0}
+      const g: Group = {
+        name: 'g',
+        policy,
+        level,
+        maxPer: 1 + Math.floor(r() * 3),
+        maxSkew: Math.floor(r() * 3),
+        soft: false,
+        members: new Set(),
+        generation: 1,
+        createdAt: 0,
+        updatedAt: 0,
+      }
       // A few members placed already, as the rule allows (claims in a row under it).
       const placed = policy === 'affinity' && r() < 0.5 ? 0 : Math.floor(r() * 3)
       const base = claimMembers(snapshot, g, f, new Set(hosts.filter((h) => !isDisabled(h)).map((h) => h.uuid)), placed)
@@ -228,7 +305,10 @@ describe('headroom', () => {
       state.groups.set('g', base.group)
       const got = headroom(state, [f], {group: base.group, levels: ['host', 'rack', 'row', 'room', 'cloud']})
       for (const row of got.domains) {
-        const inDomain = hosts.filter((h) => row.level === 'cloud' || (row.level === 'host' ? h.name === row.name : hostDomains(s, h)[row.level as 'rack'] === row.name))
+        const inDomain = hosts.filter(
+          (h) =>
+            row.level === 'cloud' || (row.level === 'host' ? h.name === row.name : hostDomains(s, h)[row.level as 'rack'] === row.name),
+        )
         const enabled = new Set(inDomain.filter((h) => !isDisabled(h)).map((h) => h.uuid))
         let want: number
         if (policy === 'affinity' && base.group.members.size === 0) {
@@ -251,13 +331,20 @@ describe('headroom', () => {
   })
 })
 
-const ruleOf = (g: Group) => `${g.policy} by ${g.level}${g.policy === 'max-per' ? ` (${g.maxPer})` : g.policy === 'spread' ? ` (skew ${g.maxSkew})` : ''}`
+const ruleOf = (g: Group) =>
+  `${g.policy} by ${g.level}${g.policy === 'max-per' ? ` (${g.maxPer})` : g.policy === 'spread' ? ` (skew ${g.maxSkew})` : ''}`
 
 /**
  * Claims of new members of `g` in a row on a copy, each the first candidate on `hosts` whose
  * placement its rule allows, up to `most`; the snapshot and group after them.
  */
-function claimMembers(snapshot: Snapshot, g: Group, flavor: FlavorRequest, hosts: Set<string>, most: number): {added: number; snapshot: Snapshot; group: Group} {
+function claimMembers(
+  snapshot: Snapshot,
+  g: Group,
+  flavor: FlavorRequest,
+  hosts: Set<string>,
+  most: number,
+): {added: number; snapshot: Snapshot; group: Group} {
   const copy = stateFromSnapshot(structuredClone(snapshot))
   const group: Group = {...g, members: new Set(g.members)}
   copy.groups.set(g.name, group)
@@ -268,18 +355,35 @@ function claimMembers(snapshot: Snapshot, g: Group, flavor: FlavorRequest, hosts
     const found = findCandidates(copy, flavor.request).allocationRequests.find((a) => {
       const providers = [...a.allocations.keys()].map((u) => copy.providers.get(u)!)
       if (!providers.some((p) => hosts.has(p.root)) || !providers.every((p) => hosts.has(p.root) || isSharing(p))) return false
-      return newBreaches(copy, {placements: new Map([[consumer, a.allocations.keys()]]), joins: new Map([[g.name, [consumer]]])}).length === 0
+      return (
+        newBreaches(copy, {placements: new Map([[consumer, a.allocations.keys()]]), joins: new Map([[g.name, [consumer]]])}).length === 0
+      )
     })
     if (!found) break
     copy.changes = new Changes()
-    writeAllocations(copy, 0, [{uuid: consumer, allocations: found.allocations, project: 'p', user: 'u'}], {checkGeneration: false, ...putAllocationErrors(consumer)})
+    writeAllocations(copy, 0, [{uuid: consumer, allocations: found.allocations, project: 'p', user: 'u'}], {
+      checkGeneration: false,
+      ...putAllocationErrors(consumer),
+    })
     copy.version += 1
     group.members.add(consumer)
-    consumers.push({uuid: consumer, project_id: 'p', user_id: 'u', allocations: Object.fromEntries([...found.allocations].map(([rp, a]) => [rp, {resources: Object.fromEntries(a)}]))})
+    consumers.push({
+      uuid: consumer,
+      project_id: 'p',
+      user_id: 'u',
+      allocations: Object.fromEntries([...found.allocations].map(([rp, a]) => [rp, {resources: Object.fromEntries(a)}])),
+    })
   }
   // Usages follow the consumers from here on.
   const providers = snapshot.providers.map((p) => ({...p, usages: undefined}))
   const usedBefore = new Map(snapshot.providers.map((p) => [p.uuid, p.usages ?? {}]))
-  const seed: Snapshot['consumers'] = [...usedBefore].filter(([, u]) => Object.keys(u).length).map(([rp, u], i) => ({uuid: `u${String(i).padStart(7, '0')}-0000-4000-8000-000000000000`, project_id: 'p', user_id: 'u', allocations: {[rp]: {resources: u}}}))
+  const seed: Snapshot['consumers'] = [...usedBefore]
+    .filter(([, u]) => Object.keys(u).length)
+    .map(([rp, u], i) => ({
+      uuid: `u${String(i).padStart(7, '0')}-0000-4000-8000-000000000000`,
+      project_id: 'p',
+      user_id: 'u',
+      allocations: {[rp]: {resources: u}},
+    }))
   return {added, snapshot: {...snapshot, providers, consumers: snapshot.consumers ? consumers : [...seed!, ...consumers]}, group}
 }

@@ -72,7 +72,12 @@ function generateCloud(g: Gen): State {
       generation: 1,
       parent_provider_uuid: parent?.uuid ?? null,
       root_provider_uuid: parent?.root_provider_uuid ?? uuid,
-      inventories: Object.fromEntries(Object.entries(inventories).map(([rc, total]) => [rc, {total, reserved: 0, min_unit: 1, max_unit: total, step_size: 1, allocation_ratio: 1}])),
+      inventories: Object.fromEntries(
+        Object.entries(inventories).map(([rc, total]) => [
+          rc,
+          {total, reserved: 0, min_unit: 1, max_unit: total, step_size: 1, allocation_ratio: 1},
+        ]),
+      ),
       traits,
       aggregates,
     }
@@ -85,7 +90,13 @@ function generateCloud(g: Gen): State {
     const kind = g.pick(['flat', 'numa', 'numa', 'baremetal'] as const)
     const aggregates = [...place(), ...(kind === 'baremetal' ? [] : storage())]
     if (kind === 'flat') {
-      add(`cn${h}`, null, {VCPU: 4 + g.int(13), MEMORY_MB: 4096 * (1 + g.int(4)), ...(g.chance(0.3) ? {DISK_GB: 100 + g.int(200)} : {})}, [], aggregates)
+      add(
+        `cn${h}`,
+        null,
+        {VCPU: 4 + g.int(13), MEMORY_MB: 4096 * (1 + g.int(4)), ...(g.chance(0.3) ? {DISK_GB: 100 + g.int(200)} : {})},
+        [],
+        aggregates,
+      )
     } else if (kind === 'numa') {
       const root = add(`cn${h}`, null, {}, [], aggregates)
       for (const k of [0, 1]) {
@@ -233,7 +244,18 @@ function viewHosts(views: TopologyView[]): string[] {
 
 describe('generated clouds: rules by host, rack, row and room over hosts as defined', () => {
   it('keep every hard rule, never count a sharing provider as a host, and refuse only what a brute force cannot place', () => {
-    const counted = {seeds: 0, clouds: 0, sharing: 0, claims: 0, accepted: 0, refused: 0, refusedConfirmed: 0, hostless: 0, ruleChecks: 0, hostChecks: 0}
+    const counted = {
+      seeds: 0,
+      clouds: 0,
+      sharing: 0,
+      claims: 0,
+      accepted: 0,
+      refused: 0,
+      refusedConfirmed: 0,
+      hostless: 0,
+      ruleChecks: 0,
+      hostChecks: 0,
+    }
     for (let seed = 1; seed <= 60; seed++) {
       const g = gen(seed)
       const s = generateCloud(g)
@@ -258,7 +280,16 @@ describe('generated clouds: rules by host, rack, row and room over hosts as defi
         const rule: Rule = {name: `g${i}`, policy, level: g.pick(LEVELS)}
         if (policy === 'max-per') rule.maxPer = 1 + g.int(3)
         if (policy === 'spread') rule.maxSkew = 1 + g.int(2)
-        tx(() => createGroup(s, 0, {name: rule.name, policy: rule.policy, level: rule.level, maxPer: rule.maxPer, maxSkew: rule.maxSkew, soft: false}))
+        tx(() =>
+          createGroup(s, 0, {
+            name: rule.name,
+            policy: rule.policy,
+            level: rule.level,
+            maxPer: rule.maxPer,
+            maxSkew: rule.maxSkew,
+            soft: false,
+          }),
+        )
         rules.push(rule)
       }
       const members = new Map<string, string[]>(rules.map((r) => [r.name, []]))
@@ -268,7 +299,19 @@ describe('generated clouds: rules by host, rack, row and room over hosts as defi
         const request = randomRequest(g)
         const context = `seed ${seed}, claim ${c}: ${JSON.stringify(request)}${rule ? ` in ${rule.name} (${rule.policy} by ${rule.level})` : ''}`
         counted.claims++
-        const req = parseCandidateRequest(new Map([['resources', [Object.entries(request).map(([rc, n]) => `${rc}:${n}`).join(',')]]]), [1, 39])
+        const req = parseCandidateRequest(
+          new Map([
+            [
+              'resources',
+              [
+                Object.entries(request)
+                  .map(([rc, n]) => `${rc}:${n}`)
+                  .join(','),
+              ],
+            ],
+          ]),
+          [1, 39],
+        )
         const result = findCandidates(s, req, {maxCandidates: 100000})
         const kept = fitToGroups(s, result, {group: rule?.name}, undefined, true).allocationRequests
         const where = (r: Rule, extra?: [string, string[]]) => {
@@ -281,7 +324,10 @@ describe('generated clouds: rules by host, rack, row and room over hosts as defi
           // The brute force: no place the request fits keeps the rule.
           const places = feasiblePlaces(s, hosts, request)
           const keeping = places.filter((h) => !rule || holds(s, rule, where(rule, [consumer, h === null ? [] : [h]]), hosts))
-          expect(keeping.map((h) => (h === null ? '(shared only)' : s.providers.get(h)!.name)), context).toEqual([])
+          expect(
+            keeping.map((h) => (h === null ? '(shared only)' : s.providers.get(h)!.name)),
+            context,
+          ).toEqual([])
           counted.refusedConfirmed++
           continue
         }
@@ -289,7 +335,17 @@ describe('generated clouds: rules by host, rack, row and room over hosts as defi
         try {
           tx(() =>
             claimAllocations(s, 1, [
-              {write: {uuid: consumer, allocations: new Map([...ar.allocations].map(([rp, a]) => [rp, new Map(a)])), project: 'p', user: 'u', generation: null}, affinity: [], group: rule?.name},
+              {
+                write: {
+                  uuid: consumer,
+                  allocations: new Map([...ar.allocations].map(([rp, a]) => [rp, new Map(a)])),
+                  project: 'p',
+                  user: 'u',
+                  generation: null,
+                },
+                affinity: [],
+                group: rule?.name,
+              },
             ]),
           )
         } catch (err) {
@@ -311,7 +367,8 @@ describe('generated clouds: rules by host, rack, row and room over hosts as defi
       const names = new Set(sharing.map((p) => p.name))
       const uuids = new Set(sharing.map((p) => p.uuid))
       expect(new Set(everyHost(s).map((p) => p.uuid)), `seed ${seed}`).toEqual(hosts)
-      for (const listing of consumerListing(s)) for (const h of listing.hosts) expect(names.has(h), `seed ${seed}: consumer ${listing.uuid} on ${h}`).toBe(false)
+      for (const listing of consumerListing(s))
+        for (const h of listing.hosts) expect(names.has(h), `seed ${seed}: consumer ${listing.uuid} on ${h}`).toBe(false)
       for (const r of rules) {
         const record = groupRecord(s, s.groups.get(r.name)!, {placements: true})
         expect(record.violations, `seed ${seed}: ${r.name}`).toEqual([])
@@ -329,4 +386,3 @@ describe('generated clouds: rules by host, rack, row and room over hosts as defi
     expect(counted.hostless).toBeGreaterThan(0)
   })
 })
-

@@ -14,7 +14,8 @@ function fakeClient(opts: {conflicts?: number; inventories?: Record<string, unkn
   const client = {
     async get(path: string) {
       if (path === `/resource_providers/${UUID}`) return {uuid: UUID, name: 'c1', generation}
-      if (path.endsWith('/inventories')) return {resource_provider_generation: generation, inventories: opts.inventories ?? {VCPU: {total: 8}, MEMORY_MB: {total: 1024}}}
+      if (path.endsWith('/inventories'))
+        return {resource_provider_generation: generation, inventories: opts.inventories ?? {VCPU: {total: 8}, MEMORY_MB: {total: 1024}}}
       if (path.endsWith('/usages')) return {usages: {VCPU: 6}}
       throw new Error(`unexpected GET ${path}`)
     },

@@ -9,13 +9,33 @@ import {imageWindows, keyedKeys, readAhead, type Head} from '../../src/store/jou
 const head = (counter: number, floor = 0): Head => ({counter, floor, topologyGeneration: 7})
 const image = (seq: number, keys: Array<[string, string, number]> = [['c', `consumer-${seq}`, 0]]) => ({
   seq,
-  body: JSON.stringify({keys, rows: {providers: [], inventories: [], traits: [], aggregates: [], consumers: [], allocations: [], classes: [], traitNames: [], topologyNodes: [], groups: [], groupMembers: [], moved: [], aggregateNames: []}}),
+  body: JSON.stringify({
+    keys,
+    rows: {
+      providers: [],
+      inventories: [],
+      traits: [],
+      aggregates: [],
+      consumers: [],
+      allocations: [],
+      classes: [],
+      traitNames: [],
+      topologyNodes: [],
+      groups: [],
+      groupMembers: [],
+      moved: [],
+      aggregateNames: [],
+    },
+  }),
 })
 
 describe('images since a position', () => {
   it('stand for the transactions when every one up to the head recorded one', () => {
     const windows = imageWindows(head(12), 10, [image(11), image(12)])
-    expect(windows?.map((w) => w.keys)).toEqual([[{seq: 11, kind: 'c', key: 'consumer-11', parts: 0}], [{seq: 12, kind: 'c', key: 'consumer-12', parts: 0}]])
+    expect(windows?.map((w) => w.keys)).toEqual([
+      [{seq: 11, kind: 'c', key: 'consumer-11', parts: 0}],
+      [{seq: 12, kind: 'c', key: 'consumer-12', parts: 0}],
+    ])
     expect(windows?.[0].head.topologyGeneration).toBe(7)
   })
 
@@ -53,7 +73,11 @@ describe('a keyed write', () => {
     ch.consumers.add('c1')
     ch.deletedConsumers.add('c2')
     ch.providers.set('p1', PART.generation)
-    expect(keyedKeys(ch)?.map((k) => `${k.kind}:${k.key}`).sort()).toEqual(['c:c1', 'c:c2', 'p:p1'])
+    expect(
+      keyedKeys(ch)
+        ?.map((k) => `${k.kind}:${k.key}`)
+        .sort(),
+    ).toEqual(['c:c1', 'c:c2', 'p:p1'])
   })
 
   it('is not one that changes a provider otherwise, or anything else', () => {

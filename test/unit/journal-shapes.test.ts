@@ -8,8 +8,26 @@ import {describe, expect, it} from 'vitest'
 import {IMAGE_FORMAT, imageWindows, knownKey, readImage, readKeys, readWindow, type Head} from '../../src/store/journal.js'
 
 const head = (counter: number): Head => ({counter, floor: 0, topologyGeneration: 0})
-const rows = {providers: [], inventories: [], traits: [], aggregates: [], consumers: [{uuid: 'c1'}], allocations: [], classes: [], traitNames: [], topologyNodes: [], groups: [], groupMembers: [], moved: [], aggregateNames: []}
-const image = (seq: number, body: object = {keys: [['c', 'c1', 0]], rows}, format: unknown = IMAGE_FORMAT) => ({seq, body: JSON.stringify(body), format})
+const rows = {
+  providers: [],
+  inventories: [],
+  traits: [],
+  aggregates: [],
+  consumers: [{uuid: 'c1'}],
+  allocations: [],
+  classes: [],
+  traitNames: [],
+  topologyNodes: [],
+  groups: [],
+  groupMembers: [],
+  moved: [],
+  aggregateNames: [],
+}
+const image = (seq: number, body: object = {keys: [['c', 'c1', 0]], rows}, format: unknown = IMAGE_FORMAT) => ({
+  seq,
+  body: JSON.stringify(body),
+  format,
+})
 
 describe('images of a shape this release does not know', () => {
   it("are read when in the format and shape every release so far writes (0.1.0's have no format column value but the default)", () => {

@@ -28,14 +28,7 @@ function rebuild(members: JsonMember[]): Record<string, unknown> {
 const DOC = {
   placemat_snapshot: 1,
   'odd "key", with {brackets}': {nested: ['a', {b: '}]'}], escaped: 'quote \\" backslash \\\\ end'},
-  providers: [
-    {uuid: 'u1', name: 'ünïcødé ☃ 𝄞', list: [1, [2, [3]], {}], s: '\\', t: '[,]{:}'},
-    'a string element',
-    42,
-    null,
-    [],
-    {},
-  ],
+  providers: [{uuid: 'u1', name: 'ünïcødé ☃ 𝄞', list: [1, [2, [3]], {}], s: '\\', t: '[,]{:}'}, 'a string element', 42, null, [], {}],
   empty: [],
   consumers: [],
   number: -1.5e3,

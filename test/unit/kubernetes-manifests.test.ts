@@ -28,7 +28,9 @@ const KINDS: Record<string, string> = {
 }
 
 const yamlFiles = (d: string): string[] =>
-  fs.readdirSync(d, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? yamlFiles(path.join(d, e.name)) : /\.ya?ml$/.test(e.name) ? [path.join(d, e.name)] : []))
+  fs
+    .readdirSync(d, {withFileTypes: true})
+    .flatMap((e) => (e.isDirectory() ? yamlFiles(path.join(d, e.name)) : /\.ya?ml$/.test(e.name) ? [path.join(d, e.name)] : []))
 
 // Kubernetes reads YAML 1.1 (0440 is octal there): read it the same way.
 const docs = yamlFiles(dir).flatMap((file) =>
@@ -53,7 +55,14 @@ const argValue = (args: string[], flag: string) => Number(args[args.indexOf(`--$
 
 describe('deploy/kubernetes', () => {
   it('holds only Kubernetes objects of the kinds and API versions placemat ships, each named', () => {
-    expect(docs.map((d) => d.obj.kind).sort()).toEqual(['Deployment', 'Job', 'Kustomization', 'Kustomization', 'PodDisruptionBudget', 'Service'])
+    expect(docs.map((d) => d.obj.kind).sort()).toEqual([
+      'Deployment',
+      'Job',
+      'Kustomization',
+      'Kustomization',
+      'PodDisruptionBudget',
+      'Service',
+    ])
     for (const {file, obj} of docs) {
       expect(KINDS[obj.kind], `${file}: kind ${obj.kind}`).toBeDefined()
       expect(obj.apiVersion, file).toBe(KINDS[obj.kind])
@@ -101,7 +110,11 @@ describe('deploy/kubernetes', () => {
     for (const spec of [deployment.spec.template.spec, job.spec.template.spec]) {
       expect(spec.securityContext).toMatchObject({runAsNonRoot: true, runAsUser: Number(imageUser[1]), runAsGroup: Number(imageUser[2])})
       for (const c of spec.containers) {
-        expect(c.securityContext, c.name).toMatchObject({readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: {drop: ['ALL']}})
+        expect(c.securityContext, c.name).toMatchObject({
+          readOnlyRootFilesystem: true,
+          allowPrivilegeEscalation: false,
+          capabilities: {drop: ['ALL']},
+        })
         expect(c.resources.requests, c.name).toMatchObject({cpu: expect.anything(), memory: expect.anything()})
         expect(c.resources.limits.memory, c.name).toBeDefined()
         const mounts = c.volumeMounts.map((m: any) => m.mountPath)
@@ -129,7 +142,10 @@ describe('deploy/kubernetes', () => {
     expect(docs.filter((d) => d.obj.kind === 'Secret')).toEqual([])
     for (const spec of [deployment.spec.template.spec, job.spec.template.spec]) {
       const c = spec.containers[0]
-      expect(c.env.find((e: any) => e.name === 'PLACEMAT_DB')).toEqual({name: 'PLACEMAT_DB', valueFrom: {secretKeyRef: {name: 'placemat-db', key: 'url'}}})
+      expect(c.env.find((e: any) => e.name === 'PLACEMAT_DB')).toEqual({
+        name: 'PLACEMAT_DB',
+        valueFrom: {secretKeyRef: {name: 'placemat-db', key: 'url'}},
+      })
       expect(c.env.filter((e: any) => 'value' in e)).toEqual([])
       expect(c.args).not.toContain('--db')
     }

@@ -67,7 +67,12 @@ describe('listing order', () => {
 
 describe('usage total', () => {
   const holders = [
-    ...[1, 2, 3].map(() => ({project_id: 'p', user_id: 'u1', consumer_type: 'INSTANCE', allocations: {cn: {resources: {VCPU: 1}}, gpu: {resources: {VGPU: 1}}}})),
+    ...[1, 2, 3].map(() => ({
+      project_id: 'p',
+      user_id: 'u1',
+      consumer_type: 'INSTANCE',
+      allocations: {cn: {resources: {VCPU: 1}}, gpu: {resources: {VGPU: 1}}},
+    })),
     ...[4, 5].map(() => ({project_id: 'p', user_id: 'u1', consumer_type: 'INSTANCE', allocations: {cn: {resources: {VCPU: 1}}}})),
     {project_id: 'p', user_id: 'u2', consumer_type: 'unknown', allocations: {ceph: {resources: {DISK_GB: 5}}}},
   ]
@@ -82,9 +87,15 @@ describe('usage total', () => {
   })
 
   it('keeps the consumers GET /usages kept: its user, its consumer type ("all", "unknown", one type)', () => {
-    expect(usageTotalRows({all: {VCPU: 5, VGPU: 3, consumer_count: 5}}, {consumerType: 'all', userId: 'u1'}, holders).map((r) => r.consumer_count)).toEqual([5, 3])
+    expect(
+      usageTotalRows({all: {VCPU: 5, VGPU: 3, consumer_count: 5}}, {consumerType: 'all', userId: 'u1'}, holders).map(
+        (r) => r.consumer_count,
+      ),
+    ).toEqual([5, 3])
     expect(usageTotalRows({unknown: {DISK_GB: 5, consumer_count: 1}}, {consumerType: 'unknown'}, holders)[0].consumer_count).toBe(1)
-    expect(usageTotalRows({INSTANCE: {VGPU: 3, consumer_count: 5}}, {consumerType: 'INSTANCE', userId: 'u2'}, holders)[0].consumer_count).toBe(0)
+    expect(
+      usageTotalRows({INSTANCE: {VGPU: 3, consumer_count: 5}}, {consumerType: 'INSTANCE', userId: 'u2'}, holders)[0].consumer_count,
+    ).toBe(0)
   })
 
   it('before 1.38: amounts per class, no counts', () => {
@@ -107,8 +118,12 @@ describe('said before anything is asked', () => {
   })
 
   it('"not found" answered by the endpoint reads as the command line\'s own: no status in front', () => {
-    expect(messageOf(new ApiError(404, "No placement group named 'nosuch'.", undefined, 'GET', '/placemat/v1/groups/nosuch'))).toBe("No placement group named 'nosuch'.")
-    expect(messageOf(new ApiError(409, 'generation conflict', 'placement.concurrent_update', 'PUT', '/x'))).toBe('409 [placement.concurrent_update]: generation conflict')
+    expect(messageOf(new ApiError(404, "No placement group named 'nosuch'.", undefined, 'GET', '/placemat/v1/groups/nosuch'))).toBe(
+      "No placement group named 'nosuch'.",
+    )
+    expect(messageOf(new ApiError(409, 'generation conflict', 'placement.concurrent_update', 'PUT', '/x'))).toBe(
+      '409 [placement.concurrent_update]: generation conflict',
+    )
     expect(messageOf(new ApiError(400, 'bad', undefined, 'PUT', '/x'))).toBe('400: bad')
   })
 })

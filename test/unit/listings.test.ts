@@ -30,9 +30,30 @@ function world(): State {
     ],
     {
       consumers: [
-        {uuid: C(1), project_id: 'p1', user_id: 'u1', consumer_type: 'INSTANCE', consumer_generation: 3, allocations: {[U(1)]: {resources: {VCPU: 2}}, [U(2)]: {resources: {VGPU: 1}}}},
-        {uuid: C(2), project_id: 'p2', user_id: 'u1', consumer_type: null, consumer_generation: 1, allocations: {[U(3)]: {resources: {VCPU: 1}}}},
-        {uuid: C(3), project_id: 'p1', user_id: 'u2', consumer_type: 'INSTANCE', consumer_generation: 1, allocations: {[U(1)]: {resources: {VCPU: 1}}, [U(3)]: {resources: {VCPU: 1}}}},
+        {
+          uuid: C(1),
+          project_id: 'p1',
+          user_id: 'u1',
+          consumer_type: 'INSTANCE',
+          consumer_generation: 3,
+          allocations: {[U(1)]: {resources: {VCPU: 2}}, [U(2)]: {resources: {VGPU: 1}}},
+        },
+        {
+          uuid: C(2),
+          project_id: 'p2',
+          user_id: 'u1',
+          consumer_type: null,
+          consumer_generation: 1,
+          allocations: {[U(3)]: {resources: {VCPU: 1}}},
+        },
+        {
+          uuid: C(3),
+          project_id: 'p1',
+          user_id: 'u2',
+          consumer_type: 'INSTANCE',
+          consumer_generation: 1,
+          allocations: {[U(1)]: {resources: {VCPU: 1}}, [U(3)]: {resources: {VCPU: 1}}},
+        },
       ],
       topology: [
         {uuid: ROW, name: 'r1', level: 'row', parent: null},
@@ -41,7 +62,16 @@ function world(): State {
       aggregateNames: [{uuid: aggregateUuid('ceph'), name: 'ceph'}],
     },
   )
-  const group = (name: string, members: string[]): Group => ({name, policy: 'anti-affinity', level: 'host', soft: false, members: new Set(members), generation: 1, createdAt: 0, updatedAt: 0})
+  const group = (name: string, members: string[]): Group => ({
+    name,
+    policy: 'anti-affinity',
+    level: 'host',
+    soft: false,
+    members: new Set(members),
+    generation: 1,
+    createdAt: 0,
+    updatedAt: 0,
+  })
   s.groups.set('web', group('web', [C(1), C(2)]))
   s.groups.set('db', group('db', [C(1)]))
   return s
@@ -100,7 +130,16 @@ describe('consumerView', () => {
 describe('describeHost', () => {
   it('gives each provider of the tree with usage, the named aggregates, and the consumers with what they hold there', () => {
     const d = describeHost(world(), U(1))
-    expect(d).toMatchObject({name: 'h1', disabled: false, rack: 'k1', row: 'r1', room: null, traits: ['HW_CPU_X86_AVX2'], capacity: {VCPU: 8, VGPU: 4}, used: {VCPU: 3, VGPU: 1}})
+    expect(d).toMatchObject({
+      name: 'h1',
+      disabled: false,
+      rack: 'k1',
+      row: 'r1',
+      room: null,
+      traits: ['HW_CPU_X86_AVX2'],
+      capacity: {VCPU: 8, VGPU: 4},
+      used: {VCPU: 3, VGPU: 1},
+    })
     // In listing order (named ones, then racks, rows, rooms), not the order the host was given them in.
     expect(d.aggregates).toEqual([
       {uuid: aggregateUuid('ceph'), name: 'ceph', level: null, label: 'ceph'},
@@ -116,7 +155,13 @@ describe('describeHost', () => {
       [C(1), {VCPU: 2, VGPU: 1}, ['db', 'web']],
       [C(3), {VCPU: 1}, []],
     ])
-    expect(describeHost(world(), U(3), {groups: false})).toMatchObject({disabled: true, consumers: [{uuid: C(2), groups: null}, {uuid: C(3), groups: null}]})
+    expect(describeHost(world(), U(3), {groups: false})).toMatchObject({
+      disabled: true,
+      consumers: [
+        {uuid: C(2), groups: null},
+        {uuid: C(3), groups: null},
+      ],
+    })
     expect(() => describeHost(world(), U(2))).toThrow(/not a host/)
   })
 })
@@ -141,7 +186,17 @@ describe('aggregate names', () => {
     expect(aggregateNameEdit(s, new Map([[other, 'ceph']]), true)).toEqual({set: [], forget: []})
     expect(aggregateNameEdit(s, new Map(), false)).toEqual({set: [], forget: []})
     expect(aggregateNameEdit(s, new Map(), true)).toEqual({set: [], forget: [other]})
-    expect(() => inTx(s, () => editAggregateNames(s, 1, {set: [{uuid: U(1), name: 'x'}, {uuid: U(2), name: 'x'}], forget: []}))).toThrow(/cannot both be named x/)
+    expect(() =>
+      inTx(s, () =>
+        editAggregateNames(s, 1, {
+          set: [
+            {uuid: U(1), name: 'x'},
+            {uuid: U(2), name: 'x'},
+          ],
+          forget: [],
+        }),
+      ),
+    ).toThrow(/cannot both be named x/)
     expect(() => inTx(s, () => editAggregateNames(s, 1, {set: [{uuid: U(1), name: U(2)}], forget: []}))).toThrow(/cannot be a uuid/)
   })
 
@@ -172,13 +227,27 @@ describe('aggregate names', () => {
       {action: 'create', kind: 'aggregate_name', uuid: U(7), name: 'ceph'},
       {action: 'create', kind: 'aggregate_name', uuid: aggregateUuid('fast'), name: 'fast'},
     ])
-    expect(kept.stages().names).toEqual([{op: 'set_aggregate_names', names: [{uuid: U(7), name: 'ceph'}, {uuid: aggregateUuid('fast'), name: 'fast'}], forget: []}])
+    expect(kept.stages().names).toEqual([
+      {
+        op: 'set_aggregate_names',
+        names: [
+          {uuid: U(7), name: 'ceph'},
+          {uuid: aggregateUuid('fast'), name: 'fast'},
+        ],
+        forget: [],
+      },
+    ])
     // Plain Placement: nothing to keep them in, and the plan does not pretend to.
     const plain = planApply(f, s, {prune: false})
     expect(plain.summary.aggregate_names).toBe(0)
     expect(plain.namedAggregates).toBe(2)
     // Once kept, the same file plans nothing; a new name for one is an update, and --prune drops the others.
-    const after = cloud([{name: 'h1', aggregates: [U(7), aggregateUuid('fast')]}], {aggregateNames: [{uuid: U(7), name: 'ceph'}, {uuid: aggregateUuid('fast'), name: 'fast'}]})
+    const after = cloud([{name: 'h1', aggregates: [U(7), aggregateUuid('fast')]}], {
+      aggregateNames: [
+        {uuid: U(7), name: 'ceph'},
+        {uuid: aggregateUuid('fast'), name: 'fast'},
+      ],
+    })
     expect(planApply(f, after, {prune: false, keepAggregateNames: true}).operationCount).toBe(0)
     const renamed = planApply(file([at('h1', [U(7)])], {'ceph-a': U(7)}), after, {prune: true, keepAggregateNames: true})
     expect(renamed.changes.filter((c) => c.kind === 'aggregate_name')).toEqual([
@@ -193,7 +262,9 @@ describe('aggregate names', () => {
       expect.unreachable()
     } catch (err) {
       expect(err).toBeInstanceOf(ApplyRefused)
-      expect((err as ApplyRefused).problems).toEqual([`providers (h1).aggregates: aggregate ${aggregateUuid('b')} is named both 'a' and 'b' (an aggregate has one name)`])
+      expect((err as ApplyRefused).problems).toEqual([
+        `providers (h1).aggregates: aggregate ${aggregateUuid('b')} is named both 'a' and 'b' (an aggregate has one name)`,
+      ])
     }
   })
 })

@@ -12,7 +12,12 @@ describe('log lines', () => {
   })
 
   it('finds the last line at error or worse, and reads a plain line as one', () => {
-    const text = [logLine('info', 'listening'), logLine('error', 'first'), logLine('fatal', 'why it stopped'), logLine('info', 'after')].join('')
+    const text = [
+      logLine('info', 'listening'),
+      logLine('error', 'first'),
+      logLine('fatal', 'why it stopped'),
+      logLine('info', 'after'),
+    ].join('')
     expect(lastErrorOf(text)).toBe('why it stopped')
     expect(lastErrorOf(logLine('info', 'fine'))).toBeUndefined()
     expect(lastErrorOf(`${logLine('info', 'fine')}placemat: plain words\n`)).toBe('plain words')

@@ -24,17 +24,26 @@ describe('one namespace', () => {
     for (const name of ['0001_initial', '0002_topology', '0003_provider_order']) await migrations[name].up(db)
     const [rack, row] = [legacyNodeUuid('rack', 'k1'), legacyNodeUuid('row', 'r1')]
     const now = Date.now()
-    await db.insertInto('topology_nodes').values([
-      {uuid: row, name: 'r1', level: 'row', parent_uuid: null, created_at: now, updated_at: now},
-      {uuid: rack, name: 'k1', level: 'rack', parent_uuid: row, created_at: now, updated_at: now},
-    ]).execute()
+    await db
+      .insertInto('topology_nodes')
+      .values([
+        {uuid: row, name: 'r1', level: 'row', parent_uuid: null, created_at: now, updated_at: now},
+        {uuid: rack, name: 'k1', level: 'rack', parent_uuid: row, created_at: now, updated_at: now},
+      ])
+      .execute()
     const host = '00000000-0000-0000-0000-000000000001'
-    await db.insertInto('resource_providers').values({uuid: host, name: 'cn1', generation: 5, parent_uuid: null, root_uuid: host, created_at: now, updated_at: now, seq: 1}).execute()
-    await db.insertInto('provider_aggregates').values([
-      {provider_uuid: host, aggregate_uuid: rack},
-      {provider_uuid: host, aggregate_uuid: row},
-      {provider_uuid: host, aggregate_uuid: '11111111-1111-1111-1111-111111111111'},
-    ]).execute()
+    await db
+      .insertInto('resource_providers')
+      .values({uuid: host, name: 'cn1', generation: 5, parent_uuid: null, root_uuid: host, created_at: now, updated_at: now, seq: 1})
+      .execute()
+    await db
+      .insertInto('provider_aggregates')
+      .values([
+        {provider_uuid: host, aggregate_uuid: rack},
+        {provider_uuid: host, aggregate_uuid: row},
+        {provider_uuid: host, aggregate_uuid: '11111111-1111-1111-1111-111111111111'},
+      ])
+      .execute()
 
     await migrations['0004_one_namespace'].up(db)
 

@@ -1,6 +1,18 @@
 /** Table, value and sorted output, as scripts read them. */
 import {describe, expect, it} from 'vitest'
-import {csvLines, csvRecord, outputMisfit, recordValue, sortRows, table, valueCell, valueLines, DOCUMENT, SENTENCES, type Column} from '../../src/cli/output.js'
+import {
+  csvLines,
+  csvRecord,
+  outputMisfit,
+  recordValue,
+  sortRows,
+  table,
+  valueCell,
+  valueLines,
+  DOCUMENT,
+  SENTENCES,
+  type Column,
+} from '../../src/cli/output.js'
 
 interface Row {
   name: string
@@ -63,7 +75,9 @@ describe('output for scripts', () => {
     expect(recordValue(['a'])).toBe('["a"]')
   })
   it('a document (export, topology layout) takes no -c, --ids, --sort-column or --no-headers; sentences no --no-headers', () => {
-    expect(outputMisfit(DOCUMENT, {columns: ['foo']}, 'placemat export')).toBe('-c: placemat export prints a document, with no columns or keys to pick')
+    expect(outputMisfit(DOCUMENT, {columns: ['foo']}, 'placemat export')).toBe(
+      '-c: placemat export prints a document, with no columns or keys to pick',
+    )
     expect(outputMisfit(DOCUMENT, {ids: true}, 'placemat export')).toBe('--ids: placemat export prints no list')
     expect(outputMisfit(DOCUMENT, {sortBy: ['name']}, 'placemat export')).toBe('--sort-column: placemat export prints no table')
     expect(outputMisfit(DOCUMENT, {noHeaders: true}, 'placemat export')).toBe('--no-headers: placemat export prints no table')
@@ -74,7 +88,11 @@ describe('output for scripts', () => {
 })
 
 describe('-f csv', () => {
-  const columns: Column<{name: string; used: number; parent: string | null}>[] = [{key: 'name'}, {key: 'used', header: 'USED NOW'}, {key: 'parent'}]
+  const columns: Column<{name: string; used: number; parent: string | null}>[] = [
+    {key: 'name'},
+    {key: 'used', header: 'USED NOW'},
+    {key: 'parent'},
+  ]
   const rows = [
     {name: 'cn "1", east', used: 3, parent: null},
     {name: 'cn2', used: 0, parent: 'cn1'},

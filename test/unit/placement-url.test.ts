@@ -19,10 +19,20 @@ describe("Placement's database URL", () => {
       database: 'placement',
       socket: undefined,
     })
-    expect(parsePlacementUrl('mysql+pymysql://placement:x@localhost/placement?unix_socket=/run/mysqld/mysqld.sock')).toMatchObject({engine: 'mysql', socket: '/run/mysqld/mysqld.sock'})
-    expect(parsePlacementUrl('postgresql+psycopg2://placement:x@pg/placement')).toMatchObject({engine: 'postgresql', host: 'pg', database: 'placement'})
+    expect(parsePlacementUrl('mysql+pymysql://placement:x@localhost/placement?unix_socket=/run/mysqld/mysqld.sock')).toMatchObject({
+      engine: 'mysql',
+      socket: '/run/mysqld/mysqld.sock',
+    })
+    expect(parsePlacementUrl('postgresql+psycopg2://placement:x@pg/placement')).toMatchObject({
+      engine: 'postgresql',
+      host: 'pg',
+      database: 'placement',
+    })
     expect(parsePlacementUrl('postgresql://pg/placement')).toMatchObject({engine: 'postgresql', user: undefined})
-    expect(parsePlacementUrl('sqlite:////var/lib/placement/placement.sqlite')).toEqual({engine: 'sqlite', file: '/var/lib/placement/placement.sqlite'})
+    expect(parsePlacementUrl('sqlite:////var/lib/placement/placement.sqlite')).toEqual({
+      engine: 'sqlite',
+      file: '/var/lib/placement/placement.sqlite',
+    })
     expect(parsePlacementUrl('sqlite:///placement.db')).toEqual({engine: 'sqlite', file: path.resolve('placement.db')})
   })
 

@@ -132,7 +132,9 @@ describe("Placement's policy", () => {
     expect(p.authorize('placement:usages', projectReader, {project_id: 'p1'})).toBe(true)
     expect(p.authorize('placement:usages', projectReader, {project_id: 'p2'})).toBe(false)
     // New defaults without scope enforcement: a project admin is not a system admin either.
-    expect(Policy.load({defaults: '8.0.0', enforceNewDefaults: true}).authorize('placement:resource_providers:list', projectAdmin)).toBe(false)
+    expect(Policy.load({defaults: '8.0.0', enforceNewDefaults: true}).authorize('placement:resource_providers:list', projectAdmin)).toBe(
+      false,
+    )
     // Scope alone keeps the deprecated fallback, but a project token is out of scope.
     expect(Policy.load({defaults: '8.0.0', enforceScope: true}).authorize('placement:resource_providers:list', projectAdmin)).toBe(false)
     expect(Policy.load({defaults: '8.0.0', enforceScope: true}).authorize('placement:resource_providers:list', systemAdmin)).toBe(true)
@@ -162,7 +164,9 @@ describe("Placement's policy", () => {
   })
 
   it("every Placement route has Placement's rule; placemat's own have a reader's and an admin's", () => {
-    expect(ruleOfRoute('GET', '/resource_providers/:uuid/inventories/:resource_class')).toBe('placement:resource_providers:inventories:show')
+    expect(ruleOfRoute('GET', '/resource_providers/:uuid/inventories/:resource_class')).toBe(
+      'placement:resource_providers:inventories:show',
+    )
     expect(ruleOfRoute('POST', '/allocations')).toBe('placement:allocations:manage')
     expect(ruleOfRoute('GET', '/placemat/v1/groups')).toBe('placemat:read')
     expect(ruleOfRoute('PUT', '/placemat/v1/topology/layout')).toBe('placemat:write')
@@ -179,6 +183,11 @@ describe("noauth2's credentials", () => {
       user_id: 'user',
       system_scope: null,
     })
-    expect(noauthCredentials('user', {'x-roles': 'reader', 'openstack-system-scope': 'all'})).toEqual({roles: ['reader'], project_id: null, user_id: 'user', system_scope: 'all'})
+    expect(noauthCredentials('user', {'x-roles': 'reader', 'openstack-system-scope': 'all'})).toEqual({
+      roles: ['reader'],
+      project_id: null,
+      user_id: 'user',
+      system_scope: 'all',
+    })
   })
 })

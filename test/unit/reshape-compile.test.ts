@@ -22,7 +22,11 @@ const USER = 'e0e0e0e0-0000-4000-8000-000000000001'
 
 /** compute-vgpu-1 (VCPU, MEMORY_MB, VGPU 8 max_unit 4), VM A holding VGPU 2, VM B VGPU 4 (and DISK_GB on a sharing provider). */
 function vgpuState(): State {
-  const instance = (uuid: string, resources: Record<string, number>, elsewhere: Record<string, {resources: Record<string, number>}> = {}) => ({
+  const instance = (
+    uuid: string,
+    resources: Record<string, number>,
+    elsewhere: Record<string, {resources: Record<string, number>}> = {},
+  ) => ({
     uuid,
     project_id: PROJECT,
     user_id: USER,
@@ -61,7 +65,14 @@ const compile = compileReshapeMoves
 
 /** fixtures/reshape/vgpu.yaml */
 const VGPU_MOVES: Move[] = [
-  {from: 'compute-vgpu-1', to: 'compute-vgpu-1_pgpu0', uuid: PGPU0, resources: {VGPU: 4}, inventory: {VGPU: {max_unit: 4}}, consumers: [VM_A]},
+  {
+    from: 'compute-vgpu-1',
+    to: 'compute-vgpu-1_pgpu0',
+    uuid: PGPU0,
+    resources: {VGPU: 4},
+    inventory: {VGPU: {max_unit: 4}},
+    consumers: [VM_A],
+  },
   {from: 'compute-vgpu-1', to: 'compute-vgpu-1_pgpu1', uuid: PGPU1, resources: {VGPU: 4}, consumers: [VM_B]},
 ]
 
@@ -112,7 +123,9 @@ describe('compileReshapeMoves', () => {
     const gpu = providerUuid('gpu')
     expect(compile(s, [{from: CN, to: 'gpu', resources: {VGPU: 'all'}}]).creates[0].uuid).toBe(gpu)
     expect(c.creates).toEqual([{uuid: gpu, name: 'gpu', parent_provider_uuid: CN}])
-    expect(c.body.inventories[gpu].inventories).toEqual({VGPU: {total: 8, reserved: 0, min_unit: 1, max_unit: 4, step_size: 1, allocation_ratio: 1}})
+    expect(c.body.inventories[gpu].inventories).toEqual({
+      VGPU: {total: 8, reserved: 0, min_unit: 1, max_unit: 4, step_size: 1, allocation_ratio: 1},
+    })
     expect(c.body.inventories[CN].inventories.VGPU).toBeUndefined()
     expect(Object.keys(c.body.allocations)).toEqual([VM_A, VM_B])
     expect(c.body.allocations[VM_A].allocations[gpu]).toEqual({resources: {VGPU: 2}})
@@ -125,7 +138,10 @@ describe('compileReshapeMoves', () => {
     expect(c.creates).toEqual([])
     expect(c.roots).toEqual([CN, SHARED])
     expect(c.body.inventories[CN].inventories.VGPU).toMatchObject({total: 6})
-    expect(c.body.inventories[SHARED]).toMatchObject({resource_provider_generation: 7, inventories: {DISK_GB: {total: 1000}, VGPU: {total: 2, max_unit: 2}}})
+    expect(c.body.inventories[SHARED]).toMatchObject({
+      resource_provider_generation: 7,
+      inventories: {DISK_GB: {total: 1000}, VGPU: {total: 2, max_unit: 2}},
+    })
     expect(Object.keys(c.body.allocations)).toEqual([VM_A])
   })
 
@@ -162,7 +178,9 @@ describe('compileReshapeMoves', () => {
     expect(planError(() => compile(s, [{from: CN, to: 'gpu', resources: {VGPU: 9}, consumers: []}]))).toBe(
       'VGPU from compute-vgpu-1: moving 9 but the total is 8',
     )
-    expect(planError(() => compile(s, [{from: CN, to: PGPU0, resources: {VGPU: 1}}]))).toMatch(/^moves\[0\]: no provider .*give its name in "to"/)
+    expect(planError(() => compile(s, [{from: CN, to: PGPU0, resources: {VGPU: 1}}]))).toMatch(
+      /^moves\[0\]: no provider .*give its name in "to"/,
+    )
   })
 
   it('names the holders to read in full: those of the moved classes on the sources', () => {
@@ -263,7 +281,7 @@ describe('checkReshape', () => {
     ])
   })
 
-  it('reports stale generations, then the reshaper\'s concurrent update', () => {
+  it("reports stale generations, then the reshaper's concurrent update", () => {
     const s = vgpuState()
     const c: CompiledReshape = compile(s, VGPU_MOVES)
     c.body.inventories[CN].resource_provider_generation = 1
@@ -299,8 +317,22 @@ describe('movesInPlace', () => {
       classes: ['VCPU', 'MEMORY_MB', 'DISK_GB', 'VGPU'],
       providers: [
         {uuid: CN, name: 'compute-vgpu-1', generation: 4, inventories: {VCPU: {total: 32}, MEMORY_MB: {total: 65536}}},
-        {uuid: PGPU0, name: 'compute-vgpu-1_pgpu0', generation: 1, parent_provider_uuid: CN, root_provider_uuid: CN, inventories: {VGPU: {total: 4}}},
-        {uuid: PGPU1, name: 'compute-vgpu-1_pgpu1', generation: 1, parent_provider_uuid: CN, root_provider_uuid: CN, inventories: {VGPU: {total: 4}}},
+        {
+          uuid: PGPU0,
+          name: 'compute-vgpu-1_pgpu0',
+          generation: 1,
+          parent_provider_uuid: CN,
+          root_provider_uuid: CN,
+          inventories: {VGPU: {total: 4}},
+        },
+        {
+          uuid: PGPU1,
+          name: 'compute-vgpu-1_pgpu1',
+          generation: 1,
+          parent_provider_uuid: CN,
+          root_provider_uuid: CN,
+          inventories: {VGPU: {total: 4}},
+        },
       ],
       consumers: [
         {uuid: VM_A, allocations: {[CN]: {resources: {VCPU: 4}}, [PGPU0]: {resources: {VGPU: 2}}}},
@@ -322,7 +354,14 @@ describe('movesInPlace: part of an idle class', () => {
       classes: ['VCPU', 'VGPU'],
       providers: [
         {uuid: CN_IDLE, name: 'cn', generation: 1, inventories: {VCPU: {total: 8}}},
-        {uuid: GPU0, name: 'gpu0', generation: 1, parent_provider_uuid: CN_IDLE, root_provider_uuid: CN_IDLE, inventories: {VGPU: {total: 8}}},
+        {
+          uuid: GPU0,
+          name: 'gpu0',
+          generation: 1,
+          parent_provider_uuid: CN_IDLE,
+          root_provider_uuid: CN_IDLE,
+          inventories: {VGPU: {total: 8}},
+        },
         ...extra,
       ],
       consumers: [],

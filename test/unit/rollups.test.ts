@@ -19,7 +19,8 @@ function random(seed: number) {
   return {next, int: (n: number) => Math.floor(next() * n), pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]}
 }
 
-const nonZero = (entries: Iterable<[string, number]>) => new Map([...entries].filter(([, n]) => n !== 0).sort(([a], [b]) => a.localeCompare(b)))
+const nonZero = (entries: Iterable<[string, number]>) =>
+  new Map([...entries].filter(([, n]) => n !== 0).sort(([a], [b]) => a.localeCompare(b)))
 
 /** The sums walked from the whole State, as the metrics computed them before rollups. */
 function walked(s: State) {
@@ -31,7 +32,13 @@ function walked(s: State) {
   }
   const topology: unknown[] = []
   const flat = (v: TopologyView) => {
-    topology.push({uuid: v.uuid, level: v.level, name: v.name, capacity: nonZero(Object.entries(v.capacity)), used: nonZero(Object.entries(v.used))})
+    topology.push({
+      uuid: v.uuid,
+      level: v.level,
+      name: v.name,
+      capacity: nonZero(Object.entries(v.capacity)),
+      used: nonZero(Object.entries(v.used)),
+    })
     for (const c of v.children ?? []) flat(c)
   }
   topologyView(s).forEach(flat)
@@ -41,7 +48,9 @@ function walked(s: State) {
 
 function kept(s: State) {
   const c = rollupsOf(s).cloudSums()
-  const topology = rollupsOf(s).topologySums().map((v) => ({uuid: v.uuid, level: v.level, name: v.name, capacity: nonZero(v.capacity), used: nonZero(v.used)}))
+  const topology = rollupsOf(s)
+    .topologySums()
+    .map((v) => ({uuid: v.uuid, level: v.level, name: v.name, capacity: nonZero(v.capacity), used: nonZero(v.used)}))
   return {capacity: nonZero(c.capacity), used: nonZero(c.used), providers: c.providers, holding: c.holding, topology}
 }
 
@@ -83,7 +92,11 @@ describe('rollups', () => {
             const p = r.pick(all)
             if (p.children.size === 0 && p.allocations.size === 0) s.removeProvider(p)
           } else if (kind === 2) {
-            s.setInventory(r.pick(all), r.pick(CLASSES), {...inv(1 + r.int(64)), reserved: r.int(3), allocation_ratio: r.pick([1, 1.5, 16])})
+            s.setInventory(r.pick(all), r.pick(CLASSES), {
+              ...inv(1 + r.int(64)),
+              reserved: r.int(3),
+              allocation_ratio: r.pick([1, 1.5, 16]),
+            })
           } else if (kind === 3) {
             const p = r.pick(all)
             const rc = r.pick(CLASSES)
@@ -98,7 +111,16 @@ describe('rollups', () => {
           } else if (kind === 6 || kind === 7) {
             let c: Consumer | undefined = r.next() < 0.5 ? r.pick(consumers().concat([undefined as never])) : undefined
             if (!c) {
-              c = {uuid: U(50000 + ++made), project: 'p', user: 'u', type: null, generation: 0, createdAt: 0, updatedAt: 0, allocations: new Map()}
+              c = {
+                uuid: U(50000 + ++made),
+                project: 'p',
+                user: 'u',
+                type: null,
+                generation: 0,
+                createdAt: 0,
+                updatedAt: 0,
+                allocations: new Map(),
+              }
               s.addConsumer(c)
             }
             const allocations = new Map<string, Amounts>()
@@ -117,9 +139,21 @@ describe('rollups', () => {
             // Racks, rows and rooms come and go, and move.
             const levels: TopologyLevel[] = ['rack', 'row', 'room']
             const uuid = r.pick([...RACKS, U(9201), U(9202), U(9301)])
-            const level: TopologyLevel = RACKS.includes(uuid) ? r.pick(['rack', 'rack', 'row'] as TopologyLevel[]) : uuid === U(9301) ? 'room' : r.pick(levels)
+            const level: TopologyLevel = RACKS.includes(uuid)
+              ? r.pick(['rack', 'rack', 'row'] as TopologyLevel[])
+              : uuid === U(9301)
+                ? 'room'
+                : r.pick(levels)
             if (r.next() < 0.2) s.removeTopologyNode(uuid)
-            else s.setTopologyNode({uuid, name: `n${uuid.slice(-4)}`, level, parent: r.pick([null, U(9201), U(9202), U(9301)]), createdAt: 0, updatedAt: 0})
+            else
+              s.setTopologyNode({
+                uuid,
+                name: `n${uuid.slice(-4)}`,
+                level,
+                parent: r.pick([null, U(9201), U(9202), U(9301)]),
+                createdAt: 0,
+                updatedAt: 0,
+              })
           } else if (kind === 11) {
             // A provider starts or stops sharing its inventory: it (and a sharing root's tree) leaves or joins its racks' sums.
             const p = r.pick(all)

@@ -34,7 +34,7 @@ describe('the release', () => {
 })
 
 describe('the phases', () => {
-  it('0001 to 0011 are the baseline (placemat 0.1.0); every later migration is tagged, a release\'s contracts after its expands', () => {
+  it("0001 to 0011 are the baseline (placemat 0.1.0); every later migration is tagged, a release's contracts after its expands", () => {
     expect(baseline.at(-1)).toBe('0011_change_images')
     for (const m of baseline) expect(phaseOf(m)).toBe('baseline')
     const later = known.filter((m) => m > BASELINE)
@@ -42,12 +42,16 @@ describe('the phases', () => {
     for (const release of new Set(Object.values(PHASES).map((p) => p.release))) {
       const own = later.filter((m) => PHASES[m].release === release)
       const firstContract = own.findIndex((m) => PHASES[m].phase === 'contract')
-      if (firstContract >= 0) expect(own.slice(firstContract).every((m) => PHASES[m].phase === 'contract'), release).toBe(true)
+      if (firstContract >= 0)
+        expect(
+          own.slice(firstContract).every((m) => PHASES[m].phase === 'contract'),
+          release,
+        ).toBe(true)
     }
     expect(Object.keys(PHASES).every((m) => m in migrations)).toBe(true)
   })
 
-  it("this release: a real expand and contract pair, and the range it serves", () => {
+  it('this release: a real expand and contract pair, and the range it serves', () => {
     expect(phaseOf('0012_nodes')).toBe('expand')
     expect(phaseOf('0013_keyed_check_v2')).toBe('expand')
     expect(phaseOf('0014_retire_keyed_check_v1')).toBe('contract')
@@ -61,9 +65,18 @@ describe('which databases this release serves', () => {
   const expanded = known.filter((m) => phaseOf(m) !== 'contract')
 
   it("serves its schema whole, and before its own contract; with a newer release's expands too", () => {
-    expect(judgeSchema({applied: known, minRelease: {release: RELEASE, migration: known.at(-1)!}}, DB)).toMatchObject({serves: true, refusal: null})
-    expect(judgeSchema({applied: expanded, minRelease: null}, DB)).toMatchObject({serves: true, pending: {contract: ['0014_retire_keyed_check_v1']}})
-    expect(judgeSchema({applied: [...known, '9000_newer_expand'], minRelease: null}, DB)).toMatchObject({serves: true, unknown: ['9000_newer_expand']})
+    expect(judgeSchema({applied: known, minRelease: {release: RELEASE, migration: known.at(-1)!}}, DB)).toMatchObject({
+      serves: true,
+      refusal: null,
+    })
+    expect(judgeSchema({applied: expanded, minRelease: null}, DB)).toMatchObject({
+      serves: true,
+      pending: {contract: ['0014_retire_keyed_check_v1']},
+    })
+    expect(judgeSchema({applied: [...known, '9000_newer_expand'], minRelease: null}, DB)).toMatchObject({
+      serves: true,
+      unknown: ['9000_newer_expand'],
+    })
   })
 
   it('refuses while its own expands are pending, pointing at db upgrade --expand', () => {
@@ -76,13 +89,17 @@ describe('which databases this release serves', () => {
   })
 
   it('refuses a database older than the baseline, pointing at a plain db upgrade', () => {
-    expect(judgeSchema({applied: ['0001_initial'], minRelease: null}, DB).refusal).toContain(`run \`placemat db upgrade --db ${DB}\` first, with no daemon serving it`)
+    expect(judgeSchema({applied: ['0001_initial'], minRelease: null}, DB).refusal).toContain(
+      `run \`placemat db upgrade --db ${DB}\` first, with no daemon serving it`,
+    )
   })
 
-  it("refuses a database a newer release contracted, naming both releases", () => {
+  it('refuses a database a newer release contracted, naming both releases', () => {
     const v = judgeSchema({applied: [...known, '0015_later'], minRelease: {release: '0.3.0', migration: '0015_later'}}, DB)
     expect(v.serves).toBe(false)
-    expect(v.refusal).toBe(`database ${DB} was contracted by placemat 0.3.0 (0015_later): it needs placemat 0.3.0 or later; this is placemat ${RELEASE}`)
+    expect(v.refusal).toBe(
+      `database ${DB} was contracted by placemat 0.3.0 (0015_later): it needs placemat 0.3.0 or later; this is placemat ${RELEASE}`,
+    )
     // An older release's contract is no obstacle.
     expect(judgeSchema({applied: known, minRelease: {release: '0.1.9', migration: 'x'}}, DB).serves).toBe(true)
   })

@@ -36,11 +36,19 @@ describe("systemd's notify protocol", () => {
 
 describe('a reload report', () => {
   it('says what changed and what was kept', () => {
-    const ok = {policy: {changed: ['placement:resource_providers:list']}, logLevel: {from: 'info' as const, to: 'debug' as const}, tls: {changed: true}}
-    expect(describeReload(ok)).toBe('policy: 1 rule(s) changed (placement:resource_providers:list); log level info -> debug; TLS certificate replaced')
+    const ok = {
+      policy: {changed: ['placement:resource_providers:list']},
+      logLevel: {from: 'info' as const, to: 'debug' as const},
+      tls: {changed: true},
+    }
+    expect(describeReload(ok)).toBe(
+      'policy: 1 rule(s) changed (placement:resource_providers:list); log level info -> debug; TLS certificate replaced',
+    )
     expect(reloadFailed(ok)).toBe(false)
     const bad = {policy: {error: 'policy file /etc/p.yaml: bad'}, tls: {error: 'tls.key: no key'}}
-    expect(describeReload(bad)).toBe('policy not reloaded (policy file /etc/p.yaml: bad); the rules in force stay; TLS certificate not reloaded (tls.key: no key); the one in use stays')
+    expect(describeReload(bad)).toBe(
+      'policy not reloaded (policy file /etc/p.yaml: bad); the rules in force stay; TLS certificate not reloaded (tls.key: no key); the one in use stays',
+    )
     expect(reloadFailed(bad)).toBe(true)
   })
 })

@@ -6,7 +6,16 @@ import {describe, expect, it} from 'vitest'
 import {byCloseness, closeness, emptyPlacement, ruleViolation, type Placement} from '../../src/core/affinity.js'
 import {edits} from '../../src/core/layout-edits.js'
 import {PlacementError} from '../../src/core/errors.js'
-import {keptLayout, layoutChanges, layoutNodes, layoutRefusal, nodeUuid, observedNodes, type Layout, type TopologyPlan} from '../../src/core/topology.js'
+import {
+  keptLayout,
+  layoutChanges,
+  layoutNodes,
+  layoutRefusal,
+  nodeUuid,
+  observedNodes,
+  type Layout,
+  type TopologyPlan,
+} from '../../src/core/topology.js'
 import {topologyView} from '../../src/core/topology-view.js'
 import {stateFromSnapshot} from '../../src/core/snapshot.js'
 import {exitCodeOf, messageOf, usageError, Failure} from '../../src/cli/failure.js'
@@ -16,14 +25,37 @@ import {U, cloud} from './fixtures.js'
 const rack = (n: string) => nodeUuid('rack', n)
 const row = (n: string) => nodeUuid('row', n)
 
-const LAYOUT: Layout = {rooms: [{name: 'm1', rows: [{name: 'r1', racks: [{name: 'k1', hosts: ['cn1']}, {name: 'k2', hosts: ['cn2']}]}]}]}
+const LAYOUT: Layout = {
+  rooms: [
+    {
+      name: 'm1',
+      rows: [
+        {
+          name: 'r1',
+          racks: [
+            {name: 'k1', hosts: ['cn1']},
+            {name: 'k2', hosts: ['cn2']},
+          ],
+        },
+      ],
+    },
+  ],
+}
 
 describe('layout plans on a snapshot (plain Placement)', () => {
   it('nodes whose aggregates have members exist, with parents read from their members; the rest are created', () => {
     const named = layoutNodes(LAYOUT)
-    const members = new Map([[rack('k1'), [U(1)]], [row('r1'), [U(1)]]])
+    const members = new Map([
+      [rack('k1'), [U(1)]],
+      [row('r1'), [U(1)]],
+    ])
     const aggs = new Map([[U(1), [rack('k1'), row('r1')]]])
-    const nodes = observedNodes(new Map(), named, (a) => members.get(a) ?? [], (p) => aggs.get(p) ?? [])
+    const nodes = observedNodes(
+      new Map(),
+      named,
+      (a) => members.get(a) ?? [],
+      (p) => aggs.get(p) ?? [],
+    )
     expect(nodes.map((n) => [n.level, n.name, n.parent])).toEqual([
       ['row', 'r1', null],
       ['rack', 'k1', row('r1')],
@@ -37,9 +69,19 @@ describe('layout plans on a snapshot (plain Placement)', () => {
   })
 
   it('a rack moved to another row is one change: its hosts are written but not listed as moved', () => {
-    const nodes = layoutNodes({rows: [{name: 'r1', racks: [{name: 'k1', hosts: []}]}, {name: 'r2', racks: []}]})
+    const nodes = layoutNodes({
+      rows: [
+        {name: 'r1', racks: [{name: 'k1', hosts: []}]},
+        {name: 'r2', racks: []},
+      ],
+    })
     const s = cloud([{name: 'cn1', aggregates: [rack('k1'), row('r1')]}], {topology: [...nodes.values()]})
-    const {plan, hostAggs} = layoutChanges(s, {rows: [{name: 'r1', racks: []}, {name: 'r2', racks: [{name: 'k1', hosts: ['cn1']}]}]})
+    const {plan, hostAggs} = layoutChanges(s, {
+      rows: [
+        {name: 'r1', racks: []},
+        {name: 'r2', racks: [{name: 'k1', hosts: ['cn1']}]},
+      ],
+    })
     expect(plan.nodes.update).toEqual(['rack k1'])
     expect(plan.hosts).toEqual({add: [], move: [], remove: []})
     expect(hostAggs.get(U(1))).toEqual([rack('k1'), row('r2')])
@@ -47,7 +89,9 @@ describe('layout plans on a snapshot (plain Placement)', () => {
 
   it('the previous layout tells what to empty; hosts out of the layout leave; unknown hosts are refused', () => {
     const before = layoutNodes(LAYOUT)
-    const s = cloud([{name: 'cn1', aggregates: [rack('k1'), row('r1'), nodeUuid('room', 'm1')]}, {name: 'cn2'}], {topology: [...before.values()]})
+    const s = cloud([{name: 'cn1', aggregates: [rack('k1'), row('r1'), nodeUuid('room', 'm1')]}, {name: 'cn2'}], {
+      topology: [...before.values()],
+    })
     const {plan, hostAggs} = layoutChanges(s, {rooms: []})
     expect(plan.nodes.delete).toEqual(['room m1', 'row r1', 'rack k1', 'rack k2'])
     expect(plan.hosts.remove).toEqual(['cn1'])
@@ -58,13 +102,36 @@ describe('layout plans on a snapshot (plain Placement)', () => {
   it('the rolled-up view of a snapshot counts whole trees, only classes in use', () => {
     const s = stateFromSnapshot({
       providers: [
-        {uuid: U(1), name: 'cn1', generation: 0, root_provider_uuid: U(1), aggregates: [rack('k1')], inventories: {VCPU: {total: 8}}, usages: {VCPU: 2, DISK_GB: 0}},
-        {uuid: U(2), name: 'gpu', generation: 0, parent_provider_uuid: U(1), root_provider_uuid: U(1), inventories: {VGPU: {total: 4}}, usages: {}},
+        {
+          uuid: U(1),
+          name: 'cn1',
+          generation: 0,
+          root_provider_uuid: U(1),
+          aggregates: [rack('k1')],
+          inventories: {VCPU: {total: 8}},
+          usages: {VCPU: 2, DISK_GB: 0},
+        },
+        {
+          uuid: U(2),
+          name: 'gpu',
+          generation: 0,
+          parent_provider_uuid: U(1),
+          root_provider_uuid: U(1),
+          inventories: {VGPU: {total: 4}},
+          usages: {},
+        },
       ],
       topology: [{uuid: rack('k1'), name: 'k1', level: 'rack', parent: null}],
     })
     expect(topologyView(s)).toEqual([
-      {uuid: rack('k1'), name: 'k1', level: 'rack', capacity: {VCPU: 8, VGPU: 4}, used: {VCPU: 2}, hosts: [{uuid: U(1), name: 'cn1', capacity: {VCPU: 8, VGPU: 4}, used: {VCPU: 2}, disabled: false}]},
+      {
+        uuid: rack('k1'),
+        name: 'k1',
+        level: 'rack',
+        capacity: {VCPU: 8, VGPU: 4},
+        used: {VCPU: 2},
+        hosts: [{uuid: U(1), name: 'cn1', capacity: {VCPU: 8, VGPU: 4}, used: {VCPU: 2}, disabled: false}],
+      },
     ])
   })
 })
@@ -121,12 +188,22 @@ describe('layoutRefusal: what a write, and so its dry run, is refused for', () =
     hosts: {add: [], move: [], remove: []},
     violations,
   })
-  const breach = {group: 'db', rule: 'anti-affinity by row', soft: false, why: '2 members in row r1 (at most 1)', domains: [{name: 'r1', members: [U(1), U(2)]}]}
+  const breach = {
+    group: 'db',
+    rule: 'anti-affinity by row',
+    soft: false,
+    why: '2 members in row r1 (at most 1)',
+    domains: [{name: 'r1', members: [U(1), U(2)]}],
+  }
 
   it('a stale pinned generation first, then a broken hard group unless allowed', () => {
     expect(layoutRefusal(plan(3))).toBeNull()
     expect(layoutRefusal(plan(3), 3)).toBeNull()
-    expect(layoutRefusal(plan(3), 2)).toMatchObject({status: 409, code: 'placement.concurrent_update', detail: 'topology generation conflict: expected 2, found 3'})
+    expect(layoutRefusal(plan(3), 2)).toMatchObject({
+      status: 409,
+      code: 'placement.concurrent_update',
+      detail: 'topology generation conflict: expected 2, found 3',
+    })
     expect(layoutRefusal(plan(3, [breach]), 2)).toMatchObject({code: 'placement.concurrent_update'})
     expect(layoutRefusal(plan(3, [breach]))).toMatchObject({status: 409, code: 'placemat.affinity_violation'})
     expect(layoutRefusal(plan(3, [breach]))!.detail).toMatch(/^Placement group rule violated: group db \(anti-affinity by row\)/)
@@ -169,9 +246,15 @@ describe('affinity', () => {
   it('same and different hold or say why; same with an anchor nowhere cannot hold', () => {
     const anchor = at('k1', 'r1')
     expect(ruleViolation(at('k1', 'r1'), anchor, {relation: 'same', level: 'rack', consumer: U(9)})).toBeNull()
-    expect(ruleViolation(at('k2', 'r1'), anchor, {relation: 'same', level: 'rack', consumer: U(9)})).toBe(`not in the same rack as consumer ${U(9)}`)
-    expect(ruleViolation(at('k2', 'r1'), anchor, {relation: 'different', level: 'row', consumer: U(9)})).toBe(`in the same row as consumer ${U(9)}`)
-    expect(ruleViolation(at('k2', 'r1'), emptyPlacement(), {relation: 'same', level: 'row', consumer: U(9)})).toMatch(/has no allocations in any row/)
+    expect(ruleViolation(at('k2', 'r1'), anchor, {relation: 'same', level: 'rack', consumer: U(9)})).toBe(
+      `not in the same rack as consumer ${U(9)}`,
+    )
+    expect(ruleViolation(at('k2', 'r1'), anchor, {relation: 'different', level: 'row', consumer: U(9)})).toBe(
+      `in the same row as consumer ${U(9)}`,
+    )
+    expect(ruleViolation(at('k2', 'r1'), emptyPlacement(), {relation: 'same', level: 'row', consumer: U(9)})).toMatch(
+      /has no allocations in any row/,
+    )
   })
   it('closeness orders near and far stably', () => {
     const anchor = at('k1', 'r1')
@@ -192,6 +275,8 @@ describe('exit codes', () => {
     expect(exitCodeOf(new Error('bug'))).toBe(1)
     expect(exitCodeOf(new ApiError(401, 'who', undefined, 'GET', '/'))).toBe(10)
     expect(exitCodeOf(new ApiError(403, 'no', undefined, 'GET', '/'))).toBe(11)
-    expect(messageOf(new ApiError(409, 'stale', 'placement.concurrent_update', 'PUT', '/x'))).toBe('409 [placement.concurrent_update]: stale')
+    expect(messageOf(new ApiError(409, 'stale', 'placement.concurrent_update', 'PUT', '/x'))).toBe(
+      '409 [placement.concurrent_update]: stale',
+    )
   })
 })

@@ -38,19 +38,27 @@ describe('upgrade checks', () => {
     expect(upgradeExitCode(report)).toBe(0)
   })
 
-  it('the schema: empty succeeds, older warns (db upgrade), a newer release\'s expand warns, its contract fails', () => {
-    expect(resultOf(facts({applied: []}), 'Schema Migrations')).toMatchObject({result: 0, details: expect.stringContaining('An empty database')})
+  it("the schema: empty succeeds, older warns (db upgrade), a newer release's expand warns, its contract fails", () => {
+    expect(resultOf(facts({applied: []}), 'Schema Migrations')).toMatchObject({
+      result: 0,
+      details: expect.stringContaining('An empty database'),
+    })
     const older = resultOf(facts({applied: ['0001_initial']}), 'Schema Migrations')
     expect(older.result).toBe(1)
     expect(older.details).toContain('2 migration(s) pending (0002_topology, 0003_provider_order)')
     expect(older.details).toContain('placemat db upgrade --db /srv/placemat.db')
     // A newer release expanded it: served here until its contract (a rollback).
     const expanded = facts({applied: [...known, '0004_later']})
-    expect(resultOf(expanded, 'Schema Migrations')).toMatchObject({result: 1, details: expect.stringContaining('A newer placemat expanded it (migrations 0004_later')})
+    expect(resultOf(expanded, 'Schema Migrations')).toMatchObject({
+      result: 1,
+      details: expect.stringContaining('A newer placemat expanded it (migrations 0004_later'),
+    })
     const contracted = facts({applied: [...known, '0004_later'], minRelease: {release: '0.3.0', migration: '0004_later'}})
     expect(resultOf(contracted, 'Schema Migrations')).toMatchObject({
       result: 2,
-      details: expect.stringContaining('was contracted by placemat 0.3.0 (0004_later): it needs placemat 0.3.0 or later; this is placemat 0.2.0'),
+      details: expect.stringContaining(
+        'was contracted by placemat 0.3.0 (0004_later): it needs placemat 0.3.0 or later; this is placemat 0.2.0',
+      ),
     })
     expect(upgradeExitCode(runUpgradeChecks(contracted))).toBe(2)
   })
@@ -60,12 +68,14 @@ describe('upgrade checks', () => {
     const expand = resultOf(facts({known: all, applied: ['0011_change_images']}), 'Schema Migrations')
     expect(expand.result).toBe(1)
     expect(expand.details).toContain('placemat db upgrade --expand --db /srv/placemat.db')
-    expect(expand.details).toContain('This release\'s contract is pending (0014_retire_keyed_check_v1)')
+    expect(expand.details).toContain("This release's contract is pending (0014_retire_keyed_check_v1)")
     const contract = resultOf(facts({known: all, applied: all.slice(0, 3)}), 'Schema Migrations')
     expect(contract.result).toBe(1)
     expect(contract.details).not.toContain('--expand')
     expect(contract.details).toContain('placemat db upgrade --contract --db /srv/placemat.db')
-    expect(resultOf(facts({known: all, applied: all, minRelease: {release: '0.2.0', migration: all[3]}}), 'Schema Migrations').result).toBe(0)
+    expect(resultOf(facts({known: all, applied: all, minRelease: {release: '0.2.0', migration: all[3]}}), 'Schema Migrations').result).toBe(
+      0,
+    )
   })
 
   it("Placement's checks: providers without roots fail, incomplete consumers warn", () => {
@@ -80,17 +90,29 @@ describe('upgrade checks', () => {
   it('the nodes: of this release succeed; of an older release (registered or not) and of a newer one warn, as does an unhealthy local daemon', () => {
     expect(resultOf(facts({nodes: {registered: [node('0.2.0')], unregistered: []}}), 'Nodes Serving the Database')).toMatchObject({
       result: 0,
-      details: expect.stringContaining('1 node(s) of placemat 0.2.0 serve /srv/placemat.db: placemat 0.2.0 on api-1, pid 7, http://api-1:8007'),
+      details: expect.stringContaining(
+        '1 node(s) of placemat 0.2.0 serve /srv/placemat.db: placemat 0.2.0 on api-1, pid 7, http://api-1:8007',
+      ),
     })
     const older = resultOf(
-      facts({nodes: {registered: [node('0.1.5', 8)], unregistered: [{where: '10.0.0.4', connections: 3, backendPids: [101, 102, 103], since: Date.now()}]}}),
+      facts({
+        nodes: {
+          registered: [node('0.1.5', 8)],
+          unregistered: [{where: '10.0.0.4', connections: 3, backendPids: [101, 102, 103], since: Date.now()}],
+        },
+      }),
       'Nodes Serving the Database',
     )
     expect(older.result).toBe(1)
-    expect(older.details).toContain('2 node(s) of a release before placemat 0.2.0 serve /srv/placemat.db: placemat 0.1.5 on api-1, pid 8, http://api-1:8008')
+    expect(older.details).toContain(
+      '2 node(s) of a release before placemat 0.2.0 serve /srv/placemat.db: placemat 0.1.5 on api-1, pid 8, http://api-1:8008',
+    )
     expect(older.details).toContain('release before 0.2.0 (not registered): 3 connection(s) from 10.0.0.4 with no application_name')
     expect(older.details).toContain('placemat db upgrade --contract')
-    const pidRecord = resultOf(facts({applied: ['0001_initial'], nodes: {registered: [], unregistered: [{where: 'api-1', pid: 42, url: 'http://127.0.0.1:8778'}]}}), 'Nodes Serving the Database')
+    const pidRecord = resultOf(
+      facts({applied: ['0001_initial'], nodes: {registered: [], unregistered: [{where: 'api-1', pid: 42, url: 'http://127.0.0.1:8778'}]}}),
+      'Nodes Serving the Database',
+    )
     expect(pidRecord.details).toContain('release before 0.2.0 (not registered) on api-1, pid 42, http://127.0.0.1:8778')
     expect(pidRecord.details).toContain('placemat db upgrade --expand')
     expect(resultOf(facts({nodes: {registered: [node('0.3.0')], unregistered: []}}), 'Nodes Serving the Database')).toMatchObject({
@@ -98,7 +120,10 @@ describe('upgrade checks', () => {
       details: expect.stringContaining('1 node(s) of a newer release'),
     })
     const daemon = {pid: 42, url: 'http://127.0.0.1:8778', answering: false, healthy: false}
-    expect(resultOf(facts({daemon}), 'Nodes Serving the Database')).toMatchObject({result: 1, details: expect.stringContaining('does not answer')})
+    expect(resultOf(facts({daemon}), 'Nodes Serving the Database')).toMatchObject({
+      result: 1,
+      details: expect.stringContaining('does not answer'),
+    })
   })
 })
 
@@ -129,7 +154,10 @@ describe("placement-status's table", () => {
       row('Details: There is no placement-api endpoint in the service catalog.'),
       rule,
     ])
-    const long = table.split('\n').filter((l) => l.includes('word')).map((l) => l.slice(2, -2).trimEnd())
+    const long = table
+      .split('\n')
+      .filter((l) => l.includes('word'))
+      .map((l) => l.slice(2, -2).trimEnd())
     expect(long[0]).toBe(`Details: ${'word '.repeat(12).trim()}`)
     expect(long.slice(1)).toEqual([`  ${'word '.repeat(11).trim()}`, `  ${'word '.repeat(7).trim()}`])
   })

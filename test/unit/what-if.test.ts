@@ -11,7 +11,12 @@ function cloud(hosts: Array<{name: string; rack: string; vcpus: number; disabled
   return stateFromSnapshot({
     classes: ['VCPU'],
     traits: ['COMPUTE_STATUS_DISABLED'],
-    topology: [...new Set(hosts.map((h) => h.rack))].map((r) => ({uuid: nodeUuid('rack', r), name: r, level: 'rack' as const, parent: null})),
+    topology: [...new Set(hosts.map((h) => h.rack))].map((r) => ({
+      uuid: nodeUuid('rack', r),
+      name: r,
+      level: 'rack' as const,
+      parent: null,
+    })),
     providers: hosts.map((h, i) => ({
       uuid: U(i + 1),
       name: h.name,
@@ -39,7 +44,13 @@ describe('what if a rack were lost', () => {
   })
 
   it('says so when only a disabled host has room', () => {
-    const w = whatIf(cloud([{name: 'a', rack: 'r1', vcpus: 8}, {name: 'b-off', rack: 'r2', vcpus: 8, disabled: true}]), {without: [{level: 'rack', name: 'r1'}]})
+    const w = whatIf(
+      cloud([
+        {name: 'a', rack: 'r1', vcpus: 8},
+        {name: 'b-off', rack: 'r2', vcpus: 8, disabled: true},
+      ]),
+      {without: [{level: 'rack', name: 'r1'}]},
+    )
     expect(w.displaced).toEqual([{consumer: U(100), from: ['a'], to: null, why: 'no enabled host has room for VCPU:4'}])
     expect(w.survives).toBe(false)
   })

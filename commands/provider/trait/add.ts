@@ -21,6 +21,10 @@ export default class ProviderTraitAdd extends PlacematCommand {
     const {argv} = await this.parse(ProviderTraitAdd)
     const [ref, ...traits] = argv as string[]
     const body = await addTraits(await this.client(), ref, traits)
-    this.output(body, body.traits.map((name) => ({name})), setColumns.traits)
+    this.output(
+      body,
+      body.traits.map((name) => ({name})),
+      setColumns.traits,
+    )
   }
 }

@@ -11,6 +11,10 @@ export default class ProviderTraitList extends PlacematCommand {
   async run(): Promise<void> {
     const {args} = await this.parse(ProviderTraitList)
     const body = await readTraits(await this.client(), args.provider)
-    this.output(body, body.traits.map((name) => ({name})), [{key: 'name'}])
+    this.output(
+      body,
+      body.traits.map((name) => ({name})),
+      [{key: 'name'}],
+    )
   }
 }

@@ -10,7 +10,10 @@ export default class ProviderTraitRemove extends PlacematCommand {
     '(DELETE .../traits). The provider generation is read and sent for you, and a concurrent update is retried. ' +
     'Prints the traits left on the provider (JSON/YAML: as GET .../traits).'
 
-  static examples = ['<%= config.bin %> provider trait remove compute-1 CUSTOM_GOLD', '<%= config.bin %> provider trait remove compute-1 --all']
+  static examples = [
+    '<%= config.bin %> provider trait remove compute-1 CUSTOM_GOLD',
+    '<%= config.bin %> provider trait remove compute-1 --all',
+  ]
   static strict = false
   static printed = {columns: setColumns.traits}
   static args = {
@@ -25,6 +28,10 @@ export default class ProviderTraitRemove extends PlacematCommand {
     const [ref, ...traits] = argv as string[]
     if (flags.all === traits.length > 0) throw usageError('give the traits to remove, or --all')
     const body = await removeTraits(await this.client(), ref, flags.all ? 'all' : traits)
-    this.output(body, body.traits.map((name) => ({name})), setColumns.traits)
+    this.output(
+      body,
+      body.traits.map((name) => ({name})),
+      setColumns.traits,
+    )
   }
 }

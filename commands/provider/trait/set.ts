@@ -27,6 +27,10 @@ export default class ProviderTraitSet extends PlacematCommand {
     const client = await this.client()
     const p = await resolveProvider(client, ref)
     const body = await updateProviderSet(client, p.uuid, 'traits', () => traits)
-    this.output(body, body.traits!.map((name) => ({name})), setColumns.traits)
+    this.output(
+      body,
+      body.traits!.map((name) => ({name})),
+      setColumns.traits,
+    )
   }
 }

@@ -88,7 +88,11 @@ function nameList(v: unknown, where: string, custom: boolean, err: Problem, remo
   v.forEach((n, i) => {
     // A provider's traits may name a compute-owned one as `!TRAIT`: to be removed.
     const name = removable && typeof n === 'string' && n.startsWith('!COMPUTE_') ? n.slice(1) : n
-    if (typeof name !== 'string' || !NAME_RE.test(name)) err(`${where}[${i}]`, `'${n}' is not a valid name (A-Z, 0-9, _${removable ? '; !COMPUTE_... removes a trait the compute service set' : ''})`)
+    if (typeof name !== 'string' || !NAME_RE.test(name))
+      err(
+        `${where}[${i}]`,
+        `'${n}' is not a valid name (A-Z, 0-9, _${removable ? '; !COMPUTE_... removes a trait the compute service set' : ''})`,
+      )
     else if (custom && !n.startsWith('CUSTOM_')) err(`${where}[${i}]`, `${n}: only custom names (CUSTOM_*) can be created`)
     else names.push(n)
   })
@@ -242,7 +246,8 @@ class ApplyFileReader {
       err(where, 'expected a provider mapping')
       return
     }
-    for (const k of Object.keys(v)) if (!PROVIDER_KEYS.has(k)) err(`${where}.${k}`, `unknown key; expected one of ${[...PROVIDER_KEYS].join(', ')}`)
+    for (const k of Object.keys(v))
+      if (!PROVIDER_KEYS.has(k)) err(`${where}.${k}`, `unknown key; expected one of ${[...PROVIDER_KEYS].join(', ')}`)
     if (typeof v.name !== 'string' || !v.name.trim() || v.name.length > 200) {
       err(`${where}.name`, 'a name (1-200 characters) is required')
       return

@@ -19,9 +19,16 @@ export function summaryLine(plan: ApplyPlan): string {
     const names = plan.changes.filter((c) => c.kind === 'aggregate_name')
     const dropped = names.filter((c) => c.action === 'delete').length
     const kept = names.length - dropped
-    parts.push([kept ? `${plural(kept, 'aggregate name')} to keep` : '', dropped ? `${plural(dropped, 'aggregate name')} to drop` : ''].filter(Boolean).join(', '))
+    parts.push(
+      [kept ? `${plural(kept, 'aggregate name')} to keep` : '', dropped ? `${plural(dropped, 'aggregate name')} to drop` : '']
+        .filter(Boolean)
+        .join(', '),
+    )
   }
-  return `Plan: providers ${parts.slice(0, 1).join('')}${parts.slice(1).map((p) => `; ${p}`).join('')}.`
+  return `Plan: providers ${parts.slice(0, 1).join('')}${parts
+    .slice(1)
+    .map((p) => `; ${p}`)
+    .join('')}.`
 }
 
 const fmtInv = (inv: Inventory): string => {
@@ -66,7 +73,11 @@ export function* planLineStream(plan: ApplyPlan): Generator<string> {
         for (const [rc, inv] of Object.entries(i.added)) parts.push(`+${rc}:${fmtInv(inv)}`)
         for (const rc of i.removed) parts.push(`-${rc}`)
         for (const [rc, fields] of Object.entries(i.changed)) {
-          parts.push(`${rc} ${Object.entries(fields).map(([f, [a, b]]) => `${f} ${a} -> ${b}`).join(', ')}`)
+          parts.push(
+            `${rc} ${Object.entries(fields)
+              .map(([f, [a, b]]) => `${f} ${a} -> ${b}`)
+              .join(', ')}`,
+          )
         }
       }
       if (ch.traits) parts.push(`traits ${[...ch.traits.added.map((t) => `+${t}`), ...ch.traits.removed.map((t) => `-${t}`)].join(' ')}`)
@@ -87,7 +98,13 @@ export function planDocument(plan: ApplyPlan) {
     changes: plan.changes.map((c) => {
       if (c.kind !== 'provider' || !c.create) return c
       const {create, ...rest} = c
-      return {...rest, parent_provider_uuid: create.parent ?? null, inventories: create.inventories, traits: create.traits, aggregates: create.aggregates}
+      return {
+        ...rest,
+        parent_provider_uuid: create.parent ?? null,
+        inventories: create.inventories,
+        traits: create.traits,
+        aggregates: create.aggregates,
+      }
     }),
   }
 }

@@ -164,7 +164,10 @@ export interface Backend {
   /** The layout now (placemat: stored, with its generation; plain: the file's names, hosts as observed). */
   currentLayout(file?: Layout): Promise<(Layout & {generation?: number}) | undefined>
   /** The rolled-up topology (plain: of the racks, rows and rooms `file` names). */
-  topologyView(file?: Layout, opts?: {concurrency?: number; onProgress?: (done: number, total: number) => void}): Promise<TopologyAnswer | undefined>
+  topologyView(
+    file?: Layout,
+    opts?: {concurrency?: number; onProgress?: (done: number, total: number) => void},
+  ): Promise<TopologyAnswer | undefined>
   /** Makes the topology exactly `layout`. */
   applyLayout(layout: Layout, opts?: LayoutApplyOptions): Promise<LayoutApplyResult>
   /**

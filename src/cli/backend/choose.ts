@@ -19,7 +19,8 @@ export async function chooseBackend(client: PlacementClient, opts: {local: boole
       placemat = !(err.status === 404 || err.status === 405)
     }
   }
-  if (placemat && client.transport instanceof LocalTransport) return new (await import('./local.js')).LocalPlacematBackend(client, client.transport)
+  if (placemat && client.transport instanceof LocalTransport)
+    return new (await import('./local.js')).LocalPlacematBackend(client, client.transport)
   if (placemat) return new (await import('./placemat.js')).PlacematBackend(client)
   return new (await import('./plain.js')).PlainBackend(client)
 }

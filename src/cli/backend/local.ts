@@ -34,7 +34,9 @@ export class LocalPlacematBackend extends PlacematBackend {
 
   /** A dry run on the store's State: the store reads the file again if it is used after it. */
   rehearse(plan: OperationPlan): Promise<void> {
-    return asRefusal(() => this.transport.store.rehearse((s, now) => runBatch(s, now, plan.operations(), {check: sharedPayloadValidator()})))
+    return asRefusal(() =>
+      this.transport.store.rehearse((s, now) => runBatch(s, now, plan.operations(), {check: sharedPayloadValidator()})),
+    )
   }
 
   /** The records GET /placemat/v1/providers (and /consumers) would answer, made from the store's State. */

@@ -78,9 +78,13 @@ export class PlacematBackend implements Backend {
     if (opts.allowViolations) query.allow_violations = 'true'
     if (!opts.prune) query.prune = 'false'
     const pinned = opts.generation === undefined ? layout : {...layout, generation: opts.generation}
-    const dry = await this.client.put<{plan: TopologyPlan; error?: {status: number; code?: string; detail: string} | null}>(LAYOUT_API, pinned, {
-      query: {...query, dry_run: 'true'},
-    })
+    const dry = await this.client.put<{plan: TopologyPlan; error?: {status: number; code?: string; detail: string} | null}>(
+      LAYOUT_API,
+      pinned,
+      {
+        query: {...query, dry_run: 'true'},
+      },
+    )
     const planned = dry.plan
     opts.onPlan?.(planned)
     const n = planSize(planned)
@@ -98,7 +102,12 @@ export class PlacematBackend implements Backend {
   }
 
   /** The new children and the reshape in one POST /placemat/v1/batch: one transaction. */
-  async reshape(compiled: CompiledReshape, microversion: string, _created: string[] = [], opts: {allowViolations?: boolean} = {}): Promise<boolean> {
+  async reshape(
+    compiled: CompiledReshape,
+    microversion: string,
+    _created: string[] = [],
+    opts: {allowViolations?: boolean} = {},
+  ): Promise<boolean> {
     const operations = [...compiled.creates.map((c) => ({op: 'create_provider', ...c})), {op: 'reshape', microversion, ...compiled.body}]
     // The batch checks the placement groups of the consumers it moves (allocations taken to other hosts).
     await this.client.post(`${PLACEMAT_API}/batch`, {operations}, opts.allowViolations ? {query: {allow_violations: 'true'}} : undefined)

@@ -8,7 +8,15 @@ import type {PlacementClient, RequestOptions} from '../../client/client.js'
 import type {BatchOperation} from '../../core/batch.js'
 import type {CompiledReshape} from '../../core/reshape/compiled.js'
 import {stateFromSnapshot} from '../../core/snapshot.js'
-import {currentLayout, layoutChanges, layoutNodes, legacyNodeUuid, observedNodes, type Layout, type WantedNode} from '../../core/topology.js'
+import {
+  currentLayout,
+  layoutChanges,
+  layoutNodes,
+  legacyNodeUuid,
+  observedNodes,
+  type Layout,
+  type WantedNode,
+} from '../../core/topology.js'
 import {topologyView} from '../../core/topology-view.js'
 import {mapLimit} from '../../client/map-limit.js'
 import {retryOnConcurrentUpdate} from '../services/retry.js'
@@ -56,7 +64,10 @@ export class PlainBackend implements Backend {
   }
 
   /** The view placemat computes, over the racks, rows and rooms of `file`. */
-  async topologyView(file?: Layout, opts: {concurrency?: number; onProgress?: (done: number, total: number) => void} = {}): Promise<TopologyAnswer | undefined> {
+  async topologyView(
+    file?: Layout,
+    opts: {concurrency?: number; onProgress?: (done: number, total: number) => void} = {},
+  ): Promise<TopologyAnswer | undefined> {
     if (!file) return undefined
     const [cloud, disabled, sharing] = await Promise.all([
       loadStandard(this.client, {parts: {inventories: true, usages: true, traits: false, aggregates: true}, ...opts}),
@@ -65,7 +76,10 @@ export class PlainBackend implements Backend {
       disabledProviders(this.client),
       sharingProviders(this.client),
     ])
-    const traitsOf = (uuid: string) => [...(disabled.has(uuid) ? [DISABLED_TRAIT] : []), ...(sharing.has(uuid) ? [SHARES_VIA_AGGREGATE] : [])]
+    const traitsOf = (uuid: string) => [
+      ...(disabled.has(uuid) ? [DISABLED_TRAIT] : []),
+      ...(sharing.has(uuid) ? [SHARES_VIA_AGGREGATE] : []),
+    ]
     const providers = [...cloud.providers.values()].map((p) => ({...p, traits: traitsOf(p.uuid)}))
     const s = stateFromSnapshot({providers, topology: [...layoutNodes(file).values()]})
     return {generation: null, topology: topologyView(s)}
@@ -95,14 +109,20 @@ export class PlainBackend implements Backend {
     ])
     const records = withAggregates(providers, members)
     const aggregatesOf = new Map(records.map((r) => [r.uuid, r.aggregates]))
-    const topology = observedNodes(previous, named, (a) => members.get(a) ?? [], (p) => aggregatesOf.get(p) ?? [])
+    const topology = observedNodes(
+      previous,
+      named,
+      (a) => members.get(a) ?? [],
+      (p) => aggregatesOf.get(p) ?? [],
+    )
     const s = stateFromSnapshot({providers: records, topology})
     const prune = Boolean(opts.prune)
     const {plan, hostAggs, resolved} = layoutChanges(s, layout, {prune})
     // Hosts still in an old-namespace aggregate move out (into the new one where they are placed);
     // without prune, one placed nowhere keeps what it has.
     for (const list of legacyMembers.values()) {
-      for (const u of list) if (!hostAggs.has(u) && s.providers.has(u) && (prune || resolved.hosts.has(u))) hostAggs.set(u, resolved.hosts.get(u) ?? [])
+      for (const u of list)
+        if (!hostAggs.has(u) && s.providers.has(u) && (prune || resolved.hosts.has(u))) hostAggs.set(u, resolved.hosts.get(u) ?? [])
     }
     opts.onPlan?.(plan)
     if (opts.dryRun || hostAggs.size === 0) return {transport: this.kind, plan, applied: false, writes: 0}
@@ -118,7 +138,8 @@ export class PlainBackend implements Backend {
         const cur = await this.client.get<{aggregates: string[]; resource_provider_generation: number}>(path, {version: '1.19'})
         const next = [...cur.aggregates.filter((a) => !topologyAggs.has(a)), ...wanted.filter((a) => topologyAggs.has(a))]
         const same = next.length === cur.aggregates.length && next.every((a) => cur.aggregates.includes(a))
-        if (!same) await this.client.put(path, {aggregates: next, resource_provider_generation: cur.resource_provider_generation}, {version: '1.19'})
+        if (!same)
+          await this.client.put(path, {aggregates: next, resource_provider_generation: cur.resource_provider_generation}, {version: '1.19'})
         opts.onProgress?.(++done, total, `${done}/${total} hosts`)
       }, 10),
     )

@@ -9,7 +9,6 @@ import type {ConsumerRecord, ListedProvider, ProviderRecord} from '../../core/wi
 import {mapLimit} from '../../client/map-limit.js'
 import type {CloudView, LoadOptions} from './backend.js'
 
-
 export async function listProviders(client: PlacementClient, query?: Record<string, string>): Promise<ListedProvider[]> {
   return (await client.get<{resource_providers: ListedProvider[]}>('/resource_providers', {query})).resource_providers
 }
@@ -41,7 +40,12 @@ export async function sharingProviders(client: PlacementClient): Promise<Set<str
 }
 
 /** Members of each aggregate (GET /resource_providers?member_of=UUID), a few calls in flight. */
-export async function membersOf(client: PlacementClient, aggs: string[], concurrency: number, progress?: () => void): Promise<Map<string, string[]>> {
+export async function membersOf(
+  client: PlacementClient,
+  aggs: string[],
+  concurrency: number,
+  progress?: () => void,
+): Promise<Map<string, string[]>> {
   const lists = await mapLimit(aggs, concurrency, async (agg) => {
     const list = await listProviders(client, {member_of: agg})
     progress?.()

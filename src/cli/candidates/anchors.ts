@@ -24,7 +24,6 @@ export {LEVELS}
 export type NodeSets = Placement
 export const emptyNodes = emptyPlacement
 
-
 export interface Topology {
   /** Read from a placemat endpoint (its own API is there). */
   placemat: boolean
@@ -45,7 +44,11 @@ export async function fetchLayout(endpoint: Endpoint): Promise<Layout | null> {
  * full cloud. They are known from the placemat endpoint's layout or --layout FILE; on plain
  * Placement without a file nothing can be checked (the names still map to their uuids).
  */
-export async function checkTopologyNames(endpoint: Endpoint, refs: Array<{level: TopologyLevel; name: string}>, layoutFile?: string): Promise<void> {
+export async function checkTopologyNames(
+  endpoint: Endpoint,
+  refs: Array<{level: TopologyLevel; name: string}>,
+  layoutFile?: string,
+): Promise<void> {
   if (!refs.length) return
   const layout = layoutFile ? readLayoutFile(layoutFile) : await fetchLayout(endpoint)
   if (!layout) return
@@ -57,7 +60,8 @@ export async function checkTopologyNames(endpoint: Endpoint, refs: Array<{level:
 /** The layout file (--layout), checked as `topology apply` checks it; a document wrapping it in `topology:` is taken too. */
 export function readLayoutFile(file: string): Layout {
   const data = readDocument(file, {fail: usage, jsonFastPath: true}) as {topology?: unknown} | null
-  const inner = data && typeof data === 'object' && !Array.isArray(data) && data.topology && typeof data.topology === 'object' ? data.topology : data
+  const inner =
+    data && typeof data === 'object' && !Array.isArray(data) && data.topology && typeof data.topology === 'object' ? data.topology : data
   return layoutBody(parseLayout(inner ?? {}, file))
 }
 
@@ -101,7 +105,9 @@ export function topologyFromLayout(layout: Layout, providers: Map<string, KnownP
     if (!r?.name) return
     const all: Array<[Level, string]> = [...chain, ['rack', node('rack', r.name)]]
     for (const ref of r.hosts ?? []) {
-      const uuid = providers.has(String(ref)) ? String(ref) : byName.get(String(ref)) ?? (isUuidLike(String(ref)) ? canonical(String(ref)) : undefined)
+      const uuid = providers.has(String(ref))
+        ? String(ref)
+        : (byName.get(String(ref)) ?? (isUuidLike(String(ref)) ? canonical(String(ref)) : undefined))
       if (!uuid) continue
       const sets = t.hosts.get(uuid) ?? emptyNodes()
       for (const [level, u] of all) sets[level].add(u)
@@ -143,7 +149,12 @@ export async function loadTopology(
  * The racks, rows and rooms of the hosts of a set of providers (the core's host definition), as
  * the layout places them (core's placementOf reads a State).
  */
-export function placementInLayout(topo: Topology, providers: Map<string, KnownProvider>, uuids: Iterable<string>, roots?: Map<string, string>): NodeSets {
+export function placementInLayout(
+  topo: Topology,
+  providers: Map<string, KnownProvider>,
+  uuids: Iterable<string>,
+  roots?: Map<string, string>,
+): NodeSets {
   const out = emptyNodes()
   for (const host of hostsOfProviders(providerLookup(providers, roots), uuids)) {
     const sets = topo.hosts.get(host)
@@ -156,7 +167,12 @@ export function placementInLayout(topo: Topology, providers: Map<string, KnownPr
  * Where a consumer is: GET /allocations/{consumer}, its hosts (shared resources place it
  * nowhere), and their aggregates that are topology nodes.
  */
-export async function consumerNodes(client: PlacementClient, topo: Topology, providers: Map<string, KnownProvider>, consumer: string): Promise<NodeSets> {
+export async function consumerNodes(
+  client: PlacementClient,
+  topo: Topology,
+  providers: Map<string, KnownProvider>,
+  consumer: string,
+): Promise<NodeSets> {
   const body = await client.get<{allocations: Record<string, unknown>}>(`/allocations/${encodeURIComponent(consumer)}`)
   const roots = hostsOfProviders(providerLookup(providers), Object.keys(body.allocations ?? {}))
   const out = emptyNodes()

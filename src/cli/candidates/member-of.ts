@@ -23,10 +23,15 @@ const refOf = (item: string): {level: TopologyLevel; name: string} | undefined =
 /** One member_of value with topology names made aggregate uuids. */
 export function memberOfValue(value: string): string {
   const {prefix, items} = splitMemberOf(value)
-  return prefix + items.map((item) => {
-    const ref = refOf(item)
-    return ref ? nodeUuid(ref.level, ref.name) : item
-  }).join(',')
+  return (
+    prefix +
+    items
+      .map((item) => {
+        const ref = refOf(item)
+        return ref ? nodeUuid(ref.level, ref.name) : item
+      })
+      .join(',')
+  )
 }
 
 /** The racks, rows and rooms a member_of value names, to check that they exist. */

@@ -113,7 +113,8 @@ export const DISABLED_TRAIT = 'COMPUTE_STATUS_DISABLED'
 export function withoutDisabledHosts(rootRequired: string | undefined, includeDisabled: boolean, version: string): string | undefined {
   const [major, minor] = version.split('.').map(Number)
   const canSay = version === 'latest' || major > 1 || (major === 1 && minor >= 35)
-  if (includeDisabled || !canSay || (rootRequired ?? '').split(',').some((t) => t.trim().replace(/^!/, '') === DISABLED_TRAIT)) return rootRequired
+  if (includeDisabled || !canSay || (rootRequired ?? '').split(',').some((t) => t.trim().replace(/^!/, '') === DISABLED_TRAIT))
+    return rootRequired
   return rootRequired ? `${rootRequired},!${DISABLED_TRAIT}` : `!${DISABLED_TRAIT}`
 }
 
@@ -143,8 +144,13 @@ export async function buildQuery(client: PlacementClient, flags: CandidateFlagVa
 }
 
 /** The suffixes of the granular groups in a query. */
-export const granularSuffixes = (q: Query) =>
-  [...new Set(Object.keys(q).map((k) => /^(?:resources|required|member_of|in_tree)(.+)$/.exec(k)?.[1]).filter((s): s is string => !!s))]
+export const granularSuffixes = (q: Query) => [
+  ...new Set(
+    Object.keys(q)
+      .map((k) => /^(?:resources|required|member_of|in_tree)(.+)$/.exec(k)?.[1])
+      .filter((s): s is string => !!s),
+  ),
+]
 
 /** --same / --different values into rules. */
 export function parseRules(flags: {same?: string[]; different?: string[]}): AffinityRule[] {
@@ -153,7 +159,10 @@ export function parseRules(flags: {same?: string[]; different?: string[]}): Affi
     for (const v of flags[relation] ?? []) {
       const m = /^(rack|row|room):(.+)$/.exec(v.trim())
       if (!m) throw usage(`--${relation} ${v}: expected LEVEL:CONSUMER[,CONSUMER...] with LEVEL rack, row or room`)
-      for (const c of m[2].split(',').map((s) => s.trim()).filter(Boolean)) {
+      for (const c of m[2]
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
         if (!isUuidLike(c)) throw usage(`--${relation} ${v}: '${c}' is not a consumer uuid`)
         out.push({relation, level: m[1] as Level, consumer: canonical(c)})
       }

@@ -26,7 +26,11 @@ export function candidateRows(search: CandidateSearch): CandidateRow[] {
     for (const rp of uuids) {
       const res = ar.allocations[rp].resources
       const name = nameOf(providers, rp)
-      parts.push(`${name}: ${Object.entries(res).map(([rc, n]) => `${rc}=${n}`).join(',')}`)
+      parts.push(
+        `${name}: ${Object.entries(res)
+          .map(([rc, n]) => `${rc}=${n}`)
+          .join(',')}`,
+      )
       const sum = body.provider_summaries?.[rp]?.resources ?? {}
       free.push(
         `${name}: ${Object.entries(res)
@@ -35,7 +39,20 @@ export function candidateRows(search: CandidateSearch): CandidateRow[] {
       )
     }
     const where = topology ? placementInLayout(topology, providers ?? new Map(), uuids) : emptyNodes()
-    const names = (l: Level) => [...where[l]].map((u) => topology!.nodes.get(u)?.name ?? u).sort().join(',')
-    return {index: i + 1, providers: uuids.map((u) => nameOf(providers, u)).join(','), resources: parts.join('; '), free_after: free.join('; '), rack: names('rack'), row: names('row'), room: names('room'), uuids}
+    const names = (l: Level) =>
+      [...where[l]]
+        .map((u) => topology!.nodes.get(u)?.name ?? u)
+        .sort()
+        .join(',')
+    return {
+      index: i + 1,
+      providers: uuids.map((u) => nameOf(providers, u)).join(','),
+      resources: parts.join('; '),
+      free_after: free.join('; '),
+      rack: names('rack'),
+      row: names('row'),
+      room: names('room'),
+      uuids,
+    }
   })
 }

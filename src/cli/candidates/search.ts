@@ -11,7 +11,20 @@ import {PLACEMAT_CANDIDATES} from '../backend/placemat-api.js'
 import {notFoundError, usageError as usage} from '../failure.js'
 import type {ListedProvider} from '../../core/wire.js'
 import type {Layout} from '../../core/topology.js'
-import {checkTopologyNames, providersByUuid, consumerNodes, fetchLayout, loadTopology, placementInLayout, readLayoutFile, resolveRules, topologyFromLayout, type NodeSets, type ResolvedRule, type Topology} from './anchors.js'
+import {
+  checkTopologyNames,
+  providersByUuid,
+  consumerNodes,
+  fetchLayout,
+  loadTopology,
+  placementInLayout,
+  readLayoutFile,
+  resolveRules,
+  topologyFromLayout,
+  type NodeSets,
+  type ResolvedRule,
+  type Topology,
+} from './anchors.js'
 import type {CandidateFlagValues} from './flags.js'
 import {keptProviders} from './kept-providers.js'
 import {topologyRefs} from './member-of.js'
@@ -26,7 +39,12 @@ export interface CandidatesBody {
   allocation_requests: Array<{allocations: Record<string, {resources: Resources}>; mappings?: Record<string, string[]>}>
   provider_summaries: Record<
     string,
-    {resources: Record<string, {capacity: number; used: number}>; traits?: string[]; parent_provider_uuid?: string | null; root_provider_uuid?: string}
+    {
+      resources: Record<string, {capacity: number; used: number}>
+      traits?: string[]
+      parent_provider_uuid?: string | null
+      root_provider_uuid?: string
+    }
   >
 }
 
@@ -74,14 +92,19 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
   const named = [...(flags['member-of'] ?? []), ...parseGroups(flags.group).flatMap((g) => g.memberOf)].flatMap(topologyRefs)
   const [query] = await Promise.all([buildQuery(client, flags), checkTopologyNames(endpoint, named, flags.layout)])
   const rules = [...parseRules(flags), ...(opts.extraRules ?? [])]
-  const order = flags.near ? {direction: 'near' as const, consumer: flags.near} : flags.far ? {direction: 'far' as const, consumer: flags.far} : null
+  const order = flags.near
+    ? {direction: 'near' as const, consumer: flags.near}
+    : flags.far
+      ? {direction: 'far' as const, consumer: flags.far}
+      : null
   if (order && !isUuidLike(order.consumer)) throw usage(`--${order.direction} ${order.consumer}: not a consumer uuid`)
   // A consumer that holds nothing is nowhere: there is nothing to be near to (or far from).
   const anchorHeld = order ? client.get<{allocations: Record<string, unknown>}>(`/allocations/${order.consumer}`) : undefined
   anchorHeld?.catch(() => undefined)
   const placementGroup = placementGroupOf(flags.group)
   const consumer = opts.consumer !== undefined ? canonical(opts.consumer) : undefined
-  if (placementGroup !== undefined && order) throw usage(`--group ${placementGroup} orders the candidates itself: not with --${order.direction}`)
+  if (placementGroup !== undefined && order)
+    throw usage(`--group ${placementGroup} orders the candidates itself: not with --${order.direction}`)
   // Groups are judged by placemat (daemon or --db); on plain Placement here, on a snapshot with
   // the --groups file's groups (none without the file: there is nowhere else to keep them).
   let groupState: Promise<State> | undefined
@@ -99,7 +122,9 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
   }
   const judged = placementGroup !== undefined || (consumer !== undefined && (placematGroups || groupState !== undefined))
   if (order && !Object.keys((await anchorHeld!).allocations).length) {
-    throw notFoundError(`--${order.direction} ${order.consumer}: that consumer holds no allocations, so it is in no rack, row or room to order by`)
+    throw notFoundError(
+      `--${order.direction} ${order.consumer}: that consumer holds no allocations, so it is in no rack, row or room to order by`,
+    )
   }
   const needTopology = rules.length > 0 || order !== null || opts.topology === 'required'
   let providers: Map<string, ListedProvider> | undefined
@@ -159,11 +184,13 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
   let ars = body.allocation_requests
   const rootOf = new Map<string, string>()
   for (const [uuid, s] of Object.entries(body.provider_summaries ?? {})) if (s.root_provider_uuid) rootOf.set(uuid, s.root_provider_uuid)
-  const nodesOf = (ar: CandidatesBody['allocation_requests'][number]) => placementInLayout(topology!, providers!, Object.keys(ar.allocations), rootOf)
+  const nodesOf = (ar: CandidatesBody['allocation_requests'][number]) =>
+    placementInLayout(topology!, providers!, Object.keys(ar.allocations), rootOf)
   if (resolved.length) ars = ars.filter((ar) => resolved.every((r) => ruleViolation(nodesOf(ar), r.anchor, r) === null))
   if (groupState) ars = forGroups(await groupState, ars, (ar) => Object.keys(ar.allocations), {consumer, group: placementGroup})
   if (order && !serverOrder) {
-    const anchorNodes = opts.anchors?.get(canonical(order.consumer)) ?? (await consumerNodes(client, topology!, providers!, canonical(order.consumer)))
+    const anchorNodes =
+      opts.anchors?.get(canonical(order.consumer)) ?? (await consumerNodes(client, topology!, providers!, canonical(order.consumer)))
     ars = byCloseness(ars, nodesOf, anchorNodes, order.direction)
   }
   if (limit !== undefined && !opts.noLimit && ars.length > limit) ars = ars.slice(0, limit)

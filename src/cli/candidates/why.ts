@@ -21,7 +21,12 @@ const PLACEMAT_PARAMS = ['near', 'far', 'group', 'consumer']
 /** The newest microversion the command line speaks, for a query sent at "latest". */
 const LATEST: readonly [number, number] = [1, 39]
 
-async function explanation(endpoint: Endpoint, search: CandidateSearch, flags: CandidateFlagValues, consumer?: string): Promise<NoCandidates | null> {
+async function explanation(
+  endpoint: Endpoint,
+  search: CandidateSearch,
+  flags: CandidateFlagValues,
+  consumer?: string,
+): Promise<NoCandidates | null> {
   const backend = await endpoint.backend()
   if (backend.placemat) {
     const r = await backend.placemat.why(search.query)
@@ -30,7 +35,10 @@ async function explanation(endpoint: Endpoint, search: CandidateSearch, flags: C
   const group = placementGroupOf(flags.group)
   const state = flags.groups
     ? await (await import('../groups/file-groups.js')).groupsSnapshot(backend, flags.groups, flags.layout)
-    : await loadState(backend, {changeable: true, topology: flags.layout ? [...layoutNodes(layoutBody(readLayoutFile(flags.layout))).values()] : []})
+    : await loadState(backend, {
+        changeable: true,
+        topology: flags.layout ? [...layoutNodes(layoutBody(readLayoutFile(flags.layout))).values()] : [],
+      })
   const params = new Map(Object.entries(search.query).filter(([k]) => !PLACEMAT_PARAMS.includes(k)))
   const m = /^(\d+)\.(\d+)$/.exec(endpoint.client.version)
   const request = parseCandidateRequest(params, m ? [Number(m[1]), Number(m[2])] : LATEST)
@@ -42,7 +50,12 @@ async function explanation(endpoint: Endpoint, search: CandidateSearch, flags: C
  * candidates exist and only the command line's checks of --same/--different left them out, or
  * the explanation could not be read: it never hides the answer it explains).
  */
-export async function whyEmpty(endpoint: Endpoint, search: CandidateSearch, flags: CandidateFlagValues, consumer?: string): Promise<string | undefined> {
+export async function whyEmpty(
+  endpoint: Endpoint,
+  search: CandidateSearch,
+  flags: CandidateFlagValues,
+  consumer?: string,
+): Promise<string | undefined> {
   try {
     const found = await explanation(endpoint, search, flags, consumer)
     if (found) return found.why

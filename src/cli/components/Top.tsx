@@ -29,12 +29,12 @@ export function TopView({frame, error, interval}: {frame?: Frame; error?: string
         {error ? <Text color="red"> (last refresh failed: {error})</Text> : null}
       </Text>
       <Box marginTop={1} flexDirection="column">
-        <Text bold>{'RESOURCE CLASS'.padEnd(cw)}  USAGE</Text>
+        <Text bold>{'RESOURCE CLASS'.padEnd(cw)} USAGE</Text>
         {frame.classes.map((c) => {
           const ratio = c.capacity ? c.used / c.capacity : 0
           return (
             <Box key={c.resource_class}>
-              <Text>{c.resource_class.padEnd(cw)}  </Text>
+              <Text>{c.resource_class.padEnd(cw)} </Text>
               <Bar ratio={ratio} width={30} color={barColor(ratio)} />
               <Text>
                 {' '}
@@ -50,7 +50,7 @@ export function TopView({frame, error, interval}: {frame?: Frame; error?: string
         {frame.fullest.map((r) => (
           <Box key={r.uuid}>
             <Text>
-              {r.name.padEnd(pw)}  {r.resource_class.padEnd(rw)}{' '}
+              {r.name.padEnd(pw)} {r.resource_class.padEnd(rw)}{' '}
             </Text>
             <Bar ratio={r.ratio} width={20} color={barColor(r.ratio)} />
             <Text>
@@ -70,7 +70,7 @@ export function TopView({frame, error, interval}: {frame?: Frame; error?: string
               <Text dimColor>
                 {r.room ?? '-'}/{r.row ?? '-'}/
               </Text>
-              {r.rack}  <Text color={r.fit === 0 ? 'red' : r.fit < r.pooled ? 'yellow' : 'green'}>fit {r.fit}</Text>
+              {r.rack} <Text color={r.fit === 0 ? 'red' : r.fit < r.pooled ? 'yellow' : 'green'}>fit {r.fit}</Text>
               <Text dimColor> ({r.pooled} if it were one host)</Text>
             </Text>
           ))}
@@ -82,8 +82,8 @@ export function TopView({frame, error, interval}: {frame?: Frame; error?: string
         {frame.claims.map((c) => (
           <Text key={c.consumer + c.at}>
             <Text dimColor>{clock(c.at)}</Text>{' '}
-            <Text color={c.change === 'removed' ? 'red' : c.change === 'recent' ? undefined : 'green'}>{c.change.padEnd(7)}</Text> {c.consumer}{' '}
-            {fmtResources(c.resources)} <Text dimColor>on {c.providers.join(',')}</Text>
+            <Text color={c.change === 'removed' ? 'red' : c.change === 'recent' ? undefined : 'green'}>{c.change.padEnd(7)}</Text>{' '}
+            {c.consumer} {fmtResources(c.resources)} <Text dimColor>on {c.providers.join(',')}</Text>
           </Text>
         ))}
         {frame.claims.length ? null : <Text dimColor>(none yet)</Text>}

@@ -15,7 +15,8 @@ function hostPaths(layout: Layout): Map<string, {room: string; row: string; rack
   for (const {row, room} of rowsOf(layout)) roomOfRow.set(row.name, room?.name ?? NONE)
   const out = new Map<string, {room: string; row: string; rack: string}>()
   for (const {rack, row} of racksOf(layout)) {
-    for (const h of rack.hosts ?? []) out.set(h, {room: row ? (roomOfRow.get(row.name) ?? NONE) : NONE, row: row?.name ?? NONE, rack: rack.name})
+    for (const h of rack.hosts ?? [])
+      out.set(h, {room: row ? (roomOfRow.get(row.name) ?? NONE) : NONE, row: row?.name ?? NONE, rack: rack.name})
   }
   return out
 }
@@ -40,7 +41,9 @@ export function groupDrawing(g: GroupRecord, layout: Layout, label: (consumer: s
   }
   // Domains named in a breach, at the group's level.
   const outsideKey = `${g.level} ${NONE}`
-  const broken = new Set(g.violations.flatMap((v) => v.domains.map((d) => (d.name === OUTSIDE_TOPOLOGY ? outsideKey : `${g.level} ${d.name}`))))
+  const broken = new Set(
+    g.violations.flatMap((v) => v.domains.map((d) => (d.name === OUTSIDE_TOPOLOGY ? outsideKey : `${g.level} ${d.name}`))),
+  )
   const lines: string[] = []
   const count = (t: Tree | string[]): number => (Array.isArray(t) ? t.length : [...t.values()].reduce((n, c) => n + count(c), 0))
   const walk = (t: Tree, depth: number) => {

@@ -61,7 +61,10 @@ function writeGroupsFile(file: string, groups: Iterable<Group>): void {
     ...(g.soft ? {soft: true} : {}),
     members: [...g.members],
   }))
-  fs.writeFileSync(file, `# placemat placement groups (plain Placement: this file is where they are kept)\n${YAML.stringify({groups: entries})}`)
+  fs.writeFileSync(
+    file,
+    `# placemat placement groups (plain Placement: this file is where they are kept)\n${YAML.stringify({groups: entries})}`,
+  )
 }
 
 /** A domain refusal as the command line says it (the same exit codes as over HTTP). */
@@ -76,14 +79,27 @@ function asFailure(err: unknown): unknown {
  * The cloud as a State with the file's groups in it (and the layout's racks, rows and rooms);
  * `consumers` are read to know where members are.
  */
-export async function groupsSnapshot(backend: Backend, file: string, layoutFile: string | undefined, load: LoadOptions = {}): Promise<State> {
+export async function groupsSnapshot(
+  backend: Backend,
+  file: string,
+  layoutFile: string | undefined,
+  load: LoadOptions = {},
+): Promise<State> {
   const topology = layoutFile ? [...layoutNodes(layoutBody(readLayoutFile(layoutFile))).values()] : []
   const s = await loadState(backend, {...load, consumers: true, changeable: true, topology})
   s.changes = new Changes()
   const now = Date.now()
   try {
     for (const e of readGroupsFile(file)) {
-      const spec: GroupSpec = {name: e.name, policy: e.policy, level: e.level, maxPer: e.max_per, maxSkew: e.max_skew, soft: e.soft, members: e.members}
+      const spec: GroupSpec = {
+        name: e.name,
+        policy: e.policy,
+        level: e.level,
+        maxPer: e.max_per,
+        maxSkew: e.max_skew,
+        soft: e.soft,
+        members: e.members,
+      }
       createGroup(s, now, spec, {allowViolations: true})
     }
   } catch (err) {
@@ -104,7 +120,10 @@ export function fileGroups(backend: Backend, file: string, layoutFile: string | 
     } catch (err) {
       throw asFailure(err)
     }
-    writeGroupsFile(file, [...s.groups.values()].sort((a, b) => a.name.localeCompare(b.name)))
+    writeGroupsFile(
+      file,
+      [...s.groups.values()].sort((a, b) => a.name.localeCompare(b.name)),
+    )
     return out
   }
   return {
@@ -127,7 +146,15 @@ export function fileGroups(backend: Backend, file: string, layoutFile: string | 
           createGroup(
             s,
             now,
-            {name: spec.name, policy: spec.policy as GroupPolicy, level: spec.level as GroupLevel, maxPer: spec.max_per, maxSkew: spec.max_skew, soft: spec.soft, members: spec.members},
+            {
+              name: spec.name,
+              policy: spec.policy as GroupPolicy,
+              level: spec.level as GroupLevel,
+              maxPer: spec.max_per,
+              maxSkew: spec.max_skew,
+              soft: spec.soft,
+              members: spec.members,
+            },
             {allowViolations: opts?.allowViolations},
           ),
         ),

@@ -33,5 +33,8 @@ export const groupFileFlags = {
     description: 'plain OpenStack Placement only: the file that keeps the placement groups (group commands write it back)',
     helpGroup: 'CONNECTION',
   }),
-  layout: Flags.string({description: 'plain OpenStack Placement only: the topology layout file (racks, rows and rooms)', helpGroup: 'CONNECTION'}),
+  layout: Flags.string({
+    description: 'plain OpenStack Placement only: the topology layout file (racks, rows and rooms)',
+    helpGroup: 'CONNECTION',
+  }),
 }

@@ -23,7 +23,10 @@ export function closestNames(want: string, names: string[], most = 3): string[] 
   const limit = Math.max(2, Math.floor(want.length / 3))
   const near = scored.filter((s) => s.d <= limit).sort((a, b) => a.d - b.d || a.id.localeCompare(b.id))
   // Only the best and what is almost as good: one wrong letter should not suggest five commands.
-  return near.filter((s) => s.d <= near[0].d + 1).slice(0, most).map((s) => s.id)
+  return near
+    .filter((s) => s.d <= near[0].d + 1)
+    .slice(0, most)
+    .map((s) => s.id)
 }
 
 /**
@@ -62,7 +65,9 @@ const hook: Hook<'command_not_found'> = async function (opts) {
   const ids = opts.config.commands.filter((c) => !c.hidden).map((c) => c.id)
   const typed = [opts.id.replace(/:/g, ' '), ...(opts.argv ?? [])].join(' ')
   const near = closestCommands(typed, ids)
-  const hint = near.length ? `; did you mean ${near.map((c) => `\`${opts.config.bin} ${c}\``).join(' or ')}?` : `; see \`${opts.config.bin} --help\``
+  const hint = near.length
+    ? `; did you mean ${near.map((c) => `\`${opts.config.bin} ${c}\``).join(' or ')}?`
+    : `; see \`${opts.config.bin} --help\``
   process.stderr.write(`${opts.config.bin}: command ${typedCommand(typed, ids) || opts.id.replace(/:/g, ' ')} not found${hint}\n`)
   process.exit(ExitCode.USAGE)
 }

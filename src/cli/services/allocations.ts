@@ -37,7 +37,10 @@ const usage = usageError
 export function parseAllocationArgs(strings: string[], allowZero = false): Map<string, Resources> {
   const out = new Map<string, Resources>()
   for (const s of strings) {
-    const parts = s.split(',').map((p) => p.trim()).filter(Boolean)
+    const parts = s
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)
     let rp: string | undefined
     const resources: Resources = {}
     for (const part of parts) {
@@ -67,7 +70,10 @@ export function parseAllocationArgs(strings: string[], allowZero = false): Map<s
 }
 
 /** Replaces provider references (names or uuids) by uuids. */
-export async function resolveAllocationProviders(client: PlacementClient, byRef: Map<string, Resources>): Promise<Record<string, Resources>> {
+export async function resolveAllocationProviders(
+  client: PlacementClient,
+  byRef: Map<string, Resources>,
+): Promise<Record<string, Resources>> {
   const uuids = await resolveProviderUuids(client, [...byRef.keys()])
   const out: Record<string, Resources> = {}
   for (const [ref, resources] of byRef) {
@@ -155,7 +161,8 @@ export function consumerBody(
     user_id: user,
     consumer_generation: current.consumer_generation ?? null,
   }
-  const type = own.consumerType ?? (current.consumer_type && current.consumer_type !== UNKNOWN_CONSUMER_TYPE ? current.consumer_type : undefined)
+  const type =
+    own.consumerType ?? (current.consumer_type && current.consumer_type !== UNKNOWN_CONSUMER_TYPE ? current.consumer_type : undefined)
   if (type) {
     body.consumer_type = type
     return {body}
@@ -255,8 +262,7 @@ export async function preparePost(
   const prepared = await mapLimit(Object.entries(entries), 8, async ([consumer, e]) => {
     const out: PostEntry = {...e, allocations: {}}
     for (const [rp, a] of Object.entries(e.allocations)) out.allocations[uuids.get(rp) ?? rp] = a
-    const needsCurrent =
-      !('consumer_generation' in e) || !e.project_id || !e.user_id || (!e.consumer_type && !defaults.consumerType)
+    const needsCurrent = !('consumer_generation' in e) || !e.project_id || !e.user_id || (!e.consumer_type && !defaults.consumerType)
     const current: ConsumerAllocations = needsCurrent ? await getConsumer(client, consumer) : {allocations: {}}
     if (!('consumer_generation' in e)) {
       out.consumer_generation = current.consumer_generation ?? null
@@ -264,7 +270,8 @@ export async function preparePost(
     }
     out.project_id ??= defaults.project ?? current.project_id
     out.user_id ??= defaults.user ?? current.user_id
-    if (!out.project_id || !out.user_id) throw usage(`consumer ${consumer}: give project_id and user_id in the file, or --project and --user`)
+    if (!out.project_id || !out.user_id)
+      throw usage(`consumer ${consumer}: give project_id and user_id in the file, or --project and --user`)
     const type =
       e.consumer_type ??
       defaults.consumerType ??

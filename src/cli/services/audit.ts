@@ -50,7 +50,13 @@ export type Finding =
   | ({kind: 'group_violation'} & BreachRecord)
 
 export type FindingKind = Finding['kind']
-export const FINDING_KINDS: FindingKind[] = ['orphan_allocations', 'over_capacity', 'empty_consumer', 'incomplete_consumer', 'group_violation']
+export const FINDING_KINDS: FindingKind[] = [
+  'orphan_allocations',
+  'over_capacity',
+  'empty_consumer',
+  'incomplete_consumer',
+  'group_violation',
+]
 
 /** Reads the known consumers: one uuid per line (# comments), or a JSON/YAML list. "-" is stdin. */
 export function readKnownConsumers(file: string): Set<string> {
@@ -104,7 +110,13 @@ export function audit(view: CloudView, known: Set<string> | undefined, listsCons
       if (!hasAllocations(c)) continue
       const id = isUuidLike(c.uuid) ? canonical(c.uuid) : c.uuid
       if (!known.has(id)) {
-        findings.push({kind: 'orphan_allocations', consumer: c.uuid, project_id: c.project_id, user_id: c.user_id, allocations: c.allocations})
+        findings.push({
+          kind: 'orphan_allocations',
+          consumer: c.uuid,
+          project_id: c.project_id,
+          user_id: c.user_id,
+          allocations: c.allocations,
+        })
       }
     }
   }
@@ -139,17 +151,27 @@ export function audit(view: CloudView, known: Set<string> | undefined, listsCons
     const missing: ('project' | 'user')[] = []
     if (!c.project_id || c.project_id === INCOMPLETE_ID) missing.push('project')
     if (!c.user_id || c.user_id === INCOMPLETE_ID) missing.push('user')
-    if (missing.length) findings.push({kind: 'incomplete_consumer', consumer: c.uuid, project_id: c.project_id, user_id: c.user_id, missing})
+    if (missing.length)
+      findings.push({kind: 'incomplete_consumer', consumer: c.uuid, project_id: c.project_id, user_id: c.user_id, missing})
   }
   for (const g of groups) for (const v of g.violations) findings.push({kind: 'group_violation', ...v})
   return {
     findings,
-    checked: {providers: view.providers.size, consumers: consumers.length, orphans_checked: Boolean(known), empty_consumers_checked: listsConsumers},
+    checked: {
+      providers: view.providers.size,
+      consumers: consumers.length,
+      orphans_checked: Boolean(known),
+      empty_consumers_checked: listsConsumers,
+    },
   }
 }
 
 /** DELETE /allocations/{consumer} for each orphan finding; marks each deleted or failed. */
-export async function deleteOrphans(client: PlacementClient, findings: Finding[], concurrency = 8): Promise<{deleted: number; failed: number}> {
+export async function deleteOrphans(
+  client: PlacementClient,
+  findings: Finding[],
+  concurrency = 8,
+): Promise<{deleted: number; failed: number}> {
   const orphans = findings.filter((f): f is Extract<Finding, {kind: 'orphan_allocations'}> => f.kind === 'orphan_allocations')
   let deleted = 0
   let failed = 0

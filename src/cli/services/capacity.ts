@@ -26,7 +26,9 @@ const LEVELS = ['host', 'rack', 'row', 'room'] as const
 
 /** `--add FILE`: an apply file's providers, and the racks its layout puts hosts in. */
 export function addedHosts(file: DatacenterFile): NonNullable<WhatIfChange['add']> {
-  const racks = file.layout ? [...racksOf(file.layout)].flatMap(({rack}) => (rack.hosts?.length ? [{rack: rack.name, hosts: rack.hosts}] : [])) : []
+  const racks = file.layout
+    ? [...racksOf(file.layout)].flatMap(({rack}) => (rack.hosts?.length ? [{rack: rack.name, hosts: rack.hosts}] : []))
+    : []
   return {file, racks}
 }
 
@@ -35,7 +37,8 @@ export function parseWithout(values: readonly string[] = []): LostDomain[] {
   return values.map((v) => {
     const at = v.indexOf(':')
     const level = v.slice(0, at) as LostDomain['level']
-    if (at < 1 || !LEVELS.includes(level as never) || !v.slice(at + 1)) throw usageError(`--without ${v}: host:NAME, rack:NAME, row:NAME or room:NAME expected`)
+    if (at < 1 || !LEVELS.includes(level as never) || !v.slice(at + 1))
+      throw usageError(`--without ${v}: host:NAME, rack:NAME, row:NAME or room:NAME expected`)
     return {level, name: v.slice(at + 1)}
   })
 }
@@ -56,13 +59,25 @@ export function parseRatios(values: readonly string[] = []): Map<string, number>
 export function chosenFlavors(catalog: Flavor[], names: readonly string[] = []): FlavorRequest[] {
   const byName = new Map(catalog.map((f) => [f.name, f]))
   const unknown = names.filter((n) => !byName.has(n))
-  if (unknown.length) throw usageError(`no flavor named ${unknown.join(', ')} in the flavor file; it has ${catalog.map((f) => f.name).join(', ') || 'none'}`)
+  if (unknown.length)
+    throw usageError(`no flavor named ${unknown.join(', ')} in the flavor file; it has ${catalog.map((f) => f.name).join(', ') || 'none'}`)
   return (names.length ? names.map((n) => byName.get(n)!) : catalog).map(flavorRequest)
 }
 
 /** A group as the core counts it, from its record (placemat's, or a --groups file's). */
 export function groupOf(r: GroupRecord): Group {
-  return {name: r.name, policy: r.policy, level: r.level, maxPer: r.max_per, maxSkew: r.max_skew, soft: r.soft, members: new Set(r.members), generation: r.generation, createdAt: 0, updatedAt: 0}
+  return {
+    name: r.name,
+    policy: r.policy,
+    level: r.level,
+    maxPer: r.max_per,
+    maxSkew: r.max_skew,
+    soft: r.soft,
+    members: new Set(r.members),
+    generation: r.generation,
+    createdAt: 0,
+    updatedAt: 0,
+  }
 }
 
 export async function capacity(
@@ -105,13 +120,18 @@ export async function catalogCapacity(
   backend: Backend,
   opts: {names?: string[]; levels?: HeadroomLevel[]; change?: WhatIfChange; group?: GroupRecord} = {},
 ): Promise<CapacityAnswer> {
-  if (!changesNothing(opts.change)) throw usageError('--without, --ratio and --add are tried on a copy of the cloud here: give --flavors FILE')
+  if (!changesNothing(opts.change))
+    throw usageError('--without, --ratio and --add are tried on a copy of the cloud here: give --flavors FILE')
   if (opts.group) throw usageError('--group is counted here on a copy of the cloud: give --flavors FILE')
   if (!backend.placemat) throw usageError('give --flavors FILE: plain Placement keeps no flavor catalog')
   try {
-    return await backend.placemat.capacity({flavor: opts.names?.length ? opts.names : undefined, level: opts.levels?.length ? opts.levels : undefined})
+    return await backend.placemat.capacity({
+      flavor: opts.names?.length ? opts.names : undefined,
+      level: opts.levels?.length ? opts.levels : undefined,
+    })
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) throw usageError('the daemon has no flavor catalog: give --flavors FILE, or start the daemon with --flavors FILE')
+    if (err instanceof ApiError && err.status === 404)
+      throw usageError('the daemon has no flavor catalog: give --flavors FILE, or start the daemon with --flavors FILE')
     if (err instanceof ApiError && err.status === 400) throw usageError(err.detail)
     throw err
   }

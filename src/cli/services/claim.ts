@@ -33,7 +33,10 @@ import {conflictError as conflict, notFoundError, usageError as usage} from '../
 export {AFFINITY_VIOLATION}
 
 const isConsumerGenerationConflict = (err: unknown) =>
-  err instanceof ApiError && err.status === 409 && err.code === ErrorCode.CONCURRENT_UPDATE && /consumer generation conflict/i.test(err.detail)
+  err instanceof ApiError &&
+  err.status === 409 &&
+  err.code === ErrorCode.CONCURRENT_UPDATE &&
+  /consumer generation conflict/i.test(err.detail)
 const isAffinityViolation = (err: unknown) => err instanceof ApiError && err.status === 409 && err.code === AFFINITY_VIOLATION
 export const is409 = (err: unknown) => err instanceof ApiError && err.status === 409
 
@@ -82,7 +85,13 @@ const stripGenerations = (a: ConsumerAllocations['allocations']): Allocations =>
  * its project, user or type open, or (`always`) after a consumer generation conflict, which a
  * record GET /allocations does not show makes.
  */
-export async function currentConsumer(client: PlacementClient, consumer: string, replace: boolean | undefined, own: Ownership, always = false): Promise<ConsumerAllocations> {
+export async function currentConsumer(
+  client: PlacementClient,
+  consumer: string,
+  replace: boolean | undefined,
+  own: Ownership,
+  always = false,
+): Promise<ConsumerAllocations> {
   const current = await getConsumer(client, consumer)
   if (hasAllocations(current)) {
     if (!replace) throw conflict(`consumer ${consumer} already has allocations (release it first, or --replace)`)
@@ -92,7 +101,13 @@ export async function currentConsumer(client: PlacementClient, consumer: string,
   const known = await knownConsumer(client, consumer)
   if (!known) return current
   const type = typeOf(known)
-  return {...current, project_id: known.project_id, user_id: known.user_id, consumer_generation: known.consumer_generation, ...(type ? {consumer_type: type} : {})}
+  return {
+    ...current,
+    project_id: known.project_id,
+    user_id: known.user_id,
+    consumer_generation: known.consumer_generation,
+    ...(type ? {consumer_type: type} : {}),
+  }
 }
 
 export function ownership(consumer: string, current: ConsumerAllocations, own: Ownership) {
@@ -141,7 +156,10 @@ export async function claim(endpoint: Endpoint, flags: CandidateFlagValues, opts
   for (;;) {
     const list = search.body.allocation_requests
     if (!list.length) {
-      if (attempts) throw conflict(`no candidate could be claimed for ${consumer}: ${attempts} tried, none left${lastError ? ` (last: ${lastError})` : ''}`)
+      if (attempts)
+        throw conflict(
+          `no candidate could be claimed for ${consumer}: ${attempts} tried, none left${lastError ? ` (last: ${lastError})` : ''}`,
+        )
       const why = await whyEmpty(endpoint, search, flags, searchOpts.consumer)
       throw conflict(
         why
@@ -219,7 +237,10 @@ export async function claim(endpoint: Endpoint, flags: CandidateFlagValues, opts
     }
     // Another claimer moved an anchor consumer: read its place and the candidates again.
     refreshes++
-    ;[search, current] = await Promise.all([searchCandidates(endpoint, flags, searchOpts), currentConsumer(client, consumer, opts.replace, opts.own)])
+    ;[search, current] = await Promise.all([
+      searchCandidates(endpoint, flags, searchOpts),
+      currentConsumer(client, consumer, opts.replace, opts.own),
+    ])
   }
 }
 
@@ -264,7 +285,13 @@ export async function move(
     if (migrationType) body.consumer_type = migrationType
     try {
       const r = await backend.placemat.move(body, opts)
-      return {consumer_uuid: r.consumer_uuid, migration_uuid: r.migration_uuid, allocations: r.allocations, overwrote: r.overwrote, consumer_type: r.consumer_type}
+      return {
+        consumer_uuid: r.consumer_uuid,
+        migration_uuid: r.migration_uuid,
+        allocations: r.allocations,
+        overwrote: r.overwrote,
+        consumer_type: r.consumer_type,
+      }
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) throw notFoundError(`consumer ${consumer} has no allocations to move`)
       throw err
@@ -294,6 +321,12 @@ export async function move(
     }
     // No type to write: 1.37, which has none, so none is invented.
     await client.post('/allocations', body, {version: type === null ? '1.37' : undefined})
-    return {consumer_uuid: canonical(consumer), migration_uuid: canonical(migration), allocations, overwrote: hasAllocations(target), consumer_type: type}
+    return {
+      consumer_uuid: canonical(consumer),
+      migration_uuid: canonical(migration),
+      allocations,
+      overwrote: hasAllocations(target),
+      consumer_type: type,
+    }
   }, 5)
 }

@@ -5,7 +5,11 @@ import type {PlacementClient} from '../../client/client.js'
  * Creates each class in turn (POST, a conflict when it exists); with `existOk`, PUT, which
  * leaves one that exists. Each name, and whether this call created it.
  */
-export async function createClasses(client: PlacementClient, names: string[], existOk: boolean): Promise<Array<{name: string; created: boolean}>> {
+export async function createClasses(
+  client: PlacementClient,
+  names: string[],
+  existOk: boolean,
+): Promise<Array<{name: string; created: boolean}>> {
   const rows: Array<{name: string; created: boolean}> = []
   for (const name of names) {
     if (existOk) {
@@ -20,7 +24,10 @@ export async function createClasses(client: PlacementClient, names: string[], ex
 }
 
 /** Every resource class (Placement's body); only the custom ones with `custom`. */
-export async function listClasses(client: PlacementClient, opts: {custom?: boolean} = {}): Promise<{resource_classes: Array<{name: string}>} & Record<string, unknown>> {
+export async function listClasses(
+  client: PlacementClient,
+  opts: {custom?: boolean} = {},
+): Promise<{resource_classes: Array<{name: string}>} & Record<string, unknown>> {
   const body = await client.get('/resource_classes')
   if (opts.custom) body.resource_classes = body.resource_classes.filter((c: {name: string}) => c.name.startsWith('CUSTOM_'))
   return body

@@ -8,7 +8,14 @@
  */
 import type {PlacementClient} from '../../client/client.js'
 import {mapLimit} from '../../client/map-limit.js'
-import {checkConsumerFilter, consumerListing, consumerView, type ConsumerFilter, type ConsumerListing, type ConsumerView} from '../../core/consumer-list.js'
+import {
+  checkConsumerFilter,
+  consumerListing,
+  consumerView,
+  type ConsumerFilter,
+  type ConsumerListing,
+  type ConsumerView,
+} from '../../core/consumer-list.js'
 import {stateFromSnapshot} from '../../core/snapshot.js'
 import type {ConsumerRecord, ListedProvider} from '../../core/wire.js'
 import type {Backend} from '../backend/backend.js'
@@ -50,8 +57,15 @@ export async function showConsumer(backend: Backend, ref: string): Promise<Consu
       throw isNotFound(err) ? unknownConsumer(uuid) : err
     }
   }
-  const [providers, sharing, record] = await Promise.all([listProviders(backend.client), sharingProviders(backend.client), readConsumer(backend.client, uuid)])
-  const s = stateFromSnapshot({providers: providerRecords(providers, sharing), consumers: Object.keys(record.allocations).length ? [record] : []})
+  const [providers, sharing, record] = await Promise.all([
+    listProviders(backend.client),
+    sharingProviders(backend.client),
+    readConsumer(backend.client, uuid),
+  ])
+  const s = stateFromSnapshot({
+    providers: providerRecords(providers, sharing),
+    consumers: Object.keys(record.allocations).length ? [record] : [],
+  })
   const view = consumerView(s, uuid, {groups: false})
   if (!view) throw unknownConsumer(uuid)
   return view

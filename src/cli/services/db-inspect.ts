@@ -26,12 +26,12 @@ export async function inspect(target: string): Promise<Inspector> {
   if (foreign) throw foreign
   if (!isDatabaseUrl(target) && !fs.existsSync(target)) throw notFoundError(`no database file at ${target}`)
   const backend = await openBackend(target, {readonly: true})
-  const rows = async <T>(query: RawBuilder<T> | string) => (await (typeof query === 'string' ? sql.raw<T>(query) : query).execute(backend.db)).rows
+  const rows = async <T>(query: RawBuilder<T> | string) =>
+    (await (typeof query === 'string' ? sql.raw<T>(query) : query).execute(backend.db)).rows
   const tables = async () =>
-    (
-      backend.kind === 'sqlite'
-        ? await rows<{name: string}>(sql`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`)
-        : await rows<{name: string}>(sql`select table_name as name from information_schema.tables where table_schema = current_schema()`)
+    (backend.kind === 'sqlite'
+      ? await rows<{name: string}>(sql`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`)
+      : await rows<{name: string}>(sql`select table_name as name from information_schema.tables where table_schema = current_schema()`)
     ).map((r) => r.name)
   return {
     kind: backend.kind,

@@ -66,7 +66,9 @@ export async function backupFile(file: string, tag: string): Promise<string> {
 function plan(status: DbStatus, phase: UpgradePhase): string[] {
   const target = status.file
   if (status.state === 'newer') {
-    throw failure(`${target} was written by a newer placemat (migrations ${status.unknown.join(', ')} are unknown here); upgrade placemat instead`)
+    throw failure(
+      `${target} was written by a newer placemat (migrations ${status.unknown.join(', ')} are unknown here); upgrade placemat instead`,
+    )
   }
   if (phase !== 'expand') return status.pending
   const facts: SchemaFacts = {applied: status.applied, minRelease: status.min_release}

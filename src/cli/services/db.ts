@@ -26,7 +26,6 @@ export const DbExit = {
   IN_USE: 4,
 } as const
 
-
 const known = knownMigrations
 
 export interface DbStatus {
@@ -98,7 +97,8 @@ export async function dbStatus(file: string): Promise<DbStatus> {
       state,
       integrity,
       integrity_ok: integrity.length === 1 && integrity[0] === 'ok',
-      journal_mode: db.kind === 'sqlite' ? String((await db.rows<{journal_mode: string}>('pragma journal_mode'))[0].journal_mode) : 'postgresql',
+      journal_mode:
+        db.kind === 'sqlite' ? String((await db.rows<{journal_mode: string}>('pragma journal_mode'))[0].journal_mode) : 'postgresql',
       counts,
       ...(isDatabaseUrl(file) ? {} : {daemon: daemonOn(file)}),
       release: RELEASE,
@@ -185,12 +185,15 @@ export async function dbCheck(file: string): Promise<CheckResult[]> {
       return cur ? cur.uuid : null
     }
     for (const p of providers.values()) {
-      if (p.parent_uuid && !providers.has(p.parent_uuid)) treeProblems.push(`provider ${p.uuid} (${p.name}): parent ${p.parent_uuid} does not exist`)
+      if (p.parent_uuid && !providers.has(p.parent_uuid))
+        treeProblems.push(`provider ${p.uuid} (${p.name}): parent ${p.parent_uuid} does not exist`)
       const root = trueRoot(p)
-      if (root === null && p.parent_uuid && providers.has(p.parent_uuid)) treeProblems.push(`provider ${p.uuid} (${p.name}) is in a parent loop`)
+      if (root === null && p.parent_uuid && providers.has(p.parent_uuid))
+        treeProblems.push(`provider ${p.uuid} (${p.name}) is in a parent loop`)
       if (!p.root_uuid) rootProblems.push(`provider ${p.uuid} (${p.name}) has no root provider id`)
       else if (!providers.has(p.root_uuid)) rootProblems.push(`provider ${p.uuid} (${p.name}): root ${p.root_uuid} does not exist`)
-      else if (root !== null && root !== p.root_uuid) rootProblems.push(`provider ${p.uuid} (${p.name}): root is ${p.root_uuid}, its parents say ${root}`)
+      else if (root !== null && root !== p.root_uuid)
+        rootProblems.push(`provider ${p.uuid} (${p.name}): root is ${p.root_uuid}, its parents say ${root}`)
     }
     out.push(result('Missing Root Provider IDs', 'failure', rootProblems))
     out.push(result('Provider trees', 'failure', treeProblems))
@@ -213,7 +216,9 @@ export async function dbCheck(file: string): Promise<CheckResult[]> {
       result(
         'Consumers missing project/user',
         'warning',
-        incomplete.map((r) => `consumer ${r.uuid} has the incomplete-consumer project/user ${INCOMPLETE_CONSUMER_ID} (written before microversion 1.8)`),
+        incomplete.map(
+          (r) => `consumer ${r.uuid} has the incomplete-consumer project/user ${INCOMPLETE_CONSUMER_ID} (written before microversion 1.8)`,
+        ),
         'Rewrite their allocations with project_id and user_id (placemat allocation set) to complete them.',
       ),
     )
@@ -223,7 +228,9 @@ export async function dbCheck(file: string): Promise<CheckResult[]> {
     const classes = new Set((await rows<{name: string}>('select name from resource_classes')).map((r) => r.name))
     const traits = new Set((await rows<{name: string}>('select name from traits')).map((r) => r.name))
     for (const t of ['inventories', 'provider_traits', 'provider_aggregates', 'allocations']) {
-      for (const r of await rows<{provider_uuid: string; n: number}>(`select provider_uuid, count(*) as n from ${t} group by provider_uuid`)) {
+      for (const r of await rows<{provider_uuid: string; n: number}>(
+        `select provider_uuid, count(*) as n from ${t} group by provider_uuid`,
+      )) {
         if (!providers.has(r.provider_uuid)) dangling.push(`${r.n} ${t} row(s) for provider ${r.provider_uuid}, which does not exist`)
       }
     }
@@ -231,14 +238,25 @@ export async function dbCheck(file: string): Promise<CheckResult[]> {
       if (!traits.has(r.trait)) dangling.push(`provider ${r.provider_uuid} has trait ${r.trait}, which does not exist`)
     }
     for (const t of ['inventories', 'allocations']) {
-      for (const r of await rows<{resource_class: string; n: number}>(`select resource_class, count(*) as n from ${t} group by resource_class`)) {
+      for (const r of await rows<{resource_class: string; n: number}>(
+        `select resource_class, count(*) as n from ${t} group by resource_class`,
+      )) {
         if (!classes.has(r.resource_class)) dangling.push(`${r.n} ${t} row(s) of resource class ${r.resource_class}, which does not exist`)
       }
     }
     out.push(result('Rows referring to nothing', 'failure', dangling))
 
     // Inventories and allocations Placement could never have written.
-    type Inv = {provider_uuid: string; resource_class: string; total: number; reserved: number; min_unit: number; max_unit: number; step_size: number; allocation_ratio: number}
+    type Inv = {
+      provider_uuid: string
+      resource_class: string
+      total: number
+      reserved: number
+      min_unit: number
+      max_unit: number
+      step_size: number
+      allocation_ratio: number
+    }
     const inventories = await rows<Inv>('select * from inventories')
     const invalid: string[] = []
     for (const i of inventories) {
@@ -252,7 +270,9 @@ export async function dbCheck(file: string): Promise<CheckResult[]> {
       if (!(i.allocation_ratio > 0)) bad.push('allocation_ratio <= 0')
       if (bad.length) invalid.push(`${i.resource_class} on ${i.provider_uuid}: ${bad.join(', ')}`)
     }
-    for (const r of await rows<{consumer_uuid: string; provider_uuid: string; resource_class: string; used: number}>('select * from allocations where used < 1')) {
+    for (const r of await rows<{consumer_uuid: string; provider_uuid: string; resource_class: string; used: number}>(
+      'select * from allocations where used < 1',
+    )) {
       invalid.push(`consumer ${r.consumer_uuid} holds ${r.used} ${r.resource_class} on ${r.provider_uuid}`)
     }
     out.push(result('Inventory and allocation values', 'failure', invalid))
@@ -267,7 +287,9 @@ export async function dbCheck(file: string): Promise<CheckResult[]> {
       const inv = invByKey.get(`${u.provider_uuid}\u0000${u.resource_class}`)
       const name = providers.get(u.provider_uuid)!.name
       if (!inv) {
-        noInventory.push(`${u.used} ${u.resource_class} allocated on ${name} (${u.provider_uuid}), which has no ${u.resource_class} inventory`)
+        noInventory.push(
+          `${u.used} ${u.resource_class} allocated on ${name} (${u.provider_uuid}), which has no ${u.resource_class} inventory`,
+        )
         continue
       }
       const cap = capacityOf(inv)

@@ -110,7 +110,11 @@ function byteChunks(file: string, fail: (message: string) => Error): AsyncIterat
   }
 }
 
-const firstVisible = (b: Buffer) => b.subarray(b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0).toString('latin1').trimStart()[0]
+const firstVisible = (b: Buffer) =>
+  b
+    .subarray(b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0)
+    .toString('latin1')
+    .trimStart()[0]
 
 /** Opens `file` ("-": standard input) as streamed JSON or parsed YAML; see OpenedDocument. */
 export async function openDocument(file: string, opts: OpenOptions): Promise<OpenedDocument> {
@@ -156,7 +160,12 @@ export async function openDocument(file: string, opts: OpenOptions): Promise<Ope
   return {kind: 'json', members: jsonDocumentMembers(file, rest, opts, fail)}
 }
 
-async function* jsonDocumentMembers(file: string, chunks: AsyncIterable<Buffer>, opts: OpenOptions, fail: (message: string) => Error): AsyncGenerator<JsonMember> {
+async function* jsonDocumentMembers(
+  file: string,
+  chunks: AsyncIterable<Buffer>,
+  opts: OpenOptions,
+  fail: (message: string) => Error,
+): AsyncGenerator<JsonMember> {
   try {
     yield* jsonMembers(chunks, opts.streamed)
   } catch (err) {

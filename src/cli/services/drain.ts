@@ -92,10 +92,7 @@ async function cloudState(backend: Backend, flags: DrainFlags): Promise<State> {
     const topology = flags.layout ? [...layoutNodes(layoutBody(readLayoutFile(flags.layout))).values()] : []
     return loadState(backend, {...load, changeable: true, topology})
   }
-  const [s, groups] = await Promise.all([
-    loadState(backend, {consumers: true, changeable: true}),
-    backend.placemat.groups.list(),
-  ])
+  const [s, groups] = await Promise.all([loadState(backend, {consumers: true, changeable: true}), backend.placemat.groups.list()])
   for (const g of groups) {
     s.groups.set(g.name, {
       name: g.name,
@@ -147,7 +144,14 @@ const stuckEntries = (plan: DrainPlan, status: EntryStatus): DrainEntry[] =>
   plan.stuck.map((x) => ({consumer_uuid: x.consumer, groups: x.groups, from: x.from, status, why: x.why}))
 
 /** The plan as a report that changed nothing (a dry run, or a drain that cannot complete). */
-function unchanged(backend: Backend, host: {uuid: string; name: string}, s: State, plan: DrainPlan, dryRun: boolean, hostStatus: DrainReport['host_status']): DrainReport {
+function unchanged(
+  backend: Backend,
+  host: {uuid: string; name: string},
+  s: State,
+  plan: DrainPlan,
+  dryRun: boolean,
+  hostStatus: DrainReport['host_status'],
+): DrainReport {
   const complete = plan.stuck.length === 0
   return {
     transport: backend.kind,
@@ -194,7 +198,13 @@ export async function drain(backend: Backend, hostRef: string, flags: DrainFlags
     } catch (err) {
       if (!is409(err)) {
         const done = consumers.filter((e) => e.status === 'moved').length
-        throw err instanceof ApiError ? withContext(err, `moving consumer ${move.consumer}: `, ` (${done} of ${total} consumers were moved before this; drain again to finish)`) : err
+        throw err instanceof ApiError
+          ? withContext(
+              err,
+              `moving consumer ${move.consumer}: `,
+              ` (${done} of ${total} consumers were moved before this; drain again to finish)`,
+            )
+          : err
       }
       consumers.push(await tryAgain(backend, flags, host, move, (err as ApiError).detail))
     }
@@ -216,21 +226,49 @@ export async function drain(backend: Backend, hostRef: string, flags: DrainFlags
 }
 
 /** A move refused with 409: planned once more on the cloud as it is now, and tried once more. */
-async function tryAgain(backend: Backend, flags: DrainFlags, host: {uuid: string; name: string}, move: DrainMove, refused: string): Promise<DrainEntry> {
+async function tryAgain(
+  backend: Backend,
+  flags: DrainFlags,
+  host: {uuid: string; name: string},
+  move: DrainMove,
+  refused: string,
+): Promise<DrainEntry> {
   const fresh = await cloudState(backend, flags)
   const tree = new Set(fresh.subtree(host.uuid).map((p) => p.uuid))
   const c = fresh.consumers.get(move.consumer)
   if (!c || ![...c.allocations.keys()].some((rp) => tree.has(rp))) {
     // It left the host by other means meanwhile (deleted, or moved by someone else).
-    return {consumer_uuid: move.consumer, groups: move.groups, from: move.from, status: 'left', why: `it no longer holds anything on ${host.name}`, attempts: 1}
+    return {
+      consumer_uuid: move.consumer,
+      groups: move.groups,
+      from: move.from,
+      status: 'left',
+      why: `it no longer holds anything on ${host.name}`,
+      attempts: 1,
+    }
   }
   const again = planMove(fresh, host.uuid, move.consumer)
-  if (!isMove(again)) return {consumer_uuid: move.consumer, groups: again.groups, from: again.from, status: 'not moved', why: `${again.why} (first refused: ${refused})`, attempts: 1}
+  if (!isMove(again))
+    return {
+      consumer_uuid: move.consumer,
+      groups: again.groups,
+      from: again.from,
+      status: 'not moved',
+      why: `${again.why} (first refused: ${refused})`,
+      attempts: 1,
+    }
   try {
     await writeMove(backend, again)
     return movedEntry(fresh, again, 'moved', 2)
   } catch (err) {
     if (!is409(err)) throw err
-    return {consumer_uuid: move.consumer, groups: again.groups, from: again.from, status: 'not moved', why: (err as ApiError).detail, attempts: 2}
+    return {
+      consumer_uuid: move.consumer,
+      groups: again.groups,
+      from: again.from,
+      status: 'not moved',
+      why: (err as ApiError).detail,
+      attempts: 2,
+    }
   }
 }

@@ -21,7 +21,9 @@ export async function resolveHost(client: PlacementClient, ref: string): Promise
   if (p.root_provider_uuid && p.root_provider_uuid !== p.uuid) {
     // The root by name, as the operator names hosts (its uuid if it went away meanwhile).
     const root = await getProvider(client, p.root_provider_uuid).catch(() => null)
-    throw badRequestError(`${p.name} is not a host: it is a provider in the tree of ${root?.name ?? p.root_provider_uuid} (name the root provider)`)
+    throw badRequestError(
+      `${p.name} is not a host: it is a provider in the tree of ${root?.name ?? p.root_provider_uuid} (name the root provider)`,
+    )
   }
   return {uuid: p.uuid, name: p.name}
 }

@@ -93,12 +93,12 @@ export async function deleteInventories(client: PlacementClient, ref: string, cl
 }
 
 /** The inventories of the provider `ref` names, with its usages. */
-export async function readInventories(
-  client: PlacementClient,
-  ref: string,
-): Promise<InventoryBody & {usages: Record<string, number>}> {
+export async function readInventories(client: PlacementClient, ref: string): Promise<InventoryBody & {usages: Record<string, number>}> {
   const p = await resolveProvider(client, ref)
-  const [inv, use] = await Promise.all([client.get(`/resource_providers/${p.uuid}/inventories`), client.get(`/resource_providers/${p.uuid}/usages`)])
+  const [inv, use] = await Promise.all([
+    client.get(`/resource_providers/${p.uuid}/inventories`),
+    client.get(`/resource_providers/${p.uuid}/usages`),
+  ])
   return {...inv, usages: use.usages}
 }
 
@@ -117,7 +117,11 @@ export async function readUsages(
   client: PlacementClient,
   ref: string,
   withInventories: boolean,
-): Promise<{name: string; usage: {usages: Record<string, number>} & Record<string, unknown>; inventories: Record<string, InventoryRecord>}> {
+): Promise<{
+  name: string
+  usage: {usages: Record<string, number>} & Record<string, unknown>
+  inventories: Record<string, InventoryRecord>
+}> {
   const p = await resolveProvider(client, ref)
   const [use, inv] = await Promise.all([
     client.get(`/resource_providers/${p.uuid}/usages`),

@@ -43,7 +43,10 @@ export function parseFieldFlag(field: InventoryField, values: string[] | undefin
   const out = new Map<string, number>()
   const flag = `--${field.replace(/_/g, '-')}`
   for (const v of values ?? []) {
-    for (const part of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const part of v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const eq = part.indexOf('=')
       if (eq < 0) {
         if (!named.length) throw usage(`${flag} ${part}: name the class (CLASS=${part}) or give classes as arguments`)
@@ -140,4 +143,3 @@ export const inventoryColumns: Column<InventoryRow>[] = [
 /** One row per class, with what is used of it and its capacity. */
 export const inventoryRows = (inventories: Record<string, InventoryRecord>, usages: Record<string, number> = {}): InventoryRow[] =>
   Object.entries(inventories).map(([rc, inv]) => ({resource_class: rc, ...inv, used: usages[rc] ?? 0, capacity: capacity(inv)}))
-

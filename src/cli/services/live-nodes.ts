@@ -54,7 +54,11 @@ export async function liveNodes(target: string, now = Date.now()): Promise<LiveN
 
 export async function liveNodesOf(db: Inspector, target: string, now = Date.now()): Promise<LiveNodes> {
   const registered = (await db.hasTable('placemat_nodes'))
-    ? (await db.rows<Record<string, unknown>>(sql`select * from placemat_nodes where beat_at >= ${now - NODE_STALE_MS} order by started_at, id`)).map(readNode)
+    ? (
+        await db.rows<Record<string, unknown>>(
+          sql`select * from placemat_nodes where beat_at >= ${now - NODE_STALE_MS} order by started_at, id`,
+        )
+      ).map(readNode)
     : []
   const unregistered: UnregisteredNode[] = []
   if (isDatabaseUrl(target)) {
@@ -94,7 +98,11 @@ export function olderNodes(nodes: LiveNodes, release = RELEASE): string[] {
   ]
 }
 
-const clock = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z')
+const clock = (ms: number) =>
+  new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z')
 const ago = (ms: number, now: number) => `${Math.max(0, Math.round((now - ms) / 1000))} s ago`
 
 /** One node in a line: its release, where it runs, since when, its last beat. */
@@ -123,6 +131,7 @@ export function summarizeNodes(nodes: LiveNodes): string {
   const byRelease = new Map<string, number>()
   for (const n of nodes.registered) byRelease.set(n.release, (byRelease.get(n.release) ?? 0) + 1)
   const parts = [...byRelease].sort(([a], [b]) => compareReleases(a, b)).map(([release, n]) => `${n} of placemat ${release}`)
-  if (nodes.unregistered.length) parts.push(`traces of a release before ${RELEASE} (not registered) from ${nodes.unregistered.length} place(s)`)
+  if (nodes.unregistered.length)
+    parts.push(`traces of a release before ${RELEASE} (not registered) from ${nodes.unregistered.length} place(s)`)
   return parts.join(', ')
 }

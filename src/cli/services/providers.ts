@@ -79,7 +79,10 @@ export async function providerAggregates(backend: Backend, uuids: string[]): Pro
 }
 
 /** Creates a provider (`parent` a name or uuid); Placement's answer. */
-export async function createProvider(client: PlacementClient, spec: {name: string; uuid?: string; parent?: string}): Promise<Record<string, unknown>> {
+export async function createProvider(
+  client: PlacementClient,
+  spec: {name: string; uuid?: string; parent?: string},
+): Promise<Record<string, unknown>> {
   const body: Record<string, unknown> = {name: spec.name}
   if (spec.uuid) body.uuid = spec.uuid
   if (spec.parent) body.parent_provider_uuid = await resolveProviderUuid(client, spec.parent)
@@ -87,10 +90,15 @@ export async function createProvider(client: PlacementClient, spec: {name: strin
 }
 
 /** Renames the provider `ref` names and/or gives it another parent (null: none); Placement's answer. */
-export async function updateProvider(client: PlacementClient, ref: string, change: {name?: string; parent?: string | null}): Promise<Record<string, unknown>> {
+export async function updateProvider(
+  client: PlacementClient,
+  ref: string,
+  change: {name?: string; parent?: string | null},
+): Promise<Record<string, unknown>> {
   const p = await resolveProvider(client, ref)
   const body: Record<string, unknown> = {name: change.name ?? p.name}
-  if (change.parent !== undefined) body.parent_provider_uuid = change.parent === null ? null : await resolveProviderUuid(client, change.parent)
+  if (change.parent !== undefined)
+    body.parent_provider_uuid = change.parent === null ? null : await resolveProviderUuid(client, change.parent)
   return client.put(`/resource_providers/${p.uuid}`, body)
 }
 

@@ -20,7 +20,10 @@ const isObject = (v: unknown): v is Record<string, any> => v !== null && typeof 
 function parseResources(v: unknown, where: string): Record<string, number | 'all'> {
   const out: Record<string, number | 'all'> = {}
   if (typeof v === 'string') {
-    for (const part of v.split(',').map((p) => p.trim()).filter(Boolean)) {
+    for (const part of v
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)) {
       const m = /^([A-Z0-9_]+)[:=]\s*([0-9]+|all)$/.exec(part)
       if (!m) throw usageError(`${where}: resources "${v}": expected CLASS:AMOUNT[,CLASS:AMOUNT...]`)
       out[m[1]] = m[2] === 'all' ? 'all' : Number(m[2])
@@ -60,7 +63,8 @@ function parseInventoryFields(v: unknown, where: string): Record<string, Partial
 
 function parseMove(m: unknown, where: string): Move {
   if (!isObject(m)) throw usageError(`${where}: expected a mapping`)
-  for (const k of Object.keys(m)) if (!MOVE_KEYS.has(k)) throw usageError(`${where}: unknown key "${k}" (one of ${[...MOVE_KEYS].join(', ')})`)
+  for (const k of Object.keys(m))
+    if (!MOVE_KEYS.has(k)) throw usageError(`${where}: unknown key "${k}" (one of ${[...MOVE_KEYS].join(', ')})`)
   for (const k of ['from', 'to'] as const) {
     if (typeof m[k] !== 'string' || !m[k]) throw usageError(`${where}: "${k}" names a provider (name or uuid)`)
   }
@@ -74,7 +78,8 @@ function parseMove(m: unknown, where: string): Move {
   }
   const inventory = parseInventoryFields(m.inventory, where)
   const resources = parseResources(m.resources, where)
-  for (const rc of Object.keys(inventory)) if (!(rc in resources)) throw usageError(`${where}: inventory.${rc} but ${rc} is not in resources`)
+  for (const rc of Object.keys(inventory))
+    if (!(rc in resources)) throw usageError(`${where}: inventory.${rc} but ${rc} is not in resources`)
   return {
     from: m.from,
     to: m.to,

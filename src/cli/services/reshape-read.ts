@@ -65,7 +65,14 @@ async function readConsumer(client: PlacementClient, uuid: string): Promise<Cons
   const c = await client.get<Omit<ConsumerRecord, 'uuid'>>(`/allocations/${uuid}`)
   if (!Object.keys(c.allocations).length) return null // not a consumer (yet)
   const allocations = Object.fromEntries(Object.entries(c.allocations).map(([rp, a]) => [rp, {resources: {...a.resources}}]))
-  return {uuid, project_id: c.project_id, user_id: c.user_id, consumer_type: c.consumer_type, consumer_generation: c.consumer_generation, allocations}
+  return {
+    uuid,
+    project_id: c.project_id,
+    user_id: c.user_id,
+    consumer_type: c.consumer_type,
+    consumer_generation: c.consumer_generation,
+    allocations,
+  }
 }
 
 /**
@@ -118,7 +125,9 @@ export async function readReshapeSnapshot(
   // Providers these consumers use elsewhere: their capacity is checked too.
   const outside = new Set<string>()
   for (const c of full.values()) for (const rp of Object.keys(c.allocations)) if (!listed.has(rp)) outside.add(rp)
-  const extra = await mapLimit([...outside], 8, async (uuid) => readProvider(client, await client.get<ListedProvider>(`/resource_providers/${uuid}`)))
+  const extra = await mapLimit([...outside], 8, async (uuid) =>
+    readProvider(client, await client.get<ListedProvider>(`/resource_providers/${uuid}`)),
+  )
   providers.push(...extra)
   return snapshot(full)
 }

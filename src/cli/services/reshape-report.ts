@@ -60,11 +60,19 @@ export function renderReport(r: ReshapeReport): string {
   if (r.done) return 'Already done: every move of the plan is in place. Nothing was changed.'
   const name = (uuid: string | null) => {
     if (!uuid) return '-'
-    return r.before.find((p) => p.uuid === uuid)?.name ?? r.after?.find((p) => p.uuid === uuid)?.name ?? r.creates.find((c) => c.uuid === uuid)?.name ?? uuid
+    return (
+      r.before.find((p) => p.uuid === uuid)?.name ??
+      r.after?.find((p) => p.uuid === uuid)?.name ??
+      r.creates.find((c) => c.uuid === uuid)?.name ??
+      uuid
+    )
   }
   const out: string[] = []
-  const how = r.atomic === undefined ? r.transaction : `${r.transaction}, ${r.atomic ? 'one transaction' : 'new providers first, then the reshape'}`
-  out.push(`${r.dry_run ? 'Dry run' : 'Reshape'} (${how}): ${r.plan === 'moves' ? 'move plan' : 'reshaper body'}, microversion ${r.microversion}`)
+  const how =
+    r.atomic === undefined ? r.transaction : `${r.transaction}, ${r.atomic ? 'one transaction' : 'new providers first, then the reshape'}`
+  out.push(
+    `${r.dry_run ? 'Dry run' : 'Reshape'} (${how}): ${r.plan === 'moves' ? 'move plan' : 'reshaper body'}, microversion ${r.microversion}`,
+  )
   if (r.creates.length) {
     out.push('', 'New providers:')
     for (const c of r.creates) out.push(`  + ${c.name}  ${c.uuid}  under ${name(c.parent_provider_uuid)}`)
@@ -81,7 +89,10 @@ export function renderReport(r: ReshapeReport): string {
   for (const c of r.conflicts) out.push(`  ${c.kind}: ${c.message}`)
   for (const v of r.group_violations ?? []) out.push(`  ! breaks ${breachText(v)}`)
   out.push('')
-  if (r.dry_run) out.push(r.error ? `The reshape would fail: ${r.error.status} ${r.error.detail}` : 'The reshape would succeed. Nothing was changed (dry run).')
+  if (r.dry_run)
+    out.push(
+      r.error ? `The reshape would fail: ${r.error.status} ${r.error.detail}` : 'The reshape would succeed. Nothing was changed (dry run).',
+    )
   else if (r.applied) out.push(`Reshaped${r.attempts > 1 ? ` (after ${r.attempts} attempts)` : ''}.`)
   return out.join('\n')
 }

@@ -136,7 +136,9 @@ export async function runReshape(
     if (opts.dryRun) {
       // The write would check the placement groups of the consumers it moves: so does the dry run.
       if (backend.groupBreaches && !report.error) {
-        const placements = Object.fromEntries(Object.entries(compiled.body.allocations ?? {}).map(([c, a]) => [c, Object.keys(a.allocations ?? {})]))
+        const placements = Object.fromEntries(
+          Object.entries(compiled.body.allocations ?? {}).map(([c, a]) => [c, Object.keys(a.allocations ?? {})]),
+        )
         const violations = Object.keys(placements).length ? await backend.groupBreaches(placements) : []
         if (violations.length) {
           report.group_violations = violations

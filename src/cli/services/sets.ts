@@ -49,7 +49,9 @@ export async function removeTraits(client: PlacementClient, ref: string, traits:
     await client.delete(`/resource_providers/${p.uuid}/traits`)
     return client.get(`/resource_providers/${p.uuid}/traits`)
   }
-  return (await updateProviderSet(client, p.uuid, 'traits', (cur) => cur.filter((t) => !traits.includes(t)))) as SetBody & {traits: string[]}
+  return (await updateProviderSet(client, p.uuid, 'traits', (cur) => cur.filter((t) => !traits.includes(t)))) as SetBody & {
+    traits: string[]
+  }
 }
 
 /** The traits of the provider `ref` names (Placement's body). */
@@ -76,7 +78,12 @@ export async function readAggregates(client: PlacementClient, ref: string): Prom
  * Makes `aggregates` the aggregates of the provider `ref` names: at the generation read (and
  * again on a concurrent update), or at `generation` when given (a conflict then is the caller's).
  */
-export async function setAggregates(client: PlacementClient, ref: string, aggregates: string[], generation?: number): Promise<SetBody & {aggregates: string[]}> {
+export async function setAggregates(
+  client: PlacementClient,
+  ref: string,
+  aggregates: string[],
+  generation?: number,
+): Promise<SetBody & {aggregates: string[]}> {
   const p = await resolveProvider(client, ref)
   const body =
     generation === undefined

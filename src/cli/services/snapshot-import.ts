@@ -28,7 +28,14 @@ import {conflictError, usageError} from '../failure.js'
 import {snapshotItems} from './snapshot-read.js'
 import {maskPassword, PlacementUrlError} from '../../store/placement-db/connection.js'
 import {PlacementSchemaError, readPlacement} from '../../store/placement-db/reader.js'
-import type {SnapshotAggregateName, SnapshotConsumer, SnapshotGroup, SnapshotItem, SnapshotProvider, SnapshotTopology} from '../../core/snapshot-format.js'
+import type {
+  SnapshotAggregateName,
+  SnapshotConsumer,
+  SnapshotGroup,
+  SnapshotItem,
+  SnapshotProvider,
+  SnapshotTopology,
+} from '../../core/snapshot-format.js'
 
 export interface ImportResult {
   file: string
@@ -80,7 +87,12 @@ export async function importFromPlacement(url: string, target: string): Promise<
 }
 
 /** The items of a snapshot (`label` names where they come from in messages) into `target`. */
-async function importItems(label: string, items: AsyncGenerator<SnapshotItem>, target: string, opts: ImportOptions = {}): Promise<ImportResult> {
+async function importItems(
+  label: string,
+  items: AsyncGenerator<SnapshotItem>,
+  target: string,
+  opts: ImportOptions = {},
+): Promise<ImportResult> {
   // Reading the first item opens the source: one that cannot be read creates no database.
   const first = await items.next()
   const created = !isDatabaseUrl(target) && !fs.existsSync(target)
@@ -100,7 +112,12 @@ async function* prepend<T>(first: T, rest: AsyncIterable<T>): AsyncGenerator<T> 
   yield* rest
 }
 
-async function importInto(target: string, snapshotFile: string, items: AsyncIterable<SnapshotItem> | SnapshotItem[], opts: ImportOptions): Promise<ImportResult> {
+async function importInto(
+  target: string,
+  snapshotFile: string,
+  items: AsyncIterable<SnapshotItem> | SnapshotItem[],
+  opts: ImportOptions,
+): Promise<ImportResult> {
   const backend = await openBackend(target, {})
   try {
     return await backend.db.connection().execute(async (conn) => {
@@ -140,7 +157,12 @@ async function importInto(target: string, snapshotFile: string, items: AsyncIter
 /** A snapshot's racks, rows and rooms with their aggregate uuids (fixed by level and name) and their parents'. */
 function nodeRecords(t: SnapshotTopology): Array<{uuid: string; name: string; level: TopologyLevel; parent: string | null}> {
   const above: Record<TopologyLevel, TopologyLevel> = {rack: 'row', row: 'room', room: 'room'}
-  return t.nodes.map((n) => ({uuid: nodeUuid(n.level, n.name), name: n.name, level: n.level, parent: n.parent === null ? null : nodeUuid(above[n.level], n.parent)}))
+  return t.nodes.map((n) => ({
+    uuid: nodeUuid(n.level, n.name),
+    name: n.name,
+    level: n.level,
+    parent: n.parent === null ? null : nodeUuid(above[n.level], n.parent),
+  }))
 }
 
 /**
@@ -171,7 +193,19 @@ class SnapshotImport {
     private readonly writer: BulkImport,
     private readonly known: {classes: Set<string>; traits: Set<string>},
   ) {
-    this.result = {file: target, resource_classes: 0, traits: 0, providers: 0, consumers: 0, allocations: 0, topology_nodes: 0, groups: 0, moved_consumers: 0, aggregate_names: 0, disabled_reasons: 0}
+    this.result = {
+      file: target,
+      resource_classes: 0,
+      traits: 0,
+      providers: 0,
+      consumers: 0,
+      allocations: 0,
+      topology_nodes: 0,
+      groups: 0,
+      moved_consumers: 0,
+      aggregate_names: 0,
+      disabled_reasons: 0,
+    }
   }
 
   private usage(msg: string): Error {
@@ -272,7 +306,14 @@ class SnapshotImport {
     const aggregates = [...new Set(p.aggregates.map(canonicalUuid))]
     if (p.disabled_reason !== undefined) this.result.disabled_reasons++
     await this.writer.addProvider(
-      {uuid: p.uuid, name: p.name, generation: p.generation, parent_uuid: parent, root_uuid: root, disabled_reason: p.disabled_reason ?? null},
+      {
+        uuid: p.uuid,
+        name: p.name,
+        generation: p.generation,
+        parent_uuid: parent,
+        root_uuid: root,
+        disabled_reason: p.disabled_reason ?? null,
+      },
       p.inventories,
       p.traits,
       aggregates,
@@ -369,7 +410,10 @@ class SnapshotImport {
     const memberRoots = new Set([...placed.values()].flat().map((rp) => this.roots.get(rp) ?? rp))
     // The members' providers in their whole trees, with their traits: a provider that shares
     // (and a tree it roots) is no host, as the core decides anywhere else.
-    const trees = await this.writer.trees([...memberRoots], hard.some((g) => g.policy === 'spread' && g.level === 'host'))
+    const trees = await this.writer.trees(
+      [...memberRoots],
+      hard.some((g) => g.policy === 'spread' && g.level === 'host'),
+    )
     const s = stateFromSnapshot({
       providers: trees.map((p) => ({
         uuid: p.uuid,

@@ -43,7 +43,9 @@ export async function* snapshotItems(file: string): AsyncGenerator<SnapshotItem>
   const notSnapshot = `not a placemat snapshot (expected placemat_snapshot: ${SNAPSHOT_VERSIONS.join(' or ')}, as \`placemat export\` writes)`
   const checkVersion = (v: unknown) => {
     if (Number.isInteger(v) && (v as number) > SNAPSHOT_VERSION) {
-      throw usage(`a snapshot of version ${v}, written by a newer placemat: this one reads versions ${SNAPSHOT_VERSIONS.join(' and ')} (upgrade placemat to import it)`)
+      throw usage(
+        `a snapshot of version ${v}, written by a newer placemat: this one reads versions ${SNAPSHOT_VERSIONS.join(' and ')} (upgrade placemat to import it)`,
+      )
     }
     if (!SNAPSHOT_VERSIONS.includes(v as number)) throw usage(notSnapshot)
   }
@@ -159,7 +161,13 @@ function providerOf(p: unknown, usage: (msg: string) => Error): SnapshotProvider
 }
 
 function consumerOf(c: unknown, usage: (msg: string) => Error): SnapshotConsumer {
-  if (!isObject(c) || typeof c.uuid !== 'string' || !Number.isInteger(c.generation) || typeof c.project_id !== 'string' || typeof c.user_id !== 'string') {
+  if (
+    !isObject(c) ||
+    typeof c.uuid !== 'string' ||
+    !Number.isInteger(c.generation) ||
+    typeof c.project_id !== 'string' ||
+    typeof c.user_id !== 'string'
+  ) {
     throw usage('every consumer needs uuid, project_id, user_id and an integer generation')
   }
   const type = c.consumer_type ?? null
@@ -167,7 +175,8 @@ function consumerOf(c: unknown, usage: (msg: string) => Error): SnapshotConsumer
   const allocations = c.allocations ?? {}
   if (!isObject(allocations)) throw usage(`consumer ${c.uuid}: allocations must be a mapping of provider uuid to amounts`)
   for (const [rp, amounts] of Object.entries(allocations)) {
-    if (amounts !== null && amounts !== undefined && !isObject(amounts)) throw usage(`consumer ${c.uuid}: allocations on ${rp} must be a mapping of class to amount`)
+    if (amounts !== null && amounts !== undefined && !isObject(amounts))
+      throw usage(`consumer ${c.uuid}: allocations on ${rp} must be a mapping of class to amount`)
     for (const [rc, n] of Object.entries(amounts ?? {})) {
       if (!Number.isInteger(n) || (n as number) <= 0) throw usage(`consumer ${c.uuid}: ${rc} on ${rp} must be a positive integer`)
     }
@@ -253,7 +262,8 @@ function movedOf(m: unknown, usage: (msg: string) => Error): MovedRecord {
   }
   const type = m.consumer_type ?? null
   if (type !== null && typeof type !== 'string') throw usage(`moved consumer ${m.uuid}: consumer_type must be a string or null`)
-  if (typeof m.moved_at !== 'string' || Number.isNaN(Date.parse(m.moved_at))) throw usage(`moved consumer ${m.uuid}: moved_at must be a time (ISO 8601)`)
+  if (typeof m.moved_at !== 'string' || Number.isNaN(Date.parse(m.moved_at)))
+    throw usage(`moved consumer ${m.uuid}: moved_at must be a time (ISO 8601)`)
   return movedInKeyOrder({
     uuid: canonicalUuid(m.uuid),
     moved_to: canonicalUuid(m.moved_to),

@@ -21,7 +21,10 @@ import {currentConsumer, is409, ownership, type Allocations} from './claim.js'
  * (uuid5 of "consumer:NAME-i").
  */
 export function spreadConsumers(spec: string, count: number | undefined): Array<{uuid: string; label: string}> {
-  const parts = spec.split(',').map((s) => s.trim()).filter(Boolean)
+  const parts = spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   if (parts.length > 1 || (parts.length === 1 && isUuidLike(parts[0]) && (count ?? 1) === 1)) {
     if (!parts.every(isUuidLike)) throw usage(`${spec}: a list of consumers must be uuids`)
     if (count !== undefined && count !== parts.length) throw usage(`--count ${count} but ${parts.length} consumers listed`)
@@ -33,7 +36,8 @@ export function spreadConsumers(spec: string, count: number | undefined): Array<
   if (/^[0-9a-fA-F]{8}-[0-9a-fA-F-]*$/.test(prefix) && prefix.length < 36) {
     const width = 36 - prefix.length
     const out = Array.from({length: count}, (_, i) => `${prefix}${String(i + 1).padStart(width, '0')}`)
-    if (String(count).length > width || !out.every(isUuidLike)) throw usage(`${prefix}: not a uuid prefix that ${count} consumers fit after`)
+    if (String(count).length > width || !out.every(isUuidLike))
+      throw usage(`${prefix}: not a uuid prefix that ${count} consumers fit after`)
     return out.map((u) => ({uuid: canonical(u), label: u}))
   }
   return Array.from({length: count}, (_, i) => ({uuid: namedConsumer(`${prefix}-${i + 1}`), label: `${prefix}-${i + 1}`}))
@@ -42,7 +46,8 @@ export function spreadConsumers(spec: string, count: number | undefined): Array<
 /** A consumer given by uuid, or by a name `claim --count` gave (NAME-i): uuid5 of "consumer:NAME". */
 export function namedConsumer(ref: string): string {
   if (isUuidLike(ref)) return canonical(ref)
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(ref)) throw usage(`'${ref}' is neither a consumer uuid nor a consumer name (letters, digits, . _ -)`)
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(ref))
+    throw usage(`'${ref}' is neither a consumer uuid nor a consumer name (letters, digits, . _ -)`)
   return uuid5(`consumer:${ref}`, NAMES_NAMESPACE)
 }
 
@@ -63,18 +68,30 @@ export interface SpreadOutcome {
 }
 
 /** The first candidates (in order) in pairwise distinct nodes of `level`; null when there are not enough. */
-export function pickDistinct(search: CandidateSearch, level: Level, n: number): Array<{index: number; node: string; allocations: Allocations}> | {found: number} {
+export function pickDistinct(
+  search: CandidateSearch,
+  level: Level,
+  n: number,
+): Array<{index: number; node: string; allocations: Allocations}> | {found: number} {
   const used = new Set<string>()
   const out: Array<{index: number; node: string; allocations: Allocations}> = []
   const rootOf = new Map<string, string>()
-  for (const [uuid, s] of Object.entries(search.body.provider_summaries ?? {})) if (s.root_provider_uuid) rootOf.set(uuid, s.root_provider_uuid)
+  for (const [uuid, s] of Object.entries(search.body.provider_summaries ?? {}))
+    if (s.root_provider_uuid) rootOf.set(uuid, s.root_provider_uuid)
   search.body.allocation_requests.forEach((ar, index) => {
     if (out.length >= n) return
     const where: NodeSets = placementInLayout(search.topology!, search.providers!, Object.keys(ar.allocations), rootOf)
     const nodes = [...where[level]]
     if (nodes.length === 0 || nodes.some((x) => used.has(x))) return
     for (const x of nodes) used.add(x)
-    out.push({index: index + 1, node: nodes.map((x) => search.topology!.nodes.get(x)?.name ?? x).sort().join(','), allocations: ar.allocations})
+    out.push({
+      index: index + 1,
+      node: nodes
+        .map((x) => search.topology!.nodes.get(x)?.name ?? x)
+        .sort()
+        .join(','),
+      allocations: ar.allocations,
+    })
   })
   return out.length >= n ? out : {found: out.length}
 }
@@ -112,7 +129,8 @@ export async function spread(
     const viaClaims = search.topology?.placemat === true
     // All of them join the placement group, checked together in the one transaction.
     const group = placementGroupOf(flags.group)
-    if (group !== undefined && !viaClaims) throw usage(`--spread with --group ${group}: only on placemat, which checks the group in the write`)
+    if (group !== undefined && !viaClaims)
+      throw usage(`--spread with --group ${group}: only on placemat, which checks the group in the write`)
     try {
       if (viaClaims) {
         const claims = consumers.map((c, i) => {
@@ -123,7 +141,10 @@ export async function spread(
             user_id: o.user,
             consumer_generation: currents[i].consumer_generation ?? null,
             allocations: picked[i].allocations,
-            affinity: [...rules, ...consumers.filter((x) => x.uuid !== c.uuid).map((x) => ({relation: 'different' as const, level, consumer: x.uuid}))],
+            affinity: [
+              ...rules,
+              ...consumers.filter((x) => x.uuid !== c.uuid).map((x) => ({relation: 'different' as const, level, consumer: x.uuid})),
+            ],
           }
           if (o.type) body.consumer_type = o.type
           if (group !== undefined) body.group = group
@@ -153,12 +174,19 @@ export async function spread(
         attempts,
         via: viaClaims ? 'POST /placemat/v1/claims' : 'POST /allocations',
         search,
-        claims: consumers.map((c, i) => ({consumer_uuid: c.uuid, label: c.label, candidate: picked[i].index, node: picked[i].node, allocations: picked[i].allocations})),
+        claims: consumers.map((c, i) => ({
+          consumer_uuid: c.uuid,
+          label: c.label,
+          candidate: picked[i].index,
+          node: picked[i].node,
+          allocations: picked[i].allocations,
+        })),
       }
     } catch (err) {
       if (!is409(err)) throw err
       lastError = (err as ApiError).detail
-      if (attempts >= 5) throw conflict(`cannot spread ${consumers.length} consumers over distinct ${level}s: ${lastError}; nothing claimed`)
+      if (attempts >= 5)
+        throw conflict(`cannot spread ${consumers.length} consumers over distinct ${level}s: ${lastError}; nothing claimed`)
       // Someone took capacity or a place in between: read everything again and choose again.
     }
   }

@@ -82,7 +82,9 @@ export function normalizeSnapshot(s: Snapshot): Snapshot {
       generation: p.generation,
       parent_provider_uuid: p.parent_provider_uuid ?? null,
       // In the provider's own order (the order it lists them, and the tables and rollups show them).
-      inventories: Object.fromEntries(Object.entries(p.inventories).map(([rc, inv]) => [rc, inventoryRecord(inv as unknown as Record<string, unknown>)])),
+      inventories: Object.fromEntries(
+        Object.entries(p.inventories).map(([rc, inv]) => [rc, inventoryRecord(inv as unknown as Record<string, unknown>)]),
+      ),
       traits: [...p.traits].sort(byString),
       aggregates: [...p.aggregates].sort(byString),
       ...(p.disabled_reason ? {disabled_reason: p.disabled_reason} : {}),
@@ -95,9 +97,7 @@ export function normalizeSnapshot(s: Snapshot): Snapshot {
         user_id: c.user_id,
         consumer_type: c.consumer_type ?? null,
         generation: c.generation,
-        allocations: Object.fromEntries(
-          Object.entries(sortedRecord(c.allocations)).map(([rp, amounts]) => [rp, sortedRecord(amounts)]),
-        ),
+        allocations: Object.fromEntries(Object.entries(sortedRecord(c.allocations)).map(([rp, amounts]) => [rp, sortedRecord(amounts)])),
       })),
   }
   if (topology) {
@@ -149,7 +149,12 @@ export const movedInKeyOrder = (m: MovedRecord): MovedRecord => ({
 
 /** placemat's own parts, read through /placemat/v1, and a mark that changes whenever they do. */
 export async function readPlacematParts(api: PlacematApi): Promise<{parts: PlacematParts; mark: string}> {
-  const [layout, groups, moved, aggregates] = await Promise.all([api.layout(), api.groups.list(), api.movedConsumers(), api.aggregateNames()])
+  const [layout, groups, moved, aggregates] = await Promise.all([
+    api.layout(),
+    api.groups.list(),
+    api.movedConsumers(),
+    api.aggregateNames(),
+  ])
   const names: SnapshotAggregateName[] = aggregates.map((n) => ({name: n.name, uuid: n.uuid}))
   const mark = JSON.stringify([layout.generation, groups.map((g) => [g.name, g.generation]), moved, names])
   return {
@@ -178,7 +183,10 @@ interface ProviderListing {
   parent_provider_uuid?: string | null
 }
 
-async function readOnce(client: PlacementClient, api: PlacematApi | undefined): Promise<{snapshot: Snapshot; generations: Map<string, number>; mark: string}> {
+async function readOnce(
+  client: PlacementClient,
+  api: PlacematApi | undefined,
+): Promise<{snapshot: Snapshot; generations: Map<string, number>; mark: string}> {
   const own = api ? await readPlacematParts(api) : {parts: {}, mark: ''}
   const classes = (await client.get<{resource_classes: {name: string}[]}>('/resource_classes')).resource_classes
     .map((c) => c.name)
@@ -206,7 +214,9 @@ async function readOnce(client: PlacementClient, api: PlacematApi | undefined): 
     }
   })
   // A reason moves its host's generation when it changes, so the generation check covers it too.
-  const reasons = api ? await readDisabledReasons(api, disabledHosts(providers.map((p) => ({...p, parent: p.parent_provider_uuid})))) : new Map<string, string>()
+  const reasons = api
+    ? await readDisabledReasons(api, disabledHosts(providers.map((p) => ({...p, parent: p.parent_provider_uuid}))))
+    : new Map<string, string>()
   for (const p of providers) {
     const reason = reasons.get(p.uuid)
     if (reason) p.disabled_reason = reason
@@ -228,7 +238,14 @@ async function readOnce(client: PlacementClient, api: PlacematApi | undefined): 
       allocations: Object.fromEntries(Object.entries(c.allocations).map(([rp, a]) => [rp, a.resources])),
     }
   })
-  const snapshot = normalizeSnapshot({placemat_snapshot: SNAPSHOT_VERSION, resource_classes: classes, traits, providers, consumers, ...own.parts})
+  const snapshot = normalizeSnapshot({
+    placemat_snapshot: SNAPSHOT_VERSION,
+    resource_classes: classes,
+    traits,
+    providers,
+    consumers,
+    ...own.parts,
+  })
   return {snapshot, generations: new Map(listing.map((p) => [p.uuid, p.generation])), mark: own.mark}
 }
 
@@ -248,7 +265,8 @@ export async function exportSnapshot(client: PlacementClient, opts: {placemat?: 
     const {snapshot, generations, mark} = await readOnce(client, api)
     const after = (await client.get<{resource_providers: ProviderListing[]}>('/resource_providers')).resource_providers
     const still = new Set(after.map((p) => p.uuid))
-    const changed = after.filter((p) => generations.get(p.uuid) !== p.generation).length + [...generations.keys()].filter((u) => !still.has(u)).length
+    const changed =
+      after.filter((p) => generations.get(p.uuid) !== p.generation).length + [...generations.keys()].filter((u) => !still.has(u)).length
     const ownChanged = api && (await readPlacematParts(api)).mark !== mark
     if (!changed && !ownChanged) return snapshot
     if (i >= tries) {
@@ -270,7 +288,9 @@ export function placematOnly(parts: PlacematParts, disabledReasons = 0): string 
   const count = (level: TopologyLevel) => nodes.filter((n) => n.level === level).length
   const out: string[] = []
   if (nodes.length) {
-    out.push(`${count('room')} rooms, ${count('row')} rows and ${count('rack')} racks (their names; the hosts' rack, row and room aggregates are kept)`)
+    out.push(
+      `${count('room')} rooms, ${count('row')} rows and ${count('rack')} racks (their names; the hosts' rack, row and room aggregates are kept)`,
+    )
   }
   const groups = parts.groups ?? []
   if (groups.length) out.push(`${groups.length} placement groups (${groups.reduce((n, g) => n + g.members.length, 0)} members)`)

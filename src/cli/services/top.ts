@@ -96,7 +96,13 @@ export function rackFits(s: State, flavor: FlavorRequest): RackFit[] {
     const row = parentOf(byName.get(`rack ${d.name}`))
     return {room: parentOf(row)?.name ?? null, row: row?.name ?? null, rack: d.name, fit: d.fit, pooled: d.pooled}
   })
-  return racks.sort((a, b) => a.fit - b.fit || (a.room ?? '').localeCompare(b.room ?? '') || (a.row ?? '').localeCompare(b.row ?? '') || a.rack.localeCompare(b.rack))
+  return racks.sort(
+    (a, b) =>
+      a.fit - b.fit ||
+      (a.room ?? '').localeCompare(b.room ?? '') ||
+      (a.row ?? '').localeCompare(b.row ?? '') ||
+      a.rack.localeCompare(b.rack),
+  )
 }
 
 /** Makes frames; keeps what it needs of the previous one to see changes. */
@@ -139,7 +145,8 @@ export class TopModel {
         row.capacity += cap
         row.providers++
         const ratio = cap > 0 ? used / cap : used > 0 ? Infinity : 0
-        if (used > 0 && (!top || ratio > top.ratio)) top = {uuid: p.uuid, name: p.name, resource_class: rc, used, capacity: cap, ratio, disabled: hostDisabled(p)}
+        if (used > 0 && (!top || ratio > top.ratio))
+          top = {uuid: p.uuid, name: p.name, resource_class: rc, used, capacity: cap, ratio, disabled: hostDisabled(p)}
       }
       if (top) fullest.push(top)
     }
@@ -166,19 +173,33 @@ export class TopModel {
       for (const [uuid, x] of current) {
         const before = this.previous.get(uuid)
         if (!before || before.sig !== x.sig) {
-          seen.push({consumer: uuid, change: before ? 'changed' : 'new', resources: totals(x.consumer), providers: names(Object.keys(x.consumer.allocations)), at})
+          seen.push({
+            consumer: uuid,
+            change: before ? 'changed' : 'new',
+            resources: totals(x.consumer),
+            providers: names(Object.keys(x.consumer.allocations)),
+            at,
+          })
         }
       }
       for (const [uuid, x] of this.previous) {
         if (!current.has(uuid)) {
-          seen.push({consumer: uuid, change: 'removed', resources: totals(x.consumer), providers: names(Object.keys(x.consumer.allocations)), at})
+          seen.push({
+            consumer: uuid,
+            change: 'removed',
+            resources: totals(x.consumer),
+            providers: names(Object.keys(x.consumer.allocations)),
+            at,
+          })
         }
       }
       this.recent = [...seen, ...this.recent.filter((r) => !seen.some((s) => s.consumer === r.consumer))].slice(0, this.limit)
     }
     this.previous = current
     const flavor = this.opts.flavor
-    const capacity = flavor ? {flavor: flavor.flavor, racks: rackFits(await loadState(this.backend), flavor).slice(0, this.limit)} : undefined
+    const capacity = flavor
+      ? {flavor: flavor.flavor, racks: rackFits(await loadState(this.backend), flavor).slice(0, this.limit)}
+      : undefined
 
     return {
       at: now.toISOString(),
@@ -186,7 +207,10 @@ export class TopModel {
       transport: this.backend.kind,
       providers: view.providers.size,
       consumers: current.size,
-      disabled_hosts: [...view.providers.values()].filter((p) => disabled.has(p.uuid)).map((p) => p.name).sort(),
+      disabled_hosts: [...view.providers.values()]
+        .filter((p) => disabled.has(p.uuid))
+        .map((p) => p.name)
+        .sort(),
       classes: [...classes.values()].sort((a, b) => compareResourceClasses(a.resource_class, b.resource_class)),
       fullest: fullest.slice(0, this.limit),
       claims: this.recent,
@@ -234,7 +258,9 @@ export function renderFrameText(f: Frame): string {
   lines.push('')
   const cw = Math.max(14, ...f.classes.map((c) => c.resource_class.length))
   const nw = Math.max(4, ...f.classes.map((c) => String(c.capacity).length))
-  lines.push(`${pad('RESOURCE CLASS', cw)}  ${pad('USAGE', 30)}  ${pad('USED', nw, true)}  ${pad('CAPACITY', Math.max(nw, 8), true)}  ${pad('%', 7, true)}`)
+  lines.push(
+    `${pad('RESOURCE CLASS', cw)}  ${pad('USAGE', 30)}  ${pad('USED', nw, true)}  ${pad('CAPACITY', Math.max(nw, 8), true)}  ${pad('%', 7, true)}`,
+  )
   for (const c of f.classes) {
     lines.push(
       `${pad(c.resource_class, cw)}  [${textBar(c.capacity ? c.used / c.capacity : 0, 28)}]  ${pad(c.used, nw, true)}  ${pad(c.capacity, Math.max(nw, 8), true)}  ${pad(fmtPercent(c.used, c.capacity), 7, true)}`,
@@ -247,14 +273,17 @@ export function renderFrameText(f: Frame): string {
   const pw = Math.max(8, ...f.fullest.map((r) => r.name.length))
   const rw = Math.max(5, ...f.fullest.map((r) => r.resource_class.length))
   for (const r of f.fullest) {
-    lines.push(`${pad(r.name, pw)}  ${pad(r.resource_class, rw)}  [${textBar(r.ratio, 20)}]  ${r.used}/${r.capacity}  ${fmtPercent(r.used, r.capacity)}${r.disabled ? '  (host disabled)' : ''}`)
+    lines.push(
+      `${pad(r.name, pw)}  ${pad(r.resource_class, rw)}  [${textBar(r.ratio, 20)}]  ${r.used}/${r.capacity}  ${fmtPercent(r.used, r.capacity)}${r.disabled ? '  (host disabled)' : ''}`,
+    )
   }
   if (f.capacity) {
     lines.push('')
     lines.push(`RACKS BY FIT FOR ${f.capacity.flavor} (fullest first)`)
     if (!f.capacity.racks.length) lines.push('(no racks)')
     const kw = Math.max(4, ...f.capacity.racks.map((r) => `${r.room ?? '-'}/${r.row ?? '-'}/${r.rack}`.length))
-    for (const r of f.capacity.racks) lines.push(`${pad(`${r.room ?? '-'}/${r.row ?? '-'}/${r.rack}`, kw)}  fit ${r.fit} (${r.pooled} if it were one host)`)
+    for (const r of f.capacity.racks)
+      lines.push(`${pad(`${r.room ?? '-'}/${r.row ?? '-'}/${r.rack}`, kw)}  fit ${r.fit} (${r.pooled} if it were one host)`)
   }
   lines.push('')
   lines.push('RECENT CLAIMS')

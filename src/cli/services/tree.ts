@@ -15,7 +15,11 @@ export interface TreeNode extends Omit<ProviderRecord, 'traits' | 'aggregates'> 
 /** The trees (all of them, or the one holding `ref`), children sorted by name. */
 export async function loadTrees(client: PlacementClient, ref?: string, concurrency = 16): Promise<TreeNode[]> {
   const inTree = ref ? (await resolveProvider(client, ref)).uuid : undefined
-  const cloud = await loadStandard(client, {inTree, concurrency, parts: {inventories: true, usages: true, traits: false, aggregates: false}})
+  const cloud = await loadStandard(client, {
+    inTree,
+    concurrency,
+    parts: {inventories: true, usages: true, traits: false, aggregates: false},
+  })
   const nodes = new Map<string, TreeNode>()
   for (const {traits: _t, aggregates: _a, ...p} of cloud.providers.values()) nodes.set(p.uuid, {...p, children: []})
   const roots: TreeNode[] = []

@@ -69,17 +69,22 @@ const success = {result: UpgradeCode.SUCCESS}
  * A newer release's expands alone (a rollback before its contract) are served.
  */
 const schemaMigrations: Check = (f) => {
-  if (!f.applied.length) return {result: UpgradeCode.SUCCESS, details: 'An empty database: the daemon (or placemat db init) makes its schema at first start.'}
+  if (!f.applied.length)
+    return {result: UpgradeCode.SUCCESS, details: 'An empty database: the daemon (or placemat db init) makes its schema at first start.'}
   const v = judgeSchema({applied: f.applied, minRelease: f.minRelease}, f.database, f.known, f.release)
   const newerRelease = f.minRelease && compareReleases(f.minRelease.release, f.release) > 0
-  if (newerRelease) return {result: UpgradeCode.FAILURE, details: `${v.refusal}: upgrade placemat instead, or restore a backup this release wrote.`}
+  if (newerRelease)
+    return {result: UpgradeCode.FAILURE, details: `${v.refusal}: upgrade placemat instead, or restore a backup this release wrote.`}
   const said: string[] = []
-  const some = (names: string[]) => `${names.length} migration(s) pending (${names.length > 2 ? `${names[0]} to ${names.at(-1)}` : names.join(', ')})`
+  const some = (names: string[]) =>
+    `${names.length} migration(s) pending (${names.length > 2 ? `${names[0]} to ${names.at(-1)}` : names.join(', ')})`
   if (v.pending.baseline.length) {
     const pending = [...v.pending.baseline, ...v.pending.expand, ...v.pending.contract]
     said.push(
       `The schema is older than placemat 0.1.0's: ${some(pending)}. This release's daemon refuses it until they have run: run "placemat db upgrade --db ${f.database}"` +
-        (f.sqlite ? ' (with no daemon serving the file; it makes a backup first).' : ' (with no daemon serving it; back it up with pg_dump first).'),
+        (f.sqlite
+          ? ' (with no daemon serving the file; it makes a backup first).'
+          : ' (with no daemon serving it; back it up with pg_dump first).'),
     )
   } else if (v.pending.expand.length) {
     said.push(
@@ -88,7 +93,9 @@ const schemaMigrations: Check = (f) => {
     )
   }
   if (v.pending.contract.length && !v.pending.baseline.length) {
-    said.push(`This release's contract is pending (${v.pending.contract.join(', ')}): run "placemat db upgrade --contract --db ${f.database}" once every node runs placemat ${f.release} (it refuses while an older one serves).`)
+    said.push(
+      `This release's contract is pending (${v.pending.contract.join(', ')}): run "placemat db upgrade --contract --db ${f.database}" once every node runs placemat ${f.release} (it refuses while an older one serves).`,
+    )
   }
   if (v.unknown.length) {
     said.push(
@@ -114,12 +121,14 @@ const missingRootProviderIds: Check = (f) =>
 const incompleteConsumers: Check = (f) => {
   const said: string[] = []
   if (f.consumersWithoutRecord) {
-    said.push(`There are ${f.consumersWithoutRecord} incomplete consumers table records for existing allocations (placemat does not serve them; see "placemat db check").`)
+    said.push(
+      `There are ${f.consumersWithoutRecord} incomplete consumers table records for existing allocations (placemat does not serve them; see "placemat db check").`,
+    )
   }
   if (f.incompleteConsumers) {
     said.push(
       `${f.incompleteConsumers} consumer(s) have the incomplete-consumer project or user (${f.incompleteIds.project === f.incompleteIds.user ? f.incompleteIds.project : `${f.incompleteIds.project}, ${f.incompleteIds.user}`}), ` +
-        'written before microversion 1.8: nova-manage placement heal_allocations completes nova\'s, or write their allocations again with a project and user (placemat allocation set).',
+        "written before microversion 1.8: nova-manage placement heal_allocations completes nova's, or write their allocations again with a project and user (placemat allocation set).",
     )
   }
   return said.length ? {result: UpgradeCode.WARNING, details: said.join(' ')} : success
@@ -134,7 +143,9 @@ const nodesServing: Check = (f) => {
   const said: string[] = []
   const d = f.daemon
   if (d && !d.healthy) {
-    said.push(`A daemon (pid ${d.pid} at ${d.url}) is recorded as serving ${f.database} but its health ${d.answering ? 'is not ok' : 'does not answer'}: see its log.`)
+    said.push(
+      `A daemon (pid ${d.pid} at ${d.url}) is recorded as serving ${f.database} but its health ${d.answering ? 'is not ok' : 'does not answer'}: see its log.`,
+    )
   }
   const older = olderNodes(f.nodes, f.release)
   if (older.length) {
@@ -146,10 +157,16 @@ const nodesServing: Check = (f) => {
     )
   }
   const newer = f.nodes.registered.filter((n) => compareReleases(n.release, f.release) > 0)
-  if (newer.length) said.push(`${newer.length} node(s) of a newer release serve ${f.database}: ${newer.map((n) => describeNode(n)).join('; ')}.`)
+  if (newer.length)
+    said.push(`${newer.length} node(s) of a newer release serve ${f.database}: ${newer.map((n) => describeNode(n)).join('; ')}.`)
   if (said.length) return {result: UpgradeCode.WARNING, details: said.join(' ')}
   const same = f.nodes.registered
-  return same.length ? {result: UpgradeCode.SUCCESS, details: `${same.length} node(s) of placemat ${f.release} serve ${f.database}: ${same.map((n) => describeNode(n)).join('; ')}.`} : success
+  return same.length
+    ? {
+        result: UpgradeCode.SUCCESS,
+        details: `${same.length} node(s) of placemat ${f.release} serve ${f.database}: ${same.map((n) => describeNode(n)).join('; ')}.`,
+      }
+    : success
 }
 
 /** The checks, in the order they are reported; a release adds its own here. */

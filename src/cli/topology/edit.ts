@@ -56,8 +56,15 @@ export async function editLayout(backend: Backend, edit: (doc: Layout) => void, 
   const before: LayoutDoc = fs.existsSync(opts.layoutFile) ? readLayoutFile(opts.layoutFile) : {}
   const doc = structuredClone(layoutBody(before))
   edit(doc)
-  const res = await backend.applyLayout(doc, {dryRun: opts.dryRun, previous: before, prune: true, concurrency: opts.concurrency, onProgress: opts.onProgress})
-  if (!opts.dryRun) fs.writeFileSync(opts.layoutFile, layoutYaml(doc, ['placemat topology layout (plain Placement: this file is the record of the names)']))
+  const res = await backend.applyLayout(doc, {
+    dryRun: opts.dryRun,
+    previous: before,
+    prune: true,
+    concurrency: opts.concurrency,
+    onProgress: opts.onProgress,
+  })
+  if (!opts.dryRun)
+    fs.writeFileSync(opts.layoutFile, layoutYaml(doc, ['placemat topology layout (plain Placement: this file is the record of the names)']))
   return {...res, layout: doc}
 }
 

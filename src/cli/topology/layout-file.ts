@@ -34,10 +34,12 @@ export function parseLayout(data: unknown, file = 'layout', opts: LayoutReadOpti
   const skip = new Set(opts.skipKeys ?? [])
   const others = skip.size ? `, or ${[...skip].join(', ')}` : ''
   for (const k of Object.keys(data)) {
-    if (!(LAYOUT_KEYS as readonly string[]).includes(k) && !skip.has(k)) errors.push(`${k}: unknown key; expected rooms, rows, racks (and generation)${others}`)
+    if (!(LAYOUT_KEYS as readonly string[]).includes(k) && !skip.has(k))
+      errors.push(`${k}: unknown key; expected rooms, rows, racks (and generation)${others}`)
   }
   const out = checkLayout(data, (where, msg) => errors.push(`${where}: ${msg}`))
-  if (errors.length) throw usageError(`${file}: ${errors.slice(0, 20).join('; ')}${errors.length > 20 ? ` (and ${errors.length - 20} more)` : ''}`)
+  if (errors.length)
+    throw usageError(`${file}: ${errors.slice(0, 20).join('; ')}${errors.length > 20 ? ` (and ${errors.length - 20} more)` : ''}`)
   return out
 }
 
@@ -70,26 +72,44 @@ export function checkLayout(data: Record<string, unknown>, err: (where: string, 
     if (!named(v, where, ['name', 'hosts'])) return undefined
     const hosts: string[] = []
     list(v.hosts, `${where}.hosts`).forEach((h, i) => {
-      if ((typeof h !== 'string' && typeof h !== 'number') || String(h).trim() === '') err(`${where}.hosts[${i}]`, 'expected a host name or uuid')
+      if ((typeof h !== 'string' && typeof h !== 'number') || String(h).trim() === '')
+        err(`${where}.hosts[${i}]`, 'expected a host name or uuid')
       else hosts.push(String(h))
     })
     return {name: v.name, hosts}
   }
   const row = (v: unknown, where: string): RowLayout | undefined => {
     if (!named(v, where, ['name', 'racks'])) return undefined
-    return {name: v.name, racks: list(v.racks, `${where}.racks`).map((k, i) => rack(k, `${where}.racks[${i}]`)).filter((k): k is RackLayout => !!k)}
+    return {
+      name: v.name,
+      racks: list(v.racks, `${where}.racks`)
+        .map((k, i) => rack(k, `${where}.racks[${i}]`))
+        .filter((k): k is RackLayout => !!k),
+    }
   }
   const room = (v: unknown, where: string): RoomLayout | undefined => {
     if (!named(v, where, ['name', 'rows'])) return undefined
-    return {name: v.name, rows: list(v.rows, `${where}.rows`).map((r, i) => row(r, `${where}.rows[${i}]`)).filter((r): r is RowLayout => !!r)}
+    return {
+      name: v.name,
+      rows: list(v.rows, `${where}.rows`)
+        .map((r, i) => row(r, `${where}.rows[${i}]`))
+        .filter((r): r is RowLayout => !!r),
+    }
   }
   const out: LayoutDoc = {
-    rooms: list(data.rooms, 'rooms').map((m, i) => room(m, `rooms[${i}]`)).filter((m): m is RoomLayout => !!m),
-    rows: list(data.rows, 'rows').map((r, i) => row(r, `rows[${i}]`)).filter((r): r is RowLayout => !!r),
-    racks: list(data.racks, 'racks').map((k, i) => rack(k, `racks[${i}]`)).filter((k): k is RackLayout => !!k),
+    rooms: list(data.rooms, 'rooms')
+      .map((m, i) => room(m, `rooms[${i}]`))
+      .filter((m): m is RoomLayout => !!m),
+    rows: list(data.rows, 'rows')
+      .map((r, i) => row(r, `rows[${i}]`))
+      .filter((r): r is RowLayout => !!r),
+    racks: list(data.racks, 'racks')
+      .map((k, i) => rack(k, `racks[${i}]`))
+      .filter((k): k is RackLayout => !!k),
   }
   if (data.generation !== undefined && data.generation !== null) {
-    if (typeof data.generation !== 'number' || !Number.isInteger(data.generation) || data.generation < 0) err('generation', 'expected a non-negative integer')
+    if (typeof data.generation !== 'number' || !Number.isInteger(data.generation) || data.generation < 0)
+      err('generation', 'expected a non-negative integer')
     else out.generation = data.generation
   }
   return out

@@ -29,7 +29,8 @@ export function viewRows(view: TopologyView[], opts: {hosts?: boolean} = {}): Vi
     rows.push({name: v.name, level: v.level, uuid: v.uuid, hosts: hostCount(v), depth, capacity: v.capacity, used: v.used})
     for (const c of v.children ?? []) walk(c, depth + 1)
     if (opts.hosts !== false) {
-      for (const h of v.hosts ?? []) rows.push({name: h.name, level: 'host', uuid: h.uuid, hosts: 1, depth: depth + 1, capacity: h.capacity, used: h.used})
+      for (const h of v.hosts ?? [])
+        rows.push({name: h.name, level: 'host', uuid: h.uuid, hosts: 1, depth: depth + 1, capacity: h.capacity, used: h.used})
     }
   }
   for (const v of view) walk(v, 0)
@@ -57,14 +58,25 @@ export interface NodeEntry {
 }
 
 const allHosts = (v: TopologyView): string[] => (v.hosts ? v.hosts.map((h) => h.name) : (v.children ?? []).flatMap(allHosts))
-const disabledHosts = (v: TopologyView): string[] => (v.hosts ? v.hosts.filter((h) => h.disabled).map((h) => h.name) : (v.children ?? []).flatMap(disabledHosts))
+const disabledHosts = (v: TopologyView): string[] =>
+  v.hosts ? v.hosts.filter((h) => h.disabled).map((h) => h.name) : (v.children ?? []).flatMap(disabledHosts)
 
 /** Every node of `level` in the view, by name, with its row and room (names; '' when it stands alone). */
 export function nodesAt(view: TopologyView[], level: TopologyView['level']): NodeEntry[] {
   const out: NodeEntry[] = []
   const walk = (v: TopologyView, up: {row: string; room: string}) => {
     const here = {row: v.level === 'row' ? v.name : up.row, room: v.level === 'room' ? v.name : up.room}
-    if (v.level === level) out.push({name: v.name, level: v.level, uuid: v.uuid, ...up, hosts: allHosts(v), disabled_hosts: disabledHosts(v), capacity: v.capacity, used: v.used})
+    if (v.level === level)
+      out.push({
+        name: v.name,
+        level: v.level,
+        uuid: v.uuid,
+        ...up,
+        hosts: allHosts(v),
+        disabled_hosts: disabledHosts(v),
+        capacity: v.capacity,
+        used: v.used,
+      })
     for (const c of v.children ?? []) walk(c, here)
   }
   for (const v of view) walk(v, {row: '', room: ''})

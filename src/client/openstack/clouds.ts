@@ -48,7 +48,9 @@ export function cloudFiles(env: NodeJS.ProcessEnv, name: 'clouds' | 'secure', cw
   const home = env.HOME ?? os.homedir()
   const config = env.XDG_CONFIG_HOME ?? path.join(home, '.config')
   const own = name === 'clouds' ? env.OS_CLIENT_CONFIG_FILE : env.OS_CLIENT_SECURE_FILE
-  return [own, path.join(cwd, `${name}.yaml`), path.join(config, 'openstack', `${name}.yaml`), `/etc/openstack/${name}.yaml`].filter((f): f is string => Boolean(f))
+  return [own, path.join(cwd, `${name}.yaml`), path.join(config, 'openstack', `${name}.yaml`), `/etc/openstack/${name}.yaml`].filter(
+    (f): f is string => Boolean(f),
+  )
 }
 
 function readYaml(file: string): Record<string, any> | undefined {
@@ -128,7 +130,9 @@ export function namedCloud(name: string, env: NodeJS.ProcessEnv, cwd?: string): 
 }
 
 function interfaceOf(v: unknown): Interface {
-  const s = String(v ?? 'public').replace(/URL$/, '').toLowerCase()
+  const s = String(v ?? 'public')
+    .replace(/URL$/, '')
+    .toLowerCase()
   if (s === 'public' || s === 'internal' || s === 'admin') return s
   throw new CloudConfigError(`interface '${v}' is not public, internal or admin`)
 }

@@ -30,15 +30,22 @@ const domain = (name?: string, id?: string) => (id ? {id} : name ? {name} : {id:
 function identity(a: CloudAuth): Record<string, unknown> {
   switch (a.authType) {
     case 'password': {
-      if (!a.password) throw new AuthenticationError(`cloud ${a.cloud}: no password (OS_PASSWORD, or auth.password in clouds.yaml/secure.yaml)`)
-      const user = a.userId ? {id: a.userId, password: a.password} : {name: a.username, password: a.password, domain: domain(a.userDomainName, a.userDomainId)}
+      if (!a.password)
+        throw new AuthenticationError(`cloud ${a.cloud}: no password (OS_PASSWORD, or auth.password in clouds.yaml/secure.yaml)`)
+      const user = a.userId
+        ? {id: a.userId, password: a.password}
+        : {name: a.username, password: a.password, domain: domain(a.userDomainName, a.userDomainId)}
       return {methods: ['password'], password: {user}}
     }
     case 'v3applicationcredential': {
       if (!a.applicationCredentialSecret) throw new AuthenticationError(`cloud ${a.cloud}: no application credential secret`)
       const cred = a.applicationCredentialId
         ? {id: a.applicationCredentialId, secret: a.applicationCredentialSecret}
-        : {name: a.applicationCredentialName, secret: a.applicationCredentialSecret, user: {name: a.username, domain: domain(a.userDomainName, a.userDomainId)}}
+        : {
+            name: a.applicationCredentialName,
+            secret: a.applicationCredentialSecret,
+            user: {name: a.username, domain: domain(a.userDomainName, a.userDomainId)},
+          }
       return {methods: ['application_credential'], application_credential: cred}
     }
     default:
@@ -74,8 +81,13 @@ export async function logIn(a: CloudAuth, opts: {catalog?: boolean; timeoutMs?: 
   }
   if (res.status === 401) {
     await res.body?.cancel()
-    const who = a.authType === 'v3applicationcredential' ? `application credential ${a.applicationCredentialId ?? a.applicationCredentialName}` : `user ${a.username ?? a.userId}`
-    throw new AuthenticationError(`Keystone at ${a.authUrl} refused the credentials of ${who} (cloud ${a.cloud}): wrong password, or no such user or project`)
+    const who =
+      a.authType === 'v3applicationcredential'
+        ? `application credential ${a.applicationCredentialId ?? a.applicationCredentialName}`
+        : `user ${a.username ?? a.userId}`
+    throw new AuthenticationError(
+      `Keystone at ${a.authUrl} refused the credentials of ${who} (cloud ${a.cloud}): wrong password, or no such user or project`,
+    )
   }
   if (!res.ok) throw new AuthenticationError(`Keystone at ${a.authUrl} answered ${res.status}: ${(await res.text()).slice(0, 300)}`)
   const token = res.headers.get('x-subject-token')

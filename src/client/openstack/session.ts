@@ -27,7 +27,6 @@ export class NoEndpointError extends Error {}
 /** A cached token is used until this long before it expires. */
 const MARGIN_MS = 5 * 60_000
 
-
 export class KeystoneSession {
   private current: Session | undefined
 
@@ -76,7 +75,9 @@ export class KeystoneSession {
   private endpointIn(catalog: CatalogEntry[]): string {
     const a = this.auth
     const service = catalog.find((s) => s.type === 'placement')
-    const fits = (service?.endpoints ?? []).filter((e) => e.interface === a.interface && (!a.region || (e.region_id ?? e.region) === a.region))
+    const fits = (service?.endpoints ?? []).filter(
+      (e) => e.interface === a.interface && (!a.region || (e.region_id ?? e.region) === a.region),
+    )
     if (!fits.length) {
       const where = `interface ${a.interface}${a.region ? `, region ${a.region}` : ''}`
       throw new NoEndpointError(
@@ -97,9 +98,30 @@ export class KeystoneSession {
    */
   private cacheFile(): string {
     const a = this.auth
-    const key = [a.authUrl, a.authType, a.username, a.userId, a.userDomainName, a.userDomainId, a.projectName, a.projectId, a.projectDomainName, a.projectDomainId, a.systemScope, a.applicationCredentialId, a.applicationCredentialName, a.region, a.interface, a.endpoint]
-    const secrets = [a.password, a.applicationCredentialSecret, a.token].map((v) => (v === undefined ? null : createHash('sha256').update(v).digest('hex')))
-    const digest = createHash('sha256').update(JSON.stringify([...key, ...secrets])).digest('hex')
+    const key = [
+      a.authUrl,
+      a.authType,
+      a.username,
+      a.userId,
+      a.userDomainName,
+      a.userDomainId,
+      a.projectName,
+      a.projectId,
+      a.projectDomainName,
+      a.projectDomainId,
+      a.systemScope,
+      a.applicationCredentialId,
+      a.applicationCredentialName,
+      a.region,
+      a.interface,
+      a.endpoint,
+    ]
+    const secrets = [a.password, a.applicationCredentialSecret, a.token].map((v) =>
+      v === undefined ? null : createHash('sha256').update(v).digest('hex'),
+    )
+    const digest = createHash('sha256')
+      .update(JSON.stringify([...key, ...secrets]))
+      .digest('hex')
     return path.join(this.cacheDir, `${digest}.json`)
   }
 

@@ -21,7 +21,8 @@ export class KeystoneTransport implements Transport {
     // Revoked, or expired before its time: one new login, and the request once more.
     const again = await this.session.renew()
     const retried = await new HttpTransport(this.endpoint ?? again.endpoint, again.token).send(method, path, headers, body)
-    if (retried.status === 401) throw new AuthenticationError(`the placement endpoint refused a new token from Keystone (cloud ${this.session.auth.cloud})`)
+    if (retried.status === 401)
+      throw new AuthenticationError(`the placement endpoint refused a new token from Keystone (cloud ${this.session.auth.cloud})`)
     return retried
   }
 

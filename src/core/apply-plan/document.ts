@@ -41,9 +41,14 @@ export function applyDocumentOf(s: State): ApplyDocument {
     const out: ApplyDocumentProvider = {
       name: p.name,
       uuid: p.uuid,
-      inventories: Object.fromEntries([...p.inventories].sort(([a], [b]) => a.localeCompare(b)).map(([rc, inv]) => [rc, inventorySpec(inv)])),
+      inventories: Object.fromEntries(
+        [...p.inventories].sort(([a], [b]) => a.localeCompare(b)).map(([rc, inv]) => [rc, inventorySpec(inv)]),
+      ),
       traits: [...p.traits].sort(),
-      aggregates: [...p.aggregates].filter((a) => !s.topology.has(a)).map(aggregate).sort(),
+      aggregates: [...p.aggregates]
+        .filter((a) => !s.topology.has(a))
+        .map(aggregate)
+        .sort(),
     }
     const children = [...p.children].map((u) => s.providers.get(u)!).sort(byName)
     if (children.length) out.children = children.map(provider)
@@ -53,6 +58,9 @@ export function applyDocumentOf(s: State): ApplyDocument {
     resource_classes: [...s.classes.keys()].filter((c) => c.startsWith('CUSTOM_')).sort(),
     traits: [...s.traits.keys()].filter((t) => t.startsWith('CUSTOM_')).sort(),
     ...(named.length ? {aggregates: Object.fromEntries(named.map((n) => [n.name, n.uuid]))} : {}),
-    providers: [...s.providers.values()].filter((p) => p.parent === null).sort(byName).map(provider),
+    providers: [...s.providers.values()]
+      .filter((p) => p.parent === null)
+      .sort(byName)
+      .map(provider),
   }
 }

@@ -10,7 +10,16 @@ import type {State} from '../state.js'
 import {providerChanges} from './changes.js'
 import {resolveDesired} from './desired.js'
 import {byLevel, finalDepths, orderRenames, pruned} from './tree.js'
-import {ApplyRefused, type AggregateNameChange, type ApplyFile, type ApplyPlan, type Desired, type NameChange, type ProviderChange, type Stages} from './types.js'
+import {
+  ApplyRefused,
+  type AggregateNameChange,
+  type ApplyFile,
+  type ApplyPlan,
+  type Desired,
+  type NameChange,
+  type ProviderChange,
+  type Stages,
+} from './types.js'
 import {aggregateNameEdit, isEmptyEdit, type AggregateNameEdit} from '../aggregate-names.js'
 
 export interface ApplyOptions {
@@ -28,7 +37,11 @@ export function planApply(file: ApplyFile, s: State, opts: ApplyOptions): ApplyP
   const renameOrder = orderRenames(s, renames, errors)
   const prune = opts.prune ? pruned(s, r.desired, finalParent, errors) : {deletes: [], depth: new Map<string, number>()}
   for (const p of prune.deletes) changes.push({action: 'delete', kind: 'provider', uuid: p.uuid, name: p.name})
-  if (errors.length) throw new ApplyRefused(errors, errors.some((e) => e.includes('allocations')))
+  if (errors.length)
+    throw new ApplyRefused(
+      errors,
+      errors.some((e) => e.includes('allocations')),
+    )
 
   const classes = [...r.neededClasses].filter((c) => !s.classes.has(c)).sort()
   const traits = [...r.neededTraits].filter((t) => !s.traits.has(t)).sort()
@@ -91,7 +104,11 @@ function nameChangesOf(s: State, edit: AggregateNameEdit): AggregateNameChange[]
   const holder = new Map([...s.aggregateNames.values()].map((n) => [n.name, n.uuid]))
   for (const {uuid, name} of edit.set) {
     const from = s.aggregateNames.get(uuid)?.name
-    out.push(from === undefined ? {action: 'create', kind: 'aggregate_name', uuid, name} : {action: 'update', kind: 'aggregate_name', uuid, name, from})
+    out.push(
+      from === undefined
+        ? {action: 'create', kind: 'aggregate_name', uuid, name}
+        : {action: 'update', kind: 'aggregate_name', uuid, name, from},
+    )
     const held = holder.get(name)
     if (held !== undefined && held !== uuid && !renamed.has(held)) out.push({action: 'delete', kind: 'aggregate_name', uuid: held, name})
   }
@@ -115,8 +132,18 @@ interface PlanSource {
   deletes: string[][]
 }
 
-const createOp = (d: Desired): BatchOperation => ({op: 'create_provider', uuid: d.uuid, name: d.name, parent_provider_uuid: d.parent ?? null})
-const reparentOp = (d: Desired): BatchOperation => ({op: 'update_provider', uuid: d.uuid, name: d.name, parent_provider_uuid: d.parent ?? null})
+const createOp = (d: Desired): BatchOperation => ({
+  op: 'create_provider',
+  uuid: d.uuid,
+  name: d.name,
+  parent_provider_uuid: d.parent ?? null,
+})
+const reparentOp = (d: Desired): BatchOperation => ({
+  op: 'update_provider',
+  uuid: d.uuid,
+  name: d.name,
+  parent_provider_uuid: d.parent ?? null,
+})
 const deleteOp = (uuid: string): BatchOperation => ({op: 'delete_provider', uuid})
 
 function* operationsOf(m: PlanSource): Generator<BatchOperation> {
@@ -152,6 +179,7 @@ function providerWrites({ch, d, generation}: ProviderWrites): BatchOperation[] {
     ops.push({op: 'set_inventories', uuid: d.uuid, inventories: d.inventories, ...gen()})
   }
   if (d.traits && (isNew ? d.traits.length : ch.traits)) ops.push({op: 'set_traits', uuid: d.uuid, traits: d.traits, ...gen()})
-  if (d.aggregates && (isNew ? d.aggregates.length : ch.aggregates)) ops.push({op: 'set_aggregates', uuid: d.uuid, aggregates: d.aggregates, ...gen()})
+  if (d.aggregates && (isNew ? d.aggregates.length : ch.aggregates))
+    ops.push({op: 'set_aggregates', uuid: d.uuid, aggregates: d.aggregates, ...gen()})
   return ops
 }

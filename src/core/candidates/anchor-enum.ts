@@ -176,7 +176,11 @@ function traitsCovered(ix: Index, prep: PreparedGroup, cur: Int32Array, from: nu
     let ok = false
     for (let d = from; d <= to && !ok; d++) {
       const pt = ix.provs[cur[d]].traits
-      for (const t of set) if (pt.has(t)) { ok = true; break }
+      for (const t of set)
+        if (pt.has(t)) {
+          ok = true
+          break
+        }
     }
     if (!ok) return false
   }

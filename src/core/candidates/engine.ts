@@ -91,13 +91,11 @@ export function findCandidates(state: State, req: CandidateRequest, opts: Candid
 
   // A lone single-path group needs no merging: scan only as far as needed.
   const breadthFirst = opts.strategy === 'breadth-first' && maxCand !== Infinity
-  const lone =
-    req.groups.length === 1 && !breadthFirst && (req.groups[0].suffix !== '' || (!ix.anySharing && !ix.hasTrees))
+  const lone = req.groups.length === 1 && !breadthFirst && (req.groups[0].suffix !== '' || (!ix.anySharing && !ix.hasTrees))
   const excludeNested = !nestedAware && ix.hasTrees
   // A limited search without sharing providers prepares the groups tree by tree (see
   // walkAnchors), provided no group would stop the eager search with a 400.
-  const lazy =
-    !lone && !breadthFirst && target !== Infinity && !ix.anySharing && !excludeNested && namesKnown(state, req.groups)
+  const lazy = !lone && !breadthFirst && target !== Infinity && !ix.anySharing && !excludeNested && namesKnown(state, req.groups)
   const preps = prepareGroups(ix, req.groups, anchorOk, lazy, lone ? {maxProviders: target} : null)
   if (!preps) return none
 

@@ -29,7 +29,13 @@ export function groupsToKeep(s: State, fit: GroupFit): Group[] {
 
 /** The candidates of `result` for the consumer of `fit`, cut to `limit`. */
 export function fitToGroups(s: State, result: CandidateResult, fit: GroupFit, limit: number | undefined, nested: boolean): CandidateResult {
-  return keepCandidates(s, result, forGroups(s, result.allocationRequests, (ar) => ar.allocations.keys(), fit), limit, nested)
+  return keepCandidates(
+    s,
+    result,
+    forGroups(s, result.allocationRequests, (ar) => ar.allocations.keys(), fit),
+    limit,
+    nested,
+  )
 }
 
 /** The candidates of `result` for a new member of group `name`, cut to `limit`. */
@@ -56,7 +62,10 @@ export function forGroups<T>(s: State, items: T[], providersOf: (item: T) => Ite
   if (soft.length === 0) return kept.map((j) => j.item)
   const one = soft.length === 1 ? soft[0] : undefined
   if (one && (one.policy === 'affinity' || one.policy === 'anti-affinity')) {
-    const members = placementOf(s, [...one.members].filter((m) => m !== consumer).flatMap((m) => consumerHosts(s, m)))
+    const members = placementOf(
+      s,
+      [...one.members].filter((m) => m !== consumer).flatMap((m) => consumerHosts(s, m)),
+    )
     // Those that keep the rule first, then by closeness (stable): the nearest to the members
     // for affinity, the farthest for anti-affinity.
     const ordered = [...kept.filter((j) => j.soft === 0), ...kept.filter((j) => j.soft > 0)].map((j) => j.item)
@@ -66,4 +75,5 @@ export function forGroups<T>(s: State, items: T[], providersOf: (item: T) => Ite
 }
 
 /** forGroups for a new member of group `name`. */
-export const forGroup = <T>(s: State, items: T[], providersOf: (item: T) => Iterable<string>, name: string): T[] => forGroups(s, items, providersOf, {group: name})
+export const forGroup = <T>(s: State, items: T[], providersOf: (item: T) => Iterable<string>, name: string): T[] =>
+  forGroups(s, items, providersOf, {group: name})

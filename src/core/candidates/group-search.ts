@@ -275,7 +275,10 @@ function searchMulti(ix: Index, prep: PreparedGroup, anchorOk: Uint8Array | null
     if (forb.size) {
       for (let k = 0; k < lists.length; k++) {
         lists[k] = lists[k].filter((p) => !hasAnyTrait(provs[p], forb))
-        if (!lists[k].length) { alive = false; break }
+        if (!lists[k].length) {
+          alive = false
+          break
+        }
       }
     }
     if (alive && useMask && !coverable(lists, maskOf, prep.fullMask)) alive = false
@@ -294,7 +297,11 @@ export function traitMaskOf(provs: readonly Provider[], req: string[][], mask: M
       m = 0
       const pt = provs[p].traits
       for (let j = 0; j < req.length; j++) {
-        for (const t of req[j]) if (pt.has(t)) { m |= 1 << j; break }
+        for (const t of req[j])
+          if (pt.has(t)) {
+            m |= 1 << j
+            break
+          }
       }
       mask.set(p, m)
     }

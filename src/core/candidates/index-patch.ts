@@ -70,7 +70,7 @@ function append(ix: Index, p: Provider): void {
 /** Reads provider p (at position i) again: tree links, sharing, inventories. */
 function reread(ix: Index, i: number, p: Provider, idxOf: Map<string, number>, trees: Set<number>): void {
   const parent = p.parent === null ? -1 : (idxOf.get(p.parent) ?? -1)
-  if ((ix.parent[i] >= 0) !== (parent >= 0)) ix.children += parent >= 0 ? 1 : -1
+  if (ix.parent[i] >= 0 !== parent >= 0) ix.children += parent >= 0 ? 1 : -1
   ix.parent[i] = parent
   trees.add(ix.root[i])
   const root = idxOf.get(p.root) ?? i

@@ -5,7 +5,13 @@ import type {CandidateResult} from './engine.js'
 type Request = CandidateResult['allocationRequests'][number]
 
 /** `result` with `requests` (some of its own, in a new order) cut to `limit`; summaries narrowed to what the kept ones use. */
-export function keepCandidates(s: State, result: CandidateResult, requests: Request[], limit: number | undefined, nested: boolean): CandidateResult {
+export function keepCandidates(
+  s: State,
+  result: CandidateResult,
+  requests: Request[],
+  limit: number | undefined,
+  nested: boolean,
+): CandidateResult {
   const kept = limit !== undefined ? requests.slice(0, limit) : requests
   if (kept.length === result.allocationRequests.length) return {...result, allocationRequests: kept}
   const used = new Set<string>()

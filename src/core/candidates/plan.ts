@@ -51,7 +51,10 @@ export function planEnumeration(preps: PreparedGroup[], req: CandidateRequest): 
   const subtreeAt: (number[][] | null)[] = new Array(S).fill(null)
   const bySuffix = new Map(preps.map((p, gi) => [p.g.suffix, gi]))
   for (const sub of req.sameSubtree) {
-    const slots = sub.map((s) => bySuffix.get(s)).filter((gi): gi is number => gi !== undefined).map((gi) => groupSlot[gi])
+    const slots = sub
+      .map((s) => bySuffix.get(s))
+      .filter((gi): gi is number => gi !== undefined)
+      .map((gi) => groupSlot[gi])
     if (slots.length < 2) continue
     const last = Math.max(...slots)
     ;(subtreeAt[last] ??= []).push(slots)

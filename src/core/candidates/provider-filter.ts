@@ -13,7 +13,11 @@ import type {CandidateRequest, ProviderFilters} from './request.js'
 export function inAllAggSets(p: Provider, sets: string[][]): boolean {
   for (const set of sets) {
     let ok = false
-    for (const a of set) if (p.aggregates.has(a)) { ok = true; break }
+    for (const a of set)
+      if (p.aggregates.has(a)) {
+        ok = true
+        break
+      }
     if (!ok) return false
   }
   return true
@@ -67,7 +71,11 @@ export function inAnyAgg(p: Provider, aggs: Set<string>): boolean {
 export function hasTraitSets(p: Provider, sets: string[][]): boolean {
   for (const set of sets) {
     let ok = false
-    for (const t of set) if (p.traits.has(t)) { ok = true; break }
+    for (const t of set)
+      if (p.traits.has(t)) {
+        ok = true
+        break
+      }
     if (!ok) return false
   }
   return true
@@ -155,7 +163,10 @@ export function filterProviders(state: State, f: ProviderFilters): Provider[] {
   if (memberOf.length && !anyProviderInAggSets(ix, memberOf)) return []
   const badAggs = f.forbiddenAggs ?? new Set<string>()
   const res = f.resources ? [...f.resources] : []
-  checkClassNames(state, res.map(([rc]) => rc))
+  checkClassNames(
+    state,
+    res.map(([rc]) => rc),
+  )
   const rcs = res.map(([rc, amount]) => {
     const inv = ix.rcs.get(rc)
     return {slotOf: inv ? ix.slotOf(inv) : null, amount}
@@ -184,7 +195,8 @@ export function filterProviders(state: State, f: ProviderFilters): Provider[] {
     out.push(p)
   }
   if (pool) for (const i of pool) test(i)
-  else if (treeRoot >= 0) for (const i of ix.treeMembers(treeRoot)) test(i) // in_tree: that tree, not the cloud
+  else if (treeRoot >= 0)
+    for (const i of ix.treeMembers(treeRoot)) test(i) // in_tree: that tree, not the cloud
   else for (let i = 0; i < ix.n; i++) test(i)
   return out
 }

@@ -278,10 +278,7 @@ export class Index {
   /** Can `amount` be taken from inventory slot s (Placement's per-class capacity query)? */
   fits(s: number, amount: number): boolean {
     return (
-      this.slotMin[s] <= amount &&
-      this.slotMax[s] >= amount &&
-      amount % this.slotStep[s] === 0 &&
-      this.used(s) + amount <= this.slotCap[s]
+      this.slotMin[s] <= amount && this.slotMax[s] >= amount && amount % this.slotStep[s] === 0 && this.used(s) + amount <= this.slotCap[s]
     )
   }
 

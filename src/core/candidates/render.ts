@@ -4,7 +4,14 @@
  * (provider summary objects, trait lists) may be shared between responses: serialize, do not
  * mutate.
  */
-import {allocationRequestOf, candidateSlots, type AllocationRequest, type CandidateResult, type CandidateSlots, type ProviderSummary} from './engine.js'
+import {
+  allocationRequestOf,
+  candidateSlots,
+  type AllocationRequest,
+  type CandidateResult,
+  type CandidateSlots,
+  type ProviderSummary,
+} from './engine.js'
 import type {Provider} from '../state.js'
 import type {Microversion} from './request.js'
 
@@ -55,11 +62,7 @@ function amounts(res: Map<string, number>): Record<string, number> {
 const cache27 = new WeakMap<ProviderSummary, unknown>()
 const cache29 = new WeakMap<ProviderSummary, unknown>()
 
-function renderSummaries(
-  summaries: ProviderSummary[],
-  requested: Set<string>,
-  version: Microversion,
-): Record<string, unknown> {
+function renderSummaries(summaries: ProviderSummary[], requested: Set<string>, version: Microversion): Record<string, unknown> {
   const allResources = atLeast(version, 27)
   const withTraits = atLeast(version, 17)
   const nested = atLeast(version, 29)

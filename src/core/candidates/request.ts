@@ -98,8 +98,7 @@ export function pyRepr(s: string): string {
 const pyList = (items: string[]) => `[${items.map(pyRepr).join(', ')}]`
 
 const RESOURCES_FORM =
-  'Badly formed resources parameter. Expected resources query string parameter in form: ' +
-  '?resources=VCPU:2,MEMORY_MB:1024.'
+  'Badly formed resources parameter. Expected resources query string parameter in form: ' + '?resources=VCPU:2,MEMORY_MB:1024.'
 
 /** util.normalize_resources_qs_param: "VCPU:2,MEMORY_MB:1024" -> Map. */
 export function parseResources(qs: string): Map<string, number> {
@@ -118,11 +117,7 @@ export function parseResources(qs: string): Map<string, number> {
 }
 
 /** util.normalize_traits_qs_param: one value of required / requiredN / root_required. */
-export function parseTraitsValue(
-  val: string,
-  allowForbidden: boolean,
-  allowAny: boolean,
-): {required: string[][]; forbidden: Set<string>} {
+export function parseTraitsValue(val: string, allowForbidden: boolean, allowAny: boolean): {required: string[][]; forbidden: Set<string>} {
   if (val.startsWith('in:')) {
     if (!allowAny) {
       throw bad(
@@ -139,8 +134,7 @@ export function parseTraitsValue(
     }
     if (any.some((t) => t.startsWith('!'))) {
       throw bad(
-        `Invalid query string parameters: The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' does not support ` +
-          `forbidden traits. Got: ${val}`,
+        `Invalid query string parameters: The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' does not support ` + `forbidden traits. Got: ${val}`,
       )
     }
     return {required: [any], forbidden: new Set()}
@@ -150,15 +144,13 @@ export function parseTraitsValue(
   if (all.some((t) => t === '') || [...forbidden].some((t) => t === '')) {
     const form = allowForbidden ? 'HW_CPU_X86_VMX,!CUSTOM_MAGIC' : 'HW_CPU_X86_VMX,CUSTOM_MAGIC'
     throw bad(
-      `Invalid query string parameters: Expected 'required' parameter value of the form: ${form}. ` +
-        `Got an empty trait in: ${val}`,
+      `Invalid query string parameters: Expected 'required' parameter value of the form: ${form}. ` + `Got an empty trait in: ${val}`,
     )
   }
   const required = all.filter((t) => !t.startsWith('!')).map((t) => [t])
   if (forbidden.size && !allowForbidden) {
     throw bad(
-      `Invalid query string parameters: Expected 'required' parameter value of the form: ` +
-        `HW_CPU_X86_VMX,CUSTOM_MAGIC. Got: ${val}`,
+      `Invalid query string parameters: Expected 'required' parameter value of the form: ` + `HW_CPU_X86_VMX,CUSTOM_MAGIC. Got: ${val}`,
     )
   }
   return {required, forbidden}
@@ -184,8 +176,7 @@ export function parseRequiredValues(values: string[], version: Microversion): {r
 function parseMemberOfValue(value: string): {required: string[]; forbidden: string[]} {
   if (value.includes(',') && !(value.startsWith('in:') || value.startsWith('!in:'))) {
     throw bad(
-      `Multiple values for 'member_of' must be prefixed with the 'in:' or '!in:' keyword using the valid ` +
-        `microversion. Got: ${value}`,
+      `Multiple values for 'member_of' must be prefixed with the 'in:' or '!in:' keyword using the valid ` + `microversion. Got: ${value}`,
     )
   }
   let required: string[] = []
@@ -279,10 +270,7 @@ export function parseCandidateRequest(params: Map<string, string[]>, version: Mi
     const req = new Set(required.map((s) => s[0]))
     const conflicts = [...forbidden].filter((t) => req.has(t))
     if (conflicts.length) {
-      throw bad(
-        `Conflicting required and forbidden traits found in root_required: ${conflicts.join(', ')}`,
-        ErrorCode.QUERY_BAD_VALUE,
-      )
+      throw bad(`Conflicting required and forbidden traits found in root_required: ${conflicts.join(', ')}`, ErrorCode.QUERY_BAD_VALUE)
     }
     for (const t of req) rootRequired.push([t])
     for (const t of forbidden) rootForbidden.add(t)
@@ -332,16 +320,14 @@ export function parseCandidateRequest(params: Map<string, string[]>, version: Mi
     const badGroups = resourceless.filter((s) => !inSubtree.has(s))
     if (badGroups.length) {
       throw bad(
-        'Resourceless suffixed group request should be specified in `same_subtree` query param: ' +
-          `bad group(s) - ${pyList(badGroups)}.`,
+        'Resourceless suffixed group request should be specified in `same_subtree` query param: ' + `bad group(s) - ${pyList(badGroups)}.`,
         ErrorCode.QUERY_BAD_VALUE,
       )
     }
     const unknown = [...inSubtree].filter((s) => !bySuffix.has(s))
     if (unknown.length) {
       throw bad(
-        `Real suffixes should be specified in \`same_subtree\`: ${pyList(unknown)} not found in ` +
-          `${pyList([...bySuffix.keys()])}.`,
+        `Real suffixes should be specified in \`same_subtree\`: ${pyList(unknown)} not found in ` + `${pyList([...bySuffix.keys()])}.`,
         ErrorCode.QUERY_BAD_VALUE,
       )
     }
@@ -349,8 +335,7 @@ export function parseCandidateRequest(params: Map<string, string[]>, version: Mi
     const traitOrphans = groups.filter((g) => g.requiredTraits.length && !g.resources.size).map((g) => `required${g.suffix}`)
     if (traitOrphans.length) {
       throw bad(
-        'All traits parameters must be associated with resources.  Found the following orphaned traits keys: ' +
-          traitOrphans.join(', '),
+        'All traits parameters must be associated with resources.  Found the following orphaned traits keys: ' + traitOrphans.join(', '),
       )
     }
     const aggOrphans = groups
@@ -379,9 +364,7 @@ export function parseCandidateRequest(params: Map<string, string[]>, version: Mi
   }
 
   if (!groupPolicy && groups.filter((g) => g.suffix !== '').length > 1) {
-    throw bad(
-      'The "group_policy" parameter is required when specifying more than one "resources{N}" parameter.',
-    )
+    throw bad('The "group_policy" parameter is required when specifying more than one "resources{N}" parameter.')
   }
 
   return {groups, groupPolicy, sameSubtree, rootRequired, rootForbidden, limit, nestedAware: atLeast(version, 29)}

@@ -52,7 +52,8 @@ const allHave = (n: number, what: string) => (n === 1 ? `it has ${what}` : `all 
 const anyOf = (items: string[]) => (items.length === 1 ? items[0] : `any of ${items.join(', ')}`)
 
 /** A granular group named in a clause; the unsuffixed one only when there are others. */
-const groupNote = (req: CandidateRequest, g: RequestGroup) => (g.suffix ? ` (group ${g.suffix})` : req.groups.length > 1 ? ' (the unsuffixed group)' : '')
+const groupNote = (req: CandidateRequest, g: RequestGroup) =>
+  g.suffix ? ` (group ${g.suffix})` : req.groups.length > 1 ? ' (the unsuffixed group)' : ''
 
 /** An aggregate by what placemat calls it: "rack r12", else its uuid. */
 function aggregateLabel(s: State, agg: string): string {
@@ -62,10 +63,7 @@ function aggregateLabel(s: State, agg: string): string {
 
 /** "the anti-affinity rule of group web (by rack)". */
 function ruleOfGroup(g: Group): string {
-  const by =
-    g.policy === 'affinity' || g.policy === 'anti-affinity'
-      ? `by ${g.level}`
-      : ruleText({...g, soft: false})
+  const by = g.policy === 'affinity' || g.policy === 'anti-affinity' ? `by ${g.level}` : ruleText({...g, soft: false})
   return `the ${g.policy} rule of group ${g.name} (${by})`
 }
 
@@ -206,7 +204,11 @@ function hostsOf(s: State, ar: AllocationRequest, into: Set<string>): void {
 
 function search(s: State, req: CandidateRequest): Found {
   // Trees take turns, one candidate each, so a cap of one per provider reaches every tree that has one.
-  const items = findCandidates(s, {...req, limit: undefined}, {strategy: 'breadth-first', maxCandidates: Math.max(1, s.providers.size)}).allocationRequests
+  const items = findCandidates(
+    s,
+    {...req, limit: undefined},
+    {strategy: 'breadth-first', maxCandidates: Math.max(1, s.providers.size)},
+  ).allocationRequests
   const found = new Set<string>()
   for (const ar of items) hostsOf(s, ar, found)
   return {items, hosts: found}
@@ -225,7 +227,11 @@ const disabledHostOf = (s: State, p: Provider): Provider | undefined => {
  * leaves disabled hosts out) one of a disabled host is named only when no other has any of `rc`,
  * and then said to be (`disabled`).
  */
-function mostFree(s: State, rc: string, enabledFirst: boolean): {name: string; free: number; maxUnit: number; disabled: string | undefined} | undefined {
+function mostFree(
+  s: State,
+  rc: string,
+  enabledFirst: boolean,
+): {name: string; free: number; maxUnit: number; disabled: string | undefined} | undefined {
   let best: {name: string; free: number; maxUnit: number; disabled: string | undefined} | undefined
   for (const p of s.providers.values()) {
     const inv = p.inventories.get(rc)
@@ -242,7 +248,11 @@ function mostFree(s: State, rc: string, enabledFirst: boolean): {name: string; f
  * The host with the most of `rc` free across the providers of its tree (its own, not shared),
  * with those providers by free amount, most first.
  */
-function mostFreeAcross(s: State, rc: string, enabledOnly: boolean): {host: string; free: number; providers: Array<{name: string; free: number}>} | undefined {
+function mostFreeAcross(
+  s: State,
+  rc: string,
+  enabledOnly: boolean,
+): {host: string; free: number; providers: Array<{name: string; free: number}>} | undefined {
   let best: {host: string; free: number; providers: Array<{name: string; free: number}>} | undefined
   for (const h of everyHost(s)) {
     if (enabledOnly && isDisabled(h)) continue
@@ -285,7 +295,11 @@ function acrossChildren(s: State, rc: string, amount: number, enabledOnly: boole
 }
 
 function resourcesWhy(s: State, req: CandidateRequest, base: CandidateRequest): string {
-  const single = (g: RequestGroup, resources: Map<string, number>): CandidateRequest => ({...base, groups: [{...bare(g), resources}], groupPolicy: undefined})
+  const single = (g: RequestGroup, resources: Map<string, number>): CandidateRequest => ({
+    ...base,
+    groups: [{...bare(g), resources}],
+    groupPolicy: undefined,
+  })
   const counts: string[] = []
   for (const g of base.groups) {
     for (const [rc, amount] of g.resources) {
@@ -297,8 +311,10 @@ function resourcesWhy(s: State, req: CandidateRequest, base: CandidateRequest): 
       const best = mostFree(s, rc, enabledOnly)
       const note = groupNote(req, g)
       if (!best) return `no provider has any ${rc}${note}`
-      const off = !enabledOnly || !best.disabled ? '' : best.disabled === best.name ? ', a disabled host' : `, of disabled host ${best.disabled}`
-      if (best.free < amount) return `no provider has ${amount} ${rc} free${note} (the most free: ${best.name} with ${Math.max(0, best.free)}${off})${acrossChildren(s, rc, amount, enabledOnly)}`
+      const off =
+        !enabledOnly || !best.disabled ? '' : best.disabled === best.name ? ', a disabled host' : `, of disabled host ${best.disabled}`
+      if (best.free < amount)
+        return `no provider has ${amount} ${rc} free${note} (the most free: ${best.name} with ${Math.max(0, best.free)}${off})${acrossChildren(s, rc, amount, enabledOnly)}`
       return `no provider takes ${amount} ${rc} in one allocation${note} (${best.name} has ${best.free} free${off}, at most ${best.maxUnit} at once; or min_unit, step_size)`
     }
   }
@@ -322,7 +338,8 @@ interface Blocker {
   clause: string
 }
 
-const blockerText = (b: Blocker) => `${hosts(b.before)} ${b.resourcesOnly ? (b.before === 1 ? 'has' : 'have') + ' the resources' : b.before === 1 ? 'fits' : 'fit'}; ${b.clause}`
+const blockerText = (b: Blocker) =>
+  `${hosts(b.before)} ${b.resourcesOnly ? (b.before === 1 ? 'has' : 'have') + ' the resources' : b.before === 1 ? 'fits' : 'fit'}; ${b.clause}`
 
 /**
  * Why `req` (with the rules of `fit`'s groups) has no candidate in `s`; null when it has some.
@@ -337,7 +354,10 @@ export function whyNoCandidates(s: State, req: CandidateRequest, fit: GroupFit =
   try {
     const base = resourcesOnly(req)
     let found = search(s, base)
-    steps.push({part: `resources ${base.groups.map((g) => [...g.resources].map(([rc, n]) => `${rc}:${n}`).join(',') + (g.suffix ? ` (${g.suffix})` : '')).join('; ')}`, hosts: found.hosts.size})
+    steps.push({
+      part: `resources ${base.groups.map((g) => [...g.resources].map(([rc, n]) => `${rc}:${n}`).join(',') + (g.suffix ? ` (${g.suffix})` : '')).join('; ')}`,
+      hosts: found.hosts.size,
+    })
     if (found.hosts.size === 0) return {why: resourcesWhy(s, req, base), steps}
     const blockers: Blocker[] = []
     let current = base
@@ -383,7 +403,12 @@ export function whyNoCandidates(s: State, req: CandidateRequest, fit: GroupFit =
       }
       const n = found.hosts.size
       const them = n === 1 ? 'it' : 'them'
-      const out = outside.size === 0 ? '' : outside.size === excluded.size ? `: ${n === 1 ? 'it is' : 'they are'} outside the topology (in no ${g.level})` : ` (${outside.size} of them outside the topology, in no ${g.level})`
+      const out =
+        outside.size === 0
+          ? ''
+          : outside.size === excluded.size
+            ? `: ${n === 1 ? 'it is' : 'they are'} outside the topology (in no ${g.level})`
+            : ` (${outside.size} of them outside the topology, in no ${g.level})`
       blockers.push({before: n, resourcesOnly: false, clause: `${ruleOfGroup(g)} excludes ${them}${out}`})
     }
     if (!blockers.length) return null

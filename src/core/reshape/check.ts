@@ -113,7 +113,9 @@ function consumerMoves(s: State, body: ReshaperBody): ConsumerMove[] {
   for (const [cu, e] of Object.entries(body.allocations ?? {})) {
     const was: Record<string, Amounts> = {}
     for (const [rp, a] of s.consumers.get(cu)?.allocations ?? []) was[rp] = Object.fromEntries(a)
-    const will: Record<string, Amounts> = Object.fromEntries(Object.entries(e?.allocations ?? {}).map(([rp, a]) => [rp, a?.resources ?? {}]))
+    const will: Record<string, Amounts> = Object.fromEntries(
+      Object.entries(e?.allocations ?? {}).map(([rp, a]) => [rp, a?.resources ?? {}]),
+    )
     const classes = new Set<string>()
     for (const a of [...Object.values(was), ...Object.values(will)]) for (const rc of Object.keys(a)) classes.add(rc)
     for (const rc of [...classes].sort()) {
@@ -123,7 +125,9 @@ function consumerMoves(s: State, body: ReshaperBody): ConsumerMove[] {
         const to = gained.length === 1 ? gained[0][0] : null
         moves.push({consumer: cu, resource_class: rc, amount: a[rc] - (will[rp]?.[rc] ?? 0), from: rp, to})
       }
-      if (!lost.length) for (const [rp, a] of gained) moves.push({consumer: cu, resource_class: rc, amount: a[rc] - (was[rp]?.[rc] ?? 0), from: null, to: rp})
+      if (!lost.length)
+        for (const [rp, a] of gained)
+          moves.push({consumer: cu, resource_class: rc, amount: a[rc] - (was[rp]?.[rc] ?? 0), from: null, to: rp})
     }
   }
   return moves

@@ -234,7 +234,8 @@ export function compileReshapeMoves(s: State, moves: Move[]): CompiledReshape {
   for (const g of groupMoves(resolved)) {
     const src = g.from.inventories.get(g.rc)
     if (!src) planError(`${g.from.name} has no ${g.rc} inventory to move`)
-    if (g.moves.some((m) => m.amount === 'all') && g.moves.length > 1) planError(`${g.rc} from ${g.from.name}: "all" only when one move takes ${g.rc}`)
+    if (g.moves.some((m) => m.amount === 'all') && g.moves.length > 1)
+      planError(`${g.rc} from ${g.from.name}: "all" only when one move takes ${g.rc}`)
     const amounts = g.moves.map((m) => (m.amount === 'all' ? src.total : m.amount))
     const moved = amounts.reduce((a, b) => a + b, 0)
     if (moved > src.total) planError(`${g.rc} from ${g.from.name}: moving ${moved} but the total is ${src.total}`)
@@ -305,7 +306,9 @@ export function movesInPlace(s: State, moves: Move[]): boolean {
       if (!from.inventories.has(rc)) return true
       const named = m.consumers ?? []
       if (named.length === 0) return createdByPlan && target.total === movedInto(to.uuid, rc)
-      return named.every((c) => (to.allocations.get(canonicalUuid(c))?.get(rc) ?? 0) > 0 && !(from.allocations.get(canonicalUuid(c))?.get(rc) ?? 0))
+      return named.every(
+        (c) => (to.allocations.get(canonicalUuid(c))?.get(rc) ?? 0) > 0 && !(from.allocations.get(canonicalUuid(c))?.get(rc) ?? 0),
+      )
     })
   })
 }

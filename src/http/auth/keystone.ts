@@ -46,7 +46,6 @@ interface TokenBody {
   }
 }
 
-
 export class KeystoneValidator {
   private serviceToken: {value: string; expires: number} | undefined
   private login: Promise<string> | undefined
@@ -125,7 +124,11 @@ export class KeystoneValidator {
       system_scope: t.system?.all ? 'all' : null,
     }
     // An expired token taken for a service is asked about again each time the cache lets go.
-    this.remember(key, creds, allowExpired ? Date.now() + Math.min(30, this.cacheSeconds) * 1000 : Math.min(expires, Date.now() + this.cacheSeconds * 1000))
+    this.remember(
+      key,
+      creds,
+      allowExpired ? Date.now() + Math.min(30, this.cacheSeconds) * 1000 : Math.min(expires, Date.now() + this.cacheSeconds * 1000),
+    )
     return creds
   }
 

@@ -41,9 +41,7 @@ export function bestMatch(errors: SchemaError[]): SchemaError | null {
   }
   while (best.context.length) {
     // heapq.nsmallest(2, ...) is stable: the first two in (key, position) order
-    const sorted = best.context
-      .map((e, i) => ({e, i, k: relevance(e)}))
-      .sort((a, b) => cmpKey(a.k, b.k) || a.i - b.i)
+    const sorted = best.context.map((e, i) => ({e, i, k: relevance(e)})).sort((a, b) => cmpKey(a.k, b.k) || a.i - b.i)
     if (sorted.length >= 2 && cmpKey(sorted[0].k, sorted[1].k) === 0) return best
     best = sorted[0].e
   }

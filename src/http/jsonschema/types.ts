@@ -27,7 +27,6 @@ export interface ValidateOptions {
   formatChecker?: boolean
 }
 
-export const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 export const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k)

@@ -18,7 +18,15 @@ const unset = new WeakSet<SchemaError>()
  */
 function mkError(message: () => string, context: SchemaError[] = []): SchemaError {
   let text: string | undefined
-  const err = {keyword: null, keywordValue: undefined, instance: undefined, schema: {}, path: [], schemaPath: [], context} as unknown as SchemaError
+  const err = {
+    keyword: null,
+    keywordValue: undefined,
+    instance: undefined,
+    schema: {},
+    path: [],
+    schemaPath: [],
+    context,
+  } as unknown as SchemaError
   Object.defineProperty(err, 'message', {enumerable: true, get: () => (text ??= message())})
   unset.add(err)
   return err

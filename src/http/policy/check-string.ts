@@ -115,7 +115,13 @@ function substitute(match: string, target: Record<string, unknown>): string | un
   return missing ? undefined : out
 }
 
-export function evaluate(c: Check, target: Record<string, unknown>, creds: Credentials, rule: (name: string) => Check | undefined, depth = 0): boolean {
+export function evaluate(
+  c: Check,
+  target: Record<string, unknown>,
+  creds: Credentials,
+  rule: (name: string) => Check | undefined,
+  depth = 0,
+): boolean {
   if (depth > 50) return false // a rule that refers to itself
   switch (c.kind) {
     case 'true':
@@ -140,7 +146,8 @@ export function evaluate(c: Check, target: Record<string, unknown>, creds: Crede
       const match = substitute(c.match, target)
       if (match === undefined) return false
       // A quoted or numeric left side is a literal, compared as it is.
-      const literal = /^(['"])(.*)\1$/.exec(c.key)?.[2] ?? (/^-?\d+(\.\d+)?$/.test(c.key) || c.key === 'True' || c.key === 'False' ? c.key : undefined)
+      const literal =
+        /^(['"])(.*)\1$/.exec(c.key)?.[2] ?? (/^-?\d+(\.\d+)?$/.test(c.key) || c.key === 'True' || c.key === 'False' ? c.key : undefined)
       if (literal !== undefined) return match === literal
       const all = creds as unknown as Record<string, unknown>
       if (!(c.key in all)) return false

@@ -21,7 +21,15 @@ export function noauthCredentials(token: string, headers: IncomingHttpHeaders): 
   const [user, ...rest] = token.split(':')
   const tokenProject = rest.join(':') || user
   const rolesHeader = header(headers, 'x-roles')
-  const roles = rolesHeader !== undefined ? rolesHeader.split(',').map((r) => r.trim()).filter(Boolean) : user === 'admin' ? ['admin'] : []
+  const roles =
+    rolesHeader !== undefined
+      ? rolesHeader
+          .split(',')
+          .map((r) => r.trim())
+          .filter(Boolean)
+      : user === 'admin'
+        ? ['admin']
+        : []
   const systemScope = header(headers, 'openstack-system-scope') || null
   const project = header(headers, 'x-project-id') || (systemScope ? null : tokenProject)
   return {roles, project_id: project, user_id: user, system_scope: systemScope}

@@ -46,7 +46,10 @@ function rules8(): Record<string, RuleDefault> {
     system_reader_api: {check: 'role:reader and system_scope:all', deprecated: OLD_ADMIN},
     project_reader_api: {check: 'role:reader and project_id:%(project_id)s', deprecated: OLD_ADMIN},
     system_or_project_reader: {check: 'rule:system_reader_api or rule:project_reader_api', deprecated: OLD_ADMIN},
-    ...placementRules(admin, SYSTEM, {...readers, 'placement:usages': {check: 'rule:system_or_project_reader', scope: ['system', 'project']}}),
+    ...placementRules(admin, SYSTEM, {
+      ...readers,
+      'placement:usages': {check: 'rule:system_or_project_reader', scope: ['system', 'project']},
+    }),
     // placemat's own API: reading it is a reader's, changing it an admin's, as for Placement's.
     'placemat:read': {check: reader, scope: SYSTEM},
     'placemat:write': {check: admin, scope: SYSTEM},
@@ -59,7 +62,11 @@ function rules15(): Record<string, RuleDefault> {
     service_api: {check: 'role:service', scope: PROJECT, deprecated: OLD_ADMIN},
     admin_or_service_api: {check: 'role:admin or role:service', scope: PROJECT, deprecated: OLD_ADMIN},
     project_reader_api: {check: 'role:reader and project_id:%(project_id)s', deprecated: OLD_ADMIN},
-    admin_or_project_reader_or_service_api: {check: 'role:admin or rule:project_reader_api or role:service', scope: PROJECT, deprecated: OLD_ADMIN},
+    admin_or_project_reader_or_service_api: {
+      check: 'role:admin or rule:project_reader_api or role:service',
+      scope: PROJECT,
+      deprecated: OLD_ADMIN,
+    },
     ...placementRules('rule:admin_or_service_api', PROJECT, {
       'placement:usages': {check: 'rule:admin_or_project_reader_or_service_api', scope: PROJECT},
       'placement:reshaper:reshape': {check: 'rule:service_api', scope: PROJECT},

@@ -44,10 +44,12 @@ function readPolicyFile(file: string): Record<string, string> {
     throw new Error(`policy file ${file}: ${(err as Error).message.split('\n')[0]}`)
   }
   if (data === null || data === undefined) return {}
-  if (typeof data !== 'object' || Array.isArray(data)) throw new Error(`policy file ${file}: expected a mapping of rule names to check strings`)
+  if (typeof data !== 'object' || Array.isArray(data))
+    throw new Error(`policy file ${file}: expected a mapping of rule names to check strings`)
   const out: Record<string, string> = {}
   for (const [name, check] of Object.entries(data)) {
-    if (typeof check !== 'string') throw new Error(`policy file ${file}: rule ${name}: expected a check string, not ${JSON.stringify(check)}`)
+    if (typeof check !== 'string')
+      throw new Error(`policy file ${file}: rule ${name}: expected a check string, not ${JSON.stringify(check)}`)
     out[name] = check
   }
   return out

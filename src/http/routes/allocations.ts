@@ -14,7 +14,14 @@ import {cacheHeaders, readJson, type AppOptions, type Ctx, type RouteDef} from '
 import {isUuidLike} from '../jsonschema.js'
 import {mark, P, PROFILING} from '../../store/phase-profile.js'
 import type {Version} from '../microversion.js'
-import {allocationsPostSchema, allocationsPutDictSchema, allocationsPutListSchema, type AllocationListBody, type ConsumerAllocationsBody, type Resources} from '../schemas/allocation.js'
+import {
+  allocationsPostSchema,
+  allocationsPutDictSchema,
+  allocationsPutListSchema,
+  type AllocationListBody,
+  type ConsumerAllocationsBody,
+  type Resources,
+} from '../schemas/allocation.js'
 
 /** str(uuid.UUID(value)) for a value oslo's is_uuid_like accepted. */
 function pythonUuidStr(value: string): string {
@@ -115,7 +122,9 @@ async function putAllocations(ctx: Ctx) {
     : dictForm(readJson(ctx, allocationsPutListSchema(ctx.mv)))
   const write = toWrite(uuid, body, ctx.mv, ctx.options.incompleteConsumer)
   if (PROFILING) mark(P['to write'])
-  await ctx.store.write((s, now) => writeAllocations(s, now, [write], {checkGeneration: ctx.mv.gte(28), ...putAllocationErrors(uuid)}), {selfContained: true})
+  await ctx.store.write((s, now) => writeAllocations(s, now, [write], {checkGeneration: ctx.mv.gte(28), ...putAllocationErrors(uuid)}), {
+    selfContained: true,
+  })
   ctx.reply.code(204)
   return undefined
 }

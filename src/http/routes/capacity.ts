@@ -21,7 +21,11 @@ export function routes(options: AppOptions): RouteDef[] {
         const q = queryParams(ctx.req)
         const names = (q.get('flavor') ?? []).flatMap((v) => v.split(',')).filter(Boolean)
         const unknown = names.filter((n) => !catalog.some((f) => f.flavor === n))
-        if (unknown.length) throw new PlacementError(400, `No flavor named ${unknown.join(', ')} in the catalog; it has ${catalog.map((f) => f.flavor).join(', ') || 'none'}.`)
+        if (unknown.length)
+          throw new PlacementError(
+            400,
+            `No flavor named ${unknown.join(', ')} in the catalog; it has ${catalog.map((f) => f.flavor).join(', ') || 'none'}.`,
+          )
         const levels = (q.get('level') ?? []).flatMap((v) => v.split(',')).filter(Boolean)
         const bad = levels.find((l) => !HEADROOM_LEVELS.includes(l as HeadroomLevel))
         if (bad !== undefined) throw new PlacementError(400, `Invalid level ${bad}: one of ${HEADROOM_LEVELS.join(', ')}.`)

@@ -44,7 +44,15 @@ export const routes: RouteDef[] = [
     async handler(ctx) {
       const b = readJson(ctx, GROUP_POST)
       const allowViolations = booleanParam(ctx, 'allow_violations')
-      const spec: GroupSpec = {name: b.name, policy: b.policy, level: b.level, maxPer: b.max_per, maxSkew: b.max_skew, soft: b.soft, members: b.members?.map(canonicalUuid)}
+      const spec: GroupSpec = {
+        name: b.name,
+        policy: b.policy,
+        level: b.level,
+        maxPer: b.max_per,
+        maxSkew: b.max_skew,
+        soft: b.soft,
+        members: b.members?.map(canonicalUuid),
+      }
       const record = await ctx.store.write((s, now) => groupRecord(s, createGroup(s, now, spec, {allowViolations})))
       ctx.reply.code(201)
       return record

@@ -33,18 +33,35 @@ export const routes: RouteDef[] = [
       if (refusal) throw schemaNotServed(refusal)
       const h = await ctx.store.health(HEALTH_TIMEOUT_MS)
       const journal = {position: h.journal.position, head: h.journal.head, lag: Math.max(0, h.journal.head - h.journal.position)}
-      if (h.status === 'ok' || h.status === 'catching-up') return {status: h.status, database: 'ok', journal, schema: SCHEMA, release: RELEASE}
+      if (h.status === 'ok' || h.status === 'catching-up')
+        return {status: h.status, database: 'ok', journal, schema: SCHEMA, release: RELEASE}
       // Placement's error format, as every 503 of placemat's: the title and detail say which.
       const e = new DatabaseUnavailableError(h.status)
-      throw new DatabaseUnavailableError(h.status, undefined, `database ${h.status}: ${e.detail} (journal position ${journal.position} of ${journal.head})`)
+      throw new DatabaseUnavailableError(
+        h.status,
+        undefined,
+        `database ${h.status}: ${e.detail} (journal position ${journal.position} of ${journal.head})`,
+      )
     },
   },
 ]
 
 /** A node draining before it exits: the balancer sends new requests elsewhere. */
 const stopping = () =>
-  new PlacementError(503, 'stopping: this node is shutting down and finishing what it has in flight; send requests to another', STOPPING, {'retry-after': '1'}, 'Service Stopping')
+  new PlacementError(
+    503,
+    'stopping: this node is shutting down and finishing what it has in flight; send requests to another',
+    STOPPING,
+    {'retry-after': '1'},
+    'Service Stopping',
+  )
 
 /** The database's schema is no longer one this release serves: the balancer takes the node out, an operator replaces it. */
 const schemaNotServed = (refusal: string) =>
-  new PlacementError(503, `${refusal}. Replace this node with that release; it keeps answering meanwhile.`, SCHEMA_NOT_SERVED, {'retry-after': '30'}, 'Schema Not Served')
+  new PlacementError(
+    503,
+    `${refusal}. Replace this node with that release; it keeps answering meanwhile.`,
+    SCHEMA_NOT_SERVED,
+    {'retry-after': '30'},
+    'Schema Not Served',
+  )

@@ -118,9 +118,7 @@ export const routes: RouteDef[] = [
       const {uuid, resource_class: rc} = ctx.params
       await ctx.store.refresh().then((s) => getProvider(s, uuid))
       const data = readJson(ctx, INVENTORY_PUT_SINGLE)
-      const {provider, inventory} = await ctx.store.write((s, now) =>
-        updateInventory(s, now, uuid, rc, data, capacityOpts(ctx)),
-      )
+      const {provider, inventory} = await ctx.store.write((s, now) => updateInventory(s, now, uuid, rc, data, capacityOpts(ctx)))
       cacheHeadersOrNone(ctx, Date.now())
       return renderInventory(inventory, provider.generation)
     },
@@ -135,4 +133,3 @@ export const routes: RouteDef[] = [
     },
   },
 ]
-

@@ -34,11 +34,15 @@ export const routes: RouteDef[] = [
     method: 'GET',
     url: `${PLACEMAT_PREFIX}/providers`,
     async handler(ctx) {
-      const wanted = queryParams(ctx.req).get('uuid')?.flatMap((v) => v.split(','))
+      const wanted = queryParams(ctx.req)
+        .get('uuid')
+        ?.flatMap((v) => v.split(','))
       const bad = wanted?.find((u) => !isUuidLike(u))
       if (bad !== undefined) throw new PlacementError(400, `Invalid query string parameters: uuid must be uuids. Got: ${bad}`)
       const s = await ctx.store.refresh()
-      const providers = wanted ? [...new Set(wanted.map(canonicalUuid))].flatMap((u) => s.providers.get(u) ?? []) : [...s.providers.values()]
+      const providers = wanted
+        ? [...new Set(wanted.map(canonicalUuid))].flatMap((u) => s.providers.get(u) ?? [])
+        : [...s.providers.values()]
       if (streams(ctx.options, providers.length)) return jsonArrayStream('providers', providers, providerRecord)
       return {providers: providers.map(providerRecord)}
     },

@@ -19,7 +19,10 @@ const renderClass = (rc: NamedRecord, prefix: string) => ({name: rc.name, links:
 
 /** Placement's require_content('application/json'), for the route that needs it only below 1.7. */
 function requireJsonContent(ctx: Ctx): void {
-  const type = String(ctx.req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase()
+  const type = String(ctx.req.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase()
   if (type !== 'application/json') {
     throw new PlacementError(415, `The media type ${type || 'None'} is not supported, use application/json`)
   }

@@ -1,6 +1,17 @@
 import {createProvider, deleteProvider, getProvider, updateProvider} from '../../core/providers.js'
 import {listProviders} from '../../core/provider-list.js'
-import {JsonText, absoluteUrl, canonicalUuid, cacheHeaders, linkPrefix, placementJson, queryParams, readJson, validateQuery, type RouteDef} from '../context.js'
+import {
+  JsonText,
+  absoluteUrl,
+  canonicalUuid,
+  cacheHeaders,
+  linkPrefix,
+  placementJson,
+  queryParams,
+  readJson,
+  validateQuery,
+  type RouteDef,
+} from '../context.js'
 import {jsonArrayStream, streams} from '../json-stream.js'
 import {lastModifiedOf, listedNow, providerUrl, renderProvider} from '../render.js'
 import {resourceProviderPostSchema, resourceProviderPutSchema, resourceProvidersGetQuerySchema} from '../schemas/resource-provider.js'
@@ -75,9 +86,7 @@ export const routes: RouteDef[] = [
     async handler(ctx) {
       await ctx.store.refresh().then((s) => getProvider(s, ctx.params.uuid))
       const data = readJson(ctx, resourceProviderPutSchema(ctx.mv))
-      const p = await ctx.store.write((s, now) =>
-        updateProvider(s, now, ctx.params.uuid, data, {allowReparenting: ctx.mv.gte(37)}),
-      )
+      const p = await ctx.store.write((s, now) => updateProvider(s, now, ctx.params.uuid, data, {allowReparenting: ctx.mv.gte(37)}))
       cacheHeaders(ctx, p.updatedAt)
       return renderProvider(p, ctx.mv, linkPrefix(ctx))
     },

@@ -31,9 +31,7 @@ export const AGGREGATES_PUT_1_19: Schema<AggregatesPutBody_1_19> = {
   additionalProperties: false,
 }
 
-export const aggregatesPutSchema = (v: VersionLike): Schema<AggregatesPutBody_1_1 | AggregatesPutBody_1_19> => (v.gte(19) ? AGGREGATES_PUT_1_19 : AGGREGATES_PUT_1_1)
+export const aggregatesPutSchema = (v: VersionLike): Schema<AggregatesPutBody_1_1 | AggregatesPutBody_1_19> =>
+  v.gte(19) ? AGGREGATES_PUT_1_19 : AGGREGATES_PUT_1_1
 
-deepFreeze(
-  AGGREGATES_PUT_1_1,
-  AGGREGATES_PUT_1_19,
-)
+deepFreeze(AGGREGATES_PUT_1_1, AGGREGATES_PUT_1_19)

@@ -1,5 +1,15 @@
 /** placement/schemas/allocation.py: PUT /allocations/{consumer_uuid} and POST /allocations. */
-import {CONSUMER_TYPE_PATTERN, GROUP_PAT_1_33, RC_PATTERN, UUID_PATTERN, clone, deepFreeze, type S, type Schema, type VersionLike} from './common.js'
+import {
+  CONSUMER_TYPE_PATTERN,
+  GROUP_PAT_1_33,
+  RC_PATTERN,
+  UUID_PATTERN,
+  clone,
+  deepFreeze,
+  type S,
+  type Schema,
+  type VersionLike,
+} from './common.js'
 
 /** Amounts by resource class. */
 export type Resources = Record<string, number>
@@ -190,7 +200,8 @@ export const ALLOCATIONS_POST_1_38: Schema<AllocationsPostBody> = (() => {
 })()
 
 /** PUT /allocations/{consumer_uuid} before 1.12: the list form. */
-export const allocationsPutListSchema = (v: VersionLike): Schema<AllocationListBody> => (v.gte(8) ? ALLOCATIONS_PUT_1_8 : ALLOCATIONS_PUT_1_0)
+export const allocationsPutListSchema = (v: VersionLike): Schema<AllocationListBody> =>
+  v.gte(8) ? ALLOCATIONS_PUT_1_8 : ALLOCATIONS_PUT_1_0
 
 /** PUT /allocations/{consumer_uuid} from 1.12: keyed by provider. */
 export const allocationsPutDictSchema = (v: VersionLike): Schema<ConsumerAllocationsBody> =>
@@ -201,13 +212,7 @@ export const allocationsPutSchema = (v: VersionLike): Schema<AllocationListBody 
 
 /** POST /allocations exists from 1.13. */
 export const allocationsPostSchema = (v: VersionLike): Schema<AllocationsPostBody> =>
-  v.gte(38)
-    ? ALLOCATIONS_POST_1_38
-    : v.gte(34)
-      ? ALLOCATIONS_POST_1_34
-      : v.gte(28)
-        ? ALLOCATIONS_POST_1_28
-        : ALLOCATIONS_POST_1_13
+  v.gte(38) ? ALLOCATIONS_POST_1_38 : v.gte(34) ? ALLOCATIONS_POST_1_34 : v.gte(28) ? ALLOCATIONS_POST_1_28 : ALLOCATIONS_POST_1_13
 
 deepFreeze(
   ALLOCATIONS_PUT_1_0,

@@ -52,11 +52,10 @@ export const BATCH_OPERATIONS: Record<string, S> = {
     {uuid: PROVIDER_REF, traits: prop(RESOURCE_PROVIDER_TRAITS_PUT, 'traits'), generation: {type: 'integer'}},
     ['uuid', 'traits'],
   ),
-  set_aggregates: opSchema(
-    'set_aggregates',
-    {uuid: PROVIDER_REF, aggregates: AGGREGATES_LIST, generation: {type: 'integer'}},
-    ['uuid', 'aggregates'],
-  ),
+  set_aggregates: opSchema('set_aggregates', {uuid: PROVIDER_REF, aggregates: AGGREGATES_LIST, generation: {type: 'integer'}}, [
+    'uuid',
+    'aggregates',
+  ]),
   set_aggregate_names: opSchema(
     'set_aggregate_names',
     {

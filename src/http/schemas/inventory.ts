@@ -82,9 +82,4 @@ export const INVENTORIES_PUT: Schema<InventoriesPutBody> = {
   additionalProperties: false,
 }
 
-deepFreeze(
-  INVENTORY_PUT_SINGLE,
-  INVENTORY_POST,
-  INVENTORY_RECORD,
-  INVENTORIES_PUT,
-)
+deepFreeze(INVENTORY_PUT_SINGLE, INVENTORY_POST, INVENTORY_RECORD, INVENTORIES_PUT)

@@ -48,8 +48,4 @@ export const RESHAPER_POST_1_38: Schema<ReshaperBody> = (() => {
 export const reshaperPostSchema = (v: VersionLike): Schema<ReshaperBody> =>
   v.gte(38) ? RESHAPER_POST_1_38 : v.gte(34) ? RESHAPER_POST_1_34 : RESHAPER_POST_1_30
 
-deepFreeze(
-  RESHAPER_POST_1_30,
-  RESHAPER_POST_1_34,
-  RESHAPER_POST_1_38,
-)
+deepFreeze(RESHAPER_POST_1_30, RESHAPER_POST_1_34, RESHAPER_POST_1_38)

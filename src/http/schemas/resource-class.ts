@@ -19,7 +19,4 @@ export const RESOURCE_CLASS_POST: Schema<ResourceClassBody> = {
 /** PUT /resource_classes/{name}: the body at 1.2-1.6; at 1.7+ a synthetic {"name": <path name>}. */
 export const RESOURCE_CLASS_PUT: Schema<ResourceClassBody> = clone(RESOURCE_CLASS_POST)
 
-deepFreeze(
-  RESOURCE_CLASS_POST,
-  RESOURCE_CLASS_PUT,
-)
+deepFreeze(RESOURCE_CLASS_POST, RESOURCE_CLASS_PUT)

@@ -26,7 +26,4 @@ export const USAGES_GET_QUERY_1_38: S = (() => {
 
 export const usagesGetQuerySchema = (v: VersionLike): S => (v.gte(38) ? USAGES_GET_QUERY_1_38 : USAGES_GET_QUERY_1_9)
 
-deepFreeze(
-  USAGES_GET_QUERY_1_9,
-  USAGES_GET_QUERY_1_38,
-)
+deepFreeze(USAGES_GET_QUERY_1_9, USAGES_GET_QUERY_1_38)

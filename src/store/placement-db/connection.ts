@@ -40,11 +40,13 @@ export function parsePlacementUrl(url: string): PlacementUrl {
   if (dialect === 'sqlite') {
     // sqlite:///rel.db is relative to the working folder, sqlite:////abs.db absolute.
     const rest = url.slice(scheme[0].length)
-    if (!rest.startsWith('/') || rest === '/') throw new PlacementUrlError('a SQLite URL is sqlite:///FILE (relative) or sqlite:////FILE (absolute)')
+    if (!rest.startsWith('/') || rest === '/')
+      throw new PlacementUrlError('a SQLite URL is sqlite:///FILE (relative) or sqlite:////FILE (absolute)')
     const file = rest.slice(1).split('?')[0]
     return {engine: 'sqlite', file: path.resolve(decodeURIComponent(file))}
   }
-  const engine: PlacementEngine | undefined = dialect === 'mysql' || dialect === 'mariadb' ? 'mysql' : dialect === 'postgresql' || dialect === 'postgres' ? 'postgresql' : undefined
+  const engine: PlacementEngine | undefined =
+    dialect === 'mysql' || dialect === 'mariadb' ? 'mysql' : dialect === 'postgresql' || dialect === 'postgres' ? 'postgresql' : undefined
   if (!engine) throw new PlacementUrlError(`Placement's database is MySQL/MariaDB, PostgreSQL or SQLite, not ${dialect}`)
   let u: URL
   try {
@@ -126,6 +128,7 @@ export async function openPlacement(url: string, options: {write: boolean}): Pro
 /** Starts one transaction that sees one consistent state of the whole database, on `conn`. */
 export async function beginSnapshot(conn: Kysely<PlacementTables>, engine: PlacementEngine, write: boolean): Promise<void> {
   if (engine === 'postgresql') await sql.raw(`begin isolation level repeatable read${write ? '' : ' read only'}`).execute(conn)
-  else if (engine === 'mysql') await sql.raw(write ? 'start transaction' : 'start transaction with consistent snapshot, read only').execute(conn)
+  else if (engine === 'mysql')
+    await sql.raw(write ? 'start transaction' : 'start transaction with consistent snapshot, read only').execute(conn)
   else await sql.raw(write ? 'begin immediate' : 'begin').execute(conn)
 }

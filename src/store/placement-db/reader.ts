@@ -29,7 +29,9 @@ export async function placementSchema(db: Kysely<PlacementTables>): Promise<stri
   try {
     rows = await db.selectFrom('alembic_version').select('version_num').execute()
   } catch {
-    throw new PlacementSchemaError('it has no alembic_version table: not an OpenStack Placement database (or one never made by `placement-manage db sync`)')
+    throw new PlacementSchemaError(
+      'it has no alembic_version table: not an OpenStack Placement database (or one never made by `placement-manage db sync`)',
+    )
   }
   const version = rows[0]?.version_num
   if (!version || !(version in SUPPORTED_SCHEMAS)) {
@@ -68,7 +70,7 @@ async function* itemsOf(db: Kysely<PlacementTables>, engine: PlacementEngine): A
     await held
   })
   try {
-    const c = await Promise.race([connection, done.then(() => Promise.reject(new Error('the connection to Placement\'s database closed')))])
+    const c = await Promise.race([connection, done.then(() => Promise.reject(new Error("the connection to Placement's database closed")))])
     await beginSnapshot(c, engine, false)
     yield* pageItems(c)
     await sql`rollback`.execute(c)
@@ -130,7 +132,12 @@ async function* pageItems(c: Kysely<PlacementTables>): AsyncGenerator<SnapshotIt
         aggregates: [],
       })
     }
-    const inventories = await c.selectFrom('inventories').selectAll().where('resource_provider_id', '>=', lo).where('resource_provider_id', '<=', hi).execute()
+    const inventories = await c
+      .selectFrom('inventories')
+      .selectAll()
+      .where('resource_provider_id', '>=', lo)
+      .where('resource_provider_id', '<=', hi)
+      .execute()
     for (const i of inventories) {
       const p = byId.get(Number(i.resource_provider_id))
       if (!p) continue
@@ -149,7 +156,8 @@ async function* pageItems(c: Kysely<PlacementTables>): AsyncGenerator<SnapshotIt
       .where('resource_provider_id', '>=', lo)
       .where('resource_provider_id', '<=', hi)
       .execute()
-    for (const t of providerTraits) byId.get(Number(t.resource_provider_id))?.traits.push(traits.get(Number(t.trait_id)) ?? missing(`trait id ${t.trait_id}`))
+    for (const t of providerTraits)
+      byId.get(Number(t.resource_provider_id))?.traits.push(traits.get(Number(t.trait_id)) ?? missing(`trait id ${t.trait_id}`))
     const aggregates = await c
       .selectFrom('resource_provider_aggregates as rpa')
       .innerJoin('placement_aggregates as pa', 'pa.id', 'rpa.aggregate_id')
@@ -177,7 +185,14 @@ async function* pageItems(c: Kysely<PlacementTables>): AsyncGenerator<SnapshotIt
     last = Number(rows[rows.length - 1].id)
     const byUuid = new Map<string, SnapshotConsumer>()
     for (const r of rows) {
-      byUuid.set(r.uuid, {uuid: r.uuid, project_id: r.project, user_id: r.user, consumer_type: r.type ?? null, generation: Number(r.generation), allocations: {}})
+      byUuid.set(r.uuid, {
+        uuid: r.uuid,
+        project_id: r.project,
+        user_id: r.user,
+        consumer_type: r.type ?? null,
+        generation: Number(r.generation),
+        allocations: {},
+      })
     }
     const allocations = await c
       .selectFrom('allocations as a')
@@ -193,7 +208,6 @@ async function* pageItems(c: Kysely<PlacementTables>): AsyncGenerator<SnapshotIt
     }
     for (const consumer of byUuid.values()) yield {kind: 'consumer', consumer}
   }
-
 }
 
 function missing(what: string): never {

@@ -10,7 +10,14 @@ export interface PlacementTables {
   alembic_version: {version_num: string}
   resource_classes: Stamped & {id: number; name: string}
   traits: Stamped & {id: number; name: string}
-  resource_providers: Stamped & {id: number; uuid: string; name: string | null; generation: number | null; root_provider_id: number | null; parent_provider_id: number | null}
+  resource_providers: Stamped & {
+    id: number
+    uuid: string
+    name: string | null
+    generation: number | null
+    root_provider_id: number | null
+    parent_provider_id: number | null
+  }
   inventories: Stamped & {
     id: number
     resource_provider_id: number

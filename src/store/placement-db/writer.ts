@@ -38,9 +38,22 @@ export async function writePlacement(url: string, state: State): Promise<Placeme
         // Rows came with their ids: PostgreSQL's sequences must start after them (MySQL's
         // AUTO_INCREMENT and SQLite's rowids follow by themselves).
         if (target.engine === 'postgresql') {
-          for (const table of ['resource_classes', 'traits', 'resource_providers', 'inventories', 'placement_aggregates', 'projects', 'users', 'consumer_types', 'consumers', 'allocations']) {
+          for (const table of [
+            'resource_classes',
+            'traits',
+            'resource_providers',
+            'inventories',
+            'placement_aggregates',
+            'projects',
+            'users',
+            'consumer_types',
+            'consumers',
+            'allocations',
+          ]) {
             await sql
-              .raw(`select setval(pg_get_serial_sequence('${table}', 'id'), coalesce((select max(id) from ${table}), 0) + 1, false) where pg_get_serial_sequence('${table}', 'id') is not null`)
+              .raw(
+                `select setval(pg_get_serial_sequence('${table}', 'id'), coalesce((select max(id) from ${table}), 0) + 1, false) where pg_get_serial_sequence('${table}', 'id') is not null`,
+              )
               .execute(c)
           }
         }
@@ -61,7 +74,11 @@ class Pending<T extends keyof PlacementTables> {
   rows: Array<PlacementTables[T]> = []
   constructor(readonly table: T) {}
   async flush(c: Kysely<PlacementTables>): Promise<void> {
-    if (this.rows.length) await c.insertInto(this.table).values(this.rows as any).execute()
+    if (this.rows.length)
+      await c
+        .insertInto(this.table)
+        .values(this.rows as any)
+        .execute()
     this.rows = []
   }
 }
@@ -103,7 +120,11 @@ async function count(c: Kysely<PlacementTables>, table: 'resource_providers' | '
 }
 
 /** Placement's DATETIME of an epoch-milliseconds time. */
-const datetime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '')
+const datetime = (ms: number) =>
+  new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, '')
 
 async function writeAll(c: Kysely<PlacementTables>, state: State): Promise<Omit<PlacementWriteResult, 'placement_schema'>> {
   const held = await count(c, 'resource_providers')
@@ -118,14 +139,35 @@ async function writeAll(c: Kysely<PlacementTables>, state: State): Promise<Omit<
 
   // Classes: the standard ones with os-resource-classes' ids (as Placement's own start-up gives
   // them), custom ones from 10000; the other names numbered after what their table holds.
-  const classes = new Names('resource_classes', await c.selectFrom('resource_classes').select(['id', 'name']).execute(), (id, name) => ({...stamped, id, name}), FIRST_CUSTOM_CLASS_ID)
+  const classes = new Names(
+    'resource_classes',
+    await c.selectFrom('resource_classes').select(['id', 'name']).execute(),
+    (id, name) => ({...stamped, id, name}),
+    FIRST_CUSTOM_CLASS_ID,
+  )
   STANDARD_RESOURCE_CLASSES.forEach((name, id) => classes.ids.has(name) || classes.add(id, name))
   const traits = new Names('traits', await c.selectFrom('traits').select(['id', 'name']).execute(), (id, name) => ({...stamped, id, name}))
   const aggregateRows = (await c.selectFrom('placement_aggregates').select(['id', 'uuid']).execute()).filter((r) => r.uuid !== null)
-  const aggregates = new Names('placement_aggregates', aggregateRows.map((r) => ({id: r.id, name: r.uuid!})), (id, uuid) => ({...stamped, id, uuid}))
-  const projects = new Names('projects', await c.selectFrom('projects').select(['id', 'external_id as name']).execute(), (id, external_id) => ({...stamped, id, external_id}))
-  const users = new Names('users', await c.selectFrom('users').select(['id', 'external_id as name']).execute(), (id, external_id) => ({...stamped, id, external_id}))
-  const types = new Names('consumer_types', await c.selectFrom('consumer_types').select(['id', 'name']).execute(), (id, name) => ({...stamped, id, name}))
+  const aggregates = new Names(
+    'placement_aggregates',
+    aggregateRows.map((r) => ({id: r.id, name: r.uuid!})),
+    (id, uuid) => ({...stamped, id, uuid}),
+  )
+  const projects = new Names(
+    'projects',
+    await c.selectFrom('projects').select(['id', 'external_id as name']).execute(),
+    (id, external_id) => ({...stamped, id, external_id}),
+  )
+  const users = new Names('users', await c.selectFrom('users').select(['id', 'external_id as name']).execute(), (id, external_id) => ({
+    ...stamped,
+    id,
+    external_id,
+  }))
+  const types = new Names('consumer_types', await c.selectFrom('consumer_types').select(['id', 'name']).execute(), (id, name) => ({
+    ...stamped,
+    id,
+    name,
+  }))
   // Custom classes and traits are carried even when nothing uses them; standard traits are
   // Placement's own (its start-up adds those of its os-traits), but for those providers have.
   for (const name of state.classes.keys()) if (name.startsWith('CUSTOM_')) classes.id(name)
@@ -138,7 +180,20 @@ async function writeAll(c: Kysely<PlacementTables>, state: State): Promise<Omit<
   const consumers = new Pending('consumers')
   const allocations = new Pending('allocations')
   // Parents' rows before their children's (a child names its parent's id), names before the rows naming them.
-  const order = [classes.pending, traits.pending, aggregates.pending, projects.pending, users.pending, types.pending, providers, inventories, providerTraits, providerAggregates, consumers, allocations]
+  const order = [
+    classes.pending,
+    traits.pending,
+    aggregates.pending,
+    projects.pending,
+    users.pending,
+    types.pending,
+    providers,
+    inventories,
+    providerTraits,
+    providerAggregates,
+    consumers,
+    allocations,
+  ]
   const flushIfFull = async () => {
     if (order.some((p) => p.rows.length >= CHUNK)) for (const p of order) await p.flush(c)
   }
@@ -150,7 +205,15 @@ async function writeAll(c: Kysely<PlacementTables>, state: State): Promise<Omit<
     const id = ids.size + 1
     ids.set(p.uuid, id)
     const times = {created_at: datetime(p.createdAt), updated_at: datetime(p.updatedAt)}
-    providers.rows.push({...times, id, uuid: p.uuid, name: p.name, generation: p.generation, root_provider_id: root || id, parent_provider_id: p.parent === null ? null : ids.get(p.parent)!})
+    providers.rows.push({
+      ...times,
+      id,
+      uuid: p.uuid,
+      name: p.name,
+      generation: p.generation,
+      root_provider_id: root || id,
+      parent_provider_id: p.parent === null ? null : ids.get(p.parent)!,
+    })
     for (const [rc, inv] of p.inventories) {
       inventories.rows.push({...times, id: ++inventoryId, resource_provider_id: id, resource_class_id: classes.id(rc), ...inv})
     }
@@ -176,7 +239,14 @@ async function writeAll(c: Kysely<PlacementTables>, state: State): Promise<Omit<
     })
     for (const [rp, amounts] of consumer.allocations) {
       for (const [rc, used] of amounts) {
-        allocations.rows.push({...times, id: ++allocationId, resource_provider_id: ids.get(rp)!, consumer_id: consumer.uuid, resource_class_id: classes.id(rc), used})
+        allocations.rows.push({
+          ...times,
+          id: ++allocationId,
+          resource_provider_id: ids.get(rp)!,
+          consumer_id: consumer.uuid,
+          resource_class_id: classes.id(rc),
+          used,
+        })
       }
     }
     await flushIfFull()

@@ -24,7 +24,11 @@ export class CandidateSink {
     const S = plan.S
     if (this.excludeNested && !distinctTrees(ix, plan, cur)) return
     let allSharing = true
-    for (let d = 0; d < S; d++) if (!ix.isSharing[cur[d]]) { allSharing = false; break }
+    for (let d = 0; d < S; d++)
+      if (!ix.isSharing[cur[d]]) {
+        allSharing = false
+        break
+      }
     if (allSharing) {
       // Only candidates made of sharing providers alone can come from several anchors.
       const key = Array.prototype.join.call(cur, ',')
