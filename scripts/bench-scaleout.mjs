@@ -65,7 +65,6 @@ import {spawn, execFileSync} from 'node:child_process'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import http from 'node:http'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
@@ -1333,6 +1332,7 @@ const UWSGI_THREADS = 4
 /** Placement's version as installed (python3-placement, without the Debian revision). */
 function placementVersion() {
   try {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format, not a template
     return execFileSync('dpkg-query', ['-W', '-f=${Version}', 'python3-placement'], {encoding: 'utf8'}).replace(/-[^-]*$/, '')
   } catch {
     return 'unknown version'

@@ -409,7 +409,7 @@ async function stopDaemon(d) {
 /** Waits until every daemon's health says ok with no journal lag; throws naming who is not. */
 async function waitHealthy(daemons, ms = 90000) {
   const deadline = now() + ms
-  let last = {}
+  const last = {}
   while (now() < deadline) {
     let all = true
     for (const d of daemons) {
@@ -1006,7 +1006,7 @@ async function runFault(env, id, name, fault, {recovery = true, after, instant =
     if (m)
       result.metrics[d.name] = Object.fromEntries(
         Object.entries(m)
-          .filter(([k, v]) => !k.endsWith('_up') && !k.includes('lag'))
+          .filter(([k, _v]) => !k.endsWith('_up') && !k.includes('lag'))
           .map(([k, v]) => [k, v - (b[k] ?? 0)])
           .filter(([, v]) => v),
       )
@@ -1037,7 +1037,7 @@ function timeline(phase) {
   return buckets
 }
 
-async function checks(env, phase, result) {
+async function checks(env, phase, _result) {
   // Settle: the daemons follow each other's last commits (an idle one reads the journal each second).
   await sleep(2000)
   try {
@@ -1428,7 +1428,7 @@ async function faultFileDeleted() {
       },
       {
         recovery: false,
-        async after(ctx, result) {
+        async after(ctx, _result) {
           const phase = ctx.phase
           const ex = phase.extra
           // Writes acknowledged that were sent after the delete: gone with the file.

@@ -425,7 +425,7 @@ const sourceMaps = new Map()
 /** Where a function of the bundle (dist/cli) was written: its source file and line, through the bundle's source map. */
 function origin(cf, root) {
   const file = cf.url.startsWith('file://') ? cf.url.slice(7) : null
-  if (!file || !file.startsWith(root)) return null
+  if (!file?.startsWith(root)) return null
   if (!sourceMaps.has(file)) {
     let map = null
     try {

@@ -17,7 +17,6 @@ const uuid = () => {
 
 class World {
   state = new State()
-  private consumers = 0
   constructor() {
     this.state.changes = new Changes()
     STANDARD_RESOURCE_CLASSES.forEach((rc, id) => this.state.addClass(rc, 0, id))

@@ -70,6 +70,7 @@ const NASTY_STRINGS = [
   "'; drop table resource_providers; --",
   '<script>',
   '<'.repeat(5000),
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a hostile input, on purpose
   '${x}',
   '%s%s%s',
   'VCPU',

@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {PlacematCommand, ExitCode} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/base.js'
 import {PROVIDER_KEYS, updateProvider} from '../../src/cli/services/providers.js'
 import {usageError} from '../../src/cli/failure.js'
 

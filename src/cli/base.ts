@@ -1,5 +1,5 @@
 import fs from 'node:fs'
-import {Command, Flags, Errors, type Interfaces} from '@oclif/core'
+import {type Command, Flags, type Interfaces} from '@oclif/core'
 import {ApiError, CertificateError, PlacementClient, UnreachableError} from '../client/client.js'
 import {HttpTransport} from '../client/transports.js'
 import {LocalTransport} from './backend/local-transport.js'

@@ -114,7 +114,7 @@ export interface TableOptions {
   headers?: boolean
 }
 
-const valueOf = <T>(c: Column<T>, r: T) => (c.get ? c.get(r) : (r as any)[c.key])
+const cellValue = <T>(c: Column<T>, r: T) => (c.get ? c.get(r) : (r as any)[c.key])
 
 /** Rows sorted by the named columns, stably; numbers compare as numbers, the rest as text. */
 export function sortRows<T>(rows: T[], columns: Column<T>[], sortBy: string[]): T[] {
@@ -125,7 +125,7 @@ export function sortRows<T>(rows: T[], columns: Column<T>[], sortBy: string[]): 
     .map((r, i) => ({r, i}))
     .sort((x, y) => {
       for (const c of keys) {
-        const d = cmp(valueOf(c, x.r), valueOf(c, y.r))
+        const d = cmp(cellValue(c, x.r), cellValue(c, y.r))
         if (d) return d
       }
       return x.i - y.i
@@ -165,7 +165,7 @@ export const recordValue = (v: unknown): string =>
 export function valueLines<T>(rows: T[], columns: Column<T>[], opts: TableOptions = {}): string {
   const cols = chosen(columns, opts.only)
   const sorted = opts.sortBy?.length ? sortRows(rows, columns, opts.sortBy) : rows
-  return sorted.map((r) => cols.map((c) => valueCell(cell(valueOf(c, r))) || EMPTY_VALUE).join(' ')).join('\n')
+  return sorted.map((r) => cols.map((c) => valueCell(cell(cellValue(c, r))) || EMPTY_VALUE).join(' ')).join('\n')
 }
 
 /** A CSV field as cliff's csv formatter writes it: numbers bare, everything else quoted ("" doubled). */
@@ -175,7 +175,7 @@ const csvField = (v: unknown): string => (typeof v === 'number' ? String(v) : `"
 export function csvLines<T>(rows: T[], columns: Column<T>[], opts: TableOptions = {}): string {
   const cols = chosen(columns, opts.only)
   const sorted = opts.sortBy?.length ? sortRows(rows, columns, opts.sortBy) : rows
-  const lines = sorted.map((r) => cols.map((c) => csvField(valueOf(c, r))).join(','))
+  const lines = sorted.map((r) => cols.map((c) => csvField(cellValue(c, r))).join(','))
   if (opts.headers !== false) lines.unshift(cols.map((c) => csvField(c.header ?? c.key)).join(','))
   return lines.join('\n')
 }
@@ -193,7 +193,7 @@ export function table<T>(rows: T[], columns: Column<T>[], opts: TableOptions | s
   const cols = chosen(columns, o.only)
   if (o.sortBy?.length) rows = sortRows(rows, columns, o.sortBy)
   const headers = cols.map((c) => (c.header ?? c.key).toUpperCase())
-  const body = rows.map((r) => cols.map((c) => cell(valueOf(c, r))))
+  const body = rows.map((r) => cols.map((c) => cell(cellValue(c, r))))
   const shown = o.headers !== false
   const widths = headers.map((h, i) => Math.max(shown ? visible(h) : 0, ...body.map((b) => visible(b[i]))))
   const pad = (s: string, i: number) => {

@@ -235,7 +235,6 @@ function authentication(options: AppOptions, policy: Policy): Step[] {
       return [authNoauth2]
     case 'keystone':
       return [authKeystone(options.keystone!)]
-    case 'trusted':
     default:
       return []
   }

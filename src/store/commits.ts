@@ -11,7 +11,7 @@
  */
 import {sql} from 'kysely'
 import {inAnyGroup} from '../core/group-writes.js'
-import {type State} from '../core/state.js'
+import type {State} from '../core/state.js'
 import {Changes} from '../core/changes.js'
 import type {Backend, Row} from './backends.js'
 import type {Follower} from './follower.js'
@@ -238,6 +238,7 @@ export class Commits {
 }
 
 /** Nothing to run: marks the end of phase `p` when the statements before it have run. */
+// biome-ignore lint/correctness/useYield: a step of the statements' sequence that only marks where a phase ends
 function* marked(p: number): Generator<never> {
   mark(p)
 }

@@ -294,7 +294,7 @@ export async function* copyPages(
   } finally {
     if (!done) {
       // The rest is read and dropped: the connection stays usable.
-      while ((await nextRows().catch(() => null)) !== null) continue
+      while ((await nextRows().catch(() => null)) !== null);
     }
   }
 }

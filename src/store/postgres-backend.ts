@@ -4,7 +4,7 @@ import pg from 'pg'
 import {DEFAULT_DATABASE_TIMEOUTS, PAGE, type BackendOptions} from './backend-options.js'
 import type {Backend, BackendObserver, Row, Session} from './backends.js'
 import {copyPages} from './copy-pages.js'
-import {databaseFault, type DatabaseFault} from './database-faults.js'
+import {databaseFault} from './database-faults.js'
 import {IMAGE_FORMAT, KEY, type JournalRow} from './journal-keys.js'
 import {RELEASE} from './release.js'
 import type {Database} from './schema.js'
@@ -190,7 +190,7 @@ export class PostgresBackend implements Backend {
       this.noteFault(err)
       throw err
     }
-    let failed: unknown = undefined
+    let failed: unknown
     try {
       return await fn(this.sessionOf(client))
     } catch (err) {

@@ -1,6 +1,6 @@
 import {NAMES_NAMESPACE, uuid5} from '../core/uuids.js'
 import {TRAITS_ADDED_SINCE_2_9_0} from '../core/standard.js'
-import {Kysely, Migration, PostgresAdapter, sql} from 'kysely'
+import {type Kysely, type Migration, PostgresAdapter, sql} from 'kysely'
 import {RELEASE, recordMinRelease} from './release.js'
 
 /** Row types of the database, as kysely sees them. Times are epoch milliseconds. */

@@ -25,8 +25,8 @@ describe('apply checks', () => {
   afterAll(() => stopEndpoints(e))
 
   for (const [what, inventories, message] of [
-    ['a negative total', '{MEMORY_MB: -1}', /^  provider bad: inventory MEMORY_MB: total -1 is below 1$/m],
-    ['reserved above total', '{VCPU: {total: 4, reserved: 8}}', /^  provider bad: inventory VCPU: reserved 8 is above total 4$/m],
+    ['a negative total', '{MEMORY_MB: -1}', /^ {2}provider bad: inventory MEMORY_MB: total -1 is below 1$/m],
+    ['reserved above total', '{VCPU: {total: 4, reserved: 8}}', /^ {2}provider bad: inventory VCPU: reserved 8 is above total 4$/m],
   ] as const) {
     it(`${what}: the dry run and the write both exit 2, say why, and change nothing`, async () => {
       const file = path.join(e.dir, 'bad.yaml')

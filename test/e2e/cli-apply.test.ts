@@ -11,7 +11,6 @@ import {PlacementClient} from '../../src/client/client.js'
 import {HttpTransport} from '../../src/client/transports.js'
 import {LocalTransport} from '../../src/cli/backend/local-transport.js'
 import {ROOT, placemat, type Result} from '../helpers/cli.js'
-import type {RunningServer} from '../../src/daemon/server.js'
 import {newDb, onFile, serverIn, startEndpoints, stopEndpoints, type Endpoints} from '../helpers/endpoints.js'
 const run = (args: string[], script?: string) => placemat(args, {script})
 
@@ -47,9 +46,6 @@ const dumpDb = (file: string) => onFile(file, dump)
 
 let endpoints: Endpoints
 let dir: string
-let server: RunningServer
-let plainServer: RunningServer
-let proxy: {url: string; close(): Promise<void>}
 let daemon: string[]
 let plain: string[]
 let daemonClient: PlacementClient
@@ -57,7 +53,7 @@ let plainClient: PlacementClient
 
 beforeAll(async () => {
   endpoints = await startEndpoints('placemat-apply-')
-  ;({dir, server, plainServer, proxy, daemon, plain, daemonClient, plainClient} = endpoints)
+  ;({dir, daemon, plain, daemonClient, plainClient} = endpoints)
 })
 
 afterAll(() => stopEndpoints(endpoints))

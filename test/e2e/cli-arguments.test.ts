@@ -293,7 +293,7 @@ describe('help', () => {
     const claim = await placemat(['claim', '--help'])
     const description = claim.stdout.slice(claim.stdout.indexOf('DESCRIPTION'))
     // A hand-wrapped line the help wrapped again leaves a word or two alone on a line.
-    const stranded = description.split('\n').filter((l, i, all) => /^  [a-z]\S*( \S+)?$/.test(l) && /^  [a-z]/.test(all[i + 1] ?? ''))
+    const stranded = description.split('\n').filter((l, i, all) => /^ {2}[a-z]\S*( \S+)?$/.test(l) && /^ {2}[a-z]/.test(all[i + 1] ?? ''))
     expect(stranded).toEqual([])
   })
 })

@@ -18,7 +18,7 @@ import {mapLimit} from '../../src/client/map-limit.js'
 import {claim} from '../../src/cli/services/claim.js'
 import {plainProxy, seed, U, type HostSpec} from '../helpers/claim-cloud.js'
 import YAML from 'yaml'
-import {BIN, placemat, type Result} from '../helpers/cli.js'
+import {placemat, type Result} from '../helpers/cli.js'
 import {chooseBackend} from '../../src/cli/backend/choose.js'
 // Every claim asks which backend it talks to, and the daemon's and the file's claims below run
 // in parallel in this process: their backends are loaded here, once, rather than by two dynamic

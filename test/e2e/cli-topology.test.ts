@@ -49,9 +49,6 @@ const withoutGeneration = ({generation, ...rest}: any) => rest
 
 let endpoints: Endpoints
 let dir: string
-let server: RunningServer
-let plainServer: RunningServer
-let proxy: {url: string; close(): Promise<void>}
 let daemon: string[]
 let plain: string[]
 let daemonClient: PlacementClient
@@ -68,7 +65,7 @@ const freshServer = (name: string): Promise<RunningServer> => serverIn(dir, name
 
 beforeAll(async () => {
   endpoints = await startEndpoints('placemat-topology-')
-  ;({dir, server, plainServer, proxy, daemon, plain, daemonClient, plainClient} = endpoints)
+  ;({dir, daemon, plain, daemonClient, plainClient} = endpoints)
   await Promise.all([ok(['apply', HOSTS, ...daemon]), ok(['apply', HOSTS, ...plain])])
 }, 60_000)
 
@@ -256,7 +253,7 @@ describe('placemat topology', () => {
     // the plain layout file is the record: it holds the same layout
     const sortDoc = (l: any) =>
       JSON.parse(
-        JSON.stringify(l, (k, v) =>
+        JSON.stringify(l, (_k, v) =>
           Array.isArray(v) && v.every((x) => typeof x === 'string')
             ? [...v].sort()
             : Array.isArray(v)

@@ -78,9 +78,7 @@ interface Backing {
   name: string
   available: boolean
   /** Placement's connection URL, a fingerprint of its database, and a URL of a new empty database. */
-  start(
-    dir: string,
-  ): Promise<{
+  start(dir: string): Promise<{
     connection?: string
     fingerprint: (placement: ReferencePlacement) => Fingerprint
     another: () => Promise<string>

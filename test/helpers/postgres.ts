@@ -39,7 +39,7 @@ export interface TestPostgres {
 
 export async function startPostgres(): Promise<TestPostgres> {
   let adminUrl = process.env.PLACEMAT_TEST_PG_URL
-  let stop = async () => undefined as void
+  let stop = async (): Promise<void> => {}
   if (!adminUrl) {
     const bin = serverBin()!
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-pg-'))

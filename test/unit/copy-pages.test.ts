@@ -23,6 +23,7 @@ describe('COPY text', () => {
   it('reads what is not a plain integer as JavaScript reads the number', () => {
     const out: unknown[][] = []
     parseCopyLines('16\n1e+20\nInfinity\n-0.25\n1234567890123456789', columns(FLOAT8), out)
+    // biome-ignore lint/correctness/noPrecisionLoss: the number as the copy reads it, precision lost on purpose
     expect(out.map((r) => r[0])).toEqual([16, 1e20, Infinity, -0.25, 1234567890123456789])
   })
 

@@ -18,7 +18,7 @@ import {
 } from '../../src/core/groups.js'
 import {consumerHosts} from '../../src/core/host.js'
 import {stateFromSnapshot} from '../../src/core/snapshot.js'
-import {type State} from '../../src/core/state.js'
+import type {State} from '../../src/core/state.js'
 import {Changes} from '../../src/core/changes.js'
 import {nodeUuid} from '../../src/core/topology.js'
 

@@ -26,7 +26,7 @@ const TRAITS = ['HW_CPU_X86_AVX2', 'MISC_SHARES_VIA_AGGREGATE', 'COMPUTE_STATUS_
 /** Placement's capacity, written here on its own: int((total - reserved) * ratio). */
 const cap = (i: Inventory) => Math.trunc((i.total - i.reserved) * i.allocation_ratio)
 
-export function generate(seed: number): {snapshot: Snapshot; flavors: Flavor[]} {
+function generate(seed: number): {snapshot: Snapshot; flavors: Flavor[]} {
   const r = rng(seed)
   const int = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1))
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]
@@ -143,7 +143,7 @@ export function generate(seed: number): {snapshot: Snapshot; flavors: Flavor[]} 
 }
 
 /** Claims of `flavor` in a row on a copy, each the first candidate on `hosts` (and pools), until none fits. */
-export function claimsInARow(snapshot: Snapshot, flavor: FlavorRequest, hosts: Set<string>): number {
+function claimsInARow(snapshot: Snapshot, flavor: FlavorRequest, hosts: Set<string>): number {
   const copy = stateFromSnapshot(structuredClone(snapshot))
   let count = 0
   for (; count < 5000; count++) {

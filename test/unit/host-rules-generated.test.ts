@@ -20,7 +20,7 @@ import {groupRecord, type GroupLevel, type GroupPolicy} from '../../src/core/gro
 import {consumerHosts, everyHost} from '../../src/core/host.js'
 import {PlacementError} from '../../src/core/errors.js'
 import {stateFromSnapshot} from '../../src/core/snapshot.js'
-import {type Provider, type State, type TopologyLevel} from '../../src/core/state.js'
+import type {Provider, State, TopologyLevel} from '../../src/core/state.js'
 import {Changes} from '../../src/core/changes.js'
 import {nodeUuid} from '../../src/core/topology.js'
 import {topologyView, type TopologyView} from '../../src/core/topology-view.js'

@@ -10,7 +10,7 @@ import {checkConsumerFilter, consumerListing, consumerView} from '../../src/core
 import {PlacementError} from '../../src/core/errors.js'
 import type {Group} from '../../src/core/groups.js'
 import {describeHost} from '../../src/core/host-view.js'
-import {type State} from '../../src/core/state.js'
+import type {State} from '../../src/core/state.js'
 import {Changes} from '../../src/core/changes.js'
 import {nodeUuid} from '../../src/core/topology.js'
 import {aggregateUuid} from '../../src/core/uuids.js'

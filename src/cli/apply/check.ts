@@ -5,7 +5,7 @@
  */
 import {runBatch, type BatchOperation} from '../../core/batch.js'
 import {PlacementError} from '../../core/errors.js'
-import {type State} from '../../core/state.js'
+import type {State} from '../../core/state.js'
 import {Changes} from '../../core/changes.js'
 import {badRequestError} from '../failure.js'
 

@@ -4,7 +4,7 @@
  * filters (in: / !in:) so that they work against any Placement endpoint.
  */
 import type {PlacementClient} from '../../client/client.js'
-import {type AffinityRule} from '../../core/affinity.js'
+import type {AffinityRule} from '../../core/affinity.js'
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
 import {usageError as usage} from '../failure.js'
 import {resolveProviderUuid} from '../services/providers.js'

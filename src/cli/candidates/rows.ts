@@ -1,7 +1,7 @@
 /** Candidates as table rows: providers by name, amounts, what is left, the rack. */
 import type {ListedProvider} from '../../core/wire.js'
 import {placementInLayout, emptyNodes, type Level} from './anchors.js'
-import type {CandidateSearch, Resources} from './search.js'
+import type {CandidateSearch} from './search.js'
 
 export interface CandidateRow {
   index: number

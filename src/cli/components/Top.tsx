@@ -122,7 +122,7 @@ function TopApp({next, interval}: {next: () => Promise<Frame>; interval: number}
       stopped = true
       if (timer) clearTimeout(timer)
     }
-  }, [])
+  }, [next, interval])
   return <TopView frame={frame} error={error} interval={interval} />
 }
 

@@ -61,7 +61,7 @@ export function typedCommand(typed: string, ids: string[]): string {
   return given.slice(0, Math.max(n, 1)).join(' ')
 }
 
-const hook: Hook<'command_not_found'> = async function (opts) {
+const hook: Hook<'command_not_found'> = async (opts) => {
   const ids = opts.config.commands.filter((c) => !c.hidden).map((c) => c.id)
   const typed = [opts.id.replace(/:/g, ' '), ...(opts.argv ?? [])].join(' ')
   const near = closestCommands(typed, ids)

@@ -177,7 +177,7 @@ export async function dbCheck(file: string): Promise<CheckResult[]> {
     const trueRoot = (p: P): string | null => {
       const seen = new Set<string>()
       let cur: P | undefined = p
-      while (cur && cur.parent_uuid) {
+      while (cur?.parent_uuid) {
         if (seen.has(cur.uuid)) return null
         seen.add(cur.uuid)
         cur = providers.get(cur.parent_uuid)

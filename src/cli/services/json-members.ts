@@ -21,7 +21,7 @@ export class JsonStreamError extends Error {
   }
 }
 
-const enum At {
+enum At {
   Start,
   KeyOrEnd,
   Key,
@@ -66,8 +66,6 @@ export class JsonMemberScanner {
   private captureIsElement = false
   /** The captured value's bytes from earlier chunks. */
   private pieces: Buffer[] = []
-  /** Whether a ',' was just read (so a closing bracket is an error). */
-  private afterComma = false
   private first = true
 
   constructor(private readonly streamed: ReadonlySet<string>) {}
@@ -88,7 +86,6 @@ export class JsonMemberScanner {
           if (isSpace(b)) continue
           if (b !== OPEN_BRACE) throw new JsonStreamError('the top level is not an object', true)
           this.at = At.KeyOrEnd
-          this.afterComma = false
           continue
         }
         case At.KeyOrEnd:

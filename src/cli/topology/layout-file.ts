@@ -123,7 +123,7 @@ export function layoutBody(doc: LayoutDoc): Layout {
   return out
 }
 
-const PLAIN_SCALAR = /^[A-Za-z_][A-Za-z0-9_.\/:+-]*$/
+const PLAIN_SCALAR = /^[A-Za-z_][A-Za-z0-9_./:+-]*$/
 const YAML_WORDS = /^(true|false|yes|no|on|off|null|y|n)$/i
 const scalar = (s: string) => (PLAIN_SCALAR.test(s) && !YAML_WORDS.test(s) ? s : JSON.stringify(s))
 

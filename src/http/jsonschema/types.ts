@@ -29,4 +29,4 @@ export interface ValidateOptions {
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-export const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k)
+export const hasOwn = (o: object, k: string) => Object.hasOwn(o, k)

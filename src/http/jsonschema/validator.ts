@@ -93,13 +93,13 @@ function findAdditionalProperties(instance: Record<string, unknown>, schema: Rec
 }
 
 const KEYWORDS: Record<string, KeywordFn> = {
-  type(v, types, instance) {
+  type(_v, types, instance) {
     const list: string[] = typeof types === 'string' ? [types] : types
     if (list.some((t) => isType(instance, t))) return []
     return [mkError(() => `${pyRepr(instance)} is not of type ${list.map((t) => pyStrRepr(t)).join(', ')}`)]
   },
 
-  enum(v, enums: unknown[], instance) {
+  enum(_v, enums: unknown[], instance) {
     // `if instance == 0 or instance == 1`: compare with bools kept apart from numbers,
     // otherwise plain Python `instance not in enums`.
     const zeroOrOne = typeof instance === 'boolean' || instance === 0 || instance === 1
@@ -107,7 +107,7 @@ const KEYWORDS: Record<string, KeywordFn> = {
     return found ? [] : [mkError(() => `${pyRepr(instance)} is not one of ${pyRepr(enums)}`)]
   },
 
-  const(v, c, instance) {
+  const(_v, c, instance) {
     return jsEqual(instance, c) ? [] : [mkError(() => `${pyRepr(c)} was expected`)]
   },
 
@@ -160,19 +160,19 @@ const KEYWORDS: Record<string, KeywordFn> = {
     return Object.keys(instance).flatMap((k) => v.descend(k, pn))
   },
 
-  required(v, required: string[], instance) {
+  required(_v, required: string[], instance) {
     if (!isObject(instance)) return []
     return required.filter((p) => !hasOwn(instance, p)).map((p) => mkError(() => `${pyStrRepr(p)} is a required property`))
   },
 
-  minProperties(v, mP: number, instance) {
+  minProperties(_v, mP: number, instance) {
     if (isObject(instance) && Object.keys(instance).length < mP) {
       return [mkError(() => `${pyRepr(instance)} does not have enough properties`)]
     }
     return []
   },
 
-  maxProperties(v, mP: number, instance) {
+  maxProperties(_v, mP: number, instance) {
     if (isObject(instance) && Object.keys(instance).length > mP) {
       return [mkError(() => `${pyRepr(instance)} has too many properties`)]
     }
@@ -204,15 +204,15 @@ const KEYWORDS: Record<string, KeywordFn> = {
     return out
   },
 
-  minItems(v, mI: number, instance) {
+  minItems(_v, mI: number, instance) {
     return Array.isArray(instance) && instance.length < mI ? [mkError(() => `${pyRepr(instance)} is too short`)] : []
   },
 
-  maxItems(v, mI: number, instance) {
+  maxItems(_v, mI: number, instance) {
     return Array.isArray(instance) && instance.length > mI ? [mkError(() => `${pyRepr(instance)} is too long`)] : []
   },
 
-  uniqueItems(v, uI: boolean, instance) {
+  uniqueItems(_v, uI: boolean, instance) {
     if (!uI || !Array.isArray(instance)) return []
     // One pass: items are equal (jsEqual) exactly when their equality keys are.
     const seen = new Set<string>()
@@ -224,7 +224,7 @@ const KEYWORDS: Record<string, KeywordFn> = {
     return []
   },
 
-  pattern(v, patrn: string, instance) {
+  pattern(_v, patrn: string, instance) {
     if (typeof instance === 'string' && !reSearch(patrn, instance)) {
       return [mkError(() => `${pyRepr(instance)} does not match ${pyStrRepr(patrn)}`)]
     }
@@ -238,43 +238,43 @@ const KEYWORDS: Record<string, KeywordFn> = {
     return [mkError(() => `${pyRepr(instance)} is not a ${pyStrRepr(format)}`)]
   },
 
-  minLength(v, mL: number, instance) {
+  minLength(_v, mL: number, instance) {
     return typeof instance === 'string' && pyLen(instance) < mL ? [mkError(() => `${pyRepr(instance)} is too short`)] : []
   },
 
-  maxLength(v, mL: number, instance) {
+  maxLength(_v, mL: number, instance) {
     return typeof instance === 'string' && pyLen(instance) > mL ? [mkError(() => `${pyRepr(instance)} is too long`)] : []
   },
 
-  minimum(v, minimum: number, instance) {
+  minimum(_v, minimum: number, instance) {
     if (isNumber(instance) && instance < minimum) {
       return [mkError(() => `${pyRepr(instance)} is less than the minimum of ${pyRepr(minimum)}`)]
     }
     return []
   },
 
-  maximum(v, maximum: number, instance) {
+  maximum(_v, maximum: number, instance) {
     if (isNumber(instance) && instance > maximum) {
       return [mkError(() => `${pyRepr(instance)} is greater than the maximum of ${pyRepr(maximum)}`)]
     }
     return []
   },
 
-  exclusiveMinimum(v, minimum: number, instance) {
+  exclusiveMinimum(_v, minimum: number, instance) {
     if (isNumber(instance) && instance <= minimum) {
       return [mkError(() => `${pyRepr(instance)} is less than or equal to the minimum of ${pyRepr(minimum)}`)]
     }
     return []
   },
 
-  exclusiveMaximum(v, maximum: number, instance) {
+  exclusiveMaximum(_v, maximum: number, instance) {
     if (isNumber(instance) && instance >= maximum) {
       return [mkError(() => `${pyRepr(instance)} is greater than or equal to the maximum of ${pyRepr(maximum)}`)]
     }
     return []
   },
 
-  multipleOf(v, dB: number, instance) {
+  multipleOf(_v, dB: number, instance) {
     if (!isNumber(instance)) return []
     const q = instance / dB
     if (Number.isInteger(dB) ? instance % dB !== 0 : !Number.isInteger(q)) {

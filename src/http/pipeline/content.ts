@@ -36,6 +36,6 @@ export const mediaType: Step = (req, reply) => {
 /** 406 for a GET whose Accept rules JSON out (a few routes do not ask). */
 export const acceptable: Step = (req, reply) => {
   const def = routeOf(req)
-  if (!def || def.method !== 'GET' || def.anyAccept || acceptsJson(req.headers.accept)) return true
+  if (def?.method !== 'GET' || def.anyAccept || acceptsJson(req.headers.accept)) return true
   return refuse(req, reply, new PlacementError(406, 'Only application/json is provided'))
 }
