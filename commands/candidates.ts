@@ -58,7 +58,7 @@ worked out here from a read of every provider).`
     const endpoint = await this.endpoint()
     const search = await searchCandidates(endpoint, flags, {keptNames: table, topology: table ? 'optional' : undefined})
     if (search.body.allocation_requests.length === 0) {
-      const why = await whyEmpty(endpoint, search, flags)
+      const why = await whyEmpty(endpoint, search)
       if (why) process.stderr.write(`placemat: no candidates: ${why}\n`)
     }
     if (flags.ids) {

@@ -30,7 +30,7 @@ the body of GET /allocations/{consumer} plus "topology": {rack, row, room}
       providersByUuid(client),
       flags.layout ? readLayoutFile(flags.layout) : fetchLayout(endpoint),
     ])
-    const topo = layout ? topologyFromLayout(layout, providers, true) : undefined
+    const topo = layout ? topologyFromLayout(layout, providers) : undefined
     const names = (uuids: string[]) => {
       const where = placementInLayout(topo!, providers, uuids)
       return Object.fromEntries(

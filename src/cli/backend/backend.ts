@@ -22,6 +22,9 @@ import type {State, TopologyNode} from '../../core/state.js'
 import type {Layout, TopologyPlan} from '../../core/topology.js'
 import type {TopologyView} from '../../core/topology-view.js'
 import type {ConsumerRecord, ListedProvider, ProviderRecord} from '../../core/wire.js'
+import type {Placement} from '../../core/affinity.js'
+import type {Query} from '../candidates/query.js'
+import type {CandidatesBody} from '../candidates/search.js'
 
 export const PLACEMAT_API = '/placemat/v1'
 
@@ -103,6 +106,50 @@ export interface WhyAnswer {
   steps: NoCandidates['steps']
 }
 
+/**
+ * The files an operator keeps what plain Placement has no place for in: --layout FILE (the
+ * racks, rows and rooms by name) and --groups FILE (the placement groups). placemat keeps both
+ * itself.
+ */
+export interface LocalFiles {
+  layout?: string
+  groups?: string
+}
+
+/** Where a candidate is and where a consumer is, in racks, rows and rooms. */
+export interface PlaceLookup {
+  /** Where each candidate of `body` is. */
+  of(body: CandidatesBody): (candidate: CandidatesBody['allocation_requests'][number]) => Placement
+  anchor(): Promise<Placement>
+}
+
+/** Candidates nearest to (near) or farthest from (far) where a consumer is, first. */
+export interface CandidateOrder {
+  direction: 'near' | 'far'
+  consumer: string
+  /** Where things are, for ordering on the command line (the topology a --layout file names). */
+  place: PlaceLookup
+}
+
+/** What a search asks a backend for: Placement's query, and what placemat adds to it. */
+export interface CandidatesAsk {
+  /** Placement's own query (topology rules already member_of filters, `limit` the cut). */
+  query: Query
+  /** A placement group the candidates are for a new member of: its rule keeps or orders them. */
+  group?: string
+  /** The consumer they are for: the rules of the groups it is a member of keep or order them too. */
+  consumer?: string
+  order?: CandidateOrder
+  files?: LocalFiles
+}
+
+export interface CandidatesAnswer {
+  body: CandidatesBody
+  /** The query as sent, and where to. */
+  query: Query
+  path: string
+}
+
 /** What only placemat serves (its own API): placemat-api.ts. */
 /** GET /placemat/v1/capacity: the core's headroom of the daemon's catalog, with its flavors' warnings. */
 export type CatalogHeadroom = Headroom & {warnings: Array<{flavor: string; warning: string}>}
@@ -127,8 +174,6 @@ export interface PlacematApi {
   capacity(query: {flavor?: string[]; level?: string[]}): Promise<CatalogHeadroom>
   /** Providers by uuid, in one call (a few hundred at most: they go in the URL). */
   providers(uuids: string[]): Promise<ListedProvider[]>
-  /** Allocation candidates with placemat's own parameters (near/far, group, consumer). */
-  candidates<T>(query: Record<string, string | string[] | undefined>): Promise<T>
   /** One claim, its rules and groups checked in the write; the consumer's generation after it. */
   claim(body: Record<string, unknown>, opts?: {allowViolations?: boolean}): Promise<{consumer_generation: number}>
   /** Several claims in one transaction: all or nothing. */
@@ -148,6 +193,23 @@ export interface Backend {
   readonly client: PlacementClient
   /** placemat's own API; absent on plain Placement. */
   readonly placemat?: PlacematApi
+  /**
+   * Allocation candidates, judged by the placement groups asked for (a hard rule keeps, a soft
+   * one orders) and ordered by closeness, then cut to the query's limit. placemat does it in its own
+   * route; plain Placement here, on its answer (the --groups file's groups, the --layout file's
+   * racks), as it does wherever the topology is a file's.
+   */
+  candidates(ask: CandidatesAsk): Promise<CandidatesAnswer>
+  /** Why the search `ask` finds no candidate (null: it finds some). */
+  why(ask: CandidatesAsk): Promise<NoCandidates | null>
+  /** These providers, as listed (one gone meanwhile left out). */
+  providers(uuids: string[]): Promise<ListedProvider[]>
+  /**
+   * The cloud as a State with its racks, rows and rooms and its placement groups (plain
+   * Placement: those of the --layout and --groups files), to judge the groups' rules and plan
+   * on: a copy, the caller's to change.
+   */
+  stateWithGroups(files: LocalFiles, load?: LoadOptions): Promise<State>
   /**
    * POST of allocations for several consumers at once (placemat: /placemat/v1/allocations, which
    * checks their placement groups' rules in the write; plain: /allocations).

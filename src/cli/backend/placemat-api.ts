@@ -58,7 +58,6 @@ export function placematApi(client: PlacementClient): PlacematApi {
     capacity: (query) => client.get<CatalogHeadroom>(`${PLACEMAT_API}/capacity`, {query}),
     providers: async (uuids) =>
       (await client.get<{providers: ListedProvider[]}>(`${PLACEMAT_API}/providers`, {query: {uuid: uuids.join(',')}})).providers,
-    candidates: (query) => client.get(PLACEMAT_CANDIDATES, {query}),
     claim: (body, opts) => client.post<{consumer_generation: number}>(CLAIMS, body, {query: allow(opts)?.query}),
     claims: async (claims) => {
       await client.post(CLAIMS, {claims})

@@ -11,8 +11,12 @@ import type {BatchOperation, BatchResult} from '../../core/batch.js'
 import type {ConsumerRecord, ProviderRecord} from '../../core/wire.js'
 import {
   PLACEMAT_API,
+  loadState,
   type Backend,
+  type CandidatesAnswer,
+  type CandidatesAsk,
   type CloudView,
+  type LocalFiles,
   type LayoutApplyOptions,
   type LayoutApplyResult,
   type LoadOptions,
@@ -23,7 +27,16 @@ import {
   type TopologyNodeRecord,
 } from './backend.js'
 import {planSize} from '../topology/plan-text.js'
-import {placematApi} from './placemat-api.js'
+import {mapLimit} from '../../client/map-limit.js'
+import type {NoCandidates} from '../../core/candidates/why.js'
+import type {State} from '../../core/state.js'
+import type {ListedProvider} from '../../core/wire.js'
+import type {Query} from '../candidates/query.js'
+import {askCandidates, PLACEMENT_CANDIDATES} from './candidates.js'
+import {PLACEMAT_CANDIDATES, placematApi} from './placemat-api.js'
+
+/** Uuids per GET /placemat/v1/providers?uuid=: the URL stays well below a server's 16 KiB of request head. */
+const UUIDS_PER_CALL = 200
 
 export const TOPOLOGY_API = `${PLACEMAT_API}/topology`
 export const LAYOUT_API = `${TOPOLOGY_API}/layout`
@@ -50,6 +63,56 @@ export class PlacematBackend implements Backend {
     const view: CloudView = {providers: new Map(p.providers.map((r) => [r.uuid, r]))}
     if (c) view.consumers = new Map(c.consumers.map((r) => [r.uuid, r]))
     return view
+  }
+
+  /**
+   * placemat's own route judges the groups and orders by closeness on its own topology (not on
+   * a --layout file's, which is left to the command line); Placement's when asked nothing more.
+   */
+  candidates(ask: CandidatesAsk): Promise<CandidatesAnswer> {
+    const ownOrder = ask.order !== undefined && !ask.files?.layout
+    const extra: Query = {}
+    if (ownOrder) extra[ask.order!.direction] = [ask.order!.consumer]
+    else if (ask.group !== undefined) extra.group = [ask.group]
+    if (ask.consumer !== undefined) extra.consumer = [ask.consumer]
+    const path = Object.keys(extra).length ? PLACEMAT_CANDIDATES : PLACEMENT_CANDIDATES
+    return askCandidates(this.client, ask, {path, extra, order: ownOrder ? undefined : ask.order})
+  }
+
+  /** GET /placemat/v1/allocation_candidates/why with the search's query, group and consumer. */
+  async why(ask: CandidatesAsk): Promise<NoCandidates | null> {
+    const query: Query = {...ask.query}
+    if (ask.group !== undefined) query.group = [ask.group]
+    if (ask.consumer !== undefined) query.consumer = [ask.consumer]
+    const r = await this.placemat.why(query)
+    return r.why === null ? null : {why: r.why, steps: r.steps}
+  }
+
+  /** By the hundred (GET /placemat/v1/providers?uuid=...), a few calls in flight. */
+  async providers(uuids: string[]): Promise<ListedProvider[]> {
+    const calls: string[][] = []
+    for (let i = 0; i < uuids.length; i += UUIDS_PER_CALL) calls.push(uuids.slice(i, i + UUIDS_PER_CALL))
+    return (await mapLimit(calls, 4, (part) => this.placemat.providers(part))).flat()
+  }
+
+  /** The cloud with the groups placemat keeps (its racks, rows and rooms come with the cloud). */
+  async stateWithGroups(_files: LocalFiles, load: LoadOptions = {}): Promise<State> {
+    const [s, groups] = await Promise.all([loadState(this, {...load, changeable: true}), this.placemat.groups.list()])
+    for (const g of groups) {
+      s.groups.set(g.name, {
+        name: g.name,
+        policy: g.policy,
+        level: g.level,
+        ...(g.max_per !== undefined ? {maxPer: g.max_per} : {}),
+        ...(g.max_skew !== undefined ? {maxSkew: g.max_skew} : {}),
+        soft: g.soft,
+        members: new Set(g.members),
+        generation: g.generation,
+        createdAt: Date.parse(g.created_at),
+        updatedAt: Date.parse(g.updated_at),
+      })
+    }
+    return s
   }
 
   /** From the stored layout (names and parents; no rollup of usage needed for that). */

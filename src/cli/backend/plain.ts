@@ -20,17 +20,26 @@ import {
 import {topologyView} from '../../core/topology-view.js'
 import {mapLimit} from '../../client/map-limit.js'
 import {retryOnConcurrentUpdate} from '../services/retry.js'
-import type {
-  Backend,
-  CloudView,
-  LayoutApplyOptions,
-  LayoutApplyResult,
-  LoadOptions,
-  OperationPlan,
-  Progress,
-  TopologyAnswer,
-  TopologyNodeRecord,
+import type {NoCandidates} from '../../core/candidates/why.js'
+import type {State} from '../../core/state.js'
+import type {ListedProvider} from '../../core/wire.js'
+import {layoutBody, readLayoutFile} from '../topology/layout-file.js'
+import {
+  loadState,
+  type Backend,
+  type CandidatesAnswer,
+  type CandidatesAsk,
+  type CloudView,
+  type LocalFiles,
+  type LayoutApplyOptions,
+  type LayoutApplyResult,
+  type LoadOptions,
+  type OperationPlan,
+  type Progress,
+  type TopologyAnswer,
+  type TopologyNodeRecord,
 } from './backend.js'
+import {plainCandidates, plainWhy, providersOneByOne} from './plain-candidates.js'
 import {disabledProviders, listProviders, loadStandard, membersOf, sharingProviders} from './standard-reads.js'
 import {DISABLED_TRAIT, SHARES_VIA_AGGREGATE} from '../../core/host.js'
 
@@ -46,6 +55,25 @@ export class PlainBackend implements Backend {
 
   loadCloud(opts: LoadOptions = {}): Promise<CloudView> {
     return loadStandard(this.client, opts)
+  }
+
+  candidates(ask: CandidatesAsk): Promise<CandidatesAnswer> {
+    return plainCandidates(this, ask)
+  }
+
+  why(ask: CandidatesAsk): Promise<NoCandidates | null> {
+    return plainWhy(this, ask)
+  }
+
+  providers(uuids: string[]): Promise<ListedProvider[]> {
+    return providersOneByOne(this, uuids)
+  }
+
+  /** A snapshot with the --groups file's groups, or without groups; the --layout file's racks, rows and rooms. */
+  async stateWithGroups(files: LocalFiles, load: LoadOptions = {}): Promise<State> {
+    if (files.groups) return (await import('../groups/file-groups.js')).groupsSnapshot(this, files.groups, files.layout, load)
+    const topology = files.layout ? [...layoutNodes(layoutBody(readLayoutFile(files.layout))).values()] : []
+    return loadState(this, {...load, changeable: true, topology})
   }
 
   async topologyNodes(): Promise<TopologyNodeRecord[]> {

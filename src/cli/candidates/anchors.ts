@@ -25,18 +25,15 @@ export type NodeSets = Placement
 export const emptyNodes = emptyPlacement
 
 export interface Topology {
-  /** Read from a placemat endpoint (its own API is there). */
-  placemat: boolean
   /** aggregate uuid -> its level and name */
   nodes: Map<string, {level: Level; name: string}>
   /** host (root provider) uuid -> the racks, rows and rooms it is in */
   hosts: Map<string, NodeSets>
 }
 
-/** The layout a placemat endpoint keeps; null on plain Placement, which keeps no names. */
+/** The layout the backend keeps; null on plain Placement, which keeps no names. */
 export async function fetchLayout(endpoint: Endpoint): Promise<Layout | null> {
-  const backend = await endpoint.backend()
-  return backend.placemat ? ((await backend.currentLayout()) ?? null) : null
+  return (await (await endpoint.backend()).currentLayout()) ?? null
 }
 
 /**
@@ -92,10 +89,10 @@ export function providerLookup(providers: Map<string, KnownProvider>, roots?: Ma
 }
 
 /** Flattens a layout; hosts are named by name or uuid. */
-export function topologyFromLayout(layout: Layout, providers: Map<string, KnownProvider>, placemat: boolean): Topology {
+export function topologyFromLayout(layout: Layout, providers: Map<string, KnownProvider>): Topology {
   const byName = new Map<string, string>()
   for (const p of providers.values()) byName.set(p.name, p.uuid)
-  const t: Topology = {placemat, nodes: new Map(), hosts: new Map()}
+  const t: Topology = {nodes: new Map(), hosts: new Map()}
   const node = (level: Level, name: string) => {
     const uuid = nodeUuid(level, name)
     t.nodes.set(uuid, {level, name})
@@ -139,10 +136,10 @@ export async function loadTopology(
   layoutFile: string | undefined,
   why: string,
 ): Promise<Topology> {
+  if (layoutFile) return topologyFromLayout(readLayoutFile(layoutFile), providers)
   const served = await fetchLayout(endpoint)
-  if (layoutFile) return topologyFromLayout(readLayoutFile(layoutFile), providers, served !== null)
   if (!served) throw usage(`${why} needs the topology: this endpoint is not placemat, so give --layout FILE`)
-  return topologyFromLayout(served, providers, true)
+  return topologyFromLayout(served, providers)
 }
 
 /**

@@ -1,13 +1,13 @@
 /**
- * Runs a candidates search: the query, topology rules resolved into filters, the right
- * endpoint (placemat orders by closeness server-side), every candidate checked against the
- * rules on the client (Placement applies a granular group's member_of to the provider
- * itself, not its host), ordering and the --limit cut.
+ * Runs a candidates search: the query, topology rules resolved into filters, the backend's
+ * candidates (the placement groups judged and the closeness order made where the backend
+ * keeps them), every candidate checked against the rules here (Placement applies a granular
+ * group's member_of to the provider itself, not its host), and the --limit cut.
  */
-import {byCloseness, ruleViolation, type AffinityRule} from '../../core/affinity.js'
+import {ruleViolation, type AffinityRule} from '../../core/affinity.js'
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
-import type {Endpoint} from '../backend/backend.js'
-import {PLACEMAT_CANDIDATES} from '../backend/placemat-api.js'
+import type {CandidatesAsk, Endpoint} from '../backend/backend.js'
+import {candidatesAt} from '../backend/candidates.js'
 import {notFoundError, usageError as usage} from '../failure.js'
 import type {ListedProvider} from '../../core/wire.js'
 import type {Layout} from '../../core/topology.js'
@@ -29,14 +29,17 @@ import type {CandidateFlagValues} from './flags.js'
 import {keptProviders} from './kept-providers.js'
 import {topologyRefs} from './member-of.js'
 import {addRuleFilters, buildQuery, parseGroups, parseRules, placementGroupOf, type Query} from './query.js'
-import {forGroups} from '../../core/candidates/group-fit.js'
-import type {State} from '../../core/state.js'
-import {NO_GROUPS_HERE} from '../groups/groups.js'
 
 export type Resources = Record<string, number>
 
+/** One allocation candidate: what it takes of which providers. */
+export interface Candidate {
+  allocations: Record<string, {resources: Resources}>
+  mappings?: Record<string, string[]>
+}
+
 export interface CandidatesBody {
-  allocation_requests: Array<{allocations: Record<string, {resources: Resources}>; mappings?: Record<string, string[]>}>
+  allocation_requests: Candidate[]
   provider_summaries: Record<
     string,
     {
@@ -54,9 +57,10 @@ export interface CandidateSearch {
   providers?: Map<string, ListedProvider>
   topology?: Topology
   rules: ResolvedRule[]
-  /** The query as sent. */
+  /** What was asked of the backend (why asks the same). */
+  ask: CandidatesAsk
+  /** The query as sent, and to which route. */
   query: Query
-  /** Which endpoint answered. */
   path: string
 }
 
@@ -83,9 +87,9 @@ export interface SearchOptions {
 }
 
 /**
- * Runs the search: builds the query, resolves topology rules into filters, asks the right
- * endpoint, checks the rules on every candidate, orders by closeness when asked, and cuts
- * to --limit.
+ * Runs the search: builds the query, resolves topology rules into filters, asks the backend
+ * (with the placement group, the consumer and the order asked for), checks the rules on every
+ * candidate, and cuts to --limit where the backend could not.
  */
 export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagValues, opts: SearchOptions = {}): Promise<CandidateSearch> {
   const {client} = endpoint
@@ -101,26 +105,9 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
   // A consumer that holds nothing is nowhere: there is nothing to be near to (or far from).
   const anchorHeld = order ? client.get<{allocations: Record<string, unknown>}>(`/allocations/${order.consumer}`) : undefined
   anchorHeld?.catch(() => undefined)
-  const placementGroup = placementGroupOf(flags.group)
+  const group = placementGroupOf(flags.group)
   const consumer = opts.consumer !== undefined ? canonical(opts.consumer) : undefined
-  if (placementGroup !== undefined && order)
-    throw usage(`--group ${placementGroup} orders the candidates itself: not with --${order.direction}`)
-  // Groups are judged by placemat (daemon or --db); on plain Placement here, on a snapshot with
-  // the --groups file's groups (none without the file: there is nowhere else to keep them).
-  let groupState: Promise<State> | undefined
-  let placematGroups = false
-  if (placementGroup !== undefined || consumer !== undefined) {
-    const backend = await endpoint.backend()
-    placematGroups = backend.placemat !== undefined
-    if (!placematGroups) {
-      if (placementGroup !== undefined && !flags.groups) throw usage(`--group ${placementGroup}: ${NO_GROUPS_HERE}`)
-      if (flags.groups) {
-        groupState = import('../groups/file-groups.js').then((m) => m.groupsSnapshot(backend, flags.groups!, flags.layout))
-        groupState.catch(() => undefined)
-      }
-    }
-  }
-  const judged = placementGroup !== undefined || (consumer !== undefined && (placematGroups || groupState !== undefined))
+  if (group !== undefined && order) throw usage(`--group ${group} orders the candidates itself: not with --${order.direction}`)
   if (order && !Object.keys((await anchorHeld!).allocations).length) {
     throw notFoundError(
       `--${order.direction} ${order.consumer}: that consumer holds no allocations, so it is in no rack, row or room to order by`,
@@ -147,61 +134,57 @@ export async function searchCandidates(endpoint: Endpoint, flags: CandidateFlagV
     } else {
       const [layout, list] = await Promise.all([served, providersRead!])
       providers = list
-      if (layout) topology = topologyFromLayout(layout, providers, true)
+      if (layout) topology = topologyFromLayout(layout, providers)
     }
   }
   const resolved = topology ? await resolveRules(client, topology, providers!, rules, opts.anchors) : []
   const exact = addRuleFilters(query, resolved)
+  const placeOf = (body: CandidatesBody) => {
+    const roots = rootsOf(body)
+    return (ar: Candidate) => placementInLayout(topology!, providers!, Object.keys(ar.allocations), roots)
+  }
 
-  // Server-side ordering on placemat (the daemon's topology); client-side elsewhere.
-  const serverOrder = order !== null && topology?.placemat === true && !flags.layout
-  const clientCut =
-    (!exact || (order !== null && !serverOrder) || (judged && (resolved.length > 0 || groupState !== undefined))) &&
-    query.limit !== undefined
-  const limit = flags.limit
-  if (clientCut || opts.noLimit) delete query.limit
-  // placemat's own parameters go to its own route; the rest is Placement's.
-  let placematQuery = false
-  const sent: Query = {...query}
-  if (serverOrder) {
-    placematQuery = true
-    sent[order!.direction] = [canonical(order!.consumer)]
-  } else if (placementGroup !== undefined && placematGroups) {
-    // The daemon keeps the group: it filters (hard) or orders (soft) with every member where it is.
-    placematQuery = true
-    sent.group = [placementGroup]
+  // What the rules' filters do not keep exactly is checked here, and then cut here.
+  const cutHere = !exact || (resolved.length > 0 && (group !== undefined || consumer !== undefined))
+  const limit = opts.noLimit ? undefined : flags.limit
+  if (cutHere || opts.noLimit) delete query.limit
+  const ask: CandidatesAsk = {query, group, consumer, files: {layout: flags.layout, groups: flags.groups}}
+  if (order) {
+    const anchor = canonical(order.consumer)
+    ask.order = {
+      direction: order.direction,
+      consumer: anchor,
+      place: {
+        of: placeOf,
+        anchor: async () => opts.anchors?.get(anchor) ?? consumerNodes(client, topology!, providers!, anchor),
+      },
+    }
   }
-  // And the groups the consumer is a member of, the same way.
-  if (consumer !== undefined && placematGroups) {
-    placematQuery = true
-    sent.consumer = [consumer]
-  }
-  const body = placematQuery
-    ? await (await endpoint.backend()).placemat!.candidates<CandidatesBody>(sent)
-    : await client.get<CandidatesBody>('/allocation_candidates', {query: sent})
+  const answer = await candidatesAt(endpoint, ask)
+  const {body} = answer
   providers ??= await providersRead
 
   let ars = body.allocation_requests
-  const rootOf = new Map<string, string>()
-  for (const [uuid, s] of Object.entries(body.provider_summaries ?? {})) if (s.root_provider_uuid) rootOf.set(uuid, s.root_provider_uuid)
-  const nodesOf = (ar: CandidatesBody['allocation_requests'][number]) =>
-    placementInLayout(topology!, providers!, Object.keys(ar.allocations), rootOf)
-  if (resolved.length) ars = ars.filter((ar) => resolved.every((r) => ruleViolation(nodesOf(ar), r.anchor, r) === null))
-  if (groupState) ars = forGroups(await groupState, ars, (ar) => Object.keys(ar.allocations), {consumer, group: placementGroup})
-  if (order && !serverOrder) {
-    const anchorNodes =
-      opts.anchors?.get(canonical(order.consumer)) ?? (await consumerNodes(client, topology!, providers!, canonical(order.consumer)))
-    ars = byCloseness(ars, nodesOf, anchorNodes, order.direction)
+  if (resolved.length) {
+    const nodesOf = placeOf(body)
+    ars = ars.filter((ar) => resolved.every((r) => ruleViolation(nodesOf(ar), r.anchor, r) === null))
   }
-  if (limit !== undefined && !opts.noLimit && ars.length > limit) ars = ars.slice(0, limit)
+  if (cutHere && limit !== undefined && ars.length > limit) ars = ars.slice(0, limit)
   if (ars !== body.allocation_requests) body.allocation_requests = ars
-  body.provider_summaries = narrowSummaries(body, rootOf)
+  body.provider_summaries = narrowSummaries(body, rootsOf(body))
   if (opts.keptNames && !providers) {
     const layout = await layoutRead
     providers = await keptProviders(endpoint, body, Boolean(layout))
-    if (layout) topology = topologyFromLayout(layout, providers, true)
+    if (layout) topology = topologyFromLayout(layout, providers)
   }
-  return {body, providers, topology, rules: resolved, query: sent, path: placematQuery ? PLACEMAT_CANDIDATES : '/allocation_candidates'}
+  return {body, providers, topology, rules: resolved, ask, query: answer.query, path: answer.path}
+}
+
+/** Each provider's root, as the summaries give it (microversion 1.29 and later). */
+function rootsOf(body: CandidatesBody): Map<string, string> {
+  const out = new Map<string, string>()
+  for (const [uuid, s] of Object.entries(body.provider_summaries ?? {})) if (s.root_provider_uuid) out.set(uuid, s.root_provider_uuid)
+  return out
 }
 
 /** provider_summaries of the trees the kept candidates use (a filtered list keeps the body consistent). */

@@ -160,7 +160,7 @@ export async function claim(endpoint: Endpoint, flags: CandidateFlagValues, opts
         throw conflict(
           `no candidate could be claimed for ${consumer}: ${attempts} tried, none left${lastError ? ` (last: ${lastError})` : ''}`,
         )
-      const why = await whyEmpty(endpoint, search, flags, searchOpts.consumer)
+      const why = await whyEmpty(endpoint, search)
       throw conflict(
         why
           ? `no allocation candidates for this request: ${why}`

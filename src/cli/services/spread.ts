@@ -126,7 +126,7 @@ export async function spread(
     }
     const owners = consumers.map((c, i) => ownership(c.uuid, currents[i], own))
     const rules: AffinityRule[] = search.rules.map(({relation, level: l, consumer}) => ({relation, level: l, consumer}))
-    const viaClaims = search.topology?.placemat === true
+    const viaClaims = (await endpoint.backend()).placemat !== undefined
     // All of them join the placement group, checked together in the one transaction.
     const group = placementGroupOf(flags.group)
     if (group !== undefined && !viaClaims)
