@@ -19,8 +19,7 @@ export default class AllocationShow extends PlacematCommand {
 
   async run(): Promise<void> {
     const {args} = await this.parse(AllocationShow)
-    const client = await this.client()
-    const body = await shownConsumer(client, args.consumer)
+    const body = await shownConsumer(await this.endpoint(), args.consumer)
     this.output(allocationDocument(body), allocationRows(body), allocationColumns)
   }
 }

@@ -171,7 +171,7 @@ ${GROUP_HELP}`
         candidate: `${out.candidate} of ${out.candidate + out.alternates}`,
         alternates: out.alternates,
         attempts: out.attempts,
-        allocations: describeAllocations(out.allocations, out.search.providers),
+        allocations: describeAllocations(out.allocations, out.providers),
         via: out.via,
       },
       body,

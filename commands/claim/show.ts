@@ -26,7 +26,7 @@ the body of GET /allocations/{consumer} plus "topology": {rack, row, room}
     const endpoint = await this.endpoint()
     const {client} = endpoint
     const [body, providers, layout] = await Promise.all([
-      shownConsumer(client, namedConsumer(args.consumer)),
+      shownConsumer(endpoint, namedConsumer(args.consumer)),
       providersByUuid(client),
       flags.layout ? readLayoutFile(flags.layout) : fetchLayout(endpoint),
     ])

@@ -13,7 +13,7 @@ import type {ConsumerFilter, ConsumerListing, ConsumerView} from '../../core/con
 import type {HostListing, HostRecord} from '../../core/host-status.js'
 import type {HostDescription} from '../../core/host-view.js'
 import type {Headroom} from '../../core/headroom.js'
-import type {MovedRecord, MoveResult} from '../../core/moves.js'
+import type {KnownConsumer, MovedRecord, MoveResult} from '../../core/moves.js'
 import type {Groups} from '../groups/groups.js'
 import type {NamedAggregate} from '../../core/aggregate-names.js'
 import type {ApplyPlan} from '../../core/apply-plan/types.js'
@@ -22,7 +22,7 @@ import type {State, TopologyNode} from '../../core/state.js'
 import type {Layout, TopologyPlan} from '../../core/topology.js'
 import type {TopologyView} from '../../core/topology-view.js'
 import type {ConsumerRecord, ListedProvider, ProviderRecord} from '../../core/wire.js'
-import type {Placement} from '../../core/affinity.js'
+import type {AffinityRule, Placement} from '../../core/affinity.js'
 import type {Query} from '../candidates/query.js'
 import type {CandidatesBody} from '../candidates/search.js'
 
@@ -150,6 +150,57 @@ export interface CandidatesAnswer {
   path: string
 }
 
+/** A consumer's allocations, project, user and type with its consumer generation, as GET /allocations/{consumer} shows them. */
+export interface ConsumerAllocations {
+  allocations: Record<string, {resources: Record<string, number>; generation?: number}>
+  project_id?: string
+  user_id?: string
+  consumer_generation?: number | null
+  consumer_type?: string
+}
+
+/** One claim as written: a candidate's allocations for a consumer, with what it must keep. */
+export interface ClaimWrite {
+  consumer: string
+  project: string
+  user: string
+  /** Its consumer type; none: written without one. */
+  type?: string
+  /** Its consumer generation as read (null: a new consumer). */
+  generation: number | null
+  allocations: Record<string, {resources: Record<string, number>}>
+  /** Topology rules placemat checks again in the write (plain Placement only when the candidates were read). */
+  rules: AffinityRule[]
+  /** A placement group the consumer joins. */
+  group?: string
+}
+
+export type ClaimVia = 'PUT /allocations' | 'POST /allocations' | 'POST /placemat/v1/claims'
+
+export interface ClaimWriteOptions {
+  /** Write even if it breaks a placement group's rule. */
+  allowViolations?: boolean
+  files?: LocalFiles
+}
+
+/** Nova's move_allocations: the consumer's allocations to the migration consumer `to` (uuids as the operator gave them). */
+export interface MoveAsk {
+  consumer: string
+  to: string
+  /** The type the receiver is written with (else decided as placemat decides it). */
+  consumerType?: string
+}
+
+export interface MoveOutcome {
+  consumer_uuid: string
+  migration_uuid: string
+  allocations: Record<string, {resources: Record<string, number>}>
+  /** The migration consumer held something before (it was overwritten, as Nova does). */
+  overwrote: boolean
+  /** The type the migration consumer was written with; null: none. */
+  consumer_type: string | null
+}
+
 /** What only placemat serves (its own API): placemat-api.ts. */
 /** GET /placemat/v1/capacity: the core's headroom of the daemon's catalog, with its flavors' warnings. */
 export type CatalogHeadroom = Headroom & {warnings: Array<{flavor: string; warning: string}>}
@@ -210,6 +261,24 @@ export interface Backend {
    * on: a copy, the caller's to change.
    */
   stateWithGroups(files: LocalFiles, load?: LoadOptions): Promise<State>
+  /**
+   * A consumer as a claim finds it: what it holds, with its consumer generation, project, user
+   * and type; one that holds nothing as placemat keeps it (a record without allocations, or
+   * what it was when it gave its allocations away), of which plain Placement keeps nothing.
+   */
+  claimant(uuid: string): Promise<ConsumerAllocations>
+  /** What placemat knows of a consumer that GET /allocations does not show; undefined when nothing (plain Placement: never anything). */
+  knownConsumer(uuid: string): Promise<KnownConsumer | undefined>
+  /**
+   * One claim in one write (placemat: its rules and groups checked in the write; plain
+   * Placement: PUT /allocations, and the --groups file takes the new member); the consumer
+   * generation after it.
+   */
+  claim(write: ClaimWrite, opts?: ClaimWriteOptions): Promise<{consumer_generation: number; via: ClaimVia}>
+  /** Several claims in one write: all or nothing. */
+  claims(writes: ClaimWrite[], opts?: ClaimWriteOptions): Promise<{via: ClaimVia}>
+  /** Nova's move_allocations in one write (placemat: the consumers' groups checked in it); exit 3 when the consumer holds nothing. */
+  move(ask: MoveAsk, opts?: ClaimWriteOptions): Promise<MoveOutcome>
   /**
    * POST of allocations for several consumers at once (placemat: /placemat/v1/allocations, which
    * checks their placement groups' rules in the write; plain: /allocations).

@@ -15,7 +15,13 @@ import {
   type Backend,
   type CandidatesAnswer,
   type CandidatesAsk,
+  type ClaimVia,
+  type ClaimWrite,
+  type ClaimWriteOptions,
   type CloudView,
+  type ConsumerAllocations,
+  type MoveAsk,
+  type MoveOutcome,
   type LocalFiles,
   type LayoutApplyOptions,
   type LayoutApplyResult,
@@ -31,7 +37,10 @@ import {mapLimit} from '../../client/map-limit.js'
 import type {NoCandidates} from '../../core/candidates/why.js'
 import type {State} from '../../core/state.js'
 import type {ListedProvider} from '../../core/wire.js'
+import type {KnownConsumer} from '../../core/moves.js'
 import type {Query} from '../candidates/query.js'
+import {notFoundError} from '../failure.js'
+import {canonicalUuid as canonical} from '../../core/uuids.js'
 import {askCandidates, PLACEMENT_CANDIDATES} from './candidates.js'
 import {PLACEMAT_CANDIDATES, placematApi} from './placemat-api.js'
 
@@ -113,6 +122,64 @@ export class PlacematBackend implements Backend {
       })
     }
     return s
+  }
+
+  /** GET /placemat/v1/consumers/{uuid}, one call for what it holds and what placemat kept of it. */
+  async claimant(uuid: string): Promise<ConsumerAllocations> {
+    const known = await this.knownConsumer(uuid)
+    if (!known) return {allocations: {}}
+    const out: ConsumerAllocations = {
+      allocations: known.allocations,
+      project_id: known.project_id,
+      user_id: known.user_id,
+      consumer_generation: known.consumer_generation,
+    }
+    // As GET /allocations shows it: a type only from microversion 1.38 (a claim at an older one writes none).
+    if (known.consumer_type && showsConsumerTypes(this.client.version)) out.consumer_type = known.consumer_type
+    return out
+  }
+
+  async knownConsumer(uuid: string): Promise<KnownConsumer | undefined> {
+    try {
+      return await this.placemat.consumer(uuid)
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return undefined
+      throw err
+    }
+  }
+
+  /** POST /placemat/v1/claims: the rules, the group it joins and every group it is a member of checked in the write. */
+  async claim(w: ClaimWrite, opts: ClaimWriteOptions = {}): Promise<{consumer_generation: number; via: ClaimVia}> {
+    const res = await this.placemat.claim(claimBody(w), {allowViolations: opts.allowViolations})
+    return {consumer_generation: res.consumer_generation, via: 'POST /placemat/v1/claims'}
+  }
+
+  /** POST /placemat/v1/claims with all of them: one transaction. */
+  async claims(writes: ClaimWrite[]): Promise<{via: ClaimVia}> {
+    await this.placemat.claims(writes.map(claimBody))
+    return {via: 'POST /placemat/v1/claims'}
+  }
+
+  /** POST /placemat/v1/moves: decided in the write, what the consumer was kept while it holds nothing. */
+  async move(ask: MoveAsk, opts: ClaimWriteOptions = {}): Promise<MoveOutcome> {
+    const body: {consumer_uuid: string; to: string; consumer_type?: string} = {
+      consumer_uuid: canonical(ask.consumer),
+      to: canonical(ask.to),
+    }
+    if (ask.consumerType) body.consumer_type = ask.consumerType
+    try {
+      const r = await this.placemat.move(body, {allowViolations: opts.allowViolations})
+      return {
+        consumer_uuid: r.consumer_uuid,
+        migration_uuid: r.migration_uuid,
+        allocations: r.allocations,
+        overwrote: r.overwrote,
+        consumer_type: r.consumer_type,
+      }
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) throw notFoundError(`consumer ${ask.consumer} has no allocations to move`)
+      throw err
+    }
   }
 
   /** From the stored layout (names and parents; no rollup of usage needed for that). */
@@ -197,6 +264,27 @@ export class PlacematBackend implements Backend {
     opts.onProgress?.(1, 1, `applied ${plan.operationCount} operations in one transaction`)
     return 1
   }
+}
+
+/** A claim as POST /placemat/v1/claims takes it. */
+function claimBody(w: ClaimWrite): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    consumer_uuid: w.consumer,
+    project_id: w.project,
+    user_id: w.user,
+    consumer_generation: w.generation,
+    allocations: w.allocations,
+    affinity: w.rules,
+  }
+  if (w.type) body.consumer_type = w.type
+  if (w.group !== undefined) body.group = w.group
+  return body
+}
+
+/** Whether a microversion shows consumer types (1.38 and later). */
+function showsConsumerTypes(version: string): boolean {
+  const m = /^(\d+)\.(\d+)$/.exec(version)
+  return !m || Number(m[1]) > 1 || Number(m[2]) >= 38
 }
 
 /** A datacenter file's layout (rooms, rows and racks alone: layoutBody) as the last operation of its batch. */

@@ -29,7 +29,13 @@ import {
   type Backend,
   type CandidatesAnswer,
   type CandidatesAsk,
+  type ClaimVia,
+  type ClaimWrite,
+  type ClaimWriteOptions,
   type CloudView,
+  type ConsumerAllocations,
+  type MoveAsk,
+  type MoveOutcome,
   type LocalFiles,
   type LayoutApplyOptions,
   type LayoutApplyResult,
@@ -40,6 +46,7 @@ import {
   type TopologyNodeRecord,
 } from './backend.js'
 import {plainCandidates, plainWhy, providersOneByOne} from './plain-candidates.js'
+import {plainClaim, plainClaimant, plainClaims, plainMove} from './plain-claims.js'
 import {disabledProviders, listProviders, loadStandard, membersOf, sharingProviders} from './standard-reads.js'
 import {DISABLED_TRAIT, SHARES_VIA_AGGREGATE} from '../../core/host.js'
 
@@ -67,6 +74,27 @@ export class PlainBackend implements Backend {
 
   providers(uuids: string[]): Promise<ListedProvider[]> {
     return providersOneByOne(this, uuids)
+  }
+
+  claimant(uuid: string): Promise<ConsumerAllocations> {
+    return plainClaimant(this, uuid)
+  }
+
+  /** Placement keeps nothing of a consumer that holds nothing. */
+  async knownConsumer(): Promise<undefined> {
+    return undefined
+  }
+
+  claim(write: ClaimWrite, opts?: ClaimWriteOptions): Promise<{consumer_generation: number; via: ClaimVia}> {
+    return plainClaim(this, write, opts)
+  }
+
+  claims(writes: ClaimWrite[]): Promise<{via: ClaimVia}> {
+    return plainClaims(this, writes)
+  }
+
+  move(ask: MoveAsk): Promise<MoveOutcome> {
+    return plainMove(this, ask)
   }
 
   /** A snapshot with the --groups file's groups, or without groups; the --layout file's racks, rows and rooms. */

@@ -11,18 +11,11 @@ import {orderedResources} from '../../core/listing-order.js'
 import {retryOnConcurrentUpdate} from './retry.js'
 import {readDocument} from './document.js'
 import {notFoundError, usageError} from '../failure.js'
-import {placematApi} from '../backend/placemat-api.js'
-import type {KnownConsumer} from '../../core/moves.js'
+import type {ConsumerAllocations, Endpoint} from '../backend/backend.js'
 
 export type Resources = Record<string, number>
 
-export interface ConsumerAllocations {
-  allocations: Record<string, {resources: Resources; generation?: number}>
-  project_id?: string
-  user_id?: string
-  consumer_generation?: number | null
-  consumer_type?: string
-}
+export type {ConsumerAllocations}
 
 /** What Placement calls a consumer without a type (GET shows it, PUT does not take it). */
 export const UNKNOWN_CONSUMER_TYPE = 'unknown'
@@ -106,25 +99,10 @@ export const unknownConsumer = (uuid: string) => notFoundError(`No consumer ${uu
  * consumer with empty allocations (200): one that holds none is still shown when placemat keeps
  * its record (made without allocations, or moved away with claim move).
  */
-export async function shownConsumer(client: PlacementClient, consumer: string): Promise<ConsumerAllocations> {
-  const body = await getConsumer(client, consumer)
-  if (hasAllocations(body) || (await knownConsumer(client, consumer))) return body
+export async function shownConsumer(endpoint: Endpoint, consumer: string): Promise<ConsumerAllocations> {
+  const body = await getConsumer(endpoint.client, consumer)
+  if (hasAllocations(body) || (await (await endpoint.backend()).knownConsumer(consumerUuid(consumer)))) return body
   throw unknownConsumer(consumerUuid(consumer))
-}
-
-/**
- * What placemat knows of a consumer that GET /allocations does not show (a record without
- * allocations, or what it was when it gave its allocations away: GET /placemat/v1/consumers/{uuid});
- * undefined when it knows nothing, or the endpoint is plain Placement.
- */
-export async function knownConsumer(client: PlacementClient, consumer: string): Promise<KnownConsumer | undefined> {
-  try {
-    // Asked of any endpoint: plain Placement answers 404 or 405.
-    return await placematApi(client).consumer(consumerUuid(consumer))
-  } catch (err) {
-    if (err instanceof ApiError && (err.status === 404 || err.status === 405)) return undefined
-    throw err
-  }
 }
 
 /** A consumer's type, null for none (Placement shows none as "unknown"). */

@@ -1,6 +1,6 @@
 /**
  * Spread: N consumers, each in a different rack/row/room, written in one transaction
- * (POST /placemat/v1/claims with {claims}, or POST /allocations): all or nothing. The consumers
+ * (the backend's claims: placemat's POST /placemat/v1/claims, or one POST /allocations): all or nothing. The consumers
  * of a spread, and a consumer named the way `claim --count` names them.
  */
 import type {ApiError} from '../../client/client.js'
@@ -11,7 +11,7 @@ import {searchCandidates, type CandidateSearch} from '../candidates/search.js'
 import {placementGroupOf} from '../candidates/query.js'
 import type {AffinityRule} from '../../core/affinity.js'
 import {NAMES_NAMESPACE, canonicalUuid as canonical, isUuidLike, uuid5} from '../../core/uuids.js'
-import type {Endpoint} from '../backend/backend.js'
+import type {ClaimVia, ClaimWrite, Endpoint} from '../backend/backend.js'
 import {conflictError as conflict, usageError as usage} from '../failure.js'
 import {currentConsumer, is409, ownership, type Allocations} from './claim.js'
 
@@ -63,7 +63,7 @@ export interface SpreadOutcome {
   level: Level
   claims: SpreadPick[]
   attempts: number
-  via: 'POST /allocations' | 'POST /placemat/v1/claims'
+  via: ClaimVia
   search: CandidateSearch
 }
 
@@ -97,8 +97,9 @@ export function pickDistinct(
 }
 
 /**
- * N consumers in N distinct racks/rows/rooms, in one transaction. Nothing is claimed when
- * it cannot be done (exit 4).
+ * N consumers in N distinct racks/rows/rooms, in one write (the backend's: placemat checks
+ * every rule between them, and the group they join, in it). Nothing is claimed when it cannot
+ * be done (exit 4).
  */
 export async function spread(
   endpoint: Endpoint,
@@ -109,14 +110,16 @@ export async function spread(
   replace: boolean | undefined,
 ): Promise<SpreadOutcome> {
   if (!LEVELS.includes(level)) throw usage(`--spread ${level}: rack, row or room`)
-  const {client} = endpoint
+  const backend = await endpoint.backend()
+  // All of them join the placement group, checked together in the one write.
+  const group = placementGroupOf(flags.group)
   let attempts = 0
   let lastError = ''
   for (;;) {
     attempts++
     const [search, currents] = await Promise.all([
       searchCandidates(endpoint, flags, {names: true, topology: 'required', topologyWhy: `--spread ${level}`}),
-      Promise.all(consumers.map((c) => currentConsumer(client, c.uuid, replace, own, attempts > 1))),
+      Promise.all(consumers.map((c) => currentConsumer(backend, c.uuid, replace))),
     ])
     const picked = pickDistinct(search, level, consumers.length)
     if (!Array.isArray(picked)) {
@@ -124,55 +127,28 @@ export async function spread(
         `cannot spread ${consumers.length} consumers over distinct ${level}s: candidates are in ${picked.found} ${level}(s); nothing claimed`,
       )
     }
-    const owners = consumers.map((c, i) => ownership(c.uuid, currents[i], own))
     const rules: AffinityRule[] = search.rules.map(({relation, level: l, consumer}) => ({relation, level: l, consumer}))
-    const viaClaims = (await endpoint.backend()).placemat !== undefined
-    // All of them join the placement group, checked together in the one transaction.
-    const group = placementGroupOf(flags.group)
-    if (group !== undefined && !viaClaims)
-      throw usage(`--spread with --group ${group}: only on placemat, which checks the group in the write`)
-    try {
-      if (viaClaims) {
-        const claims = consumers.map((c, i) => {
-          const o = owners[i]
-          const body: Record<string, unknown> = {
-            consumer_uuid: c.uuid,
-            project_id: o.project,
-            user_id: o.user,
-            consumer_generation: currents[i].consumer_generation ?? null,
-            allocations: picked[i].allocations,
-            affinity: [
-              ...rules,
-              ...consumers.filter((x) => x.uuid !== c.uuid).map((x) => ({relation: 'different' as const, level, consumer: x.uuid})),
-            ],
-          }
-          if (o.type) body.consumer_type = o.type
-          if (group !== undefined) body.group = group
-          return body
-        })
-        await (await endpoint.backend()).placemat!.claims(claims)
-      } else {
-        const typed = owners.filter((o) => o.type).length
-        if (typed && typed !== owners.length) throw usage('some consumers have a consumer type and some not: give --consumer-type')
-        const body = Object.fromEntries(
-          consumers.map((c, i) => {
-            const o = owners[i]
-            const entry: Record<string, unknown> = {
-              allocations: picked[i].allocations,
-              project_id: o.project,
-              user_id: o.user,
-              consumer_generation: currents[i].consumer_generation ?? null,
-            }
-            if (o.type) entry.consumer_type = o.type
-            return [c.uuid, entry]
-          }),
-        )
-        await client.post('/allocations', body, {version: typed ? undefined : '1.37'})
+    const writes = consumers.map((c, i): ClaimWrite => {
+      const o = ownership(c.uuid, currents[i], own)
+      // Each in another place than the others: placemat checks that in the write too.
+      const apart = consumers.filter((x) => x.uuid !== c.uuid).map((x) => ({relation: 'different' as const, level, consumer: x.uuid}))
+      return {
+        consumer: c.uuid,
+        project: o.project,
+        user: o.user,
+        type: o.type,
+        generation: currents[i].consumer_generation ?? null,
+        allocations: picked[i].allocations,
+        rules: [...rules, ...apart],
+        group,
       }
+    })
+    try {
+      const {via} = await backend.claims(writes)
       return {
         level,
         attempts,
-        via: viaClaims ? 'POST /placemat/v1/claims' : 'POST /allocations',
+        via,
         search,
         claims: consumers.map((c, i) => ({
           consumer_uuid: c.uuid,
