@@ -1,8 +1,7 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {formatResources} from '../../src/cli/services/allocations.js'
-import {hostDescription} from '../../src/cli/services/host-description.js'
-import {hostLines, resolveHost} from '../../src/cli/services/hosts.js'
+import {describeHost, hostLines} from '../../src/cli/services/hosts.js'
 import type {AggregateRef, HostConsumer} from '../../src/core/host-view.js'
 
 export default class HostDescribe extends PlacematCommand {
@@ -33,8 +32,7 @@ no reason, no names of aggregates, racks, rows or rooms, groups null.`
 
   async run(): Promise<void> {
     const {args} = await this.parse(HostDescribe)
-    const backend = await this.backend()
-    const d = await hostDescription(backend, (await resolveHost(backend.client, args.host)).uuid)
+    const d = await describeHost(await this.backend(), args.host)
     if (!this.textOutput) return this.outputRecord(d as unknown as Record<string, unknown>)
     const {generation, ...lines} = hostLines({...d, consumers: d.consumers.map((c) => c.uuid)})
     this.outputRecord(

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {SENTENCES} from '../../src/cli/output.js'
-import {resolveHost, setHostStatus} from '../../src/cli/services/hosts.js'
+import {setHostStatus} from '../../src/cli/services/hosts.js'
 
 export default class HostDisable extends PlacematCommand {
   static summary = 'Take a host out of service: nothing new is placed on it (COMPUTE_STATUS_DISABLED).'
@@ -26,8 +26,7 @@ generation, read again and retried on 409); the reason cannot be kept there.`
   async run(): Promise<void> {
     const {args, flags} = await this.parse(HostDisable)
     const backend = await this.backend()
-    const {uuid} = await resolveHost(backend.client, args.host)
-    const out = await setHostStatus(backend, uuid, true, flags.reason)
+    const out = await setHostStatus(backend, args.host, true, flags.reason)
     if (out.reasonDropped)
       process.stderr.write('placemat: warning: plain Placement has nowhere to keep a reason: only COMPUTE_STATUS_DISABLED was set\n')
     if (!this.textOutput) return this.outputRecord({...out.host, changed: out.changed})

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
 import {SENTENCES} from '../../src/cli/output.js'
-import {resolveHost, setHostStatus} from '../../src/cli/services/hosts.js'
+import {setHostStatus} from '../../src/cli/services/hosts.js'
 
 export default class HostEnable extends PlacematCommand {
   static summary = 'Bring a host back into service: COMPUTE_STATUS_DISABLED and its reason removed.'
@@ -16,9 +16,7 @@ read again and retried on 409.`
 
   async run(): Promise<void> {
     const {args} = await this.parse(HostEnable)
-    const backend = await this.backend()
-    const {uuid} = await resolveHost(backend.client, args.host)
-    const out = await setHostStatus(backend, uuid, false)
+    const out = await setHostStatus(await this.backend(), args.host, false)
     if (!this.textOutput) return this.outputRecord({...out.host, changed: out.changed})
     this.log(out.changed ? `Host ${out.host.name} enabled` : `Host ${out.host.name} was not disabled`)
   }

@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/base.js'
-import {hostLines, resolveHost, showHost} from '../../src/cli/services/hosts.js'
+import {hostLines, showHost} from '../../src/cli/services/hosts.js'
 
 export default class HostShow extends PlacematCommand {
   static summary = 'Show a host: in service or not (and why), where it is, its consumers, capacity and usage.'
@@ -17,8 +17,7 @@ Placement the same, read from the host's tree (no reason, no rack names).`
 
   async run(): Promise<void> {
     const {args} = await this.parse(HostShow)
-    const backend = await this.backend()
-    const host = await showHost(backend, (await resolveHost(backend.client, args.host)).uuid)
+    const host = await showHost(await this.backend(), args.host)
     if (!this.textOutput) return this.outputRecord(host as unknown as Record<string, unknown>)
     this.outputRecord(hostLines(host), host as unknown as Record<string, unknown>)
   }

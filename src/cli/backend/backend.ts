@@ -201,6 +201,15 @@ export interface MoveOutcome {
   consumer_type: string | null
 }
 
+/** A host taken out of service or brought back. */
+export interface StatusOutcome {
+  host: HostRecord
+  /** Whether this call changed anything. */
+  changed: boolean
+  /** Plain Placement: the reason given could not be kept. */
+  reasonDropped: boolean
+}
+
 /** What only placemat serves (its own API): placemat-api.ts. */
 /** GET /placemat/v1/capacity: the core's headroom of the daemon's catalog, with its flavors' warnings. */
 export type CatalogHeadroom = Headroom & {warnings: Array<{flavor: string; warning: string}>}
@@ -244,6 +253,17 @@ export interface Backend {
   readonly client: PlacementClient
   /** placemat's own API; absent on plain Placement. */
   readonly placemat?: PlacematApi
+  /** Every host (core/host.ts decides which providers are hosts), by name, with its status and usage. */
+  hosts(): Promise<HostListing[]>
+  /** The host with its status and reason (exit 3 when there is no such provider). */
+  host(uuid: string): Promise<HostRecord>
+  /** The host in full: its tree, its consumers, where it is. */
+  hostDescription(uuid: string): Promise<HostDescription>
+  /**
+   * Takes a host out of service (with the reason placemat keeps) or brings it back: the
+   * COMPUTE_STATUS_DISABLED trait, which keeps nova's scheduler off it.
+   */
+  setHostStatus(uuid: string, disabled: boolean, reason?: string): Promise<StatusOutcome>
   /**
    * Allocation candidates, judged by the placement groups asked for (a hard rule keeps, a soft
    * one orders) and ordered by closeness, then cut to the query's limit. placemat does it in its own

@@ -22,6 +22,7 @@ import {
   type ConsumerAllocations,
   type MoveAsk,
   type MoveOutcome,
+  type StatusOutcome,
   type LocalFiles,
   type LayoutApplyOptions,
   type LayoutApplyResult,
@@ -38,6 +39,8 @@ import type {NoCandidates} from '../../core/candidates/why.js'
 import type {State} from '../../core/state.js'
 import type {ListedProvider} from '../../core/wire.js'
 import type {KnownConsumer} from '../../core/moves.js'
+import type {HostListing, HostRecord} from '../../core/host-status.js'
+import type {HostDescription} from '../../core/host-view.js'
 import type {Query} from '../candidates/query.js'
 import {notFoundError} from '../failure.js'
 import {canonicalUuid as canonical} from '../../core/uuids.js'
@@ -122,6 +125,27 @@ export class PlacematBackend implements Backend {
       })
     }
     return s
+  }
+
+  hosts(): Promise<HostListing[]> {
+    return this.placemat.hosts()
+  }
+
+  host(uuid: string): Promise<HostRecord> {
+    return this.placemat.host(uuid)
+  }
+
+  hostDescription(uuid: string): Promise<HostDescription> {
+    return this.placemat.hostDescription(uuid)
+  }
+
+  /** One write sets or removes the trait with the reason, kept with the host; changed when the host's generation moved. */
+  async setHostStatus(uuid: string, disabled: boolean, reason?: string): Promise<StatusOutcome> {
+    const before = await this.placemat.host(uuid)
+    const body: {disabled: boolean; reason?: string} = {disabled}
+    if (reason !== undefined) body.reason = reason
+    const host = await this.placemat.setHostStatus(uuid, body)
+    return {host, changed: host.generation !== before.generation, reasonDropped: false}
   }
 
   /** GET /placemat/v1/consumers/{uuid}, one call for what it holds and what placemat kept of it. */

@@ -36,6 +36,7 @@ import {
   type ConsumerAllocations,
   type MoveAsk,
   type MoveOutcome,
+  type StatusOutcome,
   type LocalFiles,
   type LayoutApplyOptions,
   type LayoutApplyResult,
@@ -47,6 +48,9 @@ import {
 } from './backend.js'
 import {plainCandidates, plainWhy, providersOneByOne} from './plain-candidates.js'
 import {plainClaim, plainClaimant, plainClaims, plainMove} from './plain-claims.js'
+import {plainHost, plainHostDescription, plainHosts, plainHostStatus} from './plain-hosts.js'
+import type {HostListing, HostRecord} from '../../core/host-status.js'
+import type {HostDescription} from '../../core/host-view.js'
 import {disabledProviders, listProviders, loadStandard, membersOf, sharingProviders} from './standard-reads.js'
 import {DISABLED_TRAIT, SHARES_VIA_AGGREGATE} from '../../core/host.js'
 
@@ -74,6 +78,22 @@ export class PlainBackend implements Backend {
 
   providers(uuids: string[]): Promise<ListedProvider[]> {
     return providersOneByOne(this, uuids)
+  }
+
+  hosts(): Promise<HostListing[]> {
+    return plainHosts(this)
+  }
+
+  host(uuid: string): Promise<HostRecord> {
+    return plainHost(this, uuid)
+  }
+
+  hostDescription(uuid: string): Promise<HostDescription> {
+    return plainHostDescription(this, uuid)
+  }
+
+  setHostStatus(uuid: string, disabled: boolean, reason?: string): Promise<StatusOutcome> {
+    return plainHostStatus(this, uuid, disabled, reason)
   }
 
   claimant(uuid: string): Promise<ConsumerAllocations> {

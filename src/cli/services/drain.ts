@@ -24,7 +24,7 @@ import {layoutNodes} from '../../core/topology.js'
 import {loadState, type Backend, type LoadOptions} from '../backend/backend.js'
 import {withContext} from '../failure.js'
 import {layoutBody, readLayoutFile} from '../topology/layout-file.js'
-import {resolveHost, setHostStatus} from './hosts.js'
+import {resolveHost} from './hosts.js'
 
 export interface DrainFlags {
   dryRun?: boolean
@@ -176,13 +176,13 @@ export async function drain(backend: Backend, hostRef: string, flags: DrainFlags
   let hostStatus: DrainReport['host_status'] = already ? 'already disabled' : 'left enabled'
   const reason = flags.reason ?? DEFAULT_REASON
   if (!already && !flags.keepEnabled) {
-    await setHostStatus(backend, host.uuid, true, reason)
+    await backend.setHostStatus(host.uuid, true, reason)
     hostStatus = 'disabled'
     // Nothing new lands on it now; what landed since the first read is planned with the rest.
     s = await cloudState(backend, flags)
     plan = planDrain(s, Date.now(), host.uuid)
     if (plan.stuck.length && !flags.partial) {
-      await setHostStatus(backend, host.uuid, false)
+      await backend.setHostStatus(host.uuid, false)
       return unchanged(backend, host, s, plan, false, 'left enabled')
     }
   }

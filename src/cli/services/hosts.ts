@@ -1,19 +1,17 @@
 /**
- * Hosts taken out of service and brought back (core/host-status.ts decides what that is). On
- * placemat (a daemon or --db) one write sets or removes COMPUTE_STATUS_DISABLED with the
- * reason, kept with the host. On plain Placement the trait alone, with the provider's
- * generation (read again and retried on 409): Placement has nowhere to keep a reason.
+ * Hosts as the operator names them, lists them, shows them, and takes them out of service and
+ * brings them back (core/host-status.ts decides what that is; the backend keeps it: placemat
+ * with the reason, plain Placement the trait alone).
  */
 import type {PlacementClient} from '../../client/client.js'
-import {DISABLED_TRAIT} from '../../core/host.js'
-import {hostListing, hostRecord, type HostListing, type HostRecord} from '../../core/host-status.js'
-import {loadState, type Backend} from '../backend/backend.js'
-import {badRequestError, notFoundError} from '../failure.js'
+import type {HostListing, HostRecord} from '../../core/host-status.js'
+import type {HostDescription} from '../../core/host-view.js'
+import type {Backend, StatusOutcome} from '../backend/backend.js'
+import {badRequestError} from '../failure.js'
 import {getProvider, resolveProvider} from './providers.js'
-import {retryOnConcurrentUpdate} from './retry.js'
 import {viewClasses} from '../topology/view-rows.js'
 
-export type {HostListing, HostRecord}
+export type {HostDescription, HostListing, HostRecord, StatusOutcome}
 
 /** The host (a root provider) an operator named by name or uuid. */
 export async function resolveHost(client: PlacementClient, ref: string): Promise<{uuid: string; name: string}> {
@@ -28,47 +26,22 @@ export async function resolveHost(client: PlacementClient, ref: string): Promise
   return {uuid: p.uuid, name: p.name}
 }
 
-/** The host as placemat shows it; on plain Placement, made the same way from a read of its tree. */
-export async function showHost(backend: Backend, uuid: string): Promise<HostRecord> {
-  if (backend.placemat) return backend.placemat.host(uuid)
-  const s = await loadState(backend, {inTree: uuid, consumers: true})
-  if (!s.providers.has(uuid)) throw notFoundError(`No resource provider with uuid '${uuid}' found`)
-  return hostRecord(s, uuid)
+/** The host an operator named, with its status, where it is and what it holds. */
+export async function showHost(backend: Backend, ref: string): Promise<HostRecord> {
+  return backend.host((await resolveHost(backend.client, ref)).uuid)
 }
 
-/** Every host (core/host.ts decides which providers are hosts), by name; on plain Placement made the same way from a read of the cloud. */
-export async function listHosts(backend: Backend): Promise<HostListing[]> {
-  if (backend.placemat) return backend.placemat.hosts()
-  return hostListing(await loadState(backend, {consumers: true}))
+/** The host an operator named, in full. */
+export async function describeHost(backend: Backend, ref: string): Promise<HostDescription> {
+  return backend.hostDescription((await resolveHost(backend.client, ref)).uuid)
 }
 
-export interface StatusOutcome {
-  host: HostRecord
-  /** Whether this call changed anything. */
-  changed: boolean
-  /** Plain Placement: the reason given could not be kept. */
-  reasonDropped: boolean
-}
+/** Every host, by name. */
+export const listHosts = (backend: Backend): Promise<HostListing[]> => backend.hosts()
 
-/** Takes a host out of service (`disabled`, with `reason`) or brings it back. */
-export async function setHostStatus(backend: Backend, uuid: string, disabled: boolean, reason?: string): Promise<StatusOutcome> {
-  const {client} = backend
-  if (backend.placemat) {
-    const before = await backend.placemat.host(uuid)
-    const body: {disabled: boolean; reason?: string} = {disabled}
-    if (reason !== undefined) body.reason = reason
-    const host = await backend.placemat.setHostStatus(uuid, body)
-    return {host, changed: host.generation !== before.generation, reasonDropped: false}
-  }
-  const changed = await retryOnConcurrentUpdate(async () => {
-    const path = `/resource_providers/${uuid}/traits`
-    const cur = await client.get<{traits: string[]; resource_provider_generation: number}>(path)
-    if (cur.traits.includes(DISABLED_TRAIT) === disabled) return false
-    const traits = disabled ? [...cur.traits, DISABLED_TRAIT] : cur.traits.filter((t) => t !== DISABLED_TRAIT)
-    await client.put(path, {traits, resource_provider_generation: cur.resource_provider_generation})
-    return true
-  }, 10)
-  return {host: await showHost(backend, uuid), changed, reasonDropped: Boolean(reason) && disabled}
+/** Takes the host an operator named out of service (`disabled`, with `reason`) or brings it back. */
+export async function setHostStatus(backend: Backend, ref: string, disabled: boolean, reason?: string): Promise<StatusOutcome> {
+  return backend.setHostStatus((await resolveHost(backend.client, ref)).uuid, disabled, reason)
 }
 
 /**
