@@ -39,8 +39,8 @@ null and --group is refused (exit 2).`
     const {flags} = await this.parse(ConsumerList)
     const backend = await this.backend()
     const inTree = flags.provider === undefined ? undefined : (await resolveProvider(backend.client, flags.provider)).uuid
-    const consumers = await listConsumers(backend, {inTree, project: flags.project, group: flags.group})
-    if (!backend.placemat && this.textOutput && !this.base.ids) {
+    const {consumers, groupsKept} = await listConsumers(backend, {inTree, project: flags.project, group: flags.group})
+    if (!groupsKept && this.textOutput && !this.base.ids) {
       process.stderr.write('placemat: warning: plain OpenStack Placement keeps no placement groups: the groups column is empty\n')
     }
     this.output({consumers}, consumers, consumerColumns)

@@ -201,6 +201,12 @@ export interface MoveOutcome {
   consumer_type: string | null
 }
 
+/** Consumers as listed, and whether their placement groups are known (placemat keeps them; plain Placement none). */
+export interface ConsumerList {
+  consumers: ConsumerListing[]
+  groupsKept: boolean
+}
+
 /** A host taken out of service or brought back. */
 export interface StatusOutcome {
   host: HostRecord
@@ -264,6 +270,10 @@ export interface Backend {
    * COMPUTE_STATUS_DISABLED trait, which keeps nova's scheduler off it.
    */
   setHostStatus(uuid: string, disabled: boolean, reason?: string): Promise<StatusOutcome>
+  /** The consumers that pass `filter` (its provider a uuid), in the order they were written. */
+  consumers(filter: ConsumerFilter): Promise<ConsumerList>
+  /** One consumer in full; exit 3 when the backend knows nothing of it. */
+  consumer(uuid: string): Promise<ConsumerView>
   /**
    * Allocation candidates, judged by the placement groups asked for (a hard rule keeps, a soft
    * one orders) and ordered by closeness, then cut to the query's limit. placemat does it in its own

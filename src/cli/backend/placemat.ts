@@ -20,6 +20,7 @@ import {
   type ClaimWriteOptions,
   type CloudView,
   type ConsumerAllocations,
+  type ConsumerList,
   type MoveAsk,
   type MoveOutcome,
   type StatusOutcome,
@@ -39,6 +40,8 @@ import type {NoCandidates} from '../../core/candidates/why.js'
 import type {State} from '../../core/state.js'
 import type {ListedProvider} from '../../core/wire.js'
 import type {KnownConsumer} from '../../core/moves.js'
+import type {ConsumerFilter, ConsumerView} from '../../core/consumer-list.js'
+import {unknownConsumer} from '../services/allocations.js'
 import type {HostListing, HostRecord} from '../../core/host-status.js'
 import type {HostDescription} from '../../core/host-view.js'
 import type {Query} from '../candidates/query.js'
@@ -146,6 +149,16 @@ export class PlacematBackend implements Backend {
     if (reason !== undefined) body.reason = reason
     const host = await this.placemat.setHostStatus(uuid, body)
     return {host, changed: host.generation !== before.generation, reasonDropped: false}
+  }
+
+  async consumers(filter: ConsumerFilter): Promise<ConsumerList> {
+    return {consumers: await this.placemat.consumers(filter), groupsKept: true}
+  }
+
+  async consumer(uuid: string): Promise<ConsumerView> {
+    const known = await this.knownConsumer(uuid)
+    if (!known) throw unknownConsumer(uuid)
+    return known as ConsumerView
   }
 
   /** GET /placemat/v1/consumers/{uuid}, one call for what it holds and what placemat kept of it. */

@@ -34,6 +34,7 @@ import {
   type ClaimWriteOptions,
   type CloudView,
   type ConsumerAllocations,
+  type ConsumerList,
   type MoveAsk,
   type MoveOutcome,
   type StatusOutcome,
@@ -48,6 +49,8 @@ import {
 } from './backend.js'
 import {plainCandidates, plainWhy, providersOneByOne} from './plain-candidates.js'
 import {plainClaim, plainClaimant, plainClaims, plainMove} from './plain-claims.js'
+import {plainConsumer, plainConsumers} from './plain-consumers.js'
+import type {ConsumerFilter, ConsumerView} from '../../core/consumer-list.js'
 import {plainHost, plainHostDescription, plainHosts, plainHostStatus} from './plain-hosts.js'
 import type {HostListing, HostRecord} from '../../core/host-status.js'
 import type {HostDescription} from '../../core/host-view.js'
@@ -94,6 +97,14 @@ export class PlainBackend implements Backend {
 
   setHostStatus(uuid: string, disabled: boolean, reason?: string): Promise<StatusOutcome> {
     return plainHostStatus(this, uuid, disabled, reason)
+  }
+
+  consumers(filter: ConsumerFilter): Promise<ConsumerList> {
+    return plainConsumers(this, filter)
+  }
+
+  consumer(uuid: string): Promise<ConsumerView> {
+    return plainConsumer(this, uuid)
   }
 
   claimant(uuid: string): Promise<ConsumerAllocations> {

@@ -77,7 +77,10 @@ describe('hosts', () => {
   it('refuses a provider inside a host, naming the host (exit 6), and asks the backend nothing', async () => {
     const f = fake()
     const err = await showHost(f.backend, 'cn1-numa0').catch((e) => e)
-    expect([exitCodeOf(err), err.message]).toEqual([6, 'cn1-numa0 is not a host: it is a provider in the tree of cn1 (name the root provider)'])
+    expect([exitCodeOf(err), err.message]).toEqual([
+      6,
+      'cn1-numa0 is not a host: it is a provider in the tree of cn1 (name the root provider)',
+    ])
     expect(f.asked).toEqual([])
   })
 

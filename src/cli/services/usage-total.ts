@@ -2,8 +2,7 @@
  * `usage total`: GET /usages as Placement answers it, and the lines the command line prints
  * from it (core/usages.ts decides them). From 1.38 each line counts the consumers holding its
  * class, which GET /usages does not say (its consumer_count is the whole type's): those come
- * from the project's consumers (placemat: GET /placemat/v1/consumers?project_id=; plain
- * Placement: the providers' allocations, then each consumer's).
+ * from the project's consumers, as the backend lists them.
  */
 import {usageTotalRows, type UsageTotalRow} from '../../core/usages.js'
 import type {Endpoint} from '../backend/backend.js'
@@ -30,6 +29,6 @@ export async function usageTotal(endpoint: Endpoint, q: UsageQuery, opts: {rows:
   })
   const grouped = Object.values(body.usages).some((v) => typeof v === 'object' && v !== null)
   if (!opts.rows) return {body, rows: [], grouped}
-  const holders = grouped ? await listConsumers(await endpoint.backend(), {project: q.project}) : []
+  const holders = grouped ? (await listConsumers(await endpoint.backend(), {project: q.project})).consumers : []
   return {body, rows: usageTotalRows(body.usages, {userId: q.user, consumerType: q.consumerType}, holders), grouped}
 }
