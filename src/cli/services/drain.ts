@@ -9,21 +9,19 @@
  *     --keep-enabled, so that nothing new lands on it, then read and plan again (what landed
  *     before that is planned too; a plan that no longer moves everyone brings the host back and
  *     changes nothing else);
- *  3. move each consumer in one write of its whole allocations with its consumer generation:
- *     on placemat POST /placemat/v1/allocations, which checks its groups' rules in the write;
- *     on plain Placement POST /allocations. A move refused with 409 (someone took the room, the
- *     consumer changed) is planned once more on the cloud as it is then and tried again; one
- *     that still cannot move keeps its allocations and is reported with why.
+ *  3. move each consumer in one write of its whole allocations with its consumer generation
+ *     (the backend's: placemat checks its groups' rules in the write). A move refused with 409
+ *     (someone took the room, the consumer changed) is planned once more on the cloud as it is
+ *     then and tried again; one that still cannot move keeps its allocations and is reported
+ *     with why.
  */
 import {ApiError} from '../../client/client.js'
 import {isMove, planDrain, planMove, type DrainMove, type DrainPlan, type ProviderAmounts} from '../../core/drain.js'
 import type {BreachRecord} from '../../core/groups.js'
 import {isDisabled} from '../../core/host.js'
 import type {State} from '../../core/state.js'
-import {layoutNodes} from '../../core/topology.js'
-import {loadState, type Backend, type LoadOptions} from '../backend/backend.js'
+import type {Backend} from '../backend/backend.js'
 import {withContext} from '../failure.js'
-import {layoutBody, readLayoutFile} from '../topology/layout-file.js'
 import {resolveHost} from './hosts.js'
 
 export interface DrainFlags {
@@ -84,30 +82,9 @@ export interface DrainReport {
 const is409 = (err: unknown) => err instanceof ApiError && err.status === 409
 
 /** The cloud as a State with its placement groups and topology, to plan on (a copy: planning changes it). */
-async function cloudState(backend: Backend, flags: DrainFlags): Promise<State> {
-  if (!backend.placemat) {
-    // Each consumer's project, user and generation are read too: the move writes them.
-    const load: LoadOptions = {consumers: true, consumerOwners: true}
-    if (flags.groups) return (await import('../groups/file-groups.js')).groupsSnapshot(backend, flags.groups, flags.layout, load)
-    const topology = flags.layout ? [...layoutNodes(layoutBody(readLayoutFile(flags.layout))).values()] : []
-    return loadState(backend, {...load, changeable: true, topology})
-  }
-  const [s, groups] = await Promise.all([loadState(backend, {consumers: true, changeable: true}), backend.placemat.groups.list()])
-  for (const g of groups) {
-    s.groups.set(g.name, {
-      name: g.name,
-      policy: g.policy,
-      level: g.level,
-      ...(g.max_per !== undefined ? {maxPer: g.max_per} : {}),
-      ...(g.max_skew !== undefined ? {maxSkew: g.max_skew} : {}),
-      soft: g.soft,
-      members: new Set(g.members),
-      generation: g.generation,
-      createdAt: Date.parse(g.created_at),
-      updatedAt: Date.parse(g.updated_at),
-    })
-  }
-  return s
+function cloudState(backend: Backend, flags: DrainFlags): Promise<State> {
+  // Each consumer's project, user and generation are read too: the move writes them.
+  return backend.stateWithGroups({groups: flags.groups, layout: flags.layout}, {consumers: true, consumerOwners: true})
 }
 
 /** One consumer's move: its whole allocations, project, user and type, with its consumer generation. */
