@@ -2,7 +2,6 @@ import {Flags} from '@oclif/core'
 import {PlacematCommand, type Column} from '../src/cli/base.js'
 import {audit, countByKind, deleteOrphans, findingRows, readKnownConsumers, type FindingRow} from '../src/cli/services/audit.js'
 import {failure} from '../src/cli/failure.js'
-import {groupsOf} from '../src/cli/groups/groups.js'
 import {groupFileFlags} from '../src/cli/groups/flags.js'
 
 /** Exit code when findings remain and --exit-code is given. */
@@ -61,15 +60,15 @@ Exit codes:
     const backend = await this.backend()
     const load = () => backend.loadCloud({consumers: true, consumerOwners: true, concurrency: flags.concurrency})
     // Groups: placemat's own, or on plain Placement those of --groups FILE (else none to check).
-    const readGroups = async () => (backend.placemat || flags.groups ? (await groupsOf(backend, flags)).list() : [])
+    const readGroups = async () => (await (await backend.groups(flags))?.list()) ?? []
     const [view, groups] = await Promise.all([load(), readGroups()])
-    const result = audit(view, known, backend.placemat !== undefined, groups)
+    const result = audit(view, known, groups)
     let failed = 0
     let left = result.findings
     if (flags.delete && result.findings.some((f) => f.kind === 'orphan_allocations')) {
       failed = (await deleteOrphans(backend.client, result.findings, Math.min(flags.concurrency, 8))).failed
       // What is left is what a fresh look finds (a deletion may also end an over-capacity).
-      left = audit(await load(), known, backend.placemat !== undefined, await readGroups()).findings
+      left = audit(await load(), known, await readGroups()).findings
     }
     const doc = {
       transport: backend.kind,

@@ -35,6 +35,8 @@ export interface CloudView {
   providers: Map<string, ProviderRecord>
   /** Only when asked for. */
   consumers?: Map<string, ConsumerRecord>
+  /** `consumers` holds every consumer record, those holding nothing too (placemat); else only those holding allocations. */
+  everyConsumer?: boolean
 }
 
 export interface LoadOptions {
@@ -274,6 +276,8 @@ export interface Backend {
   consumers(filter: ConsumerFilter): Promise<ConsumerList>
   /** One consumer in full; exit 3 when the backend knows nothing of it. */
   consumer(uuid: string): Promise<ConsumerView>
+  /** The placement groups: placemat's, each rule checked in its writes; plain Placement's those of the --groups file (none without it). */
+  groups(files: LocalFiles): Promise<Groups | undefined>
   /**
    * Allocation candidates, judged by the placement groups asked for (a hard rule keeps, a soft
    * one orders) and ordered by closeness, then cut to the query's limit. placemat does it in its own

@@ -43,7 +43,10 @@ export class LocalPlacematBackend extends PlacematBackend {
   async loadCloud(opts: LoadOptions = {}): Promise<CloudView> {
     const s = await this.transport.store.refresh()
     const view: CloudView = {providers: new Map([...s.providers.values()].map((p) => [p.uuid, providerRecord(p)]))}
-    if (opts.consumers) view.consumers = new Map([...s.consumers.values()].map((c) => [c.uuid, consumerRecord(c)]))
+    if (opts.consumers) {
+      view.consumers = new Map([...s.consumers.values()].map((c) => [c.uuid, consumerRecord(c)]))
+      view.everyConsumer = true
+    }
     return view
   }
 

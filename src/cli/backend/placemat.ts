@@ -40,6 +40,7 @@ import type {NoCandidates} from '../../core/candidates/why.js'
 import type {State} from '../../core/state.js'
 import type {ListedProvider} from '../../core/wire.js'
 import type {KnownConsumer} from '../../core/moves.js'
+import type {Groups} from '../groups/groups.js'
 import type {ConsumerFilter, ConsumerView} from '../../core/consumer-list.js'
 import {unknownConsumer} from '../services/allocations.js'
 import type {HostListing, HostRecord} from '../../core/host-status.js'
@@ -76,7 +77,10 @@ export class PlacematBackend implements Backend {
       opts.consumers ? this.client.get<{consumers: ConsumerRecord[]}>(`${PLACEMAT_API}/consumers`) : undefined,
     ])
     const view: CloudView = {providers: new Map(p.providers.map((r) => [r.uuid, r]))}
-    if (c) view.consumers = new Map(c.consumers.map((r) => [r.uuid, r]))
+    if (c) {
+      view.consumers = new Map(c.consumers.map((r) => [r.uuid, r]))
+      view.everyConsumer = true
+    }
     return view
   }
 
@@ -159,6 +163,10 @@ export class PlacematBackend implements Backend {
     const known = await this.knownConsumer(uuid)
     if (!known) throw unknownConsumer(uuid)
     return known as ConsumerView
+  }
+
+  async groups(): Promise<Groups> {
+    return this.placemat.groups
   }
 
   /** GET /placemat/v1/consumers/{uuid}, one call for what it holds and what placemat kept of it. */

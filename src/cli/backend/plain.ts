@@ -54,6 +54,7 @@ import type {ConsumerFilter, ConsumerView} from '../../core/consumer-list.js'
 import {plainHost, plainHostDescription, plainHosts, plainHostStatus} from './plain-hosts.js'
 import type {HostListing, HostRecord} from '../../core/host-status.js'
 import type {HostDescription} from '../../core/host-view.js'
+import type {Groups} from '../groups/groups.js'
 import {disabledProviders, listProviders, loadStandard, membersOf, sharingProviders} from './standard-reads.js'
 import {DISABLED_TRAIT, SHARES_VIA_AGGREGATE} from '../../core/host.js'
 
@@ -105,6 +106,12 @@ export class PlainBackend implements Backend {
 
   consumer(uuid: string): Promise<ConsumerView> {
     return plainConsumer(this, uuid)
+  }
+
+  /** Those of the --groups file, judged on a snapshot of the cloud; none without one. */
+  async groups(files: LocalFiles): Promise<Groups | undefined> {
+    if (!files.groups) return undefined
+    return (await import('../groups/file-groups.js')).fileGroups(this, files.groups, files.layout)
   }
 
   claimant(uuid: string): Promise<ConsumerAllocations> {

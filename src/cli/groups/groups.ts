@@ -1,11 +1,11 @@
 /**
- * Placement groups as the command line reaches them: on placemat (a daemon or --db) the
- * groups live in the database, under /placemat/v1/groups, and every rule is checked there
- * (backend/placemat-api.ts); on plain Placement in a local file (file-groups.ts).
+ * Placement groups as the command line reaches them, where the backend keeps them: on placemat
+ * (a daemon or --db) in the database, every rule checked there; on plain Placement in a local
+ * file (file-groups.ts).
  */
 import type {GroupRecord} from '../../core/groups.js'
 import {GROUP_NAME_RULE, isGroupName} from '../../core/group-writes.js'
-import type {Backend} from '../backend/backend.js'
+import type {Backend, LocalFiles} from '../backend/backend.js'
 import {usageError} from '../failure.js'
 
 export interface GroupSpecFlags {
@@ -35,10 +35,9 @@ export function checkGroupName(name: string): void {
   if (!isGroupName(name)) throw usageError(`invalid group name '${name}': ${GROUP_NAME_RULE}`)
 }
 
-/** The groups of `backend`; on plain Placement, those of the local `file`. */
-export async function groupsOf(backend: Backend, file?: {groups?: string; layout?: string}): Promise<Groups> {
-  if (backend.placemat) return backend.placemat.groups
-  if (!file?.groups) throw usageError(NO_GROUPS_HERE)
-  const {fileGroups} = await import('./file-groups.js')
-  return fileGroups(backend, file.groups, file.layout)
+/** The groups of `backend` (on plain Placement, those of the --groups file); exit 2 where none are kept. */
+export async function groupsOf(backend: Backend, files: LocalFiles = {}): Promise<Groups> {
+  const groups = await backend.groups(files)
+  if (!groups) throw usageError(NO_GROUPS_HERE)
+  return groups
 }

@@ -101,7 +101,9 @@ export interface AuditResult {
   checked: {providers: number; consumers: number; orphans_checked: boolean; empty_consumers_checked: boolean}
 }
 
-export function audit(view: CloudView, known: Set<string> | undefined, listsConsumers: boolean, groups: GroupRecord[] = []): AuditResult {
+export function audit(view: CloudView, known: Set<string> | undefined, groups: GroupRecord[] = []): AuditResult {
+  // Consumers that hold nothing can be found only where every record is listed.
+  const listsConsumers = view.everyConsumer === true
   const findings: Finding[] = []
   const consumers = [...(view.consumers?.values() ?? [])].sort((a, b) => (a.uuid < b.uuid ? -1 : 1))
   const hasAllocations = (c: ConsumerState) => Object.values(c.allocations).some((a) => Object.keys(a.resources ?? {}).length > 0)
