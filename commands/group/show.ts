@@ -4,9 +4,7 @@ import {SENTENCES} from '../../src/cli/output.js'
 import {groupDrawing} from '../../src/cli/groups/draw.js'
 import {groupsOf} from '../../src/cli/groups/groups.js'
 import {groupFileFlags} from '../../src/cli/groups/flags.js'
-import {layoutBody, readLayoutFile} from '../../src/cli/topology/layout-file.js'
 import {breachText} from '../../src/core/groups.js'
-import type {Layout} from '../../src/core/topology.js'
 
 export default class GroupShow extends PlacematCommand {
   static summary = 'Show a placement group: its rule, its members, and where they sit in the topology.'
@@ -29,11 +27,7 @@ rows and rooms.`
   async run(): Promise<void> {
     const {args, flags} = await this.parse(GroupShow)
     const backend = await this.backend()
-    const file = flags.layout ? layoutBody(readLayoutFile(flags.layout)) : undefined
-    const [g, layout] = await Promise.all([
-      (await groupsOf(backend, flags)).show(args.name),
-      backend.currentLayout(file) as Promise<Layout | undefined>,
-    ])
+    const [g, layout] = await Promise.all([(await groupsOf(backend, flags)).show(args.name), backend.currentLayout(flags)])
     if (!this.textOutput) return this.outputRecord(g as unknown as Record<string, unknown>)
     const placed = (g.placements ?? []).filter((p) => p.hosts.length).length
     this.log(`Group ${g.name}: ${g.rule}; ${g.members.length} member(s), ${placed} placed; generation ${g.generation}`)

@@ -3,7 +3,7 @@ import {PlacematCommand} from '../../src/cli/base.js'
 import {DOCUMENT} from '../../src/cli/output.js'
 import {usageError} from '../../src/cli/failure.js'
 import {NEEDS_LAYOUT} from '../../src/cli/topology/edit.js'
-import {layoutBody, layoutYaml, readLayoutFile} from '../../src/cli/topology/layout-file.js'
+import {layoutYaml} from '../../src/cli/topology/layout-file.js'
 
 export default class TopologyLayout extends PlacematCommand {
   static summary = 'Print the current layout (YAML), to edit and re-apply with `topology apply`.'
@@ -34,8 +34,7 @@ aggregate has now.`
   async run(): Promise<void> {
     const {flags} = await this.parse(TopologyLayout)
     const backend = await this.backend()
-    const file = !backend.placemat && flags.layout ? layoutBody(readLayoutFile(flags.layout)) : undefined
-    const doc = await backend.currentLayout(file)
+    const doc = await backend.currentLayout({layout: flags.layout})
     if (!doc) throw usageError(NEEDS_LAYOUT)
     if (this.format === 'json') {
       this.log(JSON.stringify(doc, null, 2))

@@ -1,7 +1,6 @@
 import {Flags} from '@oclif/core'
 import {PlacematCommand, type Column} from '../../src/cli/base.js'
 import {NEEDS_LAYOUT} from '../../src/cli/topology/edit.js'
-import {layoutBody, readLayoutFile} from '../../src/cli/topology/layout-file.js'
 import {usedOf, viewClasses, viewRows, type ViewRow} from '../../src/cli/topology/view-rows.js'
 import {usageError} from '../../src/cli/failure.js'
 
@@ -38,8 +37,7 @@ aggregate has them now).`
   async run(): Promise<void> {
     const {flags} = await this.parse(TopologyShow)
     const backend = await this.backend()
-    const file = !backend.placemat && flags.layout ? layoutBody(readLayoutFile(flags.layout)) : undefined
-    const body = await backend.topologyView(file)
+    const body = await backend.topologyView({layout: flags.layout})
     if (!body) throw usageError(NEEDS_LAYOUT)
     const rows = viewRows(body.topology, {hosts: flags.hosts})
     const columns: Column<ViewRow>[] = [

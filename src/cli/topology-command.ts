@@ -9,7 +9,6 @@ import {PlacementError} from '../core/errors.js'
 import {PlacematCommand} from './base.js'
 import {SENTENCES} from './output.js'
 import {Failure, withContext} from './failure.js'
-import {editLayout} from './topology/edit.js'
 import {ALLOW_HINT, allowViolationsFlag, isGroupViolation, refusedForGroups} from './groups/flags.js'
 import {dryRunRefusal, planLines, planSize, planSummary} from './topology/plan-text.js'
 
@@ -48,7 +47,7 @@ export abstract class TopologyEditCommand extends PlacematCommand {
     }
     const backend = await this.backend()
     const res = await refusedForGroups(() =>
-      editLayout(backend, edit, {dryRun, layoutFile: flags.layout, allowViolations: flags['allow-violations']}),
+      backend.editLayout(edit, {dryRun, files: {layout: flags.layout}, allowViolations: flags['allow-violations']}),
     )
     // A dry run exits as the edit would, after the plan: with the error the edit would end with.
     const refusal = res.refusal && dryRunRefusal(isGroupViolation(res.refusal) ? withContext(res.refusal, '', ALLOW_HINT) : res.refusal)

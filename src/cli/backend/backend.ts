@@ -83,6 +83,21 @@ export interface LayoutApplyResult {
   refusal?: ApiError
 }
 
+/** A read-modify-write of the layout: its options. */
+export interface LayoutEditOptions {
+  dryRun?: boolean
+  /** Plain Placement: the --layout file, which is the record of the topology (read, edited, written back). */
+  files?: LocalFiles
+  concurrency?: number
+  allowViolations?: boolean
+  onProgress?: Progress
+}
+
+export interface LayoutEditResult extends LayoutApplyResult {
+  /** The layout as edited. */
+  layout: Layout
+}
+
 export type TopologyNodeRecord = Omit<TopologyNode, 'createdAt' | 'updatedAt'>
 
 export interface TopologyAnswer {
@@ -326,15 +341,21 @@ export interface Backend {
   topologyNodes(): Promise<TopologyNodeRecord[]>
   /** Every named aggregate: racks, rows and rooms, and those apply files named (placemat only: Placement keeps no names). */
   namedAggregates?(): Promise<NamedAggregate[]>
-  /** The layout now (placemat: stored, with its generation; plain: the file's names, hosts as observed). */
-  currentLayout(file?: Layout): Promise<(Layout & {generation?: number}) | undefined>
-  /** The rolled-up topology (plain: of the racks, rows and rooms `file` names). */
+  /** The layout now (placemat: stored, with its generation; plain: the --layout file's names, hosts as observed; none without it). */
+  currentLayout(files?: LocalFiles): Promise<(Layout & {generation?: number}) | undefined>
+  /** The rolled-up topology (plain: of the racks, rows and rooms the --layout file names; none without it). */
   topologyView(
-    file?: Layout,
+    files?: LocalFiles,
     opts?: {concurrency?: number; onProgress?: (done: number, total: number) => void},
   ): Promise<TopologyAnswer | undefined>
   /** Makes the topology exactly `layout`. */
   applyLayout(layout: Layout, opts?: LayoutApplyOptions): Promise<LayoutApplyResult>
+  /**
+   * Edits the layout as it is now and applies it whole (what the edit took out is deleted):
+   * placemat guards it with the generation it was read at, reading and editing again when
+   * another edit came in between; plain Placement edits the --layout file and writes it back.
+   */
+  editLayout(edit: (doc: Layout) => void, opts?: LayoutEditOptions): Promise<LayoutEditResult>
   /**
    * Writes a checked reshape with its new child providers: true when it was one transaction.
    * Plain Placement creates the children first (their uuids pushed onto `created`, for the

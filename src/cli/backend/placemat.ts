@@ -27,6 +27,8 @@ import {
   type LocalFiles,
   type LayoutApplyOptions,
   type LayoutApplyResult,
+  type LayoutEditOptions,
+  type LayoutEditResult,
   type LoadOptions,
   type OperationPlan,
   type PlacematApi,
@@ -35,6 +37,8 @@ import {
   type TopologyNodeRecord,
 } from './backend.js'
 import {planSize} from '../topology/plan-text.js'
+import {layoutBody} from '../topology/layout-file.js'
+import {isConcurrentUpdate, retryOnConcurrentUpdate} from '../services/retry.js'
 import {mapLimit} from '../../client/map-limit.js'
 import type {NoCandidates} from '../../core/candidates/why.js'
 import type {State} from '../../core/state.js'
@@ -242,6 +246,24 @@ export class PlacematBackend implements Backend {
 
   topologyView(): Promise<TopologyAnswer> {
     return this.client.get(TOPOLOGY_API)
+  }
+
+  /** GET the layout, edit it, PUT it with the generation it was read at; another edit in between reads and edits again (a few times). */
+  editLayout(edit: (doc: Layout) => void, opts: LayoutEditOptions = {}): Promise<LayoutEditResult> {
+    return retryOnConcurrentUpdate(async () => {
+      const {generation, ...doc} = await this.currentLayout()
+      edit(doc)
+      const res = await this.applyLayout(layoutBody(doc), {
+        dryRun: opts.dryRun,
+        generation,
+        allowViolations: opts.allowViolations,
+        prune: true,
+        onProgress: opts.onProgress,
+      })
+      // A dry run that met another edit in between reads and edits again, as the write would.
+      if (res.refusal && isConcurrentUpdate(res.refusal)) throw res.refusal
+      return {...res, layout: doc}
+    }, 6)
   }
 
   /**

@@ -1,25 +1,16 @@
 /**
- * Any OpenStack Placement, through its standard API only. It keeps no racks, rows or
- * rooms, so those are aggregates whose names live in the operator's layout file; the
- * domain core plans on a snapshot of what the endpoint shows, and this only turns the
- * plan into standard calls (each provider's own generation, re-read and retried on 409).
+ * Any OpenStack Placement, through its standard API only. It keeps no racks, rows or rooms
+ * (aggregates whose names live in the operator's --layout file), no placement groups (the
+ * --groups file's), no reasons and no consumers without allocations. The operator's verbs are
+ * made by the domain core on a snapshot of what the endpoint shows (plain-*.ts, one concept a
+ * file), and its plans turned into standard calls (each provider's own generation, re-read and
+ * retried on 409).
  */
 import type {PlacementClient, RequestOptions} from '../../client/client.js'
 import type {BatchOperation} from '../../core/batch.js'
 import type {CompiledReshape} from '../../core/reshape/compiled.js'
-import {stateFromSnapshot} from '../../core/snapshot.js'
-import {
-  currentLayout,
-  layoutChanges,
-  layoutNodes,
-  legacyNodeUuid,
-  observedNodes,
-  type Layout,
-  type WantedNode,
-} from '../../core/topology.js'
-import {topologyView} from '../../core/topology-view.js'
+import {layoutNodes, type Layout} from '../../core/topology.js'
 import {mapLimit} from '../../client/map-limit.js'
-import {retryOnConcurrentUpdate} from '../services/retry.js'
 import type {NoCandidates} from '../../core/candidates/why.js'
 import type {State} from '../../core/state.js'
 import type {ListedProvider} from '../../core/wire.js'
@@ -41,6 +32,8 @@ import {
   type LocalFiles,
   type LayoutApplyOptions,
   type LayoutApplyResult,
+  type LayoutEditOptions,
+  type LayoutEditResult,
   type LoadOptions,
   type OperationPlan,
   type Progress,
@@ -50,13 +43,13 @@ import {
 import {plainCandidates, plainWhy, providersOneByOne} from './plain-candidates.js'
 import {plainClaim, plainClaimant, plainClaims, plainMove} from './plain-claims.js'
 import {plainConsumer, plainConsumers} from './plain-consumers.js'
+import {plainApplyLayout, plainCurrentLayout, plainEditLayout, plainTopologyView} from './plain-layout.js'
 import type {ConsumerFilter, ConsumerView} from '../../core/consumer-list.js'
 import {plainHost, plainHostDescription, plainHosts, plainHostStatus} from './plain-hosts.js'
 import type {HostListing, HostRecord} from '../../core/host-status.js'
 import type {HostDescription} from '../../core/host-view.js'
 import type {Groups} from '../groups/groups.js'
-import {disabledProviders, listProviders, loadStandard, membersOf, sharingProviders} from './standard-reads.js'
-import {DISABLED_TRAIT, SHARES_VIA_AGGREGATE} from '../../core/host.js'
+import {loadStandard} from './standard-reads.js'
 
 export class PlainBackend implements Backend {
   readonly kind = 'placement' as const
@@ -146,98 +139,23 @@ export class PlainBackend implements Backend {
     return []
   }
 
-  /** The racks, rows and rooms of `file`, each rack's hosts as its aggregate has them now. */
-  async currentLayout(file?: Layout): Promise<Layout | undefined> {
-    if (!file) return undefined
-    const nodes = layoutNodes(file)
-    const racks = [...nodes.values()].filter((n) => n.level === 'rack').map((n) => n.uuid)
-    const [providers, members] = await Promise.all([listProviders(this.client), membersOf(this.client, racks, 16)])
-    const s = stateFromSnapshot({providers: withAggregates(providers, members), topology: [...nodes.values()]})
-    const {generation: _generation, ...layout} = currentLayout(s)
-    return layout
+  currentLayout(files?: LocalFiles): Promise<Layout | undefined> {
+    return plainCurrentLayout(this, files)
   }
 
-  /** The view placemat computes, over the racks, rows and rooms of `file`. */
-  async topologyView(
-    file?: Layout,
-    opts: {concurrency?: number; onProgress?: (done: number, total: number) => void} = {},
+  topologyView(
+    files?: LocalFiles,
+    opts?: {concurrency?: number; onProgress?: (done: number, total: number) => void},
   ): Promise<TopologyAnswer | undefined> {
-    if (!file) return undefined
-    const [cloud, disabled, sharing] = await Promise.all([
-      loadStandard(this.client, {parts: {inventories: true, usages: true, traits: false, aggregates: true}, ...opts}),
-      // Which hosts are out of service and which providers share (no hosts), in one call each
-      // rather than every provider's traits.
-      disabledProviders(this.client),
-      sharingProviders(this.client),
-    ])
-    const traitsOf = (uuid: string) => [
-      ...(disabled.has(uuid) ? [DISABLED_TRAIT] : []),
-      ...(sharing.has(uuid) ? [SHARES_VIA_AGGREGATE] : []),
-    ]
-    const providers = [...cloud.providers.values()].map((p) => ({...p, traits: traitsOf(p.uuid)}))
-    const s = stateFromSnapshot({providers, topology: [...layoutNodes(file).values()]})
-    return {generation: null, topology: topologyView(s)}
+    return plainTopologyView(this, files, opts)
   }
 
-  /**
-   * Reads who is in each of the layout's aggregates (and the previous layout's), plans as
-   * placemat would, and sets each changed host's aggregates, keeping its other aggregates.
-   * Without `previous`, a rack/row/room left out of the layout cannot be known, so even with
-   * prune its hosts keep that aggregate. There is no topology generation to pin and no group
-   * to break here, so a dry run has no refusal to predict.
-   */
-  async applyLayout(layout: Layout, opts: LayoutApplyOptions = {}): Promise<LayoutApplyResult> {
-    const concurrency = opts.concurrency ?? 16
-    const named = layoutNodes(layout)
-    const previous = opts.previous ? layoutNodes(opts.previous) : new Map<string, WantedNode>()
-    const aggs = [...new Set([...previous.keys(), ...named.keys()])]
-    // The same nodes under their uuids from before the one namespace: hosts still there move out.
-    const legacy = [...new Set([...previous.values(), ...named.values()].map((n) => legacyNodeUuid(n.level, n.name)))]
-    let reads = 0
-    const toRead = aggs.length + legacy.length
-    const progress = () => opts.onProgress?.(++reads, toRead, `reading ${toRead} aggregates`)
-    const [providers, members, legacyMembers] = await Promise.all([
-      listProviders(this.client),
-      membersOf(this.client, aggs, concurrency, progress),
-      membersOf(this.client, legacy, concurrency, progress),
-    ])
-    const records = withAggregates(providers, members)
-    const aggregatesOf = new Map(records.map((r) => [r.uuid, r.aggregates]))
-    const topology = observedNodes(
-      previous,
-      named,
-      (a) => members.get(a) ?? [],
-      (p) => aggregatesOf.get(p) ?? [],
-    )
-    const s = stateFromSnapshot({providers: records, topology})
-    const prune = Boolean(opts.prune)
-    const {plan, hostAggs, resolved} = layoutChanges(s, layout, {prune})
-    // Hosts still in an old-namespace aggregate move out (into the new one where they are placed);
-    // without prune, one placed nowhere keeps what it has.
-    for (const list of legacyMembers.values()) {
-      for (const u of list)
-        if (!hostAggs.has(u) && s.providers.has(u) && (prune || resolved.hosts.has(u))) hostAggs.set(u, resolved.hosts.get(u) ?? [])
-    }
-    opts.onPlan?.(plan)
-    if (opts.dryRun || hostAggs.size === 0) return {transport: this.kind, plan, applied: false, writes: 0}
+  applyLayout(layout: Layout, opts?: LayoutApplyOptions): Promise<LayoutApplyResult> {
+    return plainApplyLayout(this, layout, opts)
+  }
 
-    const topologyAggs = new Set([...aggs, ...legacy])
-    let done = 0
-    const total = hostAggs.size
-    opts.onProgress?.(0, total, `0/${total} hosts`)
-    await mapLimit([...hostAggs], concurrency, ([uuid, wanted]) =>
-      retryOnConcurrentUpdate(async () => {
-        // The snapshot knew only the topology aggregates: keep whatever else the host has now.
-        const path = `/resource_providers/${uuid}/aggregates`
-        const cur = await this.client.get<{aggregates: string[]; resource_provider_generation: number}>(path, {version: '1.19'})
-        const next = [...cur.aggregates.filter((a) => !topologyAggs.has(a)), ...wanted.filter((a) => topologyAggs.has(a))]
-        const same = next.length === cur.aggregates.length && next.every((a) => cur.aggregates.includes(a))
-        if (!same)
-          await this.client.put(path, {aggregates: next, resource_provider_generation: cur.resource_provider_generation}, {version: '1.19'})
-        opts.onProgress?.(++done, total, `${done}/${total} hosts`)
-      }, 10),
-    )
-    return {transport: this.kind, plan, applied: true, writes: total}
+  editLayout(edit: (doc: Layout) => void, opts?: LayoutEditOptions): Promise<LayoutEditResult> {
+    return plainEditLayout(this, edit, opts)
   }
 
   /** Placement has no call that creates a provider inside a reshape: the children first, then POST /reshaper. */
@@ -326,11 +244,4 @@ export class PlainBackend implements Backend {
         throw new Error('a reshape is not an apply operation')
     }
   }
-}
-
-/** Listed providers with the aggregates (among those read) each is a member of. */
-function withAggregates(providers: Awaited<ReturnType<typeof listProviders>>, members: Map<string, string[]>) {
-  const aggs = new Map<string, string[]>()
-  for (const [agg, list] of members) for (const u of list) aggs.set(u, [...(aggs.get(u) ?? []), agg])
-  return providers.map((p) => ({...p, aggregates: aggs.get(p.uuid) ?? []}))
 }

@@ -7,7 +7,6 @@ import type {TopologyLevel} from '../../core/state.js'
 import {PlacematCommand, type Column} from '../base.js'
 import {notFoundError, usageError} from '../failure.js'
 import {NEEDS_LAYOUT} from './edit.js'
-import {layoutBody, readLayoutFile} from './layout-file.js'
 import {nodesAt, usedOf, viewClasses, type NodeEntry} from './view-rows.js'
 
 export const layoutFlag = {
@@ -18,8 +17,7 @@ export const layoutFlag = {
 export abstract class TopologyNodeCommand extends PlacematCommand {
   protected async nodes(level: TopologyLevel, layout?: string): Promise<{nodes: NodeEntry[]; classes: string[]}> {
     const backend = await this.backend()
-    const file = !backend.placemat && layout ? layoutBody(readLayoutFile(layout)) : undefined
-    const view = await backend.topologyView(file)
+    const view = await backend.topologyView({layout})
     if (!view) throw usageError(NEEDS_LAYOUT)
     return {nodes: nodesAt(view.topology, level), classes: viewClasses(view.topology)}
   }
