@@ -2,14 +2,7 @@ import fs from 'node:fs'
 import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../src/cli/base.js'
 import {DOCUMENT} from '../src/cli/output.js'
-import {
-  disabledHosts,
-  exportSnapshot,
-  placematOnly,
-  readDisabledReasons,
-  readPlacematParts,
-  snapshotText,
-} from '../src/cli/services/state-export.js'
+import {disabledHosts, exportSnapshot, placematOnly, readPlacematParts, snapshotText} from '../src/cli/services/state-export.js'
 
 const warn = (message: string) => process.stderr.write(`placemat: warning: ${message}\n`)
 
@@ -63,15 +56,13 @@ Not carried: created/updated times, and consumers without allocations (the API d
     const {flags} = await this.parse(Export)
     if (flags.format === 'apply') return this.write(flags.output, await this.applyFile())
     if (flags['to-placement']) return this.toPlacement(flags['to-placement'])
-    const backend = await this.backend()
-    const placemat = backend.placemat !== undefined
-    if (!placemat) {
-      warn(
-        'this endpoint is plain OpenStack Placement, which keeps no racks, rows, rooms, placement groups, aggregate names or reasons hosts are disabled: the snapshot has none ' +
-          "(the hosts' aggregates are in it; names and groups kept in --layout or --groups files are not)",
-      )
-    }
-    const snap = await exportSnapshot(backend.client, {placemat})
+    const snap = await exportSnapshot(await this.backend(), {
+      keepsNothing: () =>
+        warn(
+          'this endpoint is plain OpenStack Placement, which keeps no racks, rows, rooms, placement groups, aggregate names or reasons hosts are disabled: the snapshot has none ' +
+            "(the hosts' aggregates are in it; names and groups kept in --layout or --groups files are not)",
+        ),
+    })
     const text = snapshotText(snap, this.base.json ? 'json' : 'yaml')
     this.write(flags.output, text)
   }
@@ -94,12 +85,8 @@ Not carried: created/updated times, and consumers without allocations (the API d
     // The cloud as one State: a --db file's own, or a daemon's (read whole).
     const backend = await this.backend()
     const state = await loadState(backend)
-    const leftOut = backend.placemat
-      ? placematOnly(
-          (await readPlacematParts(backend.placemat)).parts,
-          (await readDisabledReasons(backend.placemat, disabledHosts(state.providers.values()))).size,
-        )
-      : undefined
+    const own = await readPlacematParts(backend)
+    const leftOut = own && placematOnly(own.parts, (await backend.disabledReasons(disabledHosts(state.providers.values()))).size)
     try {
       const r = await writePlacement(url, state)
       if (leftOut) warn(`not written into Placement, which has no place for them: ${leftOut}`)

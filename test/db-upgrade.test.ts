@@ -18,6 +18,7 @@ import {dbCheck, dbStatus} from '../src/cli/services/db.js'
 import {dbUpgrade} from '../src/cli/services/db-upgrade.js'
 import {Failure, exitCodeOf} from '../src/cli/failure.js'
 import {exportSnapshot} from '../src/cli/services/state-export.js'
+import {PlainBackend} from '../src/cli/backend/plain.js'
 import {daemonFiles} from '../src/daemon/paths.js'
 import {Kysely, Migrator, SqliteDialect} from 'kysely'
 import {RELEASE} from '../src/store/release.js'
@@ -126,7 +127,7 @@ describe('the upgrade transaction (test-only migrations)', () => {
   const exportOf = async (file: string) => {
     const client = new PlacementClient(await LocalTransport.open(file))
     try {
-      return await exportSnapshot(client)
+      return await exportSnapshot(new PlainBackend(client))
     } finally {
       await client.close()
     }

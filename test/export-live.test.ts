@@ -7,6 +7,8 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {PlacementClient, type ApiResponse, type Transport} from '../src/client/client.js'
 import {exitCodeOf} from '../src/cli/failure.js'
 import {exportSnapshot} from '../src/cli/services/state-export.js'
+import {PlacematBackend} from '../src/cli/backend/placemat.js'
+import {PlainBackend} from '../src/cli/backend/plain.js'
 import {testApi, type TestApi} from './http-helpers.js'
 
 let api: TestApi
@@ -41,7 +43,7 @@ describe('export over the API under writes', () => {
       })
     }
     await api.call('PUT', '/traits/CUSTOM_BUSY')
-    const client = new PlacementClient(racingTransport(api, write))
+    const client = new PlainBackend(new PlacementClient(racingTransport(api, write)))
     const err = await exportSnapshot(client).catch((e) => e)
     expect(exitCodeOf(err)).toBe(4)
     expect(err.message).toMatch(/the cloud changed while it was read: 1 provider\(s\) changed during the last of 5 passes/)
@@ -67,14 +69,14 @@ describe('export over the API under writes', () => {
           n++ % 2 ? {remove: ['a0000000-0000-4000-8000-000000000001']} : {add: ['a0000000-0000-4000-8000-000000000001']},
         )
     }
-    const client = new PlacementClient(racingTransport(api, write))
-    const err = await exportSnapshot(client, {placemat: true}).catch((e) => e)
+    const client = new PlacematBackend(new PlacementClient(racingTransport(api, write)))
+    const err = await exportSnapshot(client).catch((e) => e)
     expect(exitCodeOf(err)).toBe(4)
     expect(err.message).toMatch(
       /0 provider\(s\) and the racks, rows, rooms, placement groups, moved consumers or aggregate names changed during the last of 5 passes/,
     )
     writing = false
-    const snap = await exportSnapshot(client, {placemat: true})
+    const snap = await exportSnapshot(client)
     expect(snap.groups?.map((g) => g.name)).toEqual(['g'])
   })
 })

@@ -6,7 +6,7 @@
  * domain core made; neither decides anything itself. This file declares them and imports
  * no implementation: choose.ts picks one.
  */
-import type {BreachRecord} from '../../core/groups.js'
+import type {BreachRecord, GroupRecord} from '../../core/groups.js'
 import type {ApiError, PlacementClient, RequestOptions} from '../../client/client.js'
 import type {NoCandidates} from '../../core/candidates/why.js'
 import type {ConsumerFilter, ConsumerListing, ConsumerView} from '../../core/consumer-list.js'
@@ -233,6 +233,17 @@ export interface StatusOutcome {
   reasonDropped: boolean
 }
 
+/** What a backend keeps beyond Placement's own records (placemat: all of it; plain Placement: none). */
+export interface OwnRecords {
+  /** The racks, rows and rooms, with the topology's generation. */
+  layout: Layout & {generation: number}
+  groups: GroupRecord[]
+  /** Consumers that gave their allocations away (claim move) and hold nothing since. */
+  moved: MovedRecord[]
+  /** The names apply files gave aggregates. */
+  aggregateNames: Array<{name: string; uuid: string}>
+}
+
 /** What only placemat serves (its own API): placemat-api.ts. */
 /** GET /placemat/v1/capacity: the core's headroom of the daemon's catalog, with its flavors' warnings. */
 export type CatalogHeadroom = Headroom & {warnings: Array<{flavor: string; warning: string}>}
@@ -293,6 +304,12 @@ export interface Backend {
   consumer(uuid: string): Promise<ConsumerView>
   /** The placement groups: placemat's, each rule checked in its writes; plain Placement's those of the --groups file (none without it). */
   groups(files: LocalFiles): Promise<Groups | undefined>
+  /** What it keeps beyond Placement's records; none on plain Placement, which keeps none of it. */
+  ownRecords(): Promise<OwnRecords | undefined>
+  /** Why each of these hosts is out of service, where it keeps a reason (plain Placement keeps none). */
+  disabledReasons(hosts: string[]): Promise<Map<string, string>>
+  /** The headroom of the flavor catalog a daemon holds (`daemon start --flavors`); exit 2 where there can be none. */
+  catalogHeadroom(query: {flavor?: string[]; level?: string[]}): Promise<CatalogHeadroom>
   /**
    * Allocation candidates, judged by the placement groups asked for (a hard rule keeps, a soft
    * one orders) and ordered by closeness, then cut to the query's limit. placemat does it in its own

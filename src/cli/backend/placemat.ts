@@ -23,6 +23,8 @@ import {
   type ConsumerList,
   type MoveAsk,
   type MoveOutcome,
+  type OwnRecords,
+  type CatalogHeadroom,
   type StatusOutcome,
   type LocalFiles,
   type LayoutApplyOptions,
@@ -171,6 +173,26 @@ export class PlacematBackend implements Backend {
 
   async groups(): Promise<Groups> {
     return this.placemat.groups
+  }
+
+  async ownRecords(): Promise<OwnRecords> {
+    const [layout, groups, moved, aggregateNames] = await Promise.all([
+      this.placemat.layout(),
+      this.placemat.groups.list(),
+      this.placemat.movedConsumers(),
+      this.placemat.aggregateNames(),
+    ])
+    return {layout, groups, moved, aggregateNames}
+  }
+
+  /** GET /placemat/v1/hosts/{uuid} for each, a few calls in flight. */
+  async disabledReasons(hosts: string[]): Promise<Map<string, string>> {
+    const reasons = await mapLimit(hosts, 8, async (uuid) => (await this.placemat.host(uuid)).disabled_reason)
+    return new Map(hosts.flatMap((uuid, i) => (reasons[i] ? [[uuid, reasons[i]] as [string, string]] : [])))
+  }
+
+  catalogHeadroom(query: {flavor?: string[]; level?: string[]}): Promise<CatalogHeadroom> {
+    return this.placemat.capacity(query)
   }
 
   /** GET /placemat/v1/consumers/{uuid}, one call for what it holds and what placemat kept of it. */

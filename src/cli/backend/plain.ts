@@ -28,6 +28,7 @@ import {
   type ConsumerList,
   type MoveAsk,
   type MoveOutcome,
+  type CatalogHeadroom,
   type StatusOutcome,
   type LocalFiles,
   type LayoutApplyOptions,
@@ -49,6 +50,7 @@ import {plainHost, plainHostDescription, plainHosts, plainHostStatus} from './pl
 import type {HostListing, HostRecord} from '../../core/host-status.js'
 import type {HostDescription} from '../../core/host-view.js'
 import type {Groups} from '../groups/groups.js'
+import {usageError} from '../failure.js'
 import {loadStandard} from './standard-reads.js'
 
 export class PlainBackend implements Backend {
@@ -105,6 +107,20 @@ export class PlainBackend implements Backend {
   async groups(files: LocalFiles): Promise<Groups | undefined> {
     if (!files.groups) return undefined
     return (await import('../groups/file-groups.js')).fileGroups(this, files.groups, files.layout)
+  }
+
+  /** Placement keeps no racks, rows, rooms, placement groups, moved consumers or aggregate names. */
+  async ownRecords(): Promise<undefined> {
+    return undefined
+  }
+
+  /** Placement has nowhere to keep a reason. */
+  async disabledReasons(): Promise<Map<string, string>> {
+    return new Map()
+  }
+
+  async catalogHeadroom(): Promise<CatalogHeadroom> {
+    throw usageError('give --flavors FILE: plain Placement keeps no flavor catalog')
   }
 
   claimant(uuid: string): Promise<ConsumerAllocations> {

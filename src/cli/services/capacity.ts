@@ -123,9 +123,8 @@ export async function catalogCapacity(
   if (!changesNothing(opts.change))
     throw usageError('--without, --ratio and --add are tried on a copy of the cloud here: give --flavors FILE')
   if (opts.group) throw usageError('--group is counted here on a copy of the cloud: give --flavors FILE')
-  if (!backend.placemat) throw usageError('give --flavors FILE: plain Placement keeps no flavor catalog')
   try {
-    return await backend.placemat.capacity({
+    return await backend.catalogHeadroom({
       flavor: opts.names?.length ? opts.names : undefined,
       level: opts.levels?.length ? opts.levels : undefined,
     })

@@ -1,21 +1,19 @@
 /**
  * Whole-state snapshots: `placemat export` reads everything through the public Placement
- * API (so it works on any endpoint, a real OpenStack Placement included) and, on placemat,
- * its own API for what only placemat keeps; `placemat import` (snapshot-import.ts) writes a
+ * API (so it works on any endpoint, a real OpenStack Placement included) and what the backend
+ * keeps besides (placemat's own records); `placemat import` (snapshot-import.ts) writes a
  * snapshot straight into a new or empty file, keeping every provider and consumer
  * generation exactly.
  *
  * The format (the file's sections, their order, its versions) is core/snapshot-format.ts's.
  */
 import YAML from 'yaml'
-import type {PlacementClient} from '../../client/client.js'
 import type {Inventory, TopologyLevel} from '../../core/state.js'
 import type {MovedRecord} from '../../core/moves.js'
 import {INVENTORY_FIELDS} from '../../core/inventories.js'
 import {DISABLED_TRAIT} from '../../core/host.js'
 import {layoutNodes, type Layout} from '../../core/topology.js'
-import type {PlacematApi} from '../backend/backend.js'
-import {placematApi} from '../backend/placemat-api.js'
+import type {Backend} from '../backend/backend.js'
 import {mapLimit} from '../../client/map-limit.js'
 import {
   SNAPSHOT_VERSION,
@@ -147,29 +145,20 @@ export const movedInKeyOrder = (m: MovedRecord): MovedRecord => ({
   moved_at: m.moved_at,
 })
 
-/** placemat's own parts, read through /placemat/v1, and a mark that changes whenever they do. */
-export async function readPlacematParts(api: PlacematApi): Promise<{parts: PlacematParts; mark: string}> {
-  const [layout, groups, moved, aggregates] = await Promise.all([
-    api.layout(),
-    api.groups.list(),
-    api.movedConsumers(),
-    api.aggregateNames(),
-  ])
-  const names: SnapshotAggregateName[] = aggregates.map((n) => ({name: n.name, uuid: n.uuid}))
+/**
+ * What the backend keeps beyond Placement's records, as a snapshot's parts, and a mark that
+ * changes whenever they do; undefined where it keeps none (plain Placement).
+ */
+export async function readPlacematParts(backend: Backend): Promise<{parts: PlacematParts; mark: string} | undefined> {
+  const own = await backend.ownRecords()
+  if (!own) return undefined
+  const {layout, groups, moved, aggregateNames} = own
+  const names: SnapshotAggregateName[] = aggregateNames.map((n) => ({name: n.name, uuid: n.uuid}))
   const mark = JSON.stringify([layout.generation, groups.map((g) => [g.name, g.generation]), moved, names])
   return {
     parts: {topology: topologyOfLayout(layout), groups: groups.map(groupInKeyOrder), moved_consumers: moved, aggregate_names: names},
     mark,
   }
-}
-
-/**
- * Why each of these hosts is out of service, where it has a reason (GET /placemat/v1/hosts/{uuid}):
- * ask only for roots carrying COMPUTE_STATUS_DISABLED, the only ones that can have one.
- */
-export async function readDisabledReasons(api: PlacematApi, hosts: string[]): Promise<Map<string, string>> {
-  const reasons = await mapLimit(hosts, 8, async (uuid) => (await api.host(uuid)).disabled_reason)
-  return new Map(hosts.flatMap((uuid, i) => (reasons[i] ? [[uuid, reasons[i]] as [string, string]] : [])))
 }
 
 /** The providers that can carry a disabled reason: roots with COMPUTE_STATUS_DISABLED. */
@@ -183,11 +172,9 @@ interface ProviderListing {
   parent_provider_uuid?: string | null
 }
 
-async function readOnce(
-  client: PlacementClient,
-  api: PlacematApi | undefined,
-): Promise<{snapshot: Snapshot; generations: Map<string, number>; mark: string}> {
-  const own = api ? await readPlacematParts(api) : {parts: {}, mark: ''}
+async function readOnce(backend: Backend): Promise<{snapshot: Snapshot; generations: Map<string, number>; mark: string | undefined}> {
+  const {client} = backend
+  const own = await readPlacematParts(backend)
   const classes = (await client.get<{resource_classes: {name: string}[]}>('/resource_classes')).resource_classes
     .map((c) => c.name)
     .filter((n) => n.startsWith(CUSTOM))
@@ -214,9 +201,8 @@ async function readOnce(
     }
   })
   // A reason moves its host's generation when it changes, so the generation check covers it too.
-  const reasons = api
-    ? await readDisabledReasons(api, disabledHosts(providers.map((p) => ({...p, parent: p.parent_provider_uuid}))))
-    : new Map<string, string>()
+  // Only roots carrying COMPUTE_STATUS_DISABLED can have one.
+  const reasons = await backend.disabledReasons(disabledHosts(providers.map((p) => ({...p, parent: p.parent_provider_uuid}))))
   for (const p of providers) {
     const reason = reasons.get(p.uuid)
     if (reason) p.disabled_reason = reason
@@ -244,30 +230,32 @@ async function readOnce(
     traits,
     providers,
     consumers,
-    ...own.parts,
+    ...own?.parts,
   })
-  return {snapshot, generations: new Map(listing.map((p) => [p.uuid, p.generation])), mark: own.mark}
+  return {snapshot, generations: new Map(listing.map((p) => [p.uuid, p.generation])), mark: own?.mark}
 }
 
 /**
- * Reads the whole state through the public API, and with `placemat` (a placemat endpoint)
- * its racks, rows, rooms and placement groups through /placemat/v1. The read is not one
+ * Reads the whole state through the public API, and what the backend keeps besides (placemat:
+ * its racks, rows, rooms and placement groups, through /placemat/v1). The read is not one
  * transaction, so it is checked afterwards: when any provider generation moved meanwhile
  * (every inventory, trait, aggregate and allocation write moves one), or the topology's or a
  * group's, the whole read is made again. When no pass was quiet the export fails (exit 4): a
  * snapshot mixing states would lose the writes made after its last pass, or hold a provider
  * at a generation older than its allocations.
  */
-export async function exportSnapshot(client: PlacementClient, opts: {placemat?: boolean; tries?: number} = {}): Promise<Snapshot> {
+export async function exportSnapshot(backend: Backend, opts: {tries?: number; keepsNothing?: () => void} = {}): Promise<Snapshot> {
+  const {client} = backend
   const tries = opts.tries ?? 5
-  const api = opts.placemat ? placematApi(client) : undefined
   for (let i = 1; ; i++) {
-    const {snapshot, generations, mark} = await readOnce(client, api)
+    const {snapshot, generations, mark} = await readOnce(backend)
+    // Said once: the backend keeps nothing beyond Placement's records.
+    if (i === 1 && mark === undefined) opts.keepsNothing?.()
     const after = (await client.get<{resource_providers: ProviderListing[]}>('/resource_providers')).resource_providers
     const still = new Set(after.map((p) => p.uuid))
     const changed =
       after.filter((p) => generations.get(p.uuid) !== p.generation).length + [...generations.keys()].filter((u) => !still.has(u)).length
-    const ownChanged = api && (await readPlacematParts(api)).mark !== mark
+    const ownChanged = mark !== undefined && (await readPlacematParts(backend))?.mark !== mark
     if (!changed && !ownChanged) return snapshot
     if (i >= tries) {
       throw conflictError(
