@@ -1,27 +1,9 @@
 import {Args, Flags} from '@oclif/core'
-import {ApiError} from '../src/client/client.js'
 import {PlacematCommand} from '../src/cli/base.js'
 import {SENTENCES} from '../src/cli/output.js'
-import {withContext} from '../src/cli/failure.js'
-import {readApplyFile, type DatacenterFile} from '../src/cli/apply/apply-file.js'
-import {checkOperations, REFUSED} from '../src/cli/apply/check.js'
-import {layoutToApply, planLayoutAfter} from '../src/cli/apply/layout-step.js'
-import {
-  appliedCounts,
-  appliedLine,
-  dryRunRefusal,
-  planLines as topologyPlanLines,
-  planSize,
-  planSummary as topologySummary,
-} from '../src/cli/topology/plan-text.js'
+import {dryRunRefusal, planLines as topologyPlanLines, planSize, planSummary as topologySummary} from '../src/cli/topology/plan-text.js'
 import {planDocument, planIsEmpty, planLineStream, summaryLine} from '../src/cli/apply/plan-text.js'
-import {loadState, type Progress} from '../src/cli/backend/backend.js'
-import {isConcurrentUpdate} from '../src/cli/services/retry.js'
-import {ApplyRefused, type ApplyPlan} from '../src/core/apply-plan/types.js'
-import {planApply} from '../src/core/apply-plan/plan.js'
-import type {State} from '../src/core/state.js'
-import type {Layout, TopologyPlan} from '../src/core/topology.js'
-import {conflictError, usageError} from '../src/cli/failure.js'
+import {applyFile, type ApplyReport} from '../src/cli/services/apply.js'
 import {NAMES_NAMESPACE} from '../src/core/uuids.js'
 
 export default class Apply extends PlacematCommand {
@@ -94,161 +76,41 @@ unknown host, a host in two racks).`
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Apply)
-    let file: DatacenterFile | undefined = await readApplyFile(args.file)
-    const layout = layoutToApply(file.layout, flags.prune)
-    const backend = await this.backend()
-    const tty = Boolean(process.stdout.isTTY) && this.textOutput
-    const progress = tty ? (await import('../src/cli/components/Progress.js')).startProgress() : undefined
-    const onRead = progress ? (done: number, total: number) => progress.update(done, total, 'reading the current state') : undefined
-    const dryRun = flags['dry-run']
-    // The dry run refuses what the write would refuse. A write in one transaction is its own
-    // check; calls one by one are checked first, so that a refusal comes before the first call.
-    // The check runs the plan on the State it was made on, which must be a copy unless the
-    // backend can rehearse on its own. A layout is planned on the State the providers' writes
-    // leave, so those are run on a copy first.
-    const rehearse = dryRun && backend.rehearse !== undefined && !layout
-    const check = (dryRun && !rehearse) || !backend.oneTransaction || layout !== undefined
-    let state: State | undefined
-    try {
-      state = await loadState(backend, {onProgress: onRead, changeable: check})
-    } finally {
-      progress?.stop()
-    }
-    // placemat keeps the names the file gives aggregates; plain Placement has nowhere to.
-    const keepAggregateNames = backend.namedAggregates !== undefined
-    const plan: ApplyPlan = this.plan(() => planApply(file!, state!, {prune: flags.prune, keepAggregateNames}))
-    if (!keepAggregateNames && plan.namedAggregates > 0) {
-      const n = plan.namedAggregates
-      process.stderr.write(
-        `placemat: warning: plain OpenStack Placement keeps no aggregate names: the ${n === 1 ? 'name' : `${n} names`} the file gives aggregates ${n === 1 ? 'is' : 'are'} not kept (listings show their uuids)\n`,
-      )
-    }
-    file = undefined // what the plan needs of it, it holds
-    if (check) await checkOperations(state, plan.operations())
-    if (rehearse) await backend.rehearse!(plan)
-    // The layout checked before anything is written: a bad one refuses the whole file.
-    let topology: TopologyPlan | undefined = layout && (await planLayoutAfter(state, layout, flags.prune === true))
-    state = undefined
-    const transport = backend.kind
-    const placemat = backend.oneTransaction
-    const {operationCount, summary} = plan
+    const text = this.textOutput
+    const tty = Boolean(process.stdout.isTTY) && text
+    const startProgress = tty ? (await import('../src/cli/components/Progress.js')).startProgress : undefined
+    const out = await applyFile(() => this.backend(), args.file, {
+      dryRun: flags['dry-run'],
+      prune: flags.prune,
+      concurrency: flags.concurrency,
+      bar: startProgress && (() => startProgress()),
+      report: text ? textReport(this) : undefined,
+      warn: (message) => process.stderr.write(`placemat: warning: ${message}\n`),
+    })
+    const topology = out.topology ? {topology: out.topology} : {}
     // Only --json and --yaml print the document (for a million changes it is hundreds of megabytes).
-    const doc = this.textOutput ? undefined : {transport, ...planDocument(plan)}
-
-    if (this.textOutput) printLines([summaryLine(plan)], planLineStream(plan))
-    // A dry run that writes no provider lets the backend plan the layout itself, with what
-    // the write would be refused for (a broken placement group, plain Placement's own view).
-    let layoutRefusal: ApiError | undefined
-    if (layout && dryRun && planIsEmpty(plan)) {
-      const res = await backend.applyLayout(layout, {dryRun: true, prune: flags.prune, concurrency: flags.concurrency})
-      topology = res.plan
-      layoutRefusal = res.refusal
+    if (!text) {
+      const doc = {transport: out.transport, ...planDocument(out.plan), ...topology, dry_run: out.dryRun, applied: out.applied}
+      if (out.seconds === undefined) this.outputRecord(doc)
+      else
+        this.outputRecord({
+          ...doc,
+          ...(out.applied ? {operations: out.plan.operationCount} : {}),
+          seconds: Number(out.seconds.toFixed(3)),
+        })
+    } else if (out.dryRun && (!planIsEmpty(out.plan) || (out.topology && planSize(out.topology.plan) > 0))) {
+      this.log('Dry run: nothing was changed.')
     }
-    if (dryRun || (planIsEmpty(plan) && !layout)) {
-      if (topology && this.textOutput) printTopology(topology, layout)
-      if (doc)
-        this.outputRecord({...doc, ...(topology ? {topology: {plan: topology, applied: false}} : {}), dry_run: dryRun, applied: false})
-      else if (dryRun && (!planIsEmpty(plan) || (topology && planSize(topology) > 0))) this.log('Dry run: nothing was changed.')
-      if (layoutRefusal) throw dryRunRefusal(layoutRefusal)
-      return
-    }
-
-    const start = performance.now()
-    // On placemat the providers and the layout are one transaction: both or neither.
-    const together = layout !== undefined && !planIsEmpty(plan) && backend.applyWithLayout !== undefined
-    let topologyApplied = false
-    if (together) {
-      if (this.textOutput) {
-        if (topology) printTopology(topology, layout)
-        this.log(`Applying ${operationCount} operations and the layout in one transaction...`)
-      }
-      try {
-        topology = await backend.applyWithLayout!(plan, layout, {prune: flags.prune === true})
-      } catch (err) {
-        if (!(err instanceof ApiError)) throw err
-        const stale = isConcurrentUpdate(err) ? 'the cloud changed while the plan was applied; ' : ''
-        throw withContext(err, stale || REFUSED, stale ? ' (nothing was changed)' : '')
-      }
-      topologyApplied = planSize(topology) > 0
-      if (this.textOutput) {
-        this.log(
-          `Applied: ${summary.create} created, ${summary.update} updated, ${summary.delete} deleted; ${appliedCounts(topology)} (one transaction, ${seconds(start).toFixed(2)} s).`,
-        )
-      }
-    } else if (!planIsEmpty(plan)) {
-      const bar = tty ? (await import('../src/cli/components/Progress.js')).startProgress() : undefined
-      let done = 0
-      const onApply: Progress = (d, total, label) => {
-        done = d
-        bar?.update(d, total, label)
-      }
-      if (!bar && this.textOutput) {
-        this.log(placemat ? `Applying ${operationCount} operations in one transaction...` : `Applying ${operationCount} calls...`)
-      }
-      try {
-        await backend.applyOperations(plan, {concurrency: flags.concurrency, onProgress: onApply})
-      } catch (err) {
-        bar?.stop()
-        if (err instanceof ApiError) {
-          const stale = isConcurrentUpdate(err) ? 'the cloud changed while the plan was applied; ' : ''
-          if (placemat) throw withContext(err, stale || REFUSED, stale ? ' (nothing was changed)' : '')
-          throw withContext(err, stale, ` (${done} of ${operationCount} calls were made before this one failed; apply again to finish)`)
-        }
-        throw err
-      }
-      bar?.stop()
-      if (this.textOutput) {
-        const how = placemat ? 'one transaction' : `${operationCount} calls`
-        this.log(
-          `Applied: ${summary.create} created, ${summary.update} updated, ${summary.delete} deleted (${how}, ${seconds(start).toFixed(2)} s).`,
-        )
-      }
-    }
-    if (layout && !together) {
-      // The layout after the providers, planned again where it is applied (now that its hosts exist).
-      const layoutStart = performance.now()
-      const onPlan = (p: TopologyPlan) => this.textOutput && printTopology(p, layout)
-      try {
-        const res = await backend.applyLayout(layout, {prune: flags.prune, concurrency: flags.concurrency, onPlan})
-        topology = res.plan
-        topologyApplied = res.applied
-        if (res.applied && this.textOutput) this.log(appliedLine(res, seconds(layoutStart)))
-      } catch (err) {
-        if (!(err instanceof ApiError)) throw err
-        throw withContext(err, planIsEmpty(plan) ? '' : 'the providers were applied but not the layout: ', ' (apply again to finish)')
-      }
-    }
-    if (doc) {
-      const applied = !planIsEmpty(plan)
-      const topologyDoc = topology ? {topology: {plan: topology, applied: topologyApplied}} : {}
-      this.outputRecord({
-        ...doc,
-        ...topologyDoc,
-        dry_run: false,
-        applied,
-        ...(applied ? {operations: operationCount} : {}),
-        seconds: Number(seconds(start).toFixed(3)),
-      })
-    }
-  }
-
-  /** A plan the file cannot have: exit 4 when allocations stand in the way, 2 for the file itself. */
-  private plan<T>(make: () => T): T {
-    try {
-      return make()
-    } catch (err) {
-      if (!(err instanceof ApplyRefused)) throw err
-      throw err.allocationConflict ? conflictError(err.message) : usageError(err.message)
-    }
+    if (out.refusal) throw dryRunRefusal(out.refusal)
   }
 }
 
-const seconds = (since: number) => (performance.now() - since) / 1000
-
-/** A layout's plan, as `topology apply` prints it. */
-function printTopology(plan: TopologyPlan, layout: Layout | undefined): void {
-  printLines([topologySummary(plan)], topologyPlanLines(plan, layout))
-}
+/** The apply's report as text: the plans as lines, a few thousand at a time, and what it does. */
+const textReport = (command: Apply): ApplyReport => ({
+  plan: (plan) => printLines([summaryLine(plan)], planLineStream(plan)),
+  layout: (plan, layout) => printLines([topologySummary(plan)], topologyPlanLines(plan, layout)),
+  line: (line) => command.log(line),
+})
 
 /** Writes lines to stdout a few thousand at a time. */
 function printLines(...sources: Iterable<string>[]): void {
