@@ -2,8 +2,9 @@
  * What a command talks to, chosen once per command: a placemat daemon or a --db file
  * (`PlacematBackend`: its own API under /placemat/v1 does bulk reads and writes in one
  * transaction) or any other OpenStack Placement (`PlainBackend`: the standard API only,
- * the same decisions made here on a snapshot of the cloud). Both carry out plans the
- * domain core made; neither decides anything itself. This file declares them and imports
+ * the same decisions made here on a snapshot of the cloud). Both speak the operator's verbs
+ * (hosts, consumers, groups, candidates, claims, moves, the layout, apply) and carry out plans
+ * the domain core made; neither decides anything itself. This file declares them and imports
  * no implementation: choose.ts picks one.
  */
 import type {BreachRecord, GroupRecord} from '../../core/groups.js'
@@ -13,7 +14,7 @@ import type {ConsumerFilter, ConsumerListing, ConsumerView} from '../../core/con
 import type {HostListing, HostRecord} from '../../core/host-status.js'
 import type {HostDescription} from '../../core/host-view.js'
 import type {Headroom} from '../../core/headroom.js'
-import type {KnownConsumer, MovedRecord, MoveResult} from '../../core/moves.js'
+import type {KnownConsumer, MovedRecord} from '../../core/moves.js'
 import type {Groups} from '../groups/groups.js'
 import type {NamedAggregate} from '../../core/aggregate-names.js'
 import type {ApplyPlan} from '../../core/apply-plan/types.js'
@@ -115,12 +116,6 @@ export type OperationPlan = Pick<ApplyPlan, 'operationCount' | 'operations' | 's
 export interface Endpoint {
   readonly client: PlacementClient
   backend(): Promise<Backend>
-}
-
-/** GET /placemat/v1/allocation_candidates/why: null when the search finds candidates. */
-export interface WhyAnswer {
-  why: string | null
-  steps: NoCandidates['steps']
 }
 
 /**
@@ -244,49 +239,12 @@ export interface OwnRecords {
   aggregateNames: Array<{name: string; uuid: string}>
 }
 
-/** What only placemat serves (its own API): placemat-api.ts. */
 /** GET /placemat/v1/capacity: the core's headroom of the daemon's catalog, with its flavors' warnings. */
 export type CatalogHeadroom = Headroom & {warnings: Array<{flavor: string; warning: string}>}
-
-export interface PlacematApi {
-  /** The host with its status and reason (404 when there is no such provider). */
-  host(uuid: string): Promise<HostRecord>
-  /** Every host, by name. */
-  hosts(): Promise<HostListing[]>
-  /** Takes a host out of service or brings it back; the host as it is after. */
-  setHostStatus(uuid: string, body: {disabled: boolean; reason?: string}): Promise<HostRecord>
-  hostDescription(uuid: string): Promise<HostDescription>
-  /** The consumers that pass `filter` (its provider a uuid). */
-  consumers(filter: ConsumerFilter): Promise<ConsumerListing[]>
-  /** One consumer in full (404 when placemat knows nothing of it). */
-  consumer(uuid: string): Promise<ConsumerView>
-  /** The placement groups, kept and checked by placemat. */
-  readonly groups: Groups
-  /** Why the search `query` finds no candidate. */
-  why(query: Record<string, string | string[]>): Promise<WhyAnswer>
-  /** The headroom of the daemon's own flavor catalog (404 when it has none). */
-  capacity(query: {flavor?: string[]; level?: string[]}): Promise<CatalogHeadroom>
-  /** Providers by uuid, in one call (a few hundred at most: they go in the URL). */
-  providers(uuids: string[]): Promise<ListedProvider[]>
-  /** One claim, its rules and groups checked in the write; the consumer's generation after it. */
-  claim(body: Record<string, unknown>, opts?: {allowViolations?: boolean}): Promise<{consumer_generation: number}>
-  /** Several claims in one transaction: all or nothing. */
-  claims(claims: Record<string, unknown>[]): Promise<void>
-  /** Nova's move_allocations, decided in the write with the consumers' groups checked. */
-  move(body: {consumer_uuid: string; to: string; consumer_type?: string}, opts?: {allowViolations?: boolean}): Promise<MoveResult>
-  /** The stored layout with its generation. */
-  layout(): Promise<Layout & {generation: number}>
-  /** Consumers that gave their allocations away (claim move) and hold nothing since. */
-  movedConsumers(): Promise<MovedRecord[]>
-  /** The names apply files gave aggregates. */
-  aggregateNames(): Promise<Array<{name: string; uuid: string}>>
-}
 
 export interface Backend {
   readonly kind: BackendKind
   readonly client: PlacementClient
-  /** placemat's own API; absent on plain Placement. */
-  readonly placemat?: PlacematApi
   /** Every host (core/host.ts decides which providers are hosts), by name, with its status and usage. */
   hosts(): Promise<HostListing[]>
   /** The host with its status and reason (exit 3 when there is no such provider). */

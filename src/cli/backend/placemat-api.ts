@@ -1,8 +1,9 @@
 /**
  * What only placemat serves (a daemon, or a --db file in process), under /placemat/v1: hosts
  * with their status, consumers as listings, placement groups, why a search found nothing,
- * providers looked up by the hundred, candidates with placemat's parameters, claims and moves. A Backend offers it as `placemat` when it reaches placemat;
- * commands and services never spell these paths themselves.
+ * providers looked up by the hundred, claims and moves, its layout, moved consumers and
+ * aggregate names. The placemat backend speaks the operator's verbs through it; nothing else
+ * spells these paths.
  */
 import type {PlacementClient} from '../../client/client.js'
 import type {ConsumerFilter, ConsumerListing, ConsumerView} from '../../core/consumer-list.js'
@@ -13,7 +14,49 @@ import type {MovedRecord, MoveResult} from '../../core/moves.js'
 import type {Layout} from '../../core/topology.js'
 import type {ListedProvider} from '../../core/wire.js'
 import type {Groups} from '../groups/groups.js'
-import {PLACEMAT_API, type CatalogHeadroom, type PlacematApi, type WhyAnswer} from './backend.js'
+import type {NoCandidates} from '../../core/candidates/why.js'
+import {PLACEMAT_API, type CatalogHeadroom} from './backend.js'
+
+/** GET /placemat/v1/allocation_candidates/why: null when the search finds candidates. */
+export interface WhyAnswer {
+  why: string | null
+  steps: NoCandidates['steps']
+}
+
+/** placemat's own routes, one method each. */
+export interface PlacematApi {
+  /** The host with its status and reason (404 when there is no such provider). */
+  host(uuid: string): Promise<HostRecord>
+  /** Every host, by name. */
+  hosts(): Promise<HostListing[]>
+  /** Takes a host out of service or brings it back; the host as it is after. */
+  setHostStatus(uuid: string, body: {disabled: boolean; reason?: string}): Promise<HostRecord>
+  hostDescription(uuid: string): Promise<HostDescription>
+  /** The consumers that pass `filter` (its provider a uuid). */
+  consumers(filter: ConsumerFilter): Promise<ConsumerListing[]>
+  /** One consumer in full (404 when placemat knows nothing of it). */
+  consumer(uuid: string): Promise<ConsumerView>
+  /** The placement groups, kept and checked by placemat. */
+  readonly groups: Groups
+  /** Why the search `query` finds no candidate. */
+  why(query: Record<string, string | string[]>): Promise<WhyAnswer>
+  /** The headroom of the daemon's own flavor catalog (404 when it has none). */
+  capacity(query: {flavor?: string[]; level?: string[]}): Promise<CatalogHeadroom>
+  /** Providers by uuid, in one call (a few hundred at most: they go in the URL). */
+  providers(uuids: string[]): Promise<ListedProvider[]>
+  /** One claim, its rules and groups checked in the write; the consumer's generation after it. */
+  claim(body: Record<string, unknown>, opts?: {allowViolations?: boolean}): Promise<{consumer_generation: number}>
+  /** Several claims in one transaction: all or nothing. */
+  claims(claims: Record<string, unknown>[]): Promise<void>
+  /** Nova's move_allocations, decided in the write with the consumers' groups checked. */
+  move(body: {consumer_uuid: string; to: string; consumer_type?: string}, opts?: {allowViolations?: boolean}): Promise<MoveResult>
+  /** The stored layout with its generation. */
+  layout(): Promise<Layout & {generation: number}>
+  /** Consumers that gave their allocations away (claim move) and hold nothing since. */
+  movedConsumers(): Promise<MovedRecord[]>
+  /** The names apply files gave aggregates. */
+  aggregateNames(): Promise<Array<{name: string; uuid: string}>>
+}
 
 const HOSTS = `${PLACEMAT_API}/hosts`
 const CONSUMERS = `${PLACEMAT_API}/consumers`

@@ -33,7 +33,6 @@ import {
   type LayoutEditResult,
   type LoadOptions,
   type OperationPlan,
-  type PlacematApi,
   type Progress,
   type TopologyAnswer,
   type TopologyNodeRecord,
@@ -55,7 +54,7 @@ import type {Query} from '../candidates/query.js'
 import {notFoundError} from '../failure.js'
 import {canonicalUuid as canonical} from '../../core/uuids.js'
 import {askCandidates, PLACEMENT_CANDIDATES} from './candidates.js'
-import {PLACEMAT_CANDIDATES, placematApi} from './placemat-api.js'
+import {PLACEMAT_CANDIDATES, placematApi, type PlacematApi} from './placemat-api.js'
 
 /** Uuids per GET /placemat/v1/providers?uuid=: the URL stays well below a server's 16 KiB of request head. */
 const UUIDS_PER_CALL = 200
@@ -67,10 +66,11 @@ export class PlacematBackend implements Backend {
   readonly kind = 'placemat' as const
   readonly oneTransaction = true
 
-  readonly placemat: PlacematApi
+  /** placemat's own routes. */
+  protected readonly api: PlacematApi
 
   constructor(readonly client: PlacementClient) {
-    this.placemat = placematApi(client)
+    this.api = placematApi(client)
   }
 
   async writeAllocations(body: Record<string, unknown>, opts?: RequestOptions): Promise<void> {
@@ -109,7 +109,7 @@ export class PlacematBackend implements Backend {
     const query: Query = {...ask.query}
     if (ask.group !== undefined) query.group = [ask.group]
     if (ask.consumer !== undefined) query.consumer = [ask.consumer]
-    const r = await this.placemat.why(query)
+    const r = await this.api.why(query)
     return r.why === null ? null : {why: r.why, steps: r.steps}
   }
 
@@ -117,12 +117,12 @@ export class PlacematBackend implements Backend {
   async providers(uuids: string[]): Promise<ListedProvider[]> {
     const calls: string[][] = []
     for (let i = 0; i < uuids.length; i += UUIDS_PER_CALL) calls.push(uuids.slice(i, i + UUIDS_PER_CALL))
-    return (await mapLimit(calls, 4, (part) => this.placemat.providers(part))).flat()
+    return (await mapLimit(calls, 4, (part) => this.api.providers(part))).flat()
   }
 
   /** The cloud with the groups placemat keeps (its racks, rows and rooms come with the cloud). */
   async stateWithGroups(_files: LocalFiles, load: LoadOptions = {}): Promise<State> {
-    const [s, groups] = await Promise.all([loadState(this, {...load, changeable: true}), this.placemat.groups.list()])
+    const [s, groups] = await Promise.all([loadState(this, {...load, changeable: true}), this.api.groups.list()])
     for (const g of groups) {
       s.groups.set(g.name, {
         name: g.name,
@@ -141,28 +141,28 @@ export class PlacematBackend implements Backend {
   }
 
   hosts(): Promise<HostListing[]> {
-    return this.placemat.hosts()
+    return this.api.hosts()
   }
 
   host(uuid: string): Promise<HostRecord> {
-    return this.placemat.host(uuid)
+    return this.api.host(uuid)
   }
 
   hostDescription(uuid: string): Promise<HostDescription> {
-    return this.placemat.hostDescription(uuid)
+    return this.api.hostDescription(uuid)
   }
 
   /** One write sets or removes the trait with the reason, kept with the host; changed when the host's generation moved. */
   async setHostStatus(uuid: string, disabled: boolean, reason?: string): Promise<StatusOutcome> {
-    const before = await this.placemat.host(uuid)
+    const before = await this.api.host(uuid)
     const body: {disabled: boolean; reason?: string} = {disabled}
     if (reason !== undefined) body.reason = reason
-    const host = await this.placemat.setHostStatus(uuid, body)
+    const host = await this.api.setHostStatus(uuid, body)
     return {host, changed: host.generation !== before.generation, reasonDropped: false}
   }
 
   async consumers(filter: ConsumerFilter): Promise<ConsumerList> {
-    return {consumers: await this.placemat.consumers(filter), groupsKept: true}
+    return {consumers: await this.api.consumers(filter), groupsKept: true}
   }
 
   async consumer(uuid: string): Promise<ConsumerView> {
@@ -172,27 +172,27 @@ export class PlacematBackend implements Backend {
   }
 
   async groups(): Promise<Groups> {
-    return this.placemat.groups
+    return this.api.groups
   }
 
   async ownRecords(): Promise<OwnRecords> {
     const [layout, groups, moved, aggregateNames] = await Promise.all([
-      this.placemat.layout(),
-      this.placemat.groups.list(),
-      this.placemat.movedConsumers(),
-      this.placemat.aggregateNames(),
+      this.api.layout(),
+      this.api.groups.list(),
+      this.api.movedConsumers(),
+      this.api.aggregateNames(),
     ])
     return {layout, groups, moved, aggregateNames}
   }
 
   /** GET /placemat/v1/hosts/{uuid} for each, a few calls in flight. */
   async disabledReasons(hosts: string[]): Promise<Map<string, string>> {
-    const reasons = await mapLimit(hosts, 8, async (uuid) => (await this.placemat.host(uuid)).disabled_reason)
+    const reasons = await mapLimit(hosts, 8, async (uuid) => (await this.api.host(uuid)).disabled_reason)
     return new Map(hosts.flatMap((uuid, i) => (reasons[i] ? [[uuid, reasons[i]] as [string, string]] : [])))
   }
 
   catalogHeadroom(query: {flavor?: string[]; level?: string[]}): Promise<CatalogHeadroom> {
-    return this.placemat.capacity(query)
+    return this.api.capacity(query)
   }
 
   /** GET /placemat/v1/consumers/{uuid}, one call for what it holds and what placemat kept of it. */
@@ -212,7 +212,7 @@ export class PlacematBackend implements Backend {
 
   async knownConsumer(uuid: string): Promise<KnownConsumer | undefined> {
     try {
-      return await this.placemat.consumer(uuid)
+      return await this.api.consumer(uuid)
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) return undefined
       throw err
@@ -221,13 +221,13 @@ export class PlacematBackend implements Backend {
 
   /** POST /placemat/v1/claims: the rules, the group it joins and every group it is a member of checked in the write. */
   async claim(w: ClaimWrite, opts: ClaimWriteOptions = {}): Promise<{consumer_generation: number; via: ClaimVia}> {
-    const res = await this.placemat.claim(claimBody(w), {allowViolations: opts.allowViolations})
+    const res = await this.api.claim(claimBody(w), {allowViolations: opts.allowViolations})
     return {consumer_generation: res.consumer_generation, via: 'POST /placemat/v1/claims'}
   }
 
   /** POST /placemat/v1/claims with all of them: one transaction. */
   async claims(writes: ClaimWrite[]): Promise<{via: ClaimVia}> {
-    await this.placemat.claims(writes.map(claimBody))
+    await this.api.claims(writes.map(claimBody))
     return {via: 'POST /placemat/v1/claims'}
   }
 
@@ -239,7 +239,7 @@ export class PlacematBackend implements Backend {
     }
     if (ask.consumerType) body.consumer_type = ask.consumerType
     try {
-      const r = await this.placemat.move(body, {allowViolations: opts.allowViolations})
+      const r = await this.api.move(body, {allowViolations: opts.allowViolations})
       return {
         consumer_uuid: r.consumer_uuid,
         migration_uuid: r.migration_uuid,
