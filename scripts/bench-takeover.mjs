@@ -6,7 +6,7 @@
 //                   also how the Placement database of the other rows is made)
 //   from-placement  placemat import --from-placement from that database (the switch-over's copy)
 //   switch-over     from-placement, then a daemon started on the copy up to its first answer: the
-//                   downtime of the README's procedure, placement-api being stopped meanwhile
+//                   downtime of docs/upgrades.md's procedure, placement-api being stopped meanwhile
 //   api export      placemat export --url through placement-api serving that database (the path
 //                   that needs no database access; up to --api-max providers, default 10,000)
 //

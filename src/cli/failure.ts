@@ -9,7 +9,7 @@ import {AuthenticationError, NoEndpointError} from '../client/openstack/session.
 import {PlacementError} from '../core/errors.js'
 import {ForeignDatabaseError} from '../store/target.js'
 
-/** Exit codes every command keeps (documented in the README). */
+/** Exit codes every command keeps (documented in README.md, "Exit codes"). */
 export const ExitCode = {
   OK: 0,
   ERROR: 1,

@@ -1,9 +1,9 @@
 /**
- * A daemon started with --flavors on the README's datacenter: `placemat capacity` without a
- * flavor file asks its catalog and gets what the file gives; SIGHUP reads the file again (a broken
- * one refused, the catalog in force kept); and Debian's Prometheus, scraping the daemon, stores
- * the flavor gauges with the counts the command line prints. Prometheus' part is skipped, and
- * said so, where it is not installed.
+ * A daemon started with --flavors on the example datacenter (docs/cli/capacity.md): `placemat
+ * capacity` without a flavor file asks its catalog and gets what the file gives; SIGHUP reads the
+ * file again (a broken one refused, the catalog in force kept); and Debian's Prometheus, scraping
+ * the daemon, stores the flavor gauges with the counts the command line prints. Prometheus' part
+ * is skipped, and said so, where it is not installed.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
 import fs from 'node:fs'
