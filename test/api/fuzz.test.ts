@@ -4,6 +4,7 @@
  * answers below 500, in time, in Placement's error format, and a refused request leaves the
  * State and the database exactly as they were.
  */
+import {depth} from '../helpers/depth.js'
 import {randomUUID} from 'node:crypto'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {EXTENSION_ROUTES, PLACEMENT_ROUTES} from '../../src/http/app.js'
@@ -11,7 +12,7 @@ import type {RouteDef} from '../../src/http/context.js'
 import {testApi, type TestApi} from '../helpers/http-helpers.js'
 
 const SEED = 20261122
-const REQUESTS = 4000
+const REQUESTS = depth(4000, 1000)
 /** Far above any honest answer here; a hang or a quadratic path blows through it. */
 const PER_REQUEST_LIMIT_MS = 15_000
 
