@@ -241,9 +241,6 @@ function domainHosts(s: State, hosts: Provider[], levels: readonly HeadroomLevel
 const compareHosts = (a: Provider, b: Provider): number =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0
 
-/** The sums of a domain's free amounts (one domain at a time: a typed array made per domain costs more than its sums). */
-const sumScratch = new Float64Array(8)
-
 /** A domain whose hosts draw on no pool: its fits and free amounts summed. */
 function summedHeadroom(level: HeadroomLevel, name: string, flavor: string, sums: Summed, at: number[]): DomainHeadroom {
   const {fits, disabled, asks, free} = sums
