@@ -97,13 +97,12 @@ export function hostFits(s: State, trees: readonly HostTree[], free: readonly Fl
 
 const NO_POOLS: ReadonlyMap<string, ReadonlyMap<string, number>> = new Map()
 
-/** The free amount of each class in a host's tree (sharing providers aside). */
-function treeFree(s: State, host: Provider): Map<string, number> {
+/** The free amount of each class in a host's tree (sharing providers aside), from its pairs' free amounts (freeNow). */
+function treeFree(tree: HostTree, pairsFree: Float64Array): Map<string, number> {
   const free = new Map<string, number>()
-  for (const p of s.subtree(host.uuid)) {
-    if (isSharing(p)) continue
-    for (const [rc, inv] of p.inventories) free.set(rc, (free.get(rc) ?? 0) + Math.max(0, capacityOf(inv) - (p.usages.get(rc) ?? 0)))
-  }
+  tree.pairs.forEach(({member, rc}, k) => {
+    if (!isSharing(tree.members[member])) free.set(rc, (free.get(rc) ?? 0) + Math.max(0, pairsFree[k]))
+  })
   return free
 }
 
@@ -139,12 +138,21 @@ interface Summed {
   free: Float64Array[]
 }
 
+/** Every host, kept while the cloud's shape stands (which providers are hosts moves shapeVersion); never changed by its users. */
+function hostsKept(s: State): readonly Provider[] {
+  const kept = hostsOf.get(s)
+  if (kept && kept.shapeVersion === s.shapeVersion) return kept.hosts
+  const hosts = everyHost(s)
+  hostsOf.set(s, {shapeVersion: s.shapeVersion, hosts})
+  return hosts
+}
+const hostsOf = new WeakMap<State, {shapeVersion: number; hosts: readonly Provider[]}>()
+
 /** The headroom of `flavors` in `s`, per level (see the module's comment for what is counted). */
 export function headroom(s: State, flavors: readonly FlavorRequest[], opts: HeadroomOptions = {}): Headroom {
   const levels = opts.levels ?? HEADROOM_LEVELS
-  const hosts = everyHost(s)
+  const hosts = hostsKept(s)
   // What does not depend on the flavor, once: each host's free amounts and the domains' hosts.
-  const free = hosts.map((h) => treeFree(s, h))
   const disabled = Uint8Array.from(hosts, (h) => (isDisabled(h) ? 1 : 0))
   const layout = domainHosts(s, hosts, levels)
   const domains: DomainHeadroom[] = []
@@ -152,6 +160,7 @@ export function headroom(s: State, flavors: readonly FlavorRequest[], opts: Head
   const fitsSomewhere = new Uint8Array(hosts.length) // some flavor fits there now
   const trees = hostTrees(s, hosts)
   const freeOfTrees = trees.map(freeNow)
+  const free = trees.map((t, i) => treeFree(t, freeOfTrees[i]))
   // Each host's free amount of a class, by host number, made once per class asked.
   const freeOfClass = new Map<string, Float64Array>()
   const freeByHost = (rc: string): Float64Array => {
@@ -214,7 +223,7 @@ export function headroom(s: State, flavors: readonly FlavorRequest[], opts: Head
 }
 
 /** The domains at each level with the numbers of their hosts, in the order a table shows them. */
-function domainHosts(s: State, hosts: Provider[], levels: readonly HeadroomLevel[]): Array<[HeadroomLevel, string, number[]]> {
+function domainHosts(s: State, hosts: readonly Provider[], levels: readonly HeadroomLevel[]): Array<[HeadroomLevel, string, number[]]> {
   const out: Array<[HeadroomLevel, string, number[]]> = []
   const where = levels.some((l) => l !== 'host' && l !== 'cloud') ? hosts.map((h) => hostDomains(s, h)) : []
   for (const level of levels) {
@@ -344,7 +353,7 @@ function whyNowhere(s: State, flavor: FlavorRequest): string {
  * the class that blocks: the one whose free amount is smallest against the least any flavor asks of it.
  */
 function stranded(
-  hosts: Provider[],
+  hosts: readonly Provider[],
   free: Map<string, number>[],
   disabled: Uint8Array,
   flavors: readonly FlavorRequest[],
