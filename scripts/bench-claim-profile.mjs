@@ -15,7 +15,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
-import {freePort} from './huge-sets.mjs'
+import {freePort} from './lib/ports.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const perf = path.resolve(root, '../shared/perf')

@@ -14,10 +14,10 @@
 //   npm run bench -- --takeover --providers 10000 --api-max 0
 import {execFileSync, spawn} from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {freePort} from './lib/ports.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = path.join(root, 'bin/run.js')
@@ -46,14 +46,6 @@ const timed = (fn) => {
   fn()
   return seconds(t0)
 }
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = net.createServer()
-    s.listen(0, '127.0.0.1', () => {
-      const {port} = s.address()
-      s.close(() => resolve(port))
-    })
-  })
 async function waitFor(url, ms = 120_000) {
   const until = Date.now() + ms
   for (;;) {

@@ -56,8 +56,9 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import pg from 'pg'
 import {TcpProxy} from './tcp-proxy.mjs'
-import {freePort, loadThroughBatch} from './huge-sets.mjs'
-import {postgresBin} from './postgres-bin.mjs'
+import {loadThroughBatch} from './huge-sets.mjs'
+import {freePort} from './lib/ports.mjs'
+import {postgresBin} from './lib/postgres.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = path.join(ROOT, 'bin/run.js')

@@ -26,7 +26,7 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import {SourceMap} from 'node:module'
 import path from 'node:path'
-import {CLOCK_TICKS, statFields} from './proc-stat.mjs'
+import {CLOCK_TICKS, statFields} from './lib/proc.mjs'
 
 const MAX_IN_FLIGHT = 50
 const HELD = 160
