@@ -20,6 +20,7 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
 import {loadThroughBatch, AGGREGATES} from './huge-sets.mjs'
+import {daemonStartArgs} from './lib/daemon.mjs'
 import {freePort} from './lib/ports.mjs'
 import {statusMiB as status} from './lib/proc.mjs'
 import {pct} from './lib/stats.mjs'
@@ -50,7 +51,7 @@ async function startDaemon(dbFile, probe) {
   const log = fs.openSync(path.join(path.dirname(dbFile), 'placemat.log'), 'a')
   const t0 = performance.now()
   // Every candidates query searched and encoded afresh: no memo of identical answers.
-  const args = ['daemon', 'start', '--foreground', '--db', dbFile, '--port', String(port), '--auth', 'noauth2', '--no-answer-cache']
+  const args = daemonStartArgs(dbFile, port, ['--no-answer-cache'])
   const child = spawn(process.execPath, [...DAEMON_NODE_OPTIONS, path.join(root, 'bin/run.js'), ...args], {
     stdio: ['ignore', log, 'inherit'],
   })

@@ -17,6 +17,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {daemonStartArgs} from './lib/daemon.mjs'
 import {freePort} from './lib/ports.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -97,11 +98,10 @@ for (const n of SIZES) {
     const port = await freePort()
     const t0 = performance.now()
     placemat(['import', '--from-placement', url, '--db', copy2], env)
-    const daemon = spawn(
-      process.execPath,
-      [BIN, 'daemon', 'start', '--foreground', '--db', copy2, '--port', String(port), '--auth', 'noauth2', '--log-level', 'warn'],
-      {stdio: 'ignore', env: {...process.env, ...env}},
-    )
+    const daemon = spawn(process.execPath, [BIN, ...daemonStartArgs(copy2, port, ['--log-level', 'warn'])], {
+      stdio: 'ignore',
+      env: {...process.env, ...env},
+    })
     await waitFor(`http://127.0.0.1:${port}/resource_providers?limit=1`)
     const switchOver = seconds(t0)
     daemon.kill('SIGTERM')

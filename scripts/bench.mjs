@@ -37,6 +37,7 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
 import {loadThroughBatch} from './huge-sets.mjs'
+import {daemonStartArgs} from './lib/daemon.mjs'
 import {freePort} from './lib/ports.mjs'
 import {statusMiB} from './lib/proc.mjs'
 import {printTable} from './lib/table.mjs'
@@ -155,26 +156,9 @@ async function startDaemon(dbFile, durability = durabilities[0]) {
     execFileSync(process.execPath, [path.join(root, 'bin/run.js'), 'db', 'init', '--db', dbFile], {stdio: 'ignore'})
   // The access log goes to a file beside the database, as a detached daemon's does.
   const log = fs.openSync(path.join(path.dirname(dbFile), 'placemat.log'), 'a')
-  const child = spawn(
-    process.execPath,
-    [
-      ...DAEMON_NODE_OPTIONS,
-      path.join(root, 'bin/run.js'),
-      'daemon',
-      'start',
-      '--foreground',
-      '--db',
-      dbFile,
-      '--port',
-      String(port),
-      '--auth',
-      'noauth2',
-      ...extra,
-    ],
-    {
-      stdio: ['ignore', log, 'inherit'],
-    },
-  )
+  const child = spawn(process.execPath, [...DAEMON_NODE_OPTIONS, path.join(root, 'bin/run.js'), ...daemonStartArgs(dbFile, port, extra)], {
+    stdio: ['ignore', log, 'inherit'],
+  })
   fs.closeSync(log)
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; i < 200; i++) {
