@@ -24,7 +24,7 @@ inventories/traits/aggregates, deletes children first), --concurrency at
 a time; if a call fails, the calls before it stay made and applying again
 finishes the job.
 
-The file (see fixtures/cloud.yaml and the README, section "## Apply"):
+The file (see fixtures/cloud.yaml and docs/cli/apply.md):
 - resource_classes, traits: custom classes and traits to create (CUSTOM_* names that providers use are created anyway)
 - aggregates: an optional map of aggregate names to uuids
 - providers: a list; each one has a name (required); a uuid (default: the provider of that name, else uuid5 of the name); a parent (top level only: a name, a uuid or null; absent: left as it is, a new provider is a root); inventories (CLASS: TOTAL, or CLASS: {total, reserved, min_unit, max_unit, step_size, allocation_ratio}, Placement's defaults for the fields left out); traits; aggregates (uuids or names); children (nested providers, same keys but parent)

@@ -18,7 +18,7 @@ API does not say when a consumer was written). q, Esc or Ctrl-C quits.
 When stdout is not a terminal, or with --once, one frame is printed as
 plain text (or JSON/YAML with --json/--yaml) and the command exits.
 
-Each frame reads two calls on placemat; on a plain Placement endpoint,
+Each frame reads three calls on placemat; on a plain Placement endpoint,
 three per provider (inventories, usages, allocations).
 
 --flavors FILE --flavor NAME adds each rack's fit for that flavor (placemat

@@ -15,7 +15,8 @@ import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
-import {freePort} from './huge-sets.mjs'
+import {daemonStartArgs} from './lib/daemon.mjs'
+import {freePort} from './lib/ports.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const perf = path.resolve(root, '../shared/perf')
@@ -47,21 +48,7 @@ const port = await freePort()
 const log = fs.openSync(path.join(dir, 'placemat.log'), 'a')
 const daemon = spawn(
   process.execPath,
-  [
-    ...DAEMON_NODE_OPTIONS,
-    path.join(root, 'bin/run.js'),
-    'daemon',
-    'start',
-    '--foreground',
-    '--db',
-    dbFile,
-    '--port',
-    String(port),
-    '--auth',
-    'noauth2',
-    '--durability',
-    durability,
-  ],
+  [...DAEMON_NODE_OPTIONS, path.join(root, 'bin/run.js'), ...daemonStartArgs(dbFile, port, ['--durability', durability])],
   {stdio: ['ignore', log, 'inherit'], env: {...process.env, PLACEMAT_PROFILE: '1'}},
 )
 fs.closeSync(log)

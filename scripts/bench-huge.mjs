@@ -19,7 +19,12 @@ import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
-import {freePort, loadThroughBatch, AGGREGATES} from './huge-sets.mjs'
+import {loadThroughBatch, AGGREGATES} from './huge-sets.mjs'
+import {daemonStartArgs} from './lib/daemon.mjs'
+import {freePort} from './lib/ports.mjs'
+import {statusMiB as status} from './lib/proc.mjs'
+import {pct} from './lib/stats.mjs'
+import {printTable} from './lib/table.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const perf = path.resolve(root, '../shared/perf')
@@ -38,14 +43,6 @@ const FLAT_QUERY = `resources=VCPU:1,DISK_GB:10,MEMORY_MB:256&member_of=${AGGREG
 const NESTED_QUERY =
   'resources=DISK_GB:10&required=COMPUTE_VOLUME_MULTI_ATTACH&resources_COMPUTE=VCPU:1,MEMORY_MB:256&required_COMPUTE=CUSTOM_FOO&resources_FPGA=FPGA:1&group_policy=none&same_subtree=_COMPUTE,_FPGA'
 
-const status = (pid, field) => {
-  try {
-    return Math.round(Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+)`))[1]) / 1024)
-  } catch {
-    return null
-  }
-}
-
 async function startDaemon(dbFile, probe) {
   const port = await freePort()
   // A new database is made on purpose first: a daemon does not start an empty one where its log says one was.
@@ -54,7 +51,7 @@ async function startDaemon(dbFile, probe) {
   const log = fs.openSync(path.join(path.dirname(dbFile), 'placemat.log'), 'a')
   const t0 = performance.now()
   // Every candidates query searched and encoded afresh: no memo of identical answers.
-  const args = ['daemon', 'start', '--foreground', '--db', dbFile, '--port', String(port), '--auth', 'noauth2', '--no-answer-cache']
+  const args = daemonStartArgs(dbFile, port, ['--no-answer-cache'])
   const child = spawn(process.execPath, [...DAEMON_NODE_OPTIONS, path.join(root, 'bin/run.js'), ...args], {
     stdio: ['ignore', log, 'inherit'],
   })
@@ -98,11 +95,6 @@ async function timed(url, pathname, init = {}) {
   const body = await res.arrayBuffer()
   if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${pathname}: ${res.status} ${Buffer.from(body).toString().slice(0, 300)}`)
   return {ms: performance.now() - t0, bytes: body.byteLength, body}
-}
-
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]
 }
 
 /**
@@ -272,6 +264,7 @@ for (const {mode, n} of sets) {
   }
 }
 
-console.log('| data set | measure | value | notes |')
-console.log('|---|---|---|---|')
-for (const r of rows) console.log(`| ${r.set} | ${r.what} | ${r.value} | ${r.notes} |`)
+printTable(
+  ['data set', 'measure', 'value', 'notes'],
+  rows.map((r) => [r.set, r.what, r.value, r.notes]),
+)

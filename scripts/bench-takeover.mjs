@@ -6,7 +6,7 @@
 //                   also how the Placement database of the other rows is made)
 //   from-placement  placemat import --from-placement from that database (the switch-over's copy)
 //   switch-over     from-placement, then a daemon started on the copy up to its first answer: the
-//                   downtime of the README's procedure, placement-api being stopped meanwhile
+//                   downtime of docs/upgrades.md's procedure, placement-api being stopped meanwhile
 //   api export      placemat export --url through placement-api serving that database (the path
 //                   that needs no database access; up to --api-max providers, default 10,000)
 //
@@ -14,10 +14,11 @@
 //   npm run bench -- --takeover --providers 10000 --api-max 0
 import {execFileSync, spawn} from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {daemonStartArgs} from './lib/daemon.mjs'
+import {freePort} from './lib/ports.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = path.join(root, 'bin/run.js')
@@ -46,14 +47,6 @@ const timed = (fn) => {
   fn()
   return seconds(t0)
 }
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = net.createServer()
-    s.listen(0, '127.0.0.1', () => {
-      const {port} = s.address()
-      s.close(() => resolve(port))
-    })
-  })
 async function waitFor(url, ms = 120_000) {
   const until = Date.now() + ms
   for (;;) {
@@ -105,11 +98,10 @@ for (const n of SIZES) {
     const port = await freePort()
     const t0 = performance.now()
     placemat(['import', '--from-placement', url, '--db', copy2], env)
-    const daemon = spawn(
-      process.execPath,
-      [BIN, 'daemon', 'start', '--foreground', '--db', copy2, '--port', String(port), '--auth', 'noauth2', '--log-level', 'warn'],
-      {stdio: 'ignore', env: {...process.env, ...env}},
-    )
+    const daemon = spawn(process.execPath, [BIN, ...daemonStartArgs(copy2, port, ['--log-level', 'warn'])], {
+      stdio: 'ignore',
+      env: {...process.env, ...env},
+    })
     await waitFor(`http://127.0.0.1:${port}/resource_providers?limit=1`)
     const switchOver = seconds(t0)
     daemon.kill('SIGTERM')

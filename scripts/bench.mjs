@@ -36,7 +36,11 @@ import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
-import {freePort, loadThroughBatch} from './huge-sets.mjs'
+import {loadThroughBatch} from './huge-sets.mjs'
+import {daemonStartArgs} from './lib/daemon.mjs'
+import {freePort} from './lib/ports.mjs'
+import {statusMiB} from './lib/proc.mjs'
+import {printTable} from './lib/table.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 if (process.argv.includes('--huge')) {
@@ -152,26 +156,9 @@ async function startDaemon(dbFile, durability = durabilities[0]) {
     execFileSync(process.execPath, [path.join(root, 'bin/run.js'), 'db', 'init', '--db', dbFile], {stdio: 'ignore'})
   // The access log goes to a file beside the database, as a detached daemon's does.
   const log = fs.openSync(path.join(path.dirname(dbFile), 'placemat.log'), 'a')
-  const child = spawn(
-    process.execPath,
-    [
-      ...DAEMON_NODE_OPTIONS,
-      path.join(root, 'bin/run.js'),
-      'daemon',
-      'start',
-      '--foreground',
-      '--db',
-      dbFile,
-      '--port',
-      String(port),
-      '--auth',
-      'noauth2',
-      ...extra,
-    ],
-    {
-      stdio: ['ignore', log, 'inherit'],
-    },
-  )
+  const child = spawn(process.execPath, [...DAEMON_NODE_OPTIONS, path.join(root, 'bin/run.js'), ...daemonStartArgs(dbFile, port, extra)], {
+    stdio: ['ignore', log, 'inherit'],
+  })
   fs.closeSync(log)
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; i < 200; i++) {
@@ -183,14 +170,7 @@ async function startDaemon(dbFile, durability = durabilities[0]) {
   throw new Error('daemon did not start')
 }
 
-const rssMiB = (pid) => {
-  try {
-    const kb = Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1])
-    return Math.round(kb / 1024)
-  } catch {
-    return null
-  }
-}
+const rssMiB = (pid) => statusMiB(pid, 'VmRSS')
 
 function runNode(script, args) {
   return execFileSync(process.execPath, [path.join(perf, script), ...args], {
@@ -330,6 +310,4 @@ const table = rows.map((r) => [
   ...(placementUrl ? [fmt(r.live), r.live && r.p50 ? `${(r.live / r.p50).toFixed(1)}x` : ''] : []),
   r.notes ?? '',
 ])
-console.log(`| ${header.join(' | ')} |`)
-console.log(`|${header.map(() => '---').join('|')}|`)
-for (const t of table) console.log(`| ${t.join(' | ')} |`)
+printTable(header, table)

@@ -3,7 +3,6 @@
 // compute-node trees of Placement's nested-perfload), made in chunks of whole units; or the same
 // written as rows of OpenStack Placement's tables (bench-scaleout --placement).
 import crypto from 'node:crypto'
-import net from 'node:net'
 
 export const AGGREGATES = [
   '14a5c8a3-5a99-4e8f-88be-00d85fcb1c17',
@@ -74,15 +73,6 @@ export function* batchBodies(mode, n, perChunk = 10000) {
     yield {operations}
   }
 }
-
-/** A TCP port free on loopback now (for a daemon the bench starts). */
-export const freePort = () =>
-  new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const {port} = srv.address()
-      srv.close(() => resolve(port))
-    })
-  })
 
 /** Makes the set on the placemat at `url` through its batch API; returns the providers made. */
 export async function loadThroughBatch(url, mode, n) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The import graph of src/ and commands/, read from the sources with TypeScript's parser:
 // the run-time import circles (type-only imports and lazy import() left out: neither runs at
-// load), the imports that run up the layers, and the files over the size limit.
+// load), the imports that run up the layers, and the files over the size limit, which holds for
+// the scripts too (scripts/**/*.mjs: sized, not placed in the layers).
 //
 //   node scripts/import-graph.mjs          a report
 //   node scripts/import-graph.mjs --json   the same as JSON
@@ -32,6 +33,22 @@ function sourceFiles(root, dir) {
   if (fs.existsSync(path.join(root, dir))) walk(dir)
   return out
 }
+
+/** The scripts, each held to the size limit. */
+function scriptFiles(root) {
+  const out = []
+  const walk = (d) => {
+    for (const e of fs.readdirSync(path.join(root, d), {withFileTypes: true})) {
+      const rel = path.posix.join(d, e.name)
+      if (e.isDirectory()) walk(rel)
+      else if (e.name.endsWith('.mjs')) out.push(rel)
+    }
+  }
+  if (fs.existsSync(path.join(root, 'scripts'))) walk('scripts')
+  return out
+}
+
+const lineCount = (text) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0)
 
 /** A relative specifier ('../core/state.js') as the repository path of its source file. */
 function resolve(root, from, spec) {
@@ -79,7 +96,7 @@ function importsOf(root, file) {
     ts.forEachChild(node, visit)
   }
   visit(sf)
-  return {imports: out, lines: text.split('\n').length - (text.endsWith('\n') ? 1 : 0)}
+  return {imports: out, lines: lineCount(text)}
 }
 
 export const layerOf = (file) => LAYERS.findIndex((l) => file === l || file.startsWith(`${l}/`))
@@ -140,9 +157,15 @@ export function importGraph(root) {
       if (mine >= 0 && theirs > mine) upward.push({from: f, to: i.target, typeOnly: !i.runtime && !i.lazy, lazy: i.lazy})
     }
   }
+  const scripts = scriptFiles(root)
+  for (const f of scripts) {
+    const lines = lineCount(fs.readFileSync(path.join(root, f), 'utf8'))
+    if (lines > MAX_LINES) large.push({file: f, lines})
+  }
   return {
     files: files.length,
     imports: edges,
+    scripts: scripts.length,
     circles: circles(files, runtime),
     upward: upward.sort((a, b) => a.from.localeCompare(b.from) || a.to.localeCompare(b.to)),
     large: large.sort((a, b) => b.lines - a.lines),
@@ -150,12 +173,12 @@ export function importGraph(root) {
 }
 
 function report(g) {
-  const lines = [`${g.files} files, ${g.imports} imports`]
+  const lines = [`${g.files} files, ${g.imports} imports; ${g.scripts} scripts sized`]
   lines.push(`run-time import circles: ${g.circles.length}`)
   for (const c of g.circles) lines.push(`  ${c.length} files: ${c.join(' ')}`)
   lines.push(`imports up the layers (${LAYERS.join(' < ')}): ${g.upward.length}`)
   for (const u of g.upward) lines.push(`  ${u.from} -> ${u.to}${u.typeOnly ? ' (type only)' : u.lazy ? ' (lazy)' : ''}`)
-  lines.push(`files over ${MAX_LINES} lines: ${g.large.length}`)
+  lines.push(`files over ${MAX_LINES} lines (scripts included): ${g.large.length}`)
   for (const l of g.large) lines.push(`  ${l.lines} ${l.file}`)
   return lines.join('\n')
 }

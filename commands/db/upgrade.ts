@@ -18,7 +18,7 @@ migration leaves the database exactly as it was. Nothing to do is not an error.
   --contract  everything pending, this release's contract included, once every node runs this
               release: refused while a node of an older release serves the database, naming it
 
-A rolling upgrade: --expand, replace the nodes one at a time, --contract (see the README).
+A rolling upgrade: --expand, replace the nodes one at a time, --contract (see docs/upgrades.md).
 
 The database is the one daemon start would serve: --db, PLACEMAT_DB, --db-url-file or
 PLACEMAT_DB_FILE, placement.conf's [placement_database] connection (--config-file), the data

@@ -9,7 +9,7 @@ import {AuthenticationError, NoEndpointError} from '../client/openstack/session.
 import {PlacementError} from '../core/errors.js'
 import {ForeignDatabaseError} from '../store/target.js'
 
-/** Exit codes every command keeps (documented in the README). */
+/** Exit codes every command keeps (documented in README.md, "Exit codes"). */
 export const ExitCode = {
   OK: 0,
   ERROR: 1,
@@ -22,6 +22,8 @@ export const ExitCode = {
   UNAUTHORIZED: 10,
   /** 403: the token is good but may not do this (not an admin). */
   FORBIDDEN: 11,
+  /** A bug in placemat (sysexits' EX_SOFTWARE), never the user's mistake. */
+  BUG: 70,
 } as const
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
@@ -62,6 +64,15 @@ function exitOfStatus(status: number): ExitCodeValue {
   return ExitCode.ERROR
 }
 
+/**
+ * An error no part of placemat meant to raise: the engine's own (a property of undefined, a
+ * stack overflow, an unknown name). Everything placemat says on purpose is a Failure, an
+ * answer, or an operating-system error with its code.
+ */
+export function isBug(err: unknown): err is Error {
+  return err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError
+}
+
 /** The exit code of any error a command can end with. */
 export function exitCodeOf(err: unknown): number {
   if (err instanceof Failure) return KIND_EXIT[err.kind]
@@ -70,7 +81,8 @@ export function exitCodeOf(err: unknown): number {
   if (err instanceof UnreachableError || err instanceof NoEndpointError) return ExitCode.UNREACHABLE
   if (err instanceof AuthenticationError) return ExitCode.UNAUTHORIZED
   const oclifExit = (err as {oclif?: {exit?: number}})?.oclif?.exit
-  return typeof oclifExit === 'number' ? oclifExit : ExitCode.ERROR
+  if (typeof oclifExit === 'number') return oclifExit
+  return isBug(err) ? ExitCode.BUG : ExitCode.ERROR
 }
 
 /**
@@ -94,9 +106,14 @@ export const withoutSchemaDump = (text: string) => text.replace(/\s+Failed valid
  * What a command ends with for `err`: its one line and exit code; null for oclif's own
  * exits and its parse errors, which keep oclif's handling (and its help text).
  */
-export function failureReport(err: unknown): {message: string; exit: number} | null {
+export function failureReport(err: unknown, env: NodeJS.ProcessEnv = process.env): {message: string; exit: number} | null {
   const oclif = err as {oclif?: {exit?: number}; parse?: unknown; code?: string}
   if (oclif?.code === 'EEXIT' || (oclif?.oclif && 'parse' in (oclif as object))) return null
+  if (isBug(err)) {
+    // Told apart from the user's mistakes, with the way to see where it happened.
+    const where = env.PLACEMAT_DEBUG ? `\n${err.stack ?? ''}` : ' (PLACEMAT_DEBUG=1 shows where)'
+    return {message: `a bug in placemat, please report it: ${err.name}: ${err.message}${where}`, exit: ExitCode.BUG}
+  }
   return {message: messageOf(err), exit: exitCodeOf(err)}
 }
 

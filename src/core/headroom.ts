@@ -61,46 +61,48 @@ export interface Headroom {
   lint: LintFinding[]
 }
 
-/** One host's count for one flavor, and what its claims take from sharing pools each time. */
-export interface HostFit {
-  fit: number
-  /** Pool uuid -> class -> amount one instance takes from it (as the host's first candidate takes it). */
-  pools: ReadonlyMap<string, ReadonlyMap<string, number>>
-}
-
 /**
  * fit(host, X) of every host, each counted alone (a pool's free amount is the same for each), and
  * whether it could ever hold X: its shape's candidates (tree-shapes.ts), searched once per shape,
- * walked with each host's usage.
+ * walked with each host's usage. By host number, in arrays (a cloud has many hosts and flavors).
  */
-export function hostFits(
-  s: State,
-  trees: readonly HostTree[],
-  free: readonly Float64Array[],
-  flavor: FlavorRequest,
-): Array<HostFit & {eligible: boolean}> {
+export interface HostFits {
+  fit: Float64Array
+  /** 1 where the host could ever hold the flavor (on its tree emptied). */
+  eligible: Uint8Array
+  /** Pool uuid -> class -> amount one instance takes from it (as the host's first candidate takes it); null when none does. */
+  pools: Array<ReadonlyMap<string, ReadonlyMap<string, number>> | undefined> | null
+}
+
+export function hostFits(s: State, trees: readonly HostTree[], free: readonly Float64Array[], flavor: FlavorRequest): HostFits {
   const withAggregates = namesAggregates(flavor.request)
   const shapes = keptShapes(s, flavor.request)
-  return trees.map((tree, i) => {
+  const out: HostFits = {fit: new Float64Array(trees.length), eligible: new Uint8Array(trees.length), pools: null}
+  trees.forEach((tree, i) => {
     const key = withAggregates ? tree.shapeWithAggregates : tree.shape
     let shape = shapes.get(key)
     if (!shape) shapes.set(key, (shape = shapeCandidates(s, tree, flavor.request)))
-    if (!shape.candidates.length) return {fit: 0, pools: NO_POOLS, eligible: false}
-    const pools = shape.sharing ? new Map<string, Map<string, number>>() : undefined
-    const fit = fitInARow(tree, shape, free[i], pools)
-    return {fit, pools: pools?.size ? pools : NO_POOLS, eligible: true}
+    if (!shape.candidates.length) return
+    out.eligible[i] = 1
+    if (!shape.sharing) {
+      out.fit[i] = fitInARow(tree, shape, free[i])
+      return
+    }
+    const pools = new Map<string, Map<string, number>>()
+    out.fit[i] = fitInARow(tree, shape, free[i], pools)
+    if (pools.size) (out.pools ??= [])[i] = pools
   })
+  return out
 }
 
 const NO_POOLS: ReadonlyMap<string, ReadonlyMap<string, number>> = new Map()
 
-/** The free amount of each class in a host's tree (sharing providers aside). */
-function treeFree(s: State, host: Provider): Map<string, number> {
+/** The free amount of each class in a host's tree (sharing providers aside), from its pairs' free amounts (freeNow). */
+function treeFree(tree: HostTree, pairsFree: Float64Array): Map<string, number> {
   const free = new Map<string, number>()
-  for (const p of s.subtree(host.uuid)) {
-    if (isSharing(p)) continue
-    for (const [rc, inv] of p.inventories) free.set(rc, (free.get(rc) ?? 0) + Math.max(0, capacityOf(inv) - (p.usages.get(rc) ?? 0)))
-  }
+  tree.pairs.forEach(({member, rc}, k) => {
+    if (!isSharing(tree.members[member])) free.set(rc, (free.get(rc) ?? 0) + Math.max(0, pairsFree[k]))
+  })
   return free
 }
 
@@ -117,60 +119,102 @@ export interface HeadroomOptions {
   group?: Group
 }
 
+/** One host's figures for one flavor, for a domain that draws on sharing pools. */
 interface HostCounts {
-  host: Provider
   disabled: boolean
   /** The free amount of each class in its tree (the same for every flavor). */
   free: Map<string, number>
-  fit: HostFit
+  fit: number
+  pools: ReadonlyMap<string, ReadonlyMap<string, number>>
   /** Whether the host could ever hold the flavor (on its tree emptied). */
   eligible: boolean
 }
 
+/** What a domain without pools sums, by host number: fits, and each asked class's free amount and ask. */
+interface Summed {
+  fits: HostFits
+  disabled: Uint8Array
+  asks: number[]
+  free: Float64Array[]
+}
+
+/** Every host, kept while the cloud's shape stands (which providers are hosts moves shapeVersion); never changed by its users. */
+function hostsKept(s: State): readonly Provider[] {
+  const kept = hostsOf.get(s)
+  if (kept && kept.shapeVersion === s.shapeVersion) return kept.hosts
+  const hosts = everyHost(s)
+  hostsOf.set(s, {shapeVersion: s.shapeVersion, hosts})
+  return hosts
+}
+const hostsOf = new WeakMap<State, {shapeVersion: number; hosts: readonly Provider[]}>()
+
 /** The headroom of `flavors` in `s`, per level (see the module's comment for what is counted). */
 export function headroom(s: State, flavors: readonly FlavorRequest[], opts: HeadroomOptions = {}): Headroom {
   const levels = opts.levels ?? HEADROOM_LEVELS
-  const hosts = everyHost(s)
+  const hosts = hostsKept(s)
   // What does not depend on the flavor, once: each host's free amounts and the domains' hosts.
-  const free = hosts.map((h) => treeFree(s, h))
-  const disabled = hosts.map((h) => isDisabled(h))
+  const disabled = Uint8Array.from(hosts, (h) => (isDisabled(h) ? 1 : 0))
   const layout = domainHosts(s, hosts, levels)
   const domains: DomainHeadroom[] = []
   const lint: LintFinding[] = []
   const fitsSomewhere = new Uint8Array(hosts.length) // some flavor fits there now
   const trees = hostTrees(s, hosts)
   const freeOfTrees = trees.map(freeNow)
+  const free = trees.map((t, i) => treeFree(t, freeOfTrees[i]))
+  // Each host's free amount of a class, by host number, made once per class asked.
+  const freeOfClass = new Map<string, Float64Array>()
+  const freeByHost = (rc: string): Float64Array => {
+    let a = freeOfClass.get(rc)
+    if (!a) {
+      a = new Float64Array(hosts.length)
+      for (let i = 0; i < hosts.length; i++) a[i] = free[i].get(rc) ?? 0
+      freeOfClass.set(rc, a)
+    }
+    return a
+  }
   for (const flavor of flavors) {
     const fits = hostFits(s, trees, freeOfTrees, flavor)
-    const counts = hosts.map((host, i): HostCounts => {
-      const fit = fits[i]
-      if (!disabled[i] && fit.fit > 0) fitsSomewhere[i] = 1
-      return {host, disabled: disabled[i], free: free[i], fit, eligible: fit.eligible}
-    })
-    if (!counts.some((c) => c.eligible)) lint.push({flavor: flavor.flavor, problem: whyNowhere(s, flavor)})
-    else if (!counts.some((c) => c.eligible && !c.disabled)) lint.push({flavor: flavor.flavor, problem: 'fits only on disabled hosts'})
+    let eligible = false
+    let eligibleEnabled = false
+    for (let i = 0; i < hosts.length; i++) {
+      if (!fits.eligible[i]) continue
+      eligible = true
+      if (disabled[i]) continue
+      eligibleEnabled = true
+      if (fits.fit[i] > 0) fitsSomewhere[i] = 1
+    }
+    if (!eligible) lint.push({flavor: flavor.flavor, problem: whyNowhere(s, flavor)})
+    else if (!eligibleEnabled) lint.push({flavor: flavor.flavor, problem: 'fits only on disabled hosts'})
     const asked = askedPerClass(flavor.request)
-    // Each enabled host's free amount of each class asked, once (pooled sums them per domain).
     const classes = [...asked.keys()]
-    const freeAsked = new Float64Array(hosts.length * classes.length)
-    counts.forEach((c, i) => classes.forEach((rc, j) => (freeAsked[i * classes.length + j] = c.free.get(rc) ?? 0)))
+    const sums: Summed = {fits, disabled, asks: classes.map((rc) => asked.get(rc)!), free: classes.map(freeByHost)}
+    const pools = fits.pools
     for (const [level, name, at] of layout) {
       // Most domains draw on no pool: sums of numbers. One that does takes each pool once (domainHeadroom).
-      const row = at.some((i) => counts[i].fit.pools.size > 0)
-        ? domainHeadroom(
-            s,
-            level,
-            name,
-            flavor.flavor,
-            asked,
-            at.map((i) => counts[i]),
-          )
-        : summedHeadroom(level, name, flavor.flavor, asked, classes, freeAsked, at, counts)
+      const row =
+        pools && at.some((i) => pools[i] !== undefined)
+          ? domainHeadroom(
+              s,
+              level,
+              name,
+              flavor.flavor,
+              asked,
+              at.map(
+                (i): HostCounts => ({
+                  disabled: disabled[i] === 1,
+                  free: free[i],
+                  fit: fits.fit[i],
+                  pools: pools[i] ?? NO_POOLS,
+                  eligible: fits.eligible[i] === 1,
+                }),
+              ),
+            )
+          : summedHeadroom(level, name, flavor.flavor, sums, at)
       // The group's rule bounds the fit; pooled and the loss stay the flavor's (host boundaries alone).
       if (opts.group)
         row.fit = Math.min(
           row.fit,
-          groupFit(s, opts.group, new Map(at.filter((i) => !counts[i].disabled).map((i) => [counts[i].host.uuid, counts[i].fit.fit]))),
+          groupFit(s, opts.group, new Map(at.filter((i) => !disabled[i]).map((i) => [hosts[i].uuid, fits.fit[i]]))),
         )
       domains.push(row)
     }
@@ -179,7 +223,7 @@ export function headroom(s: State, flavors: readonly FlavorRequest[], opts: Head
 }
 
 /** The domains at each level with the numbers of their hosts, in the order a table shows them. */
-function domainHosts(s: State, hosts: Provider[], levels: readonly HeadroomLevel[]): Array<[HeadroomLevel, string, number[]]> {
+function domainHosts(s: State, hosts: readonly Provider[], levels: readonly HeadroomLevel[]): Array<[HeadroomLevel, string, number[]]> {
   const out: Array<[HeadroomLevel, string, number[]]> = []
   const where = levels.some((l) => l !== 'host' && l !== 'cloud') ? hosts.map((h) => hostDomains(s, h)) : []
   for (const level of levels) {
@@ -207,35 +251,26 @@ const compareHosts = (a: Provider, b: Provider): number =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0
 
 /** A domain whose hosts draw on no pool: its fits and free amounts summed. */
-function summedHeadroom(
-  level: HeadroomLevel,
-  name: string,
-  flavor: string,
-  asked: Map<string, number>,
-  classes: string[],
-  freeAsked: Float64Array,
-  at: number[],
-  counts: HostCounts[],
-): DomainHeadroom {
+function summedHeadroom(level: HeadroomLevel, name: string, flavor: string, sums: Summed, at: number[]): DomainHeadroom {
+  const {fits, disabled, asks, free} = sums
   let fit = 0
   let disabledFit = 0
   let any = false
-  const sums = new Float64Array(classes.length)
+  const total = new Float64Array(asks.length)
   for (const i of at) {
-    const c = counts[i]
-    if (c.disabled) {
-      disabledFit += c.fit.fit
+    if (disabled[i]) {
+      disabledFit += fits.fit[i]
       continue
     }
-    fit += c.fit.fit
-    if (!c.eligible) continue
+    fit += fits.fit[i]
+    if (!fits.eligible[i]) continue
     any = true
-    for (let j = 0; j < classes.length; j++) sums[j] += freeAsked[i * classes.length + j]
+    for (let j = 0; j < asks.length; j++) total[j] += free[j][i]
   }
   let pooled = 0
-  if (any && classes.length) {
+  if (any && asks.length) {
     pooled = Infinity
-    classes.forEach((rc, j) => (pooled = Math.min(pooled, Math.floor(sums[j] / asked.get(rc)!))))
+    for (let j = 0; j < asks.length; j++) pooled = Math.min(pooled, Math.floor(total[j] / asks[j]))
   }
   return {level, name, flavor, fit, pooled: Math.max(pooled, fit), fragmentation_loss: Math.max(0, pooled - fit), disabled_fit: disabledFit}
 }
@@ -251,17 +286,17 @@ function domainHeadroom(
   // Hosts draw on each pool in host order until it is empty.
   let left: Map<string, number> | null = null // `${pool} ${class}` -> free
   const take = (c: HostCounts): number => {
-    let n = c.fit.fit
-    if (c.fit.pools.size === 0) return n
+    let n = c.fit
+    if (c.pools.size === 0) return n
     left ??= new Map()
-    for (const [pool, amounts] of c.fit.pools) {
+    for (const [pool, amounts] of c.pools) {
       for (const [rc, a] of amounts) {
         const key = `${pool} ${rc}`
         if (!left.has(key)) left.set(key, poolFree(s, pool, rc))
         n = Math.min(n, Math.floor(left.get(key)! / a))
       }
     }
-    for (const [pool, amounts] of c.fit.pools) for (const [rc, a] of amounts) left.set(`${pool} ${rc}`, left.get(`${pool} ${rc}`)! - n * a)
+    for (const [pool, amounts] of c.pools) for (const [rc, a] of amounts) left.set(`${pool} ${rc}`, left.get(`${pool} ${rc}`)! - n * a)
     return n
   }
   let fit = 0
@@ -286,7 +321,7 @@ function pooledFit(s: State, asked: Map<string, number>, members: HostCounts[]):
       const n = c.free.get(rc)
       if (n) free.set(rc, (free.get(rc) ?? 0) + n)
     }
-    for (const pool of c.fit.pools.keys()) (pools ??= new Set()).add(pool)
+    for (const pool of c.pools.keys()) (pools ??= new Set()).add(pool)
   }
   if (!any) return 0
   for (const pool of pools ?? []) for (const rc of asked.keys()) free.set(rc, (free.get(rc) ?? 0) + poolFree(s, pool, rc))
@@ -318,9 +353,9 @@ function whyNowhere(s: State, flavor: FlavorRequest): string {
  * the class that blocks: the one whose free amount is smallest against the least any flavor asks of it.
  */
 function stranded(
-  hosts: Provider[],
+  hosts: readonly Provider[],
   free: Map<string, number>[],
-  disabled: boolean[],
+  disabled: Uint8Array,
   flavors: readonly FlavorRequest[],
   fitsSomewhere: Uint8Array,
 ): Stranded[] {

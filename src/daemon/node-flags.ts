@@ -28,4 +28,11 @@ export function keepHeapNearLive(): void {
  * PLACEMAT_TEST_PAUSE_IN_TX=MS set, a write that changed something waits MS milliseconds after its
  * rows are written and before COMMIT, saying so on stderr, so a test can kill the process there.
  */
-export const testPauseInTransaction = (): number => Number(process.env.PLACEMAT_TEST_PAUSE_IN_TX) || 0
+export function testPauseInTransaction(): (() => Promise<void>) | undefined {
+  const ms = Number(process.env.PLACEMAT_TEST_PAUSE_IN_TX) || 0
+  if (!ms) return undefined
+  return async () => {
+    process.stderr.write('placemat-test: paused in transaction\n')
+    await new Promise((r) => setTimeout(r, ms))
+  }
+}

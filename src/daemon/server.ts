@@ -111,7 +111,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const store = Store.create(opts.db, {
     backgroundCheckpoint: true,
     durability: opts.durability,
-    pauseInTransactionMs: testPauseInTransaction(),
+    beforeCommit: testPauseInTransaction(),
     timeouts: opts.database?.timeouts,
   })
   const service = new ServiceState()

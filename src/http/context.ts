@@ -118,12 +118,15 @@ export function readJson(ctx: Ctx, schema?: object): unknown {
   const raw = ctx.req.body
   const data = parseJsonBody(typeof raw === 'string' ? raw : '')
   if (PROFILING) mark(P.parse)
-  if (schema) {
-    const msg = validateSchema(schema, data)
-    if (PROFILING) mark(P.validate)
-    if (msg !== null) throw new PlacementError(400, `JSON does not validate: ${msg}`)
-  }
-  return data
+  return schema ? checkJson(data, schema as Schema<unknown>) : data
+}
+
+/** A body already read, held to `schema` (a route whose schema depends on the body's shape reads it once). */
+export function checkJson<T>(data: unknown, schema: Schema<T>): T {
+  const msg = validateSchema(schema, data)
+  if (PROFILING) mark(P.validate)
+  if (msg !== null) throw new PlacementError(400, `JSON does not validate: ${msg}`)
+  return data as T
 }
 
 /** Every query parameter, each with its values in order. */

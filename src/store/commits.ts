@@ -43,7 +43,7 @@ export class Commits {
     private readonly follower: Follower,
     private readonly freshness: Freshness,
     private readonly hooks: Pick<StoreHooks, 'observer'>,
-    private readonly options: Pick<OpenOptions, 'pauseInTransactionMs'>,
+    private readonly options: Pick<OpenOptions, 'beforeCommit'>,
   ) {}
 
   private get db() {
@@ -52,7 +52,7 @@ export class Commits {
 
   /** Commits `group` in one transaction, choosing the strategy. */
   async commit(group: QueuedWrite[]): Promise<CommitOutcome> {
-    if (this.backend.kind === 'postgres' && !this.options.pauseInTransactionMs) {
+    if (this.backend.kind === 'postgres' && !this.options.beforeCommit) {
       // What other nodes committed is read before, not under, the lock: the lock is what every
       // node's writes wait on, round trips under it are what would cap the cloud. But a try that
       // another node overtakes costs its round trips and the catch-up after it: while most tries
@@ -109,7 +109,7 @@ export class Commits {
         const sentAt = performance.now()
         // With the images since: when it moved, the try again catches up from them.
         const mark = (await f.readAhead()).head.counter
-        f.dirty = false
+        f.settled()
         f.sawHead(mark)
         if (mark === base) {
           this.freshness.currentAt(sentAt)
@@ -134,7 +134,7 @@ export class Commits {
       })
       if (outcome === 'moved' || outcome === 'too-big') {
         f.distrust(run.all)
-        f.dirty = false
+        f.settled()
         this.hooks.observer?.writeRetried?.(outcome)
         return 'moved'
       }
@@ -185,10 +185,9 @@ export class Commits {
           return
         }
         const seq = f.position + 1
-        if (this.options.pauseInTransactionMs) {
+        if (this.options.beforeCommit) {
           await s.run(this.writer.statements(this.state, run.all))
-          process.stderr.write('placemat-test: paused in transaction\n')
-          await new Promise((r) => setTimeout(r, this.options.pauseInTransactionMs))
+          await this.options.beforeCommit()
           committing = true
           await s.run([...recordStatements(db, run.all, seq, f.image()), sql`commit`.compile(db)])
         } else {
@@ -207,14 +206,14 @@ export class Commits {
     } catch (error) {
       return {committed: false, run, error, committing}
     }
-    f.dirty = false
+    f.settled()
     return {committed: true, run}
   }
 
   /** Runs the group's writes against the State in turn, each seeing what the ones before it did. */
   private runGroup(group: QueuedWrite[], now: number): GroupRun {
     const run: GroupRun = {outcomes: [], all: new Changes(), threw: null}
-    this.follower.dirty = true
+    this.follower.changing()
     for (const w of group) {
       const changes = new Changes()
       this.state.changes = changes

@@ -52,7 +52,7 @@ export class Follower {
   /** True while the State is being loaded whole. */
   private loadingWhole = false
   /** True while the State holds what is not committed (a write between its turn and COMMIT, a load). */
-  dirty = false
+  private dirty = false
 
   constructor(
     private readonly state: State,
@@ -80,6 +80,21 @@ export class Follower {
   /** When another node's commit was last applied (performance.now()). */
   get othersWroteAt(): number {
     return this.othersWrote
+  }
+
+  /** Whether the State holds what is not committed (a write between its turn and COMMIT, a load). */
+  get holdsUncommitted(): boolean {
+    return this.dirty
+  }
+
+  /** A group of writes starts changing the State: it holds what is not committed until `settled()`. */
+  changing(): void {
+    this.dirty = true
+  }
+
+  /** The group's changes are committed, refused or distrusted: the State holds nothing uncommitted. */
+  settled(): void {
+    this.dirty = false
   }
 
   /** Whether a failed write or a rehearsal left the State unsure of something. */

@@ -49,7 +49,7 @@ export class Freshness {
     // The State holds a write not yet committed, or is being loaded, or is unsure of something:
     // wait for our turn. Otherwise it is what the database held at seenMark, writes of ours queued
     // or not: if nobody committed since, it is current, no waiting.
-    if (f.dirty || f.unsureOfSomething || f.seenMark < 0) return this.catchUp()
+    if (f.holdsUncommitted || f.unsureOfSomething || f.seenMark < 0) return this.catchUp()
     let mark: number
     try {
       mark = this.backend.changeMark() as number
@@ -71,7 +71,7 @@ export class Freshness {
     let need: number | null = null
     for (;;) {
       if (f.unsureOfSomething || f.seenMark < 0) return this.catchUp()
-      if (f.dirty) {
+      if (f.holdsUncommitted) {
         await this.turns.turnEnd()
         continue
       }

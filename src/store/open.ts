@@ -31,8 +31,12 @@ export interface OpenOptions extends BackendOptions {
    * (for the daemon: short writes, long-lived process).
    */
   backgroundCheckpoint?: boolean
-  /** Test hook: waits this long (ms) inside each write transaction that changed something, before COMMIT. */
-  pauseInTransactionMs?: number
+  /**
+   * Awaited inside each write transaction that changed something, after its rows and before its
+   * journal and COMMIT (such writes then take the locked path, in two round trips): the seam the
+   * fault tests kill a process at (daemon/node-flags.ts).
+   */
+  beforeCommit?: () => Promise<void>
 }
 
 /** How start tries again while the database is away. */

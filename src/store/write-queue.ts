@@ -93,7 +93,7 @@ export class WriteQueue {
    */
   private succeed(group: QueuedWrite[], run: GroupRun, decideAgain: readonly number[]): 'settled' {
     this.fault = null
-    this.follower.dirty = false
+    this.follower.settled()
     if (!run.all.empty) this.follower.publish()
     if (PROFILING) mark(P['index patch'])
     if (decideAgain.length) this.requeue(decideAgain.map((k) => group[k]))
@@ -134,7 +134,7 @@ export class WriteQueue {
   private async fail(group: QueuedWrite[], run: GroupRun, err: unknown, committing: boolean): Promise<'settled' | 'retry-alone'> {
     const thrownByWrite = run.threw !== null
     this.follower.distrust(run.all)
-    this.follower.dirty = false // what the group touched is unsure now (refresh waits for it to be read again)
+    this.follower.settled() // what the group touched is unsure now (refresh waits for it to be read again)
     const fault = databaseFault(err)
     // A refusal: the database answers, read back now. A fault: not now (it would wait on the
     // database again before this group is answered); the next read or write does.

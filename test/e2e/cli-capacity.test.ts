@@ -1,7 +1,7 @@
 /**
- * `placemat capacity` on the README's datacenter (fixtures/cloud.yaml with its layout) and five
- * Nova flavors (fixtures/flavors.json, as `openstack flavor list --long -f json` prints them):
- * the same counts on a --db file, a daemon and a plain Placement; bad input refused with exit 2.
+ * `placemat capacity` on the example datacenter of docs/cli/capacity.md (fixtures/cloud.yaml with
+ * its layout) and five Nova flavors (fixtures/flavors.json, as `openstack flavor list --long -f
+ * json` prints them): the same counts on a --db file, a daemon and a plain Placement; bad input refused with exit 2.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -33,7 +33,7 @@ describe('placemat capacity', () => {
     expect(r.code, r.stderr).toBe(0)
     const answer = JSON.parse(r.stdout)
     console.log(
-      `capacity of the README's datacenter:\n${(await run(['capacity', '--flavors', FLAVORS, '--db', db, '--level', 'rack', '--level', 'row', '--level', 'room'])).stdout}`,
+      `capacity of the example datacenter:\n${(await run(['capacity', '--flavors', FLAVORS, '--db', db, '--level', 'rack', '--level', 'row', '--level', 'room'])).stdout}`,
     )
     const at = (level: string, flavor: string) => answer.domains.filter((d: any) => d.level === level && d.flavor === flavor)
     for (const flavor of ['m1.small', 'm1.large', 'c1.pinned', 'n1.sriov', 'x1.huge']) {

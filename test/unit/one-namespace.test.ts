@@ -1,5 +1,6 @@
 /**
- * One namespace for every name placemat turns into a uuid, as the README documents it
+ * One namespace for every name placemat turns into a uuid, as docs/cli/topology.md and
+ * docs/cli/apply.md document it
  * (Python: uuid.uuid5(uuid.UUID("3f554320-88f4-4a12-8780-e844d459fa6f"), "rack:rack-1a-01")),
  * and the migration that moves racks, rows and rooms stored under the old one.
  */

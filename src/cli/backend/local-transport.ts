@@ -26,7 +26,7 @@ export class LocalTransport implements Transport {
       import('../../daemon/node-flags.js'),
     ])
     keepHeapNearLive()
-    const store = await Store.open(file, {pauseInTransactionMs: testPauseInTransaction(), ...options})
+    const store = await Store.open(file, {beforeCommit: testPauseInTransaction(), ...options})
     const app = await buildApp({store, auth: 'trusted'})
     await app.ready()
     return new LocalTransport(store, app)

@@ -18,7 +18,7 @@ import {claimAllocations, type Claim} from '../../core/claims.js'
 import {movedRecord, moveAllocations} from '../../core/moves.js'
 import {refuseNewBreaches} from '../../core/groups.js'
 import {postAllocations} from './allocations.js'
-import {booleanParam, canonicalUuid, readJson, type RouteDef} from '../context.js'
+import {booleanParam, canonicalUuid, checkJson, readJson, type RouteDef} from '../context.js'
 import {CLAIM, CLAIMS_BATCH, MOVE_POST, type ClaimBody} from '../schemas/claim.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
 
@@ -92,11 +92,11 @@ export const routes: RouteDef[] = [
       const raw = readJson(ctx)
       const batch = raw !== null && typeof raw === 'object' && !Array.isArray(raw) && 'claims' in raw
       if (batch) {
-        const {claims} = readJson(ctx, CLAIMS_BATCH)
+        const {claims} = checkJson(raw, CLAIMS_BATCH)
         const results = await ctx.store.write((s, now) => claimAllocations(s, now, claims.map(toClaim), {allowViolations}))
         return {claims: results}
       }
-      const one = readJson(ctx, CLAIM)
+      const one = checkJson(raw, CLAIM)
       const [result] = await ctx.store.write((s, now) => claimAllocations(s, now, [toClaim(one)], {allowViolations}))
       return result
     },

@@ -1,0 +1,94 @@
+// The runs: on PostgreSQL (a cluster, the providers loaded through one daemon, then K daemons for
+// each count, churned or under a fixed load, then Placement's rows with --placement), or on SQLite
+// (one daemon, the writes of "after write" by the CLI).
+import fs from 'node:fs'
+import path from 'node:path'
+import {loadThroughBatch} from '../huge-sets.mjs'
+import {ROOT} from '../lib/daemon.mjs'
+import {passProfiles} from './cpu-profiles.mjs'
+import {calibratedDelayProxy} from './delay-proxy.mjs'
+import {measureFixedLoad} from './fixed-load.mjs'
+import {must} from './http.mjs'
+import {measure} from './measure.mjs'
+import {startDaemon, stopDaemon} from './nodes.mjs'
+import {runPlacement} from './placement.mjs'
+import {startPostgres} from './postgres.mjs'
+import {results} from './report.mjs'
+import {progress, running} from './running.mjs'
+
+/** A daemon on `db` loads `o.providers` flat providers through its batch API, and stops: the seconds it took. */
+async function loadProviders(o, db, home) {
+  const loader = await startDaemon({name: 'loader', db, home, bin: o.bin})
+  await must(loader.url, 'PUT', '/traits/CUSTOM_BENCH', undefined, [201, 204])
+  const t0 = performance.now()
+  const made = await loadThroughBatch(loader.url, 'flat', o.providers)
+  const loadS = (performance.now() - t0) / 1000
+  progress(`loaded ${made} providers in ${loadS.toFixed(1)} s`)
+  await stopDaemon(loader)
+  return loadS
+}
+
+export async function runPostgres(o, work) {
+  progress('starting a PostgreSQL cluster...')
+  const db = await startPostgres()
+  progress(`PostgreSQL on 127.0.0.1:${db.port}`)
+  progress(`loading ${o.providers} flat providers through one daemon's batch API...`)
+  const loadS = await loadProviders(o, db.url(), path.join(work, 'loader'))
+
+  let proxy = null
+  let proxyRtt = null
+  let directRtt = null
+  if (o.delayMs > 0) ({proxy, proxyRtt, directRtt} = await calibratedDelayProxy(db.port, o.delayMs))
+  const dbUrl = db.url(proxy ? proxy.port : db.port)
+  // What the proxy really adds is measured and shown.
+  const measuredDelay = proxy ? ` (measured +${(proxyRtt - directRtt).toFixed(2)} ms)` : ''
+  const where = `postgres${o.delayMs ? `, proxy +${o.delayMs} ms${measuredDelay}` : ''}`
+  const setup = `${o.label}${where}${o.kill ? ', one node killed' : ''}${o.pin ? ', clients pinned' : ''}`
+  try {
+    if (o.cpuProf) fs.mkdirSync(o.cpuProf, {recursive: true})
+    const nodeOptions = o.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProf] : []
+    for (const k of o.daemonCounts) {
+      const nodes = []
+      let passes = null
+      try {
+        for (let i = 0; i < k; i++) {
+          progress(`starting daemon ${i + 1} of ${k}...`)
+          const home = path.join(work, `k${k}-node${i + 1}`)
+          nodes.push(await startDaemon({name: `node${i + 1}`, db: dbUrl, home, bin: o.bin, nodeOptions}))
+        }
+        if (o.fixedLoad !== null) passes = await measureFixedLoad(nodes, {rate: o.fixedLoad, seconds: o.seconds, warmUp: o.warmUp})
+        else await measure(o, {setup, backend: 'postgres', nodes, loadS, proxyRtt, directRtt})
+      } finally {
+        await Promise.all(nodes.map(stopDaemon))
+      }
+      // The profiles are written as the daemons exit.
+      if (passes && o.cpuProf) results.profiles.push(...passProfiles(o.cpuProf, passes, ROOT))
+    }
+    if (o.placement) await runPlacement(o, {db, pgPort: proxy ? proxy.port : db.port, where, work, proxyRtt, directRtt})
+  } finally {
+    if (proxy) {
+      await proxy.close()
+      running.proxyPid = null
+    }
+    progress('stopping PostgreSQL...')
+    try {
+      running.pgStop('fast')
+    } catch (err) {
+      progress(`pg_ctl stop: ${err.message}`)
+    }
+    running.pgStop = null
+  }
+}
+
+export async function runSqlite(o, work) {
+  const dbFile = path.join(work, 'placemat.db')
+  progress(`loading ${o.providers} flat providers into ${dbFile} through a daemon's batch API...`)
+  const loadS = await loadProviders(o, dbFile, path.join(work, 'loader'))
+  progress('starting the daemon...')
+  const node = await startDaemon({name: 'node1', db: dbFile, home: path.join(work, 'node1'), bin: o.bin})
+  try {
+    await measure(o, {setup: `${o.label}sqlite + CLI writes`, backend: 'sqlite', nodes: [node], loadS, cliDb: dbFile})
+  } finally {
+    await stopDaemon(node)
+  }
+}

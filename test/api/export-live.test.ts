@@ -1,0 +1,82 @@
+/**
+ * An export over the API while the cloud is written: the passes are made again while writes
+ * come in, and when none was quiet the export fails (exit 4) saying what to do, rather than
+ * returning a snapshot that mixes states.
+ */
+import {afterEach, describe, expect, it} from 'vitest'
+import {PlacementClient, type ApiResponse, type Transport} from '../../src/client/client.js'
+import {exitCodeOf} from '../../src/cli/failure.js'
+import {exportSnapshot} from '../../src/cli/services/state-export.js'
+import {PlacematBackend} from '../../src/cli/backend/placemat.js'
+import {PlainBackend} from '../../src/cli/backend/plain.js'
+import {testApi, type TestApi} from '../helpers/http-helpers.js'
+
+let api: TestApi
+afterEach(() => api.close())
+
+/** The app through inject(), with `during` run before every provider-allocations read (a writer racing the export). */
+function racingTransport(api: TestApi, during: () => Promise<void>): Transport {
+  return {
+    description: 'inject',
+    async send(method, path, headers, body): Promise<ApiResponse> {
+      if (method === 'GET' && /\/resource_providers\/[^/]+\/allocations$/.test(path)) await during()
+      const res = await api.app.inject({method: method as any, url: path, headers: {'x-auth-token': 'admin', ...headers}, payload: body})
+      return {status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined, headers: res.headers as Record<string, string>}
+    },
+    async close() {},
+  }
+}
+
+describe('export over the API under writes', () => {
+  it('fails with exit 4 when no pass was quiet, and succeeds once the writes stop', async () => {
+    api = await testApi()
+    const rp = (await api.call('POST', '/resource_providers', {name: 'cn1'})).body
+    await api.call('PUT', `/resource_providers/${rp.uuid}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: 8}}})
+    let writing = true
+    let n = 0
+    const write = async () => {
+      if (!writing) return
+      const gen = (await api.call('GET', `/resource_providers/${rp.uuid}`)).body.generation
+      await api.call('PUT', `/resource_providers/${rp.uuid}/traits`, {
+        resource_provider_generation: gen,
+        traits: n++ % 2 ? [] : ['CUSTOM_BUSY'],
+      })
+    }
+    await api.call('PUT', '/traits/CUSTOM_BUSY')
+    const client = new PlainBackend(new PlacementClient(racingTransport(api, write)))
+    const err = await exportSnapshot(client).catch((e) => e)
+    expect(exitCodeOf(err)).toBe(4)
+    expect(err.message).toMatch(/the cloud changed while it was read: 1 provider\(s\) changed during the last of 5 passes/)
+    expect(err.message).toContain('import --from-placement')
+    writing = false
+    const snap = await exportSnapshot(client)
+    expect(snap.providers.map((p) => p.name)).toEqual(['cn1'])
+  })
+
+  it('on placemat, a placement group that changes during every pass fails the export too', async () => {
+    api = await testApi()
+    const rp = (await api.call('POST', '/resource_providers', {name: 'cn1'})).body
+    await api.call('PUT', `/resource_providers/${rp.uuid}/inventories`, {resource_provider_generation: 0, inventories: {VCPU: {total: 8}}})
+    await api.call('POST', '/placemat/v1/groups', {name: 'g', policy: 'anti-affinity', level: 'host'})
+    let writing = true
+    let n = 0
+    // Membership changes move only the group's generation: no provider changes.
+    const write = async () => {
+      if (writing)
+        await api.call(
+          'POST',
+          '/placemat/v1/groups/g/members',
+          n++ % 2 ? {remove: ['a0000000-0000-4000-8000-000000000001']} : {add: ['a0000000-0000-4000-8000-000000000001']},
+        )
+    }
+    const client = new PlacematBackend(new PlacementClient(racingTransport(api, write)))
+    const err = await exportSnapshot(client).catch((e) => e)
+    expect(exitCodeOf(err)).toBe(4)
+    expect(err.message).toMatch(
+      /0 provider\(s\) and the racks, rows, rooms, placement groups, moved consumers or aggregate names changed during the last of 5 passes/,
+    )
+    writing = false
+    const snap = await exportSnapshot(client)
+    expect(snap.groups?.map((g) => g.name)).toEqual(['g'])
+  })
+})

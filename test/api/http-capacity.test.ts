@@ -1,0 +1,99 @@
+/**
+ * GET /placemat/v1/capacity and the flavor gauges of GET /metrics, from a daemon's flavor catalog:
+ * the core's headroom of the State as it is now, the same as the command line works it out.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {FlavorCatalog} from '../../src/http/flavor-catalog.js'
+import {testApi, type TestApi} from '../helpers/http-helpers.js'
+
+const U = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`
+
+describe('capacity from the daemon', () => {
+  let dir: string
+  let api: TestApi
+  let bare: TestApi
+  let catalog: FlavorCatalog
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-capacity-'))
+    const file = path.join(dir, 'flavors.yaml')
+    fs.writeFileSync(file, '- {name: small, vcpus: 1, ram: 1024}\n- {name: big, vcpus: 4, ram: 4096, properties: {"hw:numa_nodes": "1"}}\n')
+    catalog = new FlavorCatalog(file)
+    expect(catalog.load()).toBe(2)
+    api = await testApi({flavors: catalog})
+    bare = await testApi()
+    for (const [i, cpus] of [
+      [1, 6],
+      [2, 6],
+    ]) {
+      expect((await api.call('POST', '/resource_providers', {name: `cn${i}`, uuid: U(i)})).status).toBe(200)
+      expect(
+        (
+          await api.call('PUT', `/resource_providers/${U(i)}/inventories`, {
+            resource_provider_generation: 0,
+            inventories: {VCPU: {total: cpus}, MEMORY_MB: {total: 16384}},
+          })
+        ).status,
+      ).toBe(200)
+    }
+  })
+  afterAll(async () => {
+    await api.close()
+    await bare.close()
+    fs.rmSync(dir, {recursive: true, force: true})
+  })
+
+  it('answers the headroom of its catalog, narrowed by flavor and level', async () => {
+    const r = await api.call('GET', '/placemat/v1/capacity?level=host&level=cloud')
+    expect(r.status, JSON.stringify(r.body)).toBe(200)
+    const row = (level: string, name: string, flavor: string) =>
+      r.body.domains.find((d: any) => d.level === level && d.name === name && d.flavor === flavor)
+    expect(row('host', 'cn1', 'small')).toMatchObject({fit: 6, pooled: 6, fragmentation_loss: 0, disabled_fit: 0})
+    expect(row('cloud', 'cloud', 'big')).toMatchObject({fit: 2, pooled: 3, fragmentation_loss: 1})
+    expect(r.body.warnings).toEqual([{flavor: 'big', warning: 'hw:numa_nodes: judged by Nova outside Placement, not modelled'}])
+    const one = await api.call('GET', '/placemat/v1/capacity?flavor=small&level=cloud')
+    expect(one.body.domains).toEqual([
+      {level: 'cloud', name: 'cloud', flavor: 'small', fit: 12, pooled: 12, fragmentation_loss: 0, disabled_fit: 0},
+    ])
+    // A claim is seen by the next answer.
+    expect(
+      (
+        await api.call('PUT', `/allocations/${U(100)}`, {
+          allocations: {[U(1)]: {resources: {VCPU: 2, MEMORY_MB: 1024}}},
+          project_id: 'p',
+          user_id: 'u',
+          consumer_generation: null,
+          consumer_type: 'INSTANCE',
+        })
+      ).status,
+    ).toBe(204)
+    expect((await api.call('GET', '/placemat/v1/capacity?flavor=small&level=cloud')).body.domains[0].fit).toBe(10)
+  })
+
+  it('refuses an unknown flavor or level (400), and has nothing to count without a catalog (404)', async () => {
+    const flavor = await api.call('GET', '/placemat/v1/capacity?flavor=huge')
+    expect(flavor.status).toBe(400)
+    expect(flavor.body.errors[0].detail).toContain('No flavor named huge in the catalog; it has small, big.')
+    expect((await api.call('GET', '/placemat/v1/capacity?level=aisle')).status).toBe(400)
+    const none = await bare.call('GET', '/placemat/v1/capacity')
+    expect(none.status).toBe(404)
+    expect(none.body.errors[0].detail).toContain('start it with --flavors FILE')
+  })
+
+  it('shows the flavor gauges at every scrape, from the State as it is', async () => {
+    const text = (await api.app.inject({method: 'GET', url: '/metrics', headers: {'x-auth-token': 'admin'}})).body
+    expect(text).toContain('placemat_flavor_fit{flavor="small",level="cloud",domain="cloud"} 10')
+    expect(text).toContain('placemat_fragmentation_loss{flavor="big",level="cloud",domain="cloud"}')
+    expect(text).toMatch(/# TYPE placemat_stranded gauge/)
+    const plain = (await bare.app.inject({method: 'GET', url: '/metrics', headers: {'x-auth-token': 'admin'}})).body
+    expect(plain).not.toMatch(/^placemat_flavor_fit\{/m)
+  })
+
+  it('keeps the catalog in force when a reload reads a broken file', () => {
+    fs.writeFileSync(catalog.file, '- {name: small, vcpus: 1\n')
+    expect(() => catalog.load()).toThrow(catalog.file)
+    expect(catalog.flavors.map((f) => f.flavor)).toEqual(['small', 'big'])
+  })
+})

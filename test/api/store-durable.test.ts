@@ -1,0 +1,109 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
+import SQLite from 'better-sqlite3'
+import {createProvider} from '../../src/core/providers.js'
+import {Store} from '../../src/store/store.js'
+
+// A serving SQLite store answers a write once the WAL is on disk: SQLite writes the frames at
+// COMMIT (synchronous NORMAL) and the store syncs the WAL itself from Node's thread pool.
+let dir: string
+let held: ((err: NodeJS.ErrnoException | null) => void)[]
+let calls: number
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-durable-'))
+  held = []
+  calls = 0
+})
+afterEach(() => {
+  vi.restoreAllMocks()
+  fs.rmSync(dir, {recursive: true, force: true})
+})
+
+/** fs.fdatasync held until the test lets it finish (all of them so far with `release`). */
+function holdSyncs() {
+  const real = fs.fdatasync
+  vi.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+    calls++
+    held.push((err) => (err ? cb(err) : real(fd, cb)))
+  }) as typeof fs.fdatasync)
+  return (err: NodeJS.ErrnoException | null = null) => held.splice(0).forEach((done) => done(err))
+}
+
+const settled = async (p: Promise<unknown>) => {
+  let state = 'pending'
+  p.then(
+    () => (state = 'resolved'),
+    () => (state = 'rejected'),
+  )
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r))
+  return state
+}
+
+describe('a serving SQLite store', () => {
+  it('answers a write only once the WAL is synced, and the commits made meanwhile share the next sync', async () => {
+    const file = path.join(dir, 'p.db')
+    const store = await Store.open(file, {backgroundCheckpoint: true})
+    const raw = new SQLite(file, {readonly: true})
+    try {
+      const release = holdSyncs()
+      const first = store.write((s, now) => createProvider(s, now, {name: 'a'}))
+      expect(await settled(first)).toBe('pending')
+      expect(calls).toBe(1)
+      // Committed already (another connection sees it), and the State shows it to reads.
+      expect(raw.prepare('select count(*) from resource_providers').pluck().get()).toBe(1)
+      expect([...store.state.providers.values()].map((p) => p.name)).toEqual(['a'])
+      // Two more while the first sync runs: one sync after it covers both.
+      const second = store.write((s, now) => createProvider(s, now, {name: 'b'}))
+      const third = store.write((s, now) => createProvider(s, now, {name: 'c'}))
+      expect(await settled(second)).toBe('pending')
+      expect(calls).toBe(1)
+      release()
+      await first
+      expect(await settled(second)).toBe('pending')
+      expect(calls).toBe(2)
+      release()
+      await Promise.all([second, third])
+      expect(calls).toBe(2)
+    } finally {
+      vi.restoreAllMocks()
+      raw.close()
+      await store.close()
+    }
+  })
+
+  it('answers 503 when the sync fails: the write is not acknowledged', async () => {
+    const file = path.join(dir, 'p.db')
+    const store = await Store.open(file, {backgroundCheckpoint: true})
+    try {
+      const release = holdSyncs()
+      const write = store.write((s, now) => createProvider(s, now, {name: 'a'}))
+      await settled(write)
+      release(Object.assign(new Error('EIO: i/o error, fdatasync'), {code: 'EIO'}))
+      await expect(write).rejects.toMatchObject({status: 503})
+      vi.restoreAllMocks()
+      // The next write is answered again.
+      await store.write((s, now) => createProvider(s, now, {name: 'b'}))
+    } finally {
+      vi.restoreAllMocks()
+      await store.close()
+    }
+  })
+
+  it('leaves the syncing to SQLite with --durability normal and for a store that does not serve', async () => {
+    const release = holdSyncs()
+    const normal = await Store.open(path.join(dir, 'n.db'), {backgroundCheckpoint: true, durability: 'normal'})
+    const plain = await Store.open(path.join(dir, 'p.db'))
+    try {
+      await normal.write((s, now) => createProvider(s, now, {name: 'a'}))
+      await plain.write((s, now) => createProvider(s, now, {name: 'a'}))
+      expect(calls).toBe(0)
+      release()
+    } finally {
+      await normal.close()
+      await plain.close()
+    }
+  })
+})
