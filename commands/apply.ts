@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {PlacematCommand} from '../src/cli/base.js'
+import {PlacematCommand} from '../src/cli/placemat-command.js'
 import {SENTENCES} from '../src/cli/output.js'
 import {dryRunRefusal, planLines as topologyPlanLines, planSize, planSummary as topologySummary} from '../src/cli/topology/plan-text.js'
 import {planDocument, planIsEmpty, planLineStream, summaryLine} from '../src/cli/apply/plan-text.js'

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {PlacematCommand, type Column} from '../src/cli/base.js'
+import {PlacematCommand, type Column} from '../src/cli/placemat-command.js'
 import {audit, countByKind, deleteOrphans, findingRows, readKnownConsumers, type FindingRow} from '../src/cli/services/audit.js'
 import {failure} from '../src/cli/failure.js'
 import {groupFileFlags} from '../src/cli/groups/flags.js'

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {PlacematCommand, type Column} from '../src/cli/base.js'
+import {PlacematCommand, type Column} from '../src/cli/placemat-command.js'
 import {GROUP_HELP, candidateFlags} from '../src/cli/candidates/flags.js'
 import {candidateRows, type CandidateRow} from '../src/cli/candidates/rows.js'
 import {searchCandidates} from '../src/cli/candidates/search.js'

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {PlacematCommand} from '../src/cli/base.js'
+import {PlacematCommand} from '../src/cli/placemat-command.js'
 import {readFlavorFile} from '../src/cli/capacity/flavor-file.js'
 import {addedHosts, capacity, catalogCapacity, chosenFlavors, parseRatios, parseWithout} from '../src/cli/services/capacity.js'
 import {readApplyFile} from '../src/cli/apply/apply-file.js'

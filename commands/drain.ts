@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {PlacematCommand, type Column} from '../src/cli/base.js'
+import {PlacematCommand, type Column} from '../src/cli/placemat-command.js'
 import {conflictError} from '../src/cli/failure.js'
 import {groupFileFlags} from '../src/cli/groups/flags.js'
 import {formatResources} from '../src/cli/services/allocations.js'

@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import {Flags} from '@oclif/core'
-import {PlacematCommand} from '../src/cli/base.js'
+import {PlacematCommand} from '../src/cli/placemat-command.js'
 import {DOCUMENT} from '../src/cli/output.js'
 import {disabledHosts, exportSnapshot, placematOnly, readPlacematParts, snapshotText} from '../src/cli/services/state-export.js'
 

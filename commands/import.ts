@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {importFromPlacement, importSnapshot} from '../src/cli/services/snapshot-import.js'
 import {usageError} from '../src/cli/failure.js'
 import {placementUrlOfConfig, PlacementUrlError} from '../src/store/placement-db/connection.js'
-import {BaseCommand} from '../src/cli/command.js'
+import {BaseCommand} from '../src/cli/base-command.js'
 
 export default class Import extends BaseCommand {
   static summary = "Load a snapshot (from `placemat export`), or a running Placement's database, into a new or empty database."

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {allowViolationsFlag, refusedForGroups} from '../src/cli/groups/flags.js'
-import {PlacematCommand} from '../src/cli/base.js'
+import {PlacematCommand} from '../src/cli/placemat-command.js'
 import {SENTENCES, serialize} from '../src/cli/output.js'
 import {dryRunFailure, readPlan, renderReport, runReshape, type ReshapeReport} from '../src/cli/services/reshape.js'
 

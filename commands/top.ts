@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {PlacematCommand} from '../src/cli/base.js'
+import {PlacematCommand} from '../src/cli/placemat-command.js'
 import {SENTENCES} from '../src/cli/output.js'
 import {renderFrameText, TopModel} from '../src/cli/services/top.js'
 import {readFlavorFile} from '../src/cli/capacity/flavor-file.js'

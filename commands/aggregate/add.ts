@@ -1,5 +1,5 @@
 import {Args} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {resolveProvider} from '../../src/cli/services/providers.js'
 import {setColumns, updateProviderSet} from '../../src/cli/services/sets.js'
 

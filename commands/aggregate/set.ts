@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {setAggregates, setColumns} from '../../src/cli/services/sets.js'
 
 export default class AggregateSet extends PlacematCommand {

@@ -1,5 +1,5 @@
 import {Args} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {SENTENCES} from '../../src/cli/output.js'
 import {deleteAllocations} from '../../src/cli/services/allocations.js'
 

@@ -1,5 +1,5 @@
 import {Args} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {allocationColumns, allocationDocument, allocationRows} from '../../src/cli/services/allocation-render.js'
 import {shownConsumer} from '../../src/cli/services/allocations.js'
 

@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import type {Level} from '../../src/cli/candidates/anchors.js'
 import type {ListedProvider} from '../../src/core/wire.js'
 import {GROUP_HELP, candidateFlags} from '../../src/cli/candidates/flags.js'

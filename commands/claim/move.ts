@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {move} from '../../src/cli/services/claim.js'
 import {allowViolationsFlag, refusedForGroups} from '../../src/cli/groups/flags.js'
 

@@ -1,5 +1,5 @@
 import {Args} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {formatResources, shownConsumer} from '../../src/cli/services/allocations.js'
 import {namedConsumer} from '../../src/cli/services/spread.js'
 import {fetchLayout, placementInLayout, providersByUuid, readLayoutFile, topologyFromLayout} from '../../src/cli/candidates/anchors.js'

@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {createClasses} from '../../src/cli/services/classes.js'
 
 /** Each name given, and whether this call created it. */

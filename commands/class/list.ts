@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {listClasses} from '../../src/cli/services/classes.js'
 
 export default class ClassList extends PlacematCommand {

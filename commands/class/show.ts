@@ -1,5 +1,5 @@
 import {Args} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {showClass} from '../../src/cli/services/classes.js'
 
 export default class ClassShow extends PlacematCommand {

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {formatResources} from '../../src/cli/services/allocations.js'
 import {listConsumers} from '../../src/cli/services/consumers.js'
 import {resolveProvider} from '../../src/cli/services/providers.js'

@@ -14,7 +14,7 @@ import {databaseOfFlags} from '../../src/daemon/database-source.js'
 import {DatabaseWaitError, SchemaOutOfDateError} from '../../src/store/store.js'
 import {describeTarget} from '../../src/store/backends.js'
 import {failure, failureReport} from '../../src/cli/failure.js'
-import {BaseCommand} from '../../src/cli/command.js'
+import {BaseCommand} from '../../src/cli/base-command.js'
 
 export default class DaemonStart extends BaseCommand {
   static summary = 'Start the placemat daemon (the Placement API on SQLite).'

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {isAlive, readRecord, waitReady} from '../../src/daemon/control.js'
-import {BaseCommand} from '../../src/cli/command.js'
+import {BaseCommand} from '../../src/cli/base-command.js'
 import {daemonDatabase, daemonDbFlags, localDbFlag} from '../../src/cli/local-db-flag.js'
 import {describeTarget} from '../../src/store/target.js'
 

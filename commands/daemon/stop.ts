@@ -1,6 +1,6 @@
 import {isAlive, readRecord, stopDaemon} from '../../src/daemon/control.js'
 import {failure} from '../../src/cli/failure.js'
-import {BaseCommand} from '../../src/cli/command.js'
+import {BaseCommand} from '../../src/cli/base-command.js'
 import {daemonDatabase, daemonDbFlags, localDbFlag} from '../../src/cli/local-db-flag.js'
 
 export default class DaemonStop extends BaseCommand {

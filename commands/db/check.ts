@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {checkExitCode, dbCheck} from '../../src/cli/services/db.js'
-import {BaseCommand} from '../../src/cli/command.js'
+import {BaseCommand} from '../../src/cli/base-command.js'
 import {localDbFlag} from '../../src/cli/local-db-flag.js'
 
 export default class DbCheck extends BaseCommand {

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {conflictError} from '../../src/cli/failure.js'
-import {BaseCommand} from '../../src/cli/command.js'
+import {BaseCommand} from '../../src/cli/base-command.js'
 
 export default class DbInit extends BaseCommand {
   static summary = 'Create a new placemat database file (or initialise an empty PostgreSQL database) for offline work.'

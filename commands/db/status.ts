@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {DbExit, dbStatus} from '../../src/cli/services/db.js'
-import {BaseCommand} from '../../src/cli/command.js'
+import {BaseCommand} from '../../src/cli/base-command.js'
 import {localDbFlag} from '../../src/cli/local-db-flag.js'
 import {describeNodes, summarizeNodes} from '../../src/cli/services/live-nodes.js'
 

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {dbUpgrade} from '../../src/cli/services/db-upgrade.js'
-import {BaseCommand} from '../../src/cli/command.js'
+import {BaseCommand} from '../../src/cli/base-command.js'
 import {daemonDatabase, daemonDbFlags, localDbFlag} from '../../src/cli/local-db-flag.js'
 
 export default class DbUpgrade extends BaseCommand {

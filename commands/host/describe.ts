@@ -1,5 +1,5 @@
 import {Args} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {formatResources} from '../../src/cli/services/allocations.js'
 import {describeHost, hostLines} from '../../src/cli/services/hosts.js'
 import type {AggregateRef, HostConsumer} from '../../src/core/host-view.js'

@@ -1,5 +1,5 @@
 import {Args} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {SENTENCES} from '../../src/cli/output.js'
 import {setHostStatus} from '../../src/cli/services/hosts.js'
 

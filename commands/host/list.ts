@@ -1,4 +1,4 @@
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {listHosts, type HostListing} from '../../src/cli/services/hosts.js'
 import {usedOf, viewClasses} from '../../src/cli/topology/view-rows.js'
 

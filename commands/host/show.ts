@@ -1,5 +1,5 @@
 import {Args} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {hostLines, showHost} from '../../src/cli/services/hosts.js'
 
 export default class HostShow extends PlacematCommand {

@@ -1,5 +1,5 @@
 import {Args} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {inventoryColumns, inventoryRows} from '../../src/cli/services/inventory.js'
 import {readInventories} from '../../src/cli/services/inventories.js'
 

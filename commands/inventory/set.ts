@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {PlacematCommand, type Column} from '../../src/cli/base.js'
+import {PlacematCommand, type Column} from '../../src/cli/placemat-command.js'
 import {collectChanges, inventoryColumns, inventoryRows} from '../../src/cli/services/inventory.js'
 import {setInventories} from '../../src/cli/services/inventories.js'
 import {usageError} from '../../src/cli/failure.js'

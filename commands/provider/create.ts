@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {PROVIDER_KEYS, createProvider} from '../../src/cli/services/providers.js'
 
 export default class ProviderCreate extends PlacematCommand {

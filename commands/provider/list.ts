@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {PlacematCommand, type Column} from '../../src/cli/base.js'
+import {PlacematCommand, type Column} from '../../src/cli/placemat-command.js'
 import {compareNamed} from '../../src/core/listing-order.js'
 import {listProviderRows, type ProviderRow} from '../../src/cli/services/provider-list.js'
 

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {formatResources} from '../../src/cli/services/allocations.js'
-import type {Column} from '../../src/cli/base.js'
+import type {Column} from '../../src/cli/placemat-command.js'
 import {labelledAggregates, showProvider} from '../../src/cli/services/providers.js'
 
 export default class ProviderShow extends PlacematCommand {

@@ -1,5 +1,5 @@
 import {Args} from '@oclif/core'
-import {PlacematCommand, type Column} from '../../src/cli/base.js'
+import {PlacematCommand, type Column} from '../../src/cli/placemat-command.js'
 import {loadTrees, treeRows, type TreeRow} from '../../src/cli/services/tree.js'
 
 export default class ProviderTree extends PlacematCommand {

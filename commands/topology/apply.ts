@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {ApiError} from '../../src/client/client.js'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {SENTENCES} from '../../src/cli/output.js'
 import type {ProgressHandle} from '../../src/cli/components/Progress.js'
 import {usageError, withContext} from '../../src/cli/failure.js'

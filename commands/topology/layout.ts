@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {DOCUMENT} from '../../src/cli/output.js'
 import {usageError} from '../../src/cli/failure.js'
 import {NEEDS_LAYOUT} from '../../src/cli/topology/edit.js'

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {PlacematCommand, type Column} from '../../src/cli/base.js'
+import {PlacematCommand, type Column} from '../../src/cli/placemat-command.js'
 import {NEEDS_LAYOUT} from '../../src/cli/topology/edit.js'
 import {usedOf, viewClasses, viewRows, type ViewRow} from '../../src/cli/topology/view-rows.js'
 import {usageError} from '../../src/cli/failure.js'

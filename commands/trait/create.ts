@@ -1,5 +1,5 @@
 import {Args} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {createTraits} from '../../src/cli/services/traits.js'
 
 /** Each name given, and whether this call created it. */

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {listTraits} from '../../src/cli/services/traits.js'
 
 export default class TraitList extends PlacematCommand {

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {runUpgradeChecks, upgradeExitCode, upgradeFacts, upgradeTable, type UpgradeReport} from '../../src/cli/services/upgrade-check.js'
 import {messageOf} from '../../src/cli/failure.js'
-import {BaseCommand} from '../../src/cli/command.js'
+import {BaseCommand} from '../../src/cli/base-command.js'
 import {daemonDbFlags, daemonSources, localDbFlag} from '../../src/cli/local-db-flag.js'
 
 export default class UpgradeCheck extends BaseCommand {

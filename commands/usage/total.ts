@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {PlacematCommand} from '../../src/cli/base.js'
+import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {usageTotal} from '../../src/cli/services/usage-total.js'
 
 export default class UsageTotal extends PlacematCommand {

@@ -6,7 +6,7 @@
 import {Flags} from '@oclif/core'
 import type {Layout} from '../core/topology.js'
 import {PlacementError} from '../core/errors.js'
-import {PlacematCommand} from './base.js'
+import {PlacematCommand} from './placemat-command.js'
 import {SENTENCES} from './output.js'
 import {Failure, withContext} from './failure.js'
 import {ALLOW_HINT, allowViolationsFlag, isGroupViolation, refusedForGroups} from './groups/flags.js'

@@ -9,7 +9,7 @@
 import {notFound} from './errors.js'
 import {hostOfProvider, hostsOfProviders, isDisabled} from './host.js'
 import {hostDomains} from './topology.js'
-import {knownConsumer, type KnownConsumer} from './moves.js'
+import {knownConsumer, type KnownConsumer} from './consumer-moves.js'
 import type {Consumer, State} from './state.js'
 import {consumerRecord, type ConsumerRecord} from './wire.js'
 

@@ -41,7 +41,7 @@
  * cannot see them).
  */
 import type {GroupLevel, GroupPolicy} from './groups.js'
-import type {MovedRecord} from './moves.js'
+import type {MovedRecord} from './consumer-moves.js'
 import type {Inventory, TopologyLevel} from './state.js'
 
 /** The version of a snapshot with placemat's own sections; one without them is version 1. */

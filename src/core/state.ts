@@ -62,7 +62,7 @@ export interface Consumer {
 }
 
 /**
- * A consumer that gave all its allocations to another (placemat's move, core/moves.ts): Placement
+ * A consumer that gave all its allocations to another (placemat's move, core/consumer-moves.ts): Placement
  * deletes the record of a consumer left with nothing, so what it was is kept here until it holds
  * allocations again.
  */
@@ -107,7 +107,7 @@ export class State {
   topology = new Map<string, TopologyNode>()
   /** Placement groups by name (placemat's own: core/groups.ts). */
   groups = new Map<string, Group>()
-  /** Consumers that gave their allocations away and hold nothing, by uuid (core/moves.ts). */
+  /** Consumers that gave their allocations away and hold nothing, by uuid (core/consumer-moves.ts). */
   moved = new Map<string, MovedConsumer>()
   /** Names apply files gave aggregates, by aggregate uuid (placemat's own: core/aggregate-names.ts). */
   aggregateNames = new Map<string, AggregateName>()

@@ -66,7 +66,7 @@ export interface Database {
   placement_group_members: {group_name: string; consumer_uuid: string; seq: number}
   /** The change journal (journal.ts): the keys each write transaction changed, under its sequence number. */
   placemat_changes: {seq: number; kind: string; key: string; parts: number}
-  /** Consumers that gave their allocations to another (core/moves.ts): who they were, and to whom. */
+  /** Consumers that gave their allocations to another (core/consumer-moves.ts): who they were, and to whom. */
   moved_consumers: {uuid: string; moved_to: string; project_id: string; user_id: string; consumer_type: string | null; moved_at: number}
   /** Names apply files gave aggregates (0010; core/aggregate-names.ts): one name an aggregate, one aggregate a name. */
   aggregate_names: {uuid: string; name: string; updated_at: number}

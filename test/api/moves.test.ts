@@ -4,7 +4,7 @@
  * /placemat/v1/consumers/{uuid}) without changing what Placement's own API answers for it.
  */
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
-import {receiverType} from '../../src/core/moves.js'
+import {receiverType} from '../../src/core/consumer-moves.js'
 import {testApi, type TestApi} from '../helpers/http-helpers.js'
 
 const H = '00000000-0000-4000-8000-000000000001'

@@ -17,7 +17,7 @@ import {createResourceClass, deleteResourceClass, renameResourceClass} from '../
 import {deleteTrait} from '../../src/core/traits.js'
 import {applyLayout} from '../../src/core/topology.js'
 import {addMembers, createGroup, deleteGroup} from '../../src/core/group-writes.js'
-import {moveAllocations} from '../../src/core/moves.js'
+import {moveAllocations} from '../../src/core/consumer-moves.js'
 import {getIndex, Index} from '../../src/core/candidates/provider-index.js'
 import type {State} from '../../src/core/state.js'
 

@@ -1,5 +1,5 @@
 import {Args} from '@oclif/core'
-import {PlacematCommand} from '../../../src/cli/base.js'
+import {PlacematCommand} from '../../../src/cli/placemat-command.js'
 import {readTraits} from '../../../src/cli/services/sets.js'
 
 export default class ProviderTraitList extends PlacematCommand {

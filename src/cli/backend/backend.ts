@@ -14,7 +14,7 @@ import type {ConsumerFilter, ConsumerListing, ConsumerView} from '../../core/con
 import type {HostListing, HostRecord} from '../../core/host-status.js'
 import type {HostDescription} from '../../core/host-view.js'
 import type {Headroom} from '../../core/headroom.js'
-import type {KnownConsumer, MovedRecord} from '../../core/moves.js'
+import type {KnownConsumer, MovedRecord} from '../../core/consumer-moves.js'
 import type {Groups} from '../groups/groups.js'
 import type {NamedAggregate} from '../../core/aggregate-names.js'
 import type {ApplyPlan} from '../../core/apply-plan/types.js'

@@ -10,7 +10,7 @@ import type {ConsumerFilter, ConsumerListing, ConsumerView} from '../../core/con
 import type {GroupRecord} from '../../core/groups.js'
 import type {HostListing, HostRecord} from '../../core/host-status.js'
 import type {HostDescription} from '../../core/host-view.js'
-import type {MovedRecord, MoveResult} from '../../core/moves.js'
+import type {MovedRecord, MoveResult} from '../../core/consumer-moves.js'
 import type {Layout} from '../../core/topology.js'
 import type {ListedProvider} from '../../core/wire.js'
 import type {Groups} from '../groups/groups.js'

@@ -5,7 +5,7 @@
  * candidates were read. A claim's group is the --groups file's, which takes the new member
  * after the write.
  */
-import {receiverType} from '../../core/moves.js'
+import {receiverType} from '../../core/consumer-moves.js'
 import {canonicalUuid as canonical} from '../../core/uuids.js'
 import {notFoundError, usageError} from '../failure.js'
 import {groupsOf} from '../groups/groups.js'

@@ -4,7 +4,7 @@
  */
 import {Args, Flags} from '@oclif/core'
 import type {TopologyLevel} from '../../core/state.js'
-import {PlacematCommand, type Column} from '../base.js'
+import {PlacematCommand, type Column} from '../placemat-command.js'
 import {notFoundError, usageError} from '../failure.js'
 import {NEEDS_LAYOUT} from './edit.js'
 import {nodesAt, usedOf, viewClasses, type NodeEntry} from './view-rows.js'

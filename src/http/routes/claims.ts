@@ -15,7 +15,7 @@
  * ?allow_violations=true), 409 when capacity is short, as PUT /allocations.
  */
 import {claimAllocations, type Claim} from '../../core/claims.js'
-import {movedRecord, moveAllocations} from '../../core/moves.js'
+import {movedRecord, moveAllocations} from '../../core/consumer-moves.js'
 import {refuseNewBreaches} from '../../core/groups.js'
 import {postAllocations} from './allocations.js'
 import {booleanParam, canonicalUuid, checkJson, readJson, type RouteDef} from '../context.js'
@@ -55,7 +55,7 @@ export const routes: RouteDef[] = [
     },
   },
   {
-    // Nova's move_allocations in one write, decided here (core/moves.ts): the receiver's type
+    // Nova's move_allocations in one write, decided here (core/consumer-moves.ts): the receiver's type
     // from what placemat knows of it, and the giver's project, user and type kept while it
     // holds nothing. {consumer_uuid, to, consumer_type?, consumer_generation?, to_generation?}
     method: 'POST',

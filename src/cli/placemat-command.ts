@@ -21,7 +21,7 @@ import {
 } from './output.js'
 import {foreignDatabaseUrl, isDatabaseUrl} from '../store/target.js'
 import type {Backend, Endpoint} from './backend/backend.js'
-import {BaseCommand} from './command.js'
+import {BaseCommand} from './base-command.js'
 import {notFoundError, usageError} from './failure.js'
 
 export {ExitCode} from './failure.js'
