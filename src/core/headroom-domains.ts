@@ -4,7 +4,7 @@
  */
 import {capacityOf} from './capacity.js'
 import type {HeadroomLevel} from './headroom.js'
-import type {Provider, State} from './state.js'
+import type {Provider, State, TopologyLevel, TopologyNode} from './state.js'
 import type {HostForest} from './tree-shapes.js'
 
 /** fit(host, X) of every host, by host number, and whether it could ever hold X (on its tree emptied). */
@@ -28,12 +28,16 @@ export interface HostNumbers {
   askClass: Int32Array
 }
 
-/** The domains of one level: rows start .. start + count, each host's domain in `of` (-1: none; null: the cloud, all). */
+/**
+ * The domains of one level: rows start .. start + count, each host's domain in `of` (-1: none;
+ * null: the cloud, all). A rack's, row's, room's or the cloud's are also each cell's (`ofCell`).
+ */
 export interface LayoutPart {
   level: HeadroomLevel
   start: number
   count: number
   of: Int32Array | null
+  ofCell: Int32Array | null
 }
 
 export interface Layout {
@@ -41,12 +45,19 @@ export interface Layout {
   levels: HeadroomLevel[]
   names: string[]
   parts: LayoutPart[]
+  /**
+   * Hosts in the same rack, row and room (of the levels asked) share a cell: what a level's
+   * domains add up is summed once per host into cells, then per level from the few cells.
+   */
+  cellOf: Int32Array
+  cells: number
 }
 
 /** The domains at each level and which hosts are in them, in the order a table shows them (names sorted). */
 export function domainLayout(s: State, forest: HostForest, levels: readonly HeadroomLevel[]): Layout {
   const {hosts} = forest
-  const out: Layout = {levels: [], names: [], parts: []}
+  const out: Layout = {levels: [], names: [], parts: [], cellOf: new Int32Array(hosts.length), cells: 1}
+  const places = placesOf(s, forest)
   for (const level of levels) {
     const start = out.levels.length
     let names: readonly string[]
@@ -55,54 +66,108 @@ export function domainLayout(s: State, forest: HostForest, levels: readonly Head
     else if (level === 'host') {
       // By name: the State's order is the order providers were read in, which differs between backends.
       const order = byName(forest)
-      names = Array.from(order, (i) => hosts[i].name)
-      of = new Int32Array(hosts.length)
-      order.forEach((i, d) => {
-        of![i] = d
-      })
-    } else ({names, of} = domainsAt(s, hosts, level))
+      names = Array.from(order.order, (i) => hosts[i].name)
+      of = order.rank
+    } else ({names, of} = places[level])
     for (const name of names) {
       out.levels.push(level)
       out.names.push(name)
     }
-    out.parts.push({level, start, count: names.length, of})
+    out.parts.push({level, start, count: names.length, of, ofCell: null})
+  }
+  // Cells: the hosts' racks, rows and rooms told apart one level after the other.
+  const {cellOf} = out
+  for (const part of out.parts) {
+    if (part.level === 'host' || !part.of) continue
+    const cell = new Map<number, number>()
+    for (let i = 0; i < hosts.length; i++) {
+      const key = cellOf[i] * (part.count + 1) + part.of[i] + 1
+      let c = cell.get(key)
+      if (c === undefined) cell.set(key, (c = cell.size))
+      cellOf[i] = c
+    }
+    out.cells = cell.size
+  }
+  for (const part of out.parts) {
+    if (part.level === 'host') continue
+    part.ofCell = new Int32Array(out.cells)
+    if (part.of) for (let i = 0; i < hosts.length; i++) part.ofCell[cellOf[i]] = part.of[i]
   }
   return out
 }
 
-/** The rack, row or room of each host (as hostDomains names it: the last of its aggregates at the level), names sorted. */
-function domainsAt(s: State, hosts: readonly Provider[], level: HeadroomLevel): {names: string[]; of: Int32Array} {
-  const seen = new Map<string, number>()
-  const of = new Int32Array(hosts.length)
-  hosts.forEach((h, i) => {
-    let name: string | null = null
-    for (const agg of h.aggregates) {
-      const node = s.topology.get(agg)
-      if (node?.level === level) name = node.name
-    }
-    let d = name === null ? -1 : seen.get(name)
-    if (d === undefined) seen.set(name!, (d = seen.size))
-    of[i] = d
-  })
-  const names = [...seen.keys()].sort()
-  const rank = new Int32Array(names.length)
-  names.forEach((name, r) => {
-    rank[seen.get(name)!] = r
-  })
-  for (let i = 0; i < of.length; i++) if (of[i] >= 0) of[i] = rank[of[i]]
-  return {names, of}
-}
+type Places = Record<TopologyLevel, {names: string[]; of: Int32Array}>
 
-/** Host numbers by name (then uuid), kept with the forest while no host is renamed. */
-function byName(forest: HostForest): Int32Array {
+/**
+ * Each host's rack, row and room (as hostDomains names them: the last of its aggregates at a
+ * level), names sorted; kept with the forest (hosts' aggregates move shapeVersion) while the
+ * topology names their aggregates alike.
+ */
+function placesOf(s: State, forest: HostForest): Places {
+  const kept = placesKept.get(forest)
+  if (kept && [...kept.nodes].every(([agg, node]) => sameNode(s.topology.get(agg), node))) return kept.places
+  const nodes = new Map<string, {level: TopologyLevel; name: string} | undefined>()
+  const seen = {rack: new Map<string, number>(), row: new Map<string, number>(), room: new Map<string, number>()}
+  const n = forest.hosts.length
+  const of = {rack: new Int32Array(n), row: new Int32Array(n), room: new Int32Array(n)}
+  // Hosts made alike share their aggregates' set: each set is read once.
+  const bySet = new Map<Set<string>, [number, number, number]>()
+  forest.hosts.forEach((h, i) => {
+    let at = bySet.get(h.aggregates)
+    if (!at) {
+      const name: Record<TopologyLevel, string | null> = {rack: null, row: null, room: null}
+      for (const agg of h.aggregates) {
+        if (!nodes.has(agg)) {
+          const node = s.topology.get(agg)
+          nodes.set(agg, node && {level: node.level, name: node.name})
+        }
+        const node = nodes.get(agg)
+        if (node) name[node.level] = node.name
+      }
+      const number = (level: TopologyLevel): number => {
+        const x = name[level]
+        if (x === null) return -1
+        let d = seen[level].get(x)
+        if (d === undefined) seen[level].set(x, (d = seen[level].size))
+        return d
+      }
+      bySet.set(h.aggregates, (at = [number('rack'), number('row'), number('room')]))
+    }
+    of.rack[i] = at[0]
+    of.row[i] = at[1]
+    of.room[i] = at[2]
+  })
+  const places = {} as Places
+  for (const level of ['rack', 'row', 'room'] as const) {
+    const names = [...seen[level].keys()].sort()
+    const rank = new Int32Array(names.length)
+    names.forEach((name, r) => {
+      rank[seen[level].get(name)!] = r
+    })
+    const o = of[level]
+    for (let i = 0; i < n; i++) if (o[i] >= 0) o[i] = rank[o[i]]
+    places[level] = {names, of: o}
+  }
+  placesKept.set(forest, {nodes, places})
+  return places
+}
+const placesKept = new WeakMap<HostForest, {nodes: Map<string, {level: TopologyLevel; name: string} | undefined>; places: Places}>()
+
+const sameNode = (now: TopologyNode | undefined, then: {level: TopologyLevel; name: string} | undefined): boolean =>
+  now === undefined ? then === undefined : then !== undefined && now.level === then.level && now.name === then.name
+
+/** Host numbers by name (then uuid), and each host's place in that order; kept with the forest while no host is renamed. */
+function byName(forest: HostForest): {order: Int32Array; rank: Int32Array} {
   const {hosts} = forest
   const kept = namesOrder.get(forest)
-  if (kept?.every((i, r) => r === 0 || compareHosts(hosts[kept[r - 1]], hosts[i]) < 0)) return kept
+  if (kept?.order.every((i, r) => r === 0 || compareHosts(hosts[kept.order[r - 1]], hosts[i]) < 0)) return kept
   const order = Int32Array.from(hosts.keys()).sort((a, b) => compareHosts(hosts[a], hosts[b]))
-  namesOrder.set(forest, order)
-  return order
+  const rank = new Int32Array(hosts.length)
+  for (let r = 0; r < order.length; r++) rank[order[r]] = r
+  namesOrder.set(forest, {order, rank})
+  return {order, rank}
 }
-const namesOrder = new WeakMap<HostForest, Int32Array>()
+const namesOrder = new WeakMap<HostForest, {order: Int32Array; rank: Int32Array}>()
 
 const compareHosts = (a: Provider, b: Provider): number =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0

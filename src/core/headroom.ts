@@ -169,43 +169,62 @@ export function headroomTable(s: State, flavors: readonly FlavorRequest[], opts:
   const classFree = freeByClass(forest, free)
   const C = forest.classes.length
   const fitsSomewhere = new Uint8Array(n) // some flavor fits there now
+  const {cellOf, cells} = layout
   flavors.forEach((flavor, f) => {
     const fits = hostFits(s, forest, free, flavor)
-    let eligible = false
-    let eligibleEnabled = false
-    for (let i = 0; i < n; i++) {
-      if (!fits.eligible[i]) continue
-      eligible = true
-      if (disabled[i]) continue
-      eligibleEnabled = true
-      if (fits.fit[i] > 0) fitsSomewhere[i] = 1
-    }
-    if (!eligible) t.lint.push({flavor: flavor.flavor, problem: whyNowhere(s, flavor)})
-    else if (!eligibleEnabled) t.lint.push({flavor: flavor.flavor, problem: 'fits only on disabled hosts'})
     const asked = askedPerClass(flavor.request)
     const asks = [...asked.values()]
     const askClass = Int32Array.from(asked.keys(), (rc) => forest.classes.indexOf(rc))
     const A = asks.length
-    const hostNumbers: HostNumbers = {fits, disabled, classFree, C, asked, askClass}
+    // Each cell's sums (the same rack, row and room), its hosts taken in host order.
+    const cellFit = new Float64Array(cells)
+    const cellDisabled = new Float64Array(cells)
+    const cellAny = new Uint8Array(cells)
+    const cellTotal = new Float64Array(cells * A)
+    let eligible = false
+    let eligibleEnabled = false
+    for (let i = 0; i < n; i++) {
+      const c = cellOf[i]
+      if (disabled[i]) {
+        cellDisabled[c] += fits.fit[i]
+        if (fits.eligible[i]) eligible = true
+        continue
+      }
+      cellFit[c] += fits.fit[i]
+      if (!fits.eligible[i]) continue
+      eligible = eligibleEnabled = true
+      if (fits.fit[i] > 0) fitsSomewhere[i] = 1
+      cellAny[c] = 1
+      for (let j = 0; j < A; j++) if (askClass[j] >= 0) cellTotal[c * A + j] += classFree[i * C + askClass[j]]
+    }
+    if (!eligible) t.lint.push({flavor: flavor.flavor, problem: whyNowhere(s, flavor)})
+    else if (!eligibleEnabled) t.lint.push({flavor: flavor.flavor, problem: 'fits only on disabled hosts'})
+    const numbers: HostNumbers = {fits, disabled, classFree, C, asked, askClass}
     for (const part of layout.parts) {
-      const {start, count, of} = part
-      // Each domain's sums, its hosts taken in host order.
+      const {start, count, of, ofCell} = part
+      // Each domain's sums: a host's own, or its cells'.
       const fit = new Float64Array(count)
       const disabledFit = new Float64Array(count)
       const any = new Uint8Array(count)
       const total = new Float64Array(count * A)
-      for (let i = 0; i < n; i++) {
-        const d = of ? of[i] : 0
-        if (d < 0) continue
-        if (disabled[i]) {
-          disabledFit[d] += fits.fit[i]
-          continue
+      if (ofCell)
+        for (let c = 0; c < cells; c++) {
+          const d = ofCell[c]
+          if (d < 0) continue
+          fit[d] += cellFit[c]
+          disabledFit[d] += cellDisabled[c]
+          any[d] |= cellAny[c]
+          for (let j = 0; j < A; j++) total[d * A + j] += cellTotal[c * A + j]
         }
-        fit[d] += fits.fit[i]
-        if (!fits.eligible[i]) continue
-        any[d] = 1
-        for (let j = 0; j < A; j++) total[d * A + j] += askClass[j] < 0 ? 0 : classFree[i * C + askClass[j]]
-      }
+      else
+        for (let i = 0; i < n; i++) {
+          const d = of![i]
+          const on = fits.eligible[i] && !disabled[i] ? 1 : 0
+          fit[d] = disabled[i] ? 0 : fits.fit[i]
+          disabledFit[d] = disabled[i] ? fits.fit[i] : 0
+          any[d] = on
+          if (on) for (let j = 0; j < A; j++) total[d * A + j] = askClass[j] < 0 ? 0 : classFree[i * C + askClass[j]]
+        }
       // A domain that draws on a pool takes it once (poolsDomain); a group's rule bounds the fit: both need the domain's hosts.
       const pools = fits.pools
       let members: Map<number, number[]> | null = null
@@ -218,15 +237,11 @@ export function headroomTable(s: State, flavors: readonly FlavorRequest[], opts:
       for (let d = 0; d < count; d++) {
         const k = f * D + start + d
         const at = members ? (members.get(d) ?? []) : undefined
-        let row: {fit: number; pooled: number; disabledFit: number}
-        if (at && pools && at.some((i) => pools[i] !== undefined)) row = poolsDomain(s, hostNumbers, at)
-        else {
-          let pooled = 0
-          if (any[d] && A) {
-            pooled = Infinity
-            for (let j = 0; j < A; j++) pooled = Math.min(pooled, Math.floor(total[d * A + j] / asks[j]))
-          }
-          row = {fit: fit[d], pooled, disabledFit: disabledFit[d]}
+        let row = {fit: fit[d], pooled: 0, disabledFit: disabledFit[d]}
+        if (at && pools && at.some((i) => pools[i] !== undefined)) row = poolsDomain(s, numbers, at)
+        else if (any[d] && A) {
+          row.pooled = Infinity
+          for (let j = 0; j < A; j++) row.pooled = Math.min(row.pooled, Math.floor(total[d * A + j] / asks[j]))
         }
         t.pooled[k] = Math.max(row.pooled, row.fit)
         t.fragmentation_loss[k] = Math.max(0, row.pooled - row.fit)
