@@ -38,6 +38,8 @@ export interface LayoutPart {
   count: number
   of: Int32Array | null
   ofCell: Int32Array | null
+  /** Hosts: the host of each domain. */
+  host: Int32Array | null
 }
 
 export interface Layout {
@@ -62,18 +64,20 @@ export function domainLayout(s: State, forest: HostForest, levels: readonly Head
     const start = out.levels.length
     let names: readonly string[]
     let of: Int32Array | null = null
+    let host: Int32Array | null = null
     if (level === 'cloud') names = ['cloud']
     else if (level === 'host') {
       // By name: the State's order is the order providers were read in, which differs between backends.
       const order = byName(forest)
       names = Array.from(order.order, (i) => hosts[i].name)
       of = order.rank
+      host = order.order
     } else ({names, of} = places[level])
     for (const name of names) {
       out.levels.push(level)
       out.names.push(name)
     }
-    out.parts.push({level, start, count: names.length, of, ofCell: null})
+    out.parts.push({level, start, count: names.length, of, ofCell: null, host})
   }
   // Cells: the hosts' racks, rows and rooms told apart one level after the other.
   const {cellOf} = out

@@ -25,7 +25,6 @@ import {askedPerClass, type FlavorRequest} from './flavors.js'
 import {groupFit} from './group-headroom.js'
 import type {Group} from './groups.js'
 import {domainLayout, domainMembers, poolsDomain, type HostFits, type HostNumbers} from './headroom-domains.js'
-import {isDisabled} from './host.js'
 import type {State, TopologyLevel} from './state.js'
 import {
   fitInARow,
@@ -98,11 +97,16 @@ export interface HeadroomOptions {
 /**
  * fit(host, X) of every host, each counted alone (a pool's free amount is the same for each), and
  * whether it could ever hold X: its shape's candidates (tree-shapes.ts), searched once per shape,
- * walked with each host's free amounts (freeNow).
+ * walked with each host's free amounts (freeNow). Written into `out` when given (one per flavor
+ * in turn: a cloud's worth of numbers made once).
  */
-export function hostFits(s: State, forest: HostForest, free: Float64Array, flavor: FlavorRequest): HostFits {
+export function hostFits(s: State, forest: HostForest, free: Float64Array, flavor: FlavorRequest, out?: HostFits): HostFits {
   const n = forest.hosts.length
-  const out: HostFits = {fit: new Float64Array(n), eligible: new Uint8Array(n), pools: null}
+  if (out) {
+    out.fit.fill(0)
+    out.eligible.fill(0)
+    out.pools = null
+  } else out = {fit: new Float64Array(n), eligible: new Uint8Array(n), pools: null}
   const byAggregates = namesAggregates(flavor.request) ? shapesByAggregates(forest) : null
   const shapeOf = byAggregates ? byAggregates.shapeOf : forest.shapeOf
   let found = forest.candidates.get(flavor.request)
@@ -141,46 +145,67 @@ export function headroom(s: State, flavors: readonly FlavorRequest[], opts: Head
         disabled_fit: t.disabled_fit[k],
       }
   })
+  releaseTable(t)
   return {domains, stranded: t.stranded, lint: t.lint}
 }
 
 /** The headroom of `flavors` in `s`, as columns (headroom() makes them rows). */
 export function headroomTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomOptions = {}): HeadroomTable {
   const forest = hostForest(s)
-  const {hosts} = forest
+  const {hosts, disabled} = forest
   const n = hosts.length
   const layout = domainLayout(s, forest, opts.levels ?? HEADROOM_LEVELS)
   const D = layout.levels.length
   const rows = flavors.length * D
+  const w = workspaceOf(forest)
+  const columns = w.columns && w.columns.length >= 4 * rows ? w.columns : new Float64Array(4 * rows)
+  if (columns === w.columns) w.columns = null
   const t: HeadroomTable = {
     flavors: flavors.map((f) => f.flavor),
     levels: layout.levels,
     names: layout.names,
-    fit: new Float64Array(rows),
-    pooled: new Float64Array(rows),
-    fragmentation_loss: new Float64Array(rows),
-    disabled_fit: new Float64Array(rows),
+    fit: columns.subarray(0, rows),
+    pooled: columns.subarray(rows, 2 * rows),
+    fragmentation_loss: columns.subarray(2 * rows, 3 * rows),
+    disabled_fit: columns.subarray(3 * rows, 4 * rows),
     stranded: [],
     lint: [],
   }
+  owners.set(t, {forest, columns})
   // What does not depend on the flavor, once: each pair's and each class's free amount by host.
-  const disabled = Uint8Array.from(hosts, (h) => (isDisabled(h) ? 1 : 0))
-  const free = freeNow(forest)
-  const classFree = freeByClass(forest, free)
+  const free = freeNow(forest, w.free)
+  const classFree = freeByClass(forest, free, w.classFree)
   const C = forest.classes.length
-  const fitsSomewhere = new Uint8Array(n) // some flavor fits there now
+  const {fits, fitsSomewhere} = w // some flavor fits there now
+  fitsSomewhere.fill(0)
   const {cellOf, cells} = layout
+  const cellFit = new Float64Array(cells)
+  const cellDisabled = new Float64Array(cells)
+  const cellAny = new Uint8Array(cells)
   flavors.forEach((flavor, f) => {
-    const fits = hostFits(s, forest, free, flavor)
+    hostFits(s, forest, free, flavor, fits)
     const asked = askedPerClass(flavor.request)
     const asks = [...asked.values()]
     const askClass = Int32Array.from(asked.keys(), (rc) => forest.classes.indexOf(rc))
     const A = asks.length
-    // Each cell's sums (the same rack, row and room), its hosts taken in host order.
-    const cellFit = new Float64Array(cells)
-    const cellDisabled = new Float64Array(cells)
-    const cellAny = new Uint8Array(cells)
+    // The fit if a host, or a domain's hosts, were one host: each asked class's free amount over what one instance asks.
+    const pooledOf = (total: Float64Array, at: number): number => {
+      let pooled = Infinity
+      for (let j = 0; j < A; j++) pooled = Math.min(pooled, Math.floor(total[at + j] / asks[j]))
+      return pooled
+    }
+    const setRow = (k: number, fit: number, pooled: number, disabledFit: number): void => {
+      t.fit[k] = fit
+      t.pooled[k] = Math.max(pooled, fit)
+      t.fragmentation_loss[k] = Math.max(0, pooled - fit)
+      t.disabled_fit[k] = disabledFit
+    }
+    // Each cell's sums (the same rack, row and room); and whether the flavor fits anywhere.
+    cellFit.fill(0)
+    cellDisabled.fill(0)
+    cellAny.fill(0)
     const cellTotal = new Float64Array(cells * A)
+    const hostTotal = new Float64Array(A)
     let eligible = false
     let eligibleEnabled = false
     for (let i = 0; i < n; i++) {
@@ -201,13 +226,25 @@ export function headroomTable(s: State, flavors: readonly FlavorRequest[], opts:
     else if (!eligibleEnabled) t.lint.push({flavor: flavor.flavor, problem: 'fits only on disabled hosts'})
     const numbers: HostNumbers = {fits, disabled, classFree, C, asked, askClass}
     for (const part of layout.parts) {
-      const {start, count, of, ofCell} = part
-      // Each domain's sums: a host's own, or its cells'.
-      const fit = new Float64Array(count)
-      const disabledFit = new Float64Array(count)
-      const any = new Uint8Array(count)
-      const total = new Float64Array(count * A)
-      if (ofCell)
+      const {start, count, of} = part
+      const base = f * D + start
+      if (part.host)
+        // Hosts: each its own domain, in the order of the rows.
+        part.host.forEach((i, d) => {
+          if (disabled[i]) setRow(base + d, 0, 0, fits.fit[i])
+          else if (!fits.eligible[i] || !A) setRow(base + d, fits.fit[i], 0, 0)
+          else {
+            for (let j = 0; j < A; j++) hostTotal[j] = askClass[j] < 0 ? 0 : classFree[i * C + askClass[j]]
+            setRow(base + d, fits.fit[i], pooledOf(hostTotal, 0), 0)
+          }
+        })
+      else if (part.ofCell) {
+        const {ofCell} = part
+        // Racks, rows, rooms and the cloud: the sums of their cells.
+        const fit = new Float64Array(count)
+        const disabledFit = new Float64Array(count)
+        const any = new Uint8Array(count)
+        const total = new Float64Array(count * A)
         for (let c = 0; c < cells; c++) {
           const d = ofCell[c]
           if (d < 0) continue
@@ -216,52 +253,81 @@ export function headroomTable(s: State, flavors: readonly FlavorRequest[], opts:
           any[d] |= cellAny[c]
           for (let j = 0; j < A; j++) total[d * A + j] += cellTotal[c * A + j]
         }
-      else
-        for (let i = 0; i < n; i++) {
-          const d = of![i]
-          const on = fits.eligible[i] && !disabled[i] ? 1 : 0
-          fit[d] = disabled[i] ? 0 : fits.fit[i]
-          disabledFit[d] = disabled[i] ? fits.fit[i] : 0
-          any[d] = on
-          if (on) for (let j = 0; j < A; j++) total[d * A + j] = askClass[j] < 0 ? 0 : classFree[i * C + askClass[j]]
-        }
-      // A domain that draws on a pool takes it once (poolsDomain); a group's rule bounds the fit: both need the domain's hosts.
-      const pools = fits.pools
-      let members: Map<number, number[]> | null = null
-      if (opts.group) members = domainMembers(part, n, () => true)
-      else if (pools) {
-        const drawn = new Uint8Array(count)
-        for (let i = 0; i < n; i++) if (pools[i] !== undefined && (of ? of[i] : 0) >= 0) drawn[of ? of[i] : 0] = 1
-        members = domainMembers(part, n, (d) => drawn[d] === 1)
+        for (let d = 0; d < count; d++) setRow(base + d, fit[d], any[d] && A ? pooledOf(total, d * A) : 0, disabledFit[d])
       }
+      // A domain that draws on a pool takes it once (poolsDomain); a group's rule bounds the fit
+      // (pooled and the loss stay the flavor's: host boundaries alone). Both need the domain's hosts.
+      const pools = fits.pools
+      if (!pools && !opts.group) continue
+      const drawn = new Uint8Array(count)
+      for (let i = 0; i < n; i++) if (pools?.[i] !== undefined && (of ? of[i] : 0) >= 0) drawn[of ? of[i] : 0] = 1
+      const members = domainMembers(part, n, (d) => opts.group !== undefined || drawn[d] === 1)
       for (let d = 0; d < count; d++) {
-        const k = f * D + start + d
-        const at = members ? (members.get(d) ?? []) : undefined
-        let row = {fit: fit[d], pooled: 0, disabledFit: disabledFit[d]}
-        if (at && pools && at.some((i) => pools[i] !== undefined)) row = poolsDomain(s, numbers, at)
-        else if (any[d] && A) {
-          row.pooled = Infinity
-          for (let j = 0; j < A; j++) row.pooled = Math.min(row.pooled, Math.floor(total[d * A + j] / asks[j]))
+        const k = base + d
+        const at = members.get(d) ?? []
+        if (drawn[d]) {
+          const row = poolsDomain(s, numbers, at)
+          setRow(k, row.fit, row.pooled, row.disabledFit)
         }
-        t.pooled[k] = Math.max(row.pooled, row.fit)
-        t.fragmentation_loss[k] = Math.max(0, row.pooled - row.fit)
-        t.disabled_fit[k] = row.disabledFit
-        // The group's rule bounds the fit; pooled and the loss stay the flavor's (host boundaries alone).
-        t.fit[k] =
-          opts.group && at
-            ? Math.min(row.fit, groupFit(s, opts.group, new Map(at.filter((i) => !disabled[i]).map((i) => [hosts[i].uuid, fits.fit[i]]))))
-            : row.fit
+        if (opts.group) {
+          const bound = groupFit(s, opts.group, new Map(at.filter((i) => !disabled[i]).map((i) => [hosts[i].uuid, fits.fit[i]])))
+          t.fit[k] = Math.min(t.fit[k], bound)
+        }
       }
     }
   })
-  t.stranded = stranded(forest, classFree, disabled, flavors, fitsSomewhere)
+  t.stranded = stranded(forest, classFree, flavors, fitsSomewhere)
   return t
 }
 
+/**
+ * What the tables of a cloud work in, made once with its host trees: a call writes over the last
+ * one's numbers (pages new to the process cost more than the counting), and a table's columns
+ * are taken again once released (releaseTable).
+ */
+interface Workspace {
+  free: Float64Array
+  classFree: Float64Array
+  fits: HostFits
+  fitsSomewhere: Uint8Array
+  columns: Float64Array | null
+}
+const workspaces = new WeakMap<HostForest, Workspace>()
+const owners = new WeakMap<HeadroomTable, {forest: HostForest; columns: Float64Array}>()
+
+function workspaceOf(forest: HostForest): Workspace {
+  let w = workspaces.get(forest)
+  const n = forest.hosts.length
+  if (!w)
+    workspaces.set(
+      forest,
+      (w = {
+        free: new Float64Array(forest.pairAt[n]),
+        classFree: new Float64Array(n * forest.classes.length),
+        fits: {fit: new Float64Array(n), eligible: new Uint8Array(n), pools: null},
+        fitsSomewhere: new Uint8Array(n),
+        columns: null,
+      }),
+    )
+  return w
+}
+
+/**
+ * Hands a table's columns back, to be written over by the next table of the same cloud: for a
+ * reader that is done with them (a daemon's answer sent, the gauges set). Never needed.
+ */
+export function releaseTable(t: HeadroomTable): void {
+  const owner = owners.get(t)
+  if (!owner) return
+  owners.delete(t)
+  const w = workspaces.get(owner.forest)
+  if (w && (!w.columns || w.columns.length < owner.columns.length)) w.columns = owner.columns
+}
+
 /** Each host's free amount of each class (HostForest.classes) in its tree, sharing providers aside: [host * classes + class]. */
-function freeByClass(forest: HostForest, free: Float64Array): Float64Array {
+function freeByClass(forest: HostForest, free: Float64Array, out: Float64Array): Float64Array {
   const C = forest.classes.length
-  const out = new Float64Array(forest.hosts.length * C)
+  out.fill(0)
   for (let i = 0; i < forest.hosts.length; i++) {
     const {pairClass} = forest.shapes[forest.shapeOf[i]]
     const at = forest.pairAt[i]
@@ -293,13 +359,8 @@ function whyNowhere(s: State, flavor: FlavorRequest): string {
  * first has them), with the class that blocks: the one whose free amount is smallest against the
  * least any flavor asks of it.
  */
-function stranded(
-  forest: HostForest,
-  classFree: Float64Array,
-  disabled: Uint8Array,
-  flavors: readonly FlavorRequest[],
-  fitsSomewhere: Uint8Array,
-): Stranded[] {
+function stranded(forest: HostForest, classFree: Float64Array, flavors: readonly FlavorRequest[], fitsSomewhere: Uint8Array): Stranded[] {
+  const {disabled} = forest
   const least = new Map<string, number>()
   for (const f of flavors) for (const [rc, n] of askedPerClass(f.request)) least.set(rc, Math.min(least.get(rc) ?? Infinity, n))
   const out: Stranded[] = []

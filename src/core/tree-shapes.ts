@@ -10,7 +10,7 @@
 import {capacityOf} from './capacity.js'
 import {candidateSlots, findCandidates} from './candidates/engine.js'
 import type {CandidateRequest} from './candidates/request.js'
-import {everyHost, isSharing} from './host.js'
+import {everyHost, isDisabled, isSharing} from './host.js'
 import {stateFromSnapshot} from './snapshot.js'
 import {providerRecord} from './wire.js'
 import type {Inventory, Provider, State} from './state.js'
@@ -40,6 +40,8 @@ export interface TreeShape {
  */
 export interface HostForest {
   hosts: readonly Provider[]
+  /** 1 for a disabled host (its trait is part of its shape). */
+  disabled: Uint8Array
   shapes: TreeShape[]
   shapeOf: Int32Array
   members: Provider[]
@@ -71,13 +73,18 @@ export interface ShapeCandidates {
  */
 export function hostForest(s: State): HostForest {
   const kept = forests.get(s)
-  // The very providers the State holds (a reload makes new ones).
-  if (kept && kept.shapeVersion === s.shapeVersion && kept.forest.members.every((p) => s.providers.get(p.uuid) === p)) return kept.forest
+  if (kept && kept.shapeVersion === s.shapeVersion && kept.providers === s.providers.size && sameHosts(s, kept.forest.hosts))
+    return kept.forest
   const forest = plantForest(s, everyHost(s))
-  forests.set(s, {shapeVersion: s.shapeVersion, forest})
+  forests.set(s, {shapeVersion: s.shapeVersion, providers: s.providers.size, forest})
   return forest
 }
-const forests = new WeakMap<State, {shapeVersion: number; forest: HostForest}>()
+const forests = new WeakMap<State, {shapeVersion: number; providers: number; forest: HostForest}>()
+
+/** Whether the first and last hosts are still the State's own: a reload makes every provider anew (its shapeVersion moves too). */
+const sameHosts = (s: State, hosts: readonly Provider[]): boolean =>
+  hosts.length === 0 ||
+  (s.providers.get(hosts[0].uuid) === hosts[0] && s.providers.get(hosts[hosts.length - 1].uuid) === hosts[hosts.length - 1])
 
 /** What a shape's members are, to tell a tree of it without describing the tree. */
 interface Model {
@@ -120,6 +127,7 @@ function plantForest(s: State, hosts: readonly Provider[]): HostForest {
   }
   const forest: HostForest = {
     hosts,
+    disabled: Uint8Array.from(hosts, (h) => (isDisabled(h) ? 1 : 0)),
     shapes: [],
     shapeOf: new Int32Array(hosts.length),
     members,
@@ -363,9 +371,9 @@ export function shapeCandidates(s: State, forest: HostForest, i: number, request
   return {start: Int32Array.from(start), pair: Int32Array.from(pair), amount: Float64Array.from(amount), sharing}
 }
 
-/** What is free now of every host's pairs (HostForest.pairAt): capacity less usage. */
-export function freeNow(forest: HostForest): Float64Array {
-  const free = new Float64Array(forest.pairAt[forest.hosts.length])
+/** What is free now of every host's pairs (HostForest.pairAt): capacity less usage (written into `out` when given). */
+export function freeNow(forest: HostForest, out?: Float64Array): Float64Array {
+  const free = out ?? new Float64Array(forest.pairAt[forest.hosts.length])
   const {members, memberAt, pairAt, shapeOf, shapes} = forest
   for (let i = 0; i < forest.hosts.length; i++) {
     const {pairs, capacity} = shapes[shapeOf[i]]
