@@ -6,7 +6,7 @@
  */
 import {PlacementError} from '../../core/errors.js'
 import {flavorWarnings} from '../../core/flavors.js'
-import {HEADROOM_LEVELS, headroomTable, type HeadroomLevel, type HeadroomTable} from '../../core/headroom.js'
+import {HEADROOM_LEVELS, headroomTable, releaseTable, type HeadroomLevel, type HeadroomTable} from '../../core/headroom.js'
 import {JsonText, queryParams, type AppOptions, type RouteDef} from '../context.js'
 import {JsonStream, streams} from '../json-stream.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
@@ -35,51 +35,63 @@ export function routes(options: AppOptions): RouteDef[] {
         const table = headroomTable(s, flavors, levels.length ? {levels: levels as HeadroomLevel[]} : {})
         const answer = capacityJson(table, flavorWarnings(flavors))
         // A small answer goes whole, with its length; a large one as it is written.
-        return streams(options, table.fit.length)
-          ? answer
-          : new JsonText(Buffer.concat([...answer.pieces()].map((p) => (typeof p === 'string' ? Buffer.from(p) : p))))
+        return streams(options, table.fit.length) ? answer : new JsonText([...answer.pieces()].join(''))
       },
     },
   ]
 }
 
-/** Rows written into one piece of the answer. */
-const ROWS_A_PIECE = 4096
+/** Rows written into one piece of the answer (~55 KB). */
+const ROWS_A_PIECE = 512
+
+/** Where a piece is written, reused: a fresh buffer per piece costs more than the writing (its pages are new to the process). */
+let scratch = Buffer.alloc(0)
 
 /**
  * The answer, {domains, stranded, lint, warnings}, as JSON.stringify writes it, made from the
  * table's columns in pieces: 10,000 hosts and 20 flavors are 200,000 rows (~20 MB), never made
- * objects. The rows are written as bytes: strings of that many parts cost more to join and
- * encode than to write.
+ * objects. The rows are written as bytes (strings of that many parts cost more to join and encode
+ * than to write), each piece handed on as a string of its own. The table's columns are released
+ * once written, or when the answer is dropped.
  */
 export function capacityJson(t: HeadroomTable, warnings: unknown): JsonStream {
   return new JsonStream(function* () {
-    const D = t.levels.length
-    // What each domain's rows start with, and each flavor, once.
-    const heads = Bytes.of(t.levels.map((level, d) => `{"level":${JSON.stringify(level)},"name":${JSON.stringify(t.names[d])},"flavor":`))
-    const flavors = Bytes.of(t.flavors.map((f) => JSON.stringify(f)))
-    // Four numbers of at most 24 characters each, their keys and a comma.
-    const most = heads.longest + flavors.longest + 4 * 24 + FIT.length + POOLED.length + LOSS.length + DISABLED.length + 2
-    yield '{"domains":['
-    const rows = t.flavors.length * D
-    for (let from = 0; from < rows; from += ROWS_A_PIECE) {
-      const to = Math.min(rows, from + ROWS_A_PIECE)
-      const out = Buffer.allocUnsafe((to - from) * most)
-      let at = 0
-      for (let k = from; k < to; k++) {
-        if (k) out[at++] = COMMA
-        at = heads.copy(k % D, out, at)
-        at = flavors.copy(Math.floor(k / D), out, at)
-        at = number(t.fit[k], out, copy(FIT, out, at))
-        at = number(t.pooled[k], out, copy(POOLED, out, at))
-        at = number(t.fragmentation_loss[k], out, copy(LOSS, out, at))
-        at = number(t.disabled_fit[k], out, copy(DISABLED, out, at))
-        out[at++] = CLOSE
-      }
-      yield out.subarray(0, at)
+    try {
+      yield* rows(t)
+      yield `],"stranded":${JSON.stringify(t.stranded)},"lint":${JSON.stringify(t.lint)},"warnings":${JSON.stringify(warnings)}}`
+    } finally {
+      releaseTable(t)
     }
-    yield `],"stranded":${JSON.stringify(t.stranded)},"lint":${JSON.stringify(t.lint)},"warnings":${JSON.stringify(warnings)}}`
   })
+}
+
+/** The rows of the answer's `domains`, a piece at a time. */
+function* rows(t: HeadroomTable): Generator<string> {
+  const D = t.levels.length
+  // What each domain's rows start with, and each flavor, once.
+  const heads = Bytes.of(t.levels.map((level, d) => `{"level":${JSON.stringify(level)},"name":${JSON.stringify(t.names[d])},"flavor":`))
+  const flavors = Bytes.of(t.flavors.map((f) => JSON.stringify(f)))
+  // Four numbers of at most 24 characters each, their keys and a comma.
+  const most = heads.longest + flavors.longest + 4 * 24 + FIT.length + POOLED.length + LOSS.length + DISABLED.length + 2
+  yield '{"domains":['
+  const rows = t.flavors.length * D
+  for (let from = 0; from < rows; from += ROWS_A_PIECE) {
+    const to = Math.min(rows, from + ROWS_A_PIECE)
+    if (scratch.length < (to - from) * most) scratch = Buffer.allocUnsafe((to - from) * most)
+    const out = scratch
+    let at = 0
+    for (let k = from; k < to; k++) {
+      if (k) out[at++] = COMMA
+      at = heads.copy(k % D, out, at)
+      at = flavors.copy(Math.floor(k / D), out, at)
+      at = number(t.fit[k], out, copy(FIT, out, at))
+      at = number(t.pooled[k], out, copy(POOLED, out, at))
+      at = number(t.fragmentation_loss[k], out, copy(LOSS, out, at))
+      at = number(t.disabled_fit[k], out, copy(DISABLED, out, at))
+      out[at++] = CLOSE
+    }
+    yield out.toString('utf8', 0, at)
+  }
 }
 
 /** Strings as UTF-8 in one buffer, each copied out by its number. */
