@@ -72,20 +72,23 @@ export interface Headroom {
 
 /**
  * The headroom as columns: row k = f * levels.length + d is flavor f in domain d (a cloud of
- * 100,000 hosts and 20 flavors has two million rows: numbers in arrays, not objects).
+ * 100,000 hosts and 20 flavors has two million rows: numbers in arrays, not objects). Whole
+ * numbers below 2^31 as they mostly are, in half the memory; else 64-bit floats.
  */
 export interface HeadroomTable {
   flavors: string[]
   /** Each domain's level and name, in the order a table shows them. */
   levels: HeadroomLevel[]
   names: string[]
-  fit: Float64Array
-  pooled: Float64Array
-  fragmentation_loss: Float64Array
-  disabled_fit: Float64Array
+  fit: Column
+  pooled: Column
+  fragmentation_loss: Column
+  disabled_fit: Column
   stranded: Stranded[]
   lint: LintFinding[]
 }
+
+export type Column = Int32Array | Float64Array
 
 export interface HeadroomOptions {
   /** Levels to report (all when absent). */
@@ -151,6 +154,14 @@ export function headroom(s: State, flavors: readonly FlavorRequest[], opts: Head
 
 /** The headroom of `flavors` in `s`, as columns (headroom() makes them rows). */
 export function headroomTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomOptions = {}): HeadroomTable {
+  return countTable(s, flavors, opts, false) ?? countTable(s, flavors, opts, true)!
+}
+
+/** Whether a number fits a 32-bit column. */
+const whole = (x: number): boolean => x <= 0x7fffffff && x >= -0x80000000 && x === Math.floor(x)
+
+/** The table in 32-bit columns (none when a number does not fit them), or `wide`, in 64-bit ones. */
+function countTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomOptions, wide: boolean): HeadroomTable | null {
   const forest = hostForest(s)
   const {hosts, disabled} = forest
   const n = hosts.length
@@ -158,8 +169,12 @@ export function headroomTable(s: State, flavors: readonly FlavorRequest[], opts:
   const D = layout.levels.length
   const rows = flavors.length * D
   const w = workspaceOf(forest)
-  const columns = w.columns && w.columns.length >= 4 * rows ? w.columns : new Float64Array(4 * rows)
-  if (columns === w.columns) w.columns = null
+  let columns: Column
+  if (wide) columns = new Float64Array(4 * rows)
+  else if (w.columns && w.columns.length >= 4 * rows) {
+    columns = w.columns
+    w.columns = null
+  } else columns = new Int32Array(4 * rows)
   const t: HeadroomTable = {
     flavors: flavors.map((f) => f.flavor),
     levels: layout.levels,
@@ -172,6 +187,7 @@ export function headroomTable(s: State, flavors: readonly FlavorRequest[], opts:
     lint: [],
   }
   owners.set(t, {forest, columns})
+  let overflow = false
   // What does not depend on the flavor, once: each pair's and each class's free amount by host.
   const free = freeNow(forest, w.free)
   const classFree = freeByClass(forest, free, w.classFree)
@@ -182,7 +198,8 @@ export function headroomTable(s: State, flavors: readonly FlavorRequest[], opts:
   const cellFit = new Float64Array(cells)
   const cellDisabled = new Float64Array(cells)
   const cellAny = new Uint8Array(cells)
-  flavors.forEach((flavor, f) => {
+  for (let f = 0; f < flavors.length; f++) {
+    const flavor = flavors[f]
     hostFits(s, forest, free, flavor, fits)
     const asked = askedPerClass(flavor.request)
     const asks = [...asked.values()]
@@ -195,9 +212,12 @@ export function headroomTable(s: State, flavors: readonly FlavorRequest[], opts:
       return pooled
     }
     const setRow = (k: number, fit: number, pooled: number, disabledFit: number): void => {
+      const most = Math.max(pooled, fit)
+      const loss = Math.max(0, pooled - fit)
+      if (!wide && !(whole(fit) && whole(most) && whole(loss) && whole(disabledFit))) overflow = true
       t.fit[k] = fit
-      t.pooled[k] = Math.max(pooled, fit)
-      t.fragmentation_loss[k] = Math.max(0, pooled - fit)
+      t.pooled[k] = most
+      t.fragmentation_loss[k] = loss
       t.disabled_fit[k] = disabledFit
     }
     // Each cell's sums (the same rack, row and room); and whether the flavor fits anywhere.
@@ -271,11 +291,16 @@ export function headroomTable(s: State, flavors: readonly FlavorRequest[], opts:
         }
         if (opts.group) {
           const bound = groupFit(s, opts.group, new Map(at.filter((i) => !disabled[i]).map((i) => [hosts[i].uuid, fits.fit[i]])))
+          if (!wide && !whole(bound)) overflow = true
           t.fit[k] = Math.min(t.fit[k], bound)
         }
       }
     }
-  })
+    if (overflow) {
+      releaseTable(t)
+      return null
+    }
+  }
   t.stranded = stranded(forest, classFree, flavors, fitsSomewhere)
   return t
 }
@@ -290,10 +315,10 @@ interface Workspace {
   classFree: Float64Array
   fits: HostFits
   fitsSomewhere: Uint8Array
-  columns: Float64Array | null
+  columns: Int32Array | null
 }
 const workspaces = new WeakMap<HostForest, Workspace>()
-const owners = new WeakMap<HeadroomTable, {forest: HostForest; columns: Float64Array}>()
+const owners = new WeakMap<HeadroomTable, {forest: HostForest; columns: Column}>()
 
 function workspaceOf(forest: HostForest): Workspace {
   let w = workspaces.get(forest)
@@ -321,7 +346,7 @@ export function releaseTable(t: HeadroomTable): void {
   if (!owner) return
   owners.delete(t)
   const w = workspaces.get(owner.forest)
-  if (w && (!w.columns || w.columns.length < owner.columns.length)) w.columns = owner.columns
+  if (w && owner.columns instanceof Int32Array && (!w.columns || w.columns.length < owner.columns.length)) w.columns = owner.columns
 }
 
 /** Each host's free amount of each class (HostForest.classes) in its tree, sharing providers aside: [host * classes + class]. */
