@@ -16,7 +16,7 @@ import path from 'node:path'
 import {performance} from 'node:perf_hooks'
 import {stateFromSnapshot} from '../dist/src/core/snapshot.js'
 import {flavorRequest} from '../dist/src/core/flavors.js'
-import {headroom, headroomTable} from '../dist/src/core/headroom.js'
+import {headroom, headroomTable, releaseTable} from '../dist/src/core/headroom.js'
 import {nodeUuid} from '../dist/src/core/topology.js'
 import {whatIf} from '../dist/src/core/what-if.js'
 import {runBatch} from '../dist/src/core/batch.js'
@@ -108,6 +108,8 @@ const FLAVORS = Array.from({length: 20}, (_, i) => ({
   properties: i % 5 === 4 ? {'hw:cpu_policy': 'dedicated'} : {},
 }))
 const flavors = FLAVORS.map(flavorRequest)
+/** The headroom's columns, given back once counted, as the daemon does once it has sent them. */
+const count = (st, opts) => releaseTable(headroomTable(st, flavors, opts))
 
 const ms = (x) => x.toFixed(0).padStart(6)
 const p50 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
@@ -139,14 +141,14 @@ console.log(`capacity: ${HOSTS} hosts with 2 NUMA children, ${flavors.length} fl
 if (IN_PROCESS) {
   const s = cloud(HOSTS)
   console.log('in process:')
-  const every = () => headroomTable(s, flavors)
-  const scrape = () => headroomTable(s, flavors, {levels: ['rack', 'row', 'room', 'cloud']})
+  const every = () => count(s)
+  const scrape = () => count(s, {levels: ['rack', 'row', 'room', 'cloud']})
   every()
   await time(`  ${HOSTS} hosts, every level (the daemon's answer, as columns)`, ROUNDS, every)
   await time(`  ${HOSTS} hosts, every level, as rows (the command line's)`, ROUNDS, () => headroom(s, flavors))
   await time(`  ${HOSTS} hosts, racks, rows, rooms and cloud (a scrape)`, ROUNDS, scrape)
   await time(`  ${HOSTS} hosts, what-if without rack0, every level`, ROUNDS, () =>
-    headroomTable(whatIf(s, {without: [{level: 'rack', name: 'rack0'}]}).after, flavors),
+    count(whatIf(s, {without: [{level: 'rack', name: 'rack0'}]}).after),
   )
 }
 
@@ -155,11 +157,11 @@ if (DAEMON) await daemon(HOSTS)
 if (BIG && IN_PROCESS) {
   const big = cloud(BIG)
   console.log(`${BIG} hosts:`)
-  await time(`  ${BIG} hosts, every level, first call (host trees built)`, 1, () => headroomTable(big, flavors))
-  await time(`  ${BIG} hosts, every level, again`, Math.min(ROUNDS, 3), () => headroomTable(big, flavors))
+  await time(`  ${BIG} hosts, every level, first call (host trees built)`, 1, () => count(big))
+  await time(`  ${BIG} hosts, every level, again`, Math.min(ROUNDS, 3), () => count(big))
   await time(`  ${BIG} hosts, every level, as rows`, 1, () => headroom(big, flavors))
   await time(`  ${BIG} hosts, racks, rows, rooms and cloud (a scrape)`, Math.min(ROUNDS, 3), () =>
-    headroomTable(big, flavors, {levels: ['rack', 'row', 'room', 'cloud']}),
+    count(big, {levels: ['rack', 'row', 'room', 'cloud']}),
   )
 }
 
@@ -213,6 +215,10 @@ async function daemon(hosts) {
         .on('error', reject)
     })
   try {
+    const st = await store.refresh()
+    await time(`  what-if without rack0 on its State (${st.consumers.size} consumers), every level`, ROUNDS, () =>
+      count(whatIf(st, {without: [{level: 'rack', name: 'rack0'}]}).after),
+    )
     await time('  GET /placemat/v1/capacity, first (host trees built)', 1, () => get('/placemat/v1/capacity'))
     await time('  GET /placemat/v1/capacity (every level)', ROUNDS, () => get('/placemat/v1/capacity'))
     await time('  GET /placemat/v1/capacity?level=rack,row,room,cloud', ROUNDS, () =>
