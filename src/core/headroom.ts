@@ -21,14 +21,23 @@
  * Pure over a State; nothing is written to it.
  */
 import {capacityOf} from './capacity.js'
-import {fitInARow, freeNow, hostTrees, keptShapes, namesAggregates, shapeCandidates, type HostTree} from './tree-shapes.js'
 import {askedPerClass, type FlavorRequest} from './flavors.js'
 import {groupFit} from './group-headroom.js'
 import type {Group} from './groups.js'
-import {everyHost, isDisabled, isSharing} from './host.js'
-import type {Provider, State, TopologyLevel} from './state.js'
-import {hostDomains} from './topology.js'
+import {domainLayout, domainMembers, poolsDomain, type HostFits, type HostNumbers} from './headroom-domains.js'
+import type {State, TopologyLevel} from './state.js'
+import {
+  fitInARow,
+  freeNow,
+  hostForest,
+  namesAggregates,
+  shapeCandidates,
+  shapesByAggregates,
+  type HostForest,
+  type ShapeCandidates,
+} from './tree-shapes.js'
 
+export type {HostFits} from './headroom-domains.js'
 export type HeadroomLevel = 'host' | TopologyLevel | 'cloud'
 export const HEADROOM_LEVELS: readonly HeadroomLevel[] = ['host', 'rack', 'row', 'room', 'cloud']
 
@@ -62,55 +71,24 @@ export interface Headroom {
 }
 
 /**
- * fit(host, X) of every host, each counted alone (a pool's free amount is the same for each), and
- * whether it could ever hold X: its shape's candidates (tree-shapes.ts), searched once per shape,
- * walked with each host's usage. By host number, in arrays (a cloud has many hosts and flavors).
+ * The headroom as columns: row k = f * levels.length + d is flavor f in domain d (a cloud of
+ * 100,000 hosts and 20 flavors has two million rows: numbers in arrays, not objects). Whole
+ * numbers below 2^31 as they mostly are, in half the memory; else 64-bit floats.
  */
-export interface HostFits {
-  fit: Float64Array
-  /** 1 where the host could ever hold the flavor (on its tree emptied). */
-  eligible: Uint8Array
-  /** Pool uuid -> class -> amount one instance takes from it (as the host's first candidate takes it); null when none does. */
-  pools: Array<ReadonlyMap<string, ReadonlyMap<string, number>> | undefined> | null
+export interface HeadroomTable {
+  flavors: string[]
+  /** Each domain's level and name, in the order a table shows them. */
+  levels: HeadroomLevel[]
+  names: string[]
+  fit: Column
+  pooled: Column
+  fragmentation_loss: Column
+  disabled_fit: Column
+  stranded: Stranded[]
+  lint: LintFinding[]
 }
 
-export function hostFits(s: State, trees: readonly HostTree[], free: readonly Float64Array[], flavor: FlavorRequest): HostFits {
-  const withAggregates = namesAggregates(flavor.request)
-  const shapes = keptShapes(s, flavor.request)
-  const out: HostFits = {fit: new Float64Array(trees.length), eligible: new Uint8Array(trees.length), pools: null}
-  trees.forEach((tree, i) => {
-    const key = withAggregates ? tree.shapeWithAggregates : tree.shape
-    let shape = shapes.get(key)
-    if (!shape) shapes.set(key, (shape = shapeCandidates(s, tree, flavor.request)))
-    if (!shape.candidates.length) return
-    out.eligible[i] = 1
-    if (!shape.sharing) {
-      out.fit[i] = fitInARow(tree, shape, free[i])
-      return
-    }
-    const pools = new Map<string, Map<string, number>>()
-    out.fit[i] = fitInARow(tree, shape, free[i], pools)
-    if (pools.size) (out.pools ??= [])[i] = pools
-  })
-  return out
-}
-
-const NO_POOLS: ReadonlyMap<string, ReadonlyMap<string, number>> = new Map()
-
-/** The free amount of each class in a host's tree (sharing providers aside), from its pairs' free amounts (freeNow). */
-function treeFree(tree: HostTree, pairsFree: Float64Array): Map<string, number> {
-  const free = new Map<string, number>()
-  tree.pairs.forEach(({member, rc}, k) => {
-    if (!isSharing(tree.members[member])) free.set(rc, (free.get(rc) ?? 0) + Math.max(0, pairsFree[k]))
-  })
-  return free
-}
-
-const poolFree = (s: State, uuid: string, rc: string): number => {
-  const p = s.providers.get(uuid)
-  const inv = p?.inventories.get(rc)
-  return p && inv ? Math.max(0, capacityOf(inv) - (p.usages.get(rc) ?? 0)) : 0
-}
+export type Column = Int32Array | Float64Array
 
 export interface HeadroomOptions {
   /** Levels to report (all when absent). */
@@ -119,215 +97,268 @@ export interface HeadroomOptions {
   group?: Group
 }
 
-/** One host's figures for one flavor, for a domain that draws on sharing pools. */
-interface HostCounts {
-  disabled: boolean
-  /** The free amount of each class in its tree (the same for every flavor). */
-  free: Map<string, number>
-  fit: number
-  pools: ReadonlyMap<string, ReadonlyMap<string, number>>
-  /** Whether the host could ever hold the flavor (on its tree emptied). */
-  eligible: boolean
-}
-
-/** What a domain without pools sums, by host number: fits, and each asked class's free amount and ask. */
-interface Summed {
-  fits: HostFits
-  disabled: Uint8Array
-  asks: number[]
-  free: Float64Array[]
-}
-
-/** Every host, kept while the cloud's shape stands (which providers are hosts moves shapeVersion); never changed by its users. */
-function hostsKept(s: State): readonly Provider[] {
-  const kept = hostsOf.get(s)
-  if (kept && kept.shapeVersion === s.shapeVersion) return kept.hosts
-  const hosts = everyHost(s)
-  hostsOf.set(s, {shapeVersion: s.shapeVersion, hosts})
-  return hosts
-}
-const hostsOf = new WeakMap<State, {shapeVersion: number; hosts: readonly Provider[]}>()
-
-/** The headroom of `flavors` in `s`, per level (see the module's comment for what is counted). */
-export function headroom(s: State, flavors: readonly FlavorRequest[], opts: HeadroomOptions = {}): Headroom {
-  const levels = opts.levels ?? HEADROOM_LEVELS
-  const hosts = hostsKept(s)
-  // What does not depend on the flavor, once: each host's free amounts and the domains' hosts.
-  const disabled = Uint8Array.from(hosts, (h) => (isDisabled(h) ? 1 : 0))
-  const layout = domainHosts(s, hosts, levels)
-  const domains: DomainHeadroom[] = []
-  const lint: LintFinding[] = []
-  const fitsSomewhere = new Uint8Array(hosts.length) // some flavor fits there now
-  const trees = hostTrees(s, hosts)
-  const freeOfTrees = trees.map(freeNow)
-  const free = trees.map((t, i) => treeFree(t, freeOfTrees[i]))
-  // Each host's free amount of a class, by host number, made once per class asked.
-  const freeOfClass = new Map<string, Float64Array>()
-  const freeByHost = (rc: string): Float64Array => {
-    let a = freeOfClass.get(rc)
-    if (!a) {
-      a = new Float64Array(hosts.length)
-      for (let i = 0; i < hosts.length; i++) a[i] = free[i].get(rc) ?? 0
-      freeOfClass.set(rc, a)
+/**
+ * fit(host, X) of every host, each counted alone (a pool's free amount is the same for each), and
+ * whether it could ever hold X: its shape's candidates (tree-shapes.ts), searched once per shape,
+ * walked with each host's free amounts (freeNow). Written into `out` when given (one per flavor
+ * in turn: a cloud's worth of numbers made once).
+ */
+export function hostFits(s: State, forest: HostForest, free: Float64Array, flavor: FlavorRequest, out?: HostFits): HostFits {
+  const n = forest.hosts.length
+  if (out) {
+    out.fit.fill(0)
+    out.eligible.fill(0)
+    out.pools = null
+  } else out = {fit: new Float64Array(n), eligible: new Uint8Array(n), pools: null}
+  const byAggregates = namesAggregates(flavor.request) ? shapesByAggregates(forest) : null
+  const shapeOf = byAggregates ? byAggregates.shapeOf : forest.shapeOf
+  let found = forest.candidates.get(flavor.request)
+  if (!found) forest.candidates.set(flavor.request, (found = []))
+  for (let i = 0; i < n; i++) {
+    const shape = shapeOf[i]
+    let c: ShapeCandidates | undefined = found[shape]
+    if (!c) found[shape] = c = shapeCandidates(s, forest, byAggregates ? byAggregates.host[shape] : i, flavor.request)
+    if (c.start.length === 1) continue
+    out.eligible[i] = 1
+    if (!c.sharing) {
+      out.fit[i] = fitInARow(forest, i, c, free)
+      continue
     }
-    return a
-  }
-  for (const flavor of flavors) {
-    const fits = hostFits(s, trees, freeOfTrees, flavor)
-    let eligible = false
-    let eligibleEnabled = false
-    for (let i = 0; i < hosts.length; i++) {
-      if (!fits.eligible[i]) continue
-      eligible = true
-      if (disabled[i]) continue
-      eligibleEnabled = true
-      if (fits.fit[i] > 0) fitsSomewhere[i] = 1
-    }
-    if (!eligible) lint.push({flavor: flavor.flavor, problem: whyNowhere(s, flavor)})
-    else if (!eligibleEnabled) lint.push({flavor: flavor.flavor, problem: 'fits only on disabled hosts'})
-    const asked = askedPerClass(flavor.request)
-    const classes = [...asked.keys()]
-    const sums: Summed = {fits, disabled, asks: classes.map((rc) => asked.get(rc)!), free: classes.map(freeByHost)}
-    const pools = fits.pools
-    for (const [level, name, at] of layout) {
-      // Most domains draw on no pool: sums of numbers. One that does takes each pool once (domainHeadroom).
-      const row =
-        pools && at.some((i) => pools[i] !== undefined)
-          ? domainHeadroom(
-              s,
-              level,
-              name,
-              flavor.flavor,
-              asked,
-              at.map(
-                (i): HostCounts => ({
-                  disabled: disabled[i] === 1,
-                  free: free[i],
-                  fit: fits.fit[i],
-                  pools: pools[i] ?? NO_POOLS,
-                  eligible: fits.eligible[i] === 1,
-                }),
-              ),
-            )
-          : summedHeadroom(level, name, flavor.flavor, sums, at)
-      // The group's rule bounds the fit; pooled and the loss stay the flavor's (host boundaries alone).
-      if (opts.group)
-        row.fit = Math.min(
-          row.fit,
-          groupFit(s, opts.group, new Map(at.filter((i) => !disabled[i]).map((i) => [hosts[i].uuid, fits.fit[i]]))),
-        )
-      domains.push(row)
-    }
-  }
-  return {domains, stranded: stranded(hosts, free, disabled, flavors, fitsSomewhere), lint}
-}
-
-/** The domains at each level with the numbers of their hosts, in the order a table shows them. */
-function domainHosts(s: State, hosts: readonly Provider[], levels: readonly HeadroomLevel[]): Array<[HeadroomLevel, string, number[]]> {
-  const out: Array<[HeadroomLevel, string, number[]]> = []
-  const where = levels.some((l) => l !== 'host' && l !== 'cloud') ? hosts.map((h) => hostDomains(s, h)) : []
-  for (const level of levels) {
-    if (level === 'cloud') out.push(['cloud', 'cloud', hosts.map((_, i) => i)])
-    else if (level === 'host') {
-      // By name: the State's order is the order providers were read in, which differs between backends.
-      const byName = hosts.map((_, i) => i).sort((a, b) => compareHosts(hosts[a], hosts[b]))
-      for (const i of byName) out.push(['host', hosts[i].name, [i]])
-    } else {
-      const by = new Map<string, number[]>()
-      where.forEach((w, i) => {
-        const name = w[level]
-        if (name === null) return
-        let list = by.get(name)
-        if (!list) by.set(name, (list = []))
-        list.push(i)
-      })
-      for (const name of [...by.keys()].sort()) out.push([level, name, by.get(name)!])
-    }
+    const pools = new Map<string, Map<string, number>>()
+    out.fit[i] = fitInARow(forest, i, c, free, pools)
+    if (pools.size) (out.pools ??= [])[i] = pools
   }
   return out
 }
 
-const compareHosts = (a: Provider, b: Provider): number =>
-  a.name < b.name ? -1 : a.name > b.name ? 1 : a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0
-
-/** A domain whose hosts draw on no pool: its fits and free amounts summed. */
-function summedHeadroom(level: HeadroomLevel, name: string, flavor: string, sums: Summed, at: number[]): DomainHeadroom {
-  const {fits, disabled, asks, free} = sums
-  let fit = 0
-  let disabledFit = 0
-  let any = false
-  const total = new Float64Array(asks.length)
-  for (const i of at) {
-    if (disabled[i]) {
-      disabledFit += fits.fit[i]
-      continue
-    }
-    fit += fits.fit[i]
-    if (!fits.eligible[i]) continue
-    any = true
-    for (let j = 0; j < asks.length; j++) total[j] += free[j][i]
-  }
-  let pooled = 0
-  if (any && asks.length) {
-    pooled = Infinity
-    for (let j = 0; j < asks.length; j++) pooled = Math.min(pooled, Math.floor(total[j] / asks[j]))
-  }
-  return {level, name, flavor, fit, pooled: Math.max(pooled, fit), fragmentation_loss: Math.max(0, pooled - fit), disabled_fit: disabledFit}
+/** The headroom of `flavors` in `s`, per level (see the module's comment for what is counted). */
+export function headroom(s: State, flavors: readonly FlavorRequest[], opts: HeadroomOptions = {}): Headroom {
+  const t = headroomTable(s, flavors, opts)
+  const D = t.levels.length
+  const domains: DomainHeadroom[] = new Array(t.flavors.length * D)
+  t.flavors.forEach((flavor, f) => {
+    for (let d = 0, k = f * D; d < D; d++, k++)
+      domains[k] = {
+        level: t.levels[d],
+        name: t.names[d],
+        flavor,
+        fit: t.fit[k],
+        pooled: t.pooled[k],
+        fragmentation_loss: t.fragmentation_loss[k],
+        disabled_fit: t.disabled_fit[k],
+      }
+  })
+  releaseTable(t)
+  return {domains, stranded: t.stranded, lint: t.lint}
 }
 
-function domainHeadroom(
-  s: State,
-  level: HeadroomLevel,
-  name: string,
-  flavor: string,
-  asked: Map<string, number>,
-  members: HostCounts[],
-): DomainHeadroom {
-  // Hosts draw on each pool in host order until it is empty.
-  let left: Map<string, number> | null = null // `${pool} ${class}` -> free
-  const take = (c: HostCounts): number => {
-    let n = c.fit
-    if (c.pools.size === 0) return n
-    left ??= new Map()
-    for (const [pool, amounts] of c.pools) {
-      for (const [rc, a] of amounts) {
-        const key = `${pool} ${rc}`
-        if (!left.has(key)) left.set(key, poolFree(s, pool, rc))
-        n = Math.min(n, Math.floor(left.get(key)! / a))
+/** The headroom of `flavors` in `s`, as columns (headroom() makes them rows). */
+export function headroomTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomOptions = {}): HeadroomTable {
+  return countTable(s, flavors, opts, false) ?? countTable(s, flavors, opts, true)!
+}
+
+/** Whether a number fits a 32-bit column. */
+const whole = (x: number): boolean => x <= 0x7fffffff && x >= -0x80000000 && x === Math.floor(x)
+
+/** The table in 32-bit columns (none when a number does not fit them), or `wide`, in 64-bit ones. */
+function countTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomOptions, wide: boolean): HeadroomTable | null {
+  const forest = hostForest(s)
+  const {hosts, disabled} = forest
+  const n = hosts.length
+  const layout = domainLayout(s, forest, opts.levels ?? HEADROOM_LEVELS)
+  const D = layout.levels.length
+  const rows = flavors.length * D
+  const w = workspaceOf(forest)
+  let columns: Column
+  if (wide) columns = new Float64Array(4 * rows)
+  else if (w.columns && w.columns.length >= 4 * rows) {
+    columns = w.columns
+    w.columns = null
+  } else columns = new Int32Array(4 * rows)
+  const t: HeadroomTable = {
+    flavors: flavors.map((f) => f.flavor),
+    levels: layout.levels,
+    names: layout.names,
+    fit: columns.subarray(0, rows),
+    pooled: columns.subarray(rows, 2 * rows),
+    fragmentation_loss: columns.subarray(2 * rows, 3 * rows),
+    disabled_fit: columns.subarray(3 * rows, 4 * rows),
+    stranded: [],
+    lint: [],
+  }
+  owners.set(t, {forest, columns})
+  let overflow = false
+  // What does not depend on the flavor, once: each pair's and each class's free amount by host.
+  const free = freeNow(forest, w.free)
+  const classFree = freeByClass(forest, free, w.classFree)
+  const C = forest.classes.length
+  const {fits, fitsSomewhere} = w // some flavor fits there now
+  fitsSomewhere.fill(0)
+  const {cellOf, cells} = layout
+  const cellFit = new Float64Array(cells)
+  const cellDisabled = new Float64Array(cells)
+  const cellAny = new Uint8Array(cells)
+  for (let f = 0; f < flavors.length; f++) {
+    const flavor = flavors[f]
+    hostFits(s, forest, free, flavor, fits)
+    const asked = askedPerClass(flavor.request)
+    const asks = [...asked.values()]
+    const askClass = Int32Array.from(asked.keys(), (rc) => forest.classes.indexOf(rc))
+    const A = asks.length
+    // The fit if a host, or a domain's hosts, were one host: each asked class's free amount over what one instance asks.
+    const pooledOf = (total: Float64Array, at: number): number => {
+      let pooled = Infinity
+      for (let j = 0; j < A; j++) pooled = Math.min(pooled, Math.floor(total[at + j] / asks[j]))
+      return pooled
+    }
+    const setRow = (k: number, fit: number, pooled: number, disabledFit: number): void => {
+      const most = Math.max(pooled, fit)
+      const loss = Math.max(0, pooled - fit)
+      if (!wide && !(whole(fit) && whole(most) && whole(loss) && whole(disabledFit))) overflow = true
+      t.fit[k] = fit
+      t.pooled[k] = most
+      t.fragmentation_loss[k] = loss
+      t.disabled_fit[k] = disabledFit
+    }
+    // Each cell's sums (the same rack, row and room); and whether the flavor fits anywhere.
+    cellFit.fill(0)
+    cellDisabled.fill(0)
+    cellAny.fill(0)
+    const cellTotal = new Float64Array(cells * A)
+    const hostTotal = new Float64Array(A)
+    let eligible = false
+    let eligibleEnabled = false
+    for (let i = 0; i < n; i++) {
+      const c = cellOf[i]
+      if (disabled[i]) {
+        cellDisabled[c] += fits.fit[i]
+        if (fits.eligible[i]) eligible = true
+        continue
+      }
+      cellFit[c] += fits.fit[i]
+      if (!fits.eligible[i]) continue
+      eligible = eligibleEnabled = true
+      if (fits.fit[i] > 0) fitsSomewhere[i] = 1
+      cellAny[c] = 1
+      for (let j = 0; j < A; j++) if (askClass[j] >= 0) cellTotal[c * A + j] += classFree[i * C + askClass[j]]
+    }
+    if (!eligible) t.lint.push({flavor: flavor.flavor, problem: whyNowhere(s, flavor)})
+    else if (!eligibleEnabled) t.lint.push({flavor: flavor.flavor, problem: 'fits only on disabled hosts'})
+    const numbers: HostNumbers = {fits, disabled, classFree, C, asked, askClass}
+    for (const part of layout.parts) {
+      const {start, count, of} = part
+      const base = f * D + start
+      if (part.host)
+        // Hosts: each its own domain, in the order of the rows.
+        part.host.forEach((i, d) => {
+          if (disabled[i]) setRow(base + d, 0, 0, fits.fit[i])
+          else if (!fits.eligible[i] || !A) setRow(base + d, fits.fit[i], 0, 0)
+          else {
+            for (let j = 0; j < A; j++) hostTotal[j] = askClass[j] < 0 ? 0 : classFree[i * C + askClass[j]]
+            setRow(base + d, fits.fit[i], pooledOf(hostTotal, 0), 0)
+          }
+        })
+      else if (part.ofCell) {
+        const {ofCell} = part
+        // Racks, rows, rooms and the cloud: the sums of their cells.
+        const fit = new Float64Array(count)
+        const disabledFit = new Float64Array(count)
+        const any = new Uint8Array(count)
+        const total = new Float64Array(count * A)
+        for (let c = 0; c < cells; c++) {
+          const d = ofCell[c]
+          if (d < 0) continue
+          fit[d] += cellFit[c]
+          disabledFit[d] += cellDisabled[c]
+          any[d] |= cellAny[c]
+          for (let j = 0; j < A; j++) total[d * A + j] += cellTotal[c * A + j]
+        }
+        for (let d = 0; d < count; d++) setRow(base + d, fit[d], any[d] && A ? pooledOf(total, d * A) : 0, disabledFit[d])
+      }
+      // A domain that draws on a pool takes it once (poolsDomain); a group's rule bounds the fit
+      // (pooled and the loss stay the flavor's: host boundaries alone). Both need the domain's hosts.
+      const pools = fits.pools
+      if (!pools && !opts.group) continue
+      const drawn = new Uint8Array(count)
+      for (let i = 0; i < n; i++) if (pools?.[i] !== undefined && (of ? of[i] : 0) >= 0) drawn[of ? of[i] : 0] = 1
+      const members = domainMembers(part, n, (d) => opts.group !== undefined || drawn[d] === 1)
+      for (let d = 0; d < count; d++) {
+        const k = base + d
+        const at = members.get(d) ?? []
+        if (drawn[d]) {
+          const row = poolsDomain(s, numbers, at)
+          setRow(k, row.fit, row.pooled, row.disabledFit)
+        }
+        if (opts.group) {
+          const bound = groupFit(s, opts.group, new Map(at.filter((i) => !disabled[i]).map((i) => [hosts[i].uuid, fits.fit[i]])))
+          if (!wide && !whole(bound)) overflow = true
+          t.fit[k] = Math.min(t.fit[k], bound)
+        }
       }
     }
-    for (const [pool, amounts] of c.pools) for (const [rc, a] of amounts) left.set(`${pool} ${rc}`, left.get(`${pool} ${rc}`)! - n * a)
-    return n
+    if (overflow) {
+      releaseTable(t)
+      return null
+    }
   }
-  let fit = 0
-  for (const c of members) if (!c.disabled) fit += take(c)
-  left = null
-  let disabledFit = 0
-  for (const c of members) if (c.disabled) disabledFit += take(c)
-  const pooled = pooledFit(s, asked, members)
-  return {level, name, flavor, fit, pooled: Math.max(pooled, fit), fragmentation_loss: Math.max(0, pooled - fit), disabled_fit: disabledFit}
+  t.stranded = stranded(forest, classFree, flavors, fitsSomewhere)
+  return t
 }
 
-/** The fit if the enabled hosts of `members` that could hold it were one host: each class's free amount (pools once) over what one instance asks. */
-function pooledFit(s: State, asked: Map<string, number>, members: HostCounts[]): number {
-  if (asked.size === 0) return 0
-  const free = new Map<string, number>()
-  let pools: Set<string> | null = null
-  let any = false
-  for (const c of members) {
-    if (c.disabled || !c.eligible) continue
-    any = true
-    for (const rc of asked.keys()) {
-      const n = c.free.get(rc)
-      if (n) free.set(rc, (free.get(rc) ?? 0) + n)
-    }
-    for (const pool of c.pools.keys()) (pools ??= new Set()).add(pool)
+/**
+ * What the tables of a cloud work in, made once with its host trees: a call writes over the last
+ * one's numbers (pages new to the process cost more than the counting), and a table's columns
+ * are taken again once released (releaseTable).
+ */
+interface Workspace {
+  free: Float64Array
+  classFree: Float64Array
+  fits: HostFits
+  fitsSomewhere: Uint8Array
+  columns: Int32Array | null
+}
+const workspaces = new WeakMap<HostForest, Workspace>()
+const owners = new WeakMap<HeadroomTable, {forest: HostForest; columns: Column}>()
+
+function workspaceOf(forest: HostForest): Workspace {
+  let w = workspaces.get(forest)
+  const n = forest.hosts.length
+  if (!w)
+    workspaces.set(
+      forest,
+      (w = {
+        free: new Float64Array(forest.pairAt[n]),
+        classFree: new Float64Array(n * forest.classes.length),
+        fits: {fit: new Float64Array(n), eligible: new Uint8Array(n), pools: null},
+        fitsSomewhere: new Uint8Array(n),
+        columns: null,
+      }),
+    )
+  return w
+}
+
+/**
+ * Hands a table's columns back, to be written over by the next table of the same cloud: for a
+ * reader that is done with them (a daemon's answer sent, the gauges set). Never needed.
+ */
+export function releaseTable(t: HeadroomTable): void {
+  const owner = owners.get(t)
+  if (!owner) return
+  owners.delete(t)
+  const w = workspaces.get(owner.forest)
+  if (w && owner.columns instanceof Int32Array && (!w.columns || w.columns.length < owner.columns.length)) w.columns = owner.columns
+}
+
+/** Each host's free amount of each class (HostForest.classes) in its tree, sharing providers aside: [host * classes + class]. */
+function freeByClass(forest: HostForest, free: Float64Array, out: Float64Array): Float64Array {
+  const C = forest.classes.length
+  out.fill(0)
+  for (let i = 0; i < forest.hosts.length; i++) {
+    const {pairClass} = forest.shapes[forest.shapeOf[i]]
+    const at = forest.pairAt[i]
+    for (let k = 0; k < pairClass.length; k++) if (pairClass[k] >= 0) out[i * C + pairClass[k]] += Math.max(0, free[at + k])
   }
-  if (!any) return 0
-  for (const pool of pools ?? []) for (const rc of asked.keys()) free.set(rc, (free.get(rc) ?? 0) + poolFree(s, pool, rc))
-  let n = Infinity
-  for (const [rc, a] of asked) n = Math.min(n, Math.floor((free.get(rc) ?? 0) / a))
-  return n === Infinity ? 0 : n
+  return out
 }
 
 /** Why a flavor fits on no host even with nothing used. */
@@ -349,29 +380,32 @@ function whyNowhere(s: State, flavor: FlavorRequest): string {
 }
 
 /**
- * On each enabled host where no flavor fits now, each class's free amount (`free`, by host), with
- * the class that blocks: the one whose free amount is smallest against the least any flavor asks of it.
+ * On each enabled host where no flavor fits now, each class's free amount (in the order its tree
+ * first has them), with the class that blocks: the one whose free amount is smallest against the
+ * least any flavor asks of it.
  */
-function stranded(
-  hosts: readonly Provider[],
-  free: Map<string, number>[],
-  disabled: Uint8Array,
-  flavors: readonly FlavorRequest[],
-  fitsSomewhere: Uint8Array,
-): Stranded[] {
+function stranded(forest: HostForest, classFree: Float64Array, flavors: readonly FlavorRequest[], fitsSomewhere: Uint8Array): Stranded[] {
+  const {disabled} = forest
   const least = new Map<string, number>()
   for (const f of flavors) for (const [rc, n] of askedPerClass(f.request)) least.set(rc, Math.min(least.get(rc) ?? Infinity, n))
   const out: Stranded[] = []
   if (least.size === 0) return out
-  hosts.forEach((host, i) => {
+  const C = forest.classes.length
+  const leastClass = [...least.keys()].map((rc) => forest.classes.indexOf(rc))
+  const leastAmount = [...least.values()]
+  const rcs = [...least.keys()]
+  forest.hosts.forEach((host, i) => {
     if (disabled[i] || fitsSomewhere[i]) return
     let bottleneck = ''
     let worst = Infinity
-    for (const [rc, n] of least) {
-      const r = (free[i].get(rc) ?? 0) / n
-      if (r < worst) [worst, bottleneck] = [r, rc]
+    for (let j = 0; j < rcs.length; j++) {
+      const r = (leastClass[j] < 0 ? 0 : classFree[i * C + leastClass[j]]) / leastAmount[j]
+      if (r < worst) [worst, bottleneck] = [r, rcs[j]]
     }
-    for (const [rc, amount] of free[i]) if (amount > 0 && rc !== bottleneck) out.push({host: host.name, class: rc, amount, bottleneck})
+    for (const c of forest.shapes[forest.shapeOf[i]].classes) {
+      const amount = classFree[i * C + c]
+      if (amount > 0 && forest.classes[c] !== bottleneck) out.push({host: host.name, class: forest.classes[c], amount, bottleneck})
+    }
   })
   // By host name, as the host rows (few hosts are stranded; sorting them is cheap).
   return out.sort((a, b) => (a.host < b.host ? -1 : a.host > b.host ? 1 : 0))

@@ -10,125 +10,326 @@
 import {capacityOf} from './capacity.js'
 import {candidateSlots, findCandidates} from './candidates/engine.js'
 import type {CandidateRequest} from './candidates/request.js'
-import {isSharing} from './host.js'
+import {everyHost, isDisabled, isSharing} from './host.js'
 import {stateFromSnapshot} from './snapshot.js'
 import {providerRecord} from './wire.js'
-import type {Provider, State} from './state.js'
+import type {Inventory, Provider, State} from './state.js'
 
-/** A host's tree and the pools it reaches, in the order the engine sees them. */
-export interface HostTree {
-  host: Provider
-  /** The tree's providers (depth first from the host), then the sharing providers it reaches. */
-  members: Provider[]
-  /** Every (member, class) of its inventories, in order: the same for every tree of a shape. */
-  pairs: Array<{member: number; rc: string}>
-  /** The tree's shape, without aggregates and with them. */
-  shape: string
-  readonly shapeWithAggregates: string
+/** What every tree of a shape has alike, read from its first host. */
+export interface TreeShape {
+  /** The first host of the shape (by host number). */
+  host: number
+  /** Providers of the tree itself; the pools it reaches follow them. */
+  treeSize: number
+  /** Every (member, class) of the members' inventories, in order. */
+  pairs: ReadonlyArray<{member: number; rc: string}>
+  /** What each pair holds: its inventory's capacity. */
+  capacity: Float64Array
+  /** Each pair's class number (HostForest.classes), -1 for a sharing provider's. */
+  pairClass: Int32Array
+  /** 1 where the pair's member is a sharing provider. */
+  pairSharing: Uint8Array
+  /** The classes of the tree's own providers, in the order they first appear. */
+  classes: Int32Array
 }
 
 /**
- * A shape's candidates, each as what it takes of the tree's (member, class) pairs (HostTree.pairs;
- * amounts of one member and class summed over its groups).
+ * Every host's tree, flat: host i's members are members[memberAt[i] .. memberAt[i + 1]) (its
+ * tree depth first, then the pools it reaches), its pairs pairAt[i] .. pairAt[i + 1] of a free
+ * vector (freeNow), in its shape's order.
+ */
+export interface HostForest {
+  hosts: readonly Provider[]
+  /** 1 for a disabled host (its trait is part of its shape). */
+  disabled: Uint8Array
+  shapes: TreeShape[]
+  shapeOf: Int32Array
+  members: Provider[]
+  memberAt: Int32Array
+  pairAt: Int32Array
+  /** The classes the trees have, numbered. */
+  classes: string[]
+  /** Candidates found so far, by request, by shape (a daemon's catalog is asked again at every scrape). */
+  readonly candidates: WeakMap<CandidateRequest, Array<ShapeCandidates | undefined>>
+  /** Shapes told apart by their members' aggregates too, made when a request first names aggregates. */
+  byAggregates?: {shapeOf: Int32Array; host: number[]}
+}
+
+/**
+ * A shape's candidates, in the engine's order, flat: candidate c takes amount[t] of pair[t]
+ * (TreeShape.pairs; one member and class summed over its groups) for t in start[c] .. start[c + 1].
  */
 export interface ShapeCandidates {
-  candidates: Array<Array<{pair: number; amount: number}>>
+  start: Int32Array
+  pair: Int32Array
+  amount: Float64Array
   /** Whether a candidate takes from a sharing provider. */
   sharing: boolean
 }
 
 /**
- * Every host's tree, worked out once for all flavors, and kept while the cloud's shape stands
- * (usage does not change it; State.shapeVersion moves with anything that does).
+ * The cloud's hosts and their trees, worked out once for all flavors, and kept while the cloud's
+ * shape stands (usage does not change it; State.shapeVersion moves with anything that does).
  */
-export function hostTrees(s: State, hosts: readonly Provider[]): HostTree[] {
-  const kept = treesOf.get(s)
-  if (kept && kept.shapeVersion === s.shapeVersion && kept.hosts.length === hosts.length && kept.hosts.every((h, i) => h === hosts[i])) {
-    // The very providers the State holds (a reload makes new ones).
-    if (kept.trees.every((t) => t.members.every((p) => s.providers.get(p.uuid) === p))) return kept.trees
-  }
-  const order = new Map<string, number>()
-  // The sharing providers of each aggregate, once (a room's aggregate has thousands of hosts).
+export function hostForest(s: State): HostForest {
+  const kept = forests.get(s)
+  if (kept && kept.shapeVersion === s.shapeVersion && kept.providers === s.providers.size && sameHosts(s, kept.forest.hosts))
+    return kept.forest
+  const forest = plantForest(s, everyHost(s))
+  forests.set(s, {shapeVersion: s.shapeVersion, providers: s.providers.size, forest})
+  return forest
+}
+const forests = new WeakMap<State, {shapeVersion: number; providers: number; forest: HostForest}>()
+
+/** Whether the first and last hosts are still the State's own: a reload makes every provider anew (its shapeVersion moves too). */
+const sameHosts = (s: State, hosts: readonly Provider[]): boolean =>
+  hosts.length === 0 ||
+  (s.providers.get(hosts[0].uuid) === hosts[0] && s.providers.get(hosts[hosts.length - 1].uuid) === hosts[hosts.length - 1])
+
+/** What a shape's members are, to tell a tree of it without describing the tree. */
+interface Model {
+  shape: number
+  size: number
+  parents: Int32Array
+  members: Provider[]
+  rcs: string[][]
+  invs: Inventory[][]
+  traits: string[][]
+}
+
+/** Shapes matched against before a tree is described: hosts made alike mostly come together. */
+const RECENT = 8
+
+function plantForest(s: State, hosts: readonly Provider[]): HostForest {
+  // The sharing providers of each aggregate, once (a room's aggregate has thousands of hosts), in the State's order.
   const sharingIn = new Map<string, Provider[]>()
-  let i = 0
+  const order = new Map<Provider, number>()
   for (const p of s.providers.values()) {
-    order.set(p.uuid, i++)
     if (!isSharing(p)) continue
+    order.set(p, order.size)
     for (const a of p.aggregates) {
       const list = sharingIn.get(a)
       if (list) list.push(p)
       else sharingIn.set(a, [p])
     }
   }
-  const trees = hosts.map((host): HostTree => {
-    const tree = s.subtree(host.uuid)
-    const pools = new Set<Provider>()
-    for (const p of tree) for (const a of p.aggregates) for (const q of sharingIn.get(a) ?? []) if (q.root !== host.uuid) pools.add(q)
-    const members = [...tree, ...[...pools].sort((a, b) => order.get(a.uuid)! - order.get(b.uuid)!)]
-    const at = new Map(tree.map((p, k) => [p.uuid, k]))
-    // Each member: its place (a pool by its uuid), inventories, traits (in the order the State keeps them:
-    // hosts made alike list them alike; others only count apart).
-    const describe = (p: Provider, k: number) => {
-      let d = k < tree.length ? String(p.parent === null ? -1 : at.get(p.parent)) : p.uuid
-      for (const [rc, v] of p.inventories)
-        d += `|${rc}:${v.total}:${v.reserved}:${v.min_unit}:${v.max_unit}:${v.step_size}:${v.allocation_ratio}`
-      for (const t of p.traits) d += `|${t}`
-      return d
+  const members: Provider[] = []
+  const parents: number[] = []
+  // Depth first, as State.subtree; each member's parent by its place in the tree.
+  const walk = (p: Provider, parent: number): void => {
+    const at = parents.length
+    members.push(p)
+    parents.push(parent)
+    for (const c of p.children) {
+      const child = s.providers.get(c)
+      if (child) walk(child, at)
     }
-    const shape = members.map(describe).join('\n')
-    const pairs: HostTree['pairs'] = []
-    members.forEach((p, member) => {
-      for (const rc of p.inventories.keys()) pairs.push({member, rc})
-    })
-    let withAggregates: string | undefined
-    return {
-      host,
-      members,
-      pairs,
-      shape,
-      get shapeWithAggregates() {
-        return (withAggregates ??= `${shape}\n${members.map((p) => [...p.aggregates].sort().join(',')).join('\n')}`)
-      },
+  }
+  const forest: HostForest = {
+    hosts,
+    disabled: Uint8Array.from(hosts, (h) => (isDisabled(h) ? 1 : 0)),
+    shapes: [],
+    shapeOf: new Int32Array(hosts.length),
+    members,
+    memberAt: new Int32Array(hosts.length + 1),
+    pairAt: new Int32Array(hosts.length + 1),
+    classes: [],
+    candidates: new WeakMap(),
+  }
+  const classIndex = new Map<string, number>()
+  const models: Model[] = []
+  const described = new Map<string, number>()
+  const recent: Model[] = []
+  let pairCount = 0
+  hosts.forEach((host, i) => {
+    const base = members.length
+    parents.length = 0
+    walk(host, -1)
+    const treeSize = members.length - base
+    if (sharingIn.size) {
+      const pools = new Set<Provider>()
+      for (let k = base; k < base + treeSize; k++)
+        for (const a of members[k].aggregates) for (const q of sharingIn.get(a) ?? []) if (q.root !== host.uuid) pools.add(q)
+      members.push(...[...pools].sort((a, b) => order.get(a)! - order.get(b)!))
     }
+    const size = members.length - base
+    let model = recent.find((m) => sameTree(m, members, base, size, parents))
+    if (!model) {
+      const description = describe(members, base, size, parents)
+      const known = described.get(description)
+      if (known === undefined) {
+        model = modelOf(models.length, members, base, size, parents)
+        models.push(model)
+        described.set(description, model.shape)
+        forest.shapes.push(shapeOf(i, members, base, size, treeSize, classIndex, forest.classes))
+      } else model = models[known]
+    }
+    // Most recently matched first.
+    const at = recent.indexOf(model)
+    if (at !== 0) {
+      if (at > 0) recent.splice(at, 1)
+      else if (recent.length === RECENT) recent.pop()
+      recent.unshift(model)
+    }
+    forest.shapeOf[i] = model.shape
+    forest.memberAt[i + 1] = members.length
+    pairCount += forest.shapes[model.shape].pairs.length
+    forest.pairAt[i + 1] = pairCount
   })
-  treesOf.set(s, {shapeVersion: s.shapeVersion, hosts, trees})
-  return trees
+  return forest
 }
-const treesOf = new WeakMap<State, {shapeVersion: number; hosts: readonly Provider[]; trees: HostTree[]}>()
+
+/** Whether the tree at members[base .. base + size) (its parents' places in `parents`) is the model's shape. */
+function sameTree(m: Model, members: Provider[], base: number, size: number, parents: number[]): boolean {
+  if (m.size !== size) return false
+  for (let k = 0; k < size; k++) {
+    const p = members[base + k]
+    const q = m.members[k]
+    if (p === q) continue
+    if (k >= parents.length) return false // a pool, named by its uuid
+    if (parents[k] !== m.parents[k]) return false
+    if (p.inventories !== q.inventories) {
+      if (p.inventories.size !== m.rcs[k].length) return false
+      let j = 0
+      for (const [rc, v] of p.inventories) {
+        const w = m.invs[k][j]
+        if (rc !== m.rcs[k][j++]) return false
+        if (v !== w && !sameInventory(v, w)) return false
+      }
+    }
+    if (p.traits !== q.traits) {
+      if (p.traits.size !== m.traits[k].length) return false
+      let j = 0
+      for (const t of p.traits) if (t !== m.traits[k][j++]) return false
+    }
+  }
+  return true
+}
+
+const sameInventory = (a: Inventory, b: Inventory): boolean =>
+  a.total === b.total &&
+  a.reserved === b.reserved &&
+  a.min_unit === b.min_unit &&
+  a.max_unit === b.max_unit &&
+  a.step_size === b.step_size &&
+  a.allocation_ratio === b.allocation_ratio
+
+function modelOf(shape: number, members: Provider[], base: number, size: number, parents: number[]): Model {
+  const own = members.slice(base, base + size)
+  return {
+    shape,
+    size,
+    parents: Int32Array.from(parents),
+    members: own,
+    rcs: own.map((p) => [...p.inventories.keys()]),
+    invs: own.map((p) => [...p.inventories.values()]),
+    traits: own.map((p) => [...p.traits]),
+  }
+}
 
 /**
- * The candidates found so far for `request`, by shape, kept while the cloud's shape stands (a
- * daemon's catalog is asked again at every scrape); `shapeCandidates` fills it.
+ * A tree told in words: each member's place (a pool by its uuid), inventories and traits (in the
+ * order the State keeps them: hosts made alike list them alike; others only count apart).
  */
-export function keptShapes(s: State, request: CandidateRequest): Map<string, ShapeCandidates> {
-  let kept = candidatesOf.get(s)
-  if (!kept || kept.shapeVersion !== s.shapeVersion) candidatesOf.set(s, (kept = {shapeVersion: s.shapeVersion, byRequest: new WeakMap()}))
-  let byShape = kept.byRequest.get(request)
-  if (!byShape) kept.byRequest.set(request, (byShape = new Map()))
-  return byShape
+function describe(members: Provider[], base: number, size: number, parents: number[]): string {
+  let d = ''
+  for (let k = 0; k < size; k++) {
+    const p = members[base + k]
+    d += k < parents.length ? String(parents[k]) : p.uuid
+    for (const [rc, v] of p.inventories)
+      d += `|${rc}:${v.total}:${v.reserved}:${v.min_unit}:${v.max_unit}:${v.step_size}:${v.allocation_ratio}`
+    for (const t of p.traits) d += `|${t}`
+    d += '\n'
+  }
+  return d
 }
-const candidatesOf = new WeakMap<State, {shapeVersion: number; byRequest: WeakMap<CandidateRequest, Map<string, ShapeCandidates>>}>()
+
+function shapeOf(
+  host: number,
+  members: Provider[],
+  base: number,
+  size: number,
+  treeSize: number,
+  classIndex: Map<string, number>,
+  classes: string[],
+): TreeShape {
+  const pairs: Array<{member: number; rc: string}> = []
+  const capacity: number[] = []
+  const pairClass: number[] = []
+  const pairSharing: number[] = []
+  const own: number[] = []
+  for (let member = 0; member < size; member++) {
+    const p = members[base + member]
+    const sharing = isSharing(p)
+    for (const [rc, inv] of p.inventories) {
+      pairs.push({member, rc})
+      capacity.push(capacityOf(inv))
+      pairSharing.push(sharing ? 1 : 0)
+      if (sharing) {
+        pairClass.push(-1)
+        continue
+      }
+      let c = classIndex.get(rc)
+      if (c === undefined) {
+        classIndex.set(rc, (c = classes.length))
+        classes.push(rc)
+      }
+      pairClass.push(c)
+      if (member < treeSize && !own.includes(c)) own.push(c)
+    }
+  }
+  return {
+    host,
+    treeSize,
+    pairs,
+    capacity: Float64Array.from(capacity),
+    pairClass: Int32Array.from(pairClass),
+    pairSharing: Uint8Array.from(pairSharing),
+    classes: Int32Array.from(own),
+  }
+}
 
 /** Whether a request's answer depends on the providers' aggregates (beyond the pools they reach). */
 export const namesAggregates = (r: CandidateRequest): boolean => r.groups.some((g) => g.memberOf.length > 0 || g.forbiddenAggs.size > 0)
 
+/** The forest's shapes told apart by their members' aggregates too (for a request that names them). */
+export function shapesByAggregates(forest: HostForest): NonNullable<HostForest['byAggregates']> {
+  if (forest.byAggregates) return forest.byAggregates
+  const shapeOf = new Int32Array(forest.hosts.length)
+  const host: number[] = []
+  const known = new Map<string, number>()
+  for (let i = 0; i < forest.hosts.length; i++) {
+    let key = `${forest.shapeOf[i]}`
+    for (let k = forest.memberAt[i]; k < forest.memberAt[i + 1]; k++) key += `\n${[...forest.members[k].aggregates].sort().join(',')}`
+    let n = known.get(key)
+    if (n === undefined) {
+      known.set(key, (n = host.length))
+      host.push(i)
+    }
+    shapeOf[i] = n
+  }
+  return (forest.byAggregates = {shapeOf, host})
+}
+
 /**
- * The candidates of `tree`'s shape for `request`, in the engine's order: searched on a copy of the
- * tree with nothing used. Empty when nothing could ever fit there (or the request names a class or
- * trait nobody has).
+ * The candidates of host `i`'s shape for `request`, in the engine's order: searched on a copy of
+ * its tree with nothing used. None when nothing could ever fit there (or the request names a class
+ * or trait nobody has).
  */
-export function shapeCandidates(s: State, tree: HostTree, request: CandidateRequest): ShapeCandidates {
-  const out: ShapeCandidates = {candidates: [], sharing: false}
-  const pools = new Set(tree.members.filter((p) => p.root !== tree.host.uuid))
+export function shapeCandidates(s: State, forest: HostForest, i: number, request: CandidateRequest): ShapeCandidates {
+  const none: ShapeCandidates = {start: new Int32Array(1), pair: new Int32Array(0), amount: new Float64Array(0), sharing: false}
+  const host = forest.hosts[i]
+  const shape = forest.shapes[forest.shapeOf[i]]
+  const members = forest.members.slice(forest.memberAt[i], forest.memberAt[i + 1])
   const copy = stateFromSnapshot(
     {
       classes: [...s.classes.keys()],
       traits: [...s.traits.keys()],
       // Nothing used; a pool is a root of its own here.
-      providers: tree.members.map((p) => ({
+      providers: members.map((p) => ({
         ...providerRecord(p),
         usages: {},
-        ...(pools.has(p) ? {parent_provider_uuid: null, root_provider_uuid: p.uuid} : {}),
+        ...(p.root !== host.uuid ? {parent_provider_uuid: null, root_provider_uuid: p.uuid} : {}),
       })),
     },
     0,
@@ -137,38 +338,52 @@ export function shapeCandidates(s: State, tree: HostTree, request: CandidateRequ
   try {
     slots = candidateSlots(findCandidates(copy, request))
   } catch {
-    return out
+    return none
   }
-  if (!slots) return out
-  const index = new Map(tree.members.map((p, k) => [p.uuid, k]))
-  const pairOf = (member: number, rc: string): number => tree.pairs.findIndex((x) => x.member === member && x.rc === rc)
+  if (!slots) return none
+  const index = new Map(members.map((p, k) => [p.uuid, k]))
+  const pairOf = (member: number, rc: string): number => shape.pairs.findIndex((x) => x.member === member && x.rc === rc)
+  const start = [0]
+  const pair: number[] = []
+  const amount: number[] = []
+  let sharing = false
   for (let at = 0; at < slots.rows.length; at += slots.S) {
-    const terms: Array<{pair: number; amount: number}> = []
+    const from = pair.length
     let onHost = false
     for (let d = 0; d < slots.S; d++) {
       const member = index.get(slots.providers[slots.rows[at + d]].uuid)!
-      for (const [rc, amount] of slots.slotResources[d]) {
-        if (!pools.has(tree.members[member])) onHost = true
-        else out.sharing = true
-        const pair = pairOf(member, rc)
-        const same = terms.find((t) => t.pair === pair)
-        if (same) same.amount += amount
-        else terms.push({pair, amount})
+      for (const [rc, n] of slots.slotResources[d]) {
+        if (member < shape.treeSize) onHost = true
+        else sharing = true
+        const k = pairOf(member, rc)
+        const same = pair.indexOf(k, from)
+        if (same >= 0) amount[same] += n
+        else {
+          pair.push(k)
+          amount.push(n)
+        }
       }
     }
     // One made of sharing providers alone places nothing on a host.
-    if (onHost) out.candidates.push(terms)
+    if (onHost) start.push(pair.length)
+    else pair.length = amount.length = from
   }
-  return out
+  return {start: Int32Array.from(start), pair: Int32Array.from(pair), amount: Float64Array.from(amount), sharing}
 }
 
-/** What is free now of each of a tree's (member, class) pairs: capacity less usage. */
-export function freeNow(tree: HostTree): Float64Array {
-  const free = new Float64Array(tree.pairs.length)
-  tree.pairs.forEach(({member, rc}, k) => {
-    const p = tree.members[member]
-    free[k] = capacityOf(p.inventories.get(rc)!) - (p.usages.get(rc) ?? 0)
-  })
+/** What is free now of every host's pairs (HostForest.pairAt): capacity less usage (written into `out` when given). */
+export function freeNow(forest: HostForest, out?: Float64Array): Float64Array {
+  const free = out ?? new Float64Array(forest.pairAt[forest.hosts.length])
+  const {members, memberAt, pairAt, shapeOf, shapes} = forest
+  for (let i = 0; i < forest.hosts.length; i++) {
+    const {pairs, capacity} = shapes[shapeOf[i]]
+    const base = memberAt[i]
+    const at = pairAt[i]
+    for (let k = 0; k < pairs.length; k++) {
+      const {member, rc} = pairs[k]
+      free[at + k] = capacity[k] - (members[base + member].usages.get(rc) ?? 0)
+    }
+  }
   return free
 }
 
@@ -176,31 +391,47 @@ export function freeNow(tree: HostTree): Float64Array {
 let scratch = new Float64Array(64)
 
 /**
- * How many times a host's candidates can be claimed in a row with `free` now (freeNow): the
+ * How many times host `i`'s candidates can be claimed in a row with `free` now (freeNow): the
  * first that still fits, as many times as it fits (usage only grows: one that no longer fits
  * never fits again, and the others keep their order). `taken` gets, per pool, what one instance
  * takes of it.
  */
-export function fitInARow(tree: HostTree, shape: ShapeCandidates, free: Float64Array, taken?: Map<string, Map<string, number>>): number {
-  if (scratch.length < free.length) scratch = new Float64Array(free.length * 2)
+export function fitInARow(
+  forest: HostForest,
+  i: number,
+  c: ShapeCandidates,
+  free: Float64Array,
+  taken?: Map<string, Map<string, number>>,
+): number {
+  const at = forest.pairAt[i]
+  const n = forest.pairAt[i + 1] - at
+  if (scratch.length < n) scratch = new Float64Array(n * 2)
   const left = scratch
-  left.set(free)
+  for (let k = 0; k < n; k++) left[k] = free[at + k]
+  const {start, pair, amount} = c
   let fit = 0
-  for (const c of shape.candidates) {
+  for (let j = 0; j + 1 < start.length; j++) {
+    const to = start[j + 1]
     let times = Infinity
-    for (const t of c) times = Math.min(times, Math.floor(left[t.pair] / t.amount))
+    for (let t = start[j]; t < to; t++) times = Math.min(times, Math.floor(left[pair[t]] / amount[t]))
     if (!(times >= 1)) continue
     fit += times
-    for (const t of c) {
-      left[t.pair] -= t.amount * times
-      if (!taken) continue
-      const {member, rc} = tree.pairs[t.pair]
-      const p = tree.members[member]
-      if (!isSharing(p)) continue
-      let m = taken.get(p.uuid)
-      if (!m) taken.set(p.uuid, (m = new Map()))
-      if (!m.has(rc)) m.set(rc, t.amount)
-    }
+    for (let t = start[j]; t < to; t++) left[pair[t]] -= amount[t] * times
+    if (taken) tookFromPools(forest, i, c, j, taken)
   }
   return fit
+}
+
+/** What one instance of candidate `j` takes of each pool, noted once per pool and class. */
+function tookFromPools(forest: HostForest, i: number, c: ShapeCandidates, j: number, taken: Map<string, Map<string, number>>): void {
+  const shape = forest.shapes[forest.shapeOf[i]]
+  for (let t = c.start[j]; t < c.start[j + 1]; t++) {
+    const k = c.pair[t]
+    if (!shape.pairSharing[k]) continue
+    const {member, rc} = shape.pairs[k]
+    const p = forest.members[forest.memberAt[i] + member]
+    let m = taken.get(p.uuid)
+    if (!m) taken.set(p.uuid, (m = new Map()))
+    if (!m.has(rc)) m.set(rc, c.amount[t])
+  }
 }

@@ -13,9 +13,7 @@ import {Changes} from './changes.js'
 import {PlacementError} from './errors.js'
 import {refuseNewBreaches} from './groups.js'
 import {everyHost, hostsOfProviders, DISABLED_TRAIT} from './host.js'
-import {stateFromSnapshot} from './snapshot.js'
-import {consumerRecord, providerRecord} from './wire.js'
-import type {Provider, State, TopologyLevel, TopologyNode} from './state.js'
+import {State, newProvider, type Provider, type TopologyLevel, type TopologyNode} from './state.js'
 import {hostDomains, nodeUuid} from './topology.js'
 import {planApply} from './apply-plan/plan.js'
 import type {ApplyFile} from './apply-plan/types.js'
@@ -55,18 +53,39 @@ export interface WhatIf {
 export const changesNothing = (change: WhatIfChange | undefined): boolean =>
   !change?.without?.length && !change?.ratios?.size && !change?.add
 
-/** A copy of `s` to change freely: providers, consumers and their allocations, topology, groups. */
+/**
+ * A copy of `s` to change freely: providers with their usages, consumers and their allocations,
+ * topology, groups. Made from the State's own records, not through wire records (a cloud of
+ * 10,000 hosts holds tens of thousands of consumers). The copy's inventory, trait and aggregate
+ * sets are its own shared ones, its providers' usages and allocations its own maps; each
+ * consumer's amounts are the cloud's, which a change replaces, never edits.
+ */
 export function copyState(s: State): State {
-  // Usages follow the consumers' allocations.
-  const copy = stateFromSnapshot({
-    classes: [...s.classes.keys()],
-    traits: [...s.traits.keys()],
-    providers: [...s.providers.values()].map(providerRecord),
-    consumers: [...s.consumers.values()].map(consumerRecord),
-    topology: [...s.topology.values()].map(({uuid, name, level, parent}) => ({uuid, name, level, parent})),
-  })
+  const copy = new State()
+  copy.changes = new Changes()
+  for (const [name, c] of s.classes) copy.addClass(name, c.createdAt, c.id)
+  for (const [name, t] of s.traits) copy.addTrait(name, t.createdAt, t.id)
+  for (const p of s.providers.values()) {
+    const q = newProvider(p.uuid, p.name, null, p.createdAt)
+    q.seq = p.seq
+    q.generation = p.generation
+    q.parent = p.parent
+    q.root = p.root
+    q.updatedAt = p.updatedAt
+    q.inventories = copy.shared.inventories(p.inventories)
+    q.traits = copy.shared.traits([...p.traits])
+    q.aggregates = copy.shared.aggregates([...p.aggregates])
+    if (p.usages.size) q.usages = new Map(p.usages)
+    if (p.allocations.size) q.allocations = new Map(p.allocations)
+    copy.addProvider(q)
+  }
+  // A child read before its parent is listed among the parent's children here.
+  for (const q of copy.providers.values()) if (q.parent) copy.adopt(copy.providers.get(q.parent), q.uuid)
+  for (const c of s.consumers.values()) copy.addConsumer({...c})
+  for (const n of s.topology.values()) copy.setTopologyNode({...n})
   // Groups are read, never changed, by what is tried on the copy.
   for (const [name, g] of s.groups) copy.groups.set(name, g)
+  copy.changes = null
   return copy
 }
 
@@ -151,31 +170,37 @@ function placeAgain(s: State, consumer: string, wanted: Map<string, number>): {t
     rootRequired: [],
     rootForbidden: new Set([DISABLED_TRAIT]),
   }
-  let candidates
-  try {
-    candidates = findCandidates(s, request).allocationRequests
-  } catch (err) {
-    return {to: null, why: (err as Error).message}
-  }
-  if (candidates.length === 0)
-    return {to: null, why: `no enabled host has room for ${[...wanted].map(([rc, n]) => `${rc}:${n}`).join(',')}`}
   let refusal = ''
-  for (const a of candidates) {
+  // The first candidates in the engine's order, as few as needed: a search limited to N stops at
+  // the first N (a cloud's every candidate is thousands of objects), N growing while a group's
+  // rule refuses them all.
+  for (let limit = 1, tried = 0; ; limit *= 16) {
+    let candidates
     try {
-      refuseNewBreaches(s, {placements: new Map([[consumer, a.allocations.keys()]])})
+      candidates = findCandidates(s, {...request, limit}).allocationRequests
     } catch (err) {
-      refusal ||= (err as Error).message
-      continue
+      return {to: null, why: (err as Error).message}
     }
-    const c = s.consumers.get(consumer)!
-    writeAllocations(s, 0, [{uuid: consumer, allocations: a.allocations, project: c.project, user: c.user, type: c.type}], {
-      checkGeneration: false,
-      ...putAllocationErrors(consumer),
-    })
-    s.version += 1
-    return {to: hostNames(s, a.allocations.keys())}
+    if (candidates.length === 0)
+      return {to: null, why: `no enabled host has room for ${[...wanted].map(([rc, n]) => `${rc}:${n}`).join(',')}`}
+    for (const a of candidates.slice(tried)) {
+      try {
+        refuseNewBreaches(s, {placements: new Map([[consumer, a.allocations.keys()]])})
+      } catch (err) {
+        refusal ||= (err as Error).message
+        continue
+      }
+      const c = s.consumers.get(consumer)!
+      writeAllocations(s, 0, [{uuid: consumer, allocations: a.allocations, project: c.project, user: c.user, type: c.type}], {
+        checkGeneration: false,
+        ...putAllocationErrors(consumer),
+      })
+      s.version += 1
+      return {to: hostNames(s, a.allocations.keys())}
+    }
+    if (candidates.length < limit) return {to: null, why: `every host with room breaks a placement group's rule: ${refusal}`}
+    tried = candidates.length
   }
-  return {to: null, why: `every host with room breaks a placement group's rule: ${refusal}`}
 }
 
 /** The names of the hosts `providers` are in (shared resources are on none). */

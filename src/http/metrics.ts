@@ -6,7 +6,7 @@
  * per process, and several apps in one process would otherwise start one each.
  */
 import {rollupsOf} from '../core/rollups.js'
-import {headroom} from '../core/headroom.js'
+import {headroomTable, releaseTable, type HeadroomTable} from '../core/headroom.js'
 import {hostDomains} from '../core/topology.js'
 import type {FlavorCatalog} from './flavor-catalog.js'
 import type {FastifyInstance} from 'fastify'
@@ -97,19 +97,8 @@ export class Metrics {
     registers: [this.registry],
   })
 
-  readonly flavorFit = new Gauge({
-    name: 'placemat_flavor_fit',
-    help: 'How many more instances of each flavor of the catalog fit (one flavor at a time), per rack, row, room and the cloud (daemon start --flavors).',
-    labelNames: ['flavor', 'level', 'domain'] as const,
-    registers: [this.registry],
-  })
-
-  readonly fragmentationLoss = new Gauge({
-    name: 'placemat_fragmentation_loss',
-    help: 'Instances of each flavor lost to host boundaries: the fit if the domain were one host, less the fit.',
-    labelNames: ['flavor', 'level', 'domain'] as const,
-    registers: [this.registry],
-  })
+  /** placemat_flavor_fit and placemat_fragmentation_loss as of the last scrape (flavorGauges). */
+  private flavorText = flavorGauges(null)
 
   readonly stranded = new Gauge({
     name: 'placemat_stranded',
@@ -252,15 +241,11 @@ export class Metrics {
   private observeHeadroom(s: State): void {
     const flavors = this.flavors?.flavors
     if (!flavors?.length) return
-    const h = headroom(s, flavors, {levels: ['rack', 'row', 'room', 'cloud']})
-    this.flavorFit.reset()
-    this.fragmentationLoss.reset()
+    const t = headroomTable(s, flavors, {levels: ['rack', 'row', 'room', 'cloud']})
+    this.flavorText = flavorGauges(t)
+    releaseTable(t)
     this.stranded.reset()
-    for (const d of h.domains) {
-      this.flavorFit.set({flavor: d.flavor, level: d.level, domain: d.name}, d.fit)
-      this.fragmentationLoss.set({flavor: d.flavor, level: d.level, domain: d.name}, d.fragmentation_loss)
-    }
-    for (const st of h.stranded) {
+    for (const st of t.stranded) {
       const host = s.providerByName.get(st.host)
       const where = hostDomains(s, host)
       for (const [level, domain] of [...Object.entries(where), ['cloud', 'cloud']] as Array<[string, string | null]>) {
@@ -286,13 +271,53 @@ export class Metrics {
     // being loaded, and come from the State as it is when the database is away.
     if (!store.loadingNow) this.observeState(await store.refresh().catch(() => store.state))
     await this.observeStore(store)
-    return `${await this.registry.metrics()}\n${await this.processWide.metrics()}`
+    return `${await this.registry.metrics()}\n${this.flavorText}\n\n${await this.processWide.metrics()}`
   }
 
   get contentType(): string {
     return this.registry.contentType
   }
 }
+
+/** The flavor gauges: a series per flavor and rack, row, room and the cloud, each a column of the headroom. */
+const FLAVOR_GAUGES = [
+  {
+    name: 'placemat_flavor_fit',
+    help: 'How many more instances of each flavor of the catalog fit (one flavor at a time), per rack, row, room and the cloud (daemon start --flavors).',
+    column: 'fit',
+  },
+  {
+    name: 'placemat_fragmentation_loss',
+    help: 'Instances of each flavor lost to host boundaries: the fit if the domain were one host, less the fit.',
+    column: 'fragmentation_loss',
+  },
+] as const
+
+/**
+ * The flavor gauges as exposition text, as prom-client writes a gauge (labels flavor, level,
+ * domain), written from the headroom's columns: 10,000 hosts make ~20,000 series, which cost more
+ * set and formatted one by one than the headroom itself. No series without a table.
+ */
+function flavorGauges(t: HeadroomTable | null): string {
+  return FLAVOR_GAUGES.map(({name, help, column}) => {
+    const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} gauge`]
+    if (t) {
+      const D = t.levels.length
+      const tails = t.levels.map((level, d) => `",level="${labelValue(level)}",domain="${labelValue(t.names[d])}"} `)
+      t.flavors.forEach((flavor, f) => {
+        const head = `${name}{flavor="${labelValue(flavor)}`
+        for (let d = 0, k = f * D; d < D; d++, k++) lines.push(head + tails[d] + sampleValue(t[column][k]))
+      })
+    }
+    return lines.join('\n')
+  }).join('\n\n')
+}
+
+/** A label value escaped as Prometheus' text format wants it (backslash, newline, double quote). */
+const labelValue = (x: string): string => x.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')
+
+/** A sample value as prom-client writes it. */
+const sampleValue = (x: number): string => (Number.isNaN(x) ? 'Nan' : x === Infinity ? '+Inf' : x === -Infinity ? '-Inf' : `${x}`)
 
 let processMetrics: Registry | null = null
 

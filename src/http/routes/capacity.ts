@@ -6,8 +6,9 @@
  */
 import {PlacementError} from '../../core/errors.js'
 import {flavorWarnings} from '../../core/flavors.js'
-import {HEADROOM_LEVELS, headroom, type HeadroomLevel} from '../../core/headroom.js'
-import {queryParams, type AppOptions, type RouteDef} from '../context.js'
+import {HEADROOM_LEVELS, headroomTable, releaseTable, type HeadroomLevel, type HeadroomTable} from '../../core/headroom.js'
+import {JsonText, queryParams, type AppOptions, type RouteDef} from '../context.js'
+import {JsonStream, streams} from '../json-stream.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
 
 export function routes(options: AppOptions): RouteDef[] {
@@ -31,9 +32,119 @@ export function routes(options: AppOptions): RouteDef[] {
         if (bad !== undefined) throw new PlacementError(400, `Invalid level ${bad}: one of ${HEADROOM_LEVELS.join(', ')}.`)
         const flavors = names.length ? catalog.filter((f) => names.includes(f.flavor)) : catalog
         const s = await ctx.store.refresh()
-        const answer = headroom(s, flavors, levels.length ? {levels: levels as HeadroomLevel[]} : {})
-        return {...answer, warnings: flavorWarnings(flavors)}
+        const table = headroomTable(s, flavors, levels.length ? {levels: levels as HeadroomLevel[]} : {})
+        const answer = capacityJson(table, flavorWarnings(flavors))
+        // A small answer goes whole, with its length; a large one as it is written.
+        return streams(options, table.fit.length) ? answer : new JsonText([...answer.pieces()].join(''))
       },
     },
   ]
+}
+
+/** Rows written into one piece of the answer (~55 KB). */
+const ROWS_A_PIECE = 512
+
+/** Where a piece is written, reused: a fresh buffer per piece costs more than the writing (its pages are new to the process). */
+let scratch = Buffer.alloc(0)
+
+/**
+ * The answer, {domains, stranded, lint, warnings}, as JSON.stringify writes it, made from the
+ * table's columns in pieces: 10,000 hosts and 20 flavors are 200,000 rows (~20 MB), never made
+ * objects. The rows are written as bytes (strings of that many parts cost more to join and encode
+ * than to write), each piece handed on as a string of its own. The table's columns are released
+ * once written, or when the answer is dropped.
+ */
+export function capacityJson(t: HeadroomTable, warnings: unknown): JsonStream {
+  return new JsonStream(function* () {
+    try {
+      yield* rows(t)
+      yield `],"stranded":${JSON.stringify(t.stranded)},"lint":${JSON.stringify(t.lint)},"warnings":${JSON.stringify(warnings)}}`
+    } finally {
+      releaseTable(t)
+    }
+  })
+}
+
+/** The rows of the answer's `domains`, a piece at a time. */
+function* rows(t: HeadroomTable): Generator<string> {
+  const D = t.levels.length
+  // What each domain's rows start with, and each flavor, once.
+  const heads = Bytes.of(t.levels.map((level, d) => `{"level":${JSON.stringify(level)},"name":${JSON.stringify(t.names[d])},"flavor":`))
+  const flavors = Bytes.of(t.flavors.map((f) => JSON.stringify(f)))
+  // Four numbers of at most 24 characters each, their keys and a comma.
+  const most = heads.longest + flavors.longest + 4 * 24 + FIT.length + POOLED.length + LOSS.length + DISABLED.length + 2
+  yield '{"domains":['
+  const rows = t.flavors.length * D
+  for (let from = 0; from < rows; from += ROWS_A_PIECE) {
+    const to = Math.min(rows, from + ROWS_A_PIECE)
+    if (scratch.length < (to - from) * most) scratch = Buffer.allocUnsafe((to - from) * most)
+    const out = scratch
+    let at = 0
+    for (let k = from; k < to; k++) {
+      if (k) out[at++] = COMMA
+      at = heads.copy(k % D, out, at)
+      at = flavors.copy(Math.floor(k / D), out, at)
+      at = number(t.fit[k], out, copy(FIT, out, at))
+      at = number(t.pooled[k], out, copy(POOLED, out, at))
+      at = number(t.fragmentation_loss[k], out, copy(LOSS, out, at))
+      at = number(t.disabled_fit[k], out, copy(DISABLED, out, at))
+      out[at++] = CLOSE
+    }
+    yield out.toString('utf8', 0, at)
+  }
+}
+
+/** Strings as UTF-8 in one buffer, each copied out by its number. */
+class Bytes {
+  private constructor(
+    private readonly bytes: Buffer,
+    private readonly starts: Int32Array,
+    readonly longest: number,
+  ) {}
+
+  static of(strings: readonly string[]): Bytes {
+    const bytes = Buffer.from(strings.join(''), 'utf8')
+    const starts = new Int32Array(strings.length + 1)
+    let longest = 0
+    strings.forEach((x, i) => {
+      const n = Buffer.byteLength(x, 'utf8')
+      starts[i + 1] = starts[i] + n
+      longest = Math.max(longest, n)
+    })
+    return new Bytes(bytes, starts, longest)
+  }
+
+  copy(i: number, out: Buffer, at: number): number {
+    const {bytes, starts} = this
+    for (let b = starts[i]; b < starts[i + 1]; b++) out[at++] = bytes[b]
+    return at
+  }
+}
+
+const ascii = (x: string): Uint8Array => Uint8Array.from(x, (c) => c.charCodeAt(0))
+const FIT = ascii(',"fit":')
+const POOLED = ascii(',"pooled":')
+const LOSS = ascii(',"fragmentation_loss":')
+const DISABLED = ascii(',"disabled_fit":')
+const COMMA = 0x2c
+const CLOSE = 0x7d
+
+function copy(x: Uint8Array, out: Buffer, at: number): number {
+  for (let b = 0; b < x.length; b++) out[at++] = x[b]
+  return at
+}
+
+/** A number as JSON writes it (null when not finite): a whole one below 2^31 digit by digit. */
+function number(x: number, out: Buffer, at: number): number {
+  if (x >= 0 && x < 2147483648 && x === Math.floor(x)) {
+    let n = x
+    let digits = 1
+    for (let p = 10; p <= n; p *= 10) digits++
+    for (let d = at + digits - 1; d >= at; d--) {
+      out[d] = 0x30 + (n % 10)
+      n = Math.floor(n / 10)
+    }
+    return at + digits
+  }
+  return at + out.write(Number.isFinite(x) ? String(x) : 'null', at, 'latin1')
 }
