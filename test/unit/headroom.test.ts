@@ -13,7 +13,8 @@ import {putAllocationErrors, writeAllocations} from '../../src/core/allocations.
 import {findCandidates} from '../../src/core/candidates/engine.js'
 import {Changes} from '../../src/core/changes.js'
 import {flavorRequest, type Flavor, type FlavorRequest} from '../../src/core/flavors.js'
-import {headroom} from '../../src/core/headroom.js'
+import {headroom, headroomTable} from '../../src/core/headroom.js'
+import {capacityJson} from '../../src/http/routes/capacity.js'
 import {GROUP_LEVELS, newBreaches, type Group, type GroupPolicy} from '../../src/core/groups.js'
 import {everyHost, isDisabled, isSharing} from '../../src/core/host.js'
 import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
@@ -175,6 +176,9 @@ const treeFree = (s: State, host: Provider) => {
   return free
 }
 
+/** The capacity route's answer as one text. */
+const answerText = (...args: Parameters<typeof capacityJson>): string => [...capacityJson(...args).pieces()].join('')
+
 /** Generated clouds checked: all of them in the whole run, a third by default. */
 const CLOUDS = depth(60, 20)
 const GROUP_CLOUDS = depth(40, 14)
@@ -188,6 +192,8 @@ describe('headroom', () => {
       const s = stateFromSnapshot(structuredClone(snapshot))
       const requests = flavors.map(flavorRequest)
       const got = headroom(s, requests)
+      // The daemon's answer, written from the table's columns, is JSON.stringify's of the same rows.
+      expect(answerText(headroomTable(s, requests), ['w'])).toBe(JSON.stringify({...got, warnings: ['w']}))
       const hosts = everyHost(s)
       for (const f of requests) {
         const rows = got.domains.filter((d) => d.flavor === f.flavor)
@@ -253,6 +259,33 @@ describe('headroom', () => {
     const rack = headroom(s, [f], {levels: ['rack']}).domains[0]
     // One 4-VCPU instance per 6-VCPU host, 3 if the rack were one host: 1 lost to the boundaries.
     expect(rack).toMatchObject({fit: 2, pooled: 3, fragmentation_loss: 1})
+  })
+
+  it("counts past 2^31 (a cloud of large ratios) in the rows and in the daemon's answer", () => {
+    const big = (total: number): Inventory => ({total, reserved: 0, min_unit: 1, max_unit: total, step_size: 1, allocation_ratio: 16})
+    const s = stateFromSnapshot({
+      classes: CLASSES,
+      traits: TRAITS,
+      topology: [{uuid: nodeUuid('rack', 'r1'), name: 'r1', level: 'rack', parent: null}],
+      providers: [1, 2].map((i) => ({
+        uuid: `00000000-0000-4000-8000-00000000000${i}`,
+        name: `h${i}`,
+        generation: 1,
+        inventories: {VCPU: big(2147483647), MEMORY_MB: big(2147483647)},
+        usages: {},
+        traits: [],
+        aggregates: [nodeUuid('rack', 'r1')],
+      })),
+    })
+    const f = flavorRequest({name: 'tiny', vcpus: 1, ram: 1, disk: 0, ephemeral: 0, swap: 0, properties: {}})
+    const got = headroom(s, [f], {levels: ['host', 'rack']})
+    const each = Math.trunc(2147483647 * 16)
+    expect(got.domains.map((d) => [d.name, d.fit])).toEqual([
+      ['h1', each],
+      ['h2', each],
+      ['r1', 2 * each],
+    ])
+    expect(answerText(headroomTable(s, [f], {levels: ['host', 'rack']}), [])).toBe(JSON.stringify({...got, warnings: []}))
   })
 
   it('lists hosts and stranded capacity by name, whatever order the providers were read in', () => {
