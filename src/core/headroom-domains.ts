@@ -161,7 +161,7 @@ const sameNode = (now: TopologyNode | undefined, then: {level: TopologyLevel; na
   now === undefined ? then === undefined : then !== undefined && now.level === then.level && now.name === then.name
 
 /** Host numbers by name (then uuid), and each host's place in that order; kept with the forest while no host is renamed. */
-function byName(forest: HostForest): {order: Int32Array; rank: Int32Array} {
+export function byName(forest: HostForest): {order: Int32Array; rank: Int32Array} {
   const {hosts} = forest
   const kept = namesOrder.get(forest)
   if (kept?.order.every((i, r) => r === 0 || compareHosts(hosts[kept.order[r - 1]], hosts[i]) < 0)) return kept

@@ -24,7 +24,7 @@ import {capacityOf} from './capacity.js'
 import {askedPerClass, type FlavorRequest} from './flavors.js'
 import {groupFit} from './group-headroom.js'
 import type {Group} from './groups.js'
-import {domainLayout, domainMembers, poolsDomain, type HostFits, type HostNumbers} from './headroom-domains.js'
+import {byName, domainLayout, domainMembers, poolsDomain, type HostFits, type HostNumbers} from './headroom-domains.js'
 import type {State, TopologyLevel} from './state.js'
 import {
   fitInARow,
@@ -394,8 +394,10 @@ function stranded(forest: HostForest, classFree: Float64Array, flavors: readonly
   const leastClass = [...least.keys()].map((rc) => forest.classes.indexOf(rc))
   const leastAmount = [...least.values()]
   const rcs = [...least.keys()]
-  forest.hosts.forEach((host, i) => {
-    if (disabled[i] || fitsSomewhere[i]) return
+  // In the host rows' order (by name, then uuid).
+  for (const i of byName(forest).order) {
+    const host = forest.hosts[i]
+    if (disabled[i] || fitsSomewhere[i]) continue
     let bottleneck = ''
     let worst = Infinity
     for (let j = 0; j < rcs.length; j++) {
@@ -406,7 +408,6 @@ function stranded(forest: HostForest, classFree: Float64Array, flavors: readonly
       const amount = classFree[i * C + c]
       if (amount > 0 && forest.classes[c] !== bottleneck) out.push({host: host.name, class: forest.classes[c], amount, bottleneck})
     }
-  })
-  // By host name, as the host rows (few hosts are stranded; sorting them is cheap).
-  return out.sort((a, b) => (a.host < b.host ? -1 : a.host > b.host ? 1 : 0))
+  }
+  return out
 }
