@@ -23,6 +23,11 @@ const drops = Object.entries(floor.files)
 console.log(`conformance: ${total} passed of ${results.totals.tests} (floor ${floor.total})`)
 if (total < floor.total || drops.length) {
   for (const d of drops) console.log(`  regressed ${d}`)
+  // Say why each regressed file fell: its server's error or its first failure, cut short.
+  for (const f of results.files.filter((r) => (floor.files[r.file] ?? 0) > r.passed)) {
+    const why = f.server_error ?? f.failures?.[0]?.message
+    if (why) console.log(`  ${f.file}: ${String(why).slice(0, 800).replaceAll('\n', '\n    ')}`)
+  }
   console.log('conformance ratchet: FAILED')
   process.exit(1)
 }
