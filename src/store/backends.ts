@@ -2,12 +2,13 @@ import type {CompiledQuery, Kysely} from 'kysely'
 import type {BackendOptions} from './backend-options.js'
 import type {DatabaseFault} from './database-faults.js'
 import type {JournalRow} from './journal-keys.js'
+import {MysqlBackend} from './mysql-backend.js'
 import {PostgresBackend} from './postgres-backend.js'
 import type {Database} from './schema.js'
 import {SqliteBackend} from './sqlite-backend.js'
-import {foreignDatabaseUrl, isDatabaseUrl} from './target.js'
+import {databaseKind, foreignDatabaseUrl, type DatabaseKind} from './target.js'
 
-export {describeTarget, isDatabaseUrl, resolveTarget} from './target.js'
+export {databaseKind, describeTarget, isDatabaseUrl, resolveTarget, type DatabaseKind} from './target.js'
 
 /** A row as the driver gives it: column name -> value. */
 export type Row = Record<string, unknown>
@@ -51,13 +52,13 @@ export interface Session {
  * read, and a cheap mark that moves when another process commits.
  */
 export interface Backend {
-  readonly kind: 'sqlite' | 'postgres'
+  readonly kind: DatabaseKind
   readonly db: Kysely<Database>
   /** True when no schema exists yet (a new file or an empty database). */
   readonly isNew: boolean
   /**
    * Moves when another process may have committed: SQLite's data_version (no I/O), PostgreSQL's
-   * change counter (one round trip).
+   * and MariaDB's change counter (one round trip).
    */
   changeMark(): number | Promise<number>
   /** Statements that BEGIN a write and hold the write lock before anything is read. */
@@ -92,5 +93,10 @@ export {DEFAULT_DATABASE_TIMEOUTS, type BackendOptions, type DatabaseTimeouts, t
 export async function openBackend(target: string, options: BackendOptions): Promise<Backend> {
   const foreignUrl = foreignDatabaseUrl(target)
   if (foreignUrl) throw foreignUrl
-  return isDatabaseUrl(target) ? PostgresBackend.open(target, options) : SqliteBackend.open(target, options)
+  const kind = databaseKind(target)
+  return kind === 'postgres'
+    ? PostgresBackend.open(target, options)
+    : kind === 'mysql'
+      ? MysqlBackend.open(target, options)
+      : SqliteBackend.open(target, options)
 }

@@ -170,7 +170,7 @@ export class Commits {
         const sentAt = performance.now()
         await f.catchUpUnderLock(s, opening)
         // Current at the head: reads need not wait until our write begins to change the State.
-        if (this.backend.kind === 'postgres') {
+        if (this.backend.kind !== 'sqlite') {
           f.seen(f.position)
           this.freshness.currentAt(sentAt)
         }

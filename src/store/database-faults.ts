@@ -6,7 +6,7 @@
  */
 import {DATABASE_UNAVAILABLE, PlacementError} from '../core/errors.js'
 
-export type DatabaseFault = 'unavailable' | 'read-only' | 'out-of-space' | 'timeout' | 'replaced' | 'starting'
+export type DatabaseFault = 'unavailable' | 'read-only' | 'out-of-space' | 'timeout' | 'replaced' | 'starting' | 'contended'
 
 const TITLES: Record<DatabaseFault, string> = {
   unavailable: 'Database Unavailable',
@@ -15,6 +15,7 @@ const TITLES: Record<DatabaseFault, string> = {
   timeout: 'Database Timeout',
   replaced: 'Database File Replaced',
   starting: 'Service Starting',
+  contended: 'Database Contended',
 }
 
 const DETAILS: Record<DatabaseFault, string> = {
@@ -25,6 +26,7 @@ const DETAILS: Record<DatabaseFault, string> = {
   replaced:
     'The database file this daemon opened was deleted or replaced; writes are refused so that none is acknowledged and then lost. Restart the daemon once the file is back.',
   starting: 'The daemon is connecting to its database and loading; try again shortly.',
+  contended: "Another node's writes to the same records won every try; nothing was changed. Try again.",
 }
 
 export class DatabaseUnavailableError extends PlacementError {
@@ -38,6 +40,32 @@ export class DatabaseUnavailableError extends PlacementError {
     this.name = 'DatabaseUnavailableError'
   }
 }
+
+// MariaDB's error numbers (its manual's error codes; mysql2 gives them as errno) by what they mean here.
+const MYSQL_FAULTS = new Map<number, DatabaseFault>([
+  [1213, 'contended'], // deadlock; on Galera also a certification failure at COMMIT (another node's write won)
+  [1205, 'timeout'], // lock wait timeout
+  [1969, 'timeout'], // max_statement_time exceeded
+  [3024, 'timeout'], // max_execution_time exceeded (MySQL)
+  [1317, 'unavailable'], // query interrupted (the server shutting down, KILL QUERY)
+  [1047, 'unavailable'], // Galera: WSREP has not yet prepared node for application use (no quorum, joining)
+  [1040, 'unavailable'], // too many connections
+  [1053, 'unavailable'], // server shutdown in progress
+  [1927, 'unavailable'], // connection killed
+  [1290, 'read-only'], // --read-only (a replica)
+  [1792, 'read-only'], // a read-only transaction
+  [1021, 'out-of-space'], // disk full
+  [1114, 'out-of-space'], // the table is full
+  [1041, 'unavailable'], // out of memory
+])
+
+// mysql2's own codes for a connection that went away.
+const MYSQL_CLIENT_CODES = new Set([
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CONNECTION_KILLED',
+  'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR',
+])
 
 // PostgreSQL SQLSTATEs (appendix A of its manual) by what they mean here.
 const PG_FAULTS: Array<[RegExp, DatabaseFault]> = [
@@ -76,6 +104,14 @@ export function databaseFault(err: unknown): DatabaseFault | null {
   const e = err as {code?: unknown; message?: unknown; errors?: unknown[]} | null
   if (!e || typeof e !== 'object') return null
   const code = typeof e.code === 'string' ? e.code : ''
+  // mysql2: a server's error has its number and a code ER_...; the client's own a PROTOCOL_ code.
+  const errno = (e as {errno?: unknown}).errno
+  if (typeof errno === 'number' && (code.startsWith('ER_') || 'sqlState' in e)) {
+    const fault = MYSQL_FAULTS.get(errno)
+    if (fault) return fault
+    if (code.startsWith('ER_')) return null
+  }
+  if (MYSQL_CLIENT_CODES.has(code)) return 'unavailable'
   if (code.startsWith('SQLITE_')) {
     if (code === 'SQLITE_FULL') return 'out-of-space'
     if (code.startsWith('SQLITE_READONLY')) return 'read-only'

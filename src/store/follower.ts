@@ -102,6 +102,12 @@ export class Follower {
     return this.suspect !== null
   }
 
+  /** The order a load reads a key's rows in, which a follower reads them again in (journal.ts rowStatements). */
+  private get storageOrder(): 'rowid' | 'ctid' | 'primary-key' {
+    const kind = this.backend.kind
+    return kind === 'postgres' ? 'ctid' : kind === 'mysql' ? 'primary-key' : 'rowid'
+  }
+
   private get db() {
     return this.backend.db
   }
@@ -207,7 +213,7 @@ export class Follower {
    * State once the write has run. SQLite's followers read rows from the file at no round trip.
    */
   image(): ((ch: Changes) => ImageRows) | null {
-    return this.backend.kind === 'postgres' ? (ch) => imageRows(this.state, ch) : null
+    return this.backend.kind !== 'sqlite' ? (ch) => imageRows(this.state, ch) : null
   }
 
   /**
@@ -230,7 +236,7 @@ export class Follower {
   }
 
   private canFollowImages(): boolean {
-    return this.backend.kind === 'postgres' && this.suspect !== 'all' && this.at >= 0
+    return this.backend.kind !== 'sqlite' && this.suspect !== 'all' && this.at >= 0
   }
 
   /**
@@ -239,7 +245,7 @@ export class Follower {
    */
   private async readAndApplyAhead(s: Session, opening: CompiledQuery[], closing: CompiledQuery[]): Promise<boolean> {
     const unsure = this.unsure()
-    const again = rowStatements(this.db, unsure, 'ctid')
+    const again = rowStatements(this.db, unsure, this.storageOrder)
     const results = await s.run([...opening, aheadStatement(this.db, this.at), ...again.map(([, q]) => q), ...closing])
     const sent = opening.length
     opening.length = 0
@@ -335,7 +341,7 @@ export class Follower {
     const journal = readKeys(keyRows)
     const keys = {keys: [...this.unsure(), ...journal.keys], large: journal.large, unknown: journal.unknown}
     const patching = !(journal.large || journal.unknown || this.at < head.floor || this.suspect === 'all')
-    const statements = patching ? rowStatements(this.db, keys.keys, this.backend.kind === 'postgres' ? 'ctid' : 'rowid') : []
+    const statements = patching ? rowStatements(this.db, keys.keys, this.storageOrder) : []
     const results = statements.length || close.length ? await s.run([...statements.map(([, q]) => q), ...close]) : []
     await this.apply(s, readWindow(head, keys, statements, results), inWrite)
   }
@@ -369,7 +375,7 @@ export class Follower {
   /** A write holding the lock committed transaction `seq`: the State is at it. */
   committedLocked(seq: number): void {
     this.at = seq
-    if (this.backend.kind === 'postgres') this.mark = seq
+    if (this.backend.kind !== 'sqlite') this.mark = seq
     this.newest = Math.max(this.newest, seq)
   }
 

@@ -44,7 +44,7 @@ export class Freshness {
    * Rejects with a 503 (DatabaseUnavailableError) when the database cannot say.
    */
   refresh(): Promise<State> {
-    if (this.backend.kind === 'postgres') return this.currentFor(performance.now())
+    if (this.backend.kind !== 'sqlite') return this.currentFor(performance.now())
     const f = this.follower
     // The State holds a write not yet committed, or is being loaded, or is unsure of something:
     // wait for our turn. Otherwise it is what the database held at seenMark, writes of ours queued
@@ -88,7 +88,7 @@ export class Freshness {
     const f = this.follower
     const sentAt = performance.now()
     const counter = Promise.resolve()
-      .then(() => (this.backend.kind === 'postgres' ? f.readAhead().then((a) => a.head.counter) : this.backend.changeMark()))
+      .then(() => (this.backend.kind !== 'sqlite' ? f.readAhead().then((a) => a.head.counter) : this.backend.changeMark()))
       .then(
         (m) => {
           if (this.probe?.counter === counter) this.probe = null
@@ -130,7 +130,7 @@ export class Freshness {
     const f = this.follower
     try {
       // PostgreSQL asks the head with the images (followImages), in the same round trip.
-      const markBefore = moved || this.backend.kind === 'postgres' ? -1 : await this.backend.changeMark()
+      const markBefore = moved || this.backend.kind !== 'sqlite' ? -1 : await this.backend.changeMark()
       if (markBefore !== -1 && markBefore === f.seenMark && !f.unsureOfSomething) return this.state
       const sentAt = performance.now()
       if (await f.followImages()) {
@@ -140,7 +140,7 @@ export class Freshness {
       }
       await f.followRows()
       // PostgreSQL's mark is the counter itself; SQLite's moves with every commit of another connection.
-      f.seen(this.backend.kind === 'postgres' ? f.position : markBefore)
+      f.seen(this.backend.kind !== 'sqlite' ? f.position : markBefore)
       if (!f.unsureOfSomething) this.currentAt(sentAt)
       return this.state
     } catch (err) {

@@ -14,7 +14,7 @@
 import {sql, type CompiledQuery, type Kysely, type RawBuilder} from 'kysely'
 import {PART, type Changes} from '../core/changes.js'
 import type {Row} from './backends.js'
-import type {Database} from './schema.js'
+import {PRIMARY_KEYS, type Database} from './schema.js'
 import type {ImageRows} from './state-writer.js'
 import {statementText} from './statement-text.js'
 
@@ -198,9 +198,10 @@ const IMAGES_PER_CATCH_UP = 1000
  * serves a read, answered with what it needs to catch up.)
  */
 export function aheadStatement(db: Kysely<Database>, position: number): CompiledQuery {
-  return sql`select key, value, null as body, null as format from placemat_meta where key in ('change_counter', 'journal_floor', 'topology_generation')
+  // concat, not a cast: a number as text in the same words on PostgreSQL and MariaDB.
+  return sql`select ${sql.ref('key')}, ${sql.ref('value')}, null as body, null as format from placemat_meta where ${sql.ref('key')} in ('change_counter', 'journal_floor', 'topology_generation')
     union all
-    select 'image', cast(seq as varchar), body, format from (select seq, body, format from placemat_change_images where seq > ${position} order by seq limit ${IMAGES_PER_CATCH_UP}) i`.compile(
+    select 'image', concat('', seq), body, format from (select seq, body, format from placemat_change_images where seq > ${position} order by seq limit ${IMAGES_PER_CATCH_UP}) i`.compile(
     db,
   )
 }
@@ -285,11 +286,12 @@ export function readImage(r: Row): {keys: Array<[string, string, number]>; rows:
  * that processes behind it must load again.
  */
 function pruneStatements(db: Kysely<Database>, floor: number | RawBuilder<number>): CompiledQuery[] {
+  const value = sql.raw(statementText(db).integer('"value"'))
   return [
     sql`delete from placemat_changes where seq <= ${floor}`.compile(db),
     sql`delete from placemat_change_images where seq <= ${floor}`.compile(db),
     // Never lowers a floor a large change moved up.
-    sql`update placemat_meta set value = ${typeof floor === 'number' ? String(floor) : sql`cast(${floor} as varchar(32))`} where key = 'journal_floor' and cast(value as bigint) < ${floor}`.compile(
+    sql`update placemat_meta set ${sql.ref('value')} = ${typeof floor === 'number' ? String(floor) : sql`cast(${floor} as varchar(32))`} where ${sql.ref('key')} = 'journal_floor' and ${value} < ${floor}`.compile(
       db,
     ),
   ]
@@ -405,7 +407,7 @@ type RowKind = (typeof ROW_KINDS)[number]
 export function rowStatements(
   db: Kysely<Database>,
   keys: readonly JournalRow[],
-  storageOrder: 'rowid' | 'ctid',
+  storageOrder: 'rowid' | 'ctid' | 'primary-key',
 ): Array<[RowKind, CompiledQuery]> {
   const of = (kind: string, partBit = 0) => [
     ...new Set(keys.filter((k) => k.kind === kind && (!partBit || k.parts & partBit)).map((k) => k.key)),
@@ -413,8 +415,9 @@ export function rowStatements(
   const text = statementText(db)
   const out: Array<[RowKind, CompiledQuery]> = []
   const each = (kind: RowKind, list: string[], table: keyof Database, column: string, orderBy: string[]) => {
+    const order = storageOrder === 'primary-key' ? orderBy.flatMap((c) => (c === storageOrder ? PRIMARY_KEYS[table] : [c])) : orderBy
     for (let i = 0; i < list.length; i += KEYS_PER_STATEMENT)
-      out.push([kind, text.selectWhereIn(table, column, list.slice(i, i + KEYS_PER_STATEMENT), orderBy)])
+      out.push([kind, text.selectWhereIn(table, column, list.slice(i, i + KEYS_PER_STATEMENT), order)])
   }
   const providers = of(KEY.provider)
   each('providers', providers, 'resource_providers', 'uuid', ['seq'])

@@ -9,6 +9,7 @@
 import {sql, type CompiledQuery, type Kysely} from 'kysely'
 import type {Row} from './backends.js'
 import type {Database} from './schema.js'
+import {statementText} from './statement-text.js'
 
 /** How often a node beats. */
 export const NODE_BEAT_MS = 5000
@@ -40,9 +41,18 @@ export interface RegisteredNode extends NodeInfo {
 
 /** The node's row written (again, if a beat finds it gone): one statement, its own transaction. */
 export function beatStatement(db: Kysely<Database>, id: string, info: NodeInfo, now: number): CompiledQuery {
-  return sql`insert into placemat_nodes (id, release, schema_from, schema_to, host, pid, url, started_at, beat_at)
-    values (${id}, ${info.release}, ${info.schemaFrom}, ${info.schemaTo}, ${info.host}, ${info.pid}, ${info.url}, ${info.startedAt}, ${now})
-    on conflict (id) do update set beat_at = excluded.beat_at`.compile(db)
+  const row = {
+    id,
+    release: info.release,
+    schema_from: info.schemaFrom,
+    schema_to: info.schemaTo,
+    host: info.host,
+    pid: info.pid,
+    url: info.url,
+    started_at: info.startedAt,
+    beat_at: now,
+  }
+  return statementText(db).insertOne('placemat_nodes', row, {key: 'id', update: ['beat_at']})
 }
 
 /** Forgets the nodes silent for a day (a node registering tidies up after those that died). */

@@ -93,7 +93,7 @@ export async function readSchemaFacts(db: Kysely<any>): Promise<SchemaFacts> {
     if (/kysely_migration|no such table|does not exist/i.test(String((err as Error).message))) return {applied: [], minRelease: null}
     throw err
   }
-  const meta = await sql<{value: string}>`select value from placemat_meta where key = ${MIN_RELEASE_KEY}`
+  const meta = await sql<{value: string}>`select ${sql.ref('value')} from placemat_meta where ${sql.ref('key')} = ${MIN_RELEASE_KEY}`
     .execute(db)
     .catch(() => ({rows: []}))
   return {applied, minRelease: parseMinRelease(meta.rows[0]?.value)}

@@ -1,6 +1,6 @@
 import {NAMES_NAMESPACE, uuid5} from '../core/uuids.js'
 import {TRAITS_ADDED_SINCE_2_9_0} from '../core/standard.js'
-import {type Kysely, type Migration, PostgresAdapter, sql} from 'kysely'
+import {type Kysely, type Migration, MysqlAdapter, PostgresAdapter, sql} from 'kysely'
 import {RELEASE, recordMinRelease} from './release.js'
 
 /** Row types of the database, as kysely sees them. Times are epoch milliseconds. */
@@ -90,6 +90,33 @@ export interface Database {
     beat_at: number
   }
 }
+
+/**
+ * Each table's primary key, as the migrations make it: MariaDB keeps rows in its order, so a load
+ * there reads them in it, and a follower reads a key's rows again in the same order.
+ */
+export const PRIMARY_KEYS: Record<keyof Database, readonly string[]> = {
+  resource_classes: ['id'],
+  traits: ['id'],
+  resource_providers: ['uuid'],
+  inventories: ['provider_uuid', 'resource_class'],
+  provider_traits: ['provider_uuid', 'trait'],
+  provider_aggregates: ['provider_uuid', 'aggregate_uuid'],
+  consumers: ['uuid'],
+  allocations: ['consumer_uuid', 'provider_uuid', 'resource_class'],
+  placemat_meta: ['key'],
+  topology_nodes: ['uuid'],
+  placement_groups: ['name'],
+  placement_group_members: ['group_name', 'consumer_uuid'],
+  placemat_changes: ['id'],
+  moved_consumers: ['uuid'],
+  aggregate_names: ['uuid'],
+  placemat_change_images: ['seq'],
+  placemat_nodes: ['id'],
+}
+
+/** MariaDB (MySQL's dialect): a table or two takes another shape there, none that SQLite or PostgreSQL ever had. */
+const isMysql = (db: Kysely<any>) => db.getExecutor().adapter instanceof MysqlAdapter
 
 /**
  * Schema migrations, in order. The map is static so a bundled build carries them;
@@ -259,8 +286,12 @@ export const migrations: Record<string, Migration> = {
   // The counter and the floor start where the database is: whoever loaded it is current at 0.
   '0006_change_journal': {
     async up(db: Kysely<any>) {
+      // MariaDB: a key of its own, as Galera replicates only tables with a primary key (a table
+      // new there, so no released database changes).
+      const mysql = isMysql(db)
       await db.schema
         .createTable('placemat_changes')
+        .$call((t) => (mysql ? t.addColumn('id', 'bigint', (c) => c.autoIncrement().primaryKey()) : t))
         .addColumn('seq', 'bigint', (c) => c.notNull())
         .addColumn('kind', 'varchar(4)', (c) => c.notNull())
         .addColumn('key', 'varchar(255)', (c) => c.notNull())
@@ -345,7 +376,8 @@ export const migrations: Record<string, Migration> = {
       await db.schema
         .createTable('placemat_change_images')
         .addColumn('seq', 'bigint', (c) => c.primaryKey())
-        .addColumn('body', 'text', (c) => c.notNull())
+        // MariaDB's text holds 64 KiB; an image may be up to a MiB of characters.
+        .addColumn('body', isMysql(db) ? sql`mediumtext` : 'text', (c) => c.notNull())
         .execute()
       if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return
       await sql`create or replace function placemat_keyed_check(pos bigint, providers text[], consumers text[], span bigint) returns void language plpgsql as $pm$

@@ -1,19 +1,35 @@
 /**
- * Statements as text, values as parameters ($n on PostgreSQL, ? on SQLite), for the ones every
- * write and every catch-up makes (state-writer.ts, journal.ts). kysely's query builder cost an
- * allocation write more CPU than the database spends on it; these are a string each. Table and
- * column names are placemat's own, never input; every value is a parameter.
+ * Statements as text, values as parameters ($n on PostgreSQL, ? on SQLite and MariaDB), for the
+ * ones every write and every catch-up makes (state-writer.ts, journal.ts). kysely's query builder
+ * cost an allocation write more CPU than the database spends on it; these are a string each.
+ * Table and column names are placemat's own, never input; every value is a parameter. Names are
+ * double-quoted: MariaDB's sessions run with ANSI_QUOTES (mysql-backend.ts).
  */
 import {CompiledQuery, sql, type Kysely} from 'kysely'
 import {MAX_STATEMENT_PARAMETERS, rowsPerStatement} from './statement-limits.js'
 import type {Database} from './schema.js'
 
 export class StatementText {
-  /** PostgreSQL numbers its parameters; SQLite takes them in order. */
+  /** PostgreSQL numbers its parameters; SQLite and MariaDB take them in order. */
   private readonly numbered: boolean
+  /** MariaDB: an upsert is ON DUPLICATE KEY UPDATE, an integer cast SIGNED (kysely quotes its names with backticks there). */
+  readonly mysql: boolean
 
   constructor(db: Kysely<Database>) {
     this.numbered = sql`${0}`.compile(db).sql === '$1'
+    this.mysql = sql.ref('x').compile(db).sql === '`x`'
+  }
+
+  /** `expr` (text) as an integer, in this database's words. */
+  integer(expr: string): string {
+    return this.mysql ? `cast(${expr} as signed)` : `cast(${expr} as bigint)`
+  }
+
+  /** What follows an insert so that a row whose `key` exists has its `update` columns set from the new row. */
+  upsert(key: string, update: readonly string[]): string {
+    return this.mysql
+      ? ` on duplicate key update ${update.map((c) => `${quote(c)} = values(${quote(c)})`).join(', ')}`
+      : ` on conflict (${quote(key)}) do update set ${update.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(', ')}`
   }
 
   /**
@@ -24,9 +40,7 @@ export class StatementText {
     if (rows.length === 0) return
     const columns = Object.keys(rows[0])
     const head = `insert into ${quote(table)} (${columns.map(quote).join(', ')}) values `
-    const tail = conflict
-      ? ` on conflict (${quote(conflict.key)}) do update set ${conflict.update.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(', ')}`
-      : ''
+    const tail = conflict ? this.upsert(conflict.key, conflict.update) : ''
     const perStatement = rowsPerStatement(columns.length)
     for (let i = 0; i < rows.length; i += perStatement) {
       const params: unknown[] = []

@@ -2,7 +2,7 @@ import {randomUUID} from 'node:crypto'
 import {sql} from 'kysely'
 import {State} from '../core/state.js'
 import {Changes} from '../core/changes.js'
-import {describeTarget, isDatabaseUrl, type Backend, type BackendObserver} from './backends.js'
+import {databaseKind, describeTarget, type Backend, type BackendObserver, type DatabaseKind} from './backends.js'
 import {Commits} from './commits.js'
 import {DatabaseUnavailableError, databaseFault} from './database-faults.js'
 import {Follower} from './follower.js'
@@ -81,8 +81,8 @@ export class Store {
     return this.started
   }
 
-  get kind(): 'sqlite' | 'postgres' {
-    return isDatabaseUrl(this.file) ? 'postgres' : 'sqlite'
+  get kind(): DatabaseKind {
+    return databaseKind(this.file)
   }
 
   get schemaVersion(): string {
@@ -281,7 +281,12 @@ export class Store {
       const ask =
         this.kind === 'postgres'
           ? sql<{ro: string}>`select current_setting('transaction_read_only') as ro`.execute(this.db)
-          : sql<{ro: string}>`select 'off' as ro`.execute(this.db)
+          : this.kind === 'mysql'
+            ? // A Galera node out of the primary component refuses this too (error 1047): unavailable.
+              sql<{ro: string}>`select case when @@global.read_only then 'on' else 'off' end as ro from placemat_meta limit 1`.execute(
+                this.db,
+              )
+            : sql<{ro: string}>`select 'off' as ro`.execute(this.db)
       const r = await Promise.race([ask, timeout])
       if (r.rows[0]?.ro === 'on') return {status: 'read-only', journal}
     } catch (err) {

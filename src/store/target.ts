@@ -1,11 +1,22 @@
 /**
- * Where the data lives, as the user names it: a SQLite file or a PostgreSQL URL. Kept apart
- * from the backends so that commands talking HTTP never load kysely, pg or SQLite.
+ * Where the data lives, as the user names it: a SQLite file, a PostgreSQL URL or a MariaDB (or
+ * MySQL) URL. Kept apart from the backends so that commands talking HTTP never load kysely, pg,
+ * mysql2 or SQLite.
  */
 import path from 'node:path'
 
-/** `postgres://` or `postgresql://`: a PostgreSQL database; anything else is a SQLite file. */
-export const isDatabaseUrl = (target: string) => /^postgres(ql)?:\/\//i.test(target)
+/** The kinds of database placemat keeps its data in. */
+export type DatabaseKind = 'sqlite' | 'postgres' | 'mysql'
+
+/** `postgres://`/`postgresql://`: PostgreSQL; `mysql://`/`mariadb://`: MariaDB (or MySQL); anything else a SQLite file. */
+export function databaseKind(target: string): DatabaseKind {
+  if (/^postgres(ql)?:\/\//i.test(target)) return 'postgres'
+  if (/^(mysql|mariadb):\/\//i.test(target)) return 'mysql'
+  return 'sqlite'
+}
+
+/** A database server's URL (PostgreSQL or MariaDB), not a SQLite file. */
+export const isDatabaseUrl = (target: string) => databaseKind(target) !== 'sqlite'
 
 /** A target as recorded (pid records): a SQLite file's absolute path, or the URL without its password. */
 export const resolveTarget = (target: string) => (isDatabaseUrl(target) ? describeTarget(target) : path.resolve(target))
@@ -18,7 +29,7 @@ export function describeTarget(target: string): string {
     if (u.password) u.password = '***'
     return u.toString()
   } catch {
-    return 'a PostgreSQL database'
+    return databaseKind(target) === 'mysql' ? 'a MariaDB database' : 'a PostgreSQL database'
   }
 }
 
@@ -43,11 +54,11 @@ export function foreignDatabase(target: string, tables: string[]): ForeignDataba
   )
 }
 
-/** A URL of another kind of database (MySQL, SQLAlchemy's forms): not a place placemat keeps data. */
+/** A URL of another kind of database (SQLAlchemy's forms with a driver, others): not a place placemat keeps data. */
 export function foreignDatabaseUrl(target: string): ForeignDatabaseError | null {
   if (isDatabaseUrl(target) || !/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) return null
   return new ForeignDatabaseError(
-    `${maskPassword(target)}: placemat keeps its data in a SQLite file or a PostgreSQL database (postgres://...); ` +
+    `${maskPassword(target)}: placemat keeps its data in a SQLite file, a PostgreSQL database (postgres://...) or a MariaDB one (mysql://...); ` +
       "to read OpenStack Placement's own database, use `placemat import --from-placement DATABASE_URL --db TARGET`",
   )
 }
@@ -57,11 +68,9 @@ export class DatabaseUrlError extends Error {}
 
 /**
  * A database named as SQLAlchemy names it (placement.conf's `[placement_database] connection`)
- * as placemat's target: `postgresql://` and `postgres://` as they are, a driver
- * (`postgresql+psycopg2://`) left out; `sqlite:////abs.db` the file /abs.db, `sqlite:///rel.db`
- * rel.db from the working folder. MySQL and MariaDB are refused (ForeignDatabaseError: placemat
- * does not run on them, and `placemat import` takes over such a database), as is an in-memory
- * SQLite database. With `paths`, a SQLite file named without a URL is taken too (placemat's own
+ * as placemat's target: `postgresql://`, `postgres://` and `mysql://` as they are, a driver
+ * (`postgresql+psycopg2://`, `mysql+pymysql://`) left out; `sqlite:////abs.db` the file /abs.db,
+ * `sqlite:///rel.db` rel.db from the working folder. An in-memory SQLite database is refused. With `paths`, a SQLite file named without a URL is taken too (placemat's own
  * form, as `--db` takes it).
  */
 export function targetOfDatabaseUrl(text: string, options: {paths?: boolean} = {}): string {
@@ -71,7 +80,7 @@ export function targetOfDatabaseUrl(text: string, options: {paths?: boolean} = {
     if (options.paths && url) return url
     throw new DatabaseUrlError(
       url
-        ? `'${maskPassword(url)}' is not a database URL (postgresql://USER:PASSWORD@HOST/DATABASE, sqlite:////PATH)`
+        ? `'${maskPassword(url)}' is not a database URL (postgresql://USER:PASSWORD@HOST/DATABASE, mysql://USER:PASSWORD@HOST/DATABASE, sqlite:////PATH)`
         : 'no database URL (it is empty)',
     )
   }
@@ -88,13 +97,8 @@ export function targetOfDatabaseUrl(text: string, options: {paths?: boolean} = {
     }
     return path.resolve(file)
   }
-  if (dialect === 'mysql' || dialect === 'mariadb') {
-    throw new ForeignDatabaseError(
-      `${maskPassword(url)}: placemat does not run on MySQL or MariaDB (it keeps its data in a SQLite file or PostgreSQL); ` +
-        "to take over this Placement database, copy it into placemat's with `placemat import --from-placement URL --db TARGET` (or `--config-file placement.conf`)",
-    )
-  }
-  throw new DatabaseUrlError(`${maskPassword(url)}: placemat keeps its data in a SQLite file or PostgreSQL, not ${dialect}`)
+  if (dialect === 'mysql' || dialect === 'mariadb') return scheme[2] ? `mysql:${rest}` : url
+  throw new DatabaseUrlError(`${maskPassword(url)}: placemat keeps its data in a SQLite file, PostgreSQL or MariaDB, not ${dialect}`)
 }
 
 /** A database URL for messages: its password replaced. */

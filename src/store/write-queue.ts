@@ -144,7 +144,7 @@ export class WriteQueue {
     if (fault === 'replaced') this.hooks.observer?.fault?.(fault, err)
     // Only a connection lost while COMMIT may have been on its way leaves the outcome unknown; a
     // statement refused (read-only, disk full) ended the transaction before it.
-    if (committing && fault === 'unavailable' && this.backend.kind === 'postgres') this.hooks.observer?.commitUnknown?.(err)
+    if (committing && fault === 'unavailable' && this.backend.kind !== 'sqlite') this.hooks.observer?.commitUnknown?.(err)
     const error = thrownByWrite ? err : asDatabaseError(err)
     for (const w of group) this.settle(w, {ok: false, error})
     // Writes that queued meanwhile would each wait out the same fault: they are answered now.

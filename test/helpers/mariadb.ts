@@ -18,6 +18,8 @@ export const mariadbAvailable = ['/usr/bin/mariadb-install-db', '/usr/sbin/maria
 export interface TestMariadb {
   /** SQLAlchemy's URL (as placement.conf has it) of a new, empty database. */
   database(name: string): Promise<string>
+  /** placemat's URL (mysql://) of a new, empty database of its own name. */
+  placematDatabase(): Promise<string>
   stop(): Promise<void>
 }
 
@@ -63,10 +65,16 @@ export async function startMariadb(): Promise<TestMariadb> {
     if (i > 120) throw new Error(`mariadbd did not start; see ${dir}/log`)
     await new Promise((r) => setTimeout(r, 250))
   }
+  let databases = 0
   return {
     async database(name) {
       await client(`create database ${name} character set utf8mb4`)
       return `mysql+pymysql://placement:secret@127.0.0.1:${port}/${name}?charset=utf8`
+    },
+    async placematDatabase() {
+      const name = `placemat_${++databases}`
+      await client(`create database ${name}`)
+      return `mysql://placemat@127.0.0.1:${port}/${name}`
     },
     async stop() {
       await stopChild(child)

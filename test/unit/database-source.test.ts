@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {chooseDatabase, DatabaseSourceError} from '../../src/daemon/database-source.js'
-import {DatabaseUrlError, ForeignDatabaseError, targetOfDatabaseUrl} from '../../src/store/target.js'
+import {DatabaseUrlError, targetOfDatabaseUrl} from '../../src/store/target.js'
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-dbsource-'))
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}))
@@ -31,16 +31,13 @@ describe("SQLAlchemy's database URLs as placemat's", () => {
     expect(targetOfDatabaseUrl('  postgresql://u@db/p\n')).toBe('postgresql://u@db/p')
   })
 
-  it('refuses MySQL (pointing at placemat import), in-memory SQLite, other databases and what is no URL, never showing the password', () => {
-    for (const url of [
-      'mysql+pymysql://placement:s3cret@db/placement',
-      'mysql://placement:s3cret@db/placement',
-      'mariadb+mariadbconnector://placement:s3cret@db/p',
-    ]) {
-      expect(() => targetOfDatabaseUrl(url)).toThrow(ForeignDatabaseError)
-      expect(() => targetOfDatabaseUrl(url)).toThrow(/does not run on MySQL or MariaDB.*placemat import --from-placement/)
-      expect(() => targetOfDatabaseUrl(url)).not.toThrow(/s3cret/)
-    }
+  it('MariaDB as it is, its driver left out (kolla-ansible writes mysql+pymysql://)', () => {
+    expect(targetOfDatabaseUrl('mysql+pymysql://placement:pw@db:3306/placement')).toBe('mysql://placement:pw@db:3306/placement')
+    expect(targetOfDatabaseUrl('mysql://placement:pw@db/placement')).toBe('mysql://placement:pw@db/placement')
+    expect(targetOfDatabaseUrl('mariadb+mariadbconnector://u:pw@db/p')).toBe('mysql://u:pw@db/p')
+  })
+
+  it('refuses in-memory SQLite, other databases and what is no URL, never showing the password', () => {
     expect(() => targetOfDatabaseUrl('sqlite://')).toThrow(/in-memory/)
     expect(() => targetOfDatabaseUrl('sqlite:///:memory:')).toThrow(DatabaseUrlError)
     expect(() => targetOfDatabaseUrl('oracle://u:s3cret@db/x')).toThrow(/not oracle/)
@@ -106,10 +103,13 @@ describe('the database a daemon serves', () => {
     expect(() => chooseDatabase({urlFile: path.join(dir, 'missing')}, {})).toThrow(/missing \(--db-url-file\): no such file/)
     expect(() => chooseDatabase({urlFile: secret('empty', '\n')}, {})).toThrow(/the file is empty/)
     expect(() => chooseDatabase({urlFile: secret('two', 'postgres://a/b\npostgres://c/d\n')}, {})).toThrow(/expected one line/)
-    const mysql = () => chooseDatabase({config: conf('mysql+pymysql://placement:s3cret@controller/placement')}, {})
-    expect(mysql).toThrow(ForeignDatabaseError)
-    expect(mysql).toThrow(
-      /^\/etc\/placement\/placement.conf \[placement_database\] connection: mysql\+pymysql:\/\/placement:\*\*\*@controller\/placement: placemat does not run on MySQL/,
+    const oracle = () => chooseDatabase({config: conf('oracle://placement:s3cret@controller/placement')}, {})
+    expect(oracle).toThrow(DatabaseSourceError)
+    expect(oracle).toThrow(
+      /^\/etc\/placement\/placement.conf \[placement_database\] connection: oracle:\/\/placement:\*\*\*@controller\/placement: placemat keeps its data in/,
+    )
+    expect(chooseDatabase({config: conf('mysql+pymysql://placement:s3cret@controller/placement')}, {}).target).toBe(
+      'mysql://placement:s3cret@controller/placement',
     )
     expect(() => chooseDatabase({config: conf('/var/lib/placement.db')}, {})).toThrow(
       /connection: '\/var\/lib\/placement.db' is not a database URL/,

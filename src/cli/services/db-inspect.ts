@@ -1,16 +1,16 @@
 /**
- * Read-only queries on a placemat database, SQLite file or PostgreSQL, for `db status`, `db
- * check` and `upgrade check` (kysely writes each dialect's placeholders; the SQL itself is plain
- * enough for both). Opened as the daemon would not open it: read-only, never migrated.
+ * Read-only queries on a placemat database, SQLite file, PostgreSQL or MariaDB, for `db status`,
+ * `db check` and `upgrade check` (kysely writes each dialect's placeholders; the SQL itself is
+ * plain enough for all three). Opened as the daemon would not open it: read-only, never migrated.
  */
 import fs from 'node:fs'
 import {sql, type RawBuilder} from 'kysely'
 import {notFoundError} from '../failure.js'
-import {isDatabaseUrl, openBackend} from '../../store/backends.js'
+import {isDatabaseUrl, openBackend, type DatabaseKind} from '../../store/backends.js'
 import {foreignDatabaseUrl} from '../../store/target.js'
 
 export interface Inspector {
-  kind: 'sqlite' | 'postgres'
+  kind: DatabaseKind
   rows<T>(query: RawBuilder<T> | string): Promise<T[]>
   hasTable(name: string): Promise<boolean>
   /** The names of the database's tables (placemat's, or another's). */
@@ -31,7 +31,11 @@ export async function inspect(target: string): Promise<Inspector> {
   const tables = async () =>
     (backend.kind === 'sqlite'
       ? await rows<{name: string}>(sql`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`)
-      : await rows<{name: string}>(sql`select table_name as name from information_schema.tables where table_schema = current_schema()`)
+      : await rows<{name: string}>(
+          backend.kind === 'mysql'
+            ? sql`select table_name as name from information_schema.tables where table_schema = database()`
+            : sql`select table_name as name from information_schema.tables where table_schema = current_schema()`,
+        )
     ).map((r) => r.name)
   return {
     kind: backend.kind,

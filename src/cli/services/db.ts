@@ -84,7 +84,11 @@ export async function dbStatus(file: string): Promise<DbStatus> {
     const state: DbStatus['state'] =
       applied.length === 0 ? 'empty' : unknown.length ? 'newer' : pending.length ? 'upgrade-needed' : 'current'
     const minRelease = (await db.hasTable('placemat_meta'))
-      ? parseMinRelease((await db.rows<{value: string}>(sql`select value from placemat_meta where key = ${MIN_RELEASE_KEY}`))[0]?.value)
+      ? parseMinRelease(
+          (
+            await db.rows<{value: string}>(sql`select ${sql.ref('value')} from placemat_meta where ${sql.ref('key')} = ${MIN_RELEASE_KEY}`)
+          )[0]?.value,
+        )
       : null
     const verdict = judgeSchema({applied, minRelease}, describeTarget(file))
     return {

@@ -205,7 +205,11 @@ export async function upgradeFacts(target: string, incomplete: {project?: string
     if (foreign) throw foreign
     const applied = await executedMigrations(db)
     const minRelease = applied.length
-      ? parseMinRelease((await db.rows<{value: string}>(sql`select value from placemat_meta where key = ${MIN_RELEASE_KEY}`))[0]?.value)
+      ? parseMinRelease(
+          (
+            await db.rows<{value: string}>(sql`select ${sql.ref('value')} from placemat_meta where ${sql.ref('key')} = ${MIN_RELEASE_KEY}`)
+          )[0]?.value,
+        )
       : null
     const count = async (q: RawBuilder<{n: number | string}>) => (applied.length ? Number((await db.rows(q))[0].n) : 0)
     facts = {

@@ -1,0 +1,262 @@
+/**
+ * The MariaDB backend (see Backend in backends.ts): a MariaDB server of 10.6 or later, alone or a
+ * node of a Galera cluster, the database most OpenStack control planes already run.
+ *
+ * Writers serialize on the change counter's row (SELECT ... FOR UPDATE), the row every write
+ * updates: MariaDB's GET_LOCK is local to one Galera node, a row is not. Two nodes of a cluster
+ * that write at once both update it, and Galera's certification lets the first COMMIT win; the
+ * other's ends with error 1213, a lost race the write queue runs again (DatabaseFault
+ * 'contended'). Reads that must see other nodes' commits (the change counter a node checks before
+ * it serves, the lock, a snapshot to catch up from) wait for the node to apply what the cluster
+ * committed before them (wsrep_sync_wait), and only those.
+ *
+ * Sessions run with ANSI_QUOTES (placemat's statements double-quote names, as PostgreSQL and
+ * SQLite take them), READ COMMITTED (each statement sees what committed before it, as on
+ * PostgreSQL), utf8mb4 and, for a database placemat creates the schema in, a binary collation
+ * without padding: names compare as the State compares them, byte for byte.
+ */
+import {type CompiledQuery, Kysely, MysqlAdapter, MysqlDialect, sql} from 'kysely'
+import mysql from 'mysql2'
+import type {PoolConnection as PromiseConnection} from 'mysql2/promise'
+import {DEFAULT_DATABASE_TIMEOUTS, PAGE, type BackendOptions} from './backend-options.js'
+import type {Backend, BackendObserver, Row, Session} from './backends.js'
+import {databaseFault} from './database-faults.js'
+import {PRIMARY_KEYS, type Database} from './schema.js'
+import {describeTarget, foreignDatabase} from './target.js'
+
+/** Statements sent together stay under this much SQL text (below max_allowed_packet's 16 MiB default, and a Galera write set's comfort). */
+const MAX_ROUND_TRIP_TEXT = 4 * 1024 * 1024
+
+/** The session's settings, sent once per connection. */
+const SQL_MODE = 'ANSI_QUOTES,STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'
+
+/** The collation of a database placemat creates its schema in. */
+const COLLATION = 'utf8mb4_nopad_bin'
+
+/** The parts of a mysql:// URL the driver is given. */
+export function mysqlConnection(url: string): mysql.PoolOptions {
+  let u: URL
+  try {
+    u = new URL(url.replace(/^[a-z0-9+]+:\/\//i, 'mysql://'))
+  } catch {
+    throw new Error(`${describeTarget(url)} is not a readable MariaDB URL (mysql://USER:PASSWORD@HOST:PORT/DATABASE)`)
+  }
+  const database = decodeURIComponent(u.pathname.replace(/^\//, ''))
+  if (!database) throw new Error(`${describeTarget(url)} names no database (mysql://USER:PASSWORD@HOST/DATABASE)`)
+  const socket = u.searchParams.get('unix_socket') ?? u.searchParams.get('socket')
+  return {
+    host: u.hostname || '127.0.0.1',
+    port: u.port ? Number(u.port) : 3306,
+    user: decodeURIComponent(u.username) || undefined,
+    password: decodeURIComponent(u.password) || undefined,
+    database,
+    ...(socket ? {socketPath: socket} : {}),
+  }
+}
+
+/** kysely's MariaDB adapter, without GET_LOCK on Galera (a node's lock, refused there): migrations run one at a time by the operator's hand. */
+class GaleraAdapter extends MysqlAdapter {
+  override async acquireMigrationLock(): Promise<void> {}
+  override async releaseMigrationLock(): Promise<void> {}
+}
+
+export class MysqlBackend implements Backend {
+  readonly kind = 'mysql'
+  observer: BackendObserver | null = null
+  private lost = false
+
+  private constructor(
+    private readonly pool: mysql.Pool,
+    readonly db: Kysely<Database>,
+    readonly isNew: boolean,
+    /** A node of a Galera cluster (wsrep_on): reads that must see others' commits wait for them. */
+    readonly galera: boolean,
+  ) {}
+
+  static async open(url: string, options: BackendOptions = {}): Promise<MysqlBackend> {
+    const t = {...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts}
+    const pool = mysql.createPool({
+      ...mysqlConnection(url),
+      connectionLimit: 4,
+      multipleStatements: true,
+      connectTimeout: t.connectMs,
+      enableKeepAlive: true,
+      charset: 'UTF8MB4_BIN',
+      supportBigNumbers: true,
+      decimalNumbers: true,
+    })
+    const settings =
+      `set session sql_mode = '${SQL_MODE}', session innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(t.lockMs / 1000))}, ` +
+      `session lock_wait_timeout = ${Math.max(1, Math.ceil(t.lockMs / 1000))}, session max_statement_time = ${t.statementMs / 1000}; ` +
+      'set session transaction isolation level read committed'
+    let backend: MysqlBackend | null = null
+    pool.on('connection', (conn) => {
+      conn.query(settings)
+      conn.on('error', (err) => backend?.noteFault(err))
+      if (backend?.lost) {
+        backend.lost = false
+        backend.observer?.reconnect()
+      }
+    })
+    const probe = pool.promise()
+    let galera = false
+    let tables: string[] = []
+    try {
+      const [wsrep] = (await probe.query('select @@global.wsrep_on as w').catch(() => [[{w: 0}]])) as unknown as [Row[]]
+      galera = Number(wsrep[0]?.w ?? 0) === 1
+      const [rows] = (await probe.query(
+        'select table_name as name from information_schema.tables where table_schema = database()',
+      )) as unknown as [Row[]]
+      tables = rows.map((r) => String(r.name ?? r.NAME ?? r.TABLE_NAME))
+    } catch (err) {
+      await probe.end().catch(() => undefined)
+      throw err
+    }
+    const dialect = new (class extends MysqlDialect {
+      override createAdapter() {
+        return galera ? new GaleraAdapter() : new MysqlAdapter()
+      }
+    })({pool})
+    const db = new Kysely<Database>({dialect})
+    try {
+      const foreign = foreignDatabase(url, tables)
+      if (foreign) throw foreign
+      const isNew = !tables.includes('kysely_migration')
+      // Tables made from here on take the database's collation: names compare byte for byte.
+      if (!tables.length && !options.readonly) await probe.query(`alter database character set utf8mb4 collate ${COLLATION}`)
+      backend = new MysqlBackend(pool, db, isNew, galera)
+      return backend
+    } catch (err) {
+      await db.destroy()
+      throw err
+    }
+  }
+
+  noteFault(err: unknown): void {
+    const fault = databaseFault(err) ?? 'unavailable'
+    if (fault === 'unavailable') this.lost = true
+    this.observer?.fault(fault, err)
+  }
+
+  /** `text` as a statement that first waits for this node to apply what the cluster committed before it (Galera), else as it is. */
+  private synced(text: string): string {
+    return this.galera ? `set statement wsrep_sync_wait = 1 for ${text}` : text
+  }
+
+  async changeMark(): Promise<number> {
+    try {
+      const [rows] = (await this.pool
+        .promise()
+        .query(this.synced(`select "value" from placemat_meta where "key" = 'change_counter'`))) as unknown as [Row[]]
+      return Number(rows[0]?.value ?? 0)
+    } catch (err) {
+      if (databaseFault(err)) this.noteFault(err)
+      throw err
+    }
+  }
+
+  // The counter's row locked before anything is read: in READ COMMITTED what follows sees every
+  // commit made before the lock (on Galera, once applied here: the lock waits for that).
+  beginWrite(): CompiledQuery[] {
+    return [
+      sql`start transaction`.compile(this.db),
+      sql.raw(this.synced(`select "value" from placemat_meta where "key" = 'change_counter' for update`)).compile(this.db),
+    ]
+  }
+
+  beginRead(): CompiledQuery[] {
+    return [
+      sql`set transaction isolation level repeatable read`.compile(this.db),
+      sql.raw(this.synced('start transaction with consistent snapshot, read only')).compile(this.db),
+    ]
+  }
+
+  checkWritable(): void {}
+
+  async session<T>(fn: (s: Session) => Promise<T>): Promise<T> {
+    let conn: PromiseConnection
+    try {
+      conn = await this.pool.promise().getConnection()
+    } catch (err) {
+      this.noteFault(err)
+      throw err
+    }
+    let failed: unknown
+    try {
+      return await fn(this.sessionOf(conn))
+    } catch (err) {
+      failed = err
+      if (databaseFault(err) && databaseFault(err) !== 'contended') this.noteFault(err)
+      else await conn.query('rollback').catch((e) => (failed = e))
+      throw err
+    } finally {
+      // A connection that failed for the database's reason is closed, never reused.
+      const fault = failed !== undefined ? databaseFault(failed) : null
+      if (fault && fault !== 'contended') conn.destroy()
+      else conn.release()
+    }
+  }
+
+  private sessionOf(conn: PromiseConnection): Session {
+    const send = async (texts: string[], values: unknown[]): Promise<Row[][]> => {
+      const [results] = (await conn.query({sql: texts.join(';\n'), values})) as unknown as [unknown]
+      const list = texts.length === 1 ? [results] : (results as unknown[])
+      return list.map((r) => (Array.isArray(r) ? (r as Row[]) : []))
+    }
+    return {
+      run: async (statements) => {
+        const out: Row[][] = []
+        let texts: string[] = []
+        let values: unknown[] = []
+        let size = 0
+        for (const q of statements) {
+          if (texts.length && size + q.sql.length > MAX_ROUND_TRIP_TEXT) {
+            out.push(...(await send(texts, values)))
+            texts = []
+            values = []
+            size = 0
+          }
+          texts.push(q.sql)
+          values.push(...(q.parameters as unknown[]))
+          size += q.sql.length
+        }
+        if (texts.length) out.push(...(await send(texts, values)))
+        return out
+      },
+      pages: (table, columns, key) => this.pages(conn, table, columns, key),
+    }
+  }
+
+  // One query, streamed, in the primary key's order (the rows' order in InnoDB, so no sort).
+  private async *pages(
+    conn: PromiseConnection,
+    table: keyof Database,
+    columns: string[],
+    key: 'rowid' | 'seq',
+  ): AsyncGenerator<unknown[][]> {
+    const order = key === 'seq' ? ['seq'] : PRIMARY_KEYS[table]
+    const text = `select ${columns.map((c) => `"${c}"`).join(', ')} from "${table}" order by ${order.map((c) => `"${c}"`).join(', ')}`
+    const core = conn.connection as unknown as mysql.Connection
+    const stream = core.query({sql: text, rowsAsArray: true}).stream({highWaterMark: 1000})
+    let page: unknown[][] = []
+    for await (const row of stream as AsyncIterable<unknown[]>) {
+      page.push(row)
+      if (page.length >= PAGE) {
+        yield page
+        page = []
+      }
+    }
+    if (page.length) yield page
+  }
+
+  serve(): void {}
+
+  /** MariaDB's COMMIT returns once the commit is as durable as innodb_flush_log_at_trx_commit (and on Galera, certified) says. */
+  durable(): Promise<void> {
+    return Promise.resolve()
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy()
+  }
+}
