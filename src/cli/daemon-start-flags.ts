@@ -11,7 +11,7 @@ import {localDbFlag} from './local-db-flag.js'
 
 export const daemonStartFlags = {
   foreground: Flags.boolean({description: 'stay in the foreground until SIGTERM or SIGINT'}),
-  db: localDbFlag('SQLite database file, or a postgres:// URL'),
+  db: localDbFlag('SQLite database file, or a postgres:// or mysql:// (MariaDB) URL'),
   host: Flags.string({description: 'address to listen on', default: DEFAULT_HOST}),
   port: Flags.integer({description: 'port to listen on (0: any free port)', default: DEFAULT_PORT}),
   auth: Flags.string({

@@ -43,7 +43,7 @@ export abstract class PlacematCommand extends BaseCommand {
       exclusive: ['db'],
     }),
     db: Flags.string({
-      description: 'work on this SQLite file (or postgres:// URL) directly, no daemon needed (env PLACEMAT_DB)',
+      description: 'work on this SQLite file (or postgres:// or mysql:// URL) directly, no daemon needed (env PLACEMAT_DB)',
       helpGroup: 'CONNECTION',
     }),
     token: Flags.string({

@@ -24,7 +24,7 @@ export interface DatabaseSources {
 }
 
 export interface DatabaseChoice {
-  /** A SQLite file or a PostgreSQL URL, as --db takes it. */
+  /** A SQLite file, a PostgreSQL URL or a MariaDB one, as --db takes it. */
   target: string
   /** Where it came from, for messages: "--db", "PLACEMAT_DB", "/run/secrets/db (--db-url-file)", ... */
   from: string

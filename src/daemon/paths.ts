@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {createHash, randomBytes} from 'node:crypto'
-import {isDatabaseUrl} from '../store/target.js'
+import {databaseKind, isDatabaseUrl} from '../store/target.js'
 
 /** Where placemat keeps its database, admin token, pid and log files by default. */
 export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -25,7 +25,7 @@ export function daemonFiles(dbFile: string) {
   const url = isDatabaseUrl(dbFile)
   const dir = url ? dataDir() : path.dirname(path.resolve(dbFile))
   const stem = url
-    ? `postgres-${createHash('sha256').update(dbFile).digest('hex').slice(0, 12)}`
+    ? `${databaseKind(dbFile)}-${createHash('sha256').update(dbFile).digest('hex').slice(0, 12)}`
     : path.basename(dbFile).replace(/\.db$/, '')
   return {
     dir,

@@ -146,7 +146,7 @@ export class Metrics {
 
   readonly writesRetried = new Counter({
     name: 'placemat_writes_retried_total',
-    help: 'Writes tried in one round trip (PostgreSQL) that ran again: another process had committed first (moved), or the write did not fit in one round trip (too-big).',
+    help: 'Writes that ran again: tried in one round trip (PostgreSQL), another process had committed first (moved) or the write did not fit (too-big); on Galera, another node won the race at COMMIT (contended).',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   })

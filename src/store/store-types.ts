@@ -20,9 +20,10 @@ export interface StoreObserver {
   commitUnknown?(err: unknown): void
   /**
    * A write made in one round trip found that another process had committed first (or was too
-   * big for one round trip): it runs again under the lock.
+   * big for one round trip): it runs again under the lock. 'contended': another node's commit won
+   * a race at COMMIT (Galera's certification), and the write runs again from the start.
    */
-  writeRetried?(why: 'moved' | 'too-big'): void
+  writeRetried?(why: 'moved' | 'too-big' | 'contended'): void
   /** The schema was judged again (a heartbeat) and the verdict changed: why this release no longer serves it, or null (it does again). */
   schemaJudged?(refusal: string | null): void
 }
@@ -70,4 +71,6 @@ export interface QueuedWrite {
   reject: (error: unknown) => void
   started: number
   selfContained: boolean
+  /** The races at COMMIT it lost (another node's commit won): run again up to MAX_RACES_LOST. */
+  racesLost?: number
 }

@@ -16,6 +16,9 @@ import {mark, P, PROFILING} from './phase-profile.js'
 /** Writes committed together at most. */
 const MAX_GROUP = 64
 
+/** Races at COMMIT a write may lose before it is answered 503 (Galera: each is another node's commit to the same rows). */
+const MAX_RACES_LOST = 8
+
 export class WriteQueue {
   /** Writes waiting for their turn. */
   private queue: QueuedWrite[] = []
@@ -140,6 +143,16 @@ export class WriteQueue {
     // database again before this group is answered); the next read or write does.
     if (!fault && !run.all.empty) await this.freshness.sync().catch(() => undefined)
     if (thrownByWrite && group.length > 1) return 'retry-alone'
+    if (fault === 'contended' && !thrownByWrite) {
+      // Galera: another node's commit won certification and nothing of ours was written. The
+      // writes run again, on what that node wrote (read again under the lock), a few times.
+      this.hooks.observer?.writeRetried?.('contended')
+      const again = group.filter((w) => (w.racesLost = (w.racesLost ?? 0) + 1) < MAX_RACES_LOST)
+      const error = asDatabaseError(err)
+      for (const w of group) if (!again.includes(w)) this.settle(w, {ok: false, error})
+      if (again.length) this.requeue(again)
+      return 'settled'
+    }
     if (fault) this.fault = fault
     if (fault === 'replaced') this.hooks.observer?.fault?.(fault, err)
     // Only a connection lost while COMMIT may have been on its way leaves the outcome unknown; a

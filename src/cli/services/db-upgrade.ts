@@ -19,7 +19,7 @@ import {RELEASE} from '../../store/release.js'
 import {migrations} from '../../store/schema.js'
 import {lastExpand, pendingUpTo, phaseOf, releaseOf, type SchemaFacts} from '../../store/schema-contract.js'
 import {Store} from '../../store/store.js'
-import {describeTarget, foreignDatabaseUrl, isDatabaseUrl} from '../../store/target.js'
+import {databaseKind, describeTarget, foreignDatabaseUrl, isDatabaseUrl} from '../../store/target.js'
 import {dbStatus, type DbStatus} from './db.js'
 import {olderNodes} from './live-nodes.js'
 
@@ -40,7 +40,9 @@ function openRaw(file: string, readonly: boolean): SQLite.Database {
   const foreign = foreignDatabaseUrl(file)
   if (foreign) throw foreign
   if (isDatabaseUrl(file)) {
-    throw usageError(`${describeTarget(file)} is a PostgreSQL database: back it up with pg_dump`)
+    const kind =
+      databaseKind(file) === 'mysql' ? 'a MariaDB database: back it up with mariadb-dump' : 'a PostgreSQL database: back it up with pg_dump'
+    throw usageError(`${describeTarget(file)} is ${kind}`)
   }
   if (!fs.existsSync(file)) throw notFoundError(`no database file at ${file}`)
   const raw = new SQLite(file, {readonly, fileMustExist: true})

@@ -1,7 +1,7 @@
 /**
  * The database itself: schema version, pending migrations by phase (schema-contract.ts) and the
  * nodes serving it (live-nodes.ts), and Placement-style upgrade checks on the data. All of this
- * works on the database directly, without a daemon, on a SQLite file or a PostgreSQL URL; the
+ * works on the database directly, without a daemon, on a SQLite file, a PostgreSQL URL or a MariaDB one; the
  * upgrade itself is db-upgrade.ts's.
  */
 import {sql, type RawBuilder} from 'kysely'
@@ -102,7 +102,11 @@ export async function dbStatus(file: string): Promise<DbStatus> {
       integrity,
       integrity_ok: integrity.length === 1 && integrity[0] === 'ok',
       journal_mode:
-        db.kind === 'sqlite' ? String((await db.rows<{journal_mode: string}>('pragma journal_mode'))[0].journal_mode) : 'postgresql',
+        db.kind === 'sqlite'
+          ? String((await db.rows<{journal_mode: string}>('pragma journal_mode'))[0].journal_mode)
+          : db.kind === 'mysql'
+            ? 'mariadb'
+            : 'postgresql',
       counts,
       ...(isDatabaseUrl(file) ? {} : {daemon: daemonOn(file)}),
       release: RELEASE,

@@ -18,7 +18,7 @@ import {sql} from 'kysely'
 import {isAlive, readRecord} from '../../daemon/control.js'
 import {NODE_STALE_MS, readNode, type RegisteredNode} from '../../store/node-registry.js'
 import {RELEASE, compareReleases} from '../../store/release.js'
-import {isDatabaseUrl} from '../../store/target.js'
+import {databaseKind} from '../../store/target.js'
 import {inspect, type Inspector} from './db-inspect.js'
 
 /** A daemon of a release before registration, as far as it can be seen. */
@@ -61,7 +61,7 @@ export async function liveNodesOf(db: Inspector, target: string, now = Date.now(
       ).map(readNode)
     : []
   const unregistered: UnregisteredNode[] = []
-  if (isDatabaseUrl(target)) {
+  if (databaseKind(target) === 'postgres') {
     const rows = await db
       .rows<{pid: number; addr: string; since: number}>(
         sql`select pid, coalesce(host(client_addr), 'a local socket') as addr, cast(extract(epoch from backend_start) * 1000 as bigint) as since
