@@ -62,7 +62,6 @@ const MYSQL_FAULTS = new Map<number, DatabaseFault>([
 // mysql2's own codes for a connection that went away.
 const MYSQL_CLIENT_CODES = new Set([
   'PROTOCOL_CONNECTION_LOST',
-  'PROTOCOL_SEQUENCE_TIMEOUT',
   'ER_CONNECTION_KILLED',
   'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR',
 ])
@@ -112,6 +111,7 @@ export function databaseFault(err: unknown): DatabaseFault | null {
     if (code.startsWith('ER_')) return null
   }
   if (MYSQL_CLIENT_CODES.has(code)) return 'unavailable'
+  if (code === 'PROTOCOL_SEQUENCE_TIMEOUT') return 'timeout' // mysql2: no answer within the call's timeout
   if (code.startsWith('SQLITE_')) {
     if (code === 'SQLITE_FULL') return 'out-of-space'
     if (code.startsWith('SQLITE_READONLY')) return 'read-only'

@@ -71,6 +71,8 @@ export class MysqlBackend implements Backend {
     readonly isNew: boolean,
     /** A node of a Galera cluster (wsrep_on): reads that must see others' commits wait for them. */
     readonly galera: boolean,
+    /** How long a call waits for a server that stopped answering (max_statement_time is the server's own bound). */
+    private readonly stallMs: number,
   ) {}
 
   static async open(url: string, options: BackendOptions = {}): Promise<MysqlBackend> {
@@ -124,7 +126,7 @@ export class MysqlBackend implements Backend {
       const isNew = !tables.includes('kysely_migration')
       // Tables made from here on take the database's collation: names compare byte for byte.
       if (!tables.length && !options.readonly) await probe.query(`alter database character set utf8mb4 collate ${COLLATION}`)
-      backend = new MysqlBackend(pool, db, isNew, galera)
+      backend = new MysqlBackend(pool, db, isNew, galera, t.statementMs + 2000)
       return backend
     } catch (err) {
       await db.destroy()
@@ -145,9 +147,8 @@ export class MysqlBackend implements Backend {
 
   async changeMark(): Promise<number> {
     try {
-      const [rows] = (await this.pool
-        .promise()
-        .query(this.synced(`select "value" from placemat_meta where "key" = 'change_counter'`))) as unknown as [Row[]]
+      const text = this.synced(`select "value" from placemat_meta where "key" = 'change_counter'`)
+      const [rows] = (await this.pool.promise().query({sql: text, timeout: this.stallMs})) as unknown as [Row[]]
       return Number(rows[0]?.value ?? 0)
     } catch (err) {
       if (databaseFault(err)) this.noteFault(err)
@@ -199,7 +200,7 @@ export class MysqlBackend implements Backend {
 
   private sessionOf(conn: PromiseConnection): Session {
     const send = async (texts: string[], values: unknown[]): Promise<Row[][]> => {
-      const [results] = (await conn.query({sql: texts.join(';\n'), values})) as unknown as [unknown]
+      const [results] = (await conn.query({sql: texts.join(';\n'), values, timeout: this.stallMs})) as unknown as [unknown]
       const list = texts.length === 1 ? [results] : (results as unknown[])
       return list.map((r) => (Array.isArray(r) ? (r as Row[]) : []))
     }
