@@ -60,11 +60,7 @@ const MYSQL_FAULTS = new Map<number, DatabaseFault>([
 ])
 
 // mysql2's own codes for a connection that went away.
-const MYSQL_CLIENT_CODES = new Set([
-  'PROTOCOL_CONNECTION_LOST',
-  'ER_CONNECTION_KILLED',
-  'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR',
-])
+const MYSQL_CLIENT_CODES = new Set(['PROTOCOL_CONNECTION_LOST', 'ER_CONNECTION_KILLED', 'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR'])
 
 // PostgreSQL SQLSTATEs (appendix A of its manual) by what they mean here.
 const PG_FAULTS: Array<[RegExp, DatabaseFault]> = [
@@ -108,6 +104,8 @@ export function databaseFault(err: unknown): DatabaseFault | null {
   if (typeof errno === 'number' && (code.startsWith('ER_') || 'sqlState' in e)) {
     const fault = MYSQL_FAULTS.get(errno)
     if (fault) return fault
+    // Galera, in words whatever the number: the node is out of the primary component.
+    if (/primary component|WSREP has not yet prepared/i.test(String(e.message ?? ''))) return 'unavailable'
     if (code.startsWith('ER_')) return null
   }
   if (MYSQL_CLIENT_CODES.has(code)) return 'unavailable'

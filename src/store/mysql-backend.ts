@@ -15,7 +15,7 @@
  * PostgreSQL), utf8mb4 and, for a database placemat creates the schema in, a binary collation
  * without padding: names compare as the State compares them, byte for byte.
  */
-import {type CompiledQuery, Kysely, MysqlAdapter, MysqlDialect, sql} from 'kysely'
+import {CompiledQuery, Kysely, MysqlAdapter, MysqlDialect, sql} from 'kysely'
 import mysql from 'mysql2'
 import type {PoolConnection as PromiseConnection} from 'mysql2/promise'
 import {DEFAULT_DATABASE_TIMEOUTS, PAGE, type BackendOptions} from './backend-options.js'
@@ -29,6 +29,27 @@ const MAX_ROUND_TRIP_TEXT = 4 * 1024 * 1024
 
 /** The session's settings, sent once per connection. */
 const SQL_MODE = 'ANSI_QUOTES,STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'
+
+/** A statement that begins a transaction (beginWrite's, beginRead's), and one that ends it. */
+const OPENS = /^start transaction/i
+const CLOSES = /^(commit|rollback)$/i
+const COMMIT = CompiledQuery.raw('commit')
+
+/** The change counter (the row writers lock). */
+const COUNTER = CompiledQuery.raw(`select "value" from placemat_meta where "key" = 'change_counter'`)
+
+/** MariaDB's duplicate key: on Galera, a row another node's commit wrote first (see sessionOf). */
+const DUPLICATE_KEY = 1062
+
+/** A duplicate key on Galera as the lost race it is: error 1213, which the write queue runs again. */
+function lostRace(err: unknown): Error {
+  return Object.assign(new Error(`another node committed first (${(err as Error).message})`), {
+    errno: 1213,
+    code: 'ER_LOCK_DEADLOCK',
+    sqlState: '40001',
+    cause: err,
+  })
+}
 
 /** The collation of a database placemat creates its schema in. */
 const COLLATION = 'utf8mb4_nopad_bin'
@@ -66,7 +87,8 @@ export class MysqlBackend implements Backend {
   private lost = false
 
   private constructor(
-    private readonly pool: mysql.Pool,
+    /** The sessions' connections (units of work), apart from kysely's: they never autocommit (see sessionOf). */
+    private readonly sessions: mysql.Pool,
     readonly db: Kysely<Database>,
     readonly isNew: boolean,
     /** A node of a Galera cluster (wsrep_on): reads that must see others' commits wait for them. */
@@ -77,7 +99,7 @@ export class MysqlBackend implements Backend {
 
   static async open(url: string, options: BackendOptions = {}): Promise<MysqlBackend> {
     const t = {...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts}
-    const pool = mysql.createPool({
+    const options_ = {
       ...mysqlConnection(url),
       connectionLimit: 4,
       multipleStatements: true,
@@ -86,20 +108,28 @@ export class MysqlBackend implements Backend {
       charset: 'UTF8MB4_BIN',
       supportBigNumbers: true,
       decimalNumbers: true,
-    })
+    }
+    const pool = mysql.createPool(options_)
+    const sessions = mysql.createPool(options_)
     const settings =
       `set session sql_mode = '${SQL_MODE}', session innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(t.lockMs / 1000))}, ` +
       `session lock_wait_timeout = ${Math.max(1, Math.ceil(t.lockMs / 1000))}, session max_statement_time = ${t.statementMs / 1000}; ` +
       'set session transaction isolation level read committed'
     let backend: MysqlBackend | null = null
-    pool.on('connection', (conn) => {
-      conn.query(settings)
+    const connected = (conn: mysql.PoolConnection, extra = '') => {
+      conn.query(settings + extra)
       conn.on('error', (err) => backend?.noteFault(err))
       if (backend?.lost) {
         backend.lost = false
         backend.observer?.reconnect()
       }
-    })
+    }
+    pool.on('connection', (conn) => connected(conn))
+    // The sessions' reads are what must see other nodes' commits (a catch-up, the lock, the
+    // freshness check): on Galera each waits until this node applied what the cluster committed
+    // before it (BEGIN and SELECT: wsrep_sync_wait's bit 1). kysely's own (the schema, health, the
+    // node registry) need not.
+    sessions.on('connection', (conn) => connected(conn, `; set session autocommit = 0${galera ? '; set session wsrep_sync_wait = 1' : ''}`))
     const probe = pool.promise()
     let galera = false
     let tables: string[] = []
@@ -112,6 +142,10 @@ export class MysqlBackend implements Backend {
       tables = rows.map((r) => String(r.name ?? r.NAME ?? r.TABLE_NAME))
     } catch (err) {
       await probe.end().catch(() => undefined)
+      await sessions
+        .promise()
+        .end()
+        .catch(() => undefined)
       throw err
     }
     const dialect = new (class extends MysqlDialect {
@@ -126,10 +160,14 @@ export class MysqlBackend implements Backend {
       const isNew = !tables.includes('kysely_migration')
       // Tables made from here on take the database's collation: names compare byte for byte.
       if (!tables.length && !options.readonly) await probe.query(`alter database character set utf8mb4 collate ${COLLATION}`)
-      backend = new MysqlBackend(pool, db, isNew, galera, t.statementMs + 2000)
+      backend = new MysqlBackend(sessions, db, isNew, galera, t.statementMs + 2000)
       return backend
     } catch (err) {
       await db.destroy()
+      await sessions
+        .promise()
+        .end()
+        .catch(() => undefined)
       throw err
     }
   }
@@ -140,35 +178,24 @@ export class MysqlBackend implements Backend {
     this.observer?.fault(fault, err)
   }
 
-  /** `text` as a statement that first waits for this node to apply what the cluster committed before it (Galera), else as it is. */
-  private synced(text: string): string {
-    return this.galera ? `set statement wsrep_sync_wait = 1 for ${text}` : text
-  }
-
-  async changeMark(): Promise<number> {
-    try {
-      const text = this.synced(`select "value" from placemat_meta where "key" = 'change_counter'`)
-      const [rows] = (await this.pool.promise().query({sql: text, timeout: this.stallMs})) as unknown as [Row[]]
+  /** On a session's connection, so that on Galera it waits for what the cluster committed before it. */
+  changeMark(): Promise<number> {
+    return this.session(async (s) => {
+      const [rows] = await s.run([COUNTER])
       return Number(rows[0]?.value ?? 0)
-    } catch (err) {
-      if (databaseFault(err)) this.noteFault(err)
-      throw err
-    }
+    })
   }
 
   // The counter's row locked before anything is read: in READ COMMITTED what follows sees every
   // commit made before the lock (on Galera, once applied here: the lock waits for that).
   beginWrite(): CompiledQuery[] {
-    return [
-      sql`start transaction`.compile(this.db),
-      sql.raw(this.synced(`select "value" from placemat_meta where "key" = 'change_counter' for update`)).compile(this.db),
-    ]
+    return [sql`start transaction`.compile(this.db), CompiledQuery.raw(`${COUNTER.sql} for update`)]
   }
 
   beginRead(): CompiledQuery[] {
     return [
       sql`set transaction isolation level repeatable read`.compile(this.db),
-      sql.raw(this.synced('start transaction with consistent snapshot, read only')).compile(this.db),
+      sql`start transaction with consistent snapshot, read only`.compile(this.db),
     ]
   }
 
@@ -177,14 +204,17 @@ export class MysqlBackend implements Backend {
   async session<T>(fn: (s: Session) => Promise<T>): Promise<T> {
     let conn: PromiseConnection
     try {
-      conn = await this.pool.promise().getConnection()
+      conn = await this.sessions.promise().getConnection()
     } catch (err) {
       this.noteFault(err)
       throw err
     }
     let failed: unknown
+    const session = this.sessionOf(conn)
     try {
-      return await fn(this.sessionOf(conn))
+      const result = await fn(session)
+      if (session.open) await conn.query('rollback') // a unit of work that left its transaction open keeps nothing
+      return result
     } catch (err) {
       failed = err
       if (databaseFault(err) && databaseFault(err) !== 'contended') this.noteFault(err)
@@ -198,34 +228,59 @@ export class MysqlBackend implements Backend {
     }
   }
 
-  private sessionOf(conn: PromiseConnection): Session {
+  /**
+   * A session's connection never autocommits: on Galera, a transaction another node's commit
+   * aborts (a brute-force abort, while we decide) is rolled back, and the statements we send next
+   * would otherwise each commit on their own, outside the lock: half a write, decided on a State
+   * that write no longer stands on. Here they open a transaction of their own, which our COMMIT
+   * ends and certification or the journal's keys refuse. A batch sent outside a transaction (a
+   * read on its own) is committed in the same round trip, so no idle connection holds one open.
+   */
+  private sessionOf(conn: PromiseConnection): Session & {open: boolean} {
     const send = async (texts: string[], values: unknown[]): Promise<Row[][]> => {
-      const [results] = (await conn.query({sql: texts.join(';\n'), values, timeout: this.stallMs})) as unknown as [unknown]
+      let results: unknown
+      try {
+        ;[results] = (await conn.query({sql: texts.join(';\n'), values, timeout: this.stallMs})) as unknown as [unknown]
+      } catch (err) {
+        throw this.galera && (err as {errno?: unknown}).errno === DUPLICATE_KEY ? lostRace(err) : err
+      }
       const list = texts.length === 1 ? [results] : (results as unknown[])
       return list.map((r) => (Array.isArray(r) ? (r as Row[]) : []))
     }
-    return {
-      run: async (statements) => {
-        const out: Row[][] = []
-        let texts: string[] = []
-        let values: unknown[] = []
-        let size = 0
-        for (const q of statements) {
-          if (texts.length && size + q.sql.length > MAX_ROUND_TRIP_TEXT) {
-            out.push(...(await send(texts, values)))
-            texts = []
-            values = []
-            size = 0
-          }
-          texts.push(q.sql)
-          values.push(...(q.parameters as unknown[]))
-          size += q.sql.length
-        }
-        if (texts.length) out.push(...(await send(texts, values)))
-        return out
+    const session = {
+      open: false,
+      pages: (table: keyof Database, columns: string[], key: 'rowid' | 'seq') => this.pages(conn, table, columns, key),
+      run: async (statements: Iterable<CompiledQuery>) => {
+        const list = [...statements]
+        const opens = list.some((q) => OPENS.test(q.sql))
+        const closes = list.length > 0 && CLOSES.test(list[list.length - 1].sql)
+        const alone = !session.open && !opens
+        if (alone) list.push(COMMIT)
+        const out = await runBatches(list)
+        session.open = (session.open || opens) && !closes && !alone
+        return alone ? out.slice(0, -1) : out
       },
-      pages: (table, columns, key) => this.pages(conn, table, columns, key),
     }
+    const runBatches = async (statements: CompiledQuery[]): Promise<Row[][]> => {
+      const out: Row[][] = []
+      let texts: string[] = []
+      let values: unknown[] = []
+      let size = 0
+      for (const q of statements) {
+        if (texts.length && size + q.sql.length > MAX_ROUND_TRIP_TEXT) {
+          out.push(...(await send(texts, values)))
+          texts = []
+          values = []
+          size = 0
+        }
+        texts.push(q.sql)
+        values.push(...(q.parameters as unknown[]))
+        size += q.sql.length
+      }
+      if (texts.length) out.push(...(await send(texts, values)))
+      return out
+    }
+    return session
   }
 
   // One query, streamed, in the primary key's order (the rows' order in InnoDB, so no sort).
@@ -258,6 +313,6 @@ export class MysqlBackend implements Backend {
   }
 
   async close(): Promise<void> {
-    await this.db.destroy()
+    await Promise.all([this.db.destroy(), this.sessions.promise().end()])
   }
 }

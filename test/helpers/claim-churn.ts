@@ -39,6 +39,8 @@ export interface ChurnReport {
   followUps: number
   /** Follow-ups refused as if the acknowledged claim were not there, each with when it was answered (ms). */
   stale: Array<{at: number; what: string}>
+  /** The slowest answer (or network error), ms, and what it was. */
+  slowest: {ms: number; what: string}
 }
 
 export interface Churn {
@@ -57,7 +59,16 @@ export interface ChurnOptions {
 
 export function startChurn(url: string | string[], opts: ChurnOptions = {}): Churn {
   const resources = opts.resources ?? 'VCPU:1,MEMORY_MB:512'
-  const report: ChurnReport = {statuses: {}, unexpected: [], held: new Map(), unsure: new Set(), successes: [], followUps: 0, stale: []}
+  const report: ChurnReport = {
+    statuses: {},
+    unexpected: [],
+    held: new Map(),
+    unsure: new Set(),
+    successes: [],
+    followUps: 0,
+    stale: [],
+    slowest: {ms: 0, what: ''},
+  }
   const urls = Array.isArray(url) ? url : [url]
   let stopped = false
   /** One request; `followUp`: a resize or release right after the claim, whose refusal as if the claim were not there is stale. */
@@ -71,6 +82,7 @@ export function startChurn(url: string | string[], opts: ChurnOptions = {}): Chu
     let status = 0
     let text = ''
     let resent = false
+    const sentAt = performance.now()
     try {
       const res = await fetch(on + path, {method, headers: HEADERS, body: body === undefined ? undefined : JSON.stringify(body)})
       status = res.status
@@ -79,6 +91,8 @@ export function startChurn(url: string | string[], opts: ChurnOptions = {}): Chu
     } catch (err) {
       text = (err as Error).message
     }
+    const ms = performance.now() - sentAt
+    if (ms > report.slowest.ms) report.slowest = {ms, what: `${method} ${path} -> ${status}`}
     report.statuses[status] = (report.statuses[status] ?? 0) + 1
     // A release the balancer sent again after losing a node's connection may find it done already.
     const doneBefore = method === 'DELETE' && status === 404 && resent
