@@ -48,7 +48,7 @@ Exit codes: 0 imported; 2 the snapshot is not readable or not consistent (nothin
 
   static flags = {
     db: Flags.string({
-      description: 'the SQLite file to create (or an empty one), or a postgres:// URL of an empty database',
+      description: 'the SQLite file to create (or an empty one), or a postgres:// or mysql:// URL of an empty database',
       required: true,
     }),
     json: Flags.boolean({description: 'print what was imported as JSON'}),

@@ -7,7 +7,7 @@ import {describeTarget} from '../../src/store/target.js'
 export default class DaemonStatus extends BaseCommand {
   static summary = 'Tell whether a daemon serves a database (exit 0 running, 1 not).'
   static flags = {
-    db: localDbFlag('SQLite database file, or a postgres:// URL'),
+    db: localDbFlag('SQLite database file, or a postgres:// or mysql:// URL'),
     ...daemonDbFlags,
     json: Flags.boolean({description: 'print a JSON object'}),
   }

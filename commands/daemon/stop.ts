@@ -5,7 +5,7 @@ import {daemonDatabase, daemonDbFlags, localDbFlag} from '../../src/cli/local-db
 
 export default class DaemonStop extends BaseCommand {
   static summary = 'Stop the detached daemon serving a database.'
-  static flags = {db: localDbFlag('SQLite database file, or a postgres:// URL'), ...daemonDbFlags}
+  static flags = {db: localDbFlag('SQLite database file, or a postgres:// or mysql:// URL'), ...daemonDbFlags}
 
   async run(): Promise<void> {
     const {flags, metadata} = await this.parse(DaemonStop)

@@ -27,7 +27,7 @@ Exit codes: 0 every check succeeded; 8 warnings only; 9 at least one failure; 3 
   static examples = ['<%= config.bin %> db check', '<%= config.bin %> db check --db placement.db --json']
 
   static flags = {
-    db: localDbFlag("SQLite database file or postgres:// URL (env PLACEMAT_DB; default: the daemon's)"),
+    db: localDbFlag("SQLite database file, postgres:// or mysql:// URL (env PLACEMAT_DB; default: the daemon's)"),
     json: Flags.boolean({description: 'print the results as JSON'}),
   }
 

@@ -3,14 +3,14 @@ import {conflictError} from '../../src/cli/failure.js'
 import {BaseCommand} from '../../src/cli/base-command.js'
 
 export default class DbInit extends BaseCommand {
-  static summary = 'Create a new placemat database file (or initialise an empty PostgreSQL database) for offline work.'
+  static summary = 'Create a new placemat database file (or initialise an empty PostgreSQL or MariaDB database) for offline work.'
   static description = `Creates the file with the current schema and the standard resource classes and traits, so
 that every command can work on it with --db before any daemon has served it (a daemon started on
 a missing file creates it the same way). A file that already exists is left alone (exit 4).
 Exit codes: 0 created; 4 the file exists; 1 any other error.`
   static examples = ['<%= config.bin %> db init --db work/cloud.db && <%= config.bin %> apply cloud.yaml --db work/cloud.db']
   static flags = {
-    db: Flags.string({description: 'the SQLite file to create, or a postgres:// URL of an empty database', required: true}),
+    db: Flags.string({description: 'the SQLite file to create, or a postgres:// or mysql:// URL of an empty database', required: true}),
     json: Flags.boolean({description: 'print a JSON object'}),
   }
 

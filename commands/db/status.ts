@@ -20,7 +20,7 @@ Exit codes: 0 schema current and integrity ok; 7 migrations pending (run \`place
   static examples = ['<%= config.bin %> db status', '<%= config.bin %> db status --db /var/lib/placemat/placemat.db --json']
 
   static flags = {
-    db: localDbFlag("SQLite database file or postgres:// URL (env PLACEMAT_DB; default: the daemon's)"),
+    db: localDbFlag("SQLite database file, postgres:// or mysql:// URL (env PLACEMAT_DB; default: the daemon's)"),
     json: Flags.boolean({description: 'print a JSON object'}),
   }
 

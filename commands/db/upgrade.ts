@@ -37,7 +37,7 @@ older release serves the database (--contract).`
   static flags = {
     // From the environment or a file too, so that a PostgreSQL URL's password stays off the command line.
     db: localDbFlag(
-      "SQLite database file, or a postgres:// URL (migrated in one transaction, no backup) (env PLACEMAT_DB; default: the daemon's)",
+      "SQLite database file, or a postgres:// or mysql:// URL (migrated in one transaction on PostgreSQL, statement by statement on MariaDB, no backup) (env PLACEMAT_DB; default: the daemon's)",
     ),
     ...daemonDbFlags,
     expand: Flags.boolean({

@@ -18,7 +18,7 @@ each Success, Warning or Failure:
   Nodes Serving the Database   nodes of another release serving it (registered ones, and traces of
                                those before 0.2.0), or this machine's daemon unhealthy (warning)
 
-Reads the database directly (SQLite or PostgreSQL), read-only; a daemon may keep serving it.
+Reads the database directly (SQLite, PostgreSQL or MariaDB), read-only; a daemon may keep serving it.
 The database is the one daemon start would serve: --db, PLACEMAT_DB, --db-url-file or
 PLACEMAT_DB_FILE, placement.conf's [placement_database] connection (--config-file, whose
 [placement] incomplete_consumer_project_id/_user_id are used too), the data directory's.
@@ -32,7 +32,7 @@ Exit codes, as placement-status's: 0 every check succeeded; 1 a warning (the upg
   ]
 
   static flags = {
-    db: localDbFlag("SQLite database file or postgres:// URL (env PLACEMAT_DB; default: the daemon's)"),
+    db: localDbFlag("SQLite database file, postgres:// or mysql:// URL (env PLACEMAT_DB; default: the daemon's)"),
     ...daemonDbFlags,
     json: Flags.boolean({description: 'print the results as JSON, as placement-status upgrade check --json does'}),
   }
