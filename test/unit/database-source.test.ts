@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {chooseDatabase, DatabaseSourceError} from '../../src/daemon/database-source.js'
-import {DatabaseUrlError, targetOfDatabaseUrl} from '../../src/store/target.js'
+import {DatabaseUrlError, databaseKind, describeTarget, targetOfDatabaseUrl} from '../../src/store/target.js'
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-dbsource-'))
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}))
@@ -35,6 +35,10 @@ describe("SQLAlchemy's database URLs as placemat's", () => {
     expect(targetOfDatabaseUrl('mysql+pymysql://placement:pw@db:3306/placement')).toBe('mysql://placement:pw@db:3306/placement')
     expect(targetOfDatabaseUrl('mysql://placement:pw@db/placement')).toBe('mysql://placement:pw@db/placement')
     expect(targetOfDatabaseUrl('mariadb+mariadbconnector://u:pw@db/p')).toBe('mysql://u:pw@db/p')
+    // Kept out of what is shown, as a PostgreSQL URL's.
+    expect(describeTarget('mysql://placemat:s3cret@db:3306/placemat')).toBe('mysql://placemat:***@db:3306/placemat')
+    expect(databaseKind('mysql://u@db/p')).toBe('mysql')
+    expect(databaseKind('mariadb://u@db/p')).toBe('mysql')
   })
 
   it('refuses in-memory SQLite, other databases and what is no URL, never showing the password', () => {
