@@ -1,41 +1,13 @@
 /**
- * A throwaway MariaDB Galera cluster (Debian's mariadb-server and galera-4) on 127.0.0.1: three
- * nodes by default, each with its own data folder, socket, SQL port, group (gcomm) port, IST port and
- * SST port, no grant tables (any user gets in), stopped and removed after. Nodes can be killed
- * (SIGKILL), stopped cleanly and started again, to see the cluster lose a node, lose and regain its
- * quorum. `galeraAvailable` is false (and the tests that need it are skipped) where it is not
+ * A throwaway MariaDB Galera cluster (Debian's mariadb-server and galera-4) on 127.0.0.1, three
+ * nodes by default (scripts/lib/mariadb.mjs, which the benchmarks share: how nodes join, rejoin
+ * and lose their quorum is said there). Nodes can be killed (SIGKILL), stopped cleanly and started
+ * again. `galeraAvailable` is false (and the tests that need it are skipped) where it is not
  * installed.
- *
- * State transfer: a joining node with no state (the nodes after the first, at start) gets a full
- * copy by rsync SST (Debian's wsrep_sst_rsync; mariabackup SST needs mariadb-backup and an SST
- * user, so a grant table); a node started again asks for the writesets it missed (IST), from the
- * position it recovers first with `--wsrep-recover` when it was killed (its grastate.dat then says
- * seqno -1). As root, the nodes run as `mysql`: the SST script's rsync daemon, started by root,
- * would serve the data folder as nobody, which cannot write into it.
- *
- * Quorum: a node killed leaves the others to find it gone (evs.suspect_timeout, 3 s here); two of
- * three killed leave the last one non-primary (`wsrep_ready` OFF) until one comes back. Two of three
- * stopped cleanly leave the last one primary (a node stopping says goodbye).
  */
-import {execFile, spawn, type ChildProcess} from 'node:child_process'
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import {promisify} from 'node:util'
-import {freePort, stopChild} from './uwsgi.js'
+import {galeraAvailable as available, startGalera as start} from '../../scripts/lib/mariadb.mjs'
 
-const run = promisify(execFile)
-
-const PROVIDER = '/usr/lib/galera/libgalera_smm.so'
-
-export const galeraAvailable = [
-  '/usr/bin/mariadb-install-db',
-  '/usr/sbin/mariadbd',
-  '/usr/bin/mariadb',
-  PROVIDER,
-  '/usr/bin/wsrep_sst_rsync',
-  '/usr/bin/rsync',
-].every((f) => fs.existsSync(f))
+export const galeraAvailable: boolean = available
 
 export interface GaleraStatus {
   /** wsrep_ready: the node takes queries (it is synced, in the primary component). */
@@ -49,7 +21,7 @@ export interface GaleraStatus {
 }
 
 export interface TestGalera {
-  nodes: Array<{port: number; socket: string}>
+  nodes: Array<{port: number; socket: string; readonly pid: number | undefined}>
   /** Creates a database (utf8mb4, utf8mb4_nopad_bin) on the cluster: its URL on each node. */
   database(name: string): Promise<string[]>
   /** `text` run on node `node` by the mariadb client: its output, tab separated, no column names. */
@@ -64,204 +36,4 @@ export interface TestGalera {
   stopAll(): Promise<void>
 }
 
-interface Node {
-  dir: string
-  port: number
-  socket: string
-  gcommPort: number
-  istPort: number
-  sstPort: number
-  child?: ChildProcess
-}
-
-/** Who the nodes run as: this user, or `mysql` as root (see above). */
-function serverUser(): {name: string; uid: number; gid: number} | undefined {
-  if (process.getuid?.() !== 0) return undefined
-  const line = fs
-    .readFileSync('/etc/passwd', 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('mysql:'))
-  if (!line) return undefined
-  const [, , uid, gid] = line.split(':')
-  return {name: 'mysql', uid: Number(uid), gid: Number(gid)}
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-const running = (c: ChildProcess | undefined): c is ChildProcess => !!c && c.exitCode === null && c.signalCode === null
-
-export async function startGalera(opts: {nodes?: number} = {}): Promise<TestGalera> {
-  const count = opts.nodes ?? 3
-  const top = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-galera-'))
-  const owner = serverUser()
-  const user = owner?.name ?? os.userInfo().username
-  if (owner) fs.chmodSync(top, 0o755)
-  const nodes: Node[] = []
-  for (let i = 0; i < count; i++) {
-    const dir = path.join(top, `node${i}`)
-    fs.mkdirSync(path.join(dir, 'tmp'), {recursive: true})
-    if (owner) for (const d of [dir, path.join(dir, 'tmp')]) fs.chownSync(d, owner.uid, owner.gid)
-    nodes.push({
-      dir,
-      port: await freePort(),
-      socket: path.join(dir, 'sock'),
-      gcommPort: await freePort(),
-      istPort: await freePort(),
-      sstPort: await freePort(),
-    })
-  }
-  // Each its own temporary folder: side by side in /tmp, one now and then fails (temporary tables
-  // gone, "Unknown table 'mysql.tmp_user_sys'").
-  await Promise.all(
-    nodes.map((n) =>
-      run(
-        '/usr/bin/mariadb-install-db',
-        ['--no-defaults', `--datadir=${n.dir}/data`, `--user=${user}`, '--auth-root-authentication-method=normal', '--skip-test-db'],
-        {env: {...process.env, TMPDIR: `${n.dir}/tmp`}},
-      ),
-    ),
-  )
-  const clusterAddress = `gcomm://${nodes.map((n) => `127.0.0.1:${n.gcommPort}`).join(',')}`
-
-  const options = (i: number): string[] => {
-    const n = nodes[i]
-    return [
-      '--no-defaults',
-      `--datadir=${n.dir}/data`,
-      `--socket=${n.socket}`,
-      `--port=${n.port}`,
-      '--bind-address=127.0.0.1',
-      `--user=${user}`,
-      '--skip-grant-tables',
-      '--skip-log-bin',
-      '--innodb-buffer-pool-size=64M',
-      `--pid-file=${n.dir}/pid`,
-      `--tmpdir=${n.dir}/tmp`,
-      '--binlog-format=ROW',
-      '--default-storage-engine=InnoDB',
-      '--innodb-autoinc-lock-mode=2',
-      '--wsrep-on=ON',
-      `--wsrep-provider=${PROVIDER}`,
-      `--wsrep-cluster-address=${clusterAddress}`,
-      '--wsrep-cluster-name=placemat-test',
-      `--wsrep-node-name=node${i}`,
-      `--wsrep-node-address=127.0.0.1:${n.gcommPort}`,
-      `--wsrep-provider-options=${[
-        `base_port=${n.gcommPort}`,
-        `ist.recv_addr=127.0.0.1:${n.istPort}`,
-        'gcache.size=32M',
-        // A lost node is noticed in seconds (defaults: 5 s, 15 s, 7.5 s; keepalives every second).
-        'evs.suspect_timeout=PT3S',
-        'evs.inactive_timeout=PT6S',
-        'evs.install_timeout=PT6S',
-      ].join(';')}`,
-      '--wsrep-sst-method=rsync',
-      `--wsrep-sst-receive-address=127.0.0.1:${n.sstPort}`,
-    ]
-  }
-
-  const spawnNode = (i: number, extra: string[]) => {
-    const n = nodes[i]
-    const log = fs.openSync(path.join(n.dir, 'log'), 'a')
-    n.child = spawn('/usr/sbin/mariadbd', [...options(i), ...extra], {stdio: ['ignore', log, log]})
-    fs.closeSync(log)
-  }
-
-  const client = (i: number, text: string) =>
-    run('/usr/bin/mariadb', ['--no-defaults', '-S', nodes[i].socket, '-N', '-B', '-e', text]).then((r) => r.stdout)
-
-  const status = async (i: number): Promise<GaleraStatus> => {
-    const vars = new Map(
-      (await client(i, "show status like 'wsrep_%'"))
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => l.split('\t') as [string, string]),
-    )
-    return {
-      ready: vars.get('wsrep_ready') === 'ON',
-      clusterSize: Number(vars.get('wsrep_cluster_size') ?? 0),
-      state: vars.get('wsrep_local_state_comment') ?? '',
-      primary: vars.get('wsrep_cluster_status') === 'Primary',
-    }
-  }
-
-  /** Waits (up to 3 minutes: a state transfer on a busy machine) until node `i`'s status passes `ok`. */
-  const waitFor = async (i: number, ok: (s: GaleraStatus) => boolean, what: string) => {
-    const n = nodes[i]
-    let last: GaleraStatus | undefined
-    for (let t = 0; ; t++) {
-      if (!running(n.child)) throw new Error(`galera node${i} exited (${n.child?.exitCode ?? n.child?.signalCode}); see ${n.dir}/log`)
-      last = await status(i).catch(() => last)
-      if (last && ok(last)) return
-      if (t > 720) throw new Error(`galera node${i} not ${what} (${JSON.stringify(last)}); see ${n.dir}/log`)
-      await sleep(250)
-    }
-  }
-
-  /**
-   * The position a killed node's InnoDB has (`--wsrep-recover`), for it to ask the cluster for what
-   * it missed (IST) rather than a full copy: after a SIGKILL grastate.dat says seqno -1.
-   */
-  const recoveredPosition = async (i: number): Promise<string | undefined> => {
-    const n = nodes[i]
-    const grastate = path.join(n.dir, 'data', 'grastate.dat')
-    if (!fs.existsSync(grastate) || !/^seqno:\s+-1\s*$/m.test(fs.readFileSync(grastate, 'utf8'))) return undefined
-    const out = await run('/usr/sbin/mariadbd', [...options(i), '--wsrep-recover']).then(
-      (r) => r.stdout + r.stderr,
-      (e: {stdout?: string; stderr?: string}) => `${e.stdout ?? ''}${e.stderr ?? ''}`,
-    )
-    fs.appendFileSync(path.join(n.dir, 'log'), out)
-    const position = /WSREP: Recovered position: ([0-9a-f-]+:\d+)/.exec(out)?.[1]
-    return position?.startsWith('00000000-0000-0000-0000-000000000000') ? undefined : position
-  }
-
-  const stopAll = async () => {
-    // stopChild waits for an exit a SIGKILLed node has had already.
-    await Promise.all(nodes.map((n) => (running(n.child) ? stopChild(n.child) : undefined)))
-    fs.rmSync(top, {recursive: true, force: true})
-  }
-
-  const synced = (s: GaleraStatus) => s.ready && s.state === 'Synced'
-  try {
-    spawnNode(0, ['--wsrep-new-cluster'])
-    await waitFor(0, synced, 'ready')
-    for (let i = 1; i < count; i++) spawnNode(i, [])
-    await Promise.all(nodes.map((_, i) => waitFor(i, (s) => synced(s) && s.clusterSize === count, 'in a cluster of all')))
-  } catch (err) {
-    // Left for its logs; the processes go.
-    for (const n of nodes) n.child?.kill('SIGKILL')
-    throw err
-  }
-
-  const live = () => nodes.findIndex((n) => running(n.child))
-
-  return {
-    nodes: nodes.map((n) => ({port: n.port, socket: n.socket})),
-    async database(name) {
-      await client(live(), `create database \`${name}\` character set utf8mb4 collate utf8mb4_nopad_bin`)
-      // Seen on every running node before its URL is handed out.
-      for (let i = 0; i < count; i++)
-        if (running(nodes[i].child)) await client(i, `set session wsrep_sync_wait=1; show databases like '${name}'`)
-      return nodes.map((n) => `mysql://root@127.0.0.1:${n.port}/${name}`)
-    },
-    sql: client,
-    status,
-    async kill(i) {
-      const c = nodes[i].child
-      if (!running(c)) return
-      const exited = new Promise((r) => c.once('exit', r))
-      c.kill('SIGKILL')
-      await exited
-    },
-    async stop(i) {
-      if (running(nodes[i].child)) await stopChild(nodes[i].child)
-    },
-    async restart(i) {
-      if (running(nodes[i].child)) throw new Error(`galera node${i} is running`)
-      const position = await recoveredPosition(i)
-      spawnNode(i, position ? [`--wsrep-start-position=${position}`] : [])
-      await waitFor(i, synced, 'synced')
-    },
-    stopAll,
-  }
-}
+export const startGalera = (opts: {nodes?: number} = {}): Promise<TestGalera> => start(opts)
