@@ -56,6 +56,8 @@
 //   npm run bench -- --scaleout --pin --daemons 1,3          # each client to one node (source-hashing balancer)
 //   npm run bench -- --scaleout --fixed-load 100 --daemons 1,3 --providers 1000   # CPU per claim at 100 claims/s offered
 //   npm run bench -- --scaleout --sqlite                     # one daemon on SQLite, writes by the CLI (--db)
+//   npm run bench -- --scaleout --mariadb --daemons 1,3      # K daemons on one MariaDB server
+//   npm run bench -- --scaleout --galera --daemons 3         # daemon i on node i mod 3 of a three-node Galera cluster
 //   npm run bench -- --scaleout --json out.jsonl             # the JSON lines to a file (else stderr)
 //   npm run bench -- --scaleout --placemat ../old --label old  # the daemons of another (built) checkout, to compare
 //   npm run bench -- --scaleout --placement --daemons 1,2    # placemat, then OpenStack Placement, on 1 and 2 nodes
@@ -69,7 +71,7 @@ import {printProfiles} from './bench-scaleout/cpu-profiles.mjs'
 import {printFixedLoad} from './bench-scaleout/fixed-load-report.mjs'
 import {parseOptions} from './bench-scaleout/options.mjs'
 import {openJson, printChurnTable, results} from './bench-scaleout/report.mjs'
-import {runPostgres, runSqlite} from './bench-scaleout/runs.mjs'
+import {runMariadb, runPostgres, runSqlite} from './bench-scaleout/runs.mjs'
 import {openWork, running, sleep, stopEverything} from './bench-scaleout/running.mjs'
 
 const o = parseOptions(process.argv.slice(2))
@@ -78,6 +80,7 @@ openJson(o.jsonFile)
 let exitCode = 0
 try {
   if (o.sqlite) await runSqlite(o, work)
+  else if (o.mariadb || o.galera) await runMariadb(o, work)
   else await runPostgres(o, work)
 } catch (err) {
   process.stderr.write(`bench-scaleout: ${err.stack ?? err.message}\n`)

@@ -16,7 +16,7 @@ export function printFixedLoad(rows, log = console.log) {
     'not kept up',
     'daemon CPU ms/claim',
     'per node',
-    'PG CPU ms/claim',
+    'DB CPU ms/claim',
     'ratio to 1 node',
     'round trips/claim',
     'retried/claim',
@@ -31,7 +31,7 @@ export function printFixedLoad(rows, log = console.log) {
     r.not_kept_up,
     fmtMs(r.daemon_cpu_ms),
     r.node_cpu_ms.map(fmtMs).join(' + '),
-    fmtMs(r.postgres_cpu_ms),
+    fmtMs(r.database_cpu_ms),
     one ? `${x(r.daemon_cpu_ms / one.daemon_cpu_ms)}x` : '—',
     x(r.round_trips_per_claim),
     x(r.retried_per_claim, 3),
@@ -70,7 +70,7 @@ export function decomposition(rows) {
       `**${k} nodes against 1, daemon CPU per claim at ${rr.offered_per_s}/s offered:** ${fmtMs(rr.daemon_cpu_ms)} ms round-robin` +
         (one
           ? ` against ${fmtMs(one.daemon_cpu_ms)} ms on one node (${x(rr.daemon_cpu_ms / one.daemon_cpu_ms)}x, +${fmtMs(rr.daemon_cpu_ms - one.daemon_cpu_ms)} ms), in the kernel ${fmtMs(rr.daemon_sys_ms)} against ${fmtMs(one.daemon_sys_ms)} ms; ` +
-            `PostgreSQL ${fmtMs(rr.postgres_cpu_ms)} against ${fmtMs(one.postgres_cpu_ms)} ms; the daemons' system calls per claim: ${x(rr.write_syscalls, 1)} against ${x(one.write_syscalls, 1)} writes, ${x(rr.read_syscalls, 1)} against ${x(one.read_syscalls, 1)} reads`
+            `the database ${fmtMs(rr.database_cpu_ms)} against ${fmtMs(one.database_cpu_ms)} ms; the daemons' system calls per claim: ${x(rr.write_syscalls, 1)} against ${x(one.write_syscalls, 1)} writes, ${x(rr.read_syscalls, 1)} against ${x(one.read_syscalls, 1)} reads`
           : ''),
     )
     lines.push(

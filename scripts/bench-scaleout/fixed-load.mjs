@@ -220,7 +220,7 @@ function cpu(nodes) {
   return {
     proc: nodes.map((n) => procOf(n.child.pid)),
     nodes: nodes.map((n) => sum(processTree(n.child.pid))),
-    postgres: pm ? sum(processTree(pm)) + reapedCpuSeconds(pm) : 0,
+    database: pm ? sum(processTree(pm)) + reapedCpuSeconds(pm) : running.mariadbPids ? sum(running.mariadbPids()) : 0,
     bench: (self.user + self.system) / 1e6,
   }
 }
@@ -265,7 +265,7 @@ async function pass(nodes, name, opts) {
     claim_p99_ms: pct(s.latencies, 99),
     daemon_cpu_ms: ms(sum(cpu0.nodes), sum(cpu1.nodes)),
     node_cpu_ms: cpu1.nodes.map((v, i) => ms(cpu0.nodes[i], v)),
-    postgres_cpu_ms: ms(cpu0.postgres, cpu1.postgres),
+    database_cpu_ms: ms(cpu0.database, cpu1.database),
     // The daemons' CPU in the kernel, and their system calls that read and write (sockets, mostly).
     daemon_sys_ms: ms(sum(cpu0.proc.map((p) => p.sys)), sum(cpu1.proc.map((p) => p.sys))),
     node_user_ms: cpu1.proc.map((p, i) => ms(cpu0.proc[i].user, p.user)),
@@ -290,7 +290,7 @@ async function pass(nodes, name, opts) {
     : `${s.claims} claims (${r.achieved_per_s.toFixed(1)}/s of ${opts.rate} offered, ${s.notKeptUp} not kept up, ${s.failed} failed, ${s.conflicts} × 409)`
   progress(
     `  ${name}: ${what}; daemon CPU ${f(r.daemon_cpu_ms)} ms/${opts.readsOnly ? 'read' : 'claim'} (${r.node_cpu_ms.map(f).join(' + ')}; ${f(r.daemon_sys_ms)} in the kernel, ` +
-      `${x(r.read_syscalls, 1)} read and ${x(r.write_syscalls, 1)} write system calls), PostgreSQL ${f(r.postgres_cpu_ms)}, bench ${f(r.bench_cpu_ms)}` +
+      `${x(r.read_syscalls, 1)} read and ${x(r.write_syscalls, 1)} write system calls), database ${f(r.database_cpu_ms)}, bench ${f(r.bench_cpu_ms)}` +
       (opts.readsOnly
         ? ''
         : `; round trips/claim ${r.round_trips_per_claim?.toFixed(2)}, retried/claim ${r.retried_per_claim?.toFixed(3)}, catch-ups/claim/node images ${r.image_catchups_per_claim_per_node?.toFixed(2)} rows ${r.row_catchups_per_claim_per_node?.toFixed(3)}; p50 ${f(r.claim_p50_ms)} ms`) +

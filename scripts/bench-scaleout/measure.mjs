@@ -12,13 +12,13 @@ import {serverTransactions} from './postgres.mjs'
 import {report} from './report.mjs'
 import {progress, running} from './running.mjs'
 
-/** CPU seconds used so far by the daemons, the PostgreSQL server (when there is one) and this process. */
+/** CPU seconds used so far by the daemons, the database server (PostgreSQL or MariaDB's, when there is one) and this process. */
 function cpuNow(nodes) {
   const sum = (pids) => pids.reduce((a, p) => a + (cpuSeconds(p) ?? 0), 0)
   const self = process.cpuUsage()
   return {
     daemons: sum(nodes.flatMap((n) => processTree(n.child.pid))),
-    postgres: running.postmaster ? sum(processTree(running.postmaster)) : 0,
+    database: running.postmaster ? sum(processTree(running.postmaster)) : running.mariadbPids ? sum(running.mariadbPids()) : 0,
     bench: (self.user + self.system) / 1e6,
     // The delay proxy, when there is one: it shares the cores with the rest.
     ...(running.proxyPid ? {proxy: cpuSeconds(running.proxyPid) ?? 0} : {}),

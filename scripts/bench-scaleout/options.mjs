@@ -3,7 +3,7 @@
 import path from 'node:path'
 import {binOf, ROOT} from '../lib/daemon.mjs'
 
-const USAGE = `usage: node scripts/bench-scaleout.mjs [--providers N] [--daemons 1,2,3] [--seconds S] [--delay-ms D] [--kill] [--pin] [--sqlite] [--placement [1,2]] [--fixed-load R [--warm-up S] [--cpu-prof DIR]] [--json FILE] [--placemat DIR] [--label L] [--rounds 30]`
+const USAGE = `usage: node scripts/bench-scaleout.mjs [--providers N] [--daemons 1,2,3] [--seconds S] [--delay-ms D] [--kill] [--pin] [--sqlite | --mariadb | --galera] [--placement [1,2]] [--fixed-load R [--warm-up S] [--cpu-prof DIR]] [--json FILE] [--placemat DIR] [--label L] [--rounds 30]`
 const VALUED = new Set([
   'providers',
   'daemons',
@@ -17,7 +17,7 @@ const VALUED = new Set([
   'cpu-prof',
   'warm-up',
 ])
-const FLAGS = new Set(['kill', 'sqlite', 'pin', 'help'])
+const FLAGS = new Set(['kill', 'sqlite', 'pin', 'help', 'mariadb', 'galera'])
 // A flag that may be followed by a value of this form.
 const OPTIONAL = {placement: /^\d+(,\d+)*$/}
 
@@ -70,11 +70,19 @@ export function parseOptions(args) {
     fail('--kill needs every daemon count to be 2 or more (e.g. --daemons 3): the killed node must have survivors')
   if (sqlite && (kill || delayMs || given.daemons))
     fail('--sqlite runs one daemon on a SQLite file: --kill, --delay-ms and --daemons do not apply')
+  const mariadb = Boolean(given.mariadb)
+  const galera = Boolean(given.galera)
+  if ((mariadb || galera) && (sqlite || placement || kill || delayMs || (mariadb && galera)))
+    fail(
+      '--mariadb and --galera run placemat on MariaDB (one server, or three Galera nodes): --sqlite, --placement, --kill and --delay-ms do not apply',
+    )
   const fixedLoad = given['fixed-load'] === undefined ? null : Number(given['fixed-load'])
   if (fixedLoad !== null && !(fixedLoad > 0 && Number.isFinite(fixedLoad)))
     fail(`--fixed-load takes claims per second > 0, not ${given['fixed-load']}`)
   if (fixedLoad !== null && (kill || sqlite || pin || placement))
-    fail('--fixed-load runs placemat on PostgreSQL, round-robin then pinned: --kill, --sqlite, --pin and --placement do not apply')
+    fail(
+      '--fixed-load runs placemat on PostgreSQL or MariaDB, round-robin then pinned: --kill, --sqlite, --pin and --placement do not apply',
+    )
   const warmUp = given['warm-up'] === undefined ? 15 : Number(given['warm-up'])
   if (!(warmUp >= 0)) fail(`--warm-up takes seconds >= 0, not ${given['warm-up']}`)
   if (given['warm-up'] !== undefined && fixedLoad === null) fail('--warm-up goes with --fixed-load')
@@ -87,6 +95,8 @@ export function parseOptions(args) {
     kill,
     pin,
     sqlite,
+    mariadb,
+    galera,
     delayMs,
     daemonCounts,
     placementCounts,

@@ -11,9 +11,19 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
 /**
  * Children to stop; the cluster's stop (pgStop), its postmaster and the URL its transactions are
- * counted at (statsUrl); the delay proxy's pid; directories to remove.
+ * counted at (statsUrl); MariaDB's servers (their pids, and their stop); the delay proxy's pid;
+ * directories to remove.
  */
-export const running = {children: new Set(), pgStop: null, statsUrl: null, postmaster: null, proxyPid: null, dirs: []}
+export const running = {
+  children: new Set(),
+  pgStop: null,
+  statsUrl: null,
+  postmaster: null,
+  mariadbPids: null,
+  mariadbStop: null,
+  proxyPid: null,
+  dirs: [],
+}
 
 /** Synchronous last-resort cleanup: on exit, a signal or a crash. */
 function cleanupNow() {
@@ -25,6 +35,13 @@ function cleanupNow() {
       running.pgStop('immediate')
     } catch (err) {
       process.stderr.write(`bench-scaleout: stopping PostgreSQL: ${err.message}\n`)
+    }
+  }
+  for (const pid of running.mariadbPids?.() ?? []) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // gone already
     }
   }
   for (const dir of running.dirs) fs.rmSync(dir, {recursive: true, force: true})

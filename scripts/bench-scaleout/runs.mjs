@@ -1,10 +1,13 @@
 // The runs: on PostgreSQL (a cluster, the providers loaded through one daemon, then K daemons for
-// each count, churned or under a fixed load, then Placement's rows with --placement), or on SQLite
-// (one daemon, the writes of "after write" by the CLI).
+// each count, churned or under a fixed load, then Placement's rows with --placement), on MariaDB
+// (one server, or a three-node Galera cluster with daemon i on node i mod 3), or on SQLite (one
+// daemon, the writes of "after write" by the CLI).
 import fs from 'node:fs'
 import path from 'node:path'
 import {loadThroughBatch} from '../huge-sets.mjs'
 import {ROOT} from '../lib/daemon.mjs'
+import {startGalera, startMariadb} from '../lib/mariadb.mjs'
+import {processTree} from '../lib/proc.mjs'
 import {passProfiles} from './cpu-profiles.mjs'
 import {calibratedDelayProxy} from './delay-proxy.mjs'
 import {measureFixedLoad} from './fixed-load.mjs'
@@ -45,25 +48,7 @@ export async function runPostgres(o, work) {
   const where = `postgres${o.delayMs ? `, proxy +${o.delayMs} ms${measuredDelay}` : ''}`
   const setup = `${o.label}${where}${o.kill ? ', one node killed' : ''}${o.pin ? ', clients pinned' : ''}`
   try {
-    if (o.cpuProf) fs.mkdirSync(o.cpuProf, {recursive: true})
-    const nodeOptions = o.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProf] : []
-    for (const k of o.daemonCounts) {
-      const nodes = []
-      let passes = null
-      try {
-        for (let i = 0; i < k; i++) {
-          progress(`starting daemon ${i + 1} of ${k}...`)
-          const home = path.join(work, `k${k}-node${i + 1}`)
-          nodes.push(await startDaemon({name: `node${i + 1}`, db: dbUrl, home, bin: o.bin, nodeOptions}))
-        }
-        if (o.fixedLoad !== null) passes = await measureFixedLoad(nodes, {rate: o.fixedLoad, seconds: o.seconds, warmUp: o.warmUp})
-        else await measure(o, {setup, backend: 'postgres', nodes, loadS, proxyRtt, directRtt})
-      } finally {
-        await Promise.all(nodes.map(stopDaemon))
-      }
-      // The profiles are written as the daemons exit.
-      if (passes && o.cpuProf) results.profiles.push(...passProfiles(o.cpuProf, passes, ROOT))
-    }
+    await runDaemonCounts(o, work, {dbUrls: [dbUrl], setup, backend: 'postgres', loadS, proxyRtt, directRtt})
     if (o.placement) await runPlacement(o, {db, pgPort: proxy ? proxy.port : db.port, where, work, proxyRtt, directRtt})
   } finally {
     if (proxy) {
@@ -77,6 +62,56 @@ export async function runPostgres(o, work) {
       progress(`pg_ctl stop: ${err.message}`)
     }
     running.pgStop = null
+  }
+}
+
+/** K daemons on `dbUrls` (node i on the i-th mod their number) for each count, churned or under a fixed load. */
+async function runDaemonCounts(o, work, {dbUrls, setup, backend, loadS, proxyRtt = null, directRtt = null}) {
+  if (o.cpuProf) fs.mkdirSync(o.cpuProf, {recursive: true})
+  const nodeOptions = o.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProf] : []
+  for (const k of o.daemonCounts) {
+    const nodes = []
+    let passes = null
+    try {
+      for (let i = 0; i < k; i++) {
+        progress(`starting daemon ${i + 1} of ${k}...`)
+        const home = path.join(work, `${backend}-k${k}-node${i + 1}`)
+        nodes.push(await startDaemon({name: `node${i + 1}`, db: dbUrls[i % dbUrls.length], home, bin: o.bin, nodeOptions}))
+      }
+      if (o.fixedLoad !== null) passes = await measureFixedLoad(nodes, {rate: o.fixedLoad, seconds: o.seconds, warmUp: o.warmUp})
+      else await measure(o, {setup, backend, nodes, loadS, proxyRtt, directRtt})
+    } finally {
+      await Promise.all(nodes.map(stopDaemon))
+    }
+    if (passes && o.cpuProf) results.profiles.push(...passProfiles(o.cpuProf, passes, ROOT))
+  }
+}
+
+/** On one MariaDB server, or (o.galera) a three-node Galera cluster: daemon i on node i mod 3. */
+export async function runMariadb(o, work) {
+  progress(o.galera ? 'starting a three-node Galera cluster...' : 'starting a MariaDB server...')
+  let dbUrls
+  if (o.galera) {
+    const cluster = await startGalera()
+    running.mariadbStop = () => cluster.stopAll()
+    running.mariadbPids = () => cluster.nodes.flatMap((n) => (n.pid ? processTree(n.pid) : []))
+    dbUrls = await cluster.database('placemat_scaleout')
+  } else {
+    const server = await startMariadb({bufferPool: '256M'})
+    running.mariadbStop = () => server.stop()
+    running.mariadbPids = () => processTree(server.pid)
+    dbUrls = [await server.placematDatabase()]
+  }
+  const backend = o.galera ? 'galera' : 'mariadb'
+  try {
+    progress(`loading ${o.providers} flat providers through one daemon's batch API...`)
+    const loadS = await loadProviders(o, dbUrls[0], path.join(work, 'loader'))
+    await runDaemonCounts(o, work, {dbUrls, setup: `${o.label}${o.galera ? 'galera (3 nodes)' : 'mariadb'}`, backend, loadS})
+  } finally {
+    progress(o.galera ? 'stopping the Galera cluster...' : 'stopping MariaDB...')
+    await running.mariadbStop()
+    running.mariadbStop = null
+    running.mariadbPids = null
   }
 }
 
