@@ -58,6 +58,7 @@
 //   npm run bench -- --scaleout --sqlite                     # one daemon on SQLite, writes by the CLI (--db)
 //   npm run bench -- --scaleout --mariadb --daemons 1,3      # K daemons on one MariaDB server
 //   npm run bench -- --scaleout --galera --daemons 3         # daemon i on node i mod 3 of a three-node Galera cluster
+//   npm run bench -- --scaleout --galera --one-writer        # every daemon on the cluster's first node (one active writer)
 //   npm run bench -- --scaleout --json out.jsonl             # the JSON lines to a file (else stderr)
 //   npm run bench -- --scaleout --placemat ../old --label old  # the daemons of another (built) checkout, to compare
 //   npm run bench -- --scaleout --placement --daemons 1,2    # placemat, then OpenStack Placement, on 1 and 2 nodes

@@ -3,7 +3,7 @@
 import path from 'node:path'
 import {binOf, ROOT} from '../lib/daemon.mjs'
 
-const USAGE = `usage: node scripts/bench-scaleout.mjs [--providers N] [--daemons 1,2,3] [--seconds S] [--delay-ms D] [--kill] [--pin] [--sqlite | --mariadb | --galera] [--placement [1,2]] [--fixed-load R [--warm-up S] [--cpu-prof DIR]] [--json FILE] [--placemat DIR] [--label L] [--rounds 30]`
+const USAGE = `usage: node scripts/bench-scaleout.mjs [--providers N] [--daemons 1,2,3] [--seconds S] [--delay-ms D] [--kill] [--pin] [--sqlite | --mariadb | --galera [--one-writer]] [--placement [1,2]] [--fixed-load R [--warm-up S] [--cpu-prof DIR]] [--json FILE] [--placemat DIR] [--label L] [--rounds 30]`
 const VALUED = new Set([
   'providers',
   'daemons',
@@ -17,7 +17,7 @@ const VALUED = new Set([
   'cpu-prof',
   'warm-up',
 ])
-const FLAGS = new Set(['kill', 'sqlite', 'pin', 'help', 'mariadb', 'galera'])
+const FLAGS = new Set(['kill', 'sqlite', 'pin', 'help', 'mariadb', 'galera', 'one-writer'])
 // A flag that may be followed by a value of this form.
 const OPTIONAL = {placement: /^\d+(,\d+)*$/}
 
@@ -76,6 +76,8 @@ export function parseOptions(args) {
     fail(
       '--mariadb and --galera run placemat on MariaDB (one server, or three Galera nodes): --sqlite, --placement, --kill and --delay-ms do not apply',
     )
+  const oneWriter = Boolean(given['one-writer'])
+  if (oneWriter && !galera) fail('--one-writer goes with --galera (every daemon on its first node)')
   const fixedLoad = given['fixed-load'] === undefined ? null : Number(given['fixed-load'])
   if (fixedLoad !== null && !(fixedLoad > 0 && Number.isFinite(fixedLoad)))
     fail(`--fixed-load takes claims per second > 0, not ${given['fixed-load']}`)
@@ -97,6 +99,7 @@ export function parseOptions(args) {
     sqlite,
     mariadb,
     galera,
+    oneWriter,
     delayMs,
     daemonCounts,
     placementCounts,

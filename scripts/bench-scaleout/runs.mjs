@@ -87,7 +87,10 @@ async function runDaemonCounts(o, work, {dbUrls, setup, backend, loadS, proxyRtt
   }
 }
 
-/** On one MariaDB server, or (o.galera) a three-node Galera cluster: daemon i on node i mod 3. */
+/**
+ * On one MariaDB server, or (o.galera) a three-node Galera cluster: daemon i on node i mod 3, or
+ * (o.oneWriter) every daemon on the first node, as a balancer with one active node sends them.
+ */
 export async function runMariadb(o, work) {
   progress(o.galera ? 'starting a three-node Galera cluster...' : 'starting a MariaDB server...')
   let dbUrls
@@ -95,7 +98,8 @@ export async function runMariadb(o, work) {
     const cluster = await startGalera()
     running.mariadbStop = () => cluster.stopAll()
     running.mariadbPids = () => cluster.nodes.flatMap((n) => (n.pid ? processTree(n.pid) : []))
-    dbUrls = await cluster.database('placemat_scaleout')
+    const urls = await cluster.database('placemat_scaleout')
+    dbUrls = o.oneWriter ? urls.slice(0, 1) : urls
   } else {
     const server = await startMariadb({bufferPool: '256M'})
     running.mariadbStop = () => server.stop()
@@ -106,7 +110,8 @@ export async function runMariadb(o, work) {
   try {
     progress(`loading ${o.providers} flat providers through one daemon's batch API...`)
     const loadS = await loadProviders(o, dbUrls[0], path.join(work, 'loader'))
-    await runDaemonCounts(o, work, {dbUrls, setup: `${o.label}${o.galera ? 'galera (3 nodes)' : 'mariadb'}`, backend, loadS})
+    const where = o.galera ? `galera (3 nodes${o.oneWriter ? ', every daemon on node 1' : ''})` : 'mariadb'
+    await runDaemonCounts(o, work, {dbUrls, setup: `${o.label}${where}`, backend, loadS})
   } finally {
     progress(o.galera ? 'stopping the Galera cluster...' : 'stopping MariaDB...')
     await running.mariadbStop()
