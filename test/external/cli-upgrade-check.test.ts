@@ -135,10 +135,10 @@ describe('placemat upgrade check', () => {
     expect(foreign.code).toBe(255)
     expect(foreign.stderr).toContain("is an OpenStack Placement database, not placemat's")
     const conf = path.join(path.dirname(other), 'placement.conf')
-    fs.writeFileSync(conf, '[placement_database]\nconnection = mysql+pymysql://placement:s3cret@controller/placement\n')
+    // A MariaDB nobody answers at (SQLAlchemy's form, taken as placemat's): named without its password.
+    fs.writeFileSync(conf, '[placement_database]\nconnection = mysql+pymysql://placement:s3cret@127.0.0.1:1/placement\n')
     const mysql = await check(['--config-file', conf])
     expect(mysql.code).toBe(255)
-    expect(mysql.stderr).toContain('placemat import --from-placement')
     expect(mysql.stderr).not.toContain('s3cret')
   })
 
