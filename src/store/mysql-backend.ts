@@ -20,7 +20,9 @@ import mysql from 'mysql2'
 import type {PoolConnection as PromiseConnection} from 'mysql2/promise'
 import {DEFAULT_DATABASE_TIMEOUTS, PAGE, type BackendOptions} from './backend-options.js'
 import type {Backend, BackendObserver, Row, Session} from './backends.js'
+import {ConnectionFaults} from './connection-faults.js'
 import {databaseFault} from './database-faults.js'
+import {parsePlacementUrl, type PlacementUrl} from './placement-db/connection.js'
 import {PRIMARY_KEYS, type Database} from './schema.js'
 import {describeTarget, foreignDatabase} from './target.js'
 
@@ -51,27 +53,30 @@ function lostRace(err: unknown): Error {
   })
 }
 
+/** A database fault other than a lost race: the connection that met it is not used again. */
+function breaksConnection(err: unknown): boolean {
+  const fault = databaseFault(err)
+  return fault !== null && fault !== 'contended'
+}
+
 /** The collation of a database placemat creates its schema in. */
 const COLLATION = 'utf8mb4_nopad_bin'
 
-/** The parts of a mysql:// URL the driver is given. */
-export function mysqlConnection(url: string): mysql.PoolOptions {
-  let u: URL
+/** The parts of a mysql:// URL the driver is given, read as placement.conf's URLs are (placement-db/connection.ts). */
+function mysqlConnection(url: string): mysql.PoolOptions {
+  let target: PlacementUrl
   try {
-    u = new URL(url.replace(/^[a-z0-9+]+:\/\//i, 'mysql://'))
-  } catch {
-    throw new Error(`${describeTarget(url)} is not a readable MariaDB URL (mysql://USER:PASSWORD@HOST:PORT/DATABASE)`)
+    target = parsePlacementUrl(url)
+  } catch (err) {
+    throw new Error(`${describeTarget(url)}: ${(err as Error).message}`)
   }
-  const database = decodeURIComponent(u.pathname.replace(/^\//, ''))
-  if (!database) throw new Error(`${describeTarget(url)} names no database (mysql://USER:PASSWORD@HOST/DATABASE)`)
-  const socket = u.searchParams.get('unix_socket') ?? u.searchParams.get('socket')
   return {
-    host: u.hostname || '127.0.0.1',
-    port: u.port ? Number(u.port) : 3306,
-    user: decodeURIComponent(u.username) || undefined,
-    password: decodeURIComponent(u.password) || undefined,
-    database,
-    ...(socket ? {socketPath: socket} : {}),
+    host: target.host ?? '127.0.0.1',
+    port: target.port ?? 3306,
+    user: target.user,
+    password: target.password,
+    database: target.database,
+    ...(target.socket ? {socketPath: target.socket} : {}),
   }
 }
 
@@ -84,9 +89,10 @@ class GaleraAdapter extends MysqlAdapter {
 export class MysqlBackend implements Backend {
   readonly kind = 'mysql'
   observer: BackendObserver | null = null
-  private lost = false
 
   private constructor(
+    /** Told of the connections' faults and reconnects (from before the backend existed: the pools' first connections). */
+    private readonly faults: ConnectionFaults,
     /** The sessions' connections (units of work), apart from kysely's: they never autocommit (see sessionOf). */
     private readonly sessions: mysql.Pool,
     readonly db: Kysely<Database>,
@@ -111,18 +117,17 @@ export class MysqlBackend implements Backend {
     }
     const pool = mysql.createPool(options_)
     const sessions = mysql.createPool(options_)
+    const lockSeconds = Math.max(1, Math.ceil(t.lockMs / 1000))
     const settings =
-      `set session sql_mode = '${SQL_MODE}', session innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(t.lockMs / 1000))}, ` +
-      `session lock_wait_timeout = ${Math.max(1, Math.ceil(t.lockMs / 1000))}, session max_statement_time = ${t.statementMs / 1000}; ` +
+      `set session sql_mode = '${SQL_MODE}', session innodb_lock_wait_timeout = ${lockSeconds}, ` +
+      `session lock_wait_timeout = ${lockSeconds}, session max_statement_time = ${t.statementMs / 1000}; ` +
       'set session transaction isolation level read committed'
     let backend: MysqlBackend | null = null
+    const faults = new ConnectionFaults(() => backend?.observer ?? null)
     const connected = (conn: mysql.PoolConnection, extra = '') => {
       conn.query(settings + extra)
-      conn.on('error', (err) => backend?.noteFault(err))
-      if (backend?.lost) {
-        backend.lost = false
-        backend.observer?.reconnect()
-      }
+      conn.on('error', (err) => faults.fault(err))
+      faults.opened()
     }
     pool.on('connection', (conn) => connected(conn))
     // The sessions' reads are what must see other nodes' commits (a catch-up, the lock, the
@@ -160,7 +165,7 @@ export class MysqlBackend implements Backend {
       const isNew = !tables.includes('kysely_migration')
       // Tables made from here on take the database's collation: names compare byte for byte.
       if (!tables.length && !options.readonly) await probe.query(`alter database character set utf8mb4 collate ${COLLATION}`)
-      backend = new MysqlBackend(sessions, db, isNew, galera, t.statementMs + 2000)
+      backend = new MysqlBackend(faults, sessions, db, isNew, galera, t.statementMs + 2000)
       return backend
     } catch (err) {
       await db.destroy()
@@ -170,12 +175,6 @@ export class MysqlBackend implements Backend {
         .catch(() => undefined)
       throw err
     }
-  }
-
-  noteFault(err: unknown): void {
-    const fault = databaseFault(err) ?? 'unavailable'
-    if (fault === 'unavailable') this.lost = true
-    this.observer?.fault(fault, err)
   }
 
   /** On a session's connection, so that on Galera it waits for what the cluster committed before it. */
@@ -206,24 +205,24 @@ export class MysqlBackend implements Backend {
     try {
       conn = await this.sessions.promise().getConnection()
     } catch (err) {
-      this.noteFault(err)
+      this.faults.fault(err)
       throw err
     }
-    let failed: unknown
+    // A connection that failed for the database's reason is closed, never reused; after a lost
+    // race (the transaction is gone, the connection sound) or a refusal, the transaction is ended.
+    let broken = false
     const session = this.sessionOf(conn)
     try {
       const result = await fn(session)
       if (session.open) await conn.query('rollback') // a unit of work that left its transaction open keeps nothing
       return result
     } catch (err) {
-      failed = err
-      if (databaseFault(err) && databaseFault(err) !== 'contended') this.noteFault(err)
-      else await conn.query('rollback').catch((e) => (failed = e))
+      broken = breaksConnection(err)
+      if (broken) this.faults.fault(err)
+      else await conn.query('rollback').catch((e) => (broken = breaksConnection(e)))
       throw err
     } finally {
-      // A connection that failed for the database's reason is closed, never reused.
-      const fault = failed !== undefined ? databaseFault(failed) : null
-      if (fault && fault !== 'contended') conn.destroy()
+      if (broken) conn.destroy()
       else conn.release()
     }
   }

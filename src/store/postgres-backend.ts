@@ -3,6 +3,7 @@ import {Kysely, PostgresDialect, sql, type CompiledQuery} from 'kysely'
 import pg from 'pg'
 import {DEFAULT_DATABASE_TIMEOUTS, PAGE, type BackendOptions} from './backend-options.js'
 import type {Backend, BackendObserver, Row, Session} from './backends.js'
+import {ConnectionFaults} from './connection-faults.js'
 import {copyPages} from './copy-pages.js'
 import {databaseFault} from './database-faults.js'
 import {IMAGE_FORMAT, KEY, type JournalRow} from './journal-keys.js'
@@ -86,8 +87,7 @@ export function inlineStatement(q: CompiledQuery): string {
 export class PostgresBackend implements Backend {
   readonly kind = 'postgres'
   observer: BackendObserver | null = null
-  /** A connection was lost since the last one opened: the next one opened is a reconnect. */
-  private lost = false
+  private readonly faults = new ConnectionFaults(() => this.observer)
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -132,10 +132,7 @@ export class PostgresBackend implements Backend {
     // or held. The pool drops the client when it is released.
     pool.on('connect', (client) => {
       client.on('error', (err) => backend.noteFault(err))
-      if (backend.lost) {
-        backend.lost = false
-        backend.observer?.reconnect()
-      }
+      backend.faults.opened()
     })
     pool.on('error', (err) => backend.noteFault(err))
     try {
@@ -155,9 +152,7 @@ export class PostgresBackend implements Backend {
   }
 
   noteFault(err: unknown): void {
-    const fault = databaseFault(err) ?? 'unavailable'
-    if (fault === 'unavailable') this.lost = true
-    this.observer?.fault(fault, err)
+    this.faults.fault(err)
   }
 
   async changeMark(): Promise<number> {
