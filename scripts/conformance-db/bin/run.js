@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Placement's conformance runner starts each server with ../shared/conformance/start-placemat.sh,
 // which runs `$PLACEMAT_ROOT/bin/run.js daemon start --db DIR/placemat.db ...`. With PLACEMAT_ROOT
-// set to this folder (scripts/conformance-on.sh does), the daemon is this checkout's, on a new
+// set to this folder (scripts/conformance-on.mjs does), the daemon is this checkout's, on a new
 // database of the server PLACEMAT_TEST_DB names (mysql://USER@HOST:PORT/ or postgres://...): the
 // same tests, on MariaDB or PostgreSQL instead of a SQLite file.
 import {createHash} from 'node:crypto'
