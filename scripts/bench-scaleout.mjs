@@ -21,7 +21,13 @@
 //   --pin         each client sends all its requests to one node (client i to node i mod K), as a
 //                 load balancer hashing on the source sends each scheduler to one node, instead of
 //                 every request to the next node in turn
-//   --sqlite      one daemon on a SQLite file; the writes of "after write" made by the CLI (--db)
+//   --databases L  each of L in turn, in one run and one table: sqlite (one daemon on a SQLite file; the
+//                 writes of "after write" made by the CLI, --db), postgres (a throwaway cluster), mariadb
+//                 (a throwaway MariaDB server), galera (a three-node Galera cluster on 127.0.0.1, daemon i
+//                 on node i mod 3, or all on node 1 with --one-writer). postgres alone is the default;
+//                 --sqlite, --mariadb and --galera are --databases of one. With --databases, --fixed-load
+//                 adds its passes after each count's churn instead of replacing it, and --placement runs
+//                 Placement after the postgres and the mariadb rows, on that database
 //   --fixed-load R  instead of the churn, an open loop offering R claims/s (GET candidates limit=5,
 //                 PUT of the first candidate that can be written, the oldest claim released once 160
 //                 are held), each request to the next node in turn, for S s after --warm-up W s (15)
@@ -33,7 +39,8 @@
 //                 node --cpu-prof (profiles kept in DIR) and adds each pass's functions with the most
 //                 self time per claim
 //   --placement   after the placemat rows, the same for OpenStack Placement (Debian's placement-api
-//                 8.0.0, python3-placement and python3-psycopg2) on the same PostgreSQL cluster: its own
+//                 8.0.0, python3-placement and python3-psycopg2 or python3-pymysql) on the same
+//                 PostgreSQL cluster or MariaDB server (the one kolla-ansible gives it): its own
 //                 database (placement-manage db sync, auth_strategy noauth2), the same providers
 //                 written straight into its tables (it has no batch API), K uwsgi instances on their
 //                 own ports, each 2 processes x 4 threads as ../shared/perf/run-anchor.sh serves it;
@@ -59,6 +66,8 @@
 //   npm run bench -- --scaleout --mariadb --daemons 1,3      # K daemons on one MariaDB server
 //   npm run bench -- --scaleout --galera --daemons 3         # daemon i on node i mod 3 of a three-node Galera cluster
 //   npm run bench -- --scaleout --galera --one-writer        # every daemon on the cluster's first node (one active writer)
+//   npm run bench -- --scaleout --databases sqlite,postgres,mariadb,galera --daemons 1,3 --fixed-load 40 --placement 1 --providers 1000
+//                                                            # every database in one run, churn and fixed load, Placement on each server
 //   npm run bench -- --scaleout --json out.jsonl             # the JSON lines to a file (else stderr)
 //   npm run bench -- --scaleout --placemat ../old --label old  # the daemons of another (built) checkout, to compare
 //   npm run bench -- --scaleout --placement --daemons 1,2    # placemat, then OpenStack Placement, on 1 and 2 nodes
@@ -80,9 +89,11 @@ const work = openWork()
 openJson(o.jsonFile)
 let exitCode = 0
 try {
-  if (o.sqlite) await runSqlite(o, work)
-  else if (o.mariadb || o.galera) await runMariadb(o, work)
-  else await runPostgres(o, work)
+  for (const database of o.databases) {
+    if (database === 'sqlite') await runSqlite(o, work)
+    else if (database === 'postgres') await runPostgres(o, work)
+    else await runMariadb(o, work, {galera: database === 'galera'})
+  }
 } catch (err) {
   process.stderr.write(`bench-scaleout: ${err.stack ?? err.message}\n`)
   exitCode = 1

@@ -11,7 +11,8 @@
 //   npm run bench -- --takeover            # moving a cloud between OpenStack Placement and placemat, both ways
 //                                          # (scripts/bench-takeover.mjs)
 //   npm run bench -- --scaleout            # several daemons on one PostgreSQL database: claim churn, overcommit,
-//                                          # reads after another node's write, start-up, RSS (scripts/bench-scaleout.mjs)
+//                                          # reads after another node's write, start-up, RSS (scripts/bench-scaleout.mjs);
+//                                          # --databases sqlite,postgres,mariadb,galera: all of them in one run
 //   npm run bench -- --capacity            # capacity of 20 flavors at 10k and 100k hosts with NUMA
 //                                          # children, and a what-if without one rack (bench-capacity.mjs)
 //   npm run bench -- --claim-profile       # one claim's PUT phase by phase on SQLite, beside a bare

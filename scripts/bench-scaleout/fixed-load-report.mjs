@@ -3,8 +3,22 @@ import {fmtFixed as x, fmtMs} from '../lib/stats.mjs'
 import {printTable} from '../lib/table.mjs'
 import {KEEP_UP_READ} from './fixed-load.mjs'
 
-/** The passes but the reads alone as a Markdown table, then where the difference goes. */
+/**
+ * For each database the run was on (one table when it was on one), the passes but the reads alone
+ * as a Markdown table, then where the difference goes.
+ */
 export function printFixedLoad(rows, log = console.log) {
+  const databases = [...new Set(rows.map((r) => r.database ?? ''))]
+  for (const database of databases) {
+    if (databases.length > 1) log(`\n**Fixed load on ${database}**\n`)
+    printDatabase(
+      rows.filter((r) => (r.database ?? '') === database),
+      log,
+    )
+  }
+}
+
+function printDatabase(rows, log) {
   const claimRows = rows.filter((r) => r.pass !== 'reads alone')
   if (!claimRows.length) return
   const one = claimRows.find((r) => r.nodes === 1)

@@ -293,14 +293,14 @@ async function pass(nodes, name, opts) {
       `${x(r.read_syscalls, 1)} read and ${x(r.write_syscalls, 1)} write system calls), database ${f(r.database_cpu_ms)}, bench ${f(r.bench_cpu_ms)}` +
       (opts.readsOnly
         ? ''
-        : `; round trips/claim ${r.round_trips_per_claim?.toFixed(2)}, retried/claim ${r.retried_per_claim?.toFixed(3)}, catch-ups/claim/node images ${r.image_catchups_per_claim_per_node?.toFixed(2)} rows ${r.row_catchups_per_claim_per_node?.toFixed(3)}; p50 ${f(r.claim_p50_ms)} ms`) +
+        : `; round trips/claim ${x(r.round_trips_per_claim, 2)}, retried/claim ${r.retried_per_claim?.toFixed(3)}, catch-ups/claim/node images ${r.image_catchups_per_claim_per_node?.toFixed(2)} rows ${r.row_catchups_per_claim_per_node?.toFixed(3)}; p50 ${f(r.claim_p50_ms)} ms`) +
       (s.errors ? `; ${s.errors} 5xx/errors, e.g. ${s.errorSamples[0]}` : ''),
   )
   return r
 }
 
 /** The passes for one daemon count: warm-up, round-robin, and for K >= 2 pinned and reads alone. */
-export async function measureFixedLoad(nodes, {rate, seconds, warmUp}) {
+export async function measureFixedLoad(nodes, {rate, seconds, warmUp, database = ''}) {
   const k = nodes.length
   const first = await must(nodes[0].url, 'GET', CHURN_QUERY)
   if (!first.allocation_requests?.length) throw new Error(`the query ${CHURN_QUERY} has no candidates on ${nodes[0].name}`)
@@ -316,6 +316,6 @@ export async function measureFixedLoad(nodes, {rate, seconds, warmUp}) {
     out.push(await pass(nodes, 'pinned', {rate, seconds, pinned: true}))
     out.push(await pass(nodes, 'reads alone', {rate, seconds: Math.min(seconds, 5), readsOnly: true}))
   }
-  for (const r of out) report(r, results.fixedRows)
+  for (const r of out) report({database, ...r}, results.fixedRows)
   return out
 }

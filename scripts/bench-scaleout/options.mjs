@@ -3,7 +3,7 @@
 import path from 'node:path'
 import {binOf, ROOT} from '../lib/daemon.mjs'
 
-const USAGE = `usage: node scripts/bench-scaleout.mjs [--providers N] [--daemons 1,2,3] [--seconds S] [--delay-ms D] [--kill] [--pin] [--sqlite | --mariadb | --galera [--one-writer]] [--placement [1,2]] [--fixed-load R [--warm-up S] [--cpu-prof DIR]] [--json FILE] [--placemat DIR] [--label L] [--rounds 30]`
+const USAGE = `usage: node scripts/bench-scaleout.mjs [--providers N] [--daemons 1,2,3] [--seconds S] [--delay-ms D] [--kill] [--pin] [--databases sqlite,postgres,mariadb,galera | --sqlite | --mariadb | --galera] [--one-writer] [--placement [1,2]] [--fixed-load R [--warm-up S] [--cpu-prof DIR]] [--json FILE] [--placemat DIR] [--label L] [--rounds 30]`
 const VALUED = new Set([
   'providers',
   'daemons',
@@ -16,7 +16,9 @@ const VALUED = new Set([
   'fixed-load',
   'cpu-prof',
   'warm-up',
+  'databases',
 ])
+const DATABASES = ['sqlite', 'postgres', 'mariadb', 'galera']
 const FLAGS = new Set(['kill', 'sqlite', 'pin', 'help', 'mariadb', 'galera', 'one-writer'])
 // A flag that may be followed by a value of this form.
 const OPTIONAL = {placement: /^\d+(,\d+)*$/}
@@ -54,51 +56,53 @@ export function parseOptions(args) {
       return Number(s)
     })
 
+  // --sqlite, --mariadb and --galera are --databases of one.
+  const shorthand = DATABASES.filter((d) => given[d])
+  if (shorthand.length > 1 || (shorthand.length && given.databases))
+    fail('--sqlite, --mariadb, --galera and --databases each say where to run: give one of them')
+  const databaseList = given.databases ?? (shorthand[0] || 'postgres')
+  const databases = [...new Set(databaseList.split(','))]
+  for (const d of databases) if (!DATABASES.includes(d)) fail(`--databases takes a list of ${DATABASES.join(', ')}, not ${databaseList}`)
   const placement = given.placement !== undefined
   // Placement takes about 1.4 s a candidates query on 10,000 providers: a smaller cloud by default.
   const providers = positiveInt('providers', placement ? 1000 : 10000)
   const seconds = positiveInt('seconds', 20)
   const kill = Boolean(given.kill)
   const pin = Boolean(given.pin)
-  const sqlite = Boolean(given.sqlite)
   const delayMs = given['delay-ms'] === undefined ? 0 : Number(given['delay-ms'])
   if (!Number.isFinite(delayMs) || delayMs < 0) fail(`--delay-ms takes a number of milliseconds >= 0, not ${given['delay-ms']}`)
   const daemonCounts = counts('daemons', given.daemons ?? (kill ? '3' : '1,2,3'))
   const placementCounts = !placement ? [] : given.placement === true ? daemonCounts : counts('placement', given.placement)
-  if (placement && (kill || sqlite)) fail('--placement runs on PostgreSQL without --kill: --kill and --sqlite do not apply to it')
+  const onlyPostgres = databases.length === 1 && databases[0] === 'postgres'
+  if ((kill || delayMs) && !onlyPostgres) fail('--kill and --delay-ms run on PostgreSQL alone')
+  if (placement && !databases.some((d) => d === 'postgres' || d === 'mariadb'))
+    fail('--placement runs Placement on PostgreSQL or MariaDB: give one of them in --databases')
   if (kill && daemonCounts.some((k) => k < 2))
     fail('--kill needs every daemon count to be 2 or more (e.g. --daemons 3): the killed node must have survivors')
-  if (sqlite && (kill || delayMs || given.daemons))
-    fail('--sqlite runs one daemon on a SQLite file: --kill, --delay-ms and --daemons do not apply')
-  const mariadb = Boolean(given.mariadb)
-  const galera = Boolean(given.galera)
-  if ((mariadb || galera) && (sqlite || placement || kill || delayMs || (mariadb && galera)))
-    fail(
-      '--mariadb and --galera run placemat on MariaDB (one server, or three Galera nodes): --sqlite, --placement, --kill and --delay-ms do not apply',
-    )
+  if (databases.length === 1 && databases[0] === 'sqlite' && given.daemons) fail('SQLite runs one daemon: --daemons does not apply')
   const oneWriter = Boolean(given['one-writer'])
-  if (oneWriter && !galera) fail('--one-writer goes with --galera (every daemon on its first node)')
+  if (oneWriter && !databases.includes('galera')) fail('--one-writer goes with galera (every daemon on its first node)')
   const fixedLoad = given['fixed-load'] === undefined ? null : Number(given['fixed-load'])
   if (fixedLoad !== null && !(fixedLoad > 0 && Number.isFinite(fixedLoad)))
     fail(`--fixed-load takes claims per second > 0, not ${given['fixed-load']}`)
-  if (fixedLoad !== null && (kill || sqlite || pin || placement))
-    fail(
-      '--fixed-load runs placemat on PostgreSQL or MariaDB, round-robin then pinned: --kill, --sqlite, --pin and --placement do not apply',
-    )
+  if (fixedLoad !== null && (kill || pin || (databases.length === 1 && databases[0] === 'sqlite')))
+    fail('--fixed-load runs placemat on PostgreSQL or MariaDB, round-robin then pinned: --kill, --sqlite and --pin do not apply')
+  // Given --databases, a fixed load is a pass after the churn (one run shows both); alone, it replaces the churn.
+  const churn = fixedLoad === null || given.databases !== undefined
+  if (placement && fixedLoad !== null && !churn) fail('--placement is measured by the churn: with --fixed-load, give --databases too')
   const warmUp = given['warm-up'] === undefined ? 15 : Number(given['warm-up'])
   if (!(warmUp >= 0)) fail(`--warm-up takes seconds >= 0, not ${given['warm-up']}`)
   if (given['warm-up'] !== undefined && fixedLoad === null) fail('--warm-up goes with --fixed-load')
   const cpuProf = given['cpu-prof'] === undefined ? null : path.resolve(given['cpu-prof'])
   if (cpuProf && fixedLoad === null) fail('--cpu-prof goes with --fixed-load (its profiles are cut to the passes)')
   return {
+    databases,
+    churn,
     placement,
     providers,
     seconds,
     kill,
     pin,
-    sqlite,
-    mariadb,
-    galera,
     oneWriter,
     delayMs,
     daemonCounts,

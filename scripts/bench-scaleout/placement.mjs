@@ -1,11 +1,13 @@
 // --placement: OpenStack Placement (Debian's placement-api 8.0.0 under uwsgi) on the bench's
-// PostgreSQL cluster: its own database (placement-manage db sync, noauth2), the same providers
-// written straight into its tables, K uwsgi nodes on their own ports, measured as placemat's.
+// PostgreSQL cluster or MariaDB server (its usual home): its own database (placement-manage db
+// sync, noauth2), the same providers written straight into its tables, K uwsgi nodes on their own
+// ports, measured as placemat's.
 import {execFileSync} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
+import mysql from 'mysql2/promise'
 import pg from 'pg'
-import {loadIntoPlacementTables} from '../huge-sets.mjs'
+import {loadIntoPlacementTables, loadIntoPlacementTablesMysql} from '../huge-sets.mjs'
 import {freePort} from '../lib/ports.mjs'
 import {pgUrl, sql} from '../lib/postgres.mjs'
 import {must} from './http.mjs'
@@ -28,24 +30,65 @@ function placementVersion() {
   }
 }
 
+/** Placement's own database on the bench's PostgreSQL cluster, through `pgPort` (the delay proxy's when there is one, as the daemons'). */
+export function placementOnPostgres(db, pgPort) {
+  return {
+    kind: 'postgres',
+    driver: {module: 'psycopg2', package: 'python3-psycopg2'},
+    async create() {
+      await sql(db.port, 'postgres', `create database ${PLACEMENT_DB}`)
+      return `postgresql+psycopg2://postgres@127.0.0.1:${pgPort}/${PLACEMENT_DB}`
+    },
+    async load(mode, n) {
+      const client = new pg.Client({connectionString: pgUrl(db.port, PLACEMENT_DB)})
+      await client.connect()
+      try {
+        return await loadIntoPlacementTables(client, mode, n)
+      } finally {
+        await client.end()
+      }
+    },
+    statsUrl: pgUrl(db.port, PLACEMENT_DB),
+  }
+}
+
+/** Placement's own database on the bench's MariaDB server (scripts/lib/mariadb.mjs), as kolla-ansible gives it one. */
+export function placementOnMariadb(server) {
+  return {
+    kind: 'mariadb',
+    driver: {module: 'pymysql', package: 'python3-pymysql'},
+    create: () => server.database(PLACEMENT_DB),
+    async load(mode, n) {
+      const conn = await mysql.createConnection({host: '127.0.0.1', port: server.port, user: 'root', database: PLACEMENT_DB})
+      try {
+        return await loadIntoPlacementTablesMysql(conn, mode, n)
+      } finally {
+        await conn.end()
+      }
+    },
+    // Transactions are counted on PostgreSQL only.
+    statsUrl: null,
+  }
+}
+
 /**
- * Placement's own database on the bench's cluster with its schema (placement-manage db sync), and
- * the config directory of its nodes (OS_PLACEMENT_CONFIG_DIR): noauth2, the database through
- * `pgPort` (the delay proxy's when there is one, as the daemons').
+ * Placement's own database in `home` (placementOnPostgres or placementOnMariadb) with its schema
+ * (placement-manage db sync), and the config directory of its nodes (OS_PLACEMENT_CONFIG_DIR):
+ * noauth2, the database at home.create()'s URL.
  */
-async function preparePlacement(db, pgPort, dir) {
+async function preparePlacement(home, dir) {
   for (const file of ['/usr/bin/placement-api', '/usr/bin/placement-manage', '/usr/bin/uwsgi']) {
     if (!fs.existsSync(file))
       throw new Error(
-        `--placement: no ${file} (apt-get install -y placement-api python3-placement uwsgi-core uwsgi-plugin-python3 python3-psycopg2)`,
+        `--placement: no ${file} (apt-get install -y placement-api python3-placement uwsgi-core uwsgi-plugin-python3 ${home.driver.package})`,
       )
   }
   try {
-    execFileSync('/usr/bin/python3', ['-c', 'import psycopg2'], {stdio: 'pipe'})
+    execFileSync('/usr/bin/python3', ['-c', `import ${home.driver.module}`], {stdio: 'pipe'})
   } catch {
-    throw new Error('--placement: Placement reaches PostgreSQL through psycopg2: apt-get install -y python3-psycopg2')
+    throw new Error(`--placement: Placement reaches ${home.kind} through ${home.driver.module}: apt-get install -y ${home.driver.package}`)
   }
-  await sql(db.port, 'postgres', `create database ${PLACEMENT_DB}`)
+  const connection = await home.create()
   fs.mkdirSync(dir, {recursive: true})
   const conf = path.join(dir, 'placement.conf')
   fs.writeFileSync(
@@ -56,7 +99,7 @@ async function preparePlacement(db, pgPort, dir) {
       '[api]',
       'auth_strategy = noauth2',
       '[placement_database]',
-      `connection = postgresql+psycopg2://postgres@127.0.0.1:${pgPort}/${PLACEMENT_DB}`,
+      `connection = ${connection}`,
       '[oslo_policy]',
       'enforce_scope = False',
       'enforce_new_defaults = False',
@@ -107,28 +150,21 @@ async function startPlacement({name, configDir, home}) {
 }
 
 /** The --placement rows: Placement's database, the same providers in its tables, K nodes for each count. */
-export async function runPlacement(o, {db, pgPort, where, work, proxyRtt, directRtt}) {
-  const dir = path.join(work, 'placement')
+export async function runPlacement(o, {home, where, work, proxyRtt = null, directRtt = null}) {
+  const dir = path.join(work, `placement-${home.kind}`)
   const version = placementVersion()
-  progress(`Placement ${version}: database ${PLACEMENT_DB}, placement-manage db sync...`)
-  await preparePlacement(db, pgPort, dir)
-  const statsUrl = pgUrl(db.port, PLACEMENT_DB)
+  progress(`Placement ${version} on ${home.kind}: database ${PLACEMENT_DB}, placement-manage db sync...`)
+  await preparePlacement(home, dir)
   // A first start fills in the standard resource classes and traits the rows refer to.
   const loader = await startPlacement({name: 'placement loader', configDir: dir, home: path.join(dir, 'loader')})
   let loadS
   try {
     await must(loader.url, 'PUT', '/traits/CUSTOM_BENCH', undefined, [201, 204])
     progress(`writing ${o.providers} flat providers into Placement's tables...`)
-    const client = new pg.Client({connectionString: statsUrl})
-    await client.connect()
-    try {
-      const t0 = performance.now()
-      const made = await loadIntoPlacementTables(client, 'flat', o.providers)
-      loadS = (performance.now() - t0) / 1000
-      progress(`wrote ${made} providers in ${loadS.toFixed(1)} s`)
-    } finally {
-      await client.end()
-    }
+    const t0 = performance.now()
+    const made = await home.load('flat', o.providers)
+    loadS = (performance.now() - t0) / 1000
+    progress(`wrote ${made} providers in ${loadS.toFixed(1)} s`)
   } finally {
     await stopDaemon(loader)
   }
@@ -140,7 +176,7 @@ export async function runPlacement(o, {db, pgPort, where, work, proxyRtt, direct
         progress(`starting Placement node ${i + 1} of ${k}...`)
         nodes.push(await startPlacement({name: `placement${i + 1}`, configDir: dir, home: path.join(dir, `k${k}-node${i + 1}`)}))
       }
-      await measure(o, {setup, backend: 'postgres', nodes, loadS, proxyRtt, directRtt, statsUrl, server: 'placement'})
+      await measure(o, {setup, backend: home.kind, nodes, loadS, proxyRtt, directRtt, statsUrl: home.statsUrl, server: 'placement'})
     } finally {
       await Promise.all(nodes.map(stopDaemon))
     }

@@ -14,7 +14,7 @@ import {measureFixedLoad} from './fixed-load.mjs'
 import {must} from './http.mjs'
 import {measure} from './measure.mjs'
 import {startDaemon, stopDaemon} from './nodes.mjs'
-import {runPlacement} from './placement.mjs'
+import {placementOnMariadb, placementOnPostgres, runPlacement} from './placement.mjs'
 import {startPostgres} from './postgres.mjs'
 import {results} from './report.mjs'
 import {progress, running} from './running.mjs'
@@ -36,7 +36,7 @@ export async function runPostgres(o, work) {
   const db = await startPostgres()
   progress(`PostgreSQL on 127.0.0.1:${db.port}`)
   progress(`loading ${o.providers} flat providers through one daemon's batch API...`)
-  const loadS = await loadProviders(o, db.url(), path.join(work, 'loader'))
+  const loadS = await loadProviders(o, db.url(), path.join(work, 'loader-postgres'))
 
   let proxy = null
   let proxyRtt = null
@@ -49,7 +49,7 @@ export async function runPostgres(o, work) {
   const setup = `${o.label}${where}${o.kill ? ', one node killed' : ''}${o.pin ? ', clients pinned' : ''}`
   try {
     await runDaemonCounts(o, work, {dbUrls: [dbUrl], setup, backend: 'postgres', loadS, proxyRtt, directRtt})
-    if (o.placement) await runPlacement(o, {db, pgPort: proxy ? proxy.port : db.port, where, work, proxyRtt, directRtt})
+    if (o.placement) await runPlacement(o, {home: placementOnPostgres(db, proxy ? proxy.port : db.port), where, work, proxyRtt, directRtt})
   } finally {
     if (proxy) {
       await proxy.close()
@@ -62,6 +62,9 @@ export async function runPostgres(o, work) {
       progress(`pg_ctl stop: ${err.message}`)
     }
     running.pgStop = null
+    // A run on another database after this one counts neither its CPU nor its transactions here.
+    running.postmaster = null
+    running.statsUrl = null
   }
 }
 
@@ -78,8 +81,9 @@ async function runDaemonCounts(o, work, {dbUrls, setup, backend, loadS, proxyRtt
         const home = path.join(work, `${backend}-k${k}-node${i + 1}`)
         nodes.push(await startDaemon({name: `node${i + 1}`, db: dbUrls[i % dbUrls.length], home, bin: o.bin, nodeOptions}))
       }
-      if (o.fixedLoad !== null) passes = await measureFixedLoad(nodes, {rate: o.fixedLoad, seconds: o.seconds, warmUp: o.warmUp})
-      else await measure(o, {setup, backend, nodes, loadS, proxyRtt, directRtt})
+      if (o.churn) await measure(o, {setup, backend, nodes, loadS, proxyRtt, directRtt})
+      if (o.fixedLoad !== null)
+        passes = await measureFixedLoad(nodes, {rate: o.fixedLoad, seconds: o.seconds, warmUp: o.warmUp, database: setup})
     } finally {
       await Promise.all(nodes.map(stopDaemon))
     }
@@ -88,32 +92,35 @@ async function runDaemonCounts(o, work, {dbUrls, setup, backend, loadS, proxyRtt
 }
 
 /**
- * On one MariaDB server, or (o.galera) a three-node Galera cluster: daemon i on node i mod 3, or
- * (o.oneWriter) every daemon on the first node, as a balancer with one active node sends them.
+ * On one MariaDB server (then Placement's rows with --placement), or (`galera`) a three-node Galera
+ * cluster: daemon i on node i mod 3, or (o.oneWriter) every daemon on the first node, as a balancer
+ * with one active node sends them.
  */
-export async function runMariadb(o, work) {
-  progress(o.galera ? 'starting a three-node Galera cluster...' : 'starting a MariaDB server...')
+export async function runMariadb(o, work, {galera = false} = {}) {
+  progress(galera ? 'starting a three-node Galera cluster...' : 'starting a MariaDB server...')
   let dbUrls
-  if (o.galera) {
+  let server = null
+  if (galera) {
     const cluster = await startGalera()
     running.mariadbStop = () => cluster.stopAll()
     running.mariadbPids = () => cluster.nodes.flatMap((n) => (n.pid ? processTree(n.pid) : []))
     const urls = await cluster.database('placemat_scaleout')
     dbUrls = o.oneWriter ? urls.slice(0, 1) : urls
   } else {
-    const server = await startMariadb({bufferPool: '256M'})
+    server = await startMariadb({bufferPool: '256M'})
     running.mariadbStop = () => server.stop()
     running.mariadbPids = () => processTree(server.pid)
     dbUrls = [await server.placematDatabase()]
   }
-  const backend = o.galera ? 'galera' : 'mariadb'
+  const backend = galera ? 'galera' : 'mariadb'
   try {
     progress(`loading ${o.providers} flat providers through one daemon's batch API...`)
-    const loadS = await loadProviders(o, dbUrls[0], path.join(work, 'loader'))
-    const where = o.galera ? `galera (3 nodes${o.oneWriter ? ', every daemon on node 1' : ''})` : 'mariadb'
+    const loadS = await loadProviders(o, dbUrls[0], path.join(work, `loader-${backend}`))
+    const where = galera ? `galera (3 nodes${o.oneWriter ? ', every daemon on node 1' : ''})` : 'mariadb'
     await runDaemonCounts(o, work, {dbUrls, setup: `${o.label}${where}`, backend, loadS})
+    if (o.placement && server) await runPlacement(o, {home: placementOnMariadb(server), where, work})
   } finally {
-    progress(o.galera ? 'stopping the Galera cluster...' : 'stopping MariaDB...')
+    progress(galera ? 'stopping the Galera cluster...' : 'stopping MariaDB...')
     await running.mariadbStop()
     running.mariadbStop = null
     running.mariadbPids = null
@@ -123,7 +130,7 @@ export async function runMariadb(o, work) {
 export async function runSqlite(o, work) {
   const dbFile = path.join(work, 'placemat.db')
   progress(`loading ${o.providers} flat providers into ${dbFile} through a daemon's batch API...`)
-  const loadS = await loadProviders(o, dbFile, path.join(work, 'loader'))
+  const loadS = await loadProviders(o, dbFile, path.join(work, 'loader-sqlite'))
   progress('starting the daemon...')
   const node = await startDaemon({name: 'node1', db: dbFile, home: path.join(work, 'node1'), bin: o.bin})
   try {
