@@ -28,7 +28,7 @@ export interface Session {
    */
   pages(table: keyof Database, columns: string[], key: 'rowid' | 'seq', kept?: readonly string[]): AsyncGenerator<unknown[][]>
   /**
-   * A write in one round trip, for a process whose State is at `position` (PostgreSQL only, where
+   * A write in one round trip, for a process whose State is at `position` (PostgreSQL and MariaDB, where
    * holding the write lock across round trips is what costs): takes the write lock, checks that
    * the change counter is still `position`, runs `statements` and commits, all as one implicit
    * transaction. 'moved' when another process committed first (nothing was written, and the lock

@@ -2,12 +2,12 @@
  * How a group of writes is committed: run against the State in turn, then made durable by one
  * of three strategies, each answering an outcome (the write queue settles the writes with it).
  *
- *   optimistic (writeAtPosition)  PostgreSQL: one round trip that commits only if nobody
- *                                 committed since our position
+ *   optimistic (writeAtPosition)  PostgreSQL and MariaDB: one round trip that commits only if
+ *                                 nobody committed since our position
  *   keyed                         as optimistic, for allocation writes: only if nobody touched
  *                                 the records they change (Backend.commitKeyed)
  *   locked (writeLocked)          a transaction that takes the write lock first and catches up
- *                                 under it (SQLite always; PostgreSQL when overtaken)
+ *                                 under it (SQLite always; the others when overtaken)
  */
 import {sql} from 'kysely'
 import {inAnyGroup} from '../core/group-writes.js'
@@ -31,9 +31,9 @@ export type CommitOutcome =
   | {committed: false; run: GroupRun; error: unknown; committing: boolean}
 
 export class Commits {
-  /** PostgreSQL: the share of recent writes tried in one round trip that another node overtook. */
+  /** PostgreSQL and MariaDB: the share of recent writes tried in one round trip that another node overtook. */
   private overtakenRate = 0
-  /** PostgreSQL: writes that took the lock first without trying, since the last try. */
+  /** PostgreSQL and MariaDB: writes that took the lock first without trying, since the last try. */
   private lockedInARow = 0
 
   constructor(
@@ -52,7 +52,7 @@ export class Commits {
 
   /** Commits `group` in one transaction, choosing the strategy. */
   async commit(group: QueuedWrite[]): Promise<CommitOutcome> {
-    if (this.backend.kind === 'postgres' && !this.options.beforeCommit) {
+    if (this.backend.kind !== 'sqlite' && !this.options.beforeCommit) {
       // What other nodes committed is read before, not under, the lock: the lock is what every
       // node's writes wait on, round trips under it are what would cap the cloud. But a try that
       // another node overtakes costs its round trips and the catch-up after it: while most tries
@@ -90,7 +90,7 @@ export class Commits {
   }
 
   /**
-   * PostgreSQL, with the State current as far as this process knows: the group runs against it
+   * PostgreSQL or MariaDB, with the State current as far as this process knows: the group runs against it
    * before any round trip, and its rows go in one round trip that commits only if nobody
    * committed since, so the write lock is held for the server's work alone, never across the
    * network. 'moved': somebody had; nothing was written, what the group touched is read again,
@@ -259,13 +259,13 @@ function refusals(run: GroupRun): number[] {
 const allSelfContained = (group: readonly QueuedWrite[]): boolean => group.every((w) => w.selfContained)
 
 /**
- * PostgreSQL: for this long after another node's commit was applied, a write asks what others
+ * PostgreSQL and MariaDB: for this long after another node's commit was applied, a write asks what others
  * committed before it is tried (a node writing alone saves the question).
  */
 const OTHERS_WRITING_MS = 1000
 
-/** PostgreSQL: how much each try in one round trip counts in the rate of those overtaken. */
+/** PostgreSQL and MariaDB: how much each try in one round trip counts in the rate of those overtaken. */
 const OVERTAKEN_WEIGHT = 0.1
 
-/** PostgreSQL: while tries are mostly overtaken, one write in this many tries again anyway. */
+/** PostgreSQL and MariaDB: while tries are mostly overtaken, one write in this many tries again anyway. */
 const PROBE_EVERY = 16

@@ -47,3 +47,6 @@ export function knownKey(k: Pick<JournalRow, 'kind' | 'parts'>): boolean {
  * A node reads only images of this format (others: the rows their keys name, journal.ts).
  */
 export const IMAGE_FORMAT = 1
+
+/** Transactions a keyed write's check reads at most (Backend.commitKeyed); a writer further behind is refused (it catches up first). */
+export const GUARD_RANGE = 2000

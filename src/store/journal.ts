@@ -11,7 +11,7 @@
  * behind the floor, or one whose window is larger than it is worth patching, loads everything
  * again (the "expired" path of a watch).
  */
-import {sql, type CompiledQuery, type Kysely, type RawBuilder} from 'kysely'
+import {CompiledQuery, sql, type Kysely, type RawBuilder} from 'kysely'
 import {PART, type Changes} from '../core/changes.js'
 import type {Row} from './backends.js'
 import {PRIMARY_KEYS, type Database} from './schema.js'
@@ -144,7 +144,8 @@ const KEYED_MAX_KEYS = 500
 /**
  * recordStatements for a keyed write: the transaction's number is the counter's next value as
  * the server finds it under the lock (others may have committed since the writer's position), so
- * the counter moves first and the journal, the image and the pruning read it back.
+ * the counter moves first and the journal, the image and the pruning read it back (MariaDB: from
+ * a session variable, as it cannot read a table in the statement that updates it).
  */
 export function* keyedRecordStatements(
   db: Kysely<Database>,
@@ -153,6 +154,10 @@ export function* keyedRecordStatements(
   base: number,
   image: (ch: Changes) => ImageRows,
 ): Generator<CompiledQuery> {
+  if (statementText(db).mysql) {
+    yield* keyedRecordStatementsMysql(db, ch, keys, base, image)
+    return
+  }
   yield sql`update placemat_meta set value = cast(cast(value as bigint) + 1 as varchar(32)) where key = 'change_counter'`.compile(db)
   const seq = sql<number>`(select cast(value as bigint) from placemat_meta where key = 'change_counter')`
   if (keys.length) {
@@ -167,6 +172,37 @@ export function* keyedRecordStatements(
   // Pruning now and then: the number is the server's, so the writer's guess of it decides when,
   // and the floor is the server's number less JOURNAL_KEEP.
   if ((base + 1) % PRUNE_EVERY === 0) yield* pruneStatements(db, sql<number>`(${seq} - ${JOURNAL_KEEP})`)
+}
+
+function* keyedRecordStatementsMysql(
+  db: Kysely<Database>,
+  ch: Changes,
+  keys: readonly JournalRow[],
+  base: number,
+  image: (ch: Changes) => ImageRows,
+): Generator<CompiledQuery> {
+  const text = statementText(db)
+  const counter = text.integer('"value"')
+  yield CompiledQuery.raw(`update placemat_meta set "value" = cast(${counter} + 1 as char) where "key" = 'change_counter'`)
+  yield CompiledQuery.raw(`set @placemat_seq = (select ${counter} from placemat_meta where "key" = 'change_counter')`)
+  // At most KEYED_MAX_KEYS rows: one statement.
+  if (keys.length) {
+    yield text.text(
+      `insert into placemat_changes (seq, kind, "key", parts) values ${keys.map(() => '(@placemat_seq, ?, ?, ?)').join(', ')}`,
+      keys.flatMap((k) => [k.kind, k.key, k.parts]),
+    )
+  }
+  yield text.text('insert into placemat_change_images (seq, body, format) values (@placemat_seq, ?, ?)', [
+    imageBody(keys, image(ch)),
+    IMAGE_FORMAT,
+  ])
+  if ((base + 1) % PRUNE_EVERY === 0) {
+    yield CompiledQuery.raw(`delete from placemat_changes where seq <= @placemat_seq - ${JOURNAL_KEEP}`)
+    yield CompiledQuery.raw(`delete from placemat_change_images where seq <= @placemat_seq - ${JOURNAL_KEEP}`)
+    yield CompiledQuery.raw(
+      `update placemat_meta set "value" = cast(@placemat_seq - ${JOURNAL_KEEP} as char) where "key" = 'journal_floor' and ${counter} < @placemat_seq - ${JOURNAL_KEEP}`,
+    )
+  }
 }
 
 /** An image as recorded: the transaction's keys (without their seq, the image row's own) and its rows. */

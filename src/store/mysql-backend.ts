@@ -22,6 +22,7 @@ import {DEFAULT_DATABASE_TIMEOUTS, PAGE, type BackendOptions} from './backend-op
 import type {Backend, BackendObserver, Row, Session} from './backends.js'
 import {ConnectionFaults} from './connection-faults.js'
 import {databaseFault} from './database-faults.js'
+import {GUARD_RANGE, IMAGE_FORMAT, KEY, type JournalRow} from './journal-keys.js'
 import {parsePlacementUrl, type PlacementUrl} from './placement-db/connection.js'
 import {PRIMARY_KEYS, type Database} from './schema.js'
 import {describeTarget, foreignDatabase} from './target.js'
@@ -39,6 +40,46 @@ const COMMIT = CompiledQuery.raw('commit')
 
 /** The change counter (the row writers lock). */
 const COUNTER = CompiledQuery.raw(`select "value" from placemat_meta where "key" = 'change_counter'`)
+
+/**
+ * The checks of a write in one round trip (Session.commitIfAt, commitKeyed): compound statements,
+ * run by the server after the counter's row is locked, that end the round trip with
+ * SIGNAL (error 1644, this text) when another process committed what the write depends on. What
+ * the round trip wrote before is rolled back by the session; the lock was held for the server's
+ * work alone.
+ */
+const MOVED_TEXT = 'placemat: the change counter moved'
+const SIGNALED = 1644
+const moved = (err: unknown) => (err as {errno?: unknown}).errno === SIGNALED && String((err as Error).message).includes(MOVED_TEXT)
+const refuse = `signal sqlstate '45000' set message_text = '${MOVED_TEXT}'`
+
+/** commitIfAt's check: the counter is still `position`. */
+const counterCheck = (position: number) =>
+  `begin not atomic if coalesce((select cast("value" as signed) from placemat_meta where "key" = 'change_counter'), 0) <> ${position} then ${refuse}; end if; end`
+
+/** A list of keys as an SQL list (never empty: `in (NULL)` matches nothing). */
+const sqlList = (keys: readonly JournalRow[], kind: string) => {
+  const list = keys.filter((k) => k.kind === kind).map((k) => mysql.escape(k.key))
+  return list.length ? list.join(', ') : 'NULL'
+}
+
+/** commitKeyed's check, placemat_keyed_check_v2's (schema.ts) in MariaDB's words: see postgres-backend.ts keyedGuard. */
+function keyedCheck(position: number, keys: readonly JournalRow[]): string {
+  const p = position
+  return `begin not atomic
+  declare c bigint; declare f bigint;
+  select coalesce(max(case when "key" = 'change_counter' then cast("value" as signed) end), 0),
+         coalesce(max(case when "key" = 'journal_floor' then cast("value" as signed) end), 0)
+    into c, f from placemat_meta where "key" in ('change_counter', 'journal_floor');
+  if c <> ${p} and (f > ${p} or c - ${p} > ${GUARD_RANGE}
+     or (select count(*) from placemat_change_images where seq > ${p} and seq <= c and format <= ${IMAGE_FORMAT}) <> c - ${p}
+     or exists (select 1 from placemat_changes where seq > ${p} and seq <= c and (kind not in ('p', 'c')
+        or (kind = 'p' and (parts not in (0, 2) or "key" in (${sqlList(keys, KEY.provider)})))
+        or (kind = 'c' and "key" in (${sqlList(keys, KEY.consumer)}))))) then
+    ${refuse};
+  end if;
+end`
+}
 
 /** MariaDB's duplicate key: on Galera, a row another node's commit wrote first (see sessionOf). */
 const DUPLICATE_KEY = 1062
@@ -239,15 +280,59 @@ export class MysqlBackend implements Backend {
     const send = async (texts: string[], values: unknown[]): Promise<Row[][]> => {
       let results: unknown
       try {
-        ;[results] = (await conn.query({sql: texts.join(';\n'), values, timeout: this.stallMs})) as unknown as [unknown]
+        // Without values, the text goes as it is (a '?' in a value written in stays one).
+        const text = texts.join(';\n')
+        ;[results] = (await conn.query(
+          values.length ? {sql: text, values, timeout: this.stallMs} : {sql: text, timeout: this.stallMs},
+        )) as unknown as [unknown]
       } catch (err) {
         throw this.galera && (err as {errno?: unknown}).errno === DUPLICATE_KEY ? lostRace(err) : err
       }
       const list = texts.length === 1 ? [results] : (results as unknown[])
       return list.map((r) => (Array.isArray(r) ? (r as Row[]) : []))
     }
+    /** Statements with their values written in (mysql2's escaping), for one round trip with text of ours. */
+    const inline = (q: CompiledQuery) =>
+      q.parameters.length ? mysql.format(q.sql, q.parameters as Parameters<typeof mysql.format>[1]) : q.sql
+    // One round trip: the lock, the check, the statements and COMMIT (`tail` just before it).
+    // A check that refuses ends it; the session rolls back what went before.
+    const oneTrip = async (check: string, statements: Iterable<CompiledQuery>, tail: string[] = []): Promise<Row[][] | 'too-big'> => {
+      const texts = [`${COUNTER.sql} for update`, check]
+      let size = texts[0].length + check.length
+      for (const q of statements) {
+        const text = inline(q)
+        size += text.length
+        if (size > MAX_ROUND_TRIP_TEXT) return 'too-big'
+        texts.push(text)
+      }
+      texts.push(...tail, COMMIT.sql)
+      session.open = true
+      const out = await send(texts, [])
+      session.open = false
+      return out
+    }
     const session = {
       open: false,
+      commitIfAt: async (position: number, statements: Iterable<CompiledQuery>) => {
+        if (!Number.isSafeInteger(position)) throw new Error(`not a journal position: ${position}`)
+        try {
+          return (await oneTrip(counterCheck(position), statements)) === 'too-big' ? 'too-big' : 'committed'
+        } catch (err) {
+          if (moved(err)) return 'moved'
+          throw err
+        }
+      },
+      commitKeyed: async (position: number, keys: readonly JournalRow[], statements: Iterable<CompiledQuery>) => {
+        if (!Number.isSafeInteger(position)) throw new Error(`not a journal position: ${position}`)
+        try {
+          const images = `select seq, body, format from placemat_change_images where seq > ${position} order by seq`
+          const out = await oneTrip(keyedCheck(position, keys), statements, [images])
+          return out === 'too-big' ? 'too-big' : out[out.length - 2]
+        } catch (err) {
+          if (moved(err)) return 'moved'
+          throw err
+        }
+      },
       pages: (table: keyof Database, columns: string[], key: 'rowid' | 'seq') => this.pages(conn, table, columns, key),
       run: async (statements: Iterable<CompiledQuery>) => {
         const list = [...statements]

@@ -6,7 +6,7 @@ import type {Backend, BackendObserver, Row, Session} from './backends.js'
 import {ConnectionFaults} from './connection-faults.js'
 import {copyPages} from './copy-pages.js'
 import {databaseFault} from './database-faults.js'
-import {IMAGE_FORMAT, KEY, type JournalRow} from './journal-keys.js'
+import {GUARD_RANGE, IMAGE_FORMAT, KEY, type JournalRow} from './journal-keys.js'
 import {RELEASE} from './release.js'
 import type {Database} from './schema.js'
 import {foreignDatabase} from './target.js'
@@ -40,9 +40,6 @@ function keyedGuard(position: number, keys: readonly JournalRow[]): string {
       .join(', ')}]::text[]`
   return `select placemat_keyed_check_v2(${position}, ${array(KEY.provider)}, ${array(KEY.consumer)}, ${GUARD_RANGE}, ${IMAGE_FORMAT})`
 }
-
-/** Transactions a keyed check reads at most; a writer further behind is refused (it catches up first). */
-const GUARD_RANGE = 2000
 
 /** The images recorded after `position`, in order (the last statement of a keyed commit). */
 const imagesAfter = (position: number) => `select seq, body, format from placemat_change_images where seq > ${position} order by seq`

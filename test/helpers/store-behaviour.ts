@@ -1,6 +1,7 @@
 /**
  * The store's guarantees, the same on each backend: `fresh()` gives a new, empty database to
- * open. test/api/store.test.ts runs them on SQLite, test/external/store-postgres.test.ts on PostgreSQL.
+ * open. test/api/store.test.ts runs them on SQLite, test/external/store-postgres.test.ts on PostgreSQL and
+ * test/external/store-mariadb.test.ts on MariaDB.
  */
 import {execFile} from 'node:child_process'
 import path from 'node:path'
@@ -124,7 +125,7 @@ export function describeStore(kind: string, fresh: () => Promise<string>): void 
       await b.write((s, now) => createProvider(s, now, {name: 'renamed'}))
       await a.write((s, now) => updateProvider(s, now, uuid, {name: 'third'}, {allowReparenting: false}))
       await b.write((s, now) => updateProvider(s, now, uuid, {name: 'from-b'}, {allowReparenting: false}))
-      // On PostgreSQL b, having just applied a's commits, asks what a committed before each try:
+      // On PostgreSQL and MariaDB b, having just applied a's commits, asks what a committed before each try:
       // none of its tries is overtaken.
       expect(retried).toEqual([])
       const fresh2 = await Store.open(file)
@@ -134,7 +135,7 @@ export function describeStore(kind: string, fresh: () => Promise<string>): void 
       await Promise.all([a.close(), b.close(), fresh2.close()])
     })
 
-    it.runIf(kind === 'PostgreSQL')(
+    it.runIf(kind !== 'SQLite')(
       'commits an allocation write made on a State others moved past, unless they touched its consumers or providers',
       async () => {
         const file = await fresh()
@@ -185,7 +186,7 @@ export function describeStore(kind: string, fresh: () => Promise<string>): void 
       30_000,
     )
 
-    it.runIf(kind === 'PostgreSQL')(
+    it.runIf(kind !== 'SQLite')(
       'decides a refusal again when the allocation write it was grouped with committed after others',
       async () => {
         const file = await fresh()
