@@ -37,6 +37,8 @@ export const mariadbAvailable = ['/usr/bin/mariadb-install-db', '/usr/sbin/maria
  * One MariaDB server: `database(name)` makes a database and gives SQLAlchemy's URL of it (as
  * placement.conf has it), `placematDatabase()` a new one of its own name and placemat's URL
  * (mysql://); `pid` is the server's, `sql(text)` runs a statement through its socket.
+ * `shutdown()` stops it and keeps its data folder, `restart()` starts it again on that folder
+ * and port (a database server going away and coming back).
  */
 export async function startMariadb(opts = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-mariadb-'))
@@ -50,41 +52,48 @@ export async function startMariadb(opts = {}) {
   ])
   const port = await freePort()
   const socket = path.join(dir, 'sock')
-  const log = fs.openSync(path.join(dir, 'log'), 'a')
-  const child = spawn(
-    '/usr/sbin/mariadbd',
-    [
-      '--no-defaults',
-      `--datadir=${dir}/data`,
-      `--socket=${socket}`,
-      `--port=${port}`,
-      '--bind-address=127.0.0.1',
-      `--user=${user}`,
-      '--skip-grant-tables',
-      '--skip-log-bin',
-      `--innodb-buffer-pool-size=${opts.bufferPool ?? '64M'}`,
-      `--pid-file=${dir}/pid`,
-    ],
-    {stdio: ['ignore', log, log]},
-  )
-  fs.closeSync(log)
   const client = (sqlText) => run('/usr/bin/mariadb', ['--no-defaults', '-S', socket, '-N', '-B', '-e', sqlText]).then((r) => r.stdout)
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`mariadbd exited ${child.exitCode}; see ${dir}/log`)
-    if (
-      await client('select 1').then(
-        () => true,
-        () => false,
-      )
+  let child
+  /** Starts mariadbd on the folder and port, and waits until it answers. */
+  const launch = async () => {
+    const log = fs.openSync(path.join(dir, 'log'), 'a')
+    child = spawn(
+      '/usr/sbin/mariadbd',
+      [
+        '--no-defaults',
+        `--datadir=${dir}/data`,
+        `--socket=${socket}`,
+        `--port=${port}`,
+        '--bind-address=127.0.0.1',
+        `--user=${user}`,
+        '--skip-grant-tables',
+        '--skip-log-bin',
+        `--innodb-buffer-pool-size=${opts.bufferPool ?? '64M'}`,
+        `--pid-file=${dir}/pid`,
+      ],
+      {stdio: ['ignore', log, log]},
     )
-      break
-    if (i > 120) throw new Error(`mariadbd did not start; see ${dir}/log`)
-    await new Promise((r) => setTimeout(r, 250))
+    fs.closeSync(log)
+    for (let i = 0; ; i++) {
+      if (child.exitCode !== null) throw new Error(`mariadbd exited ${child.exitCode}; see ${dir}/log`)
+      if (
+        await client('select 1').then(
+          () => true,
+          () => false,
+        )
+      )
+        break
+      if (i > 120) throw new Error(`mariadbd did not start; see ${dir}/log`)
+      await new Promise((r) => setTimeout(r, 250))
+    }
   }
+  await launch()
   let databases = 0
   return {
     port,
-    pid: child.pid,
+    get pid() {
+      return child.pid
+    },
     sql: client,
     async database(name) {
       await client(`create database ${name} character set utf8mb4`)
@@ -94,6 +103,15 @@ export async function startMariadb(opts = {}) {
       const name = `placemat_${++databases}`
       await client(`create database ${name}`)
       return `mysql://placemat@127.0.0.1:${port}/${name}`
+    },
+    /** Stops the server (SIGTERM, a clean shutdown), keeping its data folder for restart(). */
+    async shutdown() {
+      await stopChild(child)
+    },
+    /** Starts the server again on its data folder and port (stopping it first if it runs). */
+    async restart() {
+      await stopChild(child)
+      await launch()
     },
     async stop() {
       await stopChild(child)

@@ -1,8 +1,10 @@
 /**
  * The database fails and comes back: the daemon (the real binary, in a process of its own) never
  * exits, answers every request in bounded time with a 503 in Placement's error format while the
- * database is away, and serves again by itself once it answers. PostgreSQL is reached through a
- * TCP proxy (scripts/tcp-proxy.mjs) that the tests cut, refuse or freeze.
+ * database is away, and serves again by itself once it answers. PostgreSQL and MariaDB are reached
+ * through a TCP proxy (scripts/tcp-proxy.mjs) that the tests freeze; PostgreSQL's refuses while
+ * it is "down", MariaDB is stopped and started again on its data. The daemon's connections are
+ * ended by the server itself: pg_terminate_backend, KILL CONNECTION.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
 import fs from 'node:fs'
@@ -12,7 +14,8 @@ import net from 'node:net'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import pg from 'pg'
 import {BIN, ROOT, childEnv} from '../helpers/cli.js'
-import {postgresAvailable, startPostgres, type TestPostgres} from '../helpers/postgres.js'
+import {mariadbAvailable, startMariadb} from '../helpers/mariadb.js'
+import {postgresAvailable, startPostgres} from '../helpers/postgres.js'
 // @ts-expect-error plain JavaScript module shared with the fault run and the benchmark
 import {TcpProxy} from '../../scripts/tcp-proxy.mjs'
 
@@ -116,13 +119,89 @@ afterEach(async () => {
 
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}))
 
-describe.skipIf(!postgresAvailable)('PostgreSQL goes away and comes back', () => {
-  let server: TestPostgres
-  let proxy: InstanceType<typeof TcpProxy>
+type Proxy = InstanceType<typeof TcpProxy>
+
+/** A database server of one kind, and how it fails. */
+interface Server {
+  /** A new, empty database's URL (placemat's), straight to the server. */
+  database(): Promise<string>
+  /** Ends every connection to the database at `url` but the caller's, from the server's side; how many it ended. */
+  killConnections(url: string): Promise<number>
+  /** The server down: new connections refused (`proxy` stands between the daemon and it). */
+  down(proxy: Proxy): Promise<void>
+  /** The server answering again. */
+  up(proxy: Proxy): Promise<void>
+  stop(): Promise<void>
+}
+
+const servers: Array<{kind: string; available: boolean; start: () => Promise<Server>}> = [
+  {
+    kind: 'PostgreSQL',
+    available: postgresAvailable,
+    start: async () => {
+      const server = await startPostgres()
+      return {
+        database: () => server.database(),
+        async killConnections(url) {
+          const u = new URL(url)
+          const admin = new pg.Client({connectionString: url.replace(u.pathname, '/postgres')})
+          await admin.connect()
+          try {
+            const r = await admin.query(
+              'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+              [u.pathname.slice(1)],
+            )
+            return r.rowCount ?? 0
+          } finally {
+            await admin.end()
+          }
+        },
+        down: async (proxy) => proxy.setMode('refuse'),
+        up: async (proxy) => proxy.setMode('pass'),
+        stop: () => server.stop(),
+      }
+    },
+  },
+  {
+    kind: 'MariaDB',
+    available: mariadbAvailable,
+    start: async () => {
+      const server = await startMariadb()
+      return {
+        database: () => server.placematDatabase(),
+        async killConnections(url) {
+          // Both of the backend's pools: kysely's and the writers' sessions.
+          const name = new URL(url).pathname.slice(1)
+          const ids = (await server.sql(`select id from information_schema.processlist where db = '${name}' and id <> connection_id()`))
+            .split('\n')
+            .filter(Boolean)
+          for (const id of ids) await server.sql(`kill connection ${Number(id)}`)
+          return ids.length
+        },
+        async down(proxy) {
+          // Stopped, not frozen: the proxy passes connections on, and the port refuses them.
+          await server.shutdown()
+          proxy.setMode('pass')
+        },
+        async up(proxy) {
+          await server.restart()
+          proxy.setMode('pass')
+        },
+        stop: () => server.stop(),
+      }
+    },
+  },
+]
+
+for (const s of servers) describe.skipIf(!s.available)(`${s.kind} goes away and comes back`, () => faultCases(s))
+
+function faultCases({start}: (typeof servers)[number]) {
+  let server: Server
+  let proxy: Proxy
   let direct: string
 
   beforeAll(async () => {
-    server = await startPostgres()
+    server = await start()
   }, 60_000)
   afterAll(async () => {
     await proxy?.close()
@@ -139,32 +218,18 @@ describe.skipIf(!postgresAvailable)('PostgreSQL goes away and comes back', () =>
     return u.toString()
   }
 
-  async function terminateBackends(): Promise<number> {
-    const u = new URL(direct)
-    const admin = new pg.Client({connectionString: direct.replace(u.pathname, '/postgres')})
-    await admin.connect()
-    try {
-      const r = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [
-        u.pathname.slice(1),
-      ])
-      return r.rowCount ?? 0
-    } finally {
-      await admin.end()
-    }
-  }
-
   it('a connection killed inside a write transaction: that request gets 503, the daemon lives, the next write succeeds', async () => {
     const url = await database()
     const d = await daemon(url, [], {PLACEMAT_TEST_PAUSE_IN_TX: '1500'})
     await waitFor('serving', serving(d))
     const made = call(d, 'POST', '/resource_providers', {name: 'one', uuid: RP})
     await waitFor('paused in the transaction', async () => d.output().includes('placemat-test: paused in transaction'))
-    expect(await terminateBackends()).toBeGreaterThan(0)
+    expect(await server.killConnections(direct)).toBeGreaterThan(0)
     const res = await made
     expect(res.status).toBe(503)
     expect(res.body.errors[0]).toMatchObject({status: 503, code: 'placemat.database_unavailable'})
     expect(res.headers.get('retry-after')).toBeTruthy()
-    expect(JSON.stringify(res.body)).not.toMatch(/127\.0\.0\.1|postgres|57P01|terminat/i)
+    expect(JSON.stringify(res.body)).not.toMatch(/127\.0\.0\.1|postgres|mysql|mariadb|57P01|terminat|killed|ER_/i)
     // Nothing was kept: the retry makes the provider, as the generation checks make retries safe.
     expect((await call(d, 'GET', `/resource_providers/${RP}`)).status).toBe(404)
     expect((await call(d, 'POST', '/resource_providers', {name: 'one', uuid: RP})).status).toBe(200)
@@ -192,9 +257,9 @@ describe.skipIf(!postgresAvailable)('PostgreSQL goes away and comes back', () =>
     const metrics = await fetch(d.url + '/metrics', {headers: HEADERS}).then((r) => r.text())
     expect(metrics).toMatch(/^placemat_database_up 0$/m)
     // Refused: the server is down.
-    proxy.setMode('refuse')
+    await server.down(proxy)
     expect((await call(d, 'PUT', `/resource_providers/${RP}`, {name: 'down'})).status).toBe(503)
-    proxy.setMode('pass')
+    await server.up(proxy)
     const recovered = await waitFor('serving again', serving(d))
     expect(recovered).toBeLessThan(5000)
     const now = await call(d, 'GET', `/resource_providers/${RP}`)
@@ -205,25 +270,27 @@ describe.skipIf(!postgresAvailable)('PostgreSQL goes away and comes back', () =>
 
   it('starts while the database is away: says it is starting, serves once it answers; --db-wait bounds the wait', async () => {
     const url = await database()
-    proxy.setMode('refuse')
+    await server.down(proxy)
     const waiting = await daemon(url)
     const health = await call(waiting, 'GET', '/placemat/v1/health')
     expect(health.status).toBe(503)
     expect(health.body.errors[0].detail).toContain('starting')
     expect((await call(waiting, 'GET', '/resource_providers')).status).toBe(503)
-    proxy.setMode('pass')
+    await server.up(proxy)
     await waitFor('serving once the database answers', serving(waiting))
     expect(waiting.output()).toMatch(/not answering/)
 
     proxy.setMode('blackhole')
-    const bounded = await daemon(url.replace('postgres@', 'postgres:secret@'), ['--db-wait', '2', '--db-connect-timeout', '1'])
+    const withPassword = new URL(url)
+    withPassword.password = 'secret'
+    const bounded = await daemon(withPassword.toString(), ['--db-wait', '2', '--db-connect-timeout', '1'])
     expect(await bounded.exited).not.toBe(0)
     expect(bounded.output()).toContain('did not answer within the wait')
     expect(bounded.output()).toContain('***')
     expect(bounded.output()).not.toContain('secret')
     proxy.setMode('pass')
   })
-})
+}
 
 describe('the SQLite file goes away', () => {
   it('a deleted file: writes refused with 503, health says so, the log says so at error level, nothing acknowledged', async () => {

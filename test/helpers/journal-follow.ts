@@ -1,5 +1,5 @@
 /**
- * The scenario of test/api/journal-follow.test.ts (SQLite) and test/external/journal-follow-postgres.test.ts.
+ * The scenario of test/api/journal-follow.test.ts (SQLite) and test/external/journal-follow-shared.test.ts (PostgreSQL, MariaDB).
  * Several processes on one database follow each other's commits through the change journal:
  * whatever the sequence of writes (every kind, refused ones, ones that fail after changing the
  * State), after each one every process's State and candidates index equal a fresh load of the
@@ -180,26 +180,33 @@ function randomWrite(
   return {label: 'refused', write: (st, now) => applyBatch(st, now, [{op: 'delete_provider', uuid: puuid(999_999)}])}
 }
 
-async function expectSame(stores: Array<{name: string; store: Store}>, target: string, step: string): Promise<void> {
+async function expectSame(
+  stores: Array<{name: string; store: Store}>,
+  target: string,
+  step: string,
+  how: {keyOrder?: boolean},
+): Promise<void> {
   const fresh = await Store.open(target)
   try {
-    const want = describeState(fresh.state)
-    const wantIndex = describeIndex(new Index(fresh.state))
+    const want = describeState(fresh.state, how)
+    const wantIndex = describeIndex(new Index(fresh.state), how)
     for (const {name, store} of stores) {
       const state = await store.refresh()
-      expect(describeState(state), `${name}'s State after ${step}`).toEqual(want)
-      expect(describeIndex(getIndex(state)), `${name}'s index after ${step}`).toEqual(wantIndex)
+      expect(describeState(state, how), `${name}'s State after ${step}`).toEqual(want)
+      expect(describeIndex(getIndex(state), how), `${name}'s index after ${step}`).toEqual(wantIndex)
     }
   } finally {
     await fresh.close()
   }
 }
 
+/** `keyOrder`: see state-description.ts (MariaDB's). */
 export async function followRun(
   target: string,
   processes: string[],
   seeds: number[],
   steps: number,
+  how: {keyOrder?: boolean} = {},
 ): Promise<{failures: number; refusals: number; catchUps: Record<string, number>}> {
   // How each process caught up with the others: from recorded images, or by reading rows.
   const catchUps: Record<string, number> = {images: 0, rows: 0}
@@ -254,6 +261,7 @@ export async function followRun(
         stores,
         target,
         `seed ${seed} step ${step}: ${label}${fail ? ' (failed)' : ''} by ${name}${other ? `, with ${other.label} by ${other.name}` : ''}`,
+        how,
       )
     }
   }

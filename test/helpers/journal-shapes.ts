@@ -1,4 +1,4 @@
-/** A node watched as it follows the journal, and the seed cloud, for the journal-shapes tests (SQLite in test/api, PostgreSQL in test/external). */
+/** A node watched as it follows the journal, and the seed cloud, for the journal-shapes tests (SQLite in test/api, PostgreSQL and MariaDB in test/external). */
 import {applyBatch} from '../../src/core/batch.js'
 import {Store, type StoreObserver} from '../../src/store/store.js'
 import {tempFiles} from './temp-files.js'

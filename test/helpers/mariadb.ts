@@ -14,6 +14,12 @@ export interface TestMariadb {
   database(name: string): Promise<string>
   /** placemat's URL (mysql://) of a new, empty database of its own name. */
   placematDatabase(): Promise<string>
+  /** A statement run through the server's socket (any user, no grants), its rows as tab-separated lines. */
+  sql(text: string): Promise<string>
+  /** Stops the server and keeps its data, for restart(). */
+  shutdown(): Promise<void>
+  /** Starts the server again on the same data and port (stopping it first if it runs); resolves once it answers. */
+  restart(): Promise<void>
   stop(): Promise<void>
 }
 

@@ -1,6 +1,10 @@
 /**
  * What a State and its candidates index say, as plain data independent of object identity and
  * index positions: two processes that follow the same database must describe it the same.
+ *
+ * `keyOrder`: compare a provider's inventories and a consumer's allocations whatever their order.
+ * A MariaDB store loaded afresh holds them in the primary key's order (InnoDB has no other row
+ * order to read them in), one that followed the writes in the order they were written.
  */
 import {rollupsOf} from '../../src/core/rollups.js'
 import {expect} from 'vitest'
@@ -8,7 +12,7 @@ import type {Index} from '../../src/core/candidates/provider-index.js'
 import type {State} from '../../src/core/state.js'
 
 /** What an index says about the State, by uuid: independent of positions. */
-export function describeIndex(ix: Index): unknown {
+export function describeIndex(ix: Index, {keyOrder = false} = {}): unknown {
   const uuid = (i: number) => (i < 0 ? null : ix.provs[i].uuid)
   const providers: unknown[] = []
   const order: string[] = []
@@ -21,6 +25,8 @@ export function describeIndex(ix: Index): unknown {
       expect(ix.slotProv[s]).toBe(i)
       slots.push([ix.slotRc[s], ix.slotCap[s], ix.slotMin[s], ix.slotMax[s], ix.slotStep[s], ix.used(s)])
     }
+    if (keyOrder) slots.sort(([a], [b]) => ((a as string) < (b as string) ? -1 : 1))
+    const summary = ix.summary(i)
     const members = ix.root[i] === i ? [...ix.treeMembers(i)].map(uuid) : null
     providers.push({
       uuid: p.uuid,
@@ -30,7 +36,7 @@ export function describeIndex(ix: Index): unknown {
       sharing: ix.isSharing[i],
       slots,
       members,
-      summary: ix.summary(i),
+      summary: keyOrder ? {...summary, resources: [...summary.resources].sort((a, b) => (a.rc < b.rc ? -1 : 1))} : summary,
       anchors: ix.isSharing[i] ? [...ix.sharingAnchors(i)].map(uuid) : null,
     })
   }
@@ -54,7 +60,8 @@ const sorted = <T>(xs: Iterable<T>) => [...xs].sort()
 const entries = <V>(m: Map<string, V>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
 
 /** Everything the State holds, providers in their order (the order lists and searches use). */
-export function describeState(s: State): unknown {
+export function describeState(s: State, {keyOrder = false} = {}): unknown {
+  const inOrder = <V>(m: Map<string, V>) => (keyOrder ? entries(m) : [...m])
   const providers = [...s.providers.values()].map((p) => ({
     uuid: p.uuid,
     name: p.name,
@@ -64,7 +71,7 @@ export function describeState(s: State): unknown {
     root: p.root,
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,
-    inventories: [...p.inventories], // in order: answers list classes in it
+    inventories: inOrder(p.inventories), // in order: answers list classes in it
     traits: sorted(p.traits),
     aggregates: sorted(p.aggregates),
     children: sorted(p.children),
@@ -79,7 +86,7 @@ export function describeState(s: State): unknown {
     generation: c.generation,
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
-    allocations: [...c.allocations].map(([p, a]) => [p, [...a]]), // in order: answers list them in it
+    allocations: inOrder(c.allocations).map(([p, a]) => [p, inOrder(a)]), // in order: answers list them in it
   }))
   return {
     providers,

@@ -1,19 +1,47 @@
 /**
- * The PostgreSQL backend through the API and the CLI: the same answers as on SQLite (before and
- * after a reload), two daemons on one database, the CLI on a postgres:// URL. (The store's own
- * guarantees are tested on both backends in store.test.ts.) Needs PostgreSQL server binaries
- * (or PLACEMAT_TEST_PG_URL); skipped, and said so, without them.
+ * The backends on a database server, PostgreSQL's and MariaDB's, through the API and the CLI: the
+ * same answers as on SQLite (before and after a reload), two daemons on one database, the CLI on
+ * its URL. (The store's own guarantees are tested on each backend in store*.test.ts.) Each
+ * server's cases need its binaries (PostgreSQL's or PLACEMAT_TEST_PG_URL, mariadb-server's);
+ * skipped, and said so, without them.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {buildApp} from '../../src/http/app.js'
 import {startServer} from '../../src/daemon/server.js'
 import {Store} from '../../src/store/store.js'
 import {placemat} from '../helpers/cli.js'
-import {postgresAvailable, startPostgres, type TestPostgres} from '../helpers/postgres.js'
+import {mariadbAvailable, startMariadb} from '../helpers/mariadb.js'
+import {postgresAvailable, startPostgres} from '../helpers/postgres.js'
 import {LATEST_MIGRATION, migrations} from '../../src/store/schema.js'
 import {RELEASE} from '../../src/store/release.js'
 
-if (!postgresAvailable) console.warn('postgres.test.ts: no PostgreSQL server binaries here (apt-get install postgresql): skipped')
+if (!postgresAvailable) console.warn('shared-database: skipped on PostgreSQL: no server binaries here (apt-get install postgresql)')
+if (!mariadbAvailable) console.warn('shared-database: skipped on MariaDB: no server binaries here (apt-get install mariadb-server)')
+
+/** A database server of one kind: a new, empty database's URL (placemat's), and stopping it. */
+interface Server {
+  database(): Promise<string>
+  stop(): Promise<void>
+}
+
+/**
+ * `keyOrder`: a store loaded again has a provider's inventories and aggregates in the primary key's
+ * order (InnoDB keeps rows in it), not in the order they were written: Placement promises neither
+ * (an object's keys, a set).
+ */
+const servers: Array<{kind: string; scheme: string; available: boolean; keyOrder?: boolean; start: () => Promise<Server>}> = [
+  {kind: 'PostgreSQL', scheme: 'postgres://', available: postgresAvailable, start: startPostgres},
+  {
+    kind: 'MariaDB',
+    scheme: 'mysql://',
+    available: mariadbAvailable,
+    keyOrder: true,
+    start: async () => {
+      const server = await startMariadb()
+      return {database: () => server.placematDatabase(), stop: () => server.stop()}
+    },
+  },
+]
 
 const U = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`
 const AGG = 'aaaaaaaa-0000-4000-8000-000000000001'
@@ -134,6 +162,10 @@ const SCRIPT: Array<[string, string, unknown?]> = [
 ]
 const CHECK_AFTER_RELOAD = SCRIPT.filter(([m, url]) => m === 'GET' && !url.startsWith('/allocations/'))
 
+/** Answers as the same whatever order an object's keys or a provider's aggregates come in. */
+const unordered = (list: Awaited<ReturnType<typeof answers>>) =>
+  list.map(({body, ...r}) => ({...r, body: JSON.parse(body, (k, v) => (k === 'aggregates' && Array.isArray(v) ? v.sort() : v))}))
+
 async function answers(store: Store, calls: typeof SCRIPT) {
   const app = await buildApp({store, auth: 'noauth2'})
   const out = []
@@ -153,18 +185,20 @@ async function answers(store: Store, calls: typeof SCRIPT) {
   return out
 }
 
-describe.skipIf(!postgresAvailable)('PostgreSQL backend', () => {
-  let server: TestPostgres
+for (const s of servers) describe.skipIf(!s.available)(`the ${s.kind} backend`, () => backendCases(s))
+
+function backendCases({scheme, keyOrder, start}: (typeof servers)[number]) {
+  let server: Server
   beforeAll(async () => {
-    server = await startPostgres()
+    server = await start()
   }, 60000)
   afterAll(() => server?.stop())
 
   it('answers as SQLite does, before and after a reload', async () => {
     const url = await server.database()
-    const [lite, pgs] = [await Store.open(':memory:'), await Store.open(url)]
+    const [lite, shared] = [await Store.open(':memory:'), await Store.open(url)]
     const a = await answers(lite, SCRIPT)
-    const b = await answers(pgs, SCRIPT)
+    const b = await answers(shared, SCRIPT)
     expect(b).toEqual(a)
     expect(a.filter((r) => r.status >= 400).map((r) => `${r.status} ${r.call}`)).toEqual([
       '409 POST /placemat/v1/groups/pair/members',
@@ -176,10 +210,12 @@ describe.skipIf(!postgresAvailable)('PostgreSQL backend', () => {
     ])
     expect(JSON.parse(a.at(-2)!.body).aggregates).toEqual([AGG, U(99)])
     expect(JSON.parse(a.at(-1)!.body).groups).toMatchObject([{name: 'pair', members: [U(101), U(102)], violations: []}])
-    await pgs.close()
+    await shared.close()
     // A new process loads the same state: same answers, providers in creation order.
     const again = await Store.open(url)
-    expect(await answers(again, CHECK_AFTER_RELOAD)).toEqual(await answers(lite, CHECK_AFTER_RELOAD))
+    const [reloaded, want] = [await answers(again, CHECK_AFTER_RELOAD), await answers(lite, CHECK_AFTER_RELOAD)]
+    if (keyOrder) expect(unordered(reloaded)).toEqual(unordered(want))
+    else expect(reloaded).toEqual(want)
     expect([...again.state.providers.values()].map((p) => p.name)).toEqual(['cn1', 'cn1-numa0', 'ss', 'tab\tnewline\nback\\slash ñandú 🚀'])
     await again.close()
     await lite.close()
@@ -206,7 +242,7 @@ describe.skipIf(!postgresAvailable)('PostgreSQL backend', () => {
     await two.close()
   })
 
-  it('serves the CLI on a postgres:// URL, and db upgrade creates the schema', async () => {
+  it(`serves the CLI on a ${scheme} URL, and db upgrade creates the schema`, async () => {
     const url = await server.database()
     const up = await placemat(['db', 'upgrade', '--db', url, '--json'])
     expect(up.code, up.stderr).toBe(0)
@@ -244,4 +280,4 @@ describe.skipIf(!postgresAvailable)('PostgreSQL backend', () => {
       for (const n of nodes) await n.close()
     }
   }, 60000)
-})
+}
