@@ -25,15 +25,14 @@ interface Server {
 }
 
 /**
- * `keyedCheck`: an allocation write goes in one round trip that commits only if its keys stood
- * still (commitKeyed, PostgreSQL's alone): a State behind an image it cannot read is refused there
- * ('moved') and written again. MariaDB's writes take the lock first and catch up under it.
+ * On both, an allocation write goes in one round trip that commits only if its keys stood still
+ * (commitKeyed): a State behind an image it cannot read is refused there ('moved') and written
+ * again.
  */
-const servers: Array<{kind: string; available: boolean; keyedCheck?: boolean; start: () => Promise<Server>}> = [
+const servers: Array<{kind: string; available: boolean; start: () => Promise<Server>}> = [
   {
     kind: 'PostgreSQL',
     available: postgresAvailable,
-    keyedCheck: true,
     start: async () => {
       const server = await startPostgres()
       return {
@@ -92,7 +91,7 @@ const servers: Array<{kind: string; available: boolean; keyedCheck?: boolean; st
 
 for (const s of servers) describe.skipIf(!s.available)(`a node following a newer release on ${s.kind}`, () => shapesCases(s))
 
-function shapesCases({keyedCheck, start}: (typeof servers)[number]) {
+function shapesCases({start}: (typeof servers)[number]) {
   let server: Server
   beforeAll(async () => {
     server = await start()
@@ -152,7 +151,7 @@ function shapesCases({keyedCheck, start}: (typeof servers)[number]) {
       expect(await b.store.health()).toMatchObject({journal: {position: seq, head: seq}})
 
       // A keyed write made on a State behind an image it cannot read: the check (v2) refuses it,
-      // and it commits under the lock after reading the rows (on MariaDB, at once under the lock).
+      // and it commits under the lock after reading the rows.
       await newerWrite(url, 'q-right-4', claims('q-wrong-4'), 2)
       await a.store.write(
         (s, now) =>
@@ -162,7 +161,7 @@ function shapesCases({keyedCheck, start}: (typeof servers)[number]) {
           }),
         {selfContained: true},
       )
-      if (keyedCheck) expect(a.retries).toContain('moved')
+      expect(a.retries).toContain('moved')
       const s = await a.store.refresh()
       expect(s.providers.get(Q)?.name).toBe('q-right-4')
       expect(s.consumers.get(C)?.allocations.get(P)?.get('VCPU')).toBe(1)
