@@ -53,6 +53,11 @@ export interface Session {
  */
 export interface Backend {
   readonly kind: DatabaseKind
+  /**
+   * Whether a write may go in one round trip that commits only if what it depends on stood still
+   * (Session.commitIfAt and commitKeyed), instead of taking the lock first.
+   */
+  readonly checkedCommits: boolean
   readonly db: Kysely<Database>
   /** True when no schema exists yet (a new file or an empty database). */
   readonly isNew: boolean
@@ -73,8 +78,11 @@ export interface Backend {
   observer: BackendObserver | null
   /** For a long-lived server: move per-commit upkeep off the request path. */
   serve(): void
-  /** Resolves once every commit made so far is on disk (a write is answered after it). */
-  durable(): Promise<void>
+  /**
+   * Resolves once every commit made so far is on disk (a write is answered after it). `alone`:
+   * no other write is queued behind the last commit.
+   */
+  durable(alone?: boolean): Promise<void>
   /** SQLite: the statement texts kept prepared, and preparing others' ahead of their first use. */
   preparedTexts?(): string[]
   prepareAhead?(texts: readonly string[]): number

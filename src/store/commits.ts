@@ -2,12 +2,12 @@
  * How a group of writes is committed: run against the State in turn, then made durable by one
  * of three strategies, each answering an outcome (the write queue settles the writes with it).
  *
- *   optimistic (writeAtPosition)  PostgreSQL and MariaDB: one round trip that commits only if
- *                                 nobody committed since our position
+ *   optimistic (writeAtPosition)  PostgreSQL and one MariaDB (Backend.checkedCommits): one round
+ *                                 trip that commits only if nobody committed since our position
  *   keyed                         as optimistic, for allocation writes: only if nobody touched
  *                                 the records they change (Backend.commitKeyed)
  *   locked (writeLocked)          a transaction that takes the write lock first and catches up
- *                                 under it (SQLite always; the others when overtaken)
+ *                                 under it (SQLite and Galera always; the others when overtaken)
  */
 import {sql} from 'kysely'
 import {inAnyGroup} from '../core/group-writes.js'
@@ -52,7 +52,7 @@ export class Commits {
 
   /** Commits `group` in one transaction, choosing the strategy. */
   async commit(group: QueuedWrite[]): Promise<CommitOutcome> {
-    if (this.backend.kind !== 'sqlite' && !this.options.beforeCommit) {
+    if (this.backend.checkedCommits && !this.options.beforeCommit) {
       // What other nodes committed is read before, not under, the lock: the lock is what every
       // node's writes wait on, round trips under it are what would cap the cloud. But a try that
       // another node overtakes costs its round trips and the catch-up after it: while most tries

@@ -83,6 +83,7 @@ export function inlineStatement(q: CompiledQuery): string {
  */
 export class PostgresBackend implements Backend {
   readonly kind = 'postgres'
+  readonly checkedCommits = true
   observer: BackendObserver | null = null
   private readonly faults = new ConnectionFaults(() => this.observer)
 

@@ -5,6 +5,7 @@ import SQLite from 'better-sqlite3'
 import {Kysely, SqliteDialect, sql, type CompiledQuery} from 'kysely'
 import {DEFAULT_DATABASE_TIMEOUTS, PAGE, type BackendOptions} from './backend-options.js'
 import type {Backend, BackendObserver, Row, Session} from './backends.js'
+import {SyncChoice} from './sync-choice.js'
 import {BackgroundCheckpointer} from './checkpointer.js'
 import {DatabaseUnavailableError, databaseFault} from './database-faults.js'
 import type {Database} from './schema.js'
@@ -46,6 +47,8 @@ const identity = (file: string): string | null => {
 /** SQLite in WAL mode: one writer at a time (BEGIN IMMEDIATE), PRAGMA data_version for others' commits. */
 export class SqliteBackend implements Backend {
   readonly kind = 'sqlite'
+  // One process writes at a time under SQLite's own lock: nothing to check.
+  readonly checkedCommits = false
   observer: BackendObserver | null = null
   private checkpointer: BackgroundCheckpointer | null = null
   // Asked before every read and write: prepared once (db.pragma() prepares on every call).
@@ -57,6 +60,8 @@ export class SqliteBackend implements Backend {
   /** The WAL's sync running now, and the one queued after it that later commits share. */
   private syncing: Promise<void> | null = null
   private queued: Promise<void> | null = null
+  /** Whether a commit alone syncs inline or in the thread pool, as measured here. */
+  readonly syncChoice = new SyncChoice()
 
   private constructor(
     private readonly file: string,
@@ -217,10 +222,33 @@ export class SqliteBackend implements Backend {
     return prepared
   }
 
-  /** Resolves once what has been committed so far is on disk (at once unless serve() took that on). */
-  durable(): Promise<void> {
+  /**
+   * Resolves once what has been committed so far is on disk (at once unless serve() took that
+   * on). `alone`: nobody is queued behind this commit, so its sync may run inline when that is
+   * the cheaper here (sync-choice.ts).
+   */
+  durable(alone = false): Promise<void> {
     const wal = this.wal
     if (wal === null) return Promise.resolve()
+    if (alone && !this.queued && !this.syncing) {
+      const method = this.syncChoice.forCommitAlone()
+      const t0 = performance.now()
+      if (method === 'inline') {
+        try {
+          fs.fdatasyncSync(wal)
+        } catch (err) {
+          return Promise.reject(err)
+        }
+        this.syncChoice.timed('inline', performance.now() - t0)
+        return Promise.resolve()
+      }
+      return this.poolSync(wal).then(() => this.syncChoice.timed('pool', performance.now() - t0))
+    }
+    return this.poolSync(wal)
+  }
+
+  /** The next fdatasync of the WAL in the thread pool, shared by every commit until it starts. */
+  private poolSync(wal: number): Promise<void> {
     // A sync already running may have begun before this commit's frames were written: the
     // commit waits for the next one, which every commit until it starts shares.
     if (!this.queued) {
