@@ -7,7 +7,11 @@
 // (GET /allocation_candidates &limit=5, PUT the first to a new consumer), and after each PUT puts
 // a body of the same shape to the floor, one request at a time.
 //
-//   npm run bench -- --claim-profile [--runs 3] [--claims 99] [-n 1000] [--durability full|normal]
+// The floor answers the GET too, with the bytes of placemat's answer: the claim (GET + PUT) at the
+// client is set beside the floor's. --placemat DIR profiles another (built) checkout's daemon, to
+// set before and after side by side with the same script.
+//
+//   npm run bench -- --claim-profile [--runs 3] [--claims 99] [-n 1000] [--durability full|normal] [--placemat DIR]
 import {spawn, execFileSync} from 'node:child_process'
 import {randomUUID} from 'node:crypto'
 import fs from 'node:fs'
@@ -30,6 +34,7 @@ const runs = Number(opt('runs', '3'))
 const claims = Number(opt('claims', '99'))
 const n = Number(opt('n', '1000'))
 const durability = opt('durability', 'full')
+const placematRoot = path.resolve(opt('placemat', root))
 
 async function waitFor(url) {
   for (let i = 0; i < 400; i++) {
@@ -43,12 +48,12 @@ async function waitFor(url) {
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-claim-profile-'))
 const dbFile = path.join(dir, 'placemat.db')
-execFileSync(process.execPath, [path.join(root, 'bin/run.js'), 'db', 'init', '--db', dbFile], {stdio: 'ignore'})
+execFileSync(process.execPath, [path.join(placematRoot, 'bin/run.js'), 'db', 'init', '--db', dbFile], {stdio: 'ignore'})
 const port = await freePort()
 const log = fs.openSync(path.join(dir, 'placemat.log'), 'a')
 const daemon = spawn(
   process.execPath,
-  [...DAEMON_NODE_OPTIONS, path.join(root, 'bin/run.js'), ...daemonStartArgs(dbFile, port, ['--durability', durability])],
+  [...DAEMON_NODE_OPTIONS, path.join(placematRoot, 'bin/run.js'), ...daemonStartArgs(dbFile, port, ['--durability', durability])],
   {stdio: ['ignore', log, 'inherit'], env: {...process.env, PLACEMAT_PROFILE: '1'}},
 )
 fs.closeSync(log)
@@ -88,24 +93,38 @@ try {
   const rounds = []
   for (let r = 0; r < runs; r++) {
     const put = []
+    const get = []
     const floorMs = []
+    const floorGet = []
     const floorTx = []
     for (let i = 0; i < claims; i++) {
+      // The GET after the last PUT: the answer follows the write.
       const g = await pm.get(`/allocation_candidates?${FLAT_QUERY}&limit=5`)
       const ar = g.json()?.allocation_requests?.[0]
       if (!ar) throw new Error('no candidate left')
+      get.push(g.ms)
       const p = await pm.put(`/allocations/${randomUUID()}`, body(ar))
       if (p.status !== 204) throw new Error(`PUT answered ${p.status}: ${p.text.slice(0, 200)}`)
       put.push(p.ms)
-      // The floor right after, with a body of the same shape: both meet the same machine.
+      // The floor right after, with an answer of the same bytes and a body of the same shape:
+      // both meet the same machine.
+      if (i === 0) await fl.request('POST', '/answer', g.json())
+      const fg = await fl.get(`/allocation_candidates?${FLAT_QUERY}&limit=5`)
+      if (fg.status !== 200) throw new Error(`the floor's GET answered ${fg.status}`)
+      floorGet.push(fg.ms)
       const f = await fl.put(`/allocations/${randomUUID()}`, body(ar))
       if (f.status !== 204) throw new Error(`the floor answered ${f.status}: ${f.text.slice(0, 200)}`)
       floorMs.push(f.ms)
       floorTx.push(Number(f.headers['x-transaction-ms']))
     }
     const {phases, traces} = (await pm.get('/placemat/v1/profile')).json()
-    rounds.push({phases, traces, put, floor: floorMs, floorTx})
-    process.stderr.write(`[claim-profile] round ${r + 1}: PUT p50 ${p50(put).toFixed(3)} ms, floor p50 ${p50(floorMs).toFixed(3)} ms\n`)
+    const claim = put.map((v, k) => v + get[k])
+    const floorClaim = floorMs.map((v, k) => v + floorGet[k])
+    rounds.push({phases, traces, put, get, claim, floor: floorMs, floorGet, floorClaim, floorTx})
+    process.stderr.write(
+      `[claim-profile] round ${r + 1}: GET p50 ${p50(get).toFixed(3)}, PUT ${p50(put).toFixed(3)}, claim ${p50(claim).toFixed(3)} ms; ` +
+        `floor ${p50(floorGet).toFixed(3)}, ${p50(floorMs).toFixed(3)}, ${p50(floorClaim).toFixed(3)} ms\n`,
+    )
   }
   pm.close()
   fl.close()
@@ -160,16 +179,19 @@ function report(rounds) {
   )
   const ftx = rounds.flatMap((r) => r.floorTx)
   console.log(`| the floor's transaction | ${f3(p50(ftx))} | ${f3(p90(ftx))} | ${spread(rounds.map((r) => p50(r.floorTx)))} |`)
-  const pmAll = rounds.flatMap((r) => r.put)
-  const flAll = rounds.flatMap((r) => r.floor)
   console.log('')
-  console.log('| PUT, at the client | p50 | p90 | p50 per round |')
-  console.log('|---|---:|---:|---|')
-  console.log(`| placemat | ${f3(p50(pmAll))} | ${f3(p90(pmAll))} | ${spread(rounds.map((r) => p50(r.put)))} |`)
-  console.log(
-    `| floor (bare node:http + better-sqlite3) | ${f3(p50(flAll))} | ${f3(p90(flAll))} | ${spread(rounds.map((r) => p50(r.floor)))} |`,
-  )
-  console.log(
-    `| ratio placemat / floor | ${(p50(pmAll) / p50(flAll)).toFixed(2)}x | | ${rounds.map((r) => (p50(r.put) / p50(r.floor)).toFixed(2) + 'x').join(', ')} |`,
-  )
+  console.log('| at the client | placemat p50 | p90 | floor p50 | p90 | ratio of p50s | p50 per round: placemat / floor |')
+  console.log('|---|---:|---:|---:|---:|---:|---|')
+  for (const [name, pmKey, flKey] of [
+    ['GET (candidates, limit=5, after the last PUT)', 'get', 'floorGet'],
+    ['PUT (the claim)', 'put', 'floor'],
+    ['claim (GET + PUT)', 'claim', 'floorClaim'],
+  ]) {
+    const pmAll = rounds.flatMap((r) => r[pmKey])
+    const flAll = rounds.flatMap((r) => r[flKey])
+    const perRound = rounds.map((r) => `${f3(p50(r[pmKey]))} / ${f3(p50(r[flKey]))} (${(p50(r[pmKey]) / p50(r[flKey])).toFixed(2)}x)`)
+    console.log(
+      `| ${name} | ${f3(p50(pmAll))} | ${f3(p90(pmAll))} | ${f3(p50(flAll))} | ${f3(p90(flAll))} | ${(p50(pmAll) / p50(flAll)).toFixed(2)}x | ${perRound.join('; ')} |`,
+    )
+  }
 }

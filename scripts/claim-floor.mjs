@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// The floor a claim's PUT is measured against (npm run bench -- --claim-profile): a bare node:http
+// The floor a claim is measured against (npm run bench -- --claim-profile): a bare node:http
 // server that commits the rows a claim writes (the consumer, its allocations, each provider's
 // generation) in one better-sqlite3 transaction, with placemat's durability (WAL, synchronous=FULL)
-// on the same file system, and answers 204. No validation, no journal, no State: what any
-// server must pay to make a claim durable.
+// on the same file system, and answers 204; and answers a GET with the bytes last POSTed to
+// /answer (placemat's own candidates answer, so both send as much). No validation, no journal, no
+// State, no search: what any server must pay to answer a claim's two requests.
 //
 //   node scripts/claim-floor.mjs DBFILE     # prints the port it listens on, on stdout
 import http from 'node:http'
@@ -35,10 +36,20 @@ const claim = db.transaction((uuid, body, now) => {
   }
 })
 
+let answer = Buffer.from('{}')
 const server = http.createServer((req, res) => {
+  if (req.method === 'GET') {
+    res.writeHead(200, {'content-type': 'application/json', 'content-length': answer.length}).end(answer)
+    return
+  }
   const chunks = []
   req.on('data', (c) => chunks.push(c))
   req.on('end', () => {
+    if (req.url === '/answer') {
+      answer = Buffer.concat(chunks)
+      res.writeHead(204).end()
+      return
+    }
     try {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
       const t0 = performance.now()
