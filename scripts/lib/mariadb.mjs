@@ -202,6 +202,8 @@ export async function startGalera(opts = {}) {
       '--binlog-format=ROW',
       '--default-storage-engine=InnoDB',
       '--innodb-autoinc-lock-mode=2',
+      // A smaller write-set bound than Galera's 2 GiB, where a test needs one it can reach.
+      ...(opts.maxWsSize ? [`--wsrep-max-ws-size=${opts.maxWsSize}`] : []),
       '--wsrep-on=ON',
       `--wsrep-provider=${PROVIDER}`,
       `--wsrep-cluster-address=${clusterAddress}`,

@@ -100,6 +100,15 @@ function breaksConnection(err: unknown): boolean {
   return fault !== null && fault !== 'contended'
 }
 
+/** A streaming replication fragment: at most this, and half the cluster's wsrep_max_ws_size. */
+const MAX_FRAGMENT = 64 * 1024 * 1024
+
+/** The session settings that replicate a write set larger than a fragment in fragments. */
+function streamingSettings(maxWsSize: number): string {
+  const fragment = Math.max(1024 * 1024, Math.min(MAX_FRAGMENT, Math.floor((maxWsSize || 2 ** 31) / 2)))
+  return `set session wsrep_trx_fragment_unit = 'bytes', session wsrep_trx_fragment_size = ${fragment}`
+}
+
 /** The collation of a database placemat creates its schema in. */
 const COLLATION = 'utf8mb4_nopad_bin'
 
@@ -180,18 +189,32 @@ export class MysqlBackend implements Backend {
       conn.on('error', (err) => faults.fault(err))
       faults.opened()
     }
-    pool.on('connection', (conn) => connected(conn))
+    // Galera: a transaction's write set is replicated in fragments once it grows past a fragment
+    // (streaming replication), so a large batch (a million-operation apply or import) is never
+    // one write set over wsrep_max_ws_size; a small one never reaches a fragment and replicates
+    // whole at COMMIT, as ever.
+    let streaming = ''
+    pool.on('connection', (conn) => connected(conn, streaming))
     // The sessions' reads are what must see other nodes' commits (a catch-up, the lock, the
     // freshness check): on Galera each waits until this node applied what the cluster committed
     // before it (BEGIN and SELECT: wsrep_sync_wait's bit 1). kysely's own (the schema, health, the
     // node registry) need not.
-    sessions.on('connection', (conn) => connected(conn, `; set session autocommit = 0${galera ? '; set session wsrep_sync_wait = 1' : ''}`))
+    sessions.on('connection', (conn) =>
+      connected(conn, `; set session autocommit = 0${galera ? `; set session wsrep_sync_wait = 1${streaming}` : ''}`),
+    )
     const probe = pool.promise()
     let galera = false
     let tables: string[] = []
     try {
-      const [wsrep] = (await probe.query('select @@global.wsrep_on as w').catch(() => [[{w: 0}]])) as unknown as [Row[]]
+      const [wsrep] = (await probe
+        .query('select @@global.wsrep_on as w, @@global.wsrep_max_ws_size as max')
+        .catch(() => [[{w: 0}]])) as unknown as [Row[]]
       galera = Number(wsrep[0]?.w ?? 0) === 1
+      if (galera) {
+        streaming = `; ${streamingSettings(Number(wsrep[0]?.max))}`
+        // The probe's connection, the pool's only one so far, was opened before this was known.
+        await probe.query(streaming.slice(2))
+      }
       const [rows] = (await probe.query(
         'select table_name as name from information_schema.tables where table_schema = database()',
       )) as unknown as [Row[]]

@@ -5,9 +5,11 @@ import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
 import SQLite from 'better-sqlite3'
 import {createProvider} from '../../src/core/providers.js'
 import {Store} from '../../src/store/store.js'
+import {SyncChoice, type SyncMethod} from '../../src/store/sync-choice.js'
 
 // A serving SQLite store answers a write once the WAL is on disk: SQLite writes the frames at
-// COMMIT (synchronous NORMAL) and the store syncs the WAL itself from Node's thread pool.
+// COMMIT (synchronous NORMAL) and the store syncs the WAL itself, from Node's thread pool or, for
+// a commit nobody is queued behind, inline when that is timed cheaper (sync-choice.ts).
 let dir: string
 let held: ((err: NodeJS.ErrnoException | null) => void)[]
 let calls: number
@@ -22,8 +24,12 @@ afterEach(() => {
   fs.rmSync(dir, {recursive: true, force: true})
 })
 
-/** fs.fdatasync held until the test lets it finish (all of them so far with `release`). */
+/** A commit alone synced by `method`, whatever the timings say. */
+const pinSync = (method: SyncMethod) => vi.spyOn(SyncChoice.prototype, 'forCommitAlone').mockReturnValue(method)
+
+/** fs.fdatasync (the pool's, which every commit takes here) held until the test lets it finish (all of them so far with `release`). */
 function holdSyncs() {
+  pinSync('pool')
   const real = fs.fdatasync
   vi.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
     calls++
@@ -92,7 +98,31 @@ describe('a serving SQLite store', () => {
     }
   })
 
+  it('syncs a commit alone inline when that is the cheaper here: answered after the sync, refused with 503 when it fails', async () => {
+    pinSync('inline')
+    const inline = vi.spyOn(fs, 'fdatasyncSync')
+    const pool = vi.spyOn(fs, 'fdatasync')
+    const file = path.join(dir, 'p.db')
+    const store = await Store.open(file, {backgroundCheckpoint: true})
+    try {
+      await store.write((s, now) => createProvider(s, now, {name: 'a'}))
+      expect(inline).toHaveBeenCalledTimes(1)
+      expect(pool).not.toHaveBeenCalled()
+      inline.mockImplementationOnce(() => {
+        throw Object.assign(new Error('EIO: i/o error, fdatasync'), {code: 'EIO'})
+      })
+      await expect(store.write((s, now) => createProvider(s, now, {name: 'b'}))).rejects.toMatchObject({status: 503})
+      // The next write is answered again.
+      await store.write((s, now) => createProvider(s, now, {name: 'c'}))
+      expect(inline).toHaveBeenCalledTimes(3)
+    } finally {
+      vi.restoreAllMocks()
+      await store.close()
+    }
+  })
+
   it('leaves the syncing to SQLite with --durability normal and for a store that does not serve', async () => {
+    const inline = vi.spyOn(fs, 'fdatasyncSync')
     const release = holdSyncs()
     const normal = await Store.open(path.join(dir, 'n.db'), {backgroundCheckpoint: true, durability: 'normal'})
     const plain = await Store.open(path.join(dir, 'p.db'))
@@ -100,6 +130,7 @@ describe('a serving SQLite store', () => {
       await normal.write((s, now) => createProvider(s, now, {name: 'a'}))
       await plain.write((s, now) => createProvider(s, now, {name: 'a'}))
       expect(calls).toBe(0)
+      expect(inline).not.toHaveBeenCalled()
       release()
     } finally {
       await normal.close()

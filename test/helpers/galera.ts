@@ -36,4 +36,5 @@ export interface TestGalera {
   stopAll(): Promise<void>
 }
 
-export const startGalera = (opts: {nodes?: number} = {}): Promise<TestGalera> => start(opts)
+/** `maxWsSize`: the nodes' wsrep_max_ws_size in bytes (Galera's default: 2 GiB). */
+export const startGalera = (opts: {nodes?: number; maxWsSize?: number} = {}): Promise<TestGalera> => start(opts)
