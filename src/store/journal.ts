@@ -11,7 +11,7 @@
  * behind the floor, or one whose window is larger than it is worth patching, loads everything
  * again (the "expired" path of a watch).
  */
-import {CompiledQuery, sql, type Kysely, type RawBuilder} from 'kysely'
+import {CompiledQuery, sql, type Kysely} from 'kysely'
 import {PART, type Changes} from '../core/changes.js'
 import type {Row} from './backends.js'
 import {PRIMARY_KEYS, type Database} from './schema.js'
@@ -144,8 +144,7 @@ const KEYED_MAX_KEYS = 500
 /**
  * recordStatements for a keyed write: the transaction's number is the counter's next value as
  * the server finds it under the lock (others may have committed since the writer's position), so
- * the counter moves first and the journal, the image and the pruning read it back (MariaDB: from
- * a session variable, as it cannot read a table in the statement that updates it).
+ * the counter moves first and the journal, the image and the pruning read it back.
  */
 export function* keyedRecordStatements(
   db: Kysely<Database>,
@@ -154,55 +153,30 @@ export function* keyedRecordStatements(
   base: number,
   image: (ch: Changes) => ImageRows,
 ): Generator<CompiledQuery> {
-  if (statementText(db).mysql) {
-    yield* keyedRecordStatementsMysql(db, ch, keys, base, image)
-    return
-  }
-  yield sql`update placemat_meta set value = cast(cast(value as bigint) + 1 as varchar(32)) where key = 'change_counter'`.compile(db)
-  const seq = sql<number>`(select cast(value as bigint) from placemat_meta where key = 'change_counter')`
-  if (keys.length) {
-    const values = sql.join(keys.map((k) => sql`(${k.kind}, ${k.key}, ${k.parts})`))
-    yield sql`insert into placemat_changes (seq, kind, key, parts) select ${seq}, v.kind, v.key, v.parts from (values ${values}) as v(kind, key, parts)`.compile(
-      db,
-    )
-  }
-  yield sql`insert into placemat_change_images (seq, body, format) values (${seq}, ${imageBody(keys, image(ch))}, ${IMAGE_FORMAT})`.compile(
-    db,
-  )
-  // Pruning now and then: the number is the server's, so the writer's guess of it decides when,
-  // and the floor is the server's number less JOURNAL_KEEP.
-  if ((base + 1) % PRUNE_EVERY === 0) yield* pruneStatements(db, sql<number>`(${seq} - ${JOURNAL_KEEP})`)
-}
-
-function* keyedRecordStatementsMysql(
-  db: Kysely<Database>,
-  ch: Changes,
-  keys: readonly JournalRow[],
-  base: number,
-  image: (ch: Changes) => ImageRows,
-): Generator<CompiledQuery> {
   const text = statementText(db)
   const counter = text.integer('"value"')
-  yield CompiledQuery.raw(`update placemat_meta set "value" = cast(${counter} + 1 as char) where "key" = 'change_counter'`)
-  yield CompiledQuery.raw(`set @placemat_seq = (select ${counter} from placemat_meta where "key" = 'change_counter')`)
+  yield CompiledQuery.raw(`update placemat_meta set "value" = ${text.asText(`${counter} + 1`)} where "key" = 'change_counter'`)
+  let seq = `(select ${counter} from placemat_meta where "key" = 'change_counter')`
+  // MariaDB cannot read placemat_meta in the statement that updates it (the pruning's floor):
+  // there the number is read once, into a session variable.
+  if (text.mysql) {
+    yield CompiledQuery.raw(`set @placemat_seq = ${seq}`)
+    seq = '@placemat_seq'
+  }
   // At most KEYED_MAX_KEYS rows: one statement.
   if (keys.length) {
     yield text.text(
-      `insert into placemat_changes (seq, kind, "key", parts) values ${keys.map(() => '(@placemat_seq, ?, ?, ?)').join(', ')}`,
+      `insert into placemat_changes (seq, kind, "key", parts) values ${keys.map(() => `(${seq}, ?, ?, ?)`).join(', ')}`,
       keys.flatMap((k) => [k.kind, k.key, k.parts]),
     )
   }
-  yield text.text('insert into placemat_change_images (seq, body, format) values (@placemat_seq, ?, ?)', [
+  yield text.text(`insert into placemat_change_images (seq, body, format) values (${seq}, ?, ?)`, [
     imageBody(keys, image(ch)),
     IMAGE_FORMAT,
   ])
-  if ((base + 1) % PRUNE_EVERY === 0) {
-    yield CompiledQuery.raw(`delete from placemat_changes where seq <= @placemat_seq - ${JOURNAL_KEEP}`)
-    yield CompiledQuery.raw(`delete from placemat_change_images where seq <= @placemat_seq - ${JOURNAL_KEEP}`)
-    yield CompiledQuery.raw(
-      `update placemat_meta set "value" = cast(@placemat_seq - ${JOURNAL_KEEP} as char) where "key" = 'journal_floor' and ${counter} < @placemat_seq - ${JOURNAL_KEEP}`,
-    )
-  }
+  // Pruning now and then: the number is the server's, so the writer's guess of it decides when,
+  // and the floor is the server's number less JOURNAL_KEEP.
+  if ((base + 1) % PRUNE_EVERY === 0) yield* pruneStatements(db, `(${seq} - ${JOURNAL_KEEP})`)
 }
 
 /** An image as recorded: the transaction's keys (without their seq, the image row's own) and its rows. */
@@ -321,13 +295,15 @@ export function readImage(r: Row): {keys: Array<[string, string, number]>; rows:
  * Drops the journal up to `floor` (a number, or an expression the server works out) and records
  * that processes behind it must load again.
  */
-function pruneStatements(db: Kysely<Database>, floor: number | RawBuilder<number>): CompiledQuery[] {
-  const value = sql.raw(statementText(db).integer('"value"'))
+function pruneStatements(db: Kysely<Database>, floor: number | string): CompiledQuery[] {
+  const text = statementText(db)
+  const at = typeof floor === 'number' ? sql<number>`${floor}` : sql.raw<number>(floor)
+  const value = sql.raw(text.integer('"value"'))
   return [
-    sql`delete from placemat_changes where seq <= ${floor}`.compile(db),
-    sql`delete from placemat_change_images where seq <= ${floor}`.compile(db),
+    sql`delete from placemat_changes where seq <= ${at}`.compile(db),
+    sql`delete from placemat_change_images where seq <= ${at}`.compile(db),
     // Never lowers a floor a large change moved up.
-    sql`update placemat_meta set ${sql.ref('value')} = ${typeof floor === 'number' ? String(floor) : sql`cast(${floor} as varchar(32))`} where ${sql.ref('key')} = 'journal_floor' and ${value} < ${floor}`.compile(
+    sql`update placemat_meta set ${sql.ref('value')} = ${typeof floor === 'number' ? String(floor) : sql.raw(text.asText(floor))} where ${sql.ref('key')} = 'journal_floor' and ${value} < ${at}`.compile(
       db,
     ),
   ]

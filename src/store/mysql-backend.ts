@@ -194,13 +194,14 @@ export class MysqlBackend implements Backend {
     // one write set over wsrep_max_ws_size; a small one never reaches a fragment and replicates
     // whole at COMMIT, as ever.
     let streaming = ''
-    pool.on('connection', (conn) => connected(conn, streaming))
+    const andStreaming = () => (streaming ? `; ${streaming}` : '')
+    pool.on('connection', (conn) => connected(conn, andStreaming()))
     // The sessions' reads are what must see other nodes' commits (a catch-up, the lock, the
     // freshness check): on Galera each waits until this node applied what the cluster committed
     // before it (BEGIN and SELECT: wsrep_sync_wait's bit 1). kysely's own (the schema, health, the
     // node registry) need not.
     sessions.on('connection', (conn) =>
-      connected(conn, `; set session autocommit = 0${galera ? `; set session wsrep_sync_wait = 1${streaming}` : ''}`),
+      connected(conn, `; set session autocommit = 0${galera ? `; set session wsrep_sync_wait = 1${andStreaming()}` : ''}`),
     )
     const probe = pool.promise()
     let galera = false
@@ -211,9 +212,9 @@ export class MysqlBackend implements Backend {
         .catch(() => [[{w: 0}]])) as unknown as [Row[]]
       galera = Number(wsrep[0]?.w ?? 0) === 1
       if (galera) {
-        streaming = `; ${streamingSettings(Number(wsrep[0]?.max))}`
+        streaming = streamingSettings(Number(wsrep[0]?.max))
         // The probe's connection, the pool's only one so far, was opened before this was known.
-        await probe.query(streaming.slice(2))
+        await probe.query(streaming)
       }
       const [rows] = (await probe.query(
         'select table_name as name from information_schema.tables where table_schema = database()',

@@ -25,6 +25,11 @@ export class StatementText {
     return this.mysql ? `cast(${expr} as signed)` : `cast(${expr} as bigint)`
   }
 
+  /** `expr` (an integer) as text, as placemat_meta keeps its values, in this database's words. */
+  asText(expr: string): string {
+    return this.mysql ? `cast(${expr} as char)` : `cast(${expr} as varchar(32))`
+  }
+
   /** What follows an insert so that a row whose `key` exists has its `update` columns set from the new row. */
   upsert(key: string, update: readonly string[]): string {
     return this.mysql
