@@ -221,7 +221,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
 
   observe(app, options)
-  options.service?.attach(app)
+  const service = options.service
+  if (service) {
+    service.attach(app)
+    options.store.othersServed = () => service.overlapped()
+  }
   registerRoutes(app, [...PLACEMENT_ROUTES, ...EXTENSION_ROUTES, ...capacityRoutes(options), ...observabilityRoutes(options)], options)
   return app
 }

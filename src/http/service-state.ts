@@ -10,6 +10,8 @@ export class ServiceState {
   stopping = false
   /** Requests received and not yet answered. */
   inFlight = 0
+  /** A request arrived while another was in flight, since overlapped() last answered. */
+  private overlap = false
   private idle: Array<() => void> = []
   private readonly open = new WeakSet<object>()
 
@@ -17,7 +19,7 @@ export class ServiceState {
   attach(app: FastifyInstance): void {
     app.addHook('onRequest', (req, _reply, done) => {
       this.open.add(req)
-      this.inFlight++
+      if (++this.inFlight > 1) this.overlap = true
       done()
     })
     app.addHook('onSend', (_req, reply, payload, done) => {
@@ -33,6 +35,16 @@ export class ServiceState {
       if (this.open.delete(req)) this.answered()
       done()
     })
+  }
+
+  /**
+   * Whether requests overlapped (one arrived while another was in flight) since the last call,
+   * or do now: others are being served, and a write's sync should leave the event loop to them.
+   */
+  overlapped(): boolean {
+    const was = this.overlap || this.inFlight > 1
+    this.overlap = false
+    return was
   }
 
   private answered(): void {

@@ -36,6 +36,8 @@ export interface StoreHooks {
    * COMMIT or ROLLBACK) and whether it committed.
    */
   readonly onWrite: ((seconds: number, ok: boolean) => void) | null
+  /** Whether other requests are being served as a write commits (the daemon's HTTP layer). */
+  readonly othersServed: (() => boolean) | null
 }
 
 /** What a store's health check says (see Store.health). */

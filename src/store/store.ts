@@ -44,6 +44,11 @@ export class Store {
    */
   onWrite: ((seconds: number, ok: boolean) => void) | null = null
   observer: StoreObserver | null = null
+  /**
+   * Whether the daemon is serving other requests besides a write's (its HTTP layer says): the
+   * write's sync then leaves the event loop to them instead of holding it (sync-choice.ts).
+   */
+  othersServed: (() => boolean) | null = null
 
   private readonly turns = new Turns()
   private backend!: Backend

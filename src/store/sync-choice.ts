@@ -4,7 +4,9 @@
  * pool (the loop serves meanwhile, but the answer waits for a thread and a wake-up). Which is
  * cheaper depends on the machine and its day (the disk's flush, the pool's hop), so both are timed
  * as they run and the cheaper is taken, the other tried now and then to keep its figure current.
- * A commit that others are queued behind always goes to the pool: they share its sync.
+ * A commit that others are queued behind always goes to the pool: they share its sync. So does
+ * one made while the daemon serves other requests (Store.othersServed): an inline sync would hold
+ * them all for its length, and under ten concurrent claimers that cost more than the hop saves.
  */
 
 /** How much each sync counts in its method's running figure. */

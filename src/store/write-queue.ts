@@ -109,7 +109,7 @@ export class WriteQueue {
     }
     if (run.all.empty) answer()
     else
-      void this.backend.durable(this.queue.length === 0).then(answer, (err: unknown) => {
+      void this.backend.durable(this.queue.length === 0 && !this.hooks.othersServed?.()).then(answer, (err: unknown) => {
         // The sync failed: the commit may not be on disk. None of the group is acknowledged,
         // and what it touched is read again before it is trusted.
         this.follower.distrust(run.all)

@@ -121,6 +121,28 @@ describe('a serving SQLite store', () => {
     }
   })
 
+  it('syncs in the pool while other requests are being served, however cheap inline is: the loop is left to them', async () => {
+    pinSync('inline')
+    const inline = vi.spyOn(fs, 'fdatasyncSync')
+    const pool = vi.spyOn(fs, 'fdatasync')
+    const file = path.join(dir, 'p.db')
+    const store = await Store.open(file, {backgroundCheckpoint: true})
+    let others = true
+    store.othersServed = () => others
+    try {
+      await store.write((s, now) => createProvider(s, now, {name: 'a'}))
+      expect(pool).toHaveBeenCalledTimes(1)
+      expect(inline).not.toHaveBeenCalled()
+      others = false
+      await store.write((s, now) => createProvider(s, now, {name: 'b'}))
+      expect(inline).toHaveBeenCalledTimes(1)
+      expect(pool).toHaveBeenCalledTimes(1)
+    } finally {
+      vi.restoreAllMocks()
+      await store.close()
+    }
+  })
+
   it('leaves the syncing to SQLite with --durability normal and for a store that does not serve', async () => {
     const inline = vi.spyOn(fs, 'fdatasyncSync')
     const release = holdSyncs()

@@ -1,0 +1,38 @@
+import Fastify from 'fastify'
+import {describe, expect, it} from 'vitest'
+import {ServiceState} from '../../src/http/service-state.js'
+
+// What the HTTP layer tells the store about the requests it serves: whether they overlapped, so a
+// write's sync leaves the event loop to the others (store-durable.test.ts).
+describe('the service state', () => {
+  it('says requests overlapped when one arrived while another was in flight, once per overlap', async () => {
+    const app = Fastify()
+    const service = new ServiceState()
+    service.attach(app)
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    app.get('/slow', async () => {
+      await held
+      return {ok: true}
+    })
+    app.get('/fast', async () => ({ok: true}))
+    try {
+      // One request at a time: no overlap.
+      await app.inject('/fast')
+      await app.inject('/fast')
+      expect(service.overlapped()).toBe(false)
+      // One arrives while another waits: overlapped, and still so while both are in flight.
+      const slow = app.inject('/slow')
+      await new Promise((r) => setImmediate(r))
+      await app.inject('/fast')
+      expect(service.overlapped()).toBe(true)
+      release()
+      await slow
+      // Asked again with nothing new: the overlap was told once.
+      expect(service.overlapped()).toBe(false)
+      expect(service.inFlight).toBe(0)
+    } finally {
+      await app.close()
+    }
+  })
+})
