@@ -5,8 +5,11 @@
  * table: `key='value', key2='value2'`. A file that does not parse is refused with its line and
  * column (FlavorFileError).
  */
-import YAML from 'yaml'
+import {createRequire} from 'node:module'
 import type {Flavor} from './flavors.js'
+
+/** The YAML parser, loaded on the first file read, not with the daemon (some 50 ms of its start). */
+const yaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml') as typeof import('yaml')
 
 /** A flavor file that cannot be used, with where and why. */
 export class FlavorFileError extends Error {}
@@ -98,7 +101,7 @@ function jsonErrorOffset(text: string): number {
 }
 
 function parseYaml(text: string, where: string): unknown {
-  const doc = YAML.parseDocument(text, {prettyErrors: false})
+  const doc = yaml().parseDocument(text, {prettyErrors: false})
   const bad = doc.errors[0]
   if (bad) {
     const at = bad.linePos?.[0]

@@ -7,9 +7,12 @@
  * Placement 8.0.0 ran them, on the oslo.policy of its time).
  */
 import fs from 'node:fs'
-import YAML from 'yaml'
+import {createRequire} from 'node:module'
 import {parseCheck, evaluate, CheckStringError, type Check, type Credentials} from './check-string.js'
 import {defaultRules, type PolicyGeneration, type RuleDefault} from './defaults.js'
+
+/** The YAML parser, loaded on the first file read, not with the daemon (some 50 ms of its start). */
+const yaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml') as typeof import('yaml')
 
 export type {Credentials}
 
@@ -39,7 +42,7 @@ export function enforcement(options: PolicyOptions): {enforceNewDefaults: boolea
 function readPolicyFile(file: string): Record<string, string> {
   let data: unknown
   try {
-    data = YAML.parse(fs.readFileSync(file, 'utf8'))
+    data = yaml().parse(fs.readFileSync(file, 'utf8'))
   } catch (err) {
     throw new Error(`policy file ${file}: ${(err as Error).message.split('\n')[0]}`)
   }
