@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
 import {Kysely, SqliteDialect, sql, type CompiledQuery} from 'kysely'
-import {DEFAULT_DATABASE_TIMEOUTS, PAGE, type BackendOptions} from './backend-options.js'
+import {DEFAULT_DATABASE_TIMEOUTS, type BackendOptions} from './backend-options.js'
 import type {Backend, BackendObserver, Row, Session} from './backends.js'
 import {SyncChoice} from './sync-choice.js'
 import {BackgroundCheckpointer} from './checkpointer.js'
@@ -15,6 +15,13 @@ import {foreignDatabase} from './target.js'
  * kysely prepares every statement anew; the same few statements run on every write, so
  * keep them prepared (better-sqlite3 runs each synchronously, so reuse is safe).
  */
+/**
+ * Rows read at a time when the State is loaded from SQLite: fewer than a server's page (PAGE),
+ * as nothing is saved by larger ones here, and each page's rows then die young (300,000
+ * inventories read in 278 ms at 2,000 to 5,000 rows a page, 323 ms at 20,000).
+ */
+const SQLITE_PAGE = 4000
+
 class StatementCache {
   private readonly cache = new Map<string, SQLite.Statement>()
   constructor(private readonly raw: SQLite.Database) {}
@@ -169,14 +176,14 @@ export class SqliteBackend implements Backend {
         .select(sql.ref(key).as('_key'))
         .where(sql.ref(key), '>', last)
         .orderBy(sql.ref(key))
-        .limit(PAGE)
+        .limit(SQLITE_PAGE)
         .compile()
       const page = this.raw
         .prepare(query.sql)
         .raw(true)
         .all(...(query.parameters as unknown[])) as unknown[][]
       yield page
-      if (page.length < PAGE) return
+      if (page.length < SQLITE_PAGE) return
       last = Number(page[page.length - 1][columns.length])
     }
   }
