@@ -11,7 +11,14 @@
 // client is set beside the floor's. --placemat DIR profiles another (built) checkout's daemon, to
 // set before and after side by side with the same script.
 //
+// Then the same under concurrency (--concurrent 10 clients, 0 to skip): each client claims on a
+// pool of ten roomy providers in an aggregate of their own (GET candidates with member_of, PUT the
+// first), --attempts times in all, on placemat and on the floor in turn (two passes each). Beside
+// the latency: each server's CPU and the client's, per attempt (the floor commits each claim on
+// its own, with its fsync inline, as SQLite's synchronous=FULL does).
+//
 //   npm run bench -- --claim-profile [--runs 3] [--claims 99] [-n 1000] [--durability full|normal] [--placemat DIR]
+//                                    [--concurrent 10] [--attempts 3000]
 import {spawn, execFileSync} from 'node:child_process'
 import {randomUUID} from 'node:crypto'
 import fs from 'node:fs'
@@ -35,6 +42,8 @@ const claims = Number(opt('claims', '99'))
 const n = Number(opt('n', '1000'))
 const durability = opt('durability', 'full')
 const placematRoot = path.resolve(opt('placemat', root))
+const concurrency = Number(opt('concurrent', '10'))
+const attempts = Number(opt('attempts', '3000'))
 
 /** Until the daemon's log says its warm-up ended (an older build without one: 20 s at most). */
 async function warmedUp(logFile) {
@@ -137,14 +146,110 @@ try {
         `floor ${p50(floorGet).toFixed(3)}, ${p50(floorMs).toFixed(3)}, ${p50(floorClaim).toFixed(3)} ms\n`,
     )
   }
+  const concurrent = concurrency > 0 ? await concurrentPasses(pm, fl, body) : null
   pm.close()
   fl.close()
   report(rounds)
+  if (concurrent) reportConcurrent(concurrent)
 } finally {
   daemon.kill('SIGTERM')
   floor.kill('SIGTERM')
   await new Promise((r) => setTimeout(r, 300))
   fs.rmSync(dir, {recursive: true, force: true})
+}
+
+/** A process's CPU so far (user + system), in ms. */
+function cpuMs(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100)
+}
+
+/** Claims from `concurrency` clients at once on placemat and on the floor, in turn. */
+async function concurrentPasses(pm, fl, body) {
+  // A pool of its own, roomy enough that no attempt is refused: both servers answer 204 to each.
+  const aggregate = randomUUID()
+  for (let i = 0; i < 10; i++) {
+    const uuid = randomUUID()
+    await pm.post('/resource_providers', {name: `concurrent-${i}`, uuid})
+    const inv = await pm.put(`/resource_providers/${uuid}/inventories`, {
+      resource_provider_generation: 0,
+      inventories: {VCPU: {total: 1e6, max_unit: 64}, MEMORY_MB: {total: 1e8, max_unit: 1e6}, DISK_GB: {total: 1e7, max_unit: 1e5}},
+    })
+    await pm.put(`/resource_providers/${uuid}/aggregates`, {
+      resource_provider_generation: inv.json().resource_provider_generation,
+      aggregates: [aggregate],
+    })
+  }
+  const query = `/allocation_candidates?resources=VCPU:1,MEMORY_MB:256,DISK_GB:10&member_of=${aggregate}&limit=5`
+  await fl.request('POST', '/answer', (await pm.get(query)).json())
+  const servers = {
+    placemat: {client: new Client(url, {concurrency}), pid: daemon.pid},
+    floor: {client: new Client(floorUrl, {concurrency}), pid: floor.pid},
+  }
+  const passes = []
+  // A short pass on each first, untimed: the client's code and each server's warm up alike.
+  for (const [name, timed] of [
+    ['placemat', false],
+    ['floor', false],
+    ['placemat', true],
+    ['floor', true],
+    ['placemat', true],
+    ['floor', true],
+  ]) {
+    const {client, pid} = servers[name]
+    const count = timed ? attempts : Math.min(300, attempts)
+    process.stderr.write(
+      `[claim-profile] ${concurrency} concurrent claimers on ${name}, ${count} attempts${timed ? '' : ' (warm-up)'}...\n`,
+    )
+    let next = 0
+    const claim = []
+    const get = []
+    const put = []
+    let failed = 0
+    const worker = async () => {
+      while (next++ < count) {
+        const g = await client.get(query)
+        const ar = g.json()?.allocation_requests?.[0]
+        if (!ar) throw new Error(`${name}: no candidate (${g.status})`)
+        const p = await client.put(`/allocations/${randomUUID()}`, body(ar))
+        if (p.status !== 204) failed++
+        get.push(g.ms)
+        put.push(p.ms)
+        claim.push(g.ms + p.ms)
+      }
+    }
+    const [server0, client0, t0] = [cpuMs(pid), process.cpuUsage(), performance.now()]
+    await Promise.all(Array.from({length: concurrency}, worker))
+    const wall = performance.now() - t0
+    const c = process.cpuUsage(client0)
+    if (timed)
+      passes.push({
+        name,
+        perSecond: (claim.length / wall) * 1000,
+        claim,
+        get,
+        put,
+        failed,
+        serverCpu: (cpuMs(pid) - server0) / claim.length,
+        clientCpu: (c.user + c.system) / 1000 / claim.length,
+      })
+  }
+  servers.placemat.client.close()
+  servers.floor.client.close()
+  return passes
+}
+
+function reportConcurrent(passes) {
+  console.log('')
+  console.log(`${concurrency} concurrent claimers (GET candidates + PUT the first), ${attempts} attempts a pass; ms`)
+  console.log('| pass | attempts/s | claim p50 | p90 | GET p50 | PUT p50 | refused | server CPU per attempt | client CPU per attempt |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|')
+  for (const p of passes)
+    console.log(
+      `| ${p.name} | ${p.perSecond.toFixed(0)} | ${f3(p50(p.claim))} | ${f3(p90(p.claim))} | ${f3(p50(p.get))} | ${f3(p50(p.put))} | ${p.failed} | ${f3(p.serverCpu)} | ${f3(p.clientCpu)} |`,
+    )
+  const all = (name, key) => passes.filter((p) => p.name === name).flatMap((p) => p[key])
+  console.log(`claim p50, placemat / floor over both passes: ${(p50(all('placemat', 'claim')) / p50(all('floor', 'claim'))).toFixed(2)}x`)
 }
 
 function f3(v) {
