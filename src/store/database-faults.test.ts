@@ -12,6 +12,12 @@ describe('a database error, read as what it means for the caller', () => {
     expect(databaseFault(mysqlError(1047, 'ER_UNKNOWN_COM_ERROR', '08S01'))).toBe('unavailable')
     expect(databaseFault(mysqlError(1290, 'ER_OPTION_PREVENTS_STATEMENT'))).toBe('read-only')
     expect(databaseFault(mysqlError(1114, 'ER_RECORD_FILE_FULL'))).toBe('out-of-space')
+    // A Galera node rejoining refuses streaming replication's settings for a new connection.
+    const notGalera4 = Object.assign(mysqlError(1231, 'ER_WRONG_VALUE_FOR_VAR', '42000'), {
+      message: "Variable 'wsrep_trx_fragment_size' can't be set to the value of '67108864'",
+    })
+    expect(databaseFault(notGalera4)).toBe('unavailable')
+    expect(databaseFault(mysqlError(1231, 'ER_WRONG_VALUE_FOR_VAR', '42000'))).toBeNull()
   })
 
   it("reads mysql2's own codes for a lost connection and a call that had no answer in time", () => {

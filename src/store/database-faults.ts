@@ -106,6 +106,9 @@ export function databaseFault(err: unknown): DatabaseFault | null {
     if (fault) return fault
     // Galera, in words whatever the number: the node is out of the primary component.
     if (/primary component|WSREP has not yet prepared/i.test(String(e.message ?? ''))) return 'unavailable'
+    // Galera: a node rejoining its cluster refuses streaming replication's session settings (1231)
+    // until it runs Galera 4 again; the connection opened then is not used.
+    if (errno === 1231 && /wsrep_trx_fragment/.test(String(e.message ?? ''))) return 'unavailable'
     if (code.startsWith('ER_')) return null
   }
   if (MYSQL_CLIENT_CODES.has(code)) return 'unavailable'

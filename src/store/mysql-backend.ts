@@ -21,7 +21,7 @@ import type {PoolConnection as PromiseConnection} from 'mysql2/promise'
 import {DEFAULT_DATABASE_TIMEOUTS, PAGE, type BackendOptions} from './backend-options.js'
 import type {Backend, BackendObserver, Row, Session} from './backends.js'
 import {ConnectionFaults} from './connection-faults.js'
-import {databaseFault} from './database-faults.js'
+import {DatabaseUnavailableError, databaseFault} from './database-faults.js'
 import {GUARD_RANGE, IMAGE_FORMAT, KEY, type JournalRow} from './journal-keys.js'
 import {parsePlacementUrl, type PlacementUrl} from './placement-db/connection.js'
 import {PRIMARY_KEYS, type Database} from './schema.js'
@@ -95,6 +95,9 @@ function lostRace(err: unknown): Error {
 }
 
 /** A database fault other than a lost race: the connection that met it is not used again. */
+/** The answer to each new connection's settings, until it has come back without an error. */
+const settingsOf = new WeakMap<object, Promise<void>>()
+
 function breaksConnection(err: unknown): boolean {
   const fault = databaseFault(err)
   return fault !== null && fault !== 'contended'
@@ -185,7 +188,21 @@ export class MysqlBackend implements Backend {
     let backend: MysqlBackend | null = null
     const faults = new ConnectionFaults(() => backend?.observer ?? null)
     const connected = (conn: mysql.PoolConnection, extra = '') => {
-      conn.query(settings + extra)
+      // A unit of work waits for the answer to its connection's settings (see session): one
+      // whose settings were refused (a Galera node rejoining refuses streaming replication's)
+      // is closed before anything of the work is sent on it.
+      const settled = new Promise<void>((resolve, reject) =>
+        conn.query(settings + extra, (err: unknown) => {
+          if (!err) {
+            settingsOf.delete(conn)
+            return resolve()
+          }
+          faults.fault(err)
+          reject(err)
+        }),
+      )
+      settled.catch(() => undefined) // kysely's connections are not asked: never an unhandled rejection
+      settingsOf.set(conn, settled)
       conn.on('error', (err) => faults.fault(err))
       faults.opened()
     }
@@ -282,6 +299,15 @@ export class MysqlBackend implements Backend {
     } catch (err) {
       this.faults.fault(err)
       throw err
+    }
+    const settled = settingsOf.get((conn as unknown as {connection: object}).connection)
+    if (settled) {
+      try {
+        await settled
+      } catch (err) {
+        conn.destroy()
+        throw new DatabaseUnavailableError(databaseFault(err) ?? 'unavailable', err)
+      }
     }
     // A connection that failed for the database's reason is closed, never reused; after a lost
     // race (the transaction is gone, the connection sound) or a refusal, the transaction is ended.
