@@ -276,9 +276,10 @@ function faultCases({start}: (typeof servers)[number]) {
     expect(health.status).toBe(503)
     expect(health.body.errors[0].detail).toContain('starting')
     expect((await call(waiting, 'GET', '/resource_providers')).status).toBe(503)
+    // It tells the operator why it waits (its first try to connect may begin after it listens).
+    await waitFor('the log saying the database is not answering', async () => /not answering/.test(waiting.output()))
     await server.up(proxy)
     await waitFor('serving once the database answers', serving(waiting))
-    expect(waiting.output()).toMatch(/not answering/)
 
     proxy.setMode('blackhole')
     const withPassword = new URL(url)
