@@ -5,11 +5,8 @@
  * table: `key='value', key2='value2'`. A file that does not parse is refused with its line and
  * column (FlavorFileError).
  */
-import {createRequire} from 'node:module'
 import type {Flavor} from './flavors.js'
-
-/** The YAML parser, loaded on the first file read, not with the daemon (some 50 ms of its start). */
-const yaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml') as typeof import('yaml')
+import {yaml} from './yaml.js'
 
 /** A flavor file that cannot be used, with where and why. */
 export class FlavorFileError extends Error {}

@@ -94,10 +94,10 @@ function lostRace(err: unknown): Error {
   })
 }
 
-/** A database fault other than a lost race: the connection that met it is not used again. */
 /** The answer to each new connection's settings, until it has come back without an error. */
 const settingsOf = new WeakMap<object, Promise<void>>()
 
+/** A database fault other than a lost race: the connection that met it is not used again. */
 function breaksConnection(err: unknown): boolean {
   const fault = databaseFault(err)
   return fault !== null && fault !== 'contended'

@@ -7,12 +7,9 @@
  * Placement 8.0.0 ran them, on the oslo.policy of its time).
  */
 import fs from 'node:fs'
-import {createRequire} from 'node:module'
+import {yaml} from '../../core/yaml.js'
 import {parseCheck, evaluate, CheckStringError, type Check, type Credentials} from './check-string.js'
 import {defaultRules, type PolicyGeneration, type RuleDefault} from './defaults.js'
-
-/** The YAML parser, loaded on the first file read, not with the daemon (some 50 ms of its start). */
-const yaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml') as typeof import('yaml')
 
 export type {Credentials}
 
