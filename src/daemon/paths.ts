@@ -33,6 +33,8 @@ export function daemonFiles(dbFile: string) {
     log: path.join(dir, `${stem}.log`),
     token: path.join(dir, 'admin-token'),
     endpoint: path.join(dir, `${stem}.endpoint`),
+    /** The State's image a clean stop leaves for the next start (a SQLite file's only; store/state-image-file.ts). */
+    state: path.join(dir, `${stem}.state`),
   }
 }
 

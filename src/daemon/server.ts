@@ -9,7 +9,7 @@ import type {AppOptions, AuthMode, CandidateOptions} from '../http/context.js'
 import {describeTarget, type DatabaseTimeouts, type Durability} from '../store/backends.js'
 import {databaseFault, describeCause} from '../store/database-faults.js'
 import {Store} from '../store/store.js'
-import {ensureAdminToken} from './paths.js'
+import {daemonFiles, ensureAdminToken} from './paths.js'
 import {testPauseInTransaction} from './node-flags.js'
 import {ServiceState} from '../http/service-state.js'
 import type {ServiceNotifier} from './service-notify.js'
@@ -113,6 +113,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     durability: opts.durability,
     beforeCommit: testPauseInTransaction(),
     timeouts: opts.database?.timeouts,
+    // A clean stop leaves the State's image beside a SQLite file: the next start reads it and
+    // the changes since, not every row.
+    stateImage: daemonFiles(opts.db).state,
   })
   const service = new ServiceState()
   const policy = Policy.load(opts.policy)
@@ -172,6 +175,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     log.flush()
     throw err
   }
+  const loaded = store.loaded
+  if (loaded)
+    app.log.info(
+      {
+        event: 'state_loaded',
+        from: loaded.from,
+        ms: Math.round(loaded.seconds * 1000),
+        position: loaded.position,
+        providers: store.state.providers.size,
+      },
+      `state loaded from ${loaded.from === 'image' ? 'the image of the last clean stop and the changes since' : 'the database'} in ${Math.round(loaded.seconds * 1000)} ms: ${store.state.providers.size} providers`,
+    )
   // An idle daemon still follows the others (and notices its database leave and return).
   const follow = setInterval(() => void store.refresh().catch(() => undefined), FOLLOW_EVERY_MS)
   follow.unref()

@@ -28,7 +28,9 @@ import {
   type JournalRow,
   type Window,
 } from './journal.js'
+import {decodeStateImage, encodeStateImage, type StateImage} from '../core/state-image.js'
 import {loadTables} from './state-loader.js'
+import {STATE_IMAGE_KEY, type StateImageFile} from './state-image-file.js'
 import {applyWindow} from './state-patch.js'
 import {imageRows, type ImageRows, type StateWriter} from './state-writer.js'
 import type {StoreHooks} from './store-types.js'
@@ -49,6 +51,8 @@ export class Follower {
   private ahead: (Ahead & {from: number}) | null = null
   /** PostgreSQL: when another node's commit was last applied. */
   private othersWrote = -Infinity
+  /** How many times the State was loaded whole. */
+  private wholeLoads = 0
   /** True while the State is being loaded whole. */
   private loadingWhole = false
   /** True while the State holds what is not committed (a write between its turn and COMMIT, a load). */
@@ -151,8 +155,89 @@ export class Follower {
 
   private async loadWhole(s: Session, reason: string | null, inWrite: boolean): Promise<void> {
     const t0 = performance.now()
+    this.wholeLoads++
     const db = this.db
     const [head] = (await s.run([...(inWrite ? [] : this.backend.beginRead()), headStatement(db)])).slice(inWrite ? 0 : -1)
+    const st = this.state
+    // Until it is whole, the State is not what any position says.
+    this.at = -1
+    this.mark = -1
+    this.clear()
+    this.writer.nextSeq = await loadTables(s, db, st)
+    if (!inWrite) await s.run([sql`commit`.compile(db)])
+    const h = readHead(head)
+    st.topologyGeneration = h.topologyGeneration
+    st.version += 1
+    this.at = h.counter
+    this.newest = Math.max(this.newest, h.counter)
+    this.suspect = null
+    if (reason !== null) {
+      this.hooks.observer?.reloaded?.(reason, (performance.now() - t0) / 1000)
+    }
+  }
+
+  /**
+   * At start, from the image a daemon left at its last clean stop (state-image-file.ts): the
+   * State as it was at the image's position, then what the journal says changed since, all in
+   * one read snapshot. The State is loaded from the database instead when the image is not of
+   * this database's history (the token it records is another), is ahead of it, or the journal no
+   * longer reaches back to it. Answers where the State came from.
+   */
+  async loadFromImage(s: Session, file: StateImageFile): Promise<'image' | 'database'> {
+    this.loadingWhole = true
+    const wasDirty = this.dirty
+    this.dirty = true
+    try {
+      const db = this.db
+      const opening = this.backend.beginRead()
+      const token = db.selectFrom('placemat_meta').select('value').where('key', '=', STATE_IMAGE_KEY).compile()
+      const [headRows, tokenRows, keyRows] = (await s.run([...opening, headStatement(db), token, keysStatement(db, file.image.at)])).slice(
+        opening.length,
+      )
+      const head = readHead(headRows)
+      const fits = tokenRows[0]?.value === file.token && file.image.at <= head.counter && file.image.at >= head.floor
+      if (fits && this.decode(file.image)) {
+        this.state.version += 1
+        this.writer.nextSeq = file.image.nextSeq
+        this.at = file.image.at
+        this.newest = Math.max(this.newest, head.counter)
+        this.suspect = null
+        // What others committed since the image, in this snapshot (or a load whole: too much).
+        const loads = this.wholeLoads
+        await this.applySince(s, head, keyRows, false, [sql`commit`.compile(db)])
+        return this.wholeLoads === loads ? 'image' : 'database'
+      }
+      await s.run([sql`commit`.compile(db)])
+      await this.loadWhole(s, null, false)
+      return 'database'
+    } finally {
+      this.loadingWhole = false
+      this.dirty = wasDirty
+    }
+  }
+
+  /** Makes the empty State what `image` holds; false, leaving it empty, when the image is not whole. */
+  private decode(image: StateImage): boolean {
+    this.at = -1
+    this.mark = -1
+    this.clear()
+    try {
+      decodeStateImage(image, this.state)
+      return true
+    } catch {
+      this.clear()
+      return false
+    }
+  }
+
+  /** The State as an image (a daemon stopping cleanly), or null when it holds what is not committed or is unsure of something. */
+  stateImage(): StateImage | null {
+    if (this.at < 0 || this.dirty || this.suspect !== null) return null
+    return encodeStateImage(this.state, this.at, this.writer.nextSeq)
+  }
+
+  /** Empties the State, for a load. */
+  private clear(): void {
     const st = this.state
     st.providers.clear()
     st.providerByName.clear()
@@ -165,20 +250,6 @@ export class Follower {
     st.moved.clear()
     st.aggregateNames.clear()
     st.reshapedAll()
-    // Until it is whole, the State is not what any position says.
-    this.at = -1
-    this.mark = -1
-    this.writer.nextSeq = await loadTables(s, db, st)
-    if (!inWrite) await s.run([sql`commit`.compile(db)])
-    const h = readHead(head)
-    st.topologyGeneration = h.topologyGeneration
-    st.version += 1
-    this.at = h.counter
-    this.newest = Math.max(this.newest, h.counter)
-    this.suspect = null
-    if (reason !== null) {
-      this.hooks.observer?.reloaded?.(reason, (performance.now() - t0) / 1000)
-    }
   }
 
   /**

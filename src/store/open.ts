@@ -37,6 +37,11 @@ export interface OpenOptions extends BackendOptions {
    * fault tests kill a process at (daemon/node-flags.ts).
    */
   beforeCommit?: () => Promise<void>
+  /**
+   * SQLite: where the State's image is kept between a clean close and the next start (a
+   * daemon's; state-image-file.ts). Read at start when it fits the database, written at close.
+   */
+  stateImage?: string
 }
 
 /** How start tries again while the database is away. */

@@ -11,7 +11,9 @@ import {migrate, openDatabase, openWithRetry, pendingMigrations, type OpenOption
 import {beatStatement, forgetStatement, leaveStatement, type NodeInfo} from './node-registry.js'
 import {LATEST_MIGRATION} from './schema.js'
 import {judgeSchema, readSchemaFacts, type SchemaVerdict} from './schema-contract.js'
+import {STATE_IMAGE_KEY, readStateImage, writeStateImage} from './state-image-file.js'
 import {StateWriter} from './state-writer.js'
+import {statementText} from './statement-text.js'
 import type {StoreHealth, StoreObserver, WriteOptions} from './store-types.js'
 import {Turns} from './turns.js'
 import {WriteQueue} from './write-queue.js'
@@ -76,6 +78,9 @@ export class Store {
     return this.backend.db
   }
 
+  /** How the State was loaded at start: from the image a clean stop left, or from the database's rows. */
+  loaded: {from: 'image' | 'database'; seconds: number; position: number} | null = null
+
   /** Whether the State is being loaded whole now (at start, or behind the journal). */
   get loadingNow(): boolean {
     return this.follower?.loading ?? false
@@ -120,10 +125,15 @@ export class Store {
         fault: (kind, err) => this.observer?.fault?.(kind, err),
         reconnect: () => this.observer?.reconnected?.(),
       }
-      await openDatabase(this.file, this.options, observer, (backend, verdict) => {
+      await openDatabase(this.file, this.options, observer, async (backend, verdict) => {
         this.verdict = verdict
         this.wire(backend)
-        return backend.session((s) => this.follower!.load(s, null))
+        const t0 = performance.now()
+        const image = this.imagePath ? readStateImage(this.imagePath) : null
+        const from = await backend.session((s) =>
+          image ? this.follower!.loadFromImage(s, image) : this.follower!.load(s, null).then(() => 'database' as const),
+        )
+        this.loaded = {from, seconds: (performance.now() - t0) / 1000, position: this.follower!.position}
       })
       this.started = true
     })
@@ -316,6 +326,30 @@ export class Store {
     // Writes already accepted finish first (each is answered within the database timeouts).
     await this.turns.idle()
     await this.leave()
+    if (this.started) await this.saveImage()
     if (this.started) await this.backend.close()
+  }
+
+  /**
+   * Leaves the State's image for the next start (stateImage): the file first, then its token in
+   * the database, so that a token there always names a file written whole. Never throws: without
+   * an image the next start loads from the database.
+   */
+  private async saveImage(): Promise<void> {
+    const path = this.imagePath
+    const image = path ? this.follower?.stateImage() : null
+    if (!path || !image) return
+    const token = randomUUID()
+    try {
+      writeStateImage(path, token, image)
+      await this.backend.session((s) => s.run([statementText(this.db).setMeta(STATE_IMAGE_KEY, token)]))
+    } catch {
+      // The token recorded, if any, is another's: the file is never read back.
+    }
+  }
+
+  /** Where this store keeps its State's image (SQLite files only). */
+  private get imagePath(): string | null {
+    return this.options.stateImage && this.kind === 'sqlite' && this.file !== ':memory:' ? this.options.stateImage : null
   }
 }

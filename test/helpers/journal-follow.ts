@@ -180,6 +180,22 @@ function randomWrite(
   return {label: 'refused', write: (st, now) => applyBatch(st, now, [{op: 'delete_provider', uuid: puuid(999_999)}])}
 }
 
+/**
+ * `count` random writes of every kind through `store`, as the processes of followRun make them
+ * (refusals let be); `next` numbers what they create, shared by stores that write to one database.
+ */
+export async function writeRandomly(store: Store, seed: number, count: number, next = {n: 0, rc: 0, trait: 0, group: 0}): Promise<void> {
+  const rand = rng(seed)
+  for (let step = 0; step < count; step++) {
+    const {write, selfContained} = randomWrite(await store.refresh(), rand, next)
+    try {
+      await store.write(write, {selfContained})
+    } catch (e) {
+      if (!(e as {status?: number}).status) throw e
+    }
+  }
+}
+
 async function expectSame(
   stores: Array<{name: string; store: Store}>,
   target: string,
