@@ -77,6 +77,8 @@ function listenError(err: unknown, host: string, port: number): unknown {
 const sayOnStderr = (line: string) => void process.stderr.write(`placemat: ${line}\n`)
 
 /** How often an idle daemon asks whether other processes committed (and whether its database answers). */
+/** How long the daemon has nothing to serve before its warm-up rehearsal starts. */
+const WARM_UP_AFTER_QUIET_MS = 100
 const FOLLOW_EVERY_MS = 1000
 
 export interface RunningServer {
@@ -192,7 +194,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   follow.unref()
   // A node of its database: registered, beating, judging the schema again with each beat.
   const heartbeat = await startHeartbeat(store, url, app.log)
-  const warming = opts.warmUp ? warmUp(opts.logLevel ?? 'silent') : null
+  // The rehearsal waits for a moment with nothing to serve: the first requests after a start
+  // are not held behind its set-up.
+  const warming = opts.warmUp ? warmUp(opts.logLevel ?? 'silent', undefined, service.quiet(WARM_UP_AFTER_QUIET_MS)) : null
   void warming?.done.then(({requests, ms, stopped, statements}) => {
     if (stopped)
       return app.log.info({event: 'warm_up', requests, ms: Math.round(ms), stopped}, `warm-up ended after ${requests} requests: ${stopped}`)

@@ -1,6 +1,6 @@
 /**
- * A rehearsal of the requests a scheduler makes, run once when the daemon starts serving. V8
- * compiles a function to fast code only after it has run many times: a fresh daemon answered
+ * A rehearsal of the requests a scheduler makes, run once the daemon serves and has a moment
+ * with nothing to serve. V8 compiles a function to fast code only after it has run many times: a fresh daemon answered
  * its first thousand or so claims about twice as slowly as the next ones, and the first write
  * that changed a provider's shape several times as slowly. The rehearsal runs those paths
  * (providers, inventories, traits, aggregates, candidates, claims, moves, releases, usages,
@@ -29,11 +29,19 @@ export interface WarmUp {
   stop(): Promise<void>
 }
 
-/** Starts the rehearsal; `level` is the daemon's log level, so the same logging code runs (into nothing). */
-export function warmUp(level: LogLevel, rounds = ROUNDS): WarmUp {
+/**
+ * Starts the rehearsal once `after` resolves (the daemon had a moment with nothing to serve: its
+ * set-up, an app and an in-memory database, would hold real requests); `level` is the daemon's
+ * log level, so the same logging code runs (into nothing).
+ */
+export function warmUp(level: LogLevel, rounds = ROUNDS, after: Promise<void> = Promise.resolve()): WarmUp {
   let stopping = false
+  let stopped: () => void = () => undefined
+  const stop = new Promise<void>((resolve) => (stopped = resolve))
   const done = (async () => {
+    await Promise.race([after, stop])
     const started = performance.now()
+    if (stopping) return {requests: 0, ms: 0, stopped: 'the daemon is stopping', statements: []}
     let requests = 0
     let store: Store | null = null
     let app: FastifyInstance | null = null
@@ -76,6 +84,7 @@ export function warmUp(level: LogLevel, rounds = ROUNDS): WarmUp {
     done,
     async stop() {
       stopping = true
+      stopped()
       await done
     },
   }

@@ -13,12 +13,15 @@ export class ServiceState {
   /** A request arrived while another was in flight, since overlapped() last answered. */
   private overlap = false
   private idle: Array<() => void> = []
+  /** When a request last arrived or was answered (performance.now()). */
+  private lastActive = -Infinity
   private readonly open = new WeakSet<object>()
 
   /** Counts requests and, once stopping, closes each connection after its answer. */
   attach(app: FastifyInstance): void {
     app.addHook('onRequest', (req, _reply, done) => {
       this.open.add(req)
+      this.lastActive = performance.now()
       if (++this.inFlight > 1) this.overlap = true
       done()
     })
@@ -48,10 +51,25 @@ export class ServiceState {
   }
 
   private answered(): void {
+    this.lastActive = performance.now()
     if (--this.inFlight > 0) return
     const waiting = this.idle
     this.idle = []
     for (const resolve of waiting) resolve()
+  }
+
+  /**
+   * Resolves once no request has been in flight for `ms` on end, counted from the call at the
+   * earliest (background work waits for it; a request may be waiting unread in its socket).
+   */
+  async quiet(ms: number): Promise<void> {
+    const asked = performance.now()
+    for (;;) {
+      await this.whenIdle()
+      const left = Math.max(this.lastActive, asked) + ms - performance.now()
+      if (left <= 0 && this.inFlight <= 0) return
+      await new Promise((resolve) => setTimeout(resolve, Math.max(left, 1)))
+    }
   }
 
   /** Resolves once no request is in flight. */

@@ -35,4 +35,39 @@ describe('the service state', () => {
       await app.close()
     }
   })
+
+  // The warm-up rehearsal waits for it, so that it does not hold a start's first requests.
+  it('is quiet only once no request has been in flight for the time asked, on end', async () => {
+    const app = Fastify()
+    const service = new ServiceState()
+    service.attach(app)
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    app.get('/slow', async () => {
+      await held
+      return {ok: true}
+    })
+    try {
+      const slow = app.inject('/slow')
+      await new Promise((r) => setImmediate(r))
+      let quietAt = 0
+      const quiet = service.quiet(50).then(() => (quietAt = performance.now()))
+      await new Promise((r) => setTimeout(r, 80))
+      // A request in flight all along: not quiet, however long it takes.
+      expect(quietAt).toBe(0)
+      release()
+      await slow
+      const answeredAt = performance.now()
+      await quiet
+      expect(quietAt - answeredAt).toBeGreaterThanOrEqual(45)
+      // With nothing served since it was asked: the time asked, counted from the call (a
+      // request may be waiting unread in its socket).
+      await new Promise((r) => setTimeout(r, 60))
+      const asked = performance.now()
+      await service.quiet(50)
+      expect(performance.now() - asked).toBeGreaterThanOrEqual(45)
+    } finally {
+      await app.close()
+    }
+  })
 })
