@@ -12,6 +12,35 @@ import {GONE, NO_MEMBERS} from './index-constants.js'
 
 export type RcInv = ClassInventories
 
+/** One inventory set as slots take it: class (and its number in this index), capacity, units. */
+interface InventoryShape {
+  rc: string[]
+  id: number[]
+  cap: number[]
+  min: number[]
+  max: number[]
+  step: number[]
+}
+
+/** `inventories` as slots, numbering classes not met before in `rcIds` (counted in `rcCount`). */
+function inventoryShape(inventories: Provider['inventories'], rcIds: Map<string, number>, rcCount: number[]): InventoryShape {
+  const shape: InventoryShape = {rc: [], id: [], cap: [], min: [], max: [], step: []}
+  for (const [rc, v] of inventories) {
+    let id = rcIds.get(rc)
+    if (id === undefined) {
+      rcIds.set(rc, (id = rcCount.length))
+      rcCount.push(0)
+    }
+    shape.rc.push(rc)
+    shape.id.push(id)
+    shape.cap.push((v.total - v.reserved) * v.allocation_ratio)
+    shape.min.push(v.min_unit)
+    shape.max.push(v.max_unit)
+    shape.step.push(v.step_size)
+  }
+  return shape
+}
+
 const NO_INVENTORIES = new ClassInventories(new Int32Array(0), new Int32Array(0))
 
 /**
@@ -106,6 +135,9 @@ export class Index {
     this.acc = new Float64Array(slots)
     const rcIds = new Map<string, number>()
     const rcCount: number[] = []
+    // Most providers share their inventory set with many others (shared-collections.ts): each
+    // distinct one is read once.
+    const shapes = new Map<Provider['inventories'], InventoryShape>()
     let s = 0
     for (let i = 0; i < n; i++) {
       const p = provs[i]
@@ -121,22 +153,20 @@ export class Index {
         this.isSharing[i] = 1
         this.sharing++
       }
+      let shape = shapes.get(p.inventories)
+      if (!shape) shapes.set(p.inventories, (shape = inventoryShape(p.inventories, rcIds, rcCount)))
       this.slotStart[i] = s
-      this.slotCount[i] = p.inventories.size
-      for (const [rc, v] of p.inventories) {
-        let id = rcIds.get(rc)
-        if (id === undefined) {
-          rcIds.set(rc, (id = rcCount.length))
-          rcCount.push(0)
-        }
+      this.slotCount[i] = shape.rc.length
+      for (let k = 0; k < shape.rc.length; k++) {
+        const id = shape.id[k]
         rcCount[id]++
         slotRcId[s] = id
         this.slotProv[s] = i
-        this.slotRc[s] = rc
-        this.slotCap[s] = (v.total - v.reserved) * v.allocation_ratio
-        this.slotMin[s] = v.min_unit
-        this.slotMax[s] = v.max_unit
-        this.slotStep[s] = v.step_size
+        this.slotRc[s] = shape.rc[k]
+        this.slotCap[s] = shape.cap[k]
+        this.slotMin[s] = shape.min[k]
+        this.slotMax[s] = shape.max[k]
+        this.slotStep[s] = shape.step[k]
         s++
       }
     }
