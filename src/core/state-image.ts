@@ -107,7 +107,7 @@ export function encodeStateImage(s: State, at: number, nextSeq: number): StateIm
     providers.name.push(p.name)
     providers.generation.push(p.generation)
     providers.parent.push(p.parent === null ? -1 : (indexOf.get(p.parent) ?? -1))
-    providers.root.push(indexOf.get(p.root) ?? i)
+    providers.root.push(p.root === p.uuid ? i : (indexOf.get(p.root) ?? i))
     providers.createdAt.push(p.createdAt)
     providers.updatedAt.push(p.updatedAt)
     providers.seq.push(p.seq)

@@ -11,7 +11,7 @@ import {migrate, openDatabase, openWithRetry, pendingMigrations, type OpenOption
 import {beatStatement, forgetStatement, leaveStatement, type NodeInfo} from './node-registry.js'
 import {LATEST_MIGRATION} from './schema.js'
 import {judgeSchema, readSchemaFacts, type SchemaVerdict} from './schema-contract.js'
-import {STATE_IMAGE_KEY, readStateImage, writeStateImage} from './state-image-file.js'
+import {STATE_IMAGE_KEY, parseStateImage, readStateImageBytes, writeStateImage} from './state-image-file.js'
 import {StateWriter} from './state-writer.js'
 import {statementText} from './statement-text.js'
 import type {StoreHealth, StoreObserver, WriteOptions} from './store-types.js'
@@ -53,6 +53,8 @@ export class Store {
   othersServed: (() => boolean) | null = null
 
   private readonly turns = new Turns()
+  /** The State image's bytes, being read since create (imageBytes). */
+  private imageRead: Promise<Buffer | null> | null = null
   private backend!: Backend
   // The parts, made once the database is open (see wire).
   private follower: Follower | null = null
@@ -111,7 +113,19 @@ export class Store {
    * `start` has opened it (a daemon listens, and says it is starting, while its database is away).
    */
   static create(file: string, options: OpenOptions = {}): Store {
-    return new Store(file, options)
+    const store = new Store(file, options)
+    // Read while the caller sets up the rest (a daemon builds its app meanwhile).
+    const path = store.imagePath
+    if (path) store.imageRead = readStateImageBytes(path)
+    return store
+  }
+
+  /** The State image's bytes: read ahead at create for the first start, again for a later one. */
+  private imageBytes(): Promise<Buffer | null> {
+    const path = this.imagePath
+    const ahead = this.imageRead
+    this.imageRead = null
+    return ahead ?? (path ? readStateImageBytes(path) : Promise.resolve(null))
   }
 
   /**
@@ -129,7 +143,7 @@ export class Store {
         this.verdict = verdict
         this.wire(backend)
         const t0 = performance.now()
-        const image = this.imagePath ? readStateImage(this.imagePath) : null
+        const image = parseStateImage(await this.imageBytes())
         const from = await backend.session((s) =>
           image ? this.follower!.loadFromImage(s, image) : this.follower!.load(s, null).then(() => 'database' as const),
         )
