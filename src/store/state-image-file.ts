@@ -20,19 +20,19 @@ export interface StateImageFile {
   image: StateImage
 }
 
-/** The bytes of the image at `path`, read in the thread pool (null: none, or unreadable). */
-export function readStateImageBytes(path: string): Promise<Buffer | null> {
-  return fs.promises.readFile(path).catch(() => null)
+/** The text of the image at `path`, read in the thread pool (null: none, or unreadable). */
+export function readStateImageText(path: string): Promise<string | null> {
+  return fs.promises.readFile(path, 'utf8').catch(() => null)
 }
 
 /**
- * The image in `bytes` when this release can read it (same release, schema and format); null
+ * The image in `text` when this release can read it (same release, schema and format); null
  * when there is none or it cannot be used, which only costs a load from the database.
  */
-export function parseStateImage(bytes: Buffer | null): StateImageFile | null {
-  if (!bytes) return null
+export function parseStateImage(text: string | null): StateImageFile | null {
+  if (text === null) return null
   try {
-    const file = JSON.parse(bytes.toString('utf8')) as StateImageFile
+    const file = JSON.parse(text) as StateImageFile
     if (file?.release !== RELEASE || file.schema !== LATEST_MIGRATION || typeof file.token !== 'string') return null
     if (file.image?.format !== STATE_IMAGE_FORMAT) return null
     return file

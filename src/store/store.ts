@@ -11,7 +11,7 @@ import {migrate, openDatabase, openWithRetry, pendingMigrations, type OpenOption
 import {beatStatement, forgetStatement, leaveStatement, type NodeInfo} from './node-registry.js'
 import {LATEST_MIGRATION} from './schema.js'
 import {judgeSchema, readSchemaFacts, type SchemaVerdict} from './schema-contract.js'
-import {STATE_IMAGE_KEY, parseStateImage, readStateImageBytes, writeStateImage} from './state-image-file.js'
+import {STATE_IMAGE_KEY, parseStateImage, readStateImageText, writeStateImage} from './state-image-file.js'
 import {StateWriter} from './state-writer.js'
 import {statementText} from './statement-text.js'
 import type {StoreHealth, StoreObserver, WriteOptions} from './store-types.js'
@@ -53,8 +53,8 @@ export class Store {
   othersServed: (() => boolean) | null = null
 
   private readonly turns = new Turns()
-  /** The State image's bytes, being read since create (imageBytes). */
-  private imageRead: Promise<Buffer | null> | null = null
+  /** The State image's text, being read since create (imageText). */
+  private imageRead: Promise<string | null> | null = null
   private backend!: Backend
   // The parts, made once the database is open (see wire).
   private follower: Follower | null = null
@@ -116,16 +116,16 @@ export class Store {
     const store = new Store(file, options)
     // Read while the caller sets up the rest (a daemon builds its app meanwhile).
     const path = store.imagePath
-    if (path) store.imageRead = readStateImageBytes(path)
+    if (path) store.imageRead = readStateImageText(path)
     return store
   }
 
-  /** The State image's bytes: read ahead at create for the first start, again for a later one. */
-  private imageBytes(): Promise<Buffer | null> {
+  /** The State image's text: read ahead at create for the first start, again for a later one. */
+  private imageText(): Promise<string | null> {
     const path = this.imagePath
     const ahead = this.imageRead
     this.imageRead = null
-    return ahead ?? (path ? readStateImageBytes(path) : Promise.resolve(null))
+    return ahead ?? (path ? readStateImageText(path) : Promise.resolve(null))
   }
 
   /**
@@ -143,7 +143,7 @@ export class Store {
         this.verdict = verdict
         this.wire(backend)
         const t0 = performance.now()
-        const image = parseStateImage(await this.imageBytes())
+        const image = parseStateImage(await this.imageText())
         const from = await backend.session((s) =>
           image ? this.follower!.loadFromImage(s, image) : this.follower!.load(s, null).then(() => 'database' as const),
         )

@@ -10,6 +10,7 @@ import {describe, expect, it} from 'vitest'
 import {Store} from '../../src/store/store.js'
 import {getIndex, Index} from '../../src/core/candidates/provider-index.js'
 import {applyBatch} from '../../src/core/batch.js'
+import {STATE_IMAGE_FORMAT} from '../../src/core/state-image.js'
 import {describeIndex, describeState} from '../helpers/state-description.js'
 import {newFile, writeRandomly} from '../helpers/journal-follow.js'
 import {depth} from '../helpers/depth.js'
@@ -83,19 +84,21 @@ describe("the State's image at a clean close", () => {
   })
 
   it('a damaged image, or one of another release, costs a load from the database and nothing else', async () => {
-    const {file, image} = await written(11, 30)
-    const good = fs.readFileSync(image, 'utf8')
-    const wrongs = [
-      good.slice(0, good.length / 2),
-      good.replace(/"release":"[^"]*"/, '"release":"0.0.1"'),
-      good.replace(/"format":1/, '"format":99'),
+    const damages: Array<[string, (text: string) => string]> = [
+      ['none', (t) => t],
+      ['cut short', (t) => t.slice(0, t.length / 2)],
+      ['of another release', (t) => t.replace(/"release":"[^"]*"/, '"release":"0.0.1"')],
+      ['of another format', (t) => t.replace(`"format":${STATE_IMAGE_FORMAT}`, '"format":99')],
       // Whole JSON, but a provider names a trait set the image does not hold.
-      good.replace(/"traits":\[(\d+)/, '"traits":[9999'),
+      ['naming what it lacks', (t) => t.replace(/"traits":\[(\d+)/, '"traits":[9999')],
     ]
-    for (const text of wrongs) {
-      fs.writeFileSync(image, text)
+    for (const [k, [damage, change]] of damages.entries()) {
+      const {file, image} = await written(11 + k, 30)
+      const text = fs.readFileSync(image, 'utf8')
+      expect(change(text) === text, damage).toBe(damage === 'none')
+      fs.writeFileSync(image, change(text))
       const again = await expectLoadedAsDatabase(file, image)
-      expect(again.loaded?.from).toBe('database')
+      expect(again.loaded?.from, damage).toBe(damage === 'none' ? 'image' : 'database')
       await again.close()
     }
   })
