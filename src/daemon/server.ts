@@ -118,6 +118,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     // A clean stop leaves the State's image beside a SQLite file: the next start reads it and
     // the changes since, not every row.
     stateImage: daemonFiles(opts.db).state,
+    saveStateImage: true,
   })
   const service = new ServiceState()
   const policy = Policy.load(opts.policy)

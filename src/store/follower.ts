@@ -195,7 +195,9 @@ export class Follower {
         opening.length,
       )
       const head = readHead(headRows)
-      const fits = tokenRows[0]?.value === file.token && file.image.at <= head.counter && file.image.at >= head.floor
+      const since = readKeys(keyRows)
+      const fits =
+        tokenRows[0]?.value === file.token && file.image.at <= head.counter && file.image.at >= head.floor && !since.large && !since.unknown
       if (fits && this.decode(file.image)) {
         this.state.version += 1
         this.writer.nextSeq = file.image.nextSeq

@@ -38,10 +38,12 @@ export interface OpenOptions extends BackendOptions {
    */
   beforeCommit?: () => Promise<void>
   /**
-   * SQLite: where the State's image is kept between a clean close and the next start (a
-   * daemon's; state-image-file.ts). Read at start when it fits the database, written at close.
+   * SQLite: where the State's image is kept between a daemon's clean stop and the next start
+   * (state-image-file.ts). Read at start when it fits the database; written at close only with
+   * `saveStateImage` (the daemon: the one process that owns the file's image).
    */
   stateImage?: string
+  saveStateImage?: boolean
 }
 
 /** How start tries again while the database is away. */

@@ -350,7 +350,7 @@ export class Store {
    * an image the next start loads from the database.
    */
   private async saveImage(): Promise<void> {
-    const path = this.imagePath
+    const path = this.options.saveStateImage ? this.imagePath : null
     const image = path ? this.follower?.stateImage() : null
     if (!path || !image) return
     const token = randomUUID()

@@ -17,7 +17,7 @@ import {depth} from '../helpers/depth.js'
 
 /** The store at `file` from its image, and what a load of the database holds, compared. */
 async function expectLoadedAsDatabase(file: string, image: string): Promise<Store> {
-  const store = await Store.open(file, {stateImage: image})
+  const store = await Store.open(file, {stateImage: image, saveStateImage: true})
   const fresh = await Store.open(file)
   try {
     expect(describeState(store.state)).toEqual(describeState(fresh.state))
@@ -35,7 +35,7 @@ async function written(
   const file = newFile()
   const image = `${file}.state`
   const next = {n: 0, rc: 0, trait: 0, group: 0}
-  const store = await Store.open(file, {migrate: true, stateImage: image})
+  const store = await Store.open(file, {migrate: true, stateImage: image, saveStateImage: true})
   await writeRandomly(store, seed, count, next)
   await store.close()
   return {file, image, next}
@@ -61,11 +61,25 @@ describe("the State's image at a clean close", () => {
     }
   })
 
+  it('is read, never written, by a store that does not own it (the command line on the file)', async () => {
+    const {file, image, next} = await written(5, 40)
+    const before = fs.readFileSync(image, 'utf8')
+    const cli = await Store.open(file, {stateImage: image})
+    expect(cli.loaded?.from).toBe('image')
+    await writeRandomly(cli, 6, 20, next)
+    await cli.close()
+    expect(fs.readFileSync(image, 'utf8')).toBe(before)
+    // The daemon's next start: the image, and the command line's writes from the journal.
+    const again = await expectLoadedAsDatabase(file, image)
+    expect(again.loaded?.from).toBe('image')
+    await again.close()
+  })
+
   it('is not read back onto a database restored from a copy made before that close', async () => {
     const file = newFile()
     const image = `${file}.state`
     const next = {n: 0, rc: 0, trait: 0, group: 0}
-    const store = await Store.open(file, {migrate: true, stateImage: image})
+    const store = await Store.open(file, {migrate: true, stateImage: image, saveStateImage: true})
     await writeRandomly(store, 7, 40, next)
     // A copy of the database, as a backup taken while the daemon ran, then more writes.
     const backup = `${file}.backup`

@@ -20,13 +20,16 @@ export class LocalTransport implements Transport {
 
   static async open(file: string, options: OpenOptions = {}): Promise<LocalTransport> {
     // Loaded on demand: HTTP-only invocations never pay for the app, kysely and SQLite.
-    const [{Store}, {buildApp}, {keepHeapNearLive, testPauseInTransaction}] = await Promise.all([
+    const [{Store}, {buildApp}, {keepHeapNearLive, testPauseInTransaction}, {daemonFiles}] = await Promise.all([
       import('../../store/store.js'),
       import('../../http/app.js'),
       import('../../daemon/node-flags.js'),
+      import('../../daemon/paths.js'),
     ])
     keepHeapNearLive()
-    const store = await Store.open(file, {beforeCommit: testPauseInTransaction(), ...options})
+    // The image the file's daemon left at its last clean stop, read when it fits (never written
+    // here: the daemon's is the one image of a file).
+    const store = await Store.open(file, {beforeCommit: testPauseInTransaction(), stateImage: daemonFiles(file).state, ...options})
     const app = await buildApp({store, auth: 'trusted'})
     await app.ready()
     return new LocalTransport(store, app)
