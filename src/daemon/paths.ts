@@ -97,7 +97,7 @@ export function readAdminToken(dbFile: string): string | undefined {
 
 /**
  * Why a SQLite file that does not exist must have existed: its WAL or shared-memory file, its
- * daemon's pid record, log or endpoint beside it, or the directory's admin token with no other
+ * daemon's pid record, log, endpoint or State image beside it, or the directory's admin token with no other
  * database beside it. A daemon
  * never starts an empty database there silently (every write the old one held would be lost
  * from sight); `placemat db init` makes a new one on purpose. Null when nothing says so.
@@ -112,7 +112,7 @@ export function evidenceOfMissingDatabase(dbFile: string): string | null {
   const files = daemonFiles(dbFile)
   if (!fs.existsSync(files.dir)) return null
   // SQLite's own WAL and shared-memory files outlive a deleted database.
-  for (const f of [`${dbFile}-wal`, `${dbFile}-shm`, files.pid, files.log, files.endpoint]) if (fs.existsSync(f)) return f
+  for (const f of [`${dbFile}-wal`, `${dbFile}-shm`, files.pid, files.log, files.endpoint, files.state]) if (fs.existsSync(f)) return f
   if (fs.existsSync(files.token)) {
     const others = fs.readdirSync(files.dir).filter((n) => n.endsWith('.db') && path.join(files.dir, n) !== path.resolve(dbFile))
     if (others.length === 0) return files.token

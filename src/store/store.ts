@@ -355,6 +355,8 @@ export class Store {
     if (!path || !image) return
     const token = randomUUID()
     try {
+      // Not for a file that is no longer at its path (deleted, replaced): no image of it is of use.
+      this.backend.checkWritable()
       writeStateImage(path, token, image)
       await this.backend.session((s) => s.run([statementText(this.db).setMeta(STATE_IMAGE_KEY, token)]))
     } catch {

@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import {sql} from 'kysely'
 import {describe, expect, it} from 'vitest'
 import {Store} from '../../src/store/store.js'
+import {daemonFiles, evidenceOfMissingDatabase} from '../../src/daemon/paths.js'
 import {getIndex, Index} from '../../src/core/candidates/provider-index.js'
 import {applyBatch} from '../../src/core/batch.js'
 import {STATE_IMAGE_FORMAT} from '../../src/core/state-image.js'
@@ -128,5 +129,15 @@ describe("the State's image at a clean close", () => {
     const again = await expectLoadedAsDatabase(file, image)
     expect(again.loaded?.from).toBe('database')
     await again.close()
+  })
+})
+
+describe('a State image beside a missing database', () => {
+  it('shows a database was there: a daemon does not start an empty one in its place', async () => {
+    const {file} = await written(21, 5)
+    const {state} = daemonFiles(file)
+    fs.renameSync(`${file}.state`, state)
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, {force: true})
+    expect(evidenceOfMissingDatabase(file)).toBe(state)
   })
 })
