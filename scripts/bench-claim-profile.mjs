@@ -26,7 +26,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
-import {daemonStartArgs} from './lib/daemon.mjs'
+import {daemonStartArgs, warmedUp} from './lib/daemon.mjs'
 import {freePort} from './lib/ports.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -44,14 +44,6 @@ const durability = opt('durability', 'full')
 const placematRoot = path.resolve(opt('placemat', root))
 const concurrency = Number(opt('concurrent', '10'))
 const attempts = Number(opt('attempts', '3000'))
-
-/** Until the daemon's log says its warm-up ended (an older build without one: 20 s at most). */
-async function warmedUp(logFile) {
-  for (let i = 0; i < 200; i++) {
-    if (fs.readFileSync(logFile, 'utf8').includes('"event":"warm_up"')) return
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 
 async function waitFor(url) {
   for (let i = 0; i < 400; i++) {
@@ -108,7 +100,7 @@ try {
   }
   // The daemon's warm-up rehearses requests after its start (rolled back, never synced) and
   // they are traced too: the rounds begin once it has ended, with its traces dropped.
-  await warmedUp(path.join(dir, 'placemat.log'))
+  await warmedUp(path.join(dir, 'placemat.log'), {waitMs: 20_000})
   await pm.get('/placemat/v1/profile')
   const rounds = []
   for (let r = 0; r < runs; r++) {

@@ -20,7 +20,7 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
 import {loadThroughBatch, AGGREGATES} from './huge-sets.mjs'
-import {daemonStartArgs} from './lib/daemon.mjs'
+import {daemonStartArgs, warmedUp} from './lib/daemon.mjs'
 import {freePort} from './lib/ports.mjs'
 import {statusMiB as status} from './lib/proc.mjs'
 import {pct} from './lib/stats.mjs'
@@ -66,21 +66,6 @@ async function startDaemon(dbFile, probe) {
     await new Promise((r) => setTimeout(r, 50))
   }
   throw new Error('daemon did not start')
-}
-
-/** The daemon's warm-up line in its log (null when it never comes: --no-warm-up, or an older build). */
-async function warmedUp(logFile, pid, waitMs = 60_000) {
-  const end = Date.now() + waitMs
-  while (Date.now() < end) {
-    const line = fs
-      .readFileSync(logFile, 'utf8')
-      .split('\n')
-      .reverse()
-      .find((l) => l.includes('"event":"warm_up"') && l.includes(`"pid":${pid},`))
-    if (line) return JSON.parse(line)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  return null
 }
 
 async function stop(child) {
@@ -218,7 +203,7 @@ for (const {mode, n} of sets) {
     )
     // The daemon rehearses a scheduler's requests once it serves (warm-up.ts); the first writes are
     // timed after it, as a scheduler's first claims after a rolling restart would meet them.
-    const warm = await warmedUp(path.join(dir, 'placemat.log'), child.pid)
+    const warm = await warmedUp(path.join(dir, 'placemat.log'), {pid: child.pid})
     if (warm)
       row(set, 'warm-up after the start (in the background)', `${(warm.ms / 1000).toFixed(2)} s`, `${warm.requests} rehearsed requests`)
     const fw = await firstWrites(url, query)

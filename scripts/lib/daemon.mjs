@@ -11,6 +11,25 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 /** The CLI of a (built) checkout, this one unless told. */
 export const binOf = (checkout = ROOT) => path.join(checkout, 'bin/run.js')
 
+/**
+ * The daemon's warm-up line in its log (`pid`: that process's) once its rehearsal ended, which it
+ * starts once it has had 100 ms with nothing to serve; null when none comes within `waitMs`
+ * (--no-warm-up, or an older build). Benchmarks measure after it, not beside it.
+ */
+export async function warmedUp(logFile, {pid, waitMs = 60_000} = {}) {
+  const end = Date.now() + waitMs
+  while (Date.now() < end) {
+    const line = fs
+      .readFileSync(logFile, 'utf8')
+      .split('\n')
+      .reverse()
+      .find((l) => l.includes('"event":"warm_up"') && (pid === undefined || l.includes(`"pid":${pid},`)))
+    if (line) return JSON.parse(line)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return null
+}
+
 /** An admin's request at the latest microversion (the daemons run with --auth noauth2). */
 export const ADMIN_HEADERS = {'x-auth-token': 'admin', 'openstack-api-version': 'placement latest', 'content-type': 'application/json'}
 
