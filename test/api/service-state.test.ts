@@ -2,20 +2,26 @@ import Fastify from 'fastify'
 import {describe, expect, it} from 'vitest'
 import {ServiceState} from '../../src/http/service-state.js'
 
+/** An app the service state counts: /slow answers once `release` is called, /fast at once. */
+function servedApp() {
+  const app = Fastify()
+  const service = new ServiceState()
+  service.attach(app)
+  let release!: () => void
+  const held = new Promise<void>((r) => (release = r))
+  app.get('/slow', async () => {
+    await held
+    return {ok: true}
+  })
+  app.get('/fast', async () => ({ok: true}))
+  return {app, service, release}
+}
+
 // What the HTTP layer tells the store about the requests it serves: whether they overlapped, so a
 // write's sync leaves the event loop to the others (store-durable.test.ts).
 describe('the service state', () => {
   it('says requests overlapped when one arrived while another was in flight, once per overlap', async () => {
-    const app = Fastify()
-    const service = new ServiceState()
-    service.attach(app)
-    let release!: () => void
-    const held = new Promise<void>((r) => (release = r))
-    app.get('/slow', async () => {
-      await held
-      return {ok: true}
-    })
-    app.get('/fast', async () => ({ok: true}))
+    const {app, service, release} = servedApp()
     try {
       // One request at a time: no overlap.
       await app.inject('/fast')
@@ -38,15 +44,7 @@ describe('the service state', () => {
 
   // The warm-up rehearsal waits for it, so that it does not hold a start's first requests.
   it('is quiet only once no request has been in flight for the time asked, on end', async () => {
-    const app = Fastify()
-    const service = new ServiceState()
-    service.attach(app)
-    let release!: () => void
-    const held = new Promise<void>((r) => (release = r))
-    app.get('/slow', async () => {
-      await held
-      return {ok: true}
-    })
+    const {app, service, release} = servedApp()
     try {
       const slow = app.inject('/slow')
       await new Promise((r) => setImmediate(r))
