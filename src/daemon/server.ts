@@ -77,9 +77,9 @@ function listenError(err: unknown, host: string, port: number): unknown {
 const sayOnStderr = (line: string) => void process.stderr.write(`placemat: ${line}\n`)
 
 /** How often an idle daemon asks whether other processes committed (and whether its database answers). */
+const FOLLOW_EVERY_MS = 1000
 /** How long the daemon has nothing to serve before its warm-up rehearsal starts. */
 const WARM_UP_AFTER_QUIET_MS = 100
-const FOLLOW_EVERY_MS = 1000
 
 export interface RunningServer {
   app: FastifyInstance

@@ -351,12 +351,13 @@ export class Store {
    */
   private async saveImage(): Promise<void> {
     const path = this.options.saveStateImage ? this.imagePath : null
-    const image = path ? this.follower?.stateImage() : null
-    if (!path || !image) return
+    if (!path) return
     const token = randomUUID()
     try {
       // Not for a file that is no longer at its path (deleted, replaced): no image of it is of use.
       this.backend.checkWritable()
+      const image = this.follower?.stateImage()
+      if (!image) return
       writeStateImage(path, token, image)
       await this.backend.session((s) => s.run([statementText(this.db).setMeta(STATE_IMAGE_KEY, token)]))
     } catch {
