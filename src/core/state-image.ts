@@ -8,10 +8,10 @@
  * The image is of the State, not of the database: decoding it gives the State a load of the
  * same rows gives (test/api/state-image.test.ts holds the two equal).
  */
+import {holdLoaded, nextIdsAfterLoad} from './state-load.js'
 import type {AggregateName} from './aggregate-names.js'
 import type {Group} from './groups.js'
-import {ownMap} from './shared-collections.js'
-import {newProvider, type Amounts, type Inventory, type MovedConsumer, type State, type TopologyNode} from './state.js'
+import {newProvider, type Consumer, type Inventory, type MovedConsumer, type State, type TopologyNode} from './state.js'
 
 /** Bumped whenever what an image holds, or how, changes: an image of another format is not read. */
 export const STATE_IMAGE_FORMAT = 2
@@ -187,17 +187,9 @@ function sums(ds: number[]): number[] {
  */
 export function decodeStateImage(img: StateImage, s: State): void {
   if (img.format !== STATE_IMAGE_FORMAT) throw new Error(`state image format ${img.format}, not ${STATE_IMAGE_FORMAT}`)
-  let nextClass = 10000
-  for (const [name, id, createdAt, updatedAt] of img.classes) {
-    s.classes.set(name, {id, name, createdAt, updatedAt})
-    nextClass = Math.max(nextClass, id + 1)
-  }
-  let nextTrait = 1
-  for (const [name, id, createdAt, updatedAt] of img.traits) {
-    s.traits.set(name, {id, name, createdAt, updatedAt})
-    nextTrait = Math.max(nextTrait, id + 1)
-  }
-  s.setNextIds(nextClass, nextTrait)
+  for (const [name, id, createdAt, updatedAt] of img.classes) s.classes.set(name, {id, name, createdAt, updatedAt})
+  for (const [name, id, createdAt, updatedAt] of img.traits) s.traits.set(name, {id, name, createdAt, updatedAt})
+  nextIdsAfterLoad(s)
   for (const node of img.topology) s.topology.set(node.uuid, node)
   for (const g of img.groups) s.groups.set(g.name, {...g, members: new Set(g.members)})
   for (const m of img.moved) s.moved.set(m.uuid, m)
@@ -245,11 +237,7 @@ export function decodeStateImage(img: StateImage, s: State): void {
     p.parent = parent < 0 ? null : all[parent].uuid
     p.root = P.root[i] < 0 ? p.uuid : all[P.root[i]].uuid
     if (parent >= 0) s.adopt(all[parent], p.uuid)
-    for (const agg of p.aggregates) {
-      let members = s.aggregateMembers.get(agg)
-      if (!members) s.aggregateMembers.set(agg, (members = new Set()))
-      members.add(p.uuid)
-    }
+    s.listMember(p)
   }
 
   const C = img.consumers
@@ -257,8 +245,7 @@ export function decodeStateImage(img: StateImage, s: State): void {
   const consumerUpdatedAt = sums(C.updatedAt)
   for (let i = 0; i < C.uuid.length; i++) {
     const uuid = C.uuid[i]
-    const allocations = new Map<string, Amounts>()
-    s.consumers.set(uuid, {
+    const c: Consumer = {
       uuid,
       project: C.project[i],
       user: C.user[i],
@@ -266,23 +253,11 @@ export function decodeStateImage(img: StateImage, s: State): void {
       generation: C.generation[i],
       createdAt: consumedAt[i],
       updatedAt: consumerUpdatedAt[i],
-      allocations,
-    })
-    const held = C.allocations[i]
-    for (let k = 0; k < held.length; k += 3) {
-      const p = all[held[k] as number]
-      const rc = className(held[k + 1] as string)
-      const used = held[k + 2] as number
-      let amounts = allocations.get(p.uuid)
-      if (!amounts) {
-        allocations.set(p.uuid, (amounts = new Map()))
-        p.allocations = ownMap(p.allocations)
-        p.allocations.set(uuid, amounts)
-      }
-      amounts.set(rc, used)
-      p.usages = ownMap(p.usages)
-      p.usages.set(rc, (p.usages.get(rc) ?? 0) + used)
+      allocations: new Map(),
     }
+    s.consumers.set(uuid, c)
+    const held = C.allocations[i]
+    for (let k = 0; k < held.length; k += 3) holdLoaded(c, all[held[k] as number], className(held[k + 1] as string), held[k + 2] as number)
   }
   // Built without the State's mutation methods, as a load is: its sums are added up anew when asked.
   s.listener.forgetAll()

@@ -192,7 +192,7 @@ export class State {
     this.providers.set(p.uuid, p)
     this.providerByName.set(p.name, p)
     if (p.parent) this.adopt(this.providers.get(p.parent), p.uuid)
-    for (const agg of p.aggregates) this.memberSet(agg).add(p.uuid)
+    this.listMember(p)
     this.listener.provider(p, 1)
     this.tx.deletedProviders.delete(p.uuid)
     this.markProvider(p, 'created', 'row', 'inventories', 'traits', 'aggregates')
@@ -273,7 +273,7 @@ export class State {
     this.listener.reshaped(p)
     for (const agg of p.aggregates) this.dropMember(agg, p.uuid)
     p.aggregates = this.shared.aggregates([...aggregates])
-    for (const agg of p.aggregates) this.memberSet(agg).add(p.uuid)
+    this.listMember(p)
     this.listener.reshaped(p)
     this.markProvider(p, 'aggregates')
   }
@@ -285,16 +285,19 @@ export class State {
     parent.children.add(child)
   }
 
+  /** Lists `p` among the members of each of its aggregates (no transaction needed: loading fills them with it too). */
+  listMember(p: Provider): void {
+    for (const agg of p.aggregates) {
+      let set = this.aggregateMembers.get(agg)
+      if (!set) this.aggregateMembers.set(agg, (set = new Set()))
+      set.add(p.uuid)
+    }
+  }
+
   private disown(parent: Provider | undefined, child: string): void {
     if (!parent) return
     parent.children = ownSet(parent.children)
     parent.children.delete(child)
-  }
-
-  private memberSet(agg: string): Set<string> {
-    let set = this.aggregateMembers.get(agg)
-    if (!set) this.aggregateMembers.set(agg, (set = new Set()))
-    return set
   }
 
   private dropMember(agg: string, uuid: string): void {

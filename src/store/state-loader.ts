@@ -6,9 +6,9 @@
  * share it. A million providers load in seconds, in a fraction of the memory a row object per
  * row alive at once would take.
  */
+import {holdLoaded, nextIdsAfterLoad} from '../core/state-load.js'
 import type {Kysely} from 'kysely'
 import {newProvider, type Inventory, type Provider, type State, type TopologyLevel} from '../core/state.js'
-import {ownMap} from '../core/shared-collections.js'
 import type {Session} from './backends.js'
 import {aggregateNameOf, groupOf, movedOf} from './state-patch.js'
 import type {Database} from './schema.js'
@@ -67,19 +67,15 @@ export async function loadTables(session: Session, db: Kysely<Database>, s: Stat
     membersOf.set(m.group_name as string, list)
   }
   for (const r of groups) s.groups.set(r.name as string, groupOf(r, membersOf.get(r.name as string) ?? []))
-  let nextClass = 10000
-  for (const c of classes) {
-    const id = Number(c.id)
-    s.classes.set(c.name as string, {id, name: c.name as string, createdAt: Number(c.created_at), updatedAt: Number(c.updated_at)})
-    nextClass = Math.max(nextClass, id + 1)
-  }
-  let nextTrait = 1
-  for (const t of traits) {
-    const id = Number(t.id)
-    s.traits.set(t.name as string, {id, name: t.name as string, createdAt: Number(t.created_at), updatedAt: Number(t.updated_at)})
-    nextTrait = Math.max(nextTrait, id + 1)
-  }
-  s.setNextIds(nextClass, nextTrait)
+  const named = (r: (typeof classes)[number]) => ({
+    id: Number(r.id),
+    name: r.name as string,
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  })
+  for (const c of classes) s.classes.set(c.name as string, named(c))
+  for (const t of traits) s.traits.set(t.name as string, named(t))
+  nextIdsAfterLoad(s)
   const nextSeq = await loadProviders(session, s)
   await loadConsumers(session, s)
   // Built here without the State's mutation methods: its sums are added up anew when asked.
@@ -185,11 +181,7 @@ async function loadProviders(session: Session, s: State): Promise<number> {
     if (!p) return
     const all = p.aggregates.size ? [...p.aggregates, ...items] : items
     p.aggregates = shared.aggregates(all)
-    for (const agg of items) {
-      let members = s.aggregateMembers.get(agg)
-      if (!members) s.aggregateMembers.set(agg, (members = new Set()))
-      members.add(p.uuid)
-    }
+    s.listMember(p)
   })
   for await (const page of session.pages('provider_aggregates', ['provider_uuid', 'aggregate_uuid'], 'rowid', ['aggregate_uuid'])) {
     for (const r of page) {
@@ -231,17 +223,7 @@ async function loadConsumers(session: Session, s: State): Promise<void> {
       const c = s.consumers.get(r[0] as string)
       const p = s.providers.get(r[1] as string)
       if (!c || !p) continue
-      let amounts = c.allocations.get(p.uuid)
-      if (!amounts) {
-        c.allocations.set(p.uuid, (amounts = new Map()))
-        p.allocations = ownMap(p.allocations)
-        p.allocations.set(c.uuid, amounts)
-      }
-      const rc = s.classes.get(r[2] as string)?.name ?? (r[2] as string)
-      const used = r[3] as number
-      amounts.set(rc, used)
-      p.usages = ownMap(p.usages)
-      p.usages.set(rc, (p.usages.get(rc) ?? 0) + used)
+      holdLoaded(c, p, s.classes.get(r[2] as string)?.name ?? (r[2] as string), r[3] as number)
     }
   }
 }
