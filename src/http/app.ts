@@ -2,7 +2,8 @@ import {Readable} from 'node:stream'
 import {randomUUID} from 'node:crypto'
 import http from 'node:http'
 import https from 'node:https'
-import Fastify, {LogController, type FastifyInstance} from 'fastify'
+import Fastify, {LogController, type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
+import Router from 'find-my-way'
 import {JsonText, placementJson, type AppOptions, type Ctx, type RouteDef} from './context.js'
 import {JsonStream} from './json-stream.js'
 import {detailText, errorBody, statusTitle, toPlacementError} from './errors.js'
@@ -215,8 +216,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return sendError(req, reply, 500, 'An unexpected error occurred.', null)
   })
 
-  app.setNotFoundHandler((req, reply) => sendError(req, reply, 404, '', null))
-
   // A write answered: the candidates queries a scheduler keeps asking are worked out again while
   // the daemon waits for its next request (candidate-answers.ts).
   app.addHook('onResponse', (req, reply, done) => {
@@ -253,7 +252,15 @@ function noSchemaCompiler(): never {
   throw new Error('placemat routes have no fastify schemas')
 }
 
-/** Registers routes and, for each path, a 405 answer (with Allow) for every other method. */
+/**
+ * Registers routes and, for each path, a 405 answer (with Allow) for every other method.
+ *
+ * Why two ways: find-my-way keeps a tree per method and compiles every route it is given, so a
+ * 405 route per path for each of Node's 33 methods was most of building the app (a tenth of a
+ * daemon's start). A 405 route is registered for the methods some route uses, where it must win
+ * over a parametric route of the same method; any other method never matches a route, and its
+ * 404 handler answers 405 for the paths `pathsOnly` knows, matched as its tree would have.
+ */
 function registerRoutes(app: FastifyInstance, defs: RouteDef[], options: AppOptions): void {
   const byPath = new Map<string, RouteDef[]>()
   for (const def of defs) {
@@ -261,6 +268,8 @@ function registerRoutes(app: FastifyInstance, defs: RouteDef[], options: AppOpti
     list.push(def)
     byPath.set(def.url, list)
   }
+  const used = ALL_METHODS.filter((m) => defs.some((d) => d.method === m))
+  const pathsOnly = Router({ignoreDuplicateSlashes: false, maxParamLength: 16 * 1024})
   for (const [url, list] of byPath) {
     for (const def of list) {
       app.route({
@@ -282,13 +291,25 @@ function registerRoutes(app: FastifyInstance, defs: RouteDef[], options: AppOpti
       })
     }
     const allow = list.map((d) => d.method).join(', ')
-    app.route({
-      method: ALL_METHODS.filter((m) => !list.some((d) => d.method === m)),
-      url,
-      config: {placemat: {allow}} satisfies RouteConfig,
-      handler: async (req, reply) => sendError(req, reply, 405, 'The method specified is not allowed for this resource.', null, {allow}),
-    })
+    const notAllowed = used.filter((m) => !list.some((d) => d.method === m))
+    if (notAllowed.length > 0) {
+      app.route({
+        method: notAllowed,
+        url,
+        config: {placemat: {allow}} satisfies RouteConfig,
+        handler: async (req, reply) => methodNotAllowed(req, reply, allow),
+      })
+    }
+    pathsOnly.on('GET', url, () => undefined, allow)
   }
+  app.setNotFoundHandler((req, reply) => {
+    const allow = used.includes(req.method) ? undefined : (pathsOnly.find('GET', req.raw.url ?? '/')?.store as string | undefined)
+    return allow === undefined ? sendError(req, reply, 404, '', null) : methodNotAllowed(req, reply, allow)
+  })
+}
+
+function methodNotAllowed(req: FastifyRequest, reply: FastifyReply, allow: string) {
+  return sendError(req, reply, 405, 'The method specified is not allowed for this resource.', null, {allow})
 }
 
 export const VERSION_RANGE = {min: MIN_VERSION, max: MAX_VERSION}
