@@ -246,6 +246,9 @@ describe('a base path', () => {
     expect((await send('127.0.0.1', 'GET', '/placement?x=1')).status).toBe(200)
     expect((await send('127.0.0.1', 'GET', '/placement/resource_providers?name=cn1')).body.resource_providers).toHaveLength(1)
     expect((await send('127.0.0.1', 'GET', '/placementx/resource_providers')).status).toBe(404)
+    // A method no route has is refused for the path under the base path, as at the root.
+    const refused = await send('127.0.0.1', 'PROPFIND', '/placement/resource_providers')
+    expect([refused.status, refused.headers.allow]).toEqual([405, 'GET, POST'])
     // An untrusted peer's X-Forwarded-Prefix changes nothing.
     const spoofed = await send('127.0.0.1', 'GET', `/placement/resource_providers/${RP}`, {'x-forwarded-prefix': '/elsewhere'})
     expect(spoofed.body.links[0].href).toBe(`/placement/resource_providers/${RP}`)
