@@ -133,6 +133,27 @@ export function databaseFault(err: unknown): DatabaseFault | null {
   return null
 }
 
+/**
+ * The 503 for a write that may have been kept: its connection was lost during COMMIT, or the
+ * commit could not be synced. It must not say that nothing was changed: a client told so would
+ * leave a kept claim behind, held by nobody. It is told to read the change back (a retry is safe
+ * too: a kept change is refused 409 by the generations it names).
+ */
+export function outcomeUnknown(err: unknown, how: 'commit' | 'sync'): DatabaseUnavailableError {
+  const what =
+    how === 'commit'
+      ? 'The connection to the database was lost during the commit'
+      : 'The change was committed but could not be flushed to disk'
+  return new DatabaseUnavailableError(
+    databaseFault(err) ?? 'unavailable',
+    err,
+    `${what}: it ${OUTCOME_UNKNOWN}. Read it back before sending it again.`,
+  )
+}
+
+/** What the detail of such a 503 says (clients may look for it). */
+export const OUTCOME_UNKNOWN = 'may or may not have been kept'
+
 /** `err` as the 503 it stands for, or `err` itself when it is not a database fault. */
 export function asDatabaseError(err: unknown): unknown {
   if (err instanceof DatabaseUnavailableError) return err

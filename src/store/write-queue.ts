@@ -6,7 +6,7 @@
 import type {State} from '../core/state.js'
 import type {Backend} from './backends.js'
 import type {Commits} from './commits.js'
-import {DatabaseUnavailableError, asDatabaseError, databaseFault, type DatabaseFault} from './database-faults.js'
+import {asDatabaseError, databaseFault, outcomeUnknown, type DatabaseFault} from './database-faults.js'
 import type {Follower} from './follower.js'
 import type {Freshness} from './freshness.js'
 import type {GroupRun, Outcome, QueuedWrite, StoreHooks, WriteOptions} from './store-types.js'
@@ -115,7 +115,7 @@ export class WriteQueue {
         this.follower.distrust(run.all)
         const fault = databaseFault(err) ?? 'unavailable'
         this.fault = fault
-        const error = new DatabaseUnavailableError(fault, err)
+        const error = outcomeUnknown(err, 'sync')
         group.forEach((w, k) => {
           if (!again.has(k)) this.settle(w, {ok: false, error})
         })
@@ -157,11 +157,13 @@ export class WriteQueue {
     if (fault === 'replaced') this.hooks.observer?.fault?.(fault, err)
     // Only a connection lost while COMMIT may have been on its way leaves the outcome unknown; a
     // statement refused (read-only, disk full) ended the transaction before it.
-    if (committing && fault === 'unavailable' && this.backend.kind !== 'sqlite') this.hooks.observer?.commitUnknown?.(err)
-    const error = thrownByWrite ? err : asDatabaseError(err)
+    const unknown = committing && fault === 'unavailable' && this.backend.kind !== 'sqlite'
+    if (unknown) this.hooks.observer?.commitUnknown?.(err)
+    const error = thrownByWrite ? err : unknown ? outcomeUnknown(err, 'commit') : asDatabaseError(err)
     for (const w of group) this.settle(w, {ok: false, error})
-    // Writes that queued meanwhile would each wait out the same fault: they are answered now.
-    if (fault) for (const w of this.queue.splice(0)) this.settle(w, {ok: false, error})
+    // Writes that queued meanwhile would each wait out the same fault: they are answered now
+    // (never sent, so nothing of them was kept).
+    if (fault) for (const w of this.queue.splice(0)) this.settle(w, {ok: false, error: asDatabaseError(err)})
     return 'settled'
   }
 

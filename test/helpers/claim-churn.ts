@@ -12,6 +12,7 @@
  * than the acknowledged claim: it is counted stale.
  */
 import {randomUUID} from 'node:crypto'
+import {OUTCOME_UNKNOWN} from '../../src/store/database-faults.js'
 import {RESENT_AFTER_LOST} from './balancer.js'
 
 const HEADERS = {
@@ -31,7 +32,7 @@ export interface ChurnReport {
   unexpected: string[]
   /** Claims acknowledged (204) and not released. */
   held: Map<string, Claim>
-  /** Consumers whose release was not acknowledged: what they hold is not known. */
+  /** Consumers whose release was not acknowledged, or whose claim may have been kept (503 saying so): what they hold is not known. */
   unsure: Set<string>
   /** When each 2xx answer came (ms), in order. */
   successes: number[]
@@ -172,7 +173,7 @@ export function startChurn(url: string | string[], opts: ChurnOptions = {}): Chu
             report.held.set(consumer, claim)
             mine.push(consumer)
             if (Math.random() < (opts.followUps ?? 0)) await followUp(consumer, claim, node, mine)
-          }
+          } else if (r.status === 503 && outcomeUnknown(r.json)) report.unsure.add(consumer) // its COMMIT was on its way
         } else if (c.status === 200 && mine.length) await release(mine)
       }
       await new Promise((r) => setTimeout(r, opts.pauseMs ?? 5))
@@ -195,4 +196,10 @@ export function longestGap(successes: number[]): number {
   let gap = 0
   for (let i = 1; i < t.length; i++) gap = Math.max(gap, t[i] - t[i - 1])
   return gap
+}
+
+/** Whether a 503 says the write may have been kept (its connection was lost during COMMIT). */
+function outcomeUnknown(body: unknown): boolean {
+  const errors = (body as {errors?: Array<{detail?: string}>} | null)?.errors
+  return errors?.some((e) => e.detail?.includes(OUTCOME_UNKNOWN)) ?? false
 }

@@ -1,0 +1,77 @@
+/**
+ * What a write is told when the database went away under it: "nothing was changed" only when
+ * nothing can have been; "may or may not have been kept" when its COMMIT was on its way (a client
+ * told otherwise would leave a kept claim behind, held by nobody).
+ */
+import {describe, expect, it} from 'vitest'
+import {Changes} from '../../src/core/changes.js'
+import {DatabaseUnavailableError, OUTCOME_UNKNOWN} from '../../src/store/database-faults.js'
+import {Turns} from '../../src/store/turns.js'
+import {WriteQueue} from '../../src/store/write-queue.js'
+
+/** A queue whose every group fails with `error`, `committing` or not, on a backend of `kind`. */
+function failingQueue(kind: string, error: unknown, committing: boolean) {
+  const unknown: unknown[] = []
+  const run = () => {
+    const all = new Changes()
+    all.consumers.add('c1')
+    return {outcomes: [{ok: true, value: undefined}], all, threw: null}
+  }
+  const queue = new WriteQueue(
+    {kind} as never,
+    {distrust() {}, settled() {}} as never,
+    {sync: async () => {}} as never,
+    {commit: async () => ({committed: false, run: run(), error, committing})} as never,
+    new Turns(),
+    {onWrite: null, othersServed: null, observer: {commitUnknown: (err: unknown) => unknown.push(err)}} as never,
+  )
+  return {queue, unknown}
+}
+
+const answer = async (queue: WriteQueue) => {
+  const err = await queue.push(() => undefined, {}).catch((e: unknown) => e)
+  expect(err).toBeInstanceOf(DatabaseUnavailableError)
+  return err as DatabaseUnavailableError
+}
+
+const lost = Object.assign(new Error('Connection terminated unexpectedly'), {code: 'ECONNRESET'})
+
+describe('a write the database went away under', () => {
+  for (const kind of ['postgres', 'mysql']) {
+    it(`on ${kind}, lost during COMMIT: 503 saying it may or may not have been kept, and counted`, async () => {
+      const {queue, unknown} = failingQueue(kind, lost, true)
+      const err = await answer(queue)
+      expect(err.status).toBe(503)
+      expect(err.detail).toContain(OUTCOME_UNKNOWN)
+      expect(err.detail).not.toContain('nothing was changed')
+      expect(unknown).toEqual([lost])
+    })
+  }
+
+  it('lost before COMMIT was sent: nothing was changed', async () => {
+    const {queue, unknown} = failingQueue('postgres', lost, false)
+    const err = await answer(queue)
+    expect(err.detail).toContain('nothing was changed')
+    expect(unknown).toEqual([])
+  })
+
+  it('committed, but its sync failed: 503 saying it may or may not have been kept', async () => {
+    const all = new Changes()
+    all.consumers.add('c1')
+    const queue = new WriteQueue(
+      {kind: 'sqlite', durable: () => Promise.reject(Object.assign(new Error('fdatasync: EIO'), {code: 'EIO'}))} as never,
+      {distrust() {}, settled() {}, publish() {}} as never,
+      {sync: async () => {}} as never,
+      {commit: async () => ({committed: true, run: {outcomes: [{ok: true, value: undefined}], all, threw: null}})} as never,
+      new Turns(),
+      {onWrite: null, othersServed: null, observer: null} as never,
+    )
+    const err = await answer(queue)
+    expect(err.detail).toContain(OUTCOME_UNKNOWN)
+  })
+
+  it('on SQLite (the commit is the process’s own): nothing was changed', async () => {
+    const {queue} = failingQueue('sqlite', Object.assign(new Error('disk I/O error'), {code: 'SQLITE_IOERR'}), true)
+    expect((await answer(queue)).detail).toContain('nothing was changed')
+  })
+})
