@@ -70,6 +70,13 @@ export const EXTENSION_ROUTES: RouteDef[] = [
   ...aggregateNameRoutes,
 ]
 
+/**
+ * How paths are matched, by fastify's router and by the one of paths alone (registerRoutes). A URL
+ * is at most Node's 16 KiB header limit: every path parameter reaches its handler, which answers
+ * as Placement does (404 for an unknown provider, 400 for a bad name).
+ */
+const ROUTER_OPTIONS = {ignoreDuplicateSlashes: false, maxParamLength: 16 * 1024}
+
 /** Every method Node's parser accepts (CONNECT aside): any a route lacks is a 405 with Allow, as in Placement. */
 const ALL_METHODS = http.METHODS.filter((m) => m !== 'CONNECT')
 
@@ -102,9 +109,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     schemaController: {compilersFactory: {buildValidator: noSchemaCompiler, buildSerializer: noSchemaCompiler}},
     return503OnClosing: false,
     keepAliveTimeout: timeouts.keepAliveMs,
-    // A URL is at most Node's 16 KiB header limit: let every path parameter reach its handler,
-    // which answers as Placement does (404 for an unknown provider, 400 for a bad name).
-    routerOptions: {ignoreDuplicateSlashes: false, maxParamLength: 16 * 1024},
+    routerOptions: ROUTER_OPTIONS,
     // The server is serverFactory's; this only makes fastify's own lines say https.
     ...(options.tls ? {https: {}} : {}),
     // Forwarding headers only from trusted proxies (edge.ts); without any, fastify reads none.
@@ -269,7 +274,7 @@ function registerRoutes(app: FastifyInstance, defs: RouteDef[], options: AppOpti
     byPath.set(def.url, list)
   }
   const used = ALL_METHODS.filter((m) => defs.some((d) => d.method === m))
-  const pathsOnly = Router({ignoreDuplicateSlashes: false, maxParamLength: 16 * 1024})
+  const pathsOnly = Router(ROUTER_OPTIONS)
   for (const [url, list] of byPath) {
     for (const def of list) {
       app.route({
