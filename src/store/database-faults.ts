@@ -139,16 +139,12 @@ export function databaseFault(err: unknown): DatabaseFault | null {
  * leave a kept claim behind, held by nobody. It is told to read the change back (a retry is safe
  * too: a kept change is refused 409 by the generations it names).
  */
-export function outcomeUnknown(err: unknown, how: 'commit' | 'sync'): DatabaseUnavailableError {
+export function outcomeUnknown(fault: DatabaseFault, err: unknown, how: 'commit' | 'sync'): DatabaseUnavailableError {
   const what =
     how === 'commit'
       ? 'The connection to the database was lost during the commit'
       : 'The change was committed but could not be flushed to disk'
-  return new DatabaseUnavailableError(
-    databaseFault(err) ?? 'unavailable',
-    err,
-    `${what}: it ${OUTCOME_UNKNOWN}. Read it back before sending it again.`,
-  )
+  return new DatabaseUnavailableError(fault, err, `${what}: it ${OUTCOME_UNKNOWN}. Read it back before sending it again.`)
 }
 
 /** What the detail of such a 503 says (clients may look for it). */

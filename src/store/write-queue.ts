@@ -115,7 +115,7 @@ export class WriteQueue {
         this.follower.distrust(run.all)
         const fault = databaseFault(err) ?? 'unavailable'
         this.fault = fault
-        const error = outcomeUnknown(err, 'sync')
+        const error = outcomeUnknown(fault, err, 'sync')
         group.forEach((w, k) => {
           if (!again.has(k)) this.settle(w, {ok: false, error})
         })
@@ -159,7 +159,7 @@ export class WriteQueue {
     // statement refused (read-only, disk full) ended the transaction before it.
     const unknown = committing && fault === 'unavailable' && this.backend.kind !== 'sqlite'
     if (unknown) this.hooks.observer?.commitUnknown?.(err)
-    const error = thrownByWrite ? err : unknown ? outcomeUnknown(err, 'commit') : asDatabaseError(err)
+    const error = thrownByWrite ? err : unknown ? outcomeUnknown(fault, err, 'commit') : asDatabaseError(err)
     for (const w of group) this.settle(w, {ok: false, error})
     // Writes that queued meanwhile would each wait out the same fault: they are answered now
     // (never sent, so nothing of them was kept).
