@@ -1,8 +1,9 @@
 // A TCP proxy on loopback for the fault run, the scale-out benchmark and the tests: it stands
 // between the daemons and their database and plays the network's part. It can delay every chunk
 // each way (this kernel has no netem), cut every connection (a failover, pg_terminate_backend),
-// refuse new ones (the database down), swallow them (a partition or a frozen server), and be
-// pointed at another server (a VIP moving to a promoted standby).
+// refuse new ones (the database down), swallow them (a partition or a frozen server), drop what
+// servers answer (a COMMIT done whose answer is lost on its way), and be pointed at another server
+// (a VIP moving to a promoted standby).
 import net from 'node:net'
 import {PreciseClock, nowMs} from './precise-clock.mjs'
 
@@ -16,6 +17,11 @@ export class TcpProxy {
     this.delayMs = options.delayMs ?? 0
     /** 'pass' | 'refuse' | 'blackhole' */
     this.mode = 'pass'
+    /**
+     * While set (a RegExp), a connection whose client sends a chunk it matches gets no more of
+     * what its server answers: the client waits, never told (a COMMIT's answer lost on its way).
+     */
+    this.dropRepliesAfter = null
     this.sockets = new Set()
     this.server = net.createServer((client) => this.accept(client))
     this.port = 0
@@ -45,8 +51,12 @@ export class TcpProxy {
     this.track(upstream)
     client.setNoDelay(true)
     upstream.setNoDelay(true)
-    this.pipe(client, upstream)
-    this.pipe(upstream, client)
+    const conn = {dropping: false}
+    this.pipe(client, upstream, (chunk) => {
+      if (this.dropRepliesAfter?.test(chunk.toString('latin1'))) conn.dropping = true
+      return true
+    })
+    this.pipe(upstream, client, () => !conn.dropping)
   }
 
   track(socket) {
@@ -56,11 +66,12 @@ export class TcpProxy {
   }
 
   /**
-   * Copies `from` to `to`, each chunk `delayMs` late, in order; either end closing closes both
-   * once what was sent has arrived.
+   * Copies `from` to `to` what `passes` lets through, each chunk `delayMs` late, in order; either
+   * end closing closes both once what was sent has arrived.
    */
-  pipe(from, to) {
+  pipe(from, to, passes = () => true) {
     from.on('data', (chunk) => {
+      if (!passes(chunk)) return
       if (!this.delayMs) return void to.write(chunk)
       this.send({due: nowMs() + this.delayMs, to, chunk})
     })

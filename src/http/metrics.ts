@@ -144,6 +144,13 @@ export class Metrics {
     registers: [this.registry],
   })
 
+  readonly commitsFound = new Counter({
+    name: 'placemat_database_commit_found_total',
+    help: 'Of those, writes the database answered for once it was back: kept (answered as committed) or not (answered 503).',
+    labelNames: ['kept'] as const,
+    registers: [this.registry],
+  })
+
   readonly writesRetried = new Counter({
     name: 'placemat_writes_retried_total',
     help: 'Writes that ran again: tried in one round trip (PostgreSQL), another process had committed first (moved) or the write did not fit (too-big); on Galera, another node won the race at COMMIT (contended).',
@@ -405,7 +412,16 @@ function watchStore(app: FastifyInstance, metrics: Metrics): StoreObserver {
       metrics.commitsUnknown.inc()
       app.log.error(
         {event: 'commit_outcome_unknown', cause: describeCause(err)},
-        'the connection was lost during COMMIT: the write may or may not be kept (answered 503; a retry is guarded by its generations)',
+        'the connection was lost during COMMIT: the write is looked for once the database answers (else answered 503: it may or may not be kept)',
+      )
+    },
+    commitFound(kept) {
+      metrics.commitsFound.inc({kept: String(kept)})
+      app.log.warn(
+        {event: 'commit_outcome_found', kept},
+        kept
+          ? 'the write whose COMMIT lost its connection was kept: answered as committed'
+          : 'the write whose COMMIT lost its connection was not kept: answered 503, nothing was changed',
       )
     },
   }

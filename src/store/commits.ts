@@ -16,7 +16,7 @@ import {Changes} from '../core/changes.js'
 import type {Backend, Row} from './backends.js'
 import type {Follower} from './follower.js'
 import type {Freshness} from './freshness.js'
-import {keyedKeys, keyedRecordStatements, recordStatements} from './journal.js'
+import {imageStatement, keyedKeys, keyedRecordStatements, type Recorded, recordStatements} from './journal.js'
 import type {OpenOptions} from './open.js'
 import type {StateWriter} from './state-writer.js'
 import type {GroupRun, QueuedWrite, StoreHooks} from './store-types.js'
@@ -28,7 +28,24 @@ import {mark, P, PROFILING} from './phase-profile.js'
  */
 export type CommitOutcome =
   | {committed: true; run: GroupRun; decideAgain?: readonly number[]}
-  | {committed: false; run: GroupRun; error: unknown; committing: boolean}
+  | {committed: false; run: GroupRun; error: unknown; committing: boolean; lost?: LostCommit}
+
+/**
+ * A group whose COMMIT may have been on its way when the error came: the journal position it
+ * wrote after, and the image it recorded, by which the database shows whether it was kept.
+ */
+export interface LostCommit {
+  after: number
+  image: string
+}
+
+/** What the database shows of a lost commit: kept (the refusals in `decideAgain` are decided again), or not. */
+export type FoundCommit = {kept: true; decideAgain: readonly number[]} | {kept: false}
+
+/** How long a lost commit is looked for, while the database does not answer. */
+const FIND_LOST_MS = 2000
+/** The pause between two looks. */
+const FIND_LOST_PAUSE_MS = 100
 
 export class Commits {
   /** PostgreSQL and MariaDB: the share of recent writes tried in one round trip that another node overtook. */
@@ -101,6 +118,7 @@ export class Commits {
     const base = f.position
     const run = this.runGroup(group, Date.now())
     let committing = false
+    const recorded: Recorded = {image: null}
     try {
       if (run.threw) throw run.threw.error
       if (run.all.empty) {
@@ -123,8 +141,8 @@ export class Commits {
       const keys = allSelfContained(group) ? keyedKeys(run.all) : null
       const keyed = keys !== null && !inAnyGroup(this.state, run.all)
       const record = keyed
-        ? keyedRecordStatements(this.db, run.all, keys, base, f.image()!)
-        : recordStatements(this.db, run.all, base + 1, f.image())
+        ? keyedRecordStatements(this.db, run.all, keys, base, f.image()!, recorded)
+        : recordStatements(this.db, run.all, base + 1, f.image(), recorded)
       const statements = concat(this.writer.statements(this.state, run.all), record)
       let sentAt = 0
       const outcome = await this.backend.session((s): Promise<Row[] | 'committed' | 'moved' | 'too-big'> => {
@@ -148,7 +166,7 @@ export class Commits {
       const decideAgain = othersBefore ? refusals(run) : []
       return decideAgain.length ? {committed: true, run, decideAgain} : {committed: true, run}
     } catch (error) {
-      return {committed: false, run, error, committing}
+      return failed(run, error, committing, base, recorded)
     }
   }
 
@@ -161,6 +179,8 @@ export class Commits {
     const f = this.follower
     let run: GroupRun = {outcomes: [], all: new Changes(), threw: null}
     let committing = false
+    let after = 0
+    const recorded: Recorded = {image: null}
     if (PROFILING) mark(P.queue)
     try {
       this.backend.checkWritable()
@@ -184,17 +204,18 @@ export class Commits {
           await s.run([sql`commit`.compile(db)])
           return
         }
-        const seq = f.position + 1
+        after = f.position
+        const seq = after + 1
         if (this.options.beforeCommit) {
           await s.run(this.writer.statements(this.state, run.all))
           await this.options.beforeCommit()
           committing = true
-          await s.run([...recordStatements(db, run.all, seq, f.image()), sql`commit`.compile(db)])
+          await s.run([...recordStatements(db, run.all, seq, f.image(), recorded), sql`commit`.compile(db)])
         } else {
           // One more round trip (more for a big batch): the rows, the journal, the counter, COMMIT.
           committing = true
           const rows = this.writer.statements(this.state, run.all)
-          const records = recordStatements(db, run.all, seq, f.image())
+          const records = recordStatements(db, run.all, seq, f.image(), recorded)
           const commit = [sql`commit`.compile(db)]
           await s.run(
             PROFILING ? concat(rows, marked(P.statements), records, marked(P['journal+image']), commit) : concat(rows, records, commit),
@@ -204,10 +225,35 @@ export class Commits {
         f.committedLocked(seq)
       })
     } catch (error) {
-      return {committed: false, run, error, committing}
+      return failed(run, error, committing, after, recorded)
     }
     f.settled()
     return {committed: true, run}
+  }
+
+  /**
+   * Whether a group whose connection was lost during COMMIT was kept, looked for by the image it
+   * recorded under the write lock: the lost transaction, if its server still runs it, holds that
+   * lock until it ends. Null when the database does not answer within FIND_LOST_MS, or where not
+   * finding it does not show it was not kept: on MariaDB the answer may come from another Galera
+   * node than the one that may yet commit it. PostgreSQL has one server, which ran it or not.
+   */
+  async findLost(run: GroupRun, lost: LostCommit): Promise<FoundCommit | null> {
+    const deadline = performance.now() + FIND_LOST_MS
+    for (;;) {
+      try {
+        const opening = this.backend.beginWrite()
+        const rows = await this.backend.session((s) =>
+          s.run([...opening, imageStatement(this.db, lost.after, lost.image), sql`rollback`.compile(this.db)]),
+        )
+        const found = rows[opening.length].find((r) => r.body === lost.image)
+        if (found) return {kept: true, decideAgain: Number(found.seq) > lost.after + 1 ? refusals(run) : []}
+        return this.backend.kind === 'postgres' ? {kept: false} : null
+      } catch {
+        if (performance.now() + FIND_LOST_PAUSE_MS >= deadline) return null
+        await new Promise((r) => setTimeout(r, FIND_LOST_PAUSE_MS))
+      }
+    }
   }
 
   /** Runs the group's writes against the State in turn, each seeing what the ones before it did. */
@@ -244,6 +290,13 @@ function* marked(p: number): Generator<never> {
 
 function* concat<T>(...parts: Iterable<T>[]): Generator<T> {
   for (const p of parts) yield* p
+}
+
+/** A group that failed; one whose COMMIT may have been on its way with what finds it again. */
+function failed(run: GroupRun, error: unknown, committing: boolean, after: number, recorded: Recorded): CommitOutcome {
+  return committing && recorded.image !== null
+    ? {committed: false, run, error, committing, lost: {after, image: recorded.image}}
+    : {committed: false, run, error, committing}
 }
 
 /** The indexes of the group's writes that were refused (they changed nothing). */

@@ -93,6 +93,7 @@ export function* recordStatements(
   ch: Changes,
   seq: number,
   image: ((ch: Changes) => ImageRows) | null = null,
+  recorded?: Recorded,
 ): Generator<CompiledQuery> {
   const count = keyCount(ch)
   if (count > MAX_JOURNALLED_KEYS) {
@@ -103,7 +104,10 @@ export function* recordStatements(
     yield* text.insert('placemat_changes', rows)
     if (image && count <= IMAGE_MAX_KEYS) {
       const body = imageBody(rows, image(ch))
-      if (body.length <= IMAGE_MAX_CHARS) yield text.insertOne('placemat_change_images', {seq, body, format: IMAGE_FORMAT})
+      if (body.length <= IMAGE_MAX_CHARS) {
+        if (recorded) recorded.image = body
+        yield text.insertOne('placemat_change_images', {seq, body, format: IMAGE_FORMAT})
+      }
     }
   }
   if (seq % PRUNE_EVERY === 0 && seq > JOURNAL_KEEP) yield* pruneStatements(db, seq - JOURNAL_KEEP)
@@ -152,6 +156,7 @@ export function* keyedRecordStatements(
   keys: readonly JournalRow[],
   base: number,
   image: (ch: Changes) => ImageRows,
+  recorded?: Recorded,
 ): Generator<CompiledQuery> {
   const text = statementText(db)
   const counter = text.integer('"value"')
@@ -170,13 +175,26 @@ export function* keyedRecordStatements(
       keys.flatMap((k) => [k.kind, k.key, k.parts]),
     )
   }
-  yield text.text(`insert into placemat_change_images (seq, body, format) values (${seq}, ?, ?)`, [
-    imageBody(keys, image(ch)),
-    IMAGE_FORMAT,
-  ])
+  const body = imageBody(keys, image(ch))
+  if (recorded) recorded.image = body
+  yield text.text(`insert into placemat_change_images (seq, body, format) values (${seq}, ?, ?)`, [body, IMAGE_FORMAT])
   // Pruning now and then: the number is the server's, so the writer's guess of it decides when,
   // and the floor is the server's number less JOURNAL_KEEP.
   if ((base + 1) % PRUNE_EVERY === 0) yield* pruneStatements(db, `(${seq} - ${JOURNAL_KEEP})`)
+}
+
+/**
+ * The image a transaction's statements recorded (null: none, a change too large): a commit whose
+ * answer was lost is found again by it (Commits.outcomeOf), as no other transaction records the
+ * same rows of the same keys.
+ */
+export interface Recorded {
+  image: string | null
+}
+
+/** The transaction after `after` that recorded exactly `image`, under the write lock (so a commit still on its way has ended). */
+export function imageStatement(db: Kysely<Database>, after: number, image: string): CompiledQuery {
+  return db.selectFrom('placemat_change_images').select(['seq', 'body']).where('seq', '>', after).where('body', '=', image).compile()
 }
 
 /** An image as recorded: the transaction's keys (without their seq, the image row's own) and its rows. */

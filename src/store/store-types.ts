@@ -18,6 +18,8 @@ export interface StoreObserver {
   reconnected?(): void
   /** A write lost its connection during COMMIT: whether it committed is not known (the State follows the database). */
   commitUnknown?(err: unknown): void
+  /** That write was looked for once the database answered again: kept, or (PostgreSQL) not. */
+  commitFound?(kept: boolean): void
   /**
    * A write made in one round trip found that another process had committed first (or was too
    * big for one round trip): it runs again under the lock. 'contended': another node's commit won

@@ -5,7 +5,7 @@
  */
 import type {State} from '../core/state.js'
 import type {Backend} from './backends.js'
-import type {Commits} from './commits.js'
+import type {Commits, LostCommit} from './commits.js'
 import {asDatabaseError, databaseFault, outcomeUnknown, type DatabaseFault} from './database-faults.js'
 import type {Follower} from './follower.js'
 import type {Freshness} from './freshness.js'
@@ -84,7 +84,7 @@ export class WriteQueue {
     const outcome = await this.commits.commit(group)
     return outcome.committed
       ? this.succeed(group, outcome.run, outcome.decideAgain ?? [])
-      : this.fail(group, outcome.run, outcome.error, outcome.committing)
+      : this.fail(group, outcome.run, outcome.error, outcome.committing, outcome.lost)
   }
 
   /**
@@ -134,7 +134,13 @@ export class WriteQueue {
    * nothing of it is kept. Memory may hold what the database does not, so what the group touched
    * is read again, now if the database answers, else before the next read or write.
    */
-  private async fail(group: QueuedWrite[], run: GroupRun, err: unknown, committing: boolean): Promise<'settled' | 'retry-alone'> {
+  private async fail(
+    group: QueuedWrite[],
+    run: GroupRun,
+    err: unknown,
+    committing: boolean,
+    lost?: LostCommit,
+  ): Promise<'settled' | 'retry-alone'> {
     const thrownByWrite = run.threw !== null
     this.follower.distrust(run.all)
     this.follower.settled() // what the group touched is unsure now (refresh waits for it to be read again)
@@ -159,11 +165,32 @@ export class WriteQueue {
     // statement refused (read-only, disk full) ended the transaction before it.
     const unknown = committing && fault === 'unavailable' && this.backend.kind !== 'sqlite'
     if (unknown) this.hooks.observer?.commitUnknown?.(err)
-    const error = thrownByWrite ? err : unknown ? outcomeUnknown(fault, err, 'commit') : asDatabaseError(err)
+    // The database is asked, once it answers again, whether it kept the group: the writes are
+    // then answered as if the answer had come (a client told "not made" of a kept claim would
+    // leave it held by nobody).
+    const found = unknown && lost ? await this.commits.findLost(run, lost) : null
+    if (found) this.hooks.observer?.commitFound?.(found.kept)
+    if (found?.kept) return this.keptAfterAll(group, run, found.decideAgain)
+    const error = thrownByWrite ? err : unknown && !found ? outcomeUnknown(fault, err, 'commit') : asDatabaseError(err)
     for (const w of group) this.settle(w, {ok: false, error})
     // Writes that queued meanwhile would each wait out the same fault: they are answered now
-    // (never sent, so nothing of them was kept).
-    if (fault) for (const w of this.queue.splice(0)) this.settle(w, {ok: false, error: asDatabaseError(err)})
+    // (never sent, so nothing of them was kept). Not when the database was found answering.
+    if (fault && !found) for (const w of this.queue.splice(0)) this.settle(w, {ok: false, error: asDatabaseError(err)})
+    return 'settled'
+  }
+
+  /**
+   * A group whose COMMIT lost its connection, found kept: answered with its outcomes, but for
+   * the refusals in `decideAgain` (others committed before it), decided again. What it touched is
+   * read again before it is trusted, as after any failure.
+   */
+  private keptAfterAll(group: QueuedWrite[], run: GroupRun, decideAgain: readonly number[]): 'settled' {
+    this.fault = null
+    if (decideAgain.length) this.requeue(decideAgain.map((k) => group[k]))
+    const again = new Set(decideAgain)
+    group.forEach((w, k) => {
+      if (!again.has(k)) this.settle(w, run.outcomes[k])
+    })
     return 'settled'
   }
 

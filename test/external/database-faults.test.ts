@@ -127,6 +127,8 @@ interface Server {
   database(): Promise<string>
   /** Ends every connection to the database at `url` but the caller's, from the server's side; how many it ended. */
   killConnections(url: string): Promise<number>
+  /** The allocations the database at `url` holds for `consumer`, read straight from the server. */
+  allocations(url: string, consumer: string): Promise<number>
   /** The server down: new connections refused (`proxy` stands between the daemon and it). */
   down(proxy: Proxy): Promise<void>
   /** The server answering again. */
@@ -156,6 +158,16 @@ const servers: Array<{kind: string; available: boolean; start: () => Promise<Ser
             await admin.end()
           }
         },
+        async allocations(url, consumer) {
+          const client = new pg.Client({connectionString: url})
+          await client.connect()
+          try {
+            const r = await client.query('select count(*) as n from allocations where consumer_uuid = $1', [consumer])
+            return Number(r.rows[0].n)
+          } finally {
+            await client.end()
+          }
+        },
         down: async (proxy) => proxy.setMode('refuse'),
         up: async (proxy) => proxy.setMode('pass'),
         stop: () => server.stop(),
@@ -177,6 +189,10 @@ const servers: Array<{kind: string; available: boolean; start: () => Promise<Ser
             .filter(Boolean)
           for (const id of ids) await server.sql(`kill connection ${Number(id)}`)
           return ids.length
+        },
+        async allocations(url, consumer) {
+          const name = new URL(url).pathname.slice(1)
+          return Number((await server.sql(`select count(*) from \`${name}\`.allocations where consumer_uuid = '${consumer}'`)).trim())
         },
         async down(proxy) {
           // Stopped, not frozen: the proxy passes connections on, and the port refuses them.
@@ -234,6 +250,36 @@ function faultCases({start}: (typeof servers)[number]) {
     expect((await call(d, 'GET', `/resource_providers/${RP}`)).status).toBe(404)
     expect((await call(d, 'POST', '/resource_providers', {name: 'one', uuid: RP})).status).toBe(200)
     expect((await call(d, 'GET', `/resource_providers/${RP}`)).status).toBe(200)
+    expect(d.child.exitCode).toBeNull()
+  })
+
+  it('a COMMIT whose answer is lost with its connection: the write is found kept, and answered as committed', async () => {
+    const url = await database()
+    const d = await daemon(url)
+    await waitFor('serving', serving(d))
+    expect((await call(d, 'POST', '/resource_providers', {name: 'one', uuid: RP})).status).toBe(200)
+    const inventory = {resource_provider_generation: 0, inventories: {VCPU: {total: 8}}}
+    expect((await call(d, 'PUT', `/resource_providers/${RP}/inventories`, inventory)).status).toBe(200)
+    const consumer = '22222222-3333-4444-5555-666666666666'
+    // The server commits the claim (the round trip that records its image); its answer never
+    // reaches the daemon, whose connection is then cut.
+    proxy.dropRepliesAfter = /insert into "?placemat_change_images/i
+    const claim = call(d, 'PUT', `/allocations/${consumer}`, {
+      allocations: {[RP]: {resources: {VCPU: 2}}},
+      project_id: 'p',
+      user_id: 'u',
+      consumer_generation: null,
+      consumer_type: 'INSTANCE',
+    })
+    await waitFor('the claim committed on the server', async () => (await server.allocations(direct, consumer)) === 1)
+    proxy.dropRepliesAfter = null
+    proxy.cutAll()
+    const res = await claim
+    expect(res.status).toBe(204)
+    expect(d.output()).toContain('commit_outcome_found')
+    const held = await call(d, 'GET', `/allocations/${consumer}`)
+    expect(held.body.allocations[RP].resources).toEqual({VCPU: 2})
+    expect((await call(d, 'GET', `/resource_providers/${RP}/usages`)).body.usages).toEqual({VCPU: 2})
     expect(d.child.exitCode).toBeNull()
   })
 

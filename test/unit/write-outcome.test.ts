@@ -6,26 +6,36 @@
 import {describe, expect, it} from 'vitest'
 import {Changes} from '../../src/core/changes.js'
 import {DatabaseUnavailableError, OUTCOME_UNKNOWN} from '../../src/store/database-faults.js'
+import type {FoundCommit} from '../../src/store/commits.js'
 import {Turns} from '../../src/store/turns.js'
 import {WriteQueue} from '../../src/store/write-queue.js'
 
-/** A queue whose every group fails with `error`, `committing` or not, on a backend of `kind`. */
-function failingQueue(kind: string, error: unknown, committing: boolean) {
+/**
+ * A queue whose every group fails with `error`, `committing` or not, on a backend of `kind`; with
+ * `found`, the group recorded an image, and the database, asked for it, answers `found`.
+ */
+function failingQueue(kind: string, error: unknown, committing: boolean, found?: FoundCommit | null) {
   const unknown: unknown[] = []
+  const looked: boolean[] = []
   const run = () => {
     const all = new Changes()
     all.consumers.add('c1')
-    return {outcomes: [{ok: true, value: undefined}], all, threw: null}
+    return {outcomes: [{ok: true, value: 'made'}], all, threw: null}
   }
+  const lost = found === undefined ? {} : {lost: {after: 7, image: '{"keys":[]}'}}
   const queue = new WriteQueue(
     {kind} as never,
     {distrust() {}, settled() {}} as never,
     {sync: async () => {}} as never,
-    {commit: async () => ({committed: false, run: run(), error, committing})} as never,
+    {commit: async () => ({committed: false, run: run(), error, committing, ...lost}), findLost: async () => found ?? null} as never,
     new Turns(),
-    {onWrite: null, othersServed: null, observer: {commitUnknown: (err: unknown) => unknown.push(err)}} as never,
+    {
+      onWrite: null,
+      othersServed: null,
+      observer: {commitUnknown: (err: unknown) => unknown.push(err), commitFound: (kept: boolean) => looked.push(kept)},
+    } as never,
   )
-  return {queue, unknown}
+  return {queue, unknown, looked}
 }
 
 const answer = async (queue: WriteQueue) => {
@@ -47,6 +57,28 @@ describe('a write the database went away under', () => {
       expect(unknown).toEqual([lost])
     })
   }
+
+  it('lost during COMMIT and found kept once the database answers: answered as committed', async () => {
+    const {queue, unknown, looked} = failingQueue('postgres', lost, true, {kept: true, decideAgain: []})
+    expect(await queue.push(() => 'made', {})).toBe('made')
+    expect(unknown).toEqual([lost])
+    expect(looked).toEqual([true])
+    expect(queue.writeFault).toBeNull()
+  })
+
+  it('lost during COMMIT and not found on PostgreSQL: nothing was changed', async () => {
+    const {queue, looked} = failingQueue('postgres', lost, true, {kept: false})
+    const err = await answer(queue)
+    expect(err.detail).toContain('nothing was changed')
+    expect(err.detail).not.toContain(OUTCOME_UNKNOWN)
+    expect(looked).toEqual([false])
+  })
+
+  it('lost during COMMIT and the database not answering, or not sure (Galera): it may or may not have been kept', async () => {
+    const {queue, looked} = failingQueue('mysql', lost, true, null)
+    expect((await answer(queue)).detail).toContain(OUTCOME_UNKNOWN)
+    expect(looked).toEqual([])
+  })
 
   it('lost before COMMIT was sent: nothing was changed', async () => {
     const {queue, unknown} = failingQueue('postgres', lost, false)
