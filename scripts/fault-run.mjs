@@ -2,12 +2,12 @@
 // npm run faults: every database fault placemat should live through, each under a steady claim
 // load, and what the daemons did. The tables go to stdout, progress to stderr.
 //
-//   npm run faults                                  # faults 1-8, then the failover run
+//   npm run faults                                  # faults 1-9, then the failover run
 //   npm run faults -- --only 1,3,8                  # some faults (add "failover" to the list for it)
 //   npm run faults -- --failover                    # the failover run alone
 //   npm run faults -- --providers 1000 --freeze-seconds 10 --json faults.json
 //
-// Set-up. PostgreSQL faults (1-6): a throwaway PostgreSQL cluster of its own (initdb, durable
+// Set-up. PostgreSQL faults (1-6, 9): a throwaway PostgreSQL cluster of its own (initdb, durable
 // defaults: fsync, synchronous_commit and full_page_writes on) on a free port, 2 daemons on one
 // database, each through a TcpProxy of its own (scripts/tcp-proxy.mjs), with
 // --db-connect-timeout 2 --db-statement-timeout 5 --db-lock-timeout 5; N flat providers
@@ -75,7 +75,7 @@ async function main() {
   progress(
     `work directory ${work}; ${o.providers} providers; faults ${[...o.faults].join(',') || 'none'}${o.failover ? ' and the failover run' : ''}`,
   )
-  const pgFaults = [...o.faults].filter((n) => n <= 6)
+  const pgFaults = [...o.faults].filter((n) => n <= 6 || n === 9)
   if (pgFaults.length || o.failover) {
     if (!postgresBin()) throw new Error('no PostgreSQL server binaries (initdb) under /usr/lib/postgresql')
   }

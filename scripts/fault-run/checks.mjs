@@ -38,6 +38,7 @@ export async function verifyLedger(env, phase, {all = false, truthDaemon = null}
     lost: 0,
     lostSamples: [],
     committedDespite503: 0,
+    committedAfterUnsure503: 0,
     committedAfterNetworkError: 0,
     goneAfterFailedDelete: 0,
     goneAfter503Delete: 0,
@@ -75,7 +76,8 @@ export async function verifyLedger(env, phase, {all = false, truthDaemon = null}
         if (e.deleteFails.every((f) => f.s === 503)) out.goneAfter503Delete++
       } else lost = 'claim acknowledged, absent'
     } else if (!e.acked && present) {
-      if (e.putFails.some((f) => f.s === 503)) out.committedDespite503++
+      if (e.putFails.some((f) => f.s === 503 && !f.unsure)) out.committedDespite503++
+      else if (e.putFails.some((f) => f.s === 503)) out.committedAfterUnsure503++
       else out.committedAfterNetworkError++
     }
     if (lost) {

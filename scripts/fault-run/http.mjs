@@ -37,7 +37,7 @@ export async function metrics(d) {
   const out = {}
   for (const line of r.text.split('\n')) {
     const m =
-      /^(placemat_database_up|placemat_database_errors_total|placemat_database_reconnects_total|placemat_state_reloads_total|placemat_journal_lag)(\{[^}]*\})?\s+(\S+)/.exec(
+      /^(placemat_database_up|placemat_database_errors_total|placemat_database_reconnects_total|placemat_database_commit_unknown_total|placemat_database_commit_found_total|placemat_state_reloads_total|placemat_journal_lag)(\{[^}]*\})?\s+(\S+)/.exec(
         line,
       )
     if (m) out[m[1] + (m[2] ?? '')] = Number(m[3])

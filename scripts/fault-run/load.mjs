@@ -106,7 +106,8 @@ async function clientLoop(env, c, phase, control) {
         })
         c.mine.push(consumer)
       } else {
-        e.putFails.push({s: w.status || w.kind, title: errorTitle(w), phase: phase.id, daemon: w.d.name})
+        const unsure = /may or may not/.test(w.json?.errors?.[0]?.detail ?? '')
+        e.putFails.push({s: w.status || w.kind, title: errorTitle(w), unsure, phase: phase.id, daemon: w.d.name})
         failed = true
       }
       break

@@ -1,7 +1,7 @@
 // The fault run's command line: which faults, how many providers, how long a freeze, how big
 // fault 7's tmpfs, where the JSON goes. A mistake is said with the usage and exits 2.
 const USAGE =
-  'usage: node scripts/fault-run.mjs [--only 1,3,8[,failover]] [--failover] [--providers N] [--freeze-seconds S] [--tmpfs-mb M] [--json FILE]'
+  'usage: node scripts/fault-run.mjs [--only 1,3,9[,failover]] [--failover] [--providers N] [--freeze-seconds S] [--tmpfs-mb M] [--json FILE]'
 const VALUED = new Set(['only', 'providers', 'freeze-seconds', 'tmpfs-mb', 'json'])
 const FLAGS = new Set(['failover', 'help'])
 
@@ -37,7 +37,7 @@ export function parseOptions(argv) {
   // (wal_autocheckpoint 16384 pages, journal_size_limit 64 MiB) within seconds, so a 16 MiB tmpfs
   // is full before the fault starts and deleting the filler frees nothing. --tmpfs-mb 16 shows that.
   const tmpfsMiB = intOption('tmpfs-mb', 96, 1, 4096)
-  let faults = new Set([1, 2, 3, 4, 5, 6, 7, 8])
+  let faults = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9])
   let failover = true
   if (given.only !== undefined) {
     faults = new Set()
@@ -47,8 +47,8 @@ export function parseOptions(argv) {
       .map((s) => s.trim())
       .filter(Boolean)) {
       if (part === 'failover') failover = true
-      else if (/^[1-8]$/.test(part)) faults.add(Number(part))
-      else usageError(`--only takes fault numbers 1 to 8 and "failover", not ${part}`)
+      else if (/^[1-9]$/.test(part)) faults.add(Number(part))
+      else usageError(`--only takes fault numbers 1 to 9 and "failover", not ${part}`)
     }
   } else if (given.failover) faults = new Set()
   if (!faults.size && !failover) usageError('nothing to run')
@@ -65,4 +65,5 @@ export const faultNames = (o) => ({
   6: 'PostgreSQL read-only 10 s',
   7: `SQLite disk full 10 s (${o.tmpfsMiB} MiB tmpfs)`,
   8: 'SQLite file deleted',
+  9: 'answers to COMMIT lost, 5 s',
 })

@@ -1,5 +1,7 @@
-// Faults 1 to 6, on PostgreSQL: a fast restart, 15 s stopped, every backend terminated, a daemon
-// started while it is down (and one with --db-wait that must give up), frozen (SIGSTOP), read-only.
+// Faults 1 to 6 and 9, on PostgreSQL: a fast restart, 15 s stopped, every backend terminated, a
+// daemon started while it is down (and one with --db-wait that must give up), frozen (SIGSTOP),
+// read-only; answers to COMMIT lost (the server commits, the daemon's connection is cut before the
+// answer arrives).
 import {pgUrl, sql} from '../lib/postgres.mjs'
 import {alive, startDaemon, stopDaemon} from './daemons.mjs'
 import {postgresEnv, proxied, teardown} from './envs.mjs'
@@ -11,7 +13,7 @@ import {logTail} from '../lib/daemon.mjs'
 import {pgCtl, pgStart, pgStop, postmasterPids, setReadOnly} from './postgres.mjs'
 import {RECOVERY_CAP_MS, runFault} from './run-fault.mjs'
 
-/** The faults of `o.faults` among 1 to 6, their rows into `results.faults`, the whole ledger's check into `results.postgresLedger`. */
+/** The faults of `o.faults` among 1 to 6 and 9, their rows into `results.faults`, the whole ledger's check into `results.postgresLedger`. */
 export async function postgresFaults(o, results) {
   const names = faultNames(o)
   const env = await postgresEnv(o.providers)
@@ -91,6 +93,30 @@ export async function postgresFaults(o, results) {
           await sleep(10000)
           await setReadOnly(c, false)
           ctx.end()
+        }),
+      )
+    }
+    if (o.faults.has(9)) {
+      results.faults.push(
+        await runFault(env, 9, names[9], async (ctx) => {
+          // Again and again for 5 s: each connection that sends a commit's journal image gets no
+          // more answers; 200 ms later every connection is cut. Those commits are done, their
+          // answers never came: each daemon must find them kept, not answer "not made".
+          ctx.start()
+          const until = now() + 5000
+          let cuts = 0
+          while (now() < until) {
+            for (const p of env.proxies) p.dropRepliesAfter = /insert into "?placemat_change_images/i
+            await sleep(200)
+            for (const p of env.proxies) {
+              p.dropRepliesAfter = null
+              p.cutAll()
+            }
+            cuts++
+            await sleep(300)
+          }
+          ctx.end()
+          ctx.phase.notes.push(`${cuts} times: answers dropped after a commit's journal image for 200 ms, then every connection cut`)
         }),
       )
     }

@@ -63,6 +63,8 @@ function notesFor(r, {failover = false, providers} = {}) {
     if (l.lost) n.push(`${label}: ${l.lost} acknowledged writes LOST (truth: ${l.truth}): ${JSON.stringify(l.lostSamples.slice(0, 3))}`)
     if (l.committedDespite503)
       n.push(`${label}: ${l.committedDespite503} claims answered 503 ("nothing was changed") are in the database anyway`)
+    if (l.committedAfterUnsure503)
+      n.push(`${label}: ${l.committedAfterUnsure503} claims answered 503 ("may or may not have been kept") were kept (not a loss)`)
     if (l.committedAfterNetworkError)
       n.push(`${label}: ${l.committedAfterNetworkError} claims without an HTTP answer were committed (not a loss)`)
     if (l.goneAfterFailedDelete)
