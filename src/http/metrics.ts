@@ -146,7 +146,7 @@ export class Metrics {
 
   readonly commitsFound = new Counter({
     name: 'placemat_database_commit_found_total',
-    help: 'Of those, writes the database answered for once it was back: kept (answered as committed) or not (answered 503).',
+    help: 'Of those, writes the database answered for once it was back: kept (answered as committed) or not (run again).',
     labelNames: ['kept'] as const,
     registers: [this.registry],
   })
@@ -421,7 +421,7 @@ function watchStore(app: FastifyInstance, metrics: Metrics): StoreObserver {
         {event: 'commit_outcome_found', kept},
         kept
           ? 'the write whose COMMIT lost its connection was kept: answered as committed'
-          : 'the write whose COMMIT lost its connection was not kept: answered 503, nothing was changed',
+          : 'the write whose COMMIT lost its connection was not kept: it runs again',
       )
     },
   }

@@ -18,7 +18,7 @@ export interface StoreObserver {
   reconnected?(): void
   /** A write lost its connection during COMMIT: whether it committed is not known (the State follows the database). */
   commitUnknown?(err: unknown): void
-  /** That write was looked for once the database answered again: kept, or (PostgreSQL) not. */
+  /** That write was looked for once the database answered again: kept, or (PostgreSQL) not, and run again. */
   commitFound?(kept: boolean): void
   /**
    * A write made in one round trip found that another process had committed first (or was too
@@ -77,4 +77,6 @@ export interface QueuedWrite {
   selfContained: boolean
   /** The races at COMMIT it lost (another node's commit won): run again up to MAX_RACES_LOST. */
   racesLost?: number
+  /** Times its group's COMMIT lost its connection and the database showed nothing was kept (PostgreSQL): it runs again. */
+  lostUnkept?: number
 }

@@ -19,6 +19,9 @@ const MAX_GROUP = 64
 /** Races at COMMIT a write may lose before it is answered 503 (Galera: each is another node's commit to the same rows). */
 const MAX_RACES_LOST = 8
 
+/** Runs of a write whose COMMIT lost its connection and was found not kept, before it is answered 503. */
+const MAX_LOST_UNKEPT = 2
+
 export class WriteQueue {
   /** Writes waiting for their turn. */
   private queue: QueuedWrite[] = []
@@ -171,6 +174,16 @@ export class WriteQueue {
     const found = unknown && lost ? await this.commits.findLost(run, lost) : null
     if (found) this.hooks.observer?.commitFound?.(found.kept)
     if (found?.kept) return this.keptAfterAll(group, run, found.decideAgain)
+    if (found && !thrownByWrite) {
+      // Not kept, and the database answers again: the writes run again, on what it holds, as
+      // they would had they come a moment later (a few times, then answered 503).
+      this.fault = null
+      const again = group.filter((w) => (w.lostUnkept = (w.lostUnkept ?? 0) + 1) <= MAX_LOST_UNKEPT)
+      const error = asDatabaseError(err)
+      for (const w of group) if (!again.includes(w)) this.settle(w, {ok: false, error})
+      if (again.length) this.requeue(again)
+      return 'settled'
+    }
     const error = thrownByWrite ? err : unknown && !found ? outcomeUnknown(fault, err, 'commit') : asDatabaseError(err)
     for (const w of group) this.settle(w, {ok: false, error})
     // Writes that queued meanwhile would each wait out the same fault: they are answered now

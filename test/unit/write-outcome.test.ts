@@ -66,12 +66,33 @@ describe('a write the database went away under', () => {
     expect(queue.writeFault).toBeNull()
   })
 
-  it('lost during COMMIT and not found on PostgreSQL: nothing was changed', async () => {
+  it('lost during COMMIT and not found on PostgreSQL: run again, twice at most, then nothing was changed', async () => {
     const {queue, looked} = failingQueue('postgres', lost, true, {kept: false})
     const err = await answer(queue)
     expect(err.detail).toContain('nothing was changed')
     expect(err.detail).not.toContain(OUTCOME_UNKNOWN)
-    expect(looked).toEqual([false])
+    expect(looked).toEqual([false, false, false])
+  })
+
+  it('lost during COMMIT, not found, and committed when run again: answered as committed', async () => {
+    let runs = 0
+    const all = new Changes()
+    all.consumers.add('c1')
+    const run = {outcomes: [{ok: true, value: 'made'}], all, threw: null}
+    const queue = new WriteQueue(
+      {kind: 'postgres', durable: () => Promise.resolve()} as never,
+      {distrust() {}, settled() {}, publish() {}} as never,
+      {sync: async () => {}} as never,
+      {
+        commit: async () =>
+          ++runs === 1 ? {committed: false, run, error: lost, committing: true, lost: {after: 7, image: '{}'}} : {committed: true, run},
+        findLost: async () => ({kept: false}),
+      } as never,
+      new Turns(),
+      {onWrite: null, othersServed: null, observer: null} as never,
+    )
+    expect(await queue.push(() => 'made', {})).toBe('made')
+    expect(runs).toBe(2)
   })
 
   it('lost during COMMIT and the database not answering, or not sure (Galera): it may or may not have been kept', async () => {
