@@ -127,7 +127,7 @@ export function printProfiles(profiles, log = console.log, n = 12) {
       )
     }
   }
-  const one = profiles.find((p) => p.nodes === 1)
+  const one = profiles.find((p) => p.nodes === 1 && p.pass === 'round-robin')
   const grew = (from, to, what) => {
     const diff = add(new Map(to.parts.all), from.parts.all, -1)
     log(

@@ -21,7 +21,7 @@ export function printFixedLoad(rows, log = console.log) {
 function printDatabase(rows, log) {
   const claimRows = rows.filter((r) => r.pass !== 'reads alone')
   if (!claimRows.length) return
-  const one = claimRows.find((r) => r.nodes === 1)
+  const one = claimRows.find((r) => r.nodes === 1 && r.pass === 'round-robin')
   const header = [
     'nodes',
     'load',
@@ -32,13 +32,14 @@ function printDatabase(rows, log) {
     'per node',
     'DB CPU ms/claim',
     'ratio to 1 node',
+    'ratio to node A alone',
     'round trips/claim',
     'retried/claim',
     'images applied/claim/node',
     'claim p50 ms',
   ]
   const cells = claimRows.map((r) => [
-    r.nodes,
+    r.of && r.of !== r.nodes ? `${r.nodes} of ${r.of}` : r.nodes,
     r.pass,
     r.offered_per_s,
     r.achieved_per_s.toFixed(1),
@@ -47,6 +48,7 @@ function printDatabase(rows, log) {
     r.node_cpu_ms.map(fmtMs).join(' + '),
     fmtMs(r.database_cpu_ms),
     one ? `${x(r.daemon_cpu_ms / one.daemon_cpu_ms)}x` : '—',
+    r.nodes > 1 && aloneMs(rows, r.nodes) ? `${x(r.daemon_cpu_ms / aloneMs(rows, r.nodes))}x` : '—',
     x(r.round_trips_per_claim),
     x(r.retried_per_claim, 3),
     x(r.image_catchups_per_claim_per_node),
@@ -60,6 +62,12 @@ function printDatabase(rows, log) {
     )
   }
   for (const line of decomposition(rows)) log(line)
+}
+
+/** Node A's CPU per claim serving alone in the K-node run: the mean of its passes before and after. */
+function aloneMs(rows, k) {
+  const alone = rows.filter((r) => r.of === k && r.nodes === 1 && r.pass.startsWith('node A alone'))
+  return alone.length ? alone.reduce((a, r) => a + r.daemon_cpu_ms, 0) / alone.length : null
 }
 
 /** Where K nodes' extra CPU per claim goes, from the round-robin, pinned and reads-alone passes. */
@@ -87,6 +95,16 @@ export function decomposition(rows) {
             `the database ${fmtMs(rr.database_cpu_ms)} against ${fmtMs(one.database_cpu_ms)} ms; the daemons' system calls per claim: ${x(rr.write_syscalls, 1)} against ${x(one.write_syscalls, 1)} writes, ${x(rr.read_syscalls, 1)} against ${x(one.read_syscalls, 1)} reads`
           : ''),
     )
+    const alone = aloneMs(rows, k)
+    if (alone)
+      lines.push(
+        `- against node A alone in the same run (the mean of its passes before and after, ${rows
+          .filter((r) => r.of === k && r.nodes === 1)
+          .map((r) => fmtMs(r.daemon_cpu_ms))
+          .join(
+            ' and ',
+          )} ms): ${x(rr.daemon_cpu_ms / alone)}x round-robin, ${byClaim ? `${x(byClaim.daemon_cpu_ms / alone)}x by claim` : ''}`,
+      )
     lines.push(
       `- applying the others' changes: ${fmtMs(applying)} ms/claim (${fmtMs(applying / (k - 1))} a follower; pinned pass, the followers' ${fmtMs(followers)} ms less their keep-up reads' own ${fmtMs(readCost)} ms); ` +
         `per claim per follower ${x(pin.changes_applied_per_claim_per_node)} changes applied, catch-ups from images ${x(pin.image_catchups_per_claim_per_node)}, from rows ${x(pin.row_catchups_per_claim_per_node, 3)}`,

@@ -16,6 +16,10 @@
 //                node of the round-robin pass does (a node asked nothing applies nothing)
 //   reads alone  K >= 2: those reads on the followers at R/s with nothing written: what a read
 //                costs without anything to apply, taken off the followers' figure
+//   node A alone K >= 2, first and again after pinned: every request to node A, the others asked
+//                nothing (so applying nothing): one node's figure on the same daemons, database
+//                and minute as the K-node passes, which the machine's drift between the K=1 run
+//                and the K-node run (up to a third of one node's figure) does not reach
 // Each pass reads the CPU of each daemon and of PostgreSQL (utime+stime, /proc) and the nodes'
 // counters before and after. The decomposition of K nodes against one: followers' CPU per claim
 // (less their reads' own cost) = applying the others' changes; node A's against the one-node
@@ -226,7 +230,7 @@ function cpu(nodes) {
 }
 
 /** One measured pass: counters, database transactions and CPU before and after `pace`. */
-async function pass(nodes, name, opts) {
+async function pass(nodes, name, opts, of = nodes.length) {
   const k = nodes.length
   const c0 = await counters(nodes)
   const x0 = await serverTransactions(running.statsUrl)
@@ -248,6 +252,8 @@ async function pass(nodes, name, opts) {
   const perClaim = (n) => (s.claims ? n / s.claims : null)
   const r = {
     nodes: k,
+    /** The daemons running (node A alone: the others idle). */
+    of,
     pass: name,
     offered_per_s: opts.rate,
     seconds: opts.seconds,
@@ -310,10 +316,13 @@ export async function measureFixedLoad(nodes, {rate, seconds, warmUp, database =
   progress(`${k} daemon(s): fixed load ${rate} claims/s; warm-up ${warm} s (not measured), then ${seconds} s a pass...`)
   const w = await pace(nodes, {rate, seconds: warm})
   await release(nodes[0], w.held)
-  const out = [await pass(nodes, 'round-robin', {rate, seconds})]
+  const alone = (when) => pass([nodes[0]], `node A alone, ${when}`, {rate, seconds}, k)
+  const out = k >= 2 ? [await alone('before')] : []
+  out.push(await pass(nodes, 'round-robin', {rate, seconds}))
   if (k >= 2) {
     out.push(await pass(nodes, 'round-robin by claim', {rate, seconds, byClaim: true}))
     out.push(await pass(nodes, 'pinned', {rate, seconds, pinned: true}))
+    out.push(await alone('after'))
     out.push(await pass(nodes, 'reads alone', {rate, seconds: Math.min(seconds, 5), readsOnly: true}))
   }
   for (const r of out) report({database, ...r}, results.fixedRows)
