@@ -246,6 +246,7 @@ export class Commits {
         const rows = await this.backend.session((s) =>
           s.run([...opening, imageStatement(this.db, lost.after, lost.image), sql`rollback`.compile(this.db)]),
         )
+        // Compared again here: MariaDB's text equality ignores case and trailing spaces.
         const found = rows[opening.length].find((r) => r.body === lost.image)
         if (found) return {kept: true, decideAgain: Number(found.seq) > lost.after + 1 ? refusals(run) : []}
         return this.backend.kind === 'postgres' ? {kept: false} : null

@@ -185,7 +185,7 @@ export function* keyedRecordStatements(
 
 /**
  * The image a transaction's statements recorded (null: none, a change too large): a commit whose
- * answer was lost is found again by it (Commits.outcomeOf), as no other transaction records the
+ * answer was lost is found again by it (Commits.findLost), as no other transaction records the
  * same rows of the same keys.
  */
 export interface Recorded {

@@ -102,13 +102,10 @@ export class WriteQueue {
     this.follower.settled()
     if (!run.all.empty) this.follower.publish()
     if (PROFILING) mark(P['index patch'])
-    if (decideAgain.length) this.requeue(decideAgain.map((k) => group[k]))
-    const again = new Set(decideAgain)
+    const again = this.requeueToDecide(group, decideAgain)
     const answer = () => {
       if (PROFILING) mark(P.fdatasync)
-      group.forEach((w, k) => {
-        if (!again.has(k)) this.settle(w, run.outcomes[k])
-      })
+      this.settleOutcomes(group, run, again)
     }
     if (run.all.empty) answer()
     else
@@ -130,6 +127,31 @@ export class WriteQueue {
   private requeue(writes: QueuedWrite[]): void {
     this.queue.unshift(...writes)
     this.scheduleDrain()
+  }
+
+  /** The writes of `group` at `indexes` go back to the queue, to be decided again; those indexes. */
+  private requeueToDecide(group: QueuedWrite[], indexes: readonly number[]): Set<number> {
+    if (indexes.length) this.requeue(indexes.map((k) => group[k]))
+    return new Set(indexes)
+  }
+
+  /** Each write of `group` but those at `again` is answered with the outcome it had in `run`. */
+  private settleOutcomes(group: QueuedWrite[], run: GroupRun, again: ReadonlySet<number>): void {
+    group.forEach((w, k) => {
+      if (!again.has(k)) this.settle(w, run.outcomes[k])
+    })
+  }
+
+  /**
+   * Nothing of `group` was kept and the database answers: the writes `mayRunAgain` lets through
+   * go back to the queue, to run again on what it holds; the others are answered 503 with `err`.
+   */
+  private runAgain(group: QueuedWrite[], err: unknown, mayRunAgain: (w: QueuedWrite) => boolean): 'settled' {
+    const again = group.filter(mayRunAgain)
+    const error = asDatabaseError(err)
+    for (const w of group) if (!again.includes(w)) this.settle(w, {ok: false, error})
+    if (again.length) this.requeue(again)
+    return 'settled'
   }
 
   /**
@@ -156,11 +178,7 @@ export class WriteQueue {
       // Galera: another node's commit won certification and nothing of ours was written. The
       // writes run again, on what that node wrote (read again under the lock), a few times.
       this.hooks.observer?.writeRetried?.('contended')
-      const again = group.filter((w) => (w.racesLost = (w.racesLost ?? 0) + 1) < MAX_RACES_LOST)
-      const error = asDatabaseError(err)
-      for (const w of group) if (!again.includes(w)) this.settle(w, {ok: false, error})
-      if (again.length) this.requeue(again)
-      return 'settled'
+      return this.runAgain(group, err, (w) => (w.racesLost = (w.racesLost ?? 0) + 1) < MAX_RACES_LOST)
     }
     if (fault) this.fault = fault
     if (fault === 'replaced') this.hooks.observer?.fault?.(fault, err)
@@ -172,38 +190,22 @@ export class WriteQueue {
     // then answered as if the answer had come (a client told "not made" of a kept claim would
     // leave it held by nobody).
     const found = unknown && lost ? await this.commits.findLost(run, lost) : null
-    if (found) this.hooks.observer?.commitFound?.(found.kept)
-    if (found?.kept) return this.keptAfterAll(group, run, found.decideAgain)
-    if (found && !thrownByWrite) {
-      // Not kept, and the database answers again: the writes run again, on what it holds, as
-      // they would had they come a moment later (a few times, then answered 503).
+    if (found) {
+      // The database answers again. Kept: answered as committed. Not kept: the writes run again,
+      // on what it holds, as they would had they come a moment later (a few times, then 503).
+      this.hooks.observer?.commitFound?.(found.kept)
       this.fault = null
-      const again = group.filter((w) => (w.lostUnkept = (w.lostUnkept ?? 0) + 1) <= MAX_LOST_UNKEPT)
-      const error = asDatabaseError(err)
-      for (const w of group) if (!again.includes(w)) this.settle(w, {ok: false, error})
-      if (again.length) this.requeue(again)
-      return 'settled'
+      if (found.kept) {
+        this.settleOutcomes(group, run, this.requeueToDecide(group, found.decideAgain))
+        return 'settled'
+      }
+      return this.runAgain(group, err, (w) => (w.lostUnkept = (w.lostUnkept ?? 0) + 1) <= MAX_LOST_UNKEPT)
     }
-    const error = thrownByWrite ? err : unknown && !found ? outcomeUnknown(fault, err, 'commit') : asDatabaseError(err)
+    const error = thrownByWrite ? err : unknown ? outcomeUnknown(fault, err, 'commit') : asDatabaseError(err)
     for (const w of group) this.settle(w, {ok: false, error})
     // Writes that queued meanwhile would each wait out the same fault: they are answered now
-    // (never sent, so nothing of them was kept). Not when the database was found answering.
-    if (fault && !found) for (const w of this.queue.splice(0)) this.settle(w, {ok: false, error: asDatabaseError(err)})
-    return 'settled'
-  }
-
-  /**
-   * A group whose COMMIT lost its connection, found kept: answered with its outcomes, but for
-   * the refusals in `decideAgain` (others committed before it), decided again. What it touched is
-   * read again before it is trusted, as after any failure.
-   */
-  private keptAfterAll(group: QueuedWrite[], run: GroupRun, decideAgain: readonly number[]): 'settled' {
-    this.fault = null
-    if (decideAgain.length) this.requeue(decideAgain.map((k) => group[k]))
-    const again = new Set(decideAgain)
-    group.forEach((w, k) => {
-      if (!again.has(k)) this.settle(w, run.outcomes[k])
-    })
+    // (never sent, so nothing of them was kept).
+    if (fault) for (const w of this.queue.splice(0)) this.settle(w, {ok: false, error: asDatabaseError(err)})
     return 'settled'
   }
 
