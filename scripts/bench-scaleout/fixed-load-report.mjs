@@ -64,9 +64,12 @@ function printDatabase(rows, log) {
   for (const line of decomposition(rows)) log(line)
 }
 
-/** Node A's CPU per claim serving alone in the K-node run: the mean of its passes before and after. */
+/** Node A's passes serving alone in the K-node run, before and after the K-node passes. */
+const aloneRows = (rows, k) => rows.filter((r) => r.of === k && r.nodes === 1 && r.pass.startsWith('node A alone'))
+
+/** Node A's CPU per claim serving alone in the K-node run: the mean of its passes. */
 function aloneMs(rows, k) {
-  const alone = rows.filter((r) => r.of === k && r.nodes === 1 && r.pass.startsWith('node A alone'))
+  const alone = aloneRows(rows, k)
   return alone.length ? alone.reduce((a, r) => a + r.daemon_cpu_ms, 0) / alone.length : null
 }
 
@@ -96,15 +99,14 @@ export function decomposition(rows) {
           : ''),
     )
     const alone = aloneMs(rows, k)
-    if (alone)
+    if (alone) {
+      const ratios = [`${x(rr.daemon_cpu_ms / alone)}x round-robin`, ...(byClaim ? [`${x(byClaim.daemon_cpu_ms / alone)}x by claim`] : [])]
       lines.push(
-        `- against node A alone in the same run (the mean of its passes before and after, ${rows
-          .filter((r) => r.of === k && r.nodes === 1)
+        `- against node A alone in the same run (the mean of its passes before and after, ${aloneRows(rows, k)
           .map((r) => fmtMs(r.daemon_cpu_ms))
-          .join(
-            ' and ',
-          )} ms): ${x(rr.daemon_cpu_ms / alone)}x round-robin, ${byClaim ? `${x(byClaim.daemon_cpu_ms / alone)}x by claim` : ''}`,
+          .join(' and ')} ms): ${ratios.join(', ')}`,
       )
+    }
     lines.push(
       `- applying the others' changes: ${fmtMs(applying)} ms/claim (${fmtMs(applying / (k - 1))} a follower; pinned pass, the followers' ${fmtMs(followers)} ms less their keep-up reads' own ${fmtMs(readCost)} ms); ` +
         `per claim per follower ${x(pin.changes_applied_per_claim_per_node)} changes applied, catch-ups from images ${x(pin.image_catchups_per_claim_per_node)}, from rows ${x(pin.row_catchups_per_claim_per_node, 3)}`,
