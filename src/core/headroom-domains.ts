@@ -2,22 +2,25 @@
  * The domains headroom.ts reports on, and the count of one that draws on sharing pools: what
  * hosts of a rack, row, room or the cloud add up to, by host number.
  */
-import {capacityOf} from './capacity.js'
 import type {HeadroomLevel} from './headroom.js'
 import type {Provider, State, TopologyLevel, TopologyNode} from './state.js'
-import type {HostForest} from './tree-shapes.js'
+import {fitInARow, type HostForest, type ShapeCandidates} from './tree-shapes.js'
 
 /** fit(host, X) of every host, by host number, and whether it could ever hold X (on its tree emptied). */
 export interface HostFits {
   fit: Float64Array
   /** 1 where the host could ever hold the flavor. */
   eligible: Uint8Array
-  /** Pool uuid -> class -> amount one instance takes from it (as the host's first candidate takes it); null when none does. */
-  pools: Array<ReadonlyMap<string, ReadonlyMap<string, number>> | undefined> | null
+  /** The candidates of each host whose count took from a pool (a domain's hosts share it); null when none did. */
+  drawing: Array<ShapeCandidates | undefined> | null
 }
 
 /** What a domain's count reads of its hosts, by host number. */
 export interface HostNumbers {
+  forest: HostForest
+  /** Each host's pairs free now (freeNow), and each pool pair's (poolFreeNow). */
+  free: Float64Array
+  poolFree: Float64Array
   fits: HostFits
   disabled: Uint8Array
   /** Each host's free amount of each class: [host * C + class] (HostForest.classes). */
@@ -189,49 +192,36 @@ export function domainMembers(part: LayoutPart, hosts: number, wanted: (d: numbe
   return out
 }
 
-const NO_POOLS: ReadonlyMap<string, ReadonlyMap<string, number>> = new Map()
-
-const poolFree = (s: State, uuid: string, rc: string): number => {
-  const p = s.providers.get(uuid)
-  const inv = p?.inventories.get(rc)
-  return p && inv ? Math.max(0, capacityOf(inv) - (p.usages.get(rc) ?? 0)) : 0
-}
-
-/** A domain whose hosts (`at`, in host order) draw on sharing pools: each pool taken once. */
-export function poolsDomain(s: State, h: HostNumbers, at: readonly number[]): {fit: number; pooled: number; disabledFit: number} {
-  const {fits, disabled} = h
-  // Hosts draw on each pool in host order until it is empty.
-  let left: Map<string, number> | null = null // `${pool} ${class}` -> free
-  const take = (i: number): number => {
-    let n = fits.fit[i]
-    const pools = fits.pools?.[i] ?? NO_POOLS
-    if (pools.size === 0) return n
-    left ??= new Map()
-    for (const [pool, amounts] of pools) {
-      for (const [rc, a] of amounts) {
-        const key = `${pool} ${rc}`
-        if (!left.has(key)) left.set(key, poolFree(s, pool, rc))
-        n = Math.min(n, Math.floor(left.get(key)! / a))
-      }
+/**
+ * A domain whose hosts (`at`, in host order) draw on sharing pools: claims in a row over them,
+ * each pool shared. Candidates come host after host in the engine's order, so the claims fill
+ * the first host (its own inventory first where its candidates put it first, then the pools)
+ * before the next: each host drawing on a pool is walked with what the hosts before it left
+ * there. A host that never takes from a pool counts as it does alone.
+ */
+export function poolsDomain(h: HostNumbers, at: readonly number[]): {fit: number; pooled: number; disabledFit: number} {
+  const {fits, disabled, forest, free} = h
+  const count = (enabled: boolean): number => {
+    let left: Float64Array | null = null
+    let fit = 0
+    for (const i of at) {
+      if ((disabled[i] === 1) === enabled) continue
+      const c = fits.drawing?.[i]
+      if (!c) fit += fits.fit[i]
+      else fit += fitInARow(forest, i, c, free, (left ??= h.poolFree.slice()))
     }
-    for (const [pool, amounts] of pools) for (const [rc, a] of amounts) left.set(`${pool} ${rc}`, left.get(`${pool} ${rc}`)! - n * a)
-    return n
+    return fit
   }
-  let fit = 0
-  for (const i of at) if (!disabled[i]) fit += take(i)
-  left = null
-  let disabledFit = 0
-  for (const i of at) if (disabled[i]) disabledFit += take(i)
-  return {fit, pooled: pooledFit(s, h, at), disabledFit}
+  return {fit: count(true), pooled: pooledFit(h, at), disabledFit: count(false)}
 }
 
 /** The fit if the enabled hosts of `at` that could hold it were one host: each class's free amount (pools once) over what one instance asks. */
-function pooledFit(s: State, h: HostNumbers, at: readonly number[]): number {
-  const {asked, askClass, classFree, C, fits, disabled} = h
+function pooledFit(h: HostNumbers, at: readonly number[]): number {
+  const {asked, askClass, classFree, C, fits, disabled, forest} = h
   if (asked.size === 0) return 0
   const rcs = [...asked.keys()]
   const free = new Map<string, number>()
-  let pools: Set<string> | null = null
+  let pools: Set<number> | null = null
   let any = false
   for (const i of at) {
     if (disabled[i] || !fits.eligible[i]) continue
@@ -240,10 +230,15 @@ function pooledFit(s: State, h: HostNumbers, at: readonly number[]): number {
       const n = askClass[j] < 0 ? 0 : classFree[i * C + askClass[j]]
       if (n) free.set(rc, (free.get(rc) ?? 0) + n)
     })
-    for (const pool of fits.pools?.[i]?.keys() ?? []) (pools ??= new Set()).add(pool)
+    if (!fits.drawing?.[i]) continue
+    const {poolPair} = forest.shapes[forest.shapeOf[i]]
+    for (const g of poolPair) if (g >= 0) (pools ??= new Set()).add(g)
   }
   if (!any) return 0
-  for (const pool of pools ?? []) for (const rc of rcs) free.set(rc, (free.get(rc) ?? 0) + poolFree(s, pool, rc))
+  for (const g of pools ?? []) {
+    const {rc} = forest.poolPairs[g]
+    if (asked.has(rc)) free.set(rc, (free.get(rc) ?? 0) + Math.max(0, h.poolFree[g]))
+  }
   let n = Infinity
   for (const [rc, a] of asked) n = Math.min(n, Math.floor((free.get(rc) ?? 0) / a))
   return n === Infinity ? 0 : n

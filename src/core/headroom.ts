@@ -33,6 +33,8 @@ import {
   namesAggregates,
   shapeCandidates,
   shapesByAggregates,
+  poolFreeNow,
+  type FitWalk,
   type HostForest,
   type ShapeCandidates,
 } from './tree-shapes.js'
@@ -108,8 +110,8 @@ export function hostFits(s: State, forest: HostForest, free: Float64Array, flavo
   if (out) {
     out.fit.fill(0)
     out.eligible.fill(0)
-    out.pools = null
-  } else out = {fit: new Float64Array(n), eligible: new Uint8Array(n), pools: null}
+    out.drawing = null
+  } else out = {fit: new Float64Array(n), eligible: new Uint8Array(n), drawing: null}
   const byAggregates = namesAggregates(flavor.request) ? shapesByAggregates(forest) : null
   const shapeOf = byAggregates ? byAggregates.shapeOf : forest.shapeOf
   let found = forest.candidates.get(flavor.request)
@@ -124,12 +126,12 @@ export function hostFits(s: State, forest: HostForest, free: Float64Array, flavo
       out.fit[i] = fitInARow(forest, i, c, free)
       continue
     }
-    const pools = new Map<string, Map<string, number>>()
-    out.fit[i] = fitInARow(forest, i, c, free, pools)
-    if (pools.size) (out.pools ??= [])[i] = pools
+    out.fit[i] = fitInARow(forest, i, c, free, null, walk)
+    if (walk.tookFromPool) (out.drawing ??= [])[i] = c
   }
   return out
 }
+const walk: FitWalk = {tookFromPool: false}
 
 /** The headroom of `flavors` in `s`, per level (see the module's comment for what is counted). */
 export function headroom(s: State, flavors: readonly FlavorRequest[], opts: HeadroomOptions = {}): Headroom {
@@ -191,6 +193,7 @@ function countTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomO
   // What does not depend on the flavor, once: each pair's and each class's free amount by host.
   const free = freeNow(forest, w.free)
   const classFree = freeByClass(forest, free, w.classFree)
+  const poolFree = poolFreeNow(forest)
   const C = forest.classes.length
   const {fits, fitsSomewhere} = w // some flavor fits there now
   fitsSomewhere.fill(0)
@@ -244,7 +247,7 @@ function countTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomO
     }
     if (!eligible) t.lint.push({flavor: flavor.flavor, problem: whyNowhere(s, flavor)})
     else if (!eligibleEnabled) t.lint.push({flavor: flavor.flavor, problem: 'fits only on disabled hosts'})
-    const numbers: HostNumbers = {fits, disabled, classFree, C, asked, askClass}
+    const numbers: HostNumbers = {forest, free, poolFree, fits, disabled, classFree, C, asked, askClass}
     for (const part of layout.parts) {
       const {start, count, of} = part
       const base = f * D + start
@@ -277,16 +280,16 @@ function countTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomO
       }
       // A domain that draws on a pool takes it once (poolsDomain); a group's rule bounds the fit
       // (pooled and the loss stay the flavor's: host boundaries alone). Both need the domain's hosts.
-      const pools = fits.pools
-      if (!pools && !opts.group) continue
+      const {drawing} = fits
+      if (!drawing && !opts.group) continue
       const drawn = new Uint8Array(count)
-      for (let i = 0; i < n; i++) if (pools?.[i] !== undefined && (of ? of[i] : 0) >= 0) drawn[of ? of[i] : 0] = 1
+      for (let i = 0; i < n; i++) if (drawing?.[i] !== undefined && (of ? of[i] : 0) >= 0) drawn[of ? of[i] : 0] = 1
       const members = domainMembers(part, n, (d) => opts.group !== undefined || drawn[d] === 1)
       for (let d = 0; d < count; d++) {
         const k = base + d
         const at = members.get(d) ?? []
         if (drawn[d]) {
-          const row = poolsDomain(s, numbers, at)
+          const row = poolsDomain(numbers, at)
           setRow(k, row.fit, row.pooled, row.disabledFit)
         }
         if (opts.group) {
@@ -329,7 +332,7 @@ function workspaceOf(forest: HostForest): Workspace {
       (w = {
         free: new Float64Array(forest.pairAt[n]),
         classFree: new Float64Array(n * forest.classes.length),
-        fits: {fit: new Float64Array(n), eligible: new Uint8Array(n), pools: null},
+        fits: {fit: new Float64Array(n), eligible: new Uint8Array(n), drawing: null},
         fitsSomewhere: new Uint8Array(n),
         columns: null,
       }),

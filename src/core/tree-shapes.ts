@@ -31,6 +31,8 @@ export interface TreeShape {
   pairSharing: Uint8Array
   /** The classes of the tree's own providers, in the order they first appear. */
   classes: Int32Array
+  /** Each pair's pool pair (HostForest.poolPairs) for a sharing provider's, -1 for the tree's own. */
+  poolPair: Int32Array
 }
 
 /**
@@ -49,6 +51,8 @@ export interface HostForest {
   pairAt: Int32Array
   /** The classes the trees have, numbered. */
   classes: string[]
+  /** Every (sharing provider, class) some host reaches, numbered: what hosts of a domain draw on together. */
+  poolPairs: Array<{provider: Provider; rc: string}>
   /** Candidates found so far, by request, by shape (a daemon's catalog is asked again at every scrape). */
   readonly candidates: WeakMap<CandidateRequest, Array<ShapeCandidates | undefined>>
   /** Shapes told apart by their members' aggregates too, made when a request first names aggregates. */
@@ -65,6 +69,11 @@ export interface ShapeCandidates {
   amount: Float64Array
   /** Whether a candidate takes from a sharing provider. */
   sharing: boolean
+}
+
+/** What a host's count noted besides how many: whether any of them took from a pool. */
+export interface FitWalk {
+  tookFromPool: boolean
 }
 
 /**
@@ -134,8 +143,10 @@ function plantForest(s: State, hosts: readonly Provider[]): HostForest {
     memberAt: new Int32Array(hosts.length + 1),
     pairAt: new Int32Array(hosts.length + 1),
     classes: [],
+    poolPairs: [],
     candidates: new WeakMap(),
   }
+  const poolIndex = new Map<string, number>()
   const classIndex = new Map<string, number>()
   const models: Model[] = []
   const described = new Map<string, number>()
@@ -161,7 +172,7 @@ function plantForest(s: State, hosts: readonly Provider[]): HostForest {
         model = modelOf(models.length, members, base, size, parents)
         models.push(model)
         described.set(description, model.shape)
-        forest.shapes.push(shapeOf(i, members, base, size, treeSize, classIndex, forest.classes))
+        forest.shapes.push(shapeOf(i, members, base, size, treeSize, classIndex, forest.classes, poolIndex, forest.poolPairs))
       } else model = models[known]
     }
     // Most recently matched first.
@@ -252,11 +263,14 @@ function shapeOf(
   treeSize: number,
   classIndex: Map<string, number>,
   classes: string[],
+  poolIndex: Map<string, number>,
+  poolPairs: HostForest['poolPairs'],
 ): TreeShape {
   const pairs: Array<{member: number; rc: string}> = []
   const capacity: number[] = []
   const pairClass: number[] = []
   const pairSharing: number[] = []
+  const poolPair: number[] = []
   const own: number[] = []
   for (let member = 0; member < size; member++) {
     const p = members[base + member]
@@ -267,8 +281,16 @@ function shapeOf(
       pairSharing.push(sharing ? 1 : 0)
       if (sharing) {
         pairClass.push(-1)
+        const key = `${p.uuid} ${rc}`
+        let g = poolIndex.get(key)
+        if (g === undefined) {
+          poolIndex.set(key, (g = poolPairs.length))
+          poolPairs.push({provider: p, rc})
+        }
+        poolPair.push(g)
         continue
       }
+      poolPair.push(-1)
       let c = classIndex.get(rc)
       if (c === undefined) {
         classIndex.set(rc, (c = classes.length))
@@ -286,6 +308,7 @@ function shapeOf(
     pairClass: Int32Array.from(pairClass),
     pairSharing: Uint8Array.from(pairSharing),
     classes: Int32Array.from(own),
+    poolPair: Int32Array.from(poolPair),
   }
 }
 
@@ -387,51 +410,54 @@ export function freeNow(forest: HostForest, out?: Float64Array): Float64Array {
   return free
 }
 
+/** What is free now of every pool pair (HostForest.poolPairs): capacity less usage. */
+export function poolFreeNow(forest: HostForest): Float64Array {
+  return Float64Array.from(forest.poolPairs, ({provider, rc}) => {
+    const inv = provider.inventories.get(rc)
+    return inv ? capacityOf(inv) - (provider.usages.get(rc) ?? 0) : 0
+  })
+}
+
 /** Free amounts of a host's pairs while its fit is counted (one host at a time). */
 let scratch = new Float64Array(64)
 
 /**
  * How many times host `i`'s candidates can be claimed in a row with `free` now (freeNow): the
  * first that still fits, as many times as it fits (usage only grows: one that no longer fits
- * never fits again, and the others keep their order). `taken` gets, per pool, what one instance
- * takes of it.
+ * never fits again, and the others keep their order). With `poolLeft` (poolFreeNow, drawn on by
+ * the hosts counted before this one), the host's pools hold what is left there, and what it
+ * takes is taken from it: claims in a row over a domain's hosts in the engine's order (a
+ * host's candidates all come before the next host's), each pool shared.
  */
 export function fitInARow(
   forest: HostForest,
   i: number,
   c: ShapeCandidates,
   free: Float64Array,
-  taken?: Map<string, Map<string, number>>,
+  poolLeft?: Float64Array | null,
+  walk?: FitWalk,
 ): number {
   const at = forest.pairAt[i]
   const n = forest.pairAt[i + 1] - at
   if (scratch.length < n) scratch = new Float64Array(n * 2)
   const left = scratch
-  for (let k = 0; k < n; k++) left[k] = free[at + k]
+  const {poolPair, pairSharing} = forest.shapes[forest.shapeOf[i]]
+  for (let k = 0; k < n; k++) left[k] = poolLeft && pairSharing[k] ? poolLeft[poolPair[k]] : free[at + k]
   const {start, pair, amount} = c
   let fit = 0
+  let tookFromPool = false
   for (let j = 0; j + 1 < start.length; j++) {
     const to = start[j + 1]
     let times = Infinity
     for (let t = start[j]; t < to; t++) times = Math.min(times, Math.floor(left[pair[t]] / amount[t]))
     if (!(times >= 1)) continue
     fit += times
-    for (let t = start[j]; t < to; t++) left[pair[t]] -= amount[t] * times
-    if (taken) tookFromPools(forest, i, c, j, taken)
+    for (let t = start[j]; t < to; t++) {
+      left[pair[t]] -= amount[t] * times
+      if (pairSharing[pair[t]]) tookFromPool = true
+    }
   }
+  if (poolLeft && tookFromPool) for (let k = 0; k < n; k++) if (pairSharing[k]) poolLeft[poolPair[k]] = left[k]
+  if (walk) walk.tookFromPool = tookFromPool
   return fit
-}
-
-/** What one instance of candidate `j` takes of each pool, noted once per pool and class. */
-function tookFromPools(forest: HostForest, i: number, c: ShapeCandidates, j: number, taken: Map<string, Map<string, number>>): void {
-  const shape = forest.shapes[forest.shapeOf[i]]
-  for (let t = c.start[j]; t < c.start[j + 1]; t++) {
-    const k = c.pair[t]
-    if (!shape.pairSharing[k]) continue
-    const {member, rc} = shape.pairs[k]
-    const p = forest.members[forest.memberAt[i] + member]
-    let m = taken.get(p.uuid)
-    if (!m) taken.set(p.uuid, (m = new Map()))
-    if (!m.has(rc)) m.set(rc, c.amount[t])
-  }
 }

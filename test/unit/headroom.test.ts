@@ -68,6 +68,9 @@ function generate(seed: number): {snapshot: Snapshot; flavors: Flavor[]} {
   let rackNo = 0
   const poolRacks = new Set<number>()
   while (poolRacks.size < pools) poolRacks.add(int(1, rooms * 2 * 2))
+  // A pool some hosts of any rack and room also reach (besides their rack's, if it has one).
+  const across = r() < 0.4 ? `${String(seed).padStart(8, '0')}-aaaa-4000-8000-000000000000` : null
+  if (across) add('pool-across', null, {DISK_GB: inv(int(40, 600))}, ['MISC_SHARES_VIA_AGGREGATE'], [across])
   for (let room = 1; room <= rooms; room++) {
     topology.push({uuid: nodeUuid('room', `room${room}`), name: `room${room}`, level: 'room', parent: null})
     for (let row = 1; row <= 2; row++) {
@@ -77,14 +80,15 @@ function generate(seed: number): {snapshot: Snapshot; flavors: Flavor[]} {
         rackNo++
         const rackName = `rack${rackNo}`
         topology.push({uuid: nodeUuid('rack', rackName), name: rackName, level: 'rack', parent: nodeUuid('row', rowName)})
-        const aggs = [nodeUuid('rack', rackName), nodeUuid('row', rowName), nodeUuid('room', `room${room}`)]
+        const rackAggs = [nodeUuid('rack', rackName), nodeUuid('row', rowName), nodeUuid('room', `room${room}`)]
         const pooled = poolRacks.has(rackNo)
-        // A pool serves its rack's hosts, which then keep no disk of their own.
+        // A pool serves its rack's hosts; half of them keep disk of their own too (claims take it first).
         if (pooled) add(`pool${rackNo}`, null, {DISK_GB: inv(int(40, 400))}, ['MISC_SHARES_VIA_AGGREGATE'], [nodeUuid('rack', rackName)])
         for (let h = 1; h <= int(1, 3); h++) {
           const name = `h${rackNo}-${h}`
           const traits = [...(r() < 0.5 ? ['HW_CPU_X86_AVX2'] : []), ...(r() < 0.15 ? ['COMPUTE_STATUS_DISABLED'] : [])]
-          const disk = pooled ? {} : {DISK_GB: inv(int(20, 200), r() < 0.2 ? {step_size: 10} : {})}
+          const disk = pooled && r() < 0.5 ? {} : {DISK_GB: inv(int(20, 200), r() < 0.2 ? {step_size: 10} : {})}
+          const aggs = across && r() < 0.35 ? [...rackAggs, across] : rackAggs
           const kind = pick(['flat', 'flat', 'numa', 'metal'])
           if (kind === 'flat') {
             const cpus = int(4, 32)
