@@ -58,6 +58,7 @@ export interface Stranded {
   host: string
   class: string
   amount: number
+  /** Of the flavors that could ever fit the host, the class that blocks the one closest to fitting. */
   bottleneck: string
 }
 
@@ -304,7 +305,7 @@ function countTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomO
       return null
     }
   }
-  t.stranded = stranded(forest, classFree, flavors, fitsSomewhere)
+  t.stranded = stranded(s, forest, classFree, poolFree, flavors, fitsSomewhere)
   return t
 }
 
@@ -384,33 +385,62 @@ function whyNowhere(s: State, flavor: FlavorRequest): string {
 
 /**
  * On each enabled host where no flavor fits now, each class's free amount (in the order its tree
- * first has them), with the class that blocks: the one whose free amount is smallest against the
- * least any flavor asks of it.
+ * first has them), with the class that blocks. Only the flavors that could ever fit the host are
+ * asked (a flavor of PCPU never blocks a host without PCPU; one lint says fits nowhere blocks
+ * none): of those, the one that comes closest, and its class with the least free (pools the host
+ * reaches included) against what it asks. A host no flavor of the catalog could ever fit is not
+ * stranded by what is used, and is left out (as is every host when lint says no flavor fits).
  */
-function stranded(forest: HostForest, classFree: Float64Array, flavors: readonly FlavorRequest[], fitsSomewhere: Uint8Array): Stranded[] {
+function stranded(
+  s: State,
+  forest: HostForest,
+  classFree: Float64Array,
+  poolFree: Float64Array,
+  flavors: readonly FlavorRequest[],
+  fitsSomewhere: Uint8Array,
+): Stranded[] {
   const {disabled} = forest
-  const least = new Map<string, number>()
-  for (const f of flavors) for (const [rc, n] of askedPerClass(f.request)) least.set(rc, Math.min(least.get(rc) ?? Infinity, n))
   const out: Stranded[] = []
-  if (least.size === 0) return out
   const C = forest.classes.length
-  const leastClass = [...least.keys()].map((rc) => forest.classes.indexOf(rc))
-  const leastAmount = [...least.values()]
-  const rcs = [...least.keys()]
+  const asks = flavors.map((f) => [...askedPerClass(f.request)])
   // In the host rows' order (by name, then uuid).
   for (const i of byName(forest).order) {
-    const host = forest.hosts[i]
     if (disabled[i] || fitsSomewhere[i]) continue
-    let bottleneck = ''
-    let worst = Infinity
-    for (let j = 0; j < rcs.length; j++) {
-      const r = (leastClass[j] < 0 ? 0 : classFree[i * C + leastClass[j]]) / leastAmount[j]
-      if (r < worst) [worst, bottleneck] = [r, rcs[j]]
+    const shape = forest.shapes[forest.shapeOf[i]]
+    const reach = (rc: string): number => {
+      const c = forest.classes.indexOf(rc)
+      let n = c < 0 ? 0 : classFree[i * C + c]
+      for (let k = 0; k < shape.pairs.length; k++)
+        if (shape.pairSharing[k] && shape.pairs[k].rc === rc) n += Math.max(0, poolFree[shape.poolPair[k]])
+      return n
     }
-    for (const c of forest.shapes[forest.shapeOf[i]].classes) {
+    let bottleneck = ''
+    let closest = -Infinity
+    flavors.forEach((f, k) => {
+      if (!asks[k].length || !couldFit(s, forest, f, i)) return
+      let worst = Infinity
+      let blocking = ''
+      for (const [rc, n] of asks[k]) {
+        const r = reach(rc) / n
+        if (r < worst) [worst, blocking] = [r, rc]
+      }
+      if (worst > closest) [closest, bottleneck] = [worst, blocking]
+    })
+    if (!bottleneck) continue
+    for (const c of shape.classes) {
       const amount = classFree[i * C + c]
-      if (amount > 0 && forest.classes[c] !== bottleneck) out.push({host: host.name, class: forest.classes[c], amount, bottleneck})
+      if (amount > 0 && forest.classes[c] !== bottleneck)
+        out.push({host: forest.hosts[i].name, class: forest.classes[c], amount, bottleneck})
     }
   }
   return out
+}
+
+/** Whether host `i` could ever hold `flavor` (its shape's candidates, searched already, are some). */
+function couldFit(s: State, forest: HostForest, flavor: FlavorRequest, i: number): boolean {
+  const byAggregates = namesAggregates(flavor.request) ? shapesByAggregates(forest) : null
+  const shape = byAggregates ? byAggregates.shapeOf[i] : forest.shapeOf[i]
+  const found = forest.candidates.get(flavor.request)
+  const c = found?.[shape] ?? shapeCandidates(s, forest, byAggregates ? byAggregates.host[shape] : i, flavor.request)
+  return c.start.length > 1
 }

@@ -85,6 +85,15 @@ describe('headroom', () => {
         expect(isDisabled(host)).toBe(false)
         expect(st.amount).toBe(treeFree(s, host).get(st.class))
         expect(st.class).not.toBe(st.bottleneck)
+        // The class that blocks is one the host's tree or a pool it reaches has.
+        const reached = [
+          ...s.subtree(host.uuid),
+          ...[...s.providers.values()].filter((p) => isSharing(p) && [...p.aggregates].some((a) => host.aggregates.has(a))),
+        ]
+        expect(
+          reached.some((p) => p.inventories.has(st.bottleneck)),
+          `${st.host} blocked by ${st.bottleneck}`,
+        ).toBe(true)
       }
     }
     console.log(`headroom: ${checked} counts checked against claims in a row (${positive} of them above 0) on ${CLOUDS} generated clouds`)
@@ -149,10 +158,10 @@ describe('headroom', () => {
       name,
       generation: 1,
       inventories: {
-        VCPU: {total: 2, reserved: 0, min_unit: 1, max_unit: 2, step_size: 1, allocation_ratio: 1},
+        VCPU: {total: 4, reserved: 0, min_unit: 1, max_unit: 4, step_size: 1, allocation_ratio: 1},
         MEMORY_MB: {total: 512, reserved: 0, min_unit: 1, max_unit: 512, step_size: 1, allocation_ratio: 1},
       },
-      usages: {},
+      usages: {VCPU: 1},
       traits: [],
       aggregates: [],
     })
@@ -166,6 +175,42 @@ describe('headroom', () => {
       expect(h.domains.map((d) => d.name)).toEqual(['a', 'b', 'c'])
       expect(h.stranded.map((x) => x.host)).toEqual(['a', 'b', 'c'])
     }
+  })
+
+  it('names as the bottleneck a class the host has, of the flavor that comes closest; flavors that fit nowhere strand nothing', () => {
+    const inv = (total: number): Inventory => ({total, reserved: 0, min_unit: 1, max_unit: total, step_size: 1, allocation_ratio: 1})
+    const host = (name: string, i: number, usages: Record<string, number>) => ({
+      uuid: `00000000-0000-4000-8000-00000000000${i + 1}`,
+      name,
+      generation: 1,
+      inventories: {VCPU: inv(16), MEMORY_MB: inv(32768)},
+      usages,
+      traits: [],
+      aggregates: [],
+    })
+    const s = stateFromSnapshot({
+      classes: [...CLASSES, 'CUSTOM_NOBODY'],
+      traits: TRAITS,
+      topology: [],
+      // a: 3,000 MB free (the smallest flavor asks 4,096); b: 1 VCPU free.
+      providers: [host('a', 0, {MEMORY_MB: 32768 - 3000}), host('b', 1, {VCPU: 15})],
+    })
+    const flavor = (name: string, vcpus: number, ram: number, properties: Record<string, string> = {}) =>
+      flavorRequest({name, vcpus, ram, disk: 0, ephemeral: 0, swap: 0, properties})
+    const catalog = [
+      flavor('m1.medium', 2, 4096),
+      flavor('m1.large', 4, 8192),
+      flavor('d1.small', 1, 1024, {'hw:cpu_policy': 'dedicated'}),
+      flavor('never', 1, 512, {'resources:CUSTOM_NOBODY': '1'}),
+    ]
+    const got = headroom(s, catalog, {levels: ['host']})
+    expect(got.stranded).toEqual([
+      {host: 'a', class: 'VCPU', amount: 16, bottleneck: 'MEMORY_MB'},
+      {host: 'b', class: 'MEMORY_MB', amount: 32768, bottleneck: 'VCPU'},
+    ])
+    // A flavor lint says fits nowhere strands nothing, alone or beside the others.
+    expect(headroom(s, [catalog[3]], {levels: ['host']})).toMatchObject({stranded: [], lint: [{flavor: 'never'}]})
+    expect(headroom(s, [catalog[0], catalog[3]], {levels: ['host']}).stranded.map((x) => x.bottleneck)).toEqual(['MEMORY_MB', 'VCPU'])
   })
 
   it("bounds the fit by a placement group's rule as claims of new members in a row would find it", () => {
