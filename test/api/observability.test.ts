@@ -162,6 +162,37 @@ describe('GET /metrics', () => {
     expect(open.body).toContain('# TYPE placemat_http_requests_total counter')
   })
 
+  it('takes the admin token as Prometheus sends it (Authorization: Bearer), and only there', async () => {
+    const token = 'a-metrics-admin-token-0123456789'
+    api = await testApi({auth: 'token', adminToken: token})
+    const get = (url: string, headers: Record<string, string>) => api.app.inject({method: 'GET', url, headers})
+    for (const url of ['/metrics', '/placemat/v1/metrics']) {
+      const ok = await get(url, {authorization: `Bearer ${token}`})
+      expect(ok.statusCode, url).toBe(200)
+      expect(ok.body).toContain('# TYPE placemat_http_requests_total counter')
+      expect((await get(url, {authorization: `bearer ${token}`})).statusCode).toBe(200)
+      expect((await get(url, {'x-auth-token': token})).statusCode).toBe(200)
+      // a wrong token, no token, another scheme: refused as a missing or wrong X-Auth-Token is
+      for (const authorization of [`Bearer ${token}x`, 'Bearer ', 'Bearer', `Basic ${token}`, token]) {
+        const refused = await get(url, {authorization})
+        expect(refused.statusCode, authorization).toBe(401)
+        expect(refused.json().errors[0].title).toBe('Unauthorized')
+      }
+      // X-Auth-Token, when sent, is the token: a right bearer beside a wrong one does not pass
+      expect((await get(url, {'x-auth-token': 'wrong', authorization: `Bearer ${token}`})).statusCode).toBe(401)
+    }
+    // Placement's own routes take X-Auth-Token only
+    expect((await get('/resource_providers', {authorization: `Bearer ${token}`})).statusCode).toBe(401)
+    expect((await get('/resource_providers', {'x-auth-token': token})).statusCode).toBe(200)
+    await api.close()
+
+    // noauth2: the bearer token is read as USER[:PROJECT] like X-Auth-Token, so a non-admin gets 403
+    api = await testApi()
+    expect((await get('/metrics', {authorization: 'Bearer admin'})).statusCode).toBe(200)
+    expect((await get('/metrics', {authorization: 'Bearer user'})).statusCode).toBe(403)
+    expect((await get('/metrics', {authorization: 'Basic admin'})).statusCode).toBe(401)
+  })
+
   it('counts requests by route pattern, never by raw URL', async () => {
     const log = await loggedApi()
     await provider(RP1, 'rp1', {VCPU: inv(8)})

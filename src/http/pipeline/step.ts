@@ -50,8 +50,16 @@ export function unauthenticated(req: FastifyRequest, reply: FastifyReply, header
   return false
 }
 
-/** The token a request presents (x-auth-token), when it presents one header of it. */
+/** `Authorization: Bearer <token>` (the scheme in any case, RFC 7235), as Prometheus' scrape settings send it. */
+const BEARER = /^bearer +(\S.*)$/i
+
+/**
+ * The token a request presents (x-auth-token), when it presents one header of it. A route that
+ * takes a bearer token (GET /metrics) reads `Authorization: Bearer <token>` too when there is no
+ * x-auth-token; an Authorization header of another scheme presents no token.
+ */
 export function presentedToken(req: FastifyRequest): string | undefined {
   const token = req.headers['x-auth-token']
-  return typeof token === 'string' ? token : undefined
+  if (token !== undefined || routeOf(req)?.bearer !== true) return typeof token === 'string' ? token : undefined
+  return BEARER.exec(req.headers.authorization ?? '')?.[1]
 }
