@@ -2,8 +2,9 @@
  * A daemon started with --flavors on the example datacenter (docs/cli/capacity.md): `placemat
  * capacity` without a flavor file asks its catalog and gets what the file gives; SIGHUP reads the
  * file again (a broken one refused, the catalog in force kept); and Debian's Prometheus, scraping
- * the daemon, stores the flavor gauges with the counts the command line prints. Prometheus' part
- * is skipped, and said so, where it is not installed.
+ * the daemon with the admin token as a bearer token (no --metrics-public), stores the flavor gauges
+ * with the counts the command line prints. Prometheus' part is skipped, and said so, where it is
+ * not installed.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
 import fs from 'node:fs'
@@ -35,7 +36,7 @@ describe('capacity on a daemon with a flavor catalog', () => {
       expect(r.code, r.stderr).toBe(0)
     }
     fs.copyFileSync(path.join(FIXTURES, 'flavors.json'), flavors)
-    d = await startForeground(['--db', db, '--auth', 'noauth2', '--flavors', flavors, '--metrics-public'], env)
+    d = await startForeground(['--db', db, '--auth', 'noauth2', '--flavors', flavors], env)
   })
   afterAll(async () => {
     prometheus?.kill('SIGKILL')
@@ -80,9 +81,19 @@ describe('capacity on a daemon with a flavor catalog', () => {
     const port = await freePort()
     const config = path.join(dir, 'prometheus.yml')
     const target = new URL(d.url).host
+    // the admin token (noauth2: `admin`) as docs/operator/daemon.md's stanza gives it: Authorization: Bearer
+    const credentials = path.join(dir, 'metrics-token')
+    fs.writeFileSync(credentials, 'admin\n', {mode: 0o600})
     fs.writeFileSync(
       config,
-      `global: {scrape_interval: 1s}\nscrape_configs:\n  - job_name: placemat\n    static_configs: [{targets: ['${target}']}]\n`,
+      [
+        'global: {scrape_interval: 1s}',
+        'scrape_configs:',
+        '  - job_name: placemat',
+        `    authorization: {type: Bearer, credentials_file: '${credentials}'}`,
+        `    static_configs: [{targets: ['${target}']}]`,
+        '',
+      ].join('\n'),
     )
     prometheus = spawn(
       PROMETHEUS!,
