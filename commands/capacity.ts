@@ -87,7 +87,7 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
     const change = {
       without: parseWithout(flags.without),
       ratios: parseRatios(flags.ratio),
-      add: flags.add ? addedHosts(await readApplyFile(flags.add)) : undefined,
+      add: flags.add ? addedHosts(await readApplyFile(flags.add), flags.add) : undefined,
     }
     const levels = flags.level as HeadroomLevel[] | undefined
     const backend = await this.backend()

@@ -224,6 +224,10 @@ describe('placemat capacity', () => {
     const noRack = await run([...small, '--add', add, '--db', db2])
     expect(noRack.code).toBe(2)
     expect(noRack.stderr).toContain('No rack named rack-zz')
+    fs.writeFileSync(add, '')
+    const empty = await run([...small, '--add', add, '--db', db2])
+    expect(empty.code).toBe(2)
+    expect(empty.stderr).toContain(`--add ${add}: no hosts to add`)
     const ratio = JSON.parse(
       (await ok(['capacity', '--flavors', FLAVORS, '--flavor', 'm1.small', '--level', 'cloud', '--ratio', 'VCPU=32', '--json'])).stdout,
     )

@@ -24,8 +24,9 @@ export interface CapacityAnswer extends Headroom {
 
 const LEVELS = ['host', 'rack', 'row', 'room'] as const
 
-/** `--add FILE`: an apply file's providers, and the racks its layout puts hosts in. */
-export function addedHosts(file: DatacenterFile): NonNullable<WhatIfChange['add']> {
+/** `--add FILE`: an apply file's providers, and the racks its layout puts hosts in; a file with none is a usage error. */
+export function addedHosts(file: DatacenterFile, name = 'FILE'): NonNullable<WhatIfChange['add']> {
+  if (!file.providers?.length) throw usageError(`--add ${name}: no hosts to add (an apply file's providers: list, and its racks:)`)
   const racks = file.layout
     ? [...racksOf(file.layout)].flatMap(({rack}) => (rack.hosts?.length ? [{rack: rack.name, hosts: rack.hosts}] : []))
     : []
