@@ -1,0 +1,150 @@
+/**
+ * What a planner relies on, held on every generated cloud (test/helpers/headroom-clouds.ts: rack
+ * pools whose hosts keep disk of their own, a pool across rooms, hosts in two pools, NUMA, GPU,
+ * bare metal, disabled hosts): counts move the right way when the cloud changes.
+ *   - lowering an allocation ratio never raises a fit;
+ *   - removing hosts (--without) never raises any domain's fit;
+ *   - adding a host never lowers one;
+ *   - a domain's fit is at most the sum of its children's.
+ * (Each count itself is held to claims in a row in headroom.test.ts.) A what-if that places
+ * displaced consumers again can raise a fit (docs/cli/capacity.md says why); these clouds' usage
+ * has no consumers, so what is held here is the count's own behaviour.
+ */
+import {describe, expect, it} from 'vitest'
+import {parseApplyFile} from '../../src/cli/apply/apply-file.js'
+import {addedHosts} from '../../src/cli/services/capacity.js'
+import {flavorRequest, type FlavorRequest} from '../../src/core/flavors.js'
+import {headroom, type DomainHeadroom} from '../../src/core/headroom.js'
+import {everyHost} from '../../src/core/host.js'
+import {stateFromSnapshot} from '../../src/core/snapshot.js'
+import type {State} from '../../src/core/state.js'
+import {hostDomains} from '../../src/core/topology.js'
+import {whatIf, type WhatIfChange} from '../../src/core/what-if.js'
+import {depth} from '../helpers/depth.js'
+import {generate} from '../helpers/headroom-clouds.js'
+import {rng} from '../helpers/rng.js'
+
+const CLOUDS = depth(80, 25)
+
+const key = (d: DomainHeadroom) => `${d.flavor} on ${d.level} ${d.name}`
+const fits = (s: State, flavors: FlavorRequest[]) => new Map(headroom(s, flavors).domains.map((d) => [key(d), d.fit]))
+
+/** Every domain both have whose fit moved the wrong way: `after` should be at most (or, `up`, at least) `before`. */
+function wrongWay(before: Map<string, number>, after: Map<string, number>, up: boolean): string[] {
+  const out: string[] = []
+  for (const [k, b] of before) {
+    const a = after.get(k)
+    if (a !== undefined && (up ? a < b : a > b)) out.push(`${k}: ${b} -> ${a}`)
+  }
+  return out
+}
+
+const clouds = () =>
+  Array.from({length: CLOUDS}, (_, k) => {
+    const seed = 1000 + k
+    const {snapshot, flavors} = generate(seed)
+    return {seed, s: stateFromSnapshot(structuredClone(snapshot)), flavors: flavors.map(flavorRequest), r: rng(seed)}
+  })
+
+describe('headroom moves the right way', () => {
+  it('lowering an allocation ratio never raises a fit', () => {
+    let compared = 0
+    for (const {seed, s, flavors} of clouds()) {
+      const before = fits(s, flavors)
+      for (const rc of ['VCPU', 'MEMORY_MB', 'DISK_GB', 'PCPU']) {
+        const ratios = [...s.providers.values()].flatMap((p) => (p.inventories.has(rc) ? [p.inventories.get(rc)!.allocation_ratio] : []))
+        if (!ratios.length) continue
+        // Below every inventory's ratio of the class: each one is lowered.
+        const after = fits(whatIf(s, {ratios: new Map([[rc, Math.min(...ratios) * 0.7]])}).after, flavors)
+        expect(wrongWay(before, after, false), `seed ${seed}, ${rc} ratio lowered`).toEqual([])
+        compared += before.size
+      }
+    }
+    console.log(`ratio lowered: ${compared} counts compared`)
+  })
+
+  it('removing a host, a rack or a row never raises any domain’s fit', () => {
+    let compared = 0
+    for (const {seed, s, flavors, r} of clouds()) {
+      const before = fits(s, flavors)
+      const hosts = everyHost(s)
+      const host = hosts[Math.floor(r() * hosts.length)]
+      const {rack, row} = hostDomains(s, host)
+      const changes: WhatIfChange[] = [
+        {without: [{level: 'host', name: host.name}]},
+        {without: [{level: 'rack', name: rack!}]},
+        {without: [{level: 'row', name: row!}]},
+      ]
+      for (const change of changes) {
+        const w = whatIf(s, change)
+        expect(w.displaced).toEqual([]) // usage without consumers: nothing is placed again
+        expect(wrongWay(before, fits(w.after, flavors), false), `seed ${seed}, without ${JSON.stringify(change.without)}`).toEqual([])
+        compared += before.size
+      }
+    }
+    console.log(`hosts removed: ${compared} counts compared`)
+  })
+
+  it('adding a host never lowers a fit, and an empty host with disk of its own adds what it holds', () => {
+    let compared = 0
+    let grew = 0
+    for (const {seed, s, flavors, r} of clouds()) {
+      const before = fits(s, flavors)
+      const hosts = everyHost(s)
+      const {rack} = hostDomains(s, hosts[Math.floor(r() * hosts.length)])
+      const file = parseApplyFile(
+        {
+          providers: [{name: 'new-host', inventories: {VCPU: 64, MEMORY_MB: 262144, DISK_GB: 1800}}],
+          racks: [{name: rack, hosts: ['new-host']}],
+        },
+        'add.yaml',
+      )
+      const after = fits(whatIf(s, {add: addedHosts(file, 'add.yaml')}).after, flavors)
+      expect(wrongWay(before, after, true), `seed ${seed}, a host added to ${rack}`).toEqual([])
+      for (const f of flavors) {
+        const alone = after.get(`${f.flavor} on host new-host`) ?? 0
+        if (!alone) continue
+        // An empty host that holds some alone, its own disk taken first, adds to its rack.
+        const rackFit = (m: Map<string, number>) => m.get(`${f.flavor} on rack ${rack}`) ?? 0
+        expect(rackFit(after), `seed ${seed}, ${f.flavor}: new-host holds ${alone} alone`).toBeGreaterThan(rackFit(before))
+        grew++
+      }
+      compared += before.size
+    }
+    console.log(`a host added: ${compared} counts compared, ${grew} rack counts grew`)
+    expect(grew).toBeGreaterThan(CLOUDS / 5)
+  })
+
+  it("a domain's fit is at most the sum of its children's", () => {
+    let compared = 0
+    const parentOf = {host: 'rack', rack: 'row', row: 'room', room: 'cloud'} as const
+    for (const {seed, s, flavors} of clouds()) {
+      const rows = headroom(s, flavors).domains
+      const byKey = new Map(rows.map((d) => [key(d), d]))
+      const sums = new Map<string, number>()
+      for (const h of everyHost(s)) {
+        const at = hostDomains(s, h)
+        for (const f of flavors) {
+          for (const level of ['host', 'rack', 'row', 'room'] as const) {
+            const child = level === 'host' ? h.name : at[level]
+            if (child === null) continue
+            const parent = parentOf[level] === 'cloud' ? 'cloud' : at[parentOf[level] as 'rack']
+            const k = `${f.flavor} on ${parentOf[level]} ${parent}`
+            // Each child once: a host's fit into its rack, a rack's into its row, ...
+            const childKey = `${k} <- ${level} ${child}`
+            if (sums.has(childKey)) continue
+            sums.set(childKey, 0)
+            sums.set(k, (sums.get(k) ?? 0) + byKey.get(`${f.flavor} on ${level} ${child}`)!.fit)
+          }
+        }
+      }
+      for (const d of rows) {
+        if (d.level === 'host') continue
+        const sum = sums.get(key(d)) ?? 0
+        expect(d.fit, `seed ${seed}, ${key(d)}: its children add up to ${sum}`).toBeLessThanOrEqual(sum)
+        compared++
+      }
+    }
+    console.log(`domains against their children: ${compared} compared`)
+  })
+})
