@@ -5,6 +5,7 @@ import {addedHosts, capacity, catalogCapacity, chosenFlavors, parseRatios, parse
 import {readApplyFile} from '../src/cli/apply/apply-file.js'
 import {groupFileFlags} from '../src/cli/groups/flags.js'
 import {groupsOf} from '../src/cli/groups/groups.js'
+import {amountText, bindingWord, summaryTable} from '../src/cli/capacity/summary.js'
 import {HEADROOM_LEVELS, type DomainHeadroom, type HeadroomLevel} from '../src/core/headroom.js'
 
 export default class Capacity extends PlacematCommand {
@@ -67,6 +68,10 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
       description: "what if these hosts were added: an apply file's providers, in the existing racks its racks: part names",
     }),
     group: Flags.string({description: 'count members of this placement group: FIT is what its rule still allows'}),
+    long: Flags.boolean({
+      description:
+        'a row per domain and flavor (fit, pooled, loss, disabled, what binds) instead of the summary; every level unless --level',
+    }),
     ...groupFileFlags,
   }
 
@@ -78,6 +83,7 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
     {key: 'pooled', align: 'right' as const},
     {key: 'fragmentation_loss', header: 'loss', align: 'right' as const},
     {key: 'disabled_fit', header: 'disabled', align: 'right' as const},
+    {key: 'binding'},
   ]
 
   static printed = {columns: Capacity.columns}
@@ -89,7 +95,9 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
       ratios: parseRatios(flags.ratio),
       add: flags.add ? addedHosts(await readApplyFile(flags.add), flags.add) : undefined,
     }
-    const levels = flags.level as HeadroomLevel[] | undefined
+    // The summary (a table, no columns picked): the cloud and its rooms unless --level says.
+    const summary = this.format === 'table' && !flags.long && !this.base.columns && !this.base['sort-column']?.length
+    const levels = (flags.level as HeadroomLevel[] | undefined) ?? (summary ? ['room', 'cloud'] : undefined)
     const backend = await this.backend()
     const group = flags.group === undefined ? undefined : await (await groupsOf(backend, flags)).show(flags.group)
     const answer = flags.flavors
@@ -97,14 +105,22 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
       : await catalogCapacity(backend, {names: flags.flavor, levels, change, group})
     for (const w of answer.warnings) process.stderr.write(`warning: flavor ${w.flavor}: ${w.warning}\n`)
     if (this.textOutput) for (const l of answer.lint) process.stderr.write(`lint: flavor ${l.flavor}: ${l.problem}\n`)
-    this.output(
-      answer,
-      answer.domains,
-      Capacity.columns as Array<{key: string; header?: string; align?: 'right'; get?: (d: DomainHeadroom) => unknown}>,
-    )
+    if (summary) {
+      const {rows, columns} = summaryTable(answer.domains, answer.what_if?.changes)
+      this.output(answer, rows, columns)
+      this.log(
+        "\neach cell: how many more fit, and what binds (ram, vcpu, disk: the hosts' own; disk@POOL: a shared pool's); --long for every number",
+      )
+    } else
+      this.output(
+        answer,
+        answer.domains,
+        Capacity.columns as Array<{key: string; header?: string; align?: 'right'; get?: (d: DomainHeadroom) => unknown}>,
+      )
     if (this.format === 'table' && answer.stranded.length && !this.base.columns) {
       this.log(`\nstranded (free on hosts where no flavor fits):`)
-      for (const s of answer.stranded) this.log(`  ${s.host}: ${s.amount} ${s.class} (blocked by ${s.bottleneck})`)
+      for (const s of answer.stranded)
+        this.log(`  ${s.host}: ${amountText(s.class, s.amount)} ${s.class} (blocked by ${bindingWord(s.bottleneck)})`)
     }
     const w = answer.what_if
     if (w && this.format === 'table' && !this.base.columns) {

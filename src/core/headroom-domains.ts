@@ -4,13 +4,16 @@
  */
 import type {HeadroomLevel} from './headroom.js'
 import type {Provider, State, TopologyLevel, TopologyNode} from './state.js'
-import {fitInARow, type HostForest, type ShapeCandidates} from './tree-shapes.js'
+import {bindingOf, fitInARow, type FitWalk} from './fit-walk.js'
+import type {HostForest, ShapeCandidates} from './tree-shapes.js'
 
 /** fit(host, X) of every host, by host number, and whether it could ever hold X (on its tree emptied). */
 export interface HostFits {
   fit: Float64Array
   /** 1 where the host could ever hold the flavor. */
   eligible: Uint8Array
+  /** What binds on each host once its count is done (tree-shapes.ts bindingOf), -1 where it could never hold it. */
+  binding: Int32Array
   /** The candidates of each host whose count took from a pool (a domain's hosts share it); null when none did. */
   drawing: Array<ShapeCandidates | undefined> | null
 }
@@ -199,20 +202,36 @@ export function domainMembers(part: LayoutPart, hosts: number, wanted: (d: numbe
  * before the next: each host drawing on a pool is walked with what the hosts before it left
  * there. A host that never takes from a pool counts as it does alone.
  */
-export function poolsDomain(h: HostNumbers, at: readonly number[]): {fit: number; pooled: number; disabledFit: number} {
+export function poolsDomain(h: HostNumbers, at: readonly number[]): {fit: number; pooled: number; disabledFit: number; binding: number} {
   const {fits, disabled, forest, free} = h
+  const B = forest.classes.length + forest.poolPairs.length
+  const votes = new Int32Array(B)
   const count = (enabled: boolean): number => {
     let left: Float64Array | null = null
     let fit = 0
     for (const i of at) {
       if ((disabled[i] === 1) === enabled) continue
       const c = fits.drawing?.[i]
+      let binding = fits.binding[i]
       if (!c) fit += fits.fit[i]
-      else fit += fitInARow(forest, i, c, free, (left ??= h.poolFree.slice()))
+      else {
+        fit += fitInARow(forest, i, c, free, (left ??= h.poolFree.slice()), walk)
+        binding = bindingOf(forest, i, walk.binding)
+      }
+      if (enabled && binding >= 0) votes[binding]++
     }
     return fit
   }
-  return {fit: count(true), pooled: pooledFit(h, at), disabledFit: count(false)}
+  const fit = count(true)
+  return {fit, pooled: pooledFit(h, at), disabledFit: count(false), binding: mostVoted(votes, 0, B)}
+}
+const walk: FitWalk = {tookFromPool: false, binding: -1}
+
+/** The binding most hosts have (votes[at .. at + B)), the first of equals; -1 when none has one. */
+export function mostVoted(votes: Int32Array, at: number, B: number): number {
+  let best = -1
+  for (let b = 0; b < B; b++) if (votes[at + b] > 0 && (best < 0 || votes[at + b] > votes[at + best])) best = b
+  return best
 }
 
 /** The fit if the enabled hosts of `at` that could hold it were one host: each class's free amount (pools once) over what one instance asks. */

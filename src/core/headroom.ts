@@ -24,20 +24,10 @@ import {capacityOf} from './capacity.js'
 import {askedPerClass, type FlavorRequest} from './flavors.js'
 import {groupFit} from './group-headroom.js'
 import type {Group} from './groups.js'
-import {byName, domainLayout, domainMembers, poolsDomain, type HostFits, type HostNumbers} from './headroom-domains.js'
+import {byName, domainLayout, domainMembers, mostVoted, poolsDomain, type HostFits, type HostNumbers} from './headroom-domains.js'
 import type {State, TopologyLevel} from './state.js'
-import {
-  fitInARow,
-  freeNow,
-  hostForest,
-  namesAggregates,
-  shapeCandidates,
-  shapesByAggregates,
-  poolFreeNow,
-  type FitWalk,
-  type HostForest,
-  type ShapeCandidates,
-} from './tree-shapes.js'
+import {bindingName, bindingOf, fitInARow, freeNow, poolFreeNow, type FitWalk} from './fit-walk.js'
+import {hostForest, namesAggregates, shapeCandidates, shapesByAggregates, type HostForest, type ShapeCandidates} from './tree-shapes.js'
 
 export type {HostFits} from './headroom-domains.js'
 export type HeadroomLevel = 'host' | TopologyLevel | 'cloud'
@@ -52,6 +42,11 @@ export interface DomainHeadroom {
   fragmentation_loss: number
   /** What the domain's disabled hosts would hold, apart. */
   disabled_fit: number
+  /**
+   * What binds: the class (`CLASS@pool` for a sharing provider's) that stops one more, on most of
+   * the domain's enabled hosts that could hold the flavor; null when none could.
+   */
+  binding: string | null
 }
 
 export interface Stranded {
@@ -87,6 +82,9 @@ export interface HeadroomTable {
   pooled: Column
   fragmentation_loss: Column
   disabled_fit: Column
+  /** Each row's binding, by number in `bindings` (-1: none). */
+  binding: Int32Array
+  bindings: ReadonlyArray<string | null>
   stranded: Stranded[]
   lint: LintFinding[]
 }
@@ -111,8 +109,9 @@ export function hostFits(s: State, forest: HostForest, free: Float64Array, flavo
   if (out) {
     out.fit.fill(0)
     out.eligible.fill(0)
+    out.binding.fill(-1)
     out.drawing = null
-  } else out = {fit: new Float64Array(n), eligible: new Uint8Array(n), drawing: null}
+  } else out = {fit: new Float64Array(n), eligible: new Uint8Array(n), binding: new Int32Array(n).fill(-1), drawing: null}
   const byAggregates = namesAggregates(flavor.request) ? shapesByAggregates(forest) : null
   const shapeOf = byAggregates ? byAggregates.shapeOf : forest.shapeOf
   let found = forest.candidates.get(flavor.request)
@@ -123,16 +122,13 @@ export function hostFits(s: State, forest: HostForest, free: Float64Array, flavo
     if (!c) found[shape] = c = shapeCandidates(s, forest, byAggregates ? byAggregates.host[shape] : i, flavor.request)
     if (c.start.length === 1) continue
     out.eligible[i] = 1
-    if (!c.sharing) {
-      out.fit[i] = fitInARow(forest, i, c, free)
-      continue
-    }
     out.fit[i] = fitInARow(forest, i, c, free, null, walk)
+    out.binding[i] = bindingOf(forest, i, walk.binding)
     if (walk.tookFromPool) (out.drawing ??= [])[i] = c
   }
   return out
 }
-const walk: FitWalk = {tookFromPool: false}
+const walk: FitWalk = {tookFromPool: false, binding: -1}
 
 /** The headroom of `flavors` in `s`, per level (see the module's comment for what is counted). */
 export function headroom(s: State, flavors: readonly FlavorRequest[], opts: HeadroomOptions = {}): Headroom {
@@ -149,6 +145,7 @@ export function headroom(s: State, flavors: readonly FlavorRequest[], opts: Head
         pooled: t.pooled[k],
         fragmentation_loss: t.fragmentation_loss[k],
         disabled_fit: t.disabled_fit[k],
+        binding: t.binding[k] < 0 ? null : t.bindings[t.binding[k]],
       }
   })
   releaseTable(t)
@@ -186,6 +183,8 @@ function countTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomO
     pooled: columns.subarray(rows, 2 * rows),
     fragmentation_loss: columns.subarray(2 * rows, 3 * rows),
     disabled_fit: columns.subarray(3 * rows, 4 * rows),
+    binding: new Int32Array(rows).fill(-1),
+    bindings: Array.from({length: forest.classes.length + forest.poolPairs.length}, (_, b) => bindingName(forest, b)),
     stranded: [],
     lint: [],
   }
@@ -202,6 +201,9 @@ function countTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomO
   const cellFit = new Float64Array(cells)
   const cellDisabled = new Float64Array(cells)
   const cellAny = new Uint8Array(cells)
+  // Each cell's hosts by what binds there (a domain's binding is the one most of its hosts have).
+  const B = t.bindings.length
+  const cellVotes = new Int32Array(cells * B)
   for (let f = 0; f < flavors.length; f++) {
     const flavor = flavors[f]
     hostFits(s, forest, free, flavor, fits)
@@ -228,6 +230,7 @@ function countTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomO
     cellFit.fill(0)
     cellDisabled.fill(0)
     cellAny.fill(0)
+    cellVotes.fill(0)
     const cellTotal = new Float64Array(cells * A)
     const hostTotal = new Float64Array(A)
     let eligible = false
@@ -244,6 +247,7 @@ function countTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomO
       eligible = eligibleEnabled = true
       if (fits.fit[i] > 0) fitsSomewhere[i] = 1
       cellAny[c] = 1
+      if (fits.binding[i] >= 0) cellVotes[c * B + fits.binding[i]]++
       for (let j = 0; j < A; j++) if (askClass[j] >= 0) cellTotal[c * A + j] += classFree[i * C + askClass[j]]
     }
     if (!eligible) t.lint.push({flavor: flavor.flavor, problem: whyNowhere(s, flavor)})
@@ -260,6 +264,7 @@ function countTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomO
           else {
             for (let j = 0; j < A; j++) hostTotal[j] = askClass[j] < 0 ? 0 : classFree[i * C + askClass[j]]
             setRow(base + d, fits.fit[i], pooledOf(hostTotal, 0), 0)
+            t.binding[base + d] = fits.binding[i]
           }
         })
       else if (part.ofCell) {
@@ -269,6 +274,7 @@ function countTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomO
         const disabledFit = new Float64Array(count)
         const any = new Uint8Array(count)
         const total = new Float64Array(count * A)
+        const votes = new Int32Array(count * B)
         for (let c = 0; c < cells; c++) {
           const d = ofCell[c]
           if (d < 0) continue
@@ -276,8 +282,12 @@ function countTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomO
           disabledFit[d] += cellDisabled[c]
           any[d] |= cellAny[c]
           for (let j = 0; j < A; j++) total[d * A + j] += cellTotal[c * A + j]
+          for (let b = 0; b < B; b++) votes[d * B + b] += cellVotes[c * B + b]
         }
-        for (let d = 0; d < count; d++) setRow(base + d, fit[d], any[d] && A ? pooledOf(total, d * A) : 0, disabledFit[d])
+        for (let d = 0; d < count; d++) {
+          setRow(base + d, fit[d], any[d] && A ? pooledOf(total, d * A) : 0, disabledFit[d])
+          t.binding[base + d] = mostVoted(votes, d * B, B)
+        }
       }
       // A domain that draws on a pool takes it once (poolsDomain); a group's rule bounds the fit
       // (pooled and the loss stay the flavor's: host boundaries alone). Both need the domain's hosts.
@@ -292,6 +302,7 @@ function countTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomO
         if (drawn[d]) {
           const row = poolsDomain(numbers, at)
           setRow(k, row.fit, row.pooled, row.disabledFit)
+          if (part.level !== 'host') t.binding[k] = row.binding
         }
         if (opts.group) {
           const bound = groupFit(s, opts.group, new Map(at.filter((i) => !disabled[i]).map((i) => [hosts[i].uuid, fits.fit[i]])))
@@ -333,7 +344,7 @@ function workspaceOf(forest: HostForest): Workspace {
       (w = {
         free: new Float64Array(forest.pairAt[n]),
         classFree: new Float64Array(n * forest.classes.length),
-        fits: {fit: new Float64Array(n), eligible: new Uint8Array(n), drawing: null},
+        fits: {fit: new Float64Array(n), eligible: new Uint8Array(n), binding: new Int32Array(n).fill(-1), drawing: null},
         fitsSomewhere: new Uint8Array(n),
         columns: null,
       }),

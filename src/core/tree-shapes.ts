@@ -71,11 +71,6 @@ export interface ShapeCandidates {
   sharing: boolean
 }
 
-/** What a host's count noted besides how many: whether any of them took from a pool. */
-export interface FitWalk {
-  tookFromPool: boolean
-}
-
 /**
  * The cloud's hosts and their trees, worked out once for all flavors, and kept while the cloud's
  * shape stands (usage does not change it; State.shapeVersion moves with anything that does).
@@ -392,72 +387,4 @@ export function shapeCandidates(s: State, forest: HostForest, i: number, request
     else pair.length = amount.length = from
   }
   return {start: Int32Array.from(start), pair: Int32Array.from(pair), amount: Float64Array.from(amount), sharing}
-}
-
-/** What is free now of every host's pairs (HostForest.pairAt): capacity less usage (written into `out` when given). */
-export function freeNow(forest: HostForest, out?: Float64Array): Float64Array {
-  const free = out ?? new Float64Array(forest.pairAt[forest.hosts.length])
-  const {members, memberAt, pairAt, shapeOf, shapes} = forest
-  for (let i = 0; i < forest.hosts.length; i++) {
-    const {pairs, capacity} = shapes[shapeOf[i]]
-    const base = memberAt[i]
-    const at = pairAt[i]
-    for (let k = 0; k < pairs.length; k++) {
-      const {member, rc} = pairs[k]
-      free[at + k] = capacity[k] - (members[base + member].usages.get(rc) ?? 0)
-    }
-  }
-  return free
-}
-
-/** What is free now of every pool pair (HostForest.poolPairs): capacity less usage. */
-export function poolFreeNow(forest: HostForest): Float64Array {
-  return Float64Array.from(forest.poolPairs, ({provider, rc}) => {
-    const inv = provider.inventories.get(rc)
-    return inv ? capacityOf(inv) - (provider.usages.get(rc) ?? 0) : 0
-  })
-}
-
-/** Free amounts of a host's pairs while its fit is counted (one host at a time). */
-let scratch = new Float64Array(64)
-
-/**
- * How many times host `i`'s candidates can be claimed in a row with `free` now (freeNow): the
- * first that still fits, as many times as it fits (usage only grows: one that no longer fits
- * never fits again, and the others keep their order). With `poolLeft` (poolFreeNow, drawn on by
- * the hosts counted before this one), the host's pools hold what is left there, and what it
- * takes is taken from it: claims in a row over a domain's hosts in the engine's order (a
- * host's candidates all come before the next host's), each pool shared.
- */
-export function fitInARow(
-  forest: HostForest,
-  i: number,
-  c: ShapeCandidates,
-  free: Float64Array,
-  poolLeft?: Float64Array | null,
-  walk?: FitWalk,
-): number {
-  const at = forest.pairAt[i]
-  const n = forest.pairAt[i + 1] - at
-  if (scratch.length < n) scratch = new Float64Array(n * 2)
-  const left = scratch
-  const {poolPair, pairSharing} = forest.shapes[forest.shapeOf[i]]
-  for (let k = 0; k < n; k++) left[k] = poolLeft && pairSharing[k] ? poolLeft[poolPair[k]] : free[at + k]
-  const {start, pair, amount} = c
-  let fit = 0
-  let tookFromPool = false
-  for (let j = 0; j + 1 < start.length; j++) {
-    const to = start[j + 1]
-    let times = Infinity
-    for (let t = start[j]; t < to; t++) times = Math.min(times, Math.floor(left[pair[t]] / amount[t]))
-    if (!(times >= 1)) continue
-    fit += times
-    for (let t = start[j]; t < to; t++) {
-      left[pair[t]] -= amount[t] * times
-      if (pairSharing[pair[t]]) tookFromPool = true
-    }
-  }
-  if (poolLeft && tookFromPool) for (let k = 0; k < n; k++) if (pairSharing[k]) poolLeft[poolPair[k]] = left[k]
-  if (walk) walk.tookFromPool = tookFromPool
-  return fit
 }

@@ -12,7 +12,7 @@ import type {CandidateRequest} from './candidates/request.js'
 import {Changes} from './changes.js'
 import {PlacementError} from './errors.js'
 import {refuseNewBreaches} from './groups.js'
-import {everyHost, hostsOfProviders, DISABLED_TRAIT} from './host.js'
+import {everyHost, hostsOfProviders, isSharing, DISABLED_TRAIT} from './host.js'
 import {State, newProvider, type Provider, type TopologyLevel, type TopologyNode} from './state.js'
 import {hostDomains, nodeUuid} from './topology.js'
 import {planApply} from './apply-plan/plan.js'
@@ -36,7 +36,7 @@ export interface Displaced {
   consumer: string
   /** The hosts it was on. */
   from: string[]
-  /** The hosts it went to; null when it could not be placed again. */
+  /** The hosts it went to, then the shared pools it takes from (its pooled disk stays there); null when it could not be placed again. */
   to: string[] | null
   why?: string
 }
@@ -196,11 +196,21 @@ function placeAgain(s: State, consumer: string, wanted: Map<string, number>): {t
         ...putAllocationErrors(consumer),
       })
       s.version += 1
-      return {to: hostNames(s, a.allocations.keys())}
+      return {to: placedOn(s, a.allocations.keys())}
     }
     if (candidates.length < limit) return {to: null, why: `every host with room breaks a placement group's rule: ${refusal}`}
     tried = candidates.length
   }
+}
+
+/** The names of the hosts `providers` are in, then of the sharing providers among them. */
+const placedOn = (s: State, on: Iterable<string>): string[] => {
+  const providers = [...on]
+  const pools = providers.flatMap((u) => {
+    const p = s.providers.get(u)
+    return p && isSharing(p) ? [p.name] : []
+  })
+  return [...hostNames(s, providers), ...pools.sort()]
 }
 
 /** The names of the hosts `providers` are in (shared resources are on none). */

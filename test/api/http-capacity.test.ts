@@ -55,7 +55,7 @@ describe('capacity from the daemon', () => {
     expect(r.body.warnings).toEqual([{flavor: 'big', warning: 'hw:numa_nodes: judged by Nova outside Placement, not modelled'}])
     const one = await api.call('GET', '/placemat/v1/capacity?flavor=small&level=cloud')
     expect(one.body.domains).toEqual([
-      {level: 'cloud', name: 'cloud', flavor: 'small', fit: 12, pooled: 12, fragmentation_loss: 0, disabled_fit: 0},
+      {level: 'cloud', name: 'cloud', flavor: 'small', fit: 12, pooled: 12, fragmentation_loss: 0, disabled_fit: 0, binding: 'VCPU'},
     ])
     // A claim is seen by the next answer.
     expect(

@@ -13,7 +13,7 @@ import {describe, expect, it} from 'vitest'
 import {putAllocationErrors, writeAllocations} from '../../src/core/allocations.js'
 import {findCandidates} from '../../src/core/candidates/engine.js'
 import {Changes} from '../../src/core/changes.js'
-import {flavorRequest, type FlavorRequest} from '../../src/core/flavors.js'
+import {askedPerClass, flavorRequest, type FlavorRequest} from '../../src/core/flavors.js'
 import {headroom, headroomTable} from '../../src/core/headroom.js'
 import {capacityJson} from '../../src/http/routes/capacity.js'
 import {GROUP_LEVELS, newBreaches, type Group, type GroupPolicy} from '../../src/core/groups.js'
@@ -23,6 +23,12 @@ import type {Inventory, Provider, State} from '../../src/core/state.js'
 import {hostDomains, nodeUuid} from '../../src/core/topology.js'
 import {CLASSES, TRAITS, cap, claimsInARow, generate} from '../helpers/headroom-clouds.js'
 import {rng} from '../helpers/rng.js'
+
+/** The sharing providers a host reaches: those in an aggregate of a provider of its tree. */
+const reachedPools = (s: State, host: Provider) =>
+  [...s.providers.values()].filter(
+    (p) => isSharing(p) && s.subtree(host.uuid).some((q) => [...p.aggregates].some((a) => q.aggregates.has(a))),
+  )
 
 const treeFree = (s: State, host: Provider) => {
   const free = new Map<string, number>()
@@ -42,6 +48,7 @@ describe('headroom', () => {
   it('agrees with claims in a row on generated clouds: every host and domain, every flavor', () => {
     let checked = 0
     let positive = 0
+    let bound = 0
     for (let seed = 1; seed <= CLOUDS; seed++) {
       const {snapshot, flavors} = generate(seed)
       const s = stateFromSnapshot(structuredClone(snapshot))
@@ -73,6 +80,19 @@ describe('headroom', () => {
           const want = {fit: claimsInARow(snapshot, f, enabled), disabled_fit: claimsInARow(snapshot, f, disabled)}
           expect({fit: row!.fit, disabled_fit: row!.disabled_fit}, `seed ${seed}, ${f.flavor} on ${level} ${name}`).toEqual(want)
           expect(row!.fragmentation_loss).toBe(row!.pooled - row!.fit)
+          // What binds is a class the flavor asks, of an enabled host of the domain's tree or a pool it reaches.
+          if (row!.binding !== null) {
+            const [rc, pool] = row!.binding.split('@')
+            expect(askedPerClass(f.request).has(rc), `${row!.binding} asked`).toBe(true)
+            const holders = inDomain
+              .filter((h) => !isDisabled(h))
+              .flatMap((h) => (pool === undefined ? s.subtree(h.uuid) : reachedPools(s, h).filter((p) => p.name === pool)))
+            expect(
+              holders.some((p) => p.inventories.has(rc)),
+              `seed ${seed}, ${f.flavor} on ${level} ${name} bound by ${row!.binding}`,
+            ).toBe(true)
+            bound++
+          } else expect(inDomain.some((h) => !isDisabled(h)) && row!.fit > 0).toBe(false)
           checked += 2
           if (want.fit > 0) positive++
         }
@@ -86,18 +106,18 @@ describe('headroom', () => {
         expect(st.amount).toBe(treeFree(s, host).get(st.class))
         expect(st.class).not.toBe(st.bottleneck)
         // The class that blocks is one the host's tree or a pool it reaches has.
-        const reached = [
-          ...s.subtree(host.uuid),
-          ...[...s.providers.values()].filter((p) => isSharing(p) && [...p.aggregates].some((a) => host.aggregates.has(a))),
-        ]
+        const reached = [...s.subtree(host.uuid), ...reachedPools(s, host)]
         expect(
           reached.some((p) => p.inventories.has(st.bottleneck)),
           `${st.host} blocked by ${st.bottleneck}`,
         ).toBe(true)
       }
     }
-    console.log(`headroom: ${checked} counts checked against claims in a row (${positive} of them above 0) on ${CLOUDS} generated clouds`)
+    console.log(
+      `headroom: ${checked} counts checked against claims in a row (${positive} of them above 0) on ${CLOUDS} generated clouds, ${bound} bindings`,
+    )
     expect(positive).toBeGreaterThan(CLOUDS * 3)
+    expect(bound).toBeGreaterThan(positive)
   })
 
   it('pooled counts a domain as one host: its free amounts over what one instance asks', () => {
@@ -123,6 +143,41 @@ describe('headroom', () => {
     const rack = headroom(s, [f], {levels: ['rack']}).domains[0]
     // One 4-VCPU instance per 6-VCPU host, 3 if the rack were one host: 1 lost to the boundaries.
     expect(rack).toMatchObject({fit: 2, pooled: 3, fragmentation_loss: 1})
+  })
+
+  it("takes a host's own disk first and then its pool, and names what binds: a class, or a pool", () => {
+    const inv = (total: number): Inventory => ({total, reserved: 0, min_unit: 1, max_unit: total, step_size: 1, allocation_ratio: 1})
+    const rack = nodeUuid('rack', 'r1')
+    const host = (name: string, n: number, inventories: Record<string, Inventory>) => ({
+      uuid: `00000000-0000-4000-8000-00000000000${n}`,
+      name,
+      generation: 1,
+      inventories,
+      usages: {},
+      traits: [],
+      aggregates: [rack],
+    })
+    const s = stateFromSnapshot({
+      classes: CLASSES,
+      traits: TRAITS,
+      topology: [{uuid: rack, name: 'r1', level: 'rack', parent: null}],
+      providers: [
+        {...host('ceph', 1, {DISK_GB: inv(100)}), traits: ['MISC_SHARES_VIA_AGGREGATE']},
+        host('a', 2, {VCPU: inv(16), MEMORY_MB: inv(65536), DISK_GB: inv(50)}),
+        host('b', 3, {VCPU: inv(16), MEMORY_MB: inv(65536), DISK_GB: inv(50)}),
+        host('c', 4, {VCPU: inv(2), MEMORY_MB: inv(65536), DISK_GB: inv(500)}),
+      ],
+    })
+    const f = flavorRequest({name: 'd40', vcpus: 1, ram: 1024, disk: 40, ephemeral: 0, swap: 0, properties: {}})
+    const rows = headroom(s, [f], {levels: ['host', 'rack']}).domains.map((d) => [d.name, d.fit, d.binding])
+    // a: 1 on its own disk, then 2 on the pool's 100 GB; b: 1 on its own, the pool's last 20 GB too few; c: its 2 VCPUs.
+    // Alone, each host would have the whole pool: a and b 3 each.
+    expect(rows).toEqual([
+      ['a', 3, 'DISK_GB@ceph'],
+      ['b', 3, 'DISK_GB@ceph'],
+      ['c', 2, 'VCPU'],
+      ['r1', 6, 'DISK_GB@ceph'],
+    ])
   })
 
   it("counts past 2^31 (a cloud of large ratios) in the rows and in the daemon's answer", () => {

@@ -54,4 +54,30 @@ describe('what if a rack were lost', () => {
     expect(w.displaced).toEqual([{consumer: U(100), from: ['a'], to: null, why: 'no enabled host has room for VCPU:4'}])
     expect(w.survives).toBe(false)
   })
+
+  it("names the shared pool a displaced consumer's disk stays on", () => {
+    const rack = (r: string) => nodeUuid('rack', r)
+    const s = stateFromSnapshot({
+      classes: ['VCPU', 'DISK_GB'],
+      traits: ['MISC_SHARES_VIA_AGGREGATE', 'COMPUTE_STATUS_DISABLED'],
+      topology: ['r1', 'r2'].map((r) => ({uuid: rack(r), name: r, level: 'rack' as const, parent: null})),
+      providers: [
+        {uuid: U(1), name: 'a', generation: 1, inventories: {VCPU: inv(8)}, aggregates: [rack('r1'), U(50)]},
+        {uuid: U(2), name: 'b', generation: 1, inventories: {VCPU: inv(8)}, aggregates: [rack('r2'), U(50)]},
+        {
+          uuid: U(3),
+          name: 'ceph',
+          generation: 1,
+          inventories: {DISK_GB: inv(1000)},
+          traits: ['MISC_SHARES_VIA_AGGREGATE'],
+          aggregates: [U(50)],
+        },
+      ],
+      consumers: [
+        {uuid: U(100), project_id: 'p', user_id: 'u', allocations: {[U(1)]: {resources: {VCPU: 4}}, [U(3)]: {resources: {DISK_GB: 80}}}},
+      ],
+    })
+    const w = whatIf(s, {without: [{level: 'rack', name: 'r1'}]})
+    expect(w.displaced).toEqual([{consumer: U(100), from: ['a'], to: ['b', 'ceph']}])
+  })
 })

@@ -9,17 +9,28 @@ import {PlacementError} from '../../core/errors.js'
 import {ApplyRefused} from '../../core/apply-plan/types.js'
 import type {DatacenterFile} from '../apply/apply-file.js'
 import type {Group, GroupRecord} from '../../core/groups.js'
-import {headroom, type Headroom, type HeadroomLevel} from '../../core/headroom.js'
+import {headroom, type DomainHeadroom, type Headroom, type HeadroomLevel} from '../../core/headroom.js'
 import {changesNothing, whatIf, type Displaced, type LostDomain, type WhatIfChange} from '../../core/what-if.js'
 import {ApiError} from '../../client/client.js'
 import {loadState, type Backend} from '../backend/backend.js'
+import type {FitChange} from '../capacity/summary.js'
 import {usageError} from '../failure.js'
 
 export interface CapacityAnswer extends Headroom {
   /** Extra specs not modelled, per flavor. */
   warnings: Array<{flavor: string; warning: string}>
-  /** With a change asked: what it was, who it displaced, and whether all found a place. */
-  what_if?: {without: LostDomain[]; ratios: Record<string, number>; added: string[]; displaced: Displaced[]; survives: boolean}
+  /**
+   * With a change asked: what it was, who it displaced, whether all found a place, and each
+   * domain's fit before and after it (a domain lost is 0 after).
+   */
+  what_if?: {
+    without: LostDomain[]
+    ratios: Record<string, number>
+    added: string[]
+    displaced: Displaced[]
+    survives: boolean
+    changes: FitChange[]
+  }
 }
 
 const LEVELS = ['host', 'rack', 'row', 'room'] as const
@@ -100,8 +111,10 @@ export async function capacity(
     if (err instanceof ApplyRefused) throw usageError(`--add: ${err.message}`)
     throw err
   }
+  const before = headroom(state, flavors, {levels: opts.levels, group})
+  const after = headroom(w.after, flavors, {levels: opts.levels, group})
   return {
-    ...headroom(w.after, flavors, {levels: opts.levels, group}),
+    ...after,
     warnings,
     what_if: {
       without: change.without ?? [],
@@ -109,8 +122,28 @@ export async function capacity(
       added: change.add?.file.providers?.map((p) => p.name) ?? [],
       displaced: w.displaced,
       survives: w.survives,
+      changes: fitChanges(before.domains, after.domains),
     },
   }
+}
+
+/** Each domain's fit before and after, in the rows' order (a domain only one side has is 0 on the other). */
+export function fitChanges(before: readonly DomainHeadroom[], after: readonly DomainHeadroom[]): FitChange[] {
+  const key = (d: DomainHeadroom) => `${d.level}\n${d.name}\n${d.flavor}`
+  const afterByKey = new Map(after.map((d) => [key(d), d]))
+  const beforeKeys = new Set(before.map(key))
+  const change = (level: DomainHeadroom['level'], name: string, flavor: string, b: number, a: number): FitChange => ({
+    level,
+    name,
+    flavor,
+    before: b,
+    after: a,
+    change: a - b,
+  })
+  return [
+    ...before.map((d) => change(d.level, d.name, d.flavor, d.fit, afterByKey.get(key(d))?.fit ?? 0)),
+    ...after.filter((d) => !beforeKeys.has(key(d))).map((d) => change(d.level, d.name, d.flavor, 0, d.fit)),
+  ]
 }
 
 /**

@@ -71,8 +71,21 @@ function* rows(t: HeadroomTable): Generator<string> {
   // What each domain's rows start with, and each flavor, once.
   const heads = Bytes.of(t.levels.map((level, d) => `{"level":${JSON.stringify(level)},"name":${JSON.stringify(t.names[d])},"flavor":`))
   const flavors = Bytes.of(t.flavors.map((f) => JSON.stringify(f)))
-  // Four numbers of at most 24 characters each, their keys and a comma.
-  const most = heads.longest + flavors.longest + 4 * 24 + FIT.length + POOLED.length + LOSS.length + DISABLED.length + 2
+  // Each binding by its number, and null (-1) last.
+  const bindings = Bytes.of([...t.bindings.map((b) => JSON.stringify(b)), 'null'])
+  const none = t.bindings.length
+  // Four numbers of at most 24 characters each, the binding, their keys and a comma.
+  const most =
+    heads.longest +
+    flavors.longest +
+    4 * 24 +
+    bindings.longest +
+    FIT.length +
+    POOLED.length +
+    LOSS.length +
+    DISABLED.length +
+    BINDING.length +
+    2
   yield '{"domains":['
   const rows = t.flavors.length * D
   for (let from = 0; from < rows; from += ROWS_A_PIECE) {
@@ -88,6 +101,7 @@ function* rows(t: HeadroomTable): Generator<string> {
       at = number(t.pooled[k], out, copy(POOLED, out, at))
       at = number(t.fragmentation_loss[k], out, copy(LOSS, out, at))
       at = number(t.disabled_fit[k], out, copy(DISABLED, out, at))
+      at = bindings.copy(t.binding[k] < 0 ? none : t.binding[k], out, copy(BINDING, out, at))
       out[at++] = CLOSE
     }
     yield out.toString('utf8', 0, at)
@@ -126,6 +140,7 @@ const FIT = ascii(',"fit":')
 const POOLED = ascii(',"pooled":')
 const LOSS = ascii(',"fragmentation_loss":')
 const DISABLED = ascii(',"disabled_fit":')
+const BINDING = ascii(',"binding":')
 const COMMA = 0x2c
 const CLOSE = 0x7d
 

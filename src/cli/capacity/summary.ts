@@ -1,0 +1,87 @@
+/**
+ * What `placemat capacity` prints as a table by default, the summary a planner reads first:
+ * domains as rows, flavors as columns, each cell how many more fit and what binds; with a
+ * what-if, the count after and its change. Amounts in the units a planner reads them in.
+ */
+import type {DomainHeadroom} from '../../core/headroom.js'
+import type {Column} from '../output.js'
+
+/** A domain's fit of a flavor before and after a what-if (a domain lost has none after). */
+export interface FitChange {
+  level: DomainHeadroom['level']
+  name: string
+  flavor: string
+  before: number
+  after: number
+  change: number
+}
+
+export interface SummaryRow {
+  level: string
+  name: string
+  cells: Map<string, string>
+}
+
+/** Short words for the standard classes a flavor asks; any other class by its name. */
+const WORDS: Record<string, string> = {
+  VCPU: 'vcpu',
+  PCPU: 'pcpu',
+  MEMORY_MB: 'ram',
+  DISK_GB: 'disk',
+  VGPU: 'vgpu',
+  NET_BW_EGR_KILOBIT_PER_SEC: 'bw-out',
+  NET_BW_IGR_KILOBIT_PER_SEC: 'bw-in',
+  NET_PACKET_RATE_KILOPACKET_PER_SEC: 'pps',
+}
+
+/** A binding as a cell shows it: `ram`, `disk` (the hosts' own), `disk@ceph-1` (a pool's). */
+export function bindingWord(binding: string | null): string {
+  if (!binding) return ''
+  const at = binding.indexOf('@')
+  const rc = at < 0 ? binding : binding.slice(0, at)
+  return (WORDS[rc] ?? rc) + (at < 0 ? '' : binding.slice(at))
+}
+
+const signed = (n: number): string => (n > 0 ? `+${n}` : `${n}`)
+
+/**
+ * The summary: one row per domain (in the order the rows come), a column per flavor. With
+ * `changes` (a what-if), each cell is the fit after and its change, domains lost among them.
+ */
+export function summaryTable(
+  domains: readonly DomainHeadroom[],
+  changes?: readonly FitChange[],
+): {rows: SummaryRow[]; columns: Array<Column<SummaryRow>>} {
+  const flavors: string[] = []
+  const rows = new Map<string, SummaryRow>()
+  const rowOf = (level: string, name: string): SummaryRow => {
+    const key = `${level}\n${name}`
+    let row = rows.get(key)
+    if (!row) rows.set(key, (row = {level, name, cells: new Map()}))
+    return row
+  }
+  const binding = new Map<string, string | null>()
+  for (const d of domains) {
+    if (!flavors.includes(d.flavor)) flavors.push(d.flavor)
+    binding.set(`${d.level}\n${d.name}\n${d.flavor}`, d.binding)
+    if (!changes) rowOf(d.level, d.name).cells.set(d.flavor, `${d.fit} ${bindingWord(d.binding)}`.trimEnd())
+  }
+  for (const c of changes ?? []) {
+    if (!flavors.includes(c.flavor)) flavors.push(c.flavor)
+    const word = bindingWord(binding.get(`${c.level}\n${c.name}\n${c.flavor}`) ?? null)
+    rowOf(c.level, c.name).cells.set(c.flavor, `${c.after} (${signed(c.change)}) ${word}`.trimEnd())
+  }
+  const columns: Array<Column<SummaryRow>> = [
+    {key: 'level'},
+    {key: 'name'},
+    ...flavors.map((f) => ({key: f, header: f, align: 'right' as const, get: (r: SummaryRow) => r.cells.get(f) ?? ''})),
+  ]
+  return {rows: [...rows.values()], columns}
+}
+
+/** An amount of a class as a planner reads it: memory in GiB, disk in GB, the rest as counted. */
+export function amountText(rc: string, n: number): string {
+  if (rc === 'MEMORY_MB') return n >= 1024 ? `${(n / 1024).toFixed(1)} GiB` : `${n} MiB`
+  if (rc === 'DISK_GB') return `${n} GB`
+  return `${n}`
+}
