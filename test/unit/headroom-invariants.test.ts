@@ -15,13 +15,15 @@ import {parseApplyFile} from '../../src/cli/apply/apply-file.js'
 import {addedHosts} from '../../src/cli/services/capacity.js'
 import {flavorRequest, type FlavorRequest} from '../../src/core/flavors.js'
 import {headroom, type DomainHeadroom} from '../../src/core/headroom.js'
-import {everyHost} from '../../src/core/host.js'
+import {capacityOf} from '../../src/core/capacity.js'
+import {everyHost, isSharing} from '../../src/core/host.js'
 import {stateFromSnapshot} from '../../src/core/snapshot.js'
 import type {State} from '../../src/core/state.js'
 import {hostDomains} from '../../src/core/topology.js'
 import {whatIf, type WhatIfChange} from '../../src/core/what-if.js'
 import {depth} from '../helpers/depth.js'
 import {generate} from '../helpers/headroom-clouds.js'
+import {plannerCloud, plannerState} from '../helpers/planner-cloud.js'
 import {rng} from '../helpers/rng.js'
 
 const CLOUDS = depth(80, 25)
@@ -147,4 +149,62 @@ describe('headroom moves the right way', () => {
     }
     console.log(`domains against their children: ${compared} compared`)
   })
+
+  it("hold on a planner's cloud too, but where a lost rack's pooled disk is placed again on hosts' own", () => {
+    let compared = 0
+    let raised = 0
+    for (const seed of [4242, 7, 99]) {
+      const cloud = plannerCloud(seed)
+      const s = plannerState(cloud)
+      const flavors = cloud.flavors.map(flavorRequest)
+      const before = fits(s, flavors)
+      for (const rc of ['VCPU', 'MEMORY_MB', 'DISK_GB']) {
+        const after = fits(whatIf(s, {ratios: new Map([[rc, 0.9]])}).after, flavors)
+        expect(wrongWay(before, after, false), `seed ${seed}, ${rc} ratio 0.9`).toEqual([])
+        compared += before.size
+      }
+      // An empty host with disk of its own, added to each rack in turn: no fit lower, its rack's higher.
+      for (const rack of new Set(everyHost(s).map((h) => hostDomains(s, h).rack!))) {
+        const file = parseApplyFile(
+          {
+            providers: [{name: 'new-host', inventories: {VCPU: 64, MEMORY_MB: 262144, DISK_GB: 1800}}],
+            racks: [{name: rack, hosts: ['new-host']}],
+          },
+          'add.yaml',
+        )
+        const after = fits(whatIf(s, {add: addedHosts(file, 'add.yaml')}).after, flavors)
+        expect(wrongWay(before, after, true), `seed ${seed}, a host added to ${rack}`).toEqual([])
+        for (const f of flavors)
+          if (after.get(`${f.flavor} on host new-host`))
+            expect(after.get(`${f.flavor} on rack ${rack}`), `seed ${seed}, ${f.flavor}: new-host in ${rack}`).toBeGreaterThan(
+              before.get(`${f.flavor} on rack ${rack}`)!,
+            )
+        compared += before.size
+      }
+      // A lost domain's consumers are placed again as claims would place them: the first
+      // candidate, a host's own disk before a pool. Those whose disk was on a pool (their host's
+      // own was full) may leave it, and what draws on the pool then has more room: the only way
+      // a loss raises a fit (docs/cli/capacity.md). Each rise is held to a pool that gained.
+      const hosts = everyHost(s)
+      for (const level of ['rack', 'row', 'room'] as const)
+        for (const name of new Set(hosts.map((h) => hostDomains(s, h)[level]!))) {
+          const w = whatIf(s, {without: [{level, name}]})
+          const wrong = wrongWay(before, fits(w.after, flavors), false)
+          compared += before.size
+          if (!wrong.length) continue
+          raised += wrong.length
+          const gained = [...poolFree(w.after)].filter(([pool, free]) => free > poolFree(s).get(pool)!)
+          expect(gained.length, `seed ${seed}, without ${level} ${name}: ${wrong.join('; ')}`).toBeGreaterThan(0)
+        }
+    }
+    console.log(`planner's clouds: ${compared} counts compared, ${raised} raised by pooled disk placed again on hosts' own`)
+  })
 })
+
+/** What each sharing pool has free, by name. */
+const poolFree = (s: State) =>
+  new Map(
+    [...s.providers.values()]
+      .filter(isSharing)
+      .map((p) => [p.name, [...p.inventories].reduce((m, [rc, i]) => m + capacityOf(i) - (p.usages.get(rc) ?? 0), 0)]),
+  )
