@@ -112,7 +112,7 @@ export function checkClassNames(state: State, names: Iterable<string>): void {
 /**
  * RequestWideSearchContext: root_required / root forbidden traits filter the anchors. The
  * roots allowed as anchors (1 at a root's index), null when there is no such filter, false
- * when no root passes it.
+ * when no root passes it; worked out once per filter while the shape stands (Index.rootFilters).
  */
 export function rootAnchors(ix: Index, req: CandidateRequest): Uint8Array | null | false {
   const state = ix.state
@@ -120,12 +120,19 @@ export function rootAnchors(ix: Index, req: CandidateRequest): Uint8Array | null
   if (!rootReq.length && !req.rootForbidden.size) return null
   checkTraitNames(state, rootReq)
   checkTraitNames(state, req.rootForbidden)
+  const key = `${rootReq.join(',')}|${[...req.rootForbidden].sort().join(',')}`
+  let kept = ix.rootFilters.get(key)
+  if (kept === undefined) ix.rootFilters.set(key, (kept = rootsWith(ix, rootReq, req.rootForbidden)))
+  return kept
+}
+
+function rootsWith(ix: Index, rootReq: string[], rootForbidden: Set<string>): Uint8Array | false {
   const anchorOk = new Uint8Array(ix.n)
   let any = false
   for (let i = 0; i < ix.n; i++) {
     if (ix.parent[i] >= 0 || ix.provs[i].parent !== null || !ix.live(i)) continue
     const pt = ix.provs[i].traits
-    if (rootReq.every((t) => pt.has(t)) && !hasAnyTrait(ix.provs[i], req.rootForbidden)) {
+    if (rootReq.every((t) => pt.has(t)) && !hasAnyTrait(ix.provs[i], rootForbidden)) {
       anchorOk[i] = 1
       any = true
     }

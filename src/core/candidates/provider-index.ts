@@ -68,6 +68,12 @@ export class Index {
   children = 0
   sharing = 0
   readonly rcs = new Map<string, ClassInventories>()
+  /**
+   * The anchors a root_required / forbidden filter allows (rootAnchors), by filter, while the
+   * shape stands: Nova sends root_required=!COMPUTE_STATUS_DISABLED with every query, and the
+   * roots' traits change with the shape only.
+   */
+  readonly rootFilters = new Map<string, Uint8Array | false>()
   // Inventory slots of provider i: slotStart[i] .. slotStart[i] + slotCount[i] - 1. A provider
   // whose classes change takes a fresh range at the end; the old one is left unused.
   slotStart: Int32Array
@@ -243,6 +249,7 @@ export class Index {
       if (this.gone > 1000 && this.gone > this.n / 8) return false
       if (this.unusedSlots > 100_000 && this.unusedSlots > this.slots / 2) return false
       this.shapeVersion = state.shapeVersion
+      this.rootFilters.clear()
     }
     this.version = state.version
     if (++this.epoch >= 0x7fffffff) {
