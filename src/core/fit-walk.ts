@@ -40,17 +40,19 @@ export function bindingName(forest: HostForest, binding: number): string | null 
 /** What is free now of every host's pairs (HostForest.pairAt): capacity less usage (written into `out` when given). */
 export function freeNow(forest: HostForest, out?: Float64Array): Float64Array {
   const free = out ?? new Float64Array(forest.pairAt[forest.hosts.length])
-  const {members, memberAt, pairAt, shapeOf, shapes} = forest
-  for (let i = 0; i < forest.hosts.length; i++) {
-    const {pairs, capacity} = shapes[shapeOf[i]]
-    const base = memberAt[i]
-    const at = pairAt[i]
-    for (let k = 0; k < pairs.length; k++) {
-      const {member, rc} = pairs[k]
-      free[at + k] = capacity[k] - (members[base + member].usages.get(rc) ?? 0)
-    }
-  }
+  for (let i = 0; i < forest.hosts.length; i++) hostFreeNow(forest, i, free)
   return free
+}
+
+/** What is free now of host `i`'s pairs, written into `free` (after its usage changed). */
+export function hostFreeNow(forest: HostForest, i: number, free: Float64Array): void {
+  const {pairs, capacity} = forest.shapes[forest.shapeOf[i]]
+  const base = forest.memberAt[i]
+  const at = forest.pairAt[i]
+  for (let k = 0; k < pairs.length; k++) {
+    const {member, rc} = pairs[k]
+    free[at + k] = capacity[k] - (forest.members[base + member].usages.get(rc) ?? 0)
+  }
 }
 
 /** What is free now of every pool pair (HostForest.poolPairs): capacity less usage. */

@@ -112,6 +112,7 @@ export function hostFits(s: State, forest: HostForest, free: Float64Array, flavo
     out.binding.fill(-1)
     out.drawing = null
   } else out = {fit: new Float64Array(n), eligible: new Uint8Array(n), binding: new Int32Array(n).fill(-1), drawing: null}
+  // hostCandidates, its look-ups made once for every host.
   const byAggregates = namesAggregates(flavor.request) ? shapesByAggregates(forest) : null
   const shapeOf = byAggregates ? byAggregates.shapeOf : forest.shapeOf
   let found = forest.candidates.get(flavor.request)
@@ -447,11 +448,18 @@ function stranded(
   return out
 }
 
-/** Whether host `i` could ever hold `flavor` (its shape's candidates, searched already, are some). */
-function couldFit(s: State, forest: HostForest, flavor: FlavorRequest, i: number): boolean {
+/** Whether host `i` could ever hold `flavor` (its shape's candidates are some). */
+const couldFit = (s: State, forest: HostForest, flavor: FlavorRequest, i: number): boolean =>
+  hostCandidates(s, forest, flavor, i).start.length > 1
+
+/**
+ * Host `i`'s candidates for `flavor`: its shape's, searched once per shape (by its members'
+ * aggregates too when the request names aggregates) and kept with the forest.
+ */
+export function hostCandidates(s: State, forest: HostForest, flavor: FlavorRequest, i: number): ShapeCandidates {
   const byAggregates = namesAggregates(flavor.request) ? shapesByAggregates(forest) : null
   const shape = byAggregates ? byAggregates.shapeOf[i] : forest.shapeOf[i]
-  const found = forest.candidates.get(flavor.request)
-  const c = found?.[shape] ?? shapeCandidates(s, forest, byAggregates ? byAggregates.host[shape] : i, flavor.request)
-  return c.start.length > 1
+  let found = forest.candidates.get(flavor.request)
+  if (!found) forest.candidates.set(flavor.request, (found = []))
+  return (found[shape] ??= shapeCandidates(s, forest, byAggregates ? byAggregates.host[shape] : i, flavor.request))
 }

@@ -13,7 +13,7 @@ import {Changes} from './changes.js'
 import {PlacementError} from './errors.js'
 import {refuseNewBreaches} from './groups.js'
 import {everyHost, hostsOfProviders, isSharing, DISABLED_TRAIT} from './host.js'
-import {State, newProvider, type Provider, type TopologyLevel, type TopologyNode} from './state.js'
+import {State, newProvider, type Consumer, type Provider, type TopologyLevel, type TopologyNode} from './state.js'
 import {hostDomains, nodeUuid} from './topology.js'
 import {planApply} from './apply-plan/plan.js'
 import type {ApplyFile} from './apply-plan/types.js'
@@ -115,30 +115,41 @@ export function whatIf(s: State, change: WhatIfChange): WhatIf {
       if (inv) after.setInventory(p, rc, {...inv, allocation_ratio: ratio})
     }
   }
-  // What the lost hosts held leaves with them, whole (with what it took from shared pools).
   const lostRoots = new Set(lost.map((h) => h.uuid))
-  const onLost = [...after.consumers.values()].filter((c) =>
-    [...c.allocations.keys()].some((rp) => lostRoots.has(after.providers.get(rp)?.root ?? '')),
-  )
-  const displaced = onLost.map((c) => ({
-    consumer: c,
-    from: hostNames(after, c.allocations.keys()),
-    wanted: new Map(sumByClass(c.allocations)),
-  }))
-  for (const d of displaced) after.setAllocations(d.consumer, new Map())
+  const displaced = displace(after, [...after.consumers.values()], lostRoots)
   // The lost hosts can take nothing: they keep no inventory in the copy.
   for (const root of lostRoots)
     for (const p of after.subtree(root)) for (const rc of [...p.inventories.keys()]) after.deleteInventory(p, rc)
   after.version += 1
-  // Largest first: what is hardest to place goes before what fills the gaps.
-  displaced.sort((a, b) => size(b.wanted) - size(a.wanted) || a.consumer.uuid.localeCompare(b.consumer.uuid))
-  const out: Displaced[] = []
-  for (const d of displaced) {
-    const placed = placeAgain(after, d.consumer.uuid, d.wanted)
-    out.push({consumer: d.consumer.uuid, from: d.from, ...placed})
-  }
+  const out = placeAll(after, displaced)
   after.changes = null
   return {after, displaced: out, survives: out.every((d) => d.to !== null)}
+}
+
+/** A consumer taken off lost hosts: where it was, and what it takes in all. */
+export interface Displacement {
+  consumer: Consumer
+  from: string[]
+  wanted: Map<string, number>
+}
+
+/**
+ * Takes every consumer of `among` that the hosts of `lostRoots` hold off the cloud, whole (with
+ * what it took from shared pools); `s` must be in a transaction (s.changes).
+ */
+export function displace(s: State, among: Iterable<Consumer>, lostRoots: ReadonlySet<string>): Displacement[] {
+  const out: Displacement[] = []
+  for (const c of among)
+    if ([...c.allocations.keys()].some((rp) => lostRoots.has(s.providers.get(rp)?.root ?? '')))
+      out.push({consumer: c, from: hostNames(s, c.allocations.keys()), wanted: new Map(sumByClass(c.allocations))})
+  for (const d of out) s.setAllocations(d.consumer, new Map())
+  return out
+}
+
+/** Places displaced consumers again, largest first (what is hardest to place goes before what fills the gaps). */
+export function placeAll(s: State, displaced: Displacement[], avoid?: ReadonlySet<string>): Displaced[] {
+  displaced.sort((a, b) => size(b.wanted) - size(a.wanted) || a.consumer.uuid.localeCompare(b.consumer.uuid))
+  return displaced.map((d) => ({consumer: d.consumer.uuid, from: d.from, ...placeAgain(s, d.consumer.uuid, d.wanted, avoid)}))
 }
 
 /**
@@ -161,8 +172,17 @@ function addHosts(s: State, add: NonNullable<WhatIfChange['add']>): void {
   }
 }
 
-/** The first candidate for `wanted` that its groups allow, written on `s`; or why there is none. */
-function placeAgain(s: State, consumer: string, wanted: Map<string, number>): {to: string[] | null; why?: string} {
+/**
+ * The first candidate for `wanted` that its groups allow, written on `s`; or why there is none.
+ * Candidates on the trees of `avoid` (root uuids: hosts taken as lost that still hold their
+ * inventory) are passed over, as if those hosts had none.
+ */
+function placeAgain(
+  s: State,
+  consumer: string,
+  wanted: Map<string, number>,
+  avoid?: ReadonlySet<string>,
+): {to: string[] | null; why?: string} {
   // Enabled hosts only: the trait sits on the host (the root), which may give nothing itself.
   const request: CandidateRequest = {
     groups: [{suffix: '', resources: wanted, requiredTraits: [], forbiddenTraits: new Set(), memberOf: [], forbiddenAggs: new Set()}],
@@ -181,9 +201,10 @@ function placeAgain(s: State, consumer: string, wanted: Map<string, number>): {t
     } catch (err) {
       return {to: null, why: (err as Error).message}
     }
-    if (candidates.length === 0)
-      return {to: null, why: `no enabled host has room for ${[...wanted].map(([rc, n]) => `${rc}:${n}`).join(',')}`}
+    const noRoom = {to: null, why: `no enabled host has room for ${[...wanted].map(([rc, n]) => `${rc}:${n}`).join(',')}`}
+    if (candidates.length === 0) return noRoom
     for (const a of candidates.slice(tried)) {
+      if (avoid?.size && [...a.allocations.keys()].some((u) => avoid.has(s.providers.get(u)?.root ?? ''))) continue
       try {
         refuseNewBreaches(s, {placements: new Map([[consumer, a.allocations.keys()]])})
       } catch (err) {
@@ -198,7 +219,8 @@ function placeAgain(s: State, consumer: string, wanted: Map<string, number>): {t
       s.version += 1
       return {to: placedOn(s, a.allocations.keys())}
     }
-    if (candidates.length < limit) return {to: null, why: `every host with room breaks a placement group's rule: ${refusal}`}
+    if (candidates.length < limit)
+      return refusal ? {to: null, why: `every host with room breaks a placement group's rule: ${refusal}`} : noRoom
     tried = candidates.length
   }
 }

@@ -6,4 +6,4 @@
 export const FULL_DEPTH = process.env.PLACEMAT_TEST_DEPTH === 'full'
 
 /** `full` in the whole run, `quick` by default. */
-export const depth = (full: number, quick: number): number => (FULL_DEPTH ? full : quick)
+export const depth = <T = number>(full: T, quick: T): T => (FULL_DEPTH ? full : quick)
