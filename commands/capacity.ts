@@ -1,11 +1,21 @@
 import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../src/cli/placemat-command.js'
 import {readFlavorFile} from '../src/cli/capacity/flavor-file.js'
-import {addedHosts, capacity, catalogCapacity, chosenFlavors, parseRatios, parseWithout} from '../src/cli/services/capacity.js'
+import {
+  addedHosts,
+  capacity,
+  catalogCapacity,
+  catalogLosses,
+  chosenFlavors,
+  losses,
+  parseRatios,
+  parseWithout,
+} from '../src/cli/services/capacity.js'
+import type {LostDomain} from '../src/core/what-if.js'
 import {readApplyFile} from '../src/cli/apply/apply-file.js'
 import {groupFileFlags} from '../src/cli/groups/flags.js'
 import {groupsOf} from '../src/cli/groups/groups.js'
-import {amountText, bindingWord, summaryTable} from '../src/cli/capacity/summary.js'
+import {LOSS_COLUMNS, amountText, bindingWord, lossTable, summaryTable} from '../src/cli/capacity/summary.js'
 import {HEADROOM_LEVELS, type DomainHeadroom, type HeadroomLevel} from '../src/core/headroom.js'
 
 export default class Capacity extends PlacematCommand {
@@ -68,6 +78,12 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
       description: "what if these hosts were added: an apply file's providers, in the existing racks its racks: part names",
     }),
     group: Flags.string({description: 'count members of this placement group: FIT is what its rule still allows'}),
+    'without-each': Flags.string({
+      description:
+        'N+1: every host, rack, row or room lost in turn, its consumers placed again; survives, displaced, unplaced and what the cloud then holds of each flavor, with the worst',
+      options: ['host', 'rack', 'row', 'room'],
+      exclusive: ['level', 'group', 'long'],
+    }),
     long: Flags.boolean({
       description:
         'a row per domain and flavor (fit, pooled, loss, disabled, what binds) instead of the summary; every level unless --level',
@@ -86,7 +102,7 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
     {key: 'binding'},
   ]
 
-  static printed = {columns: Capacity.columns}
+  static printed = (flags: Record<string, unknown>) => ({columns: flags['without-each'] ? LOSS_COLUMNS : Capacity.columns})
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Capacity)
@@ -99,6 +115,20 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
     const summary = this.format === 'table' && !flags.long && !this.base.columns && !this.base['sort-column']?.length
     const levels = (flags.level as HeadroomLevel[] | undefined) ?? (summary ? ['room', 'cloud'] : undefined)
     const backend = await this.backend()
+    const each = flags['without-each'] as LostDomain['level'] | undefined
+    if (each) {
+      const answer = flags.flavors
+        ? await losses(backend, chosenFlavors(readFlavorFile(flags.flavors), flags.flavor), each, change)
+        : await catalogLosses(backend, {names: flags.flavor, level: each, change})
+      for (const w of answer.warnings) process.stderr.write(`warning: flavor ${w.flavor}: ${w.warning}\n`)
+      const {rows, columns} = lossTable(answer)
+      this.output(answer, rows, columns)
+      if (this.format === 'table' && !this.base.columns)
+        this.log(
+          `\nwithout each ${each}: ${answer.survives ? 'every consumer placed again every time' : 'NOT every consumer can be placed again every time'}; each flavor's column is what the cloud then holds`,
+        )
+      return
+    }
     const group = flags.group === undefined ? undefined : await (await groupsOf(backend, flags)).show(flags.group)
     const answer = flags.flavors
       ? await capacity(backend, chosenFlavors(readFlavorFile(flags.flavors), flags.flavor), {levels, change, group})

@@ -124,3 +124,28 @@ export function* lossesOneByOne(s: State, level: LostDomain['level'], flavors: r
   }
   work.changes = null
 }
+
+/** N+1 as one table: each loss, its fits by flavor, and the worst each flavor is left with. */
+export interface LossesAnswer {
+  without_each: LostDomain['level']
+  losses: Array<Omit<Loss, 'fit'> & {fit: Record<string, number>}>
+  /** The least each flavor's fit comes to over the losses (none: nothing to lose). */
+  worst: Record<string, number>
+  /** Whether every loss's consumers all found a place again. */
+  survives: boolean
+}
+
+/** The losses of `level` in turn, as one table (the rows of lossesOneByOne, however they were paced). */
+export function lossesAnswer(level: LostDomain['level'], flavors: readonly FlavorRequest[], losses: Iterable<Loss>): LossesAnswer {
+  const answer: LossesAnswer = {without_each: level, losses: [], worst: {}, survives: true}
+  for (const loss of losses) {
+    const fit: Record<string, number> = {}
+    flavors.forEach((f, k) => {
+      fit[f.flavor] = loss.fit[k]
+      answer.worst[f.flavor] = Math.min(answer.worst[f.flavor] ?? Infinity, loss.fit[k])
+    })
+    answer.losses.push({...loss, fit})
+    if (!loss.survives) answer.survives = false
+  }
+  return answer
+}

@@ -72,6 +72,25 @@ describe('capacity from the daemon', () => {
     expect((await api.call('GET', '/placemat/v1/capacity?flavor=small&level=cloud')).body.domains[0].fit).toBe(10)
   })
 
+  it('answers every host lost in turn (without_each), its consumers placed again, and the worst', async () => {
+    const r = await api.call('GET', '/placemat/v1/capacity?without_each=host&flavor=small')
+    expect(r.status, JSON.stringify(r.body)).toBe(200)
+    // cn1 holds the claim of the first test (2 VCPU): lost, it goes to cn2, which then holds 4 more.
+    expect(r.body).toMatchObject({
+      without_each: 'host',
+      losses: [
+        {level: 'host', name: 'cn1', hosts: 1, displaced: 1, unplaced: 0, survives: true, fit: {small: 4}},
+        {level: 'host', name: 'cn2', hosts: 1, displaced: 0, unplaced: 0, survives: true, fit: {small: 4}},
+      ],
+      worst: {small: 4},
+      survives: true,
+    })
+    for (const bad of ['without_each=aisle', 'without_each=rack&level=cloud']) {
+      const refused = await api.call('GET', `/placemat/v1/capacity?${bad}`)
+      expect(refused.status, bad).toBe(400)
+    }
+  })
+
   it('refuses an unknown flavor or level (400), and has nothing to count without a catalog (404)', async () => {
     const flavor = await api.call('GET', '/placemat/v1/capacity?flavor=huge')
     expect(flavor.status).toBe(400)

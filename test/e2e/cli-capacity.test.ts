@@ -51,6 +51,48 @@ describe('placemat capacity', () => {
     expect(r.stderr).toBe('warning: flavor c1.pinned: hw:numa_nodes: judged by Nova outside Placement, not modelled\n')
   })
 
+  it('prints a summary first (the cloud and rooms, flavors as columns, what binds), --long rows, and N+1 in one call', async () => {
+    const summary = await run(['capacity', '--flavors', FLAVORS, '--db', db])
+    expect(summary.code, summary.stderr).toBe(0)
+    const lines = summary.stdout.split('\n')
+    expect(lines[0].split(/\s+/)).toEqual(['LEVEL', 'NAME', 'M1.SMALL', 'M1.LARGE', 'C1.PINNED', 'N1.SRIOV', 'X1.HUGE'])
+    expect(lines.slice(1, 3).map((l) => l.split(/\s+/).slice(0, 2))).toEqual([
+      ['room', 'room-1'],
+      ['cloud', 'cloud'],
+    ])
+    expect(lines[2]).toMatch(/^cloud\s+cloud\s+\d+ \S+/)
+    const long = await run([
+      'capacity',
+      '--flavors',
+      FLAVORS,
+      '--db',
+      db,
+      '--long',
+      '--level',
+      'cloud',
+      '-f',
+      'value',
+      '-c',
+      'flavor,binding',
+    ])
+    expect(long.stdout.split('\n')[0]).toMatch(/^m1\.small [A-Z_]+(@\S+)?$/)
+    // N+1: the same table on the file, the daemon and (the flavors given) a plain Placement.
+    const each = async (target: string[]) => {
+      const r = await run(['capacity', '--flavors', FLAVORS, '--without-each', 'rack', '--json', ...target])
+      expect(r.code, r.stderr).toBe(0)
+      return JSON.parse(r.stdout)
+    }
+    const file = await each(['--db', db])
+    expect(file.losses.map((l: any) => l.name)).toEqual(['rack-a1', 'rack-a2', 'rack-b1'])
+    expect(Object.keys(file.worst)).toEqual(['m1.small', 'm1.large', 'c1.pinned', 'n1.sriov', 'x1.huge'])
+    expect(await each(e.daemon)).toEqual(file)
+    const table = await run(['capacity', '--flavors', FLAVORS, '--without-each', 'rack', '--db', db])
+    expect(table.stdout).toMatch(/^LOST\s+HOSTS\s+DISPLACED\s+UNPLACED\s+SURVIVES\s+M1\.SMALL/)
+    expect(table.stdout).toMatch(/\nworst\s+(yes|NO)\s+\d+/)
+    const bad = await run(['capacity', '--flavors', FLAVORS, '--without-each', 'aisle', '--db', db])
+    expect(bad.code).toBe(2)
+  })
+
   it('gives the same hosts and cloud on a daemon and on a plain Placement', async () => {
     const counts = async (target: string[]) => {
       const r = await run(['capacity', '--flavors', FLAVORS, '--level', 'host', '--level', 'cloud', '--json', ...target])
@@ -86,7 +128,7 @@ describe('placemat capacity', () => {
         .trim()
         .split('\n')
         .map((l) => l.split(' ').length),
-    ).toEqual([7, 7, 7])
+    ).toEqual([8, 8, 8])
   })
 
   it('refuses bad input with exit 2, naming the reason', async () => {
@@ -192,7 +234,8 @@ describe('placemat capacity', () => {
     const displaced = Object.fromEntries(w.what_if.displaced.map((d: any) => [d.consumer, d]))
     expect(displaced[web(1)]).toMatchObject({from: ['cmp-a01'], to: null})
     expect(displaced[web(1)].why).toContain('group web (anti-affinity by rack)')
-    expect(displaced['22222222-0000-4000-8000-000000000001']).toMatchObject({from: ['cmp-a01'], to: ['cmp-a03']})
+    // Its disk stays on the shared pool, which `to` names after the host.
+    expect(displaced['22222222-0000-4000-8000-000000000001']).toMatchObject({from: ['cmp-a01'], to: ['cmp-a03', 'ceph-rack-a']})
     expect(w.domains.map((d: any) => d.name)).not.toContain('rack-a1')
     const cloud = (a: any, flavor: string) => a.domains.find((d: any) => d.level === 'cloud' && d.flavor === flavor).fit
     expect(cloud(w, 'm1.small')).toBeLessThan(cloud(before, 'm1.small'))

@@ -14,6 +14,7 @@ import type {ConsumerFilter, ConsumerListing, ConsumerView} from '../../core/con
 import type {HostListing, HostRecord} from '../../core/host-status.js'
 import type {HostDescription} from '../../core/host-view.js'
 import type {Headroom} from '../../core/headroom.js'
+import type {LossesAnswer} from '../../core/losses.js'
 import type {KnownConsumer, MovedRecord} from '../../core/consumer-moves.js'
 import type {Groups} from '../groups/groups.js'
 import type {NamedAggregate} from '../../core/aggregate-names.js'
@@ -242,6 +243,9 @@ export interface OwnRecords {
 /** GET /placemat/v1/capacity: the core's headroom of the daemon's catalog, with its flavors' warnings. */
 export type CatalogHeadroom = Headroom & {warnings: Array<{flavor: string; warning: string}>}
 
+/** GET /placemat/v1/capacity?without_each=LEVEL: every domain of the level lost in turn, with the catalog's warnings. */
+export type CatalogLosses = LossesAnswer & {warnings: Array<{flavor: string; warning: string}>}
+
 export interface Backend {
   readonly kind: BackendKind
   readonly client: PlacementClient
@@ -268,6 +272,8 @@ export interface Backend {
   disabledReasons(hosts: string[]): Promise<Map<string, string>>
   /** The headroom of the flavor catalog a daemon holds (`daemon start --flavors`); exit 2 where there can be none. */
   catalogHeadroom(query: {flavor?: string[]; level?: string[]}): Promise<CatalogHeadroom>
+  /** Every domain of a level lost in turn, on the daemon's own catalog (plain Placement keeps none). */
+  catalogLosses(query: {flavor?: string[]; without_each: string}): Promise<CatalogLosses>
   /**
    * Allocation candidates, judged by the placement groups asked for (a hard rule keeps, a soft
    * one orders) and ordered by closeness, then cut to the query's limit. placemat does it in its own

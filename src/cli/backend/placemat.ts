@@ -25,6 +25,7 @@ import {
   type MoveOutcome,
   type OwnRecords,
   type CatalogHeadroom,
+  type CatalogLosses,
   type StatusOutcome,
   type LocalFiles,
   type LayoutApplyOptions,
@@ -193,6 +194,10 @@ export class PlacematBackend implements Backend {
 
   catalogHeadroom(query: {flavor?: string[]; level?: string[]}): Promise<CatalogHeadroom> {
     return this.api.capacity(query)
+  }
+
+  catalogLosses(query: {flavor?: string[]; without_each: string}): Promise<CatalogLosses> {
+    return this.api.losses(query)
   }
 
   /** GET /placemat/v1/consumers/{uuid}, one call for what it holds and what placemat kept of it. */

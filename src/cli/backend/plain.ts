@@ -29,6 +29,7 @@ import {
   type MoveAsk,
   type MoveOutcome,
   type CatalogHeadroom,
+  type CatalogLosses,
   type StatusOutcome,
   type LocalFiles,
   type LayoutApplyOptions,
@@ -120,6 +121,10 @@ export class PlainBackend implements Backend {
   }
 
   async catalogHeadroom(): Promise<CatalogHeadroom> {
+    throw usageError('give --flavors FILE: plain Placement keeps no flavor catalog')
+  }
+
+  async catalogLosses(): Promise<CatalogLosses> {
     throw usageError('give --flavors FILE: plain Placement keeps no flavor catalog')
   }
 

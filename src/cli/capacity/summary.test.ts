@@ -2,7 +2,7 @@ import {describe, expect, it} from 'vitest'
 import type {DomainHeadroom} from '../../core/headroom.js'
 import {fitChanges} from '../services/capacity.js'
 import {table} from '../output.js'
-import {amountText, bindingWord, summaryTable} from './summary.js'
+import {amountText, bindingWord, lossTable, summaryTable} from './summary.js'
 
 const row = (level: DomainHeadroom['level'], name: string, flavor: string, fit: number, binding: string | null): DomainHeadroom => ({
   level,
@@ -61,6 +61,30 @@ describe("capacity's summary", () => {
       'disk@ceph-1',
       'CUSTOM_FPGA',
       '',
+    ])
+  })
+
+  it('shows N+1 as a row per loss and the worst last', () => {
+    const loss = (name: string, displaced: number, unplaced: number, fit: Record<string, number>) => ({
+      level: 'rack' as const,
+      name,
+      hosts: 20,
+      displaced,
+      unplaced,
+      survives: unplaced === 0,
+      fit,
+    })
+    const {rows, columns} = lossTable({
+      without_each: 'rack',
+      losses: [loss('r1', 40, 0, {small: 900, big: 80}), loss('r2', 38, 2, {small: 950, big: 70})],
+      worst: {small: 900, big: 70},
+      survives: false,
+    })
+    expect(table(rows, columns).split('\n')).toEqual([
+      'LOST     HOSTS  DISPLACED  UNPLACED  SURVIVES  SMALL  BIG',
+      'rack r1     20         40         0  yes         900   80',
+      'rack r2     20         38         2  NO          950   70',
+      'worst                                NO          900   70',
     ])
   })
 })

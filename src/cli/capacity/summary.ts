@@ -4,6 +4,7 @@
  * what-if, the count after and its change. Amounts in the units a planner reads them in.
  */
 import type {DomainHeadroom} from '../../core/headroom.js'
+import type {LossesAnswer} from '../../core/losses.js'
 import type {Column} from '../output.js'
 
 /** A domain's fit of a flavor before and after a what-if (a domain lost has none after). */
@@ -77,6 +78,44 @@ export function summaryTable(
     ...flavors.map((f) => ({key: f, header: f, align: 'right' as const, get: (r: SummaryRow) => r.cells.get(f) ?? ''})),
   ]
   return {rows: [...rows.values()], columns}
+}
+
+/** N+1 as a table: a row per loss, a column per flavor (what the cloud then holds), and the worst last. */
+export function lossTable(answer: LossesAnswer): {rows: LossRow[]; columns: Array<Column<LossRow>>} {
+  const flavors = Object.keys(answer.worst)
+  const rows: LossRow[] = answer.losses.map((l) => ({
+    name: `${l.level} ${l.name}`,
+    hosts: l.hosts,
+    displaced: l.displaced,
+    unplaced: l.unplaced,
+    survives: l.survives ? 'yes' : 'NO',
+    fit: l.fit,
+  }))
+  if (rows.length)
+    rows.push({name: 'worst', hosts: '', displaced: '', unplaced: '', survives: answer.survives ? 'yes' : 'NO', fit: answer.worst})
+  const columns: Array<Column<LossRow>> = [
+    ...LOSS_COLUMNS,
+    ...flavors.map((f) => ({key: f, header: f, align: 'right' as const, get: (r: LossRow) => r.fit[f]})),
+  ]
+  return {rows, columns}
+}
+
+/** What an N+1 table has besides a column per flavor. */
+export const LOSS_COLUMNS: Array<Column<LossRow>> = [
+  {key: 'name', header: 'lost'},
+  {key: 'hosts', align: 'right'},
+  {key: 'displaced', align: 'right'},
+  {key: 'unplaced', align: 'right'},
+  {key: 'survives'},
+]
+
+export interface LossRow {
+  name: string
+  hosts: number | ''
+  displaced: number | ''
+  unplaced: number | ''
+  survives: string
+  fit: Record<string, number>
 }
 
 /** An amount of a class as a planner reads it: memory in GiB, disk in GB, the rest as counted. */

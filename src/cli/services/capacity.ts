@@ -12,7 +12,9 @@ import type {Group, GroupRecord} from '../../core/groups.js'
 import {headroom, type DomainHeadroom, type Headroom, type HeadroomLevel} from '../../core/headroom.js'
 import {changesNothing, whatIf, type Displaced, type LostDomain, type WhatIfChange} from '../../core/what-if.js'
 import {ApiError} from '../../client/client.js'
-import {loadState, type Backend} from '../backend/backend.js'
+import {loadState, type Backend, type CatalogLosses} from '../backend/backend.js'
+import {lossesAnswer, lossesOneByOne} from '../../core/losses.js'
+import type {State} from '../../core/state.js'
 import type {FitChange} from '../capacity/summary.js'
 import {usageError} from '../failure.js'
 
@@ -102,15 +104,7 @@ export async function capacity(
   const change = opts.change
   const group = opts.group ? groupOf(opts.group) : undefined
   if (!change || changesNothing(change)) return {...headroom(state, flavors, {levels: opts.levels, group}), warnings}
-  let w
-  try {
-    w = whatIf(state, change)
-  } catch (err) {
-    // A domain nobody has, a ratio out of range, hosts the apply would refuse: the operator's to correct.
-    if (err instanceof PlacementError) throw usageError(err.message)
-    if (err instanceof ApplyRefused) throw usageError(`--add: ${err.message}`)
-    throw err
-  }
+  const w = changed(state, change)
   const before = headroom(state, flavors, {levels: opts.levels, group})
   const after = headroom(w.after, flavors, {levels: opts.levels, group})
   return {
@@ -124,6 +118,18 @@ export async function capacity(
       survives: w.survives,
       changes: fitChanges(before.domains, after.domains),
     },
+  }
+}
+
+/** `change` made on a copy of `state`; what the operator asked that cannot be is a usage error. */
+function changed(state: State, change: WhatIfChange) {
+  try {
+    return whatIf(state, change)
+  } catch (err) {
+    // A domain nobody has, a ratio out of range, hosts the apply would refuse: the operator's to correct.
+    if (err instanceof PlacementError) throw usageError(err.message)
+    if (err instanceof ApplyRefused) throw usageError(`--add: ${err.message}`)
+    throw err
   }
 }
 
@@ -144,6 +150,38 @@ export function fitChanges(before: readonly DomainHeadroom[], after: readonly Do
     ...before.map((d) => change(d.level, d.name, d.flavor, d.fit, afterByKey.get(key(d))?.fit ?? 0)),
     ...after.filter((d) => !beforeKeys.has(key(d))).map((d) => change(d.level, d.name, d.flavor, 0, d.fit)),
   ]
+}
+
+/**
+ * N+1: every domain of `level` lost in turn (core/losses.ts), after `change` when one is asked
+ * (it is made first, on a copy), on the cloud any backend holds.
+ */
+export async function losses(
+  backend: Backend,
+  flavors: FlavorRequest[],
+  level: LostDomain['level'],
+  change?: WhatIfChange,
+): Promise<CatalogLosses> {
+  let state = await loadState(backend)
+  if (change && !changesNothing(change)) state = changed(state, change).after
+  return {...lossesAnswer(level, flavors, lossesOneByOne(state, level, flavors)), warnings: flavorWarnings(flavors)}
+}
+
+/** N+1 on the daemon's own catalog, worked out there. */
+export async function catalogLosses(
+  backend: Backend,
+  opts: {names?: string[]; level: LostDomain['level']; change?: WhatIfChange},
+): Promise<CatalogLosses> {
+  if (!changesNothing(opts.change))
+    throw usageError('--without, --ratio and --add are tried on a copy of the cloud here: give --flavors FILE')
+  try {
+    return await backend.catalogLosses({flavor: opts.names?.length ? opts.names : undefined, without_each: opts.level})
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404)
+      throw usageError('the daemon has no flavor catalog: give --flavors FILE, or start the daemon with --flavors FILE')
+    if (err instanceof ApiError && err.status === 400) throw usageError(err.detail)
+    throw err
+  }
 }
 
 /**

@@ -1,12 +1,16 @@
 /**
  * GET /placemat/v1/capacity?flavor=NAME&level=LEVEL (each repeatable): the headroom of the
  * daemon's flavor catalog (core/headroom.ts) on the State as it is now, as `placemat capacity
- * --json` prints it. 404 without a catalog (`daemon start --flavors FILE`), 400 for a flavor the
- * catalog does not hold or a level that is none of host, rack, row, room and cloud.
+ * --json` prints it. With without_each=LEVEL instead of levels: every host, rack, row or room
+ * lost in turn (core/losses.ts), worked out on a copy, pausing between losses so that requests
+ * are served meanwhile. 404 without a catalog (`daemon start --flavors FILE`), 400 for a flavor
+ * the catalog does not hold or a level that is none of host, rack, row, room and cloud.
  */
 import {PlacementError} from '../../core/errors.js'
 import {flavorWarnings} from '../../core/flavors.js'
 import {HEADROOM_LEVELS, headroomTable, releaseTable, type HeadroomLevel, type HeadroomTable} from '../../core/headroom.js'
+import {lossesAnswer, lossesOneByOne, type Loss} from '../../core/losses.js'
+import type {LostDomain} from '../../core/what-if.js'
 import {JsonText, queryParams, type AppOptions, type RouteDef} from '../context.js'
 import {JsonStream, streams} from '../json-stream.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
@@ -31,6 +35,23 @@ export function routes(options: AppOptions): RouteDef[] {
         const bad = levels.find((l) => !HEADROOM_LEVELS.includes(l as HeadroomLevel))
         if (bad !== undefined) throw new PlacementError(400, `Invalid level ${bad}: one of ${HEADROOM_LEVELS.join(', ')}.`)
         const flavors = names.length ? catalog.filter((f) => names.includes(f.flavor)) : catalog
+        const eachOf = q.get('without_each') ?? []
+        if (eachOf.length) {
+          const each = eachOf[eachOf.length - 1]
+          if (!LOSS_LEVELS.includes(each as never))
+            throw new PlacementError(400, `Invalid without_each ${each}: one of ${LOSS_LEVELS.join(', ')}.`)
+          if (levels.length) throw new PlacementError(400, 'without_each answers for the cloud: give no level with it.')
+          const losses: Loss[] = []
+          let since = performance.now()
+          for (const loss of lossesOneByOne(await ctx.store.refresh(), each as LostDomain['level'], flavors)) {
+            losses.push(loss)
+            if (performance.now() - since > PAUSE_AFTER_MS) {
+              await new Promise((resolve) => setImmediate(resolve))
+              since = performance.now()
+            }
+          }
+          return {...lossesAnswer(each as LostDomain['level'], flavors, losses), warnings: flavorWarnings(flavors)}
+        }
         const s = await ctx.store.refresh()
         const table = headroomTable(s, flavors, levels.length ? {levels: levels as HeadroomLevel[]} : {})
         const answer = capacityJson(table, flavorWarnings(flavors))
@@ -40,6 +61,10 @@ export function routes(options: AppOptions): RouteDef[] {
     },
   ]
 }
+
+const LOSS_LEVELS = ['host', 'rack', 'row', 'room'] as const
+/** How long the losses are worked out before other requests are served (each loss takes a few ms). */
+const PAUSE_AFTER_MS = 20
 
 /** Rows written into one piece of the answer (~55 KB). */
 const ROWS_A_PIECE = 512
