@@ -34,7 +34,7 @@ import type {FlavorRequest} from './flavors.js'
 import {domainLayout, type LayoutPart} from './headroom-domains.js'
 import {HEADROOM_LEVELS, type HeadroomLevel} from './headroom.js'
 import type {State} from './state.js'
-import {hostForest, namesAggregates, shapeCandidates, shapesByAggregates, type HostForest, type ShapeCandidates} from './tree-shapes.js'
+import {candidatesByHost, hostForest, type HostForest, type ShapeCandidates} from './tree-shapes.js'
 
 /** One flavor of a mix and its share. */
 export interface MixPart {
@@ -64,7 +64,7 @@ export function mixHeadroom(s: State, mix: ReadonlyArray<MixPart>, opts: MixOpti
   const free = freeNow(forest)
   const count = new MixCount(
     forest,
-    mix.map((m) => candidatesOf(s, forest, m.flavor)),
+    mix.map((m) => candidatesByHost(s, forest, m.flavor.request)),
     weights,
     free,
     poolFreeNow(forest),
@@ -134,21 +134,6 @@ function nextFlavor(w: Float64Array, W: number, placed: Float64Array, k: number)
     if (deficit > most) [most, best] = [deficit, f]
   }
   return best
-}
-
-/** The candidates of a flavor for host i's shape, searched once per shape and kept in forest.candidates (as headroom's hostFits keeps them). */
-function candidatesOf(s: State, forest: HostForest, flavor: FlavorRequest): (i: number) => ShapeCandidates {
-  const byAggregates = namesAggregates(flavor.request) ? shapesByAggregates(forest) : null
-  const shapeOf = byAggregates ? byAggregates.shapeOf : forest.shapeOf
-  let found = forest.candidates.get(flavor.request)
-  if (!found) forest.candidates.set(flavor.request, (found = []))
-  const kept = found
-  return (i) => {
-    const shape = shapeOf[i]
-    let c = kept[shape]
-    if (!c) kept[shape] = c = shapeCandidates(s, forest, byAggregates ? byAggregates.host[shape] : i, flavor.request)
-    return c
-  }
 }
 
 /** The enabled hosts of each domain of `part`, in host order (the engine's). */

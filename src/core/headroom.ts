@@ -27,7 +27,7 @@ import type {Group} from './groups.js'
 import {byName, domainLayout, domainMembers, mostVoted, poolsDomain, type HostFits, type HostNumbers} from './headroom-domains.js'
 import type {State, TopologyLevel} from './state.js'
 import {bindingName, bindingOf, fitInARow, freeNow, poolFreeNow, type FitWalk} from './fit-walk.js'
-import {hostForest, namesAggregates, shapeCandidates, shapesByAggregates, type HostForest, type ShapeCandidates} from './tree-shapes.js'
+import {candidatesByHost, hostForest, type HostForest, type ShapeCandidates} from './tree-shapes.js'
 
 export type {HostFits} from './headroom-domains.js'
 export type HeadroomLevel = 'host' | TopologyLevel | 'cloud'
@@ -112,15 +112,9 @@ export function hostFits(s: State, forest: HostForest, free: Float64Array, flavo
     out.binding.fill(-1)
     out.drawing = null
   } else out = {fit: new Float64Array(n), eligible: new Uint8Array(n), binding: new Int32Array(n).fill(-1), drawing: null}
-  // hostCandidates, its look-ups made once for every host.
-  const byAggregates = namesAggregates(flavor.request) ? shapesByAggregates(forest) : null
-  const shapeOf = byAggregates ? byAggregates.shapeOf : forest.shapeOf
-  let found = forest.candidates.get(flavor.request)
-  if (!found) forest.candidates.set(flavor.request, (found = []))
+  const candidatesOf = candidatesByHost(s, forest, flavor.request)
   for (let i = 0; i < n; i++) {
-    const shape = shapeOf[i]
-    let c: ShapeCandidates | undefined = found[shape]
-    if (!c) found[shape] = c = shapeCandidates(s, forest, byAggregates ? byAggregates.host[shape] : i, flavor.request)
+    const c = candidatesOf(i)
     if (c.start.length === 1) continue
     out.eligible[i] = 1
     out.fit[i] = fitInARow(forest, i, c, free, null, walk)
@@ -452,14 +446,6 @@ function stranded(
 const couldFit = (s: State, forest: HostForest, flavor: FlavorRequest, i: number): boolean =>
   hostCandidates(s, forest, flavor, i).start.length > 1
 
-/**
- * Host `i`'s candidates for `flavor`: its shape's, searched once per shape (by its members'
- * aggregates too when the request names aggregates) and kept with the forest.
- */
-export function hostCandidates(s: State, forest: HostForest, flavor: FlavorRequest, i: number): ShapeCandidates {
-  const byAggregates = namesAggregates(flavor.request) ? shapesByAggregates(forest) : null
-  const shape = byAggregates ? byAggregates.shapeOf[i] : forest.shapeOf[i]
-  let found = forest.candidates.get(flavor.request)
-  if (!found) forest.candidates.set(flavor.request, (found = []))
-  return (found[shape] ??= shapeCandidates(s, forest, byAggregates ? byAggregates.host[shape] : i, flavor.request))
-}
+/** Host `i`'s candidates for `flavor` (candidatesByHost, for one host). */
+export const hostCandidates = (s: State, forest: HostForest, flavor: FlavorRequest, i: number): ShapeCandidates =>
+  candidatesByHost(s, forest, flavor.request)(i)

@@ -388,3 +388,17 @@ export function shapeCandidates(s: State, forest: HostForest, i: number, request
   }
   return {start: Int32Array.from(start), pair: Int32Array.from(pair), amount: Float64Array.from(amount), sharing}
 }
+
+/**
+ * Each host's candidates for `request`, by host number: its shape's (told apart by its members'
+ * aggregates too when the request names aggregates), searched once per shape and kept with the
+ * forest (a daemon's catalog is asked again at every scrape).
+ */
+export function candidatesByHost(s: State, forest: HostForest, request: CandidateRequest): (i: number) => ShapeCandidates {
+  const byAggregates = namesAggregates(request) ? shapesByAggregates(forest) : null
+  const shapeOf = byAggregates ? byAggregates.shapeOf : forest.shapeOf
+  let found = forest.candidates.get(request)
+  if (!found) forest.candidates.set(request, (found = []))
+  const kept = found
+  return (i) => (kept[shapeOf[i]] ??= shapeCandidates(s, forest, byAggregates ? byAggregates.host[shapeOf[i]] : i, request))
+}
