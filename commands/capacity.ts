@@ -6,8 +6,10 @@ import {
   capacity,
   catalogCapacity,
   catalogLosses,
+  catalogMix,
   chosenFlavors,
   losses,
+  mix,
   parseRatios,
   parseWithout,
 } from '../src/cli/services/capacity.js'
@@ -15,7 +17,7 @@ import type {LostDomain} from '../src/core/what-if.js'
 import {readApplyFile} from '../src/cli/apply/apply-file.js'
 import {groupFileFlags} from '../src/cli/groups/flags.js'
 import {groupsOf} from '../src/cli/groups/groups.js'
-import {LOSS_COLUMNS, amountText, bindingWord, lossTable, summaryTable} from '../src/cli/capacity/summary.js'
+import {LOSS_COLUMNS, MIX_COLUMNS, amountText, bindingWord, lossTable, mixTable, summaryTable} from '../src/cli/capacity/summary.js'
 import {HEADROOM_LEVELS, type DomainHeadroom, type HeadroomLevel} from '../src/core/headroom.js'
 
 export default class Capacity extends PlacematCommand {
@@ -84,6 +86,11 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
       options: ['host', 'rack', 'row', 'room'],
       exclusive: ['level', 'group', 'long'],
     }),
+    mix: Flags.string({
+      description:
+        'how many instances of a flavor mix fit per domain, in these proportions, placed as claims in a row would: NAME=WEIGHT,... (m1.large=60,m1.medium=30)',
+      exclusive: ['without-each', 'group', 'long', 'flavor'],
+    }),
     long: Flags.boolean({
       description:
         'a row per domain and flavor (fit, pooled, loss, disabled, what binds) instead of the summary; every level unless --level',
@@ -102,7 +109,9 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
     {key: 'binding'},
   ]
 
-  static printed = (flags: Record<string, unknown>) => ({columns: flags['without-each'] ? LOSS_COLUMNS : Capacity.columns})
+  static printed = (flags: Record<string, unknown>) => ({
+    columns: flags['without-each'] ? LOSS_COLUMNS : flags.mix ? MIX_COLUMNS : Capacity.columns,
+  })
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Capacity)
@@ -126,6 +135,19 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
       if (this.format === 'table' && !this.base.columns)
         this.log(
           `\nwithout each ${each}: ${answer.survives ? 'every consumer placed again every time' : 'NOT every consumer can be placed again every time'}; each flavor's column is what the cloud then holds`,
+        )
+      return
+    }
+    if (flags.mix) {
+      const answer = flags.flavors
+        ? await mix(backend, chosenFlavors(readFlavorFile(flags.flavors)), flags.mix, {levels, change})
+        : await catalogMix(backend, {spec: flags.mix, levels, change})
+      for (const w of answer.warnings) process.stderr.write(`warning: flavor ${w.flavor}: ${w.warning}\n`)
+      const {rows, columns} = mixTable(answer)
+      this.output(answer, rows, columns)
+      if (this.format === 'table' && !this.base.columns)
+        this.log(
+          `\nthe mix ${answer.mix.map((m) => `${m.flavor}=${m.weight}`).join(',')}, claimed in its proportions until one of it fits nowhere`,
         )
       return
     }

@@ -29,6 +29,7 @@
  * flavor's candidate can take are taken at once (a count past 2^31 is a few steps; weights that
  * are not whole are claimed one at a time). Pure over a State; nothing is written to it.
  */
+import {PlacementError} from './errors.js'
 import {freeNow, poolFreeNow} from './fit-walk.js'
 import type {FlavorRequest} from './flavors.js'
 import {domainLayout, type LayoutPart} from './headroom-domains.js'
@@ -298,3 +299,33 @@ class MixCount {
     }
   }
 }
+
+/**
+ * A mix as an operator writes it, `m1.large=60,m1.medium=30,r1.large=10` (or NAME:WEIGHT), each
+ * name a flavor of `catalog`; a name it lacks, or a weight that is not a number above 0, is a 400.
+ */
+export function parseMix(spec: string, catalog: readonly FlavorRequest[]): MixPart[] {
+  const parts = spec.split(',').filter((p) => p.trim() !== '')
+  if (!parts.length) throw new PlacementError(400, `Invalid mix ${JSON.stringify(spec)}: NAME=WEIGHT,... expected.`)
+  return parts.map((part) => {
+    const m = /^\s*(.+?)\s*[=:]\s*([^=:]+?)\s*$/.exec(part)
+    const weight = m ? Number(m[2]) : Number.NaN
+    if (!m || !Number.isFinite(weight) || weight <= 0)
+      throw new PlacementError(400, `Invalid mix part ${JSON.stringify(part)}: NAME=WEIGHT expected, with WEIGHT a number above 0.`)
+    const flavor = catalog.find((f) => f.flavor === m[1])
+    if (!flavor)
+      throw new PlacementError(400, `No flavor named ${m[1]} in the catalog; it has ${catalog.map((f) => f.flavor).join(', ') || 'none'}.`)
+    return {flavor, weight}
+  })
+}
+
+/** A mix's answer: what was asked, and each domain's fit of it. */
+export interface MixAnswer {
+  mix: Array<{flavor: string; weight: number}>
+  domains: MixDomain[]
+}
+
+export const mixAnswer = (s: State, mix: readonly MixPart[], opts: MixOptions = {}): MixAnswer => ({
+  mix: mix.map((m) => ({flavor: m.flavor.flavor, weight: m.weight})),
+  domains: mixHeadroom(s, mix, opts),
+})

@@ -91,6 +91,22 @@ describe('capacity from the daemon', () => {
     }
   })
 
+  it('answers how many of a flavor mix fit per domain (mix), refusing what is not one', async () => {
+    const r = await api.call('GET', '/placemat/v1/capacity?mix=small=2,big=1&level=cloud')
+    expect(r.status, JSON.stringify(r.body)).toBe(200)
+    // Claims small, big, small, small, big, ... in a row: cn1 (4 VCPU free) takes a small; the big
+    // (4 VCPU) goes to cn2 (6 free, 2 left); two smalls to cn1 (1 left); the next big fits nowhere.
+    expect(r.body.mix).toEqual([
+      {flavor: 'small', weight: 2},
+      {flavor: 'big', weight: 1},
+    ])
+    expect(r.body.domains).toEqual([{level: 'cloud', name: 'cloud', fit: 4, by_flavor: {small: 3, big: 1}}])
+    for (const bad of ['mix=small=0', 'mix=nope=1', 'mix=small=1&without_each=host']) {
+      const refused = await api.call('GET', `/placemat/v1/capacity?${bad}`)
+      expect(refused.status, bad).toBe(400)
+    }
+  })
+
   it('refuses an unknown flavor or level (400), and has nothing to count without a catalog (404)', async () => {
     const flavor = await api.call('GET', '/placemat/v1/capacity?flavor=huge')
     expect(flavor.status).toBe(400)

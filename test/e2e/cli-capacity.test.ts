@@ -91,6 +91,21 @@ describe('placemat capacity', () => {
     expect(table.stdout).toMatch(/\nworst\s+(yes|NO)\s+\d+/)
     const bad = await run(['capacity', '--flavors', FLAVORS, '--without-each', 'aisle', '--db', db])
     expect(bad.code).toBe(2)
+    // A flavor mix: the same on the file and the daemon, each domain's fit the sum of its flavors'.
+    const mixed = async (target: string[]) => {
+      const r = await run(['capacity', '--flavors', FLAVORS, '--mix', 'm1.large=60,m1.small=30,n1.sriov=10', '--json', ...target])
+      expect(r.code, r.stderr).toBe(0)
+      return JSON.parse(r.stdout)
+    }
+    const mix = await mixed(['--db', db])
+    expect(await mixed(e.daemon)).toEqual(mix)
+    for (const d of mix.domains) expect(d.fit).toBe(Object.values(d.by_flavor as Record<string, number>).reduce((a, b) => a + b, 0))
+    expect(mix.domains.find((d: any) => d.level === 'cloud').fit).toBeGreaterThan(0)
+    const unknown = await run(['capacity', '--flavors', FLAVORS, '--mix', 'm9=1', '--db', db])
+    expect([unknown.code, unknown.stderr]).toEqual([
+      2,
+      'placemat: --mix: No flavor named m9 in the catalog; it has m1.small, m1.large, c1.pinned, n1.sriov, x1.huge.\n',
+    ])
   })
 
   it('gives the same hosts and cloud on a daemon and on a plain Placement', async () => {

@@ -15,6 +15,7 @@ import type {HostListing, HostRecord} from '../../core/host-status.js'
 import type {HostDescription} from '../../core/host-view.js'
 import type {Headroom} from '../../core/headroom.js'
 import type {LossesAnswer} from '../../core/losses.js'
+import type {MixAnswer} from '../../core/flavor-mix.js'
 import type {KnownConsumer, MovedRecord} from '../../core/consumer-moves.js'
 import type {Groups} from '../groups/groups.js'
 import type {NamedAggregate} from '../../core/aggregate-names.js'
@@ -243,6 +244,9 @@ export interface OwnRecords {
 /** GET /placemat/v1/capacity: the core's headroom of the daemon's catalog, with its flavors' warnings. */
 export type CatalogHeadroom = Headroom & {warnings: Array<{flavor: string; warning: string}>}
 
+/** GET /placemat/v1/capacity?mix=NAME=WEIGHT,...: each domain's fit of a flavor mix, with the catalog's warnings. */
+export type CatalogMix = MixAnswer & {warnings: Array<{flavor: string; warning: string}>}
+
 /** GET /placemat/v1/capacity?without_each=LEVEL: every domain of the level lost in turn, with the catalog's warnings. */
 export type CatalogLosses = LossesAnswer & {warnings: Array<{flavor: string; warning: string}>}
 
@@ -274,6 +278,8 @@ export interface Backend {
   catalogHeadroom(query: {flavor?: string[]; level?: string[]}): Promise<CatalogHeadroom>
   /** Every domain of a level lost in turn, on the daemon's own catalog (plain Placement keeps none). */
   catalogLosses(query: {flavor?: string[]; without_each: string}): Promise<CatalogLosses>
+  /** A flavor mix's fit per domain, on the daemon's own catalog (plain Placement keeps none). */
+  catalogMix(query: {mix: string; level?: string[]}): Promise<CatalogMix>
   /**
    * Allocation candidates, judged by the placement groups asked for (a hard rule keeps, a soft
    * one orders) and ordered by closeness, then cut to the query's limit. placemat does it in its own

@@ -15,7 +15,7 @@ import type {Layout} from '../../core/topology.js'
 import type {ListedProvider} from '../../core/wire.js'
 import type {Groups} from '../groups/groups.js'
 import type {NoCandidates} from '../../core/candidates/why.js'
-import {PLACEMAT_API, type CatalogHeadroom, type CatalogLosses} from './backend.js'
+import {PLACEMAT_API, type CatalogHeadroom, type CatalogLosses, type CatalogMix} from './backend.js'
 
 /** GET /placemat/v1/allocation_candidates/why: null when the search finds candidates. */
 export interface WhyAnswer {
@@ -43,6 +43,7 @@ export interface PlacematApi {
   /** The headroom of the daemon's own flavor catalog (404 when it has none). */
   capacity(query: {flavor?: string[]; level?: string[]}): Promise<CatalogHeadroom>
   losses(query: {flavor?: string[]; without_each: string}): Promise<CatalogLosses>
+  mix(query: {mix: string; level?: string[]}): Promise<CatalogMix>
   /** Providers by uuid, in one call (a few hundred at most: they go in the URL). */
   providers(uuids: string[]): Promise<ListedProvider[]>
   /** One claim, its rules and groups checked in the write; the consumer's generation after it. */
@@ -101,6 +102,7 @@ export function placematApi(client: PlacementClient): PlacematApi {
     why: (query) => client.get<WhyAnswer>(`${PLACEMAT_API}/allocation_candidates/why`, {query}),
     capacity: (query) => client.get<CatalogHeadroom>(`${PLACEMAT_API}/capacity`, {query}),
     losses: (query) => client.get<CatalogLosses>(`${PLACEMAT_API}/capacity`, {query}),
+    mix: (query) => client.get<CatalogMix>(`${PLACEMAT_API}/capacity`, {query}),
     providers: async (uuids) =>
       (await client.get<{providers: ListedProvider[]}>(`${PLACEMAT_API}/providers`, {query: {uuid: uuids.join(',')}})).providers,
     claim: (body, opts) => client.post<{consumer_generation: number}>(CLAIMS, body, {query: allow(opts)?.query}),

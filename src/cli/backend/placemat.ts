@@ -26,6 +26,7 @@ import {
   type OwnRecords,
   type CatalogHeadroom,
   type CatalogLosses,
+  type CatalogMix,
   type StatusOutcome,
   type LocalFiles,
   type LayoutApplyOptions,
@@ -198,6 +199,10 @@ export class PlacematBackend implements Backend {
 
   catalogLosses(query: {flavor?: string[]; without_each: string}): Promise<CatalogLosses> {
     return this.api.losses(query)
+  }
+
+  catalogMix(query: {mix: string; level?: string[]}): Promise<CatalogMix> {
+    return this.api.mix(query)
   }
 
   /** GET /placemat/v1/consumers/{uuid}, one call for what it holds and what placemat kept of it. */

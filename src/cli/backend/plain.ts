@@ -30,6 +30,7 @@ import {
   type MoveOutcome,
   type CatalogHeadroom,
   type CatalogLosses,
+  type CatalogMix,
   type StatusOutcome,
   type LocalFiles,
   type LayoutApplyOptions,
@@ -125,6 +126,10 @@ export class PlainBackend implements Backend {
   }
 
   async catalogLosses(): Promise<CatalogLosses> {
+    throw usageError('give --flavors FILE: plain Placement keeps no flavor catalog')
+  }
+
+  async catalogMix(): Promise<CatalogMix> {
     throw usageError('give --flavors FILE: plain Placement keeps no flavor catalog')
   }
 

@@ -2,7 +2,7 @@ import {describe, expect, it} from 'vitest'
 import type {DomainHeadroom} from '../../core/headroom.js'
 import {fitChanges} from '../services/capacity.js'
 import {table} from '../output.js'
-import {amountText, bindingWord, lossTable, summaryTable} from './summary.js'
+import {amountText, bindingWord, lossTable, mixTable, summaryTable} from './summary.js'
 
 const row = (level: DomainHeadroom['level'], name: string, flavor: string, fit: number, binding: string | null): DomainHeadroom => ({
   level,
@@ -62,6 +62,17 @@ describe("capacity's summary", () => {
       'CUSTOM_FPGA',
       '',
     ])
+  })
+
+  it('shows a mix as a row per domain: its fit, then each flavor', () => {
+    const {rows, columns} = mixTable({
+      mix: [
+        {flavor: 'large', weight: 2},
+        {flavor: 'small', weight: 1},
+      ],
+      domains: [{level: 'cloud', name: 'cloud', fit: 30, by_flavor: {large: 20, small: 10}}],
+    })
+    expect(table(rows, columns).split('\n')).toEqual(['LEVEL  NAME   MIX FIT  LARGE  SMALL', 'cloud  cloud       30     20     10'])
   })
 
   it('shows N+1 as a row per loss and the worst last', () => {

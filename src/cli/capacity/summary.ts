@@ -5,6 +5,7 @@
  */
 import type {DomainHeadroom} from '../../core/headroom.js'
 import type {LossesAnswer} from '../../core/losses.js'
+import type {MixAnswer, MixDomain} from '../../core/flavor-mix.js'
 import type {Column} from '../output.js'
 
 /** A domain's fit of a flavor before and after a what-if (a domain lost has none after). */
@@ -99,6 +100,18 @@ export function lossTable(answer: LossesAnswer): {rows: LossRow[]; columns: Arra
   ]
   return {rows, columns}
 }
+
+/** A flavor mix as a table: a row per domain, the mix's fit, then how many of each flavor. */
+export function mixTable(answer: MixAnswer): {rows: MixDomain[]; columns: Array<Column<MixDomain>>} {
+  const flavors = [...new Set(answer.mix.map((m) => m.flavor))]
+  return {
+    rows: answer.domains,
+    columns: [...MIX_COLUMNS, ...flavors.map((f) => ({key: f, header: f, align: 'right' as const, get: (d: MixDomain) => d.by_flavor[f]}))],
+  }
+}
+
+/** What a mix's table has besides a column per flavor. */
+export const MIX_COLUMNS: Array<Column<MixDomain>> = [{key: 'level'}, {key: 'name'}, {key: 'fit', header: 'mix fit', align: 'right'}]
 
 /** What an N+1 table has besides a column per flavor. */
 export const LOSS_COLUMNS: Array<Column<LossRow>> = [

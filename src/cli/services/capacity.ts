@@ -12,7 +12,8 @@ import type {Group, GroupRecord} from '../../core/groups.js'
 import {headroom, type DomainHeadroom, type Headroom, type HeadroomLevel} from '../../core/headroom.js'
 import {changesNothing, whatIf, type Displaced, type LostDomain, type WhatIfChange} from '../../core/what-if.js'
 import {ApiError} from '../../client/client.js'
-import {loadState, type Backend, type CatalogLosses} from '../backend/backend.js'
+import {loadState, type Backend, type CatalogLosses, type CatalogMix} from '../backend/backend.js'
+import {mixAnswer, parseMix} from '../../core/flavor-mix.js'
 import {lossesAnswer, lossesOneByOne} from '../../core/losses.js'
 import type {State} from '../../core/state.js'
 import type {FitChange} from '../capacity/summary.js'
@@ -165,6 +166,46 @@ export async function losses(
   let state = await loadState(backend)
   if (change && !changesNothing(change)) state = changed(state, change).after
   return {...lossesAnswer(level, flavors, lossesOneByOne(state, level, flavors)), warnings: flavorWarnings(flavors)}
+}
+
+/** How many instances of a flavor mix (`spec`: NAME=WEIGHT,...) fit per domain, after `change` when one is asked. */
+export async function mix(
+  backend: Backend,
+  catalog: FlavorRequest[],
+  spec: string,
+  opts: {levels?: HeadroomLevel[]; change?: WhatIfChange} = {},
+): Promise<CatalogMix> {
+  const parts = mixParts(spec, catalog)
+  let state = await loadState(backend)
+  if (opts.change && !changesNothing(opts.change)) state = changed(state, opts.change).after
+  return {...mixAnswer(state, parts, {levels: opts.levels}), warnings: flavorWarnings(parts.map((p) => p.flavor))}
+}
+
+/** A flavor mix's fit on the daemon's own catalog, worked out there. */
+export async function catalogMix(
+  backend: Backend,
+  opts: {spec: string; levels?: HeadroomLevel[]; change?: WhatIfChange},
+): Promise<CatalogMix> {
+  if (!changesNothing(opts.change))
+    throw usageError('--without, --ratio and --add are tried on a copy of the cloud here: give --flavors FILE')
+  try {
+    return await backend.catalogMix({mix: opts.spec, level: opts.levels?.length ? opts.levels : undefined})
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404)
+      throw usageError('the daemon has no flavor catalog: give --flavors FILE, or start the daemon with --flavors FILE')
+    if (err instanceof ApiError && err.status === 400) throw usageError(`--mix: ${err.detail}`)
+    throw err
+  }
+}
+
+/** `--mix` against the flavor file's catalog: what the core refuses is the operator's to correct. */
+function mixParts(spec: string, catalog: FlavorRequest[]) {
+  try {
+    return parseMix(spec, catalog)
+  } catch (err) {
+    if (err instanceof PlacementError) throw usageError(`--mix: ${err.message}`)
+    throw err
+  }
 }
 
 /** N+1 on the daemon's own catalog, worked out there. */

@@ -3,13 +3,15 @@
  * daemon's flavor catalog (core/headroom.ts) on the State as it is now, as `placemat capacity
  * --json` prints it. With without_each=LEVEL instead of levels: every host, rack, row or room
  * lost in turn (core/losses.ts), worked out on a copy, pausing between losses so that requests
- * are served meanwhile. 404 without a catalog (`daemon start --flavors FILE`), 400 for a flavor
+ * are served meanwhile. With mix=NAME=WEIGHT,...: how many instances of that mix fit per domain
+ * (core/flavor-mix.ts). 404 without a catalog (`daemon start --flavors FILE`), 400 for a flavor
  * the catalog does not hold or a level that is none of host, rack, row, room and cloud.
  */
 import {PlacementError} from '../../core/errors.js'
 import {flavorWarnings} from '../../core/flavors.js'
 import {HEADROOM_LEVELS, headroomTable, releaseTable, type HeadroomLevel, type HeadroomTable} from '../../core/headroom.js'
 import {lossesAnswer, lossesOneByOne, type Loss} from '../../core/losses.js'
+import {mixAnswer, parseMix} from '../../core/flavor-mix.js'
 import type {LostDomain} from '../../core/what-if.js'
 import {JsonText, queryParams, type AppOptions, type RouteDef} from '../context.js'
 import {JsonStream, streams} from '../json-stream.js'
@@ -35,6 +37,16 @@ export function routes(options: AppOptions): RouteDef[] {
         const bad = levels.find((l) => !HEADROOM_LEVELS.includes(l as HeadroomLevel))
         if (bad !== undefined) throw new PlacementError(400, `Invalid level ${bad}: one of ${HEADROOM_LEVELS.join(', ')}.`)
         const flavors = names.length ? catalog.filter((f) => names.includes(f.flavor)) : catalog
+        const mixOf = q.get('mix') ?? []
+        if (mixOf.length) {
+          if (q.get('without_each')?.length) throw new PlacementError(400, 'Give mix or without_each, not both.')
+          const mix = parseMix(mixOf.join(','), catalog)
+          const s = await ctx.store.refresh()
+          return {
+            ...mixAnswer(s, mix, levels.length ? {levels: levels as HeadroomLevel[]} : {}),
+            warnings: flavorWarnings(mix.map((m) => m.flavor)),
+          }
+        }
         const eachOf = q.get('without_each') ?? []
         if (eachOf.length) {
           const each = eachOf[eachOf.length - 1]
