@@ -18,6 +18,7 @@ import {headroom, type DomainHeadroom} from '../../src/core/headroom.js'
 import {capacityOf} from '../../src/core/capacity.js'
 import {everyHost, isSharing} from '../../src/core/host.js'
 import {stateFromSnapshot} from '../../src/core/snapshot.js'
+import {nodeUuid} from '../../src/core/topology.js'
 import type {State} from '../../src/core/state.js'
 import {hostDomains} from '../../src/core/topology.js'
 import {whatIf, type WhatIfChange} from '../../src/core/what-if.js'
@@ -198,6 +199,62 @@ describe('headroom moves the right way', () => {
         }
     }
     console.log(`planner's clouds: ${compared} counts compared, ${raised} raised by pooled disk placed again on hosts' own`)
+  })
+})
+
+describe('where a loss raises a fit (docs/cli/capacity.md)', () => {
+  it("is where a displaced consumer's pooled disk goes to a host's own", () => {
+    const inv = (total: number) => ({total, reserved: 0, min_unit: 1, max_unit: total, step_size: 1, allocation_ratio: 1})
+    const rack = (r: string) => nodeUuid('rack', r)
+    const pool = '00000000-0000-4000-8000-0000000000aa'
+    const host = (n: number, name: string, r: string, disk: number) => ({
+      uuid: `00000000-0000-4000-8000-00000000000${n}`,
+      name,
+      generation: 1,
+      inventories: {VCPU: inv(4), ...(disk ? {DISK_GB: inv(disk)} : {})},
+      aggregates: [rack(r), pool],
+    })
+    const s = stateFromSnapshot({
+      classes: ['VCPU', 'DISK_GB'],
+      traits: ['MISC_SHARES_VIA_AGGREGATE', 'COMPUTE_STATUS_DISABLED'],
+      topology: ['r1', 'r2', 'r3'].map((r) => ({uuid: rack(r), name: r, level: 'rack' as const, parent: null})),
+      providers: [
+        // z (rack r3) first: a claim's first candidate; x keeps no disk of its own; all reach ceph.
+        host(1, 'z', 'r3', 200),
+        host(2, 'y', 'r2', 200),
+        host(3, 'x', 'r1', 0),
+        {
+          uuid: pool,
+          name: 'ceph',
+          generation: 1,
+          inventories: {DISK_GB: inv(100)},
+          traits: ['MISC_SHARES_VIA_AGGREGATE'],
+          aggregates: [pool],
+        },
+      ],
+      // z has 150 GB left; the instance on x has its 100 GB on ceph, which it fills.
+      consumers: [
+        {
+          uuid: '00000000-0000-4000-8000-000000000101',
+          project_id: 'p',
+          user_id: 'u',
+          allocations: {'00000000-0000-4000-8000-000000000003': {resources: {VCPU: 1}}, [pool]: {resources: {DISK_GB: 100}}},
+        },
+        {
+          uuid: '00000000-0000-4000-8000-000000000102',
+          project_id: 'p',
+          user_id: 'u',
+          allocations: {'00000000-0000-4000-8000-000000000001': {resources: {VCPU: 1, DISK_GB: 50}}},
+        },
+      ],
+    })
+    const f = flavorRequest({name: 'd100', vcpus: 1, ram: 0, disk: 100, ephemeral: 0, swap: 0, properties: {'resources:MEMORY_MB': '0'}})
+    const r2 = (st: State) => headroom(st, [f], {levels: ['rack']}).domains.find((d) => d.name === 'r2')!.fit
+    expect(r2(s)).toBe(2) // y's own 200 GB; ceph is full
+    // Without r1, the instance of x is placed again as a claim would: z's own disk first, and it leaves ceph.
+    const w = whatIf(s, {without: [{level: 'rack', name: 'r1'}]})
+    expect(w.displaced.map((d) => d.to)).toEqual([['z']])
+    expect(r2(w.after)).toBe(3) // y: 2 on its own disk, and now 1 on ceph: r2 lost nothing and holds more
   })
 })
 
