@@ -1,9 +1,11 @@
 // Capacity (core/headroom.ts) at scale: hosts with two NUMA children each (VCPU, PCPU, MEMORY_MB
 // on the children, DISK_GB on the root), 20 racks per row... 20 hosts a rack, some usage, and 20
 // Nova flavors. Times, in this process, what the daemon's GET /placemat/v1/capacity and a scrape of
-// the flavor gauges work out and a what-if without one rack; then a daemon's answers over HTTP (a
-// SQLite file loaded with the same cloud, the JSON included) and a scrape of its /metrics; then the
-// big cloud's first call (its host trees built) and the next ones.
+// the flavor gauges work out, a what-if without one rack and a flavor mix; then a daemon's answers
+// over HTTP (a
+// SQLite file loaded with the same cloud, the JSON included), a scrape of its /metrics and N+1
+// (every rack lost in turn, its consumers placed again); then the big cloud's first call (its host
+// trees built) and the next ones.
 //
 //   npm run bench -- --capacity [--hosts 10000] [--big 100000] [--rounds 5] [--no-daemon | --daemon-only]
 //
@@ -19,6 +21,8 @@ import {flavorRequest} from '../dist/src/core/flavors.js'
 import {headroom, headroomTable, releaseTable} from '../dist/src/core/headroom.js'
 import {nodeUuid} from '../dist/src/core/topology.js'
 import {whatIf} from '../dist/src/core/what-if.js'
+import {lossesOneByOne} from '../dist/src/core/losses.js'
+import {mixHeadroom} from '../dist/src/core/flavor-mix.js'
 import {runBatch} from '../dist/src/core/batch.js'
 import {putAllocationErrors, writeAllocations} from '../dist/src/core/allocations.js'
 import {Store} from '../dist/src/store/store.js'
@@ -150,6 +154,10 @@ if (IN_PROCESS) {
   await time(`  ${HOSTS} hosts, what-if without rack0, every level`, ROUNDS, () =>
     count(whatIf(s, {without: [{level: 'rack', name: 'rack0'}]}).after),
   )
+  const mix = [0, 5, 9].map((f, k) => ({flavor: flavors[f], weight: [60, 30, 10][k]}))
+  await time(`  ${HOSTS} hosts, a mix of three flavors (60/30/10), every level`, ROUNDS, () => {
+    mixHeadroom(s, mix)
+  })
 }
 
 if (DAEMON) await daemon(HOSTS)
@@ -219,6 +227,12 @@ async function daemon(hosts) {
     await time(`  what-if without rack0 on its State (${st.consumers.size} consumers), every level`, ROUNDS, () =>
       count(whatIf(st, {without: [{level: 'rack', name: 'rack0'}]}).after),
     )
+    const racks = Math.ceil(hosts / 20)
+    await time(`  without each rack (${racks} losses, ${st.consumers.size} consumers placed again)`, 1, () => {
+      let n = 0
+      for (const _ of lossesOneByOne(st, 'rack', flavors)) n++
+      return n === racks ? undefined : Promise.reject(new Error(`${n} losses`))
+    })
     await time('  GET /placemat/v1/capacity, first (host trees built)', 1, () => get('/placemat/v1/capacity'))
     await time('  GET /placemat/v1/capacity (every level)', ROUNDS, () => get('/placemat/v1/capacity'))
     await time('  GET /placemat/v1/capacity?level=rack,row,room,cloud', ROUNDS, () =>

@@ -7,6 +7,7 @@
  * answers the headroom after the change: N+1 per failure domain.
  */
 import {putAllocationErrors, writeAllocations} from './allocations.js'
+import {capacityOf} from './capacity.js'
 import {findCandidates} from './candidates/engine.js'
 import type {CandidateRequest} from './candidates/request.js'
 import {Changes} from './changes.js'
@@ -149,8 +150,33 @@ export function displace(s: State, among: Iterable<Consumer>, lostRoots: Readonl
 /** Places displaced consumers again, largest first (what is hardest to place goes before what fills the gaps). */
 export function placeAll(s: State, displaced: Displacement[], avoid?: ReadonlySet<string>): Displaced[] {
   displaced.sort((a, b) => size(b.wanted) - size(a.wanted) || a.consumer.uuid.localeCompare(b.consumer.uuid))
-  return displaced.map((d) => ({consumer: d.consumer.uuid, from: d.from, ...placeAgain(s, d.consumer.uuid, d.wanted, avoid)}))
+  const most = largestAllocations(s)
+  return displaced.map((d) => {
+    // Asked of one provider a class, as one group asks: more than any can take fits nowhere, and
+    // a search that finds nothing would walk every tree to say so.
+    const over = [...d.wanted].find(([rc, n]) => n > (most.get(rc) ?? 0))
+    if (over)
+      return {
+        consumer: d.consumer.uuid,
+        from: d.from,
+        to: null,
+        why: `no provider takes ${over[0]}:${over[1]} in one allocation (the most one takes is ${most.get(over[0]) ?? 0})`,
+      }
+    return {consumer: d.consumer.uuid, from: d.from, ...placeAgain(s, d.consumer.uuid, d.wanted, avoid)}
+  })
 }
+
+/** The most of each class one provider takes in one allocation (max_unit, and capacity), while the shape stands. */
+function largestAllocations(s: State): Map<string, number> {
+  const kept = largest.get(s)
+  if (kept?.shapeVersion === s.shapeVersion) return kept.most
+  const most = new Map<string, number>()
+  for (const p of s.providers.values())
+    for (const [rc, inv] of p.inventories) most.set(rc, Math.max(most.get(rc) ?? 0, Math.min(inv.max_unit, capacityOf(inv))))
+  largest.set(s, {shapeVersion: s.shapeVersion, most})
+  return most
+}
+const largest = new WeakMap<State, {shapeVersion: number; most: Map<string, number>}>()
 
 /**
  * Adds an apply file's providers to `s` (never removing any) and puts the hosts it names in the
