@@ -14,7 +14,7 @@ import type {FlavorRequest} from './flavors.js'
 import {hostCandidates, hostFits} from './headroom.js'
 import type {Consumer, State} from './state.js'
 import {hostDomains} from './topology.js'
-import {hostForest, type ShapeCandidates} from './tree-shapes.js'
+import {hostForest, type HostForest, type ShapeCandidates} from './tree-shapes.js'
 import {copyState, displace, placeAll, type LostDomain} from './what-if.js'
 
 export interface Loss {
@@ -35,12 +35,57 @@ interface FlavorBase {
   /** Each host's own fit (counted alone), and its candidates (undefined: it could never hold the flavor). */
   fit: Float64Array
   candidates: Array<ShapeCandidates | undefined>
-  /** 1 where the host's candidates take from a pool: walked again at every loss. */
+  /** 1 where the host's candidates take from a pool. */
   reaching: Uint8Array
-  /** Those hosts that are enabled, in host order. */
-  walked: Int32Array
+  /** Those hosts that are enabled, by pool component (poolComponents), in host order. */
+  walked: Int32Array[]
+  /** What each component's hosts hold before any loss (drawing on their pools one after the other). */
+  walkedSum: Float64Array
   /** The sum over enabled hosts that reach no pool. */
   ownSum: number
+}
+
+/**
+ * Hosts that reach pools, told apart by the pools they share (a host reaching two pools joins
+ * them): what a loss does not touch, its hosts hold as before. Each pool pair's component, and
+ * each host's (-1: it reaches none).
+ */
+function poolComponents(forest: HostForest): {ofPair: Int32Array; ofHost: Int32Array; count: number} {
+  const parent = Int32Array.from(forest.poolPairs, (_, g) => g)
+  const find = (g: number): number => {
+    while (parent[g] !== g) g = parent[g] = parent[parent[g]]
+    return g
+  }
+  for (const shape of forest.shapes) {
+    const pools = shape.poolPair.filter((g) => g >= 0)
+    for (const g of pools) parent[find(g)] = find(pools[0])
+  }
+  const number = new Map<number, number>()
+  const ofPair = Int32Array.from(forest.poolPairs, (_, g) => {
+    const root = find(g)
+    if (!number.has(root)) number.set(root, number.size)
+    return number.get(root)!
+  })
+  const ofHost = Int32Array.from(forest.hosts, (_, i) => {
+    const g = forest.shapes[forest.shapeOf[i]].poolPair.find((x) => x >= 0)
+    return g === undefined ? -1 : ofPair[g]
+  })
+  return {ofPair, ofHost, count: number.size}
+}
+
+/** The hosts of `walked` (but the lost ones) drawing on their pools one after the other, from what the pools hold. */
+function walkPools(
+  forest: HostForest,
+  base: FlavorBase,
+  walked: Int32Array,
+  free: Float64Array,
+  poolFree: Float64Array,
+  lost: Uint8Array,
+): number {
+  let sum = 0
+  let left: Float64Array | null = null
+  for (const i of walked) if (!lost[i]) sum += fitInARow(forest, i, base.candidates[i]!, free, (left ??= poolFree.slice()))
+  return sum
 }
 
 /** The losses of every domain of `level` in turn, in name order, one at a time (a caller may pause between them). */
@@ -50,20 +95,33 @@ export function* lossesOneByOne(s: State, level: LostDomain['level'], flavors: r
   const {hosts, disabled} = forest
   const n = hosts.length
   const free = freeNow(forest)
+  const poolFreeBefore = poolFreeNow(forest)
+  const components = poolComponents(forest)
+  const lostMask = new Uint8Array(n)
   const bases: FlavorBase[] = flavors.map((flavor) => {
     const fits = hostFits(work, forest, free, flavor)
-    const base: FlavorBase = {fit: fits.fit, candidates: new Array(n), reaching: new Uint8Array(n), walked: new Int32Array(0), ownSum: 0}
-    const walked: number[] = []
+    const base: FlavorBase = {
+      fit: fits.fit,
+      candidates: new Array(n),
+      reaching: new Uint8Array(n),
+      walked: [],
+      walkedSum: new Float64Array(components.count),
+      ownSum: 0,
+    }
+    const walked: number[][] = Array.from({length: components.count}, () => [])
     for (let i = 0; i < n; i++) {
       if (!fits.eligible[i]) continue
       const c = hostCandidates(work, forest, flavor, i)
       base.candidates[i] = c
       if (c.sharing) {
         base.reaching[i] = 1
-        if (!disabled[i]) walked.push(i)
+        if (!disabled[i]) walked[components.ofHost[i]].push(i)
       } else if (!disabled[i]) base.ownSum += fits.fit[i]
     }
-    base.walked = Int32Array.from(walked)
+    base.walked = walked.map((w) => Int32Array.from(w))
+    base.walked.forEach((w, k) => {
+      base.walkedSum[k] = walkPools(forest, base, w, free, poolFreeBefore, lostMask)
+    })
     return base
   })
   const hostNumber = new Map(hosts.map((h, i) => [h.uuid, i]))
@@ -85,7 +143,6 @@ export function* lossesOneByOne(s: State, level: LostDomain['level'], flavors: r
     if (list) list.push(i)
     else domains.set(name, [i])
   })
-  const lostMask = new Uint8Array(n)
   for (const name of [...domains.keys()].sort()) {
     const lost = domains.get(name)!
     for (const i of lost) lostMask[i] = 1
@@ -102,6 +159,12 @@ export function* lossesOneByOne(s: State, level: LostDomain['level'], flavors: r
       for (const p of [...allocations.keys(), ...c.allocations.keys()]) if (rootOf(p) >= 0 && !lostMask[rootOf(p)]) moved.add(rootOf(p))
     for (const i of moved) hostFreeNow(forest, i, free)
     const poolFree = poolFreeNow(forest)
+    // The pool components the loss touched: a host lost or moved there, or a pool's free amount changed.
+    const touched = new Set<number>()
+    for (const i of [...lost, ...moved]) if (components.ofHost[i] >= 0) touched.add(components.ofHost[i])
+    poolFree.forEach((x, g) => {
+      if (x !== poolFreeBefore[g]) touched.add(components.ofPair[g])
+    })
     const fit = bases.map((base) => {
       let sum = base.ownSum
       for (const i of lost) if (!disabled[i] && !base.reaching[i]) sum -= base.fit[i]
@@ -109,9 +172,11 @@ export function* lossesOneByOne(s: State, level: LostDomain['level'], flavors: r
         const c = base.candidates[i]
         if (c && !disabled[i] && !base.reaching[i]) sum += fitInARow(forest, i, c, free) - base.fit[i]
       }
-      // Hosts that reach a pool, in host order, each with what those before it left there.
-      let left: Float64Array | null = null
-      for (const i of base.walked) if (!lostMask[i]) sum += fitInARow(forest, i, base.candidates[i]!, free, (left ??= poolFree.slice()))
+      // Hosts that reach a pool, in host order, each with what those before it left there: again
+      // where the loss touched their pools, as before elsewhere.
+      base.walked.forEach((walked, k) => {
+        sum += touched.has(k) ? walkPools(forest, base, walked, free, poolFree, lostMask) : base.walkedSum[k]
+      })
       return sum
     })
     const unplaced = placed.filter((d) => d.to === null).length

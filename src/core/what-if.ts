@@ -8,12 +8,11 @@
  */
 import {putAllocationErrors, writeAllocations} from './allocations.js'
 import {capacityOf} from './capacity.js'
-import {findCandidates} from './candidates/engine.js'
-import type {CandidateRequest} from './candidates/request.js'
 import {Changes} from './changes.js'
 import {PlacementError} from './errors.js'
+import {FirstFit} from './first-fit.js'
 import {refuseNewBreaches} from './groups.js'
-import {everyHost, hostsOfProviders, isSharing, DISABLED_TRAIT} from './host.js'
+import {everyHost, hostsOfProviders, isSharing} from './host.js'
 import {State, newProvider, type Consumer, type Provider, type TopologyLevel, type TopologyNode} from './state.js'
 import {hostDomains, nodeUuid} from './topology.js'
 import {planApply} from './apply-plan/plan.js'
@@ -151,6 +150,7 @@ export function displace(s: State, among: Iterable<Consumer>, lostRoots: Readonl
 export function placeAll(s: State, displaced: Displacement[], avoid?: ReadonlySet<string>): Displaced[] {
   displaced.sort((a, b) => size(b.wanted) - size(a.wanted) || a.consumer.uuid.localeCompare(b.consumer.uuid))
   const most = largestAllocations(s)
+  const walk = new FirstFit(s, avoid)
   return displaced.map((d) => {
     // Asked of one provider a class, as one group asks: more than any can take fits nowhere, and
     // a search that finds nothing would walk every tree to say so.
@@ -162,8 +162,29 @@ export function placeAll(s: State, displaced: Displacement[], avoid?: ReadonlySe
         to: null,
         why: `no provider takes ${over[0]}:${over[1]} in one allocation (the most one takes is ${most.get(over[0]) ?? 0})`,
       }
-    return {consumer: d.consumer.uuid, from: d.from, ...placeAgain(s, d.consumer.uuid, d.wanted, avoid)}
+    return {consumer: d.consumer.uuid, from: d.from, ...placeAgain(s, walk, d.consumer.uuid, d.wanted)}
   })
+}
+
+/** The first candidate for `wanted` that its groups allow (FirstFit), written on `s`; or why there is none. */
+function placeAgain(s: State, walk: FirstFit, consumer: string, wanted: Map<string, number>): {to: string[] | null; why?: string} {
+  const found = walk.first(wanted, (allocations) => {
+    try {
+      refuseNewBreaches(s, {placements: new Map([[consumer, allocations.keys()]])})
+      return null
+    } catch (err) {
+      return (err as Error).message
+    }
+  })
+  if ('why' in found) return {to: null, why: found.why}
+  const c = s.consumers.get(consumer)!
+  writeAllocations(s, 0, [{uuid: consumer, allocations: found.allocations, project: c.project, user: c.user, type: c.type}], {
+    checkGeneration: false,
+    ...putAllocationErrors(consumer),
+  })
+  s.version += 1
+  walk.took(found.allocations)
+  return {to: placedOn(s, found.allocations.keys())}
 }
 
 /** The most of each class one provider takes in one allocation (max_unit, and capacity), while the shape stands. */
@@ -195,59 +216,6 @@ function addHosts(s: State, add: NonNullable<WhatIfChange['add']>): void {
       if (!host) throw new PlacementError(404, `No host named ${name} in the file or the cloud`)
       s.setAggregates(host, [...host.aggregates, ...aggregates])
     }
-  }
-}
-
-/**
- * The first candidate for `wanted` that its groups allow, written on `s`; or why there is none.
- * Candidates on the trees of `avoid` (root uuids: hosts taken as lost that still hold their
- * inventory) are passed over, as if those hosts had none.
- */
-function placeAgain(
-  s: State,
-  consumer: string,
-  wanted: Map<string, number>,
-  avoid?: ReadonlySet<string>,
-): {to: string[] | null; why?: string} {
-  // Enabled hosts only: the trait sits on the host (the root), which may give nothing itself.
-  const request: CandidateRequest = {
-    groups: [{suffix: '', resources: wanted, requiredTraits: [], forbiddenTraits: new Set(), memberOf: [], forbiddenAggs: new Set()}],
-    sameSubtree: [],
-    rootRequired: [],
-    rootForbidden: new Set([DISABLED_TRAIT]),
-  }
-  let refusal = ''
-  // The first candidates in the engine's order, as few as needed: a search limited to N stops at
-  // the first N (a cloud's every candidate is thousands of objects), N growing while a group's
-  // rule refuses them all.
-  for (let limit = 1, tried = 0; ; limit *= 16) {
-    let candidates
-    try {
-      candidates = findCandidates(s, {...request, limit}).allocationRequests
-    } catch (err) {
-      return {to: null, why: (err as Error).message}
-    }
-    const noRoom = {to: null, why: `no enabled host has room for ${[...wanted].map(([rc, n]) => `${rc}:${n}`).join(',')}`}
-    if (candidates.length === 0) return noRoom
-    for (const a of candidates.slice(tried)) {
-      if (avoid?.size && [...a.allocations.keys()].some((u) => avoid.has(s.providers.get(u)?.root ?? ''))) continue
-      try {
-        refuseNewBreaches(s, {placements: new Map([[consumer, a.allocations.keys()]])})
-      } catch (err) {
-        refusal ||= (err as Error).message
-        continue
-      }
-      const c = s.consumers.get(consumer)!
-      writeAllocations(s, 0, [{uuid: consumer, allocations: a.allocations, project: c.project, user: c.user, type: c.type}], {
-        checkGeneration: false,
-        ...putAllocationErrors(consumer),
-      })
-      s.version += 1
-      return {to: placedOn(s, a.allocations.keys())}
-    }
-    if (candidates.length < limit)
-      return refusal ? {to: null, why: `every host with room breaks a placement group's rule: ${refusal}`} : noRoom
-    tried = candidates.length
   }
 }
 
