@@ -102,6 +102,69 @@ function cloud(hosts) {
   })
 }
 
+/**
+ * The cloud of cloud(), its usage as two consumers a host; with `pools`, hosts keep 200 GB of
+ * disk of their own and reach their room's pool of 200,000 GB (each claim takes its own first).
+ */
+function consumerCloud(hosts, pools) {
+  const providers = []
+  const topology = []
+  const consumers = []
+  for (let h = 0; h < hosts; h++) {
+    const [rack, row, room] = [rackOf(h), rowOf(h), roomOf(h)]
+    if (h % 20 === 0) {
+      if (rack % 10 === 0) {
+        if (row % 10 === 0) topology.push({uuid: nodeUuid('room', `room${room}`), name: `room${room}`, level: 'room', parent: null})
+        topology.push({uuid: nodeUuid('row', `row${row}`), name: `row${row}`, level: 'row', parent: nodeUuid('room', `room${room}`)})
+      }
+      topology.push({uuid: nodeUuid('rack', `rack${rack}`), name: `rack${rack}`, level: 'rack', parent: nodeUuid('row', `row${row}`)})
+    }
+    const roomAggregate = nodeUuid('room', `room${room}`)
+    if (pools && h % 2000 === 0)
+      providers.push({
+        uuid: uuidOf(90_000_000 + room),
+        name: `ceph${room}`,
+        generation: 1,
+        inventories: {DISK_GB: inv(200000)},
+        traits: ['MISC_SHARES_VIA_AGGREGATE'],
+        aggregates: [roomAggregate],
+      })
+    const {root, numa} = hostOf(h)
+    providers.push({
+      uuid: root,
+      name: `h${h}`,
+      generation: 1,
+      inventories: pools ? {DISK_GB: inv(200)} : ROOT_INVENTORIES,
+      traits: [],
+      aggregates: [nodeUuid('rack', `rack${rack}`), nodeUuid('row', `row${row}`), roomAggregate],
+    })
+    numa.forEach((uuid, k) =>
+      providers.push({
+        uuid,
+        name: `h${h}-numa${k}`,
+        generation: 1,
+        parent_provider_uuid: root,
+        inventories: NUMA_INVENTORIES,
+        traits: ['HW_NUMA_ROOT'],
+      }),
+    )
+    for (const [k, u] of numa.entries())
+      consumers.push({
+        uuid: uuidOf(10_000_000 + 2 * h + k),
+        project_id: 'p',
+        user_id: 'u',
+        allocations: {[root]: {resources: {DISK_GB: 40}}, [u]: {resources: {VCPU: 4 + (h % 8), MEMORY_MB: 8192}}},
+      })
+  }
+  return stateFromSnapshot({
+    classes: ['VCPU', 'PCPU', 'MEMORY_MB', 'DISK_GB'],
+    traits: ['HW_NUMA_ROOT', 'MISC_SHARES_VIA_AGGREGATE', 'COMPUTE_STATUS_DISABLED'],
+    providers,
+    topology,
+    consumers,
+  })
+}
+
 const FLAVORS = Array.from({length: 20}, (_, i) => ({
   name: `f${i}`,
   vcpus: 1 + (i % 8),
@@ -158,6 +221,23 @@ if (IN_PROCESS) {
   await time(`  ${HOSTS} hosts, a mix of three flavors (60/30/10), every level`, ROUNDS, () => {
     mixHeadroom(s, mix)
   })
+}
+
+if (IN_PROCESS) {
+  // N+1 on clouds whose usage is consumers (two a host), with and without a pool per room.
+  for (const pools of [false, true]) {
+    const st = consumerCloud(HOSTS, pools)
+    const racks = Math.ceil(HOSTS / 20)
+    await time(
+      `  without each rack (${racks} losses, ${st.consumers.size} consumers placed again${pools ? ', a pool per room' : ''})`,
+      1,
+      () => {
+        let n = 0
+        for (const _ of lossesOneByOne(st, 'rack', flavors)) n++
+        if (n !== racks) throw new Error(`${n} losses`)
+      },
+    )
+  }
 }
 
 if (DAEMON) await daemon(HOSTS)
