@@ -34,23 +34,31 @@ a resources:CLASS=N extra spec sets it (0 drops it); resourcesN:/traitN:
 granular groups, trait:X=required|forbidden, group_policy. Extra specs not
 modelled are named on stderr.
 
-FIT: how many more instances, one flavor at a time (not a mix), as claims in
-a row would take them: the first candidate each time, with capacity
+FIT: how many more instances, one flavor at a time (--mix for several), as
+claims in a row would take them: the first candidate each time, with capacity
 int((total - reserved) * allocation_ratio), min_unit, max_unit, step_size,
-traits and sharing providers (each pool taken once per domain). Disabled
-hosts count 0; what they would hold is DISABLED. POOLED: the fit if the
-domain were one host; LOSS = POOLED - FIT, lost to host boundaries.
+traits and sharing providers (a host's own inventory first where its
+candidates put it first; a pool shared by a domain's hosts). Disabled hosts
+count 0; what they would hold is DISABLED. POOLED: the fit if the domain were
+one host; LOSS = POOLED - FIT, lost to host boundaries. BINDING: what stops
+one more (a class, or CLASS@pool). The table is a summary by default (the
+cloud and rooms unless --level, a column per flavor: the fit and what binds);
+--long, -c, --sort-column or -f value|csv give a row per domain and flavor.
 --group NAME: FIT counts more members of that placement group, as many as
 its rule still allows (anti-affinity: the domains of its level with no
 member; max-per N: N less the members in each; affinity: the members'
 domain; spread: what keeps the skew); POOLED and LOSS stay the flavor's.
 
-JSON/YAML: {domains: [{level, name, flavor, fit, pooled, fragmentation_loss,
-disabled_fit}], stranded: [{host, class, amount, bottleneck}] (free capacity on
-enabled hosts where no flavor fits, and the class that blocks), lint: [{flavor,
-problem}] (flavors that fit nowhere even on an empty cloud, or only on disabled
-hosts), warnings}; with --without, --ratio or --add also what_if: {without,
-ratios, added, displaced: [{consumer, from, to, why}], survives}. --add FILE:
+JSON/YAML (every level unless --level): {domains: [{level, name, flavor, fit,
+pooled, fragmentation_loss, disabled_fit, binding}], stranded: [{host, class,
+amount, bottleneck}] (free capacity on enabled hosts where no flavor fits, and
+the class that blocks), lint: [{flavor, problem}] (flavors that fit nowhere even
+on an empty cloud, or only on disabled hosts), warnings}; with --without,
+--ratio or --add also what_if: {without, ratios, added, displaced: [{consumer,
+from, to, why}], survives, changes: [{level, name, flavor, before, after,
+change}]}. --mix: {mix, domains: [{level, name, fit, by_flavor}]}.
+--without-each: {without_each, losses: [{level, name, hosts, displaced,
+unplaced, survives, fit}], worst, survives}. --add FILE:
 hosts of a shape in the apply format (providers:), put in existing racks by
 its racks: part (racks: [{name: rack-a1, hosts: [new-01]}]). The change is made on a copy,
 never on the cloud; each consumer the lost hosts held is placed again as a
@@ -63,6 +71,8 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
     'openstack flavor list --long -f json > flavors.json && <%= config.bin %> capacity --flavors flavors.json',
     '<%= config.bin %> capacity --flavors flavors.yaml --flavor m1.large --level rack',
     '<%= config.bin %> capacity --flavors flavors.yaml --json',
+    '<%= config.bin %> capacity --flavors flavors.yaml --without-each rack',
+    '<%= config.bin %> capacity --flavors flavors.yaml --mix m1.large=60,m1.medium=30,r1.large=10',
   ]
 
   static flags = {

@@ -10,8 +10,14 @@
  *                   it is taken as many times as it fits at once; the candidates are searched
  *                   once per shape of tree (tree-shapes.ts), not once per host.
  *                   A disabled host counts 0; what it would hold is its `disabledFit`.
- *   fit(domain, X)  the sum over its enabled hosts, each sharing pool taken once: hosts draw on a
- *                   pool in host order until it is empty (never summed per host).
+ *   fit(domain, X)  claims in a row over its enabled hosts: candidates come host after host, so
+ *                   the first host fills (its own inventory first where its candidates put it
+ *                   first, then its pools) before the next; a pool is shared, each host finding
+ *                   what those before it left (headroom-domains.ts poolsDomain). Without pools,
+ *                   the sum of its hosts' fits.
+ *   binding         what stops one more: on a host, the class (or CLASS@pool) the candidate
+ *                   closest to fitting once more lacks most (fit-walk.ts); a domain's, most of
+ *                   its hosts'.
  *   pooled          the fit if the domain were one host: for each class X asks, the free amount of
  *                   the hosts that could hold X at all (and the pools they reach) over what X asks.
  *   stranded        on an enabled host where no flavor fits, each class's free amount, with the
