@@ -91,6 +91,29 @@ describe('capacity from the daemon', () => {
     }
   })
 
+  it('answers a what-if (without, ratio) on a copy: the fit after beside the one before, and who moved where', async () => {
+    const r = await api.call('GET', '/placemat/v1/capacity?without=host:cn1&flavor=small&level=cloud')
+    expect(r.status, JSON.stringify(r.body)).toBe(200)
+    expect(r.body.domains).toEqual([
+      {level: 'cloud', name: 'cloud', flavor: 'small', fit: 4, pooled: 4, fragmentation_loss: 0, disabled_fit: 0, binding: 'VCPU'},
+    ])
+    expect(r.body.what_if).toEqual({
+      without: [{level: 'host', name: 'cn1'}],
+      ratios: {},
+      added: [],
+      displaced: [{consumer: U(100), from: ['cn1'], to: ['cn2']}],
+      survives: true,
+      changes: [{level: 'cloud', name: 'cloud', flavor: 'small', before: 10, after: 4, change: -6}],
+    })
+    const ratio = await api.call('GET', '/placemat/v1/capacity?ratio=VCPU=2&flavor=small&level=cloud')
+    expect(ratio.body.what_if.changes).toEqual([{level: 'cloud', name: 'cloud', flavor: 'small', before: 10, after: 22, change: 12}])
+    // Nothing of it reached the cloud.
+    expect((await api.call('GET', '/placemat/v1/capacity?flavor=small&level=cloud')).body.domains[0].fit).toBe(10)
+    expect((await api.call('GET', '/placemat/v1/capacity?without=host:nope')).status).toBe(404)
+    for (const bad of ['without=aisle:a', 'ratio=VCPU=0', 'ratio=VCPU'])
+      expect((await api.call('GET', `/placemat/v1/capacity?${bad}`)).status, bad).toBe(400)
+  })
+
   it('answers how many of a flavor mix fit per domain (mix), refusing what is not one', async () => {
     const r = await api.call('GET', '/placemat/v1/capacity?mix=small=2,big=1&level=cloud')
     expect(r.status, JSON.stringify(r.body)).toBe(200)

@@ -15,6 +15,7 @@ import type {HostListing, HostRecord} from '../../core/host-status.js'
 import type {HostDescription} from '../../core/host-view.js'
 import type {Headroom} from '../../core/headroom.js'
 import type {LossesAnswer} from '../../core/losses.js'
+import type {WhatIfAnswer} from '../../core/what-if-headroom.js'
 import type {MixAnswer} from '../../core/flavor-mix.js'
 import type {KnownConsumer, MovedRecord} from '../../core/consumer-moves.js'
 import type {Groups} from '../groups/groups.js'
@@ -242,7 +243,7 @@ export interface OwnRecords {
 }
 
 /** GET /placemat/v1/capacity: the core's headroom of the daemon's catalog, with its flavors' warnings. */
-export type CatalogHeadroom = Headroom & {warnings: Array<{flavor: string; warning: string}>}
+export type CatalogHeadroom = Headroom & {warnings: Array<{flavor: string; warning: string}>; what_if?: WhatIfAnswer}
 
 /** GET /placemat/v1/capacity?mix=NAME=WEIGHT,...: each domain's fit of a flavor mix, with the catalog's warnings. */
 export type CatalogMix = MixAnswer & {warnings: Array<{flavor: string; warning: string}>}
@@ -275,7 +276,7 @@ export interface Backend {
   /** Why each of these hosts is out of service, where it keeps a reason (plain Placement keeps none). */
   disabledReasons(hosts: string[]): Promise<Map<string, string>>
   /** The headroom of the flavor catalog a daemon holds (`daemon start --flavors`); exit 2 where there can be none. */
-  catalogHeadroom(query: {flavor?: string[]; level?: string[]}): Promise<CatalogHeadroom>
+  catalogHeadroom(query: {flavor?: string[]; level?: string[]; without?: string[]; ratio?: string[]}): Promise<CatalogHeadroom>
   /** Every domain of a level lost in turn, on the daemon's own catalog (plain Placement keeps none). */
   catalogLosses(query: {flavor?: string[]; without_each: string}): Promise<CatalogLosses>
   /** A flavor mix's fit per domain, on the daemon's own catalog (plain Placement keeps none). */

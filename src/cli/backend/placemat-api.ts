@@ -41,7 +41,7 @@ export interface PlacematApi {
   /** Why the search `query` finds no candidate. */
   why(query: Record<string, string | string[]>): Promise<WhyAnswer>
   /** The headroom of the daemon's own flavor catalog (404 when it has none). */
-  capacity(query: {flavor?: string[]; level?: string[]}): Promise<CatalogHeadroom>
+  capacity(query: {flavor?: string[]; level?: string[]; without?: string[]; ratio?: string[]}): Promise<CatalogHeadroom>
   losses(query: {flavor?: string[]; without_each: string}): Promise<CatalogLosses>
   mix(query: {mix: string; level?: string[]}): Promise<CatalogMix>
   /** Providers by uuid, in one call (a few hundred at most: they go in the URL). */

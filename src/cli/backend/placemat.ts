@@ -193,7 +193,7 @@ export class PlacematBackend implements Backend {
     return new Map(hosts.flatMap((uuid, i) => (reasons[i] ? [[uuid, reasons[i]] as [string, string]] : [])))
   }
 
-  catalogHeadroom(query: {flavor?: string[]; level?: string[]}): Promise<CatalogHeadroom> {
+  catalogHeadroom(query: {flavor?: string[]; level?: string[]; without?: string[]; ratio?: string[]}): Promise<CatalogHeadroom> {
     return this.api.capacity(query)
   }
 

@@ -4,19 +4,10 @@
  * what-if, the count after and its change. Amounts in the units a planner reads them in.
  */
 import type {DomainHeadroom} from '../../core/headroom.js'
+import type {FitChange} from '../../core/what-if-headroom.js'
 import type {LossesAnswer} from '../../core/losses.js'
 import type {MixAnswer, MixDomain} from '../../core/flavor-mix.js'
 import type {Column} from '../output.js'
-
-/** A domain's fit of a flavor before and after a what-if (a domain lost has none after). */
-export interface FitChange {
-  level: DomainHeadroom['level']
-  name: string
-  flavor: string
-  before: number
-  after: number
-  change: number
-}
 
 export interface SummaryRow {
   level: string

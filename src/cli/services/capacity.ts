@@ -9,34 +9,22 @@ import {PlacementError} from '../../core/errors.js'
 import {ApplyRefused} from '../../core/apply-plan/types.js'
 import type {DatacenterFile} from '../apply/apply-file.js'
 import type {Group, GroupRecord} from '../../core/groups.js'
-import {headroom, type DomainHeadroom, type Headroom, type HeadroomLevel} from '../../core/headroom.js'
-import {changesNothing, whatIf, type Displaced, type LostDomain, type WhatIfChange} from '../../core/what-if.js'
+import {headroom, type Headroom, type HeadroomLevel} from '../../core/headroom.js'
+import {changesNothing, whatIf, type LostDomain, type WhatIfChange} from '../../core/what-if.js'
+import {lostDomainOf, ratioOf, whatIfHeadroom, type WhatIfAnswer} from '../../core/what-if-headroom.js'
 import {ApiError} from '../../client/client.js'
 import {loadState, type Backend, type CatalogLosses, type CatalogMix} from '../backend/backend.js'
 import {mixAnswer, parseMix} from '../../core/flavor-mix.js'
 import {lossesAnswer, lossesOneByOne} from '../../core/losses.js'
 import type {State} from '../../core/state.js'
-import type {FitChange} from '../capacity/summary.js'
 import {usageError} from '../failure.js'
 
 export interface CapacityAnswer extends Headroom {
   /** Extra specs not modelled, per flavor. */
   warnings: Array<{flavor: string; warning: string}>
-  /**
-   * With a change asked: what it was, who it displaced, whether all found a place, and each
-   * domain's fit before and after it (a domain lost is 0 after).
-   */
-  what_if?: {
-    without: LostDomain[]
-    ratios: Record<string, number>
-    added: string[]
-    displaced: Displaced[]
-    survives: boolean
-    changes: FitChange[]
-  }
+  /** With a change asked: what it was, who it displaced, whether all found a place, each domain's fit before and after. */
+  what_if?: WhatIfAnswer
 }
-
-const LEVELS = ['host', 'rack', 'row', 'room'] as const
 
 /** `--add FILE`: an apply file's providers, and the racks its layout puts hosts in; a file with none is a usage error. */
 export function addedHosts(file: DatacenterFile, name = 'FILE'): NonNullable<WhatIfChange['add']> {
@@ -49,25 +37,16 @@ export function addedHosts(file: DatacenterFile, name = 'FILE'): NonNullable<Wha
 
 /** `--without LEVEL:NAME` values; a level not among host, rack, row and room is a usage error. */
 export function parseWithout(values: readonly string[] = []): LostDomain[] {
-  return values.map((v) => {
-    const at = v.indexOf(':')
-    const level = v.slice(0, at) as LostDomain['level']
-    if (at < 1 || !LEVELS.includes(level as never) || !v.slice(at + 1))
-      throw usageError(`--without ${v}: host:NAME, rack:NAME, row:NAME or room:NAME expected`)
-    return {level, name: v.slice(at + 1)}
-  })
+  return values.map((v) => lostDomainOf(v) ?? failUsage(`--without ${v}: host:NAME, rack:NAME, row:NAME or room:NAME expected`))
 }
 
 /** `--ratio CLASS=R` values; a ratio that is not a number above 0 is a usage error. */
 export function parseRatios(values: readonly string[] = []): Map<string, number> {
-  const out = new Map<string, number>()
-  for (const v of values) {
-    const m = /^([A-Z0-9_]+)=(.+)$/.exec(v)
-    const r = m ? Number(m[2]) : NaN
-    if (!m || !Number.isFinite(r) || r <= 0) throw usageError(`--ratio ${v}: CLASS=R expected, with R a number above 0`)
-    out.set(m[1], r)
-  }
-  return out
+  return new Map(values.map((v) => ratioOf(v) ?? failUsage(`--ratio ${v}: CLASS=R expected, with R a number above 0`)))
+}
+
+const failUsage = (message: string): never => {
+  throw usageError(message)
 }
 
 /** The flavors of `catalog` named by `names` (all when none), as Nova's requests; an unknown name is a usage error. */
@@ -105,20 +84,10 @@ export async function capacity(
   const change = opts.change
   const group = opts.group ? groupOf(opts.group) : undefined
   if (!change || changesNothing(change)) return {...headroom(state, flavors, {levels: opts.levels, group}), warnings}
-  const w = changed(state, change)
-  const before = headroom(state, flavors, {levels: opts.levels, group})
-  const after = headroom(w.after, flavors, {levels: opts.levels, group})
-  return {
-    ...after,
-    warnings,
-    what_if: {
-      without: change.without ?? [],
-      ratios: Object.fromEntries(change.ratios ?? []),
-      added: change.add?.file.providers?.map((p) => p.name) ?? [],
-      displaced: w.displaced,
-      survives: w.survives,
-      changes: fitChanges(before.domains, after.domains),
-    },
+  try {
+    return {...whatIfHeadroom(state, flavors, change, {levels: opts.levels, group}), warnings}
+  } catch (err) {
+    throw changeRefused(err)
   }
 }
 
@@ -127,30 +96,15 @@ function changed(state: State, change: WhatIfChange) {
   try {
     return whatIf(state, change)
   } catch (err) {
-    // A domain nobody has, a ratio out of range, hosts the apply would refuse: the operator's to correct.
-    if (err instanceof PlacementError) throw usageError(err.message)
-    if (err instanceof ApplyRefused) throw usageError(`--add: ${err.message}`)
-    throw err
+    throw changeRefused(err)
   }
 }
 
-/** Each domain's fit before and after, in the rows' order (a domain only one side has is 0 on the other). */
-export function fitChanges(before: readonly DomainHeadroom[], after: readonly DomainHeadroom[]): FitChange[] {
-  const key = (d: DomainHeadroom) => `${d.level}\n${d.name}\n${d.flavor}`
-  const afterByKey = new Map(after.map((d) => [key(d), d]))
-  const beforeKeys = new Set(before.map(key))
-  const change = (level: DomainHeadroom['level'], name: string, flavor: string, b: number, a: number): FitChange => ({
-    level,
-    name,
-    flavor,
-    before: b,
-    after: a,
-    change: a - b,
-  })
-  return [
-    ...before.map((d) => change(d.level, d.name, d.flavor, d.fit, afterByKey.get(key(d))?.fit ?? 0)),
-    ...after.filter((d) => !beforeKeys.has(key(d))).map((d) => change(d.level, d.name, d.flavor, 0, d.fit)),
-  ]
+/** A domain nobody has, a ratio out of range, hosts the apply would refuse: the operator's to correct. */
+function changeRefused(err: unknown): unknown {
+  if (err instanceof PlacementError) return usageError(err.message)
+  if (err instanceof ApplyRefused) return usageError(`--add: ${err.message}`)
+  return err
 }
 
 /**
@@ -233,18 +187,21 @@ export async function catalogCapacity(
   backend: Backend,
   opts: {names?: string[]; levels?: HeadroomLevel[]; change?: WhatIfChange; group?: GroupRecord} = {},
 ): Promise<CapacityAnswer> {
-  if (!changesNothing(opts.change))
-    throw usageError('--without, --ratio and --add are tried on a copy of the cloud here: give --flavors FILE')
+  if (opts.change?.add) throw usageError('--add is tried on a copy of the cloud here: give --flavors FILE')
   if (opts.group) throw usageError('--group is counted here on a copy of the cloud: give --flavors FILE')
+  const without = opts.change?.without?.map((d) => `${d.level}:${d.name}`)
+  const ratio = [...(opts.change?.ratios ?? [])].map(([rc, r]) => `${rc}=${r}`)
   try {
     return await backend.catalogHeadroom({
       flavor: opts.names?.length ? opts.names : undefined,
       level: opts.levels?.length ? opts.levels : undefined,
+      without: without?.length ? without : undefined,
+      ratio: ratio.length ? ratio : undefined,
     })
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404)
+    if (err instanceof ApiError && err.status === 404 && err.detail.includes('no flavor catalog'))
       throw usageError('the daemon has no flavor catalog: give --flavors FILE, or start the daemon with --flavors FILE')
-    if (err instanceof ApiError && err.status === 400) throw usageError(err.detail)
+    if (err instanceof ApiError && (err.status === 400 || err.status === 404)) throw usageError(err.detail)
     throw err
   }
 }

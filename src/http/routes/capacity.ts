@@ -4,7 +4,8 @@
  * --json` prints it. With without_each=LEVEL instead of levels: every host, rack, row or room
  * lost in turn (core/losses.ts), worked out on a copy, pausing between losses so that requests
  * are served meanwhile. With mix=NAME=WEIGHT,...: how many instances of that mix fit per domain
- * (core/flavor-mix.ts). 404 without a catalog (`daemon start --flavors FILE`), 400 for a flavor
+ * (core/flavor-mix.ts). With without=LEVEL:NAME and ratio=CLASS=R (each repeatable): a what-if,
+ * made on a copy, as `placemat capacity --without/--ratio --json` answers it. 404 without a catalog (`daemon start --flavors FILE`), 400 for a flavor
  * the catalog does not hold or a level that is none of host, rack, row, room and cloud.
  */
 import {PlacementError} from '../../core/errors.js'
@@ -12,6 +13,7 @@ import {flavorWarnings} from '../../core/flavors.js'
 import {HEADROOM_LEVELS, headroomTable, releaseTable, type HeadroomLevel, type HeadroomTable} from '../../core/headroom.js'
 import {lossesAnswer, lossesOneByOne, type Loss} from '../../core/losses.js'
 import {mixAnswer, parseMix} from '../../core/flavor-mix.js'
+import {lostDomainOf, ratioOf, whatIfHeadroom} from '../../core/what-if-headroom.js'
 import type {LostDomain} from '../../core/what-if.js'
 import {JsonText, queryParams, type AppOptions, type RouteDef} from '../context.js'
 import {JsonStream, streams} from '../json-stream.js'
@@ -65,6 +67,16 @@ export function routes(options: AppOptions): RouteDef[] {
           return {...lossesAnswer(each as LostDomain['level'], flavors, losses), warnings: flavorWarnings(flavors)}
         }
         const s = await ctx.store.refresh()
+        // A what-if: made on a copy, the headroom after it beside the one before.
+        const without = (q.get('without') ?? []).map(
+          (v) => lostDomainOf(v) ?? badRequest(`Invalid without ${v}: host:NAME, rack:NAME, row:NAME or room:NAME.`),
+        )
+        const ratios = new Map((q.get('ratio') ?? []).map((v) => ratioOf(v) ?? badRequest(`Invalid ratio ${v}: CLASS=R, R above 0.`)))
+        if (without.length || ratios.size)
+          return {
+            ...whatIfHeadroom(s, flavors, {without, ratios}, levels.length ? {levels: levels as HeadroomLevel[]} : {}),
+            warnings: flavorWarnings(flavors),
+          }
         const table = headroomTable(s, flavors, levels.length ? {levels: levels as HeadroomLevel[]} : {})
         const answer = capacityJson(table, flavorWarnings(flavors))
         // A small answer goes whole, with its length; a large one as it is written.
@@ -75,6 +87,9 @@ export function routes(options: AppOptions): RouteDef[] {
 }
 
 const LOSS_LEVELS = ['host', 'rack', 'row', 'room'] as const
+const badRequest = (detail: string): never => {
+  throw new PlacementError(400, detail)
+}
 /** How long the losses are worked out before other requests are served (each loss takes a few ms). */
 const PAUSE_AFTER_MS = 20
 
