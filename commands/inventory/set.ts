@@ -83,7 +83,12 @@ export default class InventorySet extends PlacematCommand {
     })
 
     // A dry run says what the write would lose: after the table, else on stderr (a document is the body, values are for scripts).
-    const lost = flags['dry-run'] ? results.flatMap((r) => replacementLines(r.name, r.replaced)) : []
+    const lost = flags['dry-run']
+      ? [
+          ...results[0].classesMade.map((rc) => `resource class ${rc} would be created`),
+          ...results.flatMap((r) => replacementLines(r.name, r.replaced)),
+        ]
+      : []
     const sayLost = () => {
       if (this.format === 'table') for (const line of lost) this.log(line)
       else for (const line of lost) process.stderr.write(`placemat: dry run: ${line}\n`)

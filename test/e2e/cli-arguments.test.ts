@@ -209,6 +209,23 @@ describe('offline work on a new file', () => {
     expect(real.stderr).toContain('capacity 4 would be below what is in use (6)')
     expect(real.stdout).not.toContain('Dry run')
   })
+
+  it('inventory set makes the custom class it names, its dry run says so, and both refuse a class that is neither', async () => {
+    const db = path.join(dir, 'custom.db')
+    expect((await placemat(['db', 'init', '--db', db])).code).toBe(0)
+    expect((await placemat(['provider', 'create', 'r1', '--db', db])).code).toBe(0)
+    const dry = await placemat(['inventory', 'set', 'r1', 'CUSTOM_FPGA=4', '--dry-run', '--db', db])
+    expect(dry.code, dry.stderr).toBe(0)
+    expect(dry.stdout).toContain('resource class CUSTOM_FPGA would be created')
+    expect((await placemat(['class', 'show', 'CUSTOM_FPGA', '--db', db])).code).toBe(3)
+    const real = await placemat(['inventory', 'set', 'r1', 'CUSTOM_FPGA=4', '--db', db])
+    expect(real.code, real.stderr).toBe(0)
+    expect((await placemat(['class', 'show', 'CUSTOM_FPGA', '--db', db])).code).toBe(0)
+    for (const extra of [['--dry-run'], []]) {
+      const bad = await placemat(['inventory', 'set', 'r1', 'VCPUS=4', ...extra, '--db', db])
+      expect([bad.code, bad.stderr], extra.join(' ')).toEqual([6, expect.stringContaining('no resource class VCPUS')])
+    }
+  })
 })
 
 describe('the quick start on a fresh database', () => {

@@ -11,12 +11,19 @@ function fakeClient(opts: {conflicts?: number; inventories?: Record<string, unkn
   let generation = 3
   let conflicts = opts.conflicts ?? 0
   const puts: unknown[] = []
+  const classes: string[] = []
   const client = {
+    async request(method: string, path: string) {
+      if (method !== 'PUT' || !path.startsWith('/resource_classes/')) throw new Error(`unexpected ${method} ${path}`)
+      classes.push(decodeURIComponent(path.slice('/resource_classes/'.length)))
+      return {status: 201, body: null, headers: {}}
+    },
     async get(path: string) {
       if (path === `/resource_providers/${UUID}`) return {uuid: UUID, name: 'c1', generation}
       if (path.endsWith('/inventories'))
         return {resource_provider_generation: generation, inventories: opts.inventories ?? {VCPU: {total: 8}, MEMORY_MB: {total: 1024}}}
       if (path.endsWith('/usages')) return {usages: {VCPU: 6}}
+      if (path === '/resource_classes') return {resource_classes: ['VCPU', 'MEMORY_MB', 'DISK_GB', ...classes].map((name) => ({name}))}
       throw new Error(`unexpected GET ${path}`)
     },
     async put(path: string, body: {resource_provider_generation: number; inventories: unknown}) {
@@ -29,7 +36,7 @@ function fakeClient(opts: {conflicts?: number; inventories?: Record<string, unkn
       return {resource_provider_generation: generation, inventories: body.inventories}
     },
   }
-  return {client: client as unknown as PlacementClient, puts}
+  return {client: client as unknown as PlacementClient, puts, classes}
 }
 
 describe('setInventories', () => {
@@ -75,5 +82,22 @@ describe('setInventories', () => {
     // With --amend nothing is lost.
     const [amended] = await setInventories(client, UUID, collectChanges(['VCPU=48'], {}), {dryRun: true, amend: true})
     expect(amended.replaced).toEqual({dropped: [], reset: []})
+  })
+
+  it('makes a custom class the inventory names, names it in a dry run, and refuses a class that is neither, dry or not', async () => {
+    const real = fakeClient()
+    const [r] = await setInventories(real.client, UUID, collectChanges(['CUSTOM_FPGA=4'], {}), {amend: true})
+    expect([real.classes, r.classesMade]).toEqual([['CUSTOM_FPGA'], ['CUSTOM_FPGA']])
+    const dry = fakeClient()
+    const [d] = await setInventories(dry.client, UUID, collectChanges(['CUSTOM_FPGA=4'], {}), {amend: true, dryRun: true})
+    expect([dry.classes, dry.puts, d.classesMade]).toEqual([[], [], ['CUSTOM_FPGA']])
+    for (const dryRun of [false, true]) {
+      const f = fakeClient()
+      await expect(setInventories(f.client, UUID, collectChanges(['VCPUS=4'], {}), {dryRun})).rejects.toMatchObject({
+        kind: 'bad_request',
+        message: expect.stringContaining('no resource class VCPUS'),
+      })
+      expect([f.classes, f.puts]).toEqual([[], []])
+    }
   })
 })

@@ -6,7 +6,8 @@
  */
 import type {PlacementClient} from '../../client/client.js'
 import {inventoryReplacement, type InventoryReplacement} from '../../core/inventories.js'
-import {notFoundError} from '../failure.js'
+import {badRequestError, notFoundError} from '../failure.js'
+import {createClasses, listClasses} from './classes.js'
 import {capacity, mergeInventories, type InventoryChanges, type InventoryRecord} from './inventory.js'
 import {resolveProvider, type ListedProvider} from './providers.js'
 import {retryOnConcurrentUpdate} from './retry.js'
@@ -27,13 +28,33 @@ export interface SetInventoriesOptions {
   onWarning?: (message: string) => void
 }
 
+/** A custom class's name as Placement takes it. */
+const CUSTOM_CLASS = /^CUSTOM_[A-Z0-9_]+$/
+
+/**
+ * The classes `changes` names that the endpoint lacks: each custom one made (as apply and trait
+ * add make theirs), or with `dryRun` only named; one that is not custom is refused, as the
+ * write would be (a dry run checks what the real run checks). The classes made, or to make.
+ */
+async function makeCustomClasses(client: PlacementClient, changes: InventoryChanges, dryRun: boolean): Promise<string[]> {
+  const known = new Set((await listClasses(client)).resource_classes.map((c) => c.name))
+  const missing = [...changes.perClass.keys()].filter((rc) => !known.has(rc))
+  const bad = missing.filter((rc) => !CUSTOM_CLASS.test(rc) || rc.length > 255)
+  if (bad.length)
+    throw badRequestError(
+      `no resource class ${bad.join(', ')}: a standard class is one the endpoint lists (placemat class list), a custom one CUSTOM_ then A-Z, 0-9 and _`,
+    )
+  if (!dryRun) await createClasses(client, missing, true)
+  return missing
+}
+
 /** Sets the inventories of `target` (a provider's name or uuid, or an aggregate's members); each provider's PUT answer (or, dry, its body). */
 export async function setInventories(
   client: PlacementClient,
   target: string,
   changes: InventoryChanges,
   opts: SetInventoriesOptions = {},
-): Promise<Array<{uuid: string; name: string; body: InventoryBody; replaced: InventoryReplacement}>> {
+): Promise<Array<{uuid: string; name: string; body: InventoryBody; replaced: InventoryReplacement; classesMade: string[]}>> {
   let providers: ListedProvider[]
   if (opts.aggregate) {
     providers = (await client.get('/resource_providers', {query: {member_of: target}})).resource_providers
@@ -41,7 +62,8 @@ export async function setInventories(
   } else {
     providers = [await resolveProvider(client, target)]
   }
-  const results: Array<{uuid: string; name: string; body: InventoryBody; replaced: InventoryReplacement}> = []
+  const classesMade = await makeCustomClasses(client, changes, opts.dryRun ?? false)
+  const results: Array<{uuid: string; name: string; body: InventoryBody; replaced: InventoryReplacement; classesMade: string[]}> = []
   for (const p of providers) {
     let replaced: InventoryReplacement = {dropped: [], reset: []}
     const body = await retryOnConcurrentUpdate(async () => {
@@ -65,7 +87,7 @@ export async function setInventories(
       if (opts.dryRun) return payload
       return client.put<InventoryBody>(`/resource_providers/${p.uuid}/inventories`, payload)
     })
-    results.push({uuid: p.uuid, name: p.name, body, replaced})
+    results.push({uuid: p.uuid, name: p.name, body, replaced, classesMade})
   }
   return results
 }
