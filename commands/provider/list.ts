@@ -2,6 +2,14 @@ import {Flags} from '@oclif/core'
 import {PlacematCommand, type Column} from '../../src/cli/placemat-command.js'
 import {compareNamed} from '../../src/core/listing-order.js'
 import {listProviderRows, type ProviderRow} from '../../src/cli/services/provider-list.js'
+import {usageError} from '../../src/cli/failure.js'
+
+/** osc's `--resource VCPU=2` as a --resources part (VCPU:2); anything else is a usage error. */
+function oscResource(v: string): string {
+  const m = /^([A-Z0-9_]+)=(\d+)$/.exec(v.trim())
+  if (!m) throw usageError(`--resource ${v}: CLASS=N expected`)
+  return `${m[1]}:${m[2]}`
+}
 
 export default class ProviderList extends PlacematCommand {
   static summary = 'List resource providers, filtered as GET /resource_providers filters.'
@@ -24,6 +32,10 @@ disabling the compute service).`
       multiple: true,
     }),
     resources: Flags.string({description: 'capacity filter, e.g. VCPU:2,MEMORY_MB:1024'}),
+    resource: Flags.string({
+      description: "capacity filter as osc takes it: CLASS=N (repeatable), with --resources' classes",
+      multiple: true,
+    }),
     required: Flags.string({description: 'traits: T1,!T2 or in:T1,T2 (repeatable)', multiple: true}),
     'in-tree': Flags.string({description: 'providers in the tree of this provider'}),
   }
@@ -32,8 +44,8 @@ disabling the compute service).`
     {key: 'uuid'},
     {key: 'name'},
     {key: 'generation', align: 'right'},
-    {key: 'parent', get: (r) => r.parent_provider_uuid ?? ''},
-    {key: 'root', get: (r) => r.root_provider_uuid ?? ''},
+    {key: 'parent', aliases: ['parent_provider_uuid'], get: (r) => r.parent_provider_uuid ?? ''},
+    {key: 'root', aliases: ['root_provider_uuid'], get: (r) => r.root_provider_uuid ?? ''},
     {key: 'status', get: (r) => (r.disabled ? 'disabled' : 'enabled')},
   ]
 
@@ -45,7 +57,7 @@ disabling the compute service).`
         name: flags.name,
         uuid: flags.uuid,
         memberOf: flags['member-of'],
-        resources: flags.resources,
+        resources: [flags.resources, ...(flags.resource ?? []).map(oscResource)].filter(Boolean).join(',') || undefined,
         required: flags.required,
         inTree: flags['in-tree'],
       },

@@ -46,7 +46,7 @@ aggregate has them now).`
       {key: 'hosts', align: 'right'},
       ...viewClasses(body.topology).map((rc): Column<ViewRow> => ({key: rc, get: (r) => usedOf(r, rc), align: 'right'})),
     ]
-    if (this.base.columns?.split(',').includes('uuid')) columns.push({key: 'uuid'})
+    if (this.pickedColumns?.includes('uuid')) columns.push({key: 'uuid'})
     if (this.textOutput && rows.length === 0) {
       this.log('No racks, rows or rooms yet: see `placemat topology apply --help` or `placemat rack create --help`.')
       return

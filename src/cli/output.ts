@@ -6,6 +6,8 @@ export type Format = 'table' | 'value' | 'csv' | 'json' | 'yaml'
 export interface Column<T> {
   key: string
   header?: string
+  /** Other names -c takes for it: osc's (its JSON key, as `root_provider_uuid`). */
+  aliases?: string[]
   get?: (row: T) => unknown
   align?: 'left' | 'right'
 }
@@ -40,11 +42,12 @@ const columnName = (s: string) =>
  * Picks and orders `available` names by what the operator asked for (-c), matching keys and
  * printed headers alike; unknown names are an error that lists the choices.
  */
-export function pickColumns(available: Array<{key: string; header?: string}>, only: string[]): string[] {
+export function pickColumns(available: Array<{key: string; header?: string; aliases?: string[]}>, only: string[]): string[] {
   const byName = new Map<string, string>()
   for (const c of available) {
     byName.set(columnName(c.key), c.key)
     if (c.header) byName.set(columnName(c.header), c.key)
+    for (const a of c.aliases ?? []) byName.set(columnName(a), c.key)
   }
   const unknown = only.filter((k) => !byName.has(columnName(k)))
   if (unknown.length) throw new Error(`unknown column(s): ${unknown.join(', ')}; choose from ${available.map((c) => c.key).join(', ')}`)
@@ -58,7 +61,7 @@ export function pickColumns(available: Array<{key: string; header?: string}>, on
  * writes anything.
  */
 export interface Printed {
-  columns?: Array<{key: string; header?: string}>
+  columns?: Array<{key: string; header?: string; aliases?: string[]}>
   keys?: string[]
   /** A document in every format (a snapshot, a layout file): checked whatever the format. */
   document?: boolean
@@ -166,6 +169,17 @@ export function valueLines<T>(rows: T[], columns: Column<T>[], opts: TableOption
   const cols = chosen(columns, opts.only)
   const sorted = opts.sortBy?.length ? sortRows(rows, columns, opts.sortBy) : rows
   return sorted.map((r) => cols.map((c) => valueCell(cell(cellValue(c, r))) || EMPTY_VALUE).join(' ')).join('\n')
+}
+
+/**
+ * The rows as osc's `-f json|yaml -c A -c B` prints them: a list of objects holding the columns
+ * asked for, each under the name it was asked by.
+ */
+export function pickedRows<T>(rows: T[], columns: Column<T>[], only: string[], sortBy?: string[]): Array<Record<string, unknown>> {
+  const keys = pickColumns(columns, only)
+  const cols = keys.map((k) => columns.find((c) => c.key === k)!)
+  const sorted = sortBy?.length ? sortRows(rows, columns, sortBy) : rows
+  return sorted.map((r) => Object.fromEntries(cols.map((c, i) => [only[i], cellValue(c, r) ?? null])))
 }
 
 /** A CSV field as cliff's csv formatter writes it: numbers bare, everything else quoted ("" doubled). */

@@ -10,6 +10,7 @@ import {
   csvRecord,
   outputMisfit,
   pickColumns,
+  pickedRows,
   recordValue,
   serialize,
   table,
@@ -79,7 +80,12 @@ export abstract class PlacematCommand extends BaseCommand {
       options: ['table', 'value', 'csv', 'json', 'yaml'],
       helpGroup: 'OUTPUT',
     }),
-    columns: Flags.string({char: 'c', description: 'comma separated columns (or keys) to show, in this order', helpGroup: 'OUTPUT'}),
+    columns: Flags.string({
+      char: 'c',
+      description: 'columns (or keys) to show, in this order: comma separated, or repeated as osc takes them (-c uuid -c name)',
+      helpGroup: 'OUTPUT',
+      multiple: true,
+    }),
     'no-headers': Flags.boolean({description: 'tables without their header line', helpGroup: 'OUTPUT'}),
     ids: Flags.boolean({description: 'lists: only the uuids, one a line (for scripts)', helpGroup: 'OUTPUT'}),
     'sort-column': Flags.string({description: 'sort table rows by this column (repeatable)', helpGroup: 'OUTPUT', multiple: true}),
@@ -104,7 +110,7 @@ export abstract class PlacematCommand extends BaseCommand {
     json: boolean
     yaml: boolean
     format?: Format
-    columns?: string
+    columns?: string[]
     'no-headers'?: boolean
     'sort-column'?: string[]
     ids?: boolean
@@ -257,14 +263,19 @@ export abstract class PlacematCommand extends BaseCommand {
   /** -c, --sort-column and --ids as given. */
   private get outputChoices(): OutputChoices {
     return {
-      columns: this.base.columns
-        ?.split(',')
-        .map((c) => c.trim())
-        .filter(Boolean),
+      columns: this.pickedColumns,
       sortBy: this.base['sort-column'],
       ids: this.base.ids,
       noHeaders: this.base['no-headers'],
     }
+  }
+
+  /** The columns -c asks for (each -c comma separated), in order; undefined without -c. */
+  protected get pickedColumns(): string[] | undefined {
+    return this.base.columns
+      ?.flatMap((c) => c.split(','))
+      .map((c) => c.trim())
+      .filter(Boolean)
   }
 
   /** A usage error when the output flags ask for what `printed` does not have. */
@@ -280,13 +291,17 @@ export abstract class PlacematCommand extends BaseCommand {
 
   /** Prints data as JSON/YAML when asked, else as a table of `columns` (or via `human`). */
   output<T>(data: unknown, rows: T[], columns: Column<T>[]): void {
+    const only = this.base.ids ? ['uuid'] : this.outputChoices.columns
     if (!this.textOutput) {
-      this.log(serialize(data, this.format))
+      // -c with JSON or YAML: the rows' columns asked for, as osc prints them.
+      if (only?.length && !this.base.ids) {
+        this.checkOutputFlags({columns})
+        this.log(serialize(pickedRows(rows, columns, only, this.base['sort-column']), this.format))
+      } else this.log(serialize(data, this.format))
       return
     }
     this.checkOutputFlags({columns})
     // --ids: the uuid column alone, bare: what `for x in $(...)` wants.
-    const only = this.base.ids ? ['uuid'] : this.outputChoices.columns
     const opts = {only, sortBy: this.base['sort-column'], headers: !this.base['no-headers'] && !this.base.ids}
     const text =
       this.format === 'value' || this.base.ids
@@ -304,6 +319,20 @@ export abstract class PlacematCommand extends BaseCommand {
    */
   outputRecord(data: Record<string, unknown>, document: Record<string, unknown> = {}): void {
     if (!this.textOutput) {
+      // -c with JSON or YAML: only the keys asked for, as osc prints them.
+      const only = this.outputChoices.columns
+      if (only?.length) {
+        let keys: string[]
+        try {
+          keys = pickColumns(
+            Object.keys(data).map((key) => ({key})),
+            only,
+          )
+        } catch (err) {
+          throw usageError((err as Error).message)
+        }
+        data = Object.fromEntries(keys.map((k) => [k, data[k]]))
+      }
       this.log(serialize(data, this.format))
       return
     }

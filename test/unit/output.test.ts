@@ -4,6 +4,8 @@ import {
   csvLines,
   csvRecord,
   outputMisfit,
+  pickColumns,
+  pickedRows,
   recordValue,
   sortRows,
   table,
@@ -103,5 +105,28 @@ describe('-f csv', () => {
   })
   it('prints a record as its keys, then its values', () => {
     expect(csvRecord({name: 'cn1', generation: 2, traits: ['A', 'B']})).toBe('"name","generation","traits"\n"cn1",2,"[""A"",""B""]"')
+  })
+})
+
+describe("osc's -c", () => {
+  const columns: Column<{uuid: string; root_provider_uuid: string | null}>[] = [
+    {key: 'uuid'},
+    {key: 'root', aliases: ['root_provider_uuid'], get: (r) => r.root_provider_uuid ?? ''},
+  ]
+  const rows = [
+    {uuid: 'b', root_provider_uuid: 'r'},
+    {uuid: 'a', root_provider_uuid: null},
+  ]
+
+  it("takes a column by its key, its header or osc's name for it (its JSON key)", () => {
+    expect(pickColumns(columns, ['root_provider_uuid', 'UUID'])).toEqual(['root', 'uuid'])
+    expect(() => pickColumns(columns, ['parent_provider_uuid'])).toThrow('unknown column(s): parent_provider_uuid')
+  })
+
+  it('with -f json or yaml, prints the rows holding only the columns asked for, under the names asked by', () => {
+    expect(pickedRows(rows, columns, ['uuid', 'root_provider_uuid'], ['uuid'])).toEqual([
+      {uuid: 'a', root_provider_uuid: ''},
+      {uuid: 'b', root_provider_uuid: 'r'},
+    ])
   })
 })
