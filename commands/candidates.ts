@@ -54,7 +54,7 @@ worked out here from a read of every provider).`
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Candidates)
-    const table = this.textOutput && !flags.ids
+    const table = this.printsRows && !flags.ids
     const endpoint = await this.endpoint()
     const search = await searchCandidates(endpoint, flags, {keptNames: table, topology: table ? 'optional' : undefined})
     if (search.body.allocation_requests.length === 0) {

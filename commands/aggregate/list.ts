@@ -19,7 +19,7 @@ export default class AggregateList extends PlacematCommand {
     const {args} = await this.parse(AggregateList)
     const body = await readAggregates(await this.client(), args.provider)
     // Tables: named ones first, by name, then racks, rows and rooms, then the rest by uuid (JSON stays Placement's body).
-    const listed = this.textOutput ? await providerAggregates(await this.backend(), body.aggregates) : []
+    const listed = this.printsRows ? await providerAggregates(await this.backend(), body.aggregates) : []
     const rows = listed.map((a) => ({uuid: a.uuid, name: a.label ?? ''}))
     this.output(body, rows, [{key: 'uuid', header: 'aggregate'}, {key: 'name'}])
   }

@@ -270,6 +270,11 @@ export abstract class PlacematCommand extends BaseCommand {
     }
   }
 
+  /** Whether output() prints the rows: as text, or their -c columns as JSON/YAML (else the document alone). */
+  protected get printsRows(): boolean {
+    return this.textOutput || !!this.pickedColumns?.length
+  }
+
   /** The columns -c asks for (each -c comma separated), in order; undefined without -c. */
   protected get pickedColumns(): string[] | undefined {
     return this.base.columns
