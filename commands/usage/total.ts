@@ -27,7 +27,7 @@ export default class UsageTotal extends PlacematCommand {
   async run(): Promise<void> {
     const {flags} = await this.parse(UsageTotal)
     const query = {project: flags.project, user: flags.user, consumerType: flags['consumer-type']}
-    const {body, rows, grouped} = await usageTotal(await this.endpoint(), query, {rows: this.textOutput})
+    const {body, rows, grouped} = await usageTotal(await this.endpoint(), query, {rows: this.printsRows})
     const columns = [
       ...(grouped ? [{key: 'consumer_type', header: 'type'}] : []),
       {key: 'resource_class', header: 'class'},
