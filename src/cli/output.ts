@@ -28,8 +28,17 @@ const cell = (v: unknown): string => {
   return String(v)
 }
 
-// Width on screen, without ANSI color codes.
-const visible = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '').length
+/** Code points two columns wide on a terminal (East Asian Wide and Fullwidth, emoji). */
+const WIDE =
+  /[\u{1100}-\u{115F}\u{2E80}-\u{303E}\u{3041}-\u{33FF}\u{3400}-\u{4DBF}\u{4E00}-\u{9FFF}\u{A000}-\u{A4CF}\u{AC00}-\u{D7A3}\u{F900}-\u{FAFF}\u{FE30}-\u{FE4F}\u{FF00}-\u{FF60}\u{FFE0}-\u{FFE6}\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{3FFFD}]/u
+
+/** Width on screen: without ANSI color codes, a wide character two columns, a combining mark none. */
+export function visible(s: string): number {
+  if (/^[\x20-\x7e]*$/.test(s)) return s.length
+  let width = 0
+  for (const ch of s.replace(/\x1b\[[0-9;]*m/g, '')) width += /\p{M}/u.test(ch) ? 0 : WIDE.test(ch) ? 2 : 1
+  return width
+}
 
 /** A column name as the operator may type it: the key, or the header as printed, in any case, spaces or dashes for underscores. */
 const columnName = (s: string) =>

@@ -7,6 +7,7 @@ import {
   pickColumns,
   pickedRows,
   recordValue,
+  visible,
   sortRows,
   table,
   valueCell,
@@ -128,5 +129,20 @@ describe("osc's -c", () => {
       {uuid: 'a', root_provider_uuid: ''},
       {uuid: 'b', root_provider_uuid: 'r'},
     ])
+  })
+})
+
+describe('table widths', () => {
+  it('count what a terminal shows: a CJK character two columns, a combining mark none, colour nothing', () => {
+    expect([visible('cn1'), visible('計算ノード'), visible('e\u0301'), visible('\x1b[1mab\x1b[0m')]).toEqual([3, 10, 1, 2])
+    expect(
+      table(
+        [
+          {name: '計算', used: 1},
+          {name: 'cn-1', used: 22},
+        ],
+        [{key: 'name'}, {key: 'used', align: 'right'}],
+      ).split('\n'),
+    ).toEqual(['NAME  USED', '計算     1', 'cn-1    22'])
   })
 })
