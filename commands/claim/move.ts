@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {move} from '../../src/cli/services/claim.js'
+import {formatResources} from '../../src/cli/services/allocations.js'
 import {allowViolationsFlag, refusedForGroups} from '../../src/cli/groups/flags.js'
 
 /** What claim move prints (a record, as text and JSON alike). */
@@ -52,7 +53,12 @@ consumer generations (a concurrent update is read again and retried).`
     this.outputRecord({
       consumer_uuid: out.consumer_uuid,
       migration_uuid: out.migration_uuid,
-      allocations: this.textOutput ? Object.keys(out.allocations).join(',') : out.allocations,
+      // Text: each provider with what it holds (`uuid: VCPU=2, MEMORY_MB=4096; uuid: ...`).
+      allocations: this.textOutput
+        ? Object.entries(out.allocations)
+            .map(([rp, a]) => `${rp}: ${formatResources(a.resources)}`)
+            .join('; ')
+        : out.allocations,
       overwrote: out.overwrote,
       consumer_type: out.consumer_type,
     })

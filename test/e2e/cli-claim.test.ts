@@ -320,7 +320,10 @@ describe('claim with topology', () => {
       expect(table.stdout.split('\n')[1]).toMatch(/^h51\s+\S+\s+VCPU=3\s+k51\s+r5\s+m2$/)
       // Revert: back to the instance.
       // Moving back is a revert: the instance gets its allocations back as an INSTANCE, not a MIGRATION.
-      json(await exec(['claim', 'move', mig, '--to', inst, '--json', ...t]))
+      // As text, each provider with what it holds.
+      const back = await exec(['claim', 'move', mig, '--to', inst, ...t])
+      expect(back.code, back.stderr).toBe(0)
+      expect(back.stdout).toMatch(new RegExp(`^allocations\\s+${U(51)}: VCPU=3$`, 'm'))
       expect(json(await exec(['claim', 'show', inst, '--json', ...t])).consumer_type).toBe('INSTANCE')
       expect((await exec(['claim', 'move', mig, '--to', inst, ...t])).code).toBe(3)
       expect(json(await exec(['claim', 'release', inst, '--json', ...t]))).toEqual({released: inst})
