@@ -207,11 +207,11 @@ describe('resource commands on a daemon and on a file', () => {
     const drawn = await both(['provider', 'tree', 'compute-1', '-c', 'tree,resource_class,used,capacity'])
     expect(drawn.stdout.split('\n').map((l) => l.trimEnd())).toEqual([
       'PROVIDER   CLASS          USED  CAPACITY',
-      'compute-1  DISK_GB          50      1000',
+      'compute-1  VCPU              4       256',
       '│          MEMORY_MB         0    261632',
-      '│          VCPU              4       256',
-      '├─ numa0   CUSTOM_NET_BW   100      1500',
-      '│          VCPU              0        48',
+      '│          DISK_GB          50      1000',
+      '├─ numa0   VCPU              0        48',
+      '│          CUSTOM_NET_BW   100      1500',
       '└─ numa1',
       '',
     ])

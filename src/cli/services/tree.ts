@@ -4,6 +4,7 @@
  */
 import type {PlacementClient} from '../../client/client.js'
 import type {ProviderRecord} from '../../core/wire.js'
+import {compareResourceClasses} from '../../core/listing-order.js'
 import {loadStandard} from '../backend/standard-reads.js'
 import {capacity} from './inventory.js'
 import {resolveProvider} from './providers.js'
@@ -58,7 +59,7 @@ export interface TreeRow {
 export function treeRows(roots: TreeNode[]): TreeRow[] {
   const rows: TreeRow[] = []
   const walk = (n: TreeNode, lead: string, branch: string, cont: string) => {
-    const classes = Object.keys(n.inventories).sort()
+    const classes = Object.keys(n.inventories).sort(compareResourceClasses)
     const below = n.children.length ? '│ ' : '  '
     const first = classes.length ? classes : ['']
     first.forEach((rc, i) => {
