@@ -5,6 +5,8 @@
  * its commands.
  */
 import {CommandHelp, Help, type Command, type Interfaces} from '@oclif/core'
+import {ExitCode} from './failure.js'
+import {closestCommands, typedCommand} from './hooks/command-not-found.js'
 
 /** Joins the lines of each prose paragraph; keeps indented, list and table lines as they are. */
 export function reflow(text: string): string {
@@ -72,6 +74,20 @@ async function withDynamicDefaults(command: Command.Loadable): Promise<Command.L
 
 export default class PlacematHelp extends Help {
   protected CommandHelpClass = PlacematCommandHelp
+
+  /** `help NOPE`: said as placemat says a command it lacks (oclif's own error has its own format), exit 2. */
+  async showHelp(argv: string[]): Promise<void> {
+    const words = argv.filter((a) => !a.startsWith('-'))
+    const subject = words.join(':')
+    if (!subject || this.config.findCommand(subject) || this.config.findTopic(subject)) return super.showHelp(argv)
+    const ids = this.config.commands.filter((c) => !c.hidden).map((c) => c.id)
+    const typed = words.join(' ')
+    const near = closestCommands(typed, [...ids, ...this.config.topics.map((t) => t.name)])
+    const bin = this.config.bin
+    const hint = near.length ? `; did you mean \`${bin} help ${near[0]}\`?` : `; \`${bin} help\` lists them`
+    process.stderr.write(`${bin}: no command or topic ${typedCommand(typed, ids)}${hint}\n`)
+    process.exit(ExitCode.USAGE)
+  }
 
   async showCommandHelp(command: Command.Loadable): Promise<void> {
     const shown = command.hasDynamicHelp ? await withDynamicDefaults(command) : command

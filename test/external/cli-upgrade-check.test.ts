@@ -195,5 +195,17 @@ describe('placemat upgrade check', () => {
       expect(viaFile.code, viaFile.stderr).toBe(0)
       expect(r.stdout + r.stderr + viaFile.stdout + viaFile.stderr).not.toContain('s3cret-uc')
     })
+
+    it('db init on a database that holds placemat already: exit 4, nothing changed, the password in no output', async () => {
+      const url = (await server.database()).replace('://postgres@', '://postgres:s3cret-init@')
+      const first = await placemat(['db', 'init', '--db', url])
+      expect(first.code, first.stderr).toBe(0)
+      expect((await placemat(['provider', 'create', 'kept', '--db', url])).code).toBe(0)
+      const again = await placemat(['db', 'init', '--db', url])
+      expect(again.code).toBe(4)
+      expect(again.stderr).toContain('exists already; nothing was changed')
+      expect(first.stdout + first.stderr + again.stdout + again.stderr).not.toContain('s3cret-init')
+      expect((await placemat(['provider', 'show', 'kept', '--db', url])).code).toBe(0)
+    })
   })
 })

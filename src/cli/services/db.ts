@@ -67,6 +67,16 @@ function daemonOn(file: string): DbStatus['daemon'] {
   return {pid: record.pid, url: record.url}
 }
 
+/** Whether a database (a URL: a file is judged by its being there) holds placemat's schema already. */
+export async function holdsPlacemat(url: string): Promise<boolean> {
+  const db = await inspect(url)
+  try {
+    return (await executedMigrations(db)).length > 0
+  } finally {
+    await db.close()
+  }
+}
+
 export async function dbStatus(file: string): Promise<DbStatus> {
   const db = await inspect(file)
   try {
