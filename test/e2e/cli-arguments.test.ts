@@ -210,6 +210,14 @@ describe('offline work on a new file', () => {
     expect(real.stdout).not.toContain('Dry run')
   })
 
+  it('help for a command or topic nobody has says so as placemat does (exit 2)', async () => {
+    const none = await placemat(['help', 'nope'])
+    expect([none.code, none.stdout, none.stderr]).toEqual([2, '', 'placemat: no command or topic nope; `placemat help` lists them\n'])
+    const near = await placemat(['help', 'provdier'])
+    expect([near.code, near.stderr]).toEqual([2, expect.stringContaining('did you mean `placemat help provider')])
+    expect((await placemat(['help', 'provider', 'list'])).code).toBe(0)
+  })
+
   it('inventory set makes the custom class it names, its dry run says so, and both refuse a class that is neither', async () => {
     const db = path.join(dir, 'custom.db')
     expect((await placemat(['db', 'init', '--db', db])).code).toBe(0)
