@@ -70,6 +70,7 @@ unknown host, a host in two racks).`
 
   static flags = {
     'dry-run': Flags.boolean({description: 'print the plan and change nothing'}),
+    summary: Flags.boolean({description: "the plan's counts only, not a line per change (10,000 providers are 10,000 lines)"}),
     prune: Flags.boolean({description: 'delete providers that are not in the file (never ones with allocations)'}),
     concurrency: Flags.integer({description: 'calls in flight on a plain Placement endpoint', default: 16, min: 1, max: 256}),
   }
@@ -84,7 +85,7 @@ unknown host, a host in two racks).`
       prune: flags.prune,
       concurrency: flags.concurrency,
       bar: startProgress && (() => startProgress()),
-      report: text ? textReport(this) : undefined,
+      report: text ? textReport(this, flags.summary) : undefined,
       warn: (message) => process.stderr.write(`placemat: warning: ${message}\n`),
     })
     const topology = out.topology ? {topology: out.topology} : {}
@@ -106,9 +107,9 @@ unknown host, a host in two racks).`
 }
 
 /** The apply's report as text: the plans as lines, a few thousand at a time, and what it does. */
-const textReport = (command: Apply): ApplyReport => ({
-  plan: (plan) => printLines([summaryLine(plan)], planLineStream(plan)),
-  layout: (plan, layout) => printLines([topologySummary(plan)], topologyPlanLines(plan, layout)),
+const textReport = (command: Apply, summary = false): ApplyReport => ({
+  plan: (plan) => printLines([summaryLine(plan)], summary ? [] : planLineStream(plan)),
+  layout: (plan, layout) => printLines([topologySummary(plan)], summary ? [] : topologyPlanLines(plan, layout)),
   line: (line) => command.log(line),
 })
 

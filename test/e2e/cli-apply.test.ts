@@ -72,6 +72,9 @@ describe('placemat apply', () => {
     expect(dry.stdout).toContain('+ aggregate name rack-a 6c3a1a52-4d8e-4b7e-9a51-0f4b8a1c2d01\n')
     expect(dry.stdout).toContain('+ provider cmp-a01_numa0 ')
     expect(dry.stdout).toContain('Dry run: nothing was changed.')
+    // --summary: the counts alone, no line per change.
+    const counts = await ok(['apply', CLOUD, '--dry-run', '--summary', ...file])
+    expect(counts.stdout.split('\n').filter(Boolean)).toEqual([dry.stdout.split('\n')[0], 'Dry run: nothing was changed.'])
     expect((await dumpDb(db)).providers).toEqual([])
     const dryJson = await json(['apply', CLOUD, '--dry-run', ...file])
     expect(dryJson).toMatchObject({transport: 'placemat', applied: false, dry_run: true, summary: {create: 22, update: 0, delete: 0}})

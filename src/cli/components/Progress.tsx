@@ -77,8 +77,39 @@ export interface ProgressHandle {
   stop(): void
 }
 
-/** Draws a progress bar on `stream` (a terminal), redrawn at most every 50 ms. */
+/**
+ * A terminal that says it has no columns (some ptys say 0): ink would draw one character a line
+ * and clear the screen at each frame. Plain lines instead, one a second at most, and the last.
+ */
+export function plainProgress(stream: NodeJS.WriteStream, now: () => number = Date.now): ProgressHandle {
+  const start = now()
+  let last = -Infinity
+  let state: ProgressProps = {label: '', done: 0, total: 0}
+  let written = ''
+  const line = () => {
+    const {done, total, label} = state
+    const part = isIndeterminate(done, total) ? '' : `${String(Math.floor((total > 0 ? done / total : 0) * 100)).padStart(3)}% `
+    return `${part}${label} ${((now() - start) / 1000).toFixed(1)}s`
+  }
+  const write = () => {
+    last = now()
+    written = `${state.done}/${state.total} ${state.label}`
+    stream.write(`${line()}\n`)
+  }
+  return {
+    update(done, total, label) {
+      state = {done, total, label}
+      if (now() - last >= 1000) write()
+    },
+    stop() {
+      if (written !== `${state.done}/${state.total} ${state.label}`) write()
+    },
+  }
+}
+
+/** Draws a progress bar on `stream` (a terminal), redrawn at most every 50 ms; plain lines where it has no width. */
 export function startProgress(stream: NodeJS.WriteStream = process.stdout): ProgressHandle {
+  if (!((stream.columns ?? 0) > 0)) return plainProgress(stream)
   const start = Date.now()
   let state: ProgressProps = {label: '', done: 0, total: 0}
   let last = 0
