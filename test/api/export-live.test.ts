@@ -14,12 +14,12 @@ import {testApi, type TestApi} from '../helpers/http-helpers.js'
 let api: TestApi
 afterEach(() => api.close())
 
-/** The app through inject(), with `during` run before every provider-allocations read (a writer racing the export). */
+/** The app through inject(), with `during` run before every read of allocations (a writer racing the export): a provider's, or placemat's list of consumers. */
 function racingTransport(api: TestApi, during: () => Promise<void>): Transport {
   return {
     description: 'inject',
     async send(method, path, headers, body): Promise<ApiResponse> {
-      if (method === 'GET' && /\/resource_providers\/[^/]+\/allocations$/.test(path)) await during()
+      if (method === 'GET' && /\/resource_providers\/[^/]+\/allocations$|\/placemat\/v1\/consumers$/.test(path)) await during()
       const res = await api.app.inject({method: method as any, url: path, headers: {'x-auth-token': 'admin', ...headers}, payload: body})
       return {status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined, headers: res.headers as Record<string, string>}
     },
@@ -78,5 +78,57 @@ describe('export over the API under writes', () => {
     writing = false
     const snap = await exportSnapshot(client)
     expect(snap.groups?.map((g) => g.name)).toEqual(['g'])
+  })
+
+  it("on placemat, reads providers and consumers in two calls, and writes what the public API's reads write", async () => {
+    api = await testApi()
+    const U = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`
+    await api.call('PUT', '/resource_classes/CUSTOM_FPGA')
+    await api.call('PUT', '/traits/CUSTOM_GOLD')
+    await api.call('POST', '/resource_providers', {name: 'cn1', uuid: U(1)})
+    await api.call('POST', '/resource_providers', {name: 'numa0', uuid: U(2), parent_provider_uuid: U(1)})
+    await api.call('PUT', `/resource_providers/${U(1)}/inventories`, {
+      resource_provider_generation: 0,
+      inventories: {DISK_GB: {total: 100, reserved: 5}, CUSTOM_FPGA: {total: 2}, VCPU: {total: 8, allocation_ratio: 4}},
+    })
+    await api.call('PUT', `/resource_providers/${U(2)}/inventories`, {
+      resource_provider_generation: 0,
+      inventories: {MEMORY_MB: {total: 4096}},
+    })
+    await api.call('PUT', `/resource_providers/${U(1)}/traits`, {
+      resource_provider_generation: 1,
+      traits: ['CUSTOM_GOLD', 'HW_CPU_X86_AVX2'],
+    })
+    await api.call('PUT', `/resource_providers/${U(1)}/aggregates`, {resource_provider_generation: 2, aggregates: [U(90)]})
+    for (const [n, type] of [
+      [10, 'INSTANCE'],
+      [11, 'MIGRATION'],
+    ] as const)
+      await api.call('PUT', `/allocations/${U(n)}`, {
+        allocations: {[U(1)]: {resources: {VCPU: 2, CUSTOM_FPGA: 1}}, [U(2)]: {resources: {MEMORY_MB: 512}}},
+        project_id: 'p',
+        user_id: 'u',
+        consumer_generation: null,
+        consumer_type: type,
+      })
+    const reads: string[] = []
+    const counted = racingTransport(api, async () => {})
+    const transport: Transport = {
+      ...counted,
+      send: (method, path, headers, body) => {
+        reads.push(path)
+        return counted.send(method, path, headers, body)
+      },
+    }
+    const own = await exportSnapshot(new PlacematBackend(new PlacementClient(transport)))
+    expect(reads.filter((r) => /\/resource_providers\/|\/allocations\//.test(r))).toEqual([])
+    const plain = await exportSnapshot(new PlainBackend(new PlacementClient(racingTransport(api, async () => {}))))
+    expect({providers: own.providers, consumers: own.consumers, resource_classes: own.resource_classes, traits: own.traits}).toEqual({
+      providers: plain.providers,
+      consumers: plain.consumers,
+      resource_classes: plain.resource_classes,
+      traits: plain.traits,
+    })
+    expect(own.consumers?.map((c) => c.consumer_type)).toEqual(['INSTANCE', 'MIGRATION'])
   })
 })

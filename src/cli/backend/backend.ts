@@ -357,6 +357,11 @@ export interface Backend {
    */
   heldState?(): Promise<State>
   /**
+   * Every provider and every consumer in two reads (placemat's own lists), where the backend has
+   * them: an export of 10,000 providers is then two calls, not four a provider and one a consumer.
+   */
+  wholeCloud?(): Promise<{providers: ProviderRecord[]; consumers: ConsumerRecord[]}>
+  /**
    * Runs the operations on the held State as the write would, refusing what it would refuse,
    * and writes nothing (a dry run without a copy of the cloud).
    */

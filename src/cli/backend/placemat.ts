@@ -79,6 +79,14 @@ export class PlacematBackend implements Backend {
     await this.client.post(`${PLACEMAT_API}/allocations`, body, opts)
   }
 
+  async wholeCloud(): Promise<{providers: ProviderRecord[]; consumers: ConsumerRecord[]}> {
+    const [p, c] = await Promise.all([
+      this.client.get<{providers: ProviderRecord[]}>(`${PLACEMAT_API}/providers`),
+      this.client.get<{consumers: ConsumerRecord[]}>(`${PLACEMAT_API}/consumers`),
+    ])
+    return {providers: p.providers, consumers: c.consumers}
+  }
+
   async loadCloud(opts: LoadOptions = {}): Promise<CloudView> {
     const [p, c] = await Promise.all([
       this.client.get<{providers: ProviderRecord[]}>(`${PLACEMAT_API}/providers`),

@@ -15,6 +15,7 @@ import {DISABLED_TRAIT} from '../../core/host.js'
 import {layoutNodes, type Layout} from '../../core/topology.js'
 import type {Backend} from '../backend/backend.js'
 import {mapLimit} from '../../client/map-limit.js'
+import type {ConsumerRecord, ProviderRecord} from '../../core/wire.js'
 import {
   SNAPSHOT_VERSION,
   TOPOLOGY_LEVELS,
@@ -172,13 +173,26 @@ interface ProviderListing {
   parent_provider_uuid?: string | null
 }
 
-async function readOnce(backend: Backend): Promise<{snapshot: Snapshot; generations: Map<string, number>; mark: string | undefined}> {
-  const {client} = backend
-  const own = await readPlacematParts(backend)
-  const classes = (await client.get<{resource_classes: {name: string}[]}>('/resource_classes')).resource_classes
-    .map((c) => c.name)
-    .filter((n) => n.startsWith(CUSTOM))
-  const traits = (await client.get<{traits: string[]}>('/traits', {query: {name: `startswith:${CUSTOM}`}})).traits
+/** Providers and consumers from placemat's own lists (Backend.wholeCloud): two reads. */
+function fromRecords(whole: {providers: ProviderRecord[]; consumers: ConsumerRecord[]}) {
+  const providers = whole.providers.map(
+    (p): SnapshotProvider => ({
+      uuid: p.uuid,
+      name: p.name,
+      generation: p.generation,
+      parent_provider_uuid: p.parent_provider_uuid ?? null,
+      inventories: Object.fromEntries(Object.entries(p.inventories).map(([rc, i]) => [rc, inventoryRecord({...i})])),
+      traits: p.traits,
+      aggregates: p.aggregates,
+    }),
+  )
+  // Consumers holding nothing are not carried (the API shows none).
+  const consumers = whole.consumers.filter((c) => Object.keys(c.allocations).length > 0).map((c) => consumerOf(c.uuid, c))
+  return {listing: whole.providers, providers, consumers}
+}
+
+/** Providers and consumers through the public API: four reads a provider, one a consumer. */
+async function readOneByOne(client: Backend['client']) {
   const listing = (await client.get<{resource_providers: ProviderListing[]}>('/resource_providers')).resource_providers
   const consumerUuids = new Set<string>()
   const providers = await mapLimit(listing, 8, async (p): Promise<SnapshotProvider> => {
@@ -200,6 +214,39 @@ async function readOnce(backend: Backend): Promise<{snapshot: Snapshot; generati
       aggregates: agg.aggregates,
     }
   })
+  const consumers = await mapLimit([...consumerUuids], 8, async (uuid) =>
+    consumerOf(uuid, await client.get<ConsumerBody>(`/allocations/${uuid}`)),
+  )
+  return {listing, providers, consumers}
+}
+
+/** GET /allocations/{consumer}'s body, or a consumer record of placemat's list. */
+interface ConsumerBody {
+  allocations: Record<string, {resources: Record<string, number>}>
+  project_id?: string
+  user_id?: string
+  consumer_generation?: number | null
+  consumer_type?: string | null
+}
+
+const consumerOf = (uuid: string, c: ConsumerBody): SnapshotConsumer => ({
+  uuid,
+  project_id: c.project_id ?? '',
+  user_id: c.user_id ?? '',
+  consumer_type: c.consumer_type && c.consumer_type !== 'unknown' ? c.consumer_type : null,
+  generation: c.consumer_generation ?? 0,
+  allocations: Object.fromEntries(Object.entries(c.allocations).map(([rp, a]) => [rp, a.resources])),
+})
+
+async function readOnce(backend: Backend): Promise<{snapshot: Snapshot; generations: Map<string, number>; mark: string | undefined}> {
+  const {client} = backend
+  const own = await readPlacematParts(backend)
+  const classes = (await client.get<{resource_classes: {name: string}[]}>('/resource_classes')).resource_classes
+    .map((c) => c.name)
+    .filter((n) => n.startsWith(CUSTOM))
+  const traits = (await client.get<{traits: string[]}>('/traits', {query: {name: `startswith:${CUSTOM}`}})).traits
+  const whole = await backend.wholeCloud?.()
+  const {listing, providers, consumers} = whole ? fromRecords(whole) : await readOneByOne(client)
   // A reason moves its host's generation when it changes, so the generation check covers it too.
   // Only roots carrying COMPUTE_STATUS_DISABLED can have one.
   const reasons = await backend.disabledReasons(disabledHosts(providers.map((p) => ({...p, parent: p.parent_provider_uuid}))))
@@ -207,23 +254,6 @@ async function readOnce(backend: Backend): Promise<{snapshot: Snapshot; generati
     const reason = reasons.get(p.uuid)
     if (reason) p.disabled_reason = reason
   }
-  const consumers = await mapLimit([...consumerUuids], 8, async (uuid): Promise<SnapshotConsumer> => {
-    const c = await client.get<{
-      allocations: Record<string, {resources: Record<string, number>}>
-      project_id: string
-      user_id: string
-      consumer_generation?: number
-      consumer_type?: string
-    }>(`/allocations/${uuid}`)
-    return {
-      uuid,
-      project_id: c.project_id,
-      user_id: c.user_id,
-      consumer_type: c.consumer_type && c.consumer_type !== 'unknown' ? c.consumer_type : null,
-      generation: c.consumer_generation ?? 0,
-      allocations: Object.fromEntries(Object.entries(c.allocations).map(([rp, a]) => [rp, a.resources])),
-    }
-  })
   const snapshot = normalizeSnapshot({
     placemat_snapshot: SNAPSHOT_VERSION,
     resource_classes: classes,
