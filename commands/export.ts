@@ -65,6 +65,11 @@ Not carried: created/updated times, and consumers without allocations (the API d
     })
     const text = snapshotText(snap, this.base.json ? 'json' : 'yaml')
     this.write(flags.output, text)
+    // Said where a person reads it: with -o, or on a terminal (a document on stdout stays the document alone).
+    if (flags.output || process.stderr.isTTY)
+      process.stderr.write(
+        `wrote ${snap.providers.length} providers, ${snap.consumers?.length ?? 0} consumers to ${flags.output ?? 'stdout'}\n`,
+      )
   }
 
   /** The way back: the snapshot written into an empty Placement database. */
