@@ -15,6 +15,8 @@
 //                                          # --databases sqlite,postgres,mariadb,galera: all of them in one run
 //   npm run bench -- --capacity            # capacity of 20 flavors at 10k and 100k hosts with NUMA
 //                                          # children, and a what-if without one rack (bench-capacity.mjs)
+//   npm run bench -- --snapshots           # export and import of 10,000 providers, JSON and YAML, side by side
+//                                          # (scripts/bench-snapshots.mjs)
 //   npm run bench -- --claim-profile       # one claim's PUT phase by phase on SQLite, beside a bare
 //                                          # node:http + better-sqlite3 floor (scripts/bench-claim-profile.mjs)
 //   npm run bench -- --runs 1 --placement URL   # also measure a live Placement at URL (same machine)
@@ -54,6 +56,10 @@ if (process.argv.includes('--takeover')) {
 }
 if (process.argv.includes('--claim-profile')) {
   execFileSync(process.execPath, [path.join(root, 'scripts/bench-claim-profile.mjs'), ...process.argv.slice(2)], {stdio: 'inherit'})
+  process.exit(0)
+}
+if (process.argv.includes('--snapshots')) {
+  execFileSync(process.execPath, [path.join(root, 'scripts/bench-snapshots.mjs'), ...process.argv.slice(2)], {stdio: 'inherit'})
   process.exit(0)
 }
 if (process.argv.includes('--capacity')) {
