@@ -68,11 +68,11 @@ export function inventoryProblems(inv: Inventory): string[] {
  * inventory as a whole holds (reserved against total, capacity against usage) is another
  * question, asked of the whole record (inventoryProblems).
  */
-export function inventoryFieldProblem(field: keyof Inventory, value: number): string | null {
+export function inventoryFieldProblem(field: keyof Inventory, value: number, shown = String(value)): string | null {
   const {min, max} = INVENTORY_LIMITS[field]
-  if (field !== 'allocation_ratio' && !Number.isInteger(value)) return `${field} must be an integer, not ${value}`
+  if (field !== 'allocation_ratio' && !Number.isInteger(value)) return `${field} must be an integer, not ${shown}`
   if (Number.isFinite(value) && (min === undefined || value >= min) && value <= max) return null
-  return min === undefined ? `${field} must be a number of at most ${max}, not ${value}` : `${field} must be ${min} to ${max}, not ${value}`
+  return min === undefined ? `${field} must be a number of at most ${max}, not ${shown}` : `${field} must be ${min} to ${max}, not ${shown}`
 }
 
 /** Inventory fields as a request gives them (already schema-validated). */

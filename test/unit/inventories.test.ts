@@ -100,4 +100,11 @@ describe('setInventories', () => {
       expect([f.classes, f.puts]).toEqual([[], []])
     }
   })
+
+  it('echoes a number out of range as it was typed, not rounded', () => {
+    expect(() => collectChanges(['VCPU=99999999999999999999'], {})).toThrow(
+      'VCPU=99999999999999999999: total must be 1 to 2147483647, not 99999999999999999999',
+    )
+  })
 })
+

@@ -18,7 +18,8 @@ function parseNumber(field: InventoryField, text: string, where: string): number
   const ok = field === 'allocation_ratio' ? /^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$/.test(t) : /^-?[0-9]+$/.test(t)
   if (!ok) throw usage(`${where}: ${field} must be ${field === 'allocation_ratio' ? 'a number' : 'an integer'}, not '${text}'`)
   // Refused here, before anything is read or said of the provider (Placement would answer 400).
-  const problem = inventoryFieldProblem(field, Number(t))
+  // The number as typed: one past what a double holds exactly would be echoed rounded.
+  const problem = inventoryFieldProblem(field, Number(t), t)
   if (problem) throw usage(`${where}: ${problem}`)
   return Number(t)
 }
