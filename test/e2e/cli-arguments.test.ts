@@ -211,8 +211,8 @@ describe('offline work on a new file', () => {
   })
 
   it('help for a command or topic nobody has says so as placemat does (exit 2)', async () => {
-    const none = await placemat(['help', 'nope'])
-    expect([none.code, none.stdout, none.stderr]).toEqual([2, '', 'placemat: no command or topic nope; `placemat help` lists them\n'])
+    const none = await placemat(['help', 'zzzzzzzzzz'])
+    expect([none.code, none.stdout, none.stderr]).toEqual([2, '', 'placemat: no command or topic zzzzzzzzzz; `placemat help` lists them\n'])
     const near = await placemat(['help', 'provdier'])
     expect([near.code, near.stderr]).toEqual([2, expect.stringContaining('did you mean `placemat help provider')])
     expect((await placemat(['help', 'provider', 'list'])).code).toBe(0)
