@@ -28,6 +28,17 @@ export function reflow(text: string): string {
 export class PlacematCommandHelp extends CommandHelp {
   private keepIndent = false
 
+  /** What the command does before its flags: the shared ones (connection, output) run to some 35 lines. */
+  protected sections(): ReturnType<CommandHelp['sections']> {
+    const all = super.sections()
+    const description = all.findIndex((s) => s.header === 'DESCRIPTION')
+    const usage = all.findIndex((s) => s.header === (this.opts.usageHeader || 'USAGE'))
+    if (description < 0 || usage < 0 || description < usage) return all
+    const [moved] = all.splice(description, 1)
+    all.splice(usage + 1, 0, moved)
+    return all
+  }
+
   protected description(): string | undefined {
     this.keepIndent = true
     try {

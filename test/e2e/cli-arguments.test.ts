@@ -316,7 +316,11 @@ describe('help', () => {
     const topic = await placemat(['help', 'rack'])
     expect(topic.stdout).toContain('EXAMPLES\n  $ placemat rack add rack-1a-01 cn-0009 cn-0010\n')
     const claim = await placemat(['claim', '--help'])
-    const description = claim.stdout.slice(claim.stdout.indexOf('DESCRIPTION'))
+    // What the command does comes before its flags (the shared ones run to some 35 lines).
+    expect(claim.stdout.indexOf('DESCRIPTION')).toBeLessThan(claim.stdout.indexOf('FLAGS'))
+    const from = claim.stdout.indexOf('DESCRIPTION')
+    const next = claim.stdout.slice(from + 1).search(/\n[A-Z][A-Z ]+\n/)
+    const description = claim.stdout.slice(from, next < 0 ? undefined : from + 1 + next)
     // A hand-wrapped line the help wrapped again leaves a word or two alone on a line.
     const stranded = description.split('\n').filter((l, i, all) => /^ {2}[a-z]\S*( \S+)?$/.test(l) && /^ {2}[a-z]/.test(all[i + 1] ?? ''))
     expect(stranded).toEqual([])
