@@ -27,7 +27,10 @@ const ms = (x) => x.toFixed(0).padStart(6)
 
 try {
   const file = path.join(dir, 'cloud.json')
-  fs.writeFileSync(file, execFileSync(process.execPath, [path.join(root, 'scripts', 'gen-apply-fixture.mjs'), String(PROVIDERS), '--json']))
+  const generated = execFileSync(process.execPath, [path.join(root, 'scripts', 'gen-apply-fixture.mjs'), String(PROVIDERS), '--json'], {
+    maxBuffer: 1 << 30,
+  })
+  fs.writeFileSync(file, generated)
   const db = path.join(dir, 'cloud.db')
   run('db', 'init', '--db', db)
   run('apply', file, '--db', db, '--summary')
@@ -39,7 +42,7 @@ try {
       let t0 = performance.now()
       run('export', '--db', db, ...(format === 'json' ? ['--json'] : []), '-o', snap)
       times.export.push(performance.now() - t0)
-      const target = path.join(dir, `import-${r}.db`)
+      const target = path.join(dir, `import-${format}-${r}.db`)
       run('db', 'init', '--db', target)
       t0 = performance.now()
       run('import', snap, '--db', target)
