@@ -124,6 +124,54 @@ export interface TableOptions {
   sortBy?: string[]
   /** false: no header line (for scripts). */
   headers?: boolean
+  /** The most columns a line may take (osc's --max-width, --fit-width): the widest cells wrap. */
+  maxWidth?: number
+}
+
+/** The narrowest a column is made to fit a width: its header's, up to 12. */
+const NARROWEST = 12
+
+/**
+ * Column widths that fit `max` (two spaces between columns), taken from the widest column first,
+ * never below NARROWEST or its header's; as they are when they fit, or cannot be made to.
+ */
+export function fittedWidths(widths: number[], headers: number[], max: number): number[] {
+  const out = [...widths]
+  const floor = headers.map((h) => Math.max(Math.min(NARROWEST, h), 1))
+  let excess = out.reduce((a, b) => a + b, 0) + 2 * (out.length - 1) - max
+  // A column at a time, the widest first, one column narrower each time: they come down together.
+  while (excess > 0) {
+    let widest = -1
+    for (let i = 0; i < out.length; i++) if (out[i] > floor[i] && (widest < 0 || out[i] > out[widest])) widest = i
+    if (widest < 0) break
+    out[widest]--
+    excess--
+  }
+  return out
+}
+
+/** `text` in lines of at most `width` columns: at spaces or after , ; : where it can, else in the middle. */
+export function wrapCell(text: string, width: number): string[] {
+  if (visible(text) <= width) return [text]
+  const lines: string[] = []
+  let rest = text
+  while (visible(rest) > width) {
+    let cut = 0
+    let used = 0
+    let lastBreak = -1
+    for (const ch of rest) {
+      const w = visible(ch)
+      if (used + w > width) break
+      used += w
+      cut += ch.length
+      if (ch === ' ' || ch === ',' || ch === ';' || ch === ':') lastBreak = cut
+    }
+    const at = lastBreak > 0 ? lastBreak : Math.max(cut, 1)
+    lines.push(rest.slice(0, at).trimEnd())
+    rest = rest.slice(at).trimStart()
+  }
+  if (rest) lines.push(rest)
+  return lines
 }
 
 const cellValue = <T>(c: Column<T>, r: T) => (c.get ? c.get(r) : (r as any)[c.key])
@@ -218,9 +266,10 @@ export function table<T>(rows: T[], columns: Column<T>[], opts: TableOptions | s
   const headers = cols.map((c) => (c.header ?? c.key).toUpperCase())
   const body = rows.map((r) => cols.map((c) => cell(cellValue(c, r))))
   const shown = o.headers !== false
-  const widths = headers.map((h, i) => Math.max(shown ? visible(h) : 0, ...body.map((b) => visible(b[i]))))
+  const natural = headers.map((h, i) => Math.max(shown ? visible(h) : 0, ...body.map((b) => visible(b[i]))))
+  const widths = o.maxWidth ? fittedWidths(natural, headers.map(visible), o.maxWidth) : natural
   const pad = (s: string, i: number) => {
-    const fill = ' '.repeat(widths[i] - visible(s))
+    const fill = ' '.repeat(Math.max(0, widths[i] - visible(s)))
     return cols[i].align === 'right' ? fill + s : s + fill
   }
   const lines = !shown
@@ -231,13 +280,18 @@ export function table<T>(rows: T[], columns: Column<T>[], opts: TableOptions | s
           .join('  ')
           .trimEnd(),
       ]
-  for (const b of body)
-    lines.push(
-      b
-        .map((s, i) => pad(s, i))
-        .join('  ')
-        .trimEnd(),
-    )
+  for (const b of body) {
+    // A cell wider than its column wraps onto lines of its own below.
+    const wrapped = b.map((s, i) => (visible(s) > widths[i] ? wrapCell(s, widths[i]) : [s]))
+    const height = Math.max(...wrapped.map((w) => w.length))
+    for (let k = 0; k < height; k++)
+      lines.push(
+        wrapped
+          .map((w, i) => pad(w[k] ?? '', i))
+          .join('  ')
+          .trimEnd(),
+      )
+  }
   return lines.join('\n')
 }
 

@@ -87,6 +87,11 @@ export abstract class PlacematCommand extends BaseCommand {
       multiple: true,
     }),
     'no-headers': Flags.boolean({description: 'tables without their header line', helpGroup: 'OUTPUT'}),
+    'max-width': Flags.integer({
+      description: "tables at most this many columns wide, the widest cells wrapped (osc's; CLIFF_MAX_TERM_WIDTH too)",
+      helpGroup: 'OUTPUT',
+    }),
+    'fit-width': Flags.boolean({description: "tables fitted to the terminal's width (osc's; CLIFF_FIT_WIDTH=1 too)", helpGroup: 'OUTPUT'}),
     ids: Flags.boolean({description: 'lists: only the uuids, one a line (for scripts)', helpGroup: 'OUTPUT'}),
     'sort-column': Flags.string({description: 'sort table rows by this column (repeatable)', helpGroup: 'OUTPUT', multiple: true}),
   }
@@ -112,6 +117,8 @@ export abstract class PlacematCommand extends BaseCommand {
     format?: Format
     columns?: string[]
     'no-headers'?: boolean
+    'max-width'?: number
+    'fit-width'?: boolean
     'sort-column'?: string[]
     ids?: boolean
   }
@@ -270,6 +277,17 @@ export abstract class PlacematCommand extends BaseCommand {
     }
   }
 
+  /**
+   * The most columns a table may take, as osc takes it: --max-width N (below 1: none), else
+   * CLIFF_MAX_TERM_WIDTH; --fit-width (or CLIFF_FIT_WIDTH=1) the terminal's width.
+   */
+  private get tableWidth(): number | undefined {
+    const given = this.base['max-width'] ?? (process.env.CLIFF_MAX_TERM_WIDTH ? Number(process.env.CLIFF_MAX_TERM_WIDTH) : undefined)
+    if (given !== undefined && Number.isFinite(given)) return given > 0 ? given : undefined
+    if (this.base['fit-width'] || process.env.CLIFF_FIT_WIDTH === '1') return process.stdout.columns || undefined
+    return undefined
+  }
+
   /** Whether output() prints the rows: as text, or their -c columns as JSON/YAML (else the document alone). */
   protected get printsRows(): boolean {
     return this.textOutput || !!this.pickedColumns?.length
@@ -307,7 +325,7 @@ export abstract class PlacematCommand extends BaseCommand {
     }
     this.checkOutputFlags({columns})
     // --ids: the uuid column alone, bare: what `for x in $(...)` wants.
-    const opts = {only, sortBy: this.base['sort-column'], headers: !this.base['no-headers'] && !this.base.ids}
+    const opts = {only, sortBy: this.base['sort-column'], headers: !this.base['no-headers'] && !this.base.ids, maxWidth: this.tableWidth}
     const text =
       this.format === 'value' || this.base.ids
         ? valueLines(rows, columns, opts)

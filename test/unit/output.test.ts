@@ -6,6 +6,8 @@ import {
   outputMisfit,
   pickColumns,
   pickedRows,
+  fittedWidths,
+  wrapCell,
   recordValue,
   visible,
   sortRows,
@@ -144,5 +146,28 @@ describe('table widths', () => {
         [{key: 'name'}, {key: 'used', align: 'right'}],
       ).split('\n'),
     ).toEqual(['NAME  USED', '計算     1', 'cn-1    22'])
+  })
+})
+
+describe("osc's --max-width and --fit-width", () => {
+  it('narrows the widest columns first, never below their header (up to 12), and wraps their cells', () => {
+    expect(fittedWidths([36, 10, 40], [4, 4, 9], 60)).toEqual([23, 10, 23])
+    expect(fittedWidths([36, 10, 40], [4, 4, 9], 200)).toEqual([36, 10, 40])
+    expect(fittedWidths([36, 10], [4, 4], 5)).toEqual([4, 4]) // cannot fit: as narrow as the headers
+    expect(wrapCell('cn1: VCPU=4; ceph-1: DISK_GB=40', 14)).toEqual(['cn1: VCPU=4;', 'ceph-1:', 'DISK_GB=40'])
+    expect(wrapCell('0123456789abcdef', 6)).toEqual(['012345', '6789ab', 'cdef'])
+  })
+
+  it('gives a table no line wider than asked, every cell whole over its lines', () => {
+    const rows = [{name: 'a-very-long-provider-name-that-runs-on', used: 1}]
+    const text = table(rows, [{key: 'name'}, {key: 'used', align: 'right'}], {maxWidth: 20})
+    expect(text.split('\n').every((l) => visible(l) <= 20)).toBe(true)
+    expect(
+      text
+        .split('\n')
+        .slice(1)
+        .map((l) => l.slice(0, 14).trim())
+        .join(''),
+    ).toBe('a-very-long-provider-name-that-runs-on')
   })
 })
