@@ -17,6 +17,7 @@ import {trustOf, type EdgeSettings} from './edge-options.js'
 import {readTlsFiles, type TlsPair} from './tls-files.js'
 import {startHeartbeat} from './heartbeat.js'
 import {LogBuffer} from './log-buffer.js'
+import {logsAsText, textSink} from './log-text.js'
 import {warmUp} from './warm-up.js'
 
 export interface ServerOptions {
@@ -125,7 +126,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // A flavor file that cannot be used stops the start, naming it.
   const flavors = opts.flavors ? new FlavorCatalog(opts.flavors) : undefined
   flavors?.load()
-  const log = new LogBuffer()
+  // A person at a terminal reads text; a file, a pipe or journald gets pino's JSON lines.
+  const log = new LogBuffer(logsAsText() ? textSink(process.stdout) : process.stdout)
   const app = await buildApp({
     service,
     store,
