@@ -94,4 +94,23 @@ describe('the incremental JSON reader', () => {
       }
     })
   }
+
+  it('says the line and column of what is wrong, however the file came in chunks', () => {
+    const cases: Array<[string, number, number]> = [
+      ['{\n  "providers": [\n    {"name": "a"},\n    {"name": "x",}\n  ]\n}', 4, 18],
+      ['{\n  "a": 1\n  "b": 2\n}', 3, 3],
+      // JSON.parse says no position for some faults: the value's start, then.
+      ['{"a": {"b": \n\n   }}', 1, 7],
+    ]
+    for (const [doc, line, column] of cases)
+      for (const size of [1, 3, 7, 1 << 20]) {
+        let err: JsonStreamError | undefined
+        try {
+          scan(doc, ['providers'], size)
+        } catch (e) {
+          err = e as JsonStreamError
+        }
+        expect([err?.line, err?.column], `${JSON.stringify(doc)} in chunks of ${size}: ${err?.message}`).toEqual([line, column])
+      }
+  })
 })

@@ -170,6 +170,7 @@ async function* jsonDocumentMembers(
     yield* jsonMembers(chunks, opts.streamed)
   } catch (err) {
     if (!(err instanceof JsonStreamError)) throw err
-    throw fail(err.notAnObject ? `${file}: ${opts.notAMapping}` : `${file}: not valid JSON: ${err.message}`)
+    const at = err.line === undefined ? '' : `:${err.line}:${err.column}`
+    throw fail(err.notAnObject ? `${file}: ${opts.notAMapping}` : `${file}${at}: not valid JSON: ${err.message}`)
   }
 }

@@ -10,11 +10,13 @@
 /** A member whose value came whole, or one element of a streamed array. */
 export type JsonMember = {key: string; value: unknown} | {key: string; index: number; element: unknown}
 
-/** The document is not JSON, or not an object at its top level (`notAnObject`). */
+/** The document is not JSON, or not an object at its top level (`notAnObject`); where, when known (from 1). */
 export class JsonStreamError extends Error {
   constructor(
     message: string,
     readonly notAnObject = false,
+    readonly line?: number,
+    readonly column?: number,
   ) {
     super(message)
     this.name = 'JsonStreamError'
@@ -55,6 +57,12 @@ export class JsonMemberScanner {
   private at = At.Start
   /** Bytes before the current chunk, for messages. */
   private offset = 0
+  /** The line the current chunk starts on, and its column there (from 1), for messages. */
+  private line = 1
+  private column = 1
+  /** Where the member name or value being read starts. */
+  private startLine = 1
+  private startColumn = 1
   private key = ''
   private readonly keys = new Set<string>()
   private index = 0
@@ -96,9 +104,10 @@ export class JsonMemberScanner {
             this.at = At.End
             continue
           }
-          if (b !== QUOTE) throw this.unexpected(b, i - 1, 'a member name (a string)')
+          if (b !== QUOTE) throw this.unexpected(chunk, b, i - 1, 'a member name (a string)')
           this.at = At.KeyString
           start = i - 1
+          this.markStart(chunk, start)
           this.escaped = false
           // The chunk may end with the opening quote: keep it for the key's text.
           if (i === n) this.pieces.push(chunk.subarray(start))
@@ -121,7 +130,7 @@ export class JsonMemberScanner {
         case At.Colon: {
           const b = chunk[i++]
           if (isSpace(b)) continue
-          if (b !== COLON) throw this.unexpected(b, i - 1, "':'")
+          if (b !== COLON) throw this.unexpected(chunk, b, i - 1, "':'")
           this.at = At.Value
           continue
         }
@@ -138,6 +147,7 @@ export class JsonMemberScanner {
             continue
           }
           start = i
+          this.markStart(chunk, start)
           this.beginCapture(false)
           continue
         }
@@ -154,6 +164,7 @@ export class JsonMemberScanner {
             continue
           }
           start = i
+          this.markStart(chunk, start)
           this.beginCapture(true)
           continue
         }
@@ -182,18 +193,36 @@ export class JsonMemberScanner {
           if (isSpace(b)) continue
           if (b === COMMA) this.at = At.Key
           else if (b === CLOSE_BRACE) this.at = At.End
-          else throw this.unexpected(b, i - 1, "',' or '}'")
+          else throw this.unexpected(chunk, b, i - 1, "',' or '}'")
           continue
         }
         case At.End: {
           const b = chunk[i++]
-          if (!isSpace(b)) throw this.unexpected(b, i - 1, 'nothing after the closing brace')
+          if (!isSpace(b)) throw this.unexpected(chunk, b, i - 1, 'nothing after the closing brace')
           continue
         }
       }
     }
     this.offset += n
+    ;[this.line, this.column] = this.lineAt(chunk, n)
     return out
+  }
+
+  /** The line and column of byte `i` of `chunk` (counted from the chunk's start). */
+  private lineAt(chunk: Buffer, i: number): [number, number] {
+    let line = this.line
+    let column = this.column
+    let from = 0
+    for (let nl = chunk.indexOf(0x0a, 0); nl >= 0 && nl < i; nl = chunk.indexOf(0x0a, nl + 1)) {
+      line++
+      from = nl + 1
+      column = 1
+    }
+    return [line, column + (i - from)]
+  }
+
+  private markStart(chunk: Buffer, i: number): void {
+    ;[this.startLine, this.startColumn] = this.lineAt(chunk, i)
   }
 
   /** Checks that the document ended where it may. */
@@ -238,7 +267,7 @@ export class JsonMemberScanner {
       else if (b === OPEN_BRACE || b === OPEN_BRACKET) depth++
       else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
         if (depth === 0) {
-          if (b !== closer) throw this.unexpected(b, i, this.captureIsElement ? "',' or ']'" : "',' or '}'")
+          if (b !== closer) throw this.unexpected(chunk, b, i, this.captureIsElement ? "',' or ']'" : "',' or '}'")
           return i
         }
         depth--
@@ -263,13 +292,25 @@ export class JsonMemberScanner {
     try {
       return JSON.parse(text)
     } catch (err) {
-      throw new JsonStreamError(`${where}: ${(err as Error).message}`)
+      // JSON.parse says where in the value (a character's position): where is that in the file.
+      const message = (err as Error).message
+      const at = /at position (\d+)/.exec(message)
+      let line = this.startLine
+      let column = this.startColumn
+      if (at) {
+        const before = text.slice(0, Number(at[1]))
+        const nl = before.lastIndexOf('\n')
+        line += before.split('\n').length - 1
+        column = nl < 0 ? column + before.length : before.length - nl
+      }
+      throw new JsonStreamError(`${where}: ${message.replace(/ in JSON at position \d+.*$/, '')}`, false, line, column)
     }
   }
 
-  private unexpected(b: number, i: number, expected: string): JsonStreamError {
+  private unexpected(chunk: Buffer, b: number, i: number, expected: string): JsonStreamError {
     const shown = b >= 0x20 && b < 0x7f ? `'${String.fromCharCode(b)}'` : `byte 0x${b.toString(16)}`
-    return new JsonStreamError(`unexpected ${shown} at byte ${this.offset + i}; expected ${expected}`)
+    const [line, column] = this.lineAt(chunk, i)
+    return new JsonStreamError(`unexpected ${shown}; expected ${expected}`, false, line, column)
   }
 }
 
