@@ -376,6 +376,9 @@ export function countRequests(app: FastifyInstance, store: Store, flavors?: Flav
  */
 function watchStore(app: FastifyInstance, metrics: Metrics): StoreObserver {
   let down: string | null = null
+  // An episode: from the first fault after the database answered to its answering again.
+  let faults = 0
+  let since = 0
   return {
     caughtUp(keys, _seconds, from) {
       metrics.changesApplied.inc(keys)
@@ -387,6 +390,8 @@ function watchStore(app: FastifyInstance, metrics: Metrics): StoreObserver {
     },
     fault(kind, err) {
       metrics.databaseErrors.inc({kind})
+      if (down === null) [faults, since] = [0, Date.now()]
+      faults++
       if (down !== kind) {
         const line = {event: 'database_fault', kind, cause: describeCause(err)}
         // A replaced file loses writes if anyone relies on it: an operator must act.
@@ -397,7 +402,11 @@ function watchStore(app: FastifyInstance, metrics: Metrics): StoreObserver {
     },
     reconnected() {
       metrics.databaseReconnects.inc()
-      app.log.info({event: 'database_reconnected'}, 'database answering again')
+      const seconds = down === null ? 0 : Math.round((Date.now() - since) / 100) / 10
+      app.log.info(
+        {event: 'database_reconnected', faults: down === null ? 0 : faults, seconds},
+        down === null ? 'database answering again' : `database answering again after ${faults} fault(s) in ${seconds} s`,
+      )
       down = null
     },
     schemaJudged(refusal) {

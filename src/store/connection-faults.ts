@@ -1,7 +1,9 @@
 /**
  * What a database server's backend (PostgreSQL, MariaDB) tells its observer of its connections:
- * every fault a call or an idle connection meets, and the first connection opened after one was
- * lost (a reconnect). A leaf of the store: both backends hold one.
+ * every fault a call or an idle connection meets, and the first call answered after one was lost
+ * (a reconnect). Not the first connection opened: a Galera node out of the primary component
+ * takes connections and refuses every query, and would be "answering again" thirty times a
+ * second. A leaf of the store: both backends hold one.
  */
 import type {BackendObserver} from './backends.js'
 import {databaseFault} from './database-faults.js'
@@ -20,8 +22,8 @@ export class ConnectionFaults {
     this.observer()?.fault(fault, err)
   }
 
-  /** A connection was opened: after one was lost, the observer is told of the reconnect. */
-  opened(): void {
+  /** A call was answered: after a connection was lost, the observer is told of the reconnect. */
+  answered(): void {
     if (!this.lost) return
     this.lost = false
     this.observer()?.reconnect()

@@ -154,7 +154,7 @@ export class MysqlBackend implements Backend {
   observer: BackendObserver | null = null
 
   private constructor(
-    /** Told of the connections' faults and reconnects (from before the backend existed: the pools' first connections). */
+    /** Told of the connections' faults (from before the backend existed: the pools' first connections) and reconnects. */
     private readonly faults: ConnectionFaults,
     /** The sessions' connections (units of work), apart from kysely's: they never autocommit (see sessionOf). */
     private readonly sessions: mysql.Pool,
@@ -204,7 +204,6 @@ export class MysqlBackend implements Backend {
       settled.catch(() => undefined) // kysely's connections are not asked: never an unhandled rejection
       settingsOf.set(conn, settled)
       conn.on('error', (err) => faults.fault(err))
-      faults.opened()
     }
     // Galera: a transaction's write set is replicated in fragments once it grows past a fragment
     // (streaming replication), so a large batch (a million-operation apply or import) is never
@@ -316,6 +315,7 @@ export class MysqlBackend implements Backend {
     try {
       const result = await fn(session)
       if (session.open) await conn.query('rollback') // a unit of work that left its transaction open keeps nothing
+      this.faults.answered()
       return result
     } catch (err) {
       broken = breaksConnection(err)

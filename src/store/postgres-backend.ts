@@ -130,7 +130,6 @@ export class PostgresBackend implements Backend {
     // or held. The pool drops the client when it is released.
     pool.on('connect', (client) => {
       client.on('error', (err) => backend.noteFault(err))
-      backend.faults.opened()
     })
     pool.on('error', (err) => backend.noteFault(err))
     try {
@@ -185,7 +184,9 @@ export class PostgresBackend implements Backend {
     }
     let failed: unknown
     try {
-      return await fn(this.sessionOf(client))
+      const answer = await fn(this.sessionOf(client))
+      this.faults.answered()
+      return answer
     } catch (err) {
       failed = err
       if (databaseFault(err)) {
