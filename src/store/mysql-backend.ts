@@ -211,7 +211,10 @@ export class MysqlBackend implements Backend {
     // whole at COMMIT, as ever.
     let streaming = ''
     const andStreaming = () => (streaming ? `; ${streaming}` : '')
-    pool.on('connection', (conn) => connected(conn, andStreaming()))
+    pool.on('connection', (conn) => {
+      dropWhenFaulted(conn)
+      connected(conn, andStreaming())
+    })
     // The sessions' reads are what must see other nodes' commits (a catch-up, the lock, the
     // freshness check): on Galera each waits until this node applied what the cluster committed
     // before it (BEGIN and SELECT: wsrep_sync_wait's bit 1). kysely's own (the schema, health, the
@@ -459,4 +462,27 @@ export class MysqlBackend implements Backend {
   async close(): Promise<void> {
     await Promise.all([this.db.destroy(), this.sessions.promise().end()])
   }
+}
+
+/**
+ * A connection of kysely's pool (the schema, health, the node registry) that met a fault of the
+ * database's, such as a Galera node out of the primary component answering 1047, is closed when
+ * kysely releases it, never handed out again. The sessions drop theirs; a health probe that took
+ * this one back would say 503 while the sessions, on new connections, serve.
+ */
+export function dropWhenFaulted(conn: Pick<mysql.PoolConnection, 'query' | 'release' | 'destroy'>): void {
+  let faulted = false
+  const query = conn.query.bind(conn) as (...args: unknown[]) => unknown
+  conn.query = ((...args: unknown[]) => {
+    const last = args.length - 1
+    const done = args[last]
+    if (typeof done === 'function')
+      args[last] = (err: unknown, ...rest: unknown[]) => {
+        if (err && databaseFault(err)) faulted = true
+        return (done as (...a: unknown[]) => unknown)(err, ...rest)
+      }
+    return query(...args)
+  }) as typeof conn.query
+  const release = conn.release.bind(conn)
+  conn.release = () => (faulted ? conn.destroy() : release())
 }
