@@ -119,8 +119,23 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
     {key: 'binding'},
   ]
 
+  /** A what-if's rows: each domain's fit beside what it was before and the change. */
+  static whatIfColumns = [
+    ...Capacity.columns.slice(0, 3),
+    {key: 'before', align: 'right' as const},
+    {key: 'fit', header: 'after', align: 'right' as const},
+    {key: 'change', align: 'right' as const},
+    ...Capacity.columns.slice(4),
+  ]
+
   static printed = (flags: Record<string, unknown>) => ({
-    columns: flags['without-each'] ? LOSS_COLUMNS : flags.mix ? MIX_COLUMNS : Capacity.columns,
+    columns: flags['without-each']
+      ? LOSS_COLUMNS
+      : flags.mix
+        ? MIX_COLUMNS
+        : flags.without || flags.ratio || flags.add
+          ? Capacity.whatIfColumns
+          : Capacity.columns,
   })
 
   async run(): Promise<void> {
@@ -173,6 +188,14 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
       this.log(
         "\neach cell: how many more fit, and what binds (ram, vcpu, disk: the hosts' own; disk@POOL: a shared pool's); --long for every number",
       )
+    } else if (answer.what_if) {
+      // Before, after and the change side by side (a domain lost: after 0).
+      const changed = new Map(answer.what_if.changes.map((c) => [`${c.level}\n${c.name}\n${c.flavor}`, c]))
+      const rows = answer.domains.map((d) => {
+        const c = changed.get(`${d.level}\n${d.name}\n${d.flavor}`)
+        return {...d, before: c?.before ?? 0, change: c?.change ?? d.fit}
+      })
+      this.output(answer, rows, Capacity.whatIfColumns as Array<{key: string; header?: string; align?: 'right'}>)
     } else
       this.output(
         answer,

@@ -256,6 +256,27 @@ describe('placemat capacity', () => {
     expect(cloud(w, 'm1.small')).toBeLessThan(cloud(before, 'm1.small'))
     // Nothing of it reached the cloud.
     expect(JSON.parse((await ok(['capacity', '--flavors', FLAVORS, '--level', 'cloud', '--json'])).stdout)).toEqual(before)
+    // --long: before, after and the change side by side.
+    const sideBySide = await ok([
+      'capacity',
+      '--flavors',
+      FLAVORS,
+      '--without',
+      'rack:rack-a1',
+      '--long',
+      '--level',
+      'cloud',
+      '-f',
+      'value',
+      '-c',
+      'flavor,before,after,change',
+    ])
+    const smallRow = sideBySide.stdout
+      .split('\n')
+      .find((l) => l.startsWith('m1.small '))!
+      .split(' ')
+      .map(Number)
+    expect(smallRow.slice(1)).toEqual([cloud(before, 'm1.small'), cloud(w, 'm1.small'), cloud(w, 'm1.small') - cloud(before, 'm1.small')])
     for (const [args, text] of [
       [['--without', 'rack:nope'], 'No rack named nope with hosts'],
       [['--without', 'aisle:a'], '--without aisle:a: host:NAME, rack:NAME, row:NAME or room:NAME expected'],
