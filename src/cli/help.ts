@@ -88,9 +88,12 @@ export default class PlacematHelp extends Help {
 
   /** `help NOPE`: said as placemat says a command it lacks (oclif's own error has its own format), exit 2. */
   async showHelp(argv: string[]): Promise<void> {
-    const words = argv.filter((a) => !a.startsWith('-'))
-    const subject = words.join(':')
-    if (!subject || this.config.findCommand(subject) || this.config.findTopic(subject)) return super.showHelp(argv)
+    // The words before the first flag; a command's own arguments may follow its name (`provider show cn1 --help`).
+    const first = argv.findIndex((a) => a.startsWith('-'))
+    const words = first < 0 ? argv : argv.slice(0, first)
+    // A command (its arguments may follow), or a topic named whole.
+    const command = (n: number) => this.config.findCommand(words.slice(0, n).join(':')) !== undefined
+    if (!words.length || words.some((_, k) => command(k + 1)) || this.config.findTopic(words.join(':'))) return super.showHelp(argv)
     const ids = this.config.commands.filter((c) => !c.hidden).map((c) => c.id)
     const typed = words.join(' ')
     const near = closestCommands(typed, [...ids, ...this.config.topics.map((t) => t.name)])

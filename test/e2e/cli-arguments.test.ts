@@ -216,6 +216,14 @@ describe('offline work on a new file', () => {
     const near = await placemat(['help', 'provdier'])
     expect([near.code, near.stderr]).toEqual([2, expect.stringContaining('did you mean `placemat help provider')])
     expect((await placemat(['help', 'provider', 'list'])).code).toBe(0)
+    const typo = await placemat(['help', 'provider', 'shwo'])
+    expect([typo.code, typo.stderr]).toEqual([2, expect.stringContaining('did you mean `placemat help provider show`')])
+    // A command's own arguments and flags after its name are no topic.
+    for (const args of [
+      ['provider', 'show', 'cn1', '--help'],
+      ['provider', 'show', '--help', '--db', '/nowhere.db'],
+    ])
+      expect((await placemat(args)).stdout, args.join(' ')).toContain('Show a resource provider.')
   })
 
   it('inventory set makes the custom class it names, its dry run says so, and both refuse a class that is neither', async () => {
