@@ -56,13 +56,24 @@ Not carried: created/updated times, and consumers without allocations (the API d
     const {flags} = await this.parse(Export)
     if (flags.format === 'apply') return this.write(flags.output, await this.applyFile())
     if (flags['to-placement']) return this.toPlacement(flags['to-placement'])
-    const snap = await exportSnapshot(await this.backend(), {
+    // A read one by one (plain Placement: five calls a provider) shows how far it is, on a terminal only.
+    const tty = Boolean(process.stderr.isTTY)
+    const startProgress = tty ? (await import('../src/cli/components/Progress.js')).startProgress : undefined
+    let bar: ReturnType<NonNullable<typeof startProgress>> | undefined
+    const reading = exportSnapshot(await this.backend(), {
+      progress: startProgress
+        ? (done, total, what) => {
+            bar ??= startProgress(process.stderr)
+            bar.update(done, total, `reading ${what}`)
+          }
+        : undefined,
       keepsNothing: () =>
         warn(
           'this endpoint is plain OpenStack Placement, which keeps no racks, rows, rooms, placement groups, aggregate names or reasons hosts are disabled: the snapshot has none ' +
             "(the hosts' aggregates are in it; names and groups kept in --layout or --groups files are not)",
         ),
     })
+    const snap = await reading.finally(() => bar?.stop())
     const text = snapshotText(snap, this.base.json ? 'json' : 'yaml')
     this.write(flags.output, text)
     // Said where a person reads it: with -o, or on a terminal (a document on stdout stays the document alone).

@@ -192,11 +192,13 @@ function fromRecords(whole: {providers: ProviderRecord[]; consumers: ConsumerRec
 }
 
 /** Providers and consumers through the public API: four reads a provider, one a consumer. */
-async function readOneByOne(client: Backend['client']) {
+async function readOneByOne(client: Backend['client'], progress?: ExportProgress) {
   const listing = (await client.get<{resource_providers: ProviderListing[]}>('/resource_providers')).resource_providers
   const consumerUuids = new Set<string>()
+  let read = 0
   const providers = await mapLimit(listing, 8, async (p): Promise<SnapshotProvider> => {
     const base = `/resource_providers/${p.uuid}`
+    progress?.(read++, listing.length, 'providers')
     const [inv, tr, agg, alloc] = await Promise.all([
       client.get<{inventories: Record<string, Record<string, unknown>>}>(`${base}/inventories`),
       client.get<{traits: string[]}>(`${base}/traits`),
@@ -214,9 +216,11 @@ async function readOneByOne(client: Backend['client']) {
       aggregates: agg.aggregates,
     }
   })
-  const consumers = await mapLimit([...consumerUuids], 8, async (uuid) =>
-    consumerOf(uuid, await client.get<ConsumerBody>(`/allocations/${uuid}`)),
-  )
+  let done = 0
+  const consumers = await mapLimit([...consumerUuids], 8, async (uuid) => {
+    progress?.(done++, consumerUuids.size, 'consumers')
+    return consumerOf(uuid, await client.get<ConsumerBody>(`/allocations/${uuid}`))
+  })
   return {listing, providers, consumers}
 }
 
@@ -238,7 +242,13 @@ const consumerOf = (uuid: string, c: ConsumerBody): SnapshotConsumer => ({
   allocations: Object.fromEntries(Object.entries(c.allocations).map(([rp, a]) => [rp, a.resources])),
 })
 
-async function readOnce(backend: Backend): Promise<{snapshot: Snapshot; generations: Map<string, number>; mark: string | undefined}> {
+/** How far a read one by one is: `done` of `total` providers, then consumers. */
+export type ExportProgress = (done: number, total: number, what: 'providers' | 'consumers') => void
+
+async function readOnce(
+  backend: Backend,
+  progress?: ExportProgress,
+): Promise<{snapshot: Snapshot; generations: Map<string, number>; mark: string | undefined}> {
   const {client} = backend
   const own = await readPlacematParts(backend)
   const classes = (await client.get<{resource_classes: {name: string}[]}>('/resource_classes')).resource_classes
@@ -246,7 +256,7 @@ async function readOnce(backend: Backend): Promise<{snapshot: Snapshot; generati
     .filter((n) => n.startsWith(CUSTOM))
   const traits = (await client.get<{traits: string[]}>('/traits', {query: {name: `startswith:${CUSTOM}`}})).traits
   const whole = await backend.wholeCloud?.()
-  const {listing, providers, consumers} = whole ? fromRecords(whole) : await readOneByOne(client)
+  const {listing, providers, consumers} = whole ? fromRecords(whole) : await readOneByOne(client, progress)
   // A reason moves its host's generation when it changes, so the generation check covers it too.
   // Only roots carrying COMPUTE_STATUS_DISABLED can have one.
   const reasons = await backend.disabledReasons(disabledHosts(providers.map((p) => ({...p, parent: p.parent_provider_uuid}))))
@@ -274,11 +284,14 @@ async function readOnce(backend: Backend): Promise<{snapshot: Snapshot; generati
  * snapshot mixing states would lose the writes made after its last pass, or hold a provider
  * at a generation older than its allocations.
  */
-export async function exportSnapshot(backend: Backend, opts: {tries?: number; keepsNothing?: () => void} = {}): Promise<Snapshot> {
+export async function exportSnapshot(
+  backend: Backend,
+  opts: {tries?: number; keepsNothing?: () => void; progress?: ExportProgress} = {},
+): Promise<Snapshot> {
   const {client} = backend
   const tries = opts.tries ?? 5
   for (let i = 1; ; i++) {
-    const {snapshot, generations, mark} = await readOnce(backend)
+    const {snapshot, generations, mark} = await readOnce(backend, opts.progress)
     // Said once: the backend keeps nothing beyond Placement's records.
     if (i === 1 && mark === undefined) opts.keepsNothing?.()
     const after = (await client.get<{resource_providers: ProviderListing[]}>('/resource_providers')).resource_providers
