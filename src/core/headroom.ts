@@ -33,7 +33,7 @@ import type {Group} from './groups.js'
 import {byName, domainLayout, domainMembers, mostVoted, poolsDomain, type HostFits, type HostNumbers} from './headroom-domains.js'
 import type {State, TopologyLevel} from './state.js'
 import {bindingName, bindingOf, fitInARow, freeNow, poolFreeNow, type FitWalk} from './fit-walk.js'
-import {candidatesByHost, hostForest, type HostForest, type ShapeCandidates} from './tree-shapes.js'
+import {candidatesByHost, hostForest, type HostForest} from './tree-shapes.js'
 
 export type {HostFits} from './headroom-domains.js'
 export type HeadroomLevel = 'host' | TopologyLevel | 'cloud'
@@ -415,6 +415,8 @@ function stranded(
   const out: Stranded[] = []
   const C = forest.classes.length
   const asks = flavors.map((f) => [...askedPerClass(f.request)])
+  // Whether a host could ever hold each flavor: its shape's candidates are some.
+  const candidatesOf = flavors.map((f) => candidatesByHost(s, forest, f.request))
   // In the host rows' order (by name, then uuid).
   for (const i of byName(forest).order) {
     if (disabled[i] || fitsSomewhere[i]) continue
@@ -428,8 +430,8 @@ function stranded(
     }
     let bottleneck = ''
     let closest = -Infinity
-    flavors.forEach((f, k) => {
-      if (!asks[k].length || !couldFit(s, forest, f, i)) return
+    flavors.forEach((_, k) => {
+      if (!asks[k].length || candidatesOf[k](i).start.length === 1) return
       let worst = Infinity
       let blocking = ''
       for (const [rc, n] of asks[k]) {
@@ -447,11 +449,3 @@ function stranded(
   }
   return out
 }
-
-/** Whether host `i` could ever hold `flavor` (its shape's candidates are some). */
-const couldFit = (s: State, forest: HostForest, flavor: FlavorRequest, i: number): boolean =>
-  hostCandidates(s, forest, flavor, i).start.length > 1
-
-/** Host `i`'s candidates for `flavor` (candidatesByHost, for one host). */
-export const hostCandidates = (s: State, forest: HostForest, flavor: FlavorRequest, i: number): ShapeCandidates =>
-  candidatesByHost(s, forest, flavor.request)(i)

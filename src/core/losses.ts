@@ -11,10 +11,10 @@
 import {Changes} from './changes.js'
 import {fitInARow, hostFreeNow, poolFreeNow, freeNow} from './fit-walk.js'
 import type {FlavorRequest} from './flavors.js'
-import {hostCandidates, hostFits} from './headroom.js'
+import {hostFits} from './headroom.js'
 import type {Consumer, State} from './state.js'
 import {hostDomains} from './topology.js'
-import {hostForest, type HostForest, type ShapeCandidates} from './tree-shapes.js'
+import {candidatesByHost, hostForest, type HostForest, type ShapeCandidates} from './tree-shapes.js'
 import {copyState, displace, placeAll, type LostDomain} from './what-if.js'
 
 export interface Loss {
@@ -109,9 +109,10 @@ export function* lossesOneByOne(s: State, level: LostDomain['level'], flavors: r
       ownSum: 0,
     }
     const walked: number[][] = Array.from({length: components.count}, () => [])
+    const candidatesOf = candidatesByHost(work, forest, flavor.request)
     for (let i = 0; i < n; i++) {
       if (!fits.eligible[i]) continue
-      const c = hostCandidates(work, forest, flavor, i)
+      const c = candidatesOf(i)
       base.candidates[i] = c
       if (c.sharing) {
         base.reaching[i] = 1

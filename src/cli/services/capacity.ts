@@ -100,6 +100,32 @@ function changed(state: State, change: WhatIfChange) {
   }
 }
 
+/** The cloud the backend holds, after `change` when one is asked (made on a copy). */
+async function stateAfter(backend: Backend, change: WhatIfChange | undefined): Promise<State> {
+  const state = await loadState(backend)
+  return change && !changesNothing(change) ? changed(state, change).after : state
+}
+
+/**
+ * What the daemon works out from its own catalog: its refusals the operator's to correct (`prefix`
+ * names the flag), its lack of a catalog said with what to do instead.
+ */
+async function askCatalog<T>(ask: () => Promise<T>, prefix = ''): Promise<T> {
+  try {
+    return await ask()
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404 && err.detail.includes('no flavor catalog'))
+      throw usageError('the daemon has no flavor catalog: give --flavors FILE, or start the daemon with --flavors FILE')
+    if (err instanceof ApiError && (err.status === 400 || err.status === 404)) throw usageError(prefix + err.detail)
+    throw err
+  }
+}
+
+/** A change is made on a copy of the cloud here, with the flavors of a file: the daemon's catalog cannot be asked for it. */
+function refuseChange(change: WhatIfChange | undefined): void {
+  if (!changesNothing(change)) throw usageError('--without, --ratio and --add are tried on a copy of the cloud here: give --flavors FILE')
+}
+
 /** A domain nobody has, a ratio out of range, hosts the apply would refuse: the operator's to correct. */
 function changeRefused(err: unknown): unknown {
   if (err instanceof PlacementError) return usageError(err.message)
@@ -117,8 +143,7 @@ export async function losses(
   level: LostDomain['level'],
   change?: WhatIfChange,
 ): Promise<CatalogLosses> {
-  let state = await loadState(backend)
-  if (change && !changesNothing(change)) state = changed(state, change).after
+  const state = await stateAfter(backend, change)
   return {...lossesAnswer(level, flavors, lossesOneByOne(state, level, flavors)), warnings: flavorWarnings(flavors)}
 }
 
@@ -130,8 +155,7 @@ export async function mix(
   opts: {levels?: HeadroomLevel[]; change?: WhatIfChange} = {},
 ): Promise<CatalogMix> {
   const parts = mixParts(spec, catalog)
-  let state = await loadState(backend)
-  if (opts.change && !changesNothing(opts.change)) state = changed(state, opts.change).after
+  const state = await stateAfter(backend, opts.change)
   return {...mixAnswer(state, parts, {levels: opts.levels}), warnings: flavorWarnings(parts.map((p) => p.flavor))}
 }
 
@@ -140,16 +164,8 @@ export async function catalogMix(
   backend: Backend,
   opts: {spec: string; levels?: HeadroomLevel[]; change?: WhatIfChange},
 ): Promise<CatalogMix> {
-  if (!changesNothing(opts.change))
-    throw usageError('--without, --ratio and --add are tried on a copy of the cloud here: give --flavors FILE')
-  try {
-    return await backend.catalogMix({mix: opts.spec, level: opts.levels?.length ? opts.levels : undefined})
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404)
-      throw usageError('the daemon has no flavor catalog: give --flavors FILE, or start the daemon with --flavors FILE')
-    if (err instanceof ApiError && err.status === 400) throw usageError(`--mix: ${err.detail}`)
-    throw err
-  }
+  refuseChange(opts.change)
+  return askCatalog(() => backend.catalogMix({mix: opts.spec, level: opts.levels?.length ? opts.levels : undefined}), '--mix: ')
 }
 
 /** `--mix` against the flavor file's catalog: what the core refuses is the operator's to correct. */
@@ -167,16 +183,8 @@ export async function catalogLosses(
   backend: Backend,
   opts: {names?: string[]; level: LostDomain['level']; change?: WhatIfChange},
 ): Promise<CatalogLosses> {
-  if (!changesNothing(opts.change))
-    throw usageError('--without, --ratio and --add are tried on a copy of the cloud here: give --flavors FILE')
-  try {
-    return await backend.catalogLosses({flavor: opts.names?.length ? opts.names : undefined, without_each: opts.level})
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404)
-      throw usageError('the daemon has no flavor catalog: give --flavors FILE, or start the daemon with --flavors FILE')
-    if (err instanceof ApiError && err.status === 400) throw usageError(err.detail)
-    throw err
-  }
+  refuseChange(opts.change)
+  return askCatalog(() => backend.catalogLosses({flavor: opts.names?.length ? opts.names : undefined, without_each: opts.level}))
 }
 
 /**
@@ -191,17 +199,12 @@ export async function catalogCapacity(
   if (opts.group) throw usageError('--group is counted here on a copy of the cloud: give --flavors FILE')
   const without = opts.change?.without?.map((d) => `${d.level}:${d.name}`)
   const ratio = [...(opts.change?.ratios ?? [])].map(([rc, r]) => `${rc}=${r}`)
-  try {
-    return await backend.catalogHeadroom({
+  return askCatalog(() =>
+    backend.catalogHeadroom({
       flavor: opts.names?.length ? opts.names : undefined,
       level: opts.levels?.length ? opts.levels : undefined,
       without: without?.length ? without : undefined,
       ratio: ratio.length ? ratio : undefined,
-    })
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404 && err.detail.includes('no flavor catalog'))
-      throw usageError('the daemon has no flavor catalog: give --flavors FILE, or start the daemon with --flavors FILE')
-    if (err instanceof ApiError && (err.status === 400 || err.status === 404)) throw usageError(err.detail)
-    throw err
-  }
+    }),
+  )
 }
