@@ -11,7 +11,7 @@ import {Changes} from '../../src/core/changes.js'
 import type {Flavor, FlavorRequest} from '../../src/core/flavors.js'
 import {isSharing} from '../../src/core/host.js'
 import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
-import type {Inventory} from '../../src/core/state.js'
+import type {Inventory, State} from '../../src/core/state.js'
 import {nodeUuid} from '../../src/core/topology.js'
 import {rng} from './rng.js'
 
@@ -141,27 +141,40 @@ export function generate(seed: number): {snapshot: Snapshot; flavors: Flavor[]} 
   return {snapshot: {classes: CLASSES, traits: TRAITS, providers, topology}, flavors}
 }
 
+/** Whether a candidate places something on one of `hosts` (root uuids) and takes only from them and sharing providers. */
+export function onHosts(s: State, hosts: ReadonlySet<string>, a: {allocations: ReadonlyMap<string, unknown>}): boolean {
+  const providers = [...a.allocations.keys()].map((u) => s.providers.get(u)!)
+  return providers.some((p) => hosts.has(p.root)) && providers.every((p) => hosts.has(p.root) || isSharing(p))
+}
+
+/** Writes `allocations` for a new consumer as a claim does (its generation not asked). */
+export function writeClaim(
+  s: State,
+  consumer: string,
+  allocations: Map<string, Map<string, number>>,
+  who: {project: string; user: string} = {project: 'p', user: 'u'},
+): void {
+  s.changes = new Changes()
+  try {
+    writeAllocations(s, 0, [{uuid: consumer, allocations, ...who}], {checkGeneration: false, ...putAllocationErrors(consumer)})
+  } finally {
+    s.changes = null
+  }
+  s.version += 1
+}
+
 /** Claims of `flavor` in a row on a copy, each the first candidate on `hosts` (and pools), until none fits. */
 export function claimsInARow(snapshot: Snapshot, flavor: FlavorRequest, hosts: Set<string>): number {
   const copy = stateFromSnapshot(structuredClone(snapshot))
   let count = 0
   for (; count < 5000; count++) {
-    const found = findCandidates(copy, flavor.request).allocationRequests.find((a) => {
-      const providers = [...a.allocations.keys()].map((u) => copy.providers.get(u)!)
-      return providers.some((p) => hosts.has(p.root)) && providers.every((p) => hosts.has(p.root) || isSharing(p))
-    })
+    const found = findCandidates(copy, flavor.request).allocationRequests.find((a) => onHosts(copy, hosts, a))
     if (!found) break
-    const consumer = randomUUID()
-    copy.changes = new Changes()
     try {
-      writeAllocations(copy, 0, [{uuid: consumer, allocations: found.allocations, project: 'p', user: 'u'}], {
-        checkGeneration: false,
-        ...putAllocationErrors(consumer),
-      })
+      writeClaim(copy, randomUUID(), found.allocations)
     } catch (err) {
       throw new Error(`the first candidate was refused: ${(err as Error).message}`)
     }
-    copy.version += 1
   }
   return count
 }

@@ -12,9 +12,7 @@
  * by rack holding four of them. The flavors are 10, as osc prints them (`openstack flavor list
  * --long -f json`), read by the parser the command line uses.
  */
-import {putAllocationErrors, writeAllocations} from '../../src/core/allocations.js'
 import {findCandidates} from '../../src/core/candidates/engine.js'
-import {Changes} from '../../src/core/changes.js'
 import {parseFlavors} from '../../src/core/flavor-file.js'
 import {flavorRequest, type Flavor, type FlavorRequest} from '../../src/core/flavors.js'
 import {newBreaches, type Group} from '../../src/core/groups.js'
@@ -23,7 +21,9 @@ import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
 import type {Inventory, State} from '../../src/core/state.js'
 import {nodeUuid} from '../../src/core/topology.js'
 import type {ConsumerRecord} from '../../src/core/wire.js'
+import {writeClaim} from './headroom-clouds.js'
 import {rng} from './rng.js'
+import {inv} from './records.js'
 
 export const PLANNER_CLASSES = ['VCPU', 'MEMORY_MB', 'DISK_GB', 'PCPU', 'VGPU']
 export const PLANNER_TRAITS = ['MISC_SHARES_VIA_AGGREGATE', 'COMPUTE_STATUS_DISABLED', 'HW_NUMA_ROOT']
@@ -77,16 +77,6 @@ export interface PlannerCloud {
   /** The packed hosts' names (enabled, full of n1.nodisk). */
   packed: string[]
 }
-
-const inv = (total: number, extra: Partial<Inventory> = {}): Inventory => ({
-  total,
-  reserved: 0,
-  min_unit: 1,
-  max_unit: total,
-  step_size: 1,
-  allocation_ratio: 1,
-  ...extra,
-})
 
 export function plannerCloud(seed = 4242): PlannerCloud {
   const r = rng(seed)
@@ -217,13 +207,7 @@ export function plannerCloud(seed = 4242): PlannerCloud {
     const drawsOnPool = (a: (typeof onHost)[number]) => [...a.allocations.keys()].some((u) => isSharing(state.providers.get(u)!))
     const found = (opts.fromPool ? onHost.find(drawsOnPool) : undefined) ?? onHost[0]
     if (!found) return false
-    state.changes = new Changes()
-    writeAllocations(state, 0, [{uuid: consumer, allocations: found.allocations, project: 'planner', user: 'planner'}], {
-      checkGeneration: false,
-      ...putAllocationErrors(consumer),
-    })
-    state.changes = null
-    state.version += 1
+    writeClaim(state, consumer, found.allocations, {project: 'planner', user: 'planner'})
     if (opts.member) group.members.add(consumer)
     consumers.push({
       uuid: consumer,

@@ -6,16 +6,14 @@
  * and find none where the engine finds none.
  */
 import {describe, expect, it} from 'vitest'
-import {putAllocationErrors, writeAllocations} from '../../src/core/allocations.js'
 import {findCandidates} from '../../src/core/candidates/engine.js'
 import type {CandidateRequest} from '../../src/core/candidates/request.js'
-import {Changes} from '../../src/core/changes.js'
 import {FirstFit, type Allocations} from '../../src/core/first-fit.js'
 import {askedPerClass, flavorRequest} from '../../src/core/flavors.js'
 import {stateFromSnapshot} from '../../src/core/snapshot.js'
 import type {State} from '../../src/core/state.js'
 import {depth} from '../helpers/depth.js'
-import {generate} from '../helpers/headroom-clouds.js'
+import {generate, writeClaim} from '../helpers/headroom-clouds.js'
 import {plannerCloud, plannerState} from '../helpers/planner-cloud.js'
 import {rng} from '../helpers/rng.js'
 
@@ -52,11 +50,7 @@ function agree(s: State, wanted: Array<Map<string, number>>, seed: number, where
       refused++
       continue
     }
-    s.changes = new Changes()
-    const uuid = `c${String(k).padStart(7, '0')}-0000-4000-8000-000000000000`
-    writeAllocations(s, 0, [{uuid, allocations: mine, project: 'p', user: 'u'}], {checkGeneration: false, ...putAllocationErrors(uuid)})
-    s.changes = null
-    s.version += 1
+    writeClaim(s, `c${String(k).padStart(7, '0')}-0000-4000-8000-000000000000`, mine)
     walk.took(mine)
     placed++
   }

@@ -9,18 +9,16 @@
  */
 import {randomUUID} from 'node:crypto'
 import {afterAll, describe, expect, it} from 'vitest'
-import {putAllocationErrors, writeAllocations} from '../../src/core/allocations.js'
 import {findCandidates} from '../../src/core/candidates/engine.js'
-import {Changes} from '../../src/core/changes.js'
 import {mixHeadroom, mixOrder, type MixDomain, type MixPart} from '../../src/core/flavor-mix.js'
 import {flavorRequest, type Flavor, type FlavorRequest} from '../../src/core/flavors.js'
 import {headroom, HEADROOM_LEVELS, type HeadroomLevel} from '../../src/core/headroom.js'
-import {everyHost, isDisabled, isSharing} from '../../src/core/host.js'
+import {everyHost, isDisabled} from '../../src/core/host.js'
 import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
 import type {Inventory, Provider, State} from '../../src/core/state.js'
 import {hostDomains, nodeUuid} from '../../src/core/topology.js'
 import {depth, FULL_DEPTH} from '../helpers/depth.js'
-import {CLASSES, TRAITS, generate} from '../helpers/headroom-clouds.js'
+import {CLASSES, TRAITS, generate, onHosts, writeClaim} from '../helpers/headroom-clouds.js'
 import {plannerCloud, plannerState} from '../helpers/planner-cloud.js'
 import {rng} from '../helpers/rng.js'
 
@@ -54,18 +52,9 @@ function mixClaimsInARow(
         placed,
         k,
       )
-      const found = findCandidates(copy, mix[f].flavor.request).allocationRequests.find((a) => {
-        const providers = [...a.allocations.keys()].map((u) => copy.providers.get(u)!)
-        return providers.some((p) => hosts.has(p.root)) && providers.every((p) => hosts.has(p.root) || isSharing(p))
-      })
+      const found = findCandidates(copy, mix[f].flavor.request).allocationRequests.find((a) => onHosts(copy, hosts, a))
       if (!found) break
-      const consumer = randomUUID()
-      copy.changes = new Changes()
-      writeAllocations(copy, 0, [{uuid: consumer, allocations: found.allocations, project: 'p', user: 'u'}], {
-        checkGeneration: false,
-        ...putAllocationErrors(consumer),
-      })
-      copy.version += 1
+      writeClaim(copy, randomUUID(), found.allocations)
       placed[f]++
     }
   }

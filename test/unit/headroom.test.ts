@@ -10,9 +10,7 @@
 import {depth} from '../helpers/depth.js'
 import {randomUUID} from 'node:crypto'
 import {describe, expect, it} from 'vitest'
-import {putAllocationErrors, writeAllocations} from '../../src/core/allocations.js'
 import {findCandidates} from '../../src/core/candidates/engine.js'
-import {Changes} from '../../src/core/changes.js'
 import {askedPerClass, flavorRequest, type FlavorRequest} from '../../src/core/flavors.js'
 import {headroom, headroomTable} from '../../src/core/headroom.js'
 import {capacityJson} from '../../src/http/routes/capacity.js'
@@ -21,7 +19,7 @@ import {everyHost, isDisabled, isSharing} from '../../src/core/host.js'
 import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
 import type {Inventory, Provider, State} from '../../src/core/state.js'
 import {hostDomains, nodeUuid} from '../../src/core/topology.js'
-import {CLASSES, TRAITS, cap, claimsInARow, generate} from '../helpers/headroom-clouds.js'
+import {CLASSES, TRAITS, cap, claimsInARow, generate, onHosts, writeClaim} from '../helpers/headroom-clouds.js'
 import {rng} from '../helpers/rng.js'
 
 /** The sharing providers a host reaches: those in an aggregate of a provider of its tree. */
@@ -345,20 +343,13 @@ function claimMembers(
   let added = 0
   for (; added < most; added++) {
     const consumer = `c${String(added).padStart(7, '0')}-0000-4000-8000-${randomUUID().slice(-12)}`
-    const found = findCandidates(copy, flavor.request).allocationRequests.find((a) => {
-      const providers = [...a.allocations.keys()].map((u) => copy.providers.get(u)!)
-      if (!providers.some((p) => hosts.has(p.root)) || !providers.every((p) => hosts.has(p.root) || isSharing(p))) return false
-      return (
-        newBreaches(copy, {placements: new Map([[consumer, a.allocations.keys()]]), joins: new Map([[g.name, [consumer]]])}).length === 0
-      )
-    })
+    const found = findCandidates(copy, flavor.request).allocationRequests.find(
+      (a) =>
+        onHosts(copy, hosts, a) &&
+        newBreaches(copy, {placements: new Map([[consumer, a.allocations.keys()]]), joins: new Map([[g.name, [consumer]]])}).length === 0,
+    )
     if (!found) break
-    copy.changes = new Changes()
-    writeAllocations(copy, 0, [{uuid: consumer, allocations: found.allocations, project: 'p', user: 'u'}], {
-      checkGeneration: false,
-      ...putAllocationErrors(consumer),
-    })
-    copy.version += 1
+    writeClaim(copy, consumer, found.allocations)
     group.members.add(consumer)
     consumers.push({
       uuid: consumer,
