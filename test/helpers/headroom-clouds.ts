@@ -9,10 +9,11 @@ import {putAllocationErrors, writeAllocations} from '../../src/core/allocations.
 import {findCandidates} from '../../src/core/candidates/engine.js'
 import {Changes} from '../../src/core/changes.js'
 import type {Flavor, FlavorRequest} from '../../src/core/flavors.js'
-import {isSharing} from '../../src/core/host.js'
+import {HEADROOM_LEVELS, type HeadroomLevel} from '../../src/core/headroom.js'
+import {everyHost, isSharing} from '../../src/core/host.js'
 import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
-import type {Inventory, State} from '../../src/core/state.js'
-import {nodeUuid} from '../../src/core/topology.js'
+import type {Inventory, Provider, State} from '../../src/core/state.js'
+import {hostDomains, nodeUuid} from '../../src/core/topology.js'
 import {rng} from './rng.js'
 
 export const CLASSES = ['VCPU', 'MEMORY_MB', 'DISK_GB', 'PCPU', 'VGPU', 'CUSTOM_BAREMETAL_GOLD']
@@ -177,4 +178,19 @@ export function claimsInARow(snapshot: Snapshot, flavor: FlavorRequest, hosts: S
     }
   }
   return count
+}
+
+/** Every domain of every level: its level, name and hosts, as hostDomains names them. */
+export function domainsOf(s: State, levels: readonly HeadroomLevel[] = HEADROOM_LEVELS): Array<[HeadroomLevel, string, Provider[]]> {
+  const hosts = everyHost(s)
+  return levels.flatMap((level): Array<[HeadroomLevel, string, Provider[]]> => {
+    if (level === 'cloud') return [['cloud', 'cloud', hosts]]
+    if (level === 'host') return hosts.map((h): [HeadroomLevel, string, Provider[]] => ['host', h.name, [h]])
+    const names = new Set(hosts.map((h) => hostDomains(s, h)[level]).filter((x): x is string => x !== null))
+    return [...names].map((name): [HeadroomLevel, string, Provider[]] => [
+      level,
+      name,
+      hosts.filter((h) => hostDomains(s, h)[level] === name),
+    ])
+  })
 }

@@ -13,12 +13,12 @@ import {findCandidates} from '../../src/core/candidates/engine.js'
 import {mixHeadroom, mixOrder, type MixDomain, type MixPart} from '../../src/core/flavor-mix.js'
 import {flavorRequest, type Flavor, type FlavorRequest} from '../../src/core/flavors.js'
 import {headroom, HEADROOM_LEVELS, type HeadroomLevel} from '../../src/core/headroom.js'
-import {everyHost, isDisabled} from '../../src/core/host.js'
+import {isDisabled} from '../../src/core/host.js'
 import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
-import type {Inventory, Provider, State} from '../../src/core/state.js'
-import {hostDomains, nodeUuid} from '../../src/core/topology.js'
+import type {Inventory, State} from '../../src/core/state.js'
+import {nodeUuid} from '../../src/core/topology.js'
 import {depth, FULL_DEPTH} from '../helpers/depth.js'
-import {CLASSES, TRAITS, generate, onHosts, writeClaim} from '../helpers/headroom-clouds.js'
+import {CLASSES, TRAITS, domainsOf, generate, onHosts, writeClaim} from '../helpers/headroom-clouds.js'
 import {plannerCloud, plannerState} from '../helpers/planner-cloud.js'
 import {rng} from '../helpers/rng.js'
 
@@ -63,21 +63,6 @@ function mixClaimsInARow(
     by_flavor[m.flavor.flavor] = placed[f]
   })
   return {fit: k, by_flavor}
-}
-
-/** Every domain of every level: its level, name and hosts, as hostDomains names them. */
-function domainsOf(s: State, levels: readonly HeadroomLevel[] = HEADROOM_LEVELS): Array<[HeadroomLevel, string, Provider[]]> {
-  const hosts = everyHost(s)
-  return levels.flatMap((level): Array<[HeadroomLevel, string, Provider[]]> => {
-    if (level === 'cloud') return [['cloud', 'cloud', hosts]]
-    if (level === 'host') return hosts.map((h): [HeadroomLevel, string, Provider[]] => ['host', h.name, [h]])
-    const names = new Set(hosts.map((h) => hostDomains(s, h)[level]).filter((x): x is string => x !== null))
-    return [...names].map((name): [HeadroomLevel, string, Provider[]] => [
-      level,
-      name,
-      hosts.filter((h) => hostDomains(s, h)[level] === name),
-    ])
-  })
 }
 
 /** Checks every domain of `levels` against the brute force; the cells checked and those above 0. */

@@ -19,7 +19,7 @@ import {everyHost, isDisabled, isSharing} from '../../src/core/host.js'
 import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
 import type {Inventory, Provider, State} from '../../src/core/state.js'
 import {hostDomains, nodeUuid} from '../../src/core/topology.js'
-import {CLASSES, TRAITS, cap, claimsInARow, generate, onHosts, writeClaim} from '../helpers/headroom-clouds.js'
+import {CLASSES, TRAITS, cap, claimsInARow, domainsOf, generate, onHosts, writeClaim} from '../helpers/headroom-clouds.js'
 import {rng} from '../helpers/rng.js'
 
 /** The sharing providers a host reaches: those in an aggregate of a provider of its tree. */
@@ -54,22 +54,9 @@ describe('headroom', () => {
       const got = headroom(s, requests)
       // The daemon's answer, written from the table's columns, is JSON.stringify's of the same rows.
       expect(answerText(headroomTable(s, requests), ['w'])).toBe(JSON.stringify({...got, warnings: ['w']}))
-      const hosts = everyHost(s)
+      const members = domainsOf(s)
       for (const f of requests) {
         const rows = got.domains.filter((d) => d.flavor === f.flavor)
-        const domainsAt = (level: 'rack' | 'row' | 'room') =>
-          new Set(hosts.map((h) => hostDomains(s, h)[level]).filter((x): x is string => x !== null))
-        const members: Array<[string, string, Provider[]]> = [
-          ...hosts.map((h): [string, string, Provider[]] => ['host', h.name, [h]]),
-          ...(['rack', 'row', 'room'] as const).flatMap((level) =>
-            [...domainsAt(level)].map((name): [string, string, Provider[]] => [
-              level,
-              name,
-              hosts.filter((h) => hostDomains(s, h)[level] === name),
-            ]),
-          ),
-          ['cloud', 'cloud', hosts],
-        ]
         for (const [level, name, inDomain] of members) {
           const row = rows.find((d) => d.level === level && d.name === name)
           expect(row, `${level} ${name}`).toBeDefined()

@@ -17,7 +17,7 @@ import {headroom} from '../../src/core/headroom.js'
 import {everyHost, isDisabled, isSharing} from '../../src/core/host.js'
 import type {Provider, State} from '../../src/core/state.js'
 import {hostDomains} from '../../src/core/topology.js'
-import {cap, claimsInARow} from '../helpers/headroom-clouds.js'
+import {cap, claimsInARow, domainsOf} from '../helpers/headroom-clouds.js'
 import {plannerCloud, plannerState} from '../helpers/planner-cloud.js'
 
 const REPORT = process.env.PLANNER_REPORT === '1'
@@ -71,19 +71,7 @@ describe("capacity on a capacity planner's cloud", () => {
     for (const f of requests) expect(f.warnings, f.flavor).toEqual([])
     const got = headroom(s, requests)
 
-    const domainsAt = (level: 'rack' | 'row' | 'room') =>
-      new Set(hosts.map((h) => hostDomains(s, h)[level]).filter((x): x is string => x !== null))
-    const members: Array<[string, string, Provider[]]> = [
-      ...hosts.map((h): [string, string, Provider[]] => ['host', h.name, [h]]),
-      ...(['rack', 'row', 'room'] as const).flatMap((level) =>
-        [...domainsAt(level)].map((name): [string, string, Provider[]] => [
-          level,
-          name,
-          hosts.filter((h) => hostDomains(s, h)[level] === name),
-        ]),
-      ),
-      ['cloud', 'cloud', hosts],
-    ]
+    const members = domainsOf(s)
     expect(members).toHaveLength(48 + 12 + 4 + 2 + 1)
 
     // Claims in a row on no host at all: none (spared the copy).
