@@ -32,6 +32,21 @@ const CLOUDS = depth(80, 25)
 const key = (d: DomainHeadroom) => `${d.flavor} on ${d.level} ${d.name}`
 const fits = (s: State, flavors: FlavorRequest[]) => new Map(headroom(s, flavors).domains.map((d) => [key(d), d.fit]))
 
+/** A copy of `s` with an empty host (64 VCPU, 256 GiB, 1,800 GB of disk of its own) named new-host in `rack`, added as --add adds it. */
+const withNewHost = (s: State, rack: string): State =>
+  whatIf(s, {
+    add: addedHosts(
+      parseApplyFile(
+        {
+          providers: [{name: 'new-host', inventories: {VCPU: 64, MEMORY_MB: 262144, DISK_GB: 1800}}],
+          racks: [{name: rack, hosts: ['new-host']}],
+        },
+        'add.yaml',
+      ),
+      'add.yaml',
+    ),
+  }).after
+
 /** Every domain both have whose fit moved the wrong way: `after` should be at most (or, `up`, at least) `before`. */
 function wrongWay(before: Map<string, number>, after: Map<string, number>, up: boolean): string[] {
   const out: string[] = []
@@ -95,14 +110,7 @@ describe('headroom moves the right way', () => {
       const before = fits(s, flavors)
       const hosts = everyHost(s)
       const {rack} = hostDomains(s, hosts[Math.floor(r() * hosts.length)])
-      const file = parseApplyFile(
-        {
-          providers: [{name: 'new-host', inventories: {VCPU: 64, MEMORY_MB: 262144, DISK_GB: 1800}}],
-          racks: [{name: rack, hosts: ['new-host']}],
-        },
-        'add.yaml',
-      )
-      const after = fits(whatIf(s, {add: addedHosts(file, 'add.yaml')}).after, flavors)
+      const after = fits(withNewHost(s, rack!), flavors)
       expect(wrongWay(before, after, true), `seed ${seed}, a host added to ${rack}`).toEqual([])
       for (const f of flavors) {
         const alone = after.get(`${f.flavor} on host new-host`) ?? 0
@@ -166,14 +174,7 @@ describe('headroom moves the right way', () => {
       }
       // An empty host with disk of its own, added to each rack in turn: no fit lower, its rack's higher.
       for (const rack of new Set(everyHost(s).map((h) => hostDomains(s, h).rack!))) {
-        const file = parseApplyFile(
-          {
-            providers: [{name: 'new-host', inventories: {VCPU: 64, MEMORY_MB: 262144, DISK_GB: 1800}}],
-            racks: [{name: rack, hosts: ['new-host']}],
-          },
-          'add.yaml',
-        )
-        const after = fits(whatIf(s, {add: addedHosts(file, 'add.yaml')}).after, flavors)
+        const after = fits(withNewHost(s, rack), flavors)
         expect(wrongWay(before, after, true), `seed ${seed}, a host added to ${rack}`).toEqual([])
         for (const f of flavors)
           if (after.get(`${f.flavor} on host new-host`))
