@@ -76,7 +76,7 @@ describe('placemat capacity', () => {
       'flavor,binding',
     ])
     expect(long.stdout.split('\n')[0]).toMatch(/^m1\.small [A-Z_]+(@\S+)?$/)
-    // N+1: the same table on the file, the daemon and (the flavors given) a plain Placement.
+    // N+1: the same table on the file and on the daemon.
     const each = async (target: string[]) => {
       const r = await run(['capacity', '--flavors', FLAVORS, '--without-each', 'rack', '--json', ...target])
       expect(r.code, r.stderr).toBe(0)
