@@ -56,18 +56,25 @@ const hostOf = (h) => ({
   memory: (h * 4096) % 200000,
 })
 
+/** The racks, rows and rooms host h is the first of (none when it is not the first of its rack). */
+function nodesFrom(h) {
+  const [rack, row, room] = [rackOf(h), rowOf(h), roomOf(h)]
+  if (h % 20 !== 0) return []
+  const nodes = []
+  if (rack % 10 === 0) {
+    if (row % 10 === 0) nodes.push({uuid: nodeUuid('room', `room${room}`), name: `room${room}`, level: 'room', parent: null})
+    nodes.push({uuid: nodeUuid('row', `row${row}`), name: `row${row}`, level: 'row', parent: nodeUuid('room', `room${room}`)})
+  }
+  nodes.push({uuid: nodeUuid('rack', `rack${rack}`), name: `rack${rack}`, level: 'rack', parent: nodeUuid('row', `row${row}`)})
+  return nodes
+}
+
 function cloud(hosts) {
   const providers = []
   const topology = []
   for (let h = 0; h < hosts; h++) {
     const [rack, row, room] = [rackOf(h), rowOf(h), roomOf(h)]
-    if (h % 20 === 0) {
-      if (rack % 10 === 0) {
-        if (row % 10 === 0) topology.push({uuid: nodeUuid('room', `room${room}`), name: `room${room}`, level: 'room', parent: null})
-        topology.push({uuid: nodeUuid('row', `row${row}`), name: `row${row}`, level: 'row', parent: nodeUuid('room', `room${room}`)})
-      }
-      topology.push({uuid: nodeUuid('rack', `rack${rack}`), name: `rack${rack}`, level: 'rack', parent: nodeUuid('row', `row${row}`)})
-    }
+    topology.push(...nodesFrom(h))
     const {root, numa, disk, vcpu, memory} = hostOf(h)
     const aggregates = [nodeUuid('rack', `rack${rack}`), nodeUuid('row', `row${row}`), nodeUuid('room', `room${room}`)]
     providers.push({
@@ -112,13 +119,7 @@ function consumerCloud(hosts, pools) {
   const consumers = []
   for (let h = 0; h < hosts; h++) {
     const [rack, row, room] = [rackOf(h), rowOf(h), roomOf(h)]
-    if (h % 20 === 0) {
-      if (rack % 10 === 0) {
-        if (row % 10 === 0) topology.push({uuid: nodeUuid('room', `room${room}`), name: `room${room}`, level: 'room', parent: null})
-        topology.push({uuid: nodeUuid('row', `row${row}`), name: `row${row}`, level: 'row', parent: nodeUuid('room', `room${room}`)})
-      }
-      topology.push({uuid: nodeUuid('rack', `rack${rack}`), name: `rack${rack}`, level: 'rack', parent: nodeUuid('row', `row${row}`)})
-    }
+    topology.push(...nodesFrom(h))
     const roomAggregate = nodeUuid('room', `room${room}`)
     if (pools && h % 2000 === 0)
       providers.push({
