@@ -9,7 +9,7 @@
  * never looked at again for it (usage only grows while claims are made).
  */
 import {hostFreeNow, poolFreeNow} from './fit-walk.js'
-import type {CandidateRequest} from './candidates/request.js'
+import {newGroup, type CandidateRequest} from './candidates/request.js'
 import {DISABLED_TRAIT} from './host.js'
 import type {State} from './state.js'
 import {candidatesByHost, hostForest, type HostForest, type ShapeCandidates} from './tree-shapes.js'
@@ -132,16 +132,7 @@ export class FirstFit {
       this.requests.set(
         key,
         (request = {
-          groups: [
-            {
-              suffix: '',
-              resources: new Map(wanted),
-              requiredTraits: [],
-              forbiddenTraits: new Set(),
-              memberOf: [],
-              forbiddenAggs: new Set(),
-            },
-          ],
+          groups: [{...newGroup(''), resources: new Map(wanted)}],
           sameSubtree: [],
           rootRequired: [],
           rootForbidden: new Set([DISABLED_TRAIT]),

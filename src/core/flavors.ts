@@ -14,7 +14,7 @@
  * modelled: boot from volume (Nova then asks no root disk: give such flavors `resources:DISK_GB`),
  * what scheduler filters judge outside Placement (NUMA fit, huge pages, server groups).
  */
-import type {CandidateRequest, RequestGroup} from './candidates/request.js'
+import {newGroup, type CandidateRequest, type RequestGroup} from './candidates/request.js'
 
 /** A flavor as Nova keeps it. */
 export interface Flavor {
@@ -49,17 +49,13 @@ const TRAIT = /^trait([A-Za-z0-9_-]*):([A-Z0-9_]+)$/
 const NOT_PLACEMENT =
   /^(hw|hw_rng|quota|os|aggregate_instance_extra_specs|capabilities|pci_passthrough|accel|vmware|powervm|hw_video|trust|provider):/
 
-function group(suffix: string): RequestGroup {
-  return {suffix, resources: new Map(), requiredTraits: [], forbiddenTraits: new Set(), memberOf: [], forbiddenAggs: new Set()}
-}
-
 /** Turns `flavor` into Nova's request of Placement for one instance of it. */
 export function flavorRequest(flavor: Flavor): FlavorRequest {
   const warnings: string[] = []
-  const groups = new Map<string, RequestGroup>([['', group('')]])
+  const groups = new Map<string, RequestGroup>([['', newGroup('')]])
   const of = (suffix: string) => {
     let g = groups.get(suffix)
-    if (!g) groups.set(suffix, (g = group(suffix)))
+    if (!g) groups.set(suffix, (g = newGroup(suffix)))
     return g
   }
   const props = flavor.properties

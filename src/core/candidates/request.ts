@@ -232,7 +232,8 @@ export function parseInTree(value: string): string {
 const KEY_RE = /^(resources|required|member_of|in_tree)([1-9][0-9]*)?$/
 const KEY_RE_1_33 = /^(resources|required|member_of|in_tree)([a-zA-Z0-9_-]{1,64})?$/
 
-function newGroup(suffix: string): RequestGroup {
+/** A request group that asks nothing yet. */
+export function newGroup(suffix: string): RequestGroup {
   return {
     suffix,
     resources: new Map(),
