@@ -13,7 +13,7 @@ import type {FastifyInstance} from 'fastify'
 import {Counter, Gauge, Histogram, Registry, collectDefaultMetrics} from 'prom-client'
 import type {State} from '../core/state.js'
 import type {Store, StoreObserver} from '../store/store.js'
-import {describeCause} from '../store/database-faults.js'
+import {answeredByServer, describeCause} from '../store/database-faults.js'
 import {PLACEMAT_PREFIX} from './routes/placemat.js'
 
 /** The route label of a request that matched no route. */
@@ -138,6 +138,12 @@ export class Metrics {
     registers: [this.registry],
   })
 
+  readonly databaseNodeChanges = new Counter({
+    name: 'placemat_database_node_changes_total',
+    help: 'Times new database connections reached another MariaDB node than the pooled ones (a balancer failed over or back); the pooled ones are closed and opened again on the new node.',
+    registers: [this.registry],
+  })
+
   readonly commitsUnknown = new Counter({
     name: 'placemat_database_commit_unknown_total',
     help: 'Writes whose connection was lost during COMMIT (answered 503; the State follows whatever the database kept).',
@@ -146,7 +152,7 @@ export class Metrics {
 
   readonly commitsFound = new Counter({
     name: 'placemat_database_commit_found_total',
-    help: 'Of those, writes the database answered for once it was back: kept (answered as committed) or not (run again).',
+    help: 'Of those, what became of each: kept (answered as committed), not kept (run again), or unknown (answered 503, may or may not be kept).',
     labelNames: ['kept'] as const,
     registers: [this.registry],
   })
@@ -369,6 +375,13 @@ export function countRequests(app: FastifyInstance, store: Store, flavors?: Flav
   return metrics
 }
 
+/** Why a lost COMMIT stays unresolved, in the log's words. */
+const UNRESOLVED = {
+  'no-answer': 'the database did not answer in time to be asked',
+  'not-proven': 'not found on the node asked, and another Galera node may yet commit it',
+  'too-large': 'the write was too large to record the rows it is looked for by',
+} as const
+
 /**
  * What the store tells of the database and of other processes' commits, counted and logged: a
  * full reload and a write whose COMMIT outcome is unknown always, a fault when the database goes
@@ -409,6 +422,19 @@ function watchStore(app: FastifyInstance, metrics: Metrics): StoreObserver {
       )
       down = null
     },
+    nodeChanged(from, to) {
+      metrics.databaseNodeChanges.inc()
+      app.log.warn(
+        {event: 'database_node_changed', from, to},
+        `new database connections reach ${to}, not ${from}: the connections on ${from} are closed as they come back`,
+      )
+    },
+    nodesSpread(nodes) {
+      app.log.warn(
+        {event: 'database_nodes_spread', nodes},
+        `database connections reach ${nodes.length} nodes at once (${nodes.join(', ')}): each daemon then writes from several nodes and loses races at certification; give the balancer one active server and the others as backups`,
+      )
+    },
     schemaJudged(refusal) {
       metrics.schemaServed.set(refusal ? 0 : 1)
       if (refusal) app.log.error({event: 'schema_not_served', refusal}, `${refusal}: health answers 503`)
@@ -421,7 +447,14 @@ function watchStore(app: FastifyInstance, metrics: Metrics): StoreObserver {
       metrics.commitsUnknown.inc()
       app.log.error(
         {event: 'commit_outcome_unknown', cause: describeCause(err)},
-        'the connection was lost during COMMIT: the write is looked for once the database answers (else answered 503: it may or may not be kept)',
+        `${answeredByServer(err) ? 'the database failed COMMIT without saying whether it kept it' : 'the connection was lost during COMMIT'}: the write is looked for once the database answers (else answered 503: it may or may not be kept)`,
+      )
+    },
+    commitUnresolved(why) {
+      metrics.commitsFound.inc({kept: 'unknown'})
+      app.log.warn(
+        {event: 'commit_outcome_unresolved', why},
+        `whether the write whose COMMIT failed was kept is not known (${UNRESOLVED[why]}): answered 503, it may or may not be kept; the State follows what the database holds`,
       )
     },
     commitFound(kept) {

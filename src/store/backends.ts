@@ -90,6 +90,10 @@ export interface Backend {
 export interface BackendObserver {
   fault(kind: DatabaseFault, err: unknown): void
   reconnect(): void
+  /** MariaDB: new connections reach another node than the pools' (a balancer's failover or failback); those on `from` are closed. */
+  nodeChanged?(from: string, to: string): void
+  /** MariaDB: new connections reach several nodes at once (a balancer that spreads them): none is closed for it. */
+  nodesSpread?(nodes: readonly string[]): void
 }
 
 export {MAX_STATEMENT_PARAMETERS, rowsPerStatement} from './statement-limits.js'

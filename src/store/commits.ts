@@ -39,8 +39,12 @@ export interface LostCommit {
   image: string
 }
 
-/** What the database shows of a lost commit: kept (the refusals in `decideAgain` are decided again), or not. */
-export type FoundCommit = {kept: true; decideAgain: readonly number[]} | {kept: false}
+/**
+ * What the database shows of a lost commit: kept (the refusals in `decideAgain` are decided
+ * again), not kept, or neither: it did not answer in time, or (Galera) not finding it on the
+ * node asked does not show that no node will commit it.
+ */
+export type FoundCommit = {kept: true; decideAgain: readonly number[]} | {kept: false} | {kept: null; why: 'no-answer' | 'not-proven'}
 
 /** How long a lost commit is looked for, while the database does not answer. */
 const FIND_LOST_MS = 2000
@@ -234,11 +238,12 @@ export class Commits {
   /**
    * Whether a group whose connection was lost during COMMIT was kept, looked for by the image it
    * recorded under the write lock: the lost transaction, if its server still runs it, holds that
-   * lock until it ends. Null when the database does not answer within FIND_LOST_MS, or where not
-   * finding it does not show it was not kept: on MariaDB the answer may come from another Galera
-   * node than the one that may yet commit it. PostgreSQL has one server, which ran it or not.
+   * lock until it ends. Neither kept nor not when the database does not answer within
+   * FIND_LOST_MS, or where not finding it does not show it was not kept: on MariaDB the answer may
+   * come from another Galera node than the one that may yet commit it. PostgreSQL has one server,
+   * which ran it or not.
    */
-  async findLost(run: GroupRun, lost: LostCommit): Promise<FoundCommit | null> {
+  async findLost(run: GroupRun, lost: LostCommit): Promise<FoundCommit> {
     const deadline = performance.now() + FIND_LOST_MS
     for (;;) {
       try {
@@ -249,9 +254,9 @@ export class Commits {
         // Compared again here: MariaDB's text equality ignores case and trailing spaces.
         const found = rows[opening.length].find((r) => r.body === lost.image)
         if (found) return {kept: true, decideAgain: Number(found.seq) > lost.after + 1 ? refusals(run) : []}
-        return this.backend.kind === 'postgres' ? {kept: false} : null
+        return this.backend.kind === 'postgres' ? {kept: false} : {kept: null, why: 'not-proven'}
       } catch {
-        if (performance.now() + FIND_LOST_PAUSE_MS >= deadline) return null
+        if (performance.now() + FIND_LOST_PAUSE_MS >= deadline) return {kept: null, why: 'no-answer'}
         await new Promise((r) => setTimeout(r, FIND_LOST_PAUSE_MS))
       }
     }

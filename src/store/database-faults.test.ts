@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {asDatabaseError, DatabaseUnavailableError, databaseFault} from './database-faults.js'
+import {answeredByServer, asDatabaseError, DatabaseUnavailableError, databaseFault, describeCause} from './database-faults.js'
 
 /** An error as mysql2 gives a server's: its number, its ER_ code and SQLSTATE. */
 const mysqlError = (errno: number, code: string, sqlState = 'HY000') => Object.assign(new Error(code), {errno, code, sqlState})
@@ -32,5 +32,16 @@ describe('a database error, read as what it means for the caller', () => {
     const contended = asDatabaseError(mysqlError(1213, 'ER_LOCK_DEADLOCK', '40001'))
     expect(contended).toBeInstanceOf(DatabaseUnavailableError)
     expect((contended as DatabaseUnavailableError).status).toBe(503)
+  })
+
+  it("tells a COMMIT a Galera node failed (the server's answer) from a lost connection, and glosses MariaDB's 'fragment'", () => {
+    const failed = Object.assign(
+      new Error('Error while appending streaming replication fragment(provider status: Not connected to Primary Component)'),
+      {errno: 1180, code: 'ER_ERROR_DURING_COMMIT', sqlState: 'HY000'},
+    )
+    expect(databaseFault(failed)).toBe('unavailable')
+    expect(answeredByServer(failed)).toBe(true)
+    expect(answeredByServer(Object.assign(new Error('Connection lost'), {code: 'PROTOCOL_CONNECTION_LOST', fatal: true}))).toBe(false)
+    expect(describeCause(failed)).toMatch(/fragment.*\[MariaDB says "fragment" of any COMMIT .*replicates whole\]$/)
   })
 })

@@ -141,10 +141,24 @@ export function databaseFault(err: unknown): DatabaseFault | null {
  */
 export function outcomeUnknown(fault: DatabaseFault, err: unknown, how: 'commit' | 'sync'): DatabaseUnavailableError {
   const what =
-    how === 'commit'
-      ? 'The connection to the database was lost during the commit'
-      : 'The change was committed but could not be flushed to disk'
+    how === 'sync'
+      ? 'The change was committed but could not be flushed to disk'
+      : answeredByServer(err)
+        ? 'The database failed the commit without saying whether it was kept (a node leaving its cluster)'
+        : 'The connection to the database was lost during the commit'
   return new DatabaseUnavailableError(fault, err, `${what}: it ${OUTCOME_UNKNOWN}. Read it back before sending it again.`)
+}
+
+/**
+ * Whether the server itself answered with `err` (MariaDB's errno and SQLSTATE, PostgreSQL's
+ * severity), rather than the connection failing: a Galera node that leaves the primary component
+ * while a COMMIT replicates fails it so, and no more knows than a lost connection would whether
+ * the cluster kept it.
+ */
+export function answeredByServer(err: unknown): boolean {
+  const e = err instanceof DatabaseUnavailableError ? err.cause : err
+  if (!e || typeof e !== 'object') return false
+  return (typeof (e as {errno?: unknown}).errno === 'number' && 'sqlState' in e) || typeof (e as {severity?: unknown}).severity === 'string'
 }
 
 /** What the detail of such a 503 says (clients may look for it). */
@@ -163,5 +177,14 @@ export function describeCause(err: unknown): string {
   if (e instanceof DatabaseUnavailableError) return e.cause ? describeCause(e.cause) : e.fault
   if (!e || typeof e !== 'object') return String(err)
   const code = typeof e.code === 'string' ? `${e.code} ` : ''
-  return `${code}${typeof e.message === 'string' ? e.message : String(err)}`.slice(0, 300)
+  const message = typeof e.message === 'string' ? e.message : String(err)
+  return `${code}${message}`.slice(0, 300) + (STREAMING.test(message) ? STREAMING_GLOSS : '')
 }
+
+/**
+ * MariaDB names the replication of every COMMIT on a connection that may stream (as placemat's
+ * on Galera may, for large batches) a fragment, however small the write: said so beside its words.
+ */
+const STREAMING = /streaming replication fragment/i
+const STREAMING_GLOSS =
+  ' [MariaDB says "fragment" of any COMMIT on a connection allowed to stream; a write under 64 MiB, as every claim, replicates whole]'

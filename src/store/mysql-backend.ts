@@ -22,7 +22,10 @@ import {DEFAULT_DATABASE_TIMEOUTS, PAGE, type BackendOptions} from './backend-op
 import type {Backend, BackendObserver, Row, Session} from './backends.js'
 import {ConnectionFaults} from './connection-faults.js'
 import {DatabaseUnavailableError, databaseFault} from './database-faults.js'
-import {GUARD_RANGE, IMAGE_FORMAT, KEY, type JournalRow} from './journal-keys.js'
+import {GaleraNodes, NODE_QUERY} from './galera-nodes.js'
+import type {JournalRow} from './journal-keys.js'
+import {closeWhenDone, MAX_RETIRED, poolWithout} from './mysql-connections.js'
+import {counterCheck, keyedCheck, moved} from './mysql-write-checks.js'
 import {parsePlacementUrl, type PlacementUrl} from './placement-db/connection.js'
 import {PRIMARY_KEYS, type Database} from './schema.js'
 import {describeTarget, foreignDatabase} from './target.js'
@@ -40,46 +43,6 @@ const COMMIT = CompiledQuery.raw('commit')
 
 /** The change counter (the row writers lock). */
 const COUNTER = CompiledQuery.raw(`select "value" from placemat_meta where "key" = 'change_counter'`)
-
-/**
- * The checks of a write in one round trip (Session.commitIfAt, commitKeyed): compound statements,
- * run by the server after the counter's row is locked, that end the round trip with
- * SIGNAL (error 1644, this text) when another process committed what the write depends on. What
- * the round trip wrote before is rolled back by the session; the lock was held for the server's
- * work alone.
- */
-const MOVED_TEXT = 'placemat: the change counter moved'
-const SIGNALED = 1644
-const moved = (err: unknown) => (err as {errno?: unknown}).errno === SIGNALED && String((err as Error).message).includes(MOVED_TEXT)
-const refuse = `signal sqlstate '45000' set message_text = '${MOVED_TEXT}'`
-
-/** commitIfAt's check: the counter is still `position`. */
-const counterCheck = (position: number) =>
-  `begin not atomic if coalesce((select cast("value" as signed) from placemat_meta where "key" = 'change_counter'), 0) <> ${position} then ${refuse}; end if; end`
-
-/** A list of keys as an SQL list (never empty: `in (NULL)` matches nothing). */
-const sqlList = (keys: readonly JournalRow[], kind: string) => {
-  const list = keys.filter((k) => k.kind === kind).map((k) => mysql.escape(k.key))
-  return list.length ? list.join(', ') : 'NULL'
-}
-
-/** commitKeyed's check, placemat_keyed_check_v2's (schema.ts) in MariaDB's words: see postgres-backend.ts keyedGuard. */
-function keyedCheck(position: number, keys: readonly JournalRow[]): string {
-  const p = position
-  return `begin not atomic
-  declare c bigint; declare f bigint;
-  select coalesce(max(case when "key" = 'change_counter' then cast("value" as signed) end), 0),
-         coalesce(max(case when "key" = 'journal_floor' then cast("value" as signed) end), 0)
-    into c, f from placemat_meta where "key" in ('change_counter', 'journal_floor');
-  if c <> ${p} and (f > ${p} or c - ${p} > ${GUARD_RANGE}
-     or (select count(*) from placemat_change_images where seq > ${p} and seq <= c and format <= ${IMAGE_FORMAT}) <> c - ${p}
-     or exists (select 1 from placemat_changes where seq > ${p} and seq <= c and (kind not in ('p', 'c')
-        or (kind = 'p' and (parts not in (0, 2) or "key" in (${sqlList(keys, KEY.provider)})))
-        or (kind = 'c' and "key" in (${sqlList(keys, KEY.consumer)}))))) then
-    ${refuse};
-  end if;
-end`
-}
 
 /** MariaDB's duplicate key: on Galera, a row another node's commit wrote first (see sessionOf). */
 const DUPLICATE_KEY = 1062
@@ -111,6 +74,9 @@ function streamingSettings(maxWsSize: number): string {
   const fragment = Math.max(1024 * 1024, Math.min(MAX_FRAGMENT, Math.floor((maxWsSize || 2 ** 31) / 2)))
   return `set session wsrep_trx_fragment_unit = 'bytes', session wsrep_trx_fragment_size = ${fragment}`
 }
+
+/** How often a daemon on Galera asks which node the balancer sends new connections to. */
+const NODE_ASK_MS = 5000
 
 /** The collation of a database placemat creates its schema in. */
 const COLLATION = 'utf8mb4_nopad_bin'
@@ -156,6 +122,8 @@ export class MysqlBackend implements Backend {
   private constructor(
     /** Told of the connections' faults (from before the backend existed: the pools' first connections) and reconnects. */
     private readonly faults: ConnectionFaults,
+    /** Which Galera node the connections reach: one on another than the newest's is retired. */
+    private readonly nodes: GaleraNodes,
     /** The sessions' connections (units of work), apart from kysely's: they never autocommit (see sessionOf). */
     private readonly sessions: mysql.Pool,
     readonly db: Kysely<Database>,
@@ -164,13 +132,14 @@ export class MysqlBackend implements Backend {
     readonly galera: boolean,
     /** How long a call waits for a server that stopped answering (max_statement_time is the server's own bound). */
     private readonly stallMs: number,
+    /** The pools' connection options, for the connection that asks where new ones go (see serve). */
+    private readonly connection: mysql.ConnectionOptions,
   ) {}
 
   static async open(url: string, options: BackendOptions = {}): Promise<MysqlBackend> {
     const t = {...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts}
-    const options_ = {
+    const connection: mysql.ConnectionOptions = {
       ...mysqlConnection(url),
-      connectionLimit: 4,
       multipleStatements: true,
       connectTimeout: t.connectMs,
       enableKeepAlive: true,
@@ -178,6 +147,7 @@ export class MysqlBackend implements Backend {
       supportBigNumbers: true,
       decimalNumbers: true,
     }
+    const options_ = {...connection, connectionLimit: 4}
     const pool = mysql.createPool(options_)
     const sessions = mysql.createPool(options_)
     const lockSeconds = Math.max(1, Math.ceil(t.lockMs / 1000))
@@ -187,13 +157,20 @@ export class MysqlBackend implements Backend {
       'set session transaction isolation level read committed'
     let backend: MysqlBackend | null = null
     const faults = new ConnectionFaults(() => backend?.observer ?? null)
+    const nodes = new GaleraNodes({
+      changed: (from, to) => backend?.observer?.nodeChanged?.(from, to),
+      spread: (list) => backend?.observer?.nodesSpread?.(list),
+    })
     const connected = (conn: mysql.PoolConnection, extra = '') => {
       // A unit of work waits for the answer to its connection's settings (see session): one
       // whose settings were refused (a Galera node rejoining refuses streaming replication's)
-      // is closed before anything of the work is sent on it.
+      // is closed before anything of the work is sent on it. The last statement names the node
+      // the connection reached.
       const settled = new Promise<void>((resolve, reject) =>
-        conn.query(settings + extra, (err: unknown) => {
+        conn.query(`${settings}${extra}; ${NODE_QUERY}`, (err: unknown, results: unknown) => {
           if (!err) {
+            const node = (results as Row[][]).at(-1)?.[0]?.node
+            if (typeof node === 'string') nodes.reached(conn, node)
             settingsOf.delete(conn)
             return resolve()
           }
@@ -212,7 +189,7 @@ export class MysqlBackend implements Backend {
     let streaming = ''
     const andStreaming = () => (streaming ? `; ${streaming}` : '')
     pool.on('connection', (conn) => {
-      dropWhenFaulted(conn)
+      closeWhenDone(conn, () => nodes.retired(conn))
       connected(conn, andStreaming())
     })
     // The sessions' reads are what must see other nodes' commits (a catch-up, the lock, the
@@ -251,7 +228,7 @@ export class MysqlBackend implements Backend {
       override createAdapter() {
         return galera ? new GaleraAdapter() : new MysqlAdapter()
       }
-    })({pool})
+    })({pool: poolWithout(pool, (conn) => nodes.retired(conn))})
     const db = new Kysely<Database>({dialect})
     try {
       const foreign = foreignDatabase(url, tables)
@@ -259,7 +236,7 @@ export class MysqlBackend implements Backend {
       const isNew = !tables.includes('kysely_migration')
       // Tables made from here on take the database's collation: names compare byte for byte.
       if (!tables.length && !options.readonly) await probe.query(`alter database character set utf8mb4 collate ${COLLATION}`)
-      backend = new MysqlBackend(faults, sessions, db, isNew, galera, t.statementMs + 2000)
+      backend = new MysqlBackend(faults, nodes, sessions, db, isNew, galera, t.statementMs + 2000, connection)
       return backend
     } catch (err) {
       await db.destroy()
@@ -295,22 +272,7 @@ export class MysqlBackend implements Backend {
   checkWritable(): void {}
 
   async session<T>(fn: (s: Session) => Promise<T>): Promise<T> {
-    let conn: PromiseConnection
-    try {
-      conn = await this.sessions.promise().getConnection()
-    } catch (err) {
-      this.faults.fault(err)
-      throw err
-    }
-    const settled = settingsOf.get((conn as unknown as {connection: object}).connection)
-    if (settled) {
-      try {
-        await settled
-      } catch (err) {
-        conn.destroy()
-        throw new DatabaseUnavailableError(databaseFault(err) ?? 'unavailable', err)
-      }
-    }
+    const conn = await this.sessionConnection()
     // A connection that failed for the database's reason is closed, never reused; after a lost
     // race (the transaction is gone, the connection sound) or a refusal, the transaction is ended.
     let broken = false
@@ -328,6 +290,31 @@ export class MysqlBackend implements Backend {
     } finally {
       if (broken) conn.destroy()
       else conn.release()
+    }
+  }
+
+  /** A session's connection whose settings were taken, on the node the newest connection reached. */
+  private async sessionConnection(): Promise<PromiseConnection> {
+    for (let tries = 0; ; tries++) {
+      let conn: PromiseConnection
+      try {
+        conn = await this.sessions.promise().getConnection()
+      } catch (err) {
+        this.faults.fault(err)
+        throw err
+      }
+      const core = (conn as unknown as {connection: object}).connection
+      const settled = settingsOf.get(core)
+      if (settled) {
+        try {
+          await settled
+        } catch (err) {
+          conn.destroy()
+          throw new DatabaseUnavailableError(databaseFault(err) ?? 'unavailable', err)
+        }
+      }
+      if (tries >= MAX_RETIRED || !this.nodes.retired(core)) return conn
+      conn.destroy()
     }
   }
 
@@ -452,7 +439,31 @@ export class MysqlBackend implements Backend {
     if (page.length) yield page
   }
 
-  serve(): void {}
+  private asking: NodeJS.Timeout | null = null
+
+  /**
+   * On Galera, a connection is opened every NODE_ASK_MS only to see which node the balancer
+   * sends new connections to: after a failback no connection of the pools need open for this
+   * daemon to see that its connections are on a backup (see galera-nodes.ts).
+   */
+  serve(): void {
+    if (!this.galera || this.asking) return
+    this.asking = setInterval(() => void this.askNode(), NODE_ASK_MS)
+    this.asking.unref()
+  }
+
+  private askNode(): Promise<void> {
+    return new Promise((resolve) => {
+      const conn = mysql.createConnection(this.connection)
+      conn.on('error', () => undefined)
+      conn.query({sql: NODE_QUERY, timeout: NODE_ASK_MS}, (err, rows) => {
+        const node = (rows as Row[] | undefined)?.[0]?.node
+        if (!err && typeof node === 'string') this.nodes.seen(node)
+        conn.destroy()
+        resolve()
+      })
+    })
+  }
 
   /** MariaDB's COMMIT returns once the commit is as durable as innodb_flush_log_at_trx_commit (and on Galera, certified) says. */
   durable(): Promise<void> {
@@ -460,29 +471,7 @@ export class MysqlBackend implements Backend {
   }
 
   async close(): Promise<void> {
+    if (this.asking) clearInterval(this.asking)
     await Promise.all([this.db.destroy(), this.sessions.promise().end()])
   }
-}
-
-/**
- * A connection of kysely's pool (the schema, health, the node registry) that met a fault of the
- * database's, such as a Galera node out of the primary component answering 1047, is closed when
- * kysely releases it, never handed out again. The sessions drop theirs; a health probe that took
- * this one back would say 503 while the sessions, on new connections, serve.
- */
-export function dropWhenFaulted(conn: Pick<mysql.PoolConnection, 'query' | 'release' | 'destroy'>): void {
-  let faulted = false
-  const query = conn.query.bind(conn) as (...args: unknown[]) => unknown
-  conn.query = ((...args: unknown[]) => {
-    const last = args.length - 1
-    const done = args[last]
-    if (typeof done === 'function')
-      args[last] = (err: unknown, ...rest: unknown[]) => {
-        if (err && databaseFault(err)) faulted = true
-        return (done as (...a: unknown[]) => unknown)(err, ...rest)
-      }
-    return query(...args)
-  }) as typeof conn.query
-  const release = conn.release.bind(conn)
-  conn.release = () => (faulted ? conn.destroy() : release())
 }

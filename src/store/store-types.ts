@@ -16,10 +16,20 @@ export interface StoreObserver {
   fault?(kind: DatabaseFault, err: unknown): void
   /** A connection was opened again after one was lost. */
   reconnected?(): void
+  /** MariaDB: new connections reach node `to`, not `from` (a balancer moved them): the connections on `from` are closed. */
+  nodeChanged?(from: string, to: string): void
+  /** MariaDB: new connections reach several nodes at once: none is closed for it until they reach one again. */
+  nodesSpread?(nodes: readonly string[]): void
   /** A write lost its connection during COMMIT: whether it committed is not known (the State follows the database). */
   commitUnknown?(err: unknown): void
   /** That write was looked for once the database answered again: kept, or (PostgreSQL) not, and run again. */
   commitFound?(kept: boolean): void
+  /**
+   * That write's fate stays unknown (answered 503 "may or may not"): the database did not answer
+   * in time, did not show it (Galera: another node may yet commit it), or the write was too large
+   * to record the rows it is looked for by.
+   */
+  commitUnresolved?(why: 'no-answer' | 'not-proven' | 'too-large'): void
   /**
    * A write made in one round trip found that another process had committed first (or was too
    * big for one round trip): it runs again under the lock. 'contended': another node's commit won

@@ -138,6 +138,8 @@ export class Store {
       const observer: BackendObserver = {
         fault: (kind, err) => this.observer?.fault?.(kind, err),
         reconnect: () => this.observer?.reconnected?.(),
+        nodeChanged: (from, to) => this.observer?.nodeChanged?.(from, to),
+        nodesSpread: (nodes) => this.observer?.nodesSpread?.(nodes),
       }
       await openDatabase(this.file, this.options, observer, async (backend, verdict) => {
         this.verdict = verdict

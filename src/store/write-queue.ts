@@ -190,7 +190,9 @@ export class WriteQueue {
     // then answered as if the answer had come (a client told "not made" of a kept claim would
     // leave it held by nobody).
     const found = unknown && lost ? await this.commits.findLost(run, lost) : null
-    if (found) {
+    // Every lost COMMIT's line in the log is followed by what became of it.
+    if (unknown && found?.kept !== true && found?.kept !== false) this.hooks.observer?.commitUnresolved?.(found?.why ?? 'too-large')
+    if (found && found.kept !== null) {
       // The database answers again. Kept: answered as committed. Not kept: the writes run again,
       // on what it holds, as they would had they come a moment later (a few times, then 503).
       this.hooks.observer?.commitFound?.(found.kept)

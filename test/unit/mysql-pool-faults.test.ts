@@ -4,7 +4,7 @@
  * refusal of a statement's own goes back to the pool.
  */
 import {describe, expect, it} from 'vitest'
-import {dropWhenFaulted} from '../../src/store/mysql-backend.js'
+import {closeWhenDone} from '../../src/store/mysql-connections.js'
 
 const notPrimary = Object.assign(new Error('WSREP has not yet prepared node for application use'), {
   errno: 1047,
@@ -20,7 +20,7 @@ function fakeConnection(answer: unknown) {
     release: () => ended.push('released'),
     destroy: () => ended.push('destroyed'),
   }
-  dropWhenFaulted(conn as never)
+  closeWhenDone(conn as never)
   return {conn, ended}
 }
 

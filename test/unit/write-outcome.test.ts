@@ -14,9 +14,9 @@ import {WriteQueue} from '../../src/store/write-queue.js'
  * A queue whose every group fails with `error`, `committing` or not, on a backend of `kind`; with
  * `found`, the group recorded an image, and the database, asked for it, answers `found`.
  */
-function failingQueue(kind: string, error: unknown, committing: boolean, found?: FoundCommit | null) {
+function failingQueue(kind: string, error: unknown, committing: boolean, found?: FoundCommit) {
   const unknown: unknown[] = []
-  const looked: boolean[] = []
+  const looked: Array<boolean | string> = []
   const run = () => {
     const all = new Changes()
     all.consumers.add('c1')
@@ -27,12 +27,16 @@ function failingQueue(kind: string, error: unknown, committing: boolean, found?:
     {kind} as never,
     {distrust() {}, settled() {}} as never,
     {sync: async () => {}} as never,
-    {commit: async () => ({committed: false, run: run(), error, committing, ...lost}), findLost: async () => found ?? null} as never,
+    {commit: async () => ({committed: false, run: run(), error, committing, ...lost}), findLost: async () => found} as never,
     new Turns(),
     {
       onWrite: null,
       othersServed: null,
-      observer: {commitUnknown: (err: unknown) => unknown.push(err), commitFound: (kept: boolean) => looked.push(kept)},
+      observer: {
+        commitUnknown: (err: unknown) => unknown.push(err),
+        commitFound: (kept: boolean) => looked.push(kept),
+        commitUnresolved: (why: string) => looked.push(why),
+      },
     } as never,
   )
   return {queue, unknown, looked}
@@ -95,10 +99,30 @@ describe('a write the database went away under', () => {
     expect(runs).toBe(2)
   })
 
-  it('lost during COMMIT and the database not answering, or not sure (Galera): it may or may not have been kept', async () => {
-    const {queue, looked} = failingQueue('mysql', lost, true, null)
+  for (const why of ['no-answer', 'not-proven'] as const)
+    it(`lost during COMMIT and ${why === 'no-answer' ? 'the database not answering' : 'not sure (Galera)'}: it may or may not have been kept, and that is said after the loss`, async () => {
+      const {queue, unknown, looked} = failingQueue('mysql', lost, true, {kept: null, why})
+      expect((await answer(queue)).detail).toContain(OUTCOME_UNKNOWN)
+      expect(unknown).toEqual([lost])
+      expect(looked).toEqual([why])
+    })
+
+  it('lost during COMMIT, too large to be looked for: the loss is followed by why it stays unknown', async () => {
+    const {queue, looked} = failingQueue('postgres', lost, true)
     expect((await answer(queue)).detail).toContain(OUTCOME_UNKNOWN)
-    expect(looked).toEqual([])
+    expect(looked).toEqual(['too-large'])
+  })
+
+  it('a COMMIT a Galera node failed out of the primary component is not told as a lost connection', async () => {
+    const refused = Object.assign(
+      new Error('Error while appending streaming replication fragment(provider status: Not connected to Primary Component)'),
+      {errno: 1180, code: 'ER_ERROR_DURING_COMMIT', sqlState: 'HY000'},
+    )
+    const {queue} = failingQueue('mysql', refused, true, {kept: null, why: 'not-proven'})
+    const err = await answer(queue)
+    expect(err.detail).toContain(OUTCOME_UNKNOWN)
+    expect(err.detail).toContain('failed the commit')
+    expect(err.detail).not.toContain('connection')
   })
 
   it('lost before COMMIT was sent: nothing was changed', async () => {
