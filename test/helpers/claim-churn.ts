@@ -42,6 +42,8 @@ export interface ChurnReport {
   stale: Array<{at: number; what: string}>
   /** The slowest answer (or network error), ms, and what it was. */
   slowest: {ms: number; what: string}
+  /** The 503s by what they said: their title, and whether the change may have been kept. */
+  unavailable: Record<string, number>
 }
 
 export interface Churn {
@@ -69,6 +71,7 @@ export function startChurn(url: string | string[], opts: ChurnOptions = {}): Chu
     followUps: 0,
     stale: [],
     slowest: {ms: 0, what: ''},
+    unavailable: {},
   }
   const urls = Array.isArray(url) ? url : [url]
   let stopped = false
@@ -106,6 +109,11 @@ export function startChurn(url: string | string[], opts: ChurnOptions = {}): Chu
       json = text ? JSON.parse(text) : null
     } catch {
       // not JSON: counted above
+    }
+    if (status === 503) {
+      const error = (json as {errors?: Array<{title?: string}>} | null)?.errors?.[0]
+      const kind = `${error?.title ?? 'no title'}${outcomeUnknown(json) ? ' (may or may not have been kept)' : ''}`
+      report.unavailable[kind] = (report.unavailable[kind] ?? 0) + 1
     }
     return {status, json}
   }
