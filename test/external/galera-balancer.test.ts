@@ -165,19 +165,19 @@ describe.skipIf(!available)('placemat behind haproxy on a three-node Galera clus
     // The failover: node 0 cut off from its peers; haproxy takes it out after `fall 5` checks.
     const isolated = Date.now()
     await cluster.sql(0, "set global wsrep_provider_options = 'gmcast.isolate=1'")
-    const servedAgain = [0, 0]
+    // Served again: the acknowledgement that ends the longest gap since (the outage), once 20 more came.
+    const outage = (c: Churn) => {
+      const t = c.report.successes.filter((at) => at > isolated)
+      let [gap, end] = [0, 0]
+      for (let i = 1; i < t.length; i++) if (t[i] - t[i - 1] > gap) [gap, end] = [t[i] - t[i - 1], t[i]]
+      return {gap, end, after: t.filter((at) => at >= end).length}
+    }
     await until(
-      () => {
-        for (const [i, c] of churns.entries()) {
-          const after = c.report.successes.filter((t) => t > isolated + 3000)
-          // Served again: acknowledgements after the gap the failover made.
-          if (!servedAgain[i] && after.length > 20) servedAgain[i] = after[0]
-        }
-        return servedAgain.every(Boolean)
-      },
+      () => churns.every((c) => outage(c).gap > 5000 && outage(c).after > 20),
       'writes acknowledged again through a backup',
       90_000,
     )
+    const servedAgain = churns.map((c) => outage(c).end)
     await sleep(5000)
     const afterFailover = await whereConnected()
     // Health may lag the first write served again by a probe or two, never by the ~19 s of a
