@@ -50,7 +50,26 @@ export interface Session {
  * read, and a cheap mark that moves when another process commits.
  */
 export interface Backend {
+  /** Which database it is, for what is said to people (`db status`, `--json`'s transport); what differs in behaviour is asked below. */
   readonly kind: DatabaseKind
+  /**
+   * A server other processes reach over connections (PostgreSQL, MariaDB), not a file of this
+   * host (SQLite): each question costs a round trip, so other nodes' commits are followed from
+   * the journal's images and the State is checked before a read is served; and a COMMIT can be
+   * lost on its way, its outcome unknown.
+   */
+  readonly server: boolean
+  /** One connection for every unit of work (SQLite): what must not land inside a transaction of ours waits its turn. */
+  readonly oneConnection: boolean
+  /**
+   * Not finding a lost COMMIT's journal entry shows it was not kept: one server, which ran it or
+   * not (PostgreSQL). Not on Galera, where another node may yet commit it.
+   */
+  readonly provesUnkept: boolean
+  /** The order a load reads a key's rows in, which a follower reads them again in (journal.ts rowStatements). */
+  readonly storageOrder: 'rowid' | 'ctid' | 'primary-key'
+  /** Whether the database refuses writes now (a standby, a read-only server); a Galera node out of the primary component fails it. */
+  readOnly(): Promise<boolean>
   /**
    * Whether a write may go in one round trip that commits only if what it depends on stood still
    * (Session.commitIfAt and commitKeyed), instead of taking the lock first.

@@ -194,7 +194,7 @@ export class Commits {
         const sentAt = performance.now()
         await f.catchUpUnderLock(s, opening)
         // Current at the head: reads need not wait until our write begins to change the State.
-        if (this.backend.kind !== 'sqlite') {
+        if (this.backend.server) {
           f.seen(f.position)
           this.freshness.currentAt(sentAt)
         }
@@ -254,7 +254,7 @@ export class Commits {
         // Compared again here: MariaDB's text equality ignores case and trailing spaces.
         const found = rows[opening.length].find((r) => r.body === lost.image)
         if (found) return {kept: true, decideAgain: Number(found.seq) > lost.after + 1 ? refusals(run) : []}
-        return this.backend.kind === 'postgres' ? {kept: false} : {kept: null, why: 'not-proven'}
+        return this.backend.provesUnkept ? {kept: false} : {kept: null, why: 'not-proven'}
       } catch {
         if (performance.now() + FIND_LOST_PAUSE_MS >= deadline) return {kept: null, why: 'no-answer'}
         await new Promise((r) => setTimeout(r, FIND_LOST_PAUSE_MS))

@@ -2,7 +2,7 @@
  * The follower: the one part of the store that moves the State's applied position in the
  * journal (journal.ts). It loads the State whole (at start, when the journal has expired past
  * our position, or when the State is half applied or unsure of too much), applies windows of
- * keys read again as rows, and catches up from the images other nodes recorded (PostgreSQL).
+ * keys read again as rows, and catches up from the images other nodes recorded (a server: PostgreSQL, MariaDB).
  * Writes that commit tell it where they took the position (committedLocked, committedAt).
  */
 import {sql, type CompiledQuery} from 'kysely'
@@ -47,9 +47,9 @@ export class Follower {
    * with the next catch-up; 'all' when there are too many to name (the State is loaded again).
    */
   private suspect: JournalRow[] | 'all' | null = null
-  /** PostgreSQL: the last probe's head and images, while the State is still at their `from`. */
+  /** A server: the last probe's head and images, while the State is still at their `from`. */
   private ahead: (Ahead & {from: number}) | null = null
-  /** PostgreSQL: when another node's commit was last applied. */
+  /** A server: when another node's commit was last applied. */
   private othersWrote = -Infinity
   /** How many times the State was loaded whole. */
   private wholeLoads = 0
@@ -106,10 +106,8 @@ export class Follower {
     return this.suspect !== null
   }
 
-  /** The order a load reads a key's rows in, which a follower reads them again in (journal.ts rowStatements). */
   private get storageOrder(): 'rowid' | 'ctid' | 'primary-key' {
-    const kind = this.backend.kind
-    return kind === 'postgres' ? 'ctid' : kind === 'mysql' ? 'primary-key' : 'rowid'
+    return this.backend.storageOrder
   }
 
   private get db() {
@@ -282,15 +280,15 @@ export class Follower {
   }
 
   /**
-   * PostgreSQL: how a write records its rows for the other nodes (its image), taken from the
+   * A server: how a write records its rows for the other nodes (its image), taken from the
    * State once the write has run. SQLite's followers read rows from the file at no round trip.
    */
   image(): ((ch: Changes) => ImageRows) | null {
-    return this.backend.kind !== 'sqlite' ? (ch) => imageRows(this.state, ch) : null
+    return this.backend.server ? (ch) => imageRows(this.state, ch) : null
   }
 
   /**
-   * PostgreSQL: catches up from the images of the transactions since our position, in one round
+   * A server: catches up from the images of the transactions since our position, in one round
    * trip and one snapshot: the head with the images (aheadStatement), and the rows of the keys a
    * failed or overtaken write left unsure, read again. False when an image is missing (a large
    * change, a pruned journal, a node far behind) or everything is unsure: the caller reads the
@@ -309,7 +307,7 @@ export class Follower {
   }
 
   private canFollowImages(): boolean {
-    return this.backend.kind !== 'sqlite' && this.suspect !== 'all' && this.at >= 0
+    return this.backend.server && this.suspect !== 'all' && this.at >= 0
   }
 
   /**
@@ -353,7 +351,7 @@ export class Follower {
 
   /**
    * In a write, on `s`: BEGIN and the lock (`opening`, emptied once sent), then what others
-   * committed since our position. PostgreSQL: from their images, with the unsure keys' rows, in
+   * committed since our position. A server: from their images, with the unsure keys' rows, in
    * that one round trip (nobody commits while we hold the lock); else (or when that cannot do)
    * the head and the journal's keys, then the rows those name only when there are any.
    */
@@ -361,7 +359,7 @@ export class Follower {
     if (this.canFollowImages() && (await this.readAndApplyAhead(s, opening, []))) return
     // SQLite: the lock taken, a change mark unmoved since the State was last current says nobody
     // else committed (our own commits leave it); the journal need not be asked. As reads decide.
-    if (this.backend.kind === 'sqlite' && this.mark >= 0 && this.at >= 0 && this.suspect === null) {
+    if (!this.backend.server && this.mark >= 0 && this.at >= 0 && this.suspect === null) {
       await s.run(opening)
       opening.length = 0
       if (this.backend.changeMark() === this.mark) return
@@ -424,7 +422,7 @@ export class Follower {
   }
 
   /**
-   * PostgreSQL: the head and the images after our position, in one round trip. Kept until the
+   * A server: the head and the images after our position, in one round trip. Kept until the
    * State moves, so that the catch-up it shows is needed reads nothing more.
    */
   async readAhead(): Promise<Ahead & {from: number}> {
@@ -448,7 +446,7 @@ export class Follower {
   /** A write holding the lock committed transaction `seq`: the State is at it. */
   committedLocked(seq: number): void {
     this.at = seq
-    if (this.backend.kind !== 'sqlite') this.mark = seq
+    if (this.backend.server) this.mark = seq
     this.newest = Math.max(this.newest, seq)
   }
 

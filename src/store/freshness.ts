@@ -1,6 +1,6 @@
 /**
  * Read freshness: when the State may serve a read. SQLite asks its change mark (no I/O);
- * PostgreSQL proves read-your-writes across nodes with a round trip sent after the read arrived
+ * A server (PostgreSQL, MariaDB) proves read-your-writes across nodes with a round trip sent after the read arrived
  * (a probe of the change counter that reads arriving meanwhile share, or a write of ours).
  * When the State is behind, a catch-up takes its turn and has the follower apply what others
  * committed.
@@ -13,7 +13,7 @@ import type {Turns} from './turns.js'
 
 export class Freshness {
   /**
-   * PostgreSQL: the State holds every commit made before this time (performance.now()): the send
+   * A server: the State holds every commit made before this time (performance.now()): the send
    * time of the last round trip that found the change counter at our position.
    */
   private currentAsOf = -Infinity
@@ -44,7 +44,7 @@ export class Freshness {
    * Rejects with a 503 (DatabaseUnavailableError) when the database cannot say.
    */
   refresh(): Promise<State> {
-    if (this.backend.kind !== 'sqlite') return this.currentFor(performance.now())
+    if (this.backend.server) return this.currentFor(performance.now())
     const f = this.follower
     // The State holds a write not yet committed, or is being loaded, or is unsure of something:
     // wait for our turn. Otherwise it is what the database held at seenMark, writes of ours queued
@@ -60,7 +60,7 @@ export class Freshness {
   }
 
   /**
-   * PostgreSQL: the State once it holds every commit made before `arrived` (read-your-writes across
+   * A server: the State once it holds every commit made before `arrived` (read-your-writes across
    * nodes). A round trip sent after `arrived` that found the counter at or below our position
    * proves it: a probe of the counter, shared by the reads that arrived before it was sent, or a
    * write of ours. Reads arriving while our write is in flight wait for it, and a write sent after
@@ -88,7 +88,7 @@ export class Freshness {
     const f = this.follower
     const sentAt = performance.now()
     const counter = Promise.resolve()
-      .then(() => (this.backend.kind !== 'sqlite' ? f.readAhead().then((a) => a.head.counter) : this.backend.changeMark()))
+      .then(() => (this.backend.server ? f.readAhead().then((a) => a.head.counter) : this.backend.changeMark()))
       .then(
         (m) => {
           if (this.probe?.counter === counter) this.probe = null
@@ -123,14 +123,14 @@ export class Freshness {
 
   /**
    * catchUp's work, for a caller that already has its turn. `moved`: the caller saw the mark move
-   * (PostgreSQL: no need to ask again before reading the window); else the mark is asked first,
+   * (a server: no need to ask again before reading the window); else the mark is asked first,
    * and the window read only when it moved (after waiting for our own writes, it mostly has not).
    */
   async sync(moved = false): Promise<State> {
     const f = this.follower
     try {
-      // PostgreSQL asks the head with the images (followImages), in the same round trip.
-      const markBefore = moved || this.backend.kind !== 'sqlite' ? -1 : await this.backend.changeMark()
+      // A server is asked the head with the images (followImages), in the same round trip.
+      const markBefore = moved || this.backend.server ? -1 : await this.backend.changeMark()
       if (markBefore !== -1 && markBefore === f.seenMark && !f.unsureOfSomething) return this.state
       const sentAt = performance.now()
       if (await f.followImages()) {
@@ -139,8 +139,8 @@ export class Freshness {
         return this.state
       }
       await f.followRows()
-      // PostgreSQL's mark is the counter itself; SQLite's moves with every commit of another connection.
-      f.seen(this.backend.kind !== 'sqlite' ? f.position : markBefore)
+      // A server's mark is the counter itself; SQLite's moves with every commit of another connection.
+      f.seen(this.backend.server ? f.position : markBefore)
       if (!f.unsureOfSomething) this.currentAt(sentAt)
       return this.state
     } catch (err) {

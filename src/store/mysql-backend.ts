@@ -107,6 +107,13 @@ class GaleraAdapter extends MysqlAdapter {
 
 export class MysqlBackend implements Backend {
   readonly kind = 'mysql'
+  readonly server = true
+  readonly oneConnection = false
+  /** One MariaDB ran a lost COMMIT or not; on Galera, not finding it on the node asked does not show that no node will commit it. */
+  get provesUnkept(): boolean {
+    return !this.galera
+  }
+  readonly storageOrder = 'primary-key'
   /**
    * One MariaDB: yes. Galera: no; the lock first. An applier's brute-force abort between the
    * statements of a round trip leaves the ones after it to run, and COMMIT, in a transaction of
@@ -270,6 +277,14 @@ export class MysqlBackend implements Backend {
   }
 
   checkWritable(): void {}
+
+  /** A Galera node out of the primary component refuses this (error 1047): unavailable, not read-only. */
+  async readOnly(): Promise<boolean> {
+    const r = await sql<{
+      ro: string
+    }>`select case when @@global.read_only then 'on' else 'off' end as ro from placemat_meta limit 1`.execute(this.db)
+    return r.rows[0]?.ro === 'on'
+  }
 
   async session<T>(fn: (s: Session) => Promise<T>): Promise<T> {
     const conn = await this.sessionConnection()

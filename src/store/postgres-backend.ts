@@ -83,6 +83,10 @@ export function inlineStatement(q: CompiledQuery): string {
  */
 export class PostgresBackend implements Backend {
   readonly kind = 'postgres'
+  readonly server = true
+  readonly oneConnection = false
+  readonly provesUnkept = true
+  readonly storageOrder = 'ctid'
   readonly checkedCommits = true
   observer: BackendObserver | null = null
   private readonly faults = new ConnectionFaults(() => this.observer)
@@ -173,6 +177,12 @@ export class PostgresBackend implements Backend {
   }
 
   checkWritable(): void {}
+
+  /** A standby, or a primary being demoted, runs every transaction read-only. */
+  async readOnly(): Promise<boolean> {
+    const r = await sql<{ro: string}>`select current_setting('transaction_read_only') as ro`.execute(this.db)
+    return r.rows[0]?.ro === 'on'
+  }
 
   async session<T>(fn: (s: PostgresSession) => Promise<T>): Promise<T> {
     let client: pg.PoolClient

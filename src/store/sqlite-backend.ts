@@ -54,6 +54,11 @@ const identity = (file: string): string | null => {
 /** SQLite in WAL mode: one writer at a time (BEGIN IMMEDIATE), PRAGMA data_version for others' commits. */
 export class SqliteBackend implements Backend {
   readonly kind = 'sqlite'
+  readonly server = false
+  readonly oneConnection = true
+  /** A COMMIT of this process's own is never lost on its way: there is nothing to prove. */
+  readonly provesUnkept = false
+  readonly storageOrder = 'rowid'
   // One process writes at a time under SQLite's own lock: nothing to check.
   readonly checkedCommits = false
   observer: BackendObserver | null = null
@@ -125,6 +130,12 @@ export class SqliteBackend implements Backend {
 
   beginRead(): CompiledQuery[] {
     return [sql`begin`.compile(this.db)]
+  }
+
+  /** A file this process writes is never read-only to it; asked all the same, so that health sees the file answer. */
+  async readOnly(): Promise<boolean> {
+    await sql`select 1`.execute(this.db)
+    return false
   }
 
   checkWritable(): void {

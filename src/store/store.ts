@@ -25,10 +25,11 @@ export type {StoreHealth, StoreObserver, WriteOptions} from './store-types.js'
  * The persistent store: a database plus the in-memory State it keeps exact.
  *
  * Writes run `fn` on the State inside one database transaction that holds the database's write
- * lock before anything is read (BEGIN IMMEDIATE on SQLite, an advisory lock on PostgreSQL), then
- * write exactly what `fn` changed and record its keys in the change journal (journal.ts). Other
- * processes' commits are noticed through a change mark (PRAGMA data_version; the change counter
- * on PostgreSQL) and applied from the journal: only the rows they changed are read again.
+ * lock before anything is read (BEGIN IMMEDIATE on SQLite, an advisory lock on PostgreSQL, the
+ * change counter's row on MariaDB), then write exactly what `fn` changed and record its keys in
+ * the change journal (journal.ts). Other processes' commits are noticed through a change mark
+ * (PRAGMA data_version; the change counter on a server) and applied from the journal: only the
+ * rows they changed are read again.
  *
  * This class is the public face; the work is done by its parts:
  *   open.ts         opening, migrating and seeding the database
@@ -71,7 +72,7 @@ export class Store {
   private beating: Promise<void> | null = null
 
   private constructor(
-    /** The SQLite file or the PostgreSQL URL. */
+    /** The SQLite file or the server's URL (PostgreSQL, MariaDB). */
     readonly file: string,
     private readonly options: OpenOptions,
   ) {}
@@ -215,10 +216,10 @@ export class Store {
 
   /**
    * Runs `fn` where it cannot land inside a transaction of ours: SQLite has one connection, so
-   * it waits for its turn; PostgreSQL takes a connection of its own from the pool.
+   * it waits for its turn; a server's pool gives it a connection of its own.
    */
   private onOwnConnection<T>(fn: () => Promise<T>): Promise<T> {
-    return this.kind === 'sqlite' ? this.turns.exclusive(fn) : fn()
+    return this.backend.oneConnection ? this.turns.exclusive(fn) : fn()
   }
 
   pendingMigrations(): Promise<string[]> {
@@ -234,7 +235,7 @@ export class Store {
     return this.turns.exclusive(() => this.backend.session((s) => this.follower!.load(s, 'asked')))
   }
 
-  /** The statement texts this store's connection keeps prepared (SQLite; none on PostgreSQL). */
+  /** The statement texts this store's connection keeps prepared (SQLite; none on a server). */
   preparedTexts(): string[] {
     return this.backend?.preparedTexts?.() ?? []
   }
@@ -295,7 +296,7 @@ export class Store {
 
   /**
    * Whether this store can serve, for a load balancer's probe: the database asked a trivial
-   * question (on PostgreSQL, whether it takes writes) within `timeoutMs`, without queueing behind
+   * question (on a server, whether it takes writes) within `timeoutMs`, without queueing behind
    * the store's writes; where the State stands in the journal. Never throws.
    */
   async health(timeoutMs = 2000): Promise<StoreHealth> {
@@ -309,17 +310,7 @@ export class Store {
     })
     try {
       this.backend.checkWritable()
-      const ask =
-        this.kind === 'postgres'
-          ? sql<{ro: string}>`select current_setting('transaction_read_only') as ro`.execute(this.db)
-          : this.kind === 'mysql'
-            ? // A Galera node out of the primary component refuses this too (error 1047): unavailable.
-              sql<{ro: string}>`select case when @@global.read_only then 'on' else 'off' end as ro from placemat_meta limit 1`.execute(
-                this.db,
-              )
-            : sql<{ro: string}>`select 'off' as ro`.execute(this.db)
-      const r = await Promise.race([ask, timeout])
-      if (r.rows[0]?.ro === 'on') return {status: 'read-only', journal}
+      if (await Promise.race([this.backend.readOnly(), timeout])) return {status: 'read-only', journal}
     } catch (err) {
       return {status: databaseFault(err) ?? 'unavailable', journal}
     } finally {
@@ -369,6 +360,6 @@ export class Store {
 
   /** Where this store keeps its State's image (SQLite files only). */
   private get imagePath(): string | null {
-    return this.options.stateImage && this.kind === 'sqlite' && this.file !== ':memory:' ? this.options.stateImage : null
+    return this.options.stateImage && !this.backend.server && this.file !== ':memory:' ? this.options.stateImage : null
   }
 }

@@ -184,7 +184,7 @@ export class WriteQueue {
     if (fault === 'replaced') this.hooks.observer?.fault?.(fault, err)
     // Only a connection lost while COMMIT may have been on its way leaves the outcome unknown; a
     // statement refused (read-only, disk full) ended the transaction before it.
-    const unknown = committing && fault === 'unavailable' && this.backend.kind !== 'sqlite'
+    const unknown = committing && fault === 'unavailable' && this.backend.server
     if (unknown) this.hooks.observer?.commitUnknown?.(err)
     // The database is asked, once it answers again, whether it kept the group: the writes are
     // then answered as if the answer had come (a client told "not made" of a kept claim would

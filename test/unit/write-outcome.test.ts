@@ -24,7 +24,7 @@ function failingQueue(kind: string, error: unknown, committing: boolean, found?:
   }
   const lost = found === undefined ? {} : {lost: {after: 7, image: '{"keys":[]}'}}
   const queue = new WriteQueue(
-    {kind} as never,
+    {kind, server: kind !== 'sqlite'} as never,
     {distrust() {}, settled() {}} as never,
     {sync: async () => {}} as never,
     {commit: async () => ({committed: false, run: run(), error, committing, ...lost}), findLost: async () => found} as never,
@@ -84,7 +84,7 @@ describe('a write the database went away under', () => {
     all.consumers.add('c1')
     const run = {outcomes: [{ok: true, value: 'made'}], all, threw: null}
     const queue = new WriteQueue(
-      {kind: 'postgres', durable: () => Promise.resolve()} as never,
+      {kind: 'postgres', server: true, durable: () => Promise.resolve()} as never,
       {distrust() {}, settled() {}, publish() {}} as never,
       {sync: async () => {}} as never,
       {
