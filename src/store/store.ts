@@ -1,5 +1,4 @@
 import {randomUUID} from 'node:crypto'
-import {sql} from 'kysely'
 import {State} from '../core/state.js'
 import {Changes} from '../core/changes.js'
 import {databaseKind, describeTarget, type Backend, type BackendObserver, type DatabaseKind} from './backends.js'
