@@ -164,7 +164,7 @@ export function* keyedRecordStatements(
   let seq = `(select ${counter} from placemat_meta where "key" = 'change_counter')`
   // MariaDB cannot read placemat_meta in the statement that updates it (the pruning's floor):
   // there the number is read once, into a session variable.
-  if (text.mysql) {
+  if (!text.dialect.updateReadsItsTable) {
     yield CompiledQuery.raw(`set @placemat_seq = ${seq}`)
     seq = '@placemat_seq'
   }

@@ -28,6 +28,7 @@ import {closeWhenDone, MAX_RETIRED, poolWithout} from './mysql-connections.js'
 import {counterCheck, keyedCheck, moved} from './mysql-write-checks.js'
 import {parsePlacementUrl, type PlacementUrl} from './placement-db/connection.js'
 import {PRIMARY_KEYS, type Database} from './schema.js'
+import {DIALECTS, speaks} from './statement-text.js'
 import {describeTarget, foreignDatabase} from './target.js'
 
 /** Statements sent together stay under this much SQL text (below max_allowed_packet's 16 MiB default, and a Galera write set's comfort). */
@@ -237,6 +238,7 @@ export class MysqlBackend implements Backend {
       }
     })({pool: poolWithout(pool, (conn) => nodes.retired(conn))})
     const db = new Kysely<Database>({dialect})
+    speaks(db, DIALECTS.mariadb)
     try {
       const foreign = foreignDatabase(url, tables)
       if (foreign) throw foreign

@@ -9,6 +9,7 @@ import {databaseFault} from './database-faults.js'
 import {GUARD_RANGE, IMAGE_FORMAT, KEY, type JournalRow} from './journal-keys.js'
 import {RELEASE} from './release.js'
 import type {Database} from './schema.js'
+import {DIALECTS, speaks} from './statement-text.js'
 import {foreignDatabase} from './target.js'
 
 // Any constant will do: every placemat writer of the database takes this lock.
@@ -128,6 +129,7 @@ export class PostgresBackend implements Backend {
       },
     })
     const db = new Kysely<Database>({dialect: new PostgresDialect({pool})})
+    speaks(db, DIALECTS.postgres)
     const backend = new PostgresBackend(pool, db, false, t.statementMs + 2000)
     // A connection's error (the server restarted, a failover, pg_terminate_backend) is an error of
     // the call that meets it, never an unhandled event: every client gets a listener for life, idle

@@ -10,6 +10,7 @@ import {BackgroundCheckpointer} from './checkpointer.js'
 import {DatabaseUnavailableError, databaseFault} from './database-faults.js'
 import type {Database} from './schema.js'
 import {foreignDatabase} from './target.js'
+import {DIALECTS, speaks} from './statement-text.js'
 
 /**
  * kysely prepares every statement anew; the same few statements run on every write, so
@@ -117,6 +118,7 @@ export class SqliteBackend implements Backend {
     const db = new Kysely<Database>({
       dialect: new SqliteDialect({database: {close: () => raw.close(), prepare: (s: string) => cache.prepare(s)}}),
     })
+    speaks(db, DIALECTS.sqlite)
     return new SqliteBackend(file, raw, db, isNew, options.durability)
   }
 

@@ -5,34 +5,46 @@
  * Table and column names are placemat's own, never input; every value is a parameter. Names are
  * double-quoted: MariaDB's sessions run with ANSI_QUOTES (mysql-backend.ts).
  */
-import {CompiledQuery, sql, type Kysely} from 'kysely'
+import {CompiledQuery, type Kysely} from 'kysely'
 import {MAX_STATEMENT_PARAMETERS, rowsPerStatement} from './statement-limits.js'
 import type {Database} from './schema.js'
 
-export class StatementText {
-  /** PostgreSQL numbers its parameters; SQLite and MariaDB take them in order. */
-  private readonly numbered: boolean
-  /** MariaDB: an upsert is ON DUPLICATE KEY UPDATE, an integer cast SIGNED (kysely quotes its names with backticks there). */
-  readonly mysql: boolean
+/** How a database writes what these statements write differently: each backend has one. */
+export interface SqlDialect {
+  /** Parameters numbered ($1: PostgreSQL) or taken in order (?: SQLite, MariaDB). */
+  readonly numberedParameters: boolean
+  /** An upsert: ON CONFLICT ... DO UPDATE, or MariaDB's ON DUPLICATE KEY UPDATE. */
+  readonly upsert: 'on-conflict' | 'on-duplicate-key'
+  /** The types a cast to an integer and to placemat_meta's text name. */
+  readonly integerType: 'bigint' | 'signed'
+  readonly textType: 'varchar(32)' | 'char'
+  /** Whether a statement may read the table it updates (MariaDB: not; a session variable carries the value). */
+  readonly updateReadsItsTable: boolean
+}
 
-  constructor(db: Kysely<Database>) {
-    this.numbered = sql`${0}`.compile(db).sql === '$1'
-    this.mysql = sql.ref('x').compile(db).sql === '`x`'
-  }
+/** Each database's words, which its backend names when it opens (speaks). */
+export const DIALECTS = {
+  sqlite: {numberedParameters: false, upsert: 'on-conflict', integerType: 'bigint', textType: 'varchar(32)', updateReadsItsTable: true},
+  postgres: {numberedParameters: true, upsert: 'on-conflict', integerType: 'bigint', textType: 'varchar(32)', updateReadsItsTable: true},
+  mariadb: {numberedParameters: false, upsert: 'on-duplicate-key', integerType: 'signed', textType: 'char', updateReadsItsTable: false},
+} as const satisfies Record<string, SqlDialect>
+
+export class StatementText {
+  constructor(readonly dialect: SqlDialect) {}
 
   /** `expr` (text) as an integer, in this database's words. */
   integer(expr: string): string {
-    return this.mysql ? `cast(${expr} as signed)` : `cast(${expr} as bigint)`
+    return `cast(${expr} as ${this.dialect.integerType})`
   }
 
   /** `expr` (an integer) as text, as placemat_meta keeps its values, in this database's words. */
   asText(expr: string): string {
-    return this.mysql ? `cast(${expr} as char)` : `cast(${expr} as varchar(32))`
+    return `cast(${expr} as ${this.dialect.textType})`
   }
 
   /** What follows an insert so that a row whose `key` exists has its `update` columns set from the new row. */
   upsert(key: string, update: readonly string[]): string {
-    return this.mysql
+    return this.dialect.upsert === 'on-duplicate-key'
       ? ` on duplicate key update ${update.map((c) => `${quote(c)} = values(${quote(c)})`).join(', ')}`
       : ` on conflict (${quote(key)}) do update set ${update.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(', ')}`
   }
@@ -111,16 +123,21 @@ export class StatementText {
 
   private param(params: unknown[], value: unknown): string {
     params.push(value)
-    return this.numbered ? `$${params.length}` : '?'
+    return this.dialect.numberedParameters ? `$${params.length}` : '?'
   }
 }
 
 const texts = new WeakMap<Kysely<Database>, StatementText>()
 
-/** The statement texts for `db`'s kind of database (one per connection pool). */
+/** Told by the backend that opened `db` (one per connection pool) which dialect its statements are written in. */
+export function speaks(db: Kysely<Database>, dialect: SqlDialect): void {
+  texts.set(db, new StatementText(dialect))
+}
+
+/** The statement texts for `db`, in the dialect its backend said. */
 export function statementText(db: Kysely<Database>): StatementText {
-  let t = texts.get(db)
-  if (!t) texts.set(db, (t = new StatementText(db)))
+  const t = texts.get(db)
+  if (!t) throw new Error('statement texts asked for a database no backend opened')
   return t
 }
 
