@@ -6,7 +6,7 @@
  * per process, and several apps in one process would otherwise start one each.
  */
 import {rollupsOf} from '../core/rollups.js'
-import {headroomTable, releaseTable, type HeadroomTable} from '../core/headroom.js'
+import {headroomTable, releaseTable, type HeadroomTable} from '../core/headroom/headroom.js'
 import {hostDomains} from '../core/topology.js'
 import type {FlavorCatalog} from './flavor-catalog.js'
 import type {FastifyInstance} from 'fastify'

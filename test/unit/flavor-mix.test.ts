@@ -1,5 +1,5 @@
 /**
- * The flavor mix (core/flavor-mix.ts) against a brute force: on a copy of the cloud, claims in a
+ * The flavor mix (core/headroom/flavor-mix.ts) against a brute force: on a copy of the cloud, claims in a
  * row, the k-th of the flavor with the largest deficit weight * (k + 1) / W - placed (the test's
  * own arithmetic), each the first candidate of findCandidates on the domain's enabled hosts (and
  * sharing providers), written with writeAllocations, until one finds none. Every domain of every
@@ -10,9 +10,9 @@
 import {randomUUID} from 'node:crypto'
 import {afterAll, describe, expect, it} from 'vitest'
 import {findCandidates} from '../../src/core/candidates/engine.js'
-import {mixHeadroom, mixOrder, type MixDomain, type MixPart} from '../../src/core/flavor-mix.js'
-import {flavorRequest, type Flavor, type FlavorRequest} from '../../src/core/flavors.js'
-import {headroom, HEADROOM_LEVELS, type HeadroomLevel} from '../../src/core/headroom.js'
+import {mixHeadroom, mixOrder, type MixDomain, type MixPart} from '../../src/core/headroom/flavor-mix.js'
+import {flavorRequest, type Flavor, type FlavorRequest} from '../../src/core/headroom/flavors.js'
+import {headroom, HEADROOM_LEVELS, type HeadroomLevel} from '../../src/core/headroom/headroom.js'
 import {isDisabled} from '../../src/core/host.js'
 import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
 import type {Inventory, State} from '../../src/core/state.js'

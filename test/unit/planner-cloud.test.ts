@@ -12,8 +12,8 @@
  * Every flavor is checked in the quick run too (about 15 s here: 670 cells, some 19,000 claims).
  */
 import {describe, expect, it} from 'vitest'
-import {flavorRequest} from '../../src/core/flavors.js'
-import {headroom} from '../../src/core/headroom.js'
+import {flavorRequest} from '../../src/core/headroom/flavors.js'
+import {headroom} from '../../src/core/headroom/headroom.js'
 import {everyHost, isDisabled, isSharing} from '../../src/core/host.js'
 import type {Provider, State} from '../../src/core/state.js'
 import {hostDomains} from '../../src/core/topology.js'

@@ -14,7 +14,7 @@
  * modelled: boot from volume (Nova then asks no root disk: give such flavors `resources:DISK_GB`),
  * what scheduler filters judge outside Placement (NUMA fit, huge pages, server groups).
  */
-import {newGroup, type CandidateRequest, type RequestGroup} from './candidates/request.js'
+import {newGroup, type CandidateRequest, type RequestGroup} from '../candidates/request.js'
 
 /** A flavor as Nova keeps it. */
 export interface Flavor {

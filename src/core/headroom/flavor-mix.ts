@@ -29,12 +29,12 @@
  * flavor's candidate can take are taken at once (a count past 2^31 is a few steps; weights that
  * are not whole are claimed one at a time). Pure over a State; nothing is written to it.
  */
-import {PlacementError} from './errors.js'
+import {PlacementError} from '../errors.js'
 import {freeNow, poolFreeNow} from './fit-walk.js'
 import type {FlavorRequest} from './flavors.js'
-import {domainLayout, type LayoutPart} from './headroom-domains.js'
+import {domainLayout, type LayoutPart} from './domains.js'
 import {HEADROOM_LEVELS, type HeadroomLevel} from './headroom.js'
-import type {State} from './state.js'
+import type {State} from '../state.js'
 import {candidatesByHost, hostForest, type HostForest, type ShapeCandidates} from './tree-shapes.js'
 
 /** One flavor of a mix and its share. */

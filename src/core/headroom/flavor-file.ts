@@ -6,7 +6,7 @@
  * column (FlavorFileError).
  */
 import type {Flavor} from './flavors.js'
-import {yaml} from './yaml.js'
+import {yaml} from '../yaml.js'
 
 /** A flavor file that cannot be used, with where and why. */
 export class FlavorFileError extends Error {}

@@ -7,13 +7,13 @@
  * used, are every host's of that shape, each provider named by its place in the tree: counting a
  * host's fit is then walking that list with the host's own usage (headroom.ts).
  */
-import {capacityOf} from './capacity.js'
-import {candidateSlots, findCandidates} from './candidates/engine.js'
-import type {CandidateRequest} from './candidates/request.js'
-import {everyHost, isDisabled, isSharing} from './host.js'
-import {stateFromSnapshot} from './snapshot.js'
-import {providerRecord} from './wire.js'
-import type {Inventory, Provider, State} from './state.js'
+import {capacityOf} from '../capacity.js'
+import {candidateSlots, findCandidates} from '../candidates/engine.js'
+import type {CandidateRequest} from '../candidates/request.js'
+import {everyHost, isDisabled, isSharing} from '../host.js'
+import {stateFromSnapshot} from '../snapshot.js'
+import {providerRecord} from '../wire.js'
+import type {Inventory, Provider, State} from '../state.js'
 
 /** What every tree of a shape has alike, read from its first host. */
 export interface TreeShape {

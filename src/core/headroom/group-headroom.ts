@@ -9,9 +9,9 @@
  *                  reach, the sum over L-domains of min(what it holds, t + S - members there)
  * A host in no domain of the group's level takes no member (it would be outside the topology).
  */
-import {membersByDomain, stateLocator, type Group} from './groups.js'
-import {consumerHosts} from './host.js'
-import type {State} from './state.js'
+import {membersByDomain, stateLocator, type Group} from '../groups.js'
+import {consumerHosts} from '../host.js'
+import type {State} from '../state.js'
 
 /** What the L-domains that meet a domain can hold of the flavor (host uuid -> its fit in the domain). */
 export function groupFit(s: State, g: Group, fits: ReadonlyMap<string, number>): number {

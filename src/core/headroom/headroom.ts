@@ -13,7 +13,7 @@
  *   fit(domain, X)  claims in a row over its enabled hosts: candidates come host after host, so
  *                   the first host fills (its own inventory first where its candidates put it
  *                   first, then its pools) before the next; a pool is shared, each host finding
- *                   what those before it left (headroom-domains.ts poolsDomain). Without pools,
+ *                   what those before it left (domains.ts poolsDomain). Without pools,
  *                   the sum of its hosts' fits.
  *   binding         what stops one more: on a host, the class (or CLASS@pool) the candidate
  *                   closest to fitting once more lacks most (fit-walk.ts); a domain's, most of
@@ -26,16 +26,16 @@
  *                   disabled hosts.
  * Pure over a State; nothing is written to it.
  */
-import {capacityOf} from './capacity.js'
+import {capacityOf} from '../capacity.js'
 import {askedPerClass, type FlavorRequest} from './flavors.js'
 import {groupFit} from './group-headroom.js'
-import type {Group} from './groups.js'
-import {byName, domainLayout, domainMembers, mostVoted, poolsDomain, type HostFits, type HostNumbers} from './headroom-domains.js'
-import type {State, TopologyLevel} from './state.js'
+import type {Group} from '../groups.js'
+import {byName, domainLayout, domainMembers, mostVoted, poolsDomain, type HostFits, type HostNumbers} from './domains.js'
+import type {State, TopologyLevel} from '../state.js'
 import {bindingName, bindingOf, fitInARow, freeNow, poolFreeNow, type FitWalk} from './fit-walk.js'
 import {candidatesByHost, hostForest, type HostForest} from './tree-shapes.js'
 
-export type {HostFits} from './headroom-domains.js'
+export type {HostFits} from './domains.js'
 export type HeadroomLevel = 'host' | TopologyLevel | 'cloud'
 export const HEADROOM_LEVELS: readonly HeadroomLevel[] = ['host', 'rack', 'row', 'room', 'cloud']
 

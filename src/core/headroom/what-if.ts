@@ -6,18 +6,18 @@
  * rules allow, disabled hosts avoided), or named as unplaceable with the reason. The copy then
  * answers the headroom after the change: N+1 per failure domain.
  */
-import {putAllocationErrors, writeAllocations} from './allocations.js'
-import {capacityOf} from './capacity.js'
-import {Changes} from './changes.js'
-import {PlacementError} from './errors.js'
+import {putAllocationErrors, writeAllocations} from '../allocations.js'
+import {capacityOf} from '../capacity.js'
+import {Changes} from '../changes.js'
+import {PlacementError} from '../errors.js'
 import {FirstFit} from './first-fit.js'
-import {refuseNewBreaches} from './groups.js'
-import {everyHost, hostsOfProviders, isSharing} from './host.js'
-import {State, newProvider, type Consumer, type Provider, type TopologyLevel, type TopologyNode} from './state.js'
-import {hostDomains, nodeUuid} from './topology.js'
-import {planApply} from './apply-plan/plan.js'
-import type {ApplyFile} from './apply-plan/types.js'
-import {runBatch} from './batch.js'
+import {refuseNewBreaches} from '../groups.js'
+import {everyHost, hostsOfProviders, isSharing} from '../host.js'
+import {State, newProvider, type Consumer, type Provider, type TopologyLevel, type TopologyNode} from '../state.js'
+import {hostDomains, nodeUuid} from '../topology.js'
+import {planApply} from '../apply-plan/plan.js'
+import type {ApplyFile} from '../apply-plan/types.js'
+import {runBatch} from '../batch.js'
 
 export interface LostDomain {
   level: 'host' | TopologyLevel

@@ -9,9 +9,9 @@
  * never looked at again for it (usage only grows while claims are made).
  */
 import {hostFreeNow, poolFreeNow} from './fit-walk.js'
-import {newGroup, type CandidateRequest} from './candidates/request.js'
-import {DISABLED_TRAIT} from './host.js'
-import type {State} from './state.js'
+import {newGroup, type CandidateRequest} from '../candidates/request.js'
+import {DISABLED_TRAIT} from '../host.js'
+import type {State} from '../state.js'
 import {candidatesByHost, hostForest, type HostForest, type ShapeCandidates} from './tree-shapes.js'
 
 export type Allocations = Map<string, Map<string, number>>
