@@ -3,7 +3,7 @@
  */
 import {ErrorCode, PlacementError} from './errors.js'
 import {getProvider} from './providers.js'
-import type {Provider, State} from './state.js'
+import type {Provider, State} from './state/state.js'
 import {canonicalUuid} from './uuids.js'
 
 export function getAggregates(s: State, uuid: string): {provider: Provider; aggregates: string[]} {

@@ -7,7 +7,7 @@
  * Everything is checked before anything changes, so a failure leaves the State as it was.
  */
 import {ErrorCode, PlacementError, badRequest, conflict, notFound} from './errors.js'
-import type {Amounts, Consumer, Provider, State} from './state.js'
+import type {Amounts, Consumer, Provider, State} from './state/state.js'
 import {capacityOf} from './capacity.js'
 
 /** Placement 8.0.0's default incomplete_consumer_project_id / incomplete_consumer_user_id. */

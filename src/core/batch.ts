@@ -16,7 +16,7 @@ import {reshape, type ReshaperBody} from './reshaper.js'
 import {refuseNewBreaches} from './groups.js'
 import {ensureResourceClass} from './resource-classes.js'
 import {ensureTrait, setProviderTraits} from './traits.js'
-import type {State} from './state.js'
+import type {State} from './state/state.js'
 import {applyLayout, type Layout, type TopologyPlan} from './topology.js'
 
 export type BatchOperation =

@@ -1,5 +1,5 @@
 /** Capacity, a leaf every layer reads: what an inventory can hold. */
-import type {Inventory} from './state.js'
+import type {Inventory} from './state/state.js'
 
 /** Placement's Inventory.capacity: int((total - reserved) * allocation_ratio); Python's int() truncates toward zero. */
 export const capacityOf = (inv: Pick<Inventory, 'total' | 'reserved' | 'allocation_ratio'>): number =>

@@ -10,7 +10,7 @@
  */
 import {planConsumers, postAllocationErrors, putAllocationErrors, writeAllocations, type ConsumerWrite} from './allocations.js'
 import {AFFINITY_VIOLATION, PlacementError, badRequest} from './errors.js'
-import type {State} from './state.js'
+import type {State} from './state/state.js'
 import {affinityViolation, placementOf, ruleViolation, type AffinityRule, type Placement} from './affinity.js'
 import {refuseNewBreaches} from './groups.js'
 import {addMembers, requireGroup} from './group-writes.js'

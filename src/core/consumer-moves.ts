@@ -13,7 +13,7 @@
 import {postAllocationErrors, writeAllocations} from './allocations.js'
 import {badRequest, notFound} from './errors.js'
 import {refuseNewBreaches} from './groups.js'
-import type {Amounts, MovedConsumer, State} from './state.js'
+import type {Amounts, MovedConsumer, State} from './state/state.js'
 
 export const MIGRATION = 'MIGRATION'
 export const INSTANCE = 'INSTANCE'

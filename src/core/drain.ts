@@ -23,8 +23,8 @@ import {notFound} from './errors.js'
 import {breachRecord, breachText, newBreaches, type Breach, type BreachRecord} from './groups.js'
 import {DISABLED_TRAIT, hostsOfProviders, isSharing} from './host.js'
 import {requireHost} from './host-status.js'
-import type {Amounts, State} from './state.js'
-import {Changes} from './changes.js'
+import type {Amounts, State} from './state/state.js'
+import {Changes} from './state/changes.js'
 
 /** A provider that lends what it holds to the trees it shares an aggregate with. */
 

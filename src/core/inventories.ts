@@ -13,7 +13,7 @@
  */
 import {ErrorCode, PlacementError, badRequest, notFound} from './errors.js'
 import {getProvider} from './providers.js'
-import type {Inventory, Provider, State} from './state.js'
+import type {Inventory, Provider, State} from './state/state.js'
 import {capacityOf} from './capacity.js'
 
 /** Placement's db_const.MAX_INT, the default max_unit. */

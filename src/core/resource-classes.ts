@@ -6,7 +6,7 @@
  * deleted only while no inventory uses them.
  */
 import {badRequest, conflict, notFound} from './errors.js'
-import type {NamedRecord, State} from './state.js'
+import type {NamedRecord, State} from './state/state.js'
 
 /** Placement's ResourceClass.MIN_CUSTOM_RESOURCE_CLASS_ID. */
 export const MIN_CUSTOM_RESOURCE_CLASS_ID = 10000

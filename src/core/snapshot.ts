@@ -4,8 +4,8 @@
  * a copy of a remote cloud, or of the part of it a command needs.
  */
 import {INVENTORY_FIELDS, withDefaults} from './inventories.js'
-import {State, newProvider, type Amounts, type Consumer, type Inventory, type TopologyNode} from './state.js'
-import {Changes} from './changes.js'
+import {State, newProvider, type Amounts, type Consumer, type Inventory, type TopologyNode} from './state/state.js'
+import {Changes} from './state/changes.js'
 import type {ConsumerRecord, ProviderRecord} from './wire.js'
 
 export interface Snapshot {

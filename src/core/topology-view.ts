@@ -4,7 +4,7 @@
  */
 import {LEVELS} from './affinity.js'
 import {hostMembers, isDisabled, isSharing} from './host.js'
-import type {Provider, State, TopologyLevel, TopologyNode} from './state.js'
+import type {Provider, State, TopologyLevel, TopologyNode} from './state/state.js'
 import {capacityOf} from './capacity.js'
 
 /** The level a node's children are at (racks hold hosts, not nodes). */

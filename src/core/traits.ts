@@ -6,7 +6,7 @@
  * bumps its generation only when the set actually changes.
  */
 import {ErrorCode, PlacementError, badRequest, conflict, notFound} from './errors.js'
-import type {NamedRecord, Provider, State} from './state.js'
+import type {NamedRecord, Provider, State} from './state/state.js'
 
 export const CUSTOM_NAMESPACE = 'CUSTOM_'
 

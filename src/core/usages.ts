@@ -4,7 +4,7 @@
  */
 import {NULL_CONSUMER_TYPE_ALIAS} from './allocations.js'
 import {compareText, orderedResources} from './listing-order.js'
-import type {Consumer, Provider, State} from './state.js'
+import type {Consumer, Provider, State} from './state/state.js'
 
 /** Used amount of every class the provider has inventory for (0 when nothing is allocated). */
 export function providerUsages(p: Provider): Record<string, number> {

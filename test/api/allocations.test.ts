@@ -1,5 +1,5 @@
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
-import type {Inventory} from '../../src/core/state.js'
+import type {Inventory} from '../../src/core/state/state.js'
 import {pythonIntSetOrder} from '../../src/core/allocations.js'
 import {inv, testApi, type TestApi} from '../helpers/http-helpers.js'
 

@@ -16,7 +16,7 @@ import {getIndex, Index, dropIndex} from '../../src/core/candidates/provider-ind
 import {describeIndex} from '../helpers/state-description.js'
 import {findCandidates, filterProviders} from '../../src/core/candidates/engine.js'
 import {parseCandidateRequest, parseProviderFilters} from '../../src/core/candidates/request.js'
-import type {State} from '../../src/core/state.js'
+import type {State} from '../../src/core/state/state.js'
 
 const newFile = tempFiles('placemat-index-')
 

@@ -19,7 +19,7 @@ import {applyLayout} from '../../src/core/topology.js'
 import {addMembers, createGroup, deleteGroup} from '../../src/core/group-writes.js'
 import {moveAllocations} from '../../src/core/consumer-moves.js'
 import {getIndex, Index} from '../../src/core/candidates/provider-index.js'
-import type {State} from '../../src/core/state.js'
+import type {State} from '../../src/core/state/state.js'
 
 export const newFile = tempFiles('placemat-follow-')
 

@@ -18,7 +18,7 @@ import {flavorRequest, type Flavor, type FlavorRequest} from '../../src/core/hea
 import {newBreaches, type Group} from '../../src/core/groups.js'
 import {isSharing} from '../../src/core/host.js'
 import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
-import type {Inventory, State} from '../../src/core/state.js'
+import type {Inventory, State} from '../../src/core/state/state.js'
 import {nodeUuid} from '../../src/core/topology.js'
 import type {ConsumerRecord} from '../../src/core/wire.js'
 import {writeClaim} from './headroom-clouds.js'

@@ -13,7 +13,7 @@ import {PlacementError} from '../../src/core/errors.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../../src/core/standard.js'
 import {buildApp} from '../../src/http/app.js'
 import {Store} from '../../src/store/store.js'
-import type {State} from '../../src/core/state.js'
+import type {State} from '../../src/core/state/state.js'
 import {describe, expect, it} from 'vitest'
 
 const run = promisify(execFile)

@@ -15,7 +15,7 @@ import {flavorRequest, type Flavor, type FlavorRequest} from '../../src/core/hea
 import {headroom, HEADROOM_LEVELS, type HeadroomLevel} from '../../src/core/headroom/headroom.js'
 import {isDisabled} from '../../src/core/host.js'
 import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
-import type {Inventory, State} from '../../src/core/state.js'
+import type {Inventory, State} from '../../src/core/state/state.js'
 import {nodeUuid} from '../../src/core/topology.js'
 import {depth, FULL_DEPTH} from '../helpers/depth.js'
 import {CLASSES, TRAITS, domainsOf, generate, onHosts, writeClaim} from '../helpers/headroom-clouds.js'

@@ -9,7 +9,7 @@ import {flavorRequest, type FlavorRequest} from '../../src/core/headroom/flavors
 import {headroom} from '../../src/core/headroom/headroom.js'
 import {lossesOneByOne} from '../../src/core/headroom/losses.js'
 import {stateFromSnapshot} from '../../src/core/snapshot.js'
-import type {State} from '../../src/core/state.js'
+import type {State} from '../../src/core/state/state.js'
 import {whatIf, type LostDomain} from '../../src/core/headroom/what-if.js'
 import {depth} from '../helpers/depth.js'
 import {generate} from '../helpers/headroom-clouds.js'

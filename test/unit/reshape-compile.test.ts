@@ -11,8 +11,8 @@ import {compileReshapeMoves, consumersToRead, movesInPlace, type Move} from '../
 import {createProvider} from '../../src/core/providers.js'
 import {reshape, type ReshaperBody} from '../../src/core/reshaper.js'
 import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
-import type {State} from '../../src/core/state.js'
-import {Changes} from '../../src/core/changes.js'
+import type {State} from '../../src/core/state/state.js'
+import {Changes} from '../../src/core/state/changes.js'
 import {providerUuid} from '../../src/core/uuids.js'
 import {CN, PGPU0, PGPU1, VM_A, VM_B} from '../helpers/vgpu-fixture.js'
 

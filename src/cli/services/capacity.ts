@@ -16,7 +16,7 @@ import {ApiError} from '../../client/client.js'
 import {loadState, type Backend, type CatalogLosses, type CatalogMix} from '../backend/backend.js'
 import {mixAnswer, parseMix} from '../../core/headroom/flavor-mix.js'
 import {lossesAnswer, lossesOneByOne} from '../../core/headroom/losses.js'
-import type {State} from '../../core/state.js'
+import type {State} from '../../core/state/state.js'
 import {usageError} from '../failure.js'
 
 export interface CapacityAnswer extends Headroom {

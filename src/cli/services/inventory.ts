@@ -4,7 +4,7 @@
  * bare value for every class named), merged into a PUT /inventories body.
  */
 import {INVENTORY_DEFAULTS, INVENTORY_FIELDS, inventoryFieldProblem, withDefaults} from '../../core/inventories.js'
-import type {Inventory} from '../../core/state.js'
+import type {Inventory} from '../../core/state/state.js'
 import {capacityOf} from '../../core/capacity.js'
 import {usageError as usage} from '../failure.js'
 import type {Column} from '../output.js'

@@ -8,7 +8,7 @@
 import {capacityOf} from '../../core/capacity.js'
 import type {FlavorRequest} from '../../core/headroom/flavors.js'
 import {headroom} from '../../core/headroom/headroom.js'
-import type {State, TopologyNode} from '../../core/state.js'
+import type {State, TopologyNode} from '../../core/state/state.js'
 import {compareResourceClasses} from '../../core/listing-order.js'
 import type {ConsumerRecord as ConsumerState} from '../../core/wire.js'
 import {loadState, type Backend} from '../backend/backend.js'

@@ -5,7 +5,7 @@
  */
 import {aggregateNameProblem} from '../aggregate-names.js'
 import {inventoryProblems} from '../inventories.js'
-import type {State} from '../state.js'
+import type {State} from '../state/state.js'
 import {aggregateUuid, canonicalUuid, isUuidLike, providerUuid} from '../uuids.js'
 import type {ApplyFile, Desired} from './types.js'
 

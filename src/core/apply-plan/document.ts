@@ -7,7 +7,7 @@
  * them (so that `apply --prune` of the file forgets none), and name the aggregates in the lists.
  */
 import {nonDefaultFields} from '../inventories.js'
-import type {Inventory, Provider, State} from '../state.js'
+import type {Inventory, Provider, State} from '../state/state.js'
 
 export interface ApplyDocumentProvider {
   name: string

@@ -14,7 +14,7 @@
 import {PlacementError} from '../errors.js'
 import {ruleText, placementJudge, OUTSIDE_TOPOLOGY, NEWCOMER, type Group} from '../groups.js'
 import {DISABLED_TRAIT, everyHost, hostsOfProviders, isDisabled, isSharing} from '../host.js'
-import type {Provider, State} from '../state.js'
+import type {Provider, State} from '../state/state.js'
 import {capacityOf} from '../capacity.js'
 import {findCandidates} from './engine.js'
 import {groupsToKeep, type GroupFit} from './group-fit.js'

@@ -3,7 +3,7 @@
  * hosts of a rack, row, room or the cloud add up to, by host number.
  */
 import type {HeadroomLevel} from './headroom.js'
-import type {Provider, State, TopologyLevel, TopologyNode} from '../state.js'
+import type {Provider, State, TopologyLevel, TopologyNode} from '../state/state.js'
 import {bindingOf, fitInARow, type FitWalk} from './fit-walk.js'
 import type {HostForest, ShapeCandidates} from './tree-shapes.js'
 

@@ -11,7 +11,7 @@
 import {hostFreeNow, poolFreeNow} from './fit-walk.js'
 import {newGroup, type CandidateRequest} from '../candidates/request.js'
 import {DISABLED_TRAIT} from '../host.js'
-import type {State} from '../state.js'
+import type {State} from '../state/state.js'
 import {candidatesByHost, hostForest, type HostForest, type ShapeCandidates} from './tree-shapes.js'
 
 export type Allocations = Map<string, Map<string, number>>

@@ -34,7 +34,7 @@ import {freeNow, poolFreeNow} from './fit-walk.js'
 import type {FlavorRequest} from './flavors.js'
 import {domainLayout, type LayoutPart} from './domains.js'
 import {HEADROOM_LEVELS, type HeadroomLevel} from './headroom.js'
-import type {State} from '../state.js'
+import type {State} from '../state/state.js'
 import {candidatesByHost, hostForest, type HostForest, type ShapeCandidates} from './tree-shapes.js'
 
 /** One flavor of a mix and its share. */

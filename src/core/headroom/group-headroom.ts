@@ -11,7 +11,7 @@
  */
 import {membersByDomain, stateLocator, type Group} from '../groups.js'
 import {consumerHosts} from '../host.js'
-import type {State} from '../state.js'
+import type {State} from '../state/state.js'
 
 /** What the L-domains that meet a domain can hold of the flavor (host uuid -> its fit in the domain). */
 export function groupFit(s: State, g: Group, fits: ReadonlyMap<string, number>): number {

@@ -31,7 +31,7 @@ import {askedPerClass, type FlavorRequest} from './flavors.js'
 import {groupFit} from './group-headroom.js'
 import type {Group} from '../groups.js'
 import {byName, domainLayout, domainMembers, mostVoted, poolsDomain, type HostFits, type HostNumbers} from './domains.js'
-import type {State, TopologyLevel} from '../state.js'
+import type {State, TopologyLevel} from '../state/state.js'
 import {bindingName, bindingOf, fitInARow, freeNow, poolFreeNow, type FitWalk} from './fit-walk.js'
 import {candidatesByHost, hostForest, type HostForest} from './tree-shapes.js'
 

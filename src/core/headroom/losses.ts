@@ -8,11 +8,11 @@
  * loss walks again only the hosts whose usage it moved and those that reach a pool (a pool's
  * hosts draw on it one after the other), so a loss costs what it moves, not the cloud.
  */
-import {Changes} from '../changes.js'
+import {Changes} from '../state/changes.js'
 import {fitInARow, hostFreeNow, poolFreeNow, freeNow} from './fit-walk.js'
 import type {FlavorRequest} from './flavors.js'
 import {hostFits} from './headroom.js'
-import type {Consumer, State} from '../state.js'
+import type {Consumer, State} from '../state/state.js'
 import {hostDomains} from '../topology.js'
 import {candidatesByHost, hostForest, type HostForest, type ShapeCandidates} from './tree-shapes.js'
 import {copyState, displace, placeAll, type LostDomain} from './what-if.js'

@@ -13,7 +13,7 @@ import type {CandidateRequest} from '../candidates/request.js'
 import {everyHost, isDisabled, isSharing} from '../host.js'
 import {stateFromSnapshot} from '../snapshot.js'
 import {providerRecord} from '../wire.js'
-import type {Inventory, Provider, State} from '../state.js'
+import type {Inventory, Provider, State} from '../state/state.js'
 
 /** What every tree of a shape has alike, read from its first host. */
 export interface TreeShape {

@@ -4,7 +4,7 @@
  */
 import type {FlavorRequest} from './flavors.js'
 import {headroom, type DomainHeadroom, type Headroom, type HeadroomOptions} from './headroom.js'
-import type {State} from '../state.js'
+import type {State} from '../state/state.js'
 import {whatIf, type Displaced, type LostDomain, type WhatIfChange} from './what-if.js'
 
 /** A domain's fit of a flavor before and after a change (a domain lost has none after). */

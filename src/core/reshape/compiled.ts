@@ -5,7 +5,7 @@
  * come out as one of these.
  */
 import type {ReshaperBody} from '../reshaper.js'
-import type {State} from '../state.js'
+import type {State} from '../state/state.js'
 
 /** A provider the reshape creates first (POST /resource_providers, or a batch create_provider). */
 export interface ProviderCreate {

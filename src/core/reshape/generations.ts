@@ -5,7 +5,7 @@
  * the reshaper reports them as Placement does.
  */
 import type {ReshaperBody} from '../reshaper.js'
-import type {State} from '../state.js'
+import type {State} from '../state/state.js'
 import {rootsOf, type CompiledReshape} from './compiled.js'
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)

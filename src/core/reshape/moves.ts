@@ -26,7 +26,7 @@
  * moved class on a source in full (all its allocations): see consumersToRead.
  */
 import type {ReshaperBody} from '../reshaper.js'
-import type {Inventory, Provider, State} from '../state.js'
+import type {Inventory, Provider, State} from '../state/state.js'
 import {canonicalUuid, isUuidLike, providerUuid} from '../uuids.js'
 import {ReshapePlanError, type CompiledReshape, type ProviderCreate} from './compiled.js'
 

@@ -3,7 +3,7 @@
  * inventories with capacity and usage, children under their parent, by name.
  */
 import {INVENTORY_DEFAULTS, inventoryViews, type InventoryView} from '../inventories.js'
-import type {State} from '../state.js'
+import type {State} from '../state/state.js'
 
 export type {InventoryView}
 

@@ -9,7 +9,7 @@ import {
   updateInventory,
 } from '../../core/inventories.js'
 import {PlacementError} from '../../core/errors.js'
-import type {Inventory} from '../../core/state.js'
+import type {Inventory} from '../../core/state/state.js'
 import {getProvider} from '../../core/providers.js'
 import {absoluteUrl, httpDate, readJson, type Ctx, type RouteDef} from '../context.js'
 import {providerUrl} from '../render.js'

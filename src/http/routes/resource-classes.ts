@@ -7,7 +7,7 @@ import {
   renameResourceClass,
 } from '../../core/resource-classes.js'
 import {PlacementError} from '../../core/errors.js'
-import type {NamedRecord} from '../../core/state.js'
+import type {NamedRecord} from '../../core/state/state.js'
 import {absoluteUrl, cacheHeaders, linkPrefix, readJson, type Ctx, type RouteDef} from '../context.js'
 import {validateSchema} from '../jsonschema.js'
 import {lastModifiedOf} from '../render.js'

@@ -9,7 +9,7 @@ import {
   parseTraitFilters,
   setProviderTraits,
 } from '../../core/traits.js'
-import type {NamedRecord} from '../../core/state.js'
+import type {NamedRecord} from '../../core/state/state.js'
 import {absoluteUrl, cacheHeaders, queryParams, readJson, validateQuery, type RouteDef} from '../context.js'
 import {validateSchema} from '../jsonschema.js'
 import {lastModifiedOf} from '../render.js'

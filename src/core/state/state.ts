@@ -7,11 +7,11 @@
  * the same transaction always matches what changed here.
  */
 
-import type {AggregateName} from './aggregate-names.js'
-import type {Group} from './groups.js'
-import {DISABLED_TRAIT, isSharing} from './host.js'
+import type {AggregateName} from '../aggregate-names.js'
+import type {Group} from '../groups.js'
+import {DISABLED_TRAIT, isSharing} from '../host.js'
 import {type Changes, PART, type ProviderPart} from './changes.js'
-import {NOBODY, type StateListener} from './state-listener.js'
+import {NOBODY, type StateListener} from './listener.js'
 import {ShapeLog} from './shape-log.js'
 import {SharedValues, emptyMap, emptySet, ownMap, ownSet} from './shared-collections.js'
 

@@ -8,9 +8,9 @@
  * The image is of the State, not of the database: decoding it gives the State a load of the
  * same rows gives (test/api/state-image.test.ts holds the two equal).
  */
-import {holdLoaded, nextIdsAfterLoad} from './state-load.js'
-import type {AggregateName} from './aggregate-names.js'
-import type {Group} from './groups.js'
+import {holdLoaded, nextIdsAfterLoad} from './load.js'
+import type {AggregateName} from '../aggregate-names.js'
+import type {Group} from '../groups.js'
 import {newProvider, type Consumer, type Inventory, type MovedConsumer, type State, type TopologyNode} from './state.js'
 
 /** Bumped whenever what an image holds, or how, changes: an image of another format is not read. */

@@ -1,6 +1,6 @@
 /**
  * What a load of the State does by hand, from the database's rows (store/state-loader.ts) or
- * from an image (state-image.ts): built without the State's mutation methods, so nothing is
+ * from an image (image.ts): built without the State's mutation methods, so nothing is
  * recorded as changed and the listener adds its sums up anew when asked.
  */
 import {ownMap} from './shared-collections.js'
