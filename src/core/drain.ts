@@ -16,7 +16,7 @@
  * on the same room and a group's members see each other where they will be.
  */
 import {closeness, placementOf} from './affinity.js'
-import {postAllocationErrors, writeAllocations} from './allocations.js'
+import {postAllocationErrors, writeAllocations} from './placement/allocations.js'
 import {findCandidates, type CandidateOptions} from './candidates/engine.js'
 import type {CandidateRequest, RequestGroup} from './candidates/request.js'
 import {notFound} from './errors.js'

@@ -8,7 +8,7 @@ import {describe, expect, it} from 'vitest'
 import {tempFiles} from '../helpers/temp-files.js'
 import {Store} from '../../src/store/store.js'
 import {applyBatch, type BatchOperation} from '../../src/core/batch.js'
-import {writeAllocations, putAllocationErrors} from '../../src/core/allocations.js'
+import {writeAllocations, putAllocationErrors} from '../../src/core/placement/allocations.js'
 import type {State} from '../../src/core/state/state.js'
 
 const newFile = tempFiles('placemat-loader-')

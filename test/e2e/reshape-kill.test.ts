@@ -12,7 +12,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, expect, it} from 'vitest'
 import type {Consumer} from '../../src/core/state/state.js'
-import {createProvider} from '../../src/core/providers.js'
+import {createProvider} from '../../src/core/placement/providers.js'
 import {Store} from '../../src/store/store.js'
 import {BIN, ROOT, childEnv, dumpDb, placemat} from '../helpers/db-tools.js'
 

@@ -5,7 +5,7 @@
  * force every count is held to: claims in a row on a copy, each the claim path's first candidate.
  */
 import {randomUUID} from 'node:crypto'
-import {putAllocationErrors, writeAllocations} from '../../src/core/allocations.js'
+import {putAllocationErrors, writeAllocations} from '../../src/core/placement/allocations.js'
 import {findCandidates} from '../../src/core/candidates/engine.js'
 import {Changes} from '../../src/core/state/changes.js'
 import type {Flavor, FlavorRequest} from '../../src/core/headroom/flavors.js'

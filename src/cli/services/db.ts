@@ -5,7 +5,7 @@
  * upgrade itself is db-upgrade.ts's.
  */
 import {sql, type RawBuilder} from 'kysely'
-import {INCOMPLETE_CONSUMER_ID} from '../../core/allocations.js'
+import {INCOMPLETE_CONSUMER_ID} from '../../core/placement/allocations.js'
 import {capacityOf} from '../../core/capacity.js'
 import {isAlive, readRecord} from '../../daemon/control.js'
 import {MIN_RELEASE_KEY, RELEASE, parseMinRelease, type MinRelease} from '../../store/release.js'

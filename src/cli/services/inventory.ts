@@ -3,7 +3,7 @@
  * arguments, per-class field flags (--reserved VCPU=2, repeatable or comma separated, or a
  * bare value for every class named), merged into a PUT /inventories body.
  */
-import {INVENTORY_DEFAULTS, INVENTORY_FIELDS, inventoryFieldProblem, withDefaults} from '../../core/inventories.js'
+import {INVENTORY_DEFAULTS, INVENTORY_FIELDS, inventoryFieldProblem, withDefaults} from '../../core/placement/inventories.js'
 import type {Inventory} from '../../core/state/state.js'
 import {capacityOf} from '../../core/capacity.js'
 import {usageError as usage} from '../failure.js'

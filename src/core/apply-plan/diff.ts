@@ -1,5 +1,5 @@
 /** How a provider's inventories and name sets differ from what a file wants. */
-import {INVENTORY_DEFAULTS, INVENTORY_FIELDS} from '../inventories.js'
+import {INVENTORY_DEFAULTS, INVENTORY_FIELDS} from '../placement/inventories.js'
 import type {Inventory} from '../state/state.js'
 import type {InventoryDiff, InventoryField, SetDiff} from './types.js'
 

@@ -6,7 +6,7 @@
  * rules allow, disabled hosts avoided), or named as unplaceable with the reason. The copy then
  * answers the headroom after the change: N+1 per failure domain.
  */
-import {putAllocationErrors, writeAllocations} from '../allocations.js'
+import {putAllocationErrors, writeAllocations} from '../placement/allocations.js'
 import {capacityOf} from '../capacity.js'
 import {Changes} from '../state/changes.js'
 import {PlacementError} from '../errors.js'

@@ -6,9 +6,9 @@
  * exceed its capacity and every stale generation in the body is listed.
  */
 import {ErrorCode, PlacementError} from '../errors.js'
-import {INVENTORY_DEFAULTS} from '../inventories.js'
-import {createProvider} from '../providers.js'
-import {reshape, type ReshaperBody} from '../reshaper.js'
+import {INVENTORY_DEFAULTS} from '../placement/inventories.js'
+import {createProvider} from '../placement/providers.js'
+import {reshape, type ReshaperBody} from '../placement/reshaper.js'
 import {stateFromSnapshot} from '../snapshot.js'
 import type {Inventory, State} from '../state/state.js'
 import {Changes} from '../state/changes.js'

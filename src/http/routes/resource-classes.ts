@@ -5,7 +5,7 @@ import {
   getResourceClass,
   listResourceClasses,
   renameResourceClass,
-} from '../../core/resource-classes.js'
+} from '../../core/placement/resource-classes.js'
 import {PlacementError} from '../../core/errors.js'
 import type {NamedRecord} from '../../core/state/state.js'
 import {absoluteUrl, cacheHeaders, linkPrefix, readJson, type Ctx, type RouteDef} from '../context.js'

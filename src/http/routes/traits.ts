@@ -8,7 +8,7 @@ import {
   listTraits,
   parseTraitFilters,
   setProviderTraits,
-} from '../../core/traits.js'
+} from '../../core/placement/traits.js'
 import type {NamedRecord} from '../../core/state/state.js'
 import {absoluteUrl, cacheHeaders, queryParams, readJson, validateQuery, type RouteDef} from '../context.js'
 import {validateSchema} from '../jsonschema.js'

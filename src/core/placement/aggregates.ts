@@ -1,10 +1,10 @@
 /**
  * Provider aggregates (handlers/aggregate.py, objects/resource_provider.py _set_aggregates).
  */
-import {ErrorCode, PlacementError} from './errors.js'
+import {ErrorCode, PlacementError} from '../errors.js'
 import {getProvider} from './providers.js'
-import type {Provider, State} from './state/state.js'
-import {canonicalUuid} from './uuids.js'
+import type {Provider, State} from '../state/state.js'
+import {canonicalUuid} from '../uuids.js'
 
 export function getAggregates(s: State, uuid: string): {provider: Provider; aggregates: string[]} {
   const p = getProvider(s, uuid)

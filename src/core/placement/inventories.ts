@@ -11,10 +11,10 @@
  *    >= 0 from 1.26.
  * Everything is validated before anything is mutated, so a failure changes nothing.
  */
-import {ErrorCode, PlacementError, badRequest, notFound} from './errors.js'
+import {ErrorCode, PlacementError, badRequest, notFound} from '../errors.js'
 import {getProvider} from './providers.js'
-import type {Inventory, Provider, State} from './state/state.js'
-import {capacityOf} from './capacity.js'
+import type {Inventory, Provider, State} from '../state/state.js'
+import {capacityOf} from '../capacity.js'
 
 /** Placement's db_const.MAX_INT, the default max_unit. */
 export const MAX_INT = 0x7fffffff

@@ -3,8 +3,8 @@
  * project/user, optionally per consumer type (_get_all_by_project_user, _get_by_consumer_type).
  */
 import {NULL_CONSUMER_TYPE_ALIAS} from './allocations.js'
-import {compareText, orderedResources} from './listing-order.js'
-import type {Consumer, Provider, State} from './state/state.js'
+import {compareText, orderedResources} from '../listing-order.js'
+import type {Consumer, Provider, State} from '../state/state.js'
 
 /** Used amount of every class the provider has inventory for (0 when nothing is allocated). */
 export function providerUsages(p: Provider): Record<string, number> {

@@ -1,6 +1,6 @@
 import {randomUUID} from 'node:crypto'
-import {ErrorCode, PlacementError, badRequest, conflict, notFound} from './errors.js'
-import {newProvider, type Provider, type State} from './state/state.js'
+import {ErrorCode, PlacementError, badRequest, conflict, notFound} from '../errors.js'
+import {newProvider, type Provider, type State} from '../state/state.js'
 
 export function getProvider(s: State, uuid: string): Provider {
   const p = s.providers.get(uuid)

@@ -24,9 +24,9 @@
  * failed reshape never leaves anything behind.
  */
 import {applyAllocations, checkProvidersExist, planConsumers, type ConsumerWrite} from './allocations.js'
-import {ErrorCode, PlacementError, badRequest, conflict} from './errors.js'
+import {ErrorCode, PlacementError, badRequest, conflict} from '../errors.js'
 import {replaceInventories, withDefaults, type InventoryInput} from './inventories.js'
-import type {Inventory, Provider, State} from './state/state.js'
+import type {Inventory, Provider, State} from '../state/state.js'
 
 type Resources = Record<string, number>
 

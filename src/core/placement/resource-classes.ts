@@ -5,8 +5,8 @@
  * nor deleted; custom classes are named CUSTOM_* (the schemas enforce it) and can be
  * deleted only while no inventory uses them.
  */
-import {badRequest, conflict, notFound} from './errors.js'
-import type {NamedRecord, State} from './state/state.js'
+import {badRequest, conflict, notFound} from '../errors.js'
+import type {NamedRecord, State} from '../state/state.js'
 
 /** Placement's ResourceClass.MIN_CUSTOM_RESOURCE_CLASS_ID. */
 export const MIN_CUSTOM_RESOURCE_CLASS_ID = 10000

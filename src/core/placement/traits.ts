@@ -5,8 +5,8 @@
  * A custom trait cannot be deleted while a provider has it. Setting a provider's traits
  * bumps its generation only when the set actually changes.
  */
-import {ErrorCode, PlacementError, badRequest, conflict, notFound} from './errors.js'
-import type {NamedRecord, Provider, State} from './state/state.js'
+import {ErrorCode, PlacementError, badRequest, conflict, notFound} from '../errors.js'
+import type {NamedRecord, Provider, State} from '../state/state.js'
 
 export const CUSTOM_NAMESPACE = 'CUSTOM_'
 
