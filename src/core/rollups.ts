@@ -13,7 +13,7 @@
  */
 import type {Inventory, Provider, State, TopologyLevel, TopologyNode} from './state/state.js'
 import type {StateListener} from './state/listener.js'
-import {capacityOf} from './capacity.js'
+import {capacityOf} from './inventory-capacity.js'
 import {CHILD_LEVEL, topologyTree} from './topology-view.js'
 import {isSharing} from './host.js'
 

@@ -5,7 +5,7 @@
  */
 import {INVENTORY_DEFAULTS, INVENTORY_FIELDS, inventoryFieldProblem, withDefaults} from '../../core/placement/inventories.js'
 import type {Inventory} from '../../core/state/state.js'
-import {capacityOf} from '../../core/capacity.js'
+import {capacityOf} from '../../core/inventory-capacity.js'
 import {usageError as usage} from '../failure.js'
 import type {Column} from '../output.js'
 

@@ -5,7 +5,7 @@
  * with the most recently updated consumers where the endpoint tells their times); with a
  * flavor, each rack's fit for it.
  */
-import {capacityOf} from '../../core/capacity.js'
+import {capacityOf} from '../../core/inventory-capacity.js'
 import type {FlavorRequest} from '../../core/headroom/flavors.js'
 import {headroom} from '../../core/headroom/headroom.js'
 import type {State, TopologyNode} from '../../core/state/state.js'

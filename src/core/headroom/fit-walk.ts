@@ -3,7 +3,7 @@
  * now, the first that still fits each time; with a domain's pools shared between its hosts; and
  * what binds once the count is done. The loops every capacity count runs, host after host.
  */
-import {capacityOf} from '../capacity.js'
+import {capacityOf} from '../inventory-capacity.js'
 import type {HostForest, ShapeCandidates} from './tree-shapes.js'
 
 /** What a host's count noted besides how many. */

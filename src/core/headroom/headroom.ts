@@ -26,7 +26,7 @@
  *                   disabled hosts.
  * Pure over a State; nothing is written to it.
  */
-import {capacityOf} from '../capacity.js'
+import {capacityOf} from '../inventory-capacity.js'
 import {askedPerClass, type FlavorRequest} from './flavors.js'
 import {groupFit} from './group-headroom.js'
 import type {Group} from '../groups.js'

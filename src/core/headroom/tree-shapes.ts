@@ -7,7 +7,7 @@
  * used, are every host's of that shape, each provider named by its place in the tree: counting a
  * host's fit is then walking that list with the host's own usage (headroom.ts).
  */
-import {capacityOf} from '../capacity.js'
+import {capacityOf} from '../inventory-capacity.js'
 import {candidateSlots, findCandidates} from '../candidates/engine.js'
 import type {CandidateRequest} from '../candidates/request.js'
 import {everyHost, isDisabled, isSharing} from '../host.js'

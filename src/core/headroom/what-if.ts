@@ -7,7 +7,7 @@
  * answers the headroom after the change: N+1 per failure domain.
  */
 import {putAllocationErrors, writeAllocations} from '../placement/allocations.js'
-import {capacityOf} from '../capacity.js'
+import {capacityOf} from '../inventory-capacity.js'
 import {Changes} from '../state/changes.js'
 import {PlacementError} from '../errors.js'
 import {FirstFit} from './first-fit.js'

@@ -8,7 +8,7 @@
  */
 import {ErrorCode, PlacementError, badRequest, conflict, notFound} from '../errors.js'
 import type {Amounts, Consumer, Provider, State} from '../state/state.js'
-import {capacityOf} from '../capacity.js'
+import {capacityOf} from '../inventory-capacity.js'
 
 /** Placement 8.0.0's default incomplete_consumer_project_id / incomplete_consumer_user_id. */
 export const INCOMPLETE_CONSUMER_ID = '00000000-0000-0000-0000-000000000000'

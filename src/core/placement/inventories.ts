@@ -14,7 +14,7 @@
 import {ErrorCode, PlacementError, badRequest, notFound} from '../errors.js'
 import {getProvider} from './providers.js'
 import type {Inventory, Provider, State} from '../state/state.js'
-import {capacityOf} from '../capacity.js'
+import {capacityOf} from '../inventory-capacity.js'
 
 /** Placement's db_const.MAX_INT, the default max_unit. */
 export const MAX_INT = 0x7fffffff
