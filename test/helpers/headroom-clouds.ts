@@ -2,7 +2,8 @@
  * Generated clouds for capacity's tests (flat hosts, NUMA trees with GPU grandchildren, bare
  * metal, rack pools whose hosts may keep disk of their own, a pool across rooms, disabled hosts,
  * reserved, ratios, max_unit, step_size, existing usage) and generated flavors; and the brute
- * force every count is held to: claims in a row on a copy, each the claim path's first candidate.
+ * force every count is held to: claims one after another on a copy, each the claim path's first
+ * candidate.
  */
 import {randomUUID} from 'node:crypto'
 import {putAllocationErrors, writeAllocations} from '../../src/core/placement/allocations.js'
@@ -164,8 +165,8 @@ export function writeClaim(
   s.version += 1
 }
 
-/** Claims of `flavor` in a row on a copy, each the first candidate on `hosts` (and pools), until none fits. */
-export function claimsInARow(snapshot: Snapshot, flavor: FlavorRequest, hosts: Set<string>): number {
+/** Claims of `flavor` one after another on a copy, each the first candidate on `hosts` (and pools), until none fits. */
+export function claimsOneAfterAnother(snapshot: Snapshot, flavor: FlavorRequest, hosts: Set<string>): number {
   const copy = stateFromSnapshot(structuredClone(snapshot))
   let count = 0
   for (; count < 5000; count++) {

@@ -22,7 +22,7 @@ const text = (a: Allocations | undefined) =>
     ? 'none'
     : JSON.stringify([...a].map(([u, m]) => [u, [...m].sort()]).sort(([x], [y]) => String(x).localeCompare(String(y))))
 
-/** Claims of random amounts in a row, each placed by FirstFit and by the engine; both must agree. */
+/** Claims of random amounts one after another, each placed by FirstFit and by the engine; both must agree. */
 function agree(s: State, wanted: Array<Map<string, number>>, seed: number, where: string): {placed: number; refused: number} {
   const r = rng(seed)
   const walk = new FirstFit(s)

@@ -6,9 +6,9 @@
  *   - removing hosts (--without) never raises any domain's fit;
  *   - adding a host never lowers one;
  *   - a domain's fit is at most the sum of its children's.
- * (Each count itself is held to claims in a row in headroom.test.ts.) A what-if that places
- * displaced consumers again can raise a fit (docs/cli/capacity.md says why); these clouds' usage
- * has no consumers, so what is held here is the count's own behaviour.
+ * (Each count itself is held to claims one after another in headroom.test.ts.) A what-if that
+ * places displaced consumers again can raise a fit (docs/cli/capacity.md says why); these clouds'
+ * usage has no consumers, so what is held here is the count's own behaviour.
  */
 import {describe, expect, it} from 'vitest'
 import {parseApplyFile} from '../../src/cli/apply/apply-file.js'

@@ -4,7 +4,7 @@
  */
 import type {HeadroomLevel} from './headroom.js'
 import type {Provider, State, TopologyLevel, TopologyNode} from '../state/state.js'
-import {bindingOf, fitInARow, type FitWalk} from './fit-walk.js'
+import {bindingOf, fitOneAfterAnother, type FitWalk} from './fit-walk.js'
 import type {HostForest, ShapeCandidates} from './tree-shapes.js'
 
 /** fit(host, X) of every host, by host number, and whether it could ever hold X (on its tree emptied). */
@@ -196,9 +196,9 @@ export function domainMembers(part: LayoutPart, hosts: number, wanted: (d: numbe
 }
 
 /**
- * A domain whose hosts (`at`, in host order) draw on sharing pools: claims in a row over them,
- * each pool shared. Candidates come host after host in the engine's order, so the claims fill
- * the first host (its own inventory first where its candidates put it first, then the pools)
+ * A domain whose hosts (`at`, in host order) draw on sharing pools: claims one after another over
+ * them, each pool shared. Candidates come host after host in the engine's order, so the claims
+ * fill the first host (its own inventory first where its candidates put it first, then the pools)
  * before the next: each host drawing on a pool is walked with what the hosts before it left
  * there. A host that never takes from a pool counts as it does alone.
  */
@@ -215,7 +215,7 @@ export function poolsDomain(h: HostNumbers, at: readonly number[]): {fit: number
       let binding = fits.binding[i]
       if (!c) fit += fits.fit[i]
       else {
-        fit += fitInARow(forest, i, c, free, (left ??= h.poolFree.slice()), walk)
+        fit += fitOneAfterAnother(forest, i, c, free, (left ??= h.poolFree.slice()), walk)
         binding = bindingOf(forest, i, walk.binding)
       }
       if (enabled && binding >= 0) votes[binding]++

@@ -1,7 +1,7 @@
 /**
- * A host's count: its shape's candidates (tree-shapes.ts) claimed in a row with what is free
- * now, the first that still fits each time; with a domain's pools shared between its hosts; and
- * what binds once the count is done. The loops every capacity count runs, host after host.
+ * A host's count: its shape's candidates (tree-shapes.ts) claimed one after another with what is
+ * free now, the first that still fits each time; with a domain's pools shared between its hosts;
+ * and what binds once the count is done. The loops every capacity count runs, host after host.
  */
 import {capacityOf} from '../inventory-capacity.js'
 import type {HostForest, ShapeCandidates} from './tree-shapes.js'
@@ -67,14 +67,14 @@ export function poolFreeNow(forest: HostForest): Float64Array {
 let scratch = new Float64Array(64)
 
 /**
- * How many times host `i`'s candidates can be claimed in a row with `free` now (freeNow): the
- * first that still fits, as many times as it fits (usage only grows: one that no longer fits
- * never fits again, and the others keep their order). With `poolLeft` (poolFreeNow, drawn on by
- * the hosts counted before this one), the host's pools hold what is left there, and what it
- * takes is taken from it: claims in a row over a domain's hosts in the engine's order (a
- * host's candidates all come before the next host's), each pool shared.
+ * How many times host `i`'s candidates can be claimed one after another with `free` now
+ * (freeNow): the first that still fits, as many times as it fits (usage only grows: one that no
+ * longer fits never fits again, and the others keep their order). With `poolLeft` (poolFreeNow,
+ * drawn on by the hosts counted before this one), the host's pools hold what is left there, and
+ * what it takes is taken from it: claims one after another over a domain's hosts in the engine's
+ * order (a host's candidates all come before the next host's), each pool shared.
  */
-export function fitInARow(
+export function fitOneAfterAnother(
   forest: HostForest,
   i: number,
   c: ShapeCandidates,

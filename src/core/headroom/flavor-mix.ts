@@ -1,7 +1,7 @@
 /**
  * A flavor mix: how many instances of several flavors fit per host, rack, row, room and the cloud
  * in given proportions (`capacity --mix m1.large=60,m1.medium=30,r1.large=10`), placed as claims
- * in a row would place them.
+ * one after another would place them.
  *
  *   the mix         flavors with weights above 0 (they need not sum to 100); a flavor listed twice
  *                   is summed under its name.
@@ -14,15 +14,16 @@
  *                   10^6 makes whole are compared as they are. 60/30/10 repeats
  *                   L M L L M L R L M L: every W claims (whole weights over their gcd) each flavor
  *                   has had exactly its weight, and the deficits are back at 0 (a period).
- *   fit(domain)     claims of the sequence in a row over the domain's enabled hosts (headroom's
- *                   domains, domainLayout) and the pools they reach, each the flavor's first
- *                   candidate that fits, in the engine's order: a host's candidates all come before
- *                   the next host's, its own inventory before a pool where its candidates put it
- *                   first, a pool shared between the domain's hosts (fitInARow's poolLeft). The
- *                   count stops at the first claim that fits nowhere in the domain: the mix cannot
- *                   go on in its proportions, though another flavor might still fit. So a flavor
- *                   that fits nowhere gives 0 when it is claimed first (the largest weight), else
- *                   the claims before its first turn. `by_flavor` is how many of each.
+ *   fit(domain)     claims of the sequence one after another over the domain's enabled hosts
+ *                   (headroom's domains, domainLayout) and the pools they reach, each the flavor's
+ *                   first candidate that fits, in the engine's order: a host's candidates all come
+ *                   before the next host's, its own inventory before a pool where its candidates
+ *                   put it first, a pool shared between the domain's hosts (fitOneAfterAnother's
+ *                   poolLeft). The count stops at the first claim that fits nowhere in the
+ *                   domain: the mix cannot go on in its proportions, though another flavor might
+ *                   still fit. So a flavor that fits nowhere gives 0 when it is claimed first (the
+ *                   largest weight), else the claims before its first turn. `by_flavor` is how
+ *                   many of each.
  * Usage only grows during a domain's count, so a candidate that no longer fits never fits again:
  * each flavor keeps a pointer to its first candidate that may still fit (a host, a candidate of
  * its shape: tree-shapes.ts), and at the start of each period as many whole periods as every
@@ -184,7 +185,7 @@ class MixCount {
     this.onCandidate = new Int32Array(F)
   }
 
-  /** The mix's claims in a row on `hosts` (enabled, in host order) until one fits nowhere; how many. */
+  /** The mix's claims one after another on `hosts` (enabled, in host order) until one fits nowhere; how many. */
   domain(hosts: readonly number[]): number {
     const {w, W, whole} = this.weights
     this.placed.fill(0)

@@ -2,18 +2,19 @@
  * Headroom: how many more instances of each flavor fit, per host, rack, row, room and the cloud,
  * what is lost to host boundaries, what is stranded, and which flavors can never fit.
  *
- *   fit(host, X)    how many times X's request can be claimed in a row in the host's tree, as a
- *                   claim takes it: the first candidate each time (the allocation-candidates
- *                   engine, with capacity int((total - reserved) * ratio), min/max_unit,
- *                   step_size, group_policy, traits and every sharing provider the host reaches).
+ *   fit(host, X)    how many times X's request can be claimed one after another in the host's
+ *                   tree, as a claim takes it: the first candidate each time (the
+ *                   allocation-candidates engine, with capacity int((total - reserved) * ratio),
+ *                   min/max_unit, step_size, group_policy, traits and every sharing provider the
+ *                   host reaches).
  *                   While the first candidate still fits it stays first (usage only grows), so
  *                   it is taken as many times as it fits at once; the candidates are searched
  *                   once per shape of tree (tree-shapes.ts), not once per host.
  *                   A disabled host counts 0; what it would hold is its `disabledFit`.
- *   fit(domain, X)  claims in a row over its enabled hosts: candidates come host after host, so
- *                   the first host fills (its own inventory first where its candidates put it
- *                   first, then its pools) before the next; a pool is shared, each host finding
- *                   what those before it left (domains.ts poolsDomain). Without pools,
+ *   fit(domain, X)  claims one after another over its enabled hosts: candidates come host after
+ *                   host, so the first host fills (its own inventory first where its candidates
+ *                   put it first, then its pools) before the next; a pool is shared, each host
+ *                   finding what those before it left (domains.ts poolsDomain). Without pools,
  *                   the sum of its hosts' fits.
  *   binding         what stops one more: on a host, the class (or CLASS@pool) the candidate
  *                   closest to fitting once more lacks most (fit-walk.ts); a domain's, most of
@@ -32,7 +33,7 @@ import {groupFit} from './group-headroom.js'
 import type {Group} from '../groups.js'
 import {byName, domainLayout, domainMembers, mostVoted, poolsDomain, type HostFits, type HostNumbers} from './domains.js'
 import type {State, TopologyLevel} from '../state/state.js'
-import {bindingName, bindingOf, fitInARow, freeNow, poolFreeNow, type FitWalk} from './fit-walk.js'
+import {bindingName, bindingOf, fitOneAfterAnother, freeNow, poolFreeNow, type FitWalk} from './fit-walk.js'
 import {candidatesByHost, hostForest, type HostForest} from './tree-shapes.js'
 
 export type {HostFits} from './domains.js'
@@ -123,7 +124,7 @@ export function hostFits(s: State, forest: HostForest, free: Float64Array, flavo
     const c = candidatesOf(i)
     if (c.start.length === 1) continue
     out.eligible[i] = 1
-    out.fit[i] = fitInARow(forest, i, c, free, null, walk)
+    out.fit[i] = fitOneAfterAnother(forest, i, c, free, null, walk)
     out.binding[i] = bindingOf(forest, i, walk.binding)
     if (walk.tookFromPool) (out.drawing ??= [])[i] = c
   }

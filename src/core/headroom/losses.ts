@@ -9,7 +9,7 @@
  * hosts draw on it one after the other), so a loss costs what it moves, not the cloud.
  */
 import {Changes} from '../state/changes.js'
-import {fitInARow, hostFreeNow, poolFreeNow, freeNow} from './fit-walk.js'
+import {fitOneAfterAnother, hostFreeNow, poolFreeNow, freeNow} from './fit-walk.js'
 import type {FlavorRequest} from './flavors.js'
 import {hostFits} from './headroom.js'
 import type {Consumer, State} from '../state/state.js'
@@ -84,7 +84,7 @@ function walkPools(
 ): number {
   let sum = 0
   let left: Float64Array | null = null
-  for (const i of walked) if (!lost[i]) sum += fitInARow(forest, i, base.candidates[i]!, free, (left ??= poolFree.slice()))
+  for (const i of walked) if (!lost[i]) sum += fitOneAfterAnother(forest, i, base.candidates[i]!, free, (left ??= poolFree.slice()))
   return sum
 }
 
@@ -171,7 +171,7 @@ export function* lossesOneByOne(s: State, level: LostDomain['level'], flavors: r
       for (const i of lost) if (!disabled[i] && !base.reaching[i]) sum -= base.fit[i]
       for (const i of moved) {
         const c = base.candidates[i]
-        if (c && !disabled[i] && !base.reaching[i]) sum += fitInARow(forest, i, c, free) - base.fit[i]
+        if (c && !disabled[i] && !base.reaching[i]) sum += fitOneAfterAnother(forest, i, c, free) - base.fit[i]
       }
       // Hosts that reach a pool, in host order, each with what those before it left there: again
       // where the loss touched their pools, as before elsewhere.
