@@ -38,7 +38,7 @@ export interface HostNumbers {
  * The domains of one level: rows start .. start + count, each host's domain in `of` (-1: none;
  * null: the cloud, all). A rack's, row's, room's or the cloud's are also each cell's (`ofCell`).
  */
-export interface LayoutPart {
+export interface DomainLayoutPart {
   level: HeadroomLevel
   start: number
   count: number
@@ -48,11 +48,15 @@ export interface LayoutPart {
   host: Int32Array | null
 }
 
-export interface Layout {
+/**
+ * The domains a headroom table has rows for, level by level, and the cells their hosts are summed
+ * in: where each host counts, not the racks, rows and rooms an operator lays out (topology.ts Layout).
+ */
+export interface DomainLayout {
   /** Each domain's level and name, in the order a table shows them. */
   levels: HeadroomLevel[]
   names: string[]
-  parts: LayoutPart[]
+  parts: DomainLayoutPart[]
   /**
    * Hosts in the same rack, row and room (of the levels asked) share a cell: what a level's
    * domains add up is summed once per host into cells, then per level from the few cells.
@@ -62,9 +66,9 @@ export interface Layout {
 }
 
 /** The domains at each level and which hosts are in them, in the order a table shows them (names sorted). */
-export function domainLayout(s: State, forest: HostForest, levels: readonly HeadroomLevel[]): Layout {
+export function domainLayout(s: State, forest: HostForest, levels: readonly HeadroomLevel[]): DomainLayout {
   const {hosts} = forest
-  const out: Layout = {levels: [], names: [], parts: [], cellOf: new Int32Array(hosts.length), cells: 1}
+  const out: DomainLayout = {levels: [], names: [], parts: [], cellOf: new Int32Array(hosts.length), cells: 1}
   const places = placesOf(s, forest)
   for (const level of levels) {
     const start = out.levels.length
@@ -183,7 +187,7 @@ const compareHosts = (a: Provider, b: Provider): number =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0
 
 /** The hosts of each domain of `part` that `wanted`, in host order. */
-export function domainMembers(part: LayoutPart, hosts: number, wanted: (d: number) => boolean): Map<number, number[]> {
+export function domainMembers(part: DomainLayoutPart, hosts: number, wanted: (d: number) => boolean): Map<number, number[]> {
   const out = new Map<number, number[]>()
   for (let i = 0; i < hosts; i++) {
     const d = part.of ? part.of[i] : 0

@@ -33,7 +33,7 @@
 import {PlacementError} from '../errors.js'
 import {freeNow, poolFreeNow} from './fit-walk.js'
 import type {FlavorRequest} from './flavors.js'
-import {domainLayout, type LayoutPart} from './domains.js'
+import {domainLayout, type DomainLayoutPart} from './domains.js'
 import {HEADROOM_LEVELS, type HeadroomLevel} from './headroom.js'
 import type {State} from '../state/state.js'
 import {candidatesByHost, hostForest, type HostForest, type ShapeCandidates} from './tree-shapes.js'
@@ -139,7 +139,7 @@ function nextFlavor(w: Float64Array, W: number, placed: Float64Array, k: number)
 }
 
 /** The enabled hosts of each domain of `part`, in host order (the engine's). */
-function enabledMembers(forest: HostForest, part: LayoutPart): number[][] {
+function enabledMembers(forest: HostForest, part: DomainLayoutPart): number[][] {
   const out: number[][] = Array.from({length: part.count}, () => [])
   for (let i = 0; i < forest.hosts.length; i++) {
     const d = part.of ? part.of[i] : 0
