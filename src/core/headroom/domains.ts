@@ -12,7 +12,7 @@ export interface HostFits {
   fit: Float64Array
   /** 1 where the host could ever hold the flavor. */
   eligible: Uint8Array
-  /** What binds on each host once its count is done (tree-shapes.ts bindingOf), -1 where it could never hold it. */
+  /** What binds on each host once its count is done (fit-walk.ts bindingOf), -1 where it could never hold it. */
   binding: Int32Array
   /** The candidates of each host whose count took from a pool (a domain's hosts share it); null when none did. */
   drawing: Array<ShapeCandidates | undefined> | null
