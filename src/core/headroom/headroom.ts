@@ -159,8 +159,8 @@ export function headroomTable(s: State, flavors: readonly FlavorRequest[], opts:
   return countTable(s, flavors, opts, false) ?? countTable(s, flavors, opts, true)!
 }
 
-/** Whether a number fits a 32-bit column. */
-const whole = (x: number): boolean => x <= 0x7fffffff && x >= -0x80000000 && x === Math.floor(x)
+/** Whether a number fits a 32-bit column: a whole number from -2^31 to 2^31 - 1. */
+const fitsInt32 = (x: number): boolean => x <= 0x7fffffff && x >= -0x80000000 && x === Math.floor(x)
 
 /** The table in 32-bit columns (none when a number does not fit them), or `wide`, in 64-bit ones. */
 function countTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomOptions, wide: boolean): HeadroomTable | null {
@@ -222,7 +222,7 @@ function countTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomO
     const setRow = (k: number, fit: number, pooled: number, disabledFit: number): void => {
       const most = Math.max(pooled, fit)
       const loss = Math.max(0, pooled - fit)
-      if (!wide && !(whole(fit) && whole(most) && whole(loss) && whole(disabledFit))) overflow = true
+      if (!wide && !(fitsInt32(fit) && fitsInt32(most) && fitsInt32(loss) && fitsInt32(disabledFit))) overflow = true
       t.fit[k] = fit
       t.pooled[k] = most
       t.fragmentation_loss[k] = loss
@@ -308,7 +308,7 @@ function countTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomO
         }
         if (opts.group) {
           const bound = groupFit(s, opts.group, new Map(at.filter((i) => !disabled[i]).map((i) => [hosts[i].uuid, fits.fit[i]])))
-          if (!wide && !whole(bound)) overflow = true
+          if (!wide && !fitsInt32(bound)) overflow = true
           t.fit[k] = Math.min(t.fit[k], bound)
         }
       }
