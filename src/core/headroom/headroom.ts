@@ -29,12 +29,12 @@
  */
 import {capacityOf} from '../inventory-capacity.js'
 import {askedPerClass, type FlavorRequest} from './flavors.js'
-import {groupFit} from './group-headroom.js'
 import type {Group} from '../groups.js'
-import {byName, domainLayout, domainMembers, mostVoted, poolsDomain, type HostFits, type HostNumbers} from './domains.js'
+import {byName, domainLayout, type DomainLayout, type HostFits, type HostNumbers} from './domains.js'
 import type {State, TopologyLevel} from '../state/state.js'
 import {bindingName, bindingOf, fitOneAfterAnother, freeNow, poolFreeNow, type FitWalk} from './fit-walk.js'
 import {candidatesByHost, hostForest, type HostForest} from './tree-shapes.js'
+import {FlavorRows, newCellSums, sumCells, writeCellRows, writePoolAndGroupRows, writeHostRows} from './table-rows.js'
 
 export type {HostFits} from './domains.js'
 export type HeadroomLevel = 'host' | TopologyLevel | 'cloud'
@@ -159,18 +159,56 @@ export function headroomTable(s: State, flavors: readonly FlavorRequest[], opts:
   return countTable(s, flavors, opts, false) ?? countTable(s, flavors, opts, true)!
 }
 
-/** Whether a number fits a 32-bit column: a whole number from -2^31 to 2^31 - 1. */
-const fitsInt32 = (x: number): boolean => x <= 0x7fffffff && x >= -0x80000000 && x === Math.floor(x)
-
 /** The table in 32-bit columns (none when a number does not fit them), or `wide`, in 64-bit ones. */
 function countTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomOptions, wide: boolean): HeadroomTable | null {
   const forest = hostForest(s)
-  const {hosts, disabled} = forest
-  const n = hosts.length
   const layout = domainLayout(s, forest, opts.levels ?? HEADROOM_LEVELS)
   const D = layout.levels.length
-  const rows = flavors.length * D
   const w = workspaceOf(forest)
+  const t = newTable(forest, layout, flavors, w, wide)
+  // What does not depend on the flavor, once: each pair's and each class's free amount by host.
+  const free = freeNow(forest, w.free)
+  const classFree = freeByClass(forest, free, w.classFree)
+  const poolFree = poolFreeNow(forest)
+  const {fits, fitsSomewhere} = w // some flavor fits there now
+  fitsSomewhere.fill(0)
+  const cells = newCellSums(layout.cells, t.bindings.length)
+  for (let f = 0; f < flavors.length; f++) {
+    const flavor = flavors[f]
+    hostFits(s, forest, free, flavor, fits)
+    const rows = new FlavorRows(t, forest, flavor, wide)
+    const {eligible, eligibleEnabled} = sumCells(forest, layout.cellOf, fits, classFree, rows, cells, fitsSomewhere)
+    if (!eligible) t.lint.push({flavor: flavor.flavor, problem: whyNowhere(s, flavor)})
+    else if (!eligibleEnabled) t.lint.push({flavor: flavor.flavor, problem: 'fits only on disabled hosts'})
+    const numbers: HostNumbers = {
+      forest,
+      free,
+      poolFree,
+      fits,
+      disabled: forest.disabled,
+      classFree,
+      C: forest.classes.length,
+      asked: rows.asked,
+      askClass: rows.askClass,
+    }
+    for (const part of layout.parts) {
+      const base = f * D + part.start
+      if (part.host) writeHostRows(part.host, base, numbers, rows)
+      else if (part.ofCell) writeCellRows(part.ofCell, part.count, base, cells, rows)
+      writePoolAndGroupRows(s, part, base, numbers, rows, opts.group)
+    }
+    if (rows.overflow) {
+      releaseTable(t)
+      return null
+    }
+  }
+  t.stranded = stranded(s, forest, classFree, poolFree, flavors, fitsSomewhere)
+  return t
+}
+
+/** An empty table of `flavors` over the layout's domains: 32-bit columns (the workspace's, when large enough), or `wide`, 64-bit ones. */
+function newTable(forest: HostForest, layout: DomainLayout, flavors: readonly FlavorRequest[], w: Workspace, wide: boolean): HeadroomTable {
+  const rows = flavors.length * layout.levels.length
   let columns: Column
   if (wide) columns = new Float64Array(4 * rows)
   else if (w.columns && w.columns.length >= 4 * rows) {
@@ -191,134 +229,6 @@ function countTable(s: State, flavors: readonly FlavorRequest[], opts: HeadroomO
     lint: [],
   }
   owners.set(t, {forest, columns})
-  let overflow = false
-  // What does not depend on the flavor, once: each pair's and each class's free amount by host.
-  const free = freeNow(forest, w.free)
-  const classFree = freeByClass(forest, free, w.classFree)
-  const poolFree = poolFreeNow(forest)
-  const C = forest.classes.length
-  const {fits, fitsSomewhere} = w // some flavor fits there now
-  fitsSomewhere.fill(0)
-  const {cellOf, cells} = layout
-  const cellFit = new Float64Array(cells)
-  const cellDisabled = new Float64Array(cells)
-  const cellAny = new Uint8Array(cells)
-  // Each cell's hosts by what binds there (a domain's binding is the one most of its hosts have).
-  const B = t.bindings.length
-  const cellVotes = new Int32Array(cells * B)
-  for (let f = 0; f < flavors.length; f++) {
-    const flavor = flavors[f]
-    hostFits(s, forest, free, flavor, fits)
-    const asked = askedPerClass(flavor.request)
-    const asks = [...asked.values()]
-    const askClass = Int32Array.from(asked.keys(), (rc) => forest.classes.indexOf(rc))
-    const A = asks.length
-    // The fit if a host, or a domain's hosts, were one host: each asked class's free amount over what one instance asks.
-    const pooledOf = (total: Float64Array, at: number): number => {
-      let pooled = Infinity
-      for (let j = 0; j < A; j++) pooled = Math.min(pooled, Math.floor(total[at + j] / asks[j]))
-      return pooled
-    }
-    const setRow = (k: number, fit: number, pooled: number, disabledFit: number): void => {
-      const most = Math.max(pooled, fit)
-      const loss = Math.max(0, pooled - fit)
-      if (!wide && !(fitsInt32(fit) && fitsInt32(most) && fitsInt32(loss) && fitsInt32(disabledFit))) overflow = true
-      t.fit[k] = fit
-      t.pooled[k] = most
-      t.fragmentation_loss[k] = loss
-      t.disabled_fit[k] = disabledFit
-    }
-    // Each cell's sums (the same rack, row and room); and whether the flavor fits anywhere.
-    cellFit.fill(0)
-    cellDisabled.fill(0)
-    cellAny.fill(0)
-    cellVotes.fill(0)
-    const cellTotal = new Float64Array(cells * A)
-    const hostTotal = new Float64Array(A)
-    let eligible = false
-    let eligibleEnabled = false
-    for (let i = 0; i < n; i++) {
-      const c = cellOf[i]
-      if (disabled[i]) {
-        cellDisabled[c] += fits.fit[i]
-        if (fits.eligible[i]) eligible = true
-        continue
-      }
-      cellFit[c] += fits.fit[i]
-      if (!fits.eligible[i]) continue
-      eligible = eligibleEnabled = true
-      if (fits.fit[i] > 0) fitsSomewhere[i] = 1
-      cellAny[c] = 1
-      if (fits.binding[i] >= 0) cellVotes[c * B + fits.binding[i]]++
-      for (let j = 0; j < A; j++) if (askClass[j] >= 0) cellTotal[c * A + j] += classFree[i * C + askClass[j]]
-    }
-    if (!eligible) t.lint.push({flavor: flavor.flavor, problem: whyNowhere(s, flavor)})
-    else if (!eligibleEnabled) t.lint.push({flavor: flavor.flavor, problem: 'fits only on disabled hosts'})
-    const numbers: HostNumbers = {forest, free, poolFree, fits, disabled, classFree, C, asked, askClass}
-    for (const part of layout.parts) {
-      const {start, count, of} = part
-      const base = f * D + start
-      if (part.host)
-        // Hosts: each its own domain, in the order of the rows.
-        part.host.forEach((i, d) => {
-          if (disabled[i]) setRow(base + d, 0, 0, fits.fit[i])
-          else if (!fits.eligible[i] || !A) setRow(base + d, fits.fit[i], 0, 0)
-          else {
-            for (let j = 0; j < A; j++) hostTotal[j] = askClass[j] < 0 ? 0 : classFree[i * C + askClass[j]]
-            setRow(base + d, fits.fit[i], pooledOf(hostTotal, 0), 0)
-            t.binding[base + d] = fits.binding[i]
-          }
-        })
-      else if (part.ofCell) {
-        const {ofCell} = part
-        // Racks, rows, rooms and the cloud: the sums of their cells.
-        const fit = new Float64Array(count)
-        const disabledFit = new Float64Array(count)
-        const any = new Uint8Array(count)
-        const total = new Float64Array(count * A)
-        const votes = new Int32Array(count * B)
-        for (let c = 0; c < cells; c++) {
-          const d = ofCell[c]
-          if (d < 0) continue
-          fit[d] += cellFit[c]
-          disabledFit[d] += cellDisabled[c]
-          any[d] |= cellAny[c]
-          for (let j = 0; j < A; j++) total[d * A + j] += cellTotal[c * A + j]
-          for (let b = 0; b < B; b++) votes[d * B + b] += cellVotes[c * B + b]
-        }
-        for (let d = 0; d < count; d++) {
-          setRow(base + d, fit[d], any[d] && A ? pooledOf(total, d * A) : 0, disabledFit[d])
-          t.binding[base + d] = mostVoted(votes, d * B, B)
-        }
-      }
-      // A domain that draws on a pool takes it once (poolsDomain); a group's rule bounds the fit
-      // (pooled and the loss stay the flavor's: host boundaries alone). Both need the domain's hosts.
-      const {drawing} = fits
-      if (!drawing && !opts.group) continue
-      const drawn = new Uint8Array(count)
-      for (let i = 0; i < n; i++) if (drawing?.[i] !== undefined && (of ? of[i] : 0) >= 0) drawn[of ? of[i] : 0] = 1
-      const members = domainMembers(part, n, (d) => opts.group !== undefined || drawn[d] === 1)
-      for (let d = 0; d < count; d++) {
-        const k = base + d
-        const at = members.get(d) ?? []
-        if (drawn[d]) {
-          const row = poolsDomain(numbers, at)
-          setRow(k, row.fit, row.pooled, row.disabledFit)
-          if (part.level !== 'host') t.binding[k] = row.binding
-        }
-        if (opts.group) {
-          const bound = groupFit(s, opts.group, new Map(at.filter((i) => !disabled[i]).map((i) => [hosts[i].uuid, fits.fit[i]])))
-          if (!wide && !fitsInt32(bound)) overflow = true
-          t.fit[k] = Math.min(t.fit[k], bound)
-        }
-      }
-    }
-    if (overflow) {
-      releaseTable(t)
-      return null
-    }
-  }
-  t.stranded = stranded(s, forest, classFree, poolFree, flavors, fitsSomewhere)
   return t
 }
 
