@@ -141,7 +141,7 @@ export class Index {
     this.acc = new Float64Array(slots)
     const rcIds = new Map<string, number>()
     const rcCount: number[] = []
-    // Most providers share their inventory set with many others (shared-collections.ts): each
+    // Most providers share their inventory set with many others (state/shared-collections.ts): each
     // distinct one is read once.
     const shapes = new Map<Provider['inventories'], InventoryShape>()
     let s = 0

@@ -50,7 +50,8 @@ export interface DomainLayoutPart {
 
 /**
  * The domains a headroom table has rows for, level by level, and the cells their hosts are summed
- * in: where each host counts, not the racks, rows and rooms an operator lays out (topology.ts Layout).
+ * in: where each host counts, not the racks, rows and rooms an operator lays out (core/topology.ts
+ * Layout).
  */
 export interface DomainLayout {
   /** Each domain's level and name, in the order a table shows them. */

@@ -181,7 +181,7 @@ function sums(ds: number[]): number[] {
 }
 
 /**
- * Makes `s` (empty) what `img` holds, as a load of the same rows would (state-loader.ts): one
+ * Makes `s` (empty) what `img` holds, as a load of the same rows would (store/state-loader.ts): one
  * shared copy of each distinct collection, trees linked, usages summed from the allocations.
  * Throws on an image that is not whole (the caller loads from the database instead).
  */
