@@ -13,12 +13,12 @@ import {
   parseRatios,
   parseWithout,
 } from '../src/cli/services/capacity.js'
-import type {LostDomain} from '../src/core/what-if.js'
+import type {LostDomain} from '../src/core/headroom/what-if.js'
 import {readApplyFile} from '../src/cli/apply/apply-file.js'
 import {groupFileFlags} from '../src/cli/groups/flags.js'
 import {groupsOf} from '../src/cli/groups/groups.js'
 import {LOSS_COLUMNS, MIX_COLUMNS, amountText, bindingWord, lossTable, mixTable, summaryTable} from '../src/cli/capacity/summary.js'
-import {HEADROOM_LEVELS, type DomainHeadroom, type HeadroomLevel} from '../src/core/headroom.js'
+import {HEADROOM_LEVELS, type DomainHeadroom, type HeadroomLevel} from '../src/core/headroom/headroom.js'
 
 export default class Capacity extends PlacematCommand {
   static summary =

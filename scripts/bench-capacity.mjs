@@ -1,4 +1,4 @@
-// Capacity (core/headroom.ts) at scale: hosts with two NUMA children each (VCPU, PCPU, MEMORY_MB
+// Capacity (core/headroom/headroom.ts) at scale: hosts with two NUMA children each (VCPU, PCPU, MEMORY_MB
 // on the children, DISK_GB on the root), 20 racks per row... 20 hosts a rack, some usage, and 20
 // Nova flavors. Times, in this process, what the daemon's GET /placemat/v1/capacity and a scrape of
 // the flavor gauges work out, a what-if without one rack and a flavor mix; then a daemon's answers
@@ -17,14 +17,14 @@ import os from 'node:os'
 import path from 'node:path'
 import {performance} from 'node:perf_hooks'
 import {stateFromSnapshot} from '../dist/src/core/snapshot.js'
-import {flavorRequest} from '../dist/src/core/flavors.js'
-import {headroom, headroomTable, releaseTable} from '../dist/src/core/headroom.js'
+import {flavorRequest} from '../dist/src/core/headroom/flavors.js'
+import {headroom, headroomTable, releaseTable} from '../dist/src/core/headroom/headroom.js'
 import {nodeUuid} from '../dist/src/core/topology.js'
-import {whatIf} from '../dist/src/core/what-if.js'
-import {lossesOneByOne} from '../dist/src/core/losses.js'
-import {mixHeadroom} from '../dist/src/core/flavor-mix.js'
+import {whatIf} from '../dist/src/core/headroom/what-if.js'
+import {lossesOneByOne} from '../dist/src/core/headroom/losses.js'
+import {mixHeadroom} from '../dist/src/core/headroom/flavor-mix.js'
 import {runBatch} from '../dist/src/core/batch.js'
-import {putAllocationErrors, writeAllocations} from '../dist/src/core/allocations.js'
+import {putAllocationErrors, writeAllocations} from '../dist/src/core/placement/allocations.js'
 import {Store} from '../dist/src/store/store.js'
 import {buildApp} from '../dist/src/http/app.js'
 import {FlavorCatalog} from '../dist/src/http/flavor-catalog.js'

@@ -19,8 +19,8 @@ await build({
       export * from './src/core/candidates/engine.ts'
       export * from './src/core/candidates/request.ts'
       export * from './src/core/candidates/render.ts'
-      export * from './src/core/state.ts'
-      export * from './src/core/changes.ts'
+      export * from './src/core/state/state.ts'
+      export * from './src/core/state/changes.ts'
       export * from './src/core/standard.ts'`,
     resolveDir: root,
     loader: 'ts',

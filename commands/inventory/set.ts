@@ -3,7 +3,7 @@ import {PlacematCommand, type Column} from '../../src/cli/placemat-command.js'
 import {collectChanges, inventoryColumns, inventoryRows} from '../../src/cli/services/inventory.js'
 import {setInventories} from '../../src/cli/services/inventories.js'
 import {usageError} from '../../src/cli/failure.js'
-import type {InventoryReplacement} from '../../src/core/inventories.js'
+import type {InventoryReplacement} from '../../src/core/placement/inventories.js'
 
 /** The inventories written: of one provider, or (--aggregate) of each member, a line per class. */
 const columns = (aggregate?: boolean): Column<any>[] => {

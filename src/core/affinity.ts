@@ -5,7 +5,7 @@
  * near/far candidates and the command line's client-side filters all decide with these.
  */
 import {holdsOnlyShared, hostOfProvider} from './host.js'
-import type {State, TopologyLevel} from './state.js'
+import type {State, TopologyLevel} from './state/state.js'
 
 /** The levels, outermost first. */
 export const LEVELS: readonly TopologyLevel[] = ['room', 'row', 'rack']

@@ -8,7 +8,7 @@
  */
 import {badRequest} from './errors.js'
 import {compareAggregates} from './listing-order.js'
-import type {State, TopologyLevel} from './state.js'
+import type {State, TopologyLevel} from './state/state.js'
 import {canonicalUuid, isUuidLike} from './uuids.js'
 
 export interface AggregateName {

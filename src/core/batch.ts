@@ -8,15 +8,15 @@
  * Placement's API cannot.)
  */
 import {PlacementError} from './errors.js'
-import {setAggregates} from './aggregates.js'
+import {setAggregates} from './placement/aggregates.js'
 import {editAggregateNames} from './aggregate-names.js'
-import {setInventories} from './inventories.js'
-import {createProvider, deleteProvider, getProvider, updateProvider} from './providers.js'
-import {reshape, type ReshaperBody} from './reshaper.js'
+import {setInventories} from './placement/inventories.js'
+import {createProvider, deleteProvider, getProvider, updateProvider} from './placement/providers.js'
+import {reshape, type ReshaperBody} from './placement/reshaper.js'
 import {refuseNewBreaches} from './groups.js'
-import {ensureResourceClass} from './resource-classes.js'
-import {ensureTrait, setProviderTraits} from './traits.js'
-import type {State} from './state.js'
+import {ensureResourceClass} from './placement/resource-classes.js'
+import {ensureTrait, setProviderTraits} from './placement/traits.js'
+import type {State} from './state/state.js'
 import {applyLayout, type Layout, type TopologyPlan} from './topology.js'
 
 export type BatchOperation =

@@ -8,9 +8,9 @@
  * The write itself is Placement's (writeAllocations: consumer generations, providers,
  * classes, capacity); this module only adds the rule check in front of it.
  */
-import {planConsumers, postAllocationErrors, putAllocationErrors, writeAllocations, type ConsumerWrite} from './allocations.js'
+import {planConsumers, postAllocationErrors, putAllocationErrors, writeAllocations, type ConsumerWrite} from './placement/allocations.js'
 import {AFFINITY_VIOLATION, PlacementError, badRequest} from './errors.js'
-import type {State} from './state.js'
+import type {State} from './state/state.js'
 import {affinityViolation, placementOf, ruleViolation, type AffinityRule, type Placement} from './affinity.js'
 import {refuseNewBreaches} from './groups.js'
 import {addMembers, requireGroup} from './group-writes.js'

@@ -10,7 +10,7 @@ import {notFound} from './errors.js'
 import {hostOfProvider, hostsOfProviders, isDisabled} from './host.js'
 import {hostDomains} from './topology.js'
 import {knownConsumer, type KnownConsumer} from './consumer-moves.js'
-import type {Consumer, State} from './state.js'
+import type {Consumer, State} from './state/state.js'
 import {consumerRecord, type ConsumerRecord} from './wire.js'
 
 export interface ConsumerFilter {

@@ -10,10 +10,10 @@
  * takes one from the giver (a MIGRATION gives back to an INSTANCE, any other type gives to a
  * MIGRATION), and a giver without a type gives to a receiver without one.
  */
-import {postAllocationErrors, writeAllocations} from './allocations.js'
+import {postAllocationErrors, writeAllocations} from './placement/allocations.js'
 import {badRequest, notFound} from './errors.js'
 import {refuseNewBreaches} from './groups.js'
-import type {Amounts, MovedConsumer, State} from './state.js'
+import type {Amounts, MovedConsumer, State} from './state/state.js'
 
 export const MIGRATION = 'MIGRATION'
 export const INSTANCE = 'INSTANCE'

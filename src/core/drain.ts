@@ -16,15 +16,15 @@
  * on the same room and a group's members see each other where they will be.
  */
 import {closeness, placementOf} from './affinity.js'
-import {postAllocationErrors, writeAllocations} from './allocations.js'
+import {postAllocationErrors, writeAllocations} from './placement/allocations.js'
 import {findCandidates, type CandidateOptions} from './candidates/engine.js'
 import type {CandidateRequest, RequestGroup} from './candidates/request.js'
 import {notFound} from './errors.js'
 import {breachRecord, breachText, newBreaches, type Breach, type BreachRecord} from './groups.js'
 import {DISABLED_TRAIT, hostsOfProviders, isSharing} from './host.js'
 import {requireHost} from './host-status.js'
-import type {Amounts, State} from './state.js'
-import {Changes} from './changes.js'
+import type {Amounts, State} from './state/state.js'
+import {Changes} from './state/changes.js'
 
 /** A provider that lends what it holds to the trees it shares an aggregate with. */
 

@@ -5,8 +5,8 @@
  */
 import {badRequest, conflict, notFound, ErrorCode} from './errors.js'
 import {GROUP_LEVELS, GROUP_POLICIES, refuseNewBreaches, type Group, type GroupLevel, type GroupPolicy, type GroupRule} from './groups.js'
-import type {Changes} from './changes.js'
-import type {State} from './state.js'
+import type {Changes} from './state/changes.js'
+import type {State} from './state/state.js'
 
 export interface GroupSpec {
   name: string

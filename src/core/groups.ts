@@ -24,7 +24,7 @@
  */
 import {conflict, AFFINITY_VIOLATION} from './errors.js'
 import {consumerHosts, everyHost, holdsOnlyShared, hostsOfProviders} from './host.js'
-import type {State, TopologyLevel} from './state.js'
+import type {State, TopologyLevel} from './state/state.js'
 
 export const GROUP_POLICIES = ['affinity', 'anti-affinity', 'max-per', 'spread'] as const
 export type GroupPolicy = (typeof GROUP_POLICIES)[number]

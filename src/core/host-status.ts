@@ -8,10 +8,10 @@
  */
 import {ErrorCode, badRequest, conflict, notFound} from './errors.js'
 import {DISABLED_TRAIT, SHARES_VIA_AGGREGATE, everyHost, isDisabled, isSharing} from './host.js'
-import {ensureTrait} from './traits.js'
+import {ensureTrait} from './placement/traits.js'
 import {hostRollup} from './topology-view.js'
 import {hostDomains} from './topology.js'
-import type {Provider, State} from './state.js'
+import type {Provider, State} from './state/state.js'
 
 /** The longest reason kept (a column of the provider row). */
 export const MAX_REASON = 255

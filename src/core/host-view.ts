@@ -10,8 +10,8 @@ import {aggregateLabel, type NamedAggregate} from './aggregate-names.js'
 import {compareAggregates} from './listing-order.js'
 import {groupsByMember} from './consumer-list.js'
 import {hostRecord, type HostRecord} from './host-status.js'
-import {inventoryViews, type InventoryView} from './inventories.js'
-import type {State, TopologyLevel} from './state.js'
+import {inventoryViews, type InventoryView} from './placement/inventories.js'
+import type {State, TopologyLevel} from './state/state.js'
 
 /** An aggregate of a provider, with its name when placemat has one (a rack, row or room, or an apply file's). */
 export interface AggregateRef {

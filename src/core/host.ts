@@ -15,7 +15,7 @@
  * providers through ProviderLookup, which a State is and which the command line makes of what
  * plain Placement lists (roots, and which providers share), so both decide with the same code.
  */
-import type {Provider, State} from './state.js'
+import type {Provider, State} from './state/state.js'
 
 /** What deciding a provider's host needs of it. */
 export interface HostFacts {

@@ -4,7 +4,7 @@
  * adding one elsewhere moves it. A name that is not there is a 404, one that already is a 409.
  */
 import {conflict, notFound} from './errors.js'
-import type {TopologyLevel} from './state.js'
+import type {TopologyLevel} from './state/state.js'
 import type {Layout, RackLayout, RoomLayout, RowLayout} from './topology.js'
 
 interface RackAt {

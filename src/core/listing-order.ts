@@ -5,7 +5,7 @@
  * providers by name, a provider's aggregates by kind and name. Texts compare by code point,
  * the same on every machine and locale.
  */
-import type {TopologyLevel} from './state.js'
+import type {TopologyLevel} from './state/state.js'
 
 /** Code point order of two texts. */
 export const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)

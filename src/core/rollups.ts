@@ -11,9 +11,9 @@
  * again when next asked. Rows and rooms add up their racks when asked. Something that touches
  * everything (a load, a class renamed) drops all of it.
  */
-import type {Inventory, Provider, State, TopologyLevel, TopologyNode} from './state.js'
-import type {StateListener} from './state-listener.js'
-import {capacityOf} from './capacity.js'
+import type {Inventory, Provider, State, TopologyLevel, TopologyNode} from './state/state.js'
+import type {StateListener} from './state/listener.js'
+import {capacityOf} from './inventory-capacity.js'
 import {CHILD_LEVEL, topologyTree} from './topology-view.js'
 import {isSharing} from './host.js'
 

@@ -42,7 +42,7 @@
  */
 import type {GroupLevel, GroupPolicy} from './groups.js'
 import type {MovedRecord} from './consumer-moves.js'
-import type {Inventory, TopologyLevel} from './state.js'
+import type {Inventory, TopologyLevel} from './state/state.js'
 
 /** The version of a snapshot with placemat's own sections; one without them is version 1. */
 export const SNAPSHOT_VERSION = 2

@@ -4,8 +4,8 @@
  */
 import {LEVELS} from './affinity.js'
 import {hostMembers, isDisabled, isSharing} from './host.js'
-import type {Provider, State, TopologyLevel, TopologyNode} from './state.js'
-import {capacityOf} from './capacity.js'
+import type {Provider, State, TopologyLevel, TopologyNode} from './state/state.js'
+import {capacityOf} from './inventory-capacity.js'
 
 /** The level a node's children are at (racks hold hosts, not nodes). */
 export const CHILD_LEVEL: Record<TopologyLevel, TopologyLevel | null> = {room: 'row', row: 'rack', rack: null}

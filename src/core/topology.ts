@@ -7,7 +7,7 @@
 import {PlacementError, badRequest, concurrentUpdate} from './errors.js'
 import {breachRecord, newBreaches, topologyLocator, violationError, type BreachRecord} from './groups.js'
 import {racksOf, rowsOf} from './layout-edits.js'
-import type {Provider, State, TopologyLevel, TopologyNode} from './state.js'
+import type {Provider, State, TopologyLevel, TopologyNode} from './state/state.js'
 import {LEGACY_TOPOLOGY_NAMESPACE, NAMES_NAMESPACE, canonicalUuid, isUuidLike, uuid5} from './uuids.js'
 
 // ---- layout documents -------------------------------------------------------------------

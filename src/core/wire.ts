@@ -3,7 +3,7 @@
  * the command line reads, from placemat or pieced together from Placement's standard API:
  * one declaration for the daemon that renders them and the clients that read them.
  */
-import type {Consumer, Inventory, Provider} from './state.js'
+import type {Consumer, Inventory, Provider} from './state/state.js'
 
 /** A provider as GET /resource_providers lists it (and GET /resource_providers/{uuid} answers it). */
 export interface ListedProvider {

@@ -9,7 +9,7 @@
  */
 import {findCandidates, type CandidateOptions} from '../core/candidates/engine.js'
 import type {CandidateRequest, Microversion} from '../core/candidates/request.js'
-import type {State} from '../core/state.js'
+import type {State} from '../core/state/state.js'
 import type {Store} from '../store/store.js'
 import {candidatesBody} from './candidates-body.js'
 import type {AppOptions} from './context.js'

@@ -4,8 +4,8 @@
  * and the catalog in force stays.
  */
 import fs from 'node:fs'
-import {parseFlavors} from '../core/flavor-file.js'
-import {flavorRequest, type FlavorRequest} from '../core/flavors.js'
+import {parseFlavors} from '../core/headroom/flavor-file.js'
+import {flavorRequest, type FlavorRequest} from '../core/headroom/flavors.js'
 
 export class FlavorCatalog {
   private held: FlavorRequest[] = []

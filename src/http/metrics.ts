@@ -6,12 +6,12 @@
  * per process, and several apps in one process would otherwise start one each.
  */
 import {rollupsOf} from '../core/rollups.js'
-import {headroomTable, releaseTable, type HeadroomTable} from '../core/headroom.js'
+import {headroomTable, releaseTable, type HeadroomTable} from '../core/headroom/headroom.js'
 import {hostDomains} from '../core/topology.js'
 import type {FlavorCatalog} from './flavor-catalog.js'
 import type {FastifyInstance} from 'fastify'
 import {Counter, Gauge, Histogram, Registry, collectDefaultMetrics} from 'prom-client'
-import type {State} from '../core/state.js'
+import type {State} from '../core/state/state.js'
 import type {Store, StoreObserver} from '../store/store.js'
 import {answeredByServer, describeCause} from '../store/database-faults.js'
 import {PLACEMAT_PREFIX} from './routes/placemat.js'

@@ -1,4 +1,4 @@
-import type {Provider} from '../core/state.js'
+import type {Provider} from '../core/state/state.js'
 import type {Version} from './microversion.js'
 
 export const providerUrl = (uuid: string) => `/resource_providers/${uuid}`

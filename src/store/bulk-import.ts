@@ -4,7 +4,7 @@
  * million providers take a few thousand statements and memory holds one chunk per table.
  */
 import {sql, type Insertable, type Kysely} from 'kysely'
-import type {Inventory} from '../core/state.js'
+import type {Inventory} from '../core/state/state.js'
 import type {Database} from './schema.js'
 import {rowsPerStatement} from './statement-limits.js'
 

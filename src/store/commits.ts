@@ -11,8 +11,8 @@
  */
 import {sql} from 'kysely'
 import {inAnyGroup} from '../core/group-writes.js'
-import type {State} from '../core/state.js'
-import {Changes} from '../core/changes.js'
+import type {State} from '../core/state/state.js'
+import {Changes} from '../core/state/changes.js'
 import type {Backend, Row} from './backends.js'
 import type {Follower} from './follower.js'
 import type {Freshness} from './freshness.js'

@@ -7,8 +7,8 @@
  */
 import {sql, type CompiledQuery} from 'kysely'
 import {keepIndexCurrent} from '../core/candidates/provider-index.js'
-import type {Changes} from '../core/changes.js'
-import type {State} from '../core/state.js'
+import type {Changes} from '../core/state/changes.js'
+import type {State} from '../core/state/state.js'
 import type {Backend, Row, Session} from './backends.js'
 import {
   MAX_PATCH_KEYS,
@@ -28,7 +28,7 @@ import {
   type JournalRow,
   type Window,
 } from './journal.js'
-import {decodeStateImage, encodeStateImage, type StateImage} from '../core/state-image.js'
+import {decodeStateImage, encodeStateImage, type StateImage} from '../core/state/image.js'
 import {loadTables} from './state-loader.js'
 import {STATE_IMAGE_KEY, type StateImageFile} from './state-image-file.js'
 import {applyWindow} from './state-patch.js'

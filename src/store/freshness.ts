@@ -5,7 +5,7 @@
  * When the State is behind, a catch-up takes its turn and has the follower apply what others
  * committed.
  */
-import type {State} from '../core/state.js'
+import type {State} from '../core/state/state.js'
 import type {Backend} from './backends.js'
 import {asDatabaseError} from './database-faults.js'
 import type {Follower} from './follower.js'

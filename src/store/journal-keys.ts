@@ -25,7 +25,7 @@ export interface JournalRow {
   parts: number
 }
 
-/** The provider parts a key may name (core/changes.ts PART: row, generation, inventories, traits, aggregates, created). */
+/** The provider parts a key may name (core/state/changes.ts PART: row, generation, inventories, traits, aggregates, created). */
 const KNOWN_PARTS = 0b111111
 
 const KINDS = new Set<string>(Object.values(KEY))

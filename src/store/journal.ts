@@ -12,7 +12,7 @@
  * again (the "expired" path of a watch).
  */
 import {CompiledQuery, sql, type Kysely} from 'kysely'
-import {PART, type Changes} from '../core/changes.js'
+import {PART, type Changes} from '../core/state/changes.js'
 import type {Row} from './backends.js'
 import {PRIMARY_KEYS, type Database} from './schema.js'
 import type {ImageRows} from './state-writer.js'

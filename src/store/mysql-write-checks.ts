@@ -24,7 +24,7 @@ const sqlList = (keys: readonly JournalRow[], kind: string) => {
   return list.length ? list.join(', ') : 'NULL'
 }
 
-/** commitKeyed's check, placemat_keyed_check_v2's (schema.ts) in MariaDB's words: see postgres-backend.ts keyedGuard. */
+/** commitKeyed's check, placemat_keyed_check_v2's (migrations/0013-keyed-check-v2.ts) in MariaDB's words: see postgres-backend.ts keyedGuard. */
 export function keyedCheck(position: number, keys: readonly JournalRow[]): string {
   const p = position
   return `begin not atomic

@@ -27,7 +27,7 @@ interface PostgresSession extends Session {
 }
 
 /**
- * commitKeyed's check, under the write lock (the function placemat_keyed_check_v2, schema.ts):
+ * commitKeyed's check, under the write lock (the function placemat_keyed_check_v2, migrations/0013-keyed-check-v2.ts):
  * since `position`, nothing was pruned, every transaction recorded its image in a format this
  * release reads (the write's process applies them after its own), and none touched a provider or consumer of `keys` or changed anything but
  * allocations and provider generations (a provider deleted elsewhere changes nothing this write

@@ -1,12 +1,12 @@
 /**
  * The file a daemon leaves beside its SQLite database at a clean stop: the State's image
- * (core/state-image.ts) under a header naming the release and schema that wrote it and a token.
+ * (core/state/image.ts) under a header naming the release and schema that wrote it and a token.
  * The same token is recorded in the database (placemat_meta 'state_image') once the file is in
  * place, so an image is only ever read back onto the history it was taken from: a database
  * restored from a copy made before that stop does not hold the token, and is loaded from its rows.
  */
 import fs from 'node:fs'
-import {STATE_IMAGE_FORMAT, type StateImage} from '../core/state-image.js'
+import {STATE_IMAGE_FORMAT, type StateImage} from '../core/state/image.js'
 import {RELEASE} from './release.js'
 import {LATEST_MIGRATION} from './schema.js'
 

@@ -6,9 +6,9 @@
  * share it. A million providers load in seconds, in a fraction of the memory a row object per
  * row alive at once would take.
  */
-import {holdLoaded, nextIdsAfterLoad} from '../core/state-load.js'
+import {holdLoaded, nextIdsAfterLoad} from '../core/state/load.js'
 import type {Kysely} from 'kysely'
-import {newProvider, type Inventory, type Provider, type State, type TopologyLevel} from '../core/state.js'
+import {newProvider, type Inventory, type Provider, type State, type TopologyLevel} from '../core/state/state.js'
 import type {Session} from './backends.js'
 import {aggregateNameOf, groupOf, movedOf} from './state-patch.js'
 import type {Database} from './schema.js'

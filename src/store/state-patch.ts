@@ -16,8 +16,8 @@ import {
   type Provider,
   type State,
   type TopologyLevel,
-} from '../core/state.js'
-import {Changes, PART} from '../core/changes.js'
+} from '../core/state/state.js'
+import {Changes, PART} from '../core/state/changes.js'
 import type {Row} from './backends.js'
 import {KEY, type Window} from './journal.js'
 

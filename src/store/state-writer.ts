@@ -8,8 +8,8 @@
 import type {CompiledQuery, Insertable, Kysely} from 'kysely'
 import type {AggregateName} from '../core/aggregate-names.js'
 import type {Group} from '../core/groups.js'
-import type {Consumer, MovedConsumer, Provider, State, TopologyNode} from '../core/state.js'
-import {PART, type Changes} from '../core/changes.js'
+import type {Consumer, MovedConsumer, Provider, State, TopologyNode} from '../core/state/state.js'
+import {PART, type Changes} from '../core/state/changes.js'
 import type {Database} from './schema.js'
 import {statementText, type StatementText} from './statement-text.js'
 

@@ -2,8 +2,8 @@
  * What a store tells its owner and what its writes carry (a leaf module: the store's parts and
  * the store itself read it).
  */
-import type {Changes} from '../core/changes.js'
-import type {State} from '../core/state.js'
+import type {Changes} from '../core/state/changes.js'
+import type {State} from '../core/state/state.js'
 import type {DatabaseFault} from './database-faults.js'
 
 /** What a store tells its owner (the daemon's log and metrics) besides each write's timing. */

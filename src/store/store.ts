@@ -1,6 +1,6 @@
 import {randomUUID} from 'node:crypto'
-import {State} from '../core/state.js'
-import {Changes} from '../core/changes.js'
+import {State} from '../core/state/state.js'
+import {Changes} from '../core/state/changes.js'
 import {databaseKind, describeTarget, type Backend, type BackendObserver, type DatabaseKind} from './backends.js'
 import {Commits} from './commits.js'
 import {DatabaseUnavailableError, databaseFault} from './database-faults.js'

@@ -3,7 +3,7 @@
  * time (group commit), by Commits; the queue alone settles them with the outcome, keeping the
  * State true to the database when a group fails.
  */
-import type {State} from '../core/state.js'
+import type {State} from '../core/state/state.js'
 import type {Backend} from './backends.js'
 import type {Commits, LostCommit} from './commits.js'
 import {asDatabaseError, databaseFault, outcomeUnknown, type DatabaseFault} from './database-faults.js'

@@ -1,6 +1,6 @@
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
-import type {Inventory} from '../../src/core/state.js'
-import {pythonIntSetOrder} from '../../src/core/allocations.js'
+import type {Inventory} from '../../src/core/state/state.js'
+import {pythonIntSetOrder} from '../../src/core/placement/allocations.js'
 import {inv, testApi, type TestApi} from '../helpers/http-helpers.js'
 
 let api: TestApi

@@ -117,8 +117,9 @@ describe('capacity from the daemon', () => {
   it('answers how many of a flavor mix fit per domain (mix), refusing what is not one', async () => {
     const r = await api.call('GET', '/placemat/v1/capacity?mix=small=2,big=1&level=cloud')
     expect(r.status, JSON.stringify(r.body)).toBe(200)
-    // Claims small, big, small, small, big, ... in a row: cn1 (4 VCPU free) takes a small; the big
-    // (4 VCPU) goes to cn2 (6 free, 2 left); two smalls to cn1 (1 left); the next big fits nowhere.
+    // Claims small, big, small, small, big, ... one after another: cn1 (4 VCPU free) takes a small;
+    // the big (4 VCPU) goes to cn2 (6 free, 2 left); two smalls to cn1 (1 left); the next big fits
+    // nowhere.
     expect(r.body.mix).toEqual([
       {flavor: 'small', weight: 2},
       {flavor: 'big', weight: 1},

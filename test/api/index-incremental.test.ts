@@ -11,12 +11,12 @@ import {tempFiles} from '../helpers/temp-files.js'
 import {rng} from '../helpers/rng.js'
 import {Store} from '../../src/store/store.js'
 import {applyBatch, type BatchOperation} from '../../src/core/batch.js'
-import {writeAllocations, putAllocationErrors} from '../../src/core/allocations.js'
+import {writeAllocations, putAllocationErrors} from '../../src/core/placement/allocations.js'
 import {getIndex, Index, dropIndex} from '../../src/core/candidates/provider-index.js'
 import {describeIndex} from '../helpers/state-description.js'
 import {findCandidates, filterProviders} from '../../src/core/candidates/engine.js'
 import {parseCandidateRequest, parseProviderFilters} from '../../src/core/candidates/request.js'
-import type {State} from '../../src/core/state.js'
+import type {State} from '../../src/core/state/state.js'
 
 const newFile = tempFiles('placemat-index-')
 

@@ -1,5 +1,5 @@
 /**
- * Moving a consumer's allocations (core/moves.ts, POST /placemat/v1/moves): the receiver's type
+ * Moving a consumer's allocations (core/consumer-moves.ts, POST /placemat/v1/moves): the receiver's type
  * is never invented, and what the giver was is kept while it holds nothing (GET
  * /placemat/v1/consumers/{uuid}) without changing what Placement's own API answers for it.
  */

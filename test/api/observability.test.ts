@@ -3,7 +3,7 @@
  * GET /metrics (Prometheus text, admin only unless metricsPublic) and GET /placemat/v1/health.
  */
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import type {Inventory} from '../../src/core/state.js'
+import type {Inventory} from '../../src/core/state/state.js'
 import {loggerOptions} from '../../src/http/access-log.js'
 import {inv, testApi, type TestApi} from '../helpers/http-helpers.js'
 import {migrations} from '../../src/store/schema.js'

@@ -1,5 +1,5 @@
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
-import type {Inventory} from '../../src/core/state.js'
+import type {Inventory} from '../../src/core/state/state.js'
 import {testApi, type TestApi} from '../helpers/http-helpers.js'
 
 let api: TestApi

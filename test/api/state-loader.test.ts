@@ -8,8 +8,8 @@ import {describe, expect, it} from 'vitest'
 import {tempFiles} from '../helpers/temp-files.js'
 import {Store} from '../../src/store/store.js'
 import {applyBatch, type BatchOperation} from '../../src/core/batch.js'
-import {writeAllocations, putAllocationErrors} from '../../src/core/allocations.js'
-import type {State} from '../../src/core/state.js'
+import {writeAllocations, putAllocationErrors} from '../../src/core/placement/allocations.js'
+import type {State} from '../../src/core/state/state.js'
 
 const newFile = tempFiles('placemat-loader-')
 const U = (n: number) => `dddddddd-0000-0000-0000-${String(n).padStart(12, '0')}`

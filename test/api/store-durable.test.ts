@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
 import SQLite from 'better-sqlite3'
-import {createProvider} from '../../src/core/providers.js'
+import {createProvider} from '../../src/core/placement/providers.js'
 import {Store} from '../../src/store/store.js'
 import {SyncChoice, type SyncMethod} from '../../src/store/sync-choice.js'
 

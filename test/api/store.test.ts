@@ -7,7 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import SQLite from 'better-sqlite3'
-import {createProvider} from '../../src/core/providers.js'
+import {createProvider} from '../../src/core/placement/providers.js'
 import {Store} from '../../src/store/store.js'
 import {describeStore} from '../helpers/store-behaviour.js'
 

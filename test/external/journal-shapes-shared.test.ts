@@ -9,7 +9,7 @@
 import mysql from 'mysql2/promise'
 import pg from 'pg'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {putAllocationErrors, writeAllocations} from '../../src/core/allocations.js'
+import {putAllocationErrors, writeAllocations} from '../../src/core/placement/allocations.js'
 import {mariadbAvailable, startMariadb} from '../helpers/mariadb.js'
 import {postgresAvailable, startPostgres} from '../helpers/postgres.js'
 import {C, P, Q, seed, watched} from '../helpers/journal-shapes.js'

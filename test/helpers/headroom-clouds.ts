@@ -2,17 +2,18 @@
  * Generated clouds for capacity's tests (flat hosts, NUMA trees with GPU grandchildren, bare
  * metal, rack pools whose hosts may keep disk of their own, a pool across rooms, disabled hosts,
  * reserved, ratios, max_unit, step_size, existing usage) and generated flavors; and the brute
- * force every count is held to: claims in a row on a copy, each the claim path's first candidate.
+ * force every count is held to: claims one after another on a copy, each the claim path's first
+ * candidate.
  */
 import {randomUUID} from 'node:crypto'
-import {putAllocationErrors, writeAllocations} from '../../src/core/allocations.js'
+import {putAllocationErrors, writeAllocations} from '../../src/core/placement/allocations.js'
 import {findCandidates} from '../../src/core/candidates/engine.js'
-import {Changes} from '../../src/core/changes.js'
-import type {Flavor, FlavorRequest} from '../../src/core/flavors.js'
-import {HEADROOM_LEVELS, type HeadroomLevel} from '../../src/core/headroom.js'
+import {Changes} from '../../src/core/state/changes.js'
+import type {Flavor, FlavorRequest} from '../../src/core/headroom/flavors.js'
+import {HEADROOM_LEVELS, type HeadroomLevel} from '../../src/core/headroom/headroom.js'
 import {everyHost, isSharing} from '../../src/core/host.js'
 import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
-import type {Inventory, Provider, State} from '../../src/core/state.js'
+import type {Inventory, Provider, State} from '../../src/core/state/state.js'
 import {hostDomains, nodeUuid} from '../../src/core/topology.js'
 import {rng} from './rng.js'
 
@@ -164,8 +165,8 @@ export function writeClaim(
   s.version += 1
 }
 
-/** Claims of `flavor` in a row on a copy, each the first candidate on `hosts` (and pools), until none fits. */
-export function claimsInARow(snapshot: Snapshot, flavor: FlavorRequest, hosts: Set<string>): number {
+/** Claims of `flavor` one after another on a copy, each the first candidate on `hosts` (and pools), until none fits. */
+export function claimsOneAfterAnother(snapshot: Snapshot, flavor: FlavorRequest, hosts: Set<string>): number {
   const copy = stateFromSnapshot(structuredClone(snapshot))
   let count = 0
   for (; count < 5000; count++) {

@@ -12,14 +12,14 @@ import {rng} from './rng.js'
 import {describeIndex, describeState} from './state-description.js'
 import {Store} from '../../src/store/store.js'
 import {applyBatch, type BatchOperation} from '../../src/core/batch.js'
-import {deleteAllocations, putAllocationErrors, writeAllocations} from '../../src/core/allocations.js'
-import {createResourceClass, deleteResourceClass, renameResourceClass} from '../../src/core/resource-classes.js'
-import {deleteTrait} from '../../src/core/traits.js'
+import {deleteAllocations, putAllocationErrors, writeAllocations} from '../../src/core/placement/allocations.js'
+import {createResourceClass, deleteResourceClass, renameResourceClass} from '../../src/core/placement/resource-classes.js'
+import {deleteTrait} from '../../src/core/placement/traits.js'
 import {applyLayout} from '../../src/core/topology.js'
 import {addMembers, createGroup, deleteGroup} from '../../src/core/group-writes.js'
 import {moveAllocations} from '../../src/core/consumer-moves.js'
 import {getIndex, Index} from '../../src/core/candidates/provider-index.js'
-import type {State} from '../../src/core/state.js'
+import type {State} from '../../src/core/state/state.js'
 
 export const newFile = tempFiles('placemat-follow-')
 

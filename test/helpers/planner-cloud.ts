@@ -13,12 +13,12 @@
  * --long -f json`), read by the parser the command line uses.
  */
 import {findCandidates} from '../../src/core/candidates/engine.js'
-import {parseFlavors} from '../../src/core/flavor-file.js'
-import {flavorRequest, type Flavor, type FlavorRequest} from '../../src/core/flavors.js'
+import {parseFlavors} from '../../src/core/headroom/flavor-file.js'
+import {flavorRequest, type Flavor, type FlavorRequest} from '../../src/core/headroom/flavors.js'
 import {newBreaches, type Group} from '../../src/core/groups.js'
 import {isSharing} from '../../src/core/host.js'
 import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
-import type {Inventory, State} from '../../src/core/state.js'
+import type {Inventory, State} from '../../src/core/state/state.js'
 import {nodeUuid} from '../../src/core/topology.js'
 import type {ConsumerRecord} from '../../src/core/wire.js'
 import {writeClaim} from './headroom-clouds.js'

@@ -1,5 +1,5 @@
 /** Records tests build by hand, shared by HTTP and unit tests (no app, no store). */
-import type {Inventory} from '../../src/core/state.js'
+import type {Inventory} from '../../src/core/state/state.js'
 
 /** An inventory record with Placement's defaults (max_unit: the total). */
 export const inv = (total: number, extra: Partial<Inventory> = {}): Inventory => ({

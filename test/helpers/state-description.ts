@@ -9,7 +9,7 @@
 import {rollupsOf} from '../../src/core/rollups.js'
 import {expect} from 'vitest'
 import type {Index} from '../../src/core/candidates/provider-index.js'
-import type {State} from '../../src/core/state.js'
+import type {State} from '../../src/core/state/state.js'
 
 /** What an index says about the State, by uuid: independent of positions. */
 export function describeIndex(ix: Index, {keyOrder = false} = {}): unknown {

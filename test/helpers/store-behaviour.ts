@@ -6,14 +6,14 @@
 import {execFile} from 'node:child_process'
 import path from 'node:path'
 import {promisify} from 'node:util'
-import {createProvider, updateProvider} from '../../src/core/providers.js'
-import {deleteAllocations, putAllocationErrors, writeAllocations} from '../../src/core/allocations.js'
-import {setInventories} from '../../src/core/inventories.js'
+import {createProvider, updateProvider} from '../../src/core/placement/providers.js'
+import {deleteAllocations, putAllocationErrors, writeAllocations} from '../../src/core/placement/allocations.js'
+import {setInventories} from '../../src/core/placement/inventories.js'
 import {PlacementError} from '../../src/core/errors.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../../src/core/standard.js'
 import {buildApp} from '../../src/http/app.js'
 import {Store} from '../../src/store/store.js'
-import type {State} from '../../src/core/state.js'
+import type {State} from '../../src/core/state/state.js'
 import {describe, expect, it} from 'vitest'
 
 const run = promisify(execFile)

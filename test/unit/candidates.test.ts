@@ -4,8 +4,8 @@ import {parseCandidateRequest, parseProviderFilters, type Microversion} from '..
 import {renderCandidates} from '../../src/core/candidates/render.js'
 import {PlacementError} from '../../src/core/errors.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../../src/core/standard.js'
-import {State, newProvider, type Provider} from '../../src/core/state.js'
-import {Changes} from '../../src/core/changes.js'
+import {State, newProvider, type Provider} from '../../src/core/state/state.js'
+import {Changes} from '../../src/core/state/changes.js'
 
 // ---- a small world builder ------------------------------------------------------------------
 

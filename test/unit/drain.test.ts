@@ -8,7 +8,7 @@ import type {Group, GroupLevel, GroupPolicy} from '../../src/core/groups.js'
 import {DISABLED_TRAIT} from '../../src/core/host.js'
 import {stateFromSnapshot} from '../../src/core/snapshot.js'
 import {STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS} from '../../src/core/standard.js'
-import type {State} from '../../src/core/state.js'
+import type {State} from '../../src/core/state/state.js'
 import type {ConsumerRecord, ProviderRecord} from '../../src/core/wire.js'
 
 const U = (name: string) => {

@@ -1,5 +1,5 @@
 /**
- * FirstFit (core/first-fit.ts) against the engine it stands for: claims made one after another
+ * FirstFit (core/headroom/first-fit.ts) against the engine it stands for: claims made one after another
  * on planner's and generated clouds (hosts with their own disk beside pools, NUMA, GPU, disabled
  * hosts), each of a flavor's amounts summed into one group as a displaced consumer asks them, go
  * where the engine's first candidate that the caller allows (here: not on a host it refuses) goes,
@@ -8,10 +8,10 @@
 import {describe, expect, it} from 'vitest'
 import {findCandidates} from '../../src/core/candidates/engine.js'
 import type {CandidateRequest} from '../../src/core/candidates/request.js'
-import {FirstFit, type Allocations} from '../../src/core/first-fit.js'
-import {askedPerClass, flavorRequest} from '../../src/core/flavors.js'
+import {FirstFit, type Allocations} from '../../src/core/headroom/first-fit.js'
+import {askedPerClass, flavorRequest} from '../../src/core/headroom/flavors.js'
 import {stateFromSnapshot} from '../../src/core/snapshot.js'
-import type {State} from '../../src/core/state.js'
+import type {State} from '../../src/core/state/state.js'
 import {depth} from '../helpers/depth.js'
 import {generate, writeClaim} from '../helpers/headroom-clouds.js'
 import {plannerCloud, plannerState} from '../helpers/planner-cloud.js'
@@ -22,7 +22,7 @@ const text = (a: Allocations | undefined) =>
     ? 'none'
     : JSON.stringify([...a].map(([u, m]) => [u, [...m].sort()]).sort(([x], [y]) => String(x).localeCompare(String(y))))
 
-/** Claims of random amounts in a row, each placed by FirstFit and by the engine; both must agree. */
+/** Claims of random amounts one after another, each placed by FirstFit and by the engine; both must agree. */
 function agree(s: State, wanted: Array<Map<string, number>>, seed: number, where: string): {placed: number; refused: number} {
   const r = rng(seed)
   const walk = new FirstFit(s)

@@ -1,6 +1,6 @@
 /** Small States for unit tests, built the way the command line builds them from API records. */
 import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
-import type {State} from '../../src/core/state.js'
+import type {State} from '../../src/core/state/state.js'
 import {inv} from '../helpers/records.js'
 
 export const U = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`

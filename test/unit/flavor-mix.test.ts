@@ -1,7 +1,7 @@
 /**
- * The flavor mix (core/flavor-mix.ts) against a brute force: on a copy of the cloud, claims in a
- * row, the k-th of the flavor with the largest deficit weight * (k + 1) / W - placed (the test's
- * own arithmetic), each the first candidate of findCandidates on the domain's enabled hosts (and
+ * The flavor mix (core/headroom/flavor-mix.ts) against a brute force: on a copy of the cloud,
+ * claims one after another, the k-th of the flavor with the largest deficit weight * (k + 1) / W -
+ * placed (the test's own arithmetic), each the first candidate of findCandidates on the domain's enabled hosts (and
  * sharing providers), written with writeAllocations, until one finds none. Every domain of every
  * level on generated clouds (test/helpers/headroom-clouds.ts) and on the planner's cloud
  * (test/helpers/planner-cloud.ts); and by hand: a mix of one flavor is headroom's fit, a flavor
@@ -10,12 +10,12 @@
 import {randomUUID} from 'node:crypto'
 import {afterAll, describe, expect, it} from 'vitest'
 import {findCandidates} from '../../src/core/candidates/engine.js'
-import {mixHeadroom, mixOrder, type MixDomain, type MixPart} from '../../src/core/flavor-mix.js'
-import {flavorRequest, type Flavor, type FlavorRequest} from '../../src/core/flavors.js'
-import {headroom, HEADROOM_LEVELS, type HeadroomLevel} from '../../src/core/headroom.js'
+import {mixHeadroom, mixOrder, type MixDomain, type MixPart} from '../../src/core/headroom/flavor-mix.js'
+import {flavorRequest, type Flavor, type FlavorRequest} from '../../src/core/headroom/flavors.js'
+import {headroom, HEADROOM_LEVELS, type HeadroomLevel} from '../../src/core/headroom/headroom.js'
 import {isDisabled} from '../../src/core/host.js'
 import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
-import type {Inventory, State} from '../../src/core/state.js'
+import type {Inventory, State} from '../../src/core/state/state.js'
 import {nodeUuid} from '../../src/core/topology.js'
 import {depth, FULL_DEPTH} from '../helpers/depth.js'
 import {CLASSES, TRAITS, domainsOf, generate, onHosts, writeClaim} from '../helpers/headroom-clouds.js'
@@ -36,8 +36,8 @@ function ruleFlavor(weights: readonly number[], placed: readonly number[], k: nu
   return best
 }
 
-/** The mix's claims in a row on a copy, each its flavor's first candidate on `hosts` (and pools), until one fits nowhere. */
-function mixClaimsInARow(
+/** The mix's claims one after another on a copy, each its flavor's first candidate on `hosts` (and pools), until one fits nowhere. */
+function mixClaimsOneAfterAnother(
   snapshot: Snapshot,
   mix: readonly MixPart[],
   hosts: Set<string>,
@@ -81,7 +81,7 @@ function checkMix(
   for (const [level, name, inDomain] of domainsOf(s, levels)) {
     const row = got.find((d) => d.level === level && d.name === name)
     expect(row, `${what}: ${level} ${name}`).toBeDefined()
-    const want = mixClaimsInARow(snapshot, mix, new Set(inDomain.filter((h) => !isDisabled(h)).map((h) => h.uuid)))
+    const want = mixClaimsOneAfterAnother(snapshot, mix, new Set(inDomain.filter((h) => !isDisabled(h)).map((h) => h.uuid)))
     expect(want.fit, `${what}: ${level} ${name}`).toBeLessThan(LIMIT)
     expect({fit: row!.fit, by_flavor: row!.by_flavor}, `${what}: ${level} ${name}`).toEqual(want)
     cells++
@@ -98,7 +98,7 @@ const tally = {cells: 0, positive: 0}
 describe('flavor mix', () => {
   afterAll(() => {
     console.log(
-      `flavor mix: ${tally.cells} domains checked against claims in a row (${tally.positive} of them above 0): ` +
+      `flavor mix: ${tally.cells} domains checked against claims one after another (${tally.positive} of them above 0): ` +
         `${CLOUDS} generated clouds x ${MIXES} mix(es), and the planner's cloud`,
     )
   })
@@ -127,7 +127,7 @@ describe('flavor mix', () => {
     expect(() => mixOrder([1, Number.NaN], 1)).toThrow(RangeError)
   })
 
-  it('is claims in a row on generated clouds: every domain of every level, mixes of 2 or 3 flavors', () => {
+  it('is claims one after another on generated clouds: every domain of every level, mixes of 2 or 3 flavors', () => {
     let generated = 0
     for (let seed = 1; seed <= CLOUDS; seed++) {
       const {snapshot, flavors} = generate(seed)
@@ -147,7 +147,7 @@ describe('flavor mix', () => {
     expect(generated).toBeGreaterThan(CLOUDS * MIXES * 3)
   })
 
-  it("is claims in a row on the planner's cloud", {timeout: 600_000}, () => {
+  it("is claims one after another on the planner's cloud", {timeout: 600_000}, () => {
     const cloud = plannerCloud()
     const s = plannerState(cloud)
     const request = new Map(cloud.flavors.map((f) => [f.name, flavorRequest(f)]))

@@ -1,7 +1,7 @@
 /** Nova's request for a flavor, and the flavor files osc prints. */
 import {describe, expect, it} from 'vitest'
-import {flavorRequest, type Flavor} from '../../src/core/flavors.js'
-import {parseFlavors} from '../../src/core/flavor-file.js'
+import {flavorRequest, type Flavor} from '../../src/core/headroom/flavors.js'
+import {parseFlavors} from '../../src/core/headroom/flavor-file.js'
 
 const flavor = (over: Partial<Flavor>): Flavor => ({
   name: 'f',

@@ -18,8 +18,8 @@ import {
 } from '../../src/core/groups.js'
 import {consumerHosts} from '../../src/core/host.js'
 import {stateFromSnapshot} from '../../src/core/snapshot.js'
-import type {State} from '../../src/core/state.js'
-import {Changes} from '../../src/core/changes.js'
+import type {State} from '../../src/core/state/state.js'
+import {Changes} from '../../src/core/state/changes.js'
 import {nodeUuid} from '../../src/core/topology.js'
 
 const H = (i: number) => `aaaaaaaa-0000-4000-8000-${String(i).padStart(12, '0')}`

@@ -6,22 +6,22 @@
  *   - removing hosts (--without) never raises any domain's fit;
  *   - adding a host never lowers one;
  *   - a domain's fit is at most the sum of its children's.
- * (Each count itself is held to claims in a row in headroom.test.ts.) A what-if that places
- * displaced consumers again can raise a fit (docs/cli/capacity.md says why); these clouds' usage
- * has no consumers, so what is held here is the count's own behaviour.
+ * (Each count itself is held to claims one after another in headroom.test.ts.) A what-if that
+ * places displaced consumers again can raise a fit (docs/cli/capacity.md says why); these clouds'
+ * usage has no consumers, so what is held here is the count's own behaviour.
  */
 import {describe, expect, it} from 'vitest'
 import {parseApplyFile} from '../../src/cli/apply/apply-file.js'
 import {addedHosts} from '../../src/cli/services/capacity.js'
-import {flavorRequest, type FlavorRequest} from '../../src/core/flavors.js'
-import {headroom, type DomainHeadroom} from '../../src/core/headroom.js'
-import {capacityOf} from '../../src/core/capacity.js'
+import {flavorRequest, type FlavorRequest} from '../../src/core/headroom/flavors.js'
+import {headroom, type DomainHeadroom} from '../../src/core/headroom/headroom.js'
+import {capacityOf} from '../../src/core/inventory-capacity.js'
 import {everyHost, isSharing} from '../../src/core/host.js'
 import {stateFromSnapshot} from '../../src/core/snapshot.js'
 import {nodeUuid} from '../../src/core/topology.js'
-import type {State} from '../../src/core/state.js'
+import type {State} from '../../src/core/state/state.js'
 import {hostDomains} from '../../src/core/topology.js'
-import {whatIf, type WhatIfChange} from '../../src/core/what-if.js'
+import {whatIf, type WhatIfChange} from '../../src/core/headroom/what-if.js'
 import {depth} from '../helpers/depth.js'
 import {generate} from '../helpers/headroom-clouds.js'
 import {plannerCloud, plannerState} from '../helpers/planner-cloud.js'

@@ -4,22 +4,22 @@
  * their own, a pool across rooms, disabled hosts, reserved, ratios, max_unit, step_size, existing
  * usage) and generated flavors: every host's and domain's fit is the number of
  * claims the core's own claim path (the candidates engine's first candidate, written with
- * writeAllocations) accepts in a row on a copy, until none fits; pooled and stranded by the test's
- * own arithmetic.
+ * writeAllocations) accepts one after another on a copy, until none fits; pooled and stranded by
+ * the test's own arithmetic.
  */
 import {depth} from '../helpers/depth.js'
 import {randomUUID} from 'node:crypto'
 import {describe, expect, it} from 'vitest'
 import {findCandidates} from '../../src/core/candidates/engine.js'
-import {askedPerClass, flavorRequest, type FlavorRequest} from '../../src/core/flavors.js'
-import {headroom, headroomTable} from '../../src/core/headroom.js'
+import {askedPerClass, flavorRequest, type FlavorRequest} from '../../src/core/headroom/flavors.js'
+import {headroom, headroomTable} from '../../src/core/headroom/headroom.js'
 import {capacityJson} from '../../src/http/routes/capacity.js'
 import {GROUP_LEVELS, newBreaches, type Group, type GroupPolicy} from '../../src/core/groups.js'
 import {everyHost, isDisabled, isSharing} from '../../src/core/host.js'
 import {stateFromSnapshot, type Snapshot} from '../../src/core/snapshot.js'
-import type {Inventory, Provider, State} from '../../src/core/state.js'
+import type {Inventory, Provider, State} from '../../src/core/state/state.js'
 import {hostDomains, nodeUuid} from '../../src/core/topology.js'
-import {CLASSES, TRAITS, cap, claimsInARow, domainsOf, generate, onHosts, writeClaim} from '../helpers/headroom-clouds.js'
+import {CLASSES, TRAITS, cap, claimsOneAfterAnother, domainsOf, generate, onHosts, writeClaim} from '../helpers/headroom-clouds.js'
 import {rng} from '../helpers/rng.js'
 
 /** The sharing providers a host reaches: those in an aggregate of a provider of its tree. */
@@ -43,7 +43,7 @@ const CLOUDS = depth(60, 20)
 const GROUP_CLOUDS = depth(40, 14)
 
 describe('headroom', () => {
-  it('agrees with claims in a row on generated clouds: every host and domain, every flavor', () => {
+  it('agrees with claims one after another on generated clouds: every host and domain, every flavor', () => {
     let checked = 0
     let positive = 0
     let bound = 0
@@ -62,7 +62,7 @@ describe('headroom', () => {
           expect(row, `${level} ${name}`).toBeDefined()
           const enabled = new Set(inDomain.filter((h) => !isDisabled(h)).map((h) => h.uuid))
           const disabled = new Set(inDomain.filter((h) => isDisabled(h)).map((h) => h.uuid))
-          const want = {fit: claimsInARow(snapshot, f, enabled), disabled_fit: claimsInARow(snapshot, f, disabled)}
+          const want = {fit: claimsOneAfterAnother(snapshot, f, enabled), disabled_fit: claimsOneAfterAnother(snapshot, f, disabled)}
           expect({fit: row!.fit, disabled_fit: row!.disabled_fit}, `seed ${seed}, ${f.flavor} on ${level} ${name}`).toEqual(want)
           expect(row!.fragmentation_loss).toBe(row!.pooled - row!.fit)
           // What binds is a class the flavor asks, of an enabled host of the domain's tree or a pool it reaches.
@@ -99,7 +99,7 @@ describe('headroom', () => {
       }
     }
     console.log(
-      `headroom: ${checked} counts checked against claims in a row (${positive} of them above 0) on ${CLOUDS} generated clouds, ${bound} bindings`,
+      `headroom: ${checked} counts checked against claims one after another (${positive} of them above 0) on ${CLOUDS} generated clouds, ${bound} bindings`,
     )
     expect(positive).toBeGreaterThan(CLOUDS * 3)
     expect(bound).toBeGreaterThan(positive)
@@ -253,7 +253,7 @@ describe('headroom', () => {
     expect(headroom(s, [catalog[0], catalog[3]], {levels: ['host']}).stranded.map((x) => x.bottleneck)).toEqual(['MEMORY_MB', 'VCPU'])
   })
 
-  it("bounds the fit by a placement group's rule as claims of new members in a row would find it", () => {
+  it("bounds the fit by a placement group's rule as claims of new members one after another would find it", () => {
     let checked = 0
     let positive = 0
     for (let seed = 101; seed < 101 + GROUP_CLOUDS; seed++) {
@@ -276,7 +276,7 @@ describe('headroom', () => {
         createdAt: 0,
         updatedAt: 0,
       }
-      // A few members placed already, as the rule allows (claims in a row under it).
+      // A few members placed already, as the rule allows (claims one after another under it).
       const placed = policy === 'affinity' && r() < 0.5 ? 0 : Math.floor(r() * 3)
       const base = claimMembers(snapshot, g, f, new Set(hosts.filter((h) => !isDisabled(h)).map((h) => h.uuid)), placed)
       const state = stateFromSnapshot(structuredClone(base.snapshot))
@@ -304,7 +304,9 @@ describe('headroom', () => {
         if (want > 0) positive++
       }
     }
-    console.log(`headroom with a placement group: ${checked} counts checked against claims of new members in a row (${positive} above 0)`)
+    console.log(
+      `headroom with a placement group: ${checked} counts checked against claims of new members one after another (${positive} above 0)`,
+    )
     expect(positive).toBeGreaterThan(GROUP_CLOUDS * 2.5)
   })
 })
@@ -313,8 +315,8 @@ const ruleOf = (g: Group) =>
   `${g.policy} by ${g.level}${g.policy === 'max-per' ? ` (${g.maxPer})` : g.policy === 'spread' ? ` (skew ${g.maxSkew})` : ''}`
 
 /**
- * Claims of new members of `g` in a row on a copy, each the first candidate on `hosts` whose
- * placement its rule allows, up to `most`; the snapshot and group after them.
+ * Claims of new members of `g` one after another on a copy, each the first candidate on `hosts`
+ * whose placement its rule allows, up to `most`; the snapshot and group after them.
  */
 function claimMembers(
   snapshot: Snapshot,

@@ -3,7 +3,7 @@
  * position can stand for the transactions they record. Pure functions, no database.
  */
 import {describe, expect, it} from 'vitest'
-import {Changes, PART} from '../../src/core/changes.js'
+import {Changes, PART} from '../../src/core/state/changes.js'
 import {imageWindows, keyedKeys, readAhead, type Head} from '../../src/store/journal.js'
 
 const head = (counter: number, floor = 0): Head => ({counter, floor, topologyGeneration: 7})

@@ -8,9 +8,9 @@ import {messageOf} from '../../src/cli/failure.js'
 import {formatResources} from '../../src/cli/services/allocations.js'
 import {parseResourceArg} from '../../src/cli/services/inventory.js'
 import {listedAggregates} from '../../src/core/aggregate-names.js'
-import {inventoryFieldProblem} from '../../src/core/inventories.js'
+import {inventoryFieldProblem} from '../../src/core/placement/inventories.js'
 import {compareNamed, compareResourceClasses} from '../../src/core/listing-order.js'
-import {usageTotalRows} from '../../src/core/usages.js'
+import {usageTotalRows} from '../../src/core/placement/usages.js'
 
 describe('listing order', () => {
   it('resource classes: VCPU, PCPU, MEMORY_MB, DISK_GB, then by name; a RESOURCES cell in that order whatever order it was written in', () => {

@@ -1,16 +1,16 @@
 /**
- * N+1 in one call (core/losses.ts) against the what-if it stands for: for every host, rack, row
+ * N+1 in one call (core/headroom/losses.ts) against the what-if it stands for: for every host, rack, row
  * and room of planner's clouds (consumers placed by claims, an anti-affinity group, local disk
  * beside room pools, disabled hosts) and of generated clouds, each loss's displaced, unplaced and
  * cloud fit of every flavor are those of whatIf({without: [it]}) and the headroom after it.
  */
 import {describe, expect, it} from 'vitest'
-import {flavorRequest, type FlavorRequest} from '../../src/core/flavors.js'
-import {headroom} from '../../src/core/headroom.js'
-import {lossesOneByOne} from '../../src/core/losses.js'
+import {flavorRequest, type FlavorRequest} from '../../src/core/headroom/flavors.js'
+import {headroom} from '../../src/core/headroom/headroom.js'
+import {lossesOneByOne} from '../../src/core/headroom/losses.js'
 import {stateFromSnapshot} from '../../src/core/snapshot.js'
-import type {State} from '../../src/core/state.js'
-import {whatIf, type LostDomain} from '../../src/core/what-if.js'
+import type {State} from '../../src/core/state/state.js'
+import {whatIf, type LostDomain} from '../../src/core/headroom/what-if.js'
 import {depth} from '../helpers/depth.js'
 import {generate} from '../helpers/headroom-clouds.js'
 import {plannerCloud, plannerState} from '../helpers/planner-cloud.js'

@@ -4,20 +4,21 @@
  * room's Ceph-like pool, real reserved amounts and ratios, ~300 consumers placed as claims place
  * them, an anti-affinity group by rack; 10 flavors as osc prints them): every host's, rack's,
  * row's, room's and the cloud's `fit` and `disabled_fit` of each flavor is the number of claims
- * the core's own claim path accepts in a row on a copy (claimsInARow), `fragmentation_loss` is
- * pooled - fit, and every stranded row names a class the host's tree or a pool it reaches has.
+ * the core's own claim path accepts one after another on a copy (claimsOneAfterAnother),
+ * `fragmentation_loss` is pooled - fit, and every stranded row names a class the host's tree or a
+ * pool it reaches has.
  *
  * PLANNER_REPORT=1 collects every cell that disagrees and prints it (`level name flavor: got X,
  * claims Y`) with the totals, instead of stopping at the first; the test still fails on any.
  * Every flavor is checked in the quick run too (about 15 s here: 670 cells, some 19,000 claims).
  */
 import {describe, expect, it} from 'vitest'
-import {flavorRequest} from '../../src/core/flavors.js'
-import {headroom} from '../../src/core/headroom.js'
+import {flavorRequest} from '../../src/core/headroom/flavors.js'
+import {headroom} from '../../src/core/headroom/headroom.js'
 import {everyHost, isDisabled, isSharing} from '../../src/core/host.js'
-import type {Provider, State} from '../../src/core/state.js'
+import type {Provider, State} from '../../src/core/state/state.js'
 import {hostDomains} from '../../src/core/topology.js'
-import {cap, claimsInARow, domainsOf} from '../helpers/headroom-clouds.js'
+import {cap, claimsOneAfterAnother, domainsOf} from '../helpers/headroom-clouds.js'
 import {plannerCloud, plannerState} from '../helpers/planner-cloud.js'
 
 const REPORT = process.env.PLANNER_REPORT === '1'
@@ -49,7 +50,7 @@ interface Mismatch {
 }
 
 describe("capacity on a capacity planner's cloud", () => {
-  it('counts every host, rack, row, room and the cloud as claims in a row would, for every flavor', {timeout: 600_000}, () => {
+  it('counts every host, rack, row, room and the cloud as claims one after another would, for every flavor', {timeout: 600_000}, () => {
     const cloud = plannerCloud()
     const {snapshot} = cloud
     const s = plannerState(cloud)
@@ -74,9 +75,9 @@ describe("capacity on a capacity planner's cloud", () => {
     const members = domainsOf(s)
     expect(members).toHaveLength(48 + 12 + 4 + 2 + 1)
 
-    // Claims in a row on no host at all: none (spared the copy).
+    // Claims one after another on no host at all: none (spared the copy).
     const claims = (f: (typeof requests)[number], on: Provider[]) =>
-      on.length === 0 ? 0 : claimsInARow(snapshot, f, new Set(on.map((h) => h.uuid)))
+      on.length === 0 ? 0 : claimsOneAfterAnother(snapshot, f, new Set(on.map((h) => h.uuid)))
     const mismatches: Mismatch[] = []
     let cells = 0
     let positive = 0
@@ -132,7 +133,7 @@ describe("capacity on a capacity planner's cloud", () => {
 
     console.log(
       `planner cloud: ${cells} cells (${members.length} domains x ${ORDER.length} flavors), ${cells * 2} counts (fit and disabled_fit) ` +
-        `checked against claims in a row in ${seconds} s; fit above 0 in ${positive}, disabled_fit above 0 in ${disabledPositive}; ` +
+        `checked against claims one after another in ${seconds} s; fit above 0 in ${positive}, disabled_fit above 0 in ${disabledPositive}; ` +
         `${got.stranded.length} stranded rows on ${new Set(got.stranded.map((st) => st.host)).size} hosts`,
     )
     if (REPORT) {
@@ -150,7 +151,7 @@ describe("capacity on a capacity planner's cloud", () => {
       )
       for (const w of strandedWrong) console.log(w)
       console.log(`planner cloud report: ${strandedWrong.length} stranded findings wrong of ${got.stranded.length} rows`)
-      expect(mismatches.length, 'cells that disagree with claims in a row').toBe(0)
+      expect(mismatches.length, 'cells that disagree with claims one after another').toBe(0)
       expect(strandedWrong).toEqual([])
     }
     // Not vacuous: most cells hold something.

@@ -2,7 +2,7 @@
 import {describe, expect, it} from 'vitest'
 import {stateFromSnapshot} from '../../src/core/snapshot.js'
 import {nodeUuid} from '../../src/core/topology.js'
-import {whatIf} from '../../src/core/what-if.js'
+import {whatIf} from '../../src/core/headroom/what-if.js'
 import {inv} from '../helpers/records.js'
 
 const U = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`

@@ -4,7 +4,7 @@
  * told otherwise would leave a kept claim behind, held by nobody).
  */
 import {describe, expect, it} from 'vitest'
-import {Changes} from '../../src/core/changes.js'
+import {Changes} from '../../src/core/state/changes.js'
 import {DatabaseUnavailableError, OUTCOME_UNKNOWN} from '../../src/store/database-faults.js'
 import type {FoundCommit} from '../../src/store/commits.js'
 import {Turns} from '../../src/store/turns.js'

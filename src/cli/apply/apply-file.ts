@@ -24,9 +24,9 @@
  * inventories, traits and aggregates are managed only when the key is there (then they
  * are the provider's whole set: `traits: []` clears them).
  */
-import {INVENTORY_DEFAULTS, INVENTORY_FIELDS} from '../../core/inventories.js'
+import {INVENTORY_DEFAULTS, INVENTORY_FIELDS} from '../../core/placement/inventories.js'
 import type {ApplyFile, DeclaredProvider, InventoryField} from '../../core/apply-plan/types.js'
-import type {Inventory} from '../../core/state.js'
+import type {Inventory} from '../../core/state/state.js'
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
 import {usageError} from '../failure.js'
 import {openDocument} from '../services/document.js'

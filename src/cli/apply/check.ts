@@ -5,8 +5,8 @@
  */
 import {runBatch, type BatchOperation} from '../../core/batch.js'
 import {PlacementError} from '../../core/errors.js'
-import type {State} from '../../core/state.js'
-import {Changes} from '../../core/changes.js'
+import type {State} from '../../core/state/state.js'
+import {Changes} from '../../core/state/changes.js'
 import {badRequestError} from '../failure.js'
 
 /** The words of a plan refused as a whole, before or by the write. */

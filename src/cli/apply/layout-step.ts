@@ -5,7 +5,7 @@
  * written; then applied as `placemat topology apply` applies a layout.
  */
 import {layoutNodes, planLayout, type Layout, type TopologyPlan} from '../../core/topology.js'
-import type {State} from '../../core/state.js'
+import type {State} from '../../core/state/state.js'
 import {asRefusal} from './check.js'
 
 /** The layout to apply, if any: one that names no rack, row or room changes nothing unless it prunes. */

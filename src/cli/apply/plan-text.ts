@@ -1,7 +1,7 @@
 /** An apply plan in words: the summary line, one line per change, and the --json/--yaml document. */
 import type {ApplyPlan} from '../../core/apply-plan/types.js'
-import {nonDefaultFields} from '../../core/inventories.js'
-import type {Inventory} from '../../core/state.js'
+import {nonDefaultFields} from '../../core/placement/inventories.js'
+import type {Inventory} from '../../core/state/state.js'
 
 export const planIsEmpty = (plan: ApplyPlan) => plan.operationCount === 0
 

@@ -8,7 +8,7 @@
 import type {PlacementClient} from '../../client/client.js'
 import {byCloseness} from '../../core/affinity.js'
 import {forGroups} from '../../core/candidates/group-fit.js'
-import type {State} from '../../core/state.js'
+import type {State} from '../../core/state/state.js'
 import type {Query} from '../candidates/query.js'
 import type {CandidatesBody} from '../candidates/search.js'
 import type {CandidateOrder, CandidatesAnswer, CandidatesAsk, Endpoint} from './backend.js'

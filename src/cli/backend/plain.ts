@@ -12,7 +12,7 @@ import type {CompiledReshape} from '../../core/reshape/compiled.js'
 import {layoutNodes, type Layout} from '../../core/topology.js'
 import {mapLimit} from '../../client/map-limit.js'
 import type {NoCandidates} from '../../core/candidates/why.js'
-import type {State} from '../../core/state.js'
+import type {State} from '../../core/state/state.js'
 import type {ListedProvider} from '../../core/wire.js'
 import {layoutBody, readLayoutFile} from '../topology/layout-file.js'
 import {

@@ -4,7 +4,7 @@
  */
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {DISABLED_TRAIT, SHARES_VIA_AGGREGATE} from '../../core/host.js'
-import type {Inventory} from '../../core/state.js'
+import type {Inventory} from '../../core/state/state.js'
 import type {ConsumerRecord, ListedProvider, ProviderRecord} from '../../core/wire.js'
 import {mapLimit} from '../../client/map-limit.js'
 import type {CloudView, LoadOptions} from './backend.js'

@@ -4,7 +4,7 @@
  * rooms of a set of providers' hosts, and where each rule's anchor consumer is now.
  */
 import {LEVELS, emptyPlacement, type AffinityRule, type Placement} from '../../core/affinity.js'
-import type {TopologyLevel} from '../../core/state.js'
+import type {TopologyLevel} from '../../core/state/state.js'
 import {layoutNodes, nodeUuid, type Layout, type RackLayout, type RowLayout} from '../../core/topology.js'
 import {ApiError, type PlacementClient} from '../../client/client.js'
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'

@@ -2,7 +2,7 @@
  * member_of values as an operator writes them: an aggregate uuid, `in:A,B`, `!A` or `!in:A,B`,
  * where any aggregate may be a rack, row or room by name (rack:NAME, row:NAME, room:NAME).
  */
-import type {TopologyLevel} from '../../core/state.js'
+import type {TopologyLevel} from '../../core/state/state.js'
 import {nodeUuid} from '../../core/topology.js'
 
 const TOPO_REF = /^(rack|row|room):(.+)$/

@@ -1,7 +1,7 @@
 /** A flavor file read for the command line: its faults are the operator's to correct (exit 2). */
 import fs from 'node:fs'
-import {FlavorFileError, parseFlavors} from '../../core/flavor-file.js'
-import type {Flavor} from '../../core/flavors.js'
+import {FlavorFileError, parseFlavors} from '../../core/headroom/flavor-file.js'
+import type {Flavor} from '../../core/headroom/flavors.js'
 import {usageError} from '../failure.js'
 
 /** The flavors in `file` ('-': stdin). */

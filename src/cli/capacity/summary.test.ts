@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
-import type {DomainHeadroom} from '../../core/headroom.js'
-import {fitChanges} from '../../core/what-if-headroom.js'
+import type {DomainHeadroom} from '../../core/headroom/headroom.js'
+import {fitChanges} from '../../core/headroom/what-if-headroom.js'
 import {table} from '../output.js'
 import {amountText, bindingWord, lossTable, mixTable, summaryTable} from './summary.js'
 

@@ -3,10 +3,10 @@
  * domains as rows, flavors as columns, each cell how many more fit and what binds; with a
  * what-if, the count after and its change. Amounts in the units a planner reads them in.
  */
-import type {DomainHeadroom} from '../../core/headroom.js'
-import type {FitChange} from '../../core/what-if-headroom.js'
-import type {LossesAnswer} from '../../core/losses.js'
-import type {MixAnswer, MixDomain} from '../../core/flavor-mix.js'
+import type {DomainHeadroom} from '../../core/headroom/headroom.js'
+import type {FitChange} from '../../core/headroom/what-if-headroom.js'
+import type {LossesAnswer} from '../../core/headroom/losses.js'
+import type {MixAnswer, MixDomain} from '../../core/headroom/flavor-mix.js'
 import type {Column} from '../output.js'
 
 export interface SummaryRow {

@@ -8,7 +8,7 @@
 import {ApiError} from '../../client/client.js'
 import {planApply} from '../../core/apply-plan/plan.js'
 import {ApplyRefused, type ApplyPlan} from '../../core/apply-plan/types.js'
-import type {State} from '../../core/state.js'
+import type {State} from '../../core/state/state.js'
 import type {Layout, TopologyPlan} from '../../core/topology.js'
 import {readApplyFile, type DatacenterFile} from '../apply/apply-file.js'
 import {checkOperations, REFUSED} from '../apply/check.js'

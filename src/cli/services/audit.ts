@@ -12,7 +12,7 @@
  */
 import YAML from 'yaml'
 import {ApiError, type PlacementClient} from '../../client/client.js'
-import {capacityOf} from '../../core/capacity.js'
+import {capacityOf} from '../../core/inventory-capacity.js'
 import type {BreachRecord, GroupRecord} from '../../core/groups.js'
 import type {ConsumerRecord as ConsumerState} from '../../core/wire.js'
 import type {CloudView} from '../backend/backend.js'

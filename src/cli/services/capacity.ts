@@ -3,20 +3,20 @@
  * (a --db file's own State, or one read from a placemat daemon or a plain Placement), worked out
  * here in one place for all of them.
  */
-import {flavorRequest, flavorWarnings, type Flavor, type FlavorRequest} from '../../core/flavors.js'
+import {flavorRequest, flavorWarnings, type Flavor, type FlavorRequest} from '../../core/headroom/flavors.js'
 import {racksOf} from '../../core/layout-edits.js'
 import {PlacementError} from '../../core/errors.js'
 import {ApplyRefused} from '../../core/apply-plan/types.js'
 import type {DatacenterFile} from '../apply/apply-file.js'
 import type {Group, GroupRecord} from '../../core/groups.js'
-import {headroom, type Headroom, type HeadroomLevel} from '../../core/headroom.js'
-import {changesNothing, whatIf, type LostDomain, type WhatIfChange} from '../../core/what-if.js'
-import {lostDomainOf, ratioOf, whatIfHeadroom, type WhatIfAnswer} from '../../core/what-if-headroom.js'
+import {headroom, type Headroom, type HeadroomLevel} from '../../core/headroom/headroom.js'
+import {changesNothing, whatIf, type LostDomain, type WhatIfChange} from '../../core/headroom/what-if.js'
+import {lostDomainOf, ratioOf, whatIfHeadroom, type WhatIfAnswer} from '../../core/headroom/what-if-headroom.js'
 import {ApiError} from '../../client/client.js'
 import {loadState, type Backend, type CatalogLosses, type CatalogMix} from '../backend/backend.js'
-import {mixAnswer, parseMix} from '../../core/flavor-mix.js'
-import {lossesAnswer, lossesOneByOne} from '../../core/losses.js'
-import type {State} from '../../core/state.js'
+import {mixAnswer, parseMix} from '../../core/headroom/flavor-mix.js'
+import {lossesAnswer, lossesOneByOne} from '../../core/headroom/losses.js'
+import type {State} from '../../core/state/state.js'
 import {usageError} from '../failure.js'
 
 export interface CapacityAnswer extends Headroom {
@@ -134,7 +134,7 @@ function changeRefused(err: unknown): unknown {
 }
 
 /**
- * N+1: every domain of `level` lost in turn (core/losses.ts), after `change` when one is asked
+ * N+1: every domain of `level` lost in turn (core/headroom/losses.ts), after `change` when one is asked
  * (it is made first, on a copy), on the cloud any backend holds.
  */
 export async function losses(

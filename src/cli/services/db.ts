@@ -5,8 +5,8 @@
  * upgrade itself is db-upgrade.ts's.
  */
 import {sql, type RawBuilder} from 'kysely'
-import {INCOMPLETE_CONSUMER_ID} from '../../core/allocations.js'
-import {capacityOf} from '../../core/capacity.js'
+import {INCOMPLETE_CONSUMER_ID} from '../../core/placement/allocations.js'
+import {capacityOf} from '../../core/inventory-capacity.js'
 import {isAlive, readRecord} from '../../daemon/control.js'
 import {MIN_RELEASE_KEY, RELEASE, parseMinRelease, type MinRelease} from '../../store/release.js'
 import {judgeSchema} from '../../store/schema-contract.js'

@@ -5,7 +5,7 @@
  * retried. The commands parse and print.
  */
 import type {PlacementClient} from '../../client/client.js'
-import {inventoryReplacement, type InventoryReplacement} from '../../core/inventories.js'
+import {inventoryReplacement, type InventoryReplacement} from '../../core/placement/inventories.js'
 import {badRequestError, notFoundError} from '../failure.js'
 import {createClasses, listClasses} from './classes.js'
 import {capacity, mergeInventories, type InventoryChanges, type InventoryRecord} from './inventory.js'

@@ -3,9 +3,9 @@
  * arguments, per-class field flags (--reserved VCPU=2, repeatable or comma separated, or a
  * bare value for every class named), merged into a PUT /inventories body.
  */
-import {INVENTORY_DEFAULTS, INVENTORY_FIELDS, inventoryFieldProblem, withDefaults} from '../../core/inventories.js'
-import type {Inventory} from '../../core/state.js'
-import {capacityOf} from '../../core/capacity.js'
+import {INVENTORY_DEFAULTS, INVENTORY_FIELDS, inventoryFieldProblem, withDefaults} from '../../core/placement/inventories.js'
+import type {Inventory} from '../../core/state/state.js'
+import {capacityOf} from '../../core/inventory-capacity.js'
 import {usageError as usage} from '../failure.js'
 import type {Column} from '../output.js'
 

@@ -5,10 +5,10 @@
  * Anything unusable in the file is a usage error (exit 2): nothing is read or written.
  */
 import YAML from 'yaml'
-import {INVENTORY_FIELDS} from '../../core/inventories.js'
+import {INVENTORY_FIELDS} from '../../core/placement/inventories.js'
 import type {Move} from '../../core/reshape/moves.js'
-import type {ReshaperBody} from '../../core/reshaper.js'
-import type {Inventory} from '../../core/state.js'
+import type {ReshaperBody} from '../../core/placement/reshaper.js'
+import type {Inventory} from '../../core/state/state.js'
 import {usageError} from '../failure.js'
 import {readText} from './document.js'
 import {canonical, isUuidLike} from './providers.js'

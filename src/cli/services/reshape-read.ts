@@ -8,7 +8,7 @@
 import type {PlacementClient} from '../../client/client.js'
 import type {Move} from '../../core/reshape/moves.js'
 import {providersOfBody} from '../../core/reshape/generations.js'
-import type {ReshaperBody} from '../../core/reshaper.js'
+import type {ReshaperBody} from '../../core/placement/reshaper.js'
 import {fullInventory, type Snapshot} from '../../core/snapshot.js'
 import type {ConsumerRecord} from '../../core/wire.js'
 import {findProvider, getProvider, type ListedProvider} from './providers.js'

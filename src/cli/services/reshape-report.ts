@@ -3,12 +3,12 @@
  * before and after, the allocations that move, the conflicts, and the outcome.
  */
 import {breachText, type BreachRecord} from '../../core/groups.js'
-import {INVENTORY_DEFAULTS} from '../../core/inventories.js'
+import {INVENTORY_DEFAULTS} from '../../core/placement/inventories.js'
 import type {ErrorCodeValue} from '../../core/errors.js'
 import type {ProviderCreate} from '../../core/reshape/compiled.js'
 import type {Conflict, ConsumerMove} from '../../core/reshape/check.js'
 import type {InventoryView, ProviderView} from '../../core/reshape/views.js'
-import type {ReshaperBody} from '../../core/reshaper.js'
+import type {ReshaperBody} from '../../core/placement/reshaper.js'
 
 function inventoryLine(rc: string, v: InventoryView): string {
   const extras: string[] = []

@@ -31,7 +31,7 @@ import {ReshapePlanError, type CompiledReshape} from '../../core/reshape/compile
 import {fillGenerations} from '../../core/reshape/generations.js'
 import {compileReshapeMoves, consumersToRead, movesInPlace} from '../../core/reshape/moves.js'
 import {stateFromSnapshot} from '../../core/snapshot.js'
-import type {State} from '../../core/state.js'
+import type {State} from '../../core/state/state.js'
 import {notFoundError, usageError} from '../failure.js'
 import type {Backend} from '../backend/backend.js'
 import type {ReshapePlanFile} from './reshape-plan.js'

@@ -7,10 +7,10 @@
  */
 import {GROUP_LEVELS, GROUP_POLICIES} from '../../core/groups.js'
 import {GROUP_NAME_RULE, isGroupName, ruleOf} from '../../core/group-writes.js'
-import {INVENTORY_FIELDS} from '../../core/inventories.js'
+import {INVENTORY_FIELDS} from '../../core/placement/inventories.js'
 import {aggregateNameProblem} from '../../core/aggregate-names.js'
 import {MAX_REASON} from '../../core/host-status.js'
-import type {Inventory, TopologyLevel} from '../../core/state.js'
+import type {Inventory, TopologyLevel} from '../../core/state/state.js'
 import {canonicalUuid, isUuidLike} from '../../core/uuids.js'
 import type {MovedRecord} from '../../core/consumer-moves.js'
 import {usageError} from '../failure.js'

@@ -8,9 +8,9 @@
  * The format (the file's sections, their order, its versions) is core/snapshot-format.ts's.
  */
 import YAML from 'yaml'
-import type {Inventory, TopologyLevel} from '../../core/state.js'
+import type {Inventory, TopologyLevel} from '../../core/state/state.js'
 import type {MovedRecord} from '../../core/consumer-moves.js'
-import {INVENTORY_FIELDS} from '../../core/inventories.js'
+import {INVENTORY_FIELDS} from '../../core/placement/inventories.js'
 import {DISABLED_TRAIT} from '../../core/host.js'
 import {layoutNodes, type Layout} from '../../core/topology.js'
 import type {Backend} from '../backend/backend.js'

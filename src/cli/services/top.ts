@@ -5,10 +5,10 @@
  * with the most recently updated consumers where the endpoint tells their times); with a
  * flavor, each rack's fit for it.
  */
-import {capacityOf} from '../../core/capacity.js'
-import type {FlavorRequest} from '../../core/flavors.js'
-import {headroom} from '../../core/headroom.js'
-import type {State, TopologyNode} from '../../core/state.js'
+import {capacityOf} from '../../core/inventory-capacity.js'
+import type {FlavorRequest} from '../../core/headroom/flavors.js'
+import {headroom} from '../../core/headroom/headroom.js'
+import type {State, TopologyNode} from '../../core/state/state.js'
 import {compareResourceClasses} from '../../core/listing-order.js'
 import type {ConsumerRecord as ConsumerState} from '../../core/wire.js'
 import {loadState, type Backend} from '../backend/backend.js'
@@ -83,7 +83,7 @@ export interface TopOptions {
   /** Rows of fullest providers and of claims. */
   limit?: number
   concurrency?: number
-  /** A flavor whose fit per rack the frame shows (core/headroom.ts). */
+  /** A flavor whose fit per rack the frame shows (core/headroom/headroom.ts). */
   flavor?: FlavorRequest
 }
 

@@ -8,7 +8,7 @@
  * A release that needs something done before it may serve adds its check to CHECKS.
  */
 import {sql, type RawBuilder} from 'kysely'
-import {INCOMPLETE_CONSUMER_ID} from '../../core/allocations.js'
+import {INCOMPLETE_CONSUMER_ID} from '../../core/placement/allocations.js'
 import {daemonHealth, isAlive, readRecord} from '../../daemon/control.js'
 import {MIN_RELEASE_KEY, RELEASE, compareReleases, parseMinRelease, type MinRelease} from '../../store/release.js'
 import {judgeSchema} from '../../store/schema-contract.js'

@@ -1,10 +1,10 @@
 /**
  * `usage total`: GET /usages as Placement answers it, and the lines the command line prints
- * from it (core/usages.ts decides them). From 1.38 each line counts the consumers holding its
+ * from it (core/placement/usages.ts decides them). From 1.38 each line counts the consumers holding its
  * class, which GET /usages does not say (its consumer_count is the whole type's): those come
  * from the project's consumers, as the backend lists them.
  */
-import {usageTotalRows, type UsageTotalRow} from '../../core/usages.js'
+import {usageTotalRows, type UsageTotalRow} from '../../core/placement/usages.js'
 import type {Endpoint} from '../backend/backend.js'
 import {listConsumers} from './consumers.js'
 

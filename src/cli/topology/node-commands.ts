@@ -3,7 +3,7 @@
  * each with its row and room, its hosts, its aggregate uuid and its capacity and usage.
  */
 import {Args, Flags} from '@oclif/core'
-import type {TopologyLevel} from '../../core/state.js'
+import type {TopologyLevel} from '../../core/state/state.js'
 import {PlacematCommand, type Column} from '../placemat-command.js'
 import {notFoundError, usageError} from '../failure.js'
 import {NEEDS_LAYOUT} from './edit.js'

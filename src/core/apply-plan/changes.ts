@@ -1,5 +1,5 @@
 /** What differs, provider by provider, between the State and the file's providers. */
-import type {State} from '../state.js'
+import type {State} from '../state/state.js'
 import {inventoryDiff, sameSet, setDiff} from './diff.js'
 import type {Rename} from './tree.js'
 import type {Desired, ProviderChange} from './types.js'

@@ -4,8 +4,8 @@
  * custom classes and traits that must exist first.
  */
 import {aggregateNameProblem} from '../aggregate-names.js'
-import {inventoryProblems} from '../inventories.js'
-import type {State} from '../state.js'
+import {inventoryProblems} from '../placement/inventories.js'
+import type {State} from '../state/state.js'
 import {aggregateUuid, canonicalUuid, isUuidLike, providerUuid} from '../uuids.js'
 import type {ApplyFile, Desired} from './types.js'
 

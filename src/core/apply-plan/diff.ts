@@ -1,6 +1,6 @@
 /** How a provider's inventories and name sets differ from what a file wants. */
-import {INVENTORY_DEFAULTS, INVENTORY_FIELDS} from '../inventories.js'
-import type {Inventory} from '../state.js'
+import {INVENTORY_DEFAULTS, INVENTORY_FIELDS} from '../placement/inventories.js'
+import type {Inventory} from '../state/state.js'
 import type {InventoryDiff, InventoryField, SetDiff} from './types.js'
 
 export const sameSet = (a: Iterable<string>, b: string[]) => {

@@ -6,8 +6,8 @@
  * keeps them). The names placemat keeps for aggregates are the `aggregates:` map, every one of
  * them (so that `apply --prune` of the file forgets none), and name the aggregates in the lists.
  */
-import {nonDefaultFields} from '../inventories.js'
-import type {Inventory, Provider, State} from '../state.js'
+import {nonDefaultFields} from '../placement/inventories.js'
+import type {Inventory, Provider, State} from '../state/state.js'
 
 export interface ApplyDocumentProvider {
   name: string

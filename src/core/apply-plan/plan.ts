@@ -6,7 +6,7 @@
  * (ApplyRefused, every problem listed) what cannot be applied; changes nothing.
  */
 import type {BatchOperation} from '../batch.js'
-import type {State} from '../state.js'
+import type {State} from '../state/state.js'
 import {providerChanges} from './changes.js'
 import {resolveDesired} from './desired.js'
 import {byLevel, finalDepths, orderRenames, pruned} from './tree.js'

@@ -3,7 +3,7 @@
  * first, loops refused), renames that free a name before another takes it, and what
  * --prune deletes (deepest first, never a provider with allocations).
  */
-import type {Provider, State} from '../state.js'
+import type {Provider, State} from '../state/state.js'
 import type {Desired} from './types.js'
 
 /** Each provider's depth in the tree the apply leaves (file providers' parents as the file says). */

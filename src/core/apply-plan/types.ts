@@ -3,7 +3,7 @@
  * changes an operator reads and the batch operations that make them.
  */
 import type {BatchOperation} from '../batch.js'
-import type {Inventory} from '../state.js'
+import type {Inventory} from '../state/state.js'
 
 export type InventoryField = keyof Inventory
 

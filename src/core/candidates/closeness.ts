@@ -3,7 +3,7 @@
  * how close their hosts are to a consumer's, then cut to `limit`.
  */
 import {byCloseness, consumerPlacement, placementOf} from '../affinity.js'
-import type {State} from '../state.js'
+import type {State} from '../state/state.js'
 import type {CandidateResult} from './engine.js'
 import {keepCandidates} from './kept.js'
 

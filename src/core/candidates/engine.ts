@@ -46,7 +46,7 @@
  * and python-set.ts the one-anchor quirk, strategies/ the four ways of enumerating anchors,
  * summaries.ts and slots.ts the shape of the result; types.ts the public types.
  */
-import type {State} from '../state.js'
+import type {State} from '../state/state.js'
 import {namesKnown, prepareGroups} from './group-search.js'
 import {planEnumeration} from './plan.js'
 import {rootAnchors} from './provider-filter.js'

@@ -9,7 +9,7 @@ import {byCloseness, placementOf} from '../affinity.js'
 import {requireGroup} from '../group-writes.js'
 import {NEWCOMER, consumerGroups, placementJudge, type Group} from '../groups.js'
 import {consumerHosts} from '../host.js'
-import type {State} from '../state.js'
+import type {State} from '../state/state.js'
 import type {CandidateResult} from './engine.js'
 import {keepCandidates} from './kept.js'
 

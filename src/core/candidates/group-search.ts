@@ -2,7 +2,7 @@
  * The per-group search: Placement's per-request-group search (the single and multi paths),
  * which leaves, per anchor, each group's provider choices in a PreparedGroup.
  */
-import type {Provider, State} from '../state.js'
+import type {Provider, State} from '../state/state.js'
 import {
   anyProviderInAggSets,
   checkClassNames,

@@ -1,5 +1,5 @@
 /** The index's markers, a leaf that the index and its patcher both read. */
-import type {Provider} from '../state.js'
+import type {Provider} from '../state/state.js'
 
 /** Stands, in the index, for a provider deleted since the index was built (never mutated). */
 export const GONE: Provider = {

@@ -3,8 +3,8 @@
  * re-read (their tree, inventories and sharing), and only the trees they were or are in are
  * re-walked. The result is the index a rebuild would give, up to GONE positions.
  */
-import type {Inventory, Provider, State} from '../state.js'
-import type {ShapeChanges} from '../shape-log.js'
+import type {Inventory, Provider, State} from '../state/state.js'
+import type {ShapeChanges} from '../state/shape-log.js'
 import {isSharing} from '../host.js'
 import {GONE, NO_MEMBERS} from './index-constants.js'
 import type {Index} from './provider-index.js'

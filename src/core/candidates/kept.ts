@@ -1,5 +1,5 @@
 /** Candidates reordered or filtered after the search, then cut to `limit`. */
-import type {State} from '../state.js'
+import type {State} from '../state/state.js'
 import type {CandidateResult} from './engine.js'
 
 type Request = CandidateResult['allocationRequests'][number]

@@ -4,7 +4,7 @@
  * names, the root-trait filter on anchors, and GET /resource_providers' filter built on them.
  */
 import {badRequest} from '../errors.js'
-import type {Provider, State} from '../state.js'
+import type {Provider, State} from '../state/state.js'
 import {GONE} from './index-constants.js'
 import {getIndex, type Index} from './provider-index.js'
 import type {CandidateRequest, ProviderFilters} from './request.js'

@@ -3,7 +3,7 @@
  * arrays (capacities, tree layout, lazy sharing anchors and summaries), cached per State and
  * kept current write by write (index-patch.ts): a write touches what it changed, not the cloud.
  */
-import type {Provider, State} from '../state.js'
+import type {Provider, State} from '../state/state.js'
 import type {ProviderSummary, SummaryResource} from './types.js'
 import {ClassInventories, ensure} from './typed-arrays.js'
 import {patchIndex} from './index-patch.js'
@@ -141,7 +141,7 @@ export class Index {
     this.acc = new Float64Array(slots)
     const rcIds = new Map<string, number>()
     const rcCount: number[] = []
-    // Most providers share their inventory set with many others (shared-collections.ts): each
+    // Most providers share their inventory set with many others (state/shared-collections.ts): each
     // distinct one is read once.
     const shapes = new Map<Provider['inventories'], InventoryShape>()
     let s = 0

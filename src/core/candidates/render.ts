@@ -12,7 +12,7 @@ import {
   type CandidateSlots,
   type ProviderSummary,
 } from './engine.js'
-import type {Provider} from '../state.js'
+import type {Provider} from '../state/state.js'
 import type {Microversion} from './request.js'
 
 const atLeast = (v: Microversion, minor: number) => v[0] > 1 || (v[0] === 1 && v[1] >= minor)

@@ -2,7 +2,7 @@
  * The slot form of a result: the returned candidates as rows of provider indices, one per
  * slot, from which AllocationRequest objects are built only when someone reads them.
  */
-import type {Provider} from '../state.js'
+import type {Provider} from '../state/state.js'
 import type {EnumerationPlan} from './plan.js'
 import type {Index} from './provider-index.js'
 import type {AllocationRequest, CandidateResult} from './types.js'

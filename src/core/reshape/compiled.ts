@@ -4,8 +4,8 @@
  * (the move form, compiled by compileReshapeMoves; a body, completed by fillGenerations)
  * come out as one of these.
  */
-import type {ReshaperBody} from '../reshaper.js'
-import type {State} from '../state.js'
+import type {ReshaperBody} from '../placement/reshaper.js'
+import type {State} from '../state/state.js'
 
 /** A provider the reshape creates first (POST /resource_providers, or a batch create_provider). */
 export interface ProviderCreate {

@@ -4,8 +4,8 @@
  * taken from a State. Providers the State does not hold keep their entries as written:
  * the reshaper reports them as Placement does.
  */
-import type {ReshaperBody} from '../reshaper.js'
-import type {State} from '../state.js'
+import type {ReshaperBody} from '../placement/reshaper.js'
+import type {State} from '../state/state.js'
 import {rootsOf, type CompiledReshape} from './compiled.js'
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)

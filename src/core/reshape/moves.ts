@@ -25,8 +25,8 @@
  * The State must hold the trees of every provider the moves name, and every holder of a
  * moved class on a source in full (all its allocations): see consumersToRead.
  */
-import type {ReshaperBody} from '../reshaper.js'
-import type {Inventory, Provider, State} from '../state.js'
+import type {ReshaperBody} from '../placement/reshaper.js'
+import type {Inventory, Provider, State} from '../state/state.js'
 import {canonicalUuid, isUuidLike, providerUuid} from '../uuids.js'
 import {ReshapePlanError, type CompiledReshape, type ProviderCreate} from './compiled.js'
 

@@ -2,8 +2,8 @@
  * Trees of providers as a reshape report shows them: each provider with its depth, its
  * inventories with capacity and usage, children under their parent, by name.
  */
-import {INVENTORY_DEFAULTS, inventoryViews, type InventoryView} from '../inventories.js'
-import type {State} from '../state.js'
+import {INVENTORY_DEFAULTS, inventoryViews, type InventoryView} from '../placement/inventories.js'
+import type {State} from '../state/state.js'
 
 export type {InventoryView}
 

@@ -1,5 +1,5 @@
-import {getAggregates, setAggregates} from '../../core/aggregates.js'
-import {getProvider} from '../../core/providers.js'
+import {getAggregates, setAggregates} from '../../core/placement/aggregates.js'
+import {getProvider} from '../../core/placement/providers.js'
 import {cacheHeaders, canonicalUuid, readJson, type RouteDef} from '../context.js'
 import {aggregatesPutSchema} from '../schemas/aggregate.js'
 

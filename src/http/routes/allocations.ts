@@ -7,9 +7,9 @@ import {
   NULL_CONSUMER_TYPE_ALIAS,
   INCOMPLETE_CONSUMER_ID,
   type ConsumerWrite,
-} from '../../core/allocations.js'
+} from '../../core/placement/allocations.js'
 import {badRequest, notFound} from '../../core/errors.js'
-import type {Consumer, Provider, State} from '../../core/state.js'
+import type {Consumer, Provider, State} from '../../core/state/state.js'
 import {cacheHeaders, readJson, type AppOptions, type Ctx, type RouteDef} from '../context.js'
 import {isUuidLike} from '../jsonschema.js'
 import {mark, P, PROFILING} from '../../store/phase-profile.js'

@@ -1,20 +1,20 @@
 /**
  * GET /placemat/v1/capacity?flavor=NAME&level=LEVEL (each repeatable): the headroom of the
- * daemon's flavor catalog (core/headroom.ts) on the State as it is now, as `placemat capacity
+ * daemon's flavor catalog (core/headroom/headroom.ts) on the State as it is now, as `placemat capacity
  * --json` prints it. With without_each=LEVEL instead of levels: every host, rack, row or room
- * lost in turn (core/losses.ts), worked out on a copy, pausing between losses so that requests
+ * lost in turn (core/headroom/losses.ts), worked out on a copy, pausing between losses so that requests
  * are served meanwhile. With mix=NAME=WEIGHT,...: how many instances of that mix fit per domain
- * (core/flavor-mix.ts). With without=LEVEL:NAME and ratio=CLASS=R (each repeatable): a what-if,
+ * (core/headroom/flavor-mix.ts). With without=LEVEL:NAME and ratio=CLASS=R (each repeatable): a what-if,
  * made on a copy, as `placemat capacity --without/--ratio --json` answers it. 404 without a catalog (`daemon start --flavors FILE`), 400 for a flavor
  * the catalog does not hold or a level that is none of host, rack, row, room and cloud.
  */
 import {PlacementError} from '../../core/errors.js'
-import {flavorWarnings} from '../../core/flavors.js'
-import {HEADROOM_LEVELS, headroomTable, releaseTable, type HeadroomLevel, type HeadroomTable} from '../../core/headroom.js'
-import {lossesAnswer, lossesOneByOne, type Loss} from '../../core/losses.js'
-import {mixAnswer, parseMix} from '../../core/flavor-mix.js'
-import {lostDomainOf, ratioOf, whatIfHeadroom} from '../../core/what-if-headroom.js'
-import type {LostDomain} from '../../core/what-if.js'
+import {flavorWarnings} from '../../core/headroom/flavors.js'
+import {HEADROOM_LEVELS, headroomTable, releaseTable, type HeadroomLevel, type HeadroomTable} from '../../core/headroom/headroom.js'
+import {lossesAnswer, lossesOneByOne, type Loss} from '../../core/headroom/losses.js'
+import {mixAnswer, parseMix} from '../../core/headroom/flavor-mix.js'
+import {lostDomainOf, ratioOf, whatIfHeadroom} from '../../core/headroom/what-if-headroom.js'
+import type {LostDomain} from '../../core/headroom/what-if.js'
 import {JsonText, queryParams, type AppOptions, type RouteDef} from '../context.js'
 import {JsonStream, streams} from '../json-stream.js'
 import {PLACEMAT_PREFIX} from './placemat.js'

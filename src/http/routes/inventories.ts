@@ -7,10 +7,10 @@ import {
   setInventories,
   showInventory,
   updateInventory,
-} from '../../core/inventories.js'
+} from '../../core/placement/inventories.js'
 import {PlacementError} from '../../core/errors.js'
-import type {Inventory} from '../../core/state.js'
-import {getProvider} from '../../core/providers.js'
+import type {Inventory} from '../../core/state/state.js'
+import {getProvider} from '../../core/placement/providers.js'
 import {absoluteUrl, httpDate, readJson, type Ctx, type RouteDef} from '../context.js'
 import {providerUrl} from '../render.js'
 import {INVENTORIES_PUT, INVENTORY_POST, INVENTORY_PUT_SINGLE} from '../schemas/inventory.js'

@@ -1,4 +1,4 @@
-import {reshape} from '../../core/reshaper.js'
+import {reshape} from '../../core/placement/reshaper.js'
 import {readJson, type RouteDef} from '../context.js'
 import {reshaperPostSchema} from '../schemas/reshaper.js'
 

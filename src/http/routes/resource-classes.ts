@@ -5,9 +5,9 @@ import {
   getResourceClass,
   listResourceClasses,
   renameResourceClass,
-} from '../../core/resource-classes.js'
+} from '../../core/placement/resource-classes.js'
 import {PlacementError} from '../../core/errors.js'
-import type {NamedRecord} from '../../core/state.js'
+import type {NamedRecord} from '../../core/state/state.js'
 import {absoluteUrl, cacheHeaders, linkPrefix, readJson, type Ctx, type RouteDef} from '../context.js'
 import {validateSchema} from '../jsonschema.js'
 import {lastModifiedOf} from '../render.js'

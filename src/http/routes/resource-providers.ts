@@ -1,5 +1,5 @@
-import {createProvider, deleteProvider, getProvider, updateProvider} from '../../core/providers.js'
-import {listProviders} from '../../core/provider-list.js'
+import {createProvider, deleteProvider, getProvider, updateProvider} from '../../core/placement/providers.js'
+import {listProviders} from '../../core/placement/provider-list.js'
 import {
   JsonText,
   absoluteUrl,

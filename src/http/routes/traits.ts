@@ -8,8 +8,8 @@ import {
   listTraits,
   parseTraitFilters,
   setProviderTraits,
-} from '../../core/traits.js'
-import type {NamedRecord} from '../../core/state.js'
+} from '../../core/placement/traits.js'
+import type {NamedRecord} from '../../core/state/state.js'
 import {absoluteUrl, cacheHeaders, queryParams, readJson, validateQuery, type RouteDef} from '../context.js'
 import {validateSchema} from '../jsonschema.js'
 import {lastModifiedOf} from '../render.js'

@@ -1,5 +1,5 @@
 import {notFound} from '../../core/errors.js'
-import {providerUsages, totalUsages, usagesByConsumerType} from '../../core/usages.js'
+import {providerUsages, totalUsages, usagesByConsumerType} from '../../core/placement/usages.js'
 import {cacheHeaders, queryParams, validateQuery, type RouteDef} from '../context.js'
 import {usagesGetQuerySchema} from '../schemas/usage.js'
 

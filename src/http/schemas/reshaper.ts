@@ -1,10 +1,10 @@
 /** placement/schemas/reshaper.py: POST /reshaper (1.30+). */
-import type {ReshaperBody} from '../../core/reshaper.js'
+import type {ReshaperBody} from '../../core/placement/reshaper.js'
 import {UUID_PATTERN, clone, deepFreeze, type S, type Schema, type VersionLike} from './common.js'
 import {INVENTORIES_PUT} from './inventory.js'
 import {ALLOCATIONS_POST_1_28, ALLOCATIONS_POST_1_34, ALLOCATIONS_POST_1_38} from './allocation.js'
 
-/** POST /reshaper: every provider's inventories and every consumer's allocations (core/reshaper.ts). */
+/** POST /reshaper: every provider's inventories and every consumer's allocations (core/placement/reshaper.ts). */
 export type {ReshaperBody}
 
 const reshaperAllocations = (post: S): S => {

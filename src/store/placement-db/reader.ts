@@ -6,7 +6,7 @@
  */
 import {sql, type Kysely} from 'kysely'
 import type {SnapshotConsumer, SnapshotItem, SnapshotProvider} from '../../core/snapshot-format.js'
-import {withDefaults} from '../../core/inventories.js'
+import {withDefaults} from '../../core/placement/inventories.js'
 import {STANDARD_TRAITS} from '../../core/standard.js'
 import {beginSnapshot, openPlacement, type PlacementEngine} from './connection.js'
 import {SUPPORTED_SCHEMAS, type PlacementTables} from './schema.js'

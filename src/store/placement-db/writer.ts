@@ -7,7 +7,7 @@
  * that name them.
  */
 import {sql, type Kysely} from 'kysely'
-import type {Provider, State} from '../../core/state.js'
+import type {Provider, State} from '../../core/state/state.js'
 import {STANDARD_RESOURCE_CLASSES} from '../../core/standard.js'
 import {beginSnapshot, openPlacement} from './connection.js'
 import {placementSchema} from './reader.js'

@@ -1,6 +1,0 @@
-/** Capacity, a leaf every layer reads: what an inventory can hold. */
-import type {Inventory} from './state.js'
-
-/** Placement's Inventory.capacity: int((total - reserved) * allocation_ratio); Python's int() truncates toward zero. */
-export const capacityOf = (inv: Pick<Inventory, 'total' | 'reserved' | 'allocation_ratio'>): number =>
-  Math.trunc((inv.total - inv.reserved) * inv.allocation_ratio)
