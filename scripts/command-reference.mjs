@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // docs/commands.md, the command reference, written from each command's help: its summary,
 // usage, arguments, flags (descriptions, defaults, choices) and examples, as the built CLI holds
-// them (oclif.manifest.json, made by `npm run build`, read through @oclif/core's Config as
-// `placemat help` reads it). The guides in docs/ link to its sections and explain the concepts;
-// what a flag does is written once, in its command.
+// them (scripts/lib/command-help.mjs reads them; this script only writes the Markdown). The guides
+// in docs/ link to its sections and explain the concepts; what a flag does is written once, in its
+// command. The man pages (scripts/man-pages.mjs) are written from the same help.
 //
 //   node scripts/command-reference.mjs           write docs/commands.md
 //   node scripts/command-reference.mjs --check   exit 1 when docs/commands.md is not what the help says
@@ -13,18 +13,26 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {Config} from '@oclif/core'
+import {
+  argText,
+  commandName,
+  commonFlags,
+  commonGroups,
+  example,
+  flagName,
+  flagSyntax,
+  flagText,
+  loadConfig,
+  ownFlagGroups,
+  sharedGroups,
+  staleBuild,
+  usage,
+  visibleCommands,
+  visibleTopics,
+} from './lib/command-help.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const target = path.join(root, 'docs', 'commands.md')
-const manifest = path.join(root, 'oclif.manifest.json')
-
-/** Flag groups nearly every command takes: described once at the top, named in each command. */
-const COMMON = [
-  {group: 'CONNECTION', title: 'Connection flags', what: 'what the command talks to'},
-  {group: 'OPENSTACK', title: 'OpenStack flags', what: "logging in to a cloud's Keystone"},
-  {group: 'OUTPUT', title: 'Output flags', what: 'how the answer is printed'},
-]
 
 /** GitHub's anchor for a heading: lower case, spaces to dashes, punctuation dropped. */
 const anchor = (heading) =>
@@ -32,8 +40,6 @@ const anchor = (heading) =>
     .toLowerCase()
     .replace(/[^a-z0-9 _-]/g, '')
     .replace(/ /g, '-')
-
-const commandName = (id) => `placemat ${id.split(':').join(' ')}`
 
 /** Text for a table cell: one line, no column breaks, no HTML, no emphasis by accident. */
 function cell(text) {
@@ -50,97 +56,14 @@ function cell(text) {
 
 const code = (text) => `\`${String(text).replace(/\|/g, '\\|')}\``
 
-/** How the flag is written: `-f, --format <value>`, `--[no-]enforce-scope`. */
-function flagSyntax(flag) {
-  const name = flag.type === 'boolean' && flag.allowNo ? `--[no-]${flag.name}` : `--${flag.name}`
-  const value = flag.type === 'option' ? ` ${flag.helpValue ?? '<value>'}` : ''
-  return `${flag.char ? `-${flag.char}, ` : ''}${name}${value}`
-}
-
-/** The flag's description, then what its definition adds: required, repeatable, choices, default, relations. */
-function flagText(flag) {
-  const notes = []
-  if (flag.required) notes.push('Required.')
-  if (flag.multiple && !/repeatable/i.test(flag.description ?? '')) notes.push('Repeatable.')
-  if (flag.options?.length) notes.push(`One of: ${flag.options.map(code).join(', ')}.`)
-  if (flag.default !== undefined && flag.default !== false && !(Array.isArray(flag.default) && !flag.default.length))
-    notes.push(`Default: ${code(Array.isArray(flag.default) ? flag.default.join(',') : flag.default)}.`)
-  if (flag.dependsOn?.length) notes.push(`Needs ${flag.dependsOn.map((f) => code(`--${f}`)).join(', ')}.`)
-  if (flag.exclusive?.length) notes.push(`Not with ${flag.exclusive.map((f) => code(`--${f}`)).join(', ')}.`)
-  const description = flag.description ? cell(flag.description) : ''
-  return [description && !description.endsWith('.') ? `${description}.` : description, ...notes].filter(Boolean).join(' ')
-}
-
-/** What makes two definitions of a flag the same for the reader. */
-const signature = (flag) =>
-  JSON.stringify([
-    flag.char,
-    flag.type,
-    flag.allowNo,
-    flag.helpValue,
-    flag.description,
-    flag.required,
-    flag.multiple,
-    flag.options,
-    flag.default,
-    flag.dependsOn,
-    flag.exclusive,
-  ])
-
-/** The definition of each common flag that most commands share; a command that differs lists its own. */
-function commonFlags(commands) {
-  const common = new Map()
-  for (const {group} of COMMON) {
-    const seen = new Map()
-    for (const command of commands)
-      for (const flag of Object.values(command.flags))
-        if (flag.helpGroup === group) {
-          const key = `${flag.name}\0${signature(flag)}`
-          const entry = seen.get(key) ?? {flag, count: 0}
-          entry.count++
-          seen.set(key, entry)
-        }
-    for (const {flag, count} of seen.values()) {
-      const best = common.get(flag.name)
-      if (!best || count > best.count || (count === best.count && signature(flag) < signature(best.flag)))
-        common.set(flag.name, {flag, count, group})
-    }
-  }
-  return common
-}
-
-const isCommon = (common, flag) => {
-  const entry = common.get(flag.name)
-  return entry !== undefined && entry.group === flag.helpGroup && signature(entry.flag) === signature(flag)
-}
-
-function usage(command) {
-  const words = [commandName(command.id)]
-  const args = Object.values(command.args ?? {})
-  args.forEach((arg, i) => {
-    const name = arg.name.toUpperCase() + (command.strict === false && i === args.length - 1 ? '...' : '')
-    words.push(arg.required ? name : `[${name}]`)
-  })
-  for (const flag of Object.values(command.flags)) if (flag.required) words.push(flagSyntax(flag))
-  if (Object.values(command.flags).some((f) => !f.required)) words.push('[FLAGS]')
-  return words.join(' ')
-}
-
-function example(command, e) {
-  const render = (s) => s.replace(/<%=\s*config\.bin\s*%>/g, 'placemat').replace(/<%=\s*command\.id\s*%>/g, command.id.split(':').join(' '))
-  const text = typeof e === 'string' ? render(e) : `# ${render(e.description)}\n${render(e.command)}`
-  if (text.includes('<%')) throw new Error(`${command.id}: an example holds a template this script does not know: ${text}`)
-  return text
-}
+const markdown = {text: cell, literal: code}
 
 function table(rows, header) {
   return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)]
 }
 
 function render(config) {
-  const commands = config.commands
-    .filter((c) => c.pluginName === config.pjson.name && !c.hidden)
-    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  const commands = visibleCommands(config)
   const common = commonFlags(commands)
   const out = []
   const line = (...l) => out.push(...l)
@@ -157,14 +80,12 @@ function render(config) {
     '## Topics',
     '',
   )
-  const topics = config.topics.filter((t) => !t.hidden && commands.some((c) => c.id.startsWith(`${t.name}:`)))
-  topics.sort((a, b) => (a.name < b.name ? -1 : 1))
   line(
     ...table(
-      topics.map((t) => {
-        const first = commands.find((c) => c.id.startsWith(`${t.name}:`))
-        return [`[${t.name.split(':').join(' ')}](#${anchor(commandName(first.id))})`, cell(t.description ?? '')]
-      }),
+      visibleTopics(config, commands).map((t) => [
+        `[${t.name.split(':').join(' ')}](#${anchor(commandName(t.commands[0].id))})`,
+        cell(t.description ?? ''),
+      ]),
       ['topic', 'commands for'],
     ),
     '',
@@ -174,12 +95,11 @@ function render(config) {
     '',
   )
 
-  for (const {group, title, what} of COMMON) {
-    const flags = [...common.values()].filter((e) => e.group === group).map((e) => e.flag)
+  for (const {title, what, flags} of commonGroups(common)) {
     line(`## ${title}`, '', `The flags of ${what}, the same in every command that takes them (each command names those it takes).`, '')
     line(
       ...table(
-        flags.map((f) => [code(flagSyntax(f)), flagText(f)]),
+        flags.map((f) => [code(flagSyntax(f)), flagText(f, markdown)]),
         ['flag', 'description'],
       ),
       '',
@@ -196,56 +116,31 @@ function render(config) {
       line('**Arguments**', '')
       line(
         ...table(
-          args.map((a) => [
-            code(a.name.toUpperCase()),
-            [cell(a.description ?? ''), a.required ? '' : 'Optional.'].filter(Boolean).join(' '),
-          ]),
+          args.map((a) => [code(a.name.toUpperCase()), argText(a, cell)]),
           ['argument', 'description'],
         ),
         '',
       )
     }
-    const flags = Object.values(command.flags).filter((f) => !isCommon(common, f))
-    const groups = [...new Set(flags.map((f) => f.helpGroup ?? ''))].sort((a, b) => (a === '' ? -1 : b === '' ? 1 : 0))
-    for (const group of groups) {
-      const title = group ? `${group[0]}${group.slice(1).toLowerCase()} flags` : 'Flags'
+    for (const {title, flags} of ownFlagGroups(common, command)) {
       line(`**${title}**`, '')
       line(
         ...table(
-          flags.filter((f) => (f.helpGroup ?? '') === group).map((f) => [code(flagSyntax(f)), flagText(f)]),
+          flags.map((f) => [code(flagSyntax(f)), flagText(f, markdown)]),
           ['flag', 'description'],
         ),
         '',
       )
     }
-    const shared = COMMON.map(({group, title}) => {
-      const names = Object.values(command.flags)
-        .filter((f) => f.helpGroup === group && isCommon(common, f))
-        .map((f) => code(f.char ? `-${f.char}` : `--${f.name}`))
-      return names.length ? `[${title.replace(/ flags$/, '').toLowerCase()}](#${anchor(title)}) ${names.join(' ')}` : undefined
-    }).filter(Boolean)
+    const shared = sharedGroups(common, command).map(
+      ({title, flags}) =>
+        `[${title.replace(/ flags$/, '').toLowerCase()}](#${anchor(title)}) ${flags.map((f) => code(flagName(f))).join(' ')}`,
+    )
     if (shared.length) line(`Also takes: ${shared.join('; ')}.`, '')
     if (command.description) line('```text', command.description.trim(), '```', '')
     if (command.examples?.length) line('**Examples**', '', '```sh', ...command.examples.map((e) => example(command, e)), '```', '')
   }
   return `${out.join('\n').trimEnd()}\n`
-}
-
-function staleBuild() {
-  const built = fs.statSync(manifest, {throwIfNoEntry: false})?.mtimeMs
-  if (built === undefined) return 'oclif.manifest.json is missing'
-  const newer = []
-  const walk = (dir) => {
-    for (const e of fs.readdirSync(dir, {withFileTypes: true})) {
-      const file = path.join(dir, e.name)
-      if (e.isDirectory()) walk(file)
-      else if (/\.tsx?$/.test(e.name) && fs.statSync(file).mtimeMs > built) newer.push(path.relative(root, file))
-    }
-  }
-  walk(path.join(root, 'commands'))
-  return newer.length
-    ? `oclif.manifest.json is older than ${newer.sort()[0]}${newer.length > 1 ? ` and ${newer.length - 1} more` : ''}`
-    : undefined
 }
 
 const check = process.argv.includes('--check')
@@ -254,14 +149,14 @@ if (unknown.length) {
   console.error(`command-reference: unknown argument ${unknown[0]} (usage: node scripts/command-reference.mjs [--check])`)
   process.exit(2)
 }
-const stale = staleBuild()
+const stale = staleBuild(root)
 if (stale === 'oclif.manifest.json is missing') {
   console.error('command-reference: oclif.manifest.json is missing: run npm run build first (npm run docs does both)')
   process.exit(2)
 }
 if (stale) console.error(`command-reference: warning: ${stale}: the help read here may be old (npm run build)`)
 
-const text = render(await Config.load({root}))
+const text = render(await loadConfig(root))
 if (check) {
   const current = fs.existsSync(target) ? fs.readFileSync(target, 'utf8') : undefined
   if (current === text) process.exit(0)

@@ -5,7 +5,7 @@
  * reachable. The installed `placemat` runs commands that take positional arguments (oclif reads
  * them from the manifest the package ships), and every package npm installed with it accepts the
  * lowest Node the package claims (package.json engines), which `overrides` in the checkout cannot
- * see to: they do not travel with a package.
+ * see to: they do not travel with a package. Its man pages are linked where man finds them.
  *
  * The install may take minutes (better-sqlite3 is built or fetched); the npm cache is used first.
  */
@@ -123,5 +123,20 @@ describe('the packed package, installed globally into an empty prefix', () => {
       .filter((p) => p.node && !semver.satisfies(LOWEST_NODE, p.node))
       .map((p) => `${p.name}@${p.version} (node ${p.node})`)
     expect(refused).toEqual([])
+  })
+
+  it("links every man page into PREFIX/share/man/man1, where man finds them from the PATH's PREFIX/bin", async () => {
+    const man1 = path.join(prefix, 'share', 'man', 'man1')
+    const pages = fs.readdirSync(path.join(installed, 'man')).sort()
+    expect(pages).toContain('placemat-provider-list.1')
+    expect(fs.readdirSync(man1).sort()).toEqual(pages)
+    for (const page of pages) expect(fs.realpathSync(path.join(man1, page))).toBe(fs.realpathSync(path.join(installed, 'man', page)))
+    if (fs.existsSync('/usr/bin/man')) {
+      // No MANPATH: man works out its path from PATH, PREFIX/bin giving PREFIX/share/man.
+      const {MANPATH: _, ...manEnv} = env
+      const found = await run('/usr/bin/man', ['-w', 'placemat-provider-list'], {cwd: work, env: manEnv})
+      expect(found.code, found.stderr).toBe(0)
+      expect(fs.realpathSync(found.stdout.trim())).toBe(fs.realpathSync(path.join(installed, 'man', 'placemat-provider-list.1')))
+    }
   })
 })
