@@ -1,7 +1,7 @@
 import {randomUUID} from 'node:crypto'
 import {State} from '../core/state/state.js'
 import {Changes} from '../core/state/changes.js'
-import {databaseKind, describeTarget, type Backend, type BackendObserver, type DatabaseKind} from './backends.js'
+import {databaseKind, describeTarget, isDatabaseUrl, type Backend, type BackendObserver, type DatabaseKind} from './backends.js'
 import {Commits} from './commits.js'
 import {DatabaseUnavailableError, databaseFault} from './database-faults.js'
 import {Follower} from './follower.js'
@@ -359,6 +359,6 @@ export class Store {
 
   /** Where this store keeps its State's image (SQLite files only). */
   private get imagePath(): string | null {
-    return this.options.stateImage && !this.backend.server && this.file !== ':memory:' ? this.options.stateImage : null
+    return this.options.stateImage && !isDatabaseUrl(this.file) && this.file !== ':memory:' ? this.options.stateImage : null
   }
 }
