@@ -199,7 +199,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const heartbeat = await startHeartbeat(store, url, app.log)
   // The rehearsal waits for a moment with nothing to serve: the first requests after a start
   // are not held behind its set-up.
-  const warming = opts.warmUp ? warmUp(opts.logLevel ?? 'silent', undefined, service.quiet(WARM_UP_AFTER_QUIET_MS)) : null
+  const warming = opts.warmUp
+    ? warmUp(opts.logLevel ?? 'silent', undefined, service.quiet(WARM_UP_AFTER_QUIET_MS), () =>
+        app.log.debug({event: 'warm_up_began'}, 'warm-up began'),
+      )
+    : null
   void warming?.done.then(({requests, ms, stopped, statements}) => {
     if (stopped)
       return app.log.info({event: 'warm_up', requests, ms: Math.round(ms), stopped}, `warm-up ended after ${requests} requests: ${stopped}`)

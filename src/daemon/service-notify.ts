@@ -28,7 +28,8 @@ export interface ServiceNotifier {
   close(): void
 }
 
-const NOOP: ServiceNotifier = {ready() {}, status() {}, reloading() {}, stopping() {}, startWatchdog() {}, close() {}}
+/** The notifier outside systemd: no socket, nothing sent. */
+export const NOOP: ServiceNotifier = {ready() {}, status() {}, reloading() {}, stopping() {}, startWatchdog() {}, close() {}}
 
 /** A status line fits one datagram field: no newline (it would start another assignment). */
 const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ').slice(0, 400)

@@ -32,9 +32,15 @@ export interface WarmUp {
 /**
  * Starts the rehearsal once `after` resolves (the daemon had a moment with nothing to serve: its
  * set-up, an app and an in-memory database, would hold real requests); `level` is the daemon's
- * log level, so the same logging code runs (into nothing).
+ * log level, so the same logging code runs (into nothing). `began` is told when its first
+ * request goes.
  */
-export function warmUp(level: LogLevel, rounds = ROUNDS, after: Promise<void> = Promise.resolve()): WarmUp {
+export function warmUp(
+  level: LogLevel,
+  rounds = ROUNDS,
+  after: Promise<void> = Promise.resolve(),
+  began: () => void = () => undefined,
+): WarmUp {
   let stopping = false
   let stopped: () => void = () => undefined
   const stop = new Promise<void>((resolve) => (stopped = resolve))
@@ -59,7 +65,7 @@ export function warmUp(level: LogLevel, rounds = ROUNDS, after: Promise<void> = 
       const port = typeof address === 'object' && address ? address.port : 0
       const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
         if (stopping) throw new Stopped()
-        requests++
+        if (requests++ === 0) began()
         return request(agent, port, method, path, body)
       }
       await rehearse(call, rounds)

@@ -6,7 +6,6 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {findCandidates} from '../../src/core/candidates/engine.js'
 import {candidatesJsonPieces, renderCandidatesJson} from '../../src/core/candidates/render.js'
 import {parseCandidateRequest, type Microversion} from '../../src/core/candidates/request.js'
-import {ResponseCache} from '../../src/http/response-cache.js'
 import {testApi, type TestApi} from '../helpers/http-helpers.js'
 
 const U = (kind: number, i: number) => `00000000-0000-4000-8000-${String(kind * 1000 + i).padStart(12, '0')}`
@@ -143,20 +142,5 @@ describe('a streamed answer and a write between its pieces', () => {
     } finally {
       await api.close()
     }
-  })
-})
-
-describe('the answer cache', () => {
-  it('keeps no more bytes than its budget, and no answer above it', () => {
-    const cache = new ResponseCache(10, 100)
-    cache.set(1, 'a', Buffer.alloc(60))
-    cache.set(1, 'b', Buffer.alloc(30))
-    expect(cache.get(1, 'a')?.length).toBe(60)
-    cache.set(1, 'c', Buffer.alloc(30)) // 120 bytes: the least recently used (b) goes
-    expect(cache.get(1, 'b')).toBeUndefined()
-    expect(cache.get(1, 'a')).toBeDefined()
-    cache.set(1, 'huge', Buffer.alloc(101))
-    expect(cache.get(1, 'huge')).toBeUndefined()
-    expect(cache.get(1, 'c')).toBeDefined()
   })
 })

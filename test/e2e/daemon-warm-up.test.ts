@@ -38,14 +38,21 @@ describe('the start-up rehearsal', () => {
   })
 
   it('ends at once when the daemon is stopped while it runs', async () => {
-    const d = await startForeground(['--db', path.join(dir, 'stop.db'), '--auth', 'noauth2'], {PLACEMAT_WARM_UP: process.env.XW ?? '1'})
+    const d = await startForeground(['--db', path.join(dir, 'stop.db'), '--auth', 'noauth2', '--log-level', 'debug'], {
+      PLACEMAT_WARM_UP: '1',
+    })
+    // Stopped once its first request went (the debug line), long before its last.
+    await until(() => logLines(d.stdout()).some((l) => l.event === 'warm_up_began'), 'the warm-up to begin', 120_000)
     d.child.kill('SIGTERM')
     const code = await d.exited
     expect(code, `${d.child.signalCode} ${d.output()}`).toBe(0)
     const lines = logLines(d.stdout())
     expect(lines.find((l) => l.event === 'stopped')).toBeDefined()
     const warm = lines.find((l) => l.event === 'warm_up')
-    if (warm) expect(warm.stopped).toBe('the daemon is stopping')
+    expect(warm, 'the warm-up says it ended').toBeDefined()
+    expect(warm!.stopped).toBe('the daemon is stopping')
+    expect(warm!.requests).toBeGreaterThan(0)
+    expect(warm!.requests).toBeLessThan(1000) // a whole rehearsal is over 1,000 requests (the test above)
   })
 
   it('is skipped with --no-warm-up', async () => {

@@ -1,5 +1,9 @@
+import fs from 'node:fs'
+import {createRequire} from 'node:module'
+import os from 'node:os'
+import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {notifyAddress, serviceNotifier, watchdogIntervalMs} from '../../src/daemon/service-notify.js'
+import {NOOP, notifyAddress, serviceNotifier, watchdogIntervalMs} from '../../src/daemon/service-notify.js'
 import {describeReload, reloadFailed} from '../../src/daemon/lifecycle.js'
 
 describe("systemd's notify protocol", () => {
@@ -29,8 +33,29 @@ describe("systemd's notify protocol", () => {
     expect(sent[2]).toMatch(/^READY=1\nSTATUS=serving\nMAINPID=\d+$/)
   })
 
-  it('outside systemd it does nothing', () => {
-    expect(() => serviceNotifier({}).ready('serving')).not.toThrow()
+  it('sends to the socket NOTIFY_SOCKET names; outside systemd it opens none and sends nothing', async () => {
+    const {DgramSocket} = createRequire(import.meta.url)('node-unix-socket') as typeof import('node-unix-socket')
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-notify-'))
+    const socketPath = path.join(dir, 'notify')
+    const systemd = new DgramSocket()
+    const got: string[] = []
+    systemd.on('data', (buf: Buffer) => got.push(buf.toString()))
+    systemd.bind(socketPath)
+    try {
+      const errors: Error[] = []
+      const n = serviceNotifier({NOTIFY_SOCKET: socketPath}, undefined, (e) => errors.push(e))
+      n.ready('serving')
+      n.close()
+      for (let i = 0; i < 200 && got.length === 0; i++) await new Promise((r) => setTimeout(r, 10))
+      expect(errors).toEqual([])
+      expect(got).toHaveLength(1)
+      expect(got[0]).toMatch(/^READY=1\nSTATUS=serving\nMAINPID=\d+$/)
+      expect(serviceNotifier({})).toBe(NOOP)
+      expect(serviceNotifier({NOTIFY_SOCKET: 'relative/path'})).toBe(NOOP)
+    } finally {
+      systemd.close()
+      fs.rmSync(dir, {recursive: true, force: true})
+    }
   })
 })
 
