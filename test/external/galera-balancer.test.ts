@@ -260,6 +260,8 @@ describe.skipIf(!available)('placemat behind haproxy on a three-node Galera clus
     const logged = daemons.map((d) => events(d).filter((e) => e.event && e.event !== 'request'))
     const said = logged.map((l) => l.map((e) => `${e.event}: ${e.msg}${e.cause ? ` (${e.cause})` : ''}`))
     const unknown = logged.map((l) => l.filter((e) => e.event === 'commit_outcome_unknown').length)
+    // One fault line starts an outage and one reconnect line ends it: not a pair per connection tried.
+    const outageLines = logged.map((l) => l.filter((e) => e.event === 'database_fault' || e.event === 'database_reconnected').length)
     const followedUp = logged.map(
       (l) => l.filter((e) => e.event === 'commit_outcome_found' || e.event === 'commit_outcome_unresolved').length,
     )
@@ -270,7 +272,7 @@ describe.skipIf(!available)('placemat behind haproxy on a three-node Galera clus
         `connections after failover ${JSON.stringify(afterFailover)}; failback: node 0 synced ${s(synced - back)} after it was let back in, ` +
         `every connection on it ${moved.map((t) => (t ? s(t - synced) : 'never')).join(' / ')} after (${JSON.stringify(afterFailback)}); node changes seen ${nodeChanges.join(' / ')}; ` +
         `races lost on one node ${racesAfter.map((a, i) => a - racesBefore[i]).join(' / ')}; answers ${reports.map((r) => JSON.stringify(r.statuses)).join(' / ')}; ` +
-        `503s ${reports.map((r) => JSON.stringify(r.unavailable)).join(' / ')}; commits unknown ${unknown.join(' / ')}, followed up ${followedUp.join(' / ')}; ` +
+        `503s ${reports.map((r) => JSON.stringify(r.unavailable)).join(' / ')}; commits unknown ${unknown.join(' / ')}, followed up ${followedUp.join(' / ')}; fault and reconnect lines ${outageLines.join(' / ')}; ` +
         `held ${acknowledged.size} (database ${held.size}, unsure ${unsure.size}), lost ${lost.length}, leaked ${leaked.length}, overcommitted ${overcommitted.length}, diverged ${diverged.length}`,
     )
     for (const [i, lines] of said.entries()) console.log(`daemon ${i} said:\n  ${[...new Set(lines)].join('\n  ')}`)
@@ -295,6 +297,10 @@ describe.skipIf(!available)('placemat behind haproxy on a three-node Galera clus
     expect(logged[1].some((e) => e.event === 'database_node_changed')).toBe(true)
     expect(racesAfter).toEqual(racesBefore)
     expect(followedUp).toEqual(unknown)
+    expect(
+      outageLines.every((n) => n <= 20),
+      `fault and reconnect lines: ${outageLines}`,
+    ).toBe(true)
     expect(lost).toEqual([])
     expect(leaked).toEqual([])
     expect(overcommitted).toEqual([])
