@@ -127,16 +127,20 @@ export class StatementText {
   }
 }
 
-const texts = new WeakMap<Kysely<Database>, StatementText>()
+/**
+ * By kysely's adapter of the database: a Kysely made from another (a transaction, one connection:
+ * `db.connection()`) keeps its adapter, so it speaks as the backend said.
+ */
+const texts = new WeakMap<object, StatementText>()
 
 /** Told by the backend that opened `db` (one per connection pool) which dialect its statements are written in. */
 export function speaks(db: Kysely<Database>, dialect: SqlDialect): void {
-  texts.set(db, new StatementText(dialect))
+  texts.set(db.getExecutor().adapter, new StatementText(dialect))
 }
 
-/** The statement texts for `db`, in the dialect its backend said. */
+/** The statement texts for `db` (or a Kysely made from it), in the dialect its backend said. */
 export function statementText(db: Kysely<Database>): StatementText {
-  const t = texts.get(db)
+  const t = texts.get(db.getExecutor().adapter)
   if (!t) throw new Error('statement texts asked for a database no backend opened')
   return t
 }
