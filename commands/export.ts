@@ -2,7 +2,8 @@ import fs from 'node:fs'
 import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../src/cli/placemat-command.js'
 import {DOCUMENT} from '../src/cli/output.js'
-import {disabledHosts, exportSnapshot, placematOnly, readPlacematParts, snapshotText} from '../src/cli/services/state-export.js'
+import {disabledHosts, exportSnapshot, placematOnly, readPlacematParts} from '../src/cli/services/state-export.js'
+import {snapshotText} from '../src/cli/formats/snapshot-write.js'
 
 const warn = (message: string) => process.stderr.write(`placemat: warning: ${message}\n`)
 

@@ -1,5 +1,5 @@
 import {Args} from '@oclif/core'
-import {PLAIN_NOTE, TopologyEditCommand, editFlags} from '../../src/cli/topology-command.js'
+import {PLAIN_NOTE, TopologyEditCommand, editFlags} from '../../src/cli/topology-commands.js'
 import {edits} from '../../src/core/layout-edits.js'
 import {hostNames} from '../../src/cli/topology/edit.js'
 

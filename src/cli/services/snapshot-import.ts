@@ -25,7 +25,7 @@ import {DISABLED_TRAIT} from '../../core/host.js'
 import type {TopologyLevel} from '../../core/state.js'
 import type {MovedRecord} from '../../core/consumer-moves.js'
 import {conflictError, usageError} from '../failure.js'
-import {snapshotItems} from './snapshot-read.js'
+import {snapshotItems} from '../formats/snapshot-read.js'
 import {maskPassword, PlacementUrlError} from '../../store/placement-db/connection.js'
 import {PlacementSchemaError, readPlacement} from '../../store/placement-db/reader.js'
 import type {

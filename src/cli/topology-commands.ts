@@ -1,13 +1,72 @@
 /**
- * `rack|row|room list` and `show NAME`: the racks, rows and rooms as listings of their own,
- * each with its row and room, its hosts, its aggregate uuid and its capacity and usage.
+ * The rack, row and room commands, made per level: `list` and `show NAME` read the racks, rows
+ * and rooms as listings of their own (each with its row and room, its hosts, its aggregate uuid
+ * and its capacity and usage); the others are each one edit of the layout document, made by
+ * read-modify-write (backend editLayout) and printed as the plan of what changed.
  */
 import {Args, Flags} from '@oclif/core'
-import type {TopologyLevel} from '../../core/state.js'
-import {PlacematCommand, type Column} from '../placemat-command.js'
-import {notFoundError, usageError} from '../failure.js'
-import {NEEDS_LAYOUT} from './edit.js'
-import {nodesAt, usedOf, viewClasses, type NodeEntry} from './view-rows.js'
+import {PlacementError} from '../core/errors.js'
+import type {TopologyLevel} from '../core/state.js'
+import type {Layout} from '../core/topology.js'
+import {Failure, notFoundError, usageError, withContext} from './failure.js'
+import {ALLOW_HINT, allowViolationsFlag, isGroupViolation, refusedForGroups} from './groups/flags.js'
+import {SENTENCES} from './output.js'
+import {PlacematCommand, type Column} from './placemat-command.js'
+import {NEEDS_LAYOUT} from './topology/edit.js'
+import {dryRunRefusal, planLines, planSize, planSummary} from './topology/plan-text.js'
+import {nodesAt, usedOf, viewClasses, type NodeEntry} from './topology/view-rows.js'
+
+export const editFlags = {
+  'dry-run': Flags.boolean({description: 'print what would change and change nothing'}),
+  ...allowViolationsFlag,
+  layout: Flags.string({
+    description: 'plain OpenStack Placement only: the layout file that records the names (read, edited and written back)',
+    helpGroup: 'CONNECTION',
+  }),
+}
+
+export const PLAIN_NOTE = `On a plain OpenStack Placement endpoint (no /placemat/v1) the racks, rows
+and rooms are aggregates only: Placement cannot store their names, so pass
+the layout file with --layout FILE; it is read, edited, applied (each
+host's aggregates set with its generation) and written back.`
+
+export abstract class TopologyEditCommand extends PlacematCommand {
+  static printed = SENTENCES
+
+  /** Runs one edit and prints the plan it made (JSON/YAML: {transport, dry_run, applied, plan}). */
+  protected async edit(
+    flags: {'dry-run'?: boolean; layout?: string; 'allow-violations'?: boolean},
+    fn: (doc: Layout) => void,
+  ): Promise<void> {
+    const dryRun = Boolean(flags['dry-run'])
+    // An edit of the document refused (no such rack, one that exists) is said as it is, not as an HTTP answer.
+    const edit = (doc: Layout) => {
+      try {
+        fn(doc)
+      } catch (err) {
+        if (err instanceof PlacementError)
+          throw new Failure(err.status === 404 ? 'not_found' : err.status === 409 ? 'conflict' : 'bad_request', err.detail)
+        throw err
+      }
+    }
+    const backend = await this.backend()
+    const res = await refusedForGroups(() =>
+      backend.editLayout(edit, {dryRun, files: {layout: flags.layout}, allowViolations: flags['allow-violations']}),
+    )
+    // A dry run exits as the edit would, after the plan: with the error the edit would end with.
+    const refusal = res.refusal && dryRunRefusal(isGroupViolation(res.refusal) ? withContext(res.refusal, '', ALLOW_HINT) : res.refusal)
+    if (!this.textOutput) {
+      this.outputRecord({transport: res.transport, dry_run: dryRun, applied: res.applied, plan: res.plan})
+      if (refusal) throw refusal
+      return
+    }
+    const lines = planLines(res.plan, res.layout)
+    this.log(planSummary(res.plan).replace(/^Plan: /, dryRun ? 'Plan: ' : 'Changed: '))
+    if (lines.length) this.log(lines.join('\n'))
+    if (dryRun && planSize(res.plan) > 0) this.log('Dry run: nothing was changed.')
+    if (refusal) throw refusal
+  }
+}
 
 export const layoutFlag = {
   layout: Flags.string({description: 'plain OpenStack Placement only: the layout file that names the racks, rows and rooms'}),
