@@ -7,7 +7,7 @@ import {usageError, withContext} from '../../src/cli/failure.js'
 import {ALLOW_HINT, allowViolationsFlag, isGroupViolation} from '../../src/cli/groups/flags.js'
 import {layoutBody, readLayoutFile} from '../../src/cli/topology/layout-file.js'
 import {APPLY_KEYS} from '../../src/cli/apply/apply-file.js'
-import {appliedLine, dryRunRefusal, planLines, planSize, planSummary} from '../../src/cli/topology/plan-text.js'
+import {appliedLine, layoutAnswer, planLines, planSize, planSummary} from '../../src/cli/topology/plan-text.js'
 import {layoutNodes, type TopologyPlan} from '../../src/core/topology.js'
 
 /** Plans with at least this many changes get a progress bar on a terminal. */
@@ -164,24 +164,15 @@ naming the group, its rule and the members; the dry run lists such breaches
     }
     stopBar()
     const seconds = (performance.now() - start) / 1000
-    // A dry run exits as the apply would, after the plan: with the error the apply would end with.
-    const refusal = res.refusal && dryRunRefusal(explained(res.refusal) as ApiError)
-    if (!table) {
-      this.outputRecord({
-        transport: res.transport,
-        dry_run: Boolean(flags['dry-run']),
-        applied: res.applied,
-        plan: res.plan,
-        seconds: Number(seconds.toFixed(3)),
-      })
-      if (refusal) throw refusal
-      return
-    }
-    if (!res.applied) {
-      if (flags['dry-run'] && planSize(res.plan) > 0) this.log('Dry run: nothing was changed.')
-      if (refusal) throw refusal
-      return
-    }
-    this.log(appliedLine(res, seconds))
+    this.endPlan({
+      answer: () => ({...layoutAnswer(res, Boolean(flags['dry-run'])), seconds: Number(seconds.toFixed(3))}),
+      dryRun: Boolean(flags['dry-run']),
+      changes: planSize(res.plan) > 0,
+      // A dry run exits as the apply would, after the plan: with the error the apply would end with.
+      refusal: res.refusal && (explained(res.refusal) as ApiError),
+      text: () => {
+        if (res.applied) this.log(appliedLine(res, seconds))
+      },
+    })
   }
 }

@@ -13,7 +13,7 @@ import {ALLOW_HINT, allowViolationsFlag, isGroupViolation, refusedForGroups} fro
 import {SENTENCES} from './output.js'
 import {PlacematCommand, type Column} from './placemat-command.js'
 import {NEEDS_LAYOUT} from './topology/edit.js'
-import {dryRunRefusal, planLines, planSize, planSummary} from './topology/plan-text.js'
+import {layoutAnswer, planLines, planSize, planSummary} from './topology/plan-text.js'
 import {nodesAt, usedOf, viewClasses, type NodeEntry} from './topology/view-rows.js'
 
 export const editFlags = {
@@ -33,7 +33,7 @@ host's aggregates set with its generation) and written back.`
 export abstract class TopologyEditCommand extends PlacematCommand {
   static printed = SENTENCES
 
-  /** Runs one edit and prints the plan it made (JSON/YAML: {transport, dry_run, applied, plan}). */
+  /** Runs one edit and prints the plan it made. */
   protected async edit(
     flags: {'dry-run'?: boolean; layout?: string; 'allow-violations'?: boolean},
     fn: (doc: Layout) => void,
@@ -53,18 +53,18 @@ export abstract class TopologyEditCommand extends PlacematCommand {
     const res = await refusedForGroups(() =>
       backend.editLayout(edit, {dryRun, files: {layout: flags.layout}, allowViolations: flags['allow-violations']}),
     )
-    // A dry run exits as the edit would, after the plan: with the error the edit would end with.
-    const refusal = res.refusal && dryRunRefusal(isGroupViolation(res.refusal) ? withContext(res.refusal, '', ALLOW_HINT) : res.refusal)
-    if (!this.textOutput) {
-      this.outputRecord({transport: res.transport, dry_run: dryRun, applied: res.applied, plan: res.plan})
-      if (refusal) throw refusal
-      return
-    }
-    const lines = planLines(res.plan, res.layout)
-    this.log(planSummary(res.plan).replace(/^Plan: /, dryRun ? 'Plan: ' : 'Changed: '))
-    if (lines.length) this.log(lines.join('\n'))
-    if (dryRun && planSize(res.plan) > 0) this.log('Dry run: nothing was changed.')
-    if (refusal) throw refusal
+    this.endPlan({
+      answer: () => layoutAnswer(res, dryRun),
+      dryRun,
+      changes: planSize(res.plan) > 0,
+      // A dry run exits as the edit would, after the plan: with the error the edit would end with.
+      refusal: res.refusal && (isGroupViolation(res.refusal) ? withContext(res.refusal, '', ALLOW_HINT) : res.refusal),
+      text: () => {
+        const lines = planLines(res.plan, res.layout)
+        this.log(planSummary(res.plan).replace(/^Plan: /, dryRun ? 'Plan: ' : 'Changed: '))
+        if (lines.length) this.log(lines.join('\n'))
+      },
+    })
   }
 }
 
