@@ -5,6 +5,7 @@
 import {sql, type RawBuilder} from 'kysely'
 import {INCOMPLETE_CONSUMER_ID} from '../../../core/allocations.js'
 import {capacityOf} from '../../../core/capacity.js'
+import type {Database} from '../../../store/schema.js'
 import {isDatabaseUrl} from '../../../store/target.js'
 import {inspect} from './inspect.js'
 import {DbExit, dbStatus} from './status.js'
@@ -138,17 +139,7 @@ export async function dbCheck(file: string): Promise<CheckResult[]> {
     out.push(result('Rows referring to nothing', 'failure', dangling))
 
     // Inventories and allocations Placement could never have written.
-    type Inv = {
-      provider_uuid: string
-      resource_class: string
-      total: number
-      reserved: number
-      min_unit: number
-      max_unit: number
-      step_size: number
-      allocation_ratio: number
-    }
-    const inventories = await rows<Inv>('select * from inventories')
+    const inventories = await rows<Database['inventories']>('select * from inventories')
     const invalid: string[] = []
     for (const i of inventories) {
       const bad: string[] = []
@@ -161,9 +152,7 @@ export async function dbCheck(file: string): Promise<CheckResult[]> {
       if (!(i.allocation_ratio > 0)) bad.push('allocation_ratio <= 0')
       if (bad.length) invalid.push(`${i.resource_class} on ${i.provider_uuid}: ${bad.join(', ')}`)
     }
-    for (const r of await rows<{consumer_uuid: string; provider_uuid: string; resource_class: string; used: number}>(
-      'select * from allocations where used < 1',
-    )) {
+    for (const r of await rows<Database['allocations']>('select * from allocations where used < 1')) {
       invalid.push(`consumer ${r.consumer_uuid} holds ${r.used} ${r.resource_class} on ${r.provider_uuid}`)
     }
     out.push(result('Inventory and allocation values', 'failure', invalid))
