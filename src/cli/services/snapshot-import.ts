@@ -429,7 +429,7 @@ class SnapshotImport {
       consumers: [...placed].map(([uuid, rps]) => ({uuid, allocations: Object.fromEntries(rps.map((rp) => [rp, {resources: {}}]))})),
       topology: this.topology ? nodeRecords(this.topology) : [],
     })
-    // The snapshot's rules were checked as they were read (snapshot-read.ts).
+    // The snapshot's rules were checked as they were read (formats/snapshot-read.ts).
     for (const g of hard) s.groups.set(g.name, groupOfRecord(g))
     const breaches = hardGroupBreaches(s)
     if (breaches.length) {
