@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../src/cli/placemat-command.js'
 import {SENTENCES} from '../src/cli/output.js'
-import {dryRunRefusal, planLines as topologyPlanLines, planSize, planSummary as topologySummary} from '../src/cli/topology/plan-text.js'
+import {planLines as topologyPlanLines, planSize, planSummary as topologySummary} from '../src/cli/topology/plan-text.js'
 import {planDocument, planIsEmpty, planLineStream, summaryLine} from '../src/cli/apply/plan-text.js'
 import {applyFile, type ApplyReport} from '../src/cli/services/apply.js'
 import {NAMES_NAMESPACE} from '../src/core/uuids.js'
@@ -88,21 +88,18 @@ unknown host, a host in two racks).`
       report: text ? textReport(this, flags.summary) : undefined,
       warn: (message) => process.stderr.write(`placemat: warning: ${message}\n`),
     })
-    const topology = out.topology ? {topology: out.topology} : {}
     // Only --json and --yaml print the document (for a million changes it is hundreds of megabytes).
-    if (!text) {
-      const doc = {transport: out.transport, ...planDocument(out.plan), ...topology, dry_run: out.dryRun, applied: out.applied}
-      if (out.seconds === undefined) this.outputRecord(doc)
-      else
-        this.outputRecord({
-          ...doc,
-          ...(out.applied ? {operations: out.plan.operationCount} : {}),
-          seconds: Number(out.seconds.toFixed(3)),
-        })
-    } else if (out.dryRun && (!planIsEmpty(out.plan) || (out.topology && planSize(out.topology.plan) > 0))) {
-      this.log('Dry run: nothing was changed.')
-    }
-    if (out.refusal) throw dryRunRefusal(out.refusal)
+    this.endPlan({
+      answer: () => {
+        const topology = out.topology ? {topology: out.topology} : {}
+        const doc = {transport: out.transport, ...planDocument(out.plan), ...topology, dry_run: out.dryRun, applied: out.applied}
+        if (out.seconds === undefined) return doc
+        return {...doc, ...(out.applied ? {operations: out.plan.operationCount} : {}), seconds: Number(out.seconds.toFixed(3))}
+      },
+      dryRun: out.dryRun,
+      changes: !planIsEmpty(out.plan) || Boolean(out.topology && planSize(out.topology.plan) > 0),
+      refusal: out.refusal,
+    })
   }
 }
 

@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {PlacematCommand, type Column} from '../src/cli/placemat-command.js'
 import {conflictError} from '../src/cli/failure.js'
 import {groupFileFlags} from '../src/cli/groups/flags.js'
-import {formatResources} from '../src/cli/services/allocations.js'
+import {formatResources} from '../src/cli/render/resources.js'
 import {DEFAULT_REASON, drain, type DrainEntry, type DrainReport} from '../src/cli/services/drain.js'
 import {breachText} from '../src/core/groups.js'
 

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../src/cli/placemat-command.js'
 import {DOCUMENT} from '../src/cli/output.js'
-import {disabledHosts, exportSnapshot, placematOnly, readPlacematParts, snapshotText} from '../src/cli/services/state-export.js'
+import {exportApplyFile, exportSnapshotText, exportToPlacement} from '../src/cli/services/export.js'
 
 const warn = (message: string) => process.stderr.write(`placemat: warning: ${message}\n`)
 
@@ -54,84 +54,40 @@ Not carried: created/updated times, and consumers without allocations (the API d
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Export)
-    if (flags.format === 'apply') return this.write(flags.output, await this.applyFile())
-    if (flags['to-placement']) return this.toPlacement(flags['to-placement'])
+    const backend = await this.backend()
+    if (flags.format === 'apply') return this.write(flags.output, await exportApplyFile(backend, this.base.json))
+    if (flags['to-placement']) {
+      const {written: r, shown} = await exportToPlacement(backend, flags['to-placement'], warn)
+      if (this.base.json) this.log(JSON.stringify(r, null, 2))
+      else
+        this.log(
+          `wrote into ${shown}: ${r.providers} providers, ${r.consumers} consumers, ${r.allocations} allocations (Placement schema: ${r.placement_schema})`,
+        )
+      return
+    }
     // A read one by one (plain Placement: five calls a provider) shows how far it is, on a terminal only.
     const tty = Boolean(process.stderr.isTTY)
     const startProgress = tty ? (await import('../src/cli/components/Progress.js')).startProgress : undefined
     let bar: ReturnType<NonNullable<typeof startProgress>> | undefined
-    const reading = exportSnapshot(await this.backend(), {
+    const reading = exportSnapshotText(backend, {
+      json: this.base.json,
       progress: startProgress
         ? (done, total, what) => {
             bar ??= startProgress(process.stderr)
             bar.update(done, total, `reading ${what}`)
           }
         : undefined,
-      keepsNothing: () =>
-        warn(
-          'this endpoint is plain OpenStack Placement, which keeps no racks, rows, rooms, placement groups, aggregate names or reasons hosts are disabled: the snapshot has none ' +
-            "(the hosts' aggregates are in it; names and groups kept in --layout or --groups files are not)",
-        ),
+      warn,
     })
     const snap = await reading.finally(() => bar?.stop())
-    const text = snapshotText(snap, this.base.json ? 'json' : 'yaml')
-    this.write(flags.output, text)
+    this.write(flags.output, snap.text)
     // Said where a person reads it: with -o, or on a terminal (a document on stdout stays the document alone).
     if (flags.output || process.stderr.isTTY)
-      process.stderr.write(
-        `wrote ${snap.providers.length} providers, ${snap.consumers?.length ?? 0} consumers to ${flags.output ?? 'stdout'}\n`,
-      )
-  }
-
-  /** The way back: the snapshot written into an empty Placement database. */
-  private async toPlacement(url: string): Promise<void> {
-    const [
-      {loadState},
-      {writePlacement, PlacementNotEmptyError},
-      {PlacementSchemaError},
-      {PlacementUrlError, maskPassword},
-      {usageError, conflictError},
-    ] = await Promise.all([
-      import('../src/cli/backend/backend.js'),
-      import('../src/store/placement-db/writer.js'),
-      import('../src/store/placement-db/reader.js'),
-      import('../src/store/placement-db/connection.js'),
-      import('../src/cli/failure.js'),
-    ])
-    // The cloud as one State: a --db file's own, or a daemon's (read whole).
-    const backend = await this.backend()
-    const state = await loadState(backend)
-    const own = await readPlacematParts(backend)
-    const leftOut = own && placematOnly(own.parts, (await backend.disabledReasons(disabledHosts(state.providers.values()))).size)
-    try {
-      const r = await writePlacement(url, state)
-      if (leftOut) warn(`not written into Placement, which has no place for them: ${leftOut}`)
-      if (this.base.json) this.log(JSON.stringify(r, null, 2))
-      else
-        this.log(
-          `wrote into ${maskPassword(url)}: ${r.providers} providers, ${r.consumers} consumers, ${r.allocations} allocations (Placement schema: ${r.placement_schema})`,
-        )
-    } catch (err) {
-      if (err instanceof PlacementNotEmptyError) throw conflictError(`${maskPassword(url)}: ${err.message}`)
-      if (err instanceof PlacementSchemaError || err instanceof PlacementUrlError) throw usageError(`${maskPassword(url)}: ${err.message}`)
-      throw err
-    }
+      process.stderr.write(`wrote ${snap.providers} providers, ${snap.consumers} consumers to ${flags.output ?? 'stdout'}\n`)
   }
 
   private write(file: string | undefined, text: string): void {
     if (file) fs.writeFileSync(file, text)
     else process.stdout.write(text)
-  }
-
-  /** The cloud as an apply file, made by the core from a snapshot of it. */
-  private async applyFile(): Promise<string> {
-    const [{loadState}, {applyDocumentOf}, {default: YAML}] = await Promise.all([
-      import('../src/cli/backend/backend.js'),
-      import('../src/core/apply-plan/document.js'),
-      import('yaml'),
-    ])
-    const doc = applyDocumentOf(await loadState(await this.backend()))
-    if (this.base.json) return JSON.stringify(doc, null, 2) + '\n'
-    return `# placemat apply file: the cloud as it is (placemat export --format apply)\n${YAML.stringify(doc, {flowCollectionPadding: false})}`
   }
 }

@@ -2,7 +2,9 @@ import {Args, Flags} from '@oclif/core'
 import {allowViolationsFlag, refusedForGroups} from '../src/cli/groups/flags.js'
 import {PlacematCommand} from '../src/cli/placemat-command.js'
 import {SENTENCES, serialize} from '../src/cli/output.js'
-import {dryRunFailure, readPlan, renderReport, runReshape, type ReshapeReport} from '../src/cli/services/reshape.js'
+import {dryRunFailure, runReshape} from '../src/cli/services/reshape.js'
+import {readPlan} from '../src/cli/formats/reshape-plan.js'
+import {renderReport, type ReshapeReport} from '../src/cli/render/reshape-report.js'
 
 export default class Reshape extends PlacematCommand {
   static summary = 'Move inventory, and the allocations against it, between providers in one POST /reshaper.'

@@ -1,9 +1,10 @@
 import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../src/cli/placemat-command.js'
 import {SENTENCES} from '../src/cli/output.js'
-import {renderFrameText, TopModel} from '../src/cli/services/top.js'
+import {TopModel} from '../src/cli/services/top.js'
 import {readFlavorFile} from '../src/cli/capacity/flavor-file.js'
 import {chosenFlavors} from '../src/cli/services/capacity.js'
+import {renderFrameText} from '../src/cli/render/top-frame.js'
 
 export default class Top extends PlacematCommand {
   static summary = 'A live view of capacity and usage: per resource class, fullest providers, recent claims.'

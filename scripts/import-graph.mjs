@@ -1,21 +1,37 @@
 #!/usr/bin/env node
 // The import graph of src/ and commands/, read from the sources with TypeScript's parser:
 // the run-time import circles (type-only imports and lazy import() left out: neither runs at
-// load), the imports that run up the layers, and the files over the size limit, which holds for
-// the scripts too (scripts/**/*.mjs: sized, not placed in the layers).
+// load), the imports that run up the layers and up the command line's floors, and the files over
+// the size limit, which holds for the scripts too (scripts/**/*.mjs: sized, not placed in the
+// layers).
 //
 //   node scripts/import-graph.mjs          a report
 //   node scripts/import-graph.mjs --json   the same as JSON
 //   node scripts/import-graph.mjs --root DIR   of another checkout
 //
 // The layers, from the ground up: core, store, client, http, daemon, cli, commands. A file may
-// import its own layer and those below it, never one above (lazy import() included).
+// import its own layer and those below it, never one above (lazy import() included). The command
+// line has floors of its own within (CLI_FLOORS), held the same way.
 import fs from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import ts from 'typescript'
 
 export const LAYERS = ['src/core', 'src/store', 'src/client', 'src/http', 'src/daemon', 'src/cli', 'commands']
+
+/**
+ * The command line's own floors, from the top: the commands, with the command classes at
+ * src/cli's root they extend; the services the commands call (services/db among them); the rooms
+ * the services use (backend, candidates, topology, apply, groups, capacity, formats, render,
+ * components, hooks, and src/cli's own files: output, failure, flags, help). A file stands on
+ * the floor of the longest path here that holds it, and may import its own floor and those
+ * below, never one above; what lies below src/cli is the layers' to order.
+ */
+export const CLI_FLOORS = [
+  ['commands', 'src/cli/base-command.ts', 'src/cli/placemat-command.ts', 'src/cli/topology-commands.ts'],
+  ['src/cli/services'],
+  ['src/cli'],
+]
 
 /** The line count above which a source file is too big (generated tables aside). */
 export const MAX_LINES = 500
@@ -101,6 +117,21 @@ function importsOf(root, file) {
 
 export const layerOf = (file) => LAYERS.findIndex((l) => file === l || file.startsWith(`${l}/`))
 
+/** The command line's floor of a file, 0 the top (-1: not the command line's). */
+export function cliFloorOf(file) {
+  let floor = -1
+  let longest = -1
+  CLI_FLOORS.forEach((paths, i) => {
+    for (const p of paths) {
+      if ((file === p || file.startsWith(`${p}/`)) && p.length > longest) {
+        floor = i
+        longest = p.length
+      }
+    }
+  })
+  return floor
+}
+
 /** Strongly connected components of more than one file (Tarjan), each sorted, largest first. */
 function circles(nodes, edges) {
   let index = 0
@@ -135,11 +166,14 @@ function circles(nodes, edges) {
   return out.sort((a, b) => b.length - a.length || a[0].localeCompare(b[0]))
 }
 
+const byImport = (a, b) => a.from.localeCompare(b.from) || a.to.localeCompare(b.to)
+
 /** The graph's findings for the checkout at `root`. */
 export function importGraph(root) {
   const files = [...sourceFiles(root, 'src'), ...sourceFiles(root, 'commands')]
   const runtime = new Map()
   const upward = []
+  const cliUpward = []
   const large = []
   let edges = 0
   for (const f of files) {
@@ -155,6 +189,10 @@ export function importGraph(root) {
       const theirs = layerOf(i.target)
       // Type-only imports carry no code, but they still say who knows whom: counted too.
       if (mine >= 0 && theirs > mine) upward.push({from: f, to: i.target, typeOnly: !i.runtime && !i.lazy, lazy: i.lazy})
+      const floor = cliFloorOf(f)
+      const theirFloor = cliFloorOf(i.target)
+      if (floor >= 0 && theirFloor >= 0 && theirFloor < floor)
+        cliUpward.push({from: f, to: i.target, typeOnly: !i.runtime && !i.lazy, lazy: i.lazy})
     }
   }
   const scripts = scriptFiles(root)
@@ -167,7 +205,8 @@ export function importGraph(root) {
     imports: edges,
     scripts: scripts.length,
     circles: circles(files, runtime),
-    upward: upward.sort((a, b) => a.from.localeCompare(b.from) || a.to.localeCompare(b.to)),
+    upward: upward.sort(byImport),
+    cliUpward: cliUpward.sort(byImport),
     large: large.sort((a, b) => b.lines - a.lines),
   }
 }
@@ -178,6 +217,9 @@ function report(g) {
   for (const c of g.circles) lines.push(`  ${c.length} files: ${c.join(' ')}`)
   lines.push(`imports up the layers (${LAYERS.join(' < ')}): ${g.upward.length}`)
   for (const u of g.upward) lines.push(`  ${u.from} -> ${u.to}${u.typeOnly ? ' (type only)' : u.lazy ? ' (lazy)' : ''}`)
+  const floors = CLI_FLOORS.map((paths) => paths[0].replace(/^src\/cli\/?/, '') || 'rooms').reverse()
+  lines.push(`imports up the command line's floors (${floors.join(' < ')}): ${g.cliUpward.length}`)
+  for (const u of g.cliUpward) lines.push(`  ${u.from} -> ${u.to}${u.typeOnly ? ' (type only)' : u.lazy ? ' (lazy)' : ''}`)
   lines.push(`files over ${MAX_LINES} lines (scripts included): ${g.large.length}`)
   for (const l of g.large) lines.push(`  ${l.lines} ${l.file}`)
   return lines.join('\n')

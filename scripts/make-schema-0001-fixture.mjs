@@ -142,7 +142,8 @@ await client.put(
 await put(IDS.vm3, {[IDS.cn2]: {VCPU: 4, MEMORY_MB: 8192}}, {...own(), consumer_generation: 1}, '1.37')
 
 // The export of this state, which an upgraded copy must still give (test/db-upgrade.test.ts).
-const {exportSnapshot, snapshotText} = await import(path.join(root, 'dist/src/cli/services/state-export.js'))
+const {exportSnapshot} = await import(path.join(root, 'dist/src/cli/services/state-export.js'))
+const {snapshotText} = await import(path.join(root, 'dist/src/cli/formats/snapshot-write.js'))
 const exported = out.replace(/\.db$/, '.yaml')
 fs.writeFileSync(exported, snapshotText(await exportSnapshot(client), 'yaml'))
 

@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/placemat-command.js'
-import {resolveProvider} from '../../src/cli/services/providers.js'
+import {resolveProvider} from '../../src/cli/backend/provider-lookup.js'
 import {setColumns, updateProviderSet} from '../../src/cli/services/sets.js'
 
 export default class AggregateRemove extends PlacematCommand {

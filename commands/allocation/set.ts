@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/placemat-command.js'
-import {allocationColumns, allocationDocument, allocationRows} from '../../src/cli/services/allocation-render.js'
+import {allocationColumns, allocationDocument, allocationRows} from '../../src/cli/render/allocation-tables.js'
 import {
   amendAmounts,
   amountsOf,

@@ -1,9 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/placemat-command.js'
-import {allocationColumns, allocationDocument, allocationRows} from '../../src/cli/services/allocation-render.js'
-import {amountsOf, hasAllocations, unsetAmounts, updateConsumer} from '../../src/cli/services/allocations.js'
-import {resolveProviderUuids} from '../../src/cli/services/providers.js'
+import {allocationColumns, allocationDocument, allocationRows} from '../../src/cli/render/allocation-tables.js'
+import {amountsOf, unsetAmounts, updateConsumer} from '../../src/cli/services/allocations.js'
+import {resolveProviderUuids} from '../../src/cli/backend/provider-lookup.js'
 import {notFoundError} from '../../src/cli/failure.js'
+import {hasAllocations} from '../../src/cli/backend/consumer-lookup.js'
 
 export default class AllocationUnset extends PlacematCommand {
   static summary = 'Release some of the allocations of a consumer.'

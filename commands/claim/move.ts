@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {move} from '../../src/cli/services/claim.js'
-import {formatResources} from '../../src/cli/services/allocations.js'
+import {formatResources} from '../../src/cli/render/resources.js'
 import {allowViolationsFlag, refusedForGroups} from '../../src/cli/groups/flags.js'
 
 /** What claim move prints (a record, as text and JSON alike). */

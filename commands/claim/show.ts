@@ -1,10 +1,11 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/placemat-command.js'
-import {formatResources, shownConsumer} from '../../src/cli/services/allocations.js'
+import {shownConsumer} from '../../src/cli/services/allocations.js'
 import {namedConsumer} from '../../src/cli/services/spread.js'
 import {fetchLayout, placementInLayout, providersByUuid, readLayoutFile, topologyFromLayout} from '../../src/cli/candidates/anchors.js'
 import {candidateFlags} from '../../src/cli/candidates/flags.js'
 import {compareNamed} from '../../src/core/listing-order.js'
+import {formatResources} from '../../src/cli/render/resources.js'
 
 export default class ClaimShow extends PlacematCommand {
   static summary = 'Show what a consumer holds, and in which rack, row and room.'

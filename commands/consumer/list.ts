@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/placemat-command.js'
-import {formatResources} from '../../src/cli/services/allocations.js'
+import {formatResources} from '../../src/cli/render/resources.js'
 import {listConsumers} from '../../src/cli/services/consumers.js'
-import {resolveProvider} from '../../src/cli/services/providers.js'
+import {resolveProvider} from '../../src/cli/backend/provider-lookup.js'
 import type {ConsumerListing} from '../../src/core/consumer-list.js'
 
 export default class ConsumerList extends PlacematCommand {

@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/placemat-command.js'
-import {formatResources} from '../../src/cli/services/allocations.js'
+import {formatResources} from '../../src/cli/render/resources.js'
 import {namedConsumer} from '../../src/cli/services/spread.js'
 import {showConsumer} from '../../src/cli/services/consumers.js'
 import type {ConsumerHolding} from '../../src/core/consumer-list.js'

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {checkExitCode, dbCheck} from '../../src/cli/services/db.js'
+import {checkExitCode, dbCheck} from '../../src/cli/services/db/check.js'
 import {BaseCommand} from '../../src/cli/base-command.js'
 import {localDbFlag} from '../../src/cli/local-db-flag.js'
 

@@ -22,7 +22,7 @@ Exit codes: 0 created; 4 it exists; 1 any other error.`
       import('node:fs'),
       import('../../src/store/target.js'),
       import('../../src/store/store.js'),
-      import('../../src/cli/services/db.js'),
+      import('../../src/cli/services/db/status.js'),
     ])
     // What was given, its password masked: a bootstrap that runs at every deploy logs this.
     const shown = describeTarget(flags.db)

@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
-import {DbExit, dbStatus} from '../../src/cli/services/db.js'
+import {DbExit, dbStatus} from '../../src/cli/services/db/status.js'
 import {BaseCommand} from '../../src/cli/base-command.js'
 import {localDbFlag} from '../../src/cli/local-db-flag.js'
-import {describeNodes, summarizeNodes} from '../../src/cli/services/live-nodes.js'
+import {describeNodes, summarizeNodes} from '../../src/cli/services/db/live-nodes.js'
 
 export default class DbStatus extends BaseCommand {
   static summary = 'Show the schema version of a database file, pending migrations and the SQLite integrity check.'

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {dbUpgrade} from '../../src/cli/services/db-upgrade.js'
+import {dbUpgrade} from '../../src/cli/services/db/upgrade.js'
 import {BaseCommand} from '../../src/cli/base-command.js'
 import {daemonDatabase, daemonDbFlags, localDbFlag} from '../../src/cli/local-db-flag.js'
 

@@ -3,7 +3,7 @@ import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {SENTENCES} from '../../src/cli/output.js'
 import {allowViolationsFlag, groupFileFlags, refusedForGroups} from '../../src/cli/groups/flags.js'
 import {groupsOf} from '../../src/cli/groups/groups.js'
-import {consumerUuid} from '../../src/cli/services/allocations.js'
+import {consumerUuid} from '../../src/cli/backend/consumer-lookup.js'
 
 export default class GroupAdd extends PlacematCommand {
   static summary = 'Add consumers to a placement group.'

@@ -3,7 +3,7 @@ import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {SENTENCES} from '../../src/cli/output.js'
 import {groupsOf} from '../../src/cli/groups/groups.js'
 import {groupFileFlags} from '../../src/cli/groups/flags.js'
-import {consumerUuid} from '../../src/cli/services/allocations.js'
+import {consumerUuid} from '../../src/cli/backend/consumer-lookup.js'
 
 export default class GroupRemove extends PlacematCommand {
   static summary = 'Remove consumers from a placement group (their allocations stay).'

@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/placemat-command.js'
-import {formatResources} from '../../src/cli/services/allocations.js'
+import {formatResources} from '../../src/cli/render/resources.js'
 import {describeHost, hostLines} from '../../src/cli/services/hosts.js'
 import type {AggregateRef, HostConsumer} from '../../src/core/host-view.js'
 

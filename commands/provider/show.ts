@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {PlacematCommand} from '../../src/cli/placemat-command.js'
-import {formatResources} from '../../src/cli/services/allocations.js'
+import {formatResources} from '../../src/cli/render/resources.js'
 import type {Column} from '../../src/cli/placemat-command.js'
 import {labelledAggregates, showProvider} from '../../src/cli/services/providers.js'
 

@@ -1,3 +1,3 @@
-import {listCommandFor} from '../../src/cli/topology/node-commands.js'
+import {listCommandFor} from '../../src/cli/topology-commands.js'
 
 export default listCommandFor('rack')

@@ -1,3 +1,3 @@
-import {showCommandFor} from '../../src/cli/topology/node-commands.js'
+import {showCommandFor} from '../../src/cli/topology-commands.js'
 
 export default showCommandFor('row')

@@ -1,14 +1,11 @@
 import {Args, Flags} from '@oclif/core'
-import {ApiError} from '../../src/client/client.js'
 import {PlacematCommand} from '../../src/cli/placemat-command.js'
 import {SENTENCES} from '../../src/cli/output.js'
 import type {ProgressHandle} from '../../src/cli/components/Progress.js'
-import {usageError, withContext} from '../../src/cli/failure.js'
-import {ALLOW_HINT, allowViolationsFlag, isGroupViolation} from '../../src/cli/groups/flags.js'
-import {layoutBody, readLayoutFile} from '../../src/cli/topology/layout-file.js'
-import {APPLY_KEYS} from '../../src/cli/apply/apply-file.js'
-import {appliedLine, dryRunRefusal, planLines, planSize, planSummary} from '../../src/cli/topology/plan-text.js'
-import {layoutNodes, type TopologyPlan} from '../../src/core/topology.js'
+import {allowViolationsFlag} from '../../src/cli/groups/flags.js'
+import {applyLayoutFile} from '../../src/cli/services/topology-apply.js'
+import {appliedLine, layoutAnswer, planLines, planSize, planSummary} from '../../src/cli/topology/plan-text.js'
+import type {TopologyPlan} from '../../src/core/topology.js'
 
 /** Plans with at least this many changes get a progress bar on a terminal. */
 const LARGE = 500
@@ -92,15 +89,6 @@ naming the group, its rule and the members; the dry run lists such breaches
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(TopologyApply)
-    // A datacenter's one file (providers for placemat apply, and the layout) is taken too: its layout part.
-    const doc = readLayoutFile(args.layout, {skipKeys: APPLY_KEYS})
-    if (!flags.prune && layoutNodes(layoutBody(doc)).size === 0) {
-      throw usageError(
-        `${args.layout} names no rack, row or room: without --prune that changes nothing; to empty the topology, give --prune`,
-      )
-    }
-    const previous = flags.previous ? layoutBody(readLayoutFile(flags.previous, {skipKeys: APPLY_KEYS})) : undefined
-    const backend = await this.backend()
     const table = this.textOutput
     const tty = Boolean(process.stdout.isTTY) && table
     const Progress = tty ? await import('../../src/cli/components/Progress.js') : undefined
@@ -110,78 +98,42 @@ naming the group, its rule and the members; the dry run lists such breaches
       bar?.stop()
       bar = undefined
     }
-    const onPlan = (plan: TopologyPlan) => {
-      stopBar()
-      planned = plan
-      if (!table) return
-      const lines = planLines(plan, doc)
-      process.stdout.write(`${planSummary(plan)}\n${lines.length ? lines.join('\n') + '\n' : ''}`)
-    }
-    const onProgress = (done: number, total: number, label: string) => {
-      // plain Placement: reads and writes, call by call; placemat: one transaction, only worth a bar when large
-      if (!Progress || (planned && planSize(planned) < LARGE && total <= 1)) return
-      bar ??= Progress.startProgress()
-      bar.update(done, total, label)
-    }
-    /** The error the apply ends with, in words that say what to do about it. */
-    const explained = (err: unknown) => {
-      if (isGroupViolation(err)) return withContext(err as ApiError, '', ALLOW_HINT)
-      if (err instanceof ApiError && err.status === 409 && planned) {
-        // Running again only helps when the generation was the plan's own, not one the file or flag pins.
-        const pinned =
-          flags.generation !== undefined
-            ? '--generation'
-            : doc.generation !== undefined
-              ? `the file's "generation: ${doc.generation}"`
-              : undefined
-        const advice = pinned
-          ? `; nothing was applied. ${pinned} is stale: read the layout again (placemat topology layout), or drop the generation to apply over the change`
-          : '; nothing was applied (run again)'
-        return withContext(
-          err,
-          pinned ? 'the topology changed since the file was read: ' : 'the topology changed since the plan was made: ',
-          advice,
-        )
-      }
-      return err
-    }
-    const start = performance.now()
-    let res
+    let outcome
     try {
-      res = await backend.applyLayout(layoutBody(doc), {
+      outcome = await applyLayoutFile(() => this.backend(), args.layout, {
         dryRun: flags['dry-run'],
-        generation: flags.generation ?? doc.generation,
-        allowViolations: flags['allow-violations'],
         prune: flags.prune,
-        previous,
+        generation: flags.generation,
+        previous: flags.previous,
         concurrency: flags.concurrency,
-        onPlan,
-        onProgress,
+        allowViolations: flags['allow-violations'],
+        onPlan: (plan, layout) => {
+          stopBar()
+          planned = plan
+          if (!table) return
+          const lines = planLines(plan, layout)
+          process.stdout.write(`${planSummary(plan)}\n${lines.length ? lines.join('\n') + '\n' : ''}`)
+        },
+        onProgress: (done, total, label) => {
+          // plain Placement: reads and writes, call by call; placemat: one transaction, only worth a bar when large
+          if (!Progress || (planned && planSize(planned) < LARGE && total <= 1)) return
+          bar ??= Progress.startProgress()
+          bar.update(done, total, label)
+        },
       })
-    } catch (err) {
+    } finally {
       stopBar()
-      throw explained(err)
     }
-    stopBar()
-    const seconds = (performance.now() - start) / 1000
-    // A dry run exits as the apply would, after the plan: with the error the apply would end with.
-    const refusal = res.refusal && dryRunRefusal(explained(res.refusal) as ApiError)
-    if (!table) {
-      this.outputRecord({
-        transport: res.transport,
-        dry_run: Boolean(flags['dry-run']),
-        applied: res.applied,
-        plan: res.plan,
-        seconds: Number(seconds.toFixed(3)),
-      })
-      if (refusal) throw refusal
-      return
-    }
-    if (!res.applied) {
-      if (flags['dry-run'] && planSize(res.plan) > 0) this.log('Dry run: nothing was changed.')
-      if (refusal) throw refusal
-      return
-    }
-    this.log(appliedLine(res, seconds))
+    const {res, seconds, refusal} = outcome
+    this.endPlan({
+      answer: () => ({...layoutAnswer(res, Boolean(flags['dry-run'])), seconds: Number(seconds.toFixed(3))}),
+      dryRun: Boolean(flags['dry-run']),
+      changes: planSize(res.plan) > 0,
+      // A dry run exits as the apply would, after the plan: with the error the apply would end with.
+      refusal,
+      text: () => {
+        if (res.applied) this.log(appliedLine(res, seconds))
+      },
+    })
   }
 }

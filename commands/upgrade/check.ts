@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {runUpgradeChecks, upgradeExitCode, upgradeFacts, upgradeTable, type UpgradeReport} from '../../src/cli/services/upgrade-check.js'
+import {runUpgradeChecks, upgradeExitCode, upgradeFacts, upgradeTable, type UpgradeReport} from '../../src/cli/services/db/upgrade-check.js'
 import {messageOf} from '../../src/cli/failure.js'
 import {BaseCommand} from '../../src/cli/base-command.js'
 import {daemonDbFlags, daemonSources, localDbFlag} from '../../src/cli/local-db-flag.js'

@@ -38,11 +38,16 @@ const KIND_EXIT: Record<FailureKind, ExitCodeValue> = {
   bad_request: ExitCode.BAD_REQUEST,
 }
 
-/** A failure of the command line itself (bad arguments or files, a state it refuses), never an HTTP answer. */
+/**
+ * A failure of the command line itself (bad arguments or files, a state it refuses), never an
+ * HTTP answer. Its exit code is its kind's, unless it carries one of its own (a detached daemon's,
+ * passed on).
+ */
 export class Failure extends Error {
   constructor(
     readonly kind: FailureKind,
     message: string,
+    readonly exit?: number,
   ) {
     super(message)
     this.name = 'Failure'
@@ -75,7 +80,7 @@ export function isBug(err: unknown): err is Error {
 
 /** The exit code of any error a command can end with. */
 export function exitCodeOf(err: unknown): number {
-  if (err instanceof Failure) return KIND_EXIT[err.kind]
+  if (err instanceof Failure) return err.exit ?? KIND_EXIT[err.kind]
   if (err instanceof ApiError || err instanceof PlacementError) return exitOfStatus(err.status)
   if (err instanceof ForeignDatabaseError) return ExitCode.USAGE
   if (err instanceof UnreachableError || err instanceof NoEndpointError) return ExitCode.UNREACHABLE

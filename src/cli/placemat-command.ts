@@ -23,7 +23,7 @@ import {
 import {foreignDatabaseUrl, isDatabaseUrl} from '../store/target.js'
 import type {Backend, Endpoint} from './backend/backend.js'
 import {BaseCommand} from './base-command.js'
-import {notFoundError, usageError} from './failure.js'
+import {notFoundError, usageError, withContext} from './failure.js'
 
 export {ExitCode} from './failure.js'
 
@@ -387,6 +387,28 @@ export abstract class PlacematCommand extends BaseCommand {
       if (this.format === 'value') this.log(recordValue(v))
       else this.log(`${k.padEnd(width)}  ${v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
     }
+  }
+
+  /**
+   * How a command that carries out a plan ends: --json/--yaml print `answer` ({transport,
+   * dry_run, applied, plan} and what the command adds; made only then: a big plan's document is
+   * big); text runs `text`, then says that a dry run which would change something changed
+   * nothing. A dry run then exits as the change would: with the error it would end with
+   * (`refusal`), marked as a prediction.
+   */
+  protected endPlan(end: {
+    answer: () => Record<string, unknown>
+    dryRun: boolean
+    changes: boolean
+    refusal?: ApiError
+    text?: () => void
+  }): void {
+    if (!this.textOutput) this.outputRecord(end.answer())
+    else {
+      end.text?.()
+      if (end.dryRun && end.changes) this.log('Dry run: nothing was changed.')
+    }
+    if (end.refusal) throw withContext(end.refusal, 'dry run: the change would fail: ')
   }
 
   protected hint(err: Error): string {

@@ -114,7 +114,7 @@ export class PostgresBackend implements Backend {
     ]
     const pool = new pg.Pool({
       connectionString: url,
-      // How a node of another release tells this one's connections apart (cli/services/live-nodes.ts).
+      // How a node of another release tells this one's connections apart (cli/services/db/live-nodes.ts).
       application_name: `placemat/${RELEASE}`,
       max: 4,
       connectionTimeoutMillis: t.connectMs,

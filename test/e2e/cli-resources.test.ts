@@ -279,7 +279,7 @@ describe('generation handling in the CLI services', () => {
     expect(puts).toHaveLength(2)
     // any other conflict is not retried
     const {ApiError} = await import('../../src/client/client.js')
-    const {retryOnConcurrentUpdate} = await import('../../src/cli/services/retry.js')
+    const {retryOnConcurrentUpdate} = await import('../../src/cli/backend/retry.js')
     let calls = 0
     const inUse = new ApiError(409, 'in use', 'placement.inventory.inuse', 'PUT', '/x')
     await expect(

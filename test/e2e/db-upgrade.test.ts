@@ -14,8 +14,8 @@ import YAML from 'yaml'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {PlacementClient} from '../../src/client/client.js'
 import {LocalTransport} from '../../src/cli/backend/local-transport.js'
-import {dbCheck, dbStatus} from '../../src/cli/services/db.js'
-import {dbUpgrade} from '../../src/cli/services/db-upgrade.js'
+import {dbStatus} from '../../src/cli/services/db/status.js'
+import {dbUpgrade} from '../../src/cli/services/db/upgrade.js'
 import {Failure, exitCodeOf} from '../../src/cli/failure.js'
 import {exportSnapshot} from '../../src/cli/services/state-export.js'
 import {PlainBackend} from '../../src/cli/backend/plain.js'
@@ -25,6 +25,7 @@ import {RELEASE} from '../../src/store/release.js'
 import {BASELINE, SCHEMA_RANGE, migrations} from '../../src/store/schema.js'
 import {SchemaOutOfDateError, Store} from '../../src/store/store.js'
 import {dumpDb, placemat, ROOT, script} from '../helpers/db-tools.js'
+import {dbCheck} from '../../src/cli/services/db/check.js'
 
 const FIXTURE = path.join(ROOT, 'fixtures/db/schema-0001.db')
 const FIXTURE_EXPORT = YAML.parse(fs.readFileSync(path.join(ROOT, 'fixtures/db/schema-0001.yaml'), 'utf8'))

@@ -10,11 +10,12 @@ import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {PlacementClient, type ApiResponse, type Transport} from '../../src/client/client.js'
 import {HttpTransport} from '../../src/client/transports.js'
-import {parsePlan, runReshape} from '../../src/cli/services/reshape.js'
+import {runReshape} from '../../src/cli/services/reshape.js'
 import {startServer, type RunningServer} from '../../src/daemon/server.js'
 import {VGPU_PLAN, dumpDb, placemat, setupVgpu, startVgpu} from '../helpers/db-tools.js'
 import {CN, VM_A, VM_B} from '../helpers/vgpu-fixture.js'
 import {chooseBackend} from '../../src/cli/backend/choose.js'
+import {parsePlan} from '../../src/cli/formats/reshape-plan.js'
 
 const MISSING = '0d0d0d0d-0000-4000-8000-0000000000ff'
 const PLAN = VGPU_PLAN

@@ -3,7 +3,7 @@
  * JSON.parse gives, however the bytes are cut into chunks; malformed documents are refused.
  */
 import {describe, expect, it} from 'vitest'
-import {JsonMemberScanner, JsonStreamError, jsonMembers, type JsonMember} from '../../src/cli/services/json-members.js'
+import {JsonMemberScanner, JsonStreamError, jsonMembers, type JsonMember} from '../../src/cli/formats/json-members.js'
 
 /** Every member of `text` read in chunks of `size` bytes. */
 function scan(text: string, streamed: string[], size = 1 << 20): JsonMember[] {

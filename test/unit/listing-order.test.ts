@@ -5,7 +5,7 @@
 import {describe, expect, it} from 'vitest'
 import {ApiError} from '../../src/client/client.js'
 import {messageOf} from '../../src/cli/failure.js'
-import {formatResources} from '../../src/cli/services/allocations.js'
+import {formatResources} from '../../src/cli/render/resources.js'
 import {parseResourceArg} from '../../src/cli/services/inventory.js'
 import {listedAggregates} from '../../src/core/aggregate-names.js'
 import {inventoryFieldProblem} from '../../src/core/placement/inventories.js'

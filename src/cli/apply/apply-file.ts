@@ -29,7 +29,7 @@ import type {ApplyFile, DeclaredProvider, InventoryField} from '../../core/apply
 import type {Inventory} from '../../core/state/state.js'
 import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
 import {usageError} from '../failure.js'
-import {openDocument} from '../services/document.js'
+import {openDocument} from '../formats/document.js'
 import {checkLayout, layoutBody} from '../topology/layout-file.js'
 import type {Layout} from '../../core/topology.js'
 

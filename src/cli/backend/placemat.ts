@@ -41,15 +41,15 @@ import {
 } from './backend.js'
 import {planSize} from '../topology/plan-text.js'
 import {layoutBody} from '../topology/layout-file.js'
-import {isConcurrentUpdate, retryOnConcurrentUpdate} from '../services/retry.js'
+import {isConcurrentUpdate, retryOnConcurrentUpdate} from './retry.js'
 import {mapLimit} from '../../client/map-limit.js'
 import type {NoCandidates} from '../../core/candidates/why.js'
 import type {State} from '../../core/state/state.js'
 import type {ListedProvider} from '../../core/wire.js'
 import type {KnownConsumer} from '../../core/consumer-moves.js'
-import type {Groups} from '../groups/groups.js'
+import {groupOfRecord, type Groups} from '../groups/groups.js'
 import type {ConsumerFilter, ConsumerView} from '../../core/consumer-list.js'
-import {unknownConsumer} from '../services/allocations.js'
+import {unknownConsumer} from './consumer-lookup.js'
 import type {HostListing, HostRecord} from '../../core/host-status.js'
 import type {HostDescription} from '../../core/host-view.js'
 import type {Query} from '../candidates/query.js'
@@ -133,20 +133,7 @@ export class PlacematBackend implements Backend {
   /** The cloud with the groups placemat keeps (its racks, rows and rooms come with the cloud). */
   async stateWithGroups(_files: LocalFiles, load: LoadOptions = {}): Promise<State> {
     const [s, groups] = await Promise.all([loadState(this, {...load, changeable: true}), this.api.groups.list()])
-    for (const g of groups) {
-      s.groups.set(g.name, {
-        name: g.name,
-        policy: g.policy,
-        level: g.level,
-        ...(g.max_per !== undefined ? {maxPer: g.max_per} : {}),
-        ...(g.max_skew !== undefined ? {maxSkew: g.max_skew} : {}),
-        soft: g.soft,
-        members: new Set(g.members),
-        generation: g.generation,
-        createdAt: Date.parse(g.created_at),
-        updatedAt: Date.parse(g.updated_at),
-      })
-    }
+    for (const g of groups) s.groups.set(g.name, groupOfRecord(g))
     return s
   }
 

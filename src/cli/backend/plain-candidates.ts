@@ -11,7 +11,7 @@ import {whyNoCandidates, type NoCandidates} from '../../core/candidates/why.js'
 import type {ListedProvider} from '../../core/wire.js'
 import {usageError} from '../failure.js'
 import {NO_GROUPS_HERE} from '../groups/groups.js'
-import {getProvider} from '../services/providers.js'
+import {getProvider} from './provider-lookup.js'
 import type {Backend, CandidatesAnswer, CandidatesAsk} from './backend.js'
 import {askCandidates, PLACEMENT_CANDIDATES} from './candidates.js'
 

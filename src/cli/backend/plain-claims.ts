@@ -9,8 +9,8 @@ import {receiverType} from '../../core/consumer-moves.js'
 import {canonicalUuid as canonical} from '../../core/uuids.js'
 import {notFoundError, usageError} from '../failure.js'
 import {groupsOf} from '../groups/groups.js'
-import {getConsumer, hasAllocations, typeOf} from '../services/allocations.js'
-import {retryOnConcurrentUpdate} from '../services/retry.js'
+import {getConsumer, hasAllocations, typeOf} from './consumer-lookup.js'
+import {retryOnConcurrentUpdate} from './retry.js'
 import type {Backend, ClaimVia, ClaimWrite, ClaimWriteOptions, ConsumerAllocations, MoveAsk, MoveOutcome} from './backend.js'
 
 type Allocations = ClaimWrite['allocations']

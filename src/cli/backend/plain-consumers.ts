@@ -11,7 +11,7 @@ import {SHARES_VIA_AGGREGATE} from '../../core/host.js'
 import {stateFromSnapshot} from '../../core/snapshot.js'
 import type {ConsumerRecord, ListedProvider} from '../../core/wire.js'
 import {usageError} from '../failure.js'
-import {unknownConsumer} from '../services/allocations.js'
+import {unknownConsumer} from './consumer-lookup.js'
 import type {Backend, ConsumerList} from './backend.js'
 import {listProviders, sharingProviders} from './standard-reads.js'
 

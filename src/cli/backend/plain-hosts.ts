@@ -9,7 +9,7 @@ import {DISABLED_TRAIT} from '../../core/host.js'
 import {hostListing, hostRecord, type HostListing, type HostRecord} from '../../core/host-status.js'
 import {describeHost, type HostDescription} from '../../core/host-view.js'
 import {notFoundError} from '../failure.js'
-import {retryOnConcurrentUpdate} from '../services/retry.js'
+import {retryOnConcurrentUpdate} from './retry.js'
 import {loadState, type Backend, type StatusOutcome} from './backend.js'
 
 const noSuchProvider = (uuid: string) => notFoundError(`No resource provider with uuid '${uuid}' found`)

@@ -20,7 +20,7 @@ import {
 } from '../../core/topology.js'
 import {topologyView} from '../../core/topology-view.js'
 import {usageError} from '../failure.js'
-import {retryOnConcurrentUpdate} from '../services/retry.js'
+import {retryOnConcurrentUpdate} from './retry.js'
 import {NEEDS_LAYOUT} from '../topology/edit.js'
 import {layoutBody, layoutYaml, readLayoutFile, type LayoutDoc} from '../topology/layout-file.js'
 import type {

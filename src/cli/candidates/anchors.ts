@@ -13,7 +13,7 @@ import {listProviders, sharingProviders} from '../backend/standard-reads.js'
 import {SHARES_VIA_AGGREGATE, hostsOfProviders, type HostFacts, type ProviderLookup} from '../../core/host.js'
 import type {ListedProvider} from '../../core/wire.js'
 import {notFoundError, usageError as usage} from '../failure.js'
-import {readDocument} from '../services/document.js'
+import {readDocument} from '../formats/document.js'
 import {layoutBody, parseLayout} from '../topology/layout-file.js'
 import {mapLimit} from '../../client/map-limit.js'
 

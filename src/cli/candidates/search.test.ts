@@ -7,6 +7,7 @@ import {ApiError, PlacementClient} from '../../client/client.js'
 import {nodeUuid} from '../../core/topology.js'
 import type {Backend, CandidatesAnswer, CandidatesAsk, Endpoint} from '../backend/backend.js'
 import {searchCandidates, type CandidatesBody} from './search.js'
+import {fakeBackend} from '../../../test/helpers/fake-backend.js'
 
 const P = (n: number) => `00000000-0000-4000-8000-00000000000${n}`
 const C1 = 'cccccccc-0000-4000-8000-000000000001'
@@ -34,8 +35,8 @@ const body = (...candidates: number[][]): CandidatesBody => ({
 })
 
 /** A backend whose candidates are `answer`, noting each ask; the layout r1: cn1, r2: cn2 and cn3. */
-function fakeBackend(client: PlacementClient, answer: CandidatesBody, asked: CandidatesAsk[]): Backend {
-  return {
+function candidatesBackend(client: PlacementClient, answer: CandidatesBody, asked: CandidatesAsk[]): Backend {
+  return fakeBackend({
     kind: 'placemat',
     client,
     async candidates(ask: CandidatesAsk): Promise<CandidatesAnswer> {
@@ -50,7 +51,7 @@ function fakeBackend(client: PlacementClient, answer: CandidatesBody, asked: Can
         ],
       }
     },
-  } as unknown as Backend
+  })
 }
 
 const endpointOf = (client: PlacementClient, backend?: Backend): Endpoint => ({
@@ -83,7 +84,7 @@ describe('searchCandidates', () => {
   it('leaves the placement group, the consumer and the cut to the backend', async () => {
     const asked: CandidatesAsk[] = []
     const client = placement({})
-    const backend = fakeBackend(client, body([1], [2], [3]), asked)
+    const backend = candidatesBackend(client, body([1], [2], [3]), asked)
     const search = await searchCandidates(endpointOf(client, backend), {resources: 'VCPU:1', group: ['web'], limit: 2}, {consumer: C1})
     expect(asked).toEqual([
       {
@@ -100,7 +101,7 @@ describe('searchCandidates', () => {
   it('checks a rule only granular groups carry on every candidate, and cuts after it', async () => {
     const seen: string[] = []
     const client = placement({...cloudRoutes, '/allocation_candidates': body([1], [2], [3])}, seen)
-    const backend = fakeBackend(client, body(), [])
+    const backend = candidatesBackend(client, body(), [])
     const search = await searchCandidates(endpointOf(client, backend), {
       group: ['_A:resources=VCPU:1'],
       different: [`rack:${C1}`],
@@ -118,13 +119,13 @@ describe('searchCandidates', () => {
   it("asks for the order with where the candidates and the consumer are, from the layout's racks", async () => {
     let order: CandidatesAsk['order']
     const client = placement(cloudRoutes)
-    const backend = {
-      ...fakeBackend(client, body(), []),
+    const backend = fakeBackend({
+      ...candidatesBackend(client, body(), []),
       async candidates(ask: CandidatesAsk) {
         order = ask.order
         return {body: body([3], [1]), query: ask.query, path: '/fake'}
       },
-    } as unknown as Backend
+    })
     await searchCandidates(endpointOf(client, backend), {resources: 'VCPU:1', near: C1})
     expect(order).toMatchObject({direction: 'near', consumer: C1})
     const anchor = await order!.place.anchor()

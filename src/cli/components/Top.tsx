@@ -5,7 +5,7 @@
 import {useEffect, useState} from 'react'
 import {Box, Text, render, useApp, useInput, useStdin} from 'ink'
 import {Bar} from './Progress.js'
-import {clock, disabledText, fmtPercent, fmtResources, type Frame} from '../services/top.js'
+import {clock, disabledText, fmtPercent, fmtResources, type Frame} from '../render/top-frame.js'
 
 const barColor = (ratio: number) => (ratio >= 0.9 ? 'red' : ratio >= 0.7 ? 'yellow' : 'green')
 

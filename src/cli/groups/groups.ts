@@ -3,7 +3,7 @@
  * (a daemon or --db) in the database, every rule checked there; on plain Placement in a local
  * file (file-groups.ts).
  */
-import type {GroupRecord} from '../../core/groups.js'
+import type {Group, GroupRecord} from '../../core/groups.js'
 import {GROUP_NAME_RULE, isGroupName} from '../../core/group-writes.js'
 import type {Backend, LocalFiles} from '../backend/backend.js'
 import {usageError} from '../failure.js'
@@ -40,4 +40,26 @@ export async function groupsOf(backend: Backend, files: LocalFiles = {}): Promis
   const groups = await backend.groups(files)
   if (!groups) throw usageError(NO_GROUPS_HERE)
   return groups
+}
+
+/** A group as it is kept in a record: placemat's answer (GroupRecord), a snapshot's (SnapshotGroup). */
+export type StoredGroup = Pick<
+  GroupRecord,
+  'name' | 'policy' | 'level' | 'max_per' | 'max_skew' | 'soft' | 'generation' | 'members' | 'created_at' | 'updated_at'
+>
+
+/** A group as the core counts it, from its record: the one way back from `groupRecord` on the command line. */
+export function groupOfRecord(r: StoredGroup): Group {
+  return {
+    name: r.name,
+    policy: r.policy,
+    level: r.level,
+    ...(r.max_per !== undefined ? {maxPer: r.max_per} : {}),
+    ...(r.max_skew !== undefined ? {maxSkew: r.max_skew} : {}),
+    soft: r.soft,
+    members: new Set(r.members),
+    generation: r.generation,
+    createdAt: Date.parse(r.created_at),
+    updatedAt: Date.parse(r.updated_at),
+  }
 }

@@ -4,21 +4,18 @@
  * (re-read and re-applied on a concurrent update).
  */
 import {ApiError, type PlacementClient} from '../../client/client.js'
-import {resolveProviderUuids} from './providers.js'
 import {mapLimit} from '../../client/map-limit.js'
-import {canonicalUuid, isUuidLike} from '../../core/uuids.js'
-import {orderedResources} from '../../core/listing-order.js'
-import {retryOnConcurrentUpdate} from './retry.js'
-import {readDocument} from './document.js'
-import {notFoundError, usageError} from '../failure.js'
+import {isUuidLike} from '../../core/uuids.js'
 import type {ConsumerAllocations, Endpoint} from '../backend/backend.js'
+import {consumerUuid, getConsumer, hasAllocations, UNKNOWN_CONSUMER_TYPE, unknownConsumer} from '../backend/consumer-lookup.js'
+import {resolveProviderUuids} from '../backend/provider-lookup.js'
+import {retryOnConcurrentUpdate} from '../backend/retry.js'
+import {usageError} from '../failure.js'
+import {readDocument} from '../formats/document.js'
 
 export type Resources = Record<string, number>
 
 export type {ConsumerAllocations}
-
-/** What Placement calls a consumer without a type (GET shows it, PUT does not take it). */
-export const UNKNOWN_CONSUMER_TYPE = 'unknown'
 
 const usage = usageError
 
@@ -76,23 +73,6 @@ export async function resolveAllocationProviders(
   return out
 }
 
-/** A consumer named on the command line: a uuid in any form Placement accepts, written canonically (exit 2 otherwise). */
-export function consumerUuid(ref: string, what = 'consumer'): string {
-  if (!isUuidLike(ref)) throw usage(`'${ref}' is not a ${what} uuid`)
-  return canonicalUuid(ref)
-}
-
-export const getConsumer = (client: PlacementClient, consumer: string) =>
-  client.get<ConsumerAllocations>(`/allocations/${consumerUuid(consumer)}`)
-
-export const hasAllocations = (c: ConsumerAllocations) => Object.keys(c.allocations ?? {}).length > 0
-
-/**
- * How every command says the endpoint knows nothing of a consumer (exit 3): it holds no
- * allocations and placemat keeps no record of it (plain Placement keeps none).
- */
-export const unknownConsumer = (uuid: string) => notFoundError(`No consumer ${uuid} found: it holds no allocations and has no record`)
-
 /**
  * A consumer's allocations (GET /allocations/{consumer}) for a command that shows them; exit 3
  * when the endpoint knows nothing of it, as `consumer show` says. Placement answers an unknown
@@ -104,10 +84,6 @@ export async function shownConsumer(endpoint: Endpoint, consumer: string): Promi
   if (hasAllocations(body) || (await (await endpoint.backend()).knownConsumer(consumerUuid(consumer)))) return body
   throw unknownConsumer(consumerUuid(consumer))
 }
-
-/** A consumer's type, null for none (Placement shows none as "unknown"). */
-export const typeOf = (c: {consumer_type?: string | null}): string | null =>
-  c.consumer_type && c.consumer_type !== UNKNOWN_CONSUMER_TYPE ? c.consumer_type : null
 
 /** The current allocations as amounts per provider uuid. */
 export const amountsOf = (c: ConsumerAllocations): Record<string, Resources> =>
@@ -270,12 +246,6 @@ export async function preparePost(
 export function isNotFound(err: unknown): boolean {
   return err instanceof ApiError && err.status === 404
 }
-
-/** "VCPU=2,MEMORY_MB=1024" for tables. */
-export const formatResources = (r: Resources | undefined) =>
-  orderedResources(r ?? {})
-    .map(([rc, n]) => `${rc}=${n}`)
-    .join(',')
 
 /**
  * POST /allocations of a file's entries, each filled in (generations, owners, type) as

@@ -9,8 +9,10 @@ import os from 'node:os'
 import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {ApiError, PlacementClient} from '../../client/client.js'
+import type {TopologyPlan} from '../../core/topology.js'
 import type {Backend, LayoutApplyOptions, OperationPlan, Progress} from '../backend/backend.js'
 import {applyFile} from './apply.js'
+import {fakeBackend} from '../../../test/helpers/fake-backend.js'
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-apply-'))
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}))
@@ -34,17 +36,17 @@ const placement = new PlacementClient({
   close: async () => undefined,
 })
 
-const layoutPlan = {
+const layoutPlan: TopologyPlan = {
   generation: 1,
-  nodes: {create: [{level: 'rack', name: 'r1'}], update: [], delete: []},
-  hosts: {add: [{host: 'cn1', rack: 'r1'}], move: [], remove: []},
+  nodes: {create: ['rack r1'], update: [], delete: []},
+  hosts: {add: ['cn1'], move: [], remove: []},
   violations: [],
 }
 
 /** A backend on an empty cloud noting what it is asked to write; `transaction`: placemat's one-transaction writes. */
 function fake(opts: {transaction: boolean; failAfter?: number}) {
   const did: string[] = []
-  const backend = {
+  const backend = fakeBackend({
     kind: opts.transaction ? 'placemat' : 'placement',
     client: placement,
     oneTransaction: opts.transaction,
@@ -78,7 +80,7 @@ function fake(opts: {transaction: boolean; failAfter?: number}) {
       did.push(o.dryRun ? 'layout dry run' : 'layout')
       return {transport: 'placement', plan: layoutPlan, applied: !o.dryRun, writes: 1}
     },
-  } as unknown as Backend
+  })
   return {backend, did}
 }
 

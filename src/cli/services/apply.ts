@@ -17,7 +17,7 @@ import {planIsEmpty} from '../apply/plan-text.js'
 import {loadState, type Backend, type BackendKind, type Progress} from '../backend/backend.js'
 import {conflictError, usageError, withContext} from '../failure.js'
 import {appliedCounts, appliedLine, planSize} from '../topology/plan-text.js'
-import {isConcurrentUpdate} from './retry.js'
+import {isConcurrentUpdate} from '../backend/retry.js'
 
 /** A progress bar: drawn while a long step runs, stopped after it. */
 export interface ProgressBar {

@@ -16,9 +16,9 @@ import {capacityOf} from '../../core/inventory-capacity.js'
 import type {BreachRecord, GroupRecord} from '../../core/groups.js'
 import type {ConsumerRecord as ConsumerState} from '../../core/wire.js'
 import type {CloudView} from '../backend/backend.js'
-import {canonical, isUuidLike} from './providers.js'
+import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
 import {mapLimit} from '../../client/map-limit.js'
-import {readText} from './document.js'
+import {readText} from '../formats/document.js'
 import {usageError} from '../failure.js'
 
 /** Placement 8.0.0's default incomplete_consumer_project_id / incomplete_consumer_user_id. */

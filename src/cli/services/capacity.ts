@@ -8,7 +8,7 @@ import {racksOf} from '../../core/layout-edits.js'
 import {PlacementError} from '../../core/errors.js'
 import {ApplyRefused} from '../../core/apply-plan/types.js'
 import type {DatacenterFile} from '../apply/apply-file.js'
-import type {Group, GroupRecord} from '../../core/groups.js'
+import type {GroupRecord} from '../../core/groups.js'
 import {headroom, type Headroom, type HeadroomLevel} from '../../core/headroom/headroom.js'
 import {changesNothing, whatIf, type LostDomain, type WhatIfChange} from '../../core/headroom/what-if.js'
 import {lostDomainOf, ratioOf, whatIfHeadroom, type WhatIfAnswer} from '../../core/headroom/what-if-headroom.js'
@@ -18,6 +18,7 @@ import {mixAnswer, parseMix} from '../../core/headroom/flavor-mix.js'
 import {lossesAnswer, lossesOneByOne} from '../../core/headroom/losses.js'
 import type {State} from '../../core/state/state.js'
 import {usageError} from '../failure.js'
+import {groupOfRecord} from '../groups/groups.js'
 
 export interface CapacityAnswer extends Headroom {
   /** Extra specs not modelled, per flavor. */
@@ -58,22 +59,6 @@ export function chosenFlavors(catalog: Flavor[], names: readonly string[] = []):
   return (names.length ? names.map((n) => byName.get(n)!) : catalog).map(flavorRequest)
 }
 
-/** A group as the core counts it, from its record (placemat's, or a --groups file's). */
-export function groupOf(r: GroupRecord): Group {
-  return {
-    name: r.name,
-    policy: r.policy,
-    level: r.level,
-    maxPer: r.max_per,
-    maxSkew: r.max_skew,
-    soft: r.soft,
-    members: new Set(r.members),
-    generation: r.generation,
-    createdAt: 0,
-    updatedAt: 0,
-  }
-}
-
 export async function capacity(
   backend: Backend,
   flavors: FlavorRequest[],
@@ -82,7 +67,7 @@ export async function capacity(
   const state = await loadState(backend)
   const warnings = flavorWarnings(flavors)
   const change = opts.change
-  const group = opts.group ? groupOf(opts.group) : undefined
+  const group = opts.group ? groupOfRecord(opts.group) : undefined
   if (!change || changesNothing(change)) return {...headroom(state, flavors, {levels: opts.levels, group}), warnings}
   try {
     return {...whatIfHeadroom(state, flavors, change, {levels: opts.levels, group}), warnings}

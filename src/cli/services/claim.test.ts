@@ -10,6 +10,7 @@ import type {Backend, CandidatesAsk, ClaimWrite, ConsumerAllocations, Endpoint} 
 import type {CandidatesBody} from '../candidates/search.js'
 import {exitCodeOf} from '../failure.js'
 import {claim} from './claim.js'
+import {fakeBackend} from '../../../test/helpers/fake-backend.js'
 
 const C = 'cccccccc-0000-4000-8000-000000000001'
 const P = (n: number) => `00000000-0000-4000-8000-00000000000${n}`
@@ -37,7 +38,7 @@ function fake(opts: {
   const writes: ClaimWrite[] = []
   let reads = 0
   let consumers = 0
-  const backend = {
+  const backend = fakeBackend({
     kind: 'placemat',
     client: new PlacementClient({description: 'none', send: () => Promise.reject(new Error('no HTTP')), close: async () => undefined}),
     async candidates(ask: CandidatesAsk) {
@@ -64,7 +65,7 @@ function fake(opts: {
     async providers(uuids: string[]) {
       return uuids.map((uuid, i) => ({uuid, name: `cn${i + 1}`, generation: 1}))
     },
-  } as unknown as Backend
+  })
   return {backend, asked, writes}
 }
 

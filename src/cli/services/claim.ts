@@ -15,7 +15,7 @@
  * Spread (many consumers over distinct racks, rows or rooms) is in spread.ts.
  */
 import {ApiError, type PlacementClient} from '../../client/client.js'
-import {consumerUuid, hasAllocations, typeOf, type ConsumerAllocations, type Ownership} from './allocations.js'
+import type {ConsumerAllocations, Ownership} from './allocations.js'
 import type {CandidateFlagValues} from '../candidates/flags.js'
 import {searchCandidates, type CandidateSearch, type Resources} from '../candidates/search.js'
 import {isPlacementGroupName, placementGroupOf} from '../candidates/query.js'
@@ -26,6 +26,7 @@ import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
 import type {ListedProvider} from '../../core/wire.js'
 import type {Backend, ClaimVia, Endpoint, MoveOutcome} from '../backend/backend.js'
 import {conflictError as conflict, usageError as usage} from '../failure.js'
+import {consumerUuid, hasAllocations, typeOf} from '../backend/consumer-lookup.js'
 
 export {AFFINITY_VIOLATION}
 export type {MoveOutcome}

@@ -6,10 +6,10 @@
  */
 import {describe, expect, it} from 'vitest'
 import {PlacementClient} from '../../client/client.js'
-import type {Backend} from '../backend/backend.js'
 import {PlainBackend} from '../backend/plain.js'
 import {exitCodeOf} from '../failure.js'
 import {listConsumers, showConsumer} from './consumers.js'
+import {fakeBackend} from '../../../test/helpers/fake-backend.js'
 
 const CN1 = '00000000-0000-4000-8000-000000000001'
 const CN2 = '00000000-0000-4000-8000-000000000002'
@@ -50,12 +50,22 @@ const placement = new PlacementClient({
 describe('consumers', () => {
   it('asks the backend for a consumer in its canonical form, and refuses what is no uuid before asking', async () => {
     const asked: string[] = []
-    const backend = {
+    const backend = fakeBackend({
       async consumer(uuid: string) {
         asked.push(uuid)
-        return {uuid}
+        return {
+          uuid,
+          project_id: 'p',
+          user_id: 'u',
+          consumer_type: null,
+          consumer_generation: 1,
+          allocations: {},
+          providers: [],
+          hosts: [],
+          groups: [],
+        }
       },
-    } as unknown as Backend
+    })
     await showConsumer(backend, C1.toUpperCase())
     const err = await showConsumer(backend, 'web-1').catch((e) => e)
     expect(exitCodeOf(err)).toBe(2)

@@ -6,7 +6,7 @@
  */
 import type {ConsumerFilter, ConsumerView} from '../../core/consumer-list.js'
 import type {Backend, ConsumerList} from '../backend/backend.js'
-import {consumerUuid} from './allocations.js'
+import {consumerUuid} from '../backend/consumer-lookup.js'
 
 export type {ConsumerList}
 

@@ -7,8 +7,8 @@
 import {describe, expect, it} from 'vitest'
 import {ApiError, PlacementClient} from '../../client/client.js'
 import {stateFromSnapshot} from '../../core/snapshot.js'
-import type {Backend} from '../backend/backend.js'
 import {drain} from './drain.js'
+import {fakeBackend} from '../../../test/helpers/fake-backend.js'
 
 const CN1 = '00000000-0000-4000-8000-000000000001'
 const CN2 = '00000000-0000-4000-8000-000000000002'
@@ -46,7 +46,7 @@ const cloud = (room: number) =>
 function fake(room: number, write?: (body: Record<string, {consumer_generation: number}>, n: number) => void) {
   const did: string[] = []
   let writes = 0
-  const backend = {
+  const backend = fakeBackend({
     kind: 'placemat',
     client: placement,
     async stateWithGroups() {
@@ -55,14 +55,15 @@ function fake(room: number, write?: (body: Record<string, {consumer_generation: 
     },
     async setHostStatus(uuid: string, disabled: boolean, reason?: string) {
       did.push(`${disabled ? 'disable' : 'enable'} ${uuid === CN1 ? 'cn1' : uuid}${reason ? `: ${reason}` : ''}`)
-      return {host: {}, changed: true, reasonDropped: false}
+      const host = {uuid, name: 'cn1', generation: 2, disabled, disabled_reason: reason ?? null, rack: null, row: null, room: null}
+      return {host: {...host, consumers: [], capacity: {}, used: {}}, changed: true, reasonDropped: false}
     },
     async writeAllocations(body: Record<string, {consumer_generation: number}>) {
       const [consumer, entry] = Object.entries(body)[0]
       did.push(`move ${consumer === C1 ? 'C1' : 'C2'} at ${entry.consumer_generation}`)
       write?.(body, ++writes)
     },
-  } as unknown as Backend
+  })
   return {backend, did}
 }
 

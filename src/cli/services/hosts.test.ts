@@ -6,9 +6,9 @@
 import {describe, expect, it} from 'vitest'
 import {PlacementClient} from '../../client/client.js'
 import type {HostRecord} from '../../core/host-status.js'
-import type {Backend} from '../backend/backend.js'
 import {exitCodeOf} from '../failure.js'
 import {hostLines, setHostStatus, showHost} from './hosts.js'
+import {fakeBackend} from '../../../test/helpers/fake-backend.js'
 
 const CN1 = '00000000-0000-4000-8000-000000000001'
 const NUMA = '00000000-0000-4000-8000-000000000002'
@@ -29,25 +29,24 @@ const placement = new PlacementClient({
   close: async () => undefined,
 })
 
-const record = (over: Partial<HostRecord> = {}): HostRecord =>
-  ({
-    uuid: CN1,
-    name: 'cn1',
-    generation: 3,
-    disabled: false,
-    disabled_reason: null,
-    rack: 'r1',
-    row: null,
-    room: null,
-    consumers: [],
-    capacity: {VCPU: 8},
-    used: {VCPU: 2},
-    ...over,
-  }) as unknown as HostRecord
+const record = (over: Partial<HostRecord> = {}): HostRecord => ({
+  uuid: CN1,
+  name: 'cn1',
+  generation: 3,
+  disabled: false,
+  disabled_reason: null,
+  rack: 'r1',
+  row: null,
+  room: null,
+  consumers: [],
+  capacity: {VCPU: 8},
+  used: {VCPU: 2},
+  ...over,
+})
 
 function fake() {
   const asked: unknown[][] = []
-  const backend = {
+  const backend = fakeBackend({
     kind: 'placemat',
     client: placement,
     async host(uuid: string) {
@@ -58,7 +57,7 @@ function fake() {
       asked.push(['status', uuid, disabled, reason])
       return {host: record({disabled, disabled_reason: reason ?? null}), changed: true, reasonDropped: false}
     },
-  } as unknown as Backend
+  })
   return {backend, asked}
 }
 

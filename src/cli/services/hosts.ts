@@ -8,7 +8,7 @@ import type {HostListing, HostRecord} from '../../core/host-status.js'
 import type {HostDescription} from '../../core/host-view.js'
 import type {Backend, StatusOutcome} from '../backend/backend.js'
 import {badRequestError} from '../failure.js'
-import {getProvider, resolveProvider} from './providers.js'
+import {getProvider, resolveProvider} from '../backend/provider-lookup.js'
 import {viewClasses} from '../topology/view-rows.js'
 
 export type {HostDescription, HostListing, HostRecord, StatusOutcome}

@@ -9,8 +9,9 @@ import {inventoryReplacement, type InventoryReplacement} from '../../core/placem
 import {badRequestError, notFoundError} from '../failure.js'
 import {createClasses, listClasses} from './classes.js'
 import {capacity, mergeInventories, type InventoryChanges, type InventoryRecord} from './inventory.js'
-import {resolveProvider, type ListedProvider} from './providers.js'
-import {retryOnConcurrentUpdate} from './retry.js'
+import type {ListedProvider} from '../../core/wire.js'
+import {retryOnConcurrentUpdate} from '../backend/retry.js'
+import {resolveProvider} from '../backend/provider-lookup.js'
 
 export interface InventoryBody {
   resource_provider_generation: number

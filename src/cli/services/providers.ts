@@ -1,73 +1,17 @@
 /**
- * Resolving providers named by uuid or by name, and the reads several commands share.
+ * Providers as the provider commands make, change, show and delete them (those named are looked
+ * up by backend/provider-lookup.ts), and their aggregates with the names placemat keeps.
  */
-import {ApiError, type PlacementClient} from '../../client/client.js'
-import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
-import type {ListedProvider} from '../../core/wire.js'
-import {notFoundError} from '../failure.js'
-import {mapLimit} from '../../client/map-limit.js'
+import type {PlacementClient} from '../../client/client.js'
 import {listedAggregates} from '../../core/aggregate-names.js'
 import type {Backend, Endpoint} from '../backend/backend.js'
-
-export type {ListedProvider}
-
-/** Uuids are recognised and written as Placement does (core/uuids.ts). */
-export {isUuidLike, canonicalUuid as canonical} from '../../core/uuids.js'
-
-const notFound = (ref: string) => notFoundError(`No resource provider with uuid or name '${ref}' found`)
-
-/**
- * The provider a user named: a uuid (GET /resource_providers/{uuid}), else an exact
- * name (GET /resource_providers?name=). A uuid that matches no provider is tried as a
- * name too, since names are free text.
- */
-export async function resolveProvider(client: PlacementClient, ref: string): Promise<ListedProvider> {
-  const found = await findProvider(client, ref)
-  if (!found) throw notFound(ref)
-  return found
-}
-
-/** The provider a user named, as resolveProvider finds it; null when there is none. */
-export async function findProvider(client: PlacementClient, ref: string): Promise<ListedProvider | null> {
-  if (isUuidLike(ref)) {
-    const p = await getProvider(client, canonical(ref))
-    if (p) return p
-  }
-  const body = await client.get<{resource_providers: ListedProvider[]}>('/resource_providers', {query: {name: ref}})
-  return body.resource_providers[0] ?? null
-}
+import {resolveProvider, resolveProviderUuid} from '../backend/provider-lookup.js'
 
 /**
  * The keys of a provider record as provider create and set print it (Placement's, without
  * links); an older microversion's record has no parent or root, printed empty.
  */
 export const PROVIDER_KEYS = ['uuid', 'name', 'generation', 'parent_provider_uuid', 'root_provider_uuid']
-
-/** GET /resource_providers/{uuid}; null when there is no such provider. */
-export async function getProvider(client: PlacementClient, uuid: string): Promise<ListedProvider | null> {
-  try {
-    return await client.get<ListedProvider>(`/resource_providers/${uuid}`)
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return null
-    throw err
-  }
-}
-
-/** Only the uuid: skips the round trip when the reference already is a uuid and `trustUuid` is set. */
-export async function resolveProviderUuid(client: PlacementClient, ref: string, trustUuid = false): Promise<string> {
-  if (trustUuid && isUuidLike(ref)) return canonical(ref)
-  return (await resolveProvider(client, ref)).uuid
-}
-
-/**
- * Resolves several references (uuids are trusted as they are, names looked up once each),
- * as a map from reference to uuid.
- */
-export async function resolveProviderUuids(client: PlacementClient, refs: string[]): Promise<Map<string, string>> {
-  const unique = [...new Set(refs)]
-  const uuids = await mapLimit(unique, 8, (r) => resolveProviderUuid(client, r, true))
-  return new Map(unique.map((r, i) => [r, uuids[i]]))
-}
 
 /**
  * A provider's aggregates in listing order, each with how it is shown beside its uuid: "rack k1"

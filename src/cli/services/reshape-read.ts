@@ -11,9 +11,10 @@ import {providersOfBody} from '../../core/reshape/generations.js'
 import type {ReshaperBody} from '../../core/placement/reshaper.js'
 import {fullInventory, type Snapshot} from '../../core/snapshot.js'
 import type {ConsumerRecord} from '../../core/wire.js'
-import {findProvider, getProvider, type ListedProvider} from './providers.js'
+import type {ListedProvider} from '../../core/wire.js'
 import {mapLimit} from '../../client/map-limit.js'
 import {listProviders} from '../backend/standard-reads.js'
+import {findProvider, getProvider} from '../backend/provider-lookup.js'
 
 type Resources = Record<string, number>
 

@@ -2,7 +2,7 @@
  * `placemat reshape PLAN`: moves inventory (and the allocations against it) between
  * providers with one POST /reshaper, online or offline.
  *
- * The plan (reshape-plan.ts) is a POST /reshaper body or a list of moves. The service reads
+ * The plan (formats/reshape-plan.ts) is a POST /reshaper body or a list of moves. The service reads
  * what the plan involves as a Snapshot (reshape-read.ts), builds a State from it, turns the
  * plan into a reshaper body against that State (compileReshapeMoves, or fillGenerations for
  * a body) and checks it by running placemat's own reshaper on a copy of the State
@@ -34,13 +34,10 @@ import {stateFromSnapshot} from '../../core/snapshot.js'
 import type {State} from '../../core/state/state.js'
 import {notFoundError, usageError} from '../failure.js'
 import type {Backend} from '../backend/backend.js'
-import type {ReshapePlanFile} from './reshape-plan.js'
+import type {ReshapePlanFile} from '../formats/reshape-plan.js'
 import {providersNamedByBody, providersNamedByMoves, readReshapeSnapshot} from './reshape-read.js'
-import type {ReshapeReport} from './reshape-report.js'
-import {isConcurrentUpdate, backoff} from './retry.js'
-
-export {parsePlan, readPlan, type ReshapePlanFile} from './reshape-plan.js'
-export {renderReport, renderTree, type ReshapeReport} from './reshape-report.js'
+import type {ReshapeReport} from '../render/reshape-report.js'
+import {isConcurrentUpdate, backoff} from '../backend/retry.js'
 
 export interface ReshapeOptions {
   dryRun: boolean

@@ -4,8 +4,8 @@
  * again on a concurrent update so that "add" and "remove" compose with other writers.
  */
 import type {PlacementClient} from '../../client/client.js'
-import {resolveProvider} from './providers.js'
-import {retryOnConcurrentUpdate} from './retry.js'
+import {resolveProvider} from '../backend/provider-lookup.js'
+import {retryOnConcurrentUpdate} from '../backend/retry.js'
 
 export type SetKind = 'traits' | 'aggregates'
 

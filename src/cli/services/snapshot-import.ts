@@ -17,7 +17,6 @@ import {commitOutsideJournal} from '../../store/journal.js'
 import {Store} from '../../store/store.js'
 import {isDatabaseUrl} from '../../store/target.js'
 import {canonicalUuid} from '../../core/uuids.js'
-import {ruleOf} from '../../core/group-writes.js'
 import {breachRecord, breachText, hardGroupBreaches} from '../../core/groups.js'
 import {stateFromSnapshot} from '../../core/snapshot.js'
 import {nodeUuid} from '../../core/topology.js'
@@ -25,7 +24,8 @@ import {DISABLED_TRAIT} from '../../core/host.js'
 import type {TopologyLevel} from '../../core/state/state.js'
 import type {MovedRecord} from '../../core/consumer-moves.js'
 import {conflictError, usageError} from '../failure.js'
-import {snapshotItems} from './snapshot-read.js'
+import {snapshotItems} from '../formats/snapshot-read.js'
+import {groupOfRecord} from '../groups/groups.js'
 import {maskPassword, PlacementUrlError} from '../../store/placement-db/connection.js'
 import {PlacementSchemaError, readPlacement} from '../../store/placement-db/reader.js'
 import type {
@@ -429,10 +429,8 @@ class SnapshotImport {
       consumers: [...placed].map(([uuid, rps]) => ({uuid, allocations: Object.fromEntries(rps.map((rp) => [rp, {resources: {}}]))})),
       topology: this.topology ? nodeRecords(this.topology) : [],
     })
-    for (const g of hard) {
-      const rule = ruleOf({policy: g.policy, level: g.level, maxPer: g.max_per, maxSkew: g.max_skew, soft: g.soft})
-      s.groups.set(g.name, {...rule, name: g.name, members: new Set(g.members), generation: g.generation, createdAt: 0, updatedAt: 0})
-    }
+    // The snapshot's rules were checked as they were read (formats/snapshot-read.ts).
+    for (const g of hard) s.groups.set(g.name, groupOfRecord(g))
     const breaches = hardGroupBreaches(s)
     if (breaches.length) {
       throw conflictError(

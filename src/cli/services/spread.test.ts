@@ -5,10 +5,11 @@
  */
 import {describe, expect, it} from 'vitest'
 import {ApiError, PlacementClient} from '../../client/client.js'
-import type {Backend, CandidatesAsk, ClaimWrite, Endpoint} from '../backend/backend.js'
+import type {CandidatesAsk, ClaimWrite, Endpoint} from '../backend/backend.js'
 import type {CandidatesBody} from '../candidates/search.js'
 import {exitCodeOf} from '../failure.js'
 import {spread} from './spread.js'
+import {fakeBackend} from '../../../test/helpers/fake-backend.js'
 
 const P = (n: number) => `00000000-0000-4000-8000-00000000000${n}`
 const A = 'aaaaaaaa-0000-4000-8000-000000000001'
@@ -39,7 +40,7 @@ const placement = new PlacementClient({
 function fake(reads: number[][], write?: (writes: ClaimWrite[], n: number) => void) {
   const calls: ClaimWrite[][] = []
   let n = 0
-  const backend = {
+  const backend = fakeBackend({
     kind: 'placemat',
     client: placement,
     async currentLayout() {
@@ -66,7 +67,7 @@ function fake(reads: number[][], write?: (writes: ClaimWrite[], n: number) => vo
       write?.(writes, calls.length)
       return {via: 'POST /placemat/v1/claims'}
     },
-  } as unknown as Backend
+  })
   const endpoint: Endpoint = {client: placement, backend: async () => backend}
   return {endpoint, calls}
 }

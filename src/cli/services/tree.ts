@@ -7,7 +7,7 @@ import type {ProviderRecord} from '../../core/wire.js'
 import {compareResourceClasses} from '../../core/listing-order.js'
 import {loadStandard} from '../backend/standard-reads.js'
 import {capacity} from './inventory.js'
-import {resolveProvider} from './providers.js'
+import {resolveProvider} from '../backend/provider-lookup.js'
 
 export interface TreeNode extends Omit<ProviderRecord, 'traits' | 'aggregates'> {
   children: TreeNode[]

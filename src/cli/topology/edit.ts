@@ -6,7 +6,7 @@
  */
 import type {PlacementClient} from '../../client/client.js'
 import {badRequestError} from '../failure.js'
-import {resolveProvider} from '../services/providers.js'
+import {resolveProvider} from '../backend/provider-lookup.js'
 import {mapLimit} from '../../client/map-limit.js'
 
 export const NEEDS_LAYOUT =

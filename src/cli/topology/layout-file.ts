@@ -4,7 +4,7 @@
  */
 import type {Layout, RackLayout, RoomLayout, RowLayout} from '../../core/topology.js'
 import {usageError} from '../failure.js'
-import {readDocument} from '../services/document.js'
+import {readDocument} from '../formats/document.js'
 
 export type LayoutDoc = Layout & {generation?: number}
 

@@ -2,8 +2,6 @@
 import type {Layout, TopologyPlan} from '../../core/topology.js'
 import {racksOf} from '../../core/layout-edits.js'
 import {breachText} from '../../core/groups.js'
-import type {ApiError} from '../../client/client.js'
-import {withContext} from '../failure.js'
 import type {LayoutApplyResult} from '../backend/backend.js'
 
 export const emptyPlan = (generation: number | null = null): TopologyPlan => ({
@@ -64,5 +62,10 @@ export function appliedCounts(p: TopologyPlan): string {
   return `${p.nodes.create.length + p.nodes.update.length + p.nodes.delete.length} racks/rows/rooms and ${p.hosts.add.length + p.hosts.move.length + p.hosts.remove.length} hosts changed`
 }
 
-/** The error a write would end with, said by its dry run: the same code and words, marked as a prediction. */
-export const dryRunRefusal = (err: ApiError): ApiError => withContext(err, 'dry run: the change would fail: ')
+/** What --json/--yaml print of a layout's plan carried out (or not, in a dry run). */
+export const layoutAnswer = (res: LayoutApplyResult, dryRun: boolean) => ({
+  transport: res.transport,
+  dry_run: dryRun,
+  applied: res.applied,
+  plan: res.plan,
+})

@@ -1,6 +1,6 @@
 /** The upgrade checks as functions of what the database reports, and oslo.upgradecheck's table. */
 import {describe, expect, it} from 'vitest'
-import {runUpgradeChecks, upgradeExitCode, upgradeTable, type UpgradeFacts} from '../../src/cli/services/upgrade-check.js'
+import {runUpgradeChecks, upgradeExitCode, upgradeTable, type UpgradeFacts} from './upgrade-check.js'
 
 const known = ['0001_initial', '0002_topology', '0003_provider_order']
 const facts = (f: Partial<UpgradeFacts> = {}): UpgradeFacts => ({

@@ -5,9 +5,9 @@
  */
 import fs from 'node:fs'
 import {sql, type RawBuilder} from 'kysely'
-import {notFoundError} from '../failure.js'
-import {isDatabaseUrl, openBackend, type DatabaseKind} from '../../store/backends.js'
-import {foreignDatabaseUrl} from '../../store/target.js'
+import {notFoundError} from '../../failure.js'
+import {isDatabaseUrl, openBackend, type DatabaseKind} from '../../../store/backends.js'
+import {foreignDatabaseUrl} from '../../../store/target.js'
 
 export interface Inspector {
   kind: DatabaseKind
@@ -19,7 +19,7 @@ export interface Inspector {
 }
 
 /** The migrations this placemat knows, in order. */
-export {knownMigrations} from '../../store/schema-contract.js'
+export {knownMigrations} from '../../../store/schema-contract.js'
 
 export async function inspect(target: string): Promise<Inspector> {
   const foreign = foreignDatabaseUrl(target)

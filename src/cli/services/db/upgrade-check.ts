@@ -8,12 +8,12 @@
  * A release that needs something done before it may serve adds its check to CHECKS.
  */
 import {sql, type RawBuilder} from 'kysely'
-import {INCOMPLETE_CONSUMER_ID} from '../../core/placement/allocations.js'
-import {daemonHealth, isAlive, readRecord} from '../../daemon/control.js'
-import {MIN_RELEASE_KEY, RELEASE, compareReleases, parseMinRelease, type MinRelease} from '../../store/release.js'
-import {judgeSchema} from '../../store/schema-contract.js'
-import {describeTarget, foreignDatabase, isDatabaseUrl} from '../../store/target.js'
-import {executedMigrations, inspect, knownMigrations} from './db-inspect.js'
+import {INCOMPLETE_CONSUMER_ID} from '../../../core/placement/allocations.js'
+import {daemonHealth, isAlive, readRecord} from '../../../daemon/control.js'
+import {MIN_RELEASE_KEY, RELEASE, compareReleases, parseMinRelease, type MinRelease} from '../../../store/release.js'
+import {judgeSchema} from '../../../store/schema-contract.js'
+import {describeTarget, foreignDatabase, isDatabaseUrl} from '../../../store/target.js'
+import {executedMigrations, inspect, knownMigrations} from './inspect.js'
 import {describeNode, liveNodesOf, olderNodes, type LiveNodes} from './live-nodes.js'
 
 /** oslo.upgradecheck's codes. */

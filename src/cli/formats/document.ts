@@ -1,3 +1,7 @@
+/**
+ * A file the command line reads as a document, YAML or JSON ("-" for standard input): read whole,
+ * or opened so that a big JSON file comes member by member (json-members.ts).
+ */
 import fs from 'node:fs'
 import YAML from 'yaml'
 import {usageError} from '../failure.js'

@@ -1,12 +1,14 @@
 /** Tables of one consumer's allocations, as `allocation show/set/unset` print them. */
 import {compareText} from '../../core/listing-order.js'
+import type {ConsumerAllocations} from '../backend/backend.js'
+import {typeOf} from '../backend/consumer-lookup.js'
 import type {Column} from '../output.js'
-import {formatResources, typeOf, type ConsumerAllocations, type Resources} from './allocations.js'
+import {formatResources} from './resources.js'
 
 export interface AllocationRow {
   resource_provider: string
   generation?: number
-  resources: Resources
+  resources: Record<string, number>
   project_id?: string
   user_id?: string
   /** null for a consumer of no type (an empty cell, as consumer list prints it). */

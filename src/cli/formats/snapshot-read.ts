@@ -16,7 +16,7 @@ import type {MovedRecord} from '../../core/consumer-moves.js'
 import {usageError} from '../failure.js'
 import {openDocument} from './document.js'
 import type {JsonMember} from './json-members.js'
-import {groupInKeyOrder, movedInKeyOrder} from './state-export.js'
+import {groupInKeyOrder, movedInKeyOrder} from './snapshot-write.js'
 import {
   SNAPSHOT_VERSION,
   SNAPSHOT_VERSIONS,

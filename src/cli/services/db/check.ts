@@ -1,140 +1,14 @@
 /**
- * The database itself: schema version, pending migrations by phase (schema-contract.ts) and the
- * nodes serving it (live-nodes.ts), and Placement-style upgrade checks on the data. All of this
- * works on the database directly, without a daemon, on a SQLite file, a PostgreSQL URL or a MariaDB one; the
- * upgrade itself is db-upgrade.ts's.
+ * `placemat db check`: Placement-style upgrade checks on the data of a placemat database, made on
+ * the database directly, without a daemon (a SQLite file, a PostgreSQL URL or a MariaDB one).
  */
 import {sql, type RawBuilder} from 'kysely'
-import {INCOMPLETE_CONSUMER_ID} from '../../core/placement/allocations.js'
-import {capacityOf} from '../../core/inventory-capacity.js'
-import {isAlive, readRecord} from '../../daemon/control.js'
-import {MIN_RELEASE_KEY, RELEASE, parseMinRelease, type MinRelease} from '../../store/release.js'
-import {judgeSchema} from '../../store/schema-contract.js'
-import {describeTarget, isDatabaseUrl, resolveTarget} from '../../store/target.js'
-import {executedMigrations, inspect, knownMigrations} from './db-inspect.js'
-import {liveNodesOf, type LiveNodes} from './live-nodes.js'
-
-/** Exit codes of the db commands (besides 0 ok, 1 error, 2 usage, 3 no such file). */
-export const DbExit = {
-  /** db status: migrations are pending (run db upgrade). */
-  UPGRADE_NEEDED: 7,
-  /** db check: warnings only. */
-  WARNINGS: 8,
-  /** db check: at least one failure; db status: the integrity check failed. */
-  FAILURES: 9,
-  /** db upgrade: a daemon serves the file, or (--contract) a node of an older release serves the database. */
-  IN_USE: 4,
-} as const
-
-const known = knownMigrations
-
-export interface DbStatus {
-  file: string
-  /** The newest migration the file has (null: an empty file). */
-  schema_version: string | null
-  /** The newest migration this placemat knows. */
-  latest: string
-  applied: string[]
-  pending: string[]
-  /** Migrations the file has and this placemat does not know: it was written by a newer placemat. */
-  unknown: string[]
-  state: 'current' | 'upgrade-needed' | 'newer' | 'empty'
-  integrity: string[]
-  integrity_ok: boolean
-  journal_mode: string
-  counts: Record<string, number>
-  /** A SQLite file's daemon on this machine (its pid record); absent for a database URL, whose daemons are `nodes`. */
-  daemon?: {pid: number; url: string} | null
-  /** This placemat's release, whether it serves the database, and why not. */
-  release: string
-  serves: boolean
-  refusal: string | null
-  /** This release's pending migrations by phase: expand (db upgrade --expand) and contract (--contract). */
-  pending_expand: string[]
-  pending_contract: string[]
-  /** The oldest release a contract allows to serve the database. */
-  min_release: MinRelease | null
-  /** The nodes serving it: registered (0.2.0 and later) and traces of older ones (live-nodes.ts). */
-  nodes: LiveNodes
-}
-
-function daemonOn(file: string): DbStatus['daemon'] {
-  const record = readRecord(file)
-  if (!record || resolveTarget(record.db) !== resolveTarget(file) || !isAlive(record.pid)) return null
-  // A record left by a daemon that was killed in a container names pid 1, which is this process
-  // when it runs in the next container on the same volume: it is no daemon.
-  if (record.pid === process.pid) return null
-  return {pid: record.pid, url: record.url}
-}
-
-/** Whether a database (a URL: a file is judged by its being there) holds placemat's schema already. */
-export async function holdsPlacemat(url: string): Promise<boolean> {
-  const db = await inspect(url)
-  try {
-    return (await executedMigrations(db)).length > 0
-  } finally {
-    await db.close()
-  }
-}
-
-export async function dbStatus(file: string): Promise<DbStatus> {
-  const db = await inspect(file)
-  try {
-    const applied = await executedMigrations(db)
-    const all = known()
-    const pending = all.filter((m) => !applied.includes(m))
-    const unknown = applied.filter((m) => !all.includes(m))
-    // PostgreSQL checks its own pages; SQLite's integrity check reads the whole file.
-    const integrity =
-      db.kind === 'sqlite' ? (await db.rows<{integrity_check: string}>('pragma integrity_check')).map((r) => r.integrity_check) : ['ok']
-    const counts: Record<string, number> = {}
-    for (const t of ['resource_providers', 'inventories', 'consumers', 'allocations', 'resource_classes', 'traits']) {
-      if (await db.hasTable(t)) counts[t] = Number((await db.rows<{n: number}>(`select count(*) as n from ${t}`))[0].n)
-    }
-    const state: DbStatus['state'] =
-      applied.length === 0 ? 'empty' : unknown.length ? 'newer' : pending.length ? 'upgrade-needed' : 'current'
-    const minRelease = (await db.hasTable('placemat_meta'))
-      ? parseMinRelease(
-          (
-            await db.rows<{value: string}>(sql`select ${sql.ref('value')} from placemat_meta where ${sql.ref('key')} = ${MIN_RELEASE_KEY}`)
-          )[0]?.value,
-        )
-      : null
-    const verdict = judgeSchema({applied, minRelease}, describeTarget(file))
-    return {
-      file: describeTarget(file),
-      schema_version: applied.at(-1) ?? null,
-      latest: all.at(-1)!,
-      applied,
-      pending,
-      unknown,
-      state,
-      integrity,
-      integrity_ok: integrity.length === 1 && integrity[0] === 'ok',
-      journal_mode:
-        db.kind === 'sqlite'
-          ? String((await db.rows<{journal_mode: string}>('pragma journal_mode'))[0].journal_mode)
-          : db.kind === 'mysql'
-            ? 'mariadb'
-            : 'postgresql',
-      counts,
-      ...(isDatabaseUrl(file) ? {} : {daemon: daemonOn(file)}),
-      release: RELEASE,
-      serves: applied.length > 0 && verdict.serves,
-      refusal: applied.length > 0 ? verdict.refusal : null,
-      pending_expand: [...verdict.pending.baseline, ...verdict.pending.expand],
-      pending_contract: verdict.pending.contract,
-      min_release: minRelease,
-      nodes: await liveNodesOf(db, file),
-    }
-  } finally {
-    await db.close()
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Upgrade checks
-// ---------------------------------------------------------------------------
+import {INCOMPLETE_CONSUMER_ID} from '../../../core/placement/allocations.js'
+import {capacityOf} from '../../../core/inventory-capacity.js'
+import type {Database} from '../../../store/schema.js'
+import {isDatabaseUrl} from '../../../store/target.js'
+import {inspect} from './inspect.js'
+import {DbExit, dbStatus} from './status.js'
 
 export type CheckCode = 'success' | 'warning' | 'failure'
 
@@ -265,17 +139,7 @@ export async function dbCheck(file: string): Promise<CheckResult[]> {
     out.push(result('Rows referring to nothing', 'failure', dangling))
 
     // Inventories and allocations Placement could never have written.
-    type Inv = {
-      provider_uuid: string
-      resource_class: string
-      total: number
-      reserved: number
-      min_unit: number
-      max_unit: number
-      step_size: number
-      allocation_ratio: number
-    }
-    const inventories = await rows<Inv>('select * from inventories')
+    const inventories = await rows<Database['inventories']>('select * from inventories')
     const invalid: string[] = []
     for (const i of inventories) {
       const bad: string[] = []
@@ -288,9 +152,7 @@ export async function dbCheck(file: string): Promise<CheckResult[]> {
       if (!(i.allocation_ratio > 0)) bad.push('allocation_ratio <= 0')
       if (bad.length) invalid.push(`${i.resource_class} on ${i.provider_uuid}: ${bad.join(', ')}`)
     }
-    for (const r of await rows<{consumer_uuid: string; provider_uuid: string; resource_class: string; used: number}>(
-      'select * from allocations where used < 1',
-    )) {
+    for (const r of await rows<Database['allocations']>('select * from allocations where used < 1')) {
       invalid.push(`consumer ${r.consumer_uuid} holds ${r.used} ${r.resource_class} on ${r.provider_uuid}`)
     }
     out.push(result('Inventory and allocation values', 'failure', invalid))

@@ -15,11 +15,11 @@
  */
 import os from 'node:os'
 import {sql} from 'kysely'
-import {isAlive, readRecord} from '../../daemon/control.js'
-import {NODE_STALE_MS, readNode, type RegisteredNode} from '../../store/node-registry.js'
-import {RELEASE, compareReleases} from '../../store/release.js'
-import {databaseKind} from '../../store/target.js'
-import {inspect, type Inspector} from './db-inspect.js'
+import {isAlive, readRecord} from '../../../daemon/control.js'
+import {NODE_STALE_MS, readNode, type RegisteredNode} from '../../../store/node-registry.js'
+import {RELEASE, compareReleases} from '../../../store/release.js'
+import {databaseKind} from '../../../store/target.js'
+import {inspect, type Inspector} from './inspect.js'
 
 /** A daemon of a release before registration, as far as it can be seen. */
 export interface UnregisteredNode {

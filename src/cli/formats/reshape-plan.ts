@@ -11,7 +11,7 @@ import type {ReshaperBody} from '../../core/placement/reshaper.js'
 import type {Inventory} from '../../core/state/state.js'
 import {usageError} from '../failure.js'
 import {readText} from './document.js'
-import {canonical, isUuidLike} from './providers.js'
+import {canonicalUuid as canonical, isUuidLike} from '../../core/uuids.js'
 
 export type ReshapePlanFile = {kind: 'body'; body: ReshaperBody} | {kind: 'moves'; moves: Move[]}
 
