@@ -357,8 +357,12 @@ export class Store {
     }
   }
 
-  /** Where this store keeps its State's image (SQLite files only). */
+  /**
+   * Where this store keeps its State's image (SQLite files only). Asked at create, before a
+   * backend is open: then the file's kind says whether it is a server.
+   */
   private get imagePath(): string | null {
-    return this.options.stateImage && !this.backend.server && this.file !== ':memory:' ? this.options.stateImage : null
+    const server = this.backend ? this.backend.server : this.kind !== 'sqlite'
+    return this.options.stateImage && !server && this.file !== ':memory:' ? this.options.stateImage : null
   }
 }
