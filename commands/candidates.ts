@@ -27,7 +27,11 @@ No candidate is not an error: an empty table (exit 0), and one line on
 stderr saying which part of the request emptied the candidates, e.g.
 "no candidates: 12 hosts have the resources; none has HW_CPU_X86_AVX512F"
 (placemat: GET /placemat/v1/allocation_candidates/why; plain Placement:
-worked out here from a read of every provider).`
+worked out here from a read of every provider).
+
+osc-placement's \`openstack allocation candidate list --resource VCPU=1\` is
+\`placemat allocation candidate list --resource VCPU=1\` (or \`placemat
+candidates\`) too.`
 
   static examples = [
     '<%= config.bin %> candidates --resources VCPU:2,MEMORY_MB:4096 --required HW_CPU_X86_AVX2 --limit 10',
@@ -36,6 +40,8 @@ worked out here from a read of every provider).`
     '<%= config.bin %> candidates --resources VCPU:4 --different row:$DB1,$DB2 --near $APP1',
     '<%= config.bin %> candidates --resources VCPU:1 --ids | wc -l',
   ]
+
+  static hiddenAliases = ['allocation:candidate:list']
 
   static flags = {
     ...candidateFlags,

@@ -10,9 +10,12 @@ export default class AggregateList extends PlacematCommand {
     'The members of an aggregate: `provider list --member-of AGGREGATE`. In tables, a rack, row or room of ' +
     'placemat is named beside its uuid ("rack k1"), and so is an aggregate an apply file named (placemat keeps ' +
     'those names; plain Placement keeps none). Tables list those an apply file named first, by name, then racks, rows ' +
-    'and rooms, then the others by uuid, whatever order the provider was given them in.'
+    'and rooms, then the others by uuid, whatever order the provider was given them in.\n\n' +
+    "osc-placement's `openstack resource provider aggregate list UUID` is `placemat provider aggregate list UUID` too " +
+    "(-c uuid prints osc's one column)."
 
   static examples = ['<%= config.bin %> aggregate list compute-1', '<%= config.bin %> provider list --member-of $AGGREGATE']
+  static hiddenAliases = ['provider:aggregate:list']
   static args = {provider: Args.string({description: 'provider uuid or name', required: true})}
 
   async run(): Promise<void> {

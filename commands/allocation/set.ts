@@ -18,7 +18,8 @@ export default class AllocationSet extends PlacematCommand {
     'The consumer generation is read and sent for you (a concurrent update is retried). --project and --user are ' +
     'needed for a new consumer and default to the current ones; --consumer-type defaults to the current one ' +
     '(a new consumer without one gets no type: an empty TYPE, consumer_type null).\n\n' +
-    'Prints the allocations now (JSON/YAML: as GET /allocations/{consumer}, consumer_type null for none, as allocation show prints it). Not enough capacity is a conflict (exit 4).'
+    'Prints the allocations now (JSON/YAML: as GET /allocations/{consumer}, consumer_type null for none, as allocation show prints it). Not enough capacity is a conflict (exit 4).\n\n' +
+    "osc-placement's `openstack resource provider allocation set CONSUMER` is `placemat provider allocation set CONSUMER` too (--allocation, --project-id, --user-id, --consumer-type)."
 
   static examples = [
     '<%= config.bin %> allocation set $SERVER --allocation rp=compute-1,VCPU=2,MEMORY_MB=4096 --project $PROJECT --user $USER --consumer-type INSTANCE',
@@ -26,6 +27,7 @@ export default class AllocationSet extends PlacematCommand {
     '<%= config.bin %> allocation set $SERVER --amend --allocation rp=compute-1,VCPU=4',
   ]
 
+  static hiddenAliases = ['provider:allocation:set']
   static printed = {columns: allocationColumns}
   static args = {consumer: Args.string({description: 'consumer uuid', required: true})}
   static flags = {
@@ -35,8 +37,11 @@ export default class AllocationSet extends PlacematCommand {
       multipleNonGreedy: true,
       required: true,
     }),
-    project: Flags.string({description: 'project id of the consumer (default: the current one)'}),
-    user: Flags.string({description: 'user id of the consumer (default: the current one)'}),
+    project: Flags.string({
+      description: "project id of the consumer (default: the current one; osc's --project-id too)",
+      aliases: ['project-id'],
+    }),
+    user: Flags.string({description: "user id of the consumer (default: the current one; osc's --user-id too)", aliases: ['user-id']}),
     'consumer-type': Flags.string({description: 'consumer type, e.g. INSTANCE or MIGRATION (default: the current one)'}),
     amend: Flags.boolean({description: 'keep the current allocations not named; CLASS=0 releases a class'}),
   }

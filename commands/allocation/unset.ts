@@ -13,7 +13,8 @@ export default class AllocationUnset extends PlacematCommand {
     '--resource-class releases those classes (on every provider, or only on the --provider ones); neither releases ' +
     'everything. What the consumer does not hold is ignored. Project, user, consumer type and generation are kept ' +
     'and sent for you (a concurrent update is retried). A consumer without allocations is not found (exit 3).\n\n' +
-    'Prints the allocations left (JSON/YAML: as GET /allocations/{consumer}, consumer_type null for none, as allocation show prints it).'
+    'Prints the allocations left (JSON/YAML: as GET /allocations/{consumer}, consumer_type null for none, as allocation show prints it).\n\n' +
+    "osc-placement's `openstack resource provider allocation unset CONSUMER` is `placemat provider allocation unset CONSUMER` too (--provider, --resource-class)."
 
   static examples = [
     '<%= config.bin %> allocation unset $SERVER --provider old-compute',
@@ -21,6 +22,7 @@ export default class AllocationUnset extends PlacematCommand {
     '<%= config.bin %> allocation unset $SERVER --provider compute-1 --resource-class DISK_GB',
   ]
 
+  static hiddenAliases = ['provider:allocation:unset']
   static printed = {columns: allocationColumns}
   static args = {consumer: Args.string({description: 'consumer uuid', required: true})}
   static flags = {

@@ -32,7 +32,11 @@ export default class InventorySet extends PlacematCommand {
     "fields not given take Placement's defaults), as `openstack resource provider inventory set` does. With --amend " +
     'the other classes are kept and only the fields given change. The provider generation is read and sent for you; ' +
     'a concurrent update is retried.\n\n' +
-    'Prints the inventories written (JSON/YAML: the PUT response body; with --dry-run the body that would be sent).'
+    'Prints the inventories written (JSON/YAML: the PUT response body; with --dry-run the body that would be sent).\n\n' +
+    "osc-placement's form works as written, `openstack resource provider` as `placemat provider`: " +
+    '`placemat provider inventory set UUID --resource VCPU=8 --resource VCPU:allocation_ratio=16` (--resource takes what ' +
+    'an argument takes), and `placemat provider inventory class set UUID CLASS --total N [--max_unit N ...]` replaces ' +
+    "one class's inventory as osc's does."
 
   static examples = [
     '<%= config.bin %> inventory set compute-1 VCPU=64 MEMORY_MB=262144 DISK_GB=2000 --allocation-ratio VCPU=4 --reserved MEMORY_MB=512',
@@ -40,7 +44,10 @@ export default class InventorySet extends PlacematCommand {
     '<%= config.bin %> inventory set compute-1 --amend --allocation-ratio VCPU=8,MEMORY_MB=1.5',
     '<%= config.bin %> inventory set compute-1 CUSTOM_FPGA=4 --step-size 2 --amend --dry-run --json',
     '<%= config.bin %> inventory set $AGGREGATE VCPU=32 --aggregate --amend',
+    '<%= config.bin %> provider inventory set $UUID --resource VCPU=8 --resource VCPU:allocation_ratio=16 --resource MEMORY_MB=2048',
   ]
+
+  static hiddenAliases = ['provider:inventory:set']
 
   static strict = false
   static printed = (flags: {aggregate?: boolean}) => ({columns: columns(flags.aggregate)})
@@ -50,6 +57,12 @@ export default class InventorySet extends PlacematCommand {
   }
 
   static flags = {
+    resource: Flags.string({
+      description: "CLASS=TOTAL or CLASS:FIELD=VALUE as osc's --resource takes it, beside the arguments (repeatable)",
+      multiple: true,
+      multipleNonGreedy: true,
+      helpValue: 'CLASS[:FIELD]=VALUE',
+    }),
     amend: Flags.boolean({description: 'keep the classes not named and the fields not given'}),
     total: field('total of a class'),
     reserved: field("amount reserved for the provider's own use"),
@@ -63,7 +76,8 @@ export default class InventorySet extends PlacematCommand {
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(InventorySet)
-    const [target, ...resources] = argv as string[]
+    const [target, ...given] = argv as string[]
+    const resources = [...given, ...(flags.resource ?? [])]
     const changes = collectChanges(resources, {
       total: flags.total,
       reserved: flags.reserved,

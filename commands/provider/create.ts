@@ -15,7 +15,10 @@ export default class ProviderCreate extends PlacematCommand {
   static args = {name: Args.string({description: 'name of the provider (unique)', required: true})}
   static flags = {
     uuid: Flags.string({description: 'uuid to give the provider (default: a new one)'}),
-    parent: Flags.string({description: 'parent provider (uuid or name): makes it a nested provider'}),
+    parent: Flags.string({
+      description: "parent provider (uuid or name): makes it a nested provider (osc's --parent-provider too)",
+      aliases: ['parent-provider'],
+    }),
   }
 
   async run(): Promise<void> {

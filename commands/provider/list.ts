@@ -11,6 +11,21 @@ function oscResource(v: string): string {
   return `${m[1]}:${m[2]}`
 }
 
+/**
+ * --required values with osc's --forbidden traits added as osc-placement sends them: each !TRAIT
+ * in the last plain list of traits (not an in: one), or a list of their own.
+ */
+function withForbidden(required: string[] = [], forbidden: string[] = []): string[] | undefined {
+  if (!forbidden.length) return required.length ? required : undefined
+  const out = [...required]
+  const not = forbidden.map((t) => `!${t.trim()}`).join(',')
+  let plain = out.length - 1
+  while (plain >= 0 && out[plain].trim().startsWith('in:')) plain--
+  if (plain < 0) out.push(not)
+  else out[plain] = `${out[plain]},${not}`
+  return out
+}
+
 export default class ProviderList extends PlacematCommand {
   static summary = 'List resource providers, filtered as GET /resource_providers filters.'
   static description = `Tables list the providers by name (then uuid); JSON/YAML is the body of GET
@@ -28,7 +43,8 @@ disabling the compute service).`
     name: Flags.string({description: 'exact name'}),
     uuid: Flags.string({description: 'exact uuid'}),
     'member-of': Flags.string({
-      description: 'aggregate filter: UUID, in:A,B or !UUID, aggregates also as rack:NAME, row:NAME, room:NAME (repeatable: AND)',
+      description:
+        'aggregate filter: UUID, in:A,B (or A,B, as osc takes it) or !UUID, aggregates also as rack:NAME, row:NAME, room:NAME (repeatable: AND)',
       multiple: true,
     }),
     resources: Flags.string({description: 'capacity filter, e.g. VCPU:2,MEMORY_MB:1024'}),
@@ -37,6 +53,10 @@ disabling the compute service).`
       multiple: true,
     }),
     required: Flags.string({description: 'traits: T1,!T2 or in:T1,T2 (repeatable)', multiple: true}),
+    forbidden: Flags.string({
+      description: "a trait the providers must not have, as osc takes it (repeatable; --required '!T' too)",
+      multiple: true,
+    }),
     'in-tree': Flags.string({description: 'providers in the tree of this provider'}),
   }
 
@@ -58,7 +78,7 @@ disabling the compute service).`
         uuid: flags.uuid,
         memberOf: flags['member-of'],
         resources: [flags.resources, ...(flags.resource ?? []).map(oscResource)].filter(Boolean).join(',') || undefined,
-        required: flags.required,
+        required: withForbidden(flags.required, flags.forbidden),
         inTree: flags['in-tree'],
       },
       {disabled: !this.base.ids},

@@ -19,7 +19,11 @@ export default class ProviderSet extends PlacematCommand {
   static args = {provider: Args.string({description: 'provider uuid or name', required: true})}
   static flags = {
     name: Flags.string({description: 'new name'}),
-    parent: Flags.string({description: 'new parent provider (uuid or name)', exclusive: ['no-parent']}),
+    parent: Flags.string({
+      description: "new parent provider (uuid or name; osc's --parent-provider too)",
+      aliases: ['parent-provider'],
+      exclusive: ['no-parent'],
+    }),
     'no-parent': Flags.boolean({description: 'make the provider the root of its own tree'}),
   }
 

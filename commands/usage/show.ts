@@ -10,9 +10,11 @@ export default class UsageShow extends PlacematCommand {
     "show` gives) and `usage total --project P` (a project's consumption across all providers, what `openstack " +
     'resource usage show` gives).\n\n' +
     'The table adds the capacity of each class ((total - reserved) * allocation_ratio) and what is free. ' +
-    'JSON/YAML: the body of GET /resource_providers/{uuid}/usages ({resource_provider_generation, usages}).'
+    'JSON/YAML: the body of GET /resource_providers/{uuid}/usages ({resource_provider_generation, usages}).\n\n' +
+    "osc-placement's `openstack resource provider usage show UUID` is `placemat provider usage show UUID` too."
 
   static examples = ['<%= config.bin %> usage show compute-1', '<%= config.bin %> usage show compute-1 --json']
+  static hiddenAliases = ['provider:usage:show']
 
   static args = {provider: Args.string({description: 'provider uuid or name', required: true})}
 

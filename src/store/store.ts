@@ -357,7 +357,10 @@ export class Store {
     }
   }
 
-  /** Where this store keeps its State's image (SQLite files only). */
+  /**
+   * Where this store keeps its State's image (SQLite files only). Asked at create, before a
+   * backend is open: then the file's kind says whether it is a server.
+   */
   private get imagePath(): string | null {
     return this.options.stateImage && !isDatabaseUrl(this.file) && this.file !== ':memory:' ? this.options.stateImage : null
   }

@@ -42,6 +42,11 @@ describe('parsing', () => {
     expect(memberOfValue(`in:${U(1)},rack:k1`)).toBe(`in:${U(1)},${nodeUuid('rack', 'k1')}`)
     expect(memberOfValue(`!${U(1)}`)).toBe(`!${U(1)}`)
   })
+
+  it("member_of values: a bare list is any of them (in:), as osc-placement's --member-of A,B", () => {
+    expect(memberOfValue(`${U(1)},rack:k1`)).toBe(`in:${U(1)},${nodeUuid('rack', 'k1')}`)
+    expect(memberOfValue(` ${U(1)}, ${U(2)} `)).toBe(`in:${U(1)},${U(2)}`)
+  })
 })
 
 describe('topology rules', () => {

@@ -45,7 +45,8 @@ export const candidateFlags = {
     helpGroup: 'REQUEST',
   }),
   'member-of': Flags.string({
-    description: 'aggregates of the unsuffixed group: AGG, in:A,B, !AGG, !in:A,B (rack:NAME etc. allowed; repeatable)',
+    description:
+      'aggregates of the unsuffixed group: AGG, in:A,B (or A,B, as osc takes it), !AGG, !in:A,B (rack:NAME etc. allowed; repeatable)',
     multiple: true,
     helpGroup: 'REQUEST',
   }),

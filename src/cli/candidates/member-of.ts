@@ -7,11 +7,15 @@ import {nodeUuid} from '../../core/topology.js'
 
 const TOPO_REF = /^(rack|row|room):(.+)$/
 
-/** The value's prefix (`!in:`, `in:`, `!` or none) and its aggregates. */
+/**
+ * The value's prefix (`!in:`, `in:`, `!` or none) and its aggregates. A bare list (`A,B`) is
+ * `in:A,B`, as osc-placement sends its --member-of (Placement takes no other meaning for it).
+ */
 function splitMemberOf(value: string): {prefix: string; items: string[]} {
   const v = value.trim()
-  const prefix = ['!in:', 'in:', '!'].find((p) => v.startsWith(p)) ?? ''
-  const rest = v.slice(prefix.length)
+  const given = ['!in:', 'in:', '!'].find((p) => v.startsWith(p))
+  const prefix = given ?? (v.includes(',') ? 'in:' : '')
+  const rest = v.slice(given?.length ?? 0)
   return {prefix, items: (prefix.endsWith('in:') ? rest.split(',') : [rest]).map((i) => i.trim())}
 }
 
