@@ -70,6 +70,17 @@ export interface Backend {
   readonly storageOrder: 'rowid' | 'ctid' | 'primary-key'
   /** Whether the database refuses writes now (a standby, a read-only server); a Galera node out of the primary component fails it. */
   readOnly(): Promise<boolean>
+  /** The names of the database's tables (placemat's, or another's), as `db status` and `db check` read them. */
+  tables(): Promise<string[]>
+  /** The database's own check of what it stores: SQLite reads every page (['ok'] when sound); a server checks its pages itself: ['ok']. */
+  integrity(): Promise<string[]>
+  /** How the database keeps its commits, as `db status` says it: SQLite's journal mode, else the server's name. */
+  storage(): Promise<string>
+  /**
+   * PostgreSQL: the connections of placemat nodes that keep no registry row (before 0.2.0), found
+   * by the statements they last ran. Where no node ever ran without one: absent.
+   */
+  unregisteredConnections?(): Promise<Array<{pid: number; addr: string; since: number}>>
   /**
    * Whether a write may go in one round trip that commits only if what it depends on stood still
    * (Session.commitIfAt and commitKeyed), instead of taking the lock first.

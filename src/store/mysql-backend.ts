@@ -24,12 +24,11 @@ import {ConnectionFaults} from './connection-faults.js'
 import {DatabaseUnavailableError, databaseFault} from './database-faults.js'
 import {GaleraNodes, NODE_QUERY} from './galera-nodes.js'
 import type {JournalRow} from './journal-keys.js'
-import {closeWhenDone, MAX_RETIRED, poolWithout} from './mysql-connections.js'
+import {closeWhenDone, MAX_RETIRED, mysqlConnection, poolWithout} from './mysql-connections.js'
 import {counterCheck, keyedCheck, moved} from './mysql-write-checks.js'
-import {parsePlacementUrl, type PlacementUrl} from './placement-db/connection.js'
 import {PRIMARY_KEYS, type Database} from './schema.js'
 import {DIALECTS, speaks} from './statement-text.js'
-import {describeTarget, foreignDatabase} from './target.js'
+import {foreignDatabase} from './target.js'
 
 /** Statements sent together stay under this much SQL text (below max_allowed_packet's 16 MiB default, and a Galera write set's comfort). */
 const MAX_ROUND_TRIP_TEXT = 4 * 1024 * 1024
@@ -81,24 +80,6 @@ const NODE_ASK_MS = 5000
 
 /** The collation of a database placemat creates its schema in. */
 const COLLATION = 'utf8mb4_nopad_bin'
-
-/** The parts of a mysql:// URL the driver is given, read as placement.conf's URLs are (placement-db/connection.ts). */
-function mysqlConnection(url: string): mysql.PoolOptions {
-  let target: PlacementUrl
-  try {
-    target = parsePlacementUrl(url)
-  } catch (err) {
-    throw new Error(`${describeTarget(url)}: ${(err as Error).message}`)
-  }
-  return {
-    host: target.host ?? '127.0.0.1',
-    port: target.port ?? 3306,
-    user: target.user,
-    password: target.password,
-    database: target.database,
-    ...(target.socket ? {socketPath: target.socket} : {}),
-  }
-}
 
 /** kysely's MariaDB adapter, without GET_LOCK on Galera (a node's lock, refused there): migrations run one at a time by the operator's hand. */
 class GaleraAdapter extends MysqlAdapter {
@@ -279,6 +260,22 @@ export class MysqlBackend implements Backend {
   }
 
   checkWritable(): void {}
+
+  async tables(): Promise<string[]> {
+    const r = await sql<{name: string}>`select table_name as name from information_schema.tables where table_schema = database()`.execute(
+      this.db,
+    )
+    return r.rows.map((row) => row.name)
+  }
+
+  /** InnoDB checks its own pages. */
+  async integrity(): Promise<string[]> {
+    return ['ok']
+  }
+
+  async storage(): Promise<string> {
+    return 'mariadb'
+  }
 
   /** A Galera node out of the primary component refuses this (error 1047): unavailable, not read-only. */
   async readOnly(): Promise<boolean> {

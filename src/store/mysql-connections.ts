@@ -1,10 +1,12 @@
 /**
- * Which pooled MariaDB connections are handed out again: not one that met a fault of the
- * database's, nor one retired because it is on another Galera node than the newest (see
- * galera-nodes.ts). A leaf of the MariaDB backend.
+ * MariaDB's connections: what a URL gives the driver, and which pooled connections are handed
+ * out again: not one that met a fault of the database's, nor one retired because it is on
+ * another Galera node than the newest (see galera-nodes.ts). A leaf of the MariaDB backend.
  */
 import type mysql from 'mysql2'
 import {databaseFault} from './database-faults.js'
+import {parsePlacementUrl, type PlacementUrl} from './placement-db/connection.js'
+import {describeTarget} from './target.js'
 
 /**
  * A connection of kysely's pool (the schema, health, the node registry) that met a fault of the
@@ -54,3 +56,21 @@ export function poolWithout(pool: mysql.Pool, retired: (conn: mysql.PoolConnecti
 }
 
 export {MAX_RETIRED}
+
+/** The parts of a mysql:// URL the driver is given, read as placement.conf's URLs are (placement-db/connection.ts). */
+export function mysqlConnection(url: string): mysql.PoolOptions {
+  let target: PlacementUrl
+  try {
+    target = parsePlacementUrl(url)
+  } catch (err) {
+    throw new Error(`${describeTarget(url)}: ${(err as Error).message}`)
+  }
+  return {
+    host: target.host ?? '127.0.0.1',
+    port: target.port ?? 3306,
+    user: target.user,
+    password: target.password,
+    database: target.database,
+    ...(target.socket ? {socketPath: target.socket} : {}),
+  }
+}

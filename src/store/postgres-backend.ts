@@ -18,6 +18,9 @@ const WRITE_LOCK_KEY = 0x706c6d74
 /** Statements sent together stay under this much SQL text (a big batch takes several round trips). */
 const MAX_ROUND_TRIP_TEXT = 4 * 1024 * 1024
 
+/** The statements of a placemat before 0.2.0, as pg_stat_activity shows a connection's last one. */
+const OLD_NODE_STATEMENT = 'placemat_|kysely_migration|pg_advisory_xact_lock\\(1886154100\\)|"resource_providers"'
+
 /** The SQLSTATE of commitIfAt's check: another process committed first. */
 const MOVED = 'PM409'
 
@@ -179,6 +182,32 @@ export class PostgresBackend implements Backend {
   }
 
   checkWritable(): void {}
+
+  async tables(): Promise<string[]> {
+    const r = await sql<{
+      name: string
+    }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(this.db)
+    return r.rows.map((row) => row.name)
+  }
+
+  /** PostgreSQL checks its own pages (data checksums, if the cluster has them). */
+  async integrity(): Promise<string[]> {
+    return ['ok']
+  }
+
+  async storage(): Promise<string> {
+    return 'postgresql'
+  }
+
+  async unregisteredConnections(): Promise<Array<{pid: number; addr: string; since: number}>> {
+    const r = await sql<{pid: number; addr: string; since: number}>`select pid, coalesce(host(client_addr), 'a local socket') as addr,
+        cast(extract(epoch from backend_start) * 1000 as bigint) as since
+      from pg_stat_activity
+      where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'
+        and coalesce(application_name, '') = '' and query ~ ${OLD_NODE_STATEMENT}
+      order by backend_start`.execute(this.db)
+    return r.rows.map((row) => ({pid: Number(row.pid), addr: row.addr, since: Number(row.since)}))
+  }
 
   /** A standby, or a primary being demoted, runs every transaction read-only. */
   async readOnly(): Promise<boolean> {

@@ -134,6 +134,20 @@ export class SqliteBackend implements Backend {
     return [sql`begin`.compile(this.db)]
   }
 
+  async tables(): Promise<string[]> {
+    const r = await sql<{name: string}>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(this.db)
+    return r.rows.map((row) => row.name)
+  }
+
+  /** Reads the whole file. */
+  async integrity(): Promise<string[]> {
+    return (await sql<{integrity_check: string}>`pragma integrity_check`.execute(this.db)).rows.map((r) => r.integrity_check)
+  }
+
+  async storage(): Promise<string> {
+    return String((await sql<{journal_mode: string}>`pragma journal_mode`.execute(this.db)).rows[0]?.journal_mode)
+  }
+
   /** A file this process writes is never read-only to it; asked all the same, so that health sees the file answer. */
   async readOnly(): Promise<boolean> {
     await sql`select 1`.execute(this.db)

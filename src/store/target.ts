@@ -22,6 +22,14 @@ export const isDatabaseUrl = (target: string) => databaseKind(target) !== 'sqlit
 export const resolveTarget = (target: string) => (isDatabaseUrl(target) ? describeTarget(target) : path.resolve(target))
 
 /** Where the data lives, for messages: the file, or the URL without its password. */
+/** What each kind of database is called, and what backs one up, in the words said to people. */
+export const DATABASE_NOUN: Record<DatabaseKind, string> = {
+  sqlite: 'a SQLite file',
+  postgres: 'a PostgreSQL database',
+  mysql: 'a MariaDB database',
+}
+export const BACKUP_TOOL: Record<DatabaseKind, string> = {sqlite: 'sqlite3 .backup', postgres: 'pg_dump', mysql: 'mariadb-dump'}
+
 export function describeTarget(target: string): string {
   if (!isDatabaseUrl(target)) return target
   try {
@@ -29,7 +37,7 @@ export function describeTarget(target: string): string {
     if (u.password) u.password = '***'
     return u.toString()
   } catch {
-    return databaseKind(target) === 'mysql' ? 'a MariaDB database' : 'a PostgreSQL database'
+    return DATABASE_NOUN[databaseKind(target)]
   }
 }
 

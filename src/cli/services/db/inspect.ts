@@ -15,6 +15,11 @@ export interface Inspector {
   hasTable(name: string): Promise<boolean>
   /** The names of the database's tables (placemat's, or another's). */
   tables(): Promise<string[]>
+  /** The database's check of what it stores, and how it keeps its commits (Backend's). */
+  integrity(): Promise<string[]>
+  storage(): Promise<string>
+  /** Connections of placemat nodes that keep no registry row (PostgreSQL's only). */
+  unregisteredConnections?(): Promise<Array<{pid: number; addr: string; since: number}>>
   close(): Promise<void>
 }
 
@@ -28,22 +33,16 @@ export async function inspect(target: string): Promise<Inspector> {
   const backend = await openBackend(target, {readonly: true})
   const rows = async <T>(query: RawBuilder<T> | string) =>
     (await (typeof query === 'string' ? sql.raw<T>(query) : query).execute(backend.db)).rows
-  const tables = async () =>
-    (backend.kind === 'sqlite'
-      ? await rows<{name: string}>(sql`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`)
-      : await rows<{name: string}>(
-          backend.kind === 'mysql'
-            ? sql`select table_name as name from information_schema.tables where table_schema = database()`
-            : sql`select table_name as name from information_schema.tables where table_schema = current_schema()`,
-        )
-    ).map((r) => r.name)
   return {
     kind: backend.kind,
     rows,
     async hasTable(name) {
-      return (await tables()).includes(name)
+      return (await backend.tables()).includes(name)
     },
-    tables,
+    tables: () => backend.tables(),
+    integrity: () => backend.integrity(),
+    storage: () => backend.storage(),
+    ...(backend.unregisteredConnections ? {unregisteredConnections: () => backend.unregisteredConnections!()} : {}),
     close: () => backend.close(),
   }
 }

@@ -47,6 +47,8 @@ describe('live nodes', () => {
         return [row as T]
       },
       tables: async () => ['placemat_nodes'],
+      integrity: async () => ['ok'],
+      storage: async () => 'wal',
       close: async () => undefined,
     }
     const nodes = await liveNodesOf(db, '/nowhere/placement.db', T0 + 1000)

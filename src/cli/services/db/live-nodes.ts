@@ -18,7 +18,6 @@ import {sql} from 'kysely'
 import {isAlive, readRecord} from '../../../daemon/control.js'
 import {NODE_STALE_MS, readNode, type RegisteredNode} from '../../../store/node-registry.js'
 import {RELEASE, compareReleases} from '../../../store/release.js'
-import {databaseKind} from '../../../store/target.js'
 import {inspect, type Inspector} from './inspect.js'
 
 /** A daemon of a release before registration, as far as it can be seen. */
@@ -39,9 +38,6 @@ export interface LiveNodes {
   unregistered: UnregisteredNode[]
 }
 
-/** The statements of a placemat before 0.2.0, as pg_stat_activity shows a connection's last one. */
-const PLACEMAT_STATEMENT = 'placemat_|kysely_migration|pg_advisory_xact_lock\\(1886154100\\)|"resource_providers"'
-
 /** The live nodes of the database `target` (read-only). */
 export async function liveNodes(target: string, now = Date.now()): Promise<LiveNodes> {
   const db = await inspect(target)
@@ -61,16 +57,8 @@ export async function liveNodesOf(db: Inspector, target: string, now = Date.now(
       ).map(readNode)
     : []
   const unregistered: UnregisteredNode[] = []
-  if (databaseKind(target) === 'postgres') {
-    const rows = await db
-      .rows<{pid: number; addr: string; since: number}>(
-        sql`select pid, coalesce(host(client_addr), 'a local socket') as addr, cast(extract(epoch from backend_start) * 1000 as bigint) as since
-          from pg_stat_activity
-          where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'
-            and coalesce(application_name, '') = '' and query ~ ${PLACEMAT_STATEMENT}
-          order by backend_start`,
-      )
-      .catch(() => [])
+  if (db.unregisteredConnections) {
+    const rows = await db.unregisteredConnections().catch(() => [])
     const byAddr = new Map<string, UnregisteredNode>()
     for (const r of rows) {
       const n = byAddr.get(r.addr) ?? {where: r.addr, connections: 0, backendPids: [], since: Number(r.since)}

@@ -82,9 +82,7 @@ export async function dbStatus(file: string): Promise<DbStatus> {
     const all = known()
     const pending = all.filter((m) => !applied.includes(m))
     const unknown = applied.filter((m) => !all.includes(m))
-    // PostgreSQL checks its own pages; SQLite's integrity check reads the whole file.
-    const integrity =
-      db.kind === 'sqlite' ? (await db.rows<{integrity_check: string}>('pragma integrity_check')).map((r) => r.integrity_check) : ['ok']
+    const integrity = await db.integrity()
     const counts: Record<string, number> = {}
     for (const t of ['resource_providers', 'inventories', 'consumers', 'allocations', 'resource_classes', 'traits']) {
       if (await db.hasTable(t)) counts[t] = Number((await db.rows<{n: number}>(`select count(*) as n from ${t}`))[0].n)
@@ -109,12 +107,7 @@ export async function dbStatus(file: string): Promise<DbStatus> {
       state,
       integrity,
       integrity_ok: integrity.length === 1 && integrity[0] === 'ok',
-      journal_mode:
-        db.kind === 'sqlite'
-          ? String((await db.rows<{journal_mode: string}>('pragma journal_mode'))[0].journal_mode)
-          : db.kind === 'mysql'
-            ? 'mariadb'
-            : 'postgresql',
+      journal_mode: await db.storage(),
       counts,
       ...(isDatabaseUrl(file) ? {} : {daemon: daemonOn(file)}),
       release: RELEASE,

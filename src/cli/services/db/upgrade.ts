@@ -19,7 +19,7 @@ import {RELEASE} from '../../../store/release.js'
 import {migrations} from '../../../store/schema.js'
 import {lastExpand, pendingUpTo, phaseOf, releaseOf, type SchemaFacts} from '../../../store/schema-contract.js'
 import {Store} from '../../../store/store.js'
-import {databaseKind, describeTarget, foreignDatabaseUrl, isDatabaseUrl} from '../../../store/target.js'
+import {BACKUP_TOOL, DATABASE_NOUN, databaseKind, describeTarget, foreignDatabaseUrl, isDatabaseUrl} from '../../../store/target.js'
 import {dbStatus, type DbStatus} from './status.js'
 import {olderNodes} from './live-nodes.js'
 
@@ -40,9 +40,8 @@ function openRaw(file: string, readonly: boolean): SQLite.Database {
   const foreign = foreignDatabaseUrl(file)
   if (foreign) throw foreign
   if (isDatabaseUrl(file)) {
-    const kind =
-      databaseKind(file) === 'mysql' ? 'a MariaDB database: back it up with mariadb-dump' : 'a PostgreSQL database: back it up with pg_dump'
-    throw usageError(`${describeTarget(file)} is ${kind}`)
+    const kind = databaseKind(file)
+    throw usageError(`${describeTarget(file)} is ${DATABASE_NOUN[kind]}: back it up with ${BACKUP_TOOL[kind]}`)
   }
   if (!fs.existsSync(file)) throw notFoundError(`no database file at ${file}`)
   const raw = new SQLite(file, {readonly, fileMustExist: true})
