@@ -27,7 +27,7 @@ import {generate} from '../helpers/headroom-clouds.js'
 import {plannerCloud, plannerState} from '../helpers/planner-cloud.js'
 import {rng} from '../helpers/rng.js'
 
-const CLOUDS = depth(80, 25)
+const CLOUDS = depth(80, 12)
 
 const key = (d: DomainHeadroom) => `${d.flavor} on ${d.level} ${d.name}`
 const fits = (s: State, flavors: FlavorRequest[]) => new Map(headroom(s, flavors).domains.map((d) => [key(d), d.fit]))
@@ -162,7 +162,7 @@ describe('headroom moves the right way', () => {
   it("hold on a planner's cloud too, but where a lost rack's pooled disk is placed again on hosts' own", () => {
     let compared = 0
     let raised = 0
-    for (const seed of [4242, 7, 99]) {
+    for (const seed of depth([4242, 7, 99], [4242])) {
       const cloud = plannerCloud(seed)
       const s = plannerState(cloud)
       const flavors = cloud.flavors.map(flavorRequest)

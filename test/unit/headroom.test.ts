@@ -39,8 +39,8 @@ const treeFree = (s: State, host: Provider) => {
 const answerText = (...args: Parameters<typeof capacityJson>): string => [...capacityJson(...args).pieces()].join('')
 
 /** Generated clouds checked: all of them in the whole run, a third by default. */
-const CLOUDS = depth(60, 20)
-const GROUP_CLOUDS = depth(40, 14)
+const CLOUDS = depth(60, 10)
+const GROUP_CLOUDS = depth(40, 7)
 
 describe('headroom', () => {
   it('agrees with claims one after another on generated clouds: every host and domain, every flavor', () => {
