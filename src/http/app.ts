@@ -29,6 +29,7 @@ import {routes as hostDescriptionRoutes} from './routes/host-description.js'
 import {routes as aggregateNameRoutes} from './routes/aggregate-names.js'
 import {routes as capacityRoutes} from './routes/capacity.js'
 import {routes as mapRoutes} from './routes/map.js'
+import {routes as uiRoutes} from './routes/ui.js'
 import {observabilityRoutes, observe} from './observability.js'
 import {stripBasePath} from './edge.js'
 import {Policy} from './policy/policy.js'
@@ -70,6 +71,7 @@ export const EXTENSION_ROUTES: RouteDef[] = [
   ...hostDescriptionRoutes,
   ...aggregateNameRoutes,
   ...mapRoutes,
+  ...uiRoutes,
 ]
 
 /**
