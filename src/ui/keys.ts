@@ -1,7 +1,8 @@
 /**
  * Moving through the map with the keyboard, as through a tree: the arrows go to the box before or
- * after among its neighbours, Enter into the first box it holds, Escape out to the one holding it,
- * Home and End to the first and last neighbour. Pure: the picture and a key in, the box to go to out.
+ * after at the same depth (past the last host of a rack, the first of the next rack), Enter into
+ * the first box it holds, Escape out to the one holding it, Home and End to the first and last
+ * of its neighbours. Pure: the picture and a key in, the box to go to out.
  */
 import type {Box, Picture} from './model.js'
 
@@ -39,9 +40,9 @@ export function stepFrom(p: Picture, key: string, step: Step): Box {
   const i = neighbours.indexOf(at)
   switch (step) {
     case 'next':
-      return neighbours[Math.min(neighbours.length - 1, i + 1)]
+      return neighbours[i + 1] ?? across(p, at, 1) ?? at
     case 'previous':
-      return neighbours[Math.max(0, i - 1)]
+      return neighbours[i - 1] ?? across(p, at, -1) ?? at
     case 'first':
       return neighbours[0]
     case 'last':
@@ -51,4 +52,38 @@ export function stepFrom(p: Picture, key: string, step: Step): Box {
     case 'out':
       return parent ?? at
   }
+}
+
+/**
+ * Past the last (or before the first) of its neighbours: the first (or last) box as deep as `b`
+ * in the next (or previous) box of its parent's level that holds one, as a reader goes on from
+ * the last host of a rack to the first of the next rack. Undefined at the end of the map.
+ */
+function across(p: Picture, b: Box, way: 1 | -1): Box | undefined {
+  let depth = 0
+  let up: Box = b
+  for (;;) {
+    const parent = p.parentOf.get(up.key)
+    if (!parent) return undefined
+    depth++
+    const grand = p.parentOf.get(parent.key)
+    if (!grand) return undefined
+    const kin = grand.children
+    for (let j = kin.indexOf(parent) + way; j >= 0 && j < kin.length; j += way) {
+      const found = edge(kin[j], depth, way)
+      if (found) return found
+    }
+    up = parent
+  }
+}
+
+/** The first (way 1) or last (way -1) box `depth` levels down from `b`, if it holds one. */
+function edge(b: Box, depth: number, way: 1 | -1): Box | undefined {
+  if (depth === 0) return b
+  const kids = way === 1 ? b.children : [...b.children].reverse()
+  for (const c of kids) {
+    const found = edge(c, depth - 1, way)
+    if (found) return found
+  }
+  return undefined
 }

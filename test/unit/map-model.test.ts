@@ -238,6 +238,20 @@ describe('moving through the map', () => {
     expect(at(rack.children.at(-1)!.key, 'Home', 'ArrowDown')).toBe(rack.children[1].key)
     expect(at(rack.children[0].key, 'Escape', 'Escape')).toBe(row.key)
     expect(at('cloud:cloud', 'Escape', 'ArrowUp')).toBe('cloud:cloud')
+    // Past the last host of a rack, the first of the next rack (in the next row or room when the rack is its row's last).
+    const next = row.children[1]
+    expect(at(rack.children.at(-1)!.key, 'ArrowRight')).toBe(next.children[0].key)
+    expect(at(next.children[0].key, 'ArrowLeft')).toBe(rack.children.at(-1)!.key)
+    const lastRack = row.children.at(-1)!
+    expect(at(lastRack.children.at(-1)!.key, 'ArrowDown')).toBe(room1.children[1].children[0].children[0].key)
+    const hosts = inOrder(p.root).filter((b) => b.level === 'host')
+    expect(at(hosts.at(-1)!.key, 'ArrowRight')).toBe(hosts.at(-1)!.key)
+    expect(at(hosts[0].key, 'ArrowLeft')).toBe(hosts[0].key)
+    // Every host in turn, as the map lists them.
+    let k = hosts[0].key
+    const walked = [k]
+    for (let n = 1; n < hosts.length; n++) walked.push((k = at(k, 'ArrowRight')))
+    expect(walked).toEqual(hosts.map((h) => h.key))
     expect(at(rack.children[0].key, 'Backspace')).toBe(rack.key)
     expect(stepFrom(p, 'nowhere', 'in').key).toBe('cloud:cloud')
     expect(stepOfKey('x')).toBeUndefined()
