@@ -49,6 +49,8 @@ const el = {
 let token: string | null = null
 let view: View = parseView(location.search)
 let layout: Fetched<MapLayoutAnswer> | null = null
+/** The layout's hosts, racks, rows and rooms as one string: a map of the same shape is drawn over, not anew. */
+let shape = ''
 let values: (Fetched<MapValues> & {query: string}) | null = null
 let pictures: {now: Picture; after?: Picture} | null = null
 const sides = {now: new MapView('now', null), before: new MapView('before', 'Before'), after: new MapView('after', 'After the what-if')}
@@ -160,7 +162,10 @@ async function poll(): Promise<void> {
 
 async function refresh(t: string): Promise<void> {
   const l = await getJson<MapLayoutAnswer>('map/layout', t, layout?.etag ?? null)
-  if (l) layout = l
+  if (l) {
+    layout = l
+    shape = JSON.stringify([l.body.hosts, l.body.tree, l.body.unracked])
+  }
   const q = valuesQuery(effective())
   const v = await getJson<MapValues>(`map/values${q}`, t, values?.query === q ? values.etag : null)
   if (v) values = {...v, query: q}
@@ -186,9 +191,9 @@ function draw(): void {
   const sel = selectedKey()
   const shown = after ? [sides.before, sides.after] : [sides.now]
   if (after) {
-    sides.before.draw(now, layout.body, sel)
-    sides.after.draw(after, layout.body, sel)
-  } else sides.now.draw(now, layout.body, sel)
+    sides.before.draw(now, shape, sel)
+    sides.after.draw(after, shape, sel)
+  } else sides.now.draw(now, shape, sel)
   if (shown.length !== mounted.length || shown.some((s, i) => s !== mounted[i])) {
     el.sides.replaceChildren(...shown.map((s) => s.element))
     mounted = shown

@@ -74,13 +74,14 @@ class LevelIndex {
   constructor(readonly values: LevelValues | undefined) {
     this.at = new Map((values?.names ?? []).map((n, i) => [n, i]))
   }
-  has(name: string): boolean {
-    return this.at.has(name)
+  /** The domain's row (-1: none). */
+  row(name: string): number {
+    return this.at.get(name) ?? -1
   }
-  get(name: string, column: keyof Omit<LevelValues, 'names'>): number | null {
-    const i = this.at.get(name)
+  /** A column's number in a row (null: no such row or column). */
+  get(row: number, column: keyof Omit<LevelValues, 'names'>): number | null {
     const col = this.values?.[column]
-    return i === undefined || !col ? null : col[i]
+    return row < 0 || !col ? null : col[row]
   }
 }
 
@@ -107,7 +108,11 @@ export const percent = (used: number, capacity: number): string => (capacity > 0
 /** The largest fit of each level in `numbers`. */
 export function scaleOf(numbers: MapNumbers): Scale {
   const out: Scale = {}
-  for (const level of LEVELS) out[level] = Math.max(0, ...(numbers.levels[level]?.fit ?? []))
+  for (const level of LEVELS) {
+    let most = 0
+    for (const f of numbers.levels[level]?.fit ?? []) if (f > most) most = f
+    out[level] = most
+  }
   return out
 }
 
@@ -135,15 +140,16 @@ export function picture(layout: MapLayoutAnswer, numbers: MapNumbers, opts: Pict
   const byKey = new Map<string, Box>()
   const parentOf = new Map<string, Box>()
 
-  const box = (level: BoxLevel, name: string, children: Box[]): Box => {
+  /** A box of its children's sums, or a host's (`host`: whether it is disabled, what is stranded on it). */
+  const box = (level: BoxLevel, name: string, children: Box[], host?: {disabled: boolean; stranded?: Record<string, number>}): Box => {
     const b: Box = {
       key: `${level}:${name}`,
       level,
       name,
       children,
-      hostCount: 0,
-      disabledCount: 0,
-      disabled: false,
+      hostCount: host ? 1 : 0,
+      disabledCount: host?.disabled ? 1 : 0,
+      disabled: host?.disabled ?? false,
       lost: false,
       fit: null,
       pooled: null,
@@ -153,7 +159,7 @@ export function picture(layout: MapLayoutAnswer, numbers: MapNumbers, opts: Pict
       before: null,
       capacity: null,
       used: null,
-      stranded: {},
+      stranded: host?.stranded ? {...host.stranded} : {},
       shown: '',
       tone: 'none',
       label: '',
@@ -162,24 +168,25 @@ export function picture(layout: MapLayoutAnswer, numbers: MapNumbers, opts: Pict
       parentOf.set(c.key, b)
       b.hostCount += c.hostCount
       b.disabledCount += c.disabledCount
-      for (const [rc, n] of Object.entries(c.stranded)) b.stranded[rc] = (b.stranded[rc] ?? 0) + n
+      for (const rc in c.stranded) b.stranded[rc] = (b.stranded[rc] ?? 0) + c.stranded[rc]
     }
     b.lost = children.length > 0 && children.every((c) => c.lost)
     if (level !== 'unracked') {
       const at = index[level]
-      if (level === 'host') b.lost = before !== null && !at.has(name)
+      const row = at.row(name)
+      if (level === 'host') b.lost = before !== null && row < 0
       if (opts.flavor) {
-        b.fit = b.lost ? 0 : (at.get(name, 'fit') ?? 0)
-        b.pooled = at.get(name, 'pooled') ?? 0
-        b.loss = at.get(name, 'fragmentation_loss') ?? 0
-        b.disabledFit = at.get(name, 'disabled_fit') ?? 0
-        const binding = at.get(name, 'binding')
+        b.fit = b.lost ? 0 : (at.get(row, 'fit') ?? 0)
+        b.pooled = at.get(row, 'pooled') ?? 0
+        b.loss = at.get(row, 'fragmentation_loss') ?? 0
+        b.disabledFit = at.get(row, 'disabled_fit') ?? 0
+        const binding = at.get(row, 'binding')
         b.binding = binding === null || binding < 0 ? null : (numbers.bindings[binding] ?? null)
-        if (before) b.before = before[level].get(name, 'fit') ?? 0
+        if (before) b.before = before[level].get(before[level].row(name), 'fit') ?? 0
       }
       if (opts.cls) {
-        b.capacity = at.get(name, 'capacity') ?? 0
-        b.used = at.get(name, 'used') ?? 0
+        b.capacity = at.get(row, 'capacity') ?? 0
+        b.used = at.get(row, 'used') ?? 0
       }
     }
     // A rack, row or room without hosts holds nothing: no tone.
@@ -191,18 +198,7 @@ export function picture(layout: MapLayoutAnswer, numbers: MapNumbers, opts: Pict
     return b
   }
 
-  const host = (i: number): Box => {
-    const name = layout.hosts[i]
-    // A host's own numbers come before box() sums its children: it has none.
-    const s = stranded.get(name)
-    const b = box('host', name, [])
-    b.hostCount = 1
-    b.disabled = disabled.has(i)
-    b.disabledCount = b.disabled ? 1 : 0
-    if (s) b.stranded = {...s}
-    b.label = labelOf(b, opts)
-    return b
-  }
+  const host = (i: number): Box => box('host', layout.hosts[i], [], {disabled: disabled.has(i), stranded: stranded.get(layout.hosts[i])})
   const node = (n: MapNode): Box => box(n.level, n.name, n.hosts ? n.hosts.map(host) : (n.children ?? []).map(node))
   const tops = layout.tree.map(node)
   if (layout.unracked.length) tops.push(box('unracked', 'no rack', layout.unracked.map(host)))

@@ -26,8 +26,10 @@ export class MapView {
   private readonly map: HTMLElement
   private readonly svg: SVGSVGElement
   private elements = new Map<string, HTMLElement>()
+  /** Each box's value and, but for hosts, the line under its name. */
+  private parts = new Map<string, {value: Element; sub: Element | null}>()
   private written = new Map<string, Written>()
-  private drawnLayout: unknown = null
+  private drawnShape: string | null = null
 
   constructor(side: 'now' | 'before' | 'after', title: string | null) {
     this.map = h('div', {class: 'map', role: 'tree', 'aria-label': title ?? 'the datacenter'})
@@ -43,38 +45,53 @@ export class MapView {
     return this.elements.get(key)
   }
 
-  /** Draws `p`: anew when its layout is another than the one drawn, else over the boxes there. */
-  draw(p: Picture, layout: unknown, selected: string | null): void {
-    if (layout !== this.drawnLayout || !this.elements.has(p.root.key)) {
+  /**
+   * Draws `p`: anew when the layout's `shape` (its hosts, racks, rows and rooms) is another than
+   * the one drawn, else over the boxes there, writing only what changed.
+   */
+  draw(p: Picture, shape: string, selected: string | null): void {
+    if (shape !== this.drawnShape || !this.elements.has(p.root.key)) {
       this.elements = new Map()
+      this.parts = new Map()
       this.written = new Map()
-      const root = this.build(p.root, 1)
+      const compact = p.root.hostCount > COMPACT_ABOVE
+      const host = h(
+        'div',
+        {role: 'treeitem', tabindex: -1, 'data-level': 'host'},
+        compact ? null : h('span', {class: 'name'}),
+        h('span', {class: 'value'}),
+      )
+      const root = this.build(p.root, 1, host, compact)
+      this.map.classList.toggle('compact', compact)
       this.map.replaceChildren(root)
-      this.drawnLayout = layout
+      this.drawnShape = shape
     }
-    this.map.classList.toggle('compact', p.root.hostCount > COMPACT_ABOVE)
     for (const [key, el] of this.elements) {
       const b = p.byKey.get(key)
       if (b) this.write(b, el, p, key === selected)
     }
   }
 
-  private build(b: Box, depth: number): HTMLElement {
-    const el = h('div', {
-      role: 'treeitem',
-      'aria-level': depth,
-      tabindex: -1,
-      'data-key': b.key,
-      'data-level': b.level,
-      'data-name': b.name,
-    })
-    if (b.level === 'host') el.append(h('span', {class: 'name'}, b.name), h('span', {class: 'value'}))
-    else {
-      const title = b.level === 'unracked' ? `hosts in no rack` : b.level === 'cloud' ? 'cloud' : `${b.level} ${b.name}`
-      el.append(h('div', {class: 'head'}, h('span', {class: 'name'}, title), h('span', {class: 'value'}), h('span', {class: 'sub'})))
+  /** A box's element and those of what it holds; hosts are copies of `host` (in a compact map, without their name: it is in their label). */
+  private build(b: Box, depth: number, host: HTMLElement, compact: boolean): HTMLElement {
+    let el: HTMLElement
+    if (b.level === 'host') {
+      el = host.cloneNode(true) as HTMLElement
+      el.dataset.key = b.key
+      el.dataset.name = b.name
+      el.setAttribute('aria-level', String(depth))
+      if (!compact) el.firstElementChild!.textContent = b.name
+      this.parts.set(b.key, {value: el.lastElementChild!, sub: null})
+    } else {
+      el = h('div', {role: 'treeitem', 'aria-level': depth, tabindex: -1, 'data-key': b.key, 'data-level': b.level, 'data-name': b.name})
+      const title = b.level === 'unracked' ? 'hosts in no rack' : b.level === 'cloud' ? 'cloud' : `${b.level} ${b.name}`
+      const value = h('span', {class: 'value'})
+      const sub = h('span', {class: 'sub'})
+      el.append(h('div', {class: 'head'}, h('span', {class: 'name'}, title), value, sub))
       const kids = h('div', {class: 'kids', role: 'group'})
-      for (const c of b.children) kids.append(this.build(c, depth + 1))
+      for (const c of b.children) kids.append(this.build(c, depth + 1, host, compact))
       el.append(kids)
+      this.parts.set(b.key, {value, sub})
     }
     this.elements.set(b.key, el)
     return el
@@ -82,30 +99,23 @@ export class MapView {
 
   private write(b: Box, el: HTMLElement, p: Picture, selected: boolean): void {
     const was = this.written.get(b.key)
-    const className = [
-      'box',
-      `lvl-${b.level}`,
-      `tone-${b.tone}`,
-      b.disabled ? 'disabled' : '',
-      Object.keys(b.stranded).length ? 'mark-stranded' : '',
-      selected ? 'selected' : '',
-    ]
-      .filter(Boolean)
-      .join(' ')
+    let className = `box lvl-${b.level} tone-${b.tone}`
+    if (b.disabled) className += ' disabled'
+    if (b.stranded && Object.keys(b.stranded).length) className += ' mark-stranded'
+    if (selected) className += ' selected'
     const data = dataOf(b, p)
     const sub = b.level === 'host' ? '' : subOf(b, p)
     if (was?.className !== className) el.className = className
     if (was?.label !== b.label) el.setAttribute('aria-label', b.label)
-    if (was?.data !== data.key) {
-      for (const k of ['fit', 'before', 'used', 'capacity', 'lost', 'disabled', 'stranded', 'tone']) {
+    if (was?.data !== data.key)
+      for (const k in data.values) {
         const v = data.values[k]
-        if (v === undefined) delete el.dataset[k]
-        else el.dataset[k] = v
+        if (v !== undefined) el.dataset[k] = v
+        else if (was) delete el.dataset[k]
       }
-    }
-    const value = b.level === 'host' ? el.children[1] : el.firstElementChild!.children[1]
-    if (was?.shown !== b.shown) value.textContent = b.shown
-    if (b.level !== 'host' && was?.sub !== sub) el.firstElementChild!.children[2].textContent = sub
+    const parts = this.parts.get(b.key)!
+    if (was?.shown !== b.shown) parts.value.textContent = b.shown
+    if (parts.sub && was?.sub !== sub) parts.sub.textContent = sub
     this.written.set(b.key, {className, label: b.label, shown: b.shown, sub, data: data.key})
   }
 
@@ -171,7 +181,9 @@ function dataOf(b: Box, p: Picture): {values: Record<string, string | undefined>
     stranded: Object.keys(b.stranded).length ? strandedText(b.stranded) : undefined,
     tone: b.tone,
   }
-  return {values, key: JSON.stringify(values)}
+  let key = ''
+  for (const k in values) key += `${values[k] ?? ''}\u0000`
+  return {values, key}
 }
 
 /** The line under a domain's name: what else it counts. */
