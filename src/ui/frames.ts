@@ -1,9 +1,9 @@
 /**
  * How smooth the page is, measured in the page and written on the root element for scripts and
  * tests: data-load-ms (from the navigation to the first map on the screen), data-draw-ms (the
- * last drawing, from its data to its frame on the screen), and the frames while the page drew or
- * was used (each drawing or interaction watched for a second after it): data-frame-median,
- * data-frame-p95 and data-frame-max in ms, data-frames how many were counted.
+ * last drawing, from its data to its frame on the screen), and the frames of the last burst of
+ * drawing or use (from its first drawing or interaction to a second after its last):
+ * data-frame-median, data-frame-p95 and data-frame-max in ms, data-frames how many were counted.
  */
 
 const WATCH_MS = 1000
@@ -37,7 +37,9 @@ export class FrameWatch {
   watch(): void {
     this.until = performance.now() + WATCH_MS
     if (this.running) return
+    // A new burst: its frames alone.
     this.running = true
+    this.deltas = []
     this.last = performance.now()
     const frame = (t: number) => {
       this.deltas.push(t - this.last)
@@ -52,10 +54,7 @@ export class FrameWatch {
   }
 
   private write(): void {
-    // The latest 600 frames (ten seconds at 60 a second).
-    const kept = this.deltas.slice(-600)
-    this.deltas = kept
-    const sorted = [...kept].sort((a, b) => a - b)
+    const sorted = [...this.deltas].sort((a, b) => a - b)
     const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
     const d = this.root.dataset
     d.frames = String(sorted.length)
