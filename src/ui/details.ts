@@ -121,14 +121,19 @@ function detailParts(d: MapDomain): HTMLElement[] {
 }
 
 /** The pools, each with what it holds and the domains it serves; `onHover` is told which pool the pointer or focus is on. */
-export function showPools(section: HTMLElement, layout: MapLayoutAnswer, onHover: (hosts: number[] | null) => void): void {
+export function showPools(
+  section: HTMLElement,
+  layout: MapLayoutAnswer,
+  used: Record<string, Record<string, number>>,
+  onHover: (hosts: number[] | null) => void,
+): void {
   if (!layout.pools.length) {
     fill(section)
     return
   }
   const items = layout.pools.map((pool) => {
     const use = Object.entries(pool.capacity)
-      .map(([rc, c]) => `${rc} ${percent(pool.used[rc] ?? 0, c)} used`)
+      .map(([rc, c]) => `${rc} ${percent(used[pool.name]?.[rc] ?? 0, c)} used`)
       .join(', ')
     const serves = pool.serves.map((d) => (d.level === 'cloud' ? 'the whole cloud' : `${d.level} ${d.name}`)).join(', ') || 'no host'
     const el = h(

@@ -200,7 +200,7 @@ function draw(): void {
   }
   fill(el.legend, ...legend(now))
   controls(v)
-  showPools(el.pools, layout.body, highlight)
+  showPools(el.pools, layout.body, values.body.now.pools ?? {}, highlight)
   showDisplaced(el.displaced, values.body.what_if)
   rove(focusKey)
   showFor(hoverKey ?? sel ?? focusKey)

@@ -57,6 +57,10 @@ describe('the map of a cloud', () => {
       expect(pool.hosts).toEqual(hostsUnder(room))
       expect(pool.capacity.DISK_GB).toBeGreaterThan(0)
     }
+    // What is used of them is a value: it changes with every claim.
+    const used = mapValues(s, flavors, {flavor: null, class: null}).now.pools
+    expect(Object.keys(used).sort()).toEqual(layout.pools.map((p) => p.name).sort())
+    for (const pool of layout.pools) expect(used[pool.name].DISK_GB ?? 0).toBe(s.providerByName.get(pool.name)!.usages.get('DISK_GB') ?? 0)
     expect(layout.classes).toEqual(['DISK_GB', 'MEMORY_MB', 'PCPU', 'VCPU', 'VGPU'])
   })
 

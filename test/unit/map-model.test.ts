@@ -75,6 +75,7 @@ describe("the map's picture", () => {
     const numbers = {
       levels: mapValues(s, flavors, {flavor: null, class: null}).now.levels,
       bindings: [],
+      pools: {},
       stranded: [
         {host: layout.hosts[0], class: 'VCPU', amount: 3, bottleneck: 'MEMORY_MB'},
         {host: layout.hosts[0], class: 'MEMORY_MB', amount: 2048, bottleneck: 'VCPU'},
@@ -143,6 +144,7 @@ describe("the map's picture", () => {
       },
       bindings: ['VCPU'],
       stranded: [],
+      pools: {},
     }
     const p = picture(l, numbers, {flavor: 'f', cls: null})
     expect(p.root.children.map((b) => b.key)).toEqual(['row:w', 'unracked:no rack'])

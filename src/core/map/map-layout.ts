@@ -2,8 +2,8 @@
  * The datacenter as the map page draws it (GET /placemat/v1/map/layout): rooms holding rows
  * holding racks holding hosts, as the topology nests them; rows and racks in nothing above them
  * beside the rooms; the hosts in no rack in a group of their own; and the sharing pools, each with
- * the hosts that reach it and the domains it serves whole. Names only, no numbers: the numbers
- * change with every claim (map-values.ts), the layout seldom, so the page asks for it seldom.
+ * the hosts that reach it and the domains it serves whole. Names and capacities only: what is used
+ * changes with every claim (map-values.ts), the layout seldom, so the page asks for it seldom.
  * A host's rack is the one capacity counts it in (topology.ts hostDomains): the map's boxes hold
  * the hosts whose numbers capacity sums into them.
  */
@@ -34,9 +34,8 @@ export interface MapPool {
   hosts: number[]
   /** The largest domains all of whose hosts reach it (a row rather than each of its racks), then hosts reached outside those. */
   serves: DomainName[]
-  /** What it holds and what is used of it, per class. */
+  /** What it holds, per class (what is used of it changes with every claim: map-values.ts). */
   capacity: Record<string, number>
-  used: Record<string, number>
 }
 
 export interface MapLayout {
@@ -118,12 +117,8 @@ function mapPools(s: State, hosts: Provider[], tree: MapNode[]): MapPool[] {
         }
     }
     const capacity: Record<string, number> = {}
-    const used: Record<string, number> = {}
-    for (const [rc, inv] of pool.inventories) {
-      capacity[rc] = capacityOf(inv)
-      used[rc] = pool.usages.get(rc) ?? 0
-    }
-    return {name: pool.name, hosts: reached, serves: served(new Set(reached), tree, hosts), capacity, used}
+    for (const [rc, inv] of pool.inventories) capacity[rc] = capacityOf(inv)
+    return {name: pool.name, hosts: reached, serves: served(new Set(reached), tree, hosts), capacity}
   })
 }
 

@@ -36,6 +36,8 @@ export interface MapNumbers {
   bindings: Array<string | null>
   /** Free capacity on enabled hosts where no flavor of the catalog fits now (capacity's `stranded`). */
   stranded: Stranded[]
+  /** What is used of each sharing pool, by its name and class. */
+  pools: Record<string, Record<string, number>>
 }
 
 export interface MapWhatIf {
@@ -101,7 +103,9 @@ function mapNumbers(s: State, catalog: readonly FlavorRequest[], q: MapQuery): {
     levels[level] = {names: sorted}
     index[level] = new Map(sorted.map((n, i) => [n, i]))
   }
-  const numbers: MapNumbers = {levels, bindings: [], stranded: []}
+  const pools: MapNumbers['pools'] = {}
+  for (const p of s.providers.values()) if (isSharing(p)) pools[p.name] = Object.fromEntries(p.usages)
+  const numbers: MapNumbers = {levels, bindings: [], stranded: [], pools}
   let lint: LintFinding[] = []
   if (catalog.length) {
     const t = headroomTable(s, catalog)

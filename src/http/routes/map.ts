@@ -9,8 +9,9 @@
  *   GET /placemat/v1/map/domain    ?level=LEVEL&name=NAME: one domain's hosts, use per class,
  *                                  consumers, pools and placement groups (core/map/map-domain.ts)
  *
- * Each answer carries an ETag of the State's version, the catalog and the query: the page polls
- * with If-None-Match, and while nothing changed it is answered 304, worked out once.
+ * Each answer carries an ETag of the State's version (the layout's: of its shape and topology), the
+ * catalog and the query: the page polls with If-None-Match, and while nothing changed it is
+ * answered 304, worked out once.
  */
 import {createHash, randomUUID} from 'node:crypto'
 import {PlacementError} from '../../core/errors.js'
@@ -32,7 +33,14 @@ export const routes: RouteDef[] = [
     url: `${MAP_PREFIX}/layout`,
     async handler(ctx) {
       const s = await ctx.store.refresh()
-      return conditional(ctx, s, 'layout', (): MapLayoutAnswer => ({...mapLayout(s), flavors: catalogOf(ctx.options).map((f) => f.flavor)}))
+      // Its tag moves with the cloud's shape and topology, not with every claim.
+      return conditional(
+        ctx,
+        s,
+        'layout',
+        (): MapLayoutAnswer => ({...mapLayout(s), flavors: catalogOf(ctx.options).map((f) => f.flavor)}),
+        `L${s.shapeVersion}.${s.topologyGeneration}`,
+      )
     },
   },
   {
@@ -97,13 +105,14 @@ const numberOf = (x: object): number => {
 const kept = new WeakMap<AppOptions, ResponseCache<Buffer>>()
 
 /**
- * The answer of `compute` with its ETag: 304 with no body when the client holds it already, the
- * answer kept for the next asker of the same view until the State changes.
+ * The answer of `compute` with its ETag (of the State's `version`, its write count unless told):
+ * 304 with no body when the client holds it already, the answer kept for the next asker of the
+ * same view until the State changes.
  */
-function conditional(ctx: Ctx, s: State, key: string, compute: () => unknown): JsonText | undefined {
+function conditional(ctx: Ctx, s: State, key: string, compute: () => unknown, version = String(s.version)): JsonText | undefined {
   const catalog = ctx.options.flavors?.flavors
   const digest = createHash('sha256').update(key).digest('base64url').slice(0, 16)
-  const tag = `"${BOOT}.${numberOf(s)}.${s.version}.${catalog ? numberOf(catalog) : 0}.${digest}"`
+  const tag = `"${BOOT}.${numberOf(s)}.${version}.${catalog ? numberOf(catalog) : 0}.${digest}"`
   ctx.reply.header('etag', tag)
   ctx.reply.header('cache-control', 'no-cache')
   const asked = ctx.req.headers['if-none-match']
