@@ -198,7 +198,9 @@ function draw(): void {
     el.sides.replaceChildren(...shown.map((s) => s.element))
     mounted = shown
   }
-  fill(el.legend, ...legend(now))
+  // A flavor that fits nowhere, or only on disabled hosts, says so (capacity's lint).
+  const lint = values.body.lint.filter((x) => x.flavor === v.flavor).map((x) => h('strong', {class: 'lint'}, `${x.flavor}: ${x.problem}`))
+  fill(el.legend, ...legend(now), ...lint)
   controls(v)
   showPools(el.pools, layout.body, values.body.now.pools ?? {}, highlight)
   showDisplaced(el.displaced, values.body.what_if)
