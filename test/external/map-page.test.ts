@@ -84,6 +84,7 @@ describe.skipIf(!CHROMIUM)('the map page in a real browser', () => {
     await cli(['host', 'disable', 'cmp-b02', '--reason', 'fan failure', '--db', db])
     port = await freePort()
     await start()
+    page = (await cli(['ui'])).trim()
   })
   afterAll(async () => {
     await d?.stop()
@@ -92,7 +93,6 @@ describe.skipIf(!CHROMIUM)('the map page in a real browser', () => {
   })
 
   it("is given by placemat ui: the local daemon's address, the admin token in the fragment", async () => {
-    page = (await cli(['ui'])).trim()
     const token = fs.readFileSync(path.join(dir, 'admin-token'), 'utf8').trim()
     expect(page).toBe(`${d.url}/placemat/ui/#token=${encodeURIComponent(token)}`)
   })
@@ -184,6 +184,44 @@ describe.skipIf(!CHROMIUM)('the map page in a real browser', () => {
       budgetMs: 5000,
       height: 1100,
     })
+  })
+
+  it('selects with the pointer, takes a domain out with the keyboard, puts it back, and goes back through the views', async () => {
+    const browser = Browser.launch()
+    try {
+      const tab = await browser.open(withView(page, '?flavor=m1.small'))
+      await tab.until('document.documentElement.dataset.state === "live"', 'the page live')
+      const box = (key: string) => `document.querySelector('[data-side] [data-key="${key}"]')`
+      // A click selects: the URL names it, the details say its numbers, then the daemon's.
+      await tab.eval(`${box('rack:rack-a1')}.querySelector('.head').click()`)
+      await tab.until('location.search.includes("select=rack%3Arack-a1")', 'the selection in the URL')
+      await tab.until('document.getElementById("details").textContent.includes("Hosts (2)")', "the rack's details")
+      const details = await tab.eval<string>('document.getElementById("details").textContent')
+      expect(details).toMatch(/^rack rack-a1m1\.smallfit136pooled136fragmentation loss0/)
+      expect(details).toContain('web: anti-affinity by rack, 2 members')
+      // A pool's hosts are lit while it is hovered.
+      await tab.eval(`document.querySelector('.pool[data-name="ceph-rack-b"]').dispatchEvent(new MouseEvent('mouseenter'))`)
+      expect(await tab.eval('[...document.querySelectorAll(".served")].map((e) => e.dataset.name).join()')).toBe('cmp-b01,cmp-b02')
+      // t on the focused rack: the what-if, after beside before.
+      await tab.eval(
+        `(() => { const b = ${box('rack:rack-a1')}; b.focus(); b.dispatchEvent(new KeyboardEvent('keydown', {key: 't', bubbles: true})) })()`,
+      )
+      await tab.until('document.documentElement.dataset.view.includes("without=rack%3Arack-a1")', 'the what-if drawn', 30_000)
+      expect(await tab.eval('document.querySelectorAll("[data-side]").length')).toBe(2)
+      expect(await tab.eval('document.querySelector(\'[data-side="after"] [data-key="rack:rack-a1"]\').dataset.lost')).toBe('true')
+      await tab.until('Number(document.documentElement.dataset.arrows) > 0', 'the arrows of the displaced')
+      // The chip's × puts it back; back in the history shows the what-if again.
+      await tab.eval('document.querySelector(".chip button").click()')
+      await tab.until('document.querySelectorAll("[data-side]").length === 1', 'the what-if cleared')
+      expect(await tab.eval('location.search')).toBe('?flavor=m1.small&select=rack%3Arack-a1')
+      await tab.eval('history.back()')
+      await tab.until('document.querySelectorAll("[data-side]").length === 2', 'the what-if back')
+      console.log(
+        `map-page: clicked, hovered a pool, took rack-a1 out with t (${await tab.eval('document.documentElement.dataset.arrows')} arrows), put it back, went back`,
+      )
+    } finally {
+      await browser.close()
+    }
   })
 
   it('keeps working through a restart of the daemon, saying it reconnects', async () => {
