@@ -19,7 +19,19 @@ import {stepFrom, stepOfKey} from './keys.js'
 import {picture, scaleOf, type Box, type Picture} from './model.js'
 import {arrows, displacedMoves, type MoveSource} from './moves.js'
 import {MapView, legend} from './render.js'
-import {isLostLevel, parseView, refOfKey, ratioOf, tokenOfFragment, valuesQuery, viewQuery, without, withRatio, type View} from './view.js'
+import {
+  answerable,
+  isLostLevel,
+  parseView,
+  refOfKey,
+  ratioOf,
+  tokenOfFragment,
+  valuesQuery,
+  viewQuery,
+  without,
+  withRatio,
+  type View,
+} from './view.js'
 
 const POLL_MS = 5000
 const HIDDEN_POLL_MS = 30_000
@@ -77,14 +89,8 @@ function setStatus(state: 'live' | 'reconnecting' | 'token' | 'error' | 'startin
   el.status.textContent = text
 }
 
-/** The view as the daemon can answer it: its flavor one of the catalog's (the first when not), its class one the hosts have. */
-function effective(): View {
-  const l = layout?.body
-  if (!l) return view
-  const flavor = view.flavor && l.flavors.includes(view.flavor) ? view.flavor : (l.flavors[0] ?? null)
-  const cls = view.cls && l.classes.includes(view.cls) ? view.cls : null
-  return {...view, flavor, cls}
-}
+/** The view as the daemon can answer it (view.ts answerable). */
+const effective = (): View => (layout ? answerable(view, layout.body) : view)
 
 // ---- the token ---------------------------------------------------------------------------------
 

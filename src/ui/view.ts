@@ -100,3 +100,15 @@ export const refOfKey = (key: string): DomainRef | null => domainOf(key, LEVELS)
 
 /** Whether `v` names a domain the page can take out. */
 export const isLostLevel = (v: string): v is LostLevel => LOST.includes(v)
+
+/**
+ * The view as a daemon with these flavors and classes can answer it: its flavor one of the
+ * catalog's (the first when it names none or another), its class one the hosts hold (none when
+ * not); without a catalog, coloured by the use of VCPU (or the first class) instead of nothing.
+ */
+export function answerable(view: View, has: {flavors: readonly string[]; classes: readonly string[]}): View {
+  const flavor = view.flavor && has.flavors.includes(view.flavor) ? view.flavor : (has.flavors[0] ?? null)
+  let cls = view.cls && has.classes.includes(view.cls) ? view.cls : null
+  if (flavor === null && cls === null) cls = has.classes.includes('VCPU') ? 'VCPU' : (has.classes[0] ?? null)
+  return {...view, flavor, cls}
+}

@@ -12,7 +12,7 @@ import {mapValues} from '../../src/core/map/map-values.js'
 import {stepFrom, stepOfKey} from '../../src/ui/keys.js'
 import {fitTone, inOrder, percent, picture, scaleOf, strandedText, usageTone} from '../../src/ui/model.js'
 import {arrows, displacedMoves} from '../../src/ui/moves.js'
-import {parseView, ratioOf, refOfKey, tokenOfFragment, valuesQuery, viewQuery, without, withRatio} from '../../src/ui/view.js'
+import {answerable, parseView, ratioOf, refOfKey, tokenOfFragment, valuesQuery, viewQuery, without, withRatio} from '../../src/ui/view.js'
 import {plannerCloud, plannerState} from '../helpers/planner-cloud.js'
 
 const cloud = plannerCloud()
@@ -213,6 +213,16 @@ describe("the map's view in its URL", () => {
     expect(ratioOf('MEMORY_MB=1.5')).toEqual(['MEMORY_MB', 1.5])
     expect(refOfKey('host:cn:1')).toEqual({level: 'host', name: 'cn:1'})
     expect(refOfKey('unracked:no rack')).toBeNull()
+  })
+
+  it('asks what the daemon can answer: a flavor of its catalog, a class its hosts hold, a use without a catalog', () => {
+    const has = {flavors: ['m1.small', 'm1.large'], classes: ['MEMORY_MB', 'VCPU']}
+    const v = parseView('?flavor=m1.large&class=VCPU')
+    expect(answerable(v, has)).toMatchObject({flavor: 'm1.large', cls: 'VCPU'})
+    expect(answerable(parseView('?flavor=gone&class=GONE'), has)).toMatchObject({flavor: 'm1.small', cls: null})
+    expect(answerable(parseView(''), {flavors: [], classes: has.classes})).toMatchObject({flavor: null, cls: 'VCPU'})
+    expect(answerable(parseView(''), {flavors: [], classes: ['DISK_GB']})).toMatchObject({flavor: null, cls: 'DISK_GB'})
+    expect(answerable(parseView(''), {flavors: [], classes: []})).toMatchObject({flavor: null, cls: null})
   })
 
   it('takes the token from the fragment only', () => {
