@@ -74,7 +74,7 @@ export interface DumpedBox {
 }
 
 const ENTITIES: Record<string, string> = {amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: '\u00a0'}
-const unescape = (s: string) => s.replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, e: string) => ENTITIES[e])
+const decodeEntities = (s: string) => s.replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, e: string) => ENTITIES[e])
 
 /** The elements of `html` with a data-level attribute, in document order: their attributes and the text of their first `.value` (boxes only). */
 export function boxesOf(html: string): DumpedBox[] {
@@ -82,10 +82,10 @@ export function boxesOf(html: string): DumpedBox[] {
   const tag = /<(div|section)\s([^>]*\bdata-level="[^"]*"[^>]*)>/g
   for (let m = tag.exec(html); m; m = tag.exec(html)) {
     const attrs: Record<string, string> = {}
-    for (const a of m[2].matchAll(/([\w:-]+)(?:="([^"]*)")?/g)) attrs[a[1]] = unescape(a[2] ?? '')
+    for (const a of m[2].matchAll(/([\w:-]+)(?:="([^"]*)")?/g)) attrs[a[1]] = decodeEntities(a[2] ?? '')
     const rest = html.slice(m.index + m[0].length, m.index + m[0].length + 2000)
     const value = attrs.role === 'treeitem' ? (/<span class="value">([^<]*)<\/span>/.exec(rest)?.[1] ?? null) : null
-    out.push({attrs, value: value === null ? null : unescape(value)})
+    out.push({attrs, value: value === null ? null : decodeEntities(value)})
   }
   return out
 }
