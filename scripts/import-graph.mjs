@@ -11,7 +11,9 @@
 //
 // The layers, from the ground up: core, store, client, http, daemon, cli, commands. A file may
 // import its own layer and those below it, never one above (lazy import() included). The command
-// line has floors of its own within (CLI_FLOORS), held the same way.
+// line has floors of its own within (CLI_FLOORS), held the same way. The map page's scripts
+// (src/ui) stand apart: a browser loads them, so at run time they import only each other (and no
+// package).
 import fs from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -32,6 +34,9 @@ export const CLI_FLOORS = [
   ['src/cli/services'],
   ['src/cli'],
 ]
+
+/** The map page's scripts: compiled to dist/src/ui and run in a browser, in no layer; they import only each other at run time (types of the core's answers aside). */
+export const BROWSER = 'src/ui'
 
 /** The line count above which a source file is too big (generated tables aside). */
 export const MAX_LINES = 500
@@ -84,6 +89,7 @@ function importsOf(root, file) {
   const add = (spec, runtime, lazy) => {
     const target = resolve(root, file, spec)
     if (target) out.push({target, runtime, lazy})
+    else if (!spec.startsWith('.')) out.push({target: null, spec, runtime, lazy})
   }
   const visit = (node) => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
@@ -175,10 +181,15 @@ export function importGraph(root) {
   const upward = []
   const cliUpward = []
   const large = []
+  const browser = []
   let edges = 0
   for (const f of files) {
-    const {imports, lines} = importsOf(root, f)
+    const {imports: all, lines} = importsOf(root, f)
     if (lines > MAX_LINES && !GENERATED.has(f)) large.push({file: f, lines})
+    // The page's scripts are served to a browser as they are compiled: at run time they reach only each other.
+    if (f.startsWith(`${BROWSER}/`))
+      for (const i of all) if (i.runtime && !i.target?.startsWith(`${BROWSER}/`)) browser.push({from: f, to: i.target ?? i.spec})
+    const imports = all.filter((i) => i.target)
     runtime.set(
       f,
       imports.filter((i) => i.runtime).map((i) => i.target),
@@ -208,6 +219,7 @@ export function importGraph(root) {
     upward: upward.sort(byImport),
     cliUpward: cliUpward.sort(byImport),
     large: large.sort((a, b) => b.lines - a.lines),
+    browser,
   }
 }
 
@@ -222,6 +234,8 @@ function report(g) {
   for (const u of g.cliUpward) lines.push(`  ${u.from} -> ${u.to}${u.typeOnly ? ' (type only)' : u.lazy ? ' (lazy)' : ''}`)
   lines.push(`files over ${MAX_LINES} lines (scripts included): ${g.large.length}`)
   for (const l of g.large) lines.push(`  ${l.lines} ${l.file}`)
+  lines.push(`run-time imports of the page's scripts (${BROWSER}) outside them: ${g.browser.length}`)
+  for (const b of g.browser) lines.push(`  ${b.from} -> ${b.to}`)
   return lines.join('\n')
 }
 

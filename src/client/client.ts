@@ -22,6 +22,8 @@ export interface Transport {
   readonly description: string
   send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<ApiResponse>
   close(): Promise<void>
+  /** Where requests go over the network and the token they carry (none in process). */
+  address?(): Promise<{url: string; token: string | undefined}>
 }
 
 /** A non-2xx answer, carrying Placement's error fields. */

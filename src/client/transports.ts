@@ -42,4 +42,8 @@ export class HttpTransport implements Transport {
   }
 
   async close(): Promise<void> {}
+
+  async address(): Promise<{url: string; token: string | undefined}> {
+    return {url: this.baseUrl, token: this.token}
+  }
 }

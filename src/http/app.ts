@@ -28,6 +28,8 @@ import {routes as hostRoutes} from './routes/hosts.js'
 import {routes as hostDescriptionRoutes} from './routes/host-description.js'
 import {routes as aggregateNameRoutes} from './routes/aggregate-names.js'
 import {routes as capacityRoutes} from './routes/capacity.js'
+import {routes as mapRoutes} from './routes/map.js'
+import {routes as uiRoutes} from './routes/ui.js'
 import {observabilityRoutes, observe} from './observability.js'
 import {stripBasePath} from './edge.js'
 import {Policy} from './policy/policy.js'
@@ -68,6 +70,8 @@ export const EXTENSION_ROUTES: RouteDef[] = [
   ...hostRoutes,
   ...hostDescriptionRoutes,
   ...aggregateNameRoutes,
+  ...mapRoutes,
+  ...uiRoutes,
 ]
 
 /**

@@ -116,6 +116,11 @@ describe('the packed package, installed globally into an empty prefix', () => {
     expect(typo.stderr).toMatch(/^placemat: command provider shwo not found; did you mean `placemat provider show`/)
   })
 
+  it("ships the map page's files: the page and its stylesheet, and its scripts compiled", () => {
+    for (const file of ['ui/index.html', 'ui/map.css', 'dist/src/ui/main.js', 'dist/src/ui/model.js'])
+      expect(fs.existsSync(path.join(installed, file)), file).toBe(true)
+  })
+
   it(`installs only packages whose engines accept node ${LOWEST_NODE}, the lowest the package claims`, () => {
     const packages = installedPackages(path.join(installed, 'node_modules'))
     expect(packages.map((p) => p.name)).toContain('fastify')

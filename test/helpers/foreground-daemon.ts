@@ -39,9 +39,9 @@ function stopChild(child: ChildProcess): Promise<void> {
   })
 }
 
-/** Starts the daemon with `args` (after `daemon start --foreground --port 0`) in `env` (childEnv's, plus these). */
-export function startForeground(args: string[], env: Record<string, string> = {}): Promise<ForegroundDaemon> {
-  const child = spawn(process.execPath, [BIN, 'daemon', 'start', '--foreground', '--port', '0', ...args], {
+/** Starts the daemon with `args` (after `daemon start --foreground --port 0`, or the port given) in `env` (childEnv's, plus these). */
+export function startForeground(args: string[], env: Record<string, string> = {}, port = 0): Promise<ForegroundDaemon> {
+  const child = spawn(process.execPath, [BIN, 'daemon', 'start', '--foreground', '--port', String(port), ...args], {
     cwd: ROOT,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],

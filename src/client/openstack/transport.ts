@@ -27,4 +27,10 @@ export class KeystoneTransport implements Transport {
   }
 
   async close(): Promise<void> {}
+
+  /** The endpoint and a token of the session (logged in if it was not). */
+  async address(): Promise<{url: string; token: string | undefined}> {
+    const s = await this.session.session()
+    return {url: (this.endpoint ?? s.endpoint).replace(/\/+$/, ''), token: s.token}
+  }
 }
