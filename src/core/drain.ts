@@ -26,8 +26,6 @@ import {requireHost} from './host-status.js'
 import type {Amounts, State} from './state/state.js'
 import {Changes} from './state/changes.js'
 
-/** A provider that lends what it holds to the trees it shares an aggregate with. */
-
 /** Amounts per resource class, per provider uuid. */
 export type ProviderAmounts = Record<string, Record<string, number>>
 
@@ -95,13 +93,14 @@ export function hostConsumers(s: State, host: string): string[] {
     .map((x) => x.c)
 }
 
-const amountsText = (a: Record<string, number>) =>
+/** Amounts as the reasons say them: `VCPU=2,MEMORY_MB=2048`. */
+export const amountsText = (a: Record<string, number>) =>
   Object.entries(a)
     .map(([rc, n]) => `${rc}=${n}`)
     .join(',')
 
 /** What a consumer holds in the tree, as the reasons say it. */
-function heldText(from: ProviderAmounts): string {
+export function heldText(from: ProviderAmounts): string {
   const parts = Object.values(from).map(amountsText)
   return parts.length === 1 ? `${parts[0]} on one provider` : `${parts.join(' and ')} on ${parts.length} providers of one host`
 }
@@ -112,6 +111,31 @@ function associated(s: State, root: string, sharing: string): boolean {
   if (!aggs || aggs.size === 0) return false
   for (const p of s.subtree(root)) for (const a of p.aggregates) if (aggs.has(a)) return true
   return false
+}
+
+/**
+ * The request that finds a consumer's new place: what it holds on each provider of its host's tree
+ * (`held`, one entry a provider), found again on one provider each (one granular group each,
+ * group_policy=isolate), on the tree of a host that is not disabled. Drain and make-room ask it.
+ */
+export function moveRequest(s: State, held: ReadonlyArray<ReadonlyMap<string, number>>): CandidateRequest {
+  const groups: RequestGroup[] = held.map((amounts, i) => ({
+    suffix: `_DRAIN${i + 1}`,
+    resources: new Map(amounts),
+    requiredTraits: [],
+    forbiddenTraits: new Set(),
+    memberOf: [],
+    forbiddenAggs: new Set(),
+  }))
+  return {
+    groups,
+    groupPolicy: groups.length > 1 ? 'isolate' : undefined,
+    sameSubtree: [],
+    rootRequired: [],
+    // As nova's scheduler asks (only a trait the cloud knows can be named).
+    rootForbidden: new Set(s.traits.has(DISABLED_TRAIT) ? [DISABLED_TRAIT] : []),
+    nestedAware: true,
+  }
 }
 
 /**
@@ -134,25 +158,8 @@ export function planMove(s: State, host: string, consumer: string, opts: DrainOp
   const groups = groupsOf(s, consumer).map((g) => g.name)
   const from = record(held)
 
-  // One granular group per provider held, each on a provider of its own.
-  const requestGroups: RequestGroup[] = held.map(([, amounts], i) => ({
-    suffix: `_DRAIN${i + 1}`,
-    resources: new Map(amounts),
-    requiredTraits: [],
-    forbiddenTraits: new Set(),
-    memberOf: [],
-    forbiddenAggs: new Set(),
-  }))
-  const req: CandidateRequest = {
-    groups: requestGroups,
-    groupPolicy: requestGroups.length > 1 ? 'isolate' : undefined,
-    sameSubtree: [],
-    rootRequired: [],
-    // As nova's scheduler asks (only a trait the cloud knows can be named).
-    rootForbidden: new Set(s.traits.has(DISABLED_TRAIT) ? [DISABLED_TRAIT] : []),
-    nestedAware: true,
-  }
-  const result = findCandidates(s, req, opts.candidates ?? {})
+  const amounts = held.map(([, a]) => a)
+  const result = findCandidates(s, moveRequest(s, amounts), opts.candidates ?? {})
 
   const here = placementOf(s, [drained.uuid])
   const judged = new Map<string, Breach[]>()
