@@ -28,7 +28,7 @@ export interface Curve {
  */
 export function evictionCurve(fit: FlavorFit, i: number, pinned: ReadonlySet<number>, budget: number, upTo: number): Curve {
   const {w} = fit
-  const ids = [...w.on[i]].filter((id) => w.pieces[id].movable && !pinned.has(id))
+  const ids = [...w.on(i)].filter((id) => w.pieces[id].movable && !pinned.has(id))
   // Kinds of piece: the same pairs and amounts count alike.
   const kinds = new Map<string, number[]>()
   for (const id of ids) {
@@ -153,7 +153,7 @@ export function classBound(fit: FlavorFit, i: number, t: number, pinned: Readonl
     let lack = t * a - free
     if (lack <= 0) continue
     const gives: number[] = []
-    for (const id of w.on[i]) {
+    for (const id of w.on(i)) {
       const p = w.pieces[id]
       if (!p.movable || pinned.has(id)) continue
       let n = 0

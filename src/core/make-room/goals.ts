@@ -89,7 +89,7 @@ export class RoomGoal implements Goal {
   private contentKey(i: number): string {
     const {w} = this.fit
     const parts: string[] = []
-    for (const id of w.on[i]) {
+    for (const id of w.on(i)) {
       const p = w.pieces[id]
       parts.push(`${p.movable ? '' : '!'}${p.held.pairs.join(',')}=${p.held.pairAmounts.join(',')}`)
     }
@@ -169,7 +169,7 @@ export class EmptyGoal implements Goal {
 
   value(): number {
     let n = 0
-    for (const i of this.hosts) if (this.w.on[i].size === 0) n++
+    for (const i of this.hosts) if (this.w.on(i).size === 0) n++
     return n
   }
 
@@ -179,7 +179,7 @@ export class EmptyGoal implements Goal {
 
   /** Whether host `i` can ever be emptied: every piece on it may move. */
   emptiable(i: number): boolean {
-    for (const id of this.w.on[i]) if (!this.w.pieces[id].movable) return false
+    for (const id of this.w.on(i)) if (!this.w.pieces[id].movable) return false
     return true
   }
 
@@ -187,7 +187,7 @@ export class EmptyGoal implements Goal {
     const sizes: number[] = []
     let empty = 0
     for (const i of this.hosts) {
-      const n = this.w.on[i].size
+      const n = this.w.on(i).size
       if (n === 0) empty++
       else if (this.emptiable(i)) sizes.push(n)
     }
@@ -215,7 +215,7 @@ export class DrainGoal implements Goal {
 
   value(): number {
     let n = 0
-    for (const i of this.hosts) n += this.w.on[i].size
+    for (const i of this.hosts) n += this.w.on(i).size
     return n
   }
 
@@ -226,7 +226,7 @@ export class DrainGoal implements Goal {
   bound(): number {
     let n = 0
     for (const i of this.hosts)
-      for (const id of this.w.on[i]) {
+      for (const id of this.w.on(i)) {
         if (!this.w.pieces[id].movable) return Infinity
         n++
       }

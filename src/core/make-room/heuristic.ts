@@ -60,7 +60,7 @@ function helped(w: World, rules: Rules, piece: Piece, opts: PlaceOptions): boole
   }
   hosts.sort((a, b) => w.closeness(piece.host, a) - w.closeness(piece.host, b) || a - b)
   for (const j of hosts) {
-    const others = [...w.on[j]].filter((id) => w.pieces[id].movable).sort((a, b) => size(w.pieces[b]) - size(w.pieces[a]))
+    const others = [...w.on(j)].filter((id) => w.pieces[id].movable).sort((a, b) => size(w.pieces[b]) - size(w.pieces[a]))
     for (const id of others.slice(0, HELP_PIECES)) {
       const away = bestPlace(w, rules, w.pieces[id], {...opts, avoid: (k) => k === j || k === piece.host || (opts.avoid?.(k) ?? false)})
       if (!isPlace(away)) continue
@@ -164,13 +164,13 @@ export function roomHeuristic(w: World, rules: Rules, goal: RoomGoal): Outcome {
 }
 
 export function emptyHeuristic(w: World, rules: Rules, goal: EmptyGoal): Outcome {
-  const empty = new Set(goal.hosts.filter((i) => w.on[i].size === 0))
+  const empty = new Set(goal.hosts.filter((i) => w.on(i).size === 0))
   let need = goal.count - empty.size
   if (need <= 0) return {ok: true}
-  const held = (i: number) => [...w.on[i]].reduce((sum, id) => sum + size(w.pieces[id]), 0)
+  const held = (i: number) => [...w.on(i)].reduce((sum, id) => sum + size(w.pieces[id]), 0)
   const order = goal.hosts
-    .filter((i) => w.on[i].size > 0 && goal.emptiable(i))
-    .map((i) => ({i, n: w.on[i].size, held: held(i)}))
+    .filter((i) => w.on(i).size > 0 && goal.emptiable(i))
+    .map((i) => ({i, n: w.on(i).size, held: held(i)}))
     .sort((a, b) => a.n - b.n || a.held - b.held || a.i - b.i)
     .map((x) => x.i)
   let why = order.length < need ? `only ${order.length + empty.size} of the domain's hosts can be emptied` : undefined
@@ -179,7 +179,7 @@ export function emptyHeuristic(w: World, rules: Rules, goal: EmptyGoal): Outcome
     // The next hosts to empty are kept free of what moves, if there is room elsewhere.
     const next = new Set(order.slice(k + 1, k + 1 + need))
     const mark = w.done.length
-    const failed = placeEach(w, rules, placingOrder(w, rules, [...w.on[h]]), {
+    const failed = placeEach(w, rules, placingOrder(w, rules, [...w.on(h)]), {
       avoid: (j) => j === h || empty.has(j),
       penalty: (j) => (next.has(j) ? 1 : 0),
     })
@@ -195,7 +195,7 @@ export function emptyHeuristic(w: World, rules: Rules, goal: EmptyGoal): Outcome
 }
 
 export function drainHeuristic(w: World, rules: Rules, goal: DrainGoal): Outcome {
-  const ids = goal.hosts.flatMap((i) => [...w.on[i]])
+  const ids = goal.hosts.flatMap((i) => [...w.on(i)])
   const stuck = ids.find((id) => !w.pieces[id].movable)
   if (stuck !== undefined)
     return {

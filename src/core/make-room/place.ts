@@ -35,7 +35,8 @@ export function bestPlace(w: World, rules: Rules, piece: Piece, opts: PlaceOptio
   let withRoom = 0
   let hardBest: Breach[] | undefined
   let unassociated: string | undefined
-  const hosts = opts.only ?? range(w.n)
+  // The nearest first: once a place costs nothing and breaks no soft rule, none farther can do better.
+  const hosts = opts.only ?? w.nearest(piece.host)
   for (const j of hosts) {
     if (j === piece.host || !w.enabled[j] || opts.avoid?.(j) || !piece.movable) continue
     const cs = w.candidates(piece, j)
@@ -65,7 +66,7 @@ export function bestPlace(w: World, rules: Rules, piece: Piece, opts: PlaceOptio
       bestNear = near
       if (!opts.penalty) break
     }
-    if (best && best.penalty === 0 && best.soft === 0 && bestNear === 0) break // nothing can do better than the engine's next
+    if (best && best.penalty === 0 && best.soft === 0) break
   }
   if (best) return best
   if (withRoom === 0) return {why: `no other enabled host${opts.avoid ? ' it may go to' : ''} has room for ${heldText(heldOf(w, piece))}`}
@@ -79,10 +80,6 @@ export function bestPlace(w: World, rules: Rules, piece: Piece, opts: PlaceOptio
 
 const better = (penalty: number, soft: number, near: number, best: Place, bestNear: number): boolean =>
   penalty !== best.penalty ? penalty < best.penalty : soft !== best.soft ? soft < best.soft : near < bestNear
-
-function range(n: number): number[] {
-  return Array.from({length: n}, (_, i) => i)
-}
 
 function reachesOne(w: World, j: number, pool: string): boolean {
   const {treeSize} = w.forest.shapes[w.forest.shapeOf[j]]

@@ -167,7 +167,7 @@ function ceilingWhy(fit: FlavorFit, count: number, domain: PlanDomain | undefine
   const hosts = fit.hosts.filter((i) => fit.counts(i))
   const where = domainText(domain)
   if (hosts.length === 0) return `no enabled host of ${where} could ever hold ${fit.flavor.flavor}`
-  const gone = hosts.flatMap((i) => [...w.on[i]].filter((id) => w.pieces[id].movable))
+  const gone = hosts.flatMap((i) => [...w.on(i)].filter((id) => w.pieces[id].movable))
   const shift = (sign: number) => {
     for (const id of gone) {
       const p = w.pieces[id]

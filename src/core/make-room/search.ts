@@ -101,7 +101,10 @@ export function searchFewest(w: World, rules: Rules, goal: Goal, opts: SearchOpt
 /** Every move the World allows now: pieces on the goal's hosts first; pieces alike once. */
 function movesFrom(w: World, rules: Rules, goal: Goal): Move[] {
   const out: Move[] = []
-  const order = w.pieces.filter((p) => p.movable).sort((a, b) => goal.inDomain[b.host] - goal.inDomain[a.host] || a.id - b.id)
+  const order = w
+    .all()
+    .filter((p) => p.movable)
+    .sort((a, b) => goal.inDomain[b.host] - goal.inDomain[a.host] || a.id - b.id)
   const alike = new Set<string>()
   for (const p of order) {
     if (!p.signature.startsWith('#')) {
@@ -119,9 +122,10 @@ function movesFrom(w: World, rules: Rules, goal: Goal): Move[] {
 
 /** Where every piece is, pieces alike told apart only by where they are. */
 function stateKey(w: World): string {
-  const parts: string[] = new Array(w.pieces.length)
-  for (let k = 0; k < w.pieces.length; k++) {
-    const p = w.pieces[k]
+  const pieces = w.all()
+  const parts: string[] = new Array(pieces.length)
+  for (let k = 0; k < pieces.length; k++) {
+    const p = pieces[k]
     parts[k] = p.signature.startsWith('#') ? `${p.signature}@${p.host}:${p.held.pairs.join(',')}:${p.keeps.join(',')}` : p.signature
   }
   return parts.sort().join('\n')

@@ -16,7 +16,7 @@ export interface SolveOptions {
   maxMoves?: number
   /** Nodes the exact search may visit (0: no search). */
   searchNodes?: number
-  /** The search is tried when movable pieces x enabled hosts is at most this. */
+  /** The search is tried when consumers x enabled hosts is at most this. */
   searchSize?: number
 }
 
@@ -61,12 +61,10 @@ export function solve(w: World, rules: Rules, goal: Goal, heuristic: () => Outco
     plan = null
   }
   if (plan && plan.length <= bound) return {moves: plan, method: 'heuristic', proof: 'bound', lowerBound: bound, search: null}
-  let movable = 0
-  for (const p of w.pieces) if (p.movable) movable++
   let enabled = 0
   for (let j = 0; j < w.n; j++) enabled += w.enabled[j]
   const nodes = opts.searchNodes ?? SEARCH_NODES
-  if (nodes <= 0 || movable * enabled > (opts.searchSize ?? SEARCH_SIZE))
+  if (nodes <= 0 || w.s.consumers.size * enabled > (opts.searchSize ?? SEARCH_SIZE))
     return {moves: plan, method: 'heuristic', proof: null, lowerBound: bound, why, search: null}
   const found = searchFewest(w, rules, goal, {from: bound, below: plan?.length ?? Infinity, nodes, maxMoves})
   const search = {nodes: found.nodes, complete: found.complete}

@@ -11,7 +11,6 @@
  * tree shares an aggregate with it). A move is made and undone on the numbers (apply, undo), so
  * a search walks the cloud without copying it; each host's `version` moves with its usage.
  */
-import {closeness, placementOf, type Placement} from '../affinity.js'
 import type {CandidateRequest} from '../candidates/request.js'
 import {moveRequest} from '../drain.js'
 import {freeNow, poolFreeNow} from '../headroom/fit-walk.js'
@@ -27,20 +26,62 @@ export interface Held {
   pairAmounts: Float64Array
 }
 
-/** What one consumer holds in one host's tree: what a move takes elsewhere. */
-export interface Piece {
-  id: number
-  consumer: Consumer
-  host: number
-  held: Held
-  /** The sharing providers (uuids) the consumer keeps allocations on: where it goes must reach each. */
-  keeps: string[]
-  request: CandidateRequest
-  /** Pieces alike (same host, same holdings, no placement group): a search moves the first of them only. */
-  signature: string
+/**
+ * What one consumer holds in one host's tree: what a move takes elsewhere. What it holds on the
+ * host's pairs, the request that finds it a place and its signature are worked out when first
+ * asked (most of a large cloud's pieces are never looked at).
+ */
+export class Piece {
+  private _held?: Held | null
+  private _request?: CandidateRequest
+  private _signature?: string
+
+  constructor(
+    private readonly w: World,
+    readonly id: number,
+    readonly consumer: Consumer,
+    public host: number,
+    /** What it holds, provider by provider: the provider's place in the host's tree, and the amounts. */
+    private raw: Array<[number, Map<string, number>]>,
+    /** The sharing providers (uuids) the consumer keeps allocations on: where it goes must reach each. */
+    public keeps: string[],
+  ) {}
+
+  get held(): Held {
+    if (this._held === undefined) this._held = this.w.heldOf(this.host, this.raw)
+    return this._held ?? NOTHING
+  }
+
   /** False when what it holds is not all in its providers' inventories: it is left where it is. */
-  movable: boolean
+  get movable(): boolean {
+    return this.held !== NOTHING
+  }
+
+  get request(): CandidateRequest {
+    return (this._request ??= this.w.requestOf(this.raw.map(([, a]) => a)))
+  }
+
+  /** Pieces alike (same host, same holdings, no placement group): a search moves the first of them only. */
+  get signature(): string {
+    return (this._signature ??= this.w.signatureOf(this))
+  }
+
+  /** It holds `held` on `host` now (raw: the same, provider by provider). */
+  moveTo(host: number, raw: Array<[number, Map<string, number>]>, held?: Held): void {
+    this.host = host
+    this.raw = raw
+    this._held = held
+    this._request = undefined
+    this._signature = undefined
+  }
+
+  /** What it holds, provider by provider (to put it back where it was). */
+  get where(): {host: number; raw: Array<[number, Map<string, number>]>; held: Held} {
+    return {host: this.host, raw: this.raw, held: this.held}
+  }
 }
+
+const NOTHING: Held = {members: [], amounts: [], pairs: new Int32Array(0), pairAmounts: new Float64Array(0)}
 
 export interface Move {
   piece: number
@@ -52,9 +93,7 @@ export interface Move {
 
 interface Done {
   move: Move
-  held: Held
-  request: CandidateRequest
-  signature: string
+  was: Piece['where']
   keeps: number
   pool: Array<[number, number]>
 }
@@ -67,19 +106,26 @@ export class World {
   readonly poolFree: Float64Array
   readonly enabled: Uint8Array
   readonly hostNumber: Map<string, number>
+  /** The pieces made so far, by id: a host's when it is first asked of (on), a consumer's all at once. */
   readonly pieces: Piece[] = []
-  /** The pieces on each host, by id. */
-  readonly on: Array<Set<number>>
+  /** Each consumer's pieces, once made. */
   readonly ofConsumer = new Map<string, number[]>()
   /** Moves with each host's usage (and the pools' with poolVersion). */
   readonly version: Int32Array
   poolVersion = 0
   readonly done: Done[] = []
   private readonly requests: Map<string, CandidateRequest>
-  private readonly pairIndex: Array<Map<string, number>>
+  /** Each shape's pairs, by member and class. */
+  private readonly pairIndex: Array<Array<Map<string, number>>>
   private readonly reach: Array<Set<string> | undefined>
   private readonly grouped: ReadonlySet<string>
-  private readonly placements: Array<Placement | undefined>
+  /** The pieces on each host (once the host is made: built). */
+  private readonly placed: Array<Set<number>>
+  private readonly built: Uint8Array
+  /** Each tree member's host and place in it. */
+  private readonly place = new Map<string, [number, number]>()
+  /** Each host's rack, row and room (numbers; -1: none), and the hosts of each, in host order: made when first asked. */
+  private near?: {of: Int32Array[]; members: number[][][]}
 
   constructor(readonly s: State) {
     const forest = (this.forest = hostForest(s))
@@ -92,66 +138,91 @@ export class World {
     this.poolFree = poolFreeNow(forest)
     this.enabled = Uint8Array.from(forest.disabled, (d) => 1 - d)
     this.hostNumber = new Map(forest.hosts.map((h, i) => [h.uuid, i]))
-    this.on = Array.from({length: n}, () => new Set<number>())
+    this.placed = Array.from({length: n}, () => new Set<number>())
+    this.built = new Uint8Array(n)
     this.version = new Int32Array(n)
-    this.pairIndex = forest.shapes.map((shape) => new Map(shape.pairs.map((p, k) => [`${p.member} ${p.rc}`, k])))
+    this.pairIndex = forest.shapes.map((shape) => {
+      const index: Array<Map<string, number>> = []
+      shape.pairs.forEach((p, k) => {
+        ;(index[p.member] ??= new Map()).set(p.rc, k)
+      })
+      return index
+    })
     this.reach = new Array(forest.shapes.length)
-    this.placements = new Array(n)
     // Members of placement groups are told apart (their rules ask where each one is).
     const grouped = new Set<string>()
     for (const g of s.groups.values()) for (const m of g.members) grouped.add(m)
     this.grouped = grouped
-    // Each tree member's host and place in it.
-    const place = new Map<string, [number, number]>()
     for (let i = 0; i < n; i++) {
       const {treeSize} = forest.shapes[forest.shapeOf[i]]
-      for (let k = 0; k < treeSize; k++) place.set(forest.members[forest.memberAt[i] + k].uuid, [i, k])
-    }
-    for (const c of s.consumers.values()) {
-      const byHost = new Map<number, Array<[number, Map<string, number>]>>()
-      const keeps: string[] = []
-      for (const [rp, amounts] of c.allocations) {
-        const at = place.get(rp)
-        if (at) {
-          const list = byHost.get(at[0])
-          if (list) list.push([at[1], amounts])
-          else byHost.set(at[0], [[at[1], amounts]])
-        } else {
-          const p = s.providers.get(rp)
-          if (p && isSharing(p)) keeps.push(rp)
-        }
-      }
-      for (const [host, held] of byHost) {
-        const h = this.heldOf(host, held)
-        const id = this.pieces.length
-        const piece: Piece = {
-          id,
-          consumer: c,
-          host,
-          held: h ?? {members: [], amounts: [], pairs: new Int32Array(0), pairAmounts: new Float64Array(0)},
-          keeps,
-          request: this.requestOf(held.map(([, a]) => a)),
-          signature: '',
-          movable: h !== null,
-        }
-        piece.signature = signatureOf(piece, grouped)
-        this.pieces.push(piece)
-        this.on[host].add(id)
-        const list = this.ofConsumer.get(c.uuid)
-        if (list) list.push(id)
-        else this.ofConsumer.set(c.uuid, [id])
-      }
+      for (let k = 0; k < treeSize; k++) this.place.set(forest.members[forest.memberAt[i] + k].uuid, [i, k])
     }
   }
 
+  /** The pieces on host `i` (made when first asked: every consumer holding something in its tree). */
+  on(i: number): Set<number> {
+    if (!this.built[i]) {
+      this.built[i] = 1
+      const {forest} = this
+      const {treeSize} = forest.shapes[forest.shapeOf[i]]
+      for (let k = forest.memberAt[i]; k < forest.memberAt[i] + treeSize; k++)
+        for (const uuid of forest.members[k].allocations.keys()) if (!this.ofConsumer.has(uuid)) this.make(uuid)
+    }
+    return this.placed[i]
+  }
+
+  /** Every piece of the cloud (a search looks at all of them). */
+  all(): Piece[] {
+    for (let i = 0; i < this.n; i++) this.on(i)
+    return this.pieces
+  }
+
+  /** Makes a consumer's pieces, one a host it holds something on. */
+  private make(uuid: string): number[] {
+    const ids: number[] = []
+    this.ofConsumer.set(uuid, ids)
+    const c = this.s.consumers.get(uuid)
+    if (!c) return ids
+    // Mostly one host: its pieces' raw amounts found without a map.
+    let first = -1
+    const raw: Array<[number, Map<string, number>]> = []
+    let others: Map<number, Array<[number, Map<string, number>]>> | undefined
+    let keeps: string[] = NO_KEEPS
+    for (const [rp, amounts] of c.allocations) {
+      const at = this.place.get(rp)
+      if (at === undefined) {
+        const p = this.s.providers.get(rp)
+        if (p && isSharing(p)) keeps = keeps === NO_KEEPS ? [rp] : [...keeps, rp]
+      } else if (first < 0 || at[0] === first) {
+        first = at[0]
+        raw.push([at[1], amounts])
+      } else {
+        others ??= new Map()
+        const list = others.get(at[0])
+        if (list) list.push([at[1], amounts])
+        else others.set(at[0], [[at[1], amounts]])
+      }
+    }
+    if (first >= 0) ids.push(this.addPiece(c, first, raw, keeps))
+    for (const [host, list] of others ?? []) ids.push(this.addPiece(c, host, list, keeps))
+    return ids
+  }
+
+  private addPiece(c: Consumer, host: number, raw: Array<[number, Map<string, number>]>, keeps: string[]): number {
+    const id = this.pieces.length
+    this.pieces.push(new Piece(this, id, c, host, raw, keeps))
+    this.placed[host].add(id)
+    return id
+  }
+
   /** What `held` (place in the tree, amounts) is on host `i`'s pairs; null when a class is not in the provider's inventories. */
-  private heldOf(i: number, held: Array<[number, Map<string, number>]>): Held | null {
+  heldOf(i: number, held: Array<[number, Map<string, number>]>): Held | null {
     const index = this.pairIndex[this.forest.shapeOf[i]]
     const pairs: number[] = []
     const pairAmounts: number[] = []
     for (const [member, amounts] of held)
       for (const [rc, n] of amounts) {
-        const k = index.get(`${member} ${rc}`)
+        const k = index[member]?.get(rc)
         if (k === undefined) return null
         pairs.push(k)
         pairAmounts.push(n)
@@ -165,7 +236,7 @@ export class World {
   }
 
   /** drain.ts's request for these amounts, one object per amounts asked (so its candidates are searched once per shape). */
-  private requestOf(amounts: ReadonlyArray<ReadonlyMap<string, number>>): CandidateRequest {
+  requestOf(amounts: ReadonlyArray<ReadonlyMap<string, number>>): CandidateRequest {
     const key = amounts.map((a) => [...a].map(([rc, n]) => `${rc}:${n}`).join(',')).join('|')
     let r = this.requests.get(key)
     if (!r) this.requests.set(key, (r = moveRequest(this.s, amounts)))
@@ -245,14 +316,11 @@ export class World {
       if (!amounts) byMember.set(member, (amounts = new Map()))
       amounts.set(rc, (amounts.get(rc) ?? 0) + n)
     }
-    this.done.push({move, held: piece.held, request: piece.request, signature: piece.signature, keeps, pool})
-    const held = [...byMember]
-    piece.held = this.heldOf(move.to, held)!
-    piece.request = this.requestOf(held.map(([, a]) => a))
-    piece.host = move.to
-    piece.signature = signatureOf(piece, this.grouped)
-    this.on[from].delete(piece.id)
-    this.on[move.to].add(piece.id)
+    this.done.push({move, was: piece.where, keeps, pool})
+    const raw = [...byMember]
+    piece.moveTo(move.to, raw, this.heldOf(move.to, raw)!)
+    this.placed[from].delete(piece.id)
+    this.placed[move.to].add(piece.id)
     this.version[from]++
     this.version[move.to]++
     if (pool.length) this.poolVersion++
@@ -268,23 +336,19 @@ export class World {
     for (const [g, n] of d.pool) this.poolFree[g] += n
     if (d.pool.length) this.poolVersion++
     const fromAt = forest.pairAt[d.move.from]
-    for (let t = 0; t < d.held.pairs.length; t++) this.free[fromAt + d.held.pairs[t]] -= d.held.pairAmounts[t]
-    this.on[piece.host].delete(piece.id)
-    this.on[d.move.from].add(piece.id)
+    for (let t = 0; t < d.was.held.pairs.length; t++) this.free[fromAt + d.was.held.pairs[t]] -= d.was.held.pairAmounts[t]
+    this.placed[piece.host].delete(piece.id)
+    this.placed[d.move.from].add(piece.id)
     this.version[piece.host]++
     this.version[d.move.from]++
-    piece.host = d.move.from
-    piece.held = d.held
-    piece.request = d.request
-    piece.signature = d.signature
+    piece.moveTo(d.was.host, d.was.raw, d.was.held)
     if (piece.keeps.length !== d.keeps) piece.keeps = piece.keeps.slice(0, d.keeps)
     return d.move
   }
 
   /** The hosts (uuids) a consumer is on now: its pieces' hosts. */
   hostsOf(consumer: string): string[] {
-    const ids = this.ofConsumer.get(consumer)
-    if (!ids) return []
+    const ids = this.ofConsumer.get(consumer) ?? this.make(consumer)
     const out: string[] = []
     for (const id of ids) {
       const uuid = this.forest.hosts[this.pieces[id].host].uuid
@@ -293,10 +357,56 @@ export class World {
     return out
   }
 
-  /** How near host `j` is to host `i`: 0 the same rack, 1 row, 2 room, 3 elsewhere (affinity.ts closeness). */
+  /** How near host `j` is to host `i`: 0 the same rack, 1 row, 2 room, 3 elsewhere (as affinity.ts closeness says it). */
   closeness(i: number, j: number): number {
-    const at = (k: number) => (this.placements[k] ??= placementOf(this.s, [this.forest.hosts[k].uuid]))
-    return closeness(at(j), at(i))
+    const {of} = this.places()
+    for (let level = 0; level < 3; level++) if (of[level][i] >= 0 && of[level][i] === of[level][j]) return level
+    return 3
+  }
+
+  /** Every host, the nearest to `i` first: its rack's, then its row's, its room's, the rest; each in host order. */
+  *nearest(i: number): Generator<number> {
+    const {of, members} = this.places()
+    const seen = new Uint8Array(this.n)
+    for (let level = 0; level < 3; level++) {
+      if (of[level][i] < 0) continue
+      for (const j of members[level][of[level][i]])
+        if (!seen[j]) {
+          seen[j] = 1
+          yield j
+        }
+    }
+    for (let j = 0; j < this.n; j++) if (!seen[j]) yield j
+  }
+
+  private places(): NonNullable<World['near']> {
+    if (this.near) return this.near
+    const of = [new Int32Array(this.n).fill(-1), new Int32Array(this.n).fill(-1), new Int32Array(this.n).fill(-1)]
+    const members: number[][][] = [[], [], []]
+    const numbers = new Map<string, number>()
+    const LEVEL = {rack: 0, row: 1, room: 2} as const
+    this.forest.hosts.forEach((h, i) => {
+      for (const a of h.aggregates) {
+        const node = this.s.topology.get(a)
+        if (!node) continue
+        const level = LEVEL[node.level]
+        let k = numbers.get(a)
+        if (k === undefined) {
+          numbers.set(a, (k = members[level].length))
+          members[level].push([])
+        }
+        of[level][i] = k
+      }
+      for (let level = 0; level < 3; level++) if (of[level][i] >= 0) members[level][of[level][i]].push(i)
+    })
+    this.near = {of, members}
+    return this.near
+  }
+
+  /** Pieces alike: same host, same amounts on the same pairs, and no placement group (a group tells its members apart). */
+  signatureOf(p: Piece): string {
+    if (this.grouped.has(p.consumer.uuid)) return `#${p.id}`
+    return `${p.host}|${Array.from(p.held.pairs, (k, t) => `${k}:${p.held.pairAmounts[t]}`).join(',')}|${p.keeps.join(',')}`
   }
 
   /** Host number `i`'s name. */
@@ -307,8 +417,5 @@ export class World {
 
 const requestsOf = new WeakMap<HostForest, Map<string, CandidateRequest>>()
 
-/** Pieces alike: same host, same amounts on the same pairs, and no placement group (a group tells its members apart). */
-function signatureOf(p: Piece, grouped: ReadonlySet<string>): string {
-  if (grouped.has(p.consumer.uuid)) return `#${p.id}`
-  return `${p.host}|${Array.from(p.held.pairs, (k, t) => `${k}:${p.held.pairAmounts[t]}`).join(',')}|${p.keeps.join(',')}`
-}
+/** No sharing provider kept (one array for every piece that keeps none). */
+const NO_KEEPS: string[] = []
