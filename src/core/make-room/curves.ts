@@ -2,8 +2,8 @@
  * A host's eviction curve: the most of a flavor it holds with m of its pieces moved away, for
  * each m, and which m. Pieces holding the same amounts on the same providers are alike for the
  * count, so the sets tried are multisets of kinds of piece: every one of size 0, 1, 2, ... while
- * a budget of counts allows (exact up to `exactTo`), then one piece more at a time, the one that
- * helps most (the heuristic's sets). The lower bound of each m's count beyond `exactTo` is by
+ * a budget of counts allows (exact up to `exactTo`), then a beam: the best few sets of a size,
+ * each with one piece more (the heuristic's sets). The lower bound of each m's count beyond `exactTo` is by
  * class: t more instances take t times each class the flavor asks from the tree and the pools it
  * reaches, so the pieces moved must give back what lacks (the fewest that can: the largest first).
  */
@@ -22,14 +22,18 @@ export interface Curve {
   pieces: number
 }
 
+/** Sets kept at each size: the best of the last size counted in full, then of each size beyond (a beam). */
+const BEAM = 16
+
 /**
- * Host `i`'s curve over its movable pieces but `pinned`, counting at most `budget` sets (beyond
- * it, greedily). `upTo`: no more than this many instances are wanted of it (counting stops there).
+ * Host `i`'s curve over its movable pieces but `pinned`, counting at most `budget` sets in full
+ * (beyond it, a beam: the best sets of one size, each with one piece more). `upTo`: no more than
+ * this many instances are wanted of it (counting stops there).
  */
 export function evictionCurve(fit: FlavorFit, i: number, pinned: ReadonlySet<number>, budget: number, upTo: number): Curve {
   const {w} = fit
   const ids = [...w.on(i)].filter((id) => w.pieces[id].movable && !pinned.has(id))
-  // Kinds of piece: the same pairs and amounts count alike.
+  // Kinds of piece: the same pairs and amounts count alike. A set is how many of each kind.
   const kinds = new Map<string, number[]>()
   for (const id of ids) {
     const {pairs, pairAmounts} = w.pieces[id].held
@@ -39,27 +43,51 @@ export function evictionCurve(fit: FlavorFit, i: number, pinned: ReadonlySet<num
     else kinds.set(key, [id])
   }
   const groups = [...kinds.values()]
+  const weights = groups.map((g) => weight(fit, g[0]))
+  const piecesOf = (take: ArrayLike<number>): number[] => {
+    const set: number[] = []
+    for (let k = 0; k < groups.length; k++) for (let x = 0; x < take[k]; x++) set.push(groups[k][x])
+    return set
+  }
+  const weigh = (take: ArrayLike<number>) => {
+    let sum = 0
+    for (let k = 0; k < groups.length; k++) sum += take[k] * weights[k]
+    return sum
+  }
+  type Scored = {take: Int32Array; fit: number; weight: number}
+  const better = (a: Scored, b: Scored) => a.fit > b.fit || (a.fit === b.fit && a.weight > b.weight)
+  const keep = (beam: Scored[], x: Scored) => {
+    if (beam.length === BEAM && !better(x, beam[BEAM - 1])) return
+    let at = beam.length
+    while (at > 0 && better(x, beam[at - 1])) at--
+    beam.splice(at, 0, x)
+    if (beam.length > BEAM) beam.pop()
+  }
   const best = [fit.hostFit(i)]
   const sets: number[][] = [[]]
   const most = ids.length ? fit.fitWithout(i, ids) : best[0]
   let exactTo = 0
   let spent = 1
-  const take = new Int32Array(groups.length)
+  let beam: Scored[] = [{take: new Int32Array(groups.length), fit: best[0], weight: 0}]
+  const note = (m: number, top: Scored | undefined) => {
+    if (top && top.fit > best[m - 1]) {
+      best.push(top.fit)
+      sets.push(piecesOf(top.take))
+    } else {
+      best.push(best[m - 1])
+      sets.push(sets[m - 1])
+    }
+  }
   // Depth by depth, every multiset of kinds of that size.
+  const take = new Int32Array(groups.length)
   for (let m = 1; m <= ids.length && best[m - 1] < upTo; m++) {
     const size = multisets(groups, m)
     if (spent + size > budget) break
     spent += size
-    let top = -1
-    let topSet: number[] = []
+    const found: Scored[] = []
     const visit = (g: number, left: number): void => {
       if (left === 0) {
-        const set: number[] = []
-        take.forEach((n, k) => {
-          for (let x = 0; x < n; x++) set.push(groups[k][x])
-        })
-        const f = fit.fitWithout(i, set)
-        if (f > top) [top, topSet] = [f, set]
+        keep(found, {take: take.slice(), fit: fit.fitWithout(i, piecesOf(take)), weight: weigh(take)})
         return
       }
       if (g === groups.length) return
@@ -70,36 +98,28 @@ export function evictionCurve(fit: FlavorFit, i: number, pinned: ReadonlySet<num
       take[g] = 0
     }
     visit(0, m)
-    if (top > best[m - 1]) {
-      best.push(top)
-      sets.push(topSet)
-    } else {
-      best.push(best[m - 1])
-      sets.push(sets[m - 1])
-    }
+    note(m, found[0])
+    beam = found
     exactTo = m
   }
-  // Greedily beyond: one piece more at a time, the one whose leaving counts most.
-  let set = sets[sets.length - 1]
-  for (let m = best.length; m <= ids.length && best[m - 1] < upTo && best[m - 1] < most; m++) {
-    const taken = new Set(set)
-    let top = -1
-    let pick = -1
-    for (const g of groups) {
-      const id = g.find((x) => !taken.has(x))
-      if (id === undefined) continue
-      const f = fit.fitWithout(i, [...set, id])
-      if (f > top || (f === top && weight(fit, id) > weight(fit, pick))) [top, pick] = [f, id]
-    }
-    if (pick < 0) break
-    set = [...set, pick]
-    if (top > best[m - 1]) {
-      best.push(top)
-      sets.push(set)
-    } else {
-      best.push(best[m - 1])
-      sets.push(sets[m - 1])
-    }
+  // Beyond: each of the best sets with one piece more, the best of those kept, size after size.
+  for (let m = best.length; m <= ids.length && best[m - 1] < upTo && best[m - 1] < most && spent < 2 * budget; m++) {
+    const next: Scored[] = []
+    const seen = new Set<string>()
+    for (const b of beam)
+      for (let k = 0; k < groups.length; k++) {
+        if (b.take[k] >= groups[k].length) continue
+        const t = b.take.slice()
+        t[k]++
+        const key = t.join()
+        if (seen.has(key)) continue
+        seen.add(key)
+        spent++
+        keep(next, {take: t, fit: fit.fitWithout(i, piecesOf(t)), weight: b.weight + weights[k]})
+      }
+    if (next.length === 0) break
+    note(m, next[0])
+    beam = next
   }
   return {best, sets, exactTo, most, pieces: ids.length}
 }
@@ -118,7 +138,6 @@ function multisets(groups: number[][], m: number): number {
 
 /** What a piece holds of the classes the flavor asks (to prefer the larger of two that help alike). */
 function weight(fit: FlavorFit, id: number): number {
-  if (id < 0) return -1
   const {w} = fit
   const p = w.pieces[id]
   const asked = askedPerClass(fit.flavor.request)
@@ -132,39 +151,86 @@ function weight(fit: FlavorFit, id: number): number {
 }
 
 /**
- * The fewest pieces host `i` must give back for `t` instances to fit, by class: each class the
- * flavor asks, t times, against what its tree and the pools it reaches have free; what lacks must
- * come from pieces moved away, the largest first. A lower bound (Infinity: not even all of them).
+ * The fewest pieces host `i` must give back for `t` instances to fit, by class: an instance takes
+ * what one group asks of a class from one provider (the tree's, or a pool it reaches), so a
+ * provider holds at most what it has free over that amount, and the pieces moved away must raise
+ * the providers' sum to t; the fewest that can, provider by provider (the largest first on each),
+ * over the providers by a small knapsack. A class several groups ask is counted in all: t times
+ * their sum against the tree's and the pools' free amounts. The most over the classes is a lower
+ * bound (Infinity: not even all of them would do).
  */
 export function classBound(fit: FlavorFit, i: number, t: number, pinned: ReadonlySet<number>): number {
   const {w} = fit
   const shape = w.forest.shapes[w.forest.shapeOf[i]]
   const at = w.forest.pairAt[i]
+  const asked = new Map<string, number[]>()
+  for (const g of fit.flavor.request.groups)
+    for (const [rc, a] of g.resources) {
+      const list = asked.get(rc)
+      if (list) list.push(a)
+      else asked.set(rc, [a])
+    }
   let need = 0
-  for (const [rc, a] of askedPerClass(fit.flavor.request)) {
-    let free = 0
+  for (const [rc, amounts] of asked) {
+    // Each own provider's free amount, and what the pieces on it give back, the largest first.
+    const free: number[] = []
+    const gives: number[][] = []
+    const pairOf = new Map<number, number>()
+    let pooled = 0
     const pools = new Set<number>()
     for (let k = 0; k < shape.pairs.length; k++) {
       if (shape.pairs[k].rc !== rc) continue
       if (shape.pairSharing[k]) pools.add(shape.poolPair[k])
-      else free += Math.max(0, w.free[at + k])
+      else {
+        pairOf.set(k, free.length)
+        free.push(w.free[at + k])
+        gives.push([])
+      }
     }
-    for (const g of pools) free += Math.max(0, w.poolFree[g])
-    let lack = t * a - free
-    if (lack <= 0) continue
-    const gives: number[] = []
     for (const id of w.on(i)) {
       const p = w.pieces[id]
       if (!p.movable || pinned.has(id)) continue
-      let n = 0
-      for (let x = 0; x < p.held.pairs.length; x++) if (shape.pairs[p.held.pairs[x]].rc === rc) n += p.held.pairAmounts[x]
-      if (n > 0) gives.push(n)
+      for (let x = 0; x < p.held.pairs.length; x++) {
+        const q = pairOf.get(p.held.pairs[x])
+        if (q !== undefined) gives[q].push(p.held.pairAmounts[x])
+      }
     }
-    gives.sort((a, b) => b - a)
-    let k = 0
-    while (lack > 0 && k < gives.length) lack -= gives[k++]
-    if (lack > 0) return Infinity
-    need = Math.max(need, k)
+    for (const g of gives) g.sort((a, b) => b - a)
+    if (amounts.length > 1) {
+      const a = amounts.reduce((x, y) => x + y, 0)
+      for (const g of pools) pooled += Math.max(0, w.poolFree[g])
+      let lack = t * a - pooled - free.reduce((x, y) => x + Math.max(0, y), 0)
+      const all = gives.flat().sort((x, y) => y - x)
+      let k = 0
+      while (lack > 0 && k < all.length) lack -= all[k++]
+      if (lack > 0) return Infinity
+      need = Math.max(need, k)
+      continue
+    }
+    const a = amounts[0]
+    const count = (x: number) => Math.max(0, Math.floor(x / a))
+    for (const g of pools) pooled += count(w.poolFree[g])
+    let base = pooled
+    for (const f of free) base += count(f)
+    if (base >= t) continue
+    // The fewest moves a provider's count rises by each amount; then over the providers.
+    const extra = t - base
+    let dp = new Float64Array(extra + 1).fill(Infinity)
+    dp[0] = 0
+    free.forEach((f, q) => {
+      const next = dp.slice()
+      let sum = f
+      for (let e = 1; e <= gives[q].length; e++) {
+        sum += gives[q][e - 1]
+        const gain = count(sum) - count(f)
+        if (gain <= 0) continue
+        for (let v = 0; v <= extra; v++)
+          if (dp[v] < Infinity) next[Math.min(extra, v + gain)] = Math.min(next[Math.min(extra, v + gain)], dp[v] + e)
+      }
+      dp = next
+    })
+    if (dp[extra] === Infinity) return Infinity
+    need = Math.max(need, dp[extra])
   }
   return need
 }

@@ -130,6 +130,7 @@ export function roomHeuristic(w: World, rules: Rules, goal: RoomGoal): Outcome {
       }
     })
     tries.sort((a, b) => b.chosen - a.chosen || b.rate - a.rate || a.host - b.host)
+    const planned = new Set(tries.filter((t) => t.chosen).map((t) => t.host))
     // The first that gains what its host promised is taken; else the one that gained most a move.
     let kept: {moves: Move[]; rate: number} | undefined
     let taken = false
@@ -138,7 +139,9 @@ export function roomHeuristic(w: World, rules: Rules, goal: RoomGoal): Outcome {
       const mark = w.done.length
       const failed = placeEach(w, rules, placingOrder(w, rules, t.set), {
         avoid: (j) => j === t.host,
-        penalty: (j, cs, c) => fit.lossIfTaken(j, cs, c),
+        // Off the domain first: a host of it that takes a piece may be one to empty next (a host the
+        // choice empties, most of all); of its hosts, those that lose least.
+        penalty: (j, cs, c) => (fit.inDomain[j] ? 1 + 2 * fit.lossIfTaken(j, cs, c) + (planned.has(j) ? 1 : 0) : 0),
       })
       if (failed) {
         while (w.done.length > mark) w.undo()
