@@ -26,10 +26,13 @@ export interface Goal {
   bound(): number
   /** The domain's hosts (1 where in it). */
   readonly inDomain: Uint8Array
+  /** Told when the exact search starts: it asks the bound at every state, so the bound may be made cheaper. */
+  searching?(): void
 }
 
-/** Counts a host's curve may spend, each time it is made. */
+/** Counts a host's curve may spend, each time it is made (in a search, at every state it reaches). */
 const CURVE_BUDGET = 4000
+const SEARCH_CURVE_BUDGET = 200
 
 export class RoomGoal implements Goal {
   readonly inDomain: Uint8Array
@@ -39,12 +42,18 @@ export class RoomGoal implements Goal {
   readonly pinned = new Map<number, Set<number>>()
   private pinnedVersion = 0
 
+  private budget = CURVE_BUDGET
+
   constructor(
     readonly fit: FlavorFit,
     readonly count: number,
-    readonly budget = CURVE_BUDGET,
   ) {
     this.inDomain = fit.inDomain
+  }
+
+  searching(): void {
+    this.budget = SEARCH_CURVE_BUDGET
+    this.byContent.clear()
   }
 
   value(): number {
@@ -88,12 +97,16 @@ export class RoomGoal implements Goal {
   /** What host `i` holds, piece by piece, and what its pools have free: all its curve depends on. */
   private contentKey(i: number): string {
     const {w} = this.fit
-    const parts: string[] = []
-    for (const id of w.on(i)) {
-      const p = w.pieces[id]
-      parts.push(`${p.movable ? '' : '!'}${p.held.pairs.join(',')}=${p.held.pairAmounts.join(',')}`)
+    let key: string
+    if (this.budget === SEARCH_CURVE_BUDGET) key = `${i}|${w.hostHash(i)}`
+    else {
+      const parts: string[] = []
+      for (const id of w.on(i)) {
+        const p = w.pieces[id]
+        parts.push(`${p.movable ? '' : '!'}${p.held.pairs.join(',')}=${p.held.pairAmounts.join(',')}`)
+      }
+      key = `${i}|${parts.sort().join(';')}`
     }
-    let key = `${i}|${parts.sort().join(';')}`
     const {poolPair} = w.forest.shapes[w.forest.shapeOf[i]]
     for (const g of poolPair) if (g >= 0) key += `|${w.poolFree[g]}`
     return key
@@ -193,12 +206,81 @@ export class EmptyGoal implements Goal {
     }
     const need = this.count - empty
     if (need <= 0) return 0
-    if (sizes.length < need) return Infinity
+    if (sizes.length < need || this.short() !== null) return Infinity
     sizes.sort((a, b) => a - b)
     let sum = 0
     for (let k = 0; k < need; k++) sum += sizes[k]
     return sum
   }
+
+  /**
+   * A class the hosts to empty hold more of than the other enabled hosts (and the pools) have
+   * free, whichever hosts are chosen: the least any `need` of them hold, against all that is free
+   * but the least any `need` of them have free. Null when none.
+   */
+  short(): Short | null {
+    const {w} = this
+    const candidates = this.hosts.filter((i) => w.on(i).size > 0 && this.emptiable(i))
+    const need = this.count - (this.hosts.length - this.hosts.filter((i) => w.on(i).size > 0).length)
+    if (need <= 0 || candidates.length < need) return null
+    const {held, own, pools} = classTotals(w, candidates)
+    for (const [rc, amounts] of held) {
+      const least = (xs: number[]) =>
+        [...xs]
+          .sort((a, b) => a - b)
+          .slice(0, need)
+          .reduce((a, b) => a + b, 0)
+      const free = (own.get(rc)?.total ?? 0) + (pools.get(rc) ?? 0) - least(candidates.map((i) => own.get(rc)?.of[i] ?? 0))
+      const holds = least(amounts)
+      if (holds > free) return {rc, held: holds, free}
+    }
+    return null
+  }
+}
+
+/** A class the pieces to move hold more of than is free where they may go. */
+export interface Short {
+  rc: string
+  held: number
+  free: number
+}
+
+/**
+ * What the pieces on `hosts` hold of each class, host by host (in the order of `hosts`); what each
+ * enabled host's tree has free of each class (and their total), and the pools.
+ */
+function classTotals(w: World, hosts: readonly number[]) {
+  const held = new Map<string, number[]>()
+  hosts.forEach((i, k) => {
+    const {pairs} = w.forest.shapes[w.forest.shapeOf[i]]
+    for (const id of w.on(i)) {
+      const p = w.pieces[id]
+      for (let t = 0; t < p.held.pairs.length; t++) {
+        const rc = pairs[p.held.pairs[t]].rc
+        let list = held.get(rc)
+        if (!list) held.set(rc, (list = new Array(hosts.length).fill(0)))
+        list[k] += p.held.pairAmounts[t]
+      }
+    }
+  })
+  const own = new Map<string, {of: Float64Array; total: number}>()
+  for (let j = 0; j < w.n; j++) {
+    if (!w.enabled[j]) continue
+    const shape = w.forest.shapes[w.forest.shapeOf[j]]
+    const at = w.forest.pairAt[j]
+    for (let k = 0; k < shape.pairs.length; k++) {
+      if (shape.pairSharing[k]) continue
+      const {rc} = shape.pairs[k]
+      let x = own.get(rc)
+      if (!x) own.set(rc, (x = {of: new Float64Array(w.n), total: 0}))
+      const f = Math.max(0, w.free[at + k])
+      x.of[j] += f
+      x.total += f
+    }
+  }
+  const pools = new Map<string, number>()
+  w.forest.poolPairs.forEach(({rc}, g) => pools.set(rc, (pools.get(rc) ?? 0) + Math.max(0, w.poolFree[g])))
+  return {held, own, pools}
 }
 
 /** Every host of the domain empty. */
@@ -230,6 +312,18 @@ export class DrainGoal implements Goal {
         if (!this.w.pieces[id].movable) return Infinity
         n++
       }
-    return n
+    return n > 0 && this.short() !== null ? Infinity : n
+  }
+
+  /** A class the domain's pieces hold more of than the enabled hosts outside it (and the pools) have free; null when none. */
+  short(): Short | null {
+    const {held, own, pools} = classTotals(this.w, this.hosts)
+    for (const [rc, amounts] of held) {
+      const holds = amounts.reduce((a, b) => a + b, 0)
+      let free = (own.get(rc)?.total ?? 0) + (pools.get(rc) ?? 0)
+      for (const i of this.hosts) free -= own.get(rc)?.of[i] ?? 0
+      if (holds > free) return {rc, held: holds, free}
+    }
+    return null
   }
 }

@@ -13,7 +13,7 @@ import {headroomTable, releaseTable} from '../headroom/headroom.js'
 import {lostHosts, type LostDomain} from '../headroom/what-if.js'
 import type {State} from '../state/state.js'
 import {FlavorFit} from './fit.js'
-import {DrainGoal, EmptyGoal, RoomGoal} from './goals.js'
+import {DrainGoal, EmptyGoal, RoomGoal, type Short} from './goals.js'
 import {drainHeuristic, emptyHeuristic, roomHeuristic} from './heuristic.js'
 import {plannedMoves, replay, type PlannedMove} from './result.js'
 import {Rules} from './rules.js'
@@ -85,10 +85,13 @@ export function planFreeHosts(s: State, opts: FreeHostsOptions): Plan {
   const hosts = domainHosts(s, w, opts.domain)
   const goal = new EmptyGoal(w, hosts, opts.count)
   const solved = solve(w, rules, goal, () => emptyHeuristic(w, rules, goal), opts)
-  const why =
-    solved.moves || solved.why
-      ? solved.why
-      : `${domainText(opts.domain)} has ${hosts.length} hosts, of which ${hosts.filter((i) => goal.emptiable(i)).length} can be emptied`
+  const short = solved.moves ? null : goal.short()
+  const why = solved.moves
+    ? undefined
+    : short
+      ? shortText(short, `the ${goal.count - goal.value()} emptiest hosts of ${domainText(opts.domain)} to empty`)
+      : (solved.why ??
+        `${domainText(opts.domain)} has ${hosts.length} hosts, of which ${hosts.filter((i) => goal.emptiable(i)).length} can be emptied`)
   return answer(s, w, rules, solved, goal.value(), opts.count, why, (after) => emptyHosts(after, w, hosts))
 }
 
@@ -99,8 +102,14 @@ export function planDrainDomain(s: State, domain: PlanDomain, opts: SolveOptions
   const hosts = domainHosts(s, w, domain)
   const goal = new DrainGoal(w, hosts)
   const solved = solve(w, rules, goal, () => drainHeuristic(w, rules, goal), opts)
-  return answer(s, w, rules, solved, goal.value(), 0, solved.why, (after) => consumersLeft(after, w, hosts))
+  const short = solved.moves ? null : goal.short()
+  const why = short ? shortText(short, `the consumers of ${domainText(domain)}`) : solved.why
+  return answer(s, w, rules, solved, goal.value(), 0, why, (after) => consumersLeft(after, w, hosts))
 }
+
+/** Why pieces cannot all go: what they hold of a class, against what is free where they may go. */
+const shortText = (short: Short, who: string): string =>
+  `${who} hold ${short.held} ${short.rc}, more than the ${short.free} free on the other enabled hosts and the pools: ${short.rc} binds`
 
 function answer(
   s: State,

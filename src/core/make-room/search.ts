@@ -6,8 +6,8 @@
  * again by as many moves or more is not searched again, and states are taken fewest-possible
  * first: the first state taken that meets the goal is reached by the fewest moves, and a search
  * that runs out of states proves there is no plan. Pieces alike (same host, same holdings, in no
- * group) are one branch. A budget of states taken stops it: the least priority left is then a
- * lower bound of every plan.
+ * group) are one branch. A budget of states reached stops it: the least priority left is then a
+ * lower bound of every plan. States are told apart by a 104-bit hash of where every piece is.
  */
 import type {Goal} from './goals.js'
 import type {Rules} from './rules.js'
@@ -18,7 +18,7 @@ export interface SearchOptions {
   from: number
   /** Only sequences shorter than this (a plan of that many is known); Infinity: any. */
   below: number
-  /** States it may take. */
+  /** States it may reach (each a move made, its bound counted, and kept until taken). */
   nodes: number
   /** No sequence longer than this. */
   maxMoves: number
@@ -43,6 +43,8 @@ interface Node {
 }
 
 export function searchFewest(w: World, rules: Rules, goal: Goal, opts: SearchOptions): SearchResult {
+  goal.searching?.()
+  w.hashing()
   const start = w.done.length
   const limit = Math.min(opts.below - 1, opts.maxMoves)
   const best = new Map<string, number>()
@@ -56,7 +58,7 @@ export function searchFewest(w: World, rules: Rules, goal: Goal, opts: SearchOpt
   }
   // Whether a state was left out for the limit (not for its bound being infinite): then plans may exist beyond it.
   let cut = false
-  const root: Node = {g: 0, f: Math.max(opts.from, goal.bound()), move: null, parent: null, key: stateKey(w)}
+  const root: Node = {g: 0, f: Math.max(opts.from, goal.bound()), move: null, parent: null, key: w.stateHash()}
   if (root.f <= limit) {
     open.push(root)
     best.set(root.key, 0)
@@ -66,7 +68,7 @@ export function searchFewest(w: World, rules: Rules, goal: Goal, opts: SearchOpt
     while (open.size) {
       const node = open.pop()!
       if ((best.get(node.key) ?? Infinity) < node.g) continue
-      if (++nodes > opts.nodes) return {moves: null, lowerBound: Math.max(opts.from, node.f), complete: false, nodes}
+      if (nodes > opts.nodes) return {moves: null, lowerBound: Math.max(opts.from, node.f), complete: false, nodes}
       goTo(node)
       if (goal.met()) {
         const moves: Move[] = []
@@ -78,8 +80,9 @@ export function searchFewest(w: World, rules: Rules, goal: Goal, opts: SearchOpt
         continue
       }
       for (const m of movesFrom(w, rules, goal)) {
+        nodes++
         w.apply(m)
-        const key = stateKey(w)
+        const key = w.stateHash()
         const g = node.g + 1
         if ((best.get(key) ?? Infinity) > g) {
           const f = g + goal.bound()
@@ -118,17 +121,6 @@ function movesFrom(w: World, rules: Rules, goal: Goal): Move[] {
     }
   }
   return out
-}
-
-/** Where every piece is, pieces alike told apart only by where they are. */
-function stateKey(w: World): string {
-  const pieces = w.all()
-  const parts: string[] = new Array(pieces.length)
-  for (let k = 0; k < pieces.length; k++) {
-    const p = pieces[k]
-    parts[k] = p.signature.startsWith('#') ? `${p.signature}@${p.host}:${p.held.pairs.join(',')}:${p.keeps.join(',')}` : p.signature
-  }
-  return parts.sort().join('\n')
 }
 
 /** The open states, least priority first; of equal priority, the one with more moves made (nearer the goal). */

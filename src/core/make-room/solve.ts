@@ -14,7 +14,7 @@ import type {Move, World} from './world.js'
 export interface SolveOptions {
   /** No plan longer than this. */
   maxMoves?: number
-  /** Nodes the exact search may visit (0: no search). */
+  /** States the exact search may reach (0: no search). */
   searchNodes?: number
   /** The search is tried when consumers x enabled hosts is at most this. */
   searchSize?: number
@@ -34,7 +34,7 @@ export interface Solved {
 }
 
 /** The default budget: searched in well under a second on the clouds the tests and bench measure (docs/cli/make-room.md). */
-export const SEARCH_NODES = 20000
+export const SEARCH_NODES = 10000
 export const SEARCH_SIZE = 2000
 
 export function solve(w: World, rules: Rules, goal: Goal, heuristic: () => Outcome, opts: SolveOptions = {}): Solved {

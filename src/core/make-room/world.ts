@@ -124,6 +124,8 @@ export class World {
   private readonly built: Uint8Array
   /** Each tree member's host and place in it. */
   private readonly place = new Map<string, [number, number]>()
+  /** Sums of hashes of where every piece is, and of what each host holds (kept once a search asks: hashing). */
+  private sums?: {all: Float64Array; host: Float64Array; piece: Float64Array}
   /** Each host's rack, row and room (numbers; -1: none), and the hosts of each, in host order: made when first asked. */
   private near?: {of: Int32Array[]; members: number[][][]}
 
@@ -288,6 +290,7 @@ export class World {
   /** Makes `move` on the numbers (the caller found it fits: fitting). */
   apply(move: Move): void {
     const piece = this.pieces[move.piece]
+    if (this.sums) this.unhash(piece)
     const {forest} = this
     const from = piece.host
     const fromAt = forest.pairAt[from]
@@ -324,12 +327,14 @@ export class World {
     this.version[from]++
     this.version[move.to]++
     if (pool.length) this.poolVersion++
+    if (this.sums) this.rehash(piece)
   }
 
   /** Undoes the last move made. */
   undo(): Move {
     const d = this.done.pop()!
     const piece = this.pieces[d.move.piece]
+    if (this.sums) this.unhash(piece)
     const {forest} = this
     const at = forest.pairAt[piece.host]
     for (let t = 0; t < piece.held.pairs.length; t++) this.free[at + piece.held.pairs[t]] += piece.held.pairAmounts[t]
@@ -343,7 +348,56 @@ export class World {
     this.version[d.move.from]++
     piece.moveTo(d.was.host, d.was.raw, d.was.held)
     if (piece.keeps.length !== d.keeps) piece.keeps = piece.keeps.slice(0, d.keeps)
+    if (this.sums) this.rehash(piece)
     return d.move
+  }
+
+  /**
+   * Keeps hashes of where the pieces are from now on: a sum over pieces (so pieces alike count
+   * alike, and a move changes two terms), 2 x 52 bits for the whole cloud, and for each host.
+   */
+  hashing(): void {
+    if (this.sums) return
+    this.sums = {all: new Float64Array(2), host: new Float64Array(2 * this.n), piece: new Float64Array(0)}
+    const pieces = this.all()
+    this.sums.piece = new Float64Array(4 * pieces.length)
+    for (const p of pieces) this.rehash(p)
+  }
+
+  /** Where every piece is, as a hash (hashing). */
+  stateHash(): string {
+    const {all} = this.sums!
+    return `${all[0]}.${all[1]}`
+  }
+
+  /** What host `i` holds (its pieces' holdings, not which pieces they are), as a hash (hashing). */
+  hostHash(i: number): string {
+    const {host} = this.sums!
+    return `${host[2 * i]}.${host[2 * i + 1]}`
+  }
+
+  private rehash(p: Piece): void {
+    const sums = this.sums!
+    const holding = `${p.movable ? '' : '!'}${p.held.pairs.join(',')}=${p.held.pairAmounts.join(',')}`
+    const where = this.grouped.has(p.consumer.uuid)
+      ? `#${p.id}@${p.host}:${holding}:${p.keeps.join(',')}`
+      : `${p.host}|${holding}|${p.keeps.join(',')}`
+    for (let k = 0; k < 2; k++) {
+      const a = hash52(where, k + 1)
+      const h = hash52(holding, k + 3)
+      sums.piece[4 * p.id + k] = a
+      sums.piece[4 * p.id + 2 + k] = h
+      sums.all[k] = (sums.all[k] + a) % TWO52
+      sums.host[2 * p.host + k] = (sums.host[2 * p.host + k] + h) % TWO52
+    }
+  }
+
+  private unhash(p: Piece): void {
+    const sums = this.sums!
+    for (let k = 0; k < 2; k++) {
+      sums.all[k] = (sums.all[k] - sums.piece[4 * p.id + k] + TWO52) % TWO52
+      sums.host[2 * p.host + k] = (sums.host[2 * p.host + k] - sums.piece[4 * p.id + 2 + k] + TWO52) % TWO52
+    }
   }
 
   /** The hosts (uuids) a consumer is on now: its pieces' hosts. */
@@ -416,6 +470,22 @@ export class World {
 }
 
 const requestsOf = new WeakMap<HostForest, Map<string, CandidateRequest>>()
+
+const TWO52 = 2 ** 52
+
+/** cyrb53 (a string's 53-bit hash), kept to 52 bits so that two add up exactly. */
+function hash52(text: string, seed: number): number {
+  let h1 = 0xdeadbeef ^ seed
+  let h2 = 0x41c6ce57 ^ seed
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i)
+    h1 = Math.imul(h1 ^ ch, 2654435761)
+    h2 = Math.imul(h2 ^ ch, 1597334677)
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
+  return 4294967296 * (1048575 & h2) + (h1 >>> 0)
+}
 
 /** No sharing provider kept (one array for every piece that keeps none). */
 const NO_KEEPS: string[] = []
