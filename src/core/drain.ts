@@ -5,7 +5,8 @@
  * A consumer's move keeps what it holds, provider by provider: what it holds on each provider
  * of the drained tree (root, NUMA node, GPU...) is found again on one provider each, all in
  * the tree of one other enabled host (the candidates engine, with one granular group per
- * provider held and group_policy=isolate); what it holds outside the tree (shared storage)
+ * provider held and group_policy=isolate; or, when no class is held on two providers, as one
+ * unsuffixed group: moveRequests); what it holds outside the tree (shared storage)
  * stays where it is, so the new host must share an aggregate with every sharing provider it
  * keeps. Its placement groups' hard rules must hold after the move (as the write will check
  * them: newBreaches); among the places left, the one breaking the fewest soft rules wins, then
@@ -17,7 +18,7 @@
  */
 import {closeness, placementOf} from './affinity.js'
 import {postAllocationErrors, writeAllocations} from './placement/allocations.js'
-import {findCandidates, type CandidateOptions} from './candidates/engine.js'
+import {findCandidates, type AllocationRequest, type CandidateOptions} from './candidates/engine.js'
 import type {CandidateRequest, RequestGroup} from './candidates/request.js'
 import {notFound} from './errors.js'
 import {breachRecord, breachText, newBreaches, type Breach, type BreachRecord} from './groups.js'
@@ -114,28 +115,52 @@ function associated(s: State, root: string, sharing: string): boolean {
 }
 
 /**
- * The request that finds a consumer's new place: what it holds on each provider of its host's tree
- * (`held`, one entry a provider), found again on one provider each (one granular group each,
- * group_policy=isolate), on the tree of a host that is not disabled. Drain and make-room ask it.
+ * The requests that find a consumer's new place, on the tree of a host that is not disabled (as
+ * nova's scheduler asks): what it holds on each provider of its host's tree (`held`, one entry a
+ * provider) found again on one provider each (one granular group each, group_policy=isolate); and,
+ * when no class is held on two providers, the same amounts as one unsuffixed group, which takes
+ * each class from one provider of the tree, so it may fold them onto fewer providers (a NUMA
+ * node's and the root's onto a host without NUMA children) or spread them (a host's onto a NUMA
+ * node and its root), as nova asks for an instance of one NUMA node. A place either finds will do.
+ * Drain and make-room ask them.
  */
-export function moveRequest(s: State, held: ReadonlyArray<ReadonlyMap<string, number>>): CandidateRequest {
-  const groups: RequestGroup[] = held.map((amounts, i) => ({
-    suffix: `_DRAIN${i + 1}`,
-    resources: new Map(amounts),
-    requiredTraits: [],
-    forbiddenTraits: new Set(),
-    memberOf: [],
-    forbiddenAggs: new Set(),
-  }))
-  return {
+export function moveRequests(s: State, held: ReadonlyArray<ReadonlyMap<string, number>>): CandidateRequest[] {
+  const request = (groups: RequestGroup[]): CandidateRequest => ({
     groups,
     groupPolicy: groups.length > 1 ? 'isolate' : undefined,
     sameSubtree: [],
     rootRequired: [],
-    // As nova's scheduler asks (only a trait the cloud knows can be named).
+    // Only a trait the cloud knows can be named.
     rootForbidden: new Set(s.traits.has(DISABLED_TRAIT) ? [DISABLED_TRAIT] : []),
     nestedAware: true,
-  }
+  })
+  const group = (suffix: string, resources: Map<string, number>): RequestGroup => ({
+    suffix,
+    resources,
+    requiredTraits: [],
+    forbiddenTraits: new Set(),
+    memberOf: [],
+    forbiddenAggs: new Set(),
+  })
+  const out = [request(held.map((amounts, i) => group(`_DRAIN${i + 1}`, new Map(amounts))))]
+  const all = new Map<string, number>()
+  for (const amounts of held) for (const [rc, n] of amounts) all.set(rc, all.has(rc) ? Number.NaN : n)
+  if (![...all.values()].some(Number.isNaN)) out.push(request([group('', all)]))
+  return out
+}
+
+/** The candidates of every request in turn, each place once (the first request's first). */
+export function movePlaces(s: State, requests: readonly CandidateRequest[], opts: CandidateOptions = {}): AllocationRequest[] {
+  const seen = new Set<string>()
+  const out: AllocationRequest[] = []
+  for (const r of requests)
+    for (const ar of findCandidates(s, r, opts).allocationRequests) {
+      const key = [...ar.allocations].map(([rp, a]) => `${rp}:${[...a].join()}`).join(';')
+      if (seen.has(key)) continue
+      seen.add(key)
+      out.push(ar)
+    }
+  return out
 }
 
 /**
@@ -159,7 +184,7 @@ export function planMove(s: State, host: string, consumer: string, opts: DrainOp
   const from = record(held)
 
   const amounts = held.map(([, a]) => a)
-  const result = findCandidates(s, moveRequest(s, amounts), opts.candidates ?? {})
+  const places = movePlaces(s, moveRequests(s, amounts), opts.candidates ?? {})
 
   const here = placementOf(s, [drained.uuid])
   const judged = new Map<string, Breach[]>()
@@ -167,7 +192,7 @@ export function planMove(s: State, host: string, consumer: string, opts: DrainOp
   let unassociated: string | undefined
   let hardBest: Breach[] | undefined
   let best: {move: DrainMove; score: [number, number]} | undefined
-  for (const ar of result.allocationRequests) {
+  for (const ar of places) {
     // A move goes to one other host (what it takes from sharing providers is no host's).
     const hosts = hostsOfProviders(s, ar.allocations.keys())
     const root = hosts.length === 1 ? hosts[0] : undefined
