@@ -305,24 +305,39 @@ export class Model {
       for (const from of this.hostsOf(h, consumer)) {
         const held = [...allocs].filter(([rp]) => !this.sharing.has(rp) && this.rootOf.get(rp) === from)
         const kept = [...allocs].filter(([rp]) => !held.some(([x]) => x === rp))
-        const request: CandidateRequest = {
-          groups: held.map(([, a], i) => ({
-            suffix: `_M${i}`,
-            resources: new Map(a),
-            requiredTraits: [],
-            forbiddenTraits: new Set(),
-            memberOf: [],
-            forbiddenAggs: new Set(),
-          })),
-          groupPolicy: held.length > 1 ? 'isolate' : undefined,
+        // Each provider's amounts on a provider of their own; or, when no class is on two providers, all as one group.
+        const group = (suffix: string, resources: Map<string, number>) => ({
+          suffix,
+          resources,
+          requiredTraits: [],
+          forbiddenTraits: new Set<string>(),
+          memberOf: [],
+          forbiddenAggs: new Set<string>(),
+        })
+        const ask = (groups: CandidateRequest['groups']): CandidateRequest => ({
+          groups,
+          groupPolicy: groups.length > 1 ? 'isolate' : undefined,
           sameSubtree: [],
           rootRequired: [],
           rootForbidden: new Set([DISABLED]),
-        }
+        })
+        const classes = held.flatMap(([, a]) => [...a.keys()])
         const key = held.map(([, a]) => [...a].join()).join('|')
+        const found = this.candidates(key, ask(held.map(([, a], i) => group(`_M${i}`, new Map(a)))))
+        const folded =
+          new Set(classes).size === classes.length
+            ? this.candidates(`folded ${key}`, ask([group('', new Map(held.flatMap(([, a]) => [...a])))]))
+            : []
         const without = new Map([...used].map(([rp, u]) => [rp, new Map(u)]))
         for (const [rp, a] of held) for (const [rc, n] of a) without.get(rp)!.set(rc, without.get(rp)!.get(rc)! - n)
-        for (const cand of this.candidates(key, request)) {
+        const seen = new Set<string>()
+        for (const cand of [...found, ...folded]) {
+          const text = [...cand]
+            .map(([rp, a]) => `${rp}:${[...a].sort().join()}`)
+            .sort()
+            .join(';')
+          if (seen.has(text)) continue
+          seen.add(text)
           const roots = new Set([...cand.keys()].filter((rp) => !this.sharing.has(rp)).map((rp) => this.rootOf.get(rp)!))
           if (roots.size !== 1) continue
           const to = [...roots][0]

@@ -4,15 +4,16 @@
  * what one consumer holds in one host's tree.
  *
  * A move is a live migration, as drain.ts plans it: a piece's amounts, provider by provider, are
- * found again on one provider each in the tree of another enabled host (drain.ts moveRequest,
- * whose candidates are searched once per shape of tree: headroom/tree-shapes.ts), and what the
+ * found again on one provider each in the tree of another enabled host, or as one group where no
+ * class is on two providers (drain.ts moveRequests, whose candidates are searched once per shape
+ * of tree: headroom/tree-shapes.ts, the first request's first, each place once), and what the
  * consumer holds on sharing providers stays there, so the new host must reach each of them (as
  * drain.ts `associated` says: a pool is among the members of a host's shape exactly when the
  * tree shares an aggregate with it). A move is made and undone on the numbers (apply, undo), so
  * a search walks the cloud without copying it; each host's `version` moves with its usage.
  */
 import type {CandidateRequest} from '../candidates/request.js'
-import {moveRequest} from '../drain.js'
+import {moveRequests} from '../drain.js'
 import {freeNow, poolFreeNow} from '../headroom/fit-walk.js'
 import {candidatesByHost, hostForest, type HostForest, type ShapeCandidates} from '../headroom/tree-shapes.js'
 import {isSharing} from '../host.js'
@@ -33,7 +34,7 @@ export interface Held {
  */
 export class Piece {
   private _held?: Held | null
-  private _request?: CandidateRequest
+  private _request?: MoveRequests
   private _signature?: string
 
   constructor(
@@ -57,7 +58,8 @@ export class Piece {
     return this.held !== NOTHING
   }
 
-  get request(): CandidateRequest {
+  /** drain.ts's requests for what it holds, and their candidates by shape of tree. */
+  get request(): MoveRequests {
     return (this._request ??= this.w.requestOf(this.raw.map(([, a]) => a)))
   }
 
@@ -114,7 +116,7 @@ export class World {
   readonly version: Int32Array
   poolVersion = 0
   readonly done: Done[] = []
-  private readonly requests: Map<string, CandidateRequest>
+  private readonly requests: Map<string, MoveRequests>
   /** Each shape's pairs, by member and class. */
   private readonly pairIndex: Array<Array<Map<string, number>>>
   private readonly reach: Array<Set<string> | undefined>
@@ -237,17 +239,19 @@ export class World {
     }
   }
 
-  /** drain.ts's request for these amounts, one object per amounts asked (so its candidates are searched once per shape). */
-  requestOf(amounts: ReadonlyArray<ReadonlyMap<string, number>>): CandidateRequest {
+  /** drain.ts's requests for these amounts, one object per amounts asked (so their candidates are searched once per shape). */
+  requestOf(amounts: ReadonlyArray<ReadonlyMap<string, number>>): MoveRequests {
     const key = amounts.map((a) => [...a].map(([rc, n]) => `${rc}:${n}`).join(',')).join('|')
     let r = this.requests.get(key)
-    if (!r) this.requests.set(key, (r = moveRequest(this.s, amounts)))
+    if (!r) this.requests.set(key, (r = {requests: moveRequests(this.s, amounts), byShape: []}))
     return r
   }
 
-  /** The candidates of `piece` on host `j`'s tree (its shape's, in the engine's order). */
+  /** The candidates of `piece` on host `j`'s tree (its shape's: every request's in turn, each place once). */
   candidates(piece: Piece, j: number): ShapeCandidates {
-    return candidatesByHost(this.s, this.forest, piece.request)(j)
+    const r = piece.request
+    const shape = this.forest.shapeOf[j]
+    return (r.byShape[shape] ??= merged(r.requests.map((q) => candidatesByHost(this.s, this.forest, q)(j))))
   }
 
   /** Whether candidate `c` of `cs` fits what host `j` and the pools have free now. */
@@ -469,7 +473,38 @@ export class World {
   }
 }
 
-const requestsOf = new WeakMap<HostForest, Map<string, CandidateRequest>>()
+const requestsOf = new WeakMap<HostForest, Map<string, MoveRequests>>()
+
+/** drain.ts's requests for what a piece holds, and their candidates merged, by shape of tree. */
+export interface MoveRequests {
+  requests: CandidateRequest[]
+  byShape: Array<ShapeCandidates | undefined>
+}
+
+/** The candidates of several requests, one after another, each place once. */
+function merged(all: ShapeCandidates[]): ShapeCandidates {
+  if (all.length === 1) return all[0]
+  const seen = new Set<string>()
+  const start = [0]
+  const pair: number[] = []
+  const amount: number[] = []
+  let sharing = false
+  for (const cs of all)
+    for (let c = 0; c + 1 < cs.start.length; c++) {
+      const parts: string[] = []
+      for (let t = cs.start[c]; t < cs.start[c + 1]; t++) parts.push(`${cs.pair[t]}:${cs.amount[t]}`)
+      const key = parts.sort().join()
+      if (seen.has(key)) continue
+      seen.add(key)
+      for (let t = cs.start[c]; t < cs.start[c + 1]; t++) {
+        pair.push(cs.pair[t])
+        amount.push(cs.amount[t])
+      }
+      start.push(pair.length)
+      sharing ||= cs.sharing
+    }
+  return {start: Int32Array.from(start), pair: Int32Array.from(pair), amount: Float64Array.from(amount), sharing}
+}
 
 const TWO52 = 2 ** 52
 
