@@ -160,8 +160,24 @@ export class RoomGoal implements Goal {
   }
 
   bound(): number {
+    if (this.short()) return Infinity
     const hosts = this.hosts()
     return fewestMoves(this.boundOptions(hosts), this.count).cost
+  }
+
+  /**
+   * A class K instances ask more of than every enabled host and pool has free together: what moves
+   * into the domain's hosts must leave room elsewhere, so no moves can make room for them. Null when none.
+   */
+  short(): Short | null {
+    const asked = new Map<string, number>()
+    for (const g of this.fit.flavor.request.groups) for (const [rc, a] of g.resources) asked.set(rc, (asked.get(rc) ?? 0) + a)
+    const {own, pools} = classTotals(this.fit.w, [])
+    for (const [rc, a] of asked) {
+      const free = (own.get(rc)?.total ?? 0) + (pools.get(rc) ?? 0)
+      if (this.count * a > free) return {rc, held: this.count * a, free}
+    }
+    return null
   }
 }
 

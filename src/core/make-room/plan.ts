@@ -68,11 +68,14 @@ export function planMakeRoom(s: State, opts: MakeRoomOptions): Plan {
   const counted = capacityFit(s, opts.flavor, opts.domain)
   if (before !== counted) throw new PlacementError(500, `make-room: counted ${before} of ${opts.flavor.flavor}, capacity says ${counted}`)
   const solved = solve(w, rules, goal, () => roomHeuristic(w, rules, goal), opts)
+  const short = solved.moves ? null : goal.short()
   const why = solved.moves
     ? undefined
-    : solved.lowerBound === Infinity && solved.proof === 'bound'
-      ? ceilingWhy(fit, opts.count, opts.domain)
-      : solved.why
+    : short
+      ? `${opts.count} of ${opts.flavor.flavor} take ${short.held} ${short.rc}, more than the ${short.free} free on every enabled host and pool together: ${short.rc} binds`
+      : solved.lowerBound === Infinity && solved.proof === 'bound'
+        ? ceilingWhy(fit, opts.count, opts.domain)
+        : solved.why
   return answer(s, w, rules, solved, before, opts.count, why, (after) => capacityFit(after, opts.flavor, opts.domain))
 }
 
