@@ -187,6 +187,7 @@ export class Model {
   private readonly found = new Map<string, Allocs[]>()
   private readonly reach = new Map<string, boolean>()
   private readonly onHosts = new Map<string, Allocs[]>()
+  private readonly placesOf = new Map<string, Array<{to: string; cand: Allocs}>>()
 
   constructor(readonly s: State) {
     for (const p of s.providers.values()) {
@@ -297,6 +298,52 @@ export class Model {
     return [...this.s.groups.values()].every((g) => g.soft || this.holds(g, h))
   }
 
+  /**
+   * Where what a consumer holds on one host (`held`: its providers' amounts) could ever go: each
+   * provider's amounts on a provider of their own (one group each, isolate), or, when no class is
+   * on two providers, all as one group; each place once, with the one host it is on (kept).
+   */
+  places(held: Array<[string, Map<string, number>]>): Array<{to: string; cand: Allocs}> {
+    const key = held.map(([, a]) => [...a].join()).join('|')
+    let out = this.placesOf.get(key)
+    if (out) return out
+    const group = (suffix: string, resources: Map<string, number>) => ({
+      suffix,
+      resources,
+      requiredTraits: [],
+      forbiddenTraits: new Set<string>(),
+      memberOf: [],
+      forbiddenAggs: new Set<string>(),
+    })
+    const ask = (groups: CandidateRequest['groups']): CandidateRequest => ({
+      groups,
+      groupPolicy: groups.length > 1 ? 'isolate' : undefined,
+      sameSubtree: [],
+      rootRequired: [],
+      rootForbidden: new Set([DISABLED]),
+    })
+    const classes = held.flatMap(([, a]) => [...a.keys()])
+    const found = this.candidates(key, ask(held.map(([, a], i) => group(`_M${i}`, new Map(a)))))
+    const folded =
+      new Set(classes).size === classes.length
+        ? this.candidates(`folded ${key}`, ask([group('', new Map(held.flatMap(([, a]) => [...a])))]))
+        : []
+    const seen = new Set<string>()
+    out = []
+    for (const cand of [...found, ...folded]) {
+      const text = [...cand]
+        .map(([rp, a]) => `${rp}:${[...a].sort().join()}`)
+        .sort()
+        .join(';')
+      if (seen.has(text)) continue
+      seen.add(text)
+      const roots = new Set([...cand.keys()].filter((rp) => !this.sharing.has(rp)).map((rp) => this.rootOf.get(rp)!))
+      if (roots.size === 1) out.push({to: [...roots][0], cand})
+    }
+    this.placesOf.set(key, out)
+    return out
+  }
+
   /** Every move from `h`: each consumer's each host, to each enabled other host with room, its hard rules holding after. */
   moves(h: Holding): ModelMove[] {
     const out: ModelMove[] = []
@@ -305,42 +352,9 @@ export class Model {
       for (const from of this.hostsOf(h, consumer)) {
         const held = [...allocs].filter(([rp]) => !this.sharing.has(rp) && this.rootOf.get(rp) === from)
         const kept = [...allocs].filter(([rp]) => !held.some(([x]) => x === rp))
-        // Each provider's amounts on a provider of their own; or, when no class is on two providers, all as one group.
-        const group = (suffix: string, resources: Map<string, number>) => ({
-          suffix,
-          resources,
-          requiredTraits: [],
-          forbiddenTraits: new Set<string>(),
-          memberOf: [],
-          forbiddenAggs: new Set<string>(),
-        })
-        const ask = (groups: CandidateRequest['groups']): CandidateRequest => ({
-          groups,
-          groupPolicy: groups.length > 1 ? 'isolate' : undefined,
-          sameSubtree: [],
-          rootRequired: [],
-          rootForbidden: new Set([DISABLED]),
-        })
-        const classes = held.flatMap(([, a]) => [...a.keys()])
-        const key = held.map(([, a]) => [...a].join()).join('|')
-        const found = this.candidates(key, ask(held.map(([, a], i) => group(`_M${i}`, new Map(a)))))
-        const folded =
-          new Set(classes).size === classes.length
-            ? this.candidates(`folded ${key}`, ask([group('', new Map(held.flatMap(([, a]) => [...a])))]))
-            : []
         const without = new Map([...used].map(([rp, u]) => [rp, new Map(u)]))
         for (const [rp, a] of held) for (const [rc, n] of a) without.get(rp)!.set(rc, without.get(rp)!.get(rc)! - n)
-        const seen = new Set<string>()
-        for (const cand of [...found, ...folded]) {
-          const text = [...cand]
-            .map(([rp, a]) => `${rp}:${[...a].sort().join()}`)
-            .sort()
-            .join(';')
-          if (seen.has(text)) continue
-          seen.add(text)
-          const roots = new Set([...cand.keys()].filter((rp) => !this.sharing.has(rp)).map((rp) => this.rootOf.get(rp)!))
-          if (roots.size !== 1) continue
-          const to = [...roots][0]
+        for (const {to, cand} of this.places(held)) {
           if (to === from || !this.enabled.has(to)) continue
           // What it keeps on pools must be reached from the new host's tree.
           if (!kept.every(([rp]) => !this.sharing.has(rp) || this.reached(to, rp))) continue
