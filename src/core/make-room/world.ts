@@ -12,78 +12,15 @@
  * tree shares an aggregate with it). A move is made and undone on the numbers (apply, undo), so
  * a search walks the cloud without copying it; each host's `version` moves with its usage.
  */
-import type {CandidateRequest} from '../candidates/request.js'
 import {moveRequests} from '../drain.js'
 import {freeNow, poolFreeNow} from '../headroom/fit-walk.js'
 import {candidatesByHost, hostForest, type HostForest, type ShapeCandidates} from '../headroom/tree-shapes.js'
 import {isSharing} from '../host.js'
 import type {Consumer, State} from '../state/state.js'
+import {PieceHashes} from './hashes.js'
+import {Piece, merged, type Held, type MoveRequests} from './piece.js'
 
-/** What a piece holds in its host's tree: per provider (its place among the tree's members), and per pair of the shape. */
-export interface Held {
-  members: number[]
-  amounts: Array<Map<string, number>>
-  pairs: Int32Array
-  pairAmounts: Float64Array
-}
-
-/**
- * What one consumer holds in one host's tree: what a move takes elsewhere. What it holds on the
- * host's pairs, the request that finds it a place and its signature are worked out when first
- * asked (most of a large cloud's pieces are never looked at).
- */
-export class Piece {
-  private _held?: Held | null
-  private _request?: MoveRequests
-  private _signature?: string
-
-  constructor(
-    private readonly w: World,
-    readonly id: number,
-    readonly consumer: Consumer,
-    public host: number,
-    /** What it holds, provider by provider: the provider's place in the host's tree, and the amounts. */
-    private raw: Array<[number, Map<string, number>]>,
-    /** The sharing providers (uuids) the consumer keeps allocations on: where it goes must reach each. */
-    public keeps: string[],
-  ) {}
-
-  get held(): Held {
-    if (this._held === undefined) this._held = this.w.heldOf(this.host, this.raw)
-    return this._held ?? NOTHING
-  }
-
-  /** False when what it holds is not all in its providers' inventories: it is left where it is. */
-  get movable(): boolean {
-    return this.held !== NOTHING
-  }
-
-  /** drain.ts's requests for what it holds, and their candidates by shape of tree. */
-  get request(): MoveRequests {
-    return (this._request ??= this.w.requestOf(this.raw.map(([, a]) => a)))
-  }
-
-  /** Pieces alike (same host, same holdings, no placement group): a search moves the first of them only. */
-  get signature(): string {
-    return (this._signature ??= this.w.signatureOf(this))
-  }
-
-  /** It holds `held` on `host` now (raw: the same, provider by provider). */
-  moveTo(host: number, raw: Array<[number, Map<string, number>]>, held?: Held): void {
-    this.host = host
-    this.raw = raw
-    this._held = held
-    this._request = undefined
-    this._signature = undefined
-  }
-
-  /** What it holds, provider by provider (to put it back where it was). */
-  get where(): {host: number; raw: Array<[number, Map<string, number>]>; held: Held} {
-    return {host: this.host, raw: this.raw, held: this.held}
-  }
-}
-
-const NOTHING: Held = {members: [], amounts: [], pairs: new Int32Array(0), pairAmounts: new Float64Array(0)}
+export {Piece, type Held} from './piece.js'
 
 export interface Move {
   piece: number
@@ -126,8 +63,8 @@ export class World {
   private readonly built: Uint8Array
   /** Each tree member's host and place in it. */
   private readonly place = new Map<string, [number, number]>()
-  /** Sums of hashes of where every piece is, and of what each host holds (kept once a search asks: hashing). */
-  private sums?: {all: Float64Array; host: Float64Array; piece: Float64Array}
+  /** Hashes of where every piece is, and of what each host holds (kept once a search asks: hashing). */
+  private sums?: PieceHashes
   /** Each host's rack, row and room (numbers; -1: none), and the hosts of each, in host order: made when first asked. */
   private near?: {of: Int32Array[]; members: number[][][]}
 
@@ -294,7 +231,7 @@ export class World {
   /** Makes `move` on the numbers (the caller found it fits: fitting). */
   apply(move: Move): void {
     const piece = this.pieces[move.piece]
-    if (this.sums) this.unhash(piece)
+    this.sums?.remove(piece)
     const {forest} = this
     const from = piece.host
     const fromAt = forest.pairAt[from]
@@ -331,14 +268,14 @@ export class World {
     this.version[from]++
     this.version[move.to]++
     if (pool.length) this.poolVersion++
-    if (this.sums) this.rehash(piece)
+    this.sums?.add(piece, this.grouped.has(piece.consumer.uuid))
   }
 
   /** Undoes the last move made. */
   undo(): Move {
     const d = this.done.pop()!
     const piece = this.pieces[d.move.piece]
-    if (this.sums) this.unhash(piece)
+    this.sums?.remove(piece)
     const {forest} = this
     const at = forest.pairAt[piece.host]
     for (let t = 0; t < piece.held.pairs.length; t++) this.free[at + piece.held.pairs[t]] += piece.held.pairAmounts[t]
@@ -352,56 +289,26 @@ export class World {
     this.version[d.move.from]++
     piece.moveTo(d.was.host, d.was.raw, d.was.held)
     if (piece.keeps.length !== d.keeps) piece.keeps = piece.keeps.slice(0, d.keeps)
-    if (this.sums) this.rehash(piece)
+    this.sums?.add(piece, this.grouped.has(piece.consumer.uuid))
     return d.move
   }
 
-  /**
-   * Keeps hashes of where the pieces are from now on: a sum over pieces (so pieces alike count
-   * alike, and a move changes two terms), 2 x 52 bits for the whole cloud, and for each host.
-   */
+  /** Keeps hashes of where the pieces are from now on (hashes.ts), for a search to tell states apart. */
   hashing(): void {
     if (this.sums) return
-    this.sums = {all: new Float64Array(2), host: new Float64Array(2 * this.n), piece: new Float64Array(0)}
     const pieces = this.all()
-    this.sums.piece = new Float64Array(4 * pieces.length)
-    for (const p of pieces) this.rehash(p)
+    this.sums = new PieceHashes(this.n, pieces.length)
+    for (const p of pieces) this.sums.add(p, this.grouped.has(p.consumer.uuid))
   }
 
   /** Where every piece is, as a hash (hashing). */
   stateHash(): string {
-    const {all} = this.sums!
-    return `${all[0]}.${all[1]}`
+    return this.sums!.state()
   }
 
   /** What host `i` holds (its pieces' holdings, not which pieces they are), as a hash (hashing). */
   hostHash(i: number): string {
-    const {host} = this.sums!
-    return `${host[2 * i]}.${host[2 * i + 1]}`
-  }
-
-  private rehash(p: Piece): void {
-    const sums = this.sums!
-    const holding = `${p.movable ? '' : '!'}${p.held.pairs.join(',')}=${p.held.pairAmounts.join(',')}`
-    const where = this.grouped.has(p.consumer.uuid)
-      ? `#${p.id}@${p.host}:${holding}:${p.keeps.join(',')}`
-      : `${p.host}|${holding}|${p.keeps.join(',')}`
-    for (let k = 0; k < 2; k++) {
-      const a = hash52(where, k + 1)
-      const h = hash52(holding, k + 3)
-      sums.piece[4 * p.id + k] = a
-      sums.piece[4 * p.id + 2 + k] = h
-      sums.all[k] = (sums.all[k] + a) % TWO52
-      sums.host[2 * p.host + k] = (sums.host[2 * p.host + k] + h) % TWO52
-    }
-  }
-
-  private unhash(p: Piece): void {
-    const sums = this.sums!
-    for (let k = 0; k < 2; k++) {
-      sums.all[k] = (sums.all[k] - sums.piece[4 * p.id + k] + TWO52) % TWO52
-      sums.host[2 * p.host + k] = (sums.host[2 * p.host + k] - sums.piece[4 * p.id + 2 + k] + TWO52) % TWO52
-    }
+    return this.sums!.host(i)
   }
 
   /** The hosts (uuids) a consumer is on now: its pieces' hosts. */
@@ -474,53 +381,6 @@ export class World {
 }
 
 const requestsOf = new WeakMap<HostForest, Map<string, MoveRequests>>()
-
-/** drain.ts's requests for what a piece holds, and their candidates merged, by shape of tree. */
-export interface MoveRequests {
-  requests: CandidateRequest[]
-  byShape: Array<ShapeCandidates | undefined>
-}
-
-/** The candidates of several requests, one after another, each place once. */
-function merged(all: ShapeCandidates[]): ShapeCandidates {
-  if (all.length === 1) return all[0]
-  const seen = new Set<string>()
-  const start = [0]
-  const pair: number[] = []
-  const amount: number[] = []
-  let sharing = false
-  for (const cs of all)
-    for (let c = 0; c + 1 < cs.start.length; c++) {
-      const parts: string[] = []
-      for (let t = cs.start[c]; t < cs.start[c + 1]; t++) parts.push(`${cs.pair[t]}:${cs.amount[t]}`)
-      const key = parts.sort().join()
-      if (seen.has(key)) continue
-      seen.add(key)
-      for (let t = cs.start[c]; t < cs.start[c + 1]; t++) {
-        pair.push(cs.pair[t])
-        amount.push(cs.amount[t])
-      }
-      start.push(pair.length)
-      sharing ||= cs.sharing
-    }
-  return {start: Int32Array.from(start), pair: Int32Array.from(pair), amount: Float64Array.from(amount), sharing}
-}
-
-const TWO52 = 2 ** 52
-
-/** cyrb53 (a string's 53-bit hash), kept to 52 bits so that two add up exactly. */
-function hash52(text: string, seed: number): number {
-  let h1 = 0xdeadbeef ^ seed
-  let h2 = 0x41c6ce57 ^ seed
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i)
-    h1 = Math.imul(h1 ^ ch, 2654435761)
-    h2 = Math.imul(h2 ^ ch, 1597334677)
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
-  return 4294967296 * (1048575 & h2) + (h1 >>> 0)
-}
 
 /** No sharing provider kept (one array for every piece that keeps none). */
 const NO_KEEPS: string[] = []
