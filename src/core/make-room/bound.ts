@@ -39,7 +39,8 @@ function knapsack(hosts: readonly HostOptions[], need: number): Choice {
   for (const h of hosts) {
     const next = new Float64Array(need + 1).fill(Infinity)
     const pick = new Int32Array(need + 1).fill(-1)
-    for (let v = 0; v <= need; v++) {
+    // From the most instances down: of choices as cheap, the one the hosts before it made stands (the first hosts first).
+    for (let v = need; v >= 0; v--) {
       if (dp[v] === Infinity) continue
       for (let o = 0; o < h.cost.length; o++) {
         const u = Math.min(need, v + h.gain[o])
