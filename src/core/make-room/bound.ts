@@ -26,10 +26,15 @@ export interface Choice {
 const DP_LIMIT = 2e7
 
 export function fewestMoves(hosts: readonly HostOptions[], need: number): Choice {
-  if (need <= 0) return {cost: 0, exact: true, pick: new Int32Array(hosts.length)}
+  // What the hosts hold with no move counts for itself: the knapsack is over what moves add.
+  let base = 0
+  for (const h of hosts) base += h.gain[0]
+  const more = need - base
+  if (more <= 0) return {cost: 0, exact: true, pick: new Int32Array(hosts.length)}
+  const added = hosts.map((h) => ({cost: h.cost, gain: h.gain.map((g) => g - h.gain[0])}))
   let work = 0
-  for (const h of hosts) work += h.cost.length * (need + 1)
-  return work <= DP_LIMIT ? knapsack(hosts, need) : relaxation(hosts, need)
+  for (const h of added) work += h.cost.length * (more + 1)
+  return work <= DP_LIMIT ? knapsack(added, more) : relaxation(added, more)
 }
 
 function knapsack(hosts: readonly HostOptions[], need: number): Choice {
@@ -86,8 +91,9 @@ function relaxation(hosts: readonly HostOptions[], need: number): Choice {
       at = next
     }
   })
-  // A host's steps come steepest first along its hull, so taking all steps by slope keeps each host's in order.
-  steps.sort((a, b) => b.gain / b.cost - a.gain / a.cost || a.host - b.host)
+  // A host's steps come steepest first along its hull, so taking all steps by slope keeps each host's in order;
+  // of steps as steep, the smaller first (the last one taken whole then overshoots least).
+  steps.sort((a, b) => b.gain / b.cost - a.gain / a.cost || a.cost - b.cost || a.host - b.host)
   let cost = 0
   let whole = 0
   for (const s of steps) {

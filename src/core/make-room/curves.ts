@@ -27,10 +27,10 @@ const BEAM = 16
 
 /**
  * Host `i`'s curve over its movable pieces but `pinned`, counting at most `budget` sets in full
- * (beyond it, a beam: the best sets of one size, each with one piece more). `upTo`: no more than
- * this many instances are wanted of it (counting stops there).
+ * (beyond it, unless not `beamToo`, a beam: the best sets of one size, each with one piece more).
+ * `upTo`: no more than this many instances are wanted of it (counting stops there).
  */
-export function evictionCurve(fit: FlavorFit, i: number, pinned: ReadonlySet<number>, budget: number, upTo: number): Curve {
+export function evictionCurve(fit: FlavorFit, i: number, pinned: ReadonlySet<number>, budget: number, upTo: number, beamToo = true): Curve {
   const {w} = fit
   const ids = [...w.on(i)].filter((id) => w.pieces[id].movable && !pinned.has(id))
   // Kinds of piece: the same pairs and amounts count alike. A set is how many of each kind.
@@ -69,7 +69,11 @@ export function evictionCurve(fit: FlavorFit, i: number, pinned: ReadonlySet<num
   let exactTo = 0
   let spent = 1
   let beam: Scored[] = [{take: new Int32Array(groups.length), fit: best[0], weight: 0}]
-  const note = (m: number, top: Scored | undefined) => {
+  // A size's set: of those that count most, the lightest (the easiest to place elsewhere); the
+  // beam goes on from the heaviest (the likeliest to count more with one piece more).
+  const note = (m: number, found: Scored[]) => {
+    let top: Scored | undefined
+    for (const x of found) if (x.fit === found[0].fit && (!top || x.weight < top.weight)) top = x
     if (top && top.fit > best[m - 1]) {
       best.push(top.fit)
       sets.push(piecesOf(top.take))
@@ -82,7 +86,8 @@ export function evictionCurve(fit: FlavorFit, i: number, pinned: ReadonlySet<num
   const take = new Int32Array(groups.length)
   for (let m = 1; m <= ids.length && best[m - 1] < upTo; m++) {
     const size = multisets(groups, m)
-    if (spent + size > budget) break
+    // One piece moved is always counted in full (a set a kind).
+    if (m > 1 && spent + size > budget) break
     spent += size
     const found: Scored[] = []
     const visit = (g: number, left: number): void => {
@@ -98,12 +103,12 @@ export function evictionCurve(fit: FlavorFit, i: number, pinned: ReadonlySet<num
       take[g] = 0
     }
     visit(0, m)
-    note(m, found[0])
+    note(m, found)
     beam = found
     exactTo = m
   }
   // Beyond: each of the best sets with one piece more, the best of those kept, size after size.
-  for (let m = best.length; m <= ids.length && best[m - 1] < upTo && best[m - 1] < most && spent < 2 * budget; m++) {
+  for (let m = best.length; beamToo && m <= ids.length && best[m - 1] < upTo && best[m - 1] < most && spent < 2 * budget; m++) {
     const next: Scored[] = []
     const seen = new Set<string>()
     for (const b of beam)
@@ -118,7 +123,7 @@ export function evictionCurve(fit: FlavorFit, i: number, pinned: ReadonlySet<num
         keep(next, {take: t, fit: fit.fitWithout(i, piecesOf(t)), weight: b.weight + weights[k]})
       }
     if (next.length === 0) break
-    note(m, next[0])
+    note(m, next)
     beam = next
   }
   return {best, sets, exactTo, most, pieces: ids.length}

@@ -30,8 +30,13 @@ export interface Goal {
   searching?(): void
 }
 
-/** Counts a host's curve may spend, each time it is made (in a search, at every state it reaches). */
+/**
+ * Counts a host's curve may spend, each time it is made: 4,000, or a share of 150,000 over the
+ * domain's hosts (a cloud of 10,000 hosts counts each host's curve exactly for one or two pieces
+ * moved, by class beyond); in a search, which makes curves at every state it reaches, 200.
+ */
 const CURVE_BUDGET = 4000
+const DOMAIN_BUDGET = 150000
 const SEARCH_CURVE_BUDGET = 200
 
 export class RoomGoal implements Goal {
@@ -42,13 +47,14 @@ export class RoomGoal implements Goal {
   readonly pinned = new Map<number, Set<number>>()
   private pinnedVersion = 0
 
-  private budget = CURVE_BUDGET
+  private budget: number
 
   constructor(
     readonly fit: FlavorFit,
     readonly count: number,
   ) {
     this.inDomain = fit.inDomain
+    this.budget = Math.min(CURVE_BUDGET, Math.max(SEARCH_CURVE_BUDGET / 10, Math.floor(DOMAIN_BUDGET / Math.max(1, fit.hosts.length))))
   }
 
   searching(): void {
@@ -83,7 +89,8 @@ export class RoomGoal implements Goal {
       let curve = this.byContent.get(key)
       if (!curve) {
         if (this.byContent.size > 100000) this.byContent.clear()
-        this.byContent.set(key, (curve = evictionCurve(this.fit, i, NO_PINS, this.budget, this.count)))
+        // The bound reads only the sizes counted in full: no beam.
+        this.byContent.set(key, (curve = evictionCurve(this.fit, i, NO_PINS, this.budget, this.count, false)))
       }
       return curve
     }

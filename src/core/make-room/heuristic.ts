@@ -119,25 +119,34 @@ export function roomHeuristic(w: World, rules: Rules, goal: RoomGoal): Outcome {
     let choice = fewestMoves(options, goal.count + Math.max(0, alone - now))
     if (!choice.pick && alone > now) choice = fewestMoves(options, goal.count)
     if (!choice.pick) return {ok: false, why: why ?? 'no choice of hosts to empty in part reaches it'}
-    // The hosts the choice empties in part, then every other step of every host, each by what it gains a move.
-    const tries: Array<{host: number; set: number[]; gain: number; rate: number; chosen: number}> = []
+    // The hosts the choice empties in part, then the other steps of every host, each by what it gains a move
+    // (only the best few are tried: kept in order as they come).
+    type Try = {host: number; k: number; x: number; gain: number; rate: number; chosen: number}
+    const tries: Try[] = []
+    const before = (a: Try, b: Try) => b.chosen - a.chosen || b.rate - a.rate || a.host - b.host
+    const planned = new Set<number>()
     hosts.forEach((i, k) => {
       const o = options[k]
       const picked = choice.pick![k]
+      if (picked > 0) planned.add(i)
       for (let x = 1; x < o.cost.length; x++) {
         const gain = o.gain[x] - o.gain[0]
-        tries.push({host: i, set: goal.curve(i, true).sets[o.cost[x]], gain, rate: gain / o.cost[x], chosen: x === picked ? 1 : 0})
+        const t: Try = {host: i, k, x, gain, rate: gain / o.cost[x], chosen: x === picked ? 1 : 0}
+        if (tries.length === ROOM_TRIES && before(t, tries[ROOM_TRIES - 1]) >= 0) continue
+        let at = tries.length
+        while (at > 0 && before(t, tries[at - 1]) < 0) at--
+        tries.splice(at, 0, t)
+        if (tries.length > ROOM_TRIES) tries.pop()
       }
     })
-    tries.sort((a, b) => b.chosen - a.chosen || b.rate - a.rate || a.host - b.host)
-    const planned = new Set(tries.filter((t) => t.chosen).map((t) => t.host))
     // The first that gains what its host promised is taken; else the one that gained most a move.
     let kept: {moves: Move[]; rate: number} | undefined
     let taken = false
     let pinned = false
-    for (const t of tries.slice(0, ROOM_TRIES)) {
+    for (const t of tries) {
       const mark = w.done.length
-      const failed = placeEach(w, rules, placingOrder(w, rules, t.set), {
+      const set = goal.curve(t.host, true).sets[options[t.k].cost[t.x]]
+      const failed = placeEach(w, rules, placingOrder(w, rules, set), {
         avoid: (j) => j === t.host,
         // Off the domain first: a host of it that takes a piece may be one to empty next (a host the
         // choice empties, most of all); of its hosts, those that lose least.
