@@ -65,7 +65,10 @@ if (process.argv.includes('--snapshots')) {
   process.exit(0)
 }
 if (process.argv.includes('--make-room')) {
-  execFileSync(process.execPath, [path.join(root, 'scripts/bench-make-room.mjs'), ...process.argv.slice(2)], {stdio: 'inherit'})
+  // With the young generation the placemat executable runs with (bin/run.js).
+  execFileSync(process.execPath, ['--max-semi-space-size=64', path.join(root, 'scripts/bench-make-room.mjs'), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  })
   process.exit(0)
 }
 if (process.argv.includes('--capacity')) {
