@@ -267,6 +267,12 @@ describe('make-room: hosts freed, and a domain drained', () => {
     {rack: 'b', vcpus: 16},
   ]
 
+  it('needs no move when N hosts are empty already', () => {
+    const s = cloud(hosts, [{on: 0, vcpu: 1}])
+    expect(planFreeHosts(s, {count: 0, domain: rackA})).toMatchObject({possible: true, moves: [], fitBefore: 2, fitAfter: 2})
+    expect(planFreeHosts(s, {count: 2, domain: rackA})).toMatchObject({possible: true, moves: [], fitBefore: 2, fitAfter: 2})
+  })
+
   it('empties the emptiest hosts first, those empty already counting', () => {
     const s = cloud(hosts, [
       {on: 0, vcpu: 1},

@@ -41,7 +41,7 @@ export interface Plan {
   lowerBound: number
   /** Why there is no plan: the class that binds, the rule, or the consumer that finds no place. */
   why?: string
-  /** The exact search, when it ran: nodes visited, and whether it finished. */
+  /** The exact search, when it ran: the states it reached, and whether it finished. */
   search: {nodes: number; complete: boolean} | null
 }
 
@@ -107,7 +107,17 @@ export function planDrainDomain(s: State, domain: PlanDomain, opts: SolveOptions
   const solved = solve(w, rules, goal, () => drainHeuristic(w, rules, goal), opts)
   const short = solved.moves ? null : goal.short()
   const why = short ? shortText(short, `the consumers of ${domainText(domain)}`) : solved.why
-  return answer(s, w, rules, solved, goal.value(), 0, why, (after) => consumersLeft(after, w, hosts))
+  return answer(
+    s,
+    w,
+    rules,
+    solved,
+    goal.value(),
+    0,
+    why,
+    (after) => consumersLeft(after, w, hosts),
+    (n) => n === 0,
+  )
 }
 
 /** Why pieces cannot all go: what they hold of a class, against what is free where they may go. */
@@ -123,9 +133,12 @@ function answer(
   target: number,
   why: string | undefined,
   recount: (after: State) => number,
+  reached: (after: number) => boolean = (n) => n >= target,
 ): Plan {
   const moves = solved.moves ? plannedMoves(w, rules, solved.moves) : []
   const after = moves.length ? recount(replay(s, moves)) : before
+  // The copy counts what the numbers promised (a drain: nothing left), or the planner is wrong.
+  if (solved.moves && !reached(after)) throw new PlacementError(500, `make-room: the plan replayed counts ${after}, against ${target}`)
   const plan: Plan = {
     possible: solved.moves !== null,
     moves,
