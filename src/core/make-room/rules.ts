@@ -61,13 +61,6 @@ export class Rules {
     return out
   }
 
-  /** Every breach of the hard groups where the members are now. */
-  hardBreaches(): Breach[] {
-    const out: Breach[] = []
-    for (const g of this.w.s.groups.values()) if (!g.soft) out.push(...groupBreaches(g, (m) => this.w.hostsOf(m), this.loc))
-    return out
-  }
-
   private keysNow(g: Group): Set<string> {
     let where = ''
     for (const m of g.members) where += `${this.w.hostsOf(m).join(',')};`
