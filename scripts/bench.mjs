@@ -17,6 +17,8 @@
 //                                          # children, and a what-if without one rack (bench-capacity.mjs)
 //   npm run bench -- --snapshots           # export and import of 10,000 providers, JSON and YAML, side by side
 //                                          # (scripts/bench-snapshots.mjs)
+//   npm run bench -- --make-room           # the fewest moves for K=50 of a large flavor in one rack, a rack drained
+//                                          # and hosts freed, at 1,000 and 10,000 hosts (scripts/bench-make-room.mjs)
 //   npm run bench -- --claim-profile       # one claim's PUT phase by phase on SQLite, beside a bare
 //                                          # node:http + better-sqlite3 floor (scripts/bench-claim-profile.mjs)
 //   npm run bench -- --runs 1 --placement URL   # also measure a live Placement at URL (same machine)
@@ -60,6 +62,13 @@ if (process.argv.includes('--claim-profile')) {
 }
 if (process.argv.includes('--snapshots')) {
   execFileSync(process.execPath, [path.join(root, 'scripts/bench-snapshots.mjs'), ...process.argv.slice(2)], {stdio: 'inherit'})
+  process.exit(0)
+}
+if (process.argv.includes('--make-room')) {
+  // With the young generation the placemat executable runs with (bin/run.js).
+  execFileSync(process.execPath, ['--max-semi-space-size=64', path.join(root, 'scripts/bench-make-room.mjs'), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  })
   process.exit(0)
 }
 if (process.argv.includes('--capacity')) {

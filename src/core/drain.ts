@@ -5,7 +5,8 @@
  * A consumer's move keeps what it holds, provider by provider: what it holds on each provider
  * of the drained tree (root, NUMA node, GPU...) is found again on one provider each, all in
  * the tree of one other enabled host (the candidates engine, with one granular group per
- * provider held and group_policy=isolate); what it holds outside the tree (shared storage)
+ * provider held and group_policy=isolate; or, when no class is held on two providers, as one
+ * unsuffixed group: moveRequests); what it holds outside the tree (shared storage)
  * stays where it is, so the new host must share an aggregate with every sharing provider it
  * keeps. Its placement groups' hard rules must hold after the move (as the write will check
  * them: newBreaches); among the places left, the one breaking the fewest soft rules wins, then
@@ -17,7 +18,7 @@
  */
 import {closeness, placementOf} from './affinity.js'
 import {postAllocationErrors, writeAllocations} from './placement/allocations.js'
-import {findCandidates, type CandidateOptions} from './candidates/engine.js'
+import {findCandidates, type AllocationRequest, type CandidateOptions} from './candidates/engine.js'
 import type {CandidateRequest, RequestGroup} from './candidates/request.js'
 import {notFound} from './errors.js'
 import {breachRecord, breachText, newBreaches, type Breach, type BreachRecord} from './groups.js'
@@ -25,8 +26,6 @@ import {DISABLED_TRAIT, hostsOfProviders, isSharing} from './host.js'
 import {requireHost} from './host-status.js'
 import type {Amounts, State} from './state/state.js'
 import {Changes} from './state/changes.js'
-
-/** A provider that lends what it holds to the trees it shares an aggregate with. */
 
 /** Amounts per resource class, per provider uuid. */
 export type ProviderAmounts = Record<string, Record<string, number>>
@@ -95,13 +94,14 @@ export function hostConsumers(s: State, host: string): string[] {
     .map((x) => x.c)
 }
 
-const amountsText = (a: Record<string, number>) =>
+/** Amounts as the reasons say them: `VCPU=2,MEMORY_MB=2048`. */
+export const amountsText = (a: Record<string, number>) =>
   Object.entries(a)
     .map(([rc, n]) => `${rc}=${n}`)
     .join(',')
 
 /** What a consumer holds in the tree, as the reasons say it. */
-function heldText(from: ProviderAmounts): string {
+export function heldText(from: ProviderAmounts): string {
   const parts = Object.values(from).map(amountsText)
   return parts.length === 1 ? `${parts[0]} on one provider` : `${parts.join(' and ')} on ${parts.length} providers of one host`
 }
@@ -112,6 +112,55 @@ function associated(s: State, root: string, sharing: string): boolean {
   if (!aggs || aggs.size === 0) return false
   for (const p of s.subtree(root)) for (const a of p.aggregates) if (aggs.has(a)) return true
   return false
+}
+
+/**
+ * The requests that find a consumer's new place, on the tree of a host that is not disabled (as
+ * nova's scheduler asks): what it holds on each provider of its host's tree (`held`, one entry a
+ * provider) found again on one provider each (one granular group each, group_policy=isolate); and,
+ * when no class is held on two providers, the same amounts as one unsuffixed group, which takes
+ * each class from one provider of the tree, so it may fold them onto fewer providers (a NUMA
+ * node's and the root's onto a host without NUMA children) or spread them (a host's onto a NUMA
+ * node and its root), as nova asks for an instance of one NUMA node. A place either finds will do.
+ * Drain and make-room ask them.
+ */
+export function moveRequests(s: State, held: ReadonlyArray<ReadonlyMap<string, number>>): CandidateRequest[] {
+  const request = (groups: RequestGroup[]): CandidateRequest => ({
+    groups,
+    groupPolicy: groups.length > 1 ? 'isolate' : undefined,
+    sameSubtree: [],
+    rootRequired: [],
+    // Only a trait the cloud knows can be named.
+    rootForbidden: new Set(s.traits.has(DISABLED_TRAIT) ? [DISABLED_TRAIT] : []),
+    nestedAware: true,
+  })
+  const group = (suffix: string, resources: Map<string, number>): RequestGroup => ({
+    suffix,
+    resources,
+    requiredTraits: [],
+    forbiddenTraits: new Set(),
+    memberOf: [],
+    forbiddenAggs: new Set(),
+  })
+  const out = [request(held.map((amounts, i) => group(`_DRAIN${i + 1}`, new Map(amounts))))]
+  const all = new Map<string, number>()
+  for (const amounts of held) for (const [rc, n] of amounts) all.set(rc, all.has(rc) ? Number.NaN : n)
+  if (![...all.values()].some(Number.isNaN)) out.push(request([group('', all)]))
+  return out
+}
+
+/** The candidates of every request in turn, each place once (the first request's first). */
+export function movePlaces(s: State, requests: readonly CandidateRequest[], opts: CandidateOptions = {}): AllocationRequest[] {
+  const seen = new Set<string>()
+  const out: AllocationRequest[] = []
+  for (const r of requests)
+    for (const ar of findCandidates(s, r, opts).allocationRequests) {
+      const key = [...ar.allocations].map(([rp, a]) => `${rp}:${[...a].join()}`).join(';')
+      if (seen.has(key)) continue
+      seen.add(key)
+      out.push(ar)
+    }
+  return out
 }
 
 /**
@@ -134,25 +183,8 @@ export function planMove(s: State, host: string, consumer: string, opts: DrainOp
   const groups = groupsOf(s, consumer).map((g) => g.name)
   const from = record(held)
 
-  // One granular group per provider held, each on a provider of its own.
-  const requestGroups: RequestGroup[] = held.map(([, amounts], i) => ({
-    suffix: `_DRAIN${i + 1}`,
-    resources: new Map(amounts),
-    requiredTraits: [],
-    forbiddenTraits: new Set(),
-    memberOf: [],
-    forbiddenAggs: new Set(),
-  }))
-  const req: CandidateRequest = {
-    groups: requestGroups,
-    groupPolicy: requestGroups.length > 1 ? 'isolate' : undefined,
-    sameSubtree: [],
-    rootRequired: [],
-    // As nova's scheduler asks (only a trait the cloud knows can be named).
-    rootForbidden: new Set(s.traits.has(DISABLED_TRAIT) ? [DISABLED_TRAIT] : []),
-    nestedAware: true,
-  }
-  const result = findCandidates(s, req, opts.candidates ?? {})
+  const amounts = held.map(([, a]) => a)
+  const places = movePlaces(s, moveRequests(s, amounts), opts.candidates ?? {})
 
   const here = placementOf(s, [drained.uuid])
   const judged = new Map<string, Breach[]>()
@@ -160,7 +192,7 @@ export function planMove(s: State, host: string, consumer: string, opts: DrainOp
   let unassociated: string | undefined
   let hardBest: Breach[] | undefined
   let best: {move: DrainMove; score: [number, number]} | undefined
-  for (const ar of result.allocationRequests) {
+  for (const ar of places) {
     // A move goes to one other host (what it takes from sharing providers is no host's).
     const hosts = hostsOfProviders(s, ar.allocations.keys())
     const root = hosts.length === 1 ? hosts[0] : undefined

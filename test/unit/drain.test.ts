@@ -172,6 +172,22 @@ describe('drain plan', () => {
     expect(plan.moves[0].to).toEqual({[U('h3n0')]: {VCPU: 2, MEMORY_MB: 1024}, [U('h3pf')]: {SRIOV_NET_VF: 1}})
   })
 
+  it('moves what no class splits as one group too: a NUMA node and its root onto a flat host, a flat host onto a NUMA node and its root', () => {
+    const inv = (total: number) => ({total, reserved: 0, min_unit: 1, max_unit: total, step_size: 1, allocation_ratio: 1})
+    const providers: P[] = [
+      {name: 'h1', aggregates: [RACK_A], inventories: {DISK_GB: inv(100)}},
+      {name: 'h1n0', parent: 'h1', inventories: {VCPU: inv(8), MEMORY_MB: inv(4096)}} as P,
+      {name: 'h2', aggregates: [RACK_B], inventories: {VCPU: inv(8), MEMORY_MB: inv(4096), DISK_GB: inv(100)}},
+    ]
+    const numa = cloud({providers, consumers: {c1: {h1n0: {VCPU: 2, MEMORY_MB: 1024}, h1: {DISK_GB: 10}}}})
+    const {plan} = where(numa)
+    expect(plan.moves[0].to).toEqual({[U('h2')]: {VCPU: 2, MEMORY_MB: 1024, DISK_GB: 10}})
+
+    const flat = cloud({providers, consumers: {c1: {h2: {VCPU: 2, MEMORY_MB: 1024, DISK_GB: 10}}}})
+    const back = planDrain(flat, 0, U('h2'))
+    expect(back.moves[0].to).toEqual({[U('h1n0')]: {VCPU: 2, MEMORY_MB: 1024}, [U('h1')]: {DISK_GB: 10}})
+  })
+
   it('keeps what is held outside the tree, and goes only where that shared provider reaches', () => {
     const storage: P = {
       name: 'st',
