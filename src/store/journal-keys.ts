@@ -50,3 +50,25 @@ export const IMAGE_FORMAT = 1
 
 /** Transactions a keyed write's check reads at most (Backend.commitKeyed); a writer further behind is refused (it catches up first). */
 export const GUARD_RANGE = 2000
+
+/**
+ * The kinds of row a transaction's image holds (state-writer.ts imageRows), which a follower reads
+ * back into a window of changes (journal.ts Window): listed once.
+ */
+export const IMAGE_ROW_KINDS = [
+  'providers',
+  'inventories',
+  'traits',
+  'aggregates',
+  'consumers',
+  'allocations',
+  'classes',
+  'traitNames',
+  'topologyNodes',
+  'groups',
+  'groupMembers',
+  'moved',
+  'aggregateNames',
+] as const
+
+export type ImageRowKind = (typeof IMAGE_ROW_KINDS)[number]

@@ -18,7 +18,7 @@ import {PRIMARY_KEYS, type Database} from './schema.js'
 import type {ImageRows} from './state-writer.js'
 import {statementText} from './statement-text.js'
 
-import {IMAGE_FORMAT, KEY, knownKey, type JournalRow} from './journal-keys.js'
+import {IMAGE_FORMAT, IMAGE_ROW_KINDS, KEY, knownKey, type ImageRowKind, type JournalRow} from './journal-keys.js'
 
 export {IMAGE_FORMAT, KEY, knownKey, type JournalRow}
 
@@ -267,22 +267,8 @@ export function imageWindows(head: Head, position: number, rows: Row[]): Window[
   return windows.length === head.counter - position ? windows : null
 }
 
-/** The kinds of row an image holds (state-writer.ts imageRows). */
-const IMAGE_ROW_KINDS = new Set([
-  'providers',
-  'inventories',
-  'traits',
-  'aggregates',
-  'consumers',
-  'allocations',
-  'classes',
-  'traitNames',
-  'topologyNodes',
-  'groups',
-  'groupMembers',
-  'moved',
-  'aggregateNames',
-])
+/** The kinds of row an image holds, as a set to ask. */
+const IMAGE_ROW_KIND_SET: ReadonlySet<string> = new Set(IMAGE_ROW_KINDS)
 
 /** An image's keys and rows, or null when it is not of a shape this release reads whole (see imageWindows). */
 export function readImage(r: Row): {keys: Array<[string, string, number]>; rows: Record<keyof ImageRows, Row[]>} | null {
@@ -303,7 +289,7 @@ export function readImage(r: Row): {keys: Array<[string, string, number]>; rows:
   const out = {} as Record<keyof ImageRows, Row[]>
   for (const kind of IMAGE_ROW_KINDS) (out as Record<string, Row[]>)[kind] = []
   for (const [kind, list] of Object.entries(rows)) {
-    if (!IMAGE_ROW_KINDS.has(kind) || !Array.isArray(list)) return null
+    if (!IMAGE_ROW_KIND_SET.has(kind) || !Array.isArray(list)) return null
     ;(out as Record<string, Row[]>)[kind] = list as Row[]
   }
   return {keys: keys as Array<[string, string, number]>, rows: out}
@@ -366,7 +352,7 @@ export function readHead(rows: Row[]): Head {
 }
 
 /** What changed since a position, read in one snapshot: the journal's keys and the rows they name now. */
-export interface Window {
+export interface Window extends Record<ImageRowKind, Row[]> {
   head: Head
   /** More than MAX_PATCH_KEYS keys were recorded since the position: none are read (a load is cheaper). */
   large: boolean
@@ -374,19 +360,6 @@ export interface Window {
   unknown?: boolean
   /** The keys recorded since the position, and those read again besides (see unsureKeys). */
   keys: JournalRow[]
-  providers: Row[]
-  inventories: Row[]
-  traits: Row[]
-  aggregates: Row[]
-  consumers: Row[]
-  allocations: Row[]
-  classes: Row[]
-  traitNames: Row[]
-  topologyNodes: Row[]
-  groups: Row[]
-  groupMembers: Row[]
-  moved: Row[]
-  aggregateNames: Row[]
 }
 
 /**

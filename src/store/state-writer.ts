@@ -12,6 +12,7 @@ import type {Consumer, MovedConsumer, Provider, State, TopologyNode} from '../co
 import {PART, type Changes} from '../core/state/changes.js'
 import type {Database} from './schema.js'
 import {statementText, type StatementText} from './statement-text.js'
+import type {ImageRowKind} from './journal-keys.js'
 
 /** Providers (or consumers) whose rows are built together. */
 const CHUNK = 5000
@@ -300,22 +301,7 @@ function rowsOfPresent<T>(keys: Iterable<string>, have: ReadonlyMap<string, T>, 
 }
 
 /** A transaction's rows by kind (see imageRows; journal.ts's Window holds the same lists). */
-export type ImageRows = Record<
-  | 'providers'
-  | 'inventories'
-  | 'traits'
-  | 'aggregates'
-  | 'consumers'
-  | 'allocations'
-  | 'classes'
-  | 'traitNames'
-  | 'topologyNodes'
-  | 'groups'
-  | 'groupMembers'
-  | 'moved'
-  | 'aggregateNames',
-  object[]
->
+export type ImageRows = Record<ImageRowKind, object[]>
 
 /** `items` in arrays of `size` (the last one shorter). */
 export function* batches<T>(items: Iterable<T>, size: number): Generator<T[]> {
