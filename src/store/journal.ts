@@ -384,24 +384,6 @@ export function readKeys(rows: Row[]): {keys: JournalRow[]; large: boolean; unkn
 /** Keys per statement when rows are read by key (a list of literals, so each plan is an index lookup). */
 const KEYS_PER_STATEMENT = 5000
 
-/** The kinds of row `rowStatements` reads, in the order readRows expects them. */
-const ROW_KINDS = [
-  'providers',
-  'inventories',
-  'traits',
-  'aggregates',
-  'consumers',
-  'allocations',
-  'classes',
-  'traitNames',
-  'topologyNodes',
-  'groups',
-  'groupMembers',
-  'moved',
-  'aggregateNames',
-] as const
-type RowKind = (typeof ROW_KINDS)[number]
-
 /**
  * The statements that read the rows `keys` name now, each tagged with the kind of row it reads;
  * none for a kind no key names. A provider's inventories, traits and aggregates and a consumer's
@@ -411,13 +393,13 @@ export function rowStatements(
   db: Kysely<Database>,
   keys: readonly JournalRow[],
   storageOrder: 'rowid' | 'ctid' | 'primary-key',
-): Array<[RowKind, CompiledQuery]> {
+): Array<[ImageRowKind, CompiledQuery]> {
   const of = (kind: string, partBit = 0) => [
     ...new Set(keys.filter((k) => k.kind === kind && (!partBit || k.parts & partBit)).map((k) => k.key)),
   ]
   const text = statementText(db)
-  const out: Array<[RowKind, CompiledQuery]> = []
-  const each = (kind: RowKind, list: string[], table: keyof Database, column: string, orderBy: string[]) => {
+  const out: Array<[ImageRowKind, CompiledQuery]> = []
+  const each = (kind: ImageRowKind, list: string[], table: keyof Database, column: string, orderBy: string[]) => {
     const order = storageOrder === 'primary-key' ? orderBy.flatMap((c) => (c === storageOrder ? PRIMARY_KEYS[table] : [c])) : orderBy
     for (let i = 0; i < list.length; i += KEYS_PER_STATEMENT)
       out.push([kind, text.selectWhereIn(table, column, list.slice(i, i + KEYS_PER_STATEMENT), order)])
@@ -445,11 +427,11 @@ export function rowStatements(
 export function readWindow(
   head: Head,
   keys: {keys: JournalRow[]; large: boolean; unknown?: boolean},
-  statements: Array<[RowKind, CompiledQuery]>,
+  statements: Array<[ImageRowKind, CompiledQuery]>,
   results: Row[][],
 ): Window {
   const w = {head, large: keys.large, keys: keys.keys, ...(keys.unknown ? {unknown: true} : {})} as Window
-  for (const kind of ROW_KINDS) w[kind] = []
+  for (const kind of IMAGE_ROW_KINDS) w[kind] = []
   statements.forEach(([kind], i) => {
     for (const r of results[i]) w[kind].push(r)
   })
