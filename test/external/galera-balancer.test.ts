@@ -22,7 +22,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {longestGap, startChurn, type Churn} from '../helpers/claim-churn.js'
+import {heldFromRows, longestGap, startChurn, type Churn} from '../helpers/claim-churn.js'
 import {placemat} from '../helpers/cli.js'
 import {DOCS, words} from '../helpers/docs.js'
 import {startForeground, until, type ForegroundDaemon} from '../helpers/foreground-daemon.js'
@@ -229,20 +229,7 @@ describe.skipIf(!available)('placemat behind haproxy on a three-node Galera clus
       .split('\n')
       .filter(Boolean)
       .map((l) => l.split('\t'))
-    const held = new Map<string, Record<string, Record<string, number>>>()
-    const usedVcpu = new Map<string, number>()
-    for (const [consumer, provider, rc, used] of rows) {
-      const c = held.get(consumer) ?? {}
-      ;(c[provider] ??= {})[rc] = Number(used)
-      held.set(consumer, c)
-      if (rc === 'VCPU') usedVcpu.set(provider, (usedVcpu.get(provider) ?? 0) + Number(used))
-    }
-    const canonical = (a?: Record<string, Record<string, number>>) =>
-      JSON.stringify(
-        Object.entries(a ?? {})
-          .sort()
-          .map(([p, r]) => [p, Object.entries(r).sort()]),
-      )
+    const {held, usedVcpu, canonical} = heldFromRows(rows)
     const unsure = new Set(reports.flatMap((r) => [...r.unsure]))
     const acknowledged = new Map(reports.flatMap((r) => [...r.held]))
     const lost = [...acknowledged].filter(([c, claim]) => !unsure.has(c) && canonical(held.get(c)) !== canonical(claim)).map(([c]) => c)

@@ -11,7 +11,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {longestGap, startChurn} from '../helpers/claim-churn.js'
+import {heldFromRows, longestGap, startChurn} from '../helpers/claim-churn.js'
 import {placemat} from '../helpers/cli.js'
 import {startForeground, until, type ForegroundDaemon} from '../helpers/foreground-daemon.js'
 import {galeraAvailable, startGalera, type TestGalera} from '../helpers/galera.js'
@@ -121,20 +121,7 @@ describe.skipIf(!galeraAvailable)('three daemons on a three-node Galera cluster'
       .split('\n')
       .filter(Boolean)
       .map((l) => l.split('\t'))
-    const held = new Map<string, Record<string, Record<string, number>>>()
-    const usedVcpu = new Map<string, number>()
-    for (const [consumer, provider, rc, used] of rows) {
-      const c = held.get(consumer) ?? {}
-      ;(c[provider] ??= {})[rc] = Number(used)
-      held.set(consumer, c)
-      if (rc === 'VCPU') usedVcpu.set(provider, (usedVcpu.get(provider) ?? 0) + Number(used))
-    }
-    const canonical = (a?: Record<string, Record<string, number>>) =>
-      JSON.stringify(
-        Object.entries(a ?? {})
-          .sort()
-          .map(([p, r]) => [p, Object.entries(r).sort()]),
-      )
+    const {held, usedVcpu, canonical} = heldFromRows(rows)
     const lost = [...report.held].filter(([consumer, claim]) => canonical(held.get(consumer)) !== canonical(claim)).map(([c]) => c)
     const leaked = [...held.keys()].filter((c) => !report.held.has(c) && !report.unsure.has(c))
     const overcommitted = [...usedVcpu].filter(([, used]) => used > VCPUS)

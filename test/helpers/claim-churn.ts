@@ -211,3 +211,30 @@ function outcomeUnknown(body: unknown): boolean {
   const errors = (body as {errors?: Array<{detail?: string}>} | null)?.errors
   return errors?.some((e) => e.detail?.includes(OUTCOME_UNKNOWN)) ?? false
 }
+
+/**
+ * What a database holds against what churn's writers were told: `rows` are its allocations
+ * (consumer, provider, class, used) as text; each consumer's claim, each provider's VCPU used, and
+ * the claims' canonical form to compare.
+ */
+export function heldFromRows(rows: string[][]): {
+  held: Map<string, Claim>
+  usedVcpu: Map<string, number>
+  canonical: (claim?: Claim) => string
+} {
+  const held = new Map<string, Claim>()
+  const usedVcpu = new Map<string, number>()
+  for (const [consumer, provider, rc, used] of rows) {
+    const c = held.get(consumer) ?? {}
+    ;(c[provider] ??= {})[rc] = Number(used)
+    held.set(consumer, c)
+    if (rc === 'VCPU') usedVcpu.set(provider, (usedVcpu.get(provider) ?? 0) + Number(used))
+  }
+  const canonical = (claim?: Claim) =>
+    JSON.stringify(
+      Object.entries(claim ?? {})
+        .sort()
+        .map(([p, r]) => [p, Object.entries(r).sort()]),
+    )
+  return {held, usedVcpu, canonical}
+}
