@@ -211,7 +211,7 @@ const servers: Array<{kind: string; available: boolean; start: () => Promise<Ser
 
 for (const s of servers) describe.skipIf(!s.available)(`${s.kind} goes away and comes back`, () => faultCases(s))
 
-function faultCases({start, kind}: (typeof servers)[number]) {
+function faultCases({start}: (typeof servers)[number]) {
   let server: Server
   let proxy: Proxy
   let direct: string
