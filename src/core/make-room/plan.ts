@@ -15,6 +15,7 @@ import type {State} from '../state/state.js'
 import {FlavorFit} from './fit.js'
 import {DrainGoal, EmptyGoal, RoomGoal, type Short} from './goals.js'
 import {drainHeuristic, emptyHeuristic, roomHeuristic} from './heuristic.js'
+import type {PlanGoal} from './record.js'
 import {plannedMoves, replay, type PlannedMove} from './result.js'
 import {Rules} from './rules.js'
 import {solve, type SolveOptions, type Solved} from './solve.js'
@@ -118,6 +119,15 @@ export function planDrainDomain(s: State, domain: PlanDomain, opts: SolveOptions
     (after) => consumersLeft(after, w, hosts),
     (n) => n === 0,
   )
+}
+
+/** The planner a goal asks for (record.ts PlanGoal): the flavor goal takes the flavor's request. */
+export function planGoal(s: State, goal: PlanGoal, flavor: FlavorRequest | undefined, opts: SolveOptions = {}): Plan {
+  const domain = goal.in ?? undefined
+  if (goal.goal === 'drain') return planDrainDomain(s, goal.in, opts)
+  if (goal.goal === 'free_hosts') return planFreeHosts(s, {...opts, count: goal.count, domain})
+  if (!flavor) throw new PlacementError(400, `make-room: no flavor named ${goal.flavor}`)
+  return planMakeRoom(s, {...opts, flavor, count: goal.count, domain})
 }
 
 /** Why pieces cannot all go: what they hold of a class, against what is free where they may go. */
