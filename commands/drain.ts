@@ -1,9 +1,12 @@
 import {Args, Flags} from '@oclif/core'
-import {PlacematCommand, type Column} from '../src/cli/placemat-command.js'
-import {conflictError} from '../src/cli/failure.js'
+import type {Column} from '../src/cli/placemat-command.js'
+import {PlanCommand} from '../src/cli/plan-command.js'
+import {conflictError, usageError} from '../src/cli/failure.js'
 import {groupFileFlags} from '../src/cli/groups/flags.js'
 import {formatResources} from '../src/cli/render/resources.js'
 import {DEFAULT_REASON, drain, type DrainEntry, type DrainReport} from '../src/cli/services/drain.js'
+import {makeRoom} from '../src/cli/services/make-room.js'
+import {lostDomainOf} from '../src/core/headroom/what-if-headroom.js'
 import {breachText} from '../src/core/groups.js'
 
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`
@@ -25,7 +28,7 @@ const COLUMNS: Column<DrainEntry>[] = [
   {key: 'why', get: (e) => e.why ?? (e.soft_breaches ?? []).map((b) => `breaks ${breachText(b)}`).join('; ')},
 ]
 
-export default class Drain extends PlacematCommand {
+export default class Drain extends PlanCommand {
   static summary = 'Move every consumer off a host, each in one atomic write, keeping its resources, owner, type and groups’ rules.'
   static description = `Every consumer holding allocations in HOST's tree (a root provider, by name
 or uuid) goes to another enabled host: what it holds on each provider of the
@@ -49,6 +52,13 @@ consumer that still cannot move keeps what it holds and is reported with
 why. --dry-run prints where each would go, or why it cannot, and exits as
 the drain would.
 
+A rack, row or room (rack:NAME, row:NAME, room:NAME) is drained as one plan
+(placemat make-room's): every consumer of its hosts placed outside it under
+the rules, the fewest moves, in an order where each is valid when it runs,
+or why it cannot be (then nothing is changed). Its hosts are taken out of
+service first (not with --keep-enabled); a move refused with 409 has the rest
+planned again from the cloud as it is then.
+
 Exit 0 when every consumer moved (or would), 4 when some cannot (the table
 says which and why).`
 
@@ -56,10 +66,11 @@ says which and why).`
     '<%= config.bin %> drain cn-0001 --dry-run',
     "<%= config.bin %> drain cn-0001 --reason 'PSU failure, ticket 4711'",
     '<%= config.bin %> drain cn-0001 --partial --json',
+    '<%= config.bin %> drain rack:r7 --dry-run',
   ]
 
   static printed = {columns: COLUMNS}
-  static args = {host: Args.string({description: 'host (root provider) name or uuid', required: true})}
+  static args = {host: Args.string({description: 'host (root provider) name or uuid; or rack:NAME, row:NAME, room:NAME', required: true})}
   static flags = {
     'dry-run': Flags.boolean({description: 'print where each consumer would go, or why it cannot; change nothing'}),
     partial: Flags.boolean({description: 'move the consumers that can move even when some cannot (exit 4 still)'}),
@@ -71,6 +82,25 @@ says which and why).`
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Drain)
     const backend = await this.backend()
+    const domain = lostDomainOf(args.host)
+    if (domain && domain.level !== 'host') {
+      if (flags.partial) throw usageError('--partial drains a host; a rack, row or room is drained whole or not at all')
+      const tty = Boolean(process.stdout.isTTY) && this.textOutput && !flags['dry-run']
+      const bar = tty ? (await import('../src/cli/components/Progress.js')).startProgress() : undefined
+      try {
+        const report = await makeRoom(backend, {goal: 'drain', in: domain}, undefined, {
+          apply: !flags['dry-run'],
+          keepEnabled: flags['keep-enabled'],
+          reason: flags.reason,
+          groups: flags.groups,
+          layout: flags.layout,
+          onProgress: bar ? (done, total, label) => bar.update(done, total, label) : undefined,
+        })
+        return this.printPlan(report)
+      } finally {
+        bar?.stop()
+      }
+    }
     const tty = Boolean(process.stdout.isTTY) && this.textOutput
     const bar = tty ? (await import('../src/cli/components/Progress.js')).startProgress() : undefined
     let report: DrainReport

@@ -30,7 +30,7 @@ export const LAYERS = ['src/core', 'src/store', 'src/client', 'src/http', 'src/d
  * below, never one above; what lies below src/cli is the layers' to order.
  */
 export const CLI_FLOORS = [
-  ['commands', 'src/cli/base-command.ts', 'src/cli/placemat-command.ts', 'src/cli/topology-commands.ts'],
+  ['commands', 'src/cli/base-command.ts', 'src/cli/placemat-command.ts', 'src/cli/plan-command.ts', 'src/cli/topology-commands.ts'],
   ['src/cli/services'],
   ['src/cli'],
 ]

@@ -23,6 +23,7 @@ import type {State} from '../../core/state/state.js'
 import type {Backend} from '../backend/backend.js'
 import {withContext} from '../failure.js'
 import {resolveHost} from './hosts.js'
+import {isConflict, writeMove} from './move-write.js'
 
 export interface DrainFlags {
   dryRun?: boolean
@@ -79,26 +80,10 @@ export interface DrainReport {
   consumers: DrainEntry[]
 }
 
-const is409 = (err: unknown) => err instanceof ApiError && err.status === 409
-
 /** The cloud as a State with its placement groups and topology, to plan on (a copy: planning changes it). */
 function cloudState(backend: Backend, flags: DrainFlags): Promise<State> {
   // Each consumer's project, user and generation are read too: the move writes them.
   return backend.stateWithGroups({groups: flags.groups, layout: flags.layout}, {consumers: true, consumerOwners: true})
-}
-
-/** One consumer's move: its whole allocations, project, user and type, with its consumer generation. */
-async function writeMove(backend: Backend, move: DrainMove): Promise<void> {
-  const entry: Record<string, unknown> = {
-    allocations: Object.fromEntries(Object.entries(move.allocations).map(([rp, resources]) => [rp, {resources}])),
-    project_id: move.project,
-    user_id: move.user,
-    consumer_generation: move.generation,
-  }
-  if (move.type !== null) entry.consumer_type = move.type
-  // A consumer of no type is written at 1.37, which has none, so none is invented.
-  const opts = move.type === null ? {version: '1.37'} : undefined
-  await backend.writeAllocations({[move.consumer]: entry}, opts)
 }
 
 function movedEntry(s: State, m: DrainMove, status: EntryStatus, attempts?: number): DrainEntry {
@@ -173,7 +158,7 @@ export async function drain(backend: Backend, hostRef: string, flags: DrainFlags
       await writeMove(backend, move)
       consumers.push(movedEntry(s, move, 'moved', 1))
     } catch (err) {
-      if (!is409(err)) {
+      if (!isConflict(err)) {
         const done = consumers.filter((e) => e.status === 'moved').length
         throw err instanceof ApiError
           ? withContext(
@@ -238,7 +223,7 @@ async function tryAgain(
     await writeMove(backend, again)
     return movedEntry(fresh, again, 'moved', 2)
   } catch (err) {
-    if (!is409(err)) throw err
+    if (!isConflict(err)) throw err
     return {
       consumer_uuid: move.consumer,
       groups: again.groups,

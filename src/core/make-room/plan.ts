@@ -130,6 +130,18 @@ export function planGoal(s: State, goal: PlanGoal, flavor: FlavorRequest | undef
   return planMakeRoom(s, {...opts, flavor, count: goal.count, domain})
 }
 
+/**
+ * What a goal counts on `s` now (instances of the flavor that fit in the domain; empty hosts;
+ * consumers left), so that a plan carried out under churn is planned again for what is still
+ * missing.
+ */
+export function goalCount(s: State, goal: PlanGoal, flavor: FlavorRequest | undefined): number {
+  if (goal.goal === 'flavor') return flavor ? capacityFit(s, flavor, goal.in ?? undefined) : 0
+  const w = new World(s)
+  const hosts = domainHosts(s, w, goal.in ?? undefined)
+  return goal.goal === 'free_hosts' ? emptyHosts(s, w, hosts) : consumersLeft(s, w, hosts)
+}
+
 /** Why pieces cannot all go: what they hold of a class, against what is free where they may go. */
 const shortText = (short: Short, who: string): string =>
   `${who} hold ${short.held} ${short.rc}, more than the ${short.free} free on the other enabled hosts and the pools: ${short.rc} binds`
