@@ -99,10 +99,9 @@ export async function makeRoom(
   if (drained.length) first.disabled_hosts = drained.map((h) => h.name)
   if (!flags.apply || !plan.possible) return first
 
-  // The goal as an absolute count: under churn, what is still missing is planned again.
-  const aim = goal.goal === 'drain' ? 0 : plan.fitBefore + (goal.goal === 'flavor' ? goal.count : 0)
-  const wanted = goal.goal === 'free_hosts' ? goal.count : aim
-  const reached = (n: number) => (goal.goal === 'drain' ? n === 0 : n >= wanted)
+  // Every goal is a count the cloud reaches (K of the flavor fit, as capacity counts; N hosts
+  // empty; nobody left in the domain): under churn the same goal is planned again from there.
+  const reached = (n: number) => (goal.goal === 'drain' ? n === 0 : n >= goal.count)
   const disabled: string[] = []
   if (drained.length) {
     for (const h of drained) {
@@ -121,10 +120,38 @@ export async function makeRoom(
   let queue: PlannedMove[] = plan.moves
   let next = 0
   let replans = 0
-  let stopped: {moves: MoveRecord[]; why: string} | null = null
+  let stopped: {moves: MoveRecord[]; why: string} | null = null as {moves: MoveRecord[]; why: string} | null
   const total = () => done.length + queue.length - next
   flags.onProgress?.(0, total(), `${total()} moves`)
-  while (next < queue.length) {
+  let after: State | null = null
+  /** The goal planned again on the cloud as it is now; false (and `stopped` said) when it cannot be reached. */
+  const planAgain = (cloud: State, cause: string): boolean => {
+    replans++
+    const left = flags.maxMoves === undefined ? undefined : Math.max(0, flags.maxMoves - done.length)
+    plan = planGoal(cloud, goal, flavor, {maxMoves: left})
+    if (!plan.possible) {
+      const why = `planned again after ${cause}: ${plan.why}`
+      stopped = {moves: notDone(queue.slice(next), done.length, why), why}
+      return false
+    }
+    queue = plan.moves
+    next = 0
+    return true
+  }
+  for (;;) {
+    if (next === queue.length) {
+      // The plan is done; others may have taken the room it made meanwhile.
+      after = await cloudState(backend, flags)
+      const now = goalCount(after, goal, flavor)
+      if (reached(now)) break
+      if (replans === MAX_REPLANS) {
+        stopped = {moves: [], why: `others kept taking the room the moves made (planned again ${MAX_REPLANS} times)`}
+        break
+      }
+      if (!planAgain(after, 'others took the room the moves made')) break
+      after = null
+      continue
+    }
     const move = queue[next]
     const record = moveRecord(move, done.length + 1, 'moved')
     await flags.beforeMove?.(record, done.length)
@@ -138,29 +165,20 @@ export async function makeRoom(
         throw err instanceof ApiError
           ? withContext(err, `moving consumer ${move.consumer}: `, ` (${done.length} moves were made before this; plan again to go on)`)
           : err
-      const refused = err.detail
       if (replans === MAX_REPLANS) {
-        stopped = {moves: notDone(queue.slice(next), done.length, `refused: ${refused}`), why: refused}
+        stopped = {moves: notDone(queue.slice(next), done.length, `refused: ${err.detail}`), why: err.detail}
         break
       }
-      replans++
-      s = await cloudState(backend, flags)
-      const now = goalCount(s, goal, flavor)
-      if (reached(now)) break
-      const again: PlanGoal = goal.goal === 'flavor' ? {...goal, count: wanted - now} : goal
-      const left = flags.maxMoves === undefined ? undefined : flags.maxMoves - done.length
-      plan = planGoal(s, again, flavor, {maxMoves: left})
-      if (!plan.possible) {
-        const why = `planned again after a move was refused (${refused}): ${plan.why}`
-        stopped = {moves: notDone(queue.slice(next), done.length, why), why}
+      const cloud = await cloudState(backend, flags)
+      const now = goalCount(cloud, goal, flavor)
+      if (reached(now)) {
+        after = cloud
         break
       }
-      queue = plan.moves
-      next = 0
+      if (!planAgain(cloud, `a move was refused (${err.detail})`)) break
     }
   }
-  const after = await cloudState(backend, flags)
-  const now = goalCount(after, goal, flavor)
+  const now = goalCount(after ?? (await cloudState(backend, flags)), goal, flavor)
   return {
     ...first,
     ...(drained.length ? {disabled_hosts: drained.map((h) => h.name)} : {}),
