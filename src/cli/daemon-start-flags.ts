@@ -61,7 +61,7 @@ export const daemonStartFlags = {
   'metrics-public': Flags.boolean({description: 'serve GET /metrics without a token (it needs the admin token otherwise)'}),
   flavors: Flags.string({
     description:
-      'a flavor file (openstack flavor list --long -f json, or YAML): GET /placemat/v1/capacity and the placemat_flavor_fit gauges count it; read again on SIGHUP',
+      'a flavor file (openstack flavor list --long -f json, or YAML): GET /placemat/v1/capacity and the placemat_flavor_fit gauges count it, POST /placemat/v1/make-room finds its flavors by name; read again on SIGHUP',
   }),
   'policy-file': Flags.string({
     description:

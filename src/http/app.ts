@@ -28,6 +28,7 @@ import {routes as hostRoutes} from './routes/hosts.js'
 import {routes as hostDescriptionRoutes} from './routes/host-description.js'
 import {routes as aggregateNameRoutes} from './routes/aggregate-names.js'
 import {routes as capacityRoutes} from './routes/capacity.js'
+import {routes as makeRoomRoutes} from './routes/make-room.js'
 import {routes as mapRoutes} from './routes/map.js'
 import {routes as uiRoutes} from './routes/ui.js'
 import {observabilityRoutes, observe} from './observability.js'
@@ -70,6 +71,7 @@ export const EXTENSION_ROUTES: RouteDef[] = [
   ...hostRoutes,
   ...hostDescriptionRoutes,
   ...aggregateNameRoutes,
+  ...makeRoomRoutes,
   ...mapRoutes,
   ...uiRoutes,
 ]

@@ -1,7 +1,7 @@
 /** Nova's request for a flavor, and the flavor files osc prints. */
 import {describe, expect, it} from 'vitest'
 import {flavorRequest, type Flavor} from '../../src/core/headroom/flavors.js'
-import {parseFlavors} from '../../src/core/headroom/flavor-file.js'
+import {flavorOfValue, parseFlavors} from '../../src/core/headroom/flavor-file.js'
 
 const flavor = (over: Partial<Flavor>): Flavor => ({
   name: 'f',
@@ -151,5 +151,20 @@ describe('a flavor file', () => {
     expect(() => parseFlavors('- name: a\n  vcpus: 1\n  ram: 1\n- name: a\n  vcpus: 1\n  ram: 1\n', 'f.yaml')).toThrow(
       'flavor a is given twice',
     )
+  })
+  it('reads one flavor given as a value (an API body’s) as an entry of the file, named by where it is', () => {
+    expect(flavorOfValue({Name: 'a', VCPUs: 2, RAM: 512, Swap: '', Properties: "hw:cpu_policy='dedicated'"}, 'flavor')).toEqual({
+      name: 'a',
+      vcpus: 2,
+      ram: 512,
+      disk: 0,
+      ephemeral: 0,
+      swap: 0,
+      properties: {'hw:cpu_policy': 'dedicated'},
+      memberOf: undefined,
+    })
+    expect(() => flavorOfValue({name: 'a', vcpus: 1, ram: -1}, 'flavor')).toThrow(/^flavor a: RAM must be a whole number >= 0, not -1$/)
+    expect(() => flavorOfValue({vcpus: 1, ram: 1}, 'flavor')).toThrow(/^flavor: no name$/)
+    expect(() => flavorOfValue('a', 'flavor')).toThrow(/^flavor: an object expected$/)
   })
 })

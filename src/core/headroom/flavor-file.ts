@@ -116,11 +116,20 @@ function field(raw: Record<string, unknown>, ...names: string[]): unknown {
   return undefined
 }
 
-function flavorOf(raw: unknown, where: string): Flavor {
+/**
+ * One flavor given as a value, as one entry of a file is (an API's inline flavor), refused as an
+ * entry is; `where` names it in the messages ("flavor" gives "flavor NAME: RAM must be ...").
+ */
+export function flavorOfValue(raw: unknown, where: string): Flavor {
+  return flavorOf(raw, where, '')
+}
+
+/** An entry: `where` names it by its place ("FILE: flavor 3"); once it has a name, by `prefix` and its name ("FILE: flavor c4"). */
+function flavorOf(raw: unknown, where: string, prefix = where.replace(/flavor \d+$/, '')): Flavor {
   if (!isObject(raw)) throw refused(`${where}: an object expected`)
   const name = field(raw, 'name')
   if (typeof name !== 'string' || !name) throw refused(`${where}: no name`)
-  const at = `${where.replace(/flavor \d+$/, '')}flavor ${name}`
+  const at = `${prefix}flavor ${name}`
   const amount = (label: string, required: boolean, ...names: string[]): number => {
     const v = field(raw, ...names)
     if ((v === undefined || v === null || v === '') && !required) return 0
