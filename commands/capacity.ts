@@ -152,7 +152,7 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
     const each = flags['without-each'] as LostDomain['level'] | undefined
     if (each) {
       const answer = flags.flavors
-        ? await losses(backend, chosenFlavors(readFlavorFile(flags.flavors), flags.flavor), each, change)
+        ? await losses(backend, chosenFlavors(readFlavorFile(flags.flavors), flags.flavor), each, change, flags.layout)
         : await catalogLosses(backend, {names: flags.flavor, level: each, change})
       for (const w of answer.warnings) process.stderr.write(`warning: flavor ${w.flavor}: ${w.warning}\n`)
       const {rows, columns} = lossTable(answer)
@@ -165,7 +165,7 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
     }
     if (flags.mix) {
       const answer = flags.flavors
-        ? await mix(backend, chosenFlavors(readFlavorFile(flags.flavors)), flags.mix, {levels, change})
+        ? await mix(backend, chosenFlavors(readFlavorFile(flags.flavors)), flags.mix, {levels, change, layout: flags.layout})
         : await catalogMix(backend, {spec: flags.mix, levels, change})
       for (const w of answer.warnings) process.stderr.write(`warning: flavor ${w.flavor}: ${w.warning}\n`)
       const {rows, columns} = mixTable(answer)
@@ -178,7 +178,7 @@ Exit 0 either way: scripts read survives. Worked out from one read of the cloud:
     }
     const group = flags.group === undefined ? undefined : await (await groupsOf(backend, flags)).show(flags.group)
     const answer = flags.flavors
-      ? await capacity(backend, chosenFlavors(readFlavorFile(flags.flavors), flags.flavor), {levels, change, group})
+      ? await capacity(backend, chosenFlavors(readFlavorFile(flags.flavors), flags.flavor), {levels, change, group, layout: flags.layout})
       : await catalogCapacity(backend, {names: flags.flavor, levels, change, group})
     for (const w of answer.warnings) process.stderr.write(`warning: flavor ${w.flavor}: ${w.warning}\n`)
     if (this.textOutput) for (const l of answer.lint) process.stderr.write(`lint: flavor ${l.flavor}: ${l.problem}\n`)

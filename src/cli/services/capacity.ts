@@ -62,9 +62,9 @@ export function chosenFlavors(catalog: Flavor[], names: readonly string[] = []):
 export async function capacity(
   backend: Backend,
   flavors: FlavorRequest[],
-  opts: {levels?: HeadroomLevel[]; change?: WhatIfChange; group?: GroupRecord} = {},
+  opts: {levels?: HeadroomLevel[]; change?: WhatIfChange; group?: GroupRecord; layout?: string} = {},
 ): Promise<CapacityAnswer> {
-  const state = await loadState(backend)
+  const state = await cloudOf(backend, opts.layout)
   const warnings = flavorWarnings(flavors)
   const change = opts.change
   const group = opts.group ? groupOfRecord(opts.group) : undefined
@@ -85,9 +85,16 @@ function changed(state: State, change: WhatIfChange) {
   }
 }
 
+/**
+ * The cloud the backend holds; on plain Placement, with the racks, rows and rooms the --layout
+ * file names (its aggregates carry no names there).
+ */
+const cloudOf = (backend: Backend, layout: string | undefined): Promise<State> =>
+  layout ? backend.stateWithGroups({layout}) : loadState(backend)
+
 /** The cloud the backend holds, after `change` when one is asked (made on a copy). */
-async function stateAfter(backend: Backend, change: WhatIfChange | undefined): Promise<State> {
-  const state = await loadState(backend)
+async function stateAfter(backend: Backend, change: WhatIfChange | undefined, layout?: string): Promise<State> {
+  const state = await cloudOf(backend, layout)
   return change && !changesNothing(change) ? changed(state, change).after : state
 }
 
@@ -127,8 +134,9 @@ export async function losses(
   flavors: FlavorRequest[],
   level: LostDomain['level'],
   change?: WhatIfChange,
+  layout?: string,
 ): Promise<CatalogLosses> {
-  const state = await stateAfter(backend, change)
+  const state = await stateAfter(backend, change, layout)
   return {...lossesAnswer(level, flavors, lossesOneByOne(state, level, flavors)), warnings: flavorWarnings(flavors)}
 }
 
@@ -137,10 +145,10 @@ export async function mix(
   backend: Backend,
   catalog: FlavorRequest[],
   spec: string,
-  opts: {levels?: HeadroomLevel[]; change?: WhatIfChange} = {},
+  opts: {levels?: HeadroomLevel[]; change?: WhatIfChange; layout?: string} = {},
 ): Promise<CatalogMix> {
   const parts = mixParts(spec, catalog)
-  const state = await stateAfter(backend, opts.change)
+  const state = await stateAfter(backend, opts.change, opts.layout)
   return {...mixAnswer(state, parts, {levels: opts.levels}), warnings: flavorWarnings(parts.map((p) => p.flavor))}
 }
 
