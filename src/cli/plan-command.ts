@@ -74,7 +74,8 @@ export function makeRoomSummary(r: MakeRoomReport): string {
     const hosts = r.disabled_hosts?.length ? `; ${plural(r.disabled_hosts.length, 'host')} would be taken out of service first` : ''
     return `Dry run: ${asked}: ${plural(r.moves.length, 'move')}, ${fewestText(r)}: ${countText(r, r.fit_before)} now, ${countText(r, r.fit_after)} after${hosts}. Nothing was changed (--apply carries it out).`
   }
-  const now = r.fit_now === undefined ? '' : `; ${countText(r, r.fit_now)} now`
+  const out = r.disabled_hosts?.length ? `; ${r.disabled_hosts.join(', ')} taken out of service` : ''
+  const now = `${r.fit_now === undefined ? '' : `; ${countText(r, r.fit_now)} now`}${out}`
   const again = r.replans ? `, planned again ${plural(r.replans, 'time')} after refused moves` : ''
   if (r.complete) return `${asked}: done in ${plural(moves, 'move')}${again}${now}.`
   const notMoved = r.moves.length - moves

@@ -76,7 +76,7 @@ async function replay(moves: any[]): Promise<void> {
   for (const m of moves) {
     const r = await api.call('POST', '/placemat/v1/allocations', {
       [m.consumer]: {
-        allocations: Object.fromEntries(Object.entries(m.allocations).map(([rp, resources]) => [rp, {resources}])),
+        allocations: m.allocations,
         project_id: m.project_id,
         user_id: m.user_id,
         consumer_generation: m.consumer_generation,

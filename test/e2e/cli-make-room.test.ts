@@ -104,6 +104,8 @@ describe('placemat make-room and drain rack:NAME', () => {
       for (const m of plan.moves) expect(['h1', 'h2']).not.toContain(m.to)
       expect(plan.domains).toContainEqual({level: 'rack', name: 'r1', before: 0, after: 2})
       const table = await ok(ask)
+      // docs/cli/make-room.md shows this very answer.
+      expect(fs.readFileSync('docs/cli/make-room.md', 'utf8')).toContain(table.stdout.trim())
       expect(table.stdout).toMatch(
         /^Dry run: 2 more m1\.xlarge in rack r1: 2 moves, the fewest, as the lower bound shows .*: 0 m1\.xlarge fit now, 2 m1\.xlarge fit after\. Nothing was changed/m,
       )

@@ -28,8 +28,8 @@ export interface MoveRecord {
   resources: ProviderAmounts
   /** What it takes on the host it goes to, by provider. */
   takes: ProviderAmounts
-  /** All it holds after the move: the write's body. */
-  allocations: ProviderAmounts
+  /** All it holds after the move, as Placement's allocations body takes it: ready to write. */
+  allocations: Record<string, {resources: Record<string, number>}>
   project_id: string
   user_id: string
   consumer_type: string | null
@@ -70,7 +70,7 @@ export function moveRecord(m: PlannedMove, step: number, status: MoveStatus = 'p
     to_uuid: m.host,
     resources: m.from,
     takes: m.to,
-    allocations: m.allocations,
+    allocations: Object.fromEntries(Object.entries(m.allocations).map(([rp, resources]) => [rp, {resources}])),
     project_id: m.project,
     user_id: m.user,
     consumer_type: m.type,
