@@ -34,7 +34,7 @@ import {routes as uiRoutes} from './routes/ui.js'
 import {observabilityRoutes, observe} from './observability.js'
 import {stripBasePath} from './edge.js'
 import {Policy} from './policy/policy.js'
-import {compose, type RouteConfig, type Step} from './pipeline/step.js'
+import {compose, routeOf, type RouteConfig, type Step} from './pipeline/step.js'
 import {requestId} from './pipeline/request-id.js'
 import {cors} from './pipeline/cors.js'
 import {negotiateVersion, routeVersion} from './pipeline/microversion.js'
@@ -230,7 +230,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // A write answered: the candidates queries a scheduler keeps asking are worked out again while
   // the daemon waits for its next request (candidate-answers.ts).
   app.addHook('onResponse', (req, reply, done) => {
-    if (req.method !== 'GET' && reply.statusCode < 300) candidateAnswers(options).afterWrite()
+    if (req.method !== 'GET' && reply.statusCode < 300 && !routeOf(req)?.asks) candidateAnswers(options).afterWrite()
     done()
   })
 

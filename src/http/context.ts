@@ -106,6 +106,8 @@ export interface RouteDef {
   anyAccept?: boolean
   /** Served without a token or admin role (the version document, health). */
   public?: boolean
+  /** A POST that only asks (a plan, a check): changes nothing, so it is not a write the candidates' answers follow. */
+  asks?: boolean
   /** The token may come as `Authorization: Bearer <token>` too (a Prometheus scrape); Placement's own routes take X-Auth-Token only. */
   bearer?: boolean
 }

@@ -63,6 +63,7 @@ export const routes: RouteDef[] = [
     // hard groups that consumers placed on these providers would add. Changes nothing.
     method: 'POST',
     url: `${GROUPS}/check`,
+    asks: true,
     body: true,
     async handler(ctx) {
       const b = readJson(ctx, GROUP_CHECK_POST)

@@ -29,6 +29,7 @@ export const routes: RouteDef[] = [
     method: 'POST',
     url: `${PLACEMAT_PREFIX}/make-room`,
     body: true,
+    asks: true,
     async handler(ctx) {
       const body = readJson(ctx, MAKE_ROOM_POST)
       const {goal, flavor} = goalOf(ctx, body)
