@@ -18,8 +18,8 @@ import {FlavorFileError, flavorOfValue} from '../../core/headroom/flavor-file.js
 import {flavorRequest, type FlavorRequest} from '../../core/headroom/flavors.js'
 import {lostDomainOf} from '../../core/headroom/what-if-headroom.js'
 import type {LostDomain} from '../../core/headroom/what-if.js'
-import {planGoal} from '../../core/make-room/plan.js'
-import {planRecord, type PlanGoal} from '../../core/make-room/record.js'
+import type {PlanGoal} from '../../core/make-room/record.js'
+import {planAside} from '../plan-aside.js'
 import {readJson, type Ctx, type RouteDef} from '../context.js'
 import {MAKE_ROOM_POST, type MakeRoomPostBody} from '../schemas/make-room.js'
 import {PLACEMAT_PREFIX} from './placemat.js'
@@ -34,9 +34,8 @@ export const routes: RouteDef[] = [
       const body = readJson(ctx, MAKE_ROOM_POST)
       const {goal, flavor} = goalOf(ctx, body)
       const s = await ctx.store.refresh()
-      // One synchronous piece of work on the State as it was read: no write lands in between.
-      const plan = planGoal(s, goal, flavor, body.max_moves === undefined ? {} : {maxMoves: body.max_moves})
-      return planRecord(goal, plan)
+      // Planned on the State as it was read, beside the event loop (plan-aside.ts): claims go on.
+      return planAside(s, goal, flavor, body.max_moves === undefined ? {} : {maxMoves: body.max_moves})
     },
   },
 ]
