@@ -39,7 +39,7 @@ Not carried: created/updated times, and consumers without allocations (the API d
   static printed = DOCUMENT
 
   static flags = {
-    output: Flags.string({char: 'o', description: 'write to this file instead of stdout'}),
+    output: Flags.string({char: 'o', description: 'write to this file instead of stdout (a name ending in .json: JSON, unless --yaml)'}),
     'to-placement': Flags.string({
       description:
         'write the cloud into an empty OpenStack Placement database instead (its URL as placement.conf names it; schema made by `placement-manage db sync`), generations included: the way back (racks, rows, rooms, placement groups, moved consumers, aggregate names and why hosts are disabled are left out, said on stderr)',
@@ -54,8 +54,10 @@ Not carried: created/updated times, and consumers without allocations (the API d
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Export)
+    // -o FILE.json writes JSON (import reads a *.json file as JSON), unless --yaml says otherwise.
+    const json = this.base.json || (!this.base.yaml && /\.json$/i.test(flags.output ?? ''))
     const backend = await this.backend()
-    if (flags.format === 'apply') return this.write(flags.output, await exportApplyFile(backend, this.base.json))
+    if (flags.format === 'apply') return this.write(flags.output, await exportApplyFile(backend, json))
     if (flags['to-placement']) {
       const {written: r, shown} = await exportToPlacement(backend, flags['to-placement'], warn)
       if (this.base.json) this.log(JSON.stringify(r, null, 2))
@@ -70,7 +72,7 @@ Not carried: created/updated times, and consumers without allocations (the API d
     const startProgress = tty ? (await import('../src/cli/components/Progress.js')).startProgress : undefined
     let bar: ReturnType<NonNullable<typeof startProgress>> | undefined
     const reading = exportSnapshotText(backend, {
-      json: this.base.json,
+      json,
       progress: startProgress
         ? (done, total, what) => {
             bar ??= startProgress(process.stderr)

@@ -27,6 +27,19 @@ beforeAll(async () => {
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}))
 
 describe('export -> import -> export', () => {
+  it('export -o FILE.json writes JSON, which import reads; --yaml keeps YAML', async () => {
+    const file = path.join(dir, 'cloud.json')
+    const out = await placemat(['export', '--db', source, '-o', file])
+    expect(out.code, out.stderr).toBe(0)
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).providers).toHaveLength(6)
+    const imp = await placemat(['import', file, '--db', path.join(dir, 'from-json.db')])
+    expect(imp.code, imp.stderr).toBe(0)
+    const yaml = path.join(dir, 'kept.json')
+    expect((await placemat(['export', '--db', source, '-o', yaml, '--yaml'])).code).toBe(0)
+    expect(YAML.parse(fs.readFileSync(yaml, 'utf8')).providers).toHaveLength(6)
+    expect(fs.readFileSync(yaml, 'utf8').trimStart().startsWith('{')).toBe(false)
+  })
+
   for (const format of ['yaml', 'json'] as const) {
     it(`gives the same ${format}`, async () => {
       const flags = format === 'json' ? ['--json'] : []
