@@ -81,7 +81,7 @@ function report(backend: Backend, s: State, goal: PlanGoal, flavor: FlavorReques
     changed: false,
     replans: 0,
   }
-  if (goal.goal === 'flavor' && flavor) r.domains = domainFits(s, plan.moves, flavor, fitLevel(goal), goal.in?.name)
+  if (goal.goal === 'flavor' && flavor) r.domains = domainFits(s, plan.cloudAfter, flavor, fitLevel(goal), goal.in?.name)
   return r
 }
 
@@ -181,7 +181,6 @@ export async function makeRoom(
   const now = goalCount(after ?? (await cloudState(backend, flags)), goal, flavor)
   return {
     ...first,
-    ...(drained.length ? {disabled_hosts: drained.map((h) => h.name)} : {}),
     applied: true,
     changed: done.length > 0 || disabled.length > 0,
     complete: reached(now),

@@ -44,6 +44,8 @@ export interface Plan {
   why?: string
   /** The exact search, when it ran: the states it reached, and whether it finished. */
   search: {nodes: number; complete: boolean} | null
+  /** The cloud after the moves: the copy they were replayed on, which `fitAfter` was counted on (the State itself when there are none). */
+  cloudAfter: State
 }
 
 export interface MakeRoomOptions extends SolveOptions {
@@ -158,7 +160,8 @@ function answer(
   reached: (after: number) => boolean = (n) => n >= target,
 ): Plan {
   const moves = solved.moves ? plannedMoves(w, rules, solved.moves) : []
-  const after = moves.length ? recount(replay(s, moves)) : before
+  const cloudAfter = moves.length ? replay(s, moves) : s
+  const after = moves.length ? recount(cloudAfter) : before
   // The copy counts what the numbers promised (a drain: nothing left), or the planner is wrong.
   if (solved.moves && !reached(after)) throw new PlacementError(500, `make-room: the plan replayed counts ${after}, against ${target}`)
   const plan: Plan = {
@@ -171,6 +174,7 @@ function answer(
     proof: solved.proof,
     lowerBound: solved.lowerBound,
     search: solved.search,
+    cloudAfter,
   }
   if (!plan.possible) plan.why = why ?? 'no plan found'
   return plan
