@@ -85,38 +85,29 @@ says which and why).`
     const domain = lostDomainOf(args.host)
     if (domain && domain.level !== 'host') {
       if (flags.partial) throw usageError('--partial drains a host; a rack, row or room is drained whole or not at all')
-      const tty = Boolean(process.stdout.isTTY) && this.textOutput && !flags['dry-run']
-      const bar = tty ? (await import('../src/cli/components/Progress.js')).startProgress() : undefined
-      try {
-        const report = await makeRoom(backend, {goal: 'drain', in: domain}, undefined, {
+      const plan = await this.withProgress(!flags['dry-run'], (onProgress) =>
+        makeRoom(backend, {goal: 'drain', in: domain}, undefined, {
           apply: !flags['dry-run'],
           keepEnabled: flags['keep-enabled'],
           reason: flags.reason,
           groups: flags.groups,
           layout: flags.layout,
-          onProgress: bar ? (done, total, label) => bar.update(done, total, label) : undefined,
-        })
-        return this.printPlan(report)
-      } finally {
-        bar?.stop()
-      }
+          onProgress,
+        }),
+      )
+      return this.printPlan(plan)
     }
-    const tty = Boolean(process.stdout.isTTY) && this.textOutput
-    const bar = tty ? (await import('../src/cli/components/Progress.js')).startProgress() : undefined
-    let report: DrainReport
-    try {
-      report = await drain(backend, args.host, {
+    const report = await this.withProgress(true, (onProgress) =>
+      drain(backend, args.host, {
         dryRun: flags['dry-run'],
         partial: flags.partial,
         keepEnabled: flags['keep-enabled'],
         reason: flags.reason,
         groups: flags.groups,
         layout: flags.layout,
-        onProgress: bar ? (done, total, label) => bar.update(done, total, label) : undefined,
-      })
-    } finally {
-      bar?.stop()
-    }
+        onProgress,
+      }),
+    )
     if (!this.textOutput) this.outputRecord(report as unknown as Record<string, unknown>)
     else {
       this.log(summary(report))

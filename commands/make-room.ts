@@ -4,8 +4,9 @@ import {usageError} from '../src/cli/failure.js'
 import {groupFileFlags} from '../src/cli/groups/flags.js'
 import {MOVE_COLUMNS, PlanCommand} from '../src/cli/plan-command.js'
 import {chosenFlavors} from '../src/cli/services/capacity.js'
-import {makeRoom, type MakeRoomReport} from '../src/cli/services/make-room.js'
+import {makeRoom} from '../src/cli/services/make-room.js'
 import {lostDomainOf} from '../src/core/headroom/what-if-headroom.js'
+import type {FlavorRequest} from '../src/core/headroom/flavors.js'
 import type {PlanGoal} from '../src/core/make-room/record.js'
 
 export default class MakeRoom extends PlanCommand {
@@ -63,27 +64,22 @@ class or rule that binds).`
         ? null
         : (lostDomainOf(flags.in) ?? usage(`--in ${flags.in}: host:NAME, rack:NAME, row:NAME or room:NAME expected`))
     let goal: PlanGoal
-    let flavor
+    let flavor: FlavorRequest | undefined
     if (flags['free-hosts'] !== undefined) goal = {goal: 'free_hosts', count: flags['free-hosts'], in: domain}
     else if (flags.flavor !== undefined && flags.count !== undefined && flags.flavors !== undefined) {
       flavor = chosenFlavors(readFlavorFile(flags.flavors), [flags.flavor])[0]
       goal = {goal: 'flavor', flavor: flags.flavor, count: flags.count, in: domain}
     } else return usage('give --flavors FILE --flavor NAME --count K, or --free-hosts N')
     const backend = await this.backend()
-    const tty = Boolean(process.stdout.isTTY) && this.textOutput && flags.apply
-    const bar = tty ? (await import('../src/cli/components/Progress.js')).startProgress() : undefined
-    let report: MakeRoomReport
-    try {
-      report = await makeRoom(backend, goal, flavor, {
+    const report = await this.withProgress(Boolean(flags.apply), (onProgress) =>
+      makeRoom(backend, goal, flavor, {
         apply: flags.apply,
         maxMoves: flags['max-moves'],
         groups: flags.groups,
         layout: flags.layout,
-        onProgress: bar ? (done, total, label) => bar.update(done, total, label) : undefined,
-      })
-    } finally {
-      bar?.stop()
-    }
+        onProgress,
+      }),
+    )
     this.printPlan(report)
   }
 }

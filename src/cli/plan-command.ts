@@ -15,6 +15,9 @@ import {PlacematCommand} from './placemat-command.js'
 import {formatResources} from './render/resources.js'
 import type {MakeRoomReport} from './services/make-room.js'
 
+/** What a long run reports its progress to. */
+type Progress = (done: number, total: number, label: string) => void
+
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`
 
 /** What a move takes off its host, summed over the host's providers. */
@@ -83,6 +86,16 @@ export function makeRoomSummary(r: MakeRoomReport): string {
 }
 
 export abstract class PlanCommand extends PlacematCommand {
+  /** Runs `work` with a progress bar when `wanted` and printing text on a terminal (ink), handing it what to report to. */
+  protected async withProgress<T>(wanted: boolean, work: (onProgress?: Progress) => Promise<T>): Promise<T> {
+    const bar = wanted && process.stdout.isTTY && this.textOutput ? (await import('./components/Progress.js')).startProgress() : undefined
+    try {
+      return await work(bar ? (done, total, label) => bar.update(done, total, label) : undefined)
+    } finally {
+      bar?.stop()
+    }
+  }
+
   printPlan(report: MakeRoomReport): void {
     if (!this.textOutput) this.outputRecord(report as unknown as Record<string, unknown>)
     else {
