@@ -152,6 +152,17 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
 const running = (c) => !!c && c.exitCode === null && c.signalCode === null
 
+/** A Galera node's mariadbd exited while waited for; the message ends with its log's last lines. */
+class Exited extends Error {
+  constructor(i, n) {
+    let tail = ''
+    try {
+      tail = fs.readFileSync(path.join(n.dir, 'log'), 'utf8').trimEnd().split('\n').slice(-15).join('\n')
+    } catch {}
+    super(`galera node${i} exited (${n.child?.exitCode ?? n.child?.signalCode}); see ${n.dir}/log:\n${tail}`)
+  }
+}
+
 export async function startGalera(opts = {}) {
   const count = opts.nodes ?? 3
   const top = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-galera-'))
@@ -254,7 +265,7 @@ export async function startGalera(opts = {}) {
     const n = nodes[i]
     let last
     for (let t = 0; ; t++) {
-      if (!running(n.child)) throw new Error(`galera node${i} exited (${n.child?.exitCode ?? n.child?.signalCode}); see ${n.dir}/log`)
+      if (!running(n.child)) throw new Exited(i, n)
       last = await status(i).catch(() => last)
       if (last && ok(last)) return
       if (t > 720) throw new Error(`galera node${i} not ${what} (${JSON.stringify(last)}); see ${n.dir}/log`)
@@ -286,10 +297,29 @@ export async function startGalera(opts = {}) {
   }
 
   const synced = (s) => s.ready && s.state === 'Synced'
+  /**
+   * Node `i` joins and is waited for until synced. A joiner that exits during its state transfer
+   * is started again (twice at most) on fresh IST and SST ports: a transfer's port taken meanwhile
+   * or a donor busy with another joiner are passing causes.
+   */
+  const join = async (i) => {
+    for (let attempt = 0; ; attempt++) {
+      spawnNode(i, [])
+      try {
+        return await waitFor(i, synced, 'synced')
+      } catch (err) {
+        if (!(err instanceof Exited) || attempt >= 2) throw err
+        fs.appendFileSync(path.join(nodes[i].dir, 'log'), `\n-- exited while joining; started again (${attempt + 1}) --\n`)
+        nodes[i].istPort = await freePort()
+        nodes[i].sstPort = await freePort()
+      }
+    }
+  }
   try {
     spawnNode(0, ['--wsrep-new-cluster'])
     await waitFor(0, synced, 'ready')
-    for (let i = 1; i < count; i++) spawnNode(i, [])
+    // One joiner at a time: each takes a full copy (rsync) from a donor that serves one at a time.
+    for (let i = 1; i < count; i++) await join(i)
     await Promise.all(nodes.map((_, i) => waitFor(i, (s) => synced(s) && s.clusterSize === count, 'in a cluster of all')))
   } catch (err) {
     // Left for its logs; the processes go.

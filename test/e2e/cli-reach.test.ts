@@ -4,19 +4,11 @@
  * refused, or that none was sent.
  */
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {placemat} from '../helpers/cli.js'
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const {port} = srv.address() as net.AddressInfo
-      srv.close(() => resolve(port))
-    })
-  })
+import {freePort} from '../helpers/uwsgi.js'
 
 describe('reaching the daemon', () => {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-reach-'))

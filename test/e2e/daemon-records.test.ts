@@ -3,19 +3,11 @@
  * record, `status`/`stop` act on the one named, and a second daemon on the same file is refused.
  */
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {placemat} from '../helpers/cli.js'
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const {port} = srv.address() as net.AddressInfo
-      srv.close(() => resolve(port))
-    })
-  })
+import {freePort} from '../helpers/uwsgi.js'
 
 describe('daemon records per database', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-records-'))

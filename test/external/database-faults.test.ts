@@ -10,7 +10,6 @@ import {spawn, type ChildProcess} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import net from 'node:net'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import pg from 'pg'
 import {BIN, ROOT, childEnv} from '../helpers/cli.js'
@@ -18,6 +17,7 @@ import {mariadbAvailable, startMariadb} from '../helpers/mariadb.js'
 import {postgresAvailable, startPostgres} from '../helpers/postgres.js'
 // @ts-expect-error plain JavaScript module shared with the fault run and the benchmark
 import {TcpProxy} from '../../scripts/tcp-proxy.mjs'
+import {freePort} from '../helpers/uwsgi.js'
 
 const HEADERS = {'x-auth-token': 'admin', 'openstack-api-version': 'placement latest', 'content-type': 'application/json'}
 const RP = '11111111-2222-3333-4444-555555555555'
@@ -29,14 +29,6 @@ interface Daemon {
   output: () => string
   exited: Promise<number | null>
 }
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const {port} = srv.address() as net.AddressInfo
-      srv.close(() => resolve(port))
-    })
-  })
 
 const running: Daemon[] = []
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-faults-'))

@@ -5,10 +5,10 @@
  */
 import {execFileSync} from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
+import {freePort} from './uwsgi.js'
 
 function serverBin(): string | null {
   const base = '/usr/lib/postgresql'
@@ -22,14 +22,6 @@ function serverBin(): string | null {
 
 /** Whether PostgreSQL tests can run here. */
 export const postgresAvailable = Boolean(process.env.PLACEMAT_TEST_PG_URL || serverBin())
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const {port} = srv.address() as net.AddressInfo
-      srv.close(() => resolve(port))
-    })
-  })
 
 export interface TestPostgres {
   /** A URL to a new, empty database. */

@@ -4,18 +4,11 @@
  */
 import {spawn, type ChildProcess} from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port
-      srv.close(() => resolve(port))
-    })
-  })
-}
+import {freePort as free} from '../../scripts/lib/ports.mjs'
+
+/** A TCP port free on loopback, below the kernel's ephemeral range (scripts/lib/ports.mjs says why). */
+export const freePort = (): Promise<number> => free()
 
 /** fetch, sent again when uwsgi closed the kept-alive connection it reused (nothing was read). */
 export async function fetchAgain(url: string, init?: RequestInit): Promise<Response> {
