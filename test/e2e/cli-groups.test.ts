@@ -149,9 +149,17 @@ describe('placement groups on the command line', () => {
     await ok(['apply', files.cloud, ...e.plain])
     await ok(['topology', 'apply', files.layout, ...e.plain])
     await ok(['group', 'create', 'db-replicas', '--policy', 'anti-affinity', '--level', 'row', ...local])
-    for (const i of [11, 12, 13]) {
-      await ok(['claim', C(i), '--group', 'db-replicas', '--resources', 'VCPU:4', '--project', 'p', '--user', 'u', ...local])
-    }
+    const claim = (i: number, ...where: string[]) =>
+      run(['claim', C(i), '--group', 'db-replicas', '--resources', 'VCPU:4', '--project', 'p', '--user', 'u', ...where, ...local])
+    // The first two where the rack move below needs them: the endpoint's candidate order is that
+    // of its providers' creation, which apply's concurrent writes leave to chance.
+    expect((await claim(11, '--in-tree', 'cn-1111')).code).toBe(0)
+    // A host in the first one's row breaks the rule: refused, and nothing is written.
+    const refused = await claim(12, '--in-tree', 'cn-1121')
+    expect(refused.code, refused.stderr).toBe(4)
+    expect(refused.stderr).toContain('the anti-affinity rule of group db-replicas (by row) excludes it')
+    expect((await claim(12, '--in-tree', 'cn-1211')).code).toBe(0)
+    expect((await claim(13)).code).toBe(0)
     const file = YAML.parse(fs.readFileSync(groups, 'utf8'))
     expect(file.groups).toEqual([{name: 'db-replicas', policy: 'anti-affinity', level: 'row', members: [C(11), C(12), C(13)]}])
     const shown = JSON.parse((await ok(['group', 'show', 'db-replicas', '--json', ...local])).stdout)
