@@ -73,7 +73,9 @@ const INVALID = new Set([
 
 /** Why a request to `what` (an address, or "Keystone at URL") failed before any answer, as the error to throw. */
 export function unreachable(what: string, err: unknown): UnreachableError {
-  const cause = (err as {cause?: {code?: string; message?: string}}).cause
+  // fetch's error carries the socket's as its cause; node:http's is the socket's own.
+  const e = err as {code?: string; message?: string; cause?: {code?: string; message?: string}}
+  const cause = e.cause ?? (e.code ? e : undefined)
   const code = cause?.code
   if (code && UNTRUSTED.has(code)) {
     return new CertificateError(
