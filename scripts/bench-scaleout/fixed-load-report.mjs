@@ -1,7 +1,7 @@
 // The fixed-load passes' table, and where K nodes' extra CPU per claim goes.
 import {fmtFixed as x, fmtMs} from '../lib/stats.mjs'
 import {printTable} from '../lib/table.mjs'
-import {KEEP_UP_READ} from './fixed-load.mjs'
+import {KEEP_UP_READ, kinds} from './fixed-load.mjs'
 
 /**
  * For each database the run was on (one table when it was on one), the passes but the reads alone
@@ -35,6 +35,7 @@ function printDatabase(rows, log) {
     'ratio to node A alone',
     'round trips/claim',
     'retried/claim',
+    '5xx by kind',
     'images applied/claim/node',
     'claim p50 ms',
   ]
@@ -51,6 +52,7 @@ function printDatabase(rows, log) {
     r.nodes > 1 && aloneMs(rows, r.nodes) ? `${x(r.daemon_cpu_ms / aloneMs(rows, r.nodes))}x` : '—',
     x(r.round_trips_per_claim),
     x(r.retried_per_claim, 3),
+    kinds(r.errors_by_kind),
     x(r.image_catchups_per_claim_per_node),
     fmtMs(r.claim_p50_ms),
   ])

@@ -49,6 +49,13 @@ const COUNTERS = {
 }
 const nowUs = () => Number(process.hrtime.bigint() / 1000n)
 
+/** `{kind: count}` as `25 × 503 Database Contended, 1 × ECONNRESET`, or `0`. */
+export const kinds = (byKind) =>
+  Object.entries(byKind ?? {})
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${n} × ${k}`)
+    .join(', ') || '0'
+
 /**
  * Offers `rate` claims a second for `seconds` s: round-robin per request over `nodes`, or all to
  * nodes[0] with `pinned` (one keep-up read per claim to each other node then), or round-robin per
@@ -64,6 +71,7 @@ async function pace(nodes, {rate, seconds, pinned = false, readsOnly = false, by
     failed: 0,
     conflicts: 0,
     errors: 0,
+    errorKinds: {},
     errorSamples: [],
     latencies: [],
     releases: 0,
@@ -82,6 +90,13 @@ async function pace(nodes, {rate, seconds, pinned = false, readsOnly = false, by
   }
   const noteError = (node, method, r, err) => {
     stats.errors++
+    // By kind: the status and Placement's error title (503 Database Contended), or the network error.
+    let title = ''
+    try {
+      title = JSON.parse(r?.text ?? '').errors?.[0]?.title ?? ''
+    } catch {}
+    const kind = err ? `${err.code ?? err.message}` : `${r.status}${title ? ` ${title}` : ''}`
+    stats.errorKinds[kind] = (stats.errorKinds[kind] ?? 0) + 1
     if (stats.errorSamples.length < 5)
       stats.errorSamples.push(`${node.name} ${method} ${err ? err.message : `${r.status} ${r.text.slice(0, 160)}`}`)
   }
@@ -265,6 +280,7 @@ async function pass(nodes, name, opts, of = nodes.length) {
     failed: s.failed,
     conflicts_409: s.conflicts,
     errors: s.errors,
+    errors_by_kind: s.errorKinds,
     error_samples: s.errorSamples,
     keep_up_reads: s.reads,
     claim_p50_ms: pct(s.latencies, 50),
@@ -300,7 +316,7 @@ async function pass(nodes, name, opts, of = nodes.length) {
       (opts.readsOnly
         ? ''
         : `; round trips/claim ${x(r.round_trips_per_claim, 2)}, retried/claim ${r.retried_per_claim?.toFixed(3)}, catch-ups/claim/node images ${r.image_catchups_per_claim_per_node?.toFixed(2)} rows ${r.row_catchups_per_claim_per_node?.toFixed(3)}; p50 ${f(r.claim_p50_ms)} ms`) +
-      (s.errors ? `; ${s.errors} 5xx/errors, e.g. ${s.errorSamples[0]}` : ''),
+      (s.errors ? `; ${s.errors} 5xx/errors (${kinds(s.errorKinds)}), e.g. ${s.errorSamples[0]}` : ''),
   )
   return r
 }

@@ -1,5 +1,4 @@
-import {Agent as HttpAgent, request as httpRequest} from 'node:http'
-import {Agent as HttpsAgent, request as httpsRequest} from 'node:https'
+import type {Agent} from 'node:http'
 import {unreachable, type ApiResponse, type Transport} from './client.js'
 import {closedUnderUs} from './resend.js'
 
@@ -30,8 +29,8 @@ interface Answer {
  */
 export class HttpTransport implements Transport {
   readonly description: string
-  private readonly secure: boolean
-  private readonly agent: HttpAgent
+  /** node:http, or node:https (with TLS, some 20 ms to load) for an https URL, loaded at the first request. */
+  private client: Promise<{request: typeof import('node:http').request; agent: Agent}> | undefined
 
   constructor(
     readonly baseUrl: string,
@@ -39,8 +38,14 @@ export class HttpTransport implements Transport {
   ) {
     this.baseUrl = baseUrl.replace(/\/+$/, '')
     this.description = this.baseUrl
-    this.secure = this.baseUrl.startsWith('https:')
-    this.agent = this.secure ? new HttpsAgent({keepAlive: true}) : new HttpAgent({keepAlive: true})
+  }
+
+  private http() {
+    this.client ??= (this.baseUrl.startsWith('https:') ? import('node:https') : import('node:http')).then((m) => ({
+      request: m.request as typeof import('node:http').request,
+      agent: new m.Agent({keepAlive: true}),
+    }))
+    return this.client
   }
 
   async send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<ApiResponse> {
@@ -61,9 +66,10 @@ export class HttpTransport implements Transport {
     return {status: answer.status, body: parseBody(answer.text, answer.headers['content-type']), headers: answer.headers}
   }
 
-  private exchange(method: string, url: string, headers: Record<string, string>, body: string | undefined): Promise<Answer> {
+  private async exchange(method: string, url: string, headers: Record<string, string>, body: string | undefined): Promise<Answer> {
+    const {request, agent} = await this.http()
     return new Promise((resolve, reject) => {
-      const req = (this.secure ? httpsRequest : httpRequest)(url, {method, headers, agent: this.agent}, (res) => {
+      const req = request(url, {method, headers, agent}, (res) => {
         const chunks: Buffer[] = []
         res.on('data', (c: Buffer) => chunks.push(c))
         res.on('error', reject)
@@ -79,7 +85,7 @@ export class HttpTransport implements Transport {
   }
 
   async close(): Promise<void> {
-    this.agent.destroy()
+    if (this.client) (await this.client).agent.destroy()
   }
 
   async address(): Promise<{url: string; token: string | undefined}> {

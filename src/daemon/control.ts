@@ -1,6 +1,4 @@
 import {spawn} from 'node:child_process'
-import http from 'node:http'
-import https from 'node:https'
 import {DAEMON_NODE_OPTIONS} from './node-flags.js'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -75,9 +73,10 @@ export function removeRecord(dbFile: string, pid: number): void {
  * daemon's own certificate is not verified: this asks a local daemon whether it listens (its
  * certificate is often self-signed, or names the balancer's host), and sends nothing secret.
  */
-function probe(url: string): Promise<number | undefined> {
+async function probe(url: string): Promise<number | undefined> {
+  // Loaded here: every command reads the daemon's record through this module, few probe (TLS alone is some 20 ms to load).
+  const {get} = url.startsWith('https:') ? await import('node:https') : await import('node:http')
   return new Promise((resolve) => {
-    const get = url.startsWith('https:') ? https.get : http.get
     const req = get(url, {timeout: 1000, rejectUnauthorized: false, agent: false}, (res) => {
       res.resume()
       res.on('end', () => resolve(res.statusCode))
