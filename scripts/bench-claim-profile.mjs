@@ -8,7 +8,9 @@
 // a body of the same shape to the floor, one request at a time.
 //
 // The floor answers the GET too, with the bytes of placemat's answer: the claim (GET + PUT) at the
-// client is set beside the floor's. --placemat DIR profiles another (built) checkout's daemon, to
+// client is set beside the floor's. After each round the independent floor of ../shared/perf
+// (floor.mjs: its client in its own process, a claim's rows under integer keys) runs as many
+// claims, and placemat is set beside the faster of the two floors. --placemat DIR profiles another (built) checkout's daemon, to
 // set before and after side by side with the same script.
 //
 // Then the same under concurrency (--concurrent 10 clients, 0 to skip): each client claims on a
@@ -57,6 +59,8 @@ async function waitFor(url) {
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-claim-profile-'))
 const dbFile = path.join(dir, 'placemat.db')
+// placemat's candidates answer, for the shared floor's GET to send as many bytes.
+const answerFile = path.join(dir, 'answer.json')
 execFileSync(process.execPath, [path.join(placematRoot, 'bin/run.js'), 'db', 'init', '--db', dbFile], {stdio: 'ignore'})
 const port = await freePort()
 const log = fs.openSync(path.join(dir, 'placemat.log'), 'a')
@@ -120,7 +124,10 @@ try {
       put.push(p.ms)
       // The floor right after, with an answer of the same bytes and a body of the same shape:
       // both meet the same machine.
-      if (i === 0) await fl.request('POST', '/answer', g.json())
+      if (i === 0) {
+        await fl.request('POST', '/answer', g.json())
+        fs.writeFileSync(answerFile, g.text)
+      }
       const fg = await fl.get(`/allocation_candidates?${FLAT_QUERY}&limit=5`)
       if (fg.status !== 200) throw new Error(`the floor's GET answered ${fg.status}`)
       floorGet.push(fg.ms)
@@ -132,10 +139,12 @@ try {
     const {phases, traces} = (await pm.get('/placemat/v1/profile')).json()
     const claim = put.map((v, k) => v + get[k])
     const floorClaim = floorMs.map((v, k) => v + floorGet[k])
-    rounds.push({phases, traces, put, get, claim, floor: floorMs, floorGet, floorClaim, floorTx})
+    const shared = sharedFloor(claims)
+    rounds.push({phases, traces, put, get, claim, floor: floorMs, floorGet, floorClaim, floorTx, shared})
     process.stderr.write(
       `[claim-profile] round ${r + 1}: GET p50 ${p50(get).toFixed(3)}, PUT ${p50(put).toFixed(3)}, claim ${p50(claim).toFixed(3)} ms; ` +
-        `floor ${p50(floorGet).toFixed(3)}, ${p50(floorMs).toFixed(3)}, ${p50(floorClaim).toFixed(3)} ms\n`,
+        `floor ${p50(floorGet).toFixed(3)}, ${p50(floorMs).toFixed(3)}, ${p50(floorClaim).toFixed(3)} ms; ` +
+        `shared floor ${f3(shared.get_p50)}, ${f3(shared.put_p50)}, ${f3(shared.claim_p50)} ms\n`,
     )
   }
   const concurrent = concurrency > 0 ? await concurrentPasses(pm, fl, body) : null
@@ -148,6 +157,24 @@ try {
   floor.kill('SIGTERM')
   await new Promise((r) => setTimeout(r, 300))
   fs.rmSync(dir, {recursive: true, force: true})
+}
+
+/**
+ * ../shared/perf/floor.mjs, run after each round: the independent floor, a bare node:http server
+ * and its client in one process (no hop between processes), answering the GET with placemat's own
+ * answer and committing a claim's consumer, two allocations and the provider's generation (four
+ * pages of WAL) in one better-sqlite3 transaction with synchronous=FULL. Its {get_p50, put_p50,
+ * claim_p50}, ms.
+ */
+function sharedFloor(count) {
+  const floorDir = fs.mkdtempSync(path.join(dir, 'shared-floor-'))
+  const out = execFileSync(process.execPath, [path.join(perf, 'floor.mjs'), floorDir, String(count)], {
+    cwd: root, // its better-sqlite3 is the project's
+    env: {...process.env, FLOOR_GET_BODY: answerFile},
+    encoding: 'utf8',
+  })
+  fs.rmSync(floorDir, {recursive: true, force: true})
+  return JSON.parse(out.trim().split('\n').at(-1))
 }
 
 /** A process's CPU so far (user + system), in ms. */
@@ -300,6 +327,27 @@ function report(rounds) {
     const perRound = rounds.map((r) => `${f3(p50(r[pmKey]))} / ${f3(p50(r[flKey]))} (${(p50(r[pmKey]) / p50(r[flKey])).toFixed(2)}x)`)
     console.log(
       `| ${name} | ${f3(p50(pmAll))} | ${f3(p90(pmAll))} | ${f3(p50(flAll))} | ${f3(p90(flAll))} | ${(p50(pmAll) / p50(flAll)).toFixed(2)}x | ${perRound.join('; ')} |`,
+    )
+  }
+  // Both floors side by side: this project's (another process's client, placemat's tables and
+  // keys: some 7-8 pages of WAL a claim) and ../shared/perf's (its client in its own process,
+  // integer keys: some 4 pages); placemat against the faster of the two.
+  console.log('')
+  console.log(
+    '| at the client, p50 | placemat | this floor | shared floor (../shared/perf/floor.mjs) | placemat / the faster floor | per round: placemat / faster |',
+  )
+  console.log('|---|---:|---:|---:|---:|---|')
+  for (const [name, pmKey, flKey, shKey] of [
+    ['GET', 'get', 'floorGet', 'get_p50'],
+    ['PUT', 'put', 'floor', 'put_p50'],
+    ['claim (GET + PUT)', 'claim', 'floorClaim', 'claim_p50'],
+  ]) {
+    const pm = p50(rounds.flatMap((r) => r[pmKey]))
+    const ours = p50(rounds.flatMap((r) => r[flKey]))
+    const shared = p50(rounds.map((r) => r.shared[shKey]))
+    const perRound = rounds.map((r) => `${(p50(r[pmKey]) / Math.min(p50(r[flKey]), r.shared[shKey])).toFixed(2)}x`)
+    console.log(
+      `| ${name} | ${f3(pm)} | ${f3(ours)} | ${f3(shared)} | ${(pm / Math.min(ours, shared)).toFixed(2)}x | ${perRound.join(', ')} |`,
     )
   }
 }

@@ -19,8 +19,9 @@
 //                                          # (scripts/bench-snapshots.mjs)
 //   npm run bench -- --make-room           # the fewest moves for K=50 of a large flavor in one rack, a rack drained
 //                                          # and hosts freed, at 1,000 and 10,000 hosts (scripts/bench-make-room.mjs)
-//   npm run bench -- --claim-profile       # one claim's PUT phase by phase on SQLite, beside a bare
-//                                          # node:http + better-sqlite3 floor (scripts/bench-claim-profile.mjs)
+//   npm run bench -- --claim-profile       # one claim's PUT phase by phase on SQLite, beside two bare
+//                                          # node:http + better-sqlite3 floors, this project's and ../shared/perf's
+//                                          # floor.mjs (scripts/bench-claim-profile.mjs)
 //   npm run bench -- --runs 1 --placement URL   # also measure a live Placement at URL (same machine)
 //   npm run bench -- --json out.jsonl      # keep the raw scenario lines
 //   npm run bench -- --no-answer-cache     # every candidates query searched and encoded afresh
