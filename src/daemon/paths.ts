@@ -1,8 +1,10 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {createHash, randomBytes} from 'node:crypto'
 import {databaseKind, isDatabaseUrl} from '../store/target.js'
+
+/** node:crypto, loaded at its first use: most commands never hash, and loading it is some 10 ms of a start. */
+const crypto = () => process.getBuiltinModule('node:crypto')
 
 /** Where placemat keeps its database, admin token, pid and log files by default. */
 export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -25,7 +27,7 @@ export function daemonFiles(dbFile: string) {
   const url = isDatabaseUrl(dbFile)
   const dir = url ? dataDir() : path.dirname(path.resolve(dbFile))
   const stem = url
-    ? `${databaseKind(dbFile)}-${createHash('sha256').update(dbFile).digest('hex').slice(0, 12)}`
+    ? `${databaseKind(dbFile)}-${crypto().createHash('sha256').update(dbFile).digest('hex').slice(0, 12)}`
     : path.basename(dbFile).replace(/\.db$/, '')
   return {
     dir,
@@ -69,10 +71,10 @@ export function ensureAdminToken(dbFile: string): string {
 }
 
 function createTokenFile(token: string): void {
-  const temp = `${token}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
+  const temp = `${token}.${process.pid}.${crypto().randomBytes(4).toString('hex')}.tmp`
   const fd = fs.openSync(temp, 'wx', 0o600)
   try {
-    fs.writeSync(fd, randomBytes(24).toString('hex') + '\n')
+    fs.writeSync(fd, crypto().randomBytes(24).toString('hex') + '\n')
     fs.fsyncSync(fd)
   } finally {
     fs.closeSync(fd)

@@ -5,7 +5,6 @@
  * owner-only cache file until shortly before it expires, so that a shell loop of commands does
  * not log in every time.
  */
-import {createHash} from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -13,6 +12,9 @@ import {AuthenticationError, logIn, type CatalogEntry} from './login.js'
 
 export {AuthenticationError}
 import type {CloudAuth} from './clouds.js'
+
+/** node:crypto, loaded at its first use: most commands never hash, and loading it is some 10 ms of a start. */
+const crypto = () => process.getBuiltinModule('node:crypto')
 
 export interface Session {
   token: string
@@ -117,9 +119,10 @@ export class KeystoneSession {
       a.endpoint,
     ]
     const secrets = [a.password, a.applicationCredentialSecret, a.token].map((v) =>
-      v === undefined ? null : createHash('sha256').update(v).digest('hex'),
+      v === undefined ? null : crypto().createHash('sha256').update(v).digest('hex'),
     )
-    const digest = createHash('sha256')
+    const digest = crypto()
+      .createHash('sha256')
       .update(JSON.stringify([...key, ...secrets]))
       .digest('hex')
     return path.join(this.cacheDir, `${digest}.json`)
