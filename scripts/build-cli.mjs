@@ -235,5 +235,6 @@ await plugin.load()
 const missing = commands.filter((c) => !plugin.manifest.commands[c.id]).map((c) => c.id)
 if (missing.length > 0) throw new Error(`no compiled command in dist/commands for: ${missing.join(', ')} (run tsc first)`)
 const manifestFile = path.join(root, 'oclif.manifest.json')
-fs.writeFileSync(`${manifestFile}.${process.pid}`, JSON.stringify(plugin.manifest, null, 2))
+// Without indentation: every command reads and parses it at start (some 470 KB instead of 680 KB).
+fs.writeFileSync(`${manifestFile}.${process.pid}`, JSON.stringify(plugin.manifest))
 fs.renameSync(`${manifestFile}.${process.pid}`, manifestFile)
