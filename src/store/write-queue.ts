@@ -24,7 +24,7 @@ const MAX_RACES_LOST = 8
  * 2^lost ms, at most 64 ("full jitter"). Every Galera write takes the change counter's row, so
  * two nodes writing at once always race; run again at once, the loser meets the same winner's
  * next commit and loses again. Spread out, the nodes take turns (a daemon per node at 40 claims/s:
- * no write lost every try; docs/mariadb.md).
+ * no write lost every try; docs/operator/mariadb.md).
  */
 export const raceBackoffMs = (lost: number, random: () => number = Math.random): number => random() * Math.min(64, 2 ** lost)
 

@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {placemat} from '../helpers/cli.js'
-import {freePort} from '../helpers/uwsgi.js'
+import {freePort} from '../helpers/ports.js'
 
 describe('reaching the daemon', () => {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-reach-'))

@@ -7,7 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {placemat} from '../helpers/cli.js'
-import {freePort} from '../helpers/uwsgi.js'
+import {freePort} from '../helpers/ports.js'
 
 describe('daemon records per database', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placemat-records-'))

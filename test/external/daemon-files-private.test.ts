@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {placemat} from '../helpers/cli.js'
-import {freePort} from '../helpers/uwsgi.js'
+import {freePort} from '../helpers/ports.js'
 import {postgresAvailable, startPostgres, type TestPostgres} from '../helpers/postgres.js'
 
 const mode = (file: string) => (fs.statSync(file).mode & 0o777).toString(8)

@@ -17,7 +17,7 @@ import {mariadbAvailable, startMariadb} from '../helpers/mariadb.js'
 import {postgresAvailable, startPostgres} from '../helpers/postgres.js'
 // @ts-expect-error plain JavaScript module shared with the fault run and the benchmark
 import {TcpProxy} from '../../scripts/tcp-proxy.mjs'
-import {freePort} from '../helpers/uwsgi.js'
+import {freePort} from '../helpers/ports.js'
 
 const HEADERS = {'x-auth-token': 'admin', 'openstack-api-version': 'placement latest', 'content-type': 'application/json'}
 const RP = '11111111-2222-3333-4444-555555555555'

@@ -19,7 +19,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {ROOT} from '../helpers/db-tools.js'
 import {missingContainerTools, podmanSandbox, type Sandbox} from '../helpers/podman.js'
 import {postgresAvailable, startPostgres, type TestPostgres} from '../helpers/postgres.js'
-import {freePort} from '../helpers/uwsgi.js'
+import {freePort} from '../helpers/ports.js'
 
 const VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version as string
 const IMAGE = `localhost/placemat:${VERSION}`

@@ -7,7 +7,7 @@ import {spawn, type ChildProcess} from 'node:child_process'
 import {afterAll} from 'vitest'
 import {BIN, ROOT, childEnv} from './cli.js'
 
-export {freePort} from './uwsgi.js'
+export {freePort} from './ports.js'
 
 export interface ForegroundDaemon {
   child: ChildProcess

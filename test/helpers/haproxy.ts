@@ -8,7 +8,7 @@ export const HAPROXY = '/usr/sbin/haproxy'
 export const haproxyAvailable = fs.existsSync(HAPROXY)
 
 /** A port nothing listens on now (taken from the kernel, then let go). */
-import {freePort} from './uwsgi.js'
+import {freePort} from './ports.js'
 
 export {freePort}
 

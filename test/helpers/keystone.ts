@@ -11,7 +11,8 @@ import path from 'node:path'
 import {promisify} from 'node:util'
 import SQLite from 'better-sqlite3'
 
-import {fetchAgain as fetch, freePort, startUwsgi} from './uwsgi.js'
+import {freePort} from './ports.js'
+import {fetchAgain as fetch, startUwsgi} from './uwsgi.js'
 
 const run = promisify(execFile)
 

@@ -9,7 +9,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {promisify} from 'node:util'
-import {fetchAgain, freePort, startUwsgi, stopChild} from './uwsgi.js'
+import {freePort} from './ports.js'
+import {fetchAgain, startUwsgi, stopChild} from './uwsgi.js'
 
 const run = promisify(execFile)
 

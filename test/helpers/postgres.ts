@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import {freePort} from './uwsgi.js'
+import {freePort} from './ports.js'
 
 function serverBin(): string | null {
   const base = '/usr/lib/postgresql'

@@ -5,11 +5,6 @@
 import {spawn, type ChildProcess} from 'node:child_process'
 import fs from 'node:fs'
 
-import {freePort as free} from '../../scripts/lib/ports.mjs'
-
-/** A TCP port free on loopback, below the kernel's ephemeral range (scripts/lib/ports.mjs says why). */
-export const freePort = (): Promise<number> => free()
-
 /** fetch, sent again when uwsgi closed the kept-alive connection it reused (nothing was read). */
 export async function fetchAgain(url: string, init?: RequestInit): Promise<Response> {
   for (let i = 0; ; i++) {
