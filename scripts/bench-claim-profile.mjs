@@ -10,7 +10,10 @@
 // The floor answers the GET too, with the bytes of placemat's answer: the claim (GET + PUT) at the
 // client is set beside the floor's. After each round the independent floor of ../shared/perf
 // (floor.mjs: its client in its own process, a claim's rows under integer keys) runs as many
-// claims, and placemat is set beside the faster of the two floors. --placemat DIR profiles another (built) checkout's daemon, to
+// claims, and placemat is set beside the faster of the two floors. That floor's client is in its
+// server's process, so no request wakes another process; placemat is measured there too, after
+// each round: scripts/claim-in-process.mjs, a daemon of its own (its own 1,000 providers) and the
+// floor's client in one process. --placemat DIR profiles another (built) checkout's daemon, to
 // set before and after side by side with the same script.
 //
 // Then the same under concurrency (--concurrent 10 clients, 0 to skip): each client claims on a
@@ -86,6 +89,7 @@ try {
   execFileSync(process.execPath, [path.join(perf, 'load.mjs'), url, '--mode', 'flat', '-n', String(n), '-c', '10', '--quiet'], {
     stdio: ['ignore', 'ignore', 'inherit'],
   })
+  const inProcess = await startInProcess()
   const pm = new Client(url)
   const fl = new Client(floorUrl)
   const mv = (await pm.get('/')).json().versions[0].max_version
@@ -140,13 +144,16 @@ try {
     const claim = put.map((v, k) => v + get[k])
     const floorClaim = floorMs.map((v, k) => v + floorGet[k])
     const shared = sharedFloor(claims)
-    rounds.push({phases, traces, put, get, claim, floor: floorMs, floorGet, floorClaim, floorTx, shared})
+    const alone = await inProcess.claims(claims)
+    rounds.push({phases, traces, put, get, claim, floor: floorMs, floorGet, floorClaim, floorTx, shared, alone})
     process.stderr.write(
       `[claim-profile] round ${r + 1}: GET p50 ${p50(get).toFixed(3)}, PUT ${p50(put).toFixed(3)}, claim ${p50(claim).toFixed(3)} ms; ` +
         `floor ${p50(floorGet).toFixed(3)}, ${p50(floorMs).toFixed(3)}, ${p50(floorClaim).toFixed(3)} ms; ` +
-        `shared floor ${f3(shared.get_p50)}, ${f3(shared.put_p50)}, ${f3(shared.claim_p50)} ms\n`,
+        `shared floor ${f3(shared.get_p50)}, ${f3(shared.put_p50)}, ${f3(shared.claim_p50)} ms; ` +
+        `placemat in one process with its client ${f3(alone.get_p50)}, ${f3(alone.put_p50)}, ${f3(alone.claim_p50)} ms\n`,
     )
   }
+  inProcess.close()
   const concurrent = concurrency > 0 ? await concurrentPasses(pm, fl, body) : null
   pm.close()
   fl.close()
@@ -175,6 +182,56 @@ function sharedFloor(count) {
   })
   fs.rmSync(floorDir, {recursive: true, force: true})
   return JSON.parse(out.trim().split('\n').at(-1))
+}
+
+/**
+ * scripts/claim-in-process.mjs on a database of its own, loaded as the daemon's was: `claims(n)`
+ * runs n claims there and answers its {get_p50, put_p50, claim_p50}.
+ */
+async function startInProcess() {
+  const file = path.join(dir, 'in-process.db')
+  execFileSync(process.execPath, [path.join(placematRoot, 'bin/run.js'), 'db', 'init', '--db', file], {stdio: 'ignore'})
+  const log = fs.openSync(path.join(dir, 'in-process.log'), 'a')
+  const child = spawn(
+    process.execPath,
+    [...DAEMON_NODE_OPTIONS, path.join(root, 'scripts/claim-in-process.mjs'), file, '--placemat', placematRoot],
+    {
+      stdio: ['pipe', log, 'pipe'],
+    },
+  )
+  fs.closeSync(log)
+  const lines = []
+  const waiting = []
+  let buffered = ''
+  child.stderr.on('data', (d) => {
+    buffered += d
+    let at
+    while ((at = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, at)
+      buffered = buffered.slice(at + 1)
+      if (!line.startsWith('{')) process.stderr.write(`[in-process] ${line}\n`)
+      else if (waiting.length) waiting.shift()(JSON.parse(line))
+      else lines.push(JSON.parse(line))
+    }
+  })
+  const next = () =>
+    lines.length
+      ? Promise.resolve(lines.shift())
+      : new Promise((resolve, reject) => {
+          waiting.push(resolve)
+          child.once('exit', (code) => reject(new Error(`claim-in-process exited (${code})`)))
+        })
+  const {url: at} = await next()
+  execFileSync(process.execPath, [path.join(perf, 'load.mjs'), at, '--mode', 'flat', '-n', String(n), '-c', '10', '--quiet'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  return {
+    claims: (count) => {
+      child.stdin.write(`${count}\n`)
+      return next()
+    },
+    close: () => child.stdin.end(),
+  }
 }
 
 /** A process's CPU so far (user + system), in ms. */
@@ -349,5 +406,21 @@ function report(rounds) {
     console.log(
       `| ${name} | ${f3(pm)} | ${f3(ours)} | ${f3(shared)} | ${(pm / Math.min(ours, shared)).toFixed(2)}x | ${perRound.join(', ')} |`,
     )
+  }
+  // Each where the shared floor is measured: the client in the server's process.
+  console.log('')
+  console.log(
+    '| client and server in one process, p50 | placemat | shared floor | placemat / shared floor | per round: placemat / shared floor |',
+  )
+  console.log('|---|---:|---:|---:|---|')
+  for (const [name, key] of [
+    ['GET', 'get_p50'],
+    ['PUT', 'put_p50'],
+    ['claim (GET + PUT)', 'claim_p50'],
+  ]) {
+    const pm = p50(rounds.map((r) => r.alone[key]))
+    const shared = p50(rounds.map((r) => r.shared[key]))
+    const perRound = rounds.map((r) => `${f3(r.alone[key])} / ${f3(r.shared[key])} (${(r.alone[key] / r.shared[key]).toFixed(2)}x)`)
+    console.log(`| ${name} | ${f3(pm)} | ${f3(shared)} | ${(pm / shared).toFixed(2)}x | ${perRound.join('; ')} |`)
   }
 }

@@ -96,7 +96,7 @@ export class CandidateAnswers {
     }
     if (due.length === 0) return
     this.scheduled = true
-    setImmediate(async () => {
+    const workAhead = async () => {
       // Through refresh, as any read: it waits for a write under way and for what others committed.
       const state = await this.store.refresh().catch(() => null)
       this.scheduled = false
@@ -113,7 +113,10 @@ export class CandidateAnswers {
           q.aheadAt = state.version
         }
       }
-    })
+    }
+    // Idle is after the I/O already come in: a turn of the loop first, so that a request arrived
+    // meanwhile, or a client in this process reading the write's answer, goes before this work.
+    setImmediate(() => setImmediate(workAhead))
   }
 
   /** An answer worked out ahead for `q` was taken by an ask, or not. */
