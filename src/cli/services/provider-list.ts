@@ -35,6 +35,11 @@ export async function listProviderRows(
   opts: {disabled: boolean},
 ): Promise<{resource_providers: ProviderRow[]} & Record<string, unknown>> {
   const {client} = endpoint
+  // Which hosts are out of service is asked at once, beside the list: it does not depend on it.
+  const disabledAsked = opts.disabled
+    ? import('../backend/standard-reads.js').then(({disabledProviders}) => disabledProviders(client))
+    : undefined
+  disabledAsked?.catch(() => undefined) // awaited below; if the list fails first, its error is the one said
   let memberOf = filter.memberOf
   if (memberOf?.length) {
     // Racks, rows and rooms by name, as `candidates` takes them (checked only when named).
@@ -53,10 +58,9 @@ export async function listProviderRows(
       in_tree: filter.inTree,
     },
   })
-  if (opts.disabled) {
+  if (disabledAsked) {
     // A provider whose host (its root) carries COMPUTE_STATUS_DISABLED is out of service: one call says which.
-    const {disabledProviders} = await import('../backend/standard-reads.js')
-    const disabled = await disabledProviders(client)
+    const disabled = await disabledAsked
     for (const r of body.resource_providers as ProviderRow[]) r.disabled = disabled.has(r.root_provider_uuid ?? r.uuid)
   }
   return body

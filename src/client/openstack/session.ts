@@ -31,6 +31,8 @@ const MARGIN_MS = 5 * 60_000
 
 export class KeystoneSession {
   private current: Session | undefined
+  /** A login under way: requests made at once (a command's calls in parallel) share it. */
+  private loggingIn: Promise<Session> | null = null
 
   constructor(
     readonly auth: CloudAuth,
@@ -52,9 +54,16 @@ export class KeystoneSession {
     if (this.givenToken()) {
       throw new AuthenticationError(`the token given (OS_TOKEN or the cloud's) was refused: it is expired or revoked`)
     }
-    this.current = await this.logIn()
-    this.writeCache(this.current)
-    return this.current
+    this.loggingIn ??= this.logIn()
+      .then((session) => {
+        this.current = session
+        this.writeCache(session)
+        return session
+      })
+      .finally(() => {
+        this.loggingIn = null
+      })
+    return this.loggingIn
   }
 
   /** admin_token / none / a token with its endpoint: no Keystone to ask. */
