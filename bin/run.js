@@ -10,7 +10,9 @@ const pjson = () => JSON.parse(readFileSync(new URL('../package.json', import.me
 /**
  * Whether argv runs one of placemat's own commands (its words naming one in `commands`) or asks
  * the version, without asking for help: then oclif need not find and read its two plugins (the
- * `help` and `autocomplete` commands), some 10 ms of each start. Anything else loads them.
+ * `help` and `autocomplete` commands), some 10 ms of each start, nor the manifest help is printed
+ * from (it reads the build's run manifest, the commands without their help). Anything else loads
+ * them.
  */
 function ownCommand(commands, argv) {
   const flags = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length)
@@ -33,7 +35,7 @@ if (built !== undefined && built >= (mtime(new URL('../dist/.tsbuildinfo', impor
   const {execute, COMMANDS} = await import(bundle)
   if (ownCommand(COMMANDS, process.argv.slice(2))) {
     const own = pjson()
-    await execute({loadOptions: {root, pjson: {...own, oclif: {...own.oclif, plugins: []}}}})
+    await execute({loadOptions: {root, pjson: {...own, oclif: {...own.oclif, plugins: [], manifestFile: 'dist/cli/run.manifest.json'}}}})
   } else await execute({dir: import.meta.url})
 } else {
   const {execute} = await import('@oclif/core')

@@ -174,6 +174,27 @@ module.exports = {...real, minimatch: (name, pattern, options) => (options === u
   },
 }
 
+/**
+ * oclif reads its manifest (every command's flags, help and examples: some 470 KB) at every start,
+ * though running a command needs only the ids. pjson.oclif.manifestFile, when bin/run.js gives it
+ * (a command of placemat's own, no help asked), names the file oclif reads instead: the run
+ * manifest, the same commands without what only help prints (some 20 KB). The build stops if
+ * oclif's code no longer has the line this changes.
+ */
+const runManifest = {
+  name: 'placemat-run-manifest',
+  setup(build) {
+    const pluginFile = path.join('@oclif', 'core', 'lib', 'config', 'plugin.js')
+    build.onLoad({filter: /plugin\.js$/}, async (args) => {
+      if (!args.path.endsWith(pluginFile)) return undefined
+      const source = await fs.promises.readFile(args.path, 'utf8')
+      const line = "`${dotfile ? '.' : ''}oclif.manifest.json`"
+      if (!source.includes(line)) throw new Error(`${args.path}: no ${line} to give the run manifest's name`)
+      return {contents: source.replace(line, `(this.pjson.oclif.manifestFile ?? ${line})`), loader: 'js'}
+    })
+  },
+}
+
 /** The entry module above, as a virtual file (this plugin resolves it before `externals` can). */
 const entry = {
   name: 'placemat-entry',
@@ -228,7 +249,7 @@ try {
       js: "import {createRequire as __placematCreateRequire} from 'node:module';\nconst require = __placematCreateRequire(import.meta.url);",
     },
     tsconfig: path.join(root, 'tsconfig.json'),
-    plugins: [entry, literalPatterns, externals, metaUrl],
+    plugins: [entry, literalPatterns, runManifest, externals, metaUrl],
     logLevel: 'warning',
   })
   fs.rmSync(outdir, {recursive: true, force: true})
@@ -265,3 +286,11 @@ const manifestFile = path.join(root, 'oclif.manifest.json')
 // Without indentation: every command reads and parses it at start (some 470 KB instead of 680 KB).
 fs.writeFileSync(`${manifestFile}.${process.pid}`, JSON.stringify(plugin.manifest))
 fs.renameSync(`${manifestFile}.${process.pid}`, manifestFile)
+
+// The run manifest (see runManifest above): each command without what only help prints. Its args
+// stay: oclif reads them to tell where a command's words end and its arguments begin.
+const helpOnly = new Set(['flags', 'description', 'summary', 'examples', 'usage'])
+const runCommands = Object.fromEntries(
+  Object.entries(plugin.manifest.commands).map(([id, c]) => [id, Object.fromEntries(Object.entries(c).filter(([k]) => !helpOnly.has(k)))]),
+)
+fs.writeFileSync(path.join(outdir, 'run.manifest.json'), JSON.stringify({...plugin.manifest, commands: runCommands}))
