@@ -188,6 +188,7 @@ const runManifest = {
     build.onLoad({filter: /plugin\.js$/}, async (args) => {
       if (!args.path.endsWith(pluginFile)) return undefined
       const source = await fs.promises.readFile(args.path, 'utf8')
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: oclif's source text, matched as it is written
       const line = "`${dotfile ? '.' : ''}oclif.manifest.json`"
       if (!source.includes(line)) throw new Error(`${args.path}: no ${line} to give the run manifest's name`)
       return {contents: source.replace(line, `(this.pjson.oclif.manifestFile ?? ${line})`), loader: 'js'}
