@@ -176,22 +176,54 @@ module.exports = {...real, minimatch: (name, pattern, options) => (options === u
 
 /**
  * oclif reads its manifest (every command's flags, help and examples: some 470 KB) at every start,
- * though running a command needs only the ids. pjson.oclif.manifestFile, when bin/run.js gives it
- * (a command of placemat's own, no help asked), names the file oclif reads instead: the run
- * manifest, the same commands without what only help prints (some 20 KB). The build stops if
- * oclif's code no longer has the line this changes.
+ * though running a command needs only the ids and arguments. pjson.oclif.manifestFile, when
+ * bin/run.js gives it (a command of placemat's own, no help asked), names the file oclif reads
+ * instead: the run manifest, the same commands without what only help prints (some 35 KB).
  */
-const runManifest = {
-  name: 'placemat-run-manifest',
+// biome-ignore lint/suspicious/noTemplateCurlyInString: oclif's source text, matched as it is written
+const manifestName = "`${dotfile ? '.' : ''}oclif.manifest.json`"
+const runManifest = [manifestName, `(this.pjson.oclif.manifestFile ?? ${manifestName})`]
+
+/**
+ * oclif requires some packages at the top of files every command loads, for work few commands do:
+ * tinyglobby (finding command files by pattern, which the command table makes needless), ejs (help's
+ * and config's templates), cli-spinners (a spinner on a terminal) and wrap-ansi (help and error
+ * text). Evaluating them was some 6 ms of each start. Each such require becomes an object that
+ * requires the package at its first use: TypeScript's CommonJS reads a package's exports as
+ * properties at each use (x_1.glob, x_1.default).
+ */
+const atFirstUse = (call) => [
+  call,
+  call.startsWith('__importDefault') ? `{get default() { return ${call}.default }}` : `new Proxy({}, {get: (_, key) => ${call}[key]})`,
+]
+
+/** The edits made to @oclif/core's files (under lib/) as they are bundled: [text, replacement]. */
+const OCLIF_EDITS = {
+  'config/plugin.js': [runManifest, atFirstUse('require("tinyglobby")')],
+  'config/config.js': [atFirstUse('__importDefault(require("ejs"))')],
+  'help/util.js': [atFirstUse('__importDefault(require("ejs"))')],
+  'ux/action/spinner.js': [atFirstUse('__importDefault(require("cli-spinners"))')],
+  'errors/errors/cli.js': [atFirstUse('__importDefault(require("wrap-ansi"))')],
+  'errors/errors/pretty-print.js': [atFirstUse('__importDefault(require("wrap-ansi"))')],
+  'help/formatter.js': [atFirstUse('__importDefault(require("wrap-ansi"))')],
+}
+
+/** Makes OCLIF_EDITS; the build stops if a text it names is no longer in oclif's file. */
+const oclifEdits = {
+  name: 'placemat-oclif-edits',
   setup(build) {
-    const pluginFile = path.join('@oclif', 'core', 'lib', 'config', 'plugin.js')
-    build.onLoad({filter: /plugin\.js$/}, async (args) => {
-      if (!args.path.endsWith(pluginFile)) return undefined
-      const source = await fs.promises.readFile(args.path, 'utf8')
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: oclif's source text, matched as it is written
-      const line = "`${dotfile ? '.' : ''}oclif.manifest.json`"
-      if (!source.includes(line)) throw new Error(`${args.path}: no ${line} to give the run manifest's name`)
-      return {contents: source.replace(line, `(this.pjson.oclif.manifestFile ?? ${line})`), loader: 'js'}
+    const lib = path.join('@oclif', 'core', 'lib') + path.sep
+    build.onLoad({filter: /\.js$/}, async (args) => {
+      const at = args.path.lastIndexOf(lib)
+      if (at < 0) return undefined
+      const file = args.path.slice(at + lib.length).replaceAll(path.sep, '/')
+      if (!Object.hasOwn(OCLIF_EDITS, file)) return undefined
+      let source = await fs.promises.readFile(args.path, 'utf8')
+      for (const [text, replacement] of OCLIF_EDITS[file]) {
+        if (!source.includes(text)) throw new Error(`${args.path}: no ${text} to edit`)
+        source = source.replace(text, replacement)
+      }
+      return {contents: source, loader: 'js'}
     })
   },
 }
@@ -250,7 +282,7 @@ try {
       js: "import {createRequire as __placematCreateRequire} from 'node:module';\nconst require = __placematCreateRequire(import.meta.url);",
     },
     tsconfig: path.join(root, 'tsconfig.json'),
-    plugins: [entry, literalPatterns, runManifest, externals, metaUrl],
+    plugins: [entry, literalPatterns, oclifEdits, externals, metaUrl],
     logLevel: 'warning',
   })
   fs.rmSync(outdir, {recursive: true, force: true})
