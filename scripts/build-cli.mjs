@@ -188,7 +188,9 @@ const runManifest = [manifestName, `(this.pjson.oclif.manifestFile ?? ${manifest
  * oclif requires some packages at the top of files every command loads, for work few commands do:
  * tinyglobby (finding command files by pattern, which the command table makes needless), ejs (help's
  * and config's templates), cli-spinners (a spinner on a terminal) and wrap-ansi (help and error
- * text). Evaluating them was some 6 ms of each start. Each such require becomes an object that
+ * text), and Node's child_process (a Windows shell's name), readline (a flag read from stdin) and
+ * perf_hooks (oclif's own timings, off unless asked). Evaluating them was some 10 ms of each
+ * start. Each such require becomes an object that
  * requires the package at its first use: TypeScript's CommonJS reads a package's exports as
  * properties at each use (x_1.glob, x_1.default).
  */
@@ -206,6 +208,14 @@ const OCLIF_EDITS = {
   'errors/errors/cli.js': [atFirstUse('__importDefault(require("wrap-ansi"))')],
   'errors/errors/pretty-print.js': [atFirstUse('__importDefault(require("wrap-ansi"))')],
   'help/formatter.js': [atFirstUse('__importDefault(require("wrap-ansi"))')],
+  'util/os.js': [
+    atFirstUse('require("node:child_process")'),
+    // Whether this is WSL, at every start: wsl-utils' isWsl is is-wsl's answer, without the rest of
+    // wsl-utils (which loads child_process and PowerShell's helpers).
+    ["(await import('wsl-utils')).isWsl", "(await import('is-wsl')).default"],
+  ],
+  'parser/parse.js': [atFirstUse('require("node:readline")')],
+  'performance.js': [atFirstUse('require("node:perf_hooks")')],
 }
 
 /** Makes OCLIF_EDITS; the build stops if a text it names is no longer in oclif's file. */

@@ -1,4 +1,3 @@
-import {spawn} from 'node:child_process'
 import {DAEMON_NODE_OPTIONS} from './node-flags.js'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -135,6 +134,8 @@ export function startDetached(args: string[], dbFile: string): DetachedChild {
   const log = fs.openSync(files.log, 'a', 0o600)
   const logFrom = fs.fstatSync(log).size
   const command = detachedCommand(args, dbFile)
+  // node:child_process here, at its one use: every command loads this file (the daemon probe).
+  const {spawn} = process.getBuiltinModule('node:child_process')
   const child = spawn(process.execPath, [...DAEMON_NODE_OPTIONS, BIN, 'daemon', 'start', '--foreground', ...command.args], {
     detached: true,
     stdio: ['ignore', log, log],

@@ -1,7 +1,6 @@
 /**
  * Node's memory tuning, in one place.
  */
-import v8 from 'node:v8'
 
 /**
  * Node options the daemon runs with (`placemat daemon start` passes them; `npm start` and the
@@ -20,7 +19,8 @@ export const DAEMON_NODE_OPTIONS = ['--max-semi-space-size=64']
  * its latency.
  */
 export function keepHeapNearLive(): void {
-  v8.setFlagsFromString('--heap-growing-percent=30')
+  // node:v8 at its use: every command imports this file (the daemon's options), few call this.
+  process.getBuiltinModule('node:v8').setFlagsFromString('--heap-growing-percent=30')
 }
 
 /**
