@@ -122,6 +122,8 @@ bundled.add('kysely')
 // one they were a sixth of a 100,000-provider daemon's start to first answer (1.62 -> 1.52 s,
 // paired). Only a daemon and `--db` commands load their chunks.
 for (const name of ['fastify', 'find-my-way', 'prom-client']) dependencyClosure(name, root, bundled)
+// chalk (five ES modules, each resolved, read and linked on its own) colours every command's tables.
+bundled.add('chalk')
 // fastify's schema compilers (ajv, fast-json-stringify) are never loaded (http/app.ts): left out,
 // and a daemon that loaded them after all would show it in its module cache.
 for (const name of ['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler']) bundled.delete(name)
@@ -139,7 +141,8 @@ const packageName = (specifier) =>
 const externals = {
   name: 'placemat-externals',
   setup(build) {
-    build.onResolve({filter: /^[^./]/}, (args) => {
+    // Not '#...': a package's own imports (chalk's #ansi-styles), resolved within that package.
+    build.onResolve({filter: /^[^./#]/}, (args) => {
       if (args.path.startsWith('node:')) return {path: args.path, external: true}
       if (!bundled.has(packageName(args.path))) return {path: args.path, external: true}
       return undefined
