@@ -217,7 +217,7 @@ export class SqliteBackend implements Backend {
 
   serve(): void {
     if (this.file === ':memory:' || this.raw.readonly || this.checkpointer) return
-    this.checkpointer = new BackgroundCheckpointer(this.file)
+    this.checkpointer = new BackgroundCheckpointer(this.file, () => this.copyRest())
     this.raw.pragma('wal_autocheckpoint = 16384')
     this.raw.pragma(`journal_size_limit = ${64 * 1024 * 1024}`)
     // Full durability without holding the event loop through each fsync: COMMIT writes the WAL
@@ -231,6 +231,21 @@ export class SqliteBackend implements Backend {
       } catch {
         this.wal = null // no WAL file to hold: SQLite keeps syncing each commit itself
       }
+    }
+  }
+
+  /**
+   * The frames written while the checkpointer copied (a few milliseconds' writes), copied here on
+   * the event loop, so that the WAL is wholly copied and the next write starts it again from its
+   * beginning (checkpointer.ts). Not inside a transaction (SQLite refuses it there); busy (the
+   * worker copying again) is left to the next round.
+   */
+  private copyRest(): void {
+    if (this.raw.inTransaction || !this.raw.open) return
+    try {
+      this.raw.pragma('wal_checkpoint(PASSIVE)')
+    } catch {
+      // locked or busy: the next round
     }
   }
 

@@ -143,6 +143,37 @@ describe('a serving SQLite store', () => {
     }
   })
 
+  it('starts the WAL again from its beginning under a steady stream of writes, long before the safety net (64 MB)', async () => {
+    // SQLite starts the WAL again (a new salt in its header) only once every frame in it is copied
+    // into the database; a write landing while the checkpointer copies would keep that from ever
+    // happening, and every commit would then extend the file.
+    const file = path.join(dir, 'p.db')
+    const store = await Store.open(file, {backgroundCheckpoint: true})
+    const wal = fs.openSync(`${file}-wal`, 'r')
+    const salt = () => {
+      const header = Buffer.alloc(4)
+      fs.readSync(wal, header, 0, 4, 16)
+      return header.toString('hex')
+    }
+    try {
+      let last = salt()
+      let restarts = 0
+      const until = Date.now() + 15_000
+      for (let n = 0; restarts < 4 && Date.now() < until; n++) {
+        await store.write((s, now) => createProvider(s, now, {name: `p${n}`}))
+        if (salt() !== last) {
+          restarts++
+          last = salt()
+        }
+      }
+      expect(restarts).toBe(4)
+      expect(fs.fstatSync(wal).size).toBeLessThan(32 * 1024 * 1024)
+    } finally {
+      fs.closeSync(wal)
+      await store.close()
+    }
+  })
+
   it('leaves the syncing to SQLite with --durability normal and for a store that does not serve', async () => {
     const inline = vi.spyOn(fs, 'fdatasyncSync')
     const release = holdSyncs()
