@@ -20,10 +20,12 @@
 // pool of ten roomy providers in an aggregate of their own (GET candidates with member_of, PUT the
 // first), --attempts times in all, on placemat and on the floor in turn (two passes each). Beside
 // the latency: each server's CPU and the client's, per attempt (the floor commits each claim on
-// its own, with its fsync inline, as SQLite's synchronous=FULL does).
+// its own, with its fsync inline, as SQLite's synchronous=FULL does). Before those, two long passes
+// (--steady claims each) of the shared floor and placemat in one process, in turn: a round's 99
+// claims meet each on a WAL that still grows and code not yet optimized.
 //
 //   npm run bench -- --claim-profile [--runs 3] [--claims 99] [-n 1000] [--durability full|normal] [--placemat DIR]
-//                                    [--concurrent 10] [--attempts 3000]
+//                                    [--concurrent 10] [--attempts 3000] [--steady 2000]
 import {spawn, execFileSync} from 'node:child_process'
 import {randomUUID} from 'node:crypto'
 import fs from 'node:fs'
@@ -33,6 +35,25 @@ import {fileURLToPath} from 'node:url'
 import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
 import {daemonStartArgs, warmedUp} from './lib/daemon.mjs'
 import {freePort} from './lib/ports.mjs'
+
+/** The long passes: placemat and the shared floor, each with its client in its process. */
+function reportSteady(passes) {
+  console.log('')
+  console.log(
+    `| ${steady} claims in a row, client and server in one process, p50 | placemat | shared floor | placemat / shared floor | per pass: placemat / shared floor |`,
+  )
+  console.log('|---|---:|---:|---:|---|')
+  for (const [name, key] of [
+    ['GET', 'get_p50'],
+    ['PUT', 'put_p50'],
+    ['claim (GET + PUT)', 'claim_p50'],
+  ]) {
+    const pm = p50(passes.map((x) => x.alone[key]))
+    const shared = p50(passes.map((x) => x.shared[key]))
+    const each = passes.map((x) => `${f3(x.alone[key])} / ${f3(x.shared[key])} (${(x.alone[key] / x.shared[key]).toFixed(2)}x)`)
+    console.log(`| ${name} | ${f3(pm)} | ${f3(shared)} | ${(pm / shared).toFixed(2)}x | ${each.join('; ')} |`)
+  }
+}
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const perf = path.resolve(root, '../shared/perf')
@@ -49,6 +70,8 @@ const durability = opt('durability', 'full')
 const placematRoot = path.resolve(opt('placemat', root))
 const concurrency = Number(opt('concurrent', '10'))
 const attempts = Number(opt('attempts', '3000'))
+// Claims in each of the two long passes after the rounds (0: none).
+const steady = Number(opt('steady', '2000'))
 
 async function waitFor(url) {
   for (let i = 0; i < 400; i++) {
@@ -153,11 +176,16 @@ try {
         `placemat in one process with its client ${f3(alone.get_p50)}, ${f3(alone.put_p50)}, ${f3(alone.claim_p50)} ms\n`,
     )
   }
+  // Long runs, each in turn: a round's 99 claims on a new WAL still extend the file at each
+  // commit and run code not yet optimized; after some hundreds, the WAL is written over in place.
+  const steadyPasses = []
+  for (let k = 0; steady > 0 && k < 2; k++) steadyPasses.push({shared: sharedFloor(steady), alone: await inProcess.claims(steady)})
   inProcess.close()
   const concurrent = concurrency > 0 ? await concurrentPasses(pm, fl, body) : null
   pm.close()
   fl.close()
   report(rounds)
+  if (steadyPasses.length) reportSteady(steadyPasses)
   if (concurrent) reportConcurrent(concurrent)
 } finally {
   daemon.kill('SIGTERM')
