@@ -155,7 +155,7 @@ const externals = {
  * name against every plugin pattern with minimatch, which compiles a pattern for each pair: 32
  * here, some 8 ms of each command's start. Its minimatch is handed a stand-in that answers a
  * pattern without glob characters (a plugin's name, as package.json gives them) by equality, which
- * is what minimatch answers for it, and passes any other to minimatch.
+ * is what minimatch answers for it, and passes any other to minimatch, loaded then.
  */
 const literalPatterns = {
   name: 'placemat-literal-patterns',
@@ -169,9 +169,8 @@ const literalPatterns = {
       resolveDir: root,
       loader: 'js',
       contents: `
-const real = require('minimatch')
 const GLOB = /[*?[\\]{}()!#\\\\]/
-module.exports = {...real, minimatch: (name, pattern, options) => (options === undefined && !GLOB.test(pattern) ? name === pattern : real.minimatch(name, pattern, options))}
+module.exports = {minimatch: (name, pattern, options) => (options === undefined && !GLOB.test(pattern) ? name === pattern : require('minimatch').minimatch(name, pattern, options))}
 `,
     }))
   },
