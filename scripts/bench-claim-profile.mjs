@@ -36,22 +36,23 @@ import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
 import {daemonStartArgs, warmedUp} from './lib/daemon.mjs'
 import {freePort} from './lib/ports.mjs'
 
-/** The long passes: placemat and the shared floor, each with its client in its process. */
-function reportSteady(passes) {
+/**
+ * Placemat against the shared floor, each with its client in its process: a table of `runs` (the
+ * rounds, or the long passes), each {alone, shared} with GET, PUT and claim p50s.
+ */
+function reportInProcess(heading, each, runs) {
   console.log('')
-  console.log(
-    `| ${steady} claims in a row, client and server in one process, p50 | placemat | shared floor | placemat / shared floor | per pass: placemat / shared floor |`,
-  )
+  console.log(`| ${heading}, p50 | placemat | shared floor | placemat / shared floor | per ${each}: placemat / shared floor |`)
   console.log('|---|---:|---:|---:|---|')
   for (const [name, key] of [
     ['GET', 'get_p50'],
     ['PUT', 'put_p50'],
     ['claim (GET + PUT)', 'claim_p50'],
   ]) {
-    const pm = p50(passes.map((x) => x.alone[key]))
-    const shared = p50(passes.map((x) => x.shared[key]))
-    const each = passes.map((x) => `${f3(x.alone[key])} / ${f3(x.shared[key])} (${(x.alone[key] / x.shared[key]).toFixed(2)}x)`)
-    console.log(`| ${name} | ${f3(pm)} | ${f3(shared)} | ${(pm / shared).toFixed(2)}x | ${each.join('; ')} |`)
+    const pm = p50(runs.map((x) => x.alone[key]))
+    const shared = p50(runs.map((x) => x.shared[key]))
+    const per = runs.map((x) => `${f3(x.alone[key])} / ${f3(x.shared[key])} (${(x.alone[key] / x.shared[key]).toFixed(2)}x)`)
+    console.log(`| ${name} | ${f3(pm)} | ${f3(shared)} | ${(pm / shared).toFixed(2)}x | ${per.join('; ')} |`)
   }
 }
 
@@ -185,7 +186,7 @@ try {
   pm.close()
   fl.close()
   report(rounds)
-  if (steadyPasses.length) reportSteady(steadyPasses)
+  if (steadyPasses.length) reportInProcess(`${steady} claims in a row, client and server in one process`, 'pass', steadyPasses)
   if (concurrent) reportConcurrent(concurrent)
 } finally {
   daemon.kill('SIGTERM')
@@ -436,19 +437,5 @@ function report(rounds) {
     )
   }
   // Each where the shared floor is measured: the client in the server's process.
-  console.log('')
-  console.log(
-    '| client and server in one process, p50 | placemat | shared floor | placemat / shared floor | per round: placemat / shared floor |',
-  )
-  console.log('|---|---:|---:|---:|---|')
-  for (const [name, key] of [
-    ['GET', 'get_p50'],
-    ['PUT', 'put_p50'],
-    ['claim (GET + PUT)', 'claim_p50'],
-  ]) {
-    const pm = p50(rounds.map((r) => r.alone[key]))
-    const shared = p50(rounds.map((r) => r.shared[key]))
-    const perRound = rounds.map((r) => `${f3(r.alone[key])} / ${f3(r.shared[key])} (${(r.alone[key] / r.shared[key]).toFixed(2)}x)`)
-    console.log(`| ${name} | ${f3(pm)} | ${f3(shared)} | ${(pm / shared).toFixed(2)}x | ${perRound.join('; ')} |`)
-  }
+  reportInProcess('client and server in one process', 'round', rounds)
 }
