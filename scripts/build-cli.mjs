@@ -151,32 +151,6 @@ const externals = {
 }
 
 /**
- * oclif's plugin loader finds the plugins among the dependencies by matching every dependency's
- * name against every plugin pattern with minimatch, which compiles a pattern for each pair: 32
- * here, some 8 ms of each command's start. Its minimatch is handed a stand-in that answers a
- * pattern without glob characters (a plugin's name, as package.json gives them) by equality, which
- * is what minimatch answers for it, and passes any other to minimatch, loaded then.
- */
-const literalPatterns = {
-  name: 'placemat-literal-patterns',
-  setup(build) {
-    build.onResolve({filter: /^minimatch$/}, (args) =>
-      args.importer.endsWith(path.join('@oclif', 'core', 'lib', 'config', 'plugin-loader.js'))
-        ? {path: 'minimatch', namespace: 'placemat-minimatch'}
-        : undefined,
-    )
-    build.onLoad({filter: /.*/, namespace: 'placemat-minimatch'}, () => ({
-      resolveDir: root,
-      loader: 'js',
-      contents: `
-const GLOB = /[*?[\\]{}()!#\\\\]/
-module.exports = {minimatch: (name, pattern, options) => (options === undefined && !GLOB.test(pattern) ? name === pattern : require('minimatch').minimatch(name, pattern, options))}
-`,
-    }))
-  },
-}
-
-/**
  * oclif reads its manifest (every command's flags, help and examples: some 470 KB) at every start,
  * though running a command needs only the ids and arguments. pjson.oclif.manifestFile, when
  * bin/run.js gives it (a command of placemat's own, no help asked), names the file oclif reads
@@ -200,18 +174,30 @@ const runOrder = [
  * and config's templates), cli-spinners (a spinner on a terminal) and wrap-ansi (help and error
  * text), and Node's child_process (a Windows shell's name), readline (a flag read from stdin) and
  * perf_hooks (oclif's own timings, off unless asked). Evaluating them was some 10 ms of each
- * start. Each such require becomes an object that
- * requires the package at its first use: TypeScript's CommonJS reads a package's exports as
- * properties at each use (x_1.glob, x_1.default).
+ * start. Each such require becomes an object that requires the package at its first use:
+ * TypeScript's CommonJS reads a package's exports as properties at each use (x_1.glob, x_1.default).
  */
 const atFirstUse = (call) => [
   call,
   call.startsWith('__importDefault') ? `{get default() { return ${call}.default }}` : `new Proxy({}, {get: (_, key) => ${call}[key]})`,
 ]
 
+/**
+ * oclif's plugin loader finds the plugins among the dependencies by matching every dependency's
+ * name against every plugin pattern with minimatch, which compiles a pattern for each pair: 32
+ * here, some 8 ms of each command's start. Its minimatch is a stand-in that answers a pattern
+ * without glob characters (a plugin's name, as package.json gives them) by equality, which is what
+ * minimatch answers for it, and passes any other to minimatch, loaded then.
+ */
+const literalPatterns = [
+  'const minimatch_1 = require("minimatch");',
+  `const minimatch_1 = {minimatch: (name, pattern, options) => (options === undefined && !/[*?[\\]{}()!#\\\\]/.test(pattern) ? name === pattern : require("minimatch").minimatch(name, pattern, options))};`,
+]
+
 /** The edits made to @oclif/core's files (under lib/) as they are bundled: [text, replacement]. */
 const OCLIF_EDITS = {
   'config/plugin.js': [runManifest, runOrder, atFirstUse('require("tinyglobby")')],
+  'config/plugin-loader.js': [literalPatterns],
   'config/config.js': [atFirstUse('__importDefault(require("ejs"))')],
   'help/util.js': [atFirstUse('__importDefault(require("ejs"))')],
   'ux/action/spinner.js': [atFirstUse('__importDefault(require("cli-spinners"))')],
@@ -302,7 +288,7 @@ try {
       js: "import {createRequire as __placematCreateRequire} from 'node:module';\nconst require = __placematCreateRequire(import.meta.url);",
     },
     tsconfig: path.join(root, 'tsconfig.json'),
-    plugins: [entry, literalPatterns, oclifEdits, externals, metaUrl],
+    plugins: [entry, oclifEdits, externals, metaUrl],
     logLevel: 'warning',
   })
   fs.rmSync(outdir, {recursive: true, force: true})
