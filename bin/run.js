@@ -1,11 +1,13 @@
 #!/usr/bin/env -S node --max-semi-space-size=64
-import {readFileSync, statSync} from 'node:fs'
-import {fileURLToPath} from 'node:url'
+// CommonJS (bin/package.json), as is the bundle it loads: a command that loads no ES module never
+// starts Node's ES module loader (scripts/build-cli.mjs, toCommonJS).
+const {readFileSync, statSync} = require('node:fs')
+const path = require('node:path')
 
-const bundle = new URL('../dist/cli/index.js', import.meta.url)
-const mtime = (url) => statSync(url, {throwIfNoEntry: false})?.mtimeMs
-const root = fileURLToPath(new URL('..', import.meta.url))
-const pjson = () => JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+const root = path.join(__dirname, '..')
+const bundle = path.join(root, 'dist', 'cli', 'index.cjs')
+const mtime = (file) => statSync(file, {throwIfNoEntry: false})?.mtimeMs
+const pjson = () => JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
 
 /**
  * Whether argv runs one of placemat's own commands (its words naming one in `commands`) or asks
@@ -27,18 +29,26 @@ function ownCommand(commands, argv) {
   return false
 }
 
-// dist/cli/index.js (npm run build) is @oclif/core and the command table in one bundle. If tsc
+// dist/cli/index.cjs (npm run build) is @oclif/core and the command table in one bundle. If tsc
 // alone has compiled since it was made (its dist/.tsbuildinfo is newer) or there is none, run
 // tsc's dist/commands with @oclif/core from node_modules instead: slower, never stale.
-const built = mtime(bundle)
-if (built !== undefined && built >= (mtime(new URL('../dist/.tsbuildinfo', import.meta.url)) ?? 0)) {
-  const {execute, COMMANDS} = await import(bundle)
-  if (ownCommand(COMMANDS, process.argv.slice(2))) {
+async function main() {
+  const built = mtime(bundle)
+  if (built !== undefined && built >= (mtime(path.join(root, 'dist', '.tsbuildinfo')) ?? 0)) {
+    const {execute, COMMANDS} = require(bundle)
+    if (ownCommand(COMMANDS, process.argv.slice(2))) {
+      const own = pjson()
+      await execute({loadOptions: {root, pjson: {...own, oclif: {...own.oclif, plugins: [], manifestFile: 'dist/cli/run.manifest.json'}}}})
+    } else await execute({loadOptions: {root}})
+  } else {
+    const {execute} = await import('@oclif/core')
     const own = pjson()
-    await execute({loadOptions: {root, pjson: {...own, oclif: {...own.oclif, plugins: [], manifestFile: 'dist/cli/run.manifest.json'}}}})
-  } else await execute({dir: import.meta.url})
-} else {
-  const {execute} = await import('@oclif/core')
-  const own = pjson()
-  await execute({loadOptions: {root, pjson: {...own, oclif: {...own.oclif, commands: './dist/commands'}}}})
+    await execute({loadOptions: {root, pjson: {...own, oclif: {...own.oclif, commands: './dist/commands'}}}})
+  }
 }
+
+main().catch((error) => {
+  // As an ES module's top-level await did: the error printed, exit status 1.
+  console.error(error)
+  process.exitCode = 1
+})

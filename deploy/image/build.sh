@@ -29,7 +29,7 @@ image=${PLACEMAT_IMAGE:-$name:$version}
 for tool in buildah npm node ldd; do
   command -v "$tool" >/dev/null || { echo "build.sh: $tool is needed (apt-get install buildah)" >&2; exit 1; }
 done
-[ -f dist/cli/index.js ] || { echo "build.sh: no dist/ here: run npm run build first (npm run image does both)" >&2; exit 1; }
+[ -f dist/cli/index.cjs ] || { echo "build.sh: no dist/ here: run npm run build first (npm run image does both)" >&2; exit 1; }
 
 revision=$(git rev-parse HEAD 2>/dev/null || true)
 epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
