@@ -1,6 +1,8 @@
-#!/usr/bin/env -S node --max-semi-space-size=64
+#!/usr/bin/env node
 // CommonJS (bin/package.json), as is the bundle it loads: a command that loads no ES module never
-// starts Node's ES module loader (scripts/build-cli.mjs, toCommonJS).
+// starts Node's ES module loader (scripts/build-cli.mjs, toCommonJS). No V8 flag on the #! line:
+// any would cost each command its share of Node's code cache (src/daemon/node-flags.ts); the
+// daemon is given its young generation where it is started.
 const {readFileSync, statSync} = require('node:fs')
 const path = require('node:path')
 

@@ -3,13 +3,30 @@
  */
 
 /**
- * Node options the daemon runs with (`placemat daemon start` passes them; `npm start` and the
- * `placemat` executable's #! line say the same).
+ * Node options the daemon runs with (`placemat daemon start` passes them; `npm start`, the
+ * image's entry point and the systemd unit's NODE_OPTIONS say the same).
  * A young generation of up to 64 MiB per semi-space: loading a million providers creates
  * millions of short-lived row values, and with Node's default (16 MiB) most of the start-up
  * went to scavenging them (17 s against 11 s at 1M providers on the 2-core reference machine).
+ * Not on the `placemat` executable's #! line: with any V8 flag given at start, V8 refuses the
+ * code cache Node's own modules come with, and compiles those a command loads (some 8 ms of
+ * `--version`, 13 ms of `provider list`).
  */
 export const DAEMON_NODE_OPTIONS = ['--max-semi-space-size=64']
+
+/** From how many providers a load without DAEMON_NODE_OPTIONS says so. */
+const LARGE_LOAD = 200_000
+
+/**
+ * What to say when a process loaded a large cloud without DAEMON_NODE_OPTIONS (a daemon run
+ * under another supervisor with `--foreground`, a `--db` command on a large file); null otherwise.
+ */
+export function youngGenerationHint(providers: number): string | null {
+  if (providers < LARGE_LOAD) return null
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]
+  if (given.some((o) => o.startsWith('--max-semi-space-size'))) return null
+  return `${providers} providers loaded with Node's default young generation: start node with ${DAEMON_NODE_OPTIONS.join(' ')} (NODE_OPTIONS=${DAEMON_NODE_OPTIONS.join(' ')}), as placemat daemon start does: a million load in two thirds of the time`
+}
 
 /**
  * For a command that holds a whole cloud in process (`--db`) and then ends: the heap may grow

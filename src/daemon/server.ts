@@ -10,7 +10,7 @@ import {describeTarget, type DatabaseTimeouts, type Durability} from '../store/b
 import {databaseFault, describeCause} from '../store/database-faults.js'
 import {Store} from '../store/store.js'
 import {daemonFiles, ensureAdminToken} from './paths.js'
-import {testPauseInTransaction} from './node-flags.js'
+import {testPauseInTransaction, youngGenerationHint} from './node-flags.js'
 import {ServiceState} from '../http/service-state.js'
 import type {ServiceNotifier} from './service-notify.js'
 import {trustOf, type EdgeSettings} from './edge-options.js'
@@ -192,6 +192,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       },
       `state loaded from ${loaded.from === 'image' ? 'the image of the last clean stop and the changes since' : 'the database'} in ${Math.round(loaded.seconds * 1000)} ms: ${store.state.providers.size} providers`,
     )
+  const hint = youngGenerationHint(store.state.providers.size)
+  if (hint) app.log.warn({event: 'young_generation'}, hint)
   // An idle daemon still follows the others (and notices its database leave and return).
   const follow = setInterval(() => void store.refresh().catch(() => undefined), FOLLOW_EVERY_MS)
   follow.unref()

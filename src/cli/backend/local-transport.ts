@@ -20,7 +20,7 @@ export class LocalTransport implements Transport {
 
   static async open(file: string, options: OpenOptions = {}): Promise<LocalTransport> {
     // Loaded on demand: HTTP-only invocations never pay for the app, kysely and SQLite.
-    const [{Store}, {buildApp}, {keepHeapNearLive, testPauseInTransaction}, {daemonFiles}] = await Promise.all([
+    const [{Store}, {buildApp}, {keepHeapNearLive, testPauseInTransaction, youngGenerationHint}, {daemonFiles}] = await Promise.all([
       import('../../store/store.js'),
       import('../../http/app.js'),
       import('../../daemon/node-flags.js'),
@@ -30,6 +30,8 @@ export class LocalTransport implements Transport {
     // The image the file's daemon left at its last clean stop, read when it fits (never written
     // here: the daemon's is the one image of a file).
     const store = await Store.open(file, {beforeCommit: testPauseInTransaction(), stateImage: daemonFiles(file).state, ...options})
+    const hint = youngGenerationHint(store.state.providers.size)
+    if (hint) process.stderr.write(`placemat: ${hint}\n`)
     const app = await buildApp({store, auth: 'trusted'})
     await app.ready()
     return new LocalTransport(store, app)
