@@ -37,6 +37,9 @@ function ownCommand(commands, argv) {
 async function main() {
   const built = mtime(bundle)
   if (built !== undefined && built >= (mtime(path.join(root, 'dist', '.tsbuildinfo')) ?? 0)) {
+    // The chunks' import() of an ES module (scripts/build-cli.mjs, toCommonJS): this file's.
+    globalThis[Symbol.for('placemat.import')] = (specifier) => import(specifier)
+    require('./code-cache.js').useCodeCache(path.dirname(bundle))
     const {execute, COMMANDS} = require(bundle)
     if (ownCommand(COMMANDS, process.argv.slice(2))) {
       const own = pjson()
