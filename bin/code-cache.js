@@ -23,13 +23,16 @@ function useCodeCache(chunks) {
   process[REPORT] = report
   const compiled = []
   let collecting = making
+  let refusing = false
   const prefix = chunks + path.sep
   const compile = Module.prototype._compile
   Module.prototype._compile = function compileFromCache(content, filename) {
     if (!filename.startsWith(prefix) || !filename.endsWith('.cjs')) return compile.call(this, content, filename)
     const file = path.join(dir, `${path.basename(filename)}.v8`)
-    const cachedData = readBytes(file)
+    const cachedData = refusing ? undefined : readBytes(file)
     const script = new vm.Script(Module.wrap(content), {filename, cachedData})
+    // Refused once, refused for all (V8 flags given some other way, NODE_OPTIONS): not read again.
+    if (cachedData && script.cachedDataRejected) refusing = true
     ;(cachedData && !script.cachedDataRejected ? report.used : report.refused).push(path.basename(filename))
     if (collecting) compiled.push({file, script})
     const run = script.runInThisContext()
