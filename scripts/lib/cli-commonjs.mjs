@@ -90,7 +90,8 @@ export async function toCommonJS(dir, metafile, root) {
     text = text.replace(/\bimport\("(node:[\w/]+)"\)/g, '$$built("$1")')
     // Any other import() (a package such as yaml or mysql2, a chunk left an ES module, a file oclif
     // loads): through bin/run.js's, since a chunk compiled from the code cache (bin/code-cache.js)
-    // has no import() of its own. Not `import()` in a string, nor a property named import.
+    // has no import() of its own (a chunk required some other way uses its own). Not `import()` in
+    // a string, nor a property named import.
     text = text.replace(/(?<![\w$.'"`])import\((?!\))/g, '$$esmod(')
     fs.writeFileSync(file, text)
   }
@@ -112,7 +113,7 @@ export async function toCommonJS(dir, metafile, root) {
     define: {'import.meta.url': '__placematUrl'},
     // ES modules are strict: so stays the code.
     banner: {
-      js: `"use strict";const __placematUrl=require("node:url").pathToFileURL(__filename).href;const $chunk=(c)=>Promise.resolve().then(()=>require(c.slice(0,-3)+".cjs"));const $built=(m)=>Promise.resolve().then(()=>{const x=require(m);return{...x,default:x}});const $esmod=(s)=>globalThis[Symbol.for("placemat.import")](s.startsWith("./")?require("node:url").pathToFileURL(require("node:path").join(__dirname,s)).href:s);`,
+      js: `"use strict";const __placematUrl=require("node:url").pathToFileURL(__filename).href;const $chunk=(c)=>Promise.resolve().then(()=>require(c.slice(0,-3)+".cjs"));const $built=(m)=>Promise.resolve().then(()=>{const x=require(m);return{...x,default:x}});const $esmod=(s)=>(globalThis[Symbol.for("placemat.import")]??((u)=>import(u)))(s.startsWith("./")?require("node:url").pathToFileURL(require("node:path").join(__dirname,s)).href:s);`,
     },
     plugins: [
       {
