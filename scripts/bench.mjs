@@ -19,6 +19,8 @@
 //                                          # (scripts/bench-snapshots.mjs)
 //   npm run bench -- --make-room           # the fewest moves for K=50 of a large flavor in one rack, a rack drained
 //                                          # and hosts freed, at 1,000 and 10,000 hosts (scripts/bench-make-room.mjs)
+//   npm run bench -- --cli-start           # provider list, --version and node -e 0 as whole processes,
+//                                          # with and without NODE_EXTRA_CA_CERTS (--vs CHECKOUT: beside another)
 //   npm run bench -- --claim-profile       # one claim's PUT phase by phase on SQLite, beside two bare
 //                                          # node:http + better-sqlite3 floors, this project's and ../shared/perf's
 //                                          # floor.mjs (scripts/bench-claim-profile.mjs)
@@ -55,6 +57,10 @@ if (process.argv.includes('--huge')) {
 }
 if (process.argv.includes('--takeover')) {
   execFileSync(process.execPath, [path.join(root, 'scripts/bench-takeover.mjs'), ...process.argv.slice(2)], {stdio: 'inherit'})
+  process.exit(0)
+}
+if (process.argv.includes('--cli-start')) {
+  execFileSync(process.execPath, [path.join(root, 'scripts/bench-cli-start.mjs'), ...process.argv.slice(2)], {stdio: 'inherit'})
   process.exit(0)
 }
 if (process.argv.includes('--claim-profile')) {
