@@ -18,7 +18,7 @@ function useCodeCache(chunks) {
   // The daemon runs with a V8 flag (its young generation), under which V8 would refuse the cache.
   // PLACEMAT_NO_CODE_CACHE=1: compiled as without it (to time it, or to rule it out).
   if (!making && (process.execArgv.length > 0 || process.env.PLACEMAT_NO_CODE_CACHE === '1')) return
-  if (!making && readText(path.join(dir, 'node')) !== builtBy()) return
+  if (!making && read(path.join(dir, 'node'), 'utf8') !== builtBy()) return
   const report = {used: [], refused: []}
   process[REPORT] = report
   const compiled = []
@@ -28,9 +28,9 @@ function useCodeCache(chunks) {
   const compile = Module.prototype._compile
   Module.prototype._compile = function compileFromCache(content, filename) {
     if (!filename.startsWith(prefix) || !filename.endsWith('.cjs')) return compile.call(this, content, filename)
-    const file = path.join(dir, `${path.basename(filename)}.v8`)
-    const cachedData = refusing ? undefined : readBytes(file)
-    const script = new vm.Script(Module.wrap(content), {filename, cachedData})
+    const file = cacheFile(dir, filename)
+    const cachedData = refusing ? undefined : read(file)
+    const script = chunkScript(content, filename, cachedData)
     // Refused once, refused for all (V8 flags given some other way, NODE_OPTIONS): not read again.
     if (cachedData && script.cachedDataRejected) refusing = true
     ;(cachedData && !script.cachedDataRejected ? report.used : report.refused).push(path.basename(filename))
@@ -56,23 +56,35 @@ function useCodeCache(chunks) {
   process.on('exit', write)
 }
 
+/**
+ * In the build, after the commands it ran: the cache of every chunk none of them loaded, compiled
+ * and not run (its module's body then, not the functions in it).
+ */
+function cacheTheRest(chunks) {
+  const dir = path.join(chunks, 'code-cache')
+  for (const name of fs.readdirSync(chunks).filter((n) => n.endsWith('.cjs'))) {
+    const filename = path.join(chunks, name)
+    const file = cacheFile(dir, filename)
+    if (!fs.existsSync(file)) fs.writeFileSync(file, chunkScript(fs.readFileSync(filename, 'utf8'), filename).createCachedData())
+  }
+}
+
+/** A chunk as Node's CommonJS loader wraps it: V8 takes a cache only for the very same text. */
+const chunkScript = (content, filename, cachedData) => new vm.Script(Module.wrap(content), {filename, cachedData})
+
+/** Where the cache of the chunk `filename` is kept. */
+const cacheFile = (dir, filename) => path.join(dir, `${path.basename(filename)}.v8`)
+
 /** The Node a cache is for: V8 reads only what its own version wrote. */
 const builtBy = () => `${process.version} ${process.arch}`
 
-function readBytes(file) {
+/** The file's bytes (or text, given an encoding); undefined when there is none. */
+function read(file, encoding) {
   try {
-    return fs.readFileSync(file)
+    return fs.readFileSync(file, encoding)
   } catch {
     return undefined
   }
 }
 
-function readText(file) {
-  try {
-    return fs.readFileSync(file, 'utf8')
-  } catch {
-    return undefined
-  }
-}
-
-module.exports = {useCodeCache}
+module.exports = {useCodeCache, cacheTheRest}

@@ -25,17 +25,9 @@ export function makeCodeCache(root, outdir) {
       ['provider', 'list', '--url', 'http://127.0.0.1:1', '--token', 'none'],
     ])
       spawnSync(process.execPath, [path.join(root, 'bin', 'run.js'), ...args], {cwd: scratch, env, stdio: 'ignore'})
-    // Every other chunk: compiled, not run (its module's body then, not the functions in it).
-    const compileRest = `
-      const fs = require('node:fs'), path = require('node:path'), vm = require('node:vm'), {wrap} = require('node:module')
-      const [chunks, cache] = process.argv.slice(1)
-      for (const name of fs.readdirSync(chunks).filter((n) => n.endsWith('.cjs'))) {
-        const file = path.join(cache, name + '.v8')
-        if (fs.existsSync(file)) continue
-        const filename = path.join(chunks, name)
-        fs.writeFileSync(file, new vm.Script(wrap(fs.readFileSync(filename, 'utf8')), {filename}).createCachedData())
-      }`
-    const rest = spawnSync(process.execPath, ['-e', compileRest, outdir, cacheDir], {env, stdio: 'inherit'})
+    // Every other chunk, by bin/code-cache.js too (one home for how a chunk's cache is made and named).
+    const bin = JSON.stringify(path.join(root, 'bin', 'code-cache.js'))
+    const rest = spawnSync(process.execPath, ['-e', `require(${bin}).cacheTheRest(${JSON.stringify(outdir)})`], {env, stdio: 'inherit'})
     if (rest.status !== 0) throw new Error('the code cache of the chunks no command ran was not made')
   } finally {
     fs.rmSync(scratch, {recursive: true, force: true})
