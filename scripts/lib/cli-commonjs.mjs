@@ -8,13 +8,15 @@ import * as esbuild from 'esbuild'
 export const ESM_BANNER =
   "import {createRequire as __placematCreateRequire} from 'node:module';\nconst require = __placematCreateRequire(import.meta.url);"
 
-/** Whether a package the bundle leaves external is an ES module (ink): CommonJS may only import() it. */
-function isEsModule(specifier, root) {
-  const requireFromRoot = createRequire(path.join(root, 'package.json'))
+/**
+ * Whether a package the bundle leaves external is an ES module (ink): CommonJS may only import() it.
+ * `resolve` is require.resolve from the project's root.
+ */
+function isEsModule(specifier, resolve) {
   if (specifier.startsWith('node:')) return false
   let file
   try {
-    file = requireFromRoot.resolve(specifier)
+    file = resolve(specifier)
   } catch {
     // Only an `import` condition (no `require`): an ES module.
     return true
@@ -42,6 +44,7 @@ function isEsModule(specifier, root) {
  * a default), and any other import( becomes $esmod( (below); the ES module banner lines are dropped.
  */
 export async function toCommonJS(dir, metafile, root) {
+  const {resolve} = createRequire(path.join(root, 'package.json'))
   const chunks = new Map()
   for (const [file, out] of Object.entries(metafile.outputs)) {
     if (!file.endsWith('.js')) continue
@@ -54,7 +57,7 @@ export async function toCommonJS(dir, metafile, root) {
       .map((i) => path.basename(i.path))
   const esm = new Set(
     [...chunks.keys()].filter((name) =>
-      chunks.get(name).some((i) => i.external && i.kind === 'import-statement' && isEsModule(i.path, root)),
+      chunks.get(name).some((i) => i.external && i.kind === 'import-statement' && isEsModule(i.path, resolve)),
     ),
   )
   for (let grew = true; grew; ) {
