@@ -22,7 +22,8 @@
 // the latency: each server's CPU and the client's, per attempt (the floor commits each claim on
 // its own, with its fsync inline, as SQLite's synchronous=FULL does). Before those, two long passes
 // (--steady claims each) of the shared floor and placemat in one process, in turn: a round's 99
-// claims meet each on a WAL that still grows and code not yet optimized.
+// claims meet each on a WAL that still grows and code not yet optimized. Then one fdatasync's cost
+// by how many WAL frames a commit writes (scripts/lib/sync-cost.mjs): the floors differ there too.
 //
 //   npm run bench -- --claim-profile [--runs 3] [--claims 99] [-n 1000] [--durability full|normal] [--placemat DIR]
 //                                    [--concurrent 10] [--attempts 3000] [--steady 2000]
@@ -35,6 +36,7 @@ import {fileURLToPath} from 'node:url'
 import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
 import {daemonStartArgs, warmedUp} from './lib/daemon.mjs'
 import {freePort} from './lib/ports.mjs'
+import {syncCostByFrames} from './lib/sync-cost.mjs'
 
 /**
  * Placemat against the shared floor, each with its client in its process: a table of `runs` (the
@@ -182,11 +184,13 @@ try {
   const steadyPasses = []
   for (let k = 0; steady > 0 && k < 2; k++) steadyPasses.push({shared: sharedFloor(steady), alone: await inProcess.claims(steady)})
   inProcess.close()
+  const syncCost = syncCostByFrames(dir)
   const concurrent = concurrency > 0 ? await concurrentPasses(pm, fl, body) : null
   pm.close()
   fl.close()
   report(rounds)
   if (steadyPasses.length) reportInProcess(`${steady} claims in a row, client and server in one process`, 'pass', steadyPasses)
+  reportSyncCost(syncCost)
   if (concurrent) reportConcurrent(concurrent)
 } finally {
   daemon.kill('SIGTERM')
@@ -261,6 +265,18 @@ async function startInProcess() {
     },
     close: () => child.stdin.end(),
   }
+}
+
+/**
+ * The sync's cost by a commit's size, on the file system both floors and placemat write to: the
+ * shared floor's claim commits some 4 WAL frames, placemat's some 8 to 18 (its consumer, allocation
+ * and provider rows with their indexes, the journal and its image).
+ */
+function reportSyncCost(byFrames) {
+  console.log('')
+  console.log('| WAL frames written in place, then one fdatasync | p50 (ms) | against 4 frames |')
+  console.log('|---|---:|---:|')
+  for (const [frames, ms] of Object.entries(byFrames)) console.log(`| ${frames} | ${f3(ms)} | ${(ms / byFrames[4]).toFixed(2)}x |`)
 }
 
 /** A process's CPU so far (user + system), in ms. */
