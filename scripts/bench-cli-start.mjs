@@ -10,6 +10,7 @@ import {spawnSync} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
 import {ADMIN_HEADERS, binOf, daemonStartArgs, logTail, ROOT, spawnToLog, warmedUp} from './lib/daemon.mjs'
 import {freePort} from './lib/ports.mjs'
 import {fmtMs, pct} from './lib/stats.mjs'
@@ -30,7 +31,7 @@ const logFile = path.join(dir, 'daemon.log')
 const port = await freePort()
 const url = `http://127.0.0.1:${port}`
 spawnSync(process.execPath, [binOf(), 'db', 'init', '--db', db], {stdio: 'ignore'})
-const {child: daemon} = spawnToLog(process.execPath, ['--max-semi-space-size=64', binOf(), ...daemonStartArgs(db, port)], {logFile})
+const {child: daemon} = spawnToLog(process.execPath, [...DAEMON_NODE_OPTIONS, binOf(), ...daemonStartArgs(db, port)], {logFile})
 
 try {
   if (!(await warmedUp(logFile, {pid: daemon.pid}))) throw new Error(`the daemon did not start:\n${logTail(logFile)}`)

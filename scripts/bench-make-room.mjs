@@ -5,7 +5,7 @@
 // (soft). Times planMakeRoom for K more of a large flavor in one rack (the plan found, replayed on a
 // copy of the cloud and counted again as capacity counts), and prints its moves beside the lower
 // bound, and which method gave it; then K more in the whole cloud, a rack drained and hosts freed
-// in a row. `npm run bench` runs it with the young generation the placemat executable has.
+// in a row. `npm run bench` runs it with the daemon's young generation (DAEMON_NODE_OPTIONS).
 //
 //   npm run bench -- --make-room [--hosts 1000,10000] [--count 50] [--rounds 3]
 //   npm run bench -- --make-room --search     # instead: how far the exact search reaches on small clouds

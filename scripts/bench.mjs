@@ -72,8 +72,8 @@ if (process.argv.includes('--snapshots')) {
   process.exit(0)
 }
 if (process.argv.includes('--make-room')) {
-  // With the young generation the placemat executable runs with (bin/run.js).
-  execFileSync(process.execPath, ['--max-semi-space-size=64', path.join(root, 'scripts/bench-make-room.mjs'), ...process.argv.slice(2)], {
+  // With the daemon's young generation: make-room plans are made in the daemon (daemon start gives it).
+  execFileSync(process.execPath, [...DAEMON_NODE_OPTIONS, path.join(root, 'scripts/bench-make-room.mjs'), ...process.argv.slice(2)], {
     stdio: 'inherit',
   })
   process.exit(0)

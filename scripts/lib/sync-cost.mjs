@@ -5,6 +5,7 @@
 // placemat some 8 to 18 (npm run bench -- --claim-profile).
 import fs from 'node:fs'
 import path from 'node:path'
+import {pct} from './stats.mjs'
 
 const FRAME = 4096 + 24
 
@@ -30,8 +31,7 @@ export function syncCostByFrames(dir, frameCounts = [4, 8, 12, 18], rounds = 400
         times[f].push(performance.now() - t0)
       }
     }
-    const p50 = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-    return Object.fromEntries(frameCounts.map((f) => [f, p50(times[f])]))
+    return Object.fromEntries(frameCounts.map((f) => [f, pct(times[f], 50)]))
   } finally {
     fs.closeSync(fd)
     fs.rmSync(file, {force: true})
