@@ -37,6 +37,7 @@ import {DAEMON_NODE_OPTIONS} from '../dist/src/daemon/node-flags.js'
 import {daemonStartArgs, warmedUp} from './lib/daemon.mjs'
 import {freePort} from './lib/ports.mjs'
 import {syncCostByFrames} from './lib/sync-cost.mjs'
+import {copyDatabase, replayClaims, reportReplay} from './lib/claim-sql-replay.mjs'
 
 /**
  * Placemat against the shared floor, each with its client in its process: a table of `runs` (the
@@ -136,6 +137,9 @@ try {
   // they are traced too: the rounds begin once it has ended, with its traces dropped.
   await warmedUp(path.join(dir, 'placemat.log'), {waitMs: 20_000})
   await pm.get('/placemat/v1/profile')
+  // The database as the rounds find it: their statements are run again on this copy at the end.
+  const replayCopy = path.join(dir, 'replay.db')
+  await copyDatabase(placematRoot, dbFile, replayCopy)
   const rounds = []
   for (let r = 0; r < runs; r++) {
     const put = []
@@ -166,12 +170,12 @@ try {
       floorMs.push(f.ms)
       floorTx.push(Number(f.headers['x-transaction-ms']))
     }
-    const {phases, traces} = (await pm.get('/placemat/v1/profile')).json()
+    const {phases, traces, statements = []} = (await pm.get('/placemat/v1/profile')).json()
     const claim = put.map((v, k) => v + get[k])
     const floorClaim = floorMs.map((v, k) => v + floorGet[k])
     const shared = sharedFloor(claims)
     const alone = await inProcess.claims(claims)
-    rounds.push({phases, traces, put, get, claim, floor: floorMs, floorGet, floorClaim, floorTx, shared, alone})
+    rounds.push({phases, traces, statements, put, get, claim, floor: floorMs, floorGet, floorClaim, floorTx, shared, alone})
     process.stderr.write(
       `[claim-profile] round ${r + 1}: GET p50 ${p50(get).toFixed(3)}, PUT ${p50(put).toFixed(3)}, claim ${p50(claim).toFixed(3)} ms; ` +
         `floor ${p50(floorGet).toFixed(3)}, ${p50(floorMs).toFixed(3)}, ${p50(floorClaim).toFixed(3)} ms; ` +
@@ -185,12 +189,16 @@ try {
   for (let k = 0; steady > 0 && k < 2; k++) steadyPasses.push({shared: sharedFloor(steady), alone: await inProcess.claims(steady)})
   inProcess.close()
   const syncCost = syncCostByFrames(dir)
+  // An older build (--placemat DIR) keeps no statements: nothing to replay.
+  const replayed = rounds.flatMap((r) => r.statements).filter((claim) => claim.length)
+  const replay = replayed.length ? replayClaims(placematRoot, replayCopy, replayed) : null
   const concurrent = concurrency > 0 ? await concurrentPasses(pm, fl, body) : null
   pm.close()
   fl.close()
   report(rounds)
   if (steadyPasses.length) reportInProcess(`${steady} claims in a row, client and server in one process`, 'pass', steadyPasses)
   reportSyncCost(syncCost)
+  if (replay) reportReplayed(replay, rounds, steadyPasses)
   if (concurrent) reportConcurrent(concurrent)
 } finally {
   daemon.kill('SIGTERM')
@@ -265,6 +273,24 @@ async function startInProcess() {
     },
     close: () => child.stdin.end(),
   }
+}
+
+/**
+ * The rounds' claims at SQLite's own cost beside the faster floor's PUT and placemat's: all taken
+ * where the shared floor measures itself, its client in its process (the rounds' and the long
+ * passes' p50s, their median).
+ */
+function reportReplayed(replay, rounds, passes) {
+  const all = [...rounds, ...passes]
+  const inServer = rounds.flatMap((r) => r.traces.map((t) => t.reduce((a, v) => a + (v ?? 0), 0)))
+  reportReplay(replay, {
+    httpMs: p50(all.map((x) => x.shared.get_p50)),
+    floorPut: p50(all.map((x) => x.shared.put_p50)),
+    placemat: {
+      "placemat's PUT at its client, in its process": p50(all.map((x) => x.alone.put_p50)),
+      "placemat's PUT in the server (request event to finish, the rounds)": p50(inServer),
+    },
+  })
 }
 
 /**

@@ -194,12 +194,11 @@ export class Commits {
         const sentAt = performance.now()
         await f.catchUpUnderLock(s, opening)
         // Current at the head: reads need not wait until our write begins to change the State.
+        // (SQLite: catching up under the lock took the change mark it is current at.)
         if (this.backend.server) {
           f.seen(f.position)
           this.freshness.currentAt(sentAt)
         }
-        // SQLite: nobody can commit while we hold the lock, so the mark now is the one we are current at.
-        else f.seen(this.backend.changeMark() as number)
         if (PROFILING) mark(P.lock)
         run = this.runGroup(group, Date.now())
         if (PROFILING) mark(P.decide)

@@ -368,6 +368,8 @@ export class Follower {
     opening.length = 0
     const head = readHead(headRows)
     if (head.counter !== this.at || this.suspect) await this.applySince(s, head, keyRows, true, [])
+    // SQLite: nobody can commit while we hold the lock, so the mark now is the one the State is current at.
+    if (!this.backend.server) this.mark = this.backend.changeMark() as number
   }
 
   /** One snapshot of its own: the head and the keys after our position, then the rows they name. */

@@ -33,13 +33,22 @@ export const P = Object.fromEntries(PHASES.map((name, i) => [name, i + 1])) as R
 
 let current: Float64Array | null = null
 const done: Float64Array[] = []
+/** The statements each trace ran (SQLite), as [text, parameters]: the bench replays them alone. */
+let currentStatements: [string, unknown[]][] = []
+const doneStatements: [string, unknown[]][][] = []
 /** Traces kept at most (a benchmark reads them between rounds). */
 const KEEP = 100_000
 
 /** A request to trace begins now. */
 export function traceStart(): void {
   current = new Float64Array(PHASES.length + 1).fill(NaN)
+  currentStatements = []
   current[0] = performance.now()
+}
+
+/** The traced request ran statement `text` with `params` (a copy is kept). */
+export function ranStatement(text: string, params: readonly unknown[]): void {
+  if (current) currentStatements.push([text, [...params]])
 }
 
 /** Phase `p` of the traced request ends now. */
@@ -51,12 +60,20 @@ export function mark(p: Phase): void {
 export function traceEnd(): void {
   if (!current) return
   current[PHASES.length] = performance.now()
-  if (done.length < KEEP) done.push(current)
+  if (done.length < KEEP) {
+    done.push(current)
+    doneStatements.push(currentStatements)
+  }
   current = null
+  currentStatements = []
 }
 
-/** Each finished trace as its phases' durations in ms (a phase not seen: null), and forgets them. */
-export function takeTraces(): {phases: readonly string[]; traces: (number | null)[][]} {
+/**
+ * Each finished trace as its phases' durations in ms (a phase not seen: null), with the
+ * statements it ran, and forgets them.
+ */
+export function takeTraces(): {phases: readonly string[]; traces: (number | null)[][]; statements: [string, unknown[]][][]} {
+  const statements = doneStatements.splice(0)
   const traces = done.splice(0).map((t) => {
     const out: (number | null)[] = []
     let last = t[0]
@@ -70,5 +87,5 @@ export function takeTraces(): {phases: readonly string[]; traces: (number | null
     }
     return out
   })
-  return {phases: PHASES, traces}
+  return {phases: PHASES, traces, statements}
 }

@@ -11,6 +11,7 @@ import {DatabaseUnavailableError, databaseFault} from './database-faults.js'
 import type {Database} from './schema.js'
 import {foreignDatabase} from './target.js'
 import {DIALECTS, speaks} from './statement-text.js'
+import {PROFILING, ranStatement} from './phase-profile.js'
 
 /**
  * kysely prepares every statement anew; the same few statements run on every write, so
@@ -180,6 +181,7 @@ export class SqliteBackend implements Backend {
       for (const q of statements) {
         const stmt = this.statements.prepare(q.sql)
         const params = q.parameters as unknown[]
+        if (PROFILING) ranStatement(q.sql, params)
         if (stmt.reader) out.push(stmt.all(...params) as Row[])
         else {
           stmt.run(...params)

@@ -1,5 +1,5 @@
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {mark, P, PHASES, takeTraces, traceEnd, traceStart} from '../../src/store/phase-profile.js'
+import {mark, P, PHASES, ranStatement, takeTraces, traceEnd, traceStart} from '../../src/store/phase-profile.js'
 
 afterEach(() => vi.useRealTimers())
 
@@ -32,5 +32,27 @@ describe('phase profile', () => {
     mark(P.decide)
     traceEnd()
     expect(takeTraces().traces).toEqual([])
+  })
+
+  it('keeps the statements each trace ran, with copies of their parameters, for the bench to replay', () => {
+    ranStatement('begin immediate', []) // outside a trace: dropped
+    traceStart()
+    const params: unknown[] = ['c1', 2]
+    ranStatement('insert into t values (?, ?)', params)
+    params.push('changed after')
+    ranStatement('commit', [])
+    traceEnd()
+    traceStart()
+    traceEnd()
+    const {traces, statements} = takeTraces()
+    expect(traces).toHaveLength(2)
+    expect(statements).toEqual([
+      [
+        ['insert into t values (?, ?)', ['c1', 2]],
+        ['commit', []],
+      ],
+      [],
+    ])
+    expect(takeTraces().statements).toEqual([])
   })
 })
