@@ -1,10 +1,11 @@
 // A claim's rows at SQLite's own cost: the statements the daemon ran for each traced PUT
-// (PLACEMAT_PROFILE=1 keeps them: src/store/phase-profile.ts), run again in the same order, with
-// the same parameters, on a copy of its database taken before them, by better-sqlite3 alone: no
-// HTTP, no State, no JavaScript around them but the loop that sends them. Each claim's statements
-// (BEGIN IMMEDIATE to COMMIT, synchronous=NORMAL as the daemon commits) are timed, then one
-// fdatasync of the WAL, as the daemon makes each commit durable. What is left of placemat's PUT
-// beyond these two and node:http's own round trip is the cost of its code.
+// (PLACEMAT_PROFILE=1 keeps them, with the time each took there: src/store/phase-profile.ts),
+// run again in the same order, with the same parameters, on a copy of its database taken before
+// them, by better-sqlite3 alone: no HTTP, no State, no JavaScript around them but the loop that
+// sends them. Each claim's statements (BEGIN IMMEDIATE to COMMIT, synchronous=NORMAL as the
+// daemon commits) are timed, then one fdatasync of the WAL, as the daemon makes each commit
+// durable. What is left of placemat's PUT beyond these two and node:http's own round trip is the
+// cost of its code; SQLite's time for the same statements inside the daemon is set beside it.
 import fs from 'node:fs'
 import {createRequire} from 'node:module'
 import path from 'node:path'
@@ -74,7 +75,15 @@ export function replayClaims(checkout, copyFile, claims) {
     fs.closeSync(wal)
     db.close()
   }
-  return {sqlite: pct(sqlite, 50), fdatasync: pct(sync, 50), frames: counted ? frames / counted : null, claims: claims.length}
+  // The same statements' time inside the daemon, as it measured them.
+  const inDaemon = claims.map((claim) => claim.reduce((sum, [, , ms]) => sum + (ms ?? 0), 0))
+  return {
+    sqlite: pct(sqlite, 50),
+    inDaemon: claims[0]?.[0]?.length > 2 ? pct(inDaemon, 50) : null,
+    fdatasync: pct(sync, 50),
+    frames: counted ? frames / counted : null,
+    claims: claims.length,
+  }
 }
 
 /**
@@ -90,6 +99,7 @@ export function reportReplay(replay, {httpMs, floorPut, placemat}) {
   console.log('|---|---:|---:|')
   const row = (name, ms) => console.log(`| ${name} | ${f3(ms)} | ${(ms / floorPut).toFixed(2)}x |`)
   row("SQLite alone: the daemon's own statements for a claim, BEGIN to COMMIT, run again on a copy of its database", replay.sqlite)
+  if (replay.inDaemon !== null) row("(SQLite's time for the same statements inside the daemon, between its own code)", replay.inDaemon)
   row('one fdatasync of the WAL after them', replay.fdatasync)
   row("node:http's round trip (the shared floor's GET, in its process)", httpMs)
   row('**the least a PUT of these rows costs** (the three above)', least)

@@ -33,9 +33,13 @@ export const P = Object.fromEntries(PHASES.map((name, i) => [name, i + 1])) as R
 
 let current: Float64Array | null = null
 const done: Float64Array[] = []
-/** The statements each trace ran (SQLite), as [text, parameters]: the bench replays them alone. */
-let currentStatements: [string, unknown[]][] = []
-const doneStatements: [string, unknown[]][][] = []
+/**
+ * The statements each trace ran (SQLite), as [text, parameters, ms SQLite took]: the bench runs
+ * them again alone, and sets SQLite's time inside the daemon beside it.
+ */
+type RanStatement = [string, unknown[], number]
+let currentStatements: RanStatement[] = []
+const doneStatements: RanStatement[][] = []
 /** Traces kept at most (a benchmark reads them between rounds). */
 const KEEP = 100_000
 
@@ -46,9 +50,9 @@ export function traceStart(): void {
   current[0] = performance.now()
 }
 
-/** The traced request ran statement `text` with `params` (a copy is kept). */
-export function ranStatement(text: string, params: readonly unknown[]): void {
-  if (current) currentStatements.push([text, [...params]])
+/** The traced request ran statement `text` with `params` (a copy is kept) in `ms`. */
+export function ranStatement(text: string, params: readonly unknown[], ms: number): void {
+  if (current) currentStatements.push([text, [...params], ms])
 }
 
 /** Phase `p` of the traced request ends now. */
@@ -72,7 +76,7 @@ export function traceEnd(): void {
  * Each finished trace as its phases' durations in ms (a phase not seen: null), with the
  * statements it ran, and forgets them.
  */
-export function takeTraces(): {phases: readonly string[]; traces: (number | null)[][]; statements: [string, unknown[]][][]} {
+export function takeTraces(): {phases: readonly string[]; traces: (number | null)[][]; statements: RanStatement[][]} {
   const statements = doneStatements.splice(0)
   const traces = done.splice(0).map((t) => {
     const out: (number | null)[] = []

@@ -181,12 +181,13 @@ export class SqliteBackend implements Backend {
       for (const q of statements) {
         const stmt = this.statements.prepare(q.sql)
         const params = q.parameters as unknown[]
-        if (PROFILING) ranStatement(q.sql, params)
+        const t0 = PROFILING ? performance.now() : 0
         if (stmt.reader) out.push(stmt.all(...params) as Row[])
         else {
           stmt.run(...params)
           out.push([])
         }
+        if (PROFILING) ranStatement(q.sql, params, performance.now() - t0)
       }
       return out
     },

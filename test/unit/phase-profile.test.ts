@@ -34,13 +34,13 @@ describe('phase profile', () => {
     expect(takeTraces().traces).toEqual([])
   })
 
-  it('keeps the statements each trace ran, with copies of their parameters, for the bench to replay', () => {
-    ranStatement('begin immediate', []) // outside a trace: dropped
+  it('keeps the statements each trace ran, with copies of their parameters and their times, for the bench to replay', () => {
+    ranStatement('begin immediate', [], 0.01) // outside a trace: dropped
     traceStart()
     const params: unknown[] = ['c1', 2]
-    ranStatement('insert into t values (?, ?)', params)
+    ranStatement('insert into t values (?, ?)', params, 0.02)
     params.push('changed after')
-    ranStatement('commit', [])
+    ranStatement('commit', [], 0.07)
     traceEnd()
     traceStart()
     traceEnd()
@@ -48,8 +48,8 @@ describe('phase profile', () => {
     expect(traces).toHaveLength(2)
     expect(statements).toEqual([
       [
-        ['insert into t values (?, ?)', ['c1', 2]],
-        ['commit', []],
+        ['insert into t values (?, ?)', ['c1', 2], 0.02],
+        ['commit', [], 0.07],
       ],
       [],
     ])
