@@ -24,6 +24,9 @@
 // (--steady claims each) of the shared floor and placemat in one process, in turn: a round's 99
 // claims meet each on a WAL that still grows and code not yet optimized. Then one fdatasync's cost
 // by how many WAL frames a commit writes (scripts/lib/sync-cost.mjs): the floors differ there too.
+// Then the rounds' claims at SQLite's own cost: the statements the daemon ran for them, run again
+// alone on a copy of its database taken before the rounds (scripts/lib/claim-sql-replay.mjs), set
+// beside the faster floor's PUT: what 1.3x of it leaves for placemat's own code.
 //
 //   npm run bench -- --claim-profile [--runs 3] [--claims 99] [-n 1000] [--durability full|normal] [--placemat DIR]
 //                                    [--concurrent 10] [--attempts 3000] [--steady 2000]
