@@ -2,7 +2,7 @@
 // npm run bench -- --claim-profile: where one claim's PUT spends its time on SQLite, phase by
 // phase, beside the floor measured in the same run (scripts/claim-floor.mjs: a bare node:http
 // server committing the same rows in one better-sqlite3 transaction, same durability, same file
-// system). The daemon runs with PLACEMAT_PROFILE=1 (src/store/phase-profile.ts); 1,000 flat
+// system). The daemon runs with PLACEMAT_PROFILE=statements (src/store/phase-profile.ts); 1,000 flat
 // providers (../shared/perf/load.mjs); each round claims as ../shared/perf's `claim` scenario does
 // (GET /allocation_candidates &limit=5, PUT the first to a new consumer), and after each PUT puts
 // a body of the same shape to the floor, one request at a time.
@@ -100,7 +100,7 @@ const log = fs.openSync(path.join(dir, 'placemat.log'), 'a')
 const daemon = spawn(
   process.execPath,
   [...DAEMON_NODE_OPTIONS, path.join(placematRoot, 'bin/run.js'), ...daemonStartArgs(dbFile, port, ['--durability', durability])],
-  {stdio: ['ignore', log, 'inherit'], env: {...process.env, PLACEMAT_PROFILE: '1'}},
+  {stdio: ['ignore', log, 'inherit'], env: {...process.env, PLACEMAT_PROFILE: 'statements'}},
 )
 fs.closeSync(log)
 const floor = spawn(process.execPath, [path.join(root, 'scripts/claim-floor.mjs'), path.join(dir, 'floor.db'), durability], {

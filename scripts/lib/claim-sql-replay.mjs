@@ -1,5 +1,5 @@
 // A claim's rows at SQLite's own cost: the statements the daemon ran for each traced PUT
-// (PLACEMAT_PROFILE=1 keeps them, with the time each took there: src/store/phase-profile.ts),
+// (PLACEMAT_PROFILE=statements keeps them, with the time each took there: src/store/phase-profile.ts),
 // run again in the same order, with the same parameters, on a copy of its database taken before
 // them, by better-sqlite3 alone: no HTTP, no State, no JavaScript around them but the loop that
 // sends them. Each claim's statements (BEGIN IMMEDIATE to COMMIT, synchronous=NORMAL as the

@@ -1,5 +1,5 @@
 /**
- * The HTTP side of the phase profile (src/store/phase-profile.ts), only with PLACEMAT_PROFILE=1:
+ * The HTTP side of the phase profile (src/store/phase-profile.ts), only with PLACEMAT_PROFILE set:
  * each PUT /allocations/{consumer} is traced from Node's request event to its response's finish,
  * and GET /placemat/v1/profile answers the traces finished since it was last asked (then forgets them).
  */

@@ -1,13 +1,20 @@
 /**
  * Where one write request's time goes, phase by phase, for the benchmark (`npm run bench --
- * --claim-profile`). Only with PLACEMAT_PROFILE=1 in the daemon's environment: PROFILING is read
- * once at load, and every mark is behind `if (PROFILING)`, so without it nothing is measured.
+ * --claim-profile`). Only with PLACEMAT_PROFILE=1 (or =statements) in the daemon's environment:
+ * PROFILING is read once at load, and every mark is behind `if (PROFILING)`, so without it nothing
+ * is measured.
  *
  * One request is traced at a time (the benchmark claims one after another): the one that
  * `traceStart` began; each mark is the end of the phase it names. Marks outside a trace are
  * dropped. The traces are read (and cleared) with `takeTraces`.
  */
-export const PROFILING = process.env.PLACEMAT_PROFILE === '1'
+export const PROFILING = process.env.PLACEMAT_PROFILE === '1' || process.env.PLACEMAT_PROFILE === 'statements'
+/**
+ * PLACEMAT_PROFILE=statements: each trace also keeps the statements it ran with their parameters
+ * (consumers', projects' and providers' ids: request data, which the unauthenticated profile
+ * answer then holds, so never by default).
+ */
+const KEEP_STATEMENTS = process.env.PLACEMAT_PROFILE === 'statements'
 
 /** The phases, in order: each ends at its mark. */
 export const PHASES = [
@@ -34,8 +41,8 @@ export const P = Object.fromEntries(PHASES.map((name, i) => [name, i + 1])) as R
 let current: Float64Array | null = null
 const done: Float64Array[] = []
 /**
- * The statements each trace ran (SQLite), as [text, parameters, ms SQLite took]: the bench runs
- * them again alone, and sets SQLite's time inside the daemon beside it.
+ * The statements each trace ran (SQLite; KEEP_STATEMENTS), as [text, parameters, ms SQLite took]:
+ * the bench runs them again alone, and sets SQLite's time inside the daemon beside it.
  */
 type RanStatement = [string, unknown[], number]
 let currentStatements: RanStatement[] = []
@@ -52,7 +59,7 @@ export function traceStart(): void {
 
 /** The traced request ran statement `text` with `params` (a copy is kept) in `ms`. */
 export function ranStatement(text: string, params: readonly unknown[], ms: number): void {
-  if (current) currentStatements.push([text, [...params], ms])
+  if (current && KEEP_STATEMENTS) currentStatements.push([text, [...params], ms])
 }
 
 /** Phase `p` of the traced request ends now. */

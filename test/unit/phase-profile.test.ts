@@ -1,5 +1,5 @@
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {mark, P, PHASES, ranStatement, takeTraces, traceEnd, traceStart} from '../../src/store/phase-profile.js'
+import {mark, P, PHASES, takeTraces, traceEnd, traceStart} from '../../src/store/phase-profile.js'
 
 afterEach(() => vi.useRealTimers())
 
@@ -34,25 +34,41 @@ describe('phase profile', () => {
     expect(takeTraces().traces).toEqual([])
   })
 
-  it('keeps the statements each trace ran, with copies of their parameters and their times, for the bench to replay', () => {
-    ranStatement('begin immediate', [], 0.01) // outside a trace: dropped
-    traceStart()
-    const params: unknown[] = ['c1', 2]
-    ranStatement('insert into t values (?, ?)', params, 0.02)
-    params.push('changed after')
-    ranStatement('commit', [], 0.07)
-    traceEnd()
-    traceStart()
-    traceEnd()
-    const {traces, statements} = takeTraces()
-    expect(traces).toHaveLength(2)
-    expect(statements).toEqual([
-      [
-        ['insert into t values (?, ?)', ['c1', 2], 0.02],
-        ['commit', [], 0.07],
-      ],
-      [],
-    ])
-    expect(takeTraces().statements).toEqual([])
+  it('keeps the statements each trace ran, with copies of their parameters and their times, only when asked to', async () => {
+    const load = async (value: string) => {
+      vi.stubEnv('PLACEMAT_PROFILE', value)
+      vi.resetModules()
+      return import('../../src/store/phase-profile.js')
+    }
+    const run = (p: Awaited<ReturnType<typeof load>>) => {
+      p.ranStatement('begin immediate', [], 0.01) // outside a trace: dropped
+      p.traceStart()
+      const params: unknown[] = ['c1', 2]
+      p.ranStatement('insert into t values (?, ?)', params, 0.02)
+      params.push('changed after')
+      p.ranStatement('commit', [], 0.07)
+      p.traceEnd()
+      p.traceStart()
+      p.traceEnd()
+      return p.takeTraces()
+    }
+    try {
+      const kept = await load('statements')
+      const {traces, statements} = run(kept)
+      expect(traces).toHaveLength(2)
+      expect(statements).toEqual([
+        [
+          ['insert into t values (?, ?)', ['c1', 2], 0.02],
+          ['commit', [], 0.07],
+        ],
+        [],
+      ])
+      expect(kept.takeTraces().statements).toEqual([])
+      // Phases only: the parameters (request data) are never kept.
+      expect(run(await load('1')).statements).toEqual([[], []])
+    } finally {
+      vi.unstubAllEnvs()
+      vi.resetModules()
+    }
   })
 })
