@@ -9,7 +9,7 @@
 import fs from 'node:fs'
 import {createRequire} from 'node:module'
 import path from 'node:path'
-import {pct} from './stats.mjs'
+import {fmtFixed, pct} from './stats.mjs'
 
 /** Claims between two checkpoints (outside the timing), so the WAL is written over in place. */
 const CHECKPOINT_EVERY = 100
@@ -93,10 +93,9 @@ export function replayClaims(checkout, copyFile, claims) {
  * placemat's own code, and placemat's PUT.
  */
 export function reportReplay(replay, settings) {
-  const f3 = (v) => (v === null || v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(3))
   const names = Object.keys(settings)
   const views = Object.values(settings)
-  const row = (label, value) => console.log(`| ${label} | ${views.map((v) => f3(value(v))).join(' | ')} |`)
+  const row = (label, value) => console.log(`| ${label} | ${views.map((v) => fmtFixed(value(v), 3)).join(' | ')} |`)
   const least = (v) => replay.sqlite + replay.fdatasync + v.httpMs
   console.log('')
   console.log(`| a claim's PUT at SQLite's own cost (${replay.claims} claims replayed), p50 ms | ${names.join(' | ')} |`)
@@ -112,5 +111,5 @@ export function reportReplay(replay, settings) {
   row("**left for placemat's own code at 1.3x** (the target less the least)", (v) => 1.3 * v.floorPut - least(v))
   row("placemat's PUT, its client in its process", (v) => v.placemat)
   row("placemat's own code now (its PUT less the least)", (v) => v.placemat - least(v))
-  console.log(`\nWAL frames a replayed claim writes: ${replay.frames === null ? '—' : replay.frames.toFixed(1)} on average.`)
+  console.log(`\nWAL frames a replayed claim writes: ${fmtFixed(replay.frames, 1)} on average.`)
 }
