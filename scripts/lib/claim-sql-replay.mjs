@@ -16,9 +16,12 @@ const CHECKPOINT_EVERY = 100
 /** The WAL's size before the replay: room for CHECKPOINT_EVERY claims of up to 20 frames. */
 const WAL_BYTES = 16 << 20
 
+/** The better-sqlite3 of the checkout whose daemon is measured. */
+const driverOf = (checkout) => createRequire(path.join(checkout, 'package.json'))('better-sqlite3')
+
 /** Copies `dbFile` (which another process may be writing) page by page into `copyFile`. */
 export async function copyDatabase(checkout, dbFile, copyFile) {
-  const Database = createRequire(path.join(checkout, 'package.json'))('better-sqlite3')
+  const Database = driverOf(checkout)
   const source = new Database(dbFile, {readonly: true, fileMustExist: true})
   try {
     await source.backup(copyFile)
@@ -28,11 +31,12 @@ export async function copyDatabase(checkout, dbFile, copyFile) {
 }
 
 /**
- * Runs `claims` (each a list of [text, parameters], as the daemon ran them) on `copyFile` in turn:
- * {sqlite, fdatasync} p50 in ms, and the WAL frames a claim writes on average.
+ * Runs `claims` (each a list of [text, parameters, ms it took in the daemon], as the daemon ran
+ * them) on `copyFile` in turn: {sqlite, inDaemon, fdatasync} p50 in ms, and the WAL frames a
+ * claim writes on average.
  */
 export function replayClaims(checkout, copyFile, claims) {
-  const Database = createRequire(path.join(checkout, 'package.json'))('better-sqlite3')
+  const Database = driverOf(checkout)
   // The daemon's WAL is as large as its busiest seconds made it, and written over in place; a
   // WAL SQLite does not recognise (zeros) is started again from its beginning, its size kept.
   const walFile = `${copyFile}-wal`
@@ -76,10 +80,10 @@ export function replayClaims(checkout, copyFile, claims) {
     db.close()
   }
   // The same statements' time inside the daemon, as it measured them.
-  const inDaemon = claims.map((claim) => claim.reduce((sum, [, , ms]) => sum + (ms ?? 0), 0))
+  const inDaemon = claims.map((claim) => claim.reduce((sum, [, , ms]) => sum + ms, 0))
   return {
     sqlite: pct(sqlite, 50),
-    inDaemon: claims[0]?.[0]?.length > 2 ? pct(inDaemon, 50) : null,
+    inDaemon: pct(inDaemon, 50),
     fdatasync: pct(sync, 50),
     frames: counted ? frames / counted : null,
     claims: claims.length,
@@ -101,8 +105,7 @@ export function reportReplay(replay, settings) {
   console.log(`| a claim's PUT at SQLite's own cost (${replay.claims} claims replayed), p50 ms | ${names.join(' | ')} |`)
   console.log(`|---|${names.map(() => '---:').join('|')}|`)
   row("SQLite alone: the daemon's own statements for a claim, BEGIN to COMMIT, run again on a copy of its database", () => replay.sqlite)
-  if (replay.inDaemon !== null)
-    row("(SQLite's time for the same statements inside the daemon, between its own code)", () => replay.inDaemon)
+  row("(SQLite's time for the same statements inside the daemon, between its own code)", () => replay.inDaemon)
   row('one fdatasync of the WAL after them', () => replay.fdatasync)
   row("node:http's round trip (the shared floor's GET, in its process)", (v) => v.httpMs)
   row('**the least a PUT of these rows costs** (the three above)', least)
